@@ -107,6 +107,7 @@ def generate(out_dir: Path, only=None, versions=VERSIONS, log=print) -> list[dic
         sys.path.remove(str(CORPUS_DIR))
 
     cases = all_cases()
+    all_names = {c.name for _, c in cases}
     if only:
         known = {c.name for _, c in cases}
         unknown = sorted(set(only) - known)
@@ -155,8 +156,10 @@ def generate(out_dir: Path, only=None, versions=VERSIONS, log=print) -> list[dic
     merged = entries
     if only and manifest_path.exists():
         selected = {e["name"] for e in entries}
+        # Keep other cases' entries, dropping cases that no longer exist in the kernels.
         kept = [e for e in json.loads(manifest_path.read_text())
-                if e["name"] not in selected or e["version"] not in versions]
+                if e["name"] in all_names
+                and (e["name"] not in selected or e["version"] not in versions)]
         merged = kept + entries
     merged.sort(key=lambda e: (e["module"], e["name"], e["version"]))
     manifest_path.write_text(json.dumps(merged, indent=1) + "\n")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 
-THEME_MODULES = ("elementwise", "math")
+THEME_MODULES = ("elementwise", "math", "casts", "memory", "atomics")
 
 
 def all_cases():
