@@ -1,0 +1,124 @@
+"""The op-definition vocabulary: what one row of the op table says.
+
+One ``OpDef`` per op states, once, everything every consumer needs: opcode, the version each
+field appeared in, the wire shape (count-prefixed results, operand segments, flag bits), the
+text template (see ``text/template.py``) and traits for normalization. Decoder, printer and
+parser interpret it; nothing else describes an op.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Dict, FrozenSet, Optional, Tuple
+
+Version = Tuple[int, int]
+V13_1: Version = (13, 1)
+V13_2: Version = (13, 2)
+V13_3: Version = (13, 3)
+V13_4: Version = (13, 4)
+V13_5: Version = (13, 5)
+#: What the decoder accepts. 13.5 exists (tileiras reads it) but no producer writes it yet,
+#: so its payloads are refused rather than guessed.
+SUPPORTED_VERSIONS = (V13_1, V13_2, V13_3, V13_4)
+
+
+def parse_version(text: str) -> Version:
+    major, minor = text.strip().split(".")[:2]
+    return int(major), int(minor)
+
+
+@dataclass(frozen=True)
+class AttrDef:
+    """An attribute. ``kind``: enum, unit, bool, int, str, symbol, type, i32_array, bool_array,
+    dense, array, hints, predicate. ``default`` is what an absent attribute means (used when a
+    version lacks the field and by normalization)."""
+    name: str
+    kind: str
+    enum: Optional[str] = None
+    optional: bool = False
+    since: Version = V13_1
+    default: Any = None
+
+    @property
+    def in_flags(self) -> bool:
+        return self.optional or self.kind == "unit"
+
+
+@dataclass(frozen=True)
+class OperandDef:
+    """``arity``: single, optional, variadic."""
+    name: str
+    arity: str = "single"
+    since: Version = V13_1
+
+
+@dataclass(frozen=True)
+class ResultDef:
+    name: str
+    variadic: bool = False
+    since: Version = V13_1
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The wire shape of an op in one bytecode version."""
+    attrs: Tuple[AttrDef, ...]
+    operands: Tuple[OperandDef, ...]
+    results: Tuple[ResultDef, ...]
+    flag_bits: Dict[str, int]
+
+    @property
+    def has_flags(self) -> bool:
+        return bool(self.flag_bits)
+
+
+@dataclass(frozen=True)
+class OpDef:
+    name: str
+    opcode: int
+    syntax: Optional[str]  # text template; None means a custom printer/parser (text/custom.py)
+    since: Version = V13_1
+    results: Tuple[ResultDef, ...] = ()
+    attrs: Tuple[AttrDef, ...] = ()
+    operands: Tuple[OperandDef, ...] = ()
+    counted_results: bool = False  # result types written as count + indices
+    total_operand_count: bool = False  # one count covering all operands, no segments
+    regions: int = 0
+    traits: FrozenSet[str] = frozenset()
+    result_names: Tuple[str, ...] = ()  # name hints the text form uses (%tview, %blockId_x, ...)
+    region_arg_names: Tuple[str, ...] = ()
+
+    def attr(self, name: str) -> AttrDef:
+        for a in self.attrs:
+            if a.name == name:
+                return a
+        raise KeyError(f"{self.name} has no attribute {name!r}")
+
+    def operand_index(self, name: str) -> int:
+        for i, o in enumerate(self.operands):
+            if o.name == name:
+                return i
+        raise KeyError(f"{self.name} has no operand {name!r}")
+
+    def result_index(self, name: str) -> int:
+        for i, r in enumerate(self.results):
+            if r.name == name:
+                return i
+        raise KeyError(f"{self.name} has no result {name!r}")
+
+    def layout(self, version: Version) -> Layout:
+        cache = self.__dict__.setdefault("_layouts", {})
+        if version not in cache:
+            attrs = tuple(a for a in self.attrs if a.since <= version)
+            operands = tuple(o for o in self.operands if o.since <= version)
+            results = tuple(r for r in self.results if r.since <= version)
+            # Flag bits are handed out in version order; within a version attributes first,
+            # then operands, each in declaration order (the payload stays in declaration order).
+            flagged = [(a.since, 0, i, a.name) for i, a in enumerate(attrs) if a.in_flags]
+            flagged += [(o.since, 1, i, o.name) for i, o in enumerate(operands) if o.arity == "optional"]
+            bits = {name: bit for bit, (*_, name) in enumerate(sorted(flagged))}
+            cache[version] = Layout(attrs, operands, results, bits)
+        return cache[version]
+
+    def has(self, trait: str) -> bool:
+        return trait in self.traits

@@ -1,0 +1,140 @@
+"""The IR model: values, operations, blocks, regions, functions, modules.
+
+Immutable by convention (tuples, frozen dataclasses); passes build new objects. Values are
+identified by ``vid``, unique within a function (decoders mint them; bytecode indices are
+scoped and reused, so they are never used as identities).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
+
+from .types import FunctionType, Type
+
+
+@dataclass(frozen=True)
+class Location:
+    """A source location ``file:line:col``; ``scope`` is the enclosing subprogram name,
+    ``caller`` the call-site location for inlined code."""
+    file: str
+    line: int
+    col: int
+    scope: Optional[str] = None
+    caller: Optional["Location"] = None
+
+    def __str__(self) -> str:
+        s = f"{self.file}:{self.line}:{self.col}"
+        return s + (f" (inlined at {self.caller})" if self.caller else "")
+
+
+@dataclass(frozen=True)
+class Value:
+    vid: int
+    type: Type
+
+    def __repr__(self) -> str:
+        return f"%v{self.vid}:{self.type}"
+
+
+@dataclass(frozen=True)
+class Block:
+    arguments: Tuple[Value, ...]
+    operations: Tuple["Operation", ...]
+
+
+@dataclass(frozen=True)
+class Region:
+    blocks: Tuple[Block, ...]
+
+    @property
+    def block(self) -> Block:
+        return self.blocks[0]
+
+
+@dataclass(frozen=True, eq=False)
+class Operation:
+    """One op. ``operands`` is flat; ``segments`` gives the size of each operand group the
+    op's schema declares (an absent optional is 0). ``attributes`` keeps schema order and
+    holds only what the input carried (a field absent in the input's version is absent here).
+    """
+    name: str
+    operands: Tuple[Value, ...] = ()
+    segments: Tuple[int, ...] = ()
+    results: Tuple[Value, ...] = ()
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+    regions: Tuple[Region, ...] = ()
+    location: Optional[Location] = None
+
+    def operand_group(self, index: int) -> Tuple[Value, ...]:
+        start = sum(self.segments[:index])
+        return self.operands[start:start + self.segments[index]]
+
+    def walk(self) -> Iterator["Operation"]:
+        """Pre-order: this op, then ops of nested regions."""
+        yield self
+        for r in self.regions:
+            for b in r.blocks:
+                for op in b.operations:
+                    yield from op.walk()
+
+    def replace(self, **changes) -> "Operation":
+        return replace(self, **changes)
+
+    def __repr__(self) -> str:
+        res = ", ".join(map(repr, self.results))
+        ops = ", ".join(f"%v{v.vid}" for v in self.operands)
+        return f"<{res + ' = ' if res else ''}{self.name} {ops} {dict(self.attributes)}>"
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    arguments: Tuple[Value, ...]
+    result_types: Tuple[Type, ...]
+    body: Block
+    is_entry: bool = True
+    hints: Any = None  # OptimizationHints or None
+    arg_attrs: Any = None  # 13.5: tuple of DictAttr or None
+    location: Optional[Location] = None
+
+    @property
+    def type(self) -> FunctionType:
+        return FunctionType(tuple(a.type for a in self.arguments), self.result_types)
+
+    def walk(self) -> Iterator[Operation]:
+        for op in self.body.operations:
+            yield from op.walk()
+
+
+@dataclass(frozen=True)
+class Global:
+    name: str
+    value: Any  # DenseElements
+    alignment: int = 0
+    visibility: Optional[str] = None  # 13.3+: "public" / "private"
+    constant: Optional[bool] = None  # 13.3+
+
+
+@dataclass(frozen=True)
+class Module:
+    version: Tuple[int, int]
+    functions: Tuple[Function, ...]
+    globals: Tuple[Global, ...] = ()
+    name: Optional[str] = None  # module sym_name when the text carried a wrapper
+    producer: Optional[str] = None
+    preview: bool = False  # header tag bit 0
+    source: Optional[str] = None  # where it was read from (not part of the IR's meaning)
+
+    @property
+    def version_str(self) -> str:
+        return f"{self.version[0]}.{self.version[1]}"
+
+    def function(self, name: str) -> Function:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def walk(self) -> Iterator[Operation]:
+        for f in self.functions:
+            yield from f.walk()
