@@ -37,8 +37,10 @@ DEFAULT_GPU_CODE = {"13.1": "sm_90", "13.2": "sm_90", "13.3": None, "13.4": None
 DOC_BEGIN = "<!-- BEGIN GENERATED COVERAGE (tests/corpus/generate.py --write-doc) -->"
 DOC_END = "<!-- END GENERATED COVERAGE -->"
 
-# `%a, %b = opname ...`  or  `opname ...` (entry, global, loop, if, return, break, ...).
-_RESULT_OP = re.compile(r"^(?:%[\w.$-]+(?:\s*,\s*%[\w.$-]+)*)\s*=\s*([a-z_][\w.]*)")
+# `%a, %b = opname ...`, `%a:2 = opname ...` (result pack) or `opname ...` (entry, global,
+# loop, if, return, break, ...).  Region-argument lines start with `(` and are not ops.
+_RESULT = r"%[\w.$-]+(?::\d+)?"
+_RESULT_OP = re.compile(rf"^{_RESULT}(?:\s*,\s*{_RESULT})*\s*=\s*([a-z_][\w.]*)")
 _BARE_OP = re.compile(r"^([a-z_][\w.]*)\b")
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 
-THEME_MODULES = ("elementwise", "math", "casts", "memory", "atomics")
+THEME_MODULES = ("elementwise", "math", "casts", "memory", "atomics", "reductions", "mma", "control_flow")
 
 
 def all_cases():
