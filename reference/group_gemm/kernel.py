@@ -1,0 +1,59 @@
+"""Grouped GEMM over G problems that share K and N (MoE expert layout) in cuTile Python.
+
+Rows of ``a`` are sorted by group: group g owns rows [offsets[g], offsets[g+1])
+and multiplies them by its own weight ``w[g]``. The group boundaries live in a
+device array, so the host launches an upper bound of row tiles,
+cdiv(T, BM) + G per column tile, without reading the offsets back; each block
+finds its (group, row tile) by scanning the offsets and idles if it has none.
+
+Group row ranges start anywhere, so A rows are read with
+``load_advanced_indexing`` (row index tile + K slice) and C rows are written
+with a masked ``scatter`` that never touches the next group's rows.
+"""
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+ConstBool = ct.Constant[bool]
+
+
+def find_group_tile(offsets, row_tile, BM):
+    """Return (group, first_row, end_row) of the row tile ``row_tile`` in group order, group = -1 if none."""
+    num_groups = offsets.shape[0] - 1
+    tiles_before = 0
+    group = -1
+    first_row = 0
+    end_row = 0
+    for g in range(num_groups):
+        start = ct.load(offsets, index=(g,), shape=())
+        end = ct.load(offsets, index=(g + 1,), shape=())
+        tiles = ct.cdiv(end - start, BM)
+        if row_tile >= tiles_before and row_tile < tiles_before + tiles:
+            group = g
+            first_row = start + (row_tile - tiles_before) * BM
+            end_row = end
+        tiles_before = tiles_before + tiles
+    return group, first_row, end_row
+
+
+@ct.kernel
+def group_gemm(a, w, offsets, c,
+               BM: ConstInt, BN: ConstInt, BK: ConstInt, TRANS_W: ConstBool):
+    """c[rows of g] = a[rows of g] @ op(w[g]); w is (G, K, N), or (G, N, K) when TRANS_W."""
+    tile_n = ct.bid(0)
+    group, first_row, end_row = find_group_tile(offsets, ct.bid(1), BM)
+    if group >= 0:
+        rows = first_row + ct.arange(BM, dtype=ct.int32)
+        w_order = ct.static_eval((0, 2, 1) if TRANS_W else (0, 1, 2))
+        acc = ct.zeros((BM, BN), dtype=ct.float32)
+        for kk in range(ct.cdiv(a.shape[1], BK)):
+            # rows past end_row belong to the next group (or are past T: zero padded);
+            # their results are masked out at the store
+            ta = ct.load_advanced_indexing(a, (rows, ct.Slice(kk * BK, BK)),
+                                           padding_mode=ct.PaddingMode.ZERO)
+            tw = ct.load(w, index=(group, kk, tile_n), shape=(1, BK, BN), order=w_order,
+                         padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(ta, ct.reshape(tw, (BK, BN)), acc)
+        cols = tile_n * BN + ct.arange(BN, dtype=ct.int32)
+        keep = ct.expand_dims(rows < end_row, 1)
+        ct.scatter(c, (ct.expand_dims(rows, 1), ct.expand_dims(cols, 0)),
+                   ct.astype(acc, c.dtype), mask=keep)
