@@ -1,0 +1,43 @@
+"""Split-K GEMM in cuTile Python: partial products over K slices, then a reduce.
+
+For small M*N with long K one tile per block leaves most SMs idle. Split-K adds
+grid axis 1 = split: split s multiplies the K tiles
+[s*per, min((s+1)*per, k_tiles)) with per = cdiv(k_tiles, S) into its own f32
+slab partial[s]; ``splitk_reduce`` then sums the S slabs and casts to the
+output dtype. Deterministic (no atomics): every slab is fully written, an empty
+split writes zeros.
+"""
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def splitk_partial(a, b, partial, BM: ConstInt, BN: ConstInt, BK: ConstInt):
+    """partial[s] = a[:, K slice s] @ b[K slice s, :] in f32; grid (tiles_m * tiles_n, S)."""
+    split = ct.bid(1)
+    num_splits = partial.shape[0]
+    tiles_n = ct.cdiv(partial.shape[2], BN)
+    tile_m = ct.bid(0) // tiles_n
+    tile_n = ct.bid(0) % tiles_n
+    k_tiles = ct.num_tiles(a, axis=1, shape=(BM, BK))
+    per_split = ct.cdiv(k_tiles, num_splits)
+    k_begin = min(split * per_split, k_tiles)
+    k_end = min(k_begin + per_split, k_tiles)
+    acc = ct.zeros((BM, BN), dtype=ct.float32)
+    for kk in range(k_begin, k_end):
+        ta = ct.load(a, index=(tile_m, kk), shape=(BM, BK), padding_mode=ct.PaddingMode.ZERO)
+        tb = ct.load(b, index=(kk, tile_n), shape=(BK, BN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(ta, tb, acc)
+    ct.store(partial, index=(split, tile_m, tile_n), tile=ct.reshape(acc, (1, BM, BN)))
+
+
+@ct.kernel
+def splitk_reduce(partial, c, TM: ConstInt, TN: ConstInt):
+    """c = sum_s partial[s] (f32 sum, one cast at the end); grid (cdiv(M, TM), cdiv(N, TN))."""
+    tile_m = ct.bid(0)
+    tile_n = ct.bid(1)
+    acc = ct.zeros((1, TM, TN), dtype=ct.float32)
+    for s in range(partial.shape[0]):
+        acc = acc + ct.load(partial, index=(s, tile_m, tile_n), shape=(1, TM, TN))
+    ct.store(c, index=(tile_m, tile_n), tile=ct.astype(ct.reshape(acc, (TM, TN)), c.dtype))
