@@ -1,0 +1,44 @@
+"""softmax over the last axis of a 2-D array, two structures.
+
+softmax_row: TILE_M whole rows per block (TILE_N >= N): one load, max, exp, sum, one store.
+softmax_online: one row per block, the row streamed in TILE_N tiles twice: pass 1 keeps the
+running max and the running sum rescaled at each new max (online softmax), pass 2 writes
+exp(x - max) / sum. Used when the row does not fit one tile.
+"""
+
+import cuda.tile as ct
+
+# exp(v) = exp2(v * log2(e)); exp2 is the native instruction.
+LOG2E = 1.4426950408889634
+
+
+@ct.kernel
+def softmax_row(x, out, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
+    block = ct.bid(0)
+    # -inf padding: padded columns contribute exp(-inf) = 0 to the sum and never win the max.
+    t = ct.load(x, index=(block, 0), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.NEG_INF)
+    t = ct.astype(t, ct.float32) * LOG2E
+    row_max = ct.max(t, axis=1, keepdims=True)
+    e = ct.exp2(t - row_max)
+    row_sum = ct.sum(e, axis=1, keepdims=True)
+    ct.store(out, index=(block, 0), tile=ct.astype(e / row_sum, out.dtype))
+
+
+@ct.kernel
+def softmax_online(x, out, TILE_N: ct.Constant[int]):
+    row = ct.bid(0)
+    num_col_tiles = ct.num_tiles(x, axis=1, shape=(1, TILE_N))
+    running_max = ct.full((1, 1), float("-inf"), dtype=ct.float32)
+    running_sum = ct.zeros((1, 1), dtype=ct.float32)
+    for j in range(num_col_tiles):
+        t = ct.load(x, index=(row, j), shape=(1, TILE_N), padding_mode=ct.PaddingMode.NEG_INF)
+        t = ct.astype(t, ct.float32) * LOG2E
+        new_max = ct.maximum(running_max, ct.max(t, axis=1, keepdims=True))
+        # Rescale the sum so far to the new maximum before adding this tile's terms.
+        running_sum = running_sum * ct.exp2(running_max - new_max) + ct.sum(ct.exp2(t - new_max), axis=1, keepdims=True)
+        running_max = new_max
+    inv_sum = 1.0 / running_sum
+    for j in range(num_col_tiles):
+        t = ct.load(x, index=(row, j), shape=(1, TILE_N), padding_mode=ct.PaddingMode.NEG_INF)
+        t = ct.astype(t, ct.float32) * LOG2E
+        ct.store(out, index=(row, j), tile=ct.astype(ct.exp2(t - running_max) * inv_sum, out.dtype))
