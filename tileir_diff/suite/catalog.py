@@ -212,7 +212,12 @@ class _Checker:
         return value
 
     def unknown_keys(self, obj: dict, allowed: Iterable[str], path: str) -> None:
-        extra = set(obj) - set(allowed)
+        # Free-text annotations are allowed anywhere as `notes` or `<anything>_note(s)`, strings only.
+        notes = {k for k in obj if k == "notes" or k.endswith(("_note", "_notes"))}
+        for k in notes:
+            if not isinstance(obj[k], str):
+                self.fail(f"{path}.{k}" if path else k, f"notes must be strings, got {type(obj[k]).__name__}")
+        extra = set(obj) - set(allowed) - notes
         if extra:
             self.fail(path or "<top>", f"unknown field(s) {sorted(extra)}; allowed: {sorted(allowed)}")
 
@@ -332,7 +337,7 @@ def _parse_tolerances(ck: _Checker, raw: Any, path: str) -> dict[str, dict[str, 
 
 
 _VARIANT_KEYS = {"name", "kernel", "structure", "selects_when", "constants", "dtypes", "params", "grid",
-                 "shape_symbols", "test_shapes", "bench_shape", "flops", "bytes", "tolerances", "launch_notes", "notes"}
+                 "shape_symbols", "test_shapes", "bench_shape", "flops", "bytes", "tolerances", "launch_notes"}
 
 
 def _check_expr(ck: _Checker, expr: Any, path: str, known: set[str], *, allow_none: bool = False) -> None:
@@ -454,7 +459,6 @@ def _parse_variant(ck: _Checker, raw: Any, path: str, op: str, kernels: dict, op
         if p.is_output and p.dtype not in tolerances:
             ck.fail("tolerances", f"no tolerance for output dtype {p.dtype!r} (param {p.name!r} of variant {name!r})")
     launch_notes = ck.get(raw, "launch_notes", path, str, required=False, default="")
-    ck.get(raw, "notes", path, str, required=False)
 
     variant = VariantSpec(
         op=op, name=name, kernel=kernel, structure=structure, selects_when=selects_when,
@@ -476,8 +480,7 @@ def _parse_variant(ck: _Checker, raw: Any, path: str, op: str, kernels: dict, op
     return variant
 
 
-_TOP_KEYS = {"op", "family", "summary", "kernels", "variants", "tolerances", "accepted_differences",
-             "notes", "tolerance_notes"}
+_TOP_KEYS = {"op", "family", "summary", "kernels", "variants", "tolerances", "accepted_differences"}
 
 
 def load_op(directory: Path | str) -> OpSpec:
@@ -513,8 +516,6 @@ def load_op(directory: Path | str) -> OpSpec:
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         ck.fail("variants", f"duplicate variant name(s) {sorted(dup)}")
-    for key in ("notes", "tolerance_notes"):
-        ck.get(data, key, "", str, required=False)
     accepted = ck.get(data, "accepted_differences", "", list, required=False, default=[])
     for i, a in enumerate(accepted):
         if not isinstance(a, dict) or not {"category", "what", "why"} <= set(a):

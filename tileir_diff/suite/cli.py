@@ -1,0 +1,155 @@
+"""`tileir-diff suite ...`: list the reference operators and export them to bytecode/cubins.
+
+`register(subparsers)` adds the `suite` command to the main CLI; `python3 -m tileir_diff.suite.cli
+list|export ...` runs the same commands standalone. Exit codes: 0 ok, 1 some variant failed to
+export or compile, 2 bad input (invalid analysis.json, unknown op) or missing tools.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from tileir_diff.suite.catalog import CatalogError, OpSpec, load_catalog
+from tileir_diff.suite.export import DEFAULT_ARCHS, ExportError, ToolNotFound, artifact_paths, export_all
+
+__all__ = ["register", "main", "list_records"]
+
+
+def list_records(specs: Sequence[OpSpec], *, build_root: Path | None = None,
+                 archs: Sequence[str] = DEFAULT_ARCHS) -> list[dict]:
+    """One JSON-ready object per variant: what a port or a launcher needs to find and call it."""
+    out = []
+    for op in specs:
+        for v in op.variants:
+            bytecode, cubins = artifact_paths(v, build_root, archs)
+            out.append({
+                "op": op.op,
+                "family": op.family,
+                "variant": v.name,
+                "kernel": v.kernel,
+                "symbol": v.symbol,
+                "dtypes": v.dtypes,
+                "constants": v.constants,
+                "params": [p.name for p in v.params],
+                "grid": list(v.grid),
+                "test_shapes": list(v.test_shapes),
+                "bytecode": str(bytecode),
+                "bytecode_exists": bytecode.is_file(),
+                "cubins": {a: str(p) for a, p in cubins.items()},
+                "cubins_exist": {a: p.is_file() for a, p in cubins.items()},
+                "analysis": str(op.analysis_path),
+                "kernel_py": str(op.kernel_path),
+            })
+    return out
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--reference-root", type=Path, default=None, help="folder of reference/<op>/ (default: the repo's)")
+    p.add_argument("--build-root", type=Path, default=None, help="output folder (default: <repo>/build/reference)")
+    p.add_argument("--op", action="append", dest="ops", metavar="OP", help="only this op (repeatable)")
+    p.add_argument("--arch", action="append", dest="archs", metavar="SM",
+                   help=f"cubin target (repeatable; default: {' '.join(DEFAULT_ARCHS)})")
+
+
+def _populate(suite_parser: argparse.ArgumentParser) -> None:
+    sub = suite_parser.add_subparsers(dest="suite_command", metavar="{list,export}")
+    sub.required = True
+    p_list = sub.add_parser("list", help="list every reference op and variant (validates analysis.json)")
+    _add_common(p_list)
+    p_list.add_argument("--format", choices=("text", "json"), default="text")
+    p_list.set_defaults(suite_func=_cmd_list)
+    p_exp = sub.add_parser("export", help="export variants to bytecode 13.3 and compile cubins with tileiras")
+    _add_common(p_exp)
+    p_exp.add_argument("--variant", action="append", dest="variants", metavar="NAME", help="only this variant (repeatable)")
+    p_exp.add_argument("--force", action="store_true", help="rebuild even when outputs are newer than inputs")
+    p_exp.add_argument("--no-cubin", action="store_true", help="bytecode only")
+    p_exp.add_argument("--jobs", type=int, default=2, choices=(1, 2))
+    p_exp.add_argument("--format", choices=("text", "json"), default="text")
+    p_exp.set_defaults(suite_func=_cmd_export)
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    """Add `suite` to the main CLI's subparsers; dispatch with `args.suite_func(args)` (returns an exit code)."""
+    p = subparsers.add_parser("suite", help="reference operators: list, export to bytecode and cubins",
+                              description=__doc__.splitlines()[0])
+    _populate(p)
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    return args.suite_func(args)
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    try:
+        specs = load_catalog(args.reference_root, ops=args.ops)
+    except CatalogError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    records = list_records(specs, build_root=args.build_root, archs=tuple(args.archs or DEFAULT_ARCHS))
+    if args.format == "json":
+        json.dump(records, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    rows = [("op", "variant", "kernel", "dtypes", "constants", "built")]
+    for r in records:
+        built = "bc" if r["bytecode_exists"] else "-"
+        built += "".join(f"+{a}" for a, e in r["cubins_exist"].items() if e)
+        dts = ",".join(sorted(set(r["dtypes"].values())))
+        consts = ",".join(f"{k}={v}" for k, v in r["constants"].items())
+        rows.append((r["op"], r["variant"], r["kernel"], dts, consts, built))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    print(f"{len(specs)} ops, {len(records)} variants")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    try:
+        specs = load_catalog(args.reference_root, ops=args.ops)
+        archs = () if args.no_cubin else tuple(args.archs or DEFAULT_ARCHS)
+        records = export_all(specs, archs=archs, build_root=args.build_root, force=args.force,
+                             jobs=args.jobs, variants=args.variants)
+    except (CatalogError, ToolNotFound, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ExportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.variants:
+        unknown = set(args.variants) - {r.variant for r in records}
+        if unknown:
+            print(f"error: no such variant(s): {sorted(unknown)}", file=sys.stderr)
+            return 2
+    if args.format == "json":
+        json.dump([r.to_dict() for r in records], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for r in records:
+            cub = " ".join(f"{a}:{s}" for a, s in r.cubin_status.items())
+            print(f"{'ok  ' if r.ok else 'FAIL'} {r.symbol:50s} bytecode:{r.bytecode_status} {cub} ({r.seconds:.1f}s)")
+            for e in r.errors:
+                print(f"     {e}")
+        failed = sum(not r.ok for r in records)
+        print(f"{len(records)} variants, {failed} failed")
+    return 1 if any(not r.ok for r in records) else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["suite"]:  # accept the main CLI's spelling too
+        argv = argv[1:]
+    parser = argparse.ArgumentParser(prog="python3 -m tileir_diff.suite.cli", description=__doc__.splitlines()[0])
+    _populate(parser)
+    args = parser.parse_args(argv)
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
