@@ -1,0 +1,343 @@
+"""The bytecode container: header, sections (in any order), and the string, type, constant
+and debug tables the Func section refers to."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from ..dialect.enums import PADDING_VALUES
+from ..dialect.spec import SUPPORTED_VERSIONS, V13_2, V13_3, V13_4, Version
+from ..errors import TileIRFormatError, UnsupportedVersionError
+from ..ir import types as T
+from ..ir.attributes import DenseElements
+from ..ir.core import Location
+from .stream import Stream
+
+MAGIC = b"\x7fTileIR\x00"
+HEADER_SIZE = 12
+
+SECTION_NAMES = {0x01: "String", 0x02: "Func", 0x03: "Debug", 0x04: "Constant", 0x05: "Type",
+                 0x06: "Global", 0x07: "Producer"}
+REQUIRED_SECTIONS = (0x01, 0x02)
+
+_SCALAR_TAGS = {0x00: "i1", 0x01: "i8", 0x02: "i16", 0x03: "i32", 0x04: "i64", 0x05: "f16", 0x06: "bf16",
+                0x07: "f32", 0x08: "tf32", 0x09: "f64", 0x0A: "f8E4M3FN", 0x0B: "f8E5M2"}
+_SCALAR_TAGS_SINCE = {0x12: ("f8E8M0FNU", V13_2), 0x13: ("f4E2M1FN", V13_3), 0x16: ("i4", V13_3),
+                      130: ("f8E5M3FNU", V13_4)}
+_INT64_MIN = -(1 << 63)
+MAX_TYPE_DEPTH = 64
+
+
+def _dim(d: int) -> Optional[int]:
+    return None if d == _INT64_MIN else d
+
+
+@dataclass
+class Header:
+    version: Version
+    tag: int
+
+
+@dataclass
+class Section:
+    id: int
+    start: int  # absolute offset of the payload
+    end: int
+
+
+def read_header(s: Stream) -> Header:
+    if s.remaining < HEADER_SIZE:
+        if bytes(s.data[:min(len(s.data), 8)]) != MAGIC[:min(len(s.data), 8)]:
+            raise s.error("not Tile IR bytecode: bad magic", 0)
+        raise s.error(f"truncated header: {s.remaining} of {HEADER_SIZE} bytes", 0)
+    if bytes(s.data[0:8]) != MAGIC:
+        raise s.error("not Tile IR bytecode: bad magic (expected 7F 54 69 6C 65 49 52 00)", 0)
+    major, minor = s.data[8], s.data[9]
+    tag = s.data[10] | (s.data[11] << 8)
+    version = (major, minor)
+    if version not in SUPPORTED_VERSIONS:
+        supported = ", ".join(f"{a}.{b}" for a, b in SUPPORTED_VERSIONS)
+        raise UnsupportedVersionError(
+            f"unsupported bytecode version {major}.{minor} (this reader decodes {supported})",
+            path=s.path, offset=8)
+    s.pos = HEADER_SIZE
+    return Header(version, tag)
+
+
+def read_sections(s: Stream) -> Dict[int, Section]:
+    sections: Dict[int, Section] = {}
+    while True:
+        at = s.pos
+        id_align = s.u8("section id")
+        sid = id_align & 0x7F
+        if sid == 0:
+            if not s.at_end():
+                raise s.error(f"{s.remaining} trailing bytes after the end-of-bytecode marker")
+            break
+        if sid not in SECTION_NAMES:
+            raise s.error(f"unknown section id 0x{sid:02X}", at)
+        name = SECTION_NAMES[sid]
+        length = s.varint(f"{name} section length")
+        if id_align & 0x80:
+            alignment = s.varint(f"{name} section alignment")
+            if alignment == 0 or alignment > 4096 or alignment & (alignment - 1):
+                raise s.error(f"{name} section: invalid alignment {alignment}")
+            s.align(alignment, f"{name} section")
+        if length > s.remaining:
+            raise s.error(f"{name} section length {length} runs past the end of the file "
+                          f"({s.remaining} bytes left)", at)
+        if sid in sections:
+            raise s.error(f"duplicate {name} section", at)
+        sections[sid] = Section(sid, s.pos, s.pos + length)
+        s.pos += length
+    for sid in REQUIRED_SECTIONS:
+        if sid not in sections:
+            raise s.error(f"missing {SECTION_NAMES[sid]} section", HEADER_SIZE)
+    return sections
+
+
+def read_offset_table(s: Stream, index_width: int, what: str) -> List[Tuple[int, int]]:
+    """count, padding, ``count`` offsets, data -> absolute (start, end) of each item."""
+    n = s.count(f"{what} table count", index_width)
+    s.align(index_width, f"{what} table")
+    offsets = [s.u32(f"{what} offset") if index_width == 4 else s.u64(f"{what} offset") for _ in range(n)]
+    base = s.pos
+    size = s.end - base
+    spans = []
+    for i, off in enumerate(offsets):
+        nxt = offsets[i + 1] if i + 1 < n else size
+        if not (0 <= off <= nxt <= size):
+            raise s.error(f"{what} table: entry {i} offset {off} out of order or past the data ({size} bytes)")
+        spans.append((base + off, base + nxt))
+    return spans
+
+
+class Tables:
+    """Decoded tables with lazy, memoized, bounds-checked lookups."""
+
+    def __init__(self, data: bytes, path: str, version: Version, sections: Dict[int, Section]):
+        self.data, self.path, self.version = data, path, version
+        self.sections = sections
+        self._strings = self._table(0x01, 4, "string")
+        self._types = self._table(0x05, 4, "type")
+        self._consts = self._table(0x04, 8, "constant")
+        self._string_cache: Dict[int, str] = {}
+        self._type_cache: Dict[int, T.Type] = {}
+        self._resolving: set = set()
+
+    def _table(self, sid: int, width: int, what: str):
+        sec = self.sections.get(sid)
+        if sec is None:
+            return []
+        return read_offset_table(Stream(self.data, sec.start, sec.end, self.path), width, what)
+
+    def stream(self, sid: int) -> Optional[Stream]:
+        sec = self.sections.get(sid)
+        return None if sec is None else Stream(self.data, sec.start, sec.end, self.path)
+
+    # -- strings -----------------------------------------------------------------------------
+    def string(self, idx: int, at: int) -> str:
+        s = self._string_cache.get(idx)
+        if s is not None:
+            return s
+        if idx >= len(self._strings):
+            raise TileIRFormatError(f"string index {idx} out of range ({len(self._strings)} strings)",
+                                    path=self.path, offset=at)
+        a, b = self._strings[idx]
+        try:
+            s = bytes(self.data[a:b]).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise TileIRFormatError(f"string {idx} is not valid UTF-8 ({e.reason})", path=self.path,
+                                    offset=a + e.start) from None
+        self._string_cache[idx] = s
+        return s
+
+    # -- constants ---------------------------------------------------------------------------
+    def constant(self, idx: int, ty: T.Type, at: int) -> DenseElements:
+        if idx >= len(self._consts):
+            raise TileIRFormatError(f"constant index {idx} out of range ({len(self._consts)} constants)",
+                                    path=self.path, offset=at)
+        if not isinstance(ty, T.TileType) or not isinstance(ty.element, T.ScalarType):
+            raise TileIRFormatError(f"dense constant needs a tile type, got {ty}", path=self.path, offset=at)
+        a, b = self._consts[idx]
+        s = Stream(self.data, a, b, self.path)
+        n = s.count("constant byte length")
+        raw = s.fixed(n, "constant data")
+        elem = ty.element
+        esize = 1 if elem.name in ("i1", "i4", "f4E2M1FN") else elem.width // 8
+        total = ty.num_elements
+        packed_ok = elem.name in ("i4", "f4E2M1FN") and n == (total + 1) // 2
+        if n != esize and n != esize * total and not packed_ok:
+            raise TileIRFormatError(f"constant {idx}: {n} bytes do not fit {ty} (splat {esize} or full "
+                                    f"{esize * total})", path=self.path, offset=a)
+        return DenseElements(ty, raw)
+
+    # -- types -------------------------------------------------------------------------------
+    def type(self, idx: int, at: int) -> T.Type:
+        t = self._type_cache.get(idx)
+        if t is not None:
+            return t
+        if idx >= len(self._types):
+            raise TileIRFormatError(f"type index {idx} out of range ({len(self._types)} types)",
+                                    path=self.path, offset=at)
+        if idx in self._resolving:
+            raise TileIRFormatError(f"type {idx} refers to itself", path=self.path, offset=at)
+        if len(self._resolving) >= MAX_TYPE_DEPTH:
+            raise TileIRFormatError("types nested too deeply", path=self.path, offset=at)
+        self._resolving.add(idx)
+        try:
+            a, b = self._types[idx]
+            s = Stream(self.data, a, b, self.path)
+            t = self._decode_type(s)
+            if not s.at_end():
+                raise s.error(f"type {idx}: {s.remaining} unexpected trailing bytes")
+        finally:
+            self._resolving.discard(idx)
+        self._type_cache[idx] = t
+        return t
+
+    def _decode_type(self, s: Stream) -> T.Type:
+        v = self.version
+        at = s.pos
+        tag = s.varint("type tag")
+        if tag in _SCALAR_TAGS:
+            return T.ScalarType(_SCALAR_TAGS[tag])
+        if tag in _SCALAR_TAGS_SINCE:
+            name, since = _SCALAR_TAGS_SINCE[tag]
+            if v < since:
+                raise s.error(f"type {name} needs bytecode {since[0]}.{since[1]}", at)
+            return T.ScalarType(name)
+        if tag == 0x11:
+            return T.TokenType()
+        if tag == 0x0C:  # pointer
+            flags = s.varint("pointer flags") if v >= V13_4 else 0
+            pointee = self.type(s.varint("pointee type"), at)
+            ptr_attr = s.u8("pointer attribute") if flags & 1 else None
+            return T.PointerType(pointee, ptr_attr)
+        if tag == 0x0D:  # tile
+            elem = self.type(s.varint("tile element type"), at)
+            shape = s.int_list(8, "tile shape")
+            if any(d < 0 for d in shape):
+                raise s.error(f"tile shape {shape} has a negative dimension", at)
+            return T.TileType(tuple(shape), elem)
+        if tag == 0x0E:  # tensor_view
+            flags = s.varint("tensor_view flags") if v >= V13_4 else 0
+            elem = self.type(s.varint("tensor_view element type"), at)
+            shape = tuple(_dim(d) for d in s.int_list(8, "tensor_view shape"))
+            strides = tuple(_dim(d) for d in s.int_list(8, "tensor_view strides"))
+            ptr_attr = s.u8("tensor_view pointer attribute") if flags & 1 else None
+            return T.TensorViewType(elem, shape, strides, ptr_attr)
+        if tag == 0x0F:  # partition_view
+            flags = s.varint("partition_view flags") if v >= V13_3 else 0
+            tile = s.int_list(4, "partition_view tile shape")
+            tv = self._tensor_view(s, at)
+            dim_map = s.int_list(4, "partition_view dim_map")
+            if v >= V13_3:
+                pad = self._padding(s) if flags & 1 else None
+            else:
+                has = s.varint("partition_view has-padding")
+                pad = self._padding(s) if has else None
+            return T.PartitionViewType(tuple(tile), tv, tuple(dim_map), pad)
+        if tag == 0x10:  # function
+            ins = [s.varint("function input type") for _ in range(s.count("function input count"))]
+            outs = [s.varint("function result type") for _ in range(s.count("function result count"))]
+            return T.FunctionType(tuple(self.type(i, at) for i in ins), tuple(self.type(i, at) for i in outs))
+        if tag == 0x14 and v >= V13_3:  # gather_scatter_view
+            flags = s.varint("gather_scatter_view flags")
+            tile = s.int_list(4, "gather_scatter_view tile shape")
+            tv = self._tensor_view(s, at)
+            sparse = s.varint("gather_scatter_view sparse_dim")
+            pad = self._padding(s) if flags & 1 else None
+            return T.GatherScatterViewType(tuple(tile), tv, sparse, pad)
+        if tag == 0x15 and v >= V13_3:  # strided_view
+            flags = s.varint("strided_view flags")
+            tile = s.int_list(4, "strided_view tile shape")
+            trav = s.int_list(4, "strided_view traversal strides")
+            tv = self._tensor_view(s, at)
+            dim_map = s.int_list(4, "strided_view dim_map")
+            pad = self._padding(s) if flags & 1 else None
+            return T.StridedViewType(tuple(tile), tuple(trav), tv, tuple(dim_map), pad)
+        raise s.error(f"unknown type tag 0x{tag:X} in bytecode {v[0]}.{v[1]}", at)
+
+    def _tensor_view(self, s: Stream, at: int) -> T.TensorViewType:
+        tv = self.type(s.varint("tensor_view type"), at)
+        if not isinstance(tv, T.TensorViewType):
+            raise s.error(f"view refers to {tv}, not a tensor_view", at)
+        return tv
+
+    def _padding(self, s: Stream) -> str:
+        at = s.pos
+        p = s.u8("padding value")
+        if p >= len(PADDING_VALUES):
+            raise s.error(f"unknown padding value {p}", at)
+        return PADDING_VALUES[p]
+
+
+# -- debug info --------------------------------------------------------------------------------
+class DebugInfo:
+    """Per-function lists of debug attribute ids (function first, then ops in pre-order),
+    resolved to ir.Location on demand."""
+
+    def __init__(self, tables: Tables):
+        self.tables = tables
+        self.per_function: List[List[int]] = []
+        self._attrs: List[Tuple[int, int]] = []
+        self._cache: Dict[int, Optional[Location]] = {}
+        s = tables.stream(0x03)
+        if s is None:
+            return
+        nfunc = s.count("debug function count", 4)
+        s.align(4, "debug function offsets")
+        starts = [s.u32("debug function offset") for _ in range(nfunc)]
+        nidx = s.count("debug index count", 8)
+        s.align(8, "debug indices")
+        ids = [s.u64("debug attribute id") for _ in range(nidx)]
+        for i, st in enumerate(starts):
+            en = starts[i + 1] if i + 1 < nfunc else nidx
+            if not (0 <= st <= en <= nidx):
+                raise s.error(f"debug function {i}: index range {st}..{en} out of bounds ({nidx})")
+            self.per_function.append(ids[st:en])
+        self._attrs = read_offset_table(s, 4, "debug attribute")
+
+    def location(self, attr_id: int, at: int, depth: int = 0) -> Optional[Location]:
+        if attr_id == 0:
+            return None
+        if attr_id in self._cache:
+            return self._cache[attr_id]
+        if attr_id > len(self._attrs):
+            raise TileIRFormatError(f"debug attribute {attr_id} out of range ({len(self._attrs)})",
+                                    path=self.tables.path, offset=at)
+        if depth > 32:
+            raise TileIRFormatError("debug call-site chain too deep", path=self.tables.path, offset=at)
+        a, b = self._attrs[attr_id - 1]
+        s = Stream(self.tables.data, a, b, self.tables.path)
+        tag = s.u8("debug attribute tag")
+        loc: Optional[Location] = None
+        if tag == 4:  # DILoc: scope, filename, line, column
+            scope = s.varint("loc scope")
+            fname = self.tables.string(s.varint("loc file"), s.pos)
+            line, col = s.varint("loc line"), s.varint("loc column")
+            loc = Location(fname, line, col, self._scope_name(scope, s.pos))
+        elif tag == 6:  # CallSite: callee, caller
+            callee, caller = s.varint("callsite callee"), s.varint("callsite caller")
+            inner = self.location(callee, a, depth + 1)
+            outer = self.location(caller, a, depth + 1)
+            if inner is not None:
+                loc = Location(inner.file, inner.line, inner.col, inner.scope, outer)
+        elif tag in (1, 2, 3, 5):
+            loc = None  # scopes, not locations
+        else:
+            raise s.error(f"unknown debug attribute tag {tag}", a)
+        self._cache[attr_id] = loc
+        return loc
+
+    def _scope_name(self, scope_id: int, at: int) -> Optional[str]:
+        if scope_id == 0 or scope_id > len(self._attrs):
+            return None
+        a, b = self._attrs[scope_id - 1]
+        s = Stream(self.tables.data, a, b, self.tables.path)
+        if s.u8("scope tag") != 5:
+            return None
+        s.varint("subprogram file")
+        s.varint("subprogram line")
+        return self.tables.string(s.varint("subprogram name"), at)

@@ -1,0 +1,347 @@
+"""Func/Global/Producer sections -> ir.Module, interpreting the op table (no per-op code)."""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from ..dialect.enums import ENUMS
+from ..dialect.ops import ops_for_version, OPS_BY_OPCODE
+from ..dialect.spec import AttrDef, OpDef, V13_3, V13_5, Version
+from ..errors import TileIRFormatError
+from ..ir import types as T
+from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
+                             OptimizationHints, SameElements)
+from ..ir.core import Block, Function, Global, Module, Operation, Region, Value
+from .container import DebugInfo, Tables, read_header, read_sections
+from .stream import Stream
+
+#: Regions nest at most this deep; real kernels stay far below. Deeper input is refused with an
+#: error instead of exhausting Python's stack.
+MAX_REGION_DEPTH = 200
+MAX_ATTR_DEPTH = 64
+
+
+def read_bytecode(data: bytes, path: str = "<bytes>") -> Module:
+    data = bytes(data)
+    s = Stream(data, 0, len(data), path)
+    header = read_header(s)
+    sections = read_sections(s)
+    tables = Tables(data, path, header.version, sections)
+    debug = DebugInfo(tables)
+    producer = _read_producer(tables)
+    glbls = _read_globals(tables)
+    funcs = _FunctionReader(tables, debug).read_all()
+    return Module(version=header.version, functions=tuple(funcs), globals=tuple(glbls), producer=producer,
+                  preview=bool(header.tag & 1), source=path)
+
+
+def _read_producer(tables: Tables) -> Optional[str]:
+    s = tables.stream(0x07)
+    if s is None or s.at_end():
+        return None
+    return tables.string(s.varint("producer string"), s.pos)
+
+
+def _read_globals(tables: Tables) -> List[Global]:
+    s = tables.stream(0x06)
+    if s is None:
+        return []
+    out = []
+    for _ in range(s.count("global count")):
+        at = s.pos
+        name = tables.string(s.varint("global name"), at)
+        ty = tables.type(s.varint("global type"), at)
+        value = tables.constant(s.varint("global value"), ty, at)
+        align = s.varint("global alignment")
+        vis = const = None
+        if tables.version >= V13_3:
+            v = s.varint("global visibility")
+            if v >= len(ENUMS["SymbolVisibility"]):
+                raise s.error(f"global {name}: unknown visibility {v}", at)
+            vis = ENUMS["SymbolVisibility"][v]
+            const = bool(s.varint("global constant flag"))
+        out.append(Global(name, value, align, vis, const))
+    if not s.at_end():
+        raise s.error(f"{s.remaining} unexpected bytes at the end of the Global section")
+    return out
+
+
+class _FunctionReader:
+    def __init__(self, tables: Tables, debug: DebugInfo):
+        self.t = tables
+        self.debug = debug
+        self.version: Version = tables.version
+        self.opdefs: Dict[int, OpDef] = ops_for_version(self.version)
+        self.path = tables.path
+
+    def err(self, msg: str, at: int) -> TileIRFormatError:
+        return TileIRFormatError(msg, path=self.path, offset=at)
+
+    def read_all(self) -> List[Function]:
+        s = self.t.stream(0x02)
+        n = s.count("function count", 4)
+        funcs = []
+        for i in range(n):
+            funcs.append(self.read_function(s, i))
+        if not s.at_end():
+            raise s.error(f"{s.remaining} unexpected bytes after the last function")
+        return funcs
+
+    def read_function(self, s: Stream, index: int) -> Function:
+        at = s.pos
+        t = self.t
+        name = t.string(s.varint("function name"), at)
+        ftype = t.type(s.varint("function signature"), at)
+        if not isinstance(ftype, T.FunctionType):
+            raise self.err(f"function {name}: signature is {ftype}, not a function type", at)
+        flags = s.u8("function flags")
+        if flags & ~0x07:
+            raise self.err(f"function {name}: unknown flag bits 0x{flags:02X}", at + 1)
+        loc_index = s.varint("function location index")
+        is_entry = bool(flags & 0x02)
+        hints = None
+        if (self.version >= V13_5 and is_entry) or flags & 0x04:
+            hat = s.pos
+            hints = self.tagged(s, 0)
+            if not isinstance(hints, OptimizationHints):
+                raise self.err(f"function {name}: expected optimization hints", hat)
+        arg_attrs = None
+        if self.version >= V13_5:
+            arg_attrs = self.tagged(s, 0)
+        body_len = s.varint("function body length")
+        body = s.sub(body_len, f"function {name} body")
+        self.next_vid = 0
+        self.depth = 0
+        self.dbg_ids = self.debug.per_function[loc_index - 1] if 0 < loc_index <= len(self.debug.per_function) else []
+        self.dbg_pos = 1  # entry 0 is the function's own location
+        args = tuple(self.mint(ty) for ty in ftype.inputs)
+        values: List[Value] = list(args)
+        ops = []
+        while not body.at_end():
+            ops.append(self.read_op(body, values))
+        floc = self.debug.location(self.dbg_ids[0], at) if self.dbg_ids else None
+        return Function(name=name, arguments=args, result_types=ftype.results, is_entry=is_entry,
+                        body=Block(args, tuple(ops)), hints=hints, arg_attrs=arg_attrs, location=floc)
+
+    def mint(self, ty: T.Type) -> Value:
+        v = Value(self.next_vid, ty)
+        self.next_vid += 1
+        return v
+
+    def value(self, s: Stream, values: List[Value]) -> Value:
+        at = s.pos
+        idx = s.varint("operand")
+        if idx >= len(values):
+            raise self.err(f"value index {idx} out of range ({len(values)} values in scope)", at)
+        return values[idx]
+
+    # -- ops ---------------------------------------------------------------------------------
+    def read_op(self, s: Stream, values: List[Value]) -> Operation:
+        at = s.pos
+        opcode = s.varint("opcode")
+        od = self.opdefs.get(opcode)
+        if od is None:
+            later = OPS_BY_OPCODE.get(opcode)
+            v = self.version
+            if later is not None:
+                raise self.err(f"opcode 0x{opcode:X} ({later.name}) needs bytecode "
+                               f"{later.since[0]}.{later.since[1]}, file is {v[0]}.{v[1]}", at)
+            raise self.err(f"unknown opcode 0x{opcode:X}", at)
+        if od.syntax is None and od.name in ("entry", "module", "global"):
+            raise self.err(f"op {od.name} cannot appear inside a function body", at)
+        loc = None
+        if self.dbg_pos < len(self.dbg_ids):
+            loc = self.debug.location(self.dbg_ids[self.dbg_pos], at)
+        self.dbg_pos += 1
+        lay = od.layout(self.version)
+        t = self.t
+        # 2. result types
+        if od.counted_results:
+            n = s.count(f"{od.name} result count")
+            rtypes = [t.type(s.varint(f"{od.name} result type"), at) for _ in range(n)]
+            if not any(r.variadic for r in lay.results) and n != len(lay.results):
+                raise self.err(f"{od.name}: {n} results, expected {len(lay.results)}", at)
+        else:
+            rtypes = [t.type(s.varint(f"{od.name} result type"), at) for _ in lay.results]
+        # 3. flags
+        flags = s.varint(f"{od.name} flags") if lay.has_flags else 0
+        if flags >> len(lay.flag_bits):
+            raise self.err(f"{od.name}: unknown flag bits 0x{flags:X}", at)
+        bits = lay.flag_bits
+        # 4. attributes, declaration order
+        attrs = {}
+        for a in lay.attrs:
+            if a.kind == "unit":
+                if flags >> bits[a.name] & 1:
+                    attrs[a.name] = True
+                continue
+            if a.optional and not flags >> bits[a.name] & 1:
+                continue
+            attrs[a.name] = self.op_attr(s, a, od, rtypes)
+        # 5. operands
+        operands: List[Value] = []
+        segments: List[int] = []
+        if od.total_operand_count:
+            total_at = s.pos
+            total = s.count(f"{od.name} operand count")
+            fixed = sum(1 for o in lay.operands if o.arity != "variadic")
+            if total < fixed:
+                raise self.err(f"{od.name}: {total} operands, needs at least {fixed}", total_at)
+            for o in lay.operands:
+                k = total - fixed if o.arity == "variadic" else 1
+                operands.extend(self.value(s, values) for _ in range(k))
+                segments.append(k)
+        else:
+            for o in lay.operands:
+                if o.arity == "single":
+                    operands.append(self.value(s, values))
+                    segments.append(1)
+                elif o.arity == "optional":
+                    if flags >> bits[o.name] & 1:
+                        operands.append(self.value(s, values))
+                        segments.append(1)
+                    else:
+                        segments.append(0)
+                else:
+                    k = s.count(f"{od.name} {o.name} count")
+                    operands.extend(self.value(s, values) for _ in range(k))
+                    segments.append(k)
+        # 6. regions (their values go out of scope after; results are numbered afterwards)
+        regions: Tuple[Region, ...] = ()
+        if od.regions:
+            rat = s.pos
+            nreg = s.varint(f"{od.name} region count")
+            if nreg != od.regions:
+                raise self.err(f"{od.name}: {nreg} regions, expected {od.regions}", rat)
+            self.depth += 1
+            if self.depth > MAX_REGION_DEPTH:
+                raise self.err(f"regions nested deeper than {MAX_REGION_DEPTH} levels", rat)
+            regions = tuple(self.read_region(s, values) for _ in range(nreg))
+            self.depth -= 1
+        results = tuple(self.mint(rt) for rt in rtypes)
+        values.extend(results)
+        return Operation(od.name, tuple(operands), tuple(segments), results, attrs, regions, loc)
+
+    def read_region(self, s: Stream, values: List[Value]) -> Region:
+        nblocks = s.count("block count")
+        if nblocks != 1:
+            raise s.error(f"region with {nblocks} blocks (Tile IR regions have one block)")
+        scope = len(values)
+        nargs = s.count("block argument count")
+        at = s.pos
+        args = tuple(self.mint(self.t.type(s.varint("block argument type"), at)) for _ in range(nargs))
+        values.extend(args)
+        nops = s.count("block op count")
+        ops = tuple(self.read_op(s, values) for _ in range(nops))
+        del values[scope:]
+        return Region((Block(args, ops),))
+
+    # -- attributes --------------------------------------------------------------------------
+    def op_attr(self, s: Stream, a: AttrDef, od: OpDef, rtypes):
+        at = s.pos
+        k = a.kind
+        t = self.t
+        if k == "enum":
+            names = ENUMS[a.enum]
+            v = s.varint(f"{od.name}.{a.name}")
+            if v >= len(names):
+                raise self.err(f"{od.name}.{a.name}: value {v} is not a {a.enum}", at)
+            return EnumValue(a.enum, names[v])
+        if k == "bool":
+            v = s.u8(f"{od.name}.{a.name}")
+            if v > 1:
+                raise self.err(f"{od.name}.{a.name}: bool byte {v}", at)
+            return bool(v)
+        if k == "int":
+            return s.varint(f"{od.name}.{a.name}")
+        if k in ("str", "symbol"):
+            return t.string(s.varint(f"{od.name}.{a.name}"), at)
+        if k == "type":
+            return t.type(s.varint(f"{od.name}.{a.name}"), at)
+        if k == "i32_array":
+            return tuple(s.int_list(4, f"{od.name}.{a.name}"))
+        if k == "bool_array":
+            vals = s.int_list(1, f"{od.name}.{a.name}")
+            return tuple(bool(x) for x in vals)
+        if k == "dense":
+            if not rtypes:
+                raise self.err(f"{od.name}: dense attribute without a result type", at)
+            return t.constant(s.varint(f"{od.name}.{a.name}"), rtypes[0], at)
+        if k == "array":
+            return tuple(self.tagged(s, 1) for _ in range(s.count(f"{od.name}.{a.name} size")))
+        if k == "hints":
+            return OptimizationHints(self.dict_items(s, 1, hints=True))
+        if k == "predicate":
+            p = self.tagged(s, 1)
+            if not isinstance(p, (DivBy, Bounded, SameElements)):
+                raise self.err(f"{od.name}.{a.name}: expected an assume predicate, got {type(p).__name__}", at)
+            return p
+        raise AssertionError(f"op table: unknown attribute kind {k}")
+
+    def dict_items(self, s: Stream, depth: int, hints: bool = False):
+        items = []
+        for _ in range(s.count("dictionary size", 2)):
+            at = s.pos
+            key = self.t.string(s.varint("dictionary key"), at)
+            val = self.tagged(s, depth + 1)
+            if hints and not isinstance(val, DictAttr):
+                raise self.err(f"optimization hints for {key!r} are not a dictionary", at)
+            items.append((key, val))
+        return tuple(items)
+
+    def tagged(self, s: Stream, depth: int):
+        at = s.pos
+        if depth > MAX_ATTR_DEPTH:
+            raise self.err("attributes nested too deeply", at)
+        tag = s.u8("attribute tag")
+        t = self.t
+        if tag == 1:
+            ty = t.type(s.varint("integer type"), at)
+            raw = s.varint("integer value")
+            width = ty.width if isinstance(ty, T.ScalarType) and ty.is_int else 64
+            if width > 1 and raw >> (width - 1) & 1:
+                raw -= 1 << width
+            return IntegerAttr(raw, ty)
+        if tag == 2:
+            ty = t.type(s.varint("float type"), at)
+            if not isinstance(ty, T.ScalarType) or not ty.is_float:
+                raise self.err(f"float attribute of non-float type {ty}", at)
+            bits = s.u8("float bits") if ty.width <= 8 else s.svarint("float bits")
+            if bits < 0 or bits >> ty.width:
+                raise self.err(f"float bits 0x{bits:X} do not fit {ty}", at)
+            return FloatAttr(bits, ty)
+        if tag == 3:
+            v = s.u8("bool attribute")
+            if v > 1:
+                raise self.err(f"bool attribute byte {v}", at)
+            return bool(v)
+        if tag == 4:
+            return t.type(s.varint("type attribute"), at)
+        if tag == 5:
+            return t.string(s.varint("string attribute"), at)
+        if tag == 6:
+            return tuple(self.tagged(s, depth + 1) for _ in range(s.count("array size")))
+        if tag == 7:
+            ty = t.type(s.varint("dense type"), at)
+            return t.constant(s.varint("dense constant"), ty, at)
+        if tag == 8:
+            divisor = s.varint("div_by divisor")
+            fl = s.u8("div_by flags")
+            if fl & ~3:
+                raise self.err(f"div_by flags 0x{fl:X}", at)
+            every = s.svarint("div_by every") if fl & 1 else None
+            along = s.svarint("div_by along") if fl & 2 else None
+            return DivBy(divisor, every, along)
+        if tag == 9:
+            return SameElements(tuple(s.int_list(8, "same_elements values")))
+        if tag == 10:
+            return DictAttr(self.dict_items(s, depth))
+        if tag == 11:
+            return OptimizationHints(self.dict_items(s, depth, hints=True))
+        if tag == 12:
+            fl = s.u8("bounded flags")
+            if fl & ~3:
+                raise self.err(f"bounded flags 0x{fl:X}", at)
+            lb = s.svarint("bounded lower bound") if fl & 1 else None
+            ub = s.svarint("bounded upper bound") if fl & 2 else None
+            return Bounded(lb, ub)
+        raise self.err(f"unknown attribute tag {tag}", at)
