@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import importlib
 
-THEME_MODULES = ("elementwise", "math", "casts", "memory", "atomics", "reductions", "mma", "control_flow")
+THEME_MODULES = (
+    "elementwise", "math", "casts", "memory", "atomics", "reductions", "mma", "control_flow",
+    "shapes", "misc", "large",
+)
 
 
 def all_cases():
