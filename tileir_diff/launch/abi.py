@@ -1,0 +1,194 @@
+"""Packs kernel arguments in the cutile_python_v2 calling convention (no CUDA needed).
+
+Per array param: the data pointer, then ndim shape values, then ndim stride values (in elements),
+all of the param's index_dtype; per scalar: one value of its dtype; constants: nothing. The
+arrays are checked against the assumptions the export baked into the kernel (dtype, rank,
+static strides, divisibility, index range), because violating them is undefined behaviour on
+the GPU rather than an error.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from tileir_diff.suite.catalog import DTYPE_SIZES, ParamSpec, VariantSpec
+
+__all__ = ["ArgumentError", "ArrayArg", "PackedArgs", "as_array_arg", "pack_arguments"]
+
+
+class ArgumentError(ValueError):
+    """An argument does not fit the variant's exported signature."""
+
+
+@dataclass(frozen=True)
+class ArrayArg:
+    """A device array as the launcher sees it: address, shape, strides in elements, dtype name."""
+
+    ptr: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    dtype: str
+
+
+def as_array_arg(value: Any) -> ArrayArg:
+    """ArrayArg from an ArrayArg or a torch-like tensor (data_ptr(), shape, stride(), dtype)."""
+    if isinstance(value, ArrayArg):
+        return value
+    if hasattr(value, "data_ptr") and hasattr(value, "stride"):
+        if getattr(value, "is_cuda", True) is False:
+            raise ArgumentError(f"tensor is on {getattr(value, 'device', 'the CPU')}, not a CUDA device")
+        dtype = str(value.dtype).removeprefix("torch.")
+        return ArrayArg(int(value.data_ptr()), tuple(int(s) for s in value.shape),
+                        tuple(int(s) for s in value.stride()), dtype)
+    raise ArgumentError(f"expected a tensor or ArrayArg, got {type(value).__name__}")
+
+
+_INDEX_CTYPES = {"int32": ctypes.c_int32, "int64": ctypes.c_int64}
+_INDEX_RANGE = {"int32": (-(2 ** 31), 2 ** 31 - 1), "int64": (-(2 ** 63), 2 ** 63 - 1)}
+
+
+def _scalar_ctype(dtype: str, value: Any) -> ctypes._SimpleCData:
+    if dtype in ("float32",):
+        return ctypes.c_float(float(value))
+    if dtype == "float64":
+        return ctypes.c_double(float(value))
+    if dtype == "float16":
+        return ctypes.c_uint16(struct.unpack("<H", struct.pack("<e", float(value)))[0])
+    if dtype == "bfloat16":
+        bits = struct.unpack("<I", struct.pack("<f", float(value)))[0]
+        # round to nearest even on the dropped 16 bits
+        bits += 0x7FFF + ((bits >> 16) & 1)
+        return ctypes.c_uint16((bits >> 16) & 0xFFFF)
+    if dtype == "bool":
+        return ctypes.c_uint8(1 if value else 0)
+    ints = {"int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32, "int64": ctypes.c_int64,
+            "uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64}
+    if dtype in ints:
+        if isinstance(value, float) and not value.is_integer():
+            raise ArgumentError(f"{dtype} scalar got non-integer {value!r}")
+        c = ints[dtype]
+        bits = ctypes.sizeof(c) * 8
+        lo, hi = (0, 2 ** bits - 1) if dtype.startswith("u") else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+        if not lo <= int(value) <= hi:
+            raise ArgumentError(f"{dtype} scalar {value} out of range [{lo}, {hi}]")
+        return c(int(value))
+    raise ArgumentError(f"unsupported scalar dtype {dtype!r}")
+
+
+@dataclass
+class PackedArgs:
+    """Kernel arguments in order, kept alive together with the pointer array cuLaunchKernel needs."""
+
+    values: list[ctypes._SimpleCData]
+    described: list[tuple[str, str, int | float]]  # (what, ctype name, python value): for tests and errors
+
+    def pointer_array(self) -> ctypes.Array:
+        array = (ctypes.c_void_p * len(self.values))(*[ctypes.addressof(v) for v in self.values])
+        return array
+
+
+def _check_array(p: ParamSpec, a: ArrayArg) -> tuple[int, ...]:
+    """Validate `a` against `p`; returns the strides to pass (size-1 dims normalized)."""
+    where = f"param {p.name!r}"
+    if a.dtype != p.dtype:
+        raise ArgumentError(f"{where}: dtype {a.dtype} but the variant was exported for {p.dtype}")
+    if len(a.shape) != p.ndim or len(a.strides) != p.ndim:
+        raise ArgumentError(f"{where}: rank {len(a.shape)} but the variant was exported for ndim={p.ndim}")
+    if a.ptr == 0 and any(a.shape):
+        raise ArgumentError(f"{where}: null data pointer")
+    if a.ptr % p.base_addr_divisible_by:
+        raise ArgumentError(f"{where}: address {a.ptr:#x} is not a multiple of {p.base_addr_divisible_by} bytes")
+    lo, hi = _INDEX_RANGE[p.index_dtype]  # type: ignore[index]
+    strides = []
+    for d, (size, stride) in enumerate(zip(a.shape, a.strides)):
+        if size < 0:
+            raise ArgumentError(f"{where}: negative size {size} in dim {d}")
+        if not lo <= size <= hi or not lo <= stride <= hi:
+            raise ArgumentError(f"{where}: dim {d} size {size} / stride {stride} does not fit {p.index_dtype}")
+        # The largest element offset must fit the index type too.
+        if size > 0 and abs(stride) * (size - 1) > hi:
+            raise ArgumentError(f"{where}: dim {d} offsets up to {abs(stride) * (size - 1)} overflow {p.index_dtype}")
+        if p.shape_constant is not None and p.shape_constant[d] is not None and size != p.shape_constant[d]:
+            raise ArgumentError(f"{where}: dim {d} size {size} but the export fixed it to {p.shape_constant[d]}")
+        if size % p.shape_divisible_by[d]:
+            raise ArgumentError(f"{where}: dim {d} size {size} is not a multiple of {p.shape_divisible_by[d]}")
+        constant = p.stride_constant[d] if p.stride_constant is not None else None
+        if size <= 1:
+            # A size-1 dimension is never stepped; pass a stride that satisfies every assumption.
+            stride = constant if constant is not None else (stride if stride % p.stride_divisible_by[d] == 0 and stride >= 0 else 0)
+        else:
+            if constant is not None and stride != constant:
+                raise ArgumentError(f"{where}: dim {d} stride {stride} but the export fixed it to {constant} "
+                                    f"(use a variant without stride_constant, or make the tensor contiguous)")
+            if stride % p.stride_divisible_by[d]:
+                raise ArgumentError(f"{where}: dim {d} stride {stride} is not a multiple of {p.stride_divisible_by[d]}")
+            if p.stride_lower_bound_incl is not None and stride < p.stride_lower_bound_incl:
+                raise ArgumentError(f"{where}: dim {d} stride {stride} is below {p.stride_lower_bound_incl}")
+        strides.append(stride)
+    return tuple(strides)
+
+
+def pack_arguments(variant: VariantSpec, values: Mapping[str, Any]) -> PackedArgs:
+    """Arguments for `variant` from `values` (param name -> tensor/ArrayArg or number).
+
+    Scalars missing from `values` take the `value` given in analysis.json; constants must not be
+    passed (they are compiled in).
+    """
+    known = {p.name for p in variant.params}
+    unknown = set(values) - known
+    if unknown:
+        raise ArgumentError(f"{variant.symbol}: unknown argument(s) {sorted(unknown)}")
+    packed: list[ctypes._SimpleCData] = []
+    described: list[tuple[str, str, int | float]] = []
+    for p in variant.params:
+        if p.kind == "constant":
+            if p.name in values and values[p.name] != variant.constants[p.name]:
+                raise ArgumentError(f"{variant.symbol}: constant {p.name} is compiled as "
+                                    f"{variant.constants[p.name]}, got {values[p.name]!r}")
+            continue
+        if p.kind == "scalar":
+            if p.name in values:
+                v = values[p.name]
+            elif p.value is not None:
+                v = p.value
+            else:
+                raise ArgumentError(f"{variant.symbol}: missing scalar {p.name!r} (no default in analysis.json)")
+            c = _scalar_ctype(p.dtype, v)  # type: ignore[arg-type]
+            packed.append(c)
+            described.append((p.name, type(c).__name__, v))
+            continue
+        if p.name not in values:
+            raise ArgumentError(f"{variant.symbol}: missing array {p.name!r}")
+        try:
+            a = as_array_arg(values[p.name])
+        except ArgumentError as exc:
+            raise ArgumentError(f"{variant.symbol}: param {p.name!r}: {exc}") from None
+        try:
+            strides = _check_array(p, a)
+        except ArgumentError as exc:
+            raise ArgumentError(f"{variant.symbol}: {exc}") from None
+        idx = _INDEX_CTYPES[p.index_dtype]  # type: ignore[index]
+        packed.append(ctypes.c_uint64(a.ptr))
+        described.append((f"{p.name}.ptr", "c_uint64", a.ptr))
+        for d, size in enumerate(a.shape):
+            packed.append(idx(size))
+            described.append((f"{p.name}.shape[{d}]", idx.__name__, size))
+        for d, stride in enumerate(strides):
+            packed.append(idx(stride))
+            described.append((f"{p.name}.stride[{d}]", idx.__name__, stride))
+    return PackedArgs(packed, described)
+
+
+def element_size(dtype: str) -> int:
+    return DTYPE_SIZES[dtype]
+
+
+def shapes_of(variant: VariantSpec, values: Mapping[str, Any]) -> dict[str, tuple[int, ...]]:
+    """Array param -> shape, for evaluating shape_symbols."""
+    return {p.name: as_array_arg(values[p.name]).shape for p in variant.arrays if p.name in values}
+
+
+__all__ += ["element_size", "shapes_of"]
