@@ -1,0 +1,109 @@
+"""Plain-text rendering of kernel and pair summaries (``tileir-diff summary``, text reports)."""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+SECTION_TITLES = {"memory": "memory", "reductions": "reductions/scans", "mma": "mma", "loops": "control flow",
+                  "assumptions": "assumptions"}
+
+
+def render_kernel(summary: Dict[str, Any], *, histogram: bool = True) -> str:
+    """A module summary as indented text, one function after another."""
+    lines: List[str] = []
+    head = f"module (bytecode {summary.get('version')})"
+    if summary.get("source"):
+        head += f" from {summary['source']}"
+    lines.append(head)
+    for fn in summary.get("functions", []):
+        lines.extend(function_lines(fn, histogram=histogram))
+    for g in summary.get("globals", []):
+        lines.append(f"  global @{g['name']} = {g['value']}")
+    return "\n".join(lines) + "\n"
+
+
+def function_lines(fn: Dict[str, Any], *, histogram: bool = True, indent: str = "  ") -> List[str]:
+    kind = "entry" if fn.get("entry", True) else "function"
+    lines = [f"{indent}{kind} {fn['signature']['text']}  [{fn['num_ops']} ops]"]
+    i2 = indent + "  "
+    if fn.get("hints"):
+        lines.append(f"{i2}hints: {_compact(fn['hints'])}")
+    if fn.get("tile_shapes"):
+        lines.append(f"{i2}tile shapes: {', '.join(fn['tile_shapes'])}")
+    if fn.get("memory"):
+        lines.append(f"{i2}memory:")
+        for group in fn["memory"]:
+            lines.append(f"{i2}  {group['text']}")
+            for a in group["accesses"]:
+                lines.append(f"{i2}    {a['op_id']}: {a['text']}")
+    for key in ("reductions", "mma", "loops", "assumptions"):
+        items = fn.get(key) or []
+        if items:
+            lines.append(f"{i2}{SECTION_TITLES[key]}:")
+            for it in items:
+                lines.append(f"{i2}  {it['op_id']}: {it['text']}")
+    if histogram and fn.get("op_histogram"):
+        ops = ", ".join(f"{k}×{v}" for k, v in fn["op_histogram"].items())
+        lines.append(f"{i2}ops: {ops}")
+    return lines
+
+
+def pair_lines(pair: Dict[str, Any], *, only_differing: bool = True, indent: str = "  ") -> List[str]:
+    """Differing rows of a pair summary, ``- left`` / ``+ right`` style."""
+    lines: List[str] = []
+    for fp in pair.get("functions", []):
+        title = fp["left"] if fp["left"] == fp["right"] else f"{fp['left']} / {fp['right']}"
+        if fp["same"]:
+            lines.append(f"{indent}@{title}: summaries agree")
+            continue
+        lines.append(f"{indent}@{title}: differs in {', '.join(fp['differing_sections'])}")
+        for name in fp["differing_sections"]:
+            section = fp["sections"].get(name)
+            if not section:
+                continue
+            lines.append(f"{indent}  {name}:")
+            lines.extend(_section_rows(name, section, indent + "    ", only_differing))
+    return lines
+
+
+def _section_rows(name: str, section: Dict[str, Any], indent: str, only_differing: bool) -> List[str]:
+    out: List[str] = []
+    if name == "op_histogram":
+        rows = [r for r in section["rows"] if not (only_differing and r["same"])]
+        if rows:
+            out.append(indent + ", ".join(f"{r['op']} {r['left']}→{r['right']}" for r in rows))
+        return out
+    for row in section["rows"]:
+        if only_differing and row["same"]:
+            continue
+        if name == "memory":
+            label = f"view {row['view']}"
+            if row["left"] != row["right"]:
+                out.append(f"{indent}- {label}: {_or_absent(row['left'])}")
+                out.append(f"{indent}+ {label}: {_or_absent(row['right'])}")
+            else:
+                out.append(f"{indent}  {label}: {row['left']}")
+            for acc in row["accesses"]:
+                if only_differing and acc["same"]:
+                    continue
+                out.append(f"{indent}  - {_or_absent(acc['left'])}")
+                out.append(f"{indent}  + {_or_absent(acc['right'])}")
+            continue
+        out.append(f"{indent}- {_or_absent(_cell(row['left']))}")
+        out.append(f"{indent}+ {_or_absent(_cell(row['right']))}")
+    return out
+
+
+def _cell(v: Any) -> Any:
+    return _compact(v) if isinstance(v, (dict, list)) else v
+
+
+def _or_absent(v: Any) -> str:
+    return "(absent)" if v is None else str(v)
+
+
+def _compact(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_compact(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_compact(x) for x in v) + "]"
+    return str(v)

@@ -1,0 +1,157 @@
+"""Short, stable text for types and attribute values as summaries show them.
+
+Kept separate from the text printer on purpose: summaries need one-line, JSON-ready strings
+(and work while the printer evolves); the spellings follow tileirdisasm where it has one.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir import attributes as A
+from ..ir import types as T
+
+
+def dims_text(dims) -> str:
+    return "x".join("?" if d is None else str(d) for d in dims)
+
+
+def shape_text(tile: T.TileType) -> str:
+    """``128x64xf16`` for a tile, ``f32`` for a rank-0 tile."""
+    elem = type_text(tile.element)
+    return f"{dims_text(tile.shape)}x{elem}" if tile.shape else elem
+
+
+def type_text(t: Any) -> str:
+    if isinstance(t, T.ScalarType):
+        return t.name
+    if isinstance(t, T.TokenType):
+        return "token"
+    if isinstance(t, T.PointerType):
+        return f"ptr<{type_text(t.pointee)}>"
+    if isinstance(t, T.TileType):
+        return f"tile<{shape_text(t)}>"
+    if isinstance(t, T.TensorViewType):
+        dims = "".join(("?" if d is None else str(d)) + "x" for d in t.shape)
+        strides = ",".join("?" if s is None else str(s) for s in t.strides)
+        return f"tensor_view<{dims}{type_text(t.element)}, strides=[{strides}]>"
+    if isinstance(t, T.PartitionViewType):
+        return (f"partition_view<tile=({dims_text(t.tile_shape)}){_dim_map(t.dim_map)}"
+                f"{_padding(t.padding)}, {type_text(t.tensor_view)}>")
+    if isinstance(t, T.StridedViewType):
+        return (f"strided_view<tile=({dims_text(t.tile_shape)}), "
+                f"traversal_strides=[{','.join(map(str, t.traversal_strides))}]{_dim_map(t.dim_map)}"
+                f"{_padding(t.padding)}, {type_text(t.tensor_view)}>")
+    if isinstance(t, T.GatherScatterViewType):
+        return (f"gather_scatter_view<tile=({dims_text(t.tile_shape)}), sparse_dim={t.sparse_dim}"
+                f"{_padding(t.padding)}, {type_text(t.tensor_view)}>")
+    if isinstance(t, T.FunctionType):
+        return f"({', '.join(map(type_text, t.inputs))}) -> ({', '.join(map(type_text, t.results))})"
+    return str(t)
+
+
+def _dim_map(dim_map) -> str:
+    # tileirdisasm omits the identity map; so do we, so that summaries stay short.
+    if tuple(dim_map) == tuple(range(len(dim_map))):
+        return ""
+    return f", dim_map=[{','.join(map(str, dim_map))}]"
+
+
+def _padding(padding) -> str:
+    return f", padding_value = {padding}" if padding else ""
+
+
+def float_text(value: float) -> str:
+    if value != value:
+        return "nan"
+    if value in (float("inf"), float("-inf")):
+        return "inf" if value > 0 else "-inf"
+    if value == int(value) and abs(value) < 1e15:
+        return f"{value:.1f}" if value or str(value)[0] != "-" else "-0.0"
+    return repr(value)
+
+
+def attr_text(v: Any) -> str:
+    """One-line text for any attribute value the IR model holds."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, str)):
+        return str(v)
+    if isinstance(v, float):
+        return float_text(v)
+    if isinstance(v, A.EnumValue):
+        return v.name
+    if isinstance(v, A.IntegerAttr):
+        return f"{v.value} : {type_text(v.type)}"
+    if isinstance(v, A.FloatAttr):
+        return f"{float_text(v.value)} : {type_text(v.type)}"
+    if isinstance(v, A.DivBy):
+        extra = ""
+        if v.every is not None:
+            extra += f", every {v.every}"
+        if v.along is not None:
+            extra += f" along {v.along}"
+        return f"div_by<{v.divisor}{extra}>"
+    if isinstance(v, A.Bounded):
+        lb = "?" if v.lb is None else v.lb
+        ub = "?" if v.ub is None else v.ub
+        return f"bounded<{lb}, {ub}>"
+    if isinstance(v, A.SameElements):
+        return f"same_elements<[{', '.join(attr_text(x) for x in v.values)}]>"
+    if isinstance(v, A.DictAttr):
+        return "{" + ", ".join(f"{k} = {attr_text(x)}" for k, x in v.items) + "}"
+    if isinstance(v, A.OptimizationHints):
+        return "<" + ", ".join(f"{k} = {attr_text(d)}" for k, d in v.by_arch) + ">"
+    if isinstance(v, A.DenseElements):
+        return dense_text(v)
+    if isinstance(v, T.Type):
+        return type_text(v)
+    if isinstance(v, (tuple, list)):
+        return "[" + ", ".join(attr_text(x) for x in v) + "]"
+    return str(v)
+
+
+def attr_json(v: Any) -> Any:
+    """A JSON-ready value for an attribute (dicts stay dicts so agents can read keys)."""
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return v if v == v and v not in (float("inf"), float("-inf")) else float_text(v)
+    if isinstance(v, A.DictAttr):
+        return {k: attr_json(x) for k, x in v.items}
+    if isinstance(v, A.OptimizationHints):
+        return {k: attr_json(d) for k, d in v.by_arch}
+    if isinstance(v, A.IntegerAttr):
+        return v.value
+    if isinstance(v, (tuple, list)):
+        return [attr_json(x) for x in v]
+    return attr_text(v)
+
+
+def dense_text(v: A.DenseElements, max_elements: int = 4) -> str:
+    elem = type_text(v.element)
+    try:
+        values = v.to_numpy().reshape(-1)
+    except Exception:  # an element type without a decoding: show the bytes' size instead
+        return f"<{elem}: {len(v.data)} bytes>"
+    if v.is_splat or len(values) == 1:
+        return f"<{elem}: {scalar_text(values[0], elem)}>"
+    shown = ", ".join(scalar_text(x, elem) for x in values[:max_elements])
+    more = ", …" if len(values) > max_elements else ""
+    return f"<{elem}: [{shown}{more}]>"
+
+
+def scalar_text(x, elem: str) -> str:
+    if elem == "i1":
+        return "true" if bool(x) else "false"
+    if elem.startswith("i"):
+        return str(int(x))
+    return float_text(float(x))
+
+
+def hints_json(hints: Any):
+    """Optimization hints as {arch: {key: value}}; None when absent."""
+    if hints is None:
+        return None
+    if isinstance(hints, (A.OptimizationHints, A.DictAttr)):
+        return attr_json(hints)
+    return attr_text(hints)
