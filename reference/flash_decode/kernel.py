@@ -1,0 +1,75 @@
+"""Flash decoding in cuTile Python: split-KV partial attention + log-sum-exp combine.
+
+Decode has one query token per sequence, so parallelism comes from splitting the
+KV cache. ``flash_decode_partial`` runs one (split, batch, kv head) per block and
+handles all QUERY_GROUP query heads sharing that kv head at once (a
+(QUERY_GROUP, D) query tile; GQA makes this a real matrix product). Split s of
+batch b covers key tiles [s*per, min((s+1)*per, cdiv(len_b, BN))) with
+per = cdiv(cdiv(len_b, BN), S), where len_b = seq_lens[b]: short sequences use
+few splits, the rest write an empty partial (lse = -inf, o = 0).
+``flash_decode_combine`` merges the S partials of one (batch, query head)
+with weights exp2(lse_s - max lse). Softmax state is kept in base 2.
+"""
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+LOG2E = 1.4426950408889634
+
+
+@ct.kernel
+def flash_decode_partial(q, k, v, seq_lens, partial_o, partial_lse, sm_scale,
+                         BN: ConstInt, D: ConstInt, QUERY_GROUP: ConstInt):
+    """partial_o[b, h, s] / partial_lse[b, h, s]: attention of q[b, h] over split s of the first seq_lens[b] keys."""
+    split = ct.bid(0)
+    num_splits = partial_lse.shape[2]
+    num_kv_heads = k.shape[1]
+    batch = ct.bid(1) // num_kv_heads
+    kv_head = ct.bid(1) % num_kv_heads
+    seq_len = ct.load(seq_lens, index=(batch,), shape=())
+    tiles = ct.cdiv(seq_len, BN)
+    per_split = ct.cdiv(tiles, num_splits)
+    t_begin = min(split * per_split, tiles)
+    t_end = min(t_begin + per_split, tiles)
+    qk_scale = sm_scale * LOG2E
+
+    # query heads kv_head*QUERY_GROUP ... +QUERY_GROUP-1 are tile kv_head of size QUERY_GROUP
+    q_tile = ct.reshape(ct.load(q, index=(batch, kv_head, 0), shape=(1, QUERY_GROUP, D)), (QUERY_GROUP, D))
+    m_i = ct.full((QUERY_GROUP, 1), -float("inf"), dtype=ct.float32)
+    l_i = ct.zeros((QUERY_GROUP, 1), dtype=ct.float32)
+    acc = ct.zeros((QUERY_GROUP, D), dtype=ct.float32)
+    for j in range(t_begin, t_end):
+        kt = ct.load(k, index=(batch, kv_head, 0, j), shape=(1, 1, D, BN), order=(0, 1, 3, 2),
+                     padding_mode=ct.PaddingMode.ZERO)
+        scores = ct.mma(q_tile, ct.reshape(kt, (D, BN)),
+                        ct.zeros((QUERY_GROUP, BN), dtype=ct.float32)) * qk_scale
+        # keys at or past seq_len are stale cache entries (or padding): mask them
+        col_ids = j * BN + ct.arange(BN, dtype=ct.int32)
+        scores = ct.where(ct.expand_dims(col_ids < seq_len, 0), scores, -float("inf"))
+        m_new = ct.maximum(m_i, ct.max(scores, axis=1, keepdims=True))
+        p = ct.exp2(scores - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        vt = ct.load(v, index=(batch, kv_head, j, 0), shape=(1, 1, BN, D), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(ct.astype(p, v.dtype), ct.reshape(vt, (BN, D)), acc * alpha)
+    # empty split: l = 0, acc = 0 -> o = 0 and lse = -inf (weight 0 in the combine)
+    o = acc / ct.maximum(l_i, 1e-30)
+    lse = m_i + ct.log2(l_i)
+    ct.store(partial_o, index=(batch, kv_head, split, 0), tile=ct.reshape(o, (1, QUERY_GROUP, 1, D)))
+    ct.store(partial_lse, index=(batch, kv_head, split), tile=ct.reshape(lse, (1, QUERY_GROUP, 1)))
+
+
+@ct.kernel
+def flash_decode_combine(partial_o, partial_lse, o, MAX_SPLITS: ConstInt, D: ConstInt):
+    """o[b, h] = sum_s w_s * partial_o[b, h, s] / sum_s w_s, w_s = exp2(lse_s - max_s lse_s); S <= MAX_SPLITS."""
+    num_heads = o.shape[1]
+    batch = ct.bid(0) // num_heads
+    head = ct.bid(0) % num_heads
+    lse = ct.load(partial_lse, index=(batch, head, 0), shape=(1, 1, MAX_SPLITS),
+                  padding_mode=ct.PaddingMode.NEG_INF)
+    lse = ct.reshape(lse, (MAX_SPLITS, 1))
+    weights = ct.exp2(lse - ct.max(lse, axis=0, keepdims=True))
+    parts = ct.reshape(ct.load(partial_o, index=(batch, head, 0, 0), shape=(1, 1, MAX_SPLITS, D),
+                               padding_mode=ct.PaddingMode.ZERO), (MAX_SPLITS, D))
+    out = ct.sum(parts * weights, axis=0, keepdims=True) / ct.sum(weights, axis=0, keepdims=True)
+    ct.store(o, index=(batch, head, 0), tile=ct.reshape(ct.astype(out, o.dtype), (1, 1, D)))
