@@ -1,0 +1,237 @@
+//! emit-ir: writes the Tile IR bytecode of the cuTile Rust ports, without a GPU.
+//!
+//!   emit-ir --all [--out DIR] [--cubin sm_90 --cubin sm_100]
+//!   emit-ir --op matmul [--variant f16_nn_128x128x64] [--out DIR]
+//!   emit-ir --list
+//!
+//! Output: DIR/<op>/<variant>.tileirbc (DIR defaults to <repo>/build/rust), a sidecar
+//! DIR/<op>/<variant>.json (entry symbol, generics, parameters, check counts), and with
+//! --cubin ARCH also DIR/<op>/<variant>.<ARCH>.cubin compiled by tileiras.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use tileir_kernels::compile::{self, Options};
+use tileir_kernels::ops;
+use tileir_kernels::variant::{ParamSpec, Variant};
+
+const USAGE: &str = "usage: emit-ir (--all | --op OP [--variant NAME] | --list) [--out DIR] \
+[--target sm_90] [--bytecode-version 13.3] [--cubin ARCH]...";
+
+struct Args {
+    all: bool,
+    list: bool,
+    op: Option<String>,
+    variant: Option<String>,
+    out: PathBuf,
+    cubins: Vec<String>,
+    options: Options,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        all: false,
+        list: false,
+        op: None,
+        variant: None,
+        out: Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("build").join("rust"),
+        cubins: Vec::new(),
+        options: Options::default(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
+        match flag.as_str() {
+            "--all" => args.all = true,
+            "--list" => args.list = true,
+            "--op" => args.op = Some(value("--op")?),
+            "--variant" => args.variant = Some(value("--variant")?),
+            "--out" => args.out = PathBuf::from(value("--out")?),
+            "--target" => args.options.target = value("--target")?,
+            "--bytecode-version" => args.options.bytecode_version = compile::parse_bytecode_version(&value("--bytecode-version")?)?,
+            "--cubin" => args.cubins.push(value("--cubin")?),
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    if !args.list && args.all == args.op.is_some() {
+        return Err("give exactly one of --all and --op".into());
+    }
+    if args.variant.is_some() && args.op.is_none() {
+        return Err("--variant needs --op".into());
+    }
+    Ok(args)
+}
+
+fn selected(args: &Args) -> Result<Vec<&'static Variant>, String> {
+    let all = ops::all_variants();
+    if args.all || args.list {
+        return Ok(all);
+    }
+    let op = args.op.as_deref().unwrap();
+    let chosen: Vec<_> = all
+        .into_iter()
+        .filter(|v| v.op == op && args.variant.as_deref().is_none_or(|name| v.name == name))
+        .collect();
+    if chosen.is_empty() {
+        let known: Vec<String> = ops::all_variants().iter().map(|v| format!("{}/{}", v.op, v.name)).collect();
+        return Err(format!(
+            "no variant {}/{}; known: {}",
+            op,
+            args.variant.as_deref().unwrap_or("*"),
+            known.join(", ")
+        ));
+    }
+    Ok(chosen)
+}
+
+/// tileiras: $TILEIRAS, else $CUDA_TOOLKIT_PATH/bin/tileiras, else PATH.
+fn tileiras() -> PathBuf {
+    if let Some(p) = std::env::var_os("TILEIRAS") {
+        return PathBuf::from(p);
+    }
+    if let Some(root) = std::env::var_os("CUDA_TOOLKIT_PATH") {
+        let p = Path::new(&root).join("bin").join("tileiras");
+        if p.exists() {
+            return p;
+        }
+    }
+    PathBuf::from("tileiras")
+}
+
+fn json_str(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn sidecar(v: &Variant, opts: &Options, counts: (u32, u32, u32), launch_checks: usize, cubins: &[String]) -> String {
+    let params: Vec<String> = v
+        .params
+        .iter()
+        .map(|p| match p {
+            ParamSpec::Tensor(t) => format!(
+                "{{\"name\": {}, \"kind\": \"array\", \"dtype\": {}, \"ndim\": {}, \"stride_constant\": [{}], \
+\"base_addr_divisible_by\": {}, \"shape_divisible_by\": {:?}, \"stride_divisible_by\": {:?}, \"role\": {}}}",
+                json_str(t.name),
+                json_str(t.dtype.torch_name()),
+                t.ndim,
+                (0..t.ndim).map(|i| if t.unit_stride(i) { "1" } else { "null" }).collect::<Vec<_>>().join(", "),
+                t.base_align,
+                &t.shape_div[..t.ndim],
+                &t.stride_div[..t.ndim],
+                json_str(if t.output { "output" } else { "input" }),
+            ),
+            ParamSpec::F32(name) => format!("{{\"name\": {}, \"kind\": \"scalar\", \"dtype\": \"float32\"}}", json_str(name)),
+        })
+        .collect();
+    let generics: Vec<String> = v.generics.iter().map(|g| json_str(g)).collect();
+    let cubins: Vec<String> = cubins.iter().map(|a| json_str(a)).collect();
+    format!(
+        "{{\n  \"op\": {},\n  \"variant\": {},\n  \"frontend\": \"cutile-rs 0.5.0\",\n  \"module\": {},\n  \"entry\": {},\n  \
+\"symbol\": {},\n  \"generics\": [{}],\n  \"target\": {},\n  \"bytecode_version\": {},\n  \"params\": [\n    {}\n  ],\n  \
+\"check_counts\": {{\"discharged\": {}, \"hoisted\": {}, \"in_place\": {}}},\n  \"launch_checks\": {},\n  \"cubins\": [{}]\n}}\n",
+        json_str(v.op),
+        json_str(v.name),
+        json_str(v.module),
+        json_str(v.entry),
+        json_str(&v.symbol()),
+        generics.join(", "),
+        json_str(&opts.target),
+        json_str(&opts.bytecode_version.to_string()),
+        params.join(",\n    "),
+        counts.0,
+        counts.1,
+        counts.2,
+        launch_checks,
+        cubins.join(", "),
+    )
+}
+
+fn emit(v: &'static Variant, args: &Args) -> Result<(), String> {
+    let start = std::time::Instant::now();
+    let artifacts = compile::compile(v, &args.options)?;
+    let bytes = artifacts.bytecode().map_err(|e| format!("{}/{}: bytecode: {e}", v.op, v.name))?;
+    let dir = args.out.join(v.op);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let bc = dir.join(format!("{}.tileirbc", v.name));
+    std::fs::write(&bc, &bytes).map_err(|e| format!("{}: {e}", bc.display()))?;
+    let mut built = Vec::new();
+    for arch in &args.cubins {
+        let cubin = dir.join(format!("{}.{arch}.cubin", v.name));
+        let output = Command::new(tileiras())
+            .arg("--gpu-name")
+            .arg(arch)
+            .arg(&bc)
+            .arg("-o")
+            .arg(&cubin)
+            .output()
+            .map_err(|e| format!("cannot run tileiras ({}): {e}; set TILEIRAS or CUDA_TOOLKIT_PATH", tileiras().display()))?;
+        if !output.status.success() {
+            return Err(format!(
+                "{}/{}: tileiras --gpu-name {arch} failed ({}):\n{}",
+                v.op,
+                v.name,
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        built.push(arch.clone());
+    }
+    let c = artifacts.check_counts();
+    let json = sidecar(v, &args.options, (c.discharged, c.hoisted, c.in_place), artifacts.launch_checks().len(), &built);
+    let side = dir.join(format!("{}.json", v.name));
+    std::fs::write(&side, json).map_err(|e| format!("{}: {e}", side.display()))?;
+    println!(
+        "{}/{}: {} bytes -> {}{} ({:.1}s)",
+        v.op,
+        v.name,
+        bytes.len(),
+        bc.display(),
+        if built.is_empty() { String::new() } else { format!(" + cubin {}", built.join(", ")) },
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(msg) => {
+            if !msg.is_empty() {
+                eprintln!("emit-ir: {msg}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let variants = match selected(&args) {
+        Ok(v) => v,
+        Err(msg) => {
+            eprintln!("emit-ir: {msg}");
+            return ExitCode::from(2);
+        }
+    };
+    if args.list {
+        for v in variants {
+            println!("{} {}", v.op, v.name);
+        }
+        return ExitCode::SUCCESS;
+    }
+    let mut failed = 0;
+    for v in variants {
+        if let Err(msg) = emit(v, &args) {
+            eprintln!("emit-ir: {msg}");
+            failed += 1;
+        }
+    }
+    if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }
+}

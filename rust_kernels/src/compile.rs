@@ -1,0 +1,109 @@
+//! Compile-only path (feature `compile`): a `Variant` -> Tile IR bytecode through cuTile
+//! Rust's `KernelCompiler`. No GPU, no driver, no tileiras.
+//!
+//! The specialization mirrors the Python reference export (cuda.tile.compilation with an
+//! `ArrayConstraint` per array): `stride_constant` -> `.strides` (1 static / -1 dynamic),
+//! `base_addr_divisible_by`, `shape_divisible_by`, `stride_divisible_by` -> `.spec_args`,
+//! `ct.Constant[...]` -> `.generics`, and the bytecode version is pinned like the export's
+//! `bytecode_version`.
+
+use cutile::compile_api::{CompileArtifacts, KernelCompiler};
+use cutile::cutile_compiler::ast::Module as AstModule;
+use cutile::cutile_compiler::specialization::{DivHint, SpecializationBits};
+use cutile_ir::bytecode::BytecodeVersion;
+
+use crate::descriptor::TensorSpec;
+use crate::ops;
+use crate::variant::Variant;
+
+/// The Python reference exports are pinned to 13.3 (the version both frontends write and
+/// tileiras 13.x accepts for sm_90); tileir_diff's reader covers 13.1-13.4.
+pub const DEFAULT_BYTECODE_VERSION: &str = "13.3";
+
+/// The entry hints key cuTile Rust writes for this target. The bytecode itself is
+/// architecture independent (13.3+), tileiras picks the GPU.
+pub const DEFAULT_TARGET: &str = "sm_90";
+
+pub fn parse_bytecode_version(text: &str) -> Result<BytecodeVersion, String> {
+    BytecodeVersion::SUPPORTED
+        .iter()
+        .copied()
+        .find(|v| v.to_string() == text)
+        .ok_or_else(|| {
+            let known: Vec<String> = BytecodeVersion::SUPPORTED.iter().map(|v| v.to_string()).collect();
+            format!("unsupported bytecode version {text:?}; cuTile Rust writes {}", known.join(", "))
+        })
+}
+
+/// `__module_ast_self` of the `#[cutile::module]` holding a variant's kernel.
+fn module_ast(v: &Variant) -> fn() -> AstModule {
+    match (v.op, v.module) {
+        ("vector_add", "vector_add_kernel") => ops::vector_add::kernel::vector_add_kernel::__module_ast_self,
+        (op, module) => panic!("no kernel module {module} registered for op {op}"),
+    }
+}
+
+/// Divisibility hint with the cap raised so a declared divisor is never clipped.
+fn div(value: i64) -> DivHint {
+    let value = value.max(1) as i32;
+    DivHint { divisor: value, max: value }
+}
+
+/// The facts an `ArrayConstraint` asserts, as cuTile Rust specialization bits.
+fn spec_bits(t: &TensorSpec) -> SpecializationBits {
+    SpecializationBits {
+        shape_div: (0..t.ndim).map(|i| div(t.shape_div[i])).collect(),
+        // cuTile Rust indexes stride_div over the *dynamic* strides only, in order.
+        stride_div: (0..t.ndim).filter(|&i| !t.unit_stride(i)).map(|i| div(t.stride_div[i])).collect(),
+        stride_one: (0..t.ndim).map(|i| t.unit_stride(i)).collect(),
+        base_ptr_div: div(t.base_align as i64),
+        // may_alias_internally=False in the reference export.
+        elements_disjoint: true,
+    }
+}
+
+pub struct Options {
+    pub target: String,
+    pub bytecode_version: BytecodeVersion,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            target: DEFAULT_TARGET.to_string(),
+            bytecode_version: parse_bytecode_version(DEFAULT_BYTECODE_VERSION).unwrap(),
+        }
+    }
+}
+
+/// Compiles one variant. Runs on a thread with a large stack: the compiler recurses deeply.
+pub fn compile(v: &'static Variant, opts: &Options) -> Result<CompileArtifacts, String> {
+    let target = opts.target.clone();
+    let version = opts.bytecode_version;
+    let worker = std::thread::Builder::new()
+        .name(format!("compile-{}-{}", v.op, v.name))
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let specs: Vec<&TensorSpec> = v.tensor_specs().collect();
+            let strides: Vec<(String, Vec<i32>)> =
+                specs.iter().map(|t| (t.name.to_string(), t.static_strides())).collect();
+            let stride_refs: Vec<(&str, &[i32])> = strides.iter().map(|(n, s)| (n.as_str(), s.as_slice())).collect();
+            let bits: Vec<(&str, SpecializationBits)> = specs.iter().map(|t| (t.name, spec_bits(t))).collect();
+            KernelCompiler::new(module_ast(v), v.module, v.entry)
+                .target(&target)
+                .bytecode_version(version)
+                .generics(v.generics.iter().map(|g| g.to_string()).collect())
+                .strides(&stride_refs)
+                .spec_args(&bits)
+                .compile()
+                .map_err(|e| format!("{}/{}: {e}", v.op, v.name))
+        })
+        .map_err(|e| format!("cannot start compiler thread: {e}"))?;
+    worker.join().map_err(|_| format!("{}/{}: the compiler panicked", v.op, v.name))?
+}
+
+/// Compiles and serializes one variant to bytecode.
+pub fn bytecode(v: &'static Variant, opts: &Options) -> Result<Vec<u8>, String> {
+    let artifacts = compile(v, opts)?;
+    artifacts.bytecode().map_err(|e| format!("{}/{}: bytecode: {e}", v.op, v.name))
+}

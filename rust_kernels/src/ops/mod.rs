@@ -1,0 +1,16 @@
+//! One module per operator: `kernel.rs` (the cuTile Rust port), `ffi.rs` (its C entry),
+//! and the variant table in `mod.rs`.
+
+pub mod vector_add;
+
+use crate::variant::Variant;
+
+/// Every variant of every op, in a stable order.
+pub fn all_variants() -> Vec<&'static Variant> {
+    let tables: [&[&'static Variant]; 1] = [vector_add::VARIANTS];
+    tables.iter().flat_map(|t| t.iter().copied()).collect()
+}
+
+pub fn find(op: &str, variant: &str) -> Option<&'static Variant> {
+    all_variants().into_iter().find(|v| v.op == op && v.name == variant)
+}

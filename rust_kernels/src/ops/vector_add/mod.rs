@@ -1,0 +1,52 @@
+//! vector_add: out = x + y over 1-D arrays (reference/vector_add).
+
+#[cfg(feature = "compile")]
+pub mod kernel;
+pub mod ffi;
+
+use crate::descriptor::{DType, TensorSpec};
+use crate::variant::{ParamSpec, Variant};
+
+pub const OP: &str = "vector_add";
+const TILE: &str = "1024";
+
+const fn contiguous(dtype: DType) -> [ParamSpec; 3] {
+    [
+        ParamSpec::Tensor(TensorSpec::input("x", dtype, 1).unit_last().align(16)),
+        ParamSpec::Tensor(TensorSpec::input("y", dtype, 1).unit_last().align(16)),
+        ParamSpec::Tensor(TensorSpec::output("out", dtype, 1).unit_last().align(16)),
+    ]
+}
+
+const fn variant(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant { op: OP, name, module: "vector_add_kernel", entry: "vector_add", generics, params }
+}
+
+pub static F16_T1024: Variant = variant("f16_t1024", &["f16", TILE], &contiguous(DType::F16));
+pub static BF16_T1024: Variant = variant("bf16_t1024", &["bf16", TILE], &contiguous(DType::BF16));
+pub static F32_T1024: Variant = variant("f32_t1024", &["f32", TILE], &contiguous(DType::F32));
+/// Any non-negative element stride: the stride stays a runtime value in the view type.
+pub static F32_STRIDED_T1024: Variant = variant(
+    "f32_strided_t1024",
+    &["f32", TILE],
+    &[
+        ParamSpec::Tensor(TensorSpec::input("x", DType::F32, 1).align(16)),
+        ParamSpec::Tensor(TensorSpec::input("y", DType::F32, 1).align(16)),
+        ParamSpec::Tensor(TensorSpec::output("out", DType::F32, 1).align(16)),
+    ],
+);
+
+pub static VARIANTS: &[&Variant] = &[&F16_T1024, &BF16_T1024, &F32_T1024, &F32_STRIDED_T1024];
+
+/// Candidates for a dtype, most specific first.
+pub fn candidates(dtype: DType) -> &'static [&'static Variant] {
+    static F16: [&Variant; 1] = [&F16_T1024];
+    static BF16: [&Variant; 1] = [&BF16_T1024];
+    static F32: [&Variant; 2] = [&F32_T1024, &F32_STRIDED_T1024];
+    match dtype {
+        DType::F16 => &F16,
+        DType::BF16 => &BF16,
+        DType::F32 => &F32,
+        _ => &[],
+    }
+}

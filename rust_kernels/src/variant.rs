@@ -1,0 +1,139 @@
+//! Structural variants: one prebuilt specialization of one kernel.
+//!
+//! A `Variant` is the single source of truth for a specialization: `emit-ir` turns it into
+//! KernelCompiler generics/strides/hints, the C ABI validates descriptors against it and
+//! packs the launch arguments from it. Names equal the variant names of
+//! reference/<op>/analysis.json so the IR diff can pair them.
+
+use crate::descriptor::{Tensor, TensorSpec};
+use crate::status::{Error, Result, Status};
+
+/// One entry parameter of the Rust kernel, in declaration order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamSpec {
+    /// Passed as: pointer, `ndim` i32 extents, `ndim` i32 strides.
+    Tensor(TensorSpec),
+    /// A runtime f32 (`tile<f32>`): Python float constants land here, since Rust const
+    /// generics cannot be floats.
+    F32(&'static str),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Variant {
+    pub op: &'static str,
+    /// == the analysis.json variant name.
+    pub name: &'static str,
+    /// `#[cutile::module]` module name in kernel.rs.
+    pub module: &'static str,
+    /// Rust entry function name; the cubin symbol is `<entry>_entry`.
+    pub entry: &'static str,
+    /// Values of the entry's generics, in declaration order (types like "f16", consts like "1024").
+    pub generics: &'static [&'static str],
+    pub params: &'static [ParamSpec],
+}
+
+impl Variant {
+    /// Symbol of the entry kernel in the cubin (cuTile Rust appends `_entry`).
+    pub fn symbol(&self) -> String {
+        format!("{}_entry", self.entry)
+    }
+
+    pub fn tensor_specs(&self) -> impl Iterator<Item = &TensorSpec> {
+        self.params.iter().filter_map(|p| match p {
+            ParamSpec::Tensor(t) => Some(t),
+            ParamSpec::F32(_) => None,
+        })
+    }
+
+    /// Checks `tensors` (in tensor-parameter order) against this variant's assumptions.
+    pub fn accepts(&self, tensors: &[&Tensor]) -> Result<()> {
+        let specs: Vec<&TensorSpec> = self.tensor_specs().collect();
+        assert_eq!(specs.len(), tensors.len(), "{}: caller passed the wrong tensor count", self.name);
+        for (spec, t) in specs.iter().zip(tensors) {
+            spec.accepts(t)?;
+        }
+        Ok(())
+    }
+
+    /// Number of 32/64-bit kernel arguments the entry takes.
+    pub fn kernel_arg_count(&self) -> usize {
+        self.params
+            .iter()
+            .map(|p| match p {
+                ParamSpec::Tensor(t) => 1 + 2 * t.ndim,
+                ParamSpec::F32(_) => 1,
+            })
+            .sum()
+    }
+}
+
+/// The first candidate that accepts `tensors`. When none does, the error of the first
+/// candidate is returned: candidates are ordered most specific first, so it names the
+/// assumption the caller most likely meant to meet.
+pub fn select<'a>(candidates: &[&'a Variant], tensors: &[&Tensor]) -> Result<&'a Variant> {
+    let mut first_error: Option<Error> = None;
+    for v in candidates {
+        match v.accepts(tensors) {
+            Ok(()) => return Ok(v),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_error.unwrap_or_else(|| Error::new(Status::UnsupportedDtype, "no variant for these dtypes")))
+}
+
+impl Variant {
+    /// The i-th generic as an integer (a tile size); panics on a type generic, which is a
+    /// bug in the variant table, not bad input.
+    pub fn const_generic(&self, i: usize) -> i64 {
+        self.generics[i].parse().unwrap_or_else(|_| panic!("{}/{}: generic {i} is not an integer", self.op, self.name))
+    }
+}
+
+/// Rejects an output that overlaps an input other than exactly (same address and strides),
+/// for kernels where each block reads only the elements it writes; a shifted or interleaved
+/// overlap would let one block read what another already wrote.
+pub fn check_in_place(out: &Tensor, input: &Tensor) -> Result<()> {
+    let identical = out.data == input.data && out.stride_slice() == input.stride_slice() && out.dims() == input.dims();
+    if out.numel() > 0 && input.numel() > 0 && out.overlaps(input) && !identical {
+        return Err(Error::new(
+            Status::InvalidArgument,
+            format!("{} partially overlaps {}: only an exact in-place call is allowed", out.name, input.name),
+        ));
+    }
+    Ok(())
+}
+
+/// Rejects any overlap between an output and an input (kernels that read an input region
+/// from many blocks, like a GEMM).
+pub fn check_disjoint(out: &Tensor, input: &Tensor) -> Result<()> {
+    if out.numel() > 0 && input.numel() > 0 && out.overlaps(input) {
+        return Err(Error::new(Status::InvalidArgument, format!("{} overlaps input {}", out.name, input.name)));
+    }
+    Ok(())
+}
+
+/// All tensors share one dtype (the ops here have no mixed-precision variants).
+pub fn check_same_dtype(tensors: &[&Tensor]) -> Result<()> {
+    let first = tensors[0];
+    for t in &tensors[1..] {
+        if t.dtype != first.dtype {
+            return Err(Error::new(
+                Status::UnsupportedDtype,
+                format!("{} is {} but {} is {}", t.name, t.dtype.torch_name(), first.name, first.dtype.torch_name()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every tensor has rank `rank`.
+pub fn check_rank(tensors: &[&Tensor], rank: usize) -> Result<()> {
+    for t in tensors {
+        if t.rank != rank {
+            return Err(Error::new(Status::BadRank, format!("{} must have {rank} dims, got {}", t.name, t.rank)));
+        }
+    }
+    Ok(())
+}
