@@ -352,6 +352,28 @@ def _check_expr(ck: _Checker, expr: Any, path: str, known: set[str], *, allow_no
     unknown = free - known
     if unknown:
         ck.fail(path, f"unknown name(s) {sorted(unknown)}; known symbols/constants: {sorted(known)}")
+    # Trial evaluation (names bound to an arbitrary prime) rejects unsupported syntax at this field.
+    try:
+        evaluate(expr, {n: 97 for n in known}, element_sizes=_AnySize(), shapes=_AnyShape())
+    except ExprError as exc:
+        if "division by zero" not in str(exc):
+            ck.fail(path, str(exc))
+
+
+class _AnySize(dict):
+    def __contains__(self, key) -> bool:
+        return True
+
+    def __getitem__(self, key) -> int:
+        return 2
+
+
+class _AnyShape(dict):
+    def __contains__(self, key) -> bool:
+        return True
+
+    def __getitem__(self, key) -> tuple[int, ...]:
+        return (97,) * 8
 
 
 def _parse_variant(ck: _Checker, raw: Any, path: str, op: str, kernels: dict, op_tols: dict) -> VariantSpec:
@@ -429,6 +451,8 @@ def _parse_variant(ck: _Checker, raw: Any, path: str, op: str, kernels: dict, op
         for k, v in shape.items():
             if k in extra_keys:
                 continue
+            if k not in shape_symbols and (isinstance(v, bool) or not isinstance(v, int)):
+                continue  # extra data for make_inputs (e.g. per-batch lengths); ints must be symbols
             if k not in shape_symbols:
                 ck.fail(f"{spath}.{k}", f"not a shape symbol (symbols: {sorted(shape_symbols)})")
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:

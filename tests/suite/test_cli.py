@@ -1,0 +1,55 @@
+"""`suite list` / `suite export` command lines."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from tileir_diff.suite import cli
+
+REFERENCE = Path(__file__).resolve().parents[2] / "reference"
+
+
+def test_list_json_has_every_variant(capsys, tmp_path):
+    assert cli.main(["list", "--format", "json", "--build-root", str(tmp_path)]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    ops = sorted(p.name for p in REFERENCE.iterdir() if (p / "analysis.json").is_file())
+    assert sorted({r["op"] for r in rows}) == ops
+    r = next(r for r in rows if r["op"] == "softmax" and r["variant"] == "f16_online_n1024")
+    assert r["dtypes"] == {"x": "float16", "out": "float16"}
+    assert r["constants"] == {"TILE_N": 1024}
+    assert r["bytecode"] == str(tmp_path / "softmax" / "f16_online_n1024.tileirbc")
+    assert r["bytecode_exists"] is False
+    assert set(r["cubins"]) == {"sm_90", "sm_100"}
+
+
+def test_list_text_and_main_cli_spelling(capsys):
+    assert cli.main(["suite", "list", "--op", "vector_add"]) == 0
+    out = capsys.readouterr().out
+    assert "vector_add" in out and "f32_strided_t1024" in out and "1 ops, 4 variants" in out
+
+
+def test_unknown_op_is_exit_2(capsys):
+    assert cli.main(["list", "--op", "nope"]) == 2
+    assert "no such op" in capsys.readouterr().err
+
+
+def test_register_adds_suite_command():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command")
+    cli.register(sub)
+    args = parser.parse_args(["suite", "export", "--op", "vector_add", "--arch", "sm_90", "--arch", "sm_100"])
+    assert args.archs == ["sm_90", "sm_100"] and args.ops == ["vector_add"]
+    assert args.func is cli.run
+
+
+def test_export_one_op(capsys, tmp_path):
+    pytest.importorskip("cuda.tile", reason="cuda-tile not installed")
+    rc = cli.main(["export", "--op", "vector_add", "--variant", "f16_t1024", "--arch", "sm_90",
+                   "--build-root", str(tmp_path), "--format", "json"])
+    assert rc == 0
+    (rec,) = json.loads(capsys.readouterr().out)
+    assert rec["ok"] and rec["cubin_status"] == {"sm_90": "compiled"}
+    assert (tmp_path / "vector_add" / "f16_t1024.sm_90.cubin").is_file()
