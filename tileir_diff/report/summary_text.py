@@ -67,6 +67,12 @@ def pair_lines(pair: Dict[str, Any], *, only_differing: bool = True, indent: str
 
 def _section_rows(name: str, section: Dict[str, Any], indent: str, only_differing: bool) -> List[str]:
     out: List[str] = []
+    if name == "tile_shapes":
+        if section.get("only_left"):
+            out.append(f"{indent}- only left: {', '.join(section['only_left'])}")
+        if section.get("only_right"):
+            out.append(f"{indent}+ only right: {', '.join(section['only_right'])}")
+        return out
     if name == "op_histogram":
         rows = [r for r in section["rows"] if not (only_differing and r["same"])]
         if rows:

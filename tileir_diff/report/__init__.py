@@ -1,0 +1,25 @@
+"""Renderers of a DiffResult: text, JSON, standalone HTML, Markdown.
+
+Each ``<format>.render(result, **options) -> str`` sees only the ``DiffResult`` (and the summary
+dicts it carries); none imports the engine, so reports can be re-rendered from saved JSON
+(``DiffResult.from_dict``).
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+FORMATS = ("text", "json", "html", "markdown")
+_MODULES = {"text": "text", "json": "json_schema", "html": "html", "markdown": "markdown", "md": "markdown"}
+
+
+def render(result: Any, fmt: str = "text", **options: Any) -> str:
+    """Render ``result`` as ``fmt`` (one of ``FORMATS``)."""
+    try:
+        module = _MODULES[fmt]
+    except KeyError:
+        raise ValueError(f"unknown report format {fmt!r}; expected one of {', '.join(FORMATS)}") from None
+    return importlib.import_module(f"{__name__}.{module}").render(result, **options)
+
+
+__all__ = ["FORMATS", "render"]

@@ -1,0 +1,75 @@
+"""Facts every renderer shows the same way: headline, difference locations, counts."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+VERDICT_MEANING = {
+    "identical": "same after renaming values only",
+    "equivalent": "same after the normalization rules listed",
+    "different": "root differences found",
+    "unknown": "the matcher hit a limit; no verdict",
+}
+
+
+def headline(result: Any) -> str:
+    n = len(result.differences)
+    affected = sum(len(d.affected) for d in result.differences)
+    text = f"{result.verdict.upper()}: {result.left_source} vs {result.right_source}"
+    if result.verdict == "different":
+        text += f" ({n} root difference{'s' if n != 1 else ''}"
+        text += f", {affected} affected op{'s' if affected != 1 else ''})" if affected else ")"
+    elif result.verdict == "unknown" and result.reason:
+        text += f" ({result.reason})"
+    return text
+
+
+def op_side(d: Any) -> str:
+    """``f0/o14 ↔ f0/o15``, ``f0/o14 (left only)`` ..."""
+    if d.left and d.right:
+        return f"{d.left.op_id} ↔ {d.right.op_id}"
+    if d.left:
+        return f"{d.left.op_id} (left only)"
+    if d.right:
+        return f"{d.right.op_id} (right only)"
+    return "-"
+
+
+def sorted_rules(result: Any) -> List[Tuple[str, int]]:
+    return sorted(result.rules_applied.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def difference_op_ids(result: Any) -> Tuple[Dict[str, str], Dict[str, str]]:
+    """Op id -> role ("diff" or "affected") per side, for highlighting printed modules."""
+    left: Dict[str, str] = {}
+    right: Dict[str, str] = {}
+    for d in result.differences:
+        for op_id in d.affected:
+            left.setdefault(op_id, "affected")
+        for op_id in getattr(d, "affected_right", ()):
+            right.setdefault(op_id, "affected")
+    for d in result.differences:
+        if d.left:
+            left[d.left.op_id] = "diff"
+        if d.right:
+            right[d.right.op_id] = "diff"
+    return left, right
+
+
+def pair_summary(result: Any) -> Optional[Dict[str, Any]]:
+    summary = result.summary or {}
+    return summary.get("pair")
+
+
+def stats_items(result: Any) -> List[Tuple[str, Any]]:
+    """Flat ``(key, value)`` pairs of the matcher stats (nested dicts become ``a.b``)."""
+    out: List[Tuple[str, Any]] = []
+
+    def walk(prefix: str, v: Any) -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                walk(f"{prefix}.{k}" if prefix else str(k), x)
+        else:
+            out.append((prefix, v))
+
+    walk("", result.stats or {})
+    return out

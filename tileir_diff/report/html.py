@@ -1,0 +1,376 @@
+"""Standalone HTML report: differences first, printed modules side by side, summary tables.
+
+One file, no external assets (inline CSS and JS). Every string taken from the result — op text,
+names, paths, messages, summary cells — goes through ``esc`` (html.escape with quotes), and the
+script reads only ``data-`` attributes, so nothing from a kernel is ever interpreted as markup
+or code.
+"""
+from __future__ import annotations
+
+import html
+from typing import Any, Dict, Iterable, List, Optional
+
+from .common import VERDICT_MEANING, difference_op_ids, pair_summary, sorted_rules, stats_items
+
+SECTION_TITLES = {"signature": "Signature", "hints": "Entry hints", "tile_shapes": "Tile shapes",
+                  "memory": "Memory (per view)", "reductions": "Reductions / scans", "mma": "MMA",
+                  "loops": "Control flow", "assumptions": "Assumptions", "op_histogram": "Op histogram"}
+
+
+def esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def render(result: Any, *, title: Optional[str] = None, max_affected: int = 24) -> str:
+    left_roles, right_roles = difference_op_ids(result)
+    partner_l = {l: r for l, r, _ in result.mapping}
+    partner_r = {r: l for l, r, _ in result.mapping}
+    stage_l = {l: s for l, _, s in result.mapping}
+    title = title or f"tileir-diff: {result.verdict} — {result.left_source} vs {result.right_source}"
+    parts: List[str] = [
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+        f"<title>{esc(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n",
+        _header(result),
+        "<main>\n",
+        _differences(result, max_affected),
+        _code(result, left_roles, right_roles, partner_l, partner_r, stage_l),
+        _summary(result),
+        _rules_and_functions(result),
+        _stats(result),
+        "</main>\n",
+        f"<script>{_JS}</script>\n</body>\n</html>\n",
+    ]
+    return "".join(parts)
+
+
+# -- sections ---------------------------------------------------------------------------------
+
+def _header(result: Any) -> str:
+    n_diff = len(result.differences)
+    n_aff = sum(len(d.affected) for d in result.differences)
+    n_rules = sum(result.rules_applied.values())
+    chips = [f"<span class=\"chip\">{n_diff} root difference{'s' if n_diff != 1 else ''}</span>",
+             f"<span class=\"chip\">{n_aff} affected op{'s' if n_aff != 1 else ''}</span>",
+             f"<span class=\"chip\">{len(result.rules_applied)} rules applied ({n_rules} rewrites)</span>"]
+    if result.mapping:
+        chips.append(f"<span class=\"chip\">{len(result.mapping)} ops matched</span>")
+    reason = f"<div class=\"reason\">Unknown because: {esc(result.reason)}</div>" if result.reason else ""
+    return (f"<header class=\"top v-{esc(result.verdict)}\">\n"
+            f"<div class=\"verdict\">{esc(result.verdict.upper())}</div>\n"
+            f"<div class=\"head-body\"><div class=\"sources\"><span class=\"side sl\">left</span> "
+            f"<code>{esc(result.left_source)}</code> <span class=\"side sr\">right</span> "
+            f"<code>{esc(result.right_source)}</code></div>\n"
+            f"<div class=\"meaning\">{esc(VERDICT_MEANING.get(result.verdict, ''))}</div>\n"
+            f"<div class=\"chips\">{''.join(chips)}</div>{reason}</div>\n"
+            f"<nav><a href=\"#differences\">Differences</a><a href=\"#code\">Side by side</a>"
+            f"<a href=\"#summary\">Summary</a><a href=\"#rules\">Rules</a><a href=\"#stats\">Stats</a></nav>\n"
+            "</header>\n")
+
+
+def _opref_link(side: str, op_id: str) -> str:
+    target = f"{side}:{op_id}"
+    return (f"<a class=\"opref o{side}\" href=\"#{esc(target)}\" data-target=\"{esc(target)}\">"
+            f"{esc(op_id)}</a>")
+
+
+def _differences(result: Any, max_affected: int) -> str:
+    out = ["<section id=\"differences\">\n"]
+    diffs = result.differences
+    if not diffs:
+        msg = {"identical": "No differences: the kernels are the same after renaming values.",
+               "equivalent": "No root differences: the kernels are the same after the rules listed below.",
+               "unknown": "No verdict: see the reason above."}.get(result.verdict, "No differences listed.")
+        out.append(f"<h2>Root differences</h2>\n<p class=\"none\">{esc(msg)}</p>\n</section>\n")
+        return "".join(out)
+    out.append(f"<h2>Root differences ({len(diffs)})</h2>\n<ol class=\"diffs\">\n")
+    for i, d in enumerate(diffs, 1):
+        where = [f"<span class=\"fn\">@{esc(d.function)}</span>"]
+        if d.left:
+            where.append(_opref_link("L", d.left.op_id))
+        if d.right:
+            where.append(("↔ " if d.left else "") + _opref_link("R", d.right.op_id))
+        context = getattr(d, "context", ())
+        ctx = f"<div class=\"ctx\">inside {esc(' › '.join(context))}</div>" if context else ""
+        sides = []
+        for cls, sign, ref in (("dl", "−", d.left), ("dr", "+", d.right)):
+            if ref is None:
+                sides.append(f"<div class=\"{cls} absent\"><span class=\"sign\">{sign}</span>"
+                             f"<span class=\"abs\">absent on this side</span></div>")
+            else:
+                loc = f"<span class=\"loc\">{esc(ref.location)}</span>" if ref.location else ""
+                sides.append(f"<div class=\"{cls}\"><span class=\"sign\">{sign}</span>"
+                             f"<code>{esc(ref.text)}</code>{loc}</div>")
+        affected = ""
+        if d.affected:
+            links = " ".join(_opref_link("L", a) for a in d.affected[:max_affected])
+            more = len(d.affected) - max_affected
+            more_text = f" <span class=\"more\">+{more} more</span>" if more > 0 else ""
+            affected = f"<div class=\"aff\">affected downstream: {links}{more_text}</div>"
+        hint = f"<div class=\"hint\">{esc(d.rule_hint)}</div>" if d.rule_hint else ""
+        out.append(f"<li id=\"d{i}\"><div class=\"dhead\"><span class=\"cat c-{esc(d.category)}\">"
+                   f"{esc(d.category)}</span><span class=\"msg\">{esc(d.message)}</span></div>"
+                   f"<div class=\"where\">{' '.join(where)}</div>{ctx}"
+                   f"<div class=\"sides\">{''.join(sides)}</div>{affected}{hint}</li>\n")
+    out.append("</ol>\n</section>\n")
+    return "".join(out)
+
+
+def _code(result: Any, left_roles: Dict[str, str], right_roles: Dict[str, str],
+          partner_l: Dict[str, str], partner_r: Dict[str, str], stage_l: Dict[str, str]) -> str:
+    if not result.left_lines and not result.right_lines:
+        return ("<section id=\"code\"><h2>Side by side</h2><p class=\"none\">The result carries no "
+                "printed modules.</p></section>\n")
+    legend = ("<div class=\"legend\"><span class=\"ln diff\">root difference</span>"
+              "<span class=\"ln affected\">affected</span><span class=\"ln unmatched\">unmatched</span>"
+              "<span class=\"ln hl\">hovered / selected pair</span>"
+              "<span class=\"tip\">Hover a line to see its partner; click to scroll the other side to it.</span></div>")
+    left = _pane("L", "left", result.left_source, result.left_lines, left_roles, partner_l, stage_l,
+                 bool(result.mapping))
+    right = _pane("R", "right", result.right_source, result.right_lines, right_roles, partner_r, {},
+                  bool(result.mapping))
+    return (f"<section id=\"code\"><h2>Side by side</h2>{legend}\n<div class=\"sbs\">{left}{right}</div>"
+            "</section>\n")
+
+
+def _pane(side: str, label: str, source: str, lines: Iterable, roles: Dict[str, str],
+          partners: Dict[str, str], stages: Dict[str, str], have_mapping: bool) -> str:
+    rows = []
+    for n, (op_id, text) in enumerate(lines, 1):
+        classes = ["ln"]
+        attrs = ""
+        if op_id:
+            role = roles.get(op_id)
+            partner = partners.get(op_id)
+            if role:
+                classes.append(role)
+            elif have_mapping and partner is None:
+                classes.append("unmatched")
+            attrs = f" id=\"{esc(side)}:{esc(op_id)}\" data-side=\"{side}\" data-op=\"{esc(op_id)}\""
+            if partner:
+                attrs += f" data-partner=\"{esc(partner)}\""
+            tip = op_id + (f" ↔ {partner}" if partner else "") + (f" ({stages[op_id]})" if op_id in stages else "")
+            attrs += f" title=\"{esc(tip)}\""
+        rows.append(f"<div class=\"{' '.join(classes)}\"{attrs}><span class=\"no\">{n}</span>"
+                    f"<span class=\"src\">{esc(text)}</span></div>")
+    return (f"<div class=\"pane p{side}\"><div class=\"ptitle\"><span class=\"side s{side.lower()}\">{label}</span>"
+            f" <code>{esc(source)}</code></div><div class=\"code\">{''.join(rows)}</div></div>")
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "<span class=\"abs\">—</span>"
+    if isinstance(value, (dict, list)):
+        return f"<code>{esc(_compact(value))}</code>"
+    return f"<code>{esc(value)}</code>"
+
+
+def _compact(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_compact(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_compact(x) for x in v) + "]"
+    return str(v)
+
+
+def _summary(result: Any) -> str:
+    pair = pair_summary(result)
+    out = ["<section id=\"summary\"><h2>Summary</h2>\n"]
+    if not pair:
+        out.append("<p class=\"none\">No summary in this result.</p></section>\n")
+        return "".join(out)
+    for fp in pair.get("functions", []):
+        name = fp["left"] if fp["left"] == fp["right"] else f"{fp['left']} / {fp['right']}"
+        status = ("<span class=\"ok\">summaries agree</span>" if fp["same"] else
+                  f"<span class=\"bad\">differs in {esc(', '.join(fp['differing_sections']))}</span>")
+        out.append(f"<h3>@{esc(name)} {status}</h3>\n")
+        for key, section in fp.get("sections", {}).items():
+            if not section.get("rows"):
+                continue
+            same = section.get("same", True)
+            out.append(f"<details class=\"sec{'' if same else ' neq'}\"{'' if same else ' open'}>"
+                       f"<summary>{esc(SECTION_TITLES.get(key, key))}"
+                       f"{'' if same else ' <span class=bad>differs</span>'}</summary>\n")
+            out.append(_section_table(key, section))
+            out.append("</details>\n")
+    out.append("</section>\n")
+    return "".join(out)
+
+
+def _section_table(key: str, section: Dict[str, Any]) -> str:
+    rows = []
+    if key == "op_histogram":
+        rows.append("<tr><th>op</th><th>left</th><th>right</th></tr>")
+        for r in section["rows"]:
+            rows.append(f"<tr class=\"{'' if r['same'] else 'neq'}\"><td><code>{esc(r['op'])}</code></td>"
+                        f"<td class=\"num\">{esc(r['left'])}</td><td class=\"num\">{esc(r['right'])}</td></tr>")
+        return f"<table class=\"sum hist\">{''.join(rows)}</table>\n"
+    rows.append("<tr><th class=\"flag\"></th><th>left</th><th>right</th></tr>")
+    for r in section["rows"]:
+        flag = "=" if r["same"] else "≠"
+        left = _cell(r.get("left"))
+        right = _cell(r.get("right"))
+        if key == "memory":
+            left = f"<b>view {esc(r['view'])}</b> {left}"
+            right = f"<b>view {esc(r['view'])}</b> {right}"
+        elif r.get("left_op") or r.get("right_op"):
+            if r.get("left_op"):
+                left = _opref_link("L", r["left_op"]) + " " + left
+            if r.get("right_op"):
+                right = _opref_link("R", r["right_op"]) + " " + right
+        rows.append(f"<tr class=\"{'' if r['same'] else 'neq'}\"><td class=\"flag\">{flag}</td>"
+                    f"<td>{left}</td><td>{right}</td></tr>")
+        for a in r.get("accesses", []):
+            la = (_opref_link("L", a["left_op"]) + " " if a.get("left_op") else "") + _cell(a.get("left"))
+            ra = (_opref_link("R", a["right_op"]) + " " if a.get("right_op") else "") + _cell(a.get("right"))
+            rows.append(f"<tr class=\"sub{'' if a['same'] else ' neq'}\"><td class=\"flag\">"
+                        f"{'=' if a['same'] else '≠'}</td><td>{la}</td><td>{ra}</td></tr>")
+    return f"<table class=\"sum\">{''.join(rows)}</table>\n"
+
+
+def _rules_and_functions(result: Any) -> str:
+    out = ["<section id=\"rules\"><h2>Normalization rules</h2>\n"]
+    rules = sorted_rules(result)
+    if rules:
+        out.append("<table class=\"kv\"><tr><th>rule</th><th>rewrites that mattered</th></tr>")
+        for name, count in rules:
+            out.append(f"<tr><td><code>{esc(name)}</code></td><td class=\"num\">{esc(count)}</td></tr>")
+        out.append("</table>\n")
+    else:
+        out.append("<p class=\"none\">No rule changed anything that mattered.</p>\n")
+    disabled = getattr(result, "rules_disabled", None)
+    if disabled:
+        out.append("<p>Disabled: " + ", ".join(f"<code>{esc(r)}</code>" for r in disabled) + "</p>\n")
+    if result.functions:
+        out.append("<h2>Functions</h2><table class=\"kv\"><tr><th>left</th><th>right</th><th>verdict</th>"
+                   "<th>matched</th><th>left only</th><th>right only</th></tr>")
+        for f in result.functions:
+            out.append(f"<tr><td><code>@{esc(f.get('left'))}</code></td><td><code>@{esc(f.get('right'))}</code></td>"
+                       f"<td><span class=\"vb v-{esc(f.get('verdict', ''))}\">{esc(f.get('verdict', ''))}</span></td>"
+                       f"<td class=\"num\">{esc(f.get('matched', ''))}</td>"
+                       f"<td class=\"num\">{esc(f.get('unmatched_left', ''))}</td>"
+                       f"<td class=\"num\">{esc(f.get('unmatched_right', ''))}</td></tr>")
+        out.append("</table>\n")
+    out.append("</section>\n")
+    return "".join(out)
+
+
+def _stats(result: Any) -> str:
+    items = stats_items(result)
+    if not items:
+        return "<section id=\"stats\"></section>\n"
+    rows = "".join(f"<tr><td><code>{esc(k)}</code></td><td>{esc(v)}</td></tr>" for k, v in items)
+    return (f"<section id=\"stats\"><details><summary>Matcher statistics</summary>"
+            f"<table class=\"kv\">{rows}</table></details></section>\n")
+
+
+_CSS = """
+:root{--bg:#f6f7f9;--card:#fff;--ink:#1d2330;--mute:#5d6675;--line:#dde1e7;--red:#c62828;--redbg:#fdecea;
+--amber:#a86400;--amberbg:#fff6df;--green:#1b7f3b;--teal:#00796b;--blue:#1e5bd6;--bluebg:#e4edff;--grey:#eef0f3}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+code,.src{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;font-size:12.5px}
+header.top{display:flex;gap:18px;align-items:center;flex-wrap:wrap;padding:14px 22px;background:var(--card);
+border-bottom:1px solid var(--line);position:sticky;top:0;z-index:5}
+.verdict{font-weight:700;font-size:20px;letter-spacing:.04em;padding:8px 16px;border-radius:8px;color:#fff}
+.v-identical .verdict,.vb.v-identical{background:var(--green)}
+.v-equivalent .verdict,.vb.v-equivalent{background:var(--teal)}
+.v-different .verdict,.vb.v-different{background:var(--red)}
+.v-unknown .verdict,.vb.v-unknown{background:var(--amber)}
+.vb{color:#fff;border-radius:4px;padding:1px 7px;font-size:12px}
+.head-body{flex:1;min-width:300px}
+.sources code{background:var(--grey);padding:1px 6px;border-radius:4px;margin-right:10px}
+.side{font-size:11px;font-weight:700;text-transform:uppercase;border-radius:3px;padding:1px 5px;color:#fff}
+.sl{background:#7b3fa0}.sr{background:#0f7c8c}
+.meaning{color:var(--mute);font-size:13px;margin-top:2px}
+.chips{margin-top:6px}.chip{display:inline-block;background:var(--grey);border-radius:10px;padding:1px 9px;
+margin-right:6px;font-size:12px;color:var(--mute)}
+.reason{margin-top:6px;color:var(--amber);font-weight:600}
+nav a{margin-left:14px;color:var(--blue);text-decoration:none;font-weight:500}
+main{padding:8px 22px 40px;max-width:1800px;margin:0 auto}
+section{margin-top:18px;scroll-margin-top:120px}
+h2{font-size:16px;margin:10px 0 8px}h3{font-size:14px;margin:14px 0 6px}
+.none{color:var(--mute)}
+ol.diffs{list-style:none;padding:0;margin:0;counter-reset:d}
+ol.diffs>li{counter-increment:d;background:var(--card);border:1px solid var(--line);border-left:5px solid var(--red);
+border-radius:6px;padding:10px 14px;margin-bottom:10px}
+.dhead::before{content:counter(d);display:inline-block;min-width:22px;font-weight:700;color:var(--red)}
+.cat{display:inline-block;font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.03em;
+background:var(--redbg);color:var(--red);border-radius:4px;padding:1px 7px;margin-right:8px}
+.msg{font-weight:600}
+.where{margin:4px 0 2px 22px;color:var(--mute);font-size:13px}.where .fn{font-family:ui-monospace,monospace}
+.ctx{margin-left:22px;color:var(--mute);font-size:12px}
+.sides{margin:6px 0 0 22px}
+.dl,.dr{padding:3px 8px;border-radius:4px;margin:2px 0;overflow-x:auto;white-space:nowrap}
+.dl{background:#f6eefa}.dr{background:#e8f6f7}
+.sign{display:inline-block;width:16px;font-weight:700;color:var(--mute)}
+.loc{margin-left:12px;color:var(--mute);font-size:12px}
+.abs{color:var(--mute);font-style:italic}
+.aff{margin:6px 0 0 22px;font-size:12.5px;color:var(--mute)}
+.hint{margin:4px 0 0 22px;font-size:12.5px;color:var(--amber)}
+a.opref{font-family:ui-monospace,monospace;font-size:12px;color:var(--blue);text-decoration:none;
+background:var(--bluebg);border-radius:3px;padding:0 4px}
+.legend{margin:0 0 6px;font-size:12px;color:var(--mute)}
+.legend .ln{display:inline-block;padding:1px 8px;margin-right:8px;border-radius:3px}
+.legend .tip{margin-left:8px}
+.sbs{display:grid;grid-template-columns:1fr 1fr;gap:12px}
+.pane{background:var(--card);border:1px solid var(--line);border-radius:6px;min-width:0}
+.ptitle{padding:6px 10px;border-bottom:1px solid var(--line);font-size:13px;white-space:nowrap;overflow:hidden;
+text-overflow:ellipsis}
+.code{position:relative;max-height:70vh;overflow:auto;padding:4px 0}
+.ln{white-space:pre;display:flex;border-left:3px solid transparent}
+.ln .no{flex:none;width:42px;text-align:right;padding-right:8px;color:#a3aab5;user-select:none;font-size:11.5px;
+font-family:ui-monospace,monospace;line-height:19px}
+.ln .src{line-height:19px;padding-right:12px}
+.ln[data-op]{cursor:pointer}
+.ln.diff{background:var(--redbg);border-left-color:var(--red)}
+.ln.affected{background:var(--amberbg);border-left-color:#e0a526}
+.ln.unmatched{background:repeating-linear-gradient(135deg,#f3f4f6,#f3f4f6 6px,#e9ebef 6px,#e9ebef 12px);
+border-left-color:#9aa3af}
+.ln.hl{background:var(--bluebg)!important;border-left-color:var(--blue);outline:1px solid #9db8f3}
+details.sec{background:var(--card);border:1px solid var(--line);border-radius:6px;margin:6px 0;padding:4px 10px}
+details.sec.neq{border-left:4px solid var(--red)}
+details summary{cursor:pointer;font-weight:600;padding:3px 0}
+.ok{color:var(--green);font-size:12px;font-weight:600;margin-left:8px}
+.bad{color:var(--red);font-size:12px;font-weight:600;margin-left:8px}
+table{border-collapse:collapse;width:100%;margin:4px 0 8px}
+th{text-align:left;font-size:12px;color:var(--mute);font-weight:600;border-bottom:1px solid var(--line);padding:4px 6px}
+td{padding:3px 6px;border-bottom:1px solid #eef0f3;vertical-align:top;word-break:break-word}
+table.sum td{width:48%}table.sum td.flag,th.flag{width:22px;text-align:center;color:var(--mute)}
+tr.neq td{background:var(--redbg)}tr.neq td.flag{color:var(--red);font-weight:700}
+tr.sub td:nth-child(2),tr.sub td:nth-child(3){padding-left:22px}
+table.kv{width:auto}table.kv td,table.kv th{padding-right:24px}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+table.hist{width:auto}
+"""
+
+_JS = """
+(function(){
+  var lit=[];
+  function other(el){
+    var p=el.getAttribute('data-partner'); if(!p) return null;
+    return document.getElementById((el.getAttribute('data-side')==='L'?'R:':'L:')+p);
+  }
+  function clear(){for(var i=0;i<lit.length;i++){lit[i].classList.remove('hl');} lit=[];}
+  function light(el){clear(); el.classList.add('hl'); lit.push(el); var p=other(el);
+    if(p){p.classList.add('hl'); lit.push(p);} return p;}
+  function reveal(el){var pane=el.closest('.code'); if(!pane) return;
+    pane.scrollTop=Math.max(0, el.offsetTop-pane.clientHeight/3);}
+  var lines=document.querySelectorAll('.ln[data-op]');
+  for(var i=0;i<lines.length;i++){(function(el){
+    el.addEventListener('mouseenter',function(){light(el);});
+    el.addEventListener('click',function(){var p=light(el); if(p){reveal(p);}});
+  })(lines[i]);}
+  // Open each pane at its first root difference, so the changed code is in view at once.
+  var panes=document.querySelectorAll('.code');
+  for(var k=0;k<panes.length;k++){var first=panes[k].querySelector('.ln.diff'); if(first){reveal(first);}}
+  var refs=document.querySelectorAll('a.opref');
+  for(var j=0;j<refs.length;j++){(function(a){
+    a.addEventListener('click',function(ev){
+      var el=document.getElementById(a.getAttribute('data-target')); if(!el) return;
+      ev.preventDefault(); document.getElementById('code').scrollIntoView({block:'start'});
+      var p=light(el); reveal(el); if(p){reveal(p);}
+    });
+  })(refs[j]);}
+})();
+"""

@@ -1,0 +1,107 @@
+"""Markdown report (GitHub-flavoured): for pull requests, issues and agent transcripts.
+
+Text from the result is either inside code spans (backticks and table pipes neutralised) or
+HTML-escaped, so a kernel's strings cannot inject markup into the rendered page.
+"""
+from __future__ import annotations
+
+import html
+from typing import Any, List
+
+from .common import VERDICT_MEANING, op_side, pair_summary, sorted_rules
+from .html import SECTION_TITLES
+
+
+def text(value: Any) -> str:
+    """Plain text for Markdown: HTML-escaped and Markdown punctuation neutralised."""
+    s = html.escape("" if value is None else str(value), quote=False)
+    for ch in "\\`*_[]|#":
+        s = s.replace(ch, "\\" + ch)
+    return s.replace("\n", " ")
+
+
+def code(value: Any) -> str:
+    """An inline code span that survives backticks and pipes (in table cells) in the value."""
+    s = ("" if value is None else str(value)).replace("\n", " ").replace("|", "\\|")
+    fence = "`"
+    while fence in s:
+        fence += "`"
+    pad = " " if s.startswith("`") or s.endswith("`") else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
+    lines: List[str] = [f"## tileir-diff: **{result.verdict}**", "",
+                        f"{code(result.left_source)} vs {code(result.right_source)} — "
+                        f"{text(VERDICT_MEANING.get(result.verdict, ''))}"]
+    if result.reason:
+        lines += ["", f"> unknown because: {text(result.reason)}"]
+    diffs = result.differences
+    if diffs:
+        lines += ["", f"### Root differences ({len(diffs)})", ""]
+        for i, d in enumerate(diffs, 1):
+            lines.append(f"{i}. **{text(d.category)}** — {text(d.message)}  ")
+            lines.append(f"   in {code('@' + d.function)}, {code(op_side(d))}")
+            for sign, ref in (("-", d.left), ("+", d.right)):
+                body = "(absent)" if ref is None else ref.text
+                loc = f"  @ {ref.location}" if ref is not None and ref.location else ""
+                lines.append(f"   {sign} {code(body + loc)}  ")
+            if d.affected:
+                more = len(d.affected) - max_affected
+                listed = ", ".join(code(a) for a in d.affected[:max_affected])
+                lines.append(f"   affected downstream: {listed}{f' (+{more} more)' if more > 0 else ''}")
+            if d.rule_hint:
+                lines.append(f"   _note:_ {text(d.rule_hint)}")
+    rules = sorted_rules(result)
+    lines += ["", "### Rules applied", ""]
+    if rules:
+        lines += ["| rule | rewrites |", "|---|---:|"]
+        lines += [f"| {code(k)} | {v} |" for k, v in rules]
+    else:
+        lines.append("none")
+    disabled = getattr(result, "rules_disabled", None)
+    if disabled:
+        lines += ["", "Disabled: " + ", ".join(code(r) for r in disabled)]
+    if result.functions:
+        lines += ["", "### Functions", "", "| left | right | verdict | matched | left only | right only |",
+                  "|---|---|---|---:|---:|---:|"]
+        for f in result.functions:
+            lines.append(f"| {code('@' + str(f.get('left')))} | {code('@' + str(f.get('right')))} | "
+                         f"{text(f.get('verdict', ''))} | {f.get('matched', '')} | "
+                         f"{f.get('unmatched_left', '')} | {f.get('unmatched_right', '')} |")
+    pair = pair_summary(result)
+    if summary and pair:
+        lines += ["", "### Summary", ""]
+        for fp in pair.get("functions", []):
+            name = fp["left"] if fp["left"] == fp["right"] else f"{fp['left']} / {fp['right']}"
+            if fp["same"]:
+                lines.append(f"- {code('@' + str(name))}: summaries agree")
+                continue
+            lines.append(f"- {code('@' + str(name))}: differs in {text(', '.join(fp['differing_sections']))}")
+            for key in fp["differing_sections"]:
+                section = fp["sections"].get(key)
+                if not section:
+                    continue
+                lines += ["", f"  **{text(SECTION_TITLES.get(key, key))}**", ""]
+                lines += ["  | | left | right |", "  |---|---|---|"] if key != "op_histogram" else \
+                         ["  | op | left | right |", "  |---|---:|---:|"]
+                for row in section["rows"]:
+                    if row["same"]:
+                        continue
+                    if key == "op_histogram":
+                        lines.append(f"  | {code(row['op'])} | {row['left']} | {row['right']} |")
+                        continue
+                    lines.append(f"  | ≠ | {_cell(row.get('left'))} | {_cell(row.get('right'))} |")
+                    for a in row.get("accesses", []):
+                        if not a["same"]:
+                            lines.append(f"  | ≠ access | {_cell(a.get('left'))} | {_cell(a.get('right'))} |")
+                lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, dict):
+        v = "{" + ", ".join(f"{k}: {x}" for k, x in v.items()) + "}"
+    return code(v)

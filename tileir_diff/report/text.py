@@ -1,0 +1,82 @@
+"""Compact text report: verdict line, root differences first, then rules, functions, summary."""
+from __future__ import annotations
+
+from typing import Any, List
+
+from .common import VERDICT_MEANING, headline, op_side, pair_summary, sorted_rules
+from .summary_text import pair_lines
+
+
+def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: bool = False,
+           max_differences: int | None = None, max_summary_lines: int = 40) -> str:
+    """The report an engineer reads in a terminal or a failing test.
+
+    ``max_affected`` caps the affected op ids listed per difference; ``summary`` adds the
+    differing rows of the pair summary (at most ``max_summary_lines``); ``stats`` adds the
+    matcher figures.
+    """
+    lines: List[str] = [headline(result), f"  verdict means: {VERDICT_MEANING.get(result.verdict, '')}"]
+    diffs = result.differences
+    shown = diffs if max_differences is None else diffs[:max_differences]
+    if shown:
+        lines.append("")
+        lines.append("root differences:")
+    for i, d in enumerate(shown, 1):
+        lines.append(f"[{i}] {d.category}: {d.message}")
+        lines.append(f"    in @{d.function}: {op_side(d)}")
+        context = getattr(d, "context", ())
+        if context:
+            lines.append(f"    inside: {' > '.join(context)}")
+        for sign, ref in (("-", d.left), ("+", d.right)):
+            if ref is None:
+                lines.append(f"    {sign} (absent on this side)")
+                continue
+            loc = f"    @ {ref.location}" if ref.location else ""
+            lines.append(f"    {sign} {ref.op_id}: {ref.text}{loc}")
+        if d.affected:
+            more = len(d.affected) - max_affected
+            listed = ", ".join(d.affected[:max_affected]) + (f" (+{more} more)" if more > 0 else "")
+            lines.append(f"    affected downstream: {listed}")
+        if d.rule_hint:
+            lines.append(f"    note: {d.rule_hint}")
+    if len(shown) < len(diffs):
+        lines.append(f"... {len(diffs) - len(shown)} more root differences (see the JSON report)")
+    if result.verdict == "unknown" and result.reason:
+        lines += ["", f"unknown because: {result.reason}"]
+    lines.append("")
+    rules = sorted_rules(result)
+    lines.append("rules applied: " + (", ".join(f"{k} ×{v}" for k, v in rules) if rules else "none"))
+    disabled = getattr(result, "rules_disabled", None)
+    if disabled:
+        lines.append("rules disabled: " + ", ".join(disabled))
+    for f in result.functions:
+        lines.append(_function_line(f))
+    pair = pair_summary(result)
+    if summary and pair:
+        differing = pair_lines(pair)
+        if differing:
+            lines.append("summary (what each side does, where it differs):")
+            lines.extend(differing[:max_summary_lines])
+            if len(differing) > max_summary_lines:
+                lines.append(f"  ... {len(differing) - max_summary_lines} more summary lines "
+                             "(--format json or html shows them all)")
+    if stats and result.stats:
+        from .common import stats_items
+        lines.append("stats: " + ", ".join(f"{k}={v}" for k, v in stats_items(result)))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _function_line(f: dict) -> str:
+    left, right = f.get("left"), f.get("right")
+    names = f"@{left}" if left == right else f"@{left} ↔ @{right}"
+    parts = [f"function {names}: {f.get('verdict', '?')}"]
+    counts = []
+    if "matched" in f:
+        counts.append(f"{f['matched']} ops matched")
+    if f.get("unmatched_left"):
+        counts.append(f"{f['unmatched_left']} left only")
+    if f.get("unmatched_right"):
+        counts.append(f"{f['unmatched_right']} right only")
+    if counts:
+        parts.append("(" + ", ".join(counts) + ")")
+    return " ".join(parts)
