@@ -1,0 +1,51 @@
+"""Rotary position embedding of q and k in cuTile Python (out of place).
+
+Each block takes BT tokens: it gathers their cos/sin rows by position
+(``load_advanced_indexing`` on the (max_pos, D/2) tables), then rotates all
+query heads and all key heads in (BT, TH, D) tiles, in f32.
+IS_NEOX selects the pairing: rotate-half (x[i], x[i + D/2]) as in GPT-NeoX/Llama,
+or interleaved (x[2i], x[2i+1]) as in GPT-J; the interleaved form splits the
+tile by reshaping the last axis to (D/2, 2).
+"""
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+ConstBool = ct.Constant[bool]
+
+
+def rotate(x, cos, sin, BT, TH, D, IS_NEOX):
+    """Rotate a (BT, TH, D) f32 tile by angle tables cos/sin of shape (BT, 1, D/2)."""
+    half = D // 2
+    if IS_NEOX:
+        x1 = ct.extract(x, (0, 0, 0), shape=(BT, TH, half))
+        x2 = ct.extract(x, (0, 0, 1), shape=(BT, TH, half))
+        return ct.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), 2)
+    pairs = ct.reshape(x, (BT, TH, half, 2))
+    x1 = ct.reshape(ct.extract(pairs, (0, 0, 0, 0), shape=(BT, TH, half, 1)), (BT, TH, half))
+    x2 = ct.reshape(ct.extract(pairs, (0, 0, 0, 1), shape=(BT, TH, half, 1)), (BT, TH, half))
+    y1 = ct.reshape(x1 * cos - x2 * sin, (BT, TH, half, 1))
+    y2 = ct.reshape(x2 * cos + x1 * sin, (BT, TH, half, 1))
+    return ct.reshape(ct.cat((y1, y2), 3), (BT, TH, D))
+
+
+def rotate_heads(src, dst, tile_t, cos, sin, BT, TH, D, IS_NEOX):
+    """dst[tokens of tile_t, all heads] = rotate(src[...]) over head tiles of TH."""
+    for h in range(ct.cdiv(src.shape[1], TH)):
+        x = ct.astype(ct.load(src, index=(tile_t, h, 0), shape=(BT, TH, D)), ct.float32)
+        y = rotate(x, cos, sin, BT, TH, D, IS_NEOX)
+        ct.store(dst, index=(tile_t, h, 0), tile=ct.astype(y, dst.dtype))
+
+
+@ct.kernel
+def rope(positions, q, k, cos_table, sin_table, q_out, k_out,
+         BT: ConstInt, TH: ConstInt, D: ConstInt, IS_NEOX: ConstBool):
+    """q_out/k_out[t, h] = RoPE(q/k[t, h], angle table row positions[t])."""
+    tile_t = ct.bid(0)
+    # tokens past T read position 0 (padding); their results are not stored
+    pos = ct.load(positions, index=(tile_t,), shape=(BT,), padding_mode=ct.PaddingMode.ZERO)
+    cos = ct.load_advanced_indexing(cos_table, (pos, ct.Slice(0, D // 2)))
+    sin = ct.load_advanced_indexing(sin_table, (pos, ct.Slice(0, D // 2)))
+    cos = ct.reshape(ct.astype(cos, ct.float32), (BT, 1, D // 2))
+    sin = ct.reshape(ct.astype(sin, ct.float32), (BT, 1, D // 2))
+    rotate_heads(q, q_out, tile_t, cos, sin, BT, TH, D, IS_NEOX)
+    rotate_heads(k, k_out, tile_t, cos, sin, BT, TH, D, IS_NEOX)
