@@ -40,6 +40,8 @@ def load(source: Source, *, path: str | None = None) -> Module:
 
 
 def _from_bytes(data: bytes, path: str) -> Module:
+    if not data:
+        raise TileIRFormatError("empty input", path=path, offset=0)
     if data[:len(MAGIC)] == MAGIC or (len(data) < len(MAGIC) and MAGIC.startswith(data) and data):
         from .bytecode.reader import read_bytecode
         return read_bytecode(data, path)

@@ -262,7 +262,7 @@ class Tables:
     def _tensor_view(self, s: Stream, at: int) -> T.TensorViewType:
         tv = self.type(s.varint("tensor_view type"), at)
         if not isinstance(tv, T.TensorViewType):
-            raise s.error(f"view refers to {tv}, not a tensor_view", at)
+            raise s.error(f"view refers to a {type(tv).__name__}, not a tensor_view", at)
         return tv
 
     def _padding(self, s: Stream) -> str:

@@ -361,11 +361,15 @@ class _Writer:
                 if self.v >= V13_3:
                     varint(ENUMS["SymbolVisibility"].index(g.visibility or "public"), glob)
                     varint(int(bool(g.constant)), glob)
+        return self.assemble(bytes(funcs), bytes(glob), dbg, m.preview)
+
+    def assemble(self, funcs: bytes, glob: bytes, dbg: List[List[int]], preview: bool = False) -> bytes:
+        """Header + sections around an already encoded Func section payload."""
         out = bytearray(MAGIC)
         out += bytes([self.v[0], self.v[1]])
-        out += (1 if m.preview else 0).to_bytes(2, "little")
+        out += (1 if preview else 0).to_bytes(2, "little")
         self._section(out, 0x02, funcs, 8)
-        if m.globals:
+        if glob:
             self._section(out, 0x06, glob, 1)
         self._section(out, 0x04, self._table(self.consts, 8), 8)
         self._section(out, 0x03, self._debug(dbg), 8)
