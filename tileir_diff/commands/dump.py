@@ -1,0 +1,29 @@
+"""``tileir-diff dump FILE``: the IR as text (tileirdisasm syntax) or JSON."""
+from __future__ import annotations
+
+import json
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("dump", help="print a Tile IR file (bytecode or text) as text or JSON",
+                              description="Decode FILE and print it in tileirdisasm's text syntax "
+                                          "(default) or as JSON.")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--locations", action="store_true", help="print debug locations (text only)")
+    p.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from . import write_output
+    from ..loader import load
+    module = load(args.file)
+    if args.format == "json":
+        from ..ir.to_json import module_to_json
+        text = json.dumps(module_to_json(module), indent=1) + "\n"
+    else:
+        from ..text.printer import print_module
+        text = print_module(module, locations=args.locations)
+    write_output(text, args.output)
+    return 0
