@@ -1,0 +1,71 @@
+"""The library's diff API: ``diff``, ``assert_equivalent``, ``NotEquivalent``, ``summarize``.
+
+Inputs are paths, bytes (bytecode or text) or ``Module`` objects; everything goes through
+``tileir_diff.load``. The engine (and networkx) is imported on first use only.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Iterable, Optional
+
+from .ir import Module
+from .loader import load
+
+__all__ = ["diff", "assert_equivalent", "NotEquivalent", "summarize", "source_label"]
+
+
+class NotEquivalent(AssertionError):
+    """Raised by ``assert_equivalent``; ``str()`` is the text report, ``.result`` the DiffResult."""
+
+    def __init__(self, message: str, result: Any = None):
+        super().__init__(message)
+        self.result = result
+
+
+def source_label(source: Any) -> str:
+    """How a report names an input: its path, ``<bytes>``, ``<text>`` or the module's source."""
+    if isinstance(source, Module):
+        return source.source or "<module>"
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return "<bytes>"
+    if isinstance(source, str) and "\n" in source:
+        return "<text>"
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return repr(source)
+
+
+def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iterable[str] = (),
+         limits: Optional[Dict[str, Any]] = None, **options: Any):
+    """Structurally compare two kernels; returns a ``DiffResult``.
+
+    ``rules``: normalization rule names to run (None: the default set); ``disable``: rule names
+    to switch off; ``limits``: matcher budgets (past them the verdict is ``unknown``).
+    Raises ``TileIRFormatError`` for unreadable input.
+    """
+    from .diff.engine import compute_diff
+    left, right = load(a), load(b)
+    return compute_diff(left, right, rules=None if rules is None else list(rules), disable=tuple(disable),
+                        limits=limits, left_source=source_label(a), right_source=source_label(b), **options)
+
+
+def assert_equivalent(a: Any, b: Any, *, allow_unknown: bool = False, **options: Any):
+    """Return the DiffResult when ``a`` and ``b`` are identical or equivalent, else raise
+    ``NotEquivalent`` whose message is the text report (root differences first).
+
+    An ``unknown`` verdict (matcher limits hit) fails too unless ``allow_unknown``.
+    """
+    result = diff(a, b, **options)
+    if result.is_equivalent or (allow_unknown and result.verdict == "unknown"):
+        return result
+    raise NotEquivalent(result.to_text(), result)
+
+
+def summarize(source: Any) -> Dict[str, Any]:
+    """The summary dict of one kernel file / bytes / Module (see docs/json-format.md)."""
+    from .summary import summarize as summarize_module
+    module = load(source)
+    summary = summarize_module(module)
+    if summary.get("source") is None:
+        summary["source"] = source_label(source)
+    return summary

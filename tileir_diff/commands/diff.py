@@ -1,0 +1,66 @@
+"""``tileir-diff diff LEFT RIGHT``: compare two kernels, print a report, exit with the verdict."""
+from __future__ import annotations
+
+import argparse
+
+FORMATS = ("text", "json", "html", "markdown")
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "diff", help="structurally compare two kernels (bytecode or text)",
+        description="Compare two Tile IR kernels and report root differences. Exit status: 0 identical "
+                    "or equivalent, 1 different, 2 bad input or usage, 3 unknown (matcher limits hit).")
+    # Optional only so that --list-rules works alone; run() insists on both otherwise.
+    p.add_argument("left", metavar="LEFT", nargs="?", help="reference kernel: .tileirbc bytecode or tileirdisasm text")
+    p.add_argument("right", metavar="RIGHT", nargs="?", help="kernel to compare (e.g. the Rust port)")
+    p.add_argument("-f", "--format", choices=FORMATS, default="text", help="report format (default: text)")
+    p.add_argument("-o", "--output", metavar="PATH", help="write the report to PATH instead of stdout")
+    p.add_argument("--disable", action="append", metavar="RULE", default=[],
+                   help="switch off a normalization rule (repeatable, or comma-separated)")
+    p.add_argument("--rules", action="append", metavar="RULE", default=None,
+                   help="run only these normalization rules (repeatable, or comma-separated)")
+    p.add_argument("--list-rules", action="store_true", help="list the normalization rules and exit")
+    p.add_argument("--max-affected", type=int, default=8, metavar="N",
+                   help="affected op ids listed per difference in text output (default 8)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing; only the exit status")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from . import UsageError, split_names, write_output
+    if args.list_rules:
+        write_output(_rules_listing(), None)
+        return 0
+    if args.left is None or args.right is None:
+        raise UsageError("diff needs two inputs: tileir-diff diff LEFT RIGHT")
+    from ..api import diff
+    try:
+        result = diff(args.left, args.right, rules=split_names(args.rules) if args.rules is not None else None,
+                      disable=split_names(args.disable))
+    except (KeyError, ValueError) as e:
+        from ..errors import TileIRFormatError
+        if isinstance(e, TileIRFormatError):
+            raise
+        # Unknown rule names and similar option mistakes are usage errors, not crashes.
+        raise UsageError(str(e).strip("'\"")) from None
+    if not args.quiet:
+        from ..report import render
+        options = {"max_affected": args.max_affected} if args.format == "text" else {}
+        write_output(render(result, args.format, **options), args.output)
+    return result.exit_code
+
+
+def _rules_listing() -> str:
+    """One line per rule, in pipeline order: name, whether it can be switched off, its summary."""
+    from ..normalize import REGISTRY
+    lines = []
+    for name, rule in REGISTRY.items():
+        first_paragraph = " ".join(rule.doc().split("\n\n")[0].split())
+        sentence = first_paragraph.split(". ")[0].rstrip(".")
+        fixed = "" if rule.optional else " (always on)"
+        if len(sentence) > 100:
+            sentence = sentence[:99].rstrip() + "…"
+        lines.append(f"{name + fixed:34s} {sentence}")
+    return "\n".join(lines) + "\n"

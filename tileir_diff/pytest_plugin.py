@@ -1,0 +1,153 @@
+"""pytest plugin (entry point ``pytest11: tileir``): the ``tileir`` fixture, HTML + JSON reports
+for failing comparisons (``--tileir-report-dir DIR``) and a terminal line of verdict counts.
+
+Thin hooks over the library: comparisons are ``tileir_diff.api.diff``; messages are the text
+report. The engine is imported only when a test compares something.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+_SESSION_KEY = pytest.StashKey["TileIRSession"]()
+_VERDICT_ORDER = ("identical", "equivalent", "different", "unknown")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("tileir", "tileir-diff: structural comparison of Tile IR kernels")
+    group.addoption("--tileir-report-dir", metavar="DIR", default=None,
+                    help="write an HTML and a JSON diff report into DIR for every failing comparison")
+    group.addoption("--tileir-disable", action="append", default=[], metavar="RULE",
+                    help="switch off a normalization rule for every comparison (repeatable)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    report_dir = config.getoption("--tileir-report-dir", default=None)
+    config.stash[_SESSION_KEY] = TileIRSession(
+        Path(report_dir).resolve() if report_dir else None,
+        [r for v in config.getoption("--tileir-disable", default=[]) or [] for r in v.split(",") if r])
+
+
+class TileIRSession:
+    """Per-run state: verdict counts and the reports written."""
+
+    def __init__(self, report_dir: Optional[Path], disable: List[str]):
+        self.report_dir = report_dir
+        self.disable = disable
+        self.verdicts: Counter = Counter()
+        self.reports: List[Path] = []
+
+    def write_reports(self, nodeid: str, result: Any) -> List[Path]:
+        if self.report_dir is None:
+            return []
+        self.report_dir.mkdir(parents=True, exist_ok=True)
+        stem = _safe_name(nodeid)
+        n = 1
+        while (self.report_dir / f"{stem}{'' if n == 1 else f'-{n}'}.html").exists():
+            n += 1
+        stem = f"{stem}{'' if n == 1 else f'-{n}'}"
+        html_path = self.report_dir / f"{stem}.html"
+        json_path = self.report_dir / f"{stem}.json"
+        html_path.write_text(result.to_html(), encoding="utf-8")
+        json_path.write_text(result.to_json(), encoding="utf-8")
+        self.reports += [html_path, json_path]
+        return [html_path, json_path]
+
+
+def _safe_name(nodeid: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid).strip("_.")
+    return name[-120:] or "test"
+
+
+class TileIR:
+    """The ``tileir`` fixture: compare kernels inside a test.
+
+    ``left``/``right`` are paths, bytes (bytecode or text) or ``Module`` objects; options are those
+    of ``tileir_diff.diff`` (``rules``, ``disable``, ``limits``).
+    """
+
+    def __init__(self, session: TileIRSession, nodeid: str):
+        self._session = session
+        self._nodeid = nodeid
+        self.results: List[Any] = []
+
+    def diff(self, left: Any, right: Any, **options: Any):
+        """The DiffResult of ``left`` vs ``right`` (recorded for the verdict summary)."""
+        from .api import diff
+        if self._session.disable:
+            options["disable"] = tuple(options.get("disable", ())) + tuple(self._session.disable)
+        result = diff(left, right, **options)
+        self._session.verdicts[result.verdict] += 1
+        self.results.append(result)
+        return result
+
+    def assert_equivalent(self, left: Any, right: Any, *, allow_unknown: bool = False, **options: Any):
+        """Fail the test (``NotEquivalent``, root differences first) unless identical/equivalent."""
+        __tracebackhide__ = True
+        from .api import NotEquivalent
+        result = self.diff(left, right, **options)
+        if result.is_equivalent or (allow_unknown and result.verdict == "unknown"):
+            return result
+        raise NotEquivalent(result.to_text(), result)
+
+    def assert_different(self, left: Any, right: Any, *, categories: Optional[List[str]] = None,
+                         **options: Any):
+        """Fail unless the verdict is ``different`` (and, given ``categories``, the root
+        differences have exactly those categories, in any order)."""
+        __tracebackhide__ = True
+        result = self.diff(left, right, **options)
+        if result.verdict != "different":
+            raise AssertionError(f"expected a difference, got {result.verdict}\n{result.to_text()}")
+        if categories is not None:
+            got = sorted(d.category for d in result.differences)
+            if got != sorted(categories):
+                raise AssertionError(f"expected root differences {sorted(categories)}, got {got}\n"
+                                     f"{result.to_text()}")
+        return result
+
+    def summarize(self, source: Any) -> Dict[str, Any]:
+        from .api import summarize
+        return summarize(source)
+
+    def load(self, source: Any):
+        from .loader import load
+        return load(source)
+
+
+@pytest.fixture
+def tileir(request: pytest.FixtureRequest) -> TileIR:
+    """Compare Tile IR kernels: ``tileir.assert_equivalent(left, right)``, ``tileir.diff(...)``."""
+    return TileIR(request.config.stash[_SESSION_KEY], request.node.nodeid)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    report = outcome.get_result()
+    if call.excinfo is None or report.passed:
+        return
+    result = getattr(call.excinfo.value, "result", None)
+    # Any NotEquivalent counts, also from tileir_diff.assert_equivalent called without the fixture.
+    if result is None or not hasattr(result, "to_html"):
+        return
+    session = item.config.stash.get(_SESSION_KEY, None)
+    if session is None:
+        return
+    paths = session.write_reports(item.nodeid, result)
+    if paths:
+        report.sections.append(("tileir reports", "\n".join(str(p) for p in paths)))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    session = config.stash.get(_SESSION_KEY, None)
+    if session is None or not session.verdicts:
+        return
+    counts = ", ".join(f"{session.verdicts[v]} {v}" for v in _VERDICT_ORDER if session.verdicts[v])
+    line = f"tileir: {sum(session.verdicts.values())} comparisons: {counts}"
+    if session.reports:
+        line += f"; {len(session.reports) // 2} failure report(s) in {session.report_dir}"
+    terminalreporter.write_line(line)
