@@ -1,0 +1,594 @@
+"""Turn a node mapping into ROOT differences: what differs, where it starts, what it affects.
+
+A node is *dirty* when it is unpaired or its pair differs (label, result types, wiring). A
+dirty pair is a *root* when some difference is its own: a changed name, attribute, combiner or
+operand grouping; result types that changed although every input is clean; an operand wired to
+a different (clean) value. Everything dirty downstream of a root that is explained by its inputs
+is listed as ``affected``. Unpaired nodes are grouped into components; a left and a right
+component feeding the same slot of a paired user are one replacement ("addf rhs: <f32: 1e-05>
+-> %arg13"); a one-sided component is one insertion/deletion reported at its sink.
+"""
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+from ..graph import FunctionGraph, Node, combiner_expression
+from ..ir import TileType
+from ..ir.types import TensorViewType, VIEW_TYPES
+from ..normalize.canon import attr_key, attr_text, fmt_type
+from ..normalize.util import has_trait, operand_role, public_attributes
+from .describe import FunctionText, location_text
+from .result import Difference, OpRef
+
+MEMORY_OPS = frozenset({"load_view_tko", "store_view_tko", "load_ptr_tko", "store_ptr_tko", "atomic_cas_tko",
+                        "atomic_rmw_tko", "atomic_red_view_tko", "multimem_load_reduce_view_tko",
+                        "multimem_reduce_view_tko", "multimem_store_view_tko"})
+VIEW_OPS = frozenset({"make_partition_view", "make_strided_view", "make_gather_scatter_view", "make_tensor_view",
+                      "get_index_space_shape", "get_tensor_shape", "join_tokens", "make_token"})
+REDUCTION_OPS = frozenset({"reduce", "scan"})
+MMA_OPS = frozenset({"mmaf", "mmai", "mmaf_scaled"})
+CONTROL_OPS = frozenset({"for", "if", "loop", "break", "continue", "yield"})
+_BOUND_ROLES = ("lowerBound", "upperBound", "step")
+
+
+def family(name: str) -> str:
+    """The difference category an op's own change falls in."""
+    if name in MEMORY_OPS or name in VIEW_OPS:
+        return "memory"
+    if name in REDUCTION_OPS:
+        return "reduction"
+    if name in MMA_OPS:
+        return "mma"
+    if name in CONTROL_OPS:
+        return "control_flow"
+    if name == "assume":
+        return "specialization"
+    if name == "constant":
+        return "constant"
+    if name in ("arg",):
+        return "signature"
+    if name in ("print_tko", "assert", "alloca", "gdc_launch_dependents_tko", "gdc_wait_tko",
+                "memory_fence_alias_tko", "return", "barg"):
+        return "structure"
+    return "arith"
+
+
+@dataclass
+class Finding:
+    category: str
+    message: str
+    own: bool = True          # False: a result-type change that inputs may explain
+
+
+@dataclass
+class _Root:
+    left: Optional[str]
+    right: Optional[str]
+    category: str
+    message: str
+    affected_left: Set[str] = field(default_factory=set)
+    affected_right: Set[str] = field(default_factory=set)
+
+
+def _pretty_combiner(expr: str) -> str:
+    return expr.replace("[]", "")
+
+
+def _type_findings(name: str, lt, rt, what: str) -> Finding:
+    """A result/argument type change, categorised by what part of the type changed."""
+    if isinstance(lt, VIEW_TYPES) and type(lt) is type(rt):
+        if lt.tile_shape != rt.tile_shape:
+            return Finding("tile_shape", f"{what} tile ({'x'.join(map(str, lt.tile_shape))}) -> "
+                                         f"({'x'.join(map(str, rt.tile_shape))})", False)
+        if lt.padding != rt.padding:
+            return Finding("memory", f"{what} padding {lt.padding or 'none'} -> {rt.padding or 'none'}", False)
+        if getattr(lt, "dim_map", None) != getattr(rt, "dim_map", None):
+            return Finding("memory", f"{what} dim_map {list(lt.dim_map)} -> {list(rt.dim_map)}", False)
+        lt, rt = lt.tensor_view, rt.tensor_view
+    if isinstance(lt, TensorViewType) and isinstance(rt, TensorViewType):
+        if lt.element != rt.element:
+            return Finding("type", f"{what} element type {fmt_type(lt.element)} -> {fmt_type(rt.element)}", False)
+        return Finding("memory", f"{what} {fmt_type(lt)} -> {fmt_type(rt)}", False)
+    if isinstance(lt, TileType) and isinstance(rt, TileType):
+        cat = "mma" if name in MMA_OPS else None
+        if lt.shape != rt.shape:
+            return Finding(cat or "tile_shape", f"{what} {fmt_type(lt)} -> {fmt_type(rt)}", False)
+        return Finding(cat or "type", f"{what} {fmt_type(lt)} -> {fmt_type(rt)}", False)
+    return Finding("mma" if name in MMA_OPS else "type", f"{what} {fmt_type(lt)} -> {fmt_type(rt)}", False)
+
+
+def _attr_category(name: str, key: str) -> str:
+    if key == "optimization_hints":
+        return "hints"
+    if name in REDUCTION_OPS:
+        return "reduction"
+    if name in MMA_OPS:
+        return "mma"
+    if name in MEMORY_OPS:
+        return "memory"
+    if name == "assume":
+        return "specialization"
+    if name == "constant":
+        return "constant"
+    if name in CONTROL_OPS:
+        return "control_flow"
+    return "attribute"
+
+
+class Classifier:
+    def __init__(self, L: FunctionGraph, R: FunctionGraph, mapping, ltext: FunctionText, rtext: FunctionText,
+                 version_l, version_r):
+        self.L, self.R, self.m = L, R, mapping
+        self.lt, self.rt = ltext, rtext
+        self.vl, self.vr = version_l, version_r
+
+    # --- per pair -----------------------------------------------------------------------
+    def pair_findings(self, l: str, r: str) -> List[Finding]:
+        a, b = self.L.nodes[l], self.R.nodes[r]
+        out: List[Finding] = []
+        if a.kind in ("arg", "barg") or b.kind in ("arg", "barg"):
+            if a.kind != b.kind:
+                out.append(Finding("signature" if "arg" in (a.kind, b.kind) else "structure",
+                                   f"{self._node_value(self.L, self.lt, l)} -> {self._node_value(self.R, self.rt, r)}"))
+            elif a.value.type != b.value.type:
+                if a.kind == "arg":
+                    out.append(Finding("signature", f"entry argument {a.arg_index} "
+                                       f"({self.lt.names.get(a.value.vid)}): {fmt_type(a.value.type)} -> "
+                                       f"{fmt_type(b.value.type)}"))
+                else:
+                    f = _type_findings("barg", a.value.type, b.value.type,
+                                       f"region argument {self.lt.names.get(a.value.vid, '?')}")
+                    f.category = "control_flow" if f.category == "type" else f.category
+                    out.append(f)
+            return out
+        oa, ob = a.op, b.op
+        if oa.name != ob.name:
+            fam = family(oa.name)
+            cat = fam if fam == family(ob.name) else ("arith" if "arith" in (fam, family(ob.name)) else fam)
+            out.append(Finding(cat, f"op {oa.name} -> {ob.name}"))
+            return out
+        aa, ba = public_attributes(oa), public_attributes(ob)
+        for key in list(dict.fromkeys(list(aa) + list(ba))):
+            va, vb = aa.get(key), ba.get(key)
+            if va is None or vb is None or attr_key(va) != attr_key(vb):
+                if oa.name == "constant" and key == "value" and va is not None and vb is not None \
+                        and va.type.element != vb.type.element:
+                    out.append(Finding("type", f"constant {attr_text(va)} -> {attr_text(vb)}"))
+                elif oa.name == "constant" and key == "value":
+                    out.append(Finding("constant", f"constant {attr_text(va)} -> {attr_text(vb)}"))
+                else:
+                    out.append(Finding(_attr_category(oa.name, key),
+                                       f"{oa.name} {key} {attr_text(va)} -> {attr_text(vb)}"))
+        if oa.name in REDUCTION_OPS:
+            ca = [combiner_expression(x) for reg in oa.regions for x in reg.blocks]
+            cb = [combiner_expression(x) for reg in ob.regions for x in reg.blocks]
+            if ca != cb:
+                out.append(Finding("reduction", f"{oa.name} combiner {_pretty_combiner(';'.join(ca))} -> "
+                                                f"{_pretty_combiner(';'.join(cb))}"))
+        if oa.segments != ob.segments:
+            names = _group_names(oa, self.vl)
+            parts = []
+            for i, (x, y) in enumerate(zip(oa.segments, ob.segments)):
+                if x != y:
+                    parts.append(f"{names[i] if i < len(names) else i}: {x} -> {y} operand(s)")
+            cat = "memory" if oa.name in MEMORY_OPS else family(oa.name)
+            out.append(Finding(cat if cat != "arith" else "structure",
+                               f"{oa.name} operand groups " + ("; ".join(parts) or f"{oa.segments} -> {ob.segments}")))
+        if len(oa.results) != len(ob.results):
+            out.append(Finding(family(oa.name), f"{oa.name} result count {len(oa.results)} -> {len(ob.results)}"))
+        else:
+            for i, (x, y) in enumerate(zip(oa.results, ob.results)):
+                if x.type != y.type:
+                    what = f"{oa.name} result" + (f" {i}" if len(oa.results) > 1 else "")
+                    out.append(_type_findings(oa.name, x.type, y.type, what))
+                    break
+        if oa.regions and oa.name not in REDUCTION_OPS:
+            sa = [[fmt_type(x.type) for x in blk.arguments] for reg in oa.regions for blk in reg.blocks]
+            sb = [[fmt_type(x.type) for x in blk.arguments] for reg in ob.regions for blk in reg.blocks]
+            if len(sa) != len(sb):
+                out.append(Finding("control_flow", f"{oa.name} region count {len(sa)} -> {len(sb)}"))
+        if not has_trait(oa, "pure") and not self._same_parent(a, b):
+            out.append(Finding("control_flow", f"{oa.name} placed {self._where(self.L, a)} on the left, "
+                                               f"{self._where(self.R, b)} on the right"))
+        return out
+
+    def _same_parent(self, a: Node, b: Node) -> bool:
+        if a.parent is None or b.parent is None:
+            return a.parent is None and b.parent is None
+        return self.m.l2r.get(a.parent) == b.parent
+
+    @staticmethod
+    def _where(g: FunctionGraph, n: Node) -> str:
+        return "at top level" if n.parent is None else f"inside {g.nodes[n.parent].name} {n.parent}"
+
+    def wiring(self, l: str, r: str) -> List[Tuple[int, int]]:
+        """Operand slots whose producers are not paired with each other."""
+        a, b = self.L.nodes[l], self.R.nodes[r]
+        bad = []
+        from ..match.stages import _operand_pairs
+        for i, j in _operand_pairs(a, b):
+            sa, ra, _ = a.operands[i]
+            sb, rb, _ = b.operands[j]
+            if sa is None or sb is None or self.m.l2r.get(sa) != sb or ra != rb:
+                bad.append((i, j))
+        return bad
+
+    # --- texts --------------------------------------------------------------------------
+    def _node_value(self, g: FunctionGraph, text: FunctionText, nid: str, res: int = 0) -> str:
+        n = g.nodes[nid]
+        if n.kind in ("arg", "barg"):
+            name = text.names.get(n.value.vid, nid)
+            return f"{name} (entry argument {n.arg_index})" if n.kind == "arg" else name
+        if res < len(n.op.results):
+            return text.value(n.op.results[res].vid)
+        return nid
+
+    def _operand_text(self, g, text, nid, k) -> str:
+        n = g.nodes[nid]
+        v = n.op.operands[k]
+        src = n.operands[k][0]
+        if src is not None and g.nodes[src].kind == "op" and g.nodes[src].op.name != "constant" \
+                and v.vid not in text.names:
+            return f"{g.nodes[src].name} {src}"
+        return text.value(v.vid)
+
+    def opref(self, side: str, nid: Optional[str]) -> Optional[OpRef]:
+        if nid is None:
+            return None
+        g, text = (self.L, self.lt) if side == "left" else (self.R, self.rt)
+        n = g.nodes[nid]
+        if n.kind == "arg":
+            sig = f"{text.names.get(n.value.vid, nid)}: {fmt_type(n.value.type)}"
+            return OpRef(nid, f"entry @{g.function.name} argument {sig}", location_text(None))
+        if n.kind == "barg":
+            return OpRef(nid, f"{text.names.get(n.value.vid, nid)}: {fmt_type(n.value.type)}", None)
+        base = nid.split("~")[0]
+        orig = text.ops.get(base)
+        if orig is None:
+            return OpRef(base, n.name, None)
+        return OpRef(base, text.op_line(orig), location_text(orig))
+
+    # --- classification -----------------------------------------------------------------
+    def run(self) -> List[_Root]:
+        L, R, m = self.L, self.R, self.m
+        findings: Dict[str, List[Finding]] = {}
+        wires: Dict[str, List[Tuple[int, int]]] = {}
+        dirty_l: Set[str] = set()
+        dirty_r: Set[str] = set()
+        for l in L.order:
+            r = m.l2r.get(l)
+            if r is None:
+                dirty_l.add(l)
+                continue
+            f = self.pair_findings(l, r)
+            w = self.wiring(l, r) if L.nodes[l].kind == "op" and R.nodes[r].kind == "op" else []
+            if f or w:
+                findings[l], wires[l] = f, w
+                dirty_l.add(l)
+                dirty_r.add(r)
+        for r in R.order:
+            if r not in m.r2l:
+                dirty_r.add(r)
+
+        def inputs_dirty(l: str) -> bool:
+            a, b = L.nodes[l], R.nodes[m.l2r[l]]
+            if a.kind == "barg":
+                return a.parent in dirty_l
+            return any(s in dirty_l for s, _, _ in a.operands if s) or \
+                any(s in dirty_r for s, _, _ in b.operands if s)
+
+        roots: List[_Root] = []
+        root_of_left: Dict[str, _Root] = {}
+        root_of_right: Dict[str, _Root] = {}
+        for l in L.order:
+            if l not in findings:
+                continue
+            r = m.l2r[l]
+            own = [f for f in findings[l] if f.own]
+            types = [f for f in findings[l] if not f.own]
+            explained = inputs_dirty(l)
+            msgs: List[Finding] = list(own)
+            if types and not explained:
+                msgs.extend(types)
+            a, b = L.nodes[l], R.nodes[r]
+            unexplained_wires = []
+            for i, j in wires[l]:
+                sa, sb = a.operands[i][0], b.operands[j][0]
+                if (sa is not None and sa in dirty_l) or (sb is not None and sb in dirty_r):
+                    continue
+                unexplained_wires.append((i, j))
+            if unexplained_wires:
+                msgs.append(self._wiring_finding(l, r, unexplained_wires))
+            if msgs:
+                msgs = self._refine_constant(l, msgs)
+                root = _Root(l, r, msgs[0].category, "; ".join(f.message for f in msgs))
+                roots.append(root)
+                root_of_left[l] = root
+                root_of_right[r] = root
+
+        roots.extend(self._unpaired_groups(dirty_l, dirty_r, root_of_left, root_of_right))
+        self._assign_affected(roots, dirty_l, dirty_r, root_of_left, root_of_right)
+        return roots
+
+    def _wiring_finding(self, l: str, r: str, slots) -> Finding:
+        a, b = self.L.nodes[l], self.R.nodes[r]
+        name = a.op.name
+        if len(slots) == 2 and len(a.operands) >= 2:
+            (i1, j1), (i2, j2) = slots
+            sa1, sa2 = a.operands[i1][:2], a.operands[i2][:2]
+            sb1, sb2 = b.operands[j1][:2], b.operands[j2][:2]
+            m = self.m.l2r
+            if sa1[0] and sa2[0] and (m.get(sa1[0]), sa1[1]) == sb2 and (m.get(sa2[0]), sa2[1]) == sb1:
+                roles = (operand_role(a.op, i1, self.vl), operand_role(a.op, i2, self.vl))
+                return Finding(self._slot_category(name, roles[0]),
+                               f"{name} operands {roles[0]} and {roles[1]} swapped: "
+                               f"({self._operand_text(self.L, self.lt, l, i1)}, {self._operand_text(self.L, self.lt, l, i2)})"
+                               f" -> ({self._operand_text(self.R, self.rt, r, j1)}, {self._operand_text(self.R, self.rt, r, j2)})")
+        parts = []
+        cat = None
+        for i, j in slots:
+            role = operand_role(a.op, i, self.vl)
+            cat = cat or self._slot_category(name, role)
+            parts.append(f"{name} {role} (operand {i}): {self._operand_text(self.L, self.lt, l, i)} -> "
+                         f"{self._operand_text(self.R, self.rt, r, j)}")
+        return Finding(cat or "arith", "; ".join(parts))
+
+    @staticmethod
+    def _slot_category(name: str, role: str) -> str:
+        if name in MEMORY_OPS or name in VIEW_OPS:
+            return "memory"
+        if name in ("for", "if", "loop", "yield", "continue", "break"):
+            return "control_flow"
+        return family(name) if family(name) not in ("constant", "structure") else "arith"
+
+    def _refine_constant(self, l: str, msgs: List[Finding]) -> List[Finding]:
+        """A changed constant used only as loop bounds is a control-flow change; used only as view
+        indices, a memory change. The message names the slot."""
+        a = self.L.nodes[l]
+        if a.kind != "op" or a.op.name != "constant" or msgs[0].category != "constant":
+            return msgs
+        roles = []
+        for u, k, _ in a.users:
+            un = self.L.nodes[u]
+            if un.kind != "op":
+                return msgs
+            roles.append((un.op.name, operand_role(un.op, k, self.vl)))
+        if roles and all(n == "for" and r in _BOUND_ROLES for n, r in roles):
+            slots = ", ".join(sorted({r for _, r in roles}))
+            return [Finding("control_flow", f"for {slots}: {msgs[0].message}")] + msgs[1:]
+        if roles and all(n in MEMORY_OPS and r.startswith("index") for n, r in roles):
+            slots = ", ".join(sorted({f'{n} {r}' for n, r in roles}))
+            return [Finding("memory", f"{slots}: {msgs[0].message}")] + msgs[1:]
+        return msgs
+
+    # --- unpaired nodes -------------------------------------------------------------------
+    def _components(self, g: FunctionGraph, unpaired: Set[str]) -> List[List[str]]:
+        seen: Set[str] = set()
+        comps = []
+        for start in g.order:
+            if start not in unpaired or start in seen:
+                continue
+            comp, queue = [], deque([start])
+            seen.add(start)
+            while queue:
+                x = queue.popleft()
+                comp.append(x)
+                n = g.nodes[x]
+                nbrs = [s for s, _, _ in n.operands if s] + [u for u, _, _ in n.users] + \
+                       [c for c in n.children] + ([n.parent] if n.parent else [])
+                for y in nbrs:
+                    if y in unpaired and y not in seen:
+                        seen.add(y)
+                        queue.append(y)
+            comps.append(sorted(comp, key=g.order.index) if len(comp) < 64 else comp)
+        return comps
+
+    def _unpaired_groups(self, dirty_l, dirty_r, root_of_left, root_of_right) -> List[_Root]:
+        L, R, m = self.L, self.R, self.m
+        ul = {n for n in L.order if n not in m.l2r}
+        ur = {n for n in R.order if n not in m.r2l}
+        lcomps = self._components(L, ul)
+        rcomps = self._components(R, ur)
+        lcomp_of = {n: i for i, c in enumerate(lcomps) for n in c}
+        rcomp_of = {n: i for i, c in enumerate(rcomps) for n in c}
+        # union left and right components that feed the same slot of a paired user
+        parent = {("l", i): ("l", i) for i in range(len(lcomps))}
+        parent.update({("r", i): ("r", i) for i in range(len(rcomps))})
+
+        def find(x):
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        slot_pairs: Dict[tuple, Tuple[str, str, str, int]] = {}
+        from ..match.stages import _operand_pairs
+        for ci, comp in enumerate(lcomps):
+            for x in comp:
+                for u, k, _ in L.nodes[x].users:
+                    ru = m.l2r.get(u)
+                    if ru is None:
+                        continue
+                    for i, j in _operand_pairs(L.nodes[u], R.nodes[ru]):
+                        if i != k:
+                            continue
+                        src = R.nodes[ru].operands[j][0]
+                        if src in rcomp_of:
+                            a, b = find(("l", ci)), find(("r", rcomp_of[src]))
+                            if a != b:
+                                parent[a] = b
+                            slot_pairs.setdefault(find(("l", ci)), (x, src, u, k))
+        groups: Dict[tuple, Tuple[List[str], List[str]]] = defaultdict(lambda: ([], []))
+        for i, c in enumerate(lcomps):
+            groups[find(("l", i))][0].extend(c)
+        for i, c in enumerate(rcomps):
+            groups[find(("r", i))][1].extend(c)
+        # slot info keyed by final representative
+        slots = {}
+        for key, v in slot_pairs.items():
+            slots.setdefault(find(key), v)
+
+        roots = []
+        for key, (lnodes, rnodes) in groups.items():
+            if lnodes and rnodes:
+                ls = self._sink(L, set(lnodes))
+                rs = self._sink(R, set(rnodes))
+                slot = slots.get(key)
+                if slot is not None:
+                    ls, rs = slot[0], slot[1]
+                fs = self.pair_findings(ls, rs) if L.nodes[ls].kind == R.nodes[rs].kind == "op" and \
+                    L.nodes[ls].name == R.nodes[rs].name else []
+                lv = self._describe_node(L, self.lt, ls)
+                rv = self._describe_node(R, self.rt, rs)
+                if slot is not None:
+                    u, k = slot[2], slot[3]
+                    un = L.nodes[u]
+                    where = f"{un.op.name} {operand_role(un.op, k, self.vl)}: " if un.kind == "op" else ""
+                else:
+                    where = ""
+                cat = self._replacement_category(ls, rs, fs, slot)
+                msg = f"{where}{lv} -> {rv}"
+                root = _Root(ls, rs, cat, msg)
+                root.affected_left = set(lnodes) - {ls}
+                root.affected_right = set(rnodes) - {rs}
+            else:
+                side_l = bool(lnodes)
+                g, text, nodes = (L, self.lt, lnodes) if side_l else (R, self.rt, rnodes)
+                sink = self._sink(g, set(nodes))
+                n = g.nodes[sink]
+                desc = self._describe_node(g, text, sink)
+                cat = family(n.name) if n.kind == "op" else ("signature" if n.kind == "arg" else "control_flow")
+                if cat == "constant" and n.kind == "op":
+                    cat = "constant"
+                msg = f"{desc} only on the {'left' if side_l else 'right'}"
+                root = _Root(sink if side_l else None, None if side_l else sink, cat, msg)
+                if side_l:
+                    root.affected_left = set(nodes) - {sink}
+                else:
+                    root.affected_right = set(nodes) - {sink}
+            roots.append(root)
+        return roots
+
+    def _replacement_category(self, ls, rs, fs, slot) -> str:
+        a, b = self.L.nodes[ls], self.R.nodes[rs]
+        if "arg" in (a.kind, b.kind):
+            return "signature"
+        if fs:
+            cat = fs[0].category
+        elif a.kind == b.kind == "op":
+            fa, fb = family(a.name), family(b.name)
+            cat = fa if fa == fb else next((c for c in ("specialization", "memory", "reduction", "mma",
+                                                         "control_flow", "constant") if c in (fa, fb)), "arith")
+        else:
+            cat = "structure"
+        if slot is not None and cat in ("constant", "arith"):
+            un = self.L.nodes[slot[2]]
+            if un.kind == "op":
+                role = operand_role(un.op, slot[3], self.vl)
+                if un.op.name == "for" and role in _BOUND_ROLES:
+                    return "control_flow"
+                if un.op.name in MEMORY_OPS and role.startswith("index"):
+                    return "memory"
+        return cat
+
+    @staticmethod
+    def _sink(g: FunctionGraph, nodes: Set[str]) -> str:
+        """The most significant node of a component: memory/effect ops first, then nodes none of
+        whose users are in the component, latest first."""
+        order = {n: i for i, n in enumerate(g.order)}
+        cands = [n for n in nodes if not any(u in nodes for u, _, _ in g.nodes[n].users)
+                 and (g.nodes[n].parent not in nodes)]
+        cands = cands or list(nodes)
+
+        def rank(n):
+            node = g.nodes[n]
+            eff = node.kind == "op" and (node.name in MEMORY_OPS or not has_trait(node.op, "pure"))
+            return (eff, order[n])
+        return max(cands, key=rank)
+
+    def _describe_node(self, g: FunctionGraph, text: FunctionText, nid: str) -> str:
+        n = g.nodes[nid]
+        if n.kind == "arg":
+            return f"entry argument {n.arg_index} {text.names.get(n.value.vid, '?')} : {fmt_type(n.value.type)}"
+        if n.kind == "barg":
+            return f"region argument {text.names.get(n.value.vid, '?')} : {fmt_type(n.value.type)}"
+        op = n.op
+        if op.name == "constant":
+            return f"constant {attr_text(op.attributes.get('value'))}"
+        if op.name == "assume":
+            return (f"assume {attr_text(op.attributes.get('predicate'))} on "
+                    f"{self._operand_text(g, text, nid, 0) if op.operands else '?'}")
+        if op.name in MEMORY_OPS:
+            from ..match.stages import address_root
+            root = address_root(g, nid)
+            on = f" of {text.names.get(g.nodes[root].value.vid, root)}" if root else ""
+            return f"{op.name}{on} ({nid})"
+        return f"{op.name} ({nid})"
+
+    def _assign_affected(self, roots, dirty_l, dirty_r, root_of_left, root_of_right) -> None:
+        owned_l = {n for r in roots for n in r.affected_left} | {r.left for r in roots if r.left}
+        owned_r = {n for r in roots for n in r.affected_right} | {r.right for r in roots if r.right}
+        for g, dirty, owned, side in ((self.L, dirty_l, owned_l, "left"), (self.R, dirty_r, owned_r, "right")):
+            order = {n: i for i, n in enumerate(g.order)}
+            starts = sorted(((r.left if side == "left" else r.right), r) for r in roots
+                            if (r.left if side == "left" else r.right))
+            starts.sort(key=lambda t: order[t[0]])
+            for start, root in starts:
+                seeds = [start] + sorted(root.affected_left if side == "left" else root.affected_right,
+                                         key=order.get)
+                queue = deque(seeds)
+                while queue:
+                    x = queue.popleft()
+                    for u, _, _ in g.nodes[x].users:
+                        if u in dirty and u not in owned:
+                            owned.add(u)
+                            (root.affected_left if side == "left" else root.affected_right).add(u)
+                            queue.append(u)
+            # dirty nodes no root reaches (e.g. inside a changed region) go to the enclosing root
+            for x in g.order:
+                if x in dirty and x not in owned:
+                    p = g.nodes[x].parent
+                    while p is not None and p not in owned:
+                        p = g.nodes[p].parent
+                    target = None
+                    if p is not None:
+                        target = (root_of_left if side == "left" else root_of_right).get(p)
+                    if target is not None:
+                        (target.affected_left if side == "left" else target.affected_right).add(x)
+                        owned.add(x)
+
+
+def _group_names(op, version):
+    from ..normalize.util import group_names
+    return group_names(op, version)
+
+
+def to_differences(cl: Classifier, roots: List[_Root], function: str) -> List[Difference]:
+    L, R = cl.L, cl.R
+    lorder = {n: i for i, n in enumerate(L.order)}
+    rorder = {n: i for i, n in enumerate(R.order)}
+
+    def key(r: _Root):
+        if r.left is not None:
+            return (0, lorder[r.left])
+        return (1, rorder[r.right])
+
+    out = []
+    for r in sorted(roots, key=key):
+        ctx = []
+        anchor = (L, r.left) if r.left else (R, r.right)
+        p = anchor[0].nodes[anchor[1]].parent
+        while p is not None:
+            ctx.append(f"{anchor[0].nodes[p].name} {p}")
+            p = anchor[0].nodes[p].parent
+        out.append(Difference(
+            category=r.category, message=r.message,
+            left=cl.opref("left", r.left), right=cl.opref("right", r.right), function=function,
+            affected=tuple(sorted({x.split("~")[0] for x in r.affected_left if L.nodes[x].kind == "op"},
+                                  key=lambda x: lorder.get(x, 0))),
+            affected_right=tuple(sorted({x.split("~")[0] for x in r.affected_right if R.nodes[x].kind == "op"},
+                                        key=lambda x: rorder.get(x, 0))),
+            context=tuple([f"entry @{function}"] + ctx[::-1])))
+    return out

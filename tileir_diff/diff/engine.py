@@ -1,0 +1,197 @@
+"""The diff engine: normalize both modules, build graphs, match, classify, decide the verdict.
+
+Verdicts: ``identical`` (equal after renaming only: the run with no optional rule has no
+difference), ``equivalent`` (equal after the enabled rules; ``rules_applied`` says which ran and
+how many rewrites each made on both sides), ``different`` (root differences listed), ``unknown``
+(a limit was hit; ``reason`` names it). The normalized run goes first; the renaming-only run is
+needed only to tell identical from equivalent when some rule rewrote something.
+"""
+from __future__ import annotations
+
+import time
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from ..graph import FunctionGraph
+from ..ir import Module
+from ..match import LimitExceeded, Limits, match_functions
+from ..normalize import normalize, select_rules, tag_origins
+from ..normalize.canon import attr_key, attr_text
+from .classify import Classifier, to_differences
+from .describe import FunctionText
+from .result import DiffResult, Difference, OpRef
+
+
+class _Run:
+    """One pass of the pipeline under one rule set."""
+
+    def __init__(self, differences, functions, mapping, stats, counts, limits_hit):
+        self.differences: List[Difference] = differences
+        self.functions: List[dict] = functions
+        self.mapping: List[Tuple[str, str, str]] = mapping
+        self.stats: dict = stats
+        self.counts: Dict[str, int] = counts
+        self.limits_hit: List[str] = limits_hit
+
+
+def pair_functions(left: Module, right: Module) -> Tuple[List[Tuple[int, int]], List[int], List[int]]:
+    """Entries paired by name when the names agree, else by position (frontends mangle names
+    differently). Returns (pairs, left-only indices, right-only indices)."""
+    ln = [f.name for f in left.functions]
+    rn = [f.name for f in right.functions]
+    pairs, used_r = [], set()
+    for i, n in enumerate(ln):
+        if n in rn and rn.index(n) not in used_r:
+            pairs.append((i, rn.index(n)))
+            used_r.add(rn.index(n))
+    rest_l = [i for i in range(len(ln)) if i not in {p[0] for p in pairs}]
+    rest_r = [j for j in range(len(rn)) if j not in used_r]
+    for i, j in zip(rest_l, rest_r):
+        pairs.append((i, j))
+    pairs.sort()
+    return pairs, rest_l[len(rest_r):], rest_r[len(rest_l):]
+
+
+def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[str]], disable: Iterable[str],
+         limits: Limits, deadline: float) -> _Run:
+    t0 = time.perf_counter()
+    nl, cl = normalize(left, rules, disable)
+    nr, cr = normalize(right, rules, disable)
+    counts = {k: cl.get(k, 0) + cr.get(k, 0) for k in dict.fromkeys(list(cl) + list(cr))}
+    t_norm = time.perf_counter() - t0
+    pairs, only_l, only_r = pair_functions(nl, nr)
+    diffs: List[Difference] = []
+    functions, mapping, limits_hit = [], [], []
+    stats = {"normalize_s": round(t_norm, 4), "functions": []}
+    for i, j in pairs:
+        lf, rf = nl.functions[i], nr.functions[j]
+        fname = lf.name if lf.name == rf.name else f"{lf.name}/{rf.name}"
+        t1 = time.perf_counter()
+        L, R = FunctionGraph(lf, i), FunctionGraph(rf, j)
+        t_graph = time.perf_counter() - t1
+        ctx = match_functions(L, R, limits, deadline)
+        limits_hit.extend(ctx.limits_hit)
+        cls = Classifier(L, R, ctx.mapping, ltexts[i], rtexts[j], nl.version, nr.version)
+        roots = cls.run()
+        fdiffs = to_differences(cls, roots, fname)
+        fdiffs.extend(_function_level(lf, rf, i, j, fname))
+        diffs.extend(fdiffs)
+        ul = sum(1 for n in L.order if n not in ctx.mapping.l2r)
+        ur = sum(1 for n in R.order if n not in ctx.mapping.r2l)
+        functions.append({"left": lf.name, "right": rf.name, "verdict": "different" if fdiffs else "same",
+                          "matched": len(ctx.mapping), "unmatched_left": ul, "unmatched_right": ur})
+        for l, r in ctx.mapping.l2r.items():
+            if L.nodes[l].kind == "op" and R.nodes[r].kind == "op":
+                mapping.append((l.split("~")[0], r.split("~")[0], ctx.mapping.stage[l]))
+        stats["functions"].append({"left": lf.name, "right": rf.name, "nodes_left": len(L), "nodes_right": len(R),
+                                   "graph_s": round(t_graph, 4), **ctx.stats})
+    for i in only_l:
+        diffs.append(Difference("structure", f"entry @{nl.functions[i].name} only on the left",
+                                OpRef(f"f{i}", f"entry @{nl.functions[i].name}", None), None, nl.functions[i].name))
+    for j in only_r:
+        diffs.append(Difference("structure", f"entry @{nr.functions[j].name} only on the right",
+                                None, OpRef(f"f{j}", f"entry @{nr.functions[j].name}", None), nr.functions[j].name))
+    return _Run(diffs, functions, mapping, stats, counts, limits_hit)
+
+
+def _function_level(lf, rf, i, j, fname) -> List[Difference]:
+    """Differences of the entry itself (hints); arguments are graph nodes and handled there."""
+    out = []
+    if attr_key(lf.hints) != attr_key(rf.hints):
+        out.append(Difference("hints", f"entry optimization_hints {attr_text(lf.hints)} -> {attr_text(rf.hints)}",
+                              OpRef(f"f{i}", f"entry @{lf.name}", None), OpRef(f"f{j}", f"entry @{rf.name}", None),
+                              fname))
+    return out
+
+
+def _diff_key(d: Difference):
+    return (d.category, d.left.op_id if d.left else None, d.right.op_id if d.right else None)
+
+
+def compute_diff(left: Module, right: Module, *, rules: Optional[Sequence[str]] = None, disable: Iterable[str] = (),
+                 limits=None, left_source: Optional[str] = None, right_source: Optional[str] = None,
+                 with_summary: bool = True, with_lines: bool = True) -> DiffResult:
+    """Diff two modules (see the module docstring for the verdicts)."""
+    if not isinstance(left, Module) or not isinstance(right, Module):
+        raise TypeError("compute_diff takes two tileir_diff.ir.Module objects (use tileir_diff.diff() for paths/bytes)")
+    limits = Limits.coerce(limits)
+    disable = list(disable or ())
+    chosen = [r.name for r in select_rules(rules, disable)]  # validates names
+    t0 = time.perf_counter()
+    deadline = t0 + limits.time_budget_s
+    tl, tr = tag_origins(left), tag_origins(right)
+    ltexts = [FunctionText(f, i) for i, f in enumerate(left.functions)]
+    rtexts = [FunctionText(f, i) for i, f in enumerate(right.functions)]
+    lsrc = left_source or left.source or "<left>"
+    rsrc = right_source or right.source or "<right>"
+
+    verdict, reason = None, None
+    rules_applied: Dict[str, int] = {}
+    try:
+        run = _run(tl, tr, ltexts, rtexts, chosen, (), limits, deadline)
+        if run.limits_hit:
+            verdict, reason = "unknown", "; ".join(run.limits_hit)
+        elif run.differences:
+            verdict = "different"
+            rules_applied = {k: v for k, v in run.counts.items() if v}
+            optional_off = [n for n in _all_optional() if n not in chosen]
+            if optional_off:
+                _add_rule_hints(run, tl, tr, ltexts, rtexts, chosen, optional_off, limits, deadline)
+        else:
+            applied = {k: v for k, v in run.counts.items() if v}
+            if not applied:
+                verdict = "identical"
+            else:
+                raw = _run(tl, tr, ltexts, rtexts, [], (), limits, deadline)
+                if not raw.differences and not raw.limits_hit:
+                    verdict, run = "identical", raw
+                else:
+                    verdict, rules_applied = "equivalent", applied
+    except LimitExceeded as e:
+        verdict, reason = "unknown", str(e)
+        run = _Run([], [], [], {}, {}, [str(e)])
+
+    stats = dict(run.stats)
+    stats.update({"ops_left": sum(1 for _ in left.walk()), "ops_right": sum(1 for _ in right.walk()),
+                  "limits_hit": run.limits_hit, "seconds": round(time.perf_counter() - t0, 4),
+                  "rules_enabled": chosen, "rule_counts": run.counts})
+    summary = _summary(left, right) if with_summary else {}
+    llines, rlines = (_lines(left), _lines(right)) if with_lines else ([], [])
+    return DiffResult(verdict=verdict, differences=run.differences if verdict == "different" else [],
+                      rules_applied=rules_applied, summary=summary, left_source=lsrc, right_source=rsrc,
+                      functions=run.functions, mapping=run.mapping, stats=stats, reason=reason,
+                      left_lines=llines, right_lines=rlines,
+                      rules_disabled=[n for n in _all_optional() if n not in chosen])
+
+
+def _all_optional() -> List[str]:
+    from ..normalize import REGISTRY
+    return [n for n, r in REGISTRY.items() if r.optional]
+
+
+def _add_rule_hints(run: _Run, tl, tr, ltexts, rtexts, chosen, off, limits, deadline) -> None:
+    """For each rule switched off: which differences would it absorb if enabled."""
+    for name in off:
+        other = _run(tl, tr, ltexts, rtexts, chosen + [name], (), limits, deadline)
+        if other.limits_hit:
+            continue
+        remaining = {_diff_key(d) for d in other.differences}
+        run.differences = [d if _diff_key(d) in remaining or d.rule_hint else
+                           Difference(d.category, d.message, d.left, d.right, d.function, d.affected, name,
+                                      d.affected_right, d.context, d.detail)
+                           for d in run.differences]
+
+
+def _summary(left: Module, right: Module) -> dict:
+    try:
+        from ..summary import summarize_pair
+    except ImportError:
+        return {}
+    return summarize_pair(left, right)
+
+
+def _lines(module: Module):
+    try:
+        from ..text.printer import print_module_lines
+        return [tuple(x) for x in print_module_lines(module)]
+    except Exception:
+        return []

@@ -1,0 +1,194 @@
+"""One dataflow graph per function: nodes are ops and arguments, edges are operand uses.
+
+Node ids are stable paths: the op id of the input file (``f0/o12/r0/o3``, from the ORIGIN tag
+the engine puts on every op before normalizing), ``f0/a3`` for entry arguments and
+``<op id>/r<k>/a<i>`` for region block arguments. Edges run producer -> user and carry the
+operand ``index`` at the user, the ``result`` index at the producer and a ``kind``: ``data``,
+``token`` (a token-typed operand) or ``region`` (region op -> op or argument of its body).
+
+``reduce``/``scan`` combiner bodies are folded into the op's label (a canonical expression), so a
+changed combiner is one changed node; loop and ``if`` bodies are nested subgraphs.
+
+The algorithms work on the plain ``Node`` records; ``FunctionGraph.nx`` builds the networkx
+MultiDiGraph on demand (VF2 on leftovers, users who want networkx).
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from ..ir import Block, Function, Operation, TokenType, Value
+from ..normalize.canon import fmt_type
+from ..normalize.keys import KeyBuilder, op_label
+from ..normalize.util import origin
+
+#: Ops whose region is a combiner folded into the label rather than a nested subgraph.
+FOLDED_REGION_OPS = frozenset({"reduce", "scan"})
+_SIZE_CAP = 1 << 30
+
+
+class Node:
+    __slots__ = ("nid", "kind", "name", "op", "value", "label", "hash", "parent", "position", "depth",
+                 "operands", "users", "children", "size", "height", "arg_index")
+
+    def __init__(self, nid: str, kind: str, name: str):
+        self.nid = nid
+        self.kind = kind              # "op", "arg" (entry argument), "barg" (region block argument)
+        self.name = name              # op name, "arg" or "barg"
+        self.op: Optional[Operation] = None
+        self.value: Optional[Value] = None
+        self.label = ""               # compare key: equal labels = same op apart from its operands
+        self.hash = ""                # Merkle key over label, operands and region bodies
+        self.parent: Optional[str] = None   # enclosing region op (node id)
+        self.position = 0             # index in its block (or argument index)
+        self.depth = 0
+        self.operands: List[Tuple[Optional[str], int, str]] = []  # per operand: (producer, result idx, kind)
+        self.users: List[Tuple[str, int, int]] = []                # (user, operand idx, result idx)
+        self.children: List[str] = []  # region body nodes (block args first), in order
+        self.size = 1
+        self.height = 1
+        self.arg_index = -1
+
+    def __repr__(self) -> str:
+        return f"<node {self.nid} {self.name}>"
+
+
+def combiner_expression(block: Block) -> str:
+    """A reduce/scan body as one canonical expression over its block arguments a0, a1, ..."""
+    names: Dict[int, str] = {a.vid: f"a{i}" for i, a in enumerate(block.arguments)}
+    for op in block.operations:
+        args = ",".join(names.get(v.vid, "?") for v in op.operands)
+        label = op_label(op).split("(", 1)[0]
+        expr = f"{label}({args})"
+        if len(op.results) == 1:
+            names[op.results[0].vid] = expr
+        else:
+            for i, r in enumerate(op.results):
+                names[r.vid] = f"{expr}#{i}"
+        if op.name in ("yield", "return", "continue", "break"):
+            return expr
+    return "?"
+
+
+class FunctionGraph:
+    """The dataflow graph of one function (see module docstring)."""
+
+    def __init__(self, function: Function, index: int):
+        self.function = function
+        self.index = index
+        self.nodes: Dict[str, Node] = {}
+        self.order: List[str] = []     # node ids in pre-order (arguments first)
+        self._producer: Dict[int, Tuple[str, int]] = {}
+        self._nx = None
+        keys = KeyBuilder(arg_positions=False)
+        self._keys = keys
+        keys.function(function)
+        prefix = f"f{index}"
+        for i, a in enumerate(function.arguments):
+            n = self._add(f"{prefix}/a{i}", "arg", "arg")
+            n.value, n.position, n.arg_index = a, i, i
+            n.label = f"arg:{fmt_type(a.type)}"
+            n.hash = keys.value[a.vid]
+            self._producer[a.vid] = (n.nid, 0)
+        self._block(function.body, prefix, None, 0)
+        self._measure()
+
+    # --- construction -------------------------------------------------------------------
+    def _add(self, nid: str, kind: str, name: str) -> Node:
+        if nid in self.nodes:  # defensive: ids must be unique (duplicate ORIGIN tags)
+            k = 1
+            while f"{nid}~{k}" in self.nodes:
+                k += 1
+            nid = f"{nid}~{k}"
+        n = Node(nid, kind, name)
+        self.nodes[nid] = n
+        self.order.append(nid)
+        return n
+
+    def _block(self, block: Block, prefix: str, parent: Optional[str], depth: int) -> None:
+        for j, op in enumerate(block.operations):
+            nid = origin(op) or f"{prefix}/o{j}"
+            n = self._add(nid, "op", op.name)
+            n.op, n.parent, n.position, n.depth = op, parent, j, depth
+            n.hash = self._keys.op[id(op)]
+            for v in op.operands:
+                src = self._producer.get(v.vid)
+                kind = "token" if isinstance(v.type, TokenType) else "data"
+                if src is None:
+                    n.operands.append((None, 0, kind))
+                    continue
+                n.operands.append((src[0], src[1], kind))
+                self.nodes[src[0]].users.append((n.nid, len(n.operands) - 1, src[1]))
+            for i, r in enumerate(op.results):
+                self._producer[r.vid] = (n.nid, i)
+            if op.name in FOLDED_REGION_OPS:
+                exprs = [combiner_expression(b) for r in op.regions for b in r.blocks]
+                n.label = op_label(op) + "{" + ";".join(exprs) + "}"
+                continue
+            n.label = op_label(op)
+            if op.regions:
+                sig = []
+                for k, r in enumerate(op.regions):
+                    for b in r.blocks:
+                        sig.append(",".join(fmt_type(a.type) for a in b.arguments))
+                        for i, a in enumerate(b.arguments):
+                            an = self._add(f"{n.nid}/r{k}/a{i}", "barg", "barg")
+                            an.value, an.parent, an.position, an.depth, an.arg_index = a, n.nid, i, depth + 1, i
+                            an.label = f"barg:{k}:{i}:{fmt_type(a.type)}"
+                            an.hash = self._keys.value[a.vid]
+                            self._producer[a.vid] = (an.nid, 0)
+                            n.children.append(an.nid)
+                        before = len(self.order)
+                        self._block(b, f"{n.nid}/r{k}", n.nid, depth + 1)
+                        n.children.extend(x for x in self.order[before:] if self.nodes[x].parent == n.nid)
+                n.label += "{" + "|".join(sig) + "}"
+
+    def _measure(self) -> None:
+        """Subtree size (operands counted as a tree, capped) and height, in pre-order = topological
+        for operands; region ops also count their bodies (computed after their children)."""
+        for nid in self.order:
+            n = self.nodes[nid]
+            size, height = 1, 1
+            for src, _, _ in n.operands:
+                if src is not None:
+                    s = self.nodes[src]
+                    size = min(_SIZE_CAP, size + s.size)
+                    height = max(height, s.height + 1)
+            n.size, n.height = size, height
+        for nid in reversed(self.order):
+            n = self.nodes[nid]
+            if n.children:
+                n.size = min(_SIZE_CAP, n.size + sum(self.nodes[c].size for c in n.children if self.nodes[c].parent == nid))
+                n.height = max([n.height] + [self.nodes[c].height + 1 for c in n.children])
+
+    # --- queries ------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def op_nodes(self) -> List[Node]:
+        return [self.nodes[n] for n in self.order if self.nodes[n].kind == "op"]
+
+    def producer(self, nid: str, k: int) -> Optional[str]:
+        return self.nodes[nid].operands[k][0]
+
+    @property
+    def nx(self):
+        """The graph as a networkx MultiDiGraph (built on first use)."""
+        if self._nx is None:
+            import networkx as nx
+            g = nx.MultiDiGraph()
+            for nid in self.order:
+                n = self.nodes[nid]
+                g.add_node(nid, kind=n.kind, name=n.name, label=n.label, hash=n.hash, parent=n.parent)
+            for nid in self.order:
+                n = self.nodes[nid]
+                for k, (src, res, kind) in enumerate(n.operands):
+                    if src is not None:
+                        g.add_edge(src, nid, index=k, result=res, kind=kind)
+                for c in n.children:
+                    g.add_edge(nid, c, index=0, result=0, kind="region")
+            self._nx = g
+        return self._nx
+
+
+def build_graphs(module) -> List[FunctionGraph]:
+    return [FunctionGraph(f, i) for i, f in enumerate(module.functions)]

@@ -1,0 +1,88 @@
+"""The left<->right node bijection, with the stage that produced each pair, and the match context."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from ..graph import FunctionGraph
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps on the matcher. Past a cap the verdict is ``unknown`` with the cap named, never a guess."""
+    max_nodes: int = 200_000          # per function and side
+    time_budget_s: float = 120.0      # whole diff
+    vf2_max_nodes: int = 24           # leftover components larger than this skip VF2
+    vf2_timeout_s: float = 2.0        # all VF2 calls of one function together
+    max_candidates: int = 64          # candidates scored per node in bottom-up matching
+    consistency_budget: int = 20_000  # nodes one exact-subgraph consistency check may visit
+
+    @classmethod
+    def coerce(cls, value) -> "Limits":
+        if value is None:
+            return cls()
+        if isinstance(value, Limits):
+            return value
+        if isinstance(value, dict):
+            unknown = set(value) - set(cls.__dataclass_fields__)
+            if unknown:
+                raise ValueError(f"unknown limit(s) {sorted(unknown)}; known: {sorted(cls.__dataclass_fields__)}")
+            return cls(**value)
+        raise TypeError(f"limits must be a Limits, a dict or None, not {type(value).__name__}")
+
+
+class LimitExceeded(Exception):
+    """Raised inside a stage when a cap is hit; the engine turns it into an ``unknown`` verdict."""
+
+
+class Mapping:
+    def __init__(self):
+        self.l2r: Dict[str, str] = {}
+        self.r2l: Dict[str, str] = {}
+        self.stage: Dict[str, str] = {}
+
+    def add(self, left: str, right: str, stage: str) -> bool:
+        """Pair two unpaired nodes; returns False (and changes nothing) if either is paired."""
+        if left in self.l2r or right in self.r2l:
+            return False
+        self.l2r[left] = right
+        self.r2l[right] = left
+        self.stage[left] = stage
+        return True
+
+    def __len__(self) -> int:
+        return len(self.l2r)
+
+    def __contains__(self, left: str) -> bool:
+        return left in self.l2r
+
+
+@dataclass
+class MatchContext:
+    left: FunctionGraph
+    right: FunctionGraph
+    mapping: Mapping
+    limits: Limits
+    deadline: float
+    stats: Dict[str, object] = field(default_factory=dict)
+    limits_hit: List[str] = field(default_factory=list)
+
+    def check_time(self, where: str) -> None:
+        if time.perf_counter() > self.deadline:
+            raise LimitExceeded(f"time budget of {self.limits.time_budget_s:g}s exceeded during {where}")
+
+    def count(self, stage: str, n: int = 1) -> None:
+        per = self.stats.setdefault("pairs_by_stage", {})
+        per[stage] = per.get(stage, 0) + n
+
+    def add(self, left: str, right: str, stage: str) -> bool:
+        if self.mapping.add(left, right, stage):
+            self.count(stage)
+            return True
+        return False
+
+    def compatible(self, ln: str, rn: str) -> Optional[bool]:
+        """Whether two nodes may pair by kind and name (args with args, same op name)."""
+        a, b = self.left.nodes[ln], self.right.nodes[rn]
+        return a.kind == b.kind and a.name == b.name

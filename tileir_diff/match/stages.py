@@ -1,0 +1,396 @@
+"""The matcher stages. Each takes the context (both graphs + mapping), adds pairs only where both
+nodes are unpaired, and tags each pair with its stage name.
+
+anchors      entry arguments by position (type-aligned when counts differ), memory ops by the
+             entry argument their address derives from, the function's terminator
+exact        equal Merkle hashes, largest subgraph first, operand cones paired in lock step
+top-down     from paired users to their operands (same operand slot, same op name)
+bottom-up    from paired operands to their users (same slot; several candidates: similarity)
+same-io      leftovers with identical paired inputs or a paired user at the same slot (op kind
+             changed, e.g. mulf -> divf)
+vf2          small leftover components, labelled isomorphism under a time cap
+"""
+from __future__ import annotations
+
+import difflib
+import time
+from collections import defaultdict
+from typing import Dict, List, Optional, Tuple
+
+from ..graph import FunctionGraph
+from ..normalize.canon import fmt_type
+from .mapping import LimitExceeded, MatchContext
+
+_ADDRESS_PRESERVING = frozenset({"make_partition_view", "make_strided_view", "make_gather_scatter_view",
+                                 "make_tensor_view", "assume", "broadcast", "reshape", "offset", "permute",
+                                 "ptr_to_ptr"})
+_MEMORY_OPS = frozenset({"load_view_tko", "store_view_tko", "load_ptr_tko", "store_ptr_tko", "atomic_cas_tko",
+                         "atomic_rmw_tko", "atomic_red_view_tko"})
+
+
+def address_root(g: FunctionGraph, nid: str) -> Optional[str]:
+    """The entry-argument node a memory op's address (view or pointer operand) derives from."""
+    n = g.nodes[nid]
+    if not n.operands:
+        return None
+    k = 1 if n.name == "store_view_tko" else 0
+    src = n.operands[k][0] if k < len(n.operands) else None
+    for _ in range(64):
+        if src is None:
+            return None
+        s = g.nodes[src]
+        if s.kind == "arg":
+            return src
+        if s.kind != "op" or s.name not in _ADDRESS_PRESERVING or not s.operands:
+            return None
+        src = s.operands[0][0]
+    return None
+
+
+# --- anchors ----------------------------------------------------------------------------------
+
+def anchors(ctx: MatchContext) -> None:
+    L, R = ctx.left, ctx.right
+    largs = [n for n in L.order if L.nodes[n].kind == "arg"]
+    rargs = [n for n in R.order if R.nodes[n].kind == "arg"]
+    if len(largs) == len(rargs):
+        pairs = list(zip(largs, rargs))
+    else:  # align on the type sequence so an inserted/removed argument does not shift the rest
+        lt = [fmt_type(L.nodes[n].value.type) for n in largs]
+        rt = [fmt_type(R.nodes[n].value.type) for n in rargs]
+        pairs = []
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, lt, rt, autojunk=False).get_opcodes():
+            if tag in ("equal", "replace"):
+                pairs.extend(zip(largs[i1:i2], rargs[j1:j2]))
+    for a, b in pairs:
+        ctx.add(a, b, "anchors")
+
+    def by_root(g: FunctionGraph, to_left) -> Dict[Tuple[str, str], List[str]]:
+        out: Dict[Tuple[str, str], List[str]] = defaultdict(list)
+        for nid in g.order:
+            n = g.nodes[nid]
+            if n.kind == "op" and n.name in _MEMORY_OPS:
+                root = address_root(g, nid)
+                if root is not None:
+                    out[(to_left(root), n.name)].append(nid)
+        return out
+
+    lroots = by_root(L, lambda x: x)
+    rroots = by_root(R, lambda x: ctx.mapping.r2l.get(x, "?"))
+    for key, lops in lroots.items():
+        rops = rroots.get(key, [])
+        if len(lops) == 1 and len(rops) == 1:
+            ctx.add(lops[0], rops[0], "anchors")
+    # the entry's terminator
+    lt = [n for n in L.order if L.nodes[n].kind == "op" and L.nodes[n].parent is None]
+    rt = [n for n in R.order if R.nodes[n].kind == "op" and R.nodes[n].parent is None]
+    if lt and rt and L.nodes[lt[-1]].name == R.nodes[rt[-1]].name == "return":
+        ctx.add(lt[-1], rt[-1], "anchors")
+
+
+# --- exact subgraphs --------------------------------------------------------------------------
+
+def _consistent(ctx: MatchContext, l: str, r: str, budget: List[int], seen: set) -> bool:
+    """Whether pairing l<->r and their operand cones in lock step contradicts no existing pair."""
+    m = ctx.mapping
+    stack = [(l, r)]
+    while stack:
+        a, b = stack.pop()
+        if (a, b) in seen:
+            continue
+        seen.add((a, b))
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        ma, mb = m.l2r.get(a), m.r2l.get(b)
+        if ma is not None or mb is not None:
+            if ma != b or mb != a:
+                return False
+            continue
+        na, nb = ctx.left.nodes[a], ctx.right.nodes[b]
+        if na.kind != nb.kind or na.hash != nb.hash or len(na.operands) != len(nb.operands):
+            return False
+        for (sa, ra, _), (sb, rb, _) in zip(na.operands, nb.operands):
+            if (sa is None) != (sb is None) or ra != rb:
+                return False
+            if sa is not None:
+                stack.append((sa, sb))
+    return True
+
+
+def _pair_cone(ctx: MatchContext, pairs) -> None:
+    for a, b in pairs:
+        if ctx.add(a, b, "exact"):
+            na, nb = ctx.left.nodes[a], ctx.right.nodes[b]
+            # block arguments of equal region ops pair by position
+            la = [c for c in na.children if ctx.left.nodes[c].kind == "barg"]
+            ra = [c for c in nb.children if ctx.right.nodes[c].kind == "barg"]
+            if len(la) == len(ra):
+                for x, y in zip(la, ra):
+                    ctx.add(x, y, "exact")
+
+
+def exact(ctx: MatchContext) -> None:
+    L, R = ctx.left, ctx.right
+    by_hash: Dict[str, List[str]] = defaultdict(list)
+    for nid in R.order:
+        n = R.nodes[nid]
+        if n.kind == "op" and nid not in ctx.mapping.r2l:
+            by_hash[n.hash].append(nid)
+    lorder = {nid: i for i, nid in enumerate(L.order)}
+    rorder = {nid: i for i, nid in enumerate(R.order)}
+    todo = sorted((nid for nid in L.order if L.nodes[nid].kind == "op"),
+                  key=lambda x: (-L.nodes[x].size, -L.nodes[x].height, lorder[x]))
+    for step, l in enumerate(todo):
+        if step % 256 == 0:
+            ctx.check_time("exact matching")
+        if l in ctx.mapping.l2r:
+            continue
+        cands = [r for r in by_hash.get(L.nodes[l].hash, ()) if r not in ctx.mapping.r2l]
+        if not cands:
+            continue
+        best, best_score, best_seen = None, None, None
+        for r in cands[: ctx.limits.max_candidates]:
+            seen: set = set()
+            if not _consistent(ctx, l, r, [ctx.limits.consistency_budget], seen):
+                continue
+            score = (_neighbour_agreement(ctx, l, r), -abs(lorder[l] / max(1, len(L.order))
+                                                          - rorder[r] / max(1, len(R.order))))
+            if best_score is None or score > best_score:
+                best, best_score, best_seen = r, score, seen
+        if best is not None:
+            _pair_cone(ctx, sorted(best_seen, key=lambda p: lorder[p[0]]))
+
+
+def _neighbour_agreement(ctx: MatchContext, l: str, r: str) -> int:
+    """Paired users (same slot) and paired region parents the two nodes share."""
+    L, R, m = ctx.left, ctx.right, ctx.mapping
+    score = 0
+    ru = {(u, k, res) for u, k, res in R.nodes[r].users}
+    for u, k, res in L.nodes[l].users:
+        mu = m.l2r.get(u)
+        if mu is not None and (mu, k, res) in ru:
+            score += 2
+    lp, rp = L.nodes[l].parent, R.nodes[r].parent
+    if (lp is None and rp is None) or (lp is not None and m.l2r.get(lp) == rp):
+        score += 1
+    return score
+
+
+# --- propagation ------------------------------------------------------------------------------
+
+def _operand_pairs(a, b):
+    """Operand positions to pair between two ops: by index when the operand groups agree, else
+    group by group (an optional token present on one side only does not shift the rest)."""
+    if len(a.operands) == len(b.operands) and (a.op is None or a.op.segments == b.op.segments):
+        return [(k, k) for k in range(len(a.operands))]
+    if a.op is None or b.op is None or len(a.op.segments) != len(b.op.segments):
+        return [(k, k) for k in range(min(len(a.operands), len(b.operands)))]
+    out, sa, sb = [], 0, 0
+    for na, nb in zip(a.op.segments, b.op.segments):
+        out.extend((sa + i, sb + i) for i in range(min(na, nb)))
+        sa, sb = sa + na, sb + nb
+    return out
+
+
+def top_down(ctx: MatchContext, seeds=None) -> int:
+    """From paired users to their operands and region contents. Returns pairs added."""
+    L, R, m = ctx.left, ctx.right, ctx.mapping
+    work = list(seeds if seeds is not None else m.l2r.items())
+    added = 0
+    while work:
+        l, r = work.pop()
+        a, b = L.nodes[l], R.nodes[r]
+        for i, j in _operand_pairs(a, b):
+            sa, ra, _ = a.operands[i]
+            sb, rb, _ = b.operands[j]
+            if sa is None or sb is None or ra != rb:
+                continue
+            if sa not in m.l2r and sb not in m.r2l and ctx.compatible(sa, sb):
+                if ctx.add(sa, sb, "top-down"):
+                    added += 1
+                    work.append((sa, sb))
+        if a.children and b.children and a.name == b.name:
+            la = [c for c in a.children if L.nodes[c].kind == "barg"]
+            ra_ = [c for c in b.children if R.nodes[c].kind == "barg"]
+            for x, y in zip(la, ra_):
+                if ctx.add(x, y, "top-down"):
+                    added += 1
+                    work.append((x, y))
+            lterm = [c for c in a.children if L.nodes[c].kind == "op" and L.nodes[c].op.name in
+                     ("yield", "continue", "break", "return")]
+            rterm = [c for c in b.children if R.nodes[c].kind == "op" and R.nodes[c].op.name in
+                     ("yield", "continue", "break", "return")]
+            if len(lterm) == len(rterm):
+                for x, y in zip(lterm, rterm):
+                    if ctx.compatible(x, y) and ctx.add(x, y, "top-down"):
+                        added += 1
+                        work.append((x, y))
+    return added
+
+
+def _similarity(ctx: MatchContext, l: str, r: str) -> float:
+    a, b = ctx.left.nodes[l], ctx.right.nodes[r]
+    m = ctx.mapping
+    agree = 0
+    for i, j in _operand_pairs(a, b):
+        sa, ra, _ = a.operands[i]
+        sb, rb, _ = b.operands[j]
+        if sa is not None and m.l2r.get(sa) == sb and ra == rb:
+            agree += 1
+    n = max(len(a.operands), len(b.operands), 1)
+    score = agree / n + (1.0 if a.label == b.label else 0.0) + (0.5 if a.hash == b.hash else 0.0)
+    lp, rp = a.parent, b.parent
+    if (lp is None and rp is None) or (lp is not None and m.l2r.get(lp) == rp):
+        score += 0.25
+    return score
+
+
+def bottom_up(ctx: MatchContext, seeds=None) -> int:
+    """From paired operands to their users: the same operand slot of a same-named op."""
+    L, R, m = ctx.left, ctx.right, ctx.mapping
+    work = list(seeds if seeds is not None else m.l2r.items())
+    added = 0
+    steps = 0
+    while work:
+        steps += 1
+        if steps % 512 == 0:
+            ctx.check_time("bottom-up matching")
+        l, r = work.pop()
+        lu: Dict[Tuple[int, int], List[str]] = defaultdict(list)
+        for u, k, res in L.nodes[l].users:
+            if u not in m.l2r:
+                lu[(k, res)].append(u)
+        if not lu:
+            continue
+        ru: Dict[Tuple[int, int], List[str]] = defaultdict(list)
+        for u, k, res in R.nodes[r].users:
+            if u not in m.r2l:
+                ru[(k, res)].append(u)
+        for key, lcands in lu.items():
+            rcands = ru.get(key)
+            if not rcands:
+                continue
+            scored = []
+            for x in lcands[: ctx.limits.max_candidates]:
+                for y in rcands[: ctx.limits.max_candidates]:
+                    if ctx.compatible(x, y):
+                        scored.append((_similarity(ctx, x, y), x, y))
+            scored.sort(key=lambda t: -t[0])
+            for s, x, y in scored:
+                if s >= 0.5 and ctx.add(x, y, "bottom-up"):
+                    added += 1
+                    work.append((x, y))
+    return added
+
+
+def propagate(ctx: MatchContext, seeds=None) -> None:
+    """Alternate top-down and bottom-up until neither adds a pair."""
+    while True:
+        ctx.check_time("propagation")
+        before = len(ctx.mapping)
+        top_down(ctx)
+        bottom_up(ctx)
+        if len(ctx.mapping) == before:
+            return
+
+
+# --- leftovers --------------------------------------------------------------------------------
+
+def same_io(ctx: MatchContext) -> int:
+    """Pair leftovers that sit in the same place: identical paired inputs, or the same operand
+    slot of a paired user. This is how a changed op kind (mulf -> divf) becomes one changed pair."""
+    L, R, m = ctx.left, ctx.right, ctx.mapping
+    added = 0
+    # same inputs
+    rsig: Dict[tuple, List[str]] = defaultdict(list)
+    for nid in R.order:
+        n = R.nodes[nid]
+        if n.kind == "op" and nid not in m.r2l and n.operands:
+            rsig[(n.parent, tuple((s, res) for s, res, _ in n.operands))].append(nid)
+    for nid in L.order:
+        n = L.nodes[nid]
+        if n.kind != "op" or nid in m.l2r or not n.operands:
+            continue
+        if any(s is None or s not in m.l2r for s, _, _ in n.operands):
+            continue
+        parent = m.l2r.get(n.parent) if n.parent is not None else None
+        if n.parent is not None and parent is None:
+            continue
+        key = (parent, tuple((m.l2r[s], res) for s, res, _ in n.operands))
+        cands = [x for x in rsig.get(key, ()) if x not in m.r2l]
+        if len(cands) == 1 and ctx.add(nid, cands[0], "same-io"):
+            added += 1
+    # same user slot
+    for nid in L.order:
+        n = L.nodes[nid]
+        if n.kind != "op" or nid in m.l2r:
+            continue
+        found = set()
+        for u, k, res in n.users:
+            ru = m.l2r.get(u)
+            if ru is None:
+                continue
+            rn = R.nodes[ru]
+            un = L.nodes[u]
+            for i, j in _operand_pairs(un, rn):
+                if i == k:
+                    src, rres, _ = rn.operands[j]
+                    if src is not None and src not in m.r2l and rres == res and R.nodes[src].kind == "op":
+                        found.add(src)
+        if len(found) == 1 and ctx.add(nid, found.pop(), "same-io"):
+            added += 1
+    return added
+
+
+def vf2(ctx: MatchContext) -> None:
+    """Labelled isomorphism between small leftover components (never on whole kernels)."""
+    import networkx as nx
+    from networkx.algorithms.isomorphism import DiGraphMatcher
+
+    L, R, m = ctx.left, ctx.right, ctx.mapping
+    lleft = [n for n in L.order if n not in m.l2r]
+    rleft = [n for n in R.order if n not in m.r2l]
+    if not lleft or not rleft:
+        return
+    lsub = L.nx.subgraph(lleft)
+    rsub = R.nx.subgraph(rleft)
+    lcomps = [sorted(c) for c in nx.weakly_connected_components(lsub)]
+    rcomps = [sorted(c) for c in nx.weakly_connected_components(rsub)]
+    budget_end = time.perf_counter() + ctx.limits.vf2_timeout_s
+
+    class _Timeout(Exception):
+        pass
+
+    def node_match(a, b):
+        if time.perf_counter() > budget_end:
+            raise _Timeout()
+        return a["label"] == b["label"]
+
+    used = set()
+    skipped = 0
+    for lc in lcomps:
+        if len(lc) > ctx.limits.vf2_max_nodes:
+            skipped += 1
+            continue
+        lnames = sorted(L.nodes[x].label for x in lc)
+        for ri, rc in enumerate(rcomps):
+            if ri in used or len(rc) != len(lc) or sorted(R.nodes[x].label for x in rc) != lnames:
+                continue
+            gm = DiGraphMatcher(nx.DiGraph(lsub.subgraph(lc)), nx.DiGraph(rsub.subgraph(rc)),
+                                node_match=node_match)
+            try:
+                ok = gm.is_isomorphic()
+            except _Timeout:
+                ctx.limits_hit.append(f"vf2_timeout_s={ctx.limits.vf2_timeout_s:g} "
+                                      f"(leftover component of {len(lc)} nodes)")
+                return
+            if ok:
+                used.add(ri)
+                for a, b in gm.mapping.items():
+                    ctx.add(a, b, "vf2")
+                break
+    ctx.stats["vf2_components_skipped"] = skipped
+
+
+DEFAULT_STAGES = ("anchors", "exact", "propagate", "same-io", "vf2")

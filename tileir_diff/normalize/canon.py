@@ -1,0 +1,152 @@
+"""Canonical text of types and attribute values: exact keys for comparison, readable text for messages.
+
+Keys are plain strings built from the IR values (floats by bit pattern, dict keys sorted, splat
+constants in one form), so they are stable across runs, processes and library versions.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr, OptimizationHints,
+                  SameElements)
+from ..ir.attributes import decode_float_bits
+from ..ir.types import (FunctionType, GatherScatterViewType, PartitionViewType, PointerType, ScalarType,
+                        StridedViewType, TensorViewType, TileType, TokenType, Type)
+
+
+def _dims(ds) -> str:
+    return ",".join("?" if d is None else str(d) for d in ds)
+
+
+def fmt_type(t: Any) -> str:
+    """A type in tileirdisasm's spelling (kept here so the engine does not depend on the printer)."""
+    if isinstance(t, ScalarType):
+        return t.name
+    if isinstance(t, TokenType):
+        return "token"
+    if isinstance(t, PointerType):
+        return f"ptr<{fmt_type(t.pointee)}>"
+    if isinstance(t, TileType):
+        return "tile<" + "".join(f"{d}x" for d in t.shape) + fmt_type(t.element) + ">"
+    if isinstance(t, TensorViewType):
+        dims = "".join(("?" if d is None else str(d)) + "x" for d in t.shape)
+        return f"tensor_view<{dims}{fmt_type(t.element)}, strides=[{_dims(t.strides)}]>"
+    if isinstance(t, PartitionViewType):
+        parts = [f"tile=({'x'.join(map(str, t.tile_shape))})"]
+        if t.padding:
+            parts.append(f"padding_value = {t.padding}")
+        parts.append(fmt_type(t.tensor_view))
+        if tuple(t.dim_map) != tuple(range(len(t.dim_map))):
+            parts.append(f"dim_map=[{','.join(map(str, t.dim_map))}]")
+        return f"partition_view<{', '.join(parts)}>"
+    if isinstance(t, StridedViewType):
+        parts = [f"tile=({'x'.join(map(str, t.tile_shape))})",
+                 f"traversal_strides=[{','.join(map(str, t.traversal_strides))}]"]
+        if t.padding:
+            parts.append(f"padding_value = {t.padding}")
+        parts.append(fmt_type(t.tensor_view))
+        if tuple(t.dim_map) != tuple(range(len(t.dim_map))):
+            parts.append(f"dim_map=[{','.join(map(str, t.dim_map))}]")
+        return f"strided_view<{', '.join(parts)}>"
+    if isinstance(t, GatherScatterViewType):
+        parts = [f"tile=({'x'.join(map(str, t.tile_shape))})", f"sparse_dim={t.sparse_dim}"]
+        if t.padding:
+            parts.append(f"padding_value = {t.padding}")
+        parts.append(fmt_type(t.tensor_view))
+        return f"gather_scatter_view<{', '.join(parts)}>"
+    if isinstance(t, FunctionType):
+        return f"({', '.join(map(fmt_type, t.inputs))}) -> ({', '.join(map(fmt_type, t.results))})"
+    return str(t)
+
+
+def _float_text(bits: int, name: str) -> str:
+    v = float(decode_float_bits(np.array([bits], dtype=np.uint64), name)[0])
+    if name in ("f32", "tf32"):
+        return repr(float(np.float32(v))) if v == v else "nan"
+    return repr(v)
+
+
+def _dense_splat_bits(d: DenseElements):
+    bits = d.bits()
+    if len(bits) and bool(np.all(bits == bits[0])):
+        return int(bits[0])
+    return None
+
+
+def attr_key(v: Any) -> str:
+    """Exact canonical string of an attribute value (what decides equality)."""
+    if isinstance(v, EnumValue):
+        return v.name
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, str)):
+        return repr(v)
+    if isinstance(v, FloatAttr):
+        return f"{v.type.name}:0x{v.bits:x}"
+    if isinstance(v, IntegerAttr):
+        return f"{v.value}:{fmt_type(v.type)}"
+    if isinstance(v, DenseElements):
+        splat = _dense_splat_bits(v)
+        body = f"splat:0x{splat:x}" if splat is not None else v.data.hex()
+        return f"dense<{fmt_type(v.type)}|{body}>"
+    if isinstance(v, DictAttr):
+        return "{" + ",".join(f"{k}={attr_key(x)}" for k, x in sorted(v.items, key=lambda kv: kv[0])) + "}"
+    if isinstance(v, OptimizationHints):
+        return "hints<" + ",".join(f"{k}={attr_key(d)}" for k, d in sorted(v.by_arch, key=lambda kv: kv[0])) + ">"
+    if isinstance(v, DivBy):
+        return f"div_by<{v.divisor},{v.every},{v.along}>"
+    if isinstance(v, Bounded):
+        return f"bounded<{v.lb},{v.ub}>"
+    if isinstance(v, SameElements):
+        return "same_elements<" + ",".join(attr_key(x) for x in v.values) + ">"
+    if isinstance(v, (tuple, list)):
+        return "[" + ",".join(attr_key(x) for x in v) + "]"
+    if isinstance(v, Type):
+        return fmt_type(v)
+    if v is None:
+        return "none"
+    return repr(v)
+
+
+def attr_text(v: Any) -> str:
+    """Readable text of an attribute value for messages ("<f32: 1e-05>", "div_by<16>")."""
+    if isinstance(v, EnumValue):
+        return v.name
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, FloatAttr):
+        return f"{_float_text(v.bits, v.type.name)} : {v.type.name}"
+    if isinstance(v, IntegerAttr):
+        return f"{v.value} : {fmt_type(v.type)}"
+    if isinstance(v, DenseElements):
+        el = v.element
+        splat = _dense_splat_bits(v)
+        if splat is not None:
+            val = _float_text(splat, el.name) if el.is_float else str(v.to_numpy().reshape(-1)[0])
+            if v.element.name == "i1":
+                val = "true" if splat else "false"
+            shape = "" if not v.type.shape else " x".join(map(str, v.type.shape)) + "x"
+            return f"<{el.name}: {val}>" + (f" : {fmt_type(v.type)}" if v.type.shape else "")
+        arr = v.to_numpy().reshape(-1)
+        head = ", ".join(str(x) for x in arr[:6]) + (", ..." if len(arr) > 6 else "")
+        return f"dense<[{head}]> : {fmt_type(v.type)}"
+    if isinstance(v, DictAttr):
+        return "{" + ", ".join(f"{k} = {attr_text(x)}" for k, x in v.items) + "}"
+    if isinstance(v, OptimizationHints):
+        return "<" + ", ".join(f"{k} = {attr_text(d)}" for k, d in v.by_arch) + ">"
+    if isinstance(v, DivBy):
+        extra = (f", every {v.every} along {v.along}" if v.every is not None else "")
+        return f"div_by<{v.divisor}{extra}>"
+    if isinstance(v, Bounded):
+        return f"bounded<{'?' if v.lb is None else v.lb}, {'?' if v.ub is None else v.ub}>"
+    if isinstance(v, SameElements):
+        return "same_elements<[" + ", ".join(attr_text(x) for x in v.values) + "]>"
+    if isinstance(v, (tuple, list)):
+        return "[" + ", ".join(attr_text(x) for x in v) + "]"
+    if isinstance(v, Type):
+        return fmt_type(v)
+    if v is None:
+        return "(absent)"
+    return str(v)

@@ -1,0 +1,95 @@
+"""Structural (Merkle) keys of values: equal keys mean equal computations, names and order aside.
+
+A value's key hashes its defining op's canonical label together with the keys of its operands
+(in operand order, except at commutative positions and for ``join_tokens``, whose operands are
+a set), and the keys of the op's region bodies. blake2b over canonical strings keeps the keys
+identical across runs, processes and library versions (unlike networkx's WL hashes).
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ..dialect import OPS_BY_NAME
+from ..ir import Block, Function, Operation
+from .canon import attr_key, fmt_type
+from .util import public_attributes
+
+#: Ops whose whole operand list is a set (order carries no meaning).
+SET_OPERAND_OPS = frozenset({"join_tokens"})
+
+
+def commutative_positions(op: Operation) -> Optional[Tuple[int, int]]:
+    """The two operand positions that may be swapped without changing the result, if any."""
+    d = OPS_BY_NAME.get(op.name)
+    if d is None or len(op.operands) < 2:
+        return None
+    if "commutative" in d.traits and len(op.operands) == 2:
+        return (0, 1)
+    if "commutative2" in d.traits:  # fma: the two multiplicands
+        return (0, 1)
+    return None
+
+
+def digest(*parts: str) -> str:
+    h = hashlib.blake2b(digest_size=12)
+    for p in parts:
+        h.update(p.encode())
+        h.update(b"\x1f")
+    return h.hexdigest()
+
+
+def op_label(op: Operation) -> str:
+    """Canonical label: name, attributes (sorted, canonical values), result types, operand segments."""
+    attrs = ",".join(f"{k}={attr_key(v)}" for k, v in sorted(public_attributes(op).items()))
+    res = ",".join(fmt_type(r.type) for r in op.results)
+    return f"{op.name}[{attrs}]({op.segments})->({res})"
+
+
+def ordered_operand_keys(op: Operation, keys: Sequence[str]) -> List[str]:
+    """Operand keys in the order that carries meaning: commutative pairs and sets sorted."""
+    keys = list(keys)
+    if op.name in SET_OPERAND_OPS:
+        return sorted(keys)
+    pos = commutative_positions(op)
+    if pos is not None:
+        i, j = pos
+        if keys[j] < keys[i]:
+            keys[i], keys[j] = keys[j], keys[i]
+    return keys
+
+
+class KeyBuilder:
+    """Computes op and value keys for one function. ``arg_positions``: whether an entry argument's
+    key includes its position (True for sorting operands deterministically; the graph uses False
+    so that an inserted argument does not change every key downstream; anchors pin arguments)."""
+
+    def __init__(self, arg_positions: bool = True):
+        self.arg_positions = arg_positions
+        self.value: Dict[int, str] = {}
+        self.op: Dict[int, str] = {}  # id(op) -> key
+
+    def function(self, f: Function) -> "KeyBuilder":
+        for i, a in enumerate(f.arguments):
+            self.value[a.vid] = digest("arg", str(i) if self.arg_positions else "", fmt_type(a.type))
+        self.block(f.body, depth=0)
+        return self
+
+    def block(self, b: Block, depth: int) -> str:
+        for i, a in enumerate(b.arguments):
+            self.value[a.vid] = digest("barg", str(depth), str(i), fmt_type(a.type))
+        op_keys = [self.operation(op, depth) for op in b.operations]
+        return digest("block", *(fmt_type(a.type) for a in b.arguments), *sorted(op_keys))
+
+    def operation(self, op: Operation, depth: int) -> str:
+        operand_keys = ordered_operand_keys(op, [self.value.get(v.vid, "?") for v in op.operands])
+        region_keys = [self.block(b, depth + 1) for r in op.regions for b in r.blocks]
+        k = digest(op_label(op), *operand_keys, "|", *region_keys)
+        self.op[id(op)] = k
+        for i, r in enumerate(op.results):
+            self.value[r.vid] = digest(k, str(i))
+        return k
+
+
+def value_keys(f: Function, arg_positions: bool = True) -> Dict[int, str]:
+    return KeyBuilder(arg_positions).function(f).value

@@ -1,0 +1,46 @@
+"""The Rule protocol and the registry of named normalization rules."""
+from __future__ import annotations
+
+import inspect
+from typing import Dict, List, Tuple
+
+from ..ir import Module
+
+
+class Rule:
+    """A named, meaning-preserving rewrite. Subclasses set ``name`` (kebab-case), ``mutant`` (one
+    line: a change the rule must NOT absorb; its test checks that) and implement ``apply``.
+    The class docstring says what the rule absorbs, why meaning is kept, and what it never touches.
+    ``optional = False`` marks a rule that cannot be switched off (it only names what the graph does).
+    """
+    name: str = ""
+    mutant: str = ""
+    optional: bool = True
+
+    def apply(self, module: Module) -> Tuple[Module, int]:
+        """Return (rewritten module, number of rewrites made). Never mutates ``module``."""
+        raise NotImplementedError
+
+    @classmethod
+    def doc(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    def __repr__(self) -> str:
+        return f"<rule {self.name}>"
+
+
+#: name -> rule instance, in the order the pipeline applies them.
+REGISTRY: Dict[str, Rule] = {}
+
+
+def register(cls):
+    if not cls.name or cls.name in REGISTRY:
+        raise ValueError(f"rule name {cls.name!r} empty or registered twice")
+    if not cls.__doc__ or not cls.mutant:
+        raise ValueError(f"rule {cls.name} needs a docstring and a mutant")
+    REGISTRY[cls.name] = cls()
+    return cls
+
+
+def rule_names() -> List[str]:
+    return list(REGISTRY)

@@ -1,0 +1,43 @@
+"""Dominance-scoped value numbering shared by constant-dedup and cse-pure-ops."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable, Dict, Hashable, List, Optional, Tuple
+
+from ...ir import Block, Function, Operation, Region, Value
+from ..util import substitute
+
+
+def scoped_dedup(f: Function, key: Callable[[Operation], Optional[Hashable]]) -> Tuple[Function, int]:
+    """Drop each op whose ``key`` equals that of an earlier dominating op; its results are
+    replaced by the earlier op's. An op dominates the rest of its block and nested regions."""
+    subst: Dict[int, Value] = {}
+    removed = 0
+
+    def block(b: Block, table: Dict[Hashable, Operation]) -> Block:
+        nonlocal removed
+        table = dict(table)  # a nested scope sees the enclosing ops written before it
+        out: List[Operation] = []
+        changed = False
+        for op in b.operations:
+            new = substitute(op, subst)
+            if new.regions:
+                regions = tuple(Region(tuple(block(x, table) for x in r.blocks)) for r in new.regions)
+                if any(a is not c for r1, r2 in zip(regions, new.regions) for a, c in zip(r1.blocks, r2.blocks)):
+                    new = new.replace(regions=regions)
+            k = key(new)
+            if k is not None and k in table:
+                first = table[k]
+                for old_v, keep_v in zip(new.results, first.results):
+                    subst[old_v.vid] = keep_v
+                removed += 1
+                changed = True
+                continue
+            if k is not None:
+                table[k] = new
+            changed |= new is not op
+            out.append(new)
+        return Block(b.arguments, tuple(out)) if changed else b
+
+    body = block(f.body, {})
+    return (f if body is f.body else replace(f, body=body)), removed

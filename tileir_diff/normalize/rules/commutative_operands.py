@@ -1,0 +1,49 @@
+"""commutative-operands: operands of commutative ops in one structural order."""
+from __future__ import annotations
+
+from ..keys import KeyBuilder, commutative_positions
+from ..rule import Rule, register
+from ..util import map_functions, rewrite_function
+
+
+@register
+class CommutativeOperands(Rule):
+    """Absorbs: the order of the two operands of ``addf mulf maxf minf addi muli andi ori xori
+    maxi mini mulhii`` and of the two multiplicands of ``fma``, everywhere, including inside
+    ``reduce``/``scan`` combiner regions (a combiner that is a single commutative op on its two
+    block arguments, ``addf %rhs, %lhs`` vs ``addf %lhs, %rhs``, becomes one form). Operands are
+    ordered by their structural key (keys.py: a Merkle hash of the computation behind each
+    operand, never value ids or positions in the text), so both files sort the same way.
+
+    Why meaning is kept: these ops are commutative in Tile IR (IEEE add/mul/min/max are
+    commutative bit for bit, including NaN and signed-zero results; fma(a,b,c) = fma(b,a,c)).
+
+    Never touches: non-commutative ops (``subf``, ``divf``, ``remf``, ``cmpf``, ``shli``, ``select``,
+    ``atan2``, ``fpowf``, ``mmaf``), the accumulator operand of ``fma``, or a combiner that is not
+    commutative (``subf %lhs, %rhs`` vs ``subf %rhs, %lhs`` stays different).
+    """
+    name = "commutative-operands"
+    mutant = "subf %a, %b vs subf %b, %a; fma %a, %b, %c vs fma %a, %c, %b"
+
+    def apply(self, module):
+        def per_function(f):
+            keys = KeyBuilder(arg_positions=True).function(f).value
+            count = 0
+
+            def fn(op, subst):
+                nonlocal count
+                pos = commutative_positions(op)
+                if pos is None:
+                    return None
+                i, j = pos
+                a, b = op.operands[i], op.operands[j]
+                if keys.get(b.vid, "") < keys.get(a.vid, ""):
+                    ops = list(op.operands)
+                    ops[i], ops[j] = b, a
+                    count += 1
+                    return [op.replace(operands=tuple(ops))]
+                return None
+
+            nf = rewrite_function(f, fn)
+            return nf, count
+        return map_functions(module, per_function)

@@ -1,0 +1,35 @@
+"""cse-pure-ops: identical pure ops with identical operands compute one value."""
+from __future__ import annotations
+
+from ..canon import attr_key, fmt_type
+from ..rule import Rule, register
+from ..util import has_trait, map_functions, public_attributes
+from ._scoped import scoped_dedup
+
+
+@register
+class CsePureOps(Rule):
+    """Absorbs: repeated pure ops with the same name, attributes, result types and the very same
+    operand values, such as the second ``get_tile_block_id``, a second ``make_partition_view``
+    of the same tensor view with the same type, a repeated ``reshape``/``broadcast``/``exti`` of
+    the same value, or a repeated ``assume`` with the same predicate on the same value. The later
+    op's results are replaced by the earlier dominating op's (scoped like constant-dedup).
+
+    Why meaning is kept: a pure op's results depend only on its operands and attributes.
+
+    Never touches: ops with memory or other effects (loads are never merged, even identical ones),
+    ops with regions, ``constant`` (that is constant-dedup's job, so each can be switched off
+    alone), and ops that differ in any attribute, result type or operand, including operand order
+    (commutative-operands sorts first when it is on).
+    """
+    name = "cse-pure-ops"
+    mutant = "two make_partition_view of one tensor view with different tile shapes stay two ops"
+
+    def apply(self, module):
+        def key(op):
+            if op.name == "constant" or op.regions or not has_trait(op, "pure"):
+                return None
+            attrs = tuple(sorted((k, attr_key(v)) for k, v in public_attributes(op).items()))
+            return (op.name, attrs, tuple(v.vid for v in op.operands), op.segments,
+                    tuple(fmt_type(r.type) for r in op.results))
+        return map_functions(module, lambda f: scoped_dedup(f, key))

@@ -1,0 +1,264 @@
+"""token-order: memory-token chains compared as the happens-before order they impose."""
+from __future__ import annotations
+
+from typing import Dict, FrozenSet, List, Optional, Set
+
+from ...ir import Function, Operation, TokenType, Value
+from ...ir.types import TokenType as _TokenType
+from ..rule import Rule, register
+from ...dialect import OPS_BY_NAME
+from ..util import (ORIGIN, enum_name, group_names, group_span, has_trait, map_functions, max_vid, origin,
+                    rewrite_function)
+
+#: Ops through which a pointer or view keeps pointing into the same allocation (operand 0).
+_ADDRESS_PRESERVING = frozenset({"make_partition_view", "make_strided_view", "make_gather_scatter_view",
+                                 "make_tensor_view", "assume", "broadcast", "reshape", "offset", "permute",
+                                 "ptr_to_ptr"})
+_ADDRESS_GROUPS = ("view", "pointers", "source", "destination")
+_FENCING_ORDERS = frozenset({"acquire", "release", "acq_rel"})
+
+
+def _is_token(v: Value) -> bool:
+    return isinstance(v.type, _TokenType)
+
+
+class _FunctionTokens:
+    """Happens-before facts of one function's token graph."""
+
+    def __init__(self, f: Function, version):
+        self.f = f
+        self.version = version
+        self.producer: Dict[int, Operation] = {}
+        self.tracked: List[Operation] = []          # ops with a token operand group, pre-order
+        self.index: Dict[int, int] = {}             # id(op) -> position in tracked
+        self.ok = self._scan()
+
+    def token_span(self, op: Operation):
+        return group_span(op, "token", self.version)
+
+    def _scan(self) -> bool:
+        """Collect tracked ops; False when tokens cross region boundaries (not handled)."""
+        if any(_is_token(a) for a in self.f.arguments):
+            return False
+        for op in self.f.walk():
+            for r in op.results:
+                self.producer[r.vid] = op
+            for reg in op.regions:
+                for b in reg.blocks:
+                    if any(_is_token(a) for a in b.arguments):
+                        return False
+            if op.regions and any(_is_token(r) for r in op.results):
+                return False
+            span = self.token_span(op)
+            if span is not None:
+                self.index[id(op)] = len(self.tracked)
+                self.tracked.append(op)
+            elif any(_is_token(v) for v in op.operands) and op.name != "join_tokens":
+                return False  # a token reaches a terminator or an op we do not model
+        return True
+
+    def token_operand(self, op: Operation) -> Optional[Value]:
+        start, size = self.token_span(op)
+        return op.operands[start] if size else None
+
+    def flatten(self, v: Optional[Value]) -> FrozenSet[int]:
+        """Tracked ops whose result tokens ``v`` joins directly (through join_tokens only)."""
+        if v is None:
+            return frozenset()
+        p = self.producer.get(v.vid)
+        if p is None or p.name == "make_token":
+            return frozenset()
+        if p.name == "join_tokens":
+            return frozenset().union(*(self.flatten(x) for x in p.operands))
+        return frozenset({self.index[id(p)]}) if id(p) in self.index else frozenset()
+
+    def root(self, op: Operation):
+        """The entry argument the op's address derives from, or None when unknown."""
+        for g in _ADDRESS_GROUPS:
+            span = group_span(op, g, self.version)
+            if span is not None and span[1]:
+                v = op.operands[span[0]]
+                break
+        else:
+            return None
+        args = {a.vid: i for i, a in enumerate(self.f.arguments)}
+        for _ in range(64):
+            if v.vid in args:
+                return args[v.vid]
+            p = self.producer.get(v.vid)
+            if p is None or p.name not in _ADDRESS_PRESERVING or not p.operands:
+                return None
+            v = p.operands[0]
+        return None
+
+    def kind(self, op: Operation) -> str:
+        order = enum_name(op.attributes.get("memory_ordering_semantics"))
+        if not has_trait(op, "memory") or order in _FENCING_ORDERS:
+            return "barrier"  # print_tko, gdc, fences, acquire/release atomics order everything
+        return "write" if has_trait(op, "writes") else "read"
+
+
+def canonical_order(ft: _FunctionTokens):
+    """Per tracked op: the transitive reduction of the happens-before pairs that matter."""
+    n = len(ft.tracked)
+    kinds = [ft.kind(op) for op in ft.tracked]
+    roots = [ft.root(op) for op in ft.tracked]
+
+    def conflict(a: int, b: int) -> bool:
+        if "barrier" in (kinds[a], kinds[b]):
+            return True
+        if kinds[a] == kinds[b] == "read":
+            return False
+        return roots[a] is None or roots[b] is None or roots[a] == roots[b]
+
+    carried: Dict[int, FrozenSet[int]] = {}   # token vid -> all tracked ops before it
+
+    def carried_of(v: Optional[Value]) -> FrozenSet[int]:
+        if v is None:
+            return frozenset()
+        if v.vid in carried:
+            return carried[v.vid]
+        p = ft.producer.get(v.vid)
+        out: FrozenSet[int] = frozenset()
+        if p is not None and p.name == "join_tokens":
+            out = frozenset().union(*(carried_of(x) for x in p.operands))
+        elif p is not None and id(p) in ft.index:
+            i = ft.index[id(p)]
+            out = carried_of(ft.token_operand(p)) | {i}
+        carried[v.vid] = out
+        return out
+
+    reduced: List[FrozenSet[int]] = []
+    closure: List[Set[int]] = []
+    for m, op in enumerate(ft.tracked):
+        before = carried_of(ft.token_operand(op))
+        kept = [p for p in before if conflict(p, m)]
+        red = frozenset(p for p in kept if not any(q != p and p in closure[q] for q in kept))
+        reduced.append(red)
+        cl: Set[int] = set(red)
+        for q in red:
+            cl |= closure[q]
+        closure.append(cl)
+    return reduced
+
+
+@register
+class TokenOrder(Rule):
+    """Absorbs: how memory-token chains are spelled, keeping only the ordering they impose
+    between ops that can observe it. For each op with a token operand (loads, stores, atomics,
+    print/gdc/fence ops) the set of ops that happen before it is taken from its token; pairs
+    of two plain loads, and pairs of accesses whose addresses derive from two different entry
+    arguments, are dropped (cuTile passes distinct arrays as non-aliasing); what is left is
+    transitively reduced and written back as ``token = %t`` / ``join_tokens`` / no token.
+    So independent loads may be reordered, ``make_token`` vs no token, nested vs flat
+    ``join_tokens``, and extra ordering between different arrays all become one form.
+
+    Why meaning is kept: tokens only order memory effects; an order between two reads, or
+    between accesses to distinct allocations, is not observable.
+
+    Never touches: the order of a store (or atomic) against a load or store whose address
+    derives from the same entry argument, or from an unknown address (computed/loaded pointers);
+    anything involving ``print_tko``, gdc ops, fences or acquire/release atomics; functions where
+    tokens cross region boundaries (loop-carried tokens) are left exactly as written.
+    """
+    name = "token-order"
+    mutant = "a load of x no longer ordered after the store to x (or two stores to x swapped)"
+
+    def apply(self, module):
+        version = module.version
+
+        def per_function(f):
+            ft = _FunctionTokens(f, version)
+            if not ft.ok or not ft.tracked:
+                return f, 0
+            reduced = canonical_order(ft)
+            token_of = [next(r for r in op.results if _is_token(r)) for op in ft.tracked]
+            fresh = [max_vid(f)]
+            count = 0
+            # rewrite_function visits ops in the same pre-order as ft.tracked.
+            counter = iter(range(len(ft.tracked)))
+
+            def fn(op, subst):
+                nonlocal count
+                span = ft.token_span(op)
+                if span is None:
+                    return None
+                m = next(counter)
+                start, size = span
+                current = op.operands[start] if size else None
+                tokens = [token_of[p] for p in sorted(reduced[m])]
+                if _already_canonical(ft, current, tokens, _token_required(op)):
+                    return None
+                count += 1
+                extra: List[Operation] = []
+                tag = origin(op)
+                if len(tokens) > 1:
+                    fresh[0] += 1
+                    new_tok: Optional[Value] = Value(fresh[0], TokenType())
+                    extra.append(Operation("join_tokens", tuple(tokens), (len(tokens),), (new_tok,),
+                                           {ORIGIN: f"{tag}~join"} if tag else {}))
+                elif tokens:
+                    new_tok = tokens[0]
+                elif _token_required(op):
+                    fresh[0] += 1
+                    new_tok = Value(fresh[0], TokenType())
+                    extra.append(Operation("make_token", (), (), (new_tok,), {ORIGIN: f"{tag}~token"} if tag else {}))
+                else:
+                    new_tok = None
+                operands = list(op.operands)
+                segments = list(op.segments)
+                seg_i = group_names(op, version).index("token")
+                if new_tok is None:
+                    del operands[start:start + size]
+                    segments[seg_i] = 0
+                elif size:
+                    operands[start] = new_tok
+                else:
+                    operands.insert(start, new_tok)
+                    segments[seg_i] = 1
+                return extra + [op.replace(operands=tuple(operands), segments=tuple(segments))]
+
+            nf = rewrite_function(f, fn)
+            if count:
+                nf = _drop_dead_tokens(nf)
+            return nf, count
+
+        return map_functions(module, per_function)
+
+
+def _already_canonical(ft: _FunctionTokens, current: Optional[Value], tokens: List[Value], required: bool) -> bool:
+    if not tokens:
+        if current is None:
+            return True
+        p = ft.producer.get(current.vid)  # a required token with nothing before it: a bare make_token
+        return required and p is not None and p.name == "make_token"
+    if current is None:
+        return False
+    if len(tokens) == 1:
+        return current.vid == tokens[0].vid
+    p = ft.producer.get(current.vid)
+    return (p is not None and p.name == "join_tokens" and len(p.operands) == len(tokens)
+            and {v.vid for v in p.operands} == {v.vid for v in tokens})
+
+
+def _token_required(op: Operation) -> bool:
+    d = OPS_BY_NAME.get(op.name)
+    return d is not None and any(o.name == "token" and o.arity == "single" for o in d.operands)
+
+
+def _drop_dead_tokens(f: Function) -> Function:
+    """Remove make_token/join_tokens left unused by the rewrite (this rule cleans up after itself
+    so that it does not depend on dead-code being enabled)."""
+    from ..util import use_counts
+    while True:
+        uses = use_counts(f)
+        removed = [0]
+
+        def fn(op, subst):
+            if op.name in ("make_token", "join_tokens") and all(uses[r.vid] == 0 for r in op.results):
+                removed[0] += 1
+                return []
+            return None
+        f = rewrite_function(f, fn)
+        if not removed[0]:
+            return f

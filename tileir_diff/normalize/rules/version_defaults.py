@@ -1,0 +1,91 @@
+"""version-defaults: a field missing only because of the bytecode version equals its default."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from ...dialect import OPS_BY_NAME, V13_1, V13_3
+from ...ir import DictAttr, OptimizationHints
+from ..rule import Rule, register
+from ..util import enum_name, map_functions, rewrite_function
+
+_SM_KEY = re.compile(r"^sm_\d+[a-z]?$")
+
+
+def _is_default(adef, value) -> bool:
+    if adef.kind == "bool_array":
+        return all(v is False or v == 0 for v in value)  # inbounds all-false == absent
+    if adef.kind == "unit":
+        return value is False
+    if adef.default is None:
+        return False
+    return enum_name(value) == adef.default
+
+
+def rename_sm_key(hints, version):
+    """In bytecode < 13.3 the only hint key producers write is the target ``sm_XX`` (cuTile writes
+    ``default`` from 13.3 on for the same hints), so a lone ``sm_XX`` key there reads as ``default``."""
+    if not isinstance(hints, OptimizationHints) or tuple(version) >= V13_3:
+        return hints
+    if len(hints.by_arch) == 1 and _SM_KEY.match(hints.by_arch[0][0]):
+        return OptimizationHints((("default", hints.by_arch[0][1]),))
+    return hints
+
+
+@register
+class VersionDefaults(Rule):
+    """Absorbs: attributes that are absent in one file only because its bytecode version predates
+    them, against the same attribute written with its default value in a newer version:
+    ``exp``/``tanh`` rounding ``full`` (13.3/13.2), ``negi`` overflow ``none`` (13.2),
+    ``load/store_view_tko inbounds`` all-false (13.4), ``mmaf fast_acc``, ``for unsignedCmp``,
+    ``ftoi saturating`` false. Any attribute equal to its op-table default is dropped, so
+    "absent" and "default" become one form; only fields newer than 13.1 are counted.
+    Also: in bytecode 13.1/13.2 the one ``optimization_hints`` key a producer writes is the
+    target (``sm_90``); 13.3+ writes ``default`` for the same thing. A lone ``sm_XX`` key in a
+    < 13.3 module is read as ``default``.
+
+    Why meaning is kept: the op table's default is, by the Tile IR spec, what an absent field means;
+    a producer exporting for one target in 13.1/13.2 could not write ``default``.
+
+    Never touches: non-default values (``exp rounding<approx>``, ``inbounds`` with a true entry);
+    hint keys in 13.3+ modules (there ``sm_90`` vs ``default`` is a real choice of scope) or hints
+    with several keys.
+    """
+    name = "version-defaults"
+    mutant = "exp rounding<approx> vs rounding full; sm_90 hints vs default in two 13.3 modules"
+
+    def apply(self, module):
+        version = module.version
+
+        def per_function(f):
+            count = 0
+
+            def fn(op, subst):
+                nonlocal count
+                d = OPS_BY_NAME.get(op.name)
+                if d is None or not op.attributes:
+                    return None
+                attrs = dict(op.attributes)
+                changed = False
+                for adef in d.attrs:
+                    if adef.name in attrs and _is_default(adef, attrs[adef.name]):
+                        del attrs[adef.name]
+                        changed = True
+                        count += adef.since > V13_1
+                hints = attrs.get("optimization_hints")
+                if hints is not None:
+                    new = rename_sm_key(hints, version)
+                    if new is not hints:
+                        attrs["optimization_hints"] = new
+                        changed = True
+                        count += 1
+                return [op.replace(attributes=attrs)] if changed else None
+
+            nf = rewrite_function(f, fn)
+            new_hints = rename_sm_key(nf.hints, version)
+            if new_hints is not nf.hints:
+                nf = replace(nf, hints=new_hints)
+                count += 1
+            return nf, count
+
+        return map_functions(module, per_function)

@@ -1,0 +1,190 @@
+"""Helpers the rules share: origin tags, operand groups, use counts and a block rewriter.
+
+Rules never mutate: they rebuild the blocks they change and return new Function/Module objects.
+Each op carries its original op id under the private attribute ``ORIGIN`` so later stages can
+point differences at the op as printed from the input file, whatever the rules did.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+from ..dialect import OPS_BY_NAME
+from ..dialect.ops import op_def
+from ..ir import Block, Function, Module, Operation, Region, Value
+
+#: Private attribute holding the op id ("f0/o12/r0/o3") of the op in the input module.
+ORIGIN = "_origin"
+
+
+def is_private(key: str) -> bool:
+    return key.startswith("_")
+
+
+def public_attributes(op: Operation) -> Dict[str, object]:
+    return {k: v for k, v in op.attributes.items() if not is_private(k)}
+
+
+def origin(op: Operation) -> Optional[str]:
+    return op.attributes.get(ORIGIN)
+
+
+def _tag_block(block: Block, prefix: str) -> Block:
+    ops = []
+    for j, op in enumerate(block.operations):
+        oid = f"{prefix}/o{j}"
+        regions = tuple(Region(tuple(_tag_block(b, f"{oid}/r{k}") for b in r.blocks))
+                        for k, r in enumerate(op.regions))
+        ops.append(op.replace(attributes={**op.attributes, ORIGIN: oid}, regions=regions))
+    return Block(block.arguments, tuple(ops))
+
+
+def tag_origins(module: Module) -> Module:
+    """Return ``module`` with every op tagged with its op id (``f<i>/o<j>[/r<k>/o<j>...]``).
+
+    Regions of Tile IR ops hold one block each, so a block needs no index in the path."""
+    funcs = tuple(replace(f, body=_tag_block(f.body, f"f{i}")) for i, f in enumerate(module.functions))
+    return replace(module, functions=funcs)
+
+
+def op_ids(function: Function, index: int) -> Iterator[Tuple[str, Operation]]:
+    """(op id, op) pairs in pre-order, ids as ``tag_origins`` assigns them."""
+    def walk(block: Block, prefix: str):
+        for j, op in enumerate(block.operations):
+            oid = f"{prefix}/o{j}"
+            yield oid, op
+            for k, r in enumerate(op.regions):
+                for b in r.blocks:
+                    yield from walk(b, f"{oid}/r{k}")
+    yield from walk(function.body, f"f{index}")
+
+
+# --- operand groups ------------------------------------------------------------------------
+
+def group_names(op: Operation, version) -> Tuple[str, ...]:
+    """Names of the operand groups ``op.segments`` counts, for the module's bytecode version."""
+    d = OPS_BY_NAME.get(op.name)
+    if d is None:
+        return ()
+    return tuple(o.name for o in d.layout(tuple(version)).operands)
+
+
+def group_span(op: Operation, name: str, version) -> Optional[Tuple[int, int]]:
+    """(start, size) of the named operand group in ``op.operands``; None if the op lacks it."""
+    names = group_names(op, version)
+    if name not in names or len(op.segments) != len(names):
+        return None
+    i = names.index(name)
+    return sum(op.segments[:i]), op.segments[i]
+
+
+def operand_role(op: Operation, k: int, version) -> str:
+    """The schema name of operand ``k`` ("index[1]", "lhs", "token", ...) for messages."""
+    names = group_names(op, version)
+    if len(op.segments) == len(names):
+        start = 0
+        for name, size in zip(names, op.segments):
+            if start <= k < start + size:
+                d = OPS_BY_NAME[op.name]
+                arity = next(o.arity for o in d.operands if o.name == name)
+                return f"{name}[{k - start}]" if arity == "variadic" else name
+            start += size
+    return f"operand {k}"
+
+
+def has_trait(op: Operation, trait: str) -> bool:
+    d = OPS_BY_NAME.get(op.name)
+    return d is not None and trait in d.traits
+
+
+# --- uses and fresh ids ---------------------------------------------------------------------
+
+def use_counts(function: Function) -> Counter:
+    """vid -> number of operand uses anywhere in the function (regions included)."""
+    uses: Counter = Counter()
+    for op in function.walk():
+        for v in op.operands:
+            uses[v.vid] += 1
+    return uses
+
+
+def max_vid(function: Function) -> int:
+    m = max((a.vid for a in function.arguments), default=-1)
+
+    def walk(block: Block):
+        nonlocal m
+        for a in block.arguments:
+            m = max(m, a.vid)
+        for op in block.operations:
+            for r in op.results:
+                m = max(m, r.vid)
+            for reg in op.regions:
+                for b in reg.blocks:
+                    walk(b)
+    walk(function.body)
+    return m
+
+
+# --- rewriting --------------------------------------------------------------------------------
+
+#: Callback: (op with operands already substituted, substitution map) -> replacement ops
+#: (None = keep the op as is). It may add entries to the map (old vid -> new Value).
+OpRewrite = Callable[[Operation, Dict[int, Value]], Optional[Sequence[Operation]]]
+
+
+def substitute(op: Operation, subst: Dict[int, Value]) -> Operation:
+    if not subst or not any(v.vid in subst for v in op.operands):
+        return op
+    return op.replace(operands=tuple(subst.get(v.vid, v) for v in op.operands))
+
+
+def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value]) -> Block:
+    """Rebuild ``block``: operands substituted, ``fn`` applied to each op (pre-order on the op,
+    after its regions were rewritten)."""
+    out: List[Operation] = []
+    for op in block.operations:
+        op = substitute(op, subst)
+        if op.regions:
+            regions = tuple(Region(tuple(rewrite_block(b, fn, subst) for b in r.blocks)) for r in op.regions)
+            if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
+                op = op.replace(regions=regions)
+        new = fn(op, subst)
+        if new is None:
+            out.append(op)
+        else:
+            out.extend(new)
+    if len(out) == len(block.operations) and all(a is b for a, b in zip(out, block.operations)):
+        return block
+    return Block(block.arguments, tuple(out))
+
+
+def rewrite_function(function: Function, fn: OpRewrite) -> Function:
+    body = rewrite_block(function.body, fn, {})
+    return function if body is function.body else replace(function, body=body)
+
+
+def map_functions(module: Module, fn: Callable[[Function], Tuple[Function, int]]) -> Tuple[Module, int]:
+    total = 0
+    funcs = []
+    for f in module.functions:
+        nf, n = fn(f)
+        funcs.append(nf)
+        total += n
+    if total == 0:
+        return module, 0
+    return replace(module, functions=tuple(funcs)), total
+
+
+def enum_name(value) -> object:
+    """An enum attribute's name whether stored as EnumValue or as a plain string."""
+    return getattr(value, "name", value)
+
+
+def all_ops(module: Module) -> Iterable[Operation]:
+    return module.walk()
+
+
+__all__ = ["ORIGIN", "is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
+           "group_span", "operand_role", "has_trait", "use_counts", "max_vid", "substitute", "rewrite_block",
+           "rewrite_function", "map_functions", "enum_name", "op_def"]
