@@ -39,6 +39,9 @@ pub fn parse_bytecode_version(text: &str) -> Result<BytecodeVersion, String> {
 fn module_ast(v: &Variant) -> fn() -> AstModule {
     match (v.op, v.module) {
         ("vector_add", "vector_add_kernel") => ops::vector_add::kernel::vector_add_kernel::__module_ast_self,
+        ("softmax", "softmax_kernel") => ops::softmax::kernel::softmax_kernel::__module_ast_self,
+        ("rms_norm", "rms_norm_kernel") => ops::rms_norm::kernel::rms_norm_kernel::__module_ast_self,
+        ("matmul", "matmul_kernel") => ops::matmul::kernel::matmul_kernel::__module_ast_self,
         (op, module) => panic!("no kernel module {module} registered for op {op}"),
     }
 }

@@ -41,10 +41,13 @@ pub enum Status {
     KernelImageMissing = -15,
     /// cuLaunchKernel failed.
     LaunchFailed = -16,
+    /// Valid arguments, but no prebuilt variant covers this combination of dtype, flags
+    /// and layout (e.g. an f16 matmul with both operands transposed).
+    NoVariant = -17,
 }
 
 impl Status {
-    pub const ALL: [Status; 16] = [
+    pub const ALL: [Status; 17] = [
         Status::Ok,
         Status::NullPointer,
         Status::UnsupportedDtype,
@@ -61,6 +64,7 @@ impl Status {
         Status::DriverError,
         Status::KernelImageMissing,
         Status::LaunchFailed,
+        Status::NoVariant,
     ];
 
     pub fn code(self) -> i32 {
@@ -86,6 +90,7 @@ impl Status {
             Status::DriverError => "DRIVER_ERROR",
             Status::KernelImageMissing => "KERNEL_IMAGE_MISSING",
             Status::LaunchFailed => "LAUNCH_FAILED",
+            Status::NoVariant => "NO_VARIANT",
         }
     }
 

@@ -1,0 +1,98 @@
+//! GEMM C = op(A) @ op(B) (reference/matmul, kernel `matmul`; the fp8 kernel is not ported yet).
+
+pub mod ffi;
+#[cfg(feature = "compile")]
+pub mod kernel;
+
+use crate::descriptor::{DType, TensorSpec};
+use crate::variant::{ParamSpec, Variant};
+
+pub const OP: &str = "matmul";
+
+/// Stored (not logical) arrays: row-major, unit last stride, row strides a multiple of
+/// 16 bytes (`stride_div` elements), 16-byte aligned bases.
+const fn aligned(dtype: DType, stride_div: i64) -> [ParamSpec; 3] {
+    [
+        ParamSpec::Tensor(TensorSpec::input("a", dtype, 2).unit_last().align(16).stride_div(stride_div, 1)),
+        ParamSpec::Tensor(TensorSpec::input("b", dtype, 2).unit_last().align(16).stride_div(stride_div, 1)),
+        ParamSpec::Tensor(TensorSpec::output("c", dtype, 2).unit_last().align(16).stride_div(stride_div, 1)),
+    ]
+}
+
+/// No divisibility beyond element alignment (odd K or N, offset views).
+const fn unaligned(dtype: DType) -> [ParamSpec; 3] {
+    let bytes = dtype.bytes();
+    [
+        ParamSpec::Tensor(TensorSpec::input("a", dtype, 2).unit_last().align(bytes)),
+        ParamSpec::Tensor(TensorSpec::input("b", dtype, 2).unit_last().align(bytes)),
+        ParamSpec::Tensor(TensorSpec::output("c", dtype, 2).unit_last().align(bytes)),
+    ]
+}
+
+const fn variant(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant { op: OP, name, module: "matmul_kernel", entry: "matmul", generics, params }
+}
+
+// Generics: <E, BM, BN, BK, GROUP_M, TRANS_A, TRANS_B, CAST_TF32>.
+pub static F16_NN_128X128X64: Variant =
+    variant("f16_nn_128x128x64", &["f16", "128", "128", "64", "8", "0", "0", "0"], &aligned(DType::F16, 8));
+pub static F16_NN_128X256X64: Variant =
+    variant("f16_nn_128x256x64", &["f16", "128", "256", "64", "8", "0", "0", "0"], &aligned(DType::F16, 8));
+pub static F16_TN_128X128X64: Variant =
+    variant("f16_tn_128x128x64", &["f16", "128", "128", "64", "8", "1", "0", "0"], &aligned(DType::F16, 8));
+pub static F16_NT_128X128X64: Variant =
+    variant("f16_nt_128x128x64", &["f16", "128", "128", "64", "8", "0", "1", "0"], &aligned(DType::F16, 8));
+pub static BF16_NN_128X128X64: Variant =
+    variant("bf16_nn_128x128x64", &["bf16", "128", "128", "64", "8", "0", "0", "0"], &aligned(DType::BF16, 8));
+pub static BF16_NN_128X256X64: Variant =
+    variant("bf16_nn_128x256x64", &["bf16", "128", "256", "64", "8", "0", "0", "0"], &aligned(DType::BF16, 8));
+pub static BF16_TN_128X128X64: Variant =
+    variant("bf16_tn_128x128x64", &["bf16", "128", "128", "64", "8", "1", "0", "0"], &aligned(DType::BF16, 8));
+pub static BF16_NT_128X128X64: Variant =
+    variant("bf16_nt_128x128x64", &["bf16", "128", "128", "64", "8", "0", "1", "0"], &aligned(DType::BF16, 8));
+pub static BF16_TT_128X128X64: Variant =
+    variant("bf16_tt_128x128x64", &["bf16", "128", "128", "64", "8", "1", "1", "0"], &aligned(DType::BF16, 8));
+pub static F16_NN_UNALIGNED_64X64X32: Variant =
+    variant("f16_nn_unaligned_64x64x32", &["f16", "64", "64", "32", "8", "0", "0", "0"], &unaligned(DType::F16));
+pub static TF32_NN_128X128X32: Variant =
+    variant("tf32_nn_128x128x32", &["f32", "128", "128", "32", "8", "0", "0", "1"], &aligned(DType::F32, 4));
+pub static TF32_NT_128X128X32: Variant =
+    variant("tf32_nt_128x128x32", &["f32", "128", "128", "32", "8", "0", "1", "1"], &aligned(DType::F32, 4));
+
+pub static VARIANTS: &[&Variant] = &[
+    &F16_NN_128X128X64,
+    &F16_NN_128X256X64,
+    &F16_TN_128X128X64,
+    &F16_NT_128X128X64,
+    &BF16_NN_128X128X64,
+    &BF16_NN_128X256X64,
+    &BF16_TN_128X128X64,
+    &BF16_NT_128X128X64,
+    &BF16_TT_128X128X64,
+    &F16_NN_UNALIGNED_64X64X32,
+    &TF32_NN_128X128X32,
+    &TF32_NT_128X128X32,
+];
+
+/// Problems at least this large (M*N) take the 128x256 tiles (analysis.json selects_when).
+pub const WIDE_TILE_MIN_MN: i64 = 4096 * 4096;
+
+/// Candidates for (dtype, flags, problem size), most specific first; the unaligned f16
+/// kernel is the fallback when an aligned one rejects the layout.
+pub fn candidates(dtype: DType, trans_a: bool, trans_b: bool, mn: i64) -> Vec<&'static Variant> {
+    let wide = mn >= WIDE_TILE_MIN_MN;
+    match (dtype, trans_a, trans_b) {
+        (DType::F16, false, false) if wide => vec![&F16_NN_128X256X64, &F16_NN_128X128X64, &F16_NN_UNALIGNED_64X64X32],
+        (DType::F16, false, false) => vec![&F16_NN_128X128X64, &F16_NN_UNALIGNED_64X64X32],
+        (DType::F16, true, false) => vec![&F16_TN_128X128X64],
+        (DType::F16, false, true) => vec![&F16_NT_128X128X64],
+        (DType::BF16, false, false) if wide => vec![&BF16_NN_128X256X64, &BF16_NN_128X128X64],
+        (DType::BF16, false, false) => vec![&BF16_NN_128X128X64],
+        (DType::BF16, true, false) => vec![&BF16_TN_128X128X64],
+        (DType::BF16, false, true) => vec![&BF16_NT_128X128X64],
+        (DType::BF16, true, true) => vec![&BF16_TT_128X128X64],
+        (DType::F32, false, false) => vec![&TF32_NN_128X128X32],
+        (DType::F32, false, true) => vec![&TF32_NT_128X128X32],
+        _ => vec![],
+    }
+}

@@ -1,0 +1,65 @@
+//! C ABI: `cutile_rms_norm(x, w, out, rstd, eps, device, stream)`.
+
+use super::{FWD_LOOPED_F16_N2048, choose};
+use crate::descriptor::{TileirTensor, read};
+use crate::launch::{Value, blocks, check_device_id, run};
+use crate::status::{Status, fail, guard};
+use crate::variant::{check_disjoint, check_in_place, check_rank, check_same_dtype};
+
+/// out = x * rsqrt(mean(x^2, last axis) + eps) * w, and rstd[i] = that rsqrt for row i.
+/// x, out: (M, N); w: (N,); rstd: (M,) float32; x, w, out share one dtype (f16, bf16, f32).
+/// out may be x (in place); w and rstd must not overlap the others. eps: finite, >= 0.
+///
+/// # Safety
+/// Each descriptor pointer is null or points to a readable descriptor; `stream` is a CUstream
+/// of `device` or 0.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cutile_rms_norm(
+    x: *const TileirTensor,
+    w: *const TileirTensor,
+    out: *const TileirTensor,
+    rstd: *const TileirTensor,
+    eps: f32,
+    device: i32,
+    stream: u64,
+) -> i32 {
+    guard(|| {
+        // SAFETY: forwarded caller contract.
+        let (x, w, out, rstd) = unsafe { (read(x, "x")?, read(w, "w")?, read(out, "out")?, read(rstd, "rstd")?) };
+        check_device_id(device)?;
+        check_rank(&[&x, &out], 2)?;
+        check_rank(&[&w, &rstd], 1)?;
+        let (m, n) = (x.shape[0], x.shape[1]);
+        if out.dims() != x.dims() || w.shape[0] != n || rstd.shape[0] != m {
+            return fail(
+                Status::ShapeMismatch,
+                format!("need x (M, N), w (N,), out (M, N), rstd (M,); got x {:?}, w {:?}, out {:?}, rstd {:?}", x.dims(), w.dims(), out.dims(), rstd.dims()),
+            );
+        }
+        if m > 0 && n == 0 {
+            return fail(Status::UnsupportedShape, "x has rows of zero columns: their mean is undefined");
+        }
+        if !eps.is_finite() || eps < 0.0 {
+            return fail(Status::InvalidArgument, format!("eps = {eps} must be finite and >= 0"));
+        }
+        check_same_dtype(&[&x, &w, &out])?;
+        check_in_place(&out, &x)?;
+        check_disjoint(&out, &w)?;
+        for other in [&x, &w, &out] {
+            check_disjoint(&rstd, other)?;
+        }
+        let Some(v) = choose(x.dtype, n) else {
+            return fail(Status::UnsupportedDtype, format!("x: no rms_norm variant for {}", x.dtype.torch_name()));
+        };
+        v.accepts(&[&x, &w, &out, &rstd])?;
+        let rows_per_block = if v.entry == FWD_LOOPED_F16_N2048.entry { 1 } else { v.const_generic(1) };
+        let grid = (blocks(m, rows_per_block)?, 1, 1);
+        run(
+            v,
+            &[Value::Tensor(&x), Value::Tensor(&w), Value::Tensor(&out), Value::Tensor(&rstd), Value::F32(eps)],
+            grid,
+            device,
+            stream,
+        )
+    })
+}

@@ -1,0 +1,39 @@
+//! C ABI: `cutile_softmax(x, out, device, stream)`.
+
+use super::{F16_ONLINE_N1024, choose};
+use crate::descriptor::{TileirTensor, read};
+use crate::launch::{Value, blocks, check_device_id, run};
+use crate::status::{Status, fail, guard};
+use crate::variant::{check_in_place, check_rank, check_same_dtype};
+
+/// out = softmax(x) along the last axis; x, out: (M, N), one dtype (f16, bf16, f32), unit
+/// column stride, any non-negative row stride, 16-byte aligned. out may be x (in place).
+///
+/// # Safety
+/// Each descriptor pointer is null or points to a readable descriptor; `stream` is a CUstream
+/// of `device` or 0.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cutile_softmax(x: *const TileirTensor, out: *const TileirTensor, device: i32, stream: u64) -> i32 {
+    guard(|| {
+        // SAFETY: forwarded caller contract.
+        let (x, out) = unsafe { (read(x, "x")?, read(out, "out")?) };
+        check_device_id(device)?;
+        check_rank(&[&x, &out], 2)?;
+        if x.dims() != out.dims() {
+            return fail(Status::ShapeMismatch, format!("x {:?} and out {:?} must have one shape", x.dims(), out.dims()));
+        }
+        check_same_dtype(&[&x, &out])?;
+        check_in_place(&out, &x)?;
+        let Some(v) = choose(x.dtype, x.shape[1]) else {
+            return fail(Status::UnsupportedDtype, format!("x: no softmax variant for {}", x.dtype.torch_name()));
+        };
+        v.accepts(&[&x, &out])?;
+        if out.numel() == 0 {
+            return Ok(());
+        }
+        // softmax_row covers TILE_M rows per block, softmax_online one row per block.
+        let rows_per_block = if v.entry == F16_ONLINE_N1024.entry { 1 } else { v.const_generic(1) };
+        let grid = (blocks(x.shape[0], rows_per_block)?, 1, 1);
+        run(v, &[Value::Tensor(&x), Value::Tensor(&out)], grid, device, stream)
+    })
+}

@@ -1,0 +1,75 @@
+//! cuTile Rust port of reference/softmax/kernel.py: softmax over the last axis of a 2-D
+//! array. `softmax_row` holds TILE_M whole rows in one tile; `softmax_online` streams one
+//! row in TILE_N tiles (running max and rescaled sum, then a second pass that writes).
+//! Python's `ct.Constant[int]` tile sizes are const generics, the dtype is the type generic `E`.
+
+#[cutile::module]
+pub mod softmax_kernel {
+    use cutile::core::*;
+
+    /// exp(v) = exp2(v * log2(e)); exp2 is the native instruction.
+    const LOG2E: f32 = 1.4426950408889634f32;
+
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn softmax_row<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+    ) {
+        let block: (i32, i32, i32) = get_tile_block_id();
+        // -inf padding: padded columns add exp2(-inf) = 0 to the sum and never win the max.
+        let x_tiles: Partition<E, { [TILE_M, TILE_N] }> = unsafe {
+            make_partition_view(x, shape![TILE_M, TILE_N], padding::NegInf, dim_map::Identity, x.token())
+        };
+        let raw: Tile<E, { [TILE_M, TILE_N] }> = x_tiles.load([block.0, 0i32]);
+        let t: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(raw);
+        let t: Tile<f32, { [TILE_M, TILE_N] }> = t * broadcast_scalar(LOG2E, shape![TILE_M, TILE_N]);
+        let row_max: Tile<f32, { [TILE_M] }> = reduce_max(t, 1);
+        let row_max: Tile<f32, { [TILE_M, 1] }> = row_max.reshape(shape![TILE_M, 1]);
+        let e: Tile<f32, { [TILE_M, TILE_N] }> = exp2(t - row_max.broadcast(shape![TILE_M, TILE_N]), ftz::Disabled);
+        let row_sum: Tile<f32, { [TILE_M] }> = reduce_sum(e, 1);
+        let row_sum: Tile<f32, { [TILE_M, 1] }> = row_sum.reshape(shape![TILE_M, 1]);
+        let y: Tile<E, { [TILE_M, TILE_N] }> = convert_tile(true_div(e, row_sum.broadcast(shape![TILE_M, TILE_N])));
+        let mut out_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> =
+            unsafe { out.partition_full_mut(shape![TILE_M, TILE_N]) };
+        unsafe { out_tiles.store_unchecked(y, [block.0, 0i32]) };
+    }
+
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn softmax_online<E: ElementType, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+    ) {
+        let block: (i32, i32, i32) = get_tile_block_id();
+        let row: i32 = block.0;
+        let x_tiles: Partition<E, { [1, TILE_N] }> = unsafe {
+            make_partition_view(x, shape![1, TILE_N], padding::NegInf, dim_map::Identity, x.token())
+        };
+        let num_col_tiles: i32 = num_tiles(&x_tiles, 1);
+        let log2e: Tile<f32, { [1, TILE_N] }> = broadcast_scalar(LOG2E, shape![1, TILE_N]);
+        let mut running_max: Tile<f32, { [1, 1] }> = constant(f32::NEG_INFINITY, shape![1, 1]);
+        let mut running_sum: Tile<f32, { [1, 1] }> = constant(0.0f32, shape![1, 1]);
+        for j in 0i32..num_col_tiles {
+            let raw: Tile<E, { [1, TILE_N] }> = x_tiles.load([row, j]);
+            let t: Tile<f32, { [1, TILE_N] }> = convert_tile(raw);
+            let t: Tile<f32, { [1, TILE_N] }> = t * log2e;
+            let tile_max: Tile<f32, { [1] }> = reduce_max(t, 1);
+            let new_max: Tile<f32, { [1, 1] }> = max_tile(running_max, tile_max.reshape(shape![1, 1]));
+            // Rescale the sum so far to the new maximum before adding this tile's terms.
+            let p: Tile<f32, { [1, TILE_N] }> = exp2(t - new_max.broadcast(shape![1, TILE_N]), ftz::Disabled);
+            let p_sum: Tile<f32, { [1] }> = reduce_sum(p, 1);
+            running_sum = running_sum * exp2(running_max - new_max, ftz::Disabled) + p_sum.reshape(shape![1, 1]);
+            running_max = new_max;
+        }
+        let one: Tile<f32, { [1, 1] }> = constant(1.0f32, shape![1, 1]);
+        let inv_sum: Tile<f32, { [1, TILE_N] }> = true_div(one, running_sum).broadcast(shape![1, TILE_N]);
+        let max_b: Tile<f32, { [1, TILE_N] }> = running_max.broadcast(shape![1, TILE_N]);
+        let mut out_tiles: PartitionMut<E, { [1, TILE_N] }> = unsafe { out.partition_full_mut(shape![1, TILE_N]) };
+        for j in 0i32..num_col_tiles {
+            let raw: Tile<E, { [1, TILE_N] }> = x_tiles.load([row, j]);
+            let t: Tile<f32, { [1, TILE_N] }> = convert_tile(raw);
+            let t: Tile<f32, { [1, TILE_N] }> = t * log2e;
+            let y: Tile<E, { [1, TILE_N] }> = convert_tile(exp2(t - max_b, ftz::Disabled) * inv_sum);
+            unsafe { out_tiles.store_unchecked(y, [row, j]) };
+        }
+    }
+}
