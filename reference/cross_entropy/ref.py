@@ -1,22 +1,20 @@
 """Cross-entropy semantics in torch (float64): per-row loss (0 for ignored rows) and logsumexp."""
 
-from tileir_diff.suite.refutil import empty_poisoned, generator, randn
+from tileir_diff.suite.refutil import empty_poisoned, generator, randint, randn
 
 
 def make_inputs(variant, shape, *, seed, device):
-    import torch
-
     m, v = shape["M"], shape["V"]
     nc = set(shape.get("noncontiguous", []))
     dt = variant["dtypes"]
     gen = generator(seed)
     logits = randn((m, v), dt["logits"], gen=gen, device=device, scale=3.0, noncontiguous="logits" in nc)
-    target = torch.randint(0, v, (m,), generator=gen, dtype=torch.int64)
+    target = randint((m,), 0, v, gen=gen, device=device)
     target[::7] = variant["constants"]["IGNORE_INDEX"]  # every 7th row is ignored
     target[1::11] = v - 1  # the last (possibly ragged-tile) column
     return {
         "logits": logits,
-        "target": target.to(device),
+        "target": target,
         "loss": empty_poisoned((m,), dt["loss"], device=device),
         "lse": empty_poisoned((m,), dt["lse"], device=device),
     }

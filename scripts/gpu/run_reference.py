@@ -37,7 +37,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from tileir_diff.suite.catalog import load_catalog  # noqa: E402
+from tileir_diff.suite.catalog import CatalogError, default_reference_root, load_catalog, load_op  # noqa: E402
 
 SEED = 1234
 EXIT_CONTEXT_LOST = 3
@@ -214,8 +214,7 @@ def bench_variant(torch, op, variant, ref, cubin, launch_variant, timer, copy_gb
     row["tflops"] = flops / (kernel_us * 1e-6) / 1e12 if flops else None
     baseline = getattr(ref, "torch_baseline", None)
     if baseline is not None:
-        base_inputs = ref.make_inputs(variant.raw, shape, seed=SEED, device="cuda")
-        row["baseline_us"] = timer.median_us(lambda: baseline(variant.raw, base_inputs))
+        row["baseline_us"] = timer.median_us(lambda: baseline(variant.raw, inputs))
         row["speedup_vs_baseline"] = row["baseline_us"] / kernel_us
         row["baseline_gbps"] = nbytes / (row["baseline_us"] * 1e-6) / 1e9
         row["baseline_tflops"] = flops / (row["baseline_us"] * 1e-6) / 1e12 if flops else None
@@ -306,7 +305,27 @@ def _environment(args) -> dict:
     if not args.no_bench:
         timer = _Timer(torch, args.warmup, args.reps)
         env["copy_bandwidth_gbps"] = copy_bandwidth_gbps(torch, timer)
+        del timer
+        torch.cuda.empty_cache()  # the workers need the memory, not this process
     return env
+
+
+def _load_specs(args):
+    """Valid ops, plus one error per folder whose analysis.json does not validate (the rest still run)."""
+    root = Path(args.reference_root) if args.reference_root else default_reference_root()
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", ".", "__")))
+    if args.ops:
+        unknown = set(args.ops) - {p.name for p in folders}
+        if unknown:
+            raise SystemExit(f"no such op(s): {sorted(unknown)}")
+        folders = [p for p in folders if p.name in args.ops]
+    specs, errors = [], []
+    for folder in folders:
+        try:
+            specs.append(load_op(folder))
+        except CatalogError as exc:
+            errors.append({"op": folder.name, "error": str(exc)})
+    return specs, errors
 
 
 def _default_arch() -> str:
@@ -317,7 +336,9 @@ def _default_arch() -> str:
 
 
 def run_all(args) -> dict:
-    specs = load_catalog(args.reference_root, ops=args.ops)
+    specs, catalog_errors = _load_specs(args)
+    for e in catalog_errors:
+        print(f"[{e['op']}] skipped: {e['error']}", file=sys.stderr)
     env = _environment(args)
     results_file = Path(args.out) / "reference_results.jsonl"
     results_file.unlink(missing_ok=True)
@@ -357,7 +378,10 @@ def run_all(args) -> dict:
             if not [v for v in op.variants if v.name not in done] or attempts > len(op.variants) + 1:
                 break
         print(f"[{op.op}] done", file=sys.stderr)
-    return _assemble(specs, env, _read_jsonl(results_file))
+    doc = _assemble(specs, env, _read_jsonl(results_file))
+    doc["catalog_errors"] = catalog_errors
+    doc["summary"]["catalog_errors"] = len(catalog_errors)
+    return doc
 
 
 def _append(path: Path, record: dict) -> None:
@@ -425,6 +449,8 @@ def render_markdown(doc: dict) -> str:
     ]
     if "copy_bandwidth_gbps" in env:
         lines.append(f"- measured device-to-device copy bandwidth: {env['copy_bandwidth_gbps']:.0f} GB/s (bytes read + written)")
+    for e in doc.get("catalog_errors", []):
+        lines.append(f"- **{e['op']} not run**: invalid analysis.json: {e['error']}")
     lines += ["", f"**{summary['pass']} of {summary['cases']} cases pass** ({summary['fail']} fail, {summary['error']} error); "
               f"{summary['variants_all_pass']} of {summary['variants']} variants pass every test shape.", "",
               "## Numerics", "", "| op | variant | shape | status | max abs err | max rel err | mismatches | note |",
@@ -489,7 +515,7 @@ def main(argv=None) -> int:
     s = doc["summary"]
     print(f"{s['pass']} passed, {s['fail']} failed, {s['error']} errors over {s['cases']} cases "
           f"({s['variants_all_pass']}/{s['variants']} variants fully pass); results in {args.out}")
-    return 0 if s["fail"] == 0 and s["error"] == 0 else 1
+    return 0 if s["fail"] == 0 and s["error"] == 0 and not s.get("catalog_errors") else 1
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["torch_dtype", "generator", "randn", "uniform", "empty_poisoned", "make_strided", "POISON_INT"]
+__all__ = ["torch_dtype", "generator", "randn", "randint", "uniform", "empty_poisoned", "make_strided", "POISON_INT"]
 
 # Written into integer outputs before a launch; a kernel never produces it for the suite's inputs.
 POISON_INT = 0x7F7F7F7F
@@ -23,11 +23,26 @@ def torch_dtype(name: str):
     return dt
 
 
-def generator(seed: int):
-    import torch
+class SeedStream:
+    """A seed that hands out one fresh torch.Generator per draw, created on the draw's device.
 
-    # Generate on the CPU so that inputs are identical on every device and torch version build.
-    return torch.Generator(device="cpu").manual_seed(int(seed))
+    Drawing on the device itself keeps large benchmark inputs fast; each draw gets its own
+    generator seeded from (seed, draw number), so a given make_inputs call is reproducible.
+    """
+
+    def __init__(self, seed: int):
+        self.seed = int(seed)
+        self.draws = 0
+
+    def torch_generator(self, device: str):
+        import torch
+
+        self.draws += 1
+        return torch.Generator(device=device).manual_seed(self.seed * 1_000_003 + self.draws)
+
+
+def generator(seed: int) -> SeedStream:
+    return SeedStream(seed)
 
 
 def make_strided(values, noncontiguous: bool):
@@ -59,16 +74,23 @@ def randn(shape: Sequence[int], dtype: str, *, gen, device: str, scale: float = 
           noncontiguous: bool = False):
     import torch
 
-    values = torch.randn(tuple(shape), generator=gen, dtype=torch.float32) * scale + shift
-    return make_strided(values.to(torch_dtype(dtype)).to(device), noncontiguous)
+    values = torch.randn(tuple(shape), generator=gen.torch_generator(device), dtype=torch.float32, device=device)
+    return make_strided((values * scale + shift).to(torch_dtype(dtype)), noncontiguous)
 
 
 def uniform(shape: Sequence[int], dtype: str, *, gen, device: str, low: float = 0.0, high: float = 1.0,
             noncontiguous: bool = False):
     import torch
 
-    values = torch.rand(tuple(shape), generator=gen, dtype=torch.float32) * (high - low) + low
-    return make_strided(values.to(torch_dtype(dtype)).to(device), noncontiguous)
+    values = torch.rand(tuple(shape), generator=gen.torch_generator(device), dtype=torch.float32, device=device)
+    return make_strided((values * (high - low) + low).to(torch_dtype(dtype)), noncontiguous)
+
+
+def randint(shape: Sequence[int], low: int, high: int, dtype: str = "int64", *, gen, device: str):
+    import torch
+
+    return torch.randint(low, high, tuple(shape), generator=gen.torch_generator(device), dtype=torch_dtype(dtype),
+                         device=device)
 
 
 def empty_poisoned(shape: Sequence[int], dtype: str, *, device: str, noncontiguous: bool = False) -> Any:
