@@ -5,9 +5,12 @@ import struct
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .types import ScalarType, TileType, Type
+
+if TYPE_CHECKING:  # numpy is imported lazily: the CLI's start-up time matters
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,16 @@ class FloatAttr:
 
     @property
     def value(self) -> float:
-        return float(decode_float_bits(np.array([self.bits], dtype=np.uint64), self.type.name)[0])
+        name = self.type.name
+        if name in ("f32", "tf32"):
+            return struct.unpack("<f", struct.pack("<I", self.bits))[0]
+        if name == "f64":
+            return struct.unpack("<d", struct.pack("<Q", self.bits))[0]
+        if name == "f16":
+            return struct.unpack("<e", struct.pack("<H", self.bits))[0]
+        if name == "bf16":
+            return struct.unpack("<f", struct.pack("<I", self.bits << 16))[0]
+        return _minifloat(self.bits, *_MINIFLOATS[name])
 
 
 @dataclass(frozen=True)
@@ -100,10 +112,12 @@ class DenseElements:
         return self.type.num_elements != 1 and len(self.data) == _elem_bytes(self.element)
 
     def bits(self) -> np.ndarray:
+        import numpy as np  # noqa: F401
         """Element bit patterns as unsigned integers (flat, as stored)."""
         return _raw_bits(self.data, self.element)
 
     def to_numpy(self) -> np.ndarray:
+        import numpy as np  # noqa: F401
         flat = decode_elements(self.data, self.element)
         shape = self.type.shape
         if self.is_splat or (len(flat) == 1 and self.type.num_elements == 1):
@@ -118,7 +132,8 @@ def _elem_bytes(t: ScalarType) -> int:
     return max(1, w // 8)
 
 
-def _raw_bits(data: bytes, t: ScalarType) -> np.ndarray:
+def _raw_bits(data: bytes, t: ScalarType) -> "np.ndarray":
+    import numpy as np
     nb = _elem_bytes(t)
     if t.name == "f4E2M1FN" or t.name == "i4":
         raw = np.frombuffer(data, dtype=np.uint8)
@@ -128,7 +143,8 @@ def _raw_bits(data: bytes, t: ScalarType) -> np.ndarray:
     return np.frombuffer(data[:usable], dtype=udt).astype(np.uint64)
 
 
-def decode_elements(data: bytes, t: ScalarType) -> np.ndarray:
+def decode_elements(data: bytes, t: ScalarType) -> "np.ndarray":
+    import numpy as np
     """Decode raw element bytes into a numpy array (float types without a numpy dtype -> float32)."""
     name = t.name
     if name == "i1":
@@ -144,7 +160,8 @@ def decode_elements(data: bytes, t: ScalarType) -> np.ndarray:
     return decode_float_bits(_raw_bits(data, t), name)
 
 
-def decode_float_bits(bits: np.ndarray, name: str) -> np.ndarray:
+def decode_float_bits(bits, name: str) -> "np.ndarray":
+    import numpy as np
     """Bit patterns of a float type -> values (float64 for f64, else float32)."""
     bits = np.asarray(bits, dtype=np.uint64)
     if name == "f64":
@@ -198,7 +215,7 @@ def float_bits(value: float, name: str) -> int:
     if name in ("f32", "tf32"):
         return struct.unpack("<I", struct.pack("<f", value))[0]
     if name == "f16":
-        return int(np.array([value], dtype=np.float16).view(np.uint16)[0])
+        return struct.unpack("<H", struct.pack("<e", value))[0]
     if name == "bf16":
         b = struct.unpack("<I", struct.pack("<f", value))[0]
         if (b & 0x7F800000) == 0x7F800000 and b & 0x7FFFFF:
