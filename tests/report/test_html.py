@@ -1,0 +1,101 @@
+"""Standalone HTML report: escaping, linked ops, highlighted differences, no external assets."""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from tests.report.builders import EVIL
+from tileir_diff.report import render
+
+
+class Collector(HTMLParser):
+    """Tags with attributes, the text inside <script>, and every id."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags, self.scripts, self.ids, self._in_script = [], [], [], False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append((tag, attrs))
+        if "id" in attrs:
+            self.ids.append(attrs["id"])
+        self._in_script = tag == "script"
+
+    def handle_endtag(self, tag):
+        self._in_script = False
+
+    def handle_data(self, data):
+        if self._in_script:
+            self.scripts.append(data)
+
+
+def parse(html_text):
+    c = Collector()
+    c.feed(html_text)
+    return c
+
+
+def test_every_input_string_is_escaped(evil_result):
+    page = render(evil_result, "html")
+    assert EVIL not in page and "<script>alert" not in page
+    parsed = parse(page)
+    assert [t for t, _ in parsed.tags].count("script") == 1  # only our own script
+    assert "alert" not in "".join(parsed.scripts)
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    assert "r&amp;b.tileirbc" in page
+    # No attribute value picked up markup from the input either.
+    for tag, attrs in parsed.tags:
+        for name, value in attrs.items():
+            assert not name.startswith("on"), (tag, name)
+            assert "<" not in (value or ""), (tag, name, value)
+
+
+def test_no_external_assets(different_result):
+    page = render(different_result, "html")
+    parsed = parse(page)
+    for tag, attrs in parsed.tags:
+        assert tag not in ("link", "img", "iframe", "object", "embed")
+        if tag == "script":
+            assert "src" not in attrs
+    assert not re.search(r"(src|href)=\"(https?:)?//", page)
+    assert "@import" not in page and "url(" not in page
+
+
+def test_matched_ops_are_linked_both_ways(different_result):
+    page = render(different_result, "html")
+    parsed = parse(page)
+    lines = {a["id"]: a for t, a in parsed.tags if t == "div" and a.get("data-op")}
+    for left_id, right_id, _ in different_result.mapping:
+        left = lines[f"L:{left_id}"]
+        right = lines[f"R:{right_id}"]
+        assert left["data-partner"] == right_id and right["data-partner"] == left_id
+    assert len(parsed.ids) == len(set(parsed.ids))  # anchors are unique
+
+
+def test_differences_listed_at_top_and_highlighted(different_result):
+    page = render(different_result, "html")
+    assert page.index('id="differences"') < page.index('id="code"') < page.index('id="summary"')
+    parsed = parse(page)
+    classes = {a["id"]: a.get("class", "") for t, a in parsed.tags if t == "div" and a.get("data-op")}
+    d0, d1 = different_result.differences
+    assert "diff" in classes[f"L:{d0.left.op_id}"].split() and "diff" in classes[f"R:{d0.right.op_id}"].split()
+    assert "affected" in classes["L:f0/o26"].split()
+    assert "diff" in classes[f"L:{d1.left.op_id}"].split()  # a root difference outranks "affected"
+    links = [a["data-target"] for t, a in parsed.tags if t == "a" and "data-target" in a]
+    assert f"L:{d0.left.op_id}" in links and f"R:{d0.right.op_id}" in links
+    assert all(target in classes for target in links)  # every link lands on a line
+
+
+def test_summary_tables_flag_differing_rows(different_result):
+    page = render(different_result, "html")
+    assert '<details class="sec neq" open><summary>MMA' in page
+    assert '<details class="sec"><summary>Control flow' in page  # equal sections start folded
+    assert "bf16·bf16" in page and "<td class=\"flag\">≠</td>" in page
+
+
+def test_identical_result_without_lines_still_renders():
+    from tileir_diff.diff.result import DiffResult
+    page = render(DiffResult("identical", [], {}, {}, "a", "b", [], [], {}), "html")
+    assert "IDENTICAL" in page and "carries no printed modules" in page
+    assert page.rstrip().endswith("</html>")
