@@ -137,6 +137,15 @@ class _FunctionReader:
     # -- ops ---------------------------------------------------------------------------------
     def read_op(self, s: Stream, values: List[Value]) -> Operation:
         at = s.pos
+        try:
+            return self._read_op(s, values)
+        except TileIRFormatError as e:
+            if e.message.startswith("op ") or e.offset == at:
+                raise
+            raise TileIRFormatError(f"op at offset {at}: {e.message}", path=e.path, offset=e.offset) from None
+
+    def _read_op(self, s: Stream, values: List[Value]) -> Operation:
+        at = s.pos
         opcode = s.varint("opcode")
         od = self.opdefs.get(opcode)
         if od is None:
@@ -156,14 +165,14 @@ class _FunctionReader:
         t = self.t
         # 2. result types
         if od.counted_results:
-            n = s.count(f"{od.name} result count")
-            rtypes = [t.type(s.varint(f"{od.name} result type"), at) for _ in range(n)]
+            n = s.count("result count")
+            rtypes = [t.type(s.varint("result type"), at) for _ in range(n)]
             if not any(r.variadic for r in lay.results) and n != len(lay.results):
                 raise self.err(f"{od.name}: {n} results, expected {len(lay.results)}", at)
         else:
-            rtypes = [t.type(s.varint(f"{od.name} result type"), at) for _ in lay.results]
+            rtypes = [t.type(s.varint("result type"), at) for _ in lay.results]
         # 3. flags
-        flags = s.varint(f"{od.name} flags") if lay.has_flags else 0
+        flags = s.varint("flags") if lay.has_flags else 0
         if flags >> len(lay.flag_bits):
             raise self.err(f"{od.name}: unknown flag bits 0x{flags:X}", at)
         bits = lay.flag_bits
@@ -182,7 +191,7 @@ class _FunctionReader:
         segments: List[int] = []
         if od.total_operand_count:
             total_at = s.pos
-            total = s.count(f"{od.name} operand count")
+            total = s.count("operand count")
             fixed = sum(1 for o in lay.operands if o.arity != "variadic")
             if total < fixed:
                 raise self.err(f"{od.name}: {total} operands, needs at least {fixed}", total_at)
@@ -202,14 +211,14 @@ class _FunctionReader:
                     else:
                         segments.append(0)
                 else:
-                    k = s.count(f"{od.name} {o.name} count")
+                    k = s.count("operand group count")
                     operands.extend(self.value(s, values) for _ in range(k))
                     segments.append(k)
         # 6. regions (their values go out of scope after; results are numbered afterwards)
         regions: Tuple[Region, ...] = ()
         if od.regions:
             rat = s.pos
-            nreg = s.varint(f"{od.name} region count")
+            nreg = s.varint("region count")
             if nreg != od.regions:
                 raise self.err(f"{od.name}: {nreg} regions, expected {od.regions}", rat)
             self.depth += 1
@@ -242,32 +251,32 @@ class _FunctionReader:
         t = self.t
         if k == "enum":
             names = ENUMS[a.enum]
-            v = s.varint(f"{od.name}.{a.name}")
+            v = s.varint("attribute")
             if v >= len(names):
                 raise self.err(f"{od.name}.{a.name}: value {v} is not a {a.enum}", at)
             return EnumValue(a.enum, names[v])
         if k == "bool":
-            v = s.u8(f"{od.name}.{a.name}")
+            v = s.u8("attribute")
             if v > 1:
                 raise self.err(f"{od.name}.{a.name}: bool byte {v}", at)
             return bool(v)
         if k == "int":
-            return s.varint(f"{od.name}.{a.name}")
+            return s.varint("attribute")
         if k in ("str", "symbol"):
-            return t.string(s.varint(f"{od.name}.{a.name}"), at)
+            return t.string(s.varint("attribute"), at)
         if k == "type":
-            return t.type(s.varint(f"{od.name}.{a.name}"), at)
+            return t.type(s.varint("attribute"), at)
         if k == "i32_array":
-            return tuple(s.int_list(4, f"{od.name}.{a.name}"))
+            return tuple(s.int_list(4, "attribute"))
         if k == "bool_array":
-            vals = s.int_list(1, f"{od.name}.{a.name}")
+            vals = s.int_list(1, "attribute")
             return tuple(bool(x) for x in vals)
         if k == "dense":
             if not rtypes:
                 raise self.err(f"{od.name}: dense attribute without a result type", at)
-            return t.constant(s.varint(f"{od.name}.{a.name}"), rtypes[0], at)
+            return t.constant(s.varint("attribute"), rtypes[0], at)
         if k == "array":
-            return tuple(self.tagged(s, 1) for _ in range(s.count(f"{od.name}.{a.name} size")))
+            return tuple(self.tagged(s, 1) for _ in range(s.count("array size")))
         if k == "hints":
             return OptimizationHints(self.dict_items(s, 1, hints=True))
         if k == "predicate":
