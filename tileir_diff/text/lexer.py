@@ -1,0 +1,231 @@
+"""MLIR-style tokens of Tile IR text, each with its line and column.
+
+Token kinds: ``value`` (``%name``, ``%1#2``), ``symbol`` (``@sym``), ``hash`` (``#loc3``,
+``#cuda_tile.di_loc``), ``caret`` (``^bb0``), ``int``, ``float``, ``hex`` (``0xFF800000``),
+``string`` (value unescaped: ``\\0A``, ``\\n``, ``\\"``, ``\\\\``), ``ident`` (bare identifiers,
+keywords and dimension tails such as ``x64xf16``), ``punct`` (one character, or ``->``), ``eof``.
+As in MLIR, ``128x64xf16`` lexes as ``int 128`` then ``ident x64xf16``; the type parser splits it.
+Comments run from ``//`` to the end of the line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional
+
+from ..errors import TileIRFormatError
+
+PUNCT = set("()[]{}<>,:=?*+|!")
+_IDENT_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_IDENT_CHARS = _IDENT_START | set("0123456789$.")
+_SUFFIX_CHARS = _IDENT_CHARS | set("-")  # %name / @name / #name bodies (MLIR suffix-id)
+_DIGITS = set("0123456789")
+_HEX = set("0123456789abcdefABCDEF")
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str
+    text: str
+    line: int
+    col: int
+    value: object = None  # int / str payload where useful
+    offset: int = 0  # character offset in the text
+
+    @property
+    def where(self) -> str:
+        return f"{self.line}:{self.col}"
+
+    def is_(self, kind: str, text: Optional[str] = None) -> bool:
+        return self.kind == kind and (text is None or self.text == text)
+
+    def __str__(self) -> str:
+        return "end of input" if self.kind == "eof" else repr(self.text)
+
+
+class Lexer:
+    """Turns text into tokens on demand; ``tokens()`` gives them all."""
+
+    def __init__(self, text: str, path: str = "<text>"):
+        self.text = text
+        self.path = path
+        self.pos = 0
+        self.line = 1
+        self.line_start = 0
+
+    def error(self, msg: str, line: int, col: int) -> TileIRFormatError:
+        return TileIRFormatError(msg, path=self.path, offset=f"{line}:{col}")
+
+    def _skip_space(self) -> None:
+        text, n = self.text, len(self.text)
+        while self.pos < n:
+            c = text[self.pos]
+            if c == "\n":
+                self.pos += 1
+                self.line += 1
+                self.line_start = self.pos
+            elif c in " \t\r":
+                self.pos += 1
+            elif c == "/" and text.startswith("//", self.pos):
+                end = text.find("\n", self.pos)
+                self.pos = n if end < 0 else end
+            else:
+                return
+
+    def next(self) -> Token:
+        self._skip_space()
+        start = self.pos
+        tok = self._next()
+        return Token(tok.kind, tok.text, tok.line, tok.col, tok.value, start)
+
+    def reset(self, offset: int) -> None:
+        """Continue lexing at ``offset`` (which must lie at or after the current line start)."""
+        text = self.text
+        self.line += text.count("\n", self.pos, offset) if offset >= self.pos else -text.count("\n", offset, self.pos)
+        self.pos = offset
+        self.line_start = text.rfind("\n", 0, offset) + 1
+
+    def _next(self) -> Token:
+        text, n = self.text, len(self.text)
+        line, col = self.line, self.pos - self.line_start + 1
+        start = self.pos
+        if start >= n:
+            return Token("eof", "", line, col)
+        c = text[start]
+        if c in "%@#^":
+            kind = {"%": "value", "@": "symbol", "#": "hash", "^": "caret"}[c]
+            if c == "@" and start + 1 < n and text[start + 1] == '"':
+                self.pos += 1
+                s = self._string(line, col + 1)
+                return Token("symbol", "@" + s, line, col, s)
+            p = start + 1
+            while p < n and text[p] in _SUFFIX_CHARS:
+                p += 1
+            if c == "%" and p < n and text[p] == "#":  # %name#3: result number
+                q = p + 1
+                while q < n and text[q] in _DIGITS:
+                    q += 1
+                if q == p + 1:
+                    raise self.error("expected a result number after '#'", line, col + (p - start) + 1)
+                p = q
+            if p == start + 1:
+                raise self.error(f"expected a name after {c!r}", line, col)
+            self.pos = p
+            return Token(kind, text[start:p], line, col)
+        if c == '"':
+            s = self._string(line, col)
+            return Token("string", text[start:self.pos], line, col, s)
+        if c in _DIGITS or (c == "-" and start + 1 < n and text[start + 1] in _DIGITS):
+            return self._number(line, col)
+        if c in _IDENT_START:
+            p = start + 1
+            while p < n and text[p] in _IDENT_CHARS:
+                p += 1
+            self.pos = p
+            return Token("ident", text[start:p], line, col)
+        if c == "-" and text.startswith("->", start):
+            self.pos += 2
+            return Token("punct", "->", line, col)
+        if c in PUNCT:
+            self.pos += 1
+            return Token("punct", c, line, col)
+        raise self.error(f"unexpected character {c!r}", line, col)
+
+    def _number(self, line: int, col: int) -> Token:
+        text, n = self.text, len(self.text)
+        start = p = self.pos
+        if text[p] == "-":
+            p += 1
+        if text.startswith("0x", p) and p + 2 < n and text[p + 2] in _HEX:
+            q = p + 2
+            while q < n and text[q] in _HEX:
+                q += 1
+            self.pos = q
+            return Token("hex", text[start:q], line, col, int(text[p + 2:q], 16) * (-1 if p > start else 1))
+        while p < n and text[p] in _DIGITS:
+            p += 1
+        is_float = False
+        if p < n and text[p] == "." and p + 1 <= n:
+            is_float = True
+            p += 1
+            while p < n and text[p] in _DIGITS:
+                p += 1
+            if p < n and text[p] in "eE":
+                q = p + 1
+                if q < n and text[q] in "+-":
+                    q += 1
+                if q < n and text[q] in _DIGITS:
+                    while q < n and text[q] in _DIGITS:
+                        q += 1
+                    p = q
+        self.pos = p
+        body = text[start:p]
+        if is_float:
+            return Token("float", body, line, col, body)
+        return Token("int", body, line, col, int(body))
+
+    def _string(self, line: int, col: int) -> str:
+        """Reads a quoted string at self.pos; returns its unescaped value."""
+        text, n = self.text, len(self.text)
+        p = self.pos + 1
+        out = bytearray()
+        while True:
+            if p >= n or text[p] == "\n":
+                raise self.error("unterminated string", line, col)
+            c = text[p]
+            if c == '"':
+                p += 1
+                break
+            if c == "\\":
+                if p + 1 >= n:
+                    raise self.error("unterminated string", line, col)
+                e = text[p + 1]
+                if e in '"\\':
+                    out.append(ord(e))
+                    p += 2
+                elif e == "n":
+                    out.append(10)
+                    p += 2
+                elif e == "t":
+                    out.append(9)
+                    p += 2
+                elif p + 2 < n and e in _HEX and text[p + 2] in _HEX:
+                    out.append(int(text[p + 1:p + 3], 16))
+                    p += 3
+                else:
+                    raise self.error(f"unknown escape '\\{e}' in string", self.line, p - self.line_start + 1)
+                continue
+            out += c.encode("utf-8")
+            p += 1
+        self.pos = p
+        try:
+            return out.decode("utf-8")
+        except UnicodeDecodeError:
+            raise self.error("string is not valid UTF-8", line, col) from None
+
+    def tokens(self) -> List[Token]:
+        out = []
+        while True:
+            t = self.next()
+            out.append(t)
+            if t.kind == "eof":
+                return out
+
+
+def tokenize(text: str, path: str = "<text>") -> List[Token]:
+    return Lexer(text, path).tokens()
+
+
+def escape_string(s: str) -> str:
+    """MLIR's printEscapedString: printable ASCII kept, ``\\`` and ``"`` escaped, other bytes ``\\XX``."""
+    out = []
+    for b in s.encode("utf-8"):
+        c = chr(b)
+        if c == "\\":
+            out.append("\\\\")
+        elif c == '"':
+            out.append('\\"')
+        elif 0x20 <= b < 0x7F:
+            out.append(c)
+        else:
+            out.append("\\%02X" % b)
+    return '"' + "".join(out) + '"'

@@ -1,0 +1,833 @@
+"""Tile IR text (tileirdisasm syntax) -> ir.Module.
+
+Accepts what ``tileirdisasm`` prints (with or without ``-g``), ``cuda_tile.`` op prefixes, a
+``cuda_tile.module @name { ... }`` wrapper, several entries per file, ``//`` comments and
+``loc(...)`` / ``#locN = ...`` debug info (mapped to ``ir.Location``). Every problem raises
+``TileIRFormatError`` with ``offset="line:col"``.
+
+Text carries no bytecode version. ``version`` (default 13.4, the newest cuTile Python writes)
+decides which attributes exist: an attribute the text elides because it equals its default
+(rounding nearest_even, overflow none, inbounds all false, ...) is filled with that default
+only when the attribute exists in ``version``, so parse(text) equals decode(bytes) when the
+caller passes the file's version.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Tuple
+
+from ..dialect.ops import OPS_BY_NAME, ALIASES
+from ..dialect.spec import OpDef, V13_3, V13_4, Version
+from ..errors import TileIRFormatError
+from ..ir import types as T
+from ..ir.attributes import (Bounded, DictAttr, DivBy, FloatAttr, IntegerAttr, OptimizationHints,
+                             SameElements)
+from ..ir.core import Block, Function, Global, Location, Module, Operation, Region, Value
+from . import custom
+from .floatfmt import FORMATS, float_from_text
+from .lexer import Lexer, Token
+from .template import (attr_default, dense_from_text, parse_with_template, result_groups,
+                       _parse_dense_body)
+
+DEFAULT_VERSION: Version = V13_4
+#: Regions nest at most this deep (real kernels stay far below); deeper text is refused cleanly.
+MAX_REGION_DEPTH = 100
+_SCALARS = set(T.SCALAR_TYPES)
+
+
+def parse_text(text: str, path: str = "<text>", *, version: Optional[Version] = None) -> Module:
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise TileIRFormatError(f"text is not valid UTF-8 ({e.reason})", path=path, offset="1:1") from None
+    p = Parser(text, path, version or DEFAULT_VERSION)
+    try:
+        return p.parse_module()
+    except RecursionError:
+        raise TileIRFormatError("input nested too deeply", path=path, offset=p.peek().where) from None
+
+
+class Parser:
+    def __init__(self, text: str, path: str, version: Version):
+        self.text = text
+        self.path = path
+        self.version = version
+        self.lex = Lexer(text, path)
+        self.buf: List[Token] = []
+        self.scopes: List[Dict[str, Value]] = []
+        self.next_vid = 0
+        self.depth = 0
+        self.aliases: Dict[str, object] = {}
+        self.last: Optional[Token] = None
+
+    # --- tokens --------------------------------------------------------------------------
+    def peek(self, k: int = 0) -> Token:
+        while len(self.buf) <= k:
+            self.buf.append(self.lex.next())
+        return self.buf[k]
+
+    def next(self) -> Token:
+        t = self.peek()
+        self.buf.pop(0)
+        self.last = t
+        return t
+
+    def error(self, msg: str, tok: Optional[Token] = None) -> TileIRFormatError:
+        tok = tok or self.peek()
+        return TileIRFormatError(msg, path=self.path, offset=tok.where)
+
+    def expect(self, kind: str, text: Optional[str] = None) -> Token:
+        t = self.peek()
+        if t.kind != kind or (text is not None and t.text != text):
+            want = repr(text) if text is not None else {"value": "an SSA value", "ident": "a keyword",
+                                                        "int": "an integer", "string": "a string",
+                                                        "symbol": "a @symbol"}.get(kind, kind)
+            raise self.error(f"expected {want}, got {t}", t)
+        return self.next()
+
+    def _rewind_to(self, tok: Token) -> None:
+        self.buf.clear()
+        self.lex.reset(tok.offset)
+
+    # --- values ----------------------------------------------------------------------------
+    def mint(self, ty: T.Type) -> Value:
+        v = Value(self.next_vid, ty)
+        self.next_vid += 1
+        return v
+
+    def define(self, name_tok: Token, name: str, v: Value) -> None:
+        scope = self.scopes[-1]
+        if name in scope:
+            raise self.error(f"redefinition of SSA value {name}", name_tok)
+        scope[name] = v
+
+    def parse_value_use(self) -> Value:
+        t = self.expect("value")
+        for scope in reversed(self.scopes):
+            v = scope.get(t.text)
+            if v is not None:
+                return v
+        raise self.error(f"use of undefined value {t.text}", t)
+
+    def type_mismatch(self, printed, actual) -> None:
+        raise self.error(f"type mismatch: the text says {printed} but the value has type {actual}",
+                         self.last)
+
+    # --- types -------------------------------------------------------------------------------
+    def parse_type(self) -> T.Type:
+        tok = self.peek()
+        if tok.kind not in ("ident", "punct") or (tok.kind == "punct" and tok.text != "!"):
+            raise self.error(f"expected a type, got {tok}", tok)
+        self._rewind_to(tok)
+        tp = _TypeParser(self.text, tok.offset, self, tok)
+        ty = tp.type(0)
+        self.lex.reset(tp.pos)
+        self.last = tok
+        return ty
+
+    def parse_type_list(self, n: int) -> List[T.Type]:
+        out = []
+        for i in range(n):
+            if i:
+                self.expect("punct", ",")
+            out.append(self.parse_type())
+        return out
+
+    # --- attribute pieces ----------------------------------------------------------------
+    def _list(self, item):
+        self.expect("punct", "[")
+        out = []
+        if not self.peek().is_("punct", "]"):
+            while True:
+                out.append(item())
+                if not self.peek().is_("punct", ","):
+                    break
+                self.next()
+        self.expect("punct", "]")
+        return out
+
+    def parse_int_list(self) -> List[int]:
+        return self._list(lambda: self.expect("int").value)
+
+    def parse_bool_list(self) -> List[bool]:
+        def item():
+            t = self.expect("ident")
+            if t.text not in ("true", "false"):
+                raise self.error(f"expected true or false, got {t}", t)
+            return t.text == "true"
+        return self._list(item)
+
+    def parse_scalar_attr(self):
+        """``1.0 : f32``, ``0 : i32``, ``0x7F800000 : f32``; an untyped int is i64, an untyped
+        float f64 (MLIR's defaults)."""
+        t = self.next()
+        if t.is_("ident", "true") or t.is_("ident", "false"):
+            return t.text == "true"
+        if t.kind == "string":
+            return t.value
+        if t.kind not in ("int", "float", "hex"):
+            raise self.error(f"expected a number, got {t}", t)
+        ty = None
+        if self.peek().is_("punct", ":"):
+            self.next()
+            ty = self.parse_type()
+        if ty is None:
+            ty = T.ScalarType("f64" if t.kind == "float" else "i64")
+        if not isinstance(ty, T.ScalarType):
+            raise self.error(f"expected a scalar type, got {ty}", t)
+        if ty.name in FORMATS:
+            try:
+                return FloatAttr(float_from_text(t.text, ty.name), ty)
+            except (ValueError, ZeroDivisionError) as e:
+                raise self.error(str(e), t) from None
+        if t.kind == "float":
+            raise self.error(f"expected an integer for {ty}, got {t}", t)
+        return IntegerAttr(t.value, ty)
+
+    def parse_scalar_attr_list(self):
+        return self._list(self.parse_scalar_attr)
+
+    def parse_hints(self) -> OptimizationHints:
+        self.expect("punct", "<")
+        arches = []
+        if not self.peek().is_("punct", ">"):
+            while True:
+                key = self._dict_key()
+                self.expect("punct", "=")
+                arches.append((key, self._dict()))
+                if not self.peek().is_("punct", ","):
+                    break
+                self.next()
+        self.expect("punct", ">")
+        return OptimizationHints(tuple(arches))
+
+    def _dict_key(self) -> str:
+        t = self.next()
+        if t.kind == "ident":
+            return t.text
+        if t.kind == "string":
+            return t.value
+        raise self.error(f"expected a key, got {t}", t)
+
+    def _dict(self) -> DictAttr:
+        self.expect("punct", "{")
+        items = []
+        if not self.peek().is_("punct", "}"):
+            while True:
+                key = self._dict_key()
+                self.expect("punct", "=")
+                t = self.peek()
+                if t.is_("punct", "{"):
+                    val = self._dict()
+                elif t.kind == "int":
+                    self.next()
+                    ty = T.ScalarType("i32")  # hint integers are i32 (cuTile EntryHints / load hints)
+                    if self.peek().is_("punct", ":"):
+                        self.next()
+                        ty = self.parse_type()
+                    val = IntegerAttr(t.value, ty)
+                else:
+                    val = self.parse_scalar_attr()
+                items.append((key, val))
+                if not self.peek().is_("punct", ","):
+                    break
+                self.next()
+        self.expect("punct", "}")
+        return DictAttr(tuple(items))
+
+    def parse_predicate(self):
+        t = self.expect("ident")
+        name = t.text[len("cuda_tile."):] if t.text.startswith("cuda_tile.") else t.text
+        self.expect("punct", "<")
+        if name == "div_by":
+            d = self.expect("int").value
+            every = along = None
+            if self.peek().is_("punct", ","):
+                self.next()
+                self.expect("ident", "every")
+                every = self.expect("int").value
+                self.expect("ident", "along")
+                along = self.expect("int").value
+            self.expect("punct", ">")
+            return DivBy(d, every, along)
+        if name == "bounded":
+            lb = self._opt_int()
+            self.expect("punct", ",")
+            ub = self._opt_int()
+            self.expect("punct", ">")
+            return Bounded(lb, ub)
+        if name == "same_elements":
+            vals = self.parse_int_list()
+            self.expect("punct", ">")
+            return SameElements(tuple(vals))
+        raise self.error(f"unknown assume predicate {t.text!r}", t)
+
+    def _opt_int(self) -> Optional[int]:
+        if self.peek().is_("punct", "?"):
+            self.next()
+            return None
+        return self.expect("int").value
+
+    # --- regions -----------------------------------------------------------------------------
+    def parse_region(self, arg_toks: List[Token], arg_types: List[T.Type], implicit: Optional[str]) -> Region:
+        open_tok = self.expect("punct", "{")
+        self.depth += 1
+        if self.depth > MAX_REGION_DEPTH:
+            raise self.error(f"regions nested deeper than {MAX_REGION_DEPTH} levels", open_tok)
+        self.scopes.append({})
+        args = []
+        for tok, ty in zip(arg_toks, arg_types):
+            v = self.mint(ty)
+            self.define(tok, tok.text, v)
+            args.append(v)
+        ops = []
+        while not self.peek().is_("punct", "}"):
+            if self.peek().kind == "eof":
+                raise self.error("unexpected end of input: missing '}'")
+            ops.append(self.parse_op())
+        self.next()
+        if implicit and (not ops or not _is_terminator(ops[-1])):
+            ops.append(Operation(implicit, (), (0,) if implicit != "return" else (0,), ()))
+        self.scopes.pop()
+        self.depth -= 1
+        return Region((Block(tuple(args), tuple(ops)),))
+
+    def parse_arg_region(self) -> Region:
+        self.expect("punct", "(")
+        toks, types = [], []
+        if not self.peek().is_("punct", ")"):
+            while True:
+                toks.append(self.expect("value"))
+                self.expect("punct", ":")
+                types.append(self.parse_type())
+                if not self.peek().is_("punct", ","):
+                    break
+                self.next()
+        self.expect("punct", ")")
+        return self.parse_region(toks, types, implicit=None)
+
+    # --- ops ---------------------------------------------------------------------------------
+    def parse_op(self) -> Operation:
+        lhs: List[Tuple[Token, int]] = []
+        if self.peek().kind == "value":
+            while True:
+                t = self.expect("value")
+                if "#" in t.text:
+                    raise self.error(f"cannot define {t.text}: '#' is for uses", t)
+                n = 1
+                if self.peek().is_("punct", ":"):
+                    self.next()
+                    n = self.expect("int").value
+                    if n < 1:
+                        raise self.error("result count must be positive", self.last)
+                lhs.append((t, n))
+                if not self.peek().is_("punct", ","):
+                    break
+                self.next()
+            self.expect("punct", "=")
+        name_tok = self.peek()
+        if name_tok.kind == "string":  # generic form "cuda_tile.addf"(...) is not supported
+            raise self.error("the generic op form is not supported", name_tok)
+        self.expect("ident")
+        od = _op_def(name_tok.text)
+        if od is None or od.name in ("entry", "module", "global"):
+            raise self.error(f"unknown op {name_tok.text!r}" if od is None
+                             else f"op {od.name!r} cannot appear inside a function", name_tok)
+        nres = sum(n for _, n in lhs)
+        fixed = sum(1 for r in od.results if not r.variadic)
+        variadic = any(r.variadic for r in od.results)
+        if (variadic and nres < fixed) or (not variadic and nres != fixed):
+            # print_tko has no result before 13.2
+            later = sum(1 for r in od.results if not r.variadic and r.since > self.version)
+            if variadic or nres != fixed - later:
+                raise self.error(f"{od.name} has {fixed}{'+' if variadic else ''} results, "
+                                 f"{nres} named", name_tok)
+        counts = dict(result_groups(od, nres))
+        if od.syntax is None:
+            st = custom.parse_custom(self, od, counts)
+        else:
+            st = parse_with_template(self, od, counts)
+        # results
+        results: List[Value] = []
+        for gname, cnt in result_groups(od, nres):
+            types = st.result_types.get(gname)
+            if types is None or len(types) != cnt:
+                raise self.error(f"{od.name}: cannot tell the type of result {gname}", name_tok)
+            results.extend(self.mint(t) for t in types)
+        # operands and segments (groups that exist in the version, or that the text used)
+        operands: List[Value] = []
+        segments: List[int] = []
+        for o in od.operands:
+            vals = st.operands.get(o.name, [])
+            if o.since > self.version and not vals:
+                continue
+            if o.arity == "single" and len(vals) != 1:
+                raise self.error(f"{od.name}: operand {o.name} missing", name_tok)
+            operands.extend(vals)
+            segments.append(len(vals))
+        attrs = self._attributes(od, st, name_tok)
+        loc = self.parse_trailing_location()
+        op = Operation(od.name, tuple(operands), tuple(segments), tuple(results), attrs,
+                       tuple(st.regions), loc)
+        k = 0
+        for tok, n in lhs:
+            if n == 1:
+                self.define(tok, tok.text, results[k])
+            else:
+                for j in range(n):
+                    self.define(tok, f"{tok.text}#{j}", results[k + j])
+            k += n
+        return op
+
+    def _attributes(self, od: OpDef, st, at: Token) -> Dict[str, object]:
+        out: Dict[str, object] = {}
+        for a in od.attrs:
+            if a.name in st.attrs:
+                out[a.name] = st.attrs[a.name]
+                continue
+            if a.since > self.version or a.optional or a.kind == "unit":
+                continue
+            if a.kind == "bool_array" and a.name == "inbounds":
+                idx = st.operands.get("index", [])
+                out[a.name] = tuple(False for _ in idx)  # the bytes carry one flag per index
+                continue
+            d = attr_default(a)
+            if d is None:
+                raise self.error(f"{od.name}: attribute {a.name} missing", at)
+            out[a.name] = d
+        return out
+
+    # --- locations ---------------------------------------------------------------------------
+    def parse_trailing_location(self) -> Optional[Location]:
+        if self.peek().is_("ident", "loc") and self.peek(1).is_("punct", "("):
+            return self.parse_loc()
+        return None
+
+    def parse_loc(self):
+        self.expect("ident", "loc")
+        self.expect("punct", "(")
+        v = self._loc_body()
+        self.expect("punct", ")")
+        return v
+
+    def _loc_body(self):
+        t = self.peek()
+        if t.kind == "hash":
+            self.next()
+            return self._alias(t)
+        if t.is_("ident", "unknown"):
+            self.next()
+            return None
+        if t.is_("ident", "callsite"):
+            self.next()
+            self.expect("punct", "(")
+            callee = self._loc_body()
+            self.expect("ident", "at")
+            caller = self._loc_body()
+            self.expect("punct", ")")
+            if isinstance(callee, Location):
+                return Location(callee.file, callee.line, callee.col, callee.scope,
+                                caller if isinstance(caller, Location) else None)
+            return callee
+        if t.kind == "string":
+            self.next()
+            if self.peek().is_("punct", ":"):
+                self.next()
+                line = self.expect("int").value
+                self.expect("punct", ":")
+                col = self.expect("int").value
+                return Location(t.value, line, col)
+            if self.peek().is_("punct", "("):  # name location "name"(inner)
+                self.next()
+                inner = self._loc_body()
+                self.expect("punct", ")")
+                return inner
+            return None
+        raise self.error(f"unsupported location {t}", t)
+
+    def _alias(self, t: Token):
+        if t.text not in self.aliases:
+            raise self.error(f"undefined alias {t.text}", t)
+        return self.aliases[t.text]
+
+    def parse_alias_def(self) -> None:
+        name = self.expect("hash")
+        self.expect("punct", "=")
+        self.aliases[name.text] = self._alias_value()
+
+    def _alias_value(self):
+        t = self.peek()
+        if t.is_("ident", "loc"):
+            return self.parse_loc()
+        if t.kind == "hash":
+            self.next()
+            if not self.peek().is_("punct", "<"):
+                return self._alias(t)
+            kind = t.text.split(".")[-1].lstrip("#")
+            self.expect("punct", "<")
+            if kind == "di_loc":
+                inner = self._loc_inner()
+                self.expect("ident", "in")
+                scope = self._attr_ref()
+                self.expect("punct", ">")
+                sname = scope.get("name") if isinstance(scope, dict) and scope.get("_kind") == "di_subprogram" else None
+                if isinstance(inner, Location):
+                    return Location(inner.file, inner.line, inner.col, sname)
+                return None
+            if kind == "di_file":
+                fname = self.expect("string").value
+                self.expect("ident", "in")
+                directory = self.expect("string").value
+                self.expect("punct", ">")
+                return {"_kind": kind, "name": fname, "directory": directory}
+            params = {"_kind": kind}
+            if not self.peek().is_("punct", ">"):
+                while True:
+                    key = self.expect("ident").text
+                    self.expect("punct", "=")
+                    params[key] = self._attr_ref()
+                    if not self.peek().is_("punct", ","):
+                        break
+                    self.next()
+            self.expect("punct", ">")
+            return params
+        raise self.error(f"unsupported alias value {t}", t)
+
+    def _loc_inner(self):
+        t = self.peek()
+        if t.kind == "hash":
+            self.next()
+            return self._alias(t)
+        return self.parse_loc()
+
+    def _attr_ref(self):
+        t = self.next()
+        if t.kind == "hash":
+            return self._alias(t)
+        if t.kind in ("string",):
+            return t.value
+        if t.kind in ("int",):
+            return t.value
+        if t.kind == "ident":
+            return t.text
+        raise self.error(f"unexpected {t} in debug info", t)
+
+    # --- module ------------------------------------------------------------------------------
+    def _prescan_aliases(self) -> None:
+        """Location aliases are defined after their uses (at the end); read them first."""
+        for m in re.finditer(r"(?m)^#[^\n]*", self.text):
+            sub = Parser(self.text, self.path, self.version)
+            sub.aliases = self.aliases
+            sub.lex.reset(m.start())
+            try:
+                sub.parse_alias_def()
+            except TileIRFormatError:
+                pass  # reported when the main pass reaches the line
+
+    def parse_module(self) -> Module:
+        self._prescan_aliases()
+        funcs: List[Function] = []
+        globs: List[Global] = []
+        name = None
+        t = self.peek()
+        if t.kind == "ident" and t.text in ("cuda_tile.module", "module"):
+            self.next()
+            name = self.expect("symbol").text[1:]
+            if self.peek().is_("ident", "attributes"):
+                self.next()
+                self._skip_braced()
+            self.expect("punct", "{")
+            self._top_level(funcs, globs, closing="}")
+            self.expect("punct", "}")
+            self.parse_trailing_location()
+        self._top_level(funcs, globs, closing=None)
+        self.expect("eof")
+        return Module(version=self.version, functions=tuple(funcs), globals=tuple(globs), name=name,
+                      source=self.path)
+
+    def _skip_braced(self) -> None:
+        self.expect("punct", "{")
+        depth = 1
+        while depth:
+            t = self.next()
+            if t.kind == "eof":
+                raise self.error("unexpected end of input in attributes", t)
+            if t.is_("punct", "{"):
+                depth += 1
+            elif t.is_("punct", "}"):
+                depth -= 1
+
+    def _top_level(self, funcs, globs, closing) -> None:
+        while True:
+            t = self.peek()
+            if t.kind == "eof" or (closing and t.is_("punct", closing)):
+                return
+            if t.kind == "hash":
+                self.parse_alias_def()
+                continue
+            if t.kind != "ident":
+                raise self.error(f"expected 'entry' or 'global', got {t}", t)
+            word = t.text[len("cuda_tile."):] if t.text.startswith("cuda_tile.") else t.text
+            if word == "entry":
+                funcs.append(self.parse_function())
+            elif word == "global":
+                globs.append(self.parse_global())
+            else:
+                raise self.error(f"expected 'entry' or 'global', got {t}", t)
+
+    def parse_function(self) -> Function:
+        self.next()
+        name = self.expect("symbol").text[1:]
+        self.next_vid = 0
+        self.scopes = [{}]
+        self.expect("punct", "(")
+        toks, types = [], []
+        if not self.peek().is_("punct", ")"):
+            while True:
+                toks.append(self.expect("value"))
+                self.expect("punct", ":")
+                types.append(self.parse_type())
+                if self.peek().is_("punct", "{") or self.peek().is_("ident", "loc"):
+                    raise self.error("argument attributes are not supported")
+                if not self.peek().is_("punct", ","):
+                    break
+                self.next()
+        self.expect("punct", ")")
+        results: List[T.Type] = []
+        if self.peek().is_("punct", "->"):
+            self.next()
+            if self.peek().is_("punct", "("):
+                self.next()
+                if not self.peek().is_("punct", ")"):
+                    results = [self.parse_type()]
+                    while self.peek().is_("punct", ","):
+                        self.next()
+                        results.append(self.parse_type())
+                self.expect("punct", ")")
+            else:
+                results = [self.parse_type()]
+        hints = None
+        if self.peek().is_("ident", "optimization_hints"):
+            self.next()
+            self.expect("punct", "=")
+            hints = self.parse_hints()
+        region = self.parse_region(toks, types, implicit=None)
+        body = region.blocks[0]
+        loc = self.parse_trailing_location()
+        self.scopes = []
+        return Function(name=name, arguments=body.arguments, result_types=tuple(results), body=body,
+                        is_entry=True, hints=hints, location=loc)
+
+    def parse_global(self) -> Global:
+        self.next()
+        vis = "public" if self.version >= V13_3 else None
+        const = False if self.version >= V13_3 else None
+        if self.peek().kind == "ident" and self.peek().text in ("public", "private"):
+            vis = self.next().text
+        if self.peek().is_("ident", "constant"):
+            self.next()
+            const = True
+        name = self.expect("symbol").text[1:]
+        align = 0
+        if self.peek().is_("ident", "alignment"):
+            self.next()
+            self.expect("punct", "=")
+            align = self.expect("int").value
+        tok = self.expect("punct", "<")
+        elem = self.parse_type()
+        self.expect("punct", ":")
+        raw = _parse_dense_body(self, elem)
+        self.expect("punct", ">")
+        self.expect("punct", ":")
+        ty = self.parse_type()
+        value = dense_from_text(self, raw, elem, ty, tok)
+        self.parse_trailing_location()
+        return Global(name, value, align, vis, const)
+
+
+def _op_def(name: str) -> Optional[OpDef]:
+    if name.startswith("cuda_tile."):
+        name = name[len("cuda_tile."):]
+    name = ALIASES.get(name, name)
+    return OPS_BY_NAME.get(name)
+
+
+def _is_terminator(op: Operation) -> bool:
+    od = OPS_BY_NAME.get(op.name)
+    return od is not None and od.has("terminator")
+
+
+# --- types (character level: "128x64xf16" is not a token sequence MLIR-style parsing likes) --
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+_INT = re.compile(r"-?[0-9]+")
+_MAX_TYPE_DEPTH = 16
+
+
+class _TypeParser:
+    def __init__(self, text: str, pos: int, owner: Parser, tok: Token):
+        self.text = text
+        self.pos = pos
+        self.owner = owner
+        self.tok = tok
+
+    def err(self, msg: str) -> TileIRFormatError:
+        # column of self.pos on the token's line (types do not span lines in practice)
+        line_start = self.text.rfind("\n", 0, self.pos) + 1
+        line = self.tok.line + self.text.count("\n", self.tok.offset, self.pos)
+        return TileIRFormatError(msg, path=self.owner.path, offset=f"{line}:{self.pos - line_start + 1}")
+
+    def ws(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos] in " \t\r\n":
+            self.pos += 1
+
+    def lit(self, s: str) -> None:
+        self.ws()
+        if not self.text.startswith(s, self.pos):
+            got = self.text[self.pos:self.pos + 12].split("\n")[0] or "end of input"
+            raise self.err(f"expected {s!r} in type, got {got!r}")
+        self.pos += len(s)
+
+    def opt(self, s: str) -> bool:
+        self.ws()
+        if self.text.startswith(s, self.pos):
+            self.pos += len(s)
+            return True
+        return False
+
+    def name(self) -> str:
+        self.ws()
+        m = _NAME.match(self.text, self.pos)
+        if not m:
+            raise self.err("expected a type")
+        self.pos = m.end()
+        return m.group()
+
+    def int_(self) -> int:
+        self.ws()
+        m = _INT.match(self.text, self.pos)
+        if not m:
+            raise self.err("expected an integer in type")
+        self.pos = m.end()
+        return int(m.group())
+
+    def dims(self, allow_dynamic: bool) -> List[Optional[int]]:
+        """``128x64x`` / ``?x4x`` prefix of a shaped type (each dimension ends with 'x')."""
+        out: List[Optional[int]] = []
+        while True:
+            self.ws()
+            c = self.text[self.pos:self.pos + 1]
+            if c == "?" and allow_dynamic:
+                self.pos += 1
+                out.append(None)
+            elif c.isdigit():
+                m = _INT.match(self.text, self.pos)
+                self.pos = m.end()
+                out.append(int(m.group()))
+            else:
+                return out
+            if self.text[self.pos:self.pos + 1] != "x":
+                raise self.err("expected 'x' after a dimension")
+            self.pos += 1
+
+    def type(self, depth: int) -> T.Type:
+        if depth > _MAX_TYPE_DEPTH:
+            raise self.err("type nested too deeply")
+        self.ws()
+        if self.text.startswith("!", self.pos):
+            self.pos += 1
+        n = self.name()
+        if n.startswith("cuda_tile."):
+            n = n[len("cuda_tile."):]
+        if n in _SCALARS:
+            return T.ScalarType(n)
+        if n == "token":
+            return T.TokenType()
+        if n == "ptr":
+            self.lit("<")
+            inner = self.type(depth + 1)
+            self.lit(">")
+            return T.PointerType(inner)
+        if n == "tile":
+            self.lit("<")
+            shape = self.dims(False)
+            elem = self.type(depth + 1)
+            self.lit(">")
+            return T.TileType(tuple(shape), elem)
+        if n == "tensor_view":
+            self.lit("<")
+            shape = self.dims(True)
+            elem = self.type(depth + 1)
+            strides: List[Optional[int]] = []
+            if self.opt(","):
+                self.lit("strides")
+                self.lit("=")
+                self.lit("[")
+                if not self.opt("]"):
+                    while True:
+                        if self.opt("?"):
+                            strides.append(None)
+                        else:
+                            strides.append(self.int_())
+                        if self.opt("]"):
+                            break
+                        self.lit(",")
+            self.lit(">")
+            if len(strides) != len(shape):
+                raise self.err(f"tensor_view has {len(shape)} dimensions but {len(strides)} strides")
+            return T.TensorViewType(elem, tuple(shape), tuple(strides))
+        if n in ("partition_view", "strided_view", "gather_scatter_view"):
+            self.lit("<")
+            self.lit("tile")
+            self.lit("=")
+            self.lit("(")
+            tile = [self.int_()]
+            while self.opt("x"):
+                tile.append(self.int_())
+            self.lit(")")
+            self.lit(",")
+            trav: List[int] = []
+            if n == "strided_view":
+                self.lit("traversal_strides")
+                self.lit("=")
+                trav = self._int_list()
+                self.lit(",")
+            padding = None
+            if self.opt("padding_value"):
+                self.lit("=")
+                padding = self.name()
+                if padding not in ("zero", "neg_zero", "nan", "pos_inf", "neg_inf"):
+                    raise self.err(f"unknown padding value {padding!r}")
+                self.lit(",")
+            tv = self.type(depth + 1)
+            if not isinstance(tv, T.TensorViewType):
+                raise self.err(f"{n} needs a tensor_view, got {tv}")
+            dim_map = tuple(range(len(tv.shape)))
+            sparse = 0
+            if n == "gather_scatter_view":
+                self.lit(",")
+                self.lit("sparse_dim")
+                self.lit("=")
+                sparse = self.int_()
+            elif self.opt(","):
+                self.lit("dim_map")
+                self.lit("=")
+                dim_map = tuple(self._int_list())
+            self.lit(">")
+            if n == "partition_view":
+                return T.PartitionViewType(tuple(tile), tv, dim_map, padding)
+            if n == "strided_view":
+                return T.StridedViewType(tuple(tile), tuple(trav), tv, dim_map, padding)
+            return T.GatherScatterViewType(tuple(tile), tv, sparse, padding)
+        raise self.err(f"unknown type {n!r}")
+
+    def _int_list(self) -> List[int]:
+        self.lit("[")
+        out: List[int] = []
+        if self.opt("]"):
+            return out
+        while True:
+            out.append(self.int_())
+            if self.opt("]"):
+                return out
+            self.lit(",")

@@ -1,0 +1,409 @@
+"""IR -> Tile IR text, byte-identical to ``tileirdisasm FILE``.
+
+Value names follow MLIR's AsmPrinter ``SSANameState`` (see ``Namer``); op bodies come from the
+op table's templates (``template.py``) or, for the region-holding ops, from ``custom.py``.
+``print_module_lines`` also gives each op's line a stable id (``f0/o3``, ``f0/o3/r0/o1``).
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from ..dialect.ops import OPS_BY_NAME
+from ..ir import types as T
+from ..ir.core import Block, Function, Module, Operation, Region, Value
+from . import custom
+from .template import PrintContext, dense_elements, print_with_template
+
+INDENT = "  "
+
+# Ops implementing MLIR's OpAsmOpInterface: `assume` names its result after such a producer's
+# suggested name ("assume_" + hint, or "assume_" when the producer names nothing for that value).
+_ASM_INTERFACE_OPS = {"assume", "broadcast", "constant", "for", "make_tensor_view", "make_partition_view",
+                      "make_strided_view", "make_gather_scatter_view", "reduce", "reshape", "if", "loop",
+                      "scan", "load_view_tko", "load_ptr_tko", "atomic_cas_tko", "atomic_rmw_tko",
+                      "get_tile_block_id", "get_num_tile_blocks"}
+
+
+# --- types ---------------------------------------------------------------------------------
+def print_type(t: T.Type) -> str:
+    if isinstance(t, T.ScalarType):
+        return t.name
+    if isinstance(t, T.TokenType):
+        return "token"
+    if isinstance(t, T.PointerType):
+        return f"ptr<{print_type(t.pointee)}>"
+    if isinstance(t, T.TileType):
+        dims = "".join(f"{d}x" for d in t.shape)
+        return f"tile<{dims}{print_type(t.element)}>"
+    if isinstance(t, T.TensorViewType):
+        dims = "".join(("?" if d is None else str(d)) + "x" for d in t.shape)
+        s = f"tensor_view<{dims}{print_type(t.element)}"
+        if t.shape:
+            s += ", strides=[" + ",".join("?" if d is None else str(d) for d in t.strides) + "]"
+        return s + ">"
+    if isinstance(t, T.PartitionViewType):
+        return (f"partition_view<{_tile_shape(t.tile_shape)}, {_padding(t.padding)}"
+                f"{print_type(t.tensor_view)}{_dim_map(t.dim_map)}>")
+    if isinstance(t, T.StridedViewType):
+        return (f"strided_view<{_tile_shape(t.tile_shape)}, traversal_strides=["
+                + ",".join(map(str, t.traversal_strides)) + f"], {_padding(t.padding)}"
+                f"{print_type(t.tensor_view)}{_dim_map(t.dim_map)}>")
+    if isinstance(t, T.GatherScatterViewType):
+        return (f"gather_scatter_view<{_tile_shape(t.tile_shape)}, {_padding(t.padding)}"
+                f"{print_type(t.tensor_view)}, sparse_dim={t.sparse_dim}>")
+    if isinstance(t, T.FunctionType):
+        ins = ", ".join(print_type(x) for x in t.inputs)
+        outs = ", ".join(print_type(x) for x in t.results)
+        return f"({ins}) -> ({outs})"
+    raise TypeError(f"cannot print type {t!r}")
+
+
+def _tile_shape(shape) -> str:
+    return "tile=(" + "x".join(map(str, shape)) + ")"
+
+
+def _padding(p) -> str:
+    return f"padding_value = {p}, " if p is not None else ""
+
+
+def _dim_map(dm) -> str:
+    if tuple(dm) == tuple(range(len(dm))):
+        return ""  # the identity map is not printed (MLIR printOptionalViewDimMap)
+    return ", dim_map=[" + ", ".join(map(str, dm)) + "]"
+
+
+def print_attr(value) -> str:
+    """One attribute value as the text shows it (for reports)."""
+    from .template import hints_text, predicate_text, scalar_attr_text, dense_text
+    from ..ir.attributes import (Bounded, DenseElements, DivBy, EnumValue, OptimizationHints, SameElements,
+                                 FloatAttr, IntegerAttr)
+    if isinstance(value, EnumValue):
+        return value.name
+    if isinstance(value, DenseElements):
+        return f"<{value.element}: {dense_text(value)}> : {print_type(value.type)}"
+    if isinstance(value, OptimizationHints):
+        return hints_text(value)
+    if isinstance(value, (DivBy, Bounded, SameElements)):
+        return predicate_text(value)
+    if isinstance(value, (FloatAttr, IntegerAttr)):
+        return scalar_attr_text(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, T.Type):
+        return print_type(value)
+    if isinstance(value, tuple):
+        return "[" + ", ".join(print_attr(v) for v in value) + "]"
+    if isinstance(value, str):
+        from .lexer import escape_string
+        return escape_string(value)
+    return str(value)
+
+
+# --- SSA names -----------------------------------------------------------------------------
+def _sanitize(name: str) -> str:
+    """MLIR sanitizeIdentifier: keep [A-Za-z0-9$._-], space -> '_', others as hex; '_' prefix
+    for a leading digit."""
+    def conv(s):
+        out = []
+        for ch in s:
+            if ch.isascii() and (ch.isalnum() or ch in "$._-"):
+                out.append(ch)
+            elif ch == " ":
+                out.append("_")
+            else:
+                out.append("".join("%X" % b for b in ch.encode("utf-8")))
+        return "".join(out)
+    if name[0].isdigit():
+        return "_" + conv(name)
+    return conv(name)
+
+
+class _Scope:
+    __slots__ = ("names", "parent")
+
+    def __init__(self, parent: Optional["_Scope"]):
+        self.names = set()
+        self.parent = parent
+
+    def __contains__(self, name: str) -> bool:
+        s = self
+        while s is not None:
+            if name in s.names:
+                return True
+            s = s.parent
+        return False
+
+
+def constant_name(op: Operation) -> str:
+    """ConstantOp::getAsmResultNames."""
+    d = op.attributes.get("value")
+    if d is None:
+        return "cst"
+    name = d.element.name
+    elems = dense_elements(d)
+    if name == "i1":
+        if all(elems):
+            return "true"
+        if not any(elems):
+            return "false"
+        return "cst_i1"
+    s = "cst"
+    splat = len(elems) == 1 or (elems and all(e == elems[0] for e in elems))
+    if splat and elems:
+        bits = elems[0]
+        if name in T.SCALAR_TYPES and name[0] == "i":
+            width = T.SCALAR_TYPES[name][0]
+            v = bits & ((1 << width) - 1)
+            if v >> (width - 1):
+                v -= 1 << width
+            s += f"_{v}"
+        else:
+            from .floatfmt import classify
+            cat, neg, sig, exp = classify(bits, name)
+            if cat == "nan":
+                s += "_NaN"
+            elif cat == "zero" and not neg:
+                s += "_0"
+            elif cat == "normal" and not neg:
+                # exact conversion to a 64-bit unsigned integer (rmTowardZero, exact flag)
+                if exp >= 0:
+                    v = sig << exp
+                    if v < (1 << 64):
+                        s += f"_{v}"
+                elif sig % (1 << -exp) == 0:
+                    s += f"_{sig >> -exp}"
+    return f"{s}_{name}"
+
+
+def result_hints(op: Operation, producer_of) -> Dict[int, str]:
+    """Suggested names for an op's results (MLIR getAsmResultNames), by result index."""
+    if not op.results:
+        return {}
+    if op.name == "constant":
+        return {0: constant_name(op)}
+    if op.name == "assume":
+        src = op.operands[0] if op.operands else None
+        prod = producer_of(src) if src is not None else None
+        if prod is not None and prod[0].name in _ASM_INTERFACE_OPS:
+            pop, idx = prod
+            hint = result_hints(pop, producer_of).get(idx, "")
+            return {0: "assume_" + hint}
+        return {0: "assume"}
+    od = OPS_BY_NAME.get(op.name)
+    if od is None:
+        return {}
+    return {i: n for i, n in enumerate(od.result_names[:len(op.results)]) if n}
+
+
+def region_arg_hints(op: Operation, region: Region) -> List[Optional[str]]:
+    args = region.blocks[0].arguments if region.blocks else ()
+    if op.name == "for":
+        return ["loopIdx"] + [f"iterArg{i}" for i in range(len(args) - 1)]
+    if op.name == "reduce":
+        out = []
+        for i in range(len(args)):
+            n = "reduce_lhs" if i % 2 == 0 else "reduce_rhs"
+            if len(args) > 2:
+                n += str(i // 2)
+            out.append(n)
+        return out
+    return [None] * len(args)
+
+
+class Namer:
+    """MLIR SSANameState for one function: every value's reference text (``%x``, ``%1#2``) and
+    every op's result-group text for its left-hand side."""
+
+    def __init__(self, func: Function):
+        self.ref: Dict[int, str] = {}
+        self.lhs: Dict[int, str] = {}  # id(op) -> "%a, %b" / "%1:2"
+        self.producer: Dict[int, Tuple[Operation, int]] = {}
+        self._number(func)
+
+    def producer_of(self, v: Value):
+        return self.producer.get(v.vid)
+
+    def _number(self, func: Function) -> None:
+        # (block, owner op or None for the function, counters, parent scope)
+        stack = [(func.body, None, None, (0, 0, 0), None)]
+        while stack:
+            block, owner, region, counters, parent = stack.pop()
+            self.next_value, self.next_arg, self.next_conflict = counters
+            scope = _Scope(parent)
+            self.scope = scope
+            hints = region_arg_hints(owner, region) if owner is not None else [None] * len(block.arguments)
+            for arg, hint in zip(block.arguments, hints):
+                if hint:
+                    self.ref[arg.vid] = "%" + self._unique(hint)
+            for arg in block.arguments:
+                if arg.vid not in self.ref:
+                    name = f"arg{self.next_arg}"
+                    self.next_arg += 1
+                    self.ref[arg.vid] = "%" + self._unique(name)
+            for op in block.operations:
+                self._number_op(op)
+            saved = (self.next_value, self.next_arg, self.next_conflict)
+            for op in block.operations:
+                for r in op.regions:
+                    for b in r.blocks:
+                        stack.append((b, op, r, saved, scope))
+
+    def _unique(self, name: str) -> str:
+        name = _sanitize(name)
+        if name in self.scope:
+            while True:
+                probe = f"{name}_{self.next_conflict}"
+                self.next_conflict += 1
+                if probe not in self.scope:
+                    name = probe
+                    break
+        self.scope.names.add(name)
+        return name
+
+    def _number_op(self, op: Operation) -> None:
+        n = len(op.results)
+        for i, r in enumerate(op.results):
+            self.producer[r.vid] = (op, i)
+        if not n:
+            return
+        hints = result_hints(op, self.producer_of)
+        names: Dict[int, str] = {}
+        groups = [0]
+        for i in sorted(hints):
+            names[i] = self._unique(hints[i])
+            if i:
+                groups.append(i)
+        if 0 not in names:
+            names[0] = str(self.next_value)
+            self.next_value += 1
+        groups = sorted(set(groups))
+        parts = []
+        for gi, start in enumerate(groups):
+            end = groups[gi + 1] if gi + 1 < len(groups) else n
+            size = end - start
+            head = names[start]
+            parts.append(f"%{head}" + (f":{size}" if size > 1 else ""))
+            for k in range(start, end):
+                if n == 1 or size == 1:
+                    self.ref[op.results[k].vid] = f"%{head}"
+                else:
+                    self.ref[op.results[k].vid] = f"%{head}#{k - start}"
+        self.lhs[id(op)] = ", ".join(parts)
+
+
+# --- printing ------------------------------------------------------------------------------
+class RegionPiece:
+    """Marks where a region goes inside an op's text. ``args``: print ``(%a: T, ...)`` on a new
+    line first (reduce/scan); ``implicit``: a trailing operand-less terminator of that name is
+    not printed (MLIR's implicit terminators: ``yield`` in if, ``continue`` in for/loop)."""
+
+    def __init__(self, region: Region, *, args: bool = False, implicit: Optional[str] = None,
+                 path: Optional[str] = None):
+        self.region = region
+        self.path = path
+        self.args = args
+        self.implicit = implicit
+
+
+class _Printer(PrintContext):
+    def __init__(self):
+        self.lines: List[Tuple[Optional[str], str]] = []
+        self.namer: Optional[Namer] = None
+
+    # PrintContext
+    def value(self, v: Value) -> str:
+        try:
+            return self.namer.ref[v.vid]
+        except KeyError:
+            return f"<<UNKNOWN SSA VALUE v{v.vid}>>"
+
+    def type(self, t) -> str:
+        return print_type(t)
+
+    def arg_region(self, region):
+        return RegionPiece(region, args=True)
+
+    # structure
+    def module(self, m: Module) -> None:
+        for g in m.globals:
+            self.lines.append((None, custom.print_global(g, self)))
+        for fi, f in enumerate(m.functions):
+            self.function(f, f"f{fi}")
+
+    def function(self, f: Function, fid: str) -> None:
+        self.namer = Namer(f)
+        head = custom.print_entry_header(f, self)
+        self.emit_pieces(fid, "", [head, " ", RegionPiece(Region((f.body,)), path=fid)], fid)
+
+    def op(self, op: Operation, indent: str, oid: str) -> None:
+        lhs = self.namer.lhs.get(id(op))
+        start = indent + (lhs + " = " if lhs else "") + op.name
+        od = OPS_BY_NAME.get(op.name)
+        if od is None:
+            raise ValueError(f"cannot print unknown op {op.name!r}")
+        if od.syntax is None:
+            pieces = custom.print_custom(op, od, self)
+        else:
+            pieces = print_with_template(op, od, self)
+        self.emit_pieces(oid, indent, [start] + pieces, oid)
+
+    def emit_pieces(self, oid: str, indent: str, pieces, path: str) -> None:
+        cur: List[str] = []
+        first_id: Optional[str] = oid
+        rcount = 0
+        for p in pieces:
+            if isinstance(p, RegionPiece):
+                if p.args:
+                    self.lines.append((first_id, "".join(cur)))
+                    first_id = None
+                    blk = p.region.blocks[0]
+                    args = ", ".join(f"{self.value(a)}: {print_type(a.type)}" for a in blk.arguments)
+                    cur = [indent, f"({args}) "]
+                cur.append("{")
+                self.lines.append((first_id, "".join(cur)))
+                first_id = None
+                self.region_body(p.region, indent + INDENT, p.path or f"{path}/r{rcount}", p.implicit)
+                if p.path is None:
+                    rcount += 1
+                cur = [indent, "}"]
+            else:
+                cur.append(p)
+        self.lines.append((first_id, "".join(cur)))
+
+    def region_body(self, region: Region, indent: str, rpath: str, implicit: Optional[str]) -> None:
+        if not region.blocks:
+            return
+        ops = region.blocks[0].operations
+        if implicit and ops and ops[-1].name == implicit and not ops[-1].operands:
+            ops = ops[:-1]
+        for j, o in enumerate(ops):
+            self.op(o, indent, f"{rpath}/o{j}")
+
+
+def print_module_lines(module: Module) -> List[Tuple[Optional[str], str]]:
+    p = _Printer()
+    p.module(module)
+    return p.lines
+
+
+def print_module(module: Module, *, locations: bool = False) -> str:
+    if locations:
+        raise NotImplementedError("printing debug locations (tileirdisasm -g) is not supported yet")
+    return "".join(line + "\n" for _, line in print_module_lines(module))
+
+
+def print_function(func: Function) -> str:
+    p = _Printer()
+    p.function(func, "f0")
+    return "".join(line + "\n" for _, line in p.lines)
+
+
+def print_op(op: Operation, func: Optional[Function] = None) -> str:
+    """One op (with its regions). Names come from ``func`` when given (else a throwaway
+    function around the op, so operands defined outside print as unknown)."""
+    p = _Printer()
+    if func is None:
+        func = Function("_", (), (), Block((), (op,)))
+    p.namer = Namer(func)
+    p.op(op, "", "o")
+    return "\n".join(line for _, line in p.lines)

@@ -1,0 +1,789 @@
+"""The one interpreter of op text templates (``OpDef.syntax``), used to print AND to parse.
+
+Notation (see ``dialect/ops.py``): literal text; ``$x`` an operand group, attribute or region of
+the op; ``$x:style`` an attribute with a printing style (``angle`` -> ``<kw>``, ``round`` ->
+``rounding<kw>`` elided when equal to the default); ``type($x)`` the types of an operand or
+result group (comma separated); ``{?x|...}`` printed only when ``x`` is present (an operand
+group that is non-empty, an attribute that is present and not equal to its default, a unit
+attribute that is set); ``@name($a,...)`` a directive (below). Printing emits literal text
+byte for byte; parsing matches it token by token (whitespace is free).
+
+Directives: ``@itype($g)`` one type if all of group ``g`` share it, else each (MLIR's index
+types); ``@same($r,$g)`` result group ``r`` takes the types of group ``g`` (prints nothing);
+``@dense($value,$result)`` ``<f32: ...> : tile<...>``; ``@dynlist($g,attrname)`` the
+``[%a, 4, ?]`` shape/stride lists of make_tensor_view; ``@inbounds($inbounds)`` `` inbounds =
+[...]`` when any is true; ``@argregion($r)`` a newline, ``(%a: T, ...)`` and the region.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..dialect.enums import ENUMS
+from ..dialect.spec import AttrDef, OpDef
+from ..ir import types as T
+from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
+                             OptimizationHints, SameElements)
+from .floatfmt import FORMATS, float_from_text, format_float
+from .lexer import Lexer, escape_string
+
+
+# --- compiled template elements ----------------------------------------------------------
+@dataclass(frozen=True)
+class Lit:
+    text: str
+
+
+@dataclass(frozen=True)
+class Ref:
+    name: str
+    style: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class TypeOf:
+    name: str
+
+
+@dataclass(frozen=True)
+class Opt:
+    name: str
+    body: Tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Dir:
+    name: str
+    args: Tuple[str, ...]
+
+
+def _name_at(s: str, i: int) -> Tuple[str, int]:
+    j = i
+    while j < len(s) and (s[j].isalnum() or s[j] == "_"):
+        j += 1
+    return s[i:j], j
+
+
+@lru_cache(maxsize=None)
+def compile_template(tpl: str) -> Tuple[Any, ...]:
+    elems, i = _compile(tpl, 0, top=True)
+    return elems
+
+
+def _compile(s: str, i: int, top: bool):
+    out: List[Any] = []
+    lit: List[str] = []
+
+    def flush():
+        if lit:
+            out.append(Lit("".join(lit)))
+            lit.clear()
+
+    while i < len(s):
+        c = s[i]
+        if c == "$":
+            flush()
+            name, i = _name_at(s, i + 1)
+            style = None
+            if i < len(s) and s[i] == ":" and i + 1 < len(s) and s[i + 1].isalpha():
+                style, i = _name_at(s, i + 1)
+            out.append(Ref(name, style))
+        elif s.startswith("type($", i):
+            flush()
+            name, j = _name_at(s, i + 6)
+            if s[j] != ")":
+                raise ValueError(f"bad type() in template {s!r}")
+            out.append(TypeOf(name))
+            i = j + 1
+        elif s.startswith("{?", i):
+            flush()
+            name, j = _name_at(s, i + 2)
+            if s[j] != "|":
+                raise ValueError(f"bad optional group in template {s!r}")
+            body, i = _compile(s, j + 1, top=False)
+            out.append(Opt(name, tuple(body)))
+        elif c == "}" and not top:
+            flush()
+            return out, i + 1
+        elif c == "@":
+            flush()
+            name, j = _name_at(s, i + 1)
+            if s[j] != "(":
+                raise ValueError(f"bad directive in template {s!r}")
+            k = s.index(")", j)
+            args = tuple(a.strip().lstrip("$") for a in s[j + 1:k].split(",") if a.strip())
+            out.append(Dir(name, args))
+            i = k + 1
+        else:
+            lit.append(c)
+            i += 1
+    if not top:
+        raise ValueError(f"unclosed optional group in template {s!r}")
+    flush()
+    return out, i
+
+
+# --- shared helpers ----------------------------------------------------------------------
+def attr_default(a: AttrDef, op=None):
+    """The value an absent/elided attribute stands for (EnumValue for enums)."""
+    if a.kind == "enum" and a.default is not None:
+        return EnumValue(a.enum, a.default)
+    if a.kind == "unit":
+        return False
+    return a.default
+
+
+def attr_is_default(a: AttrDef, value) -> bool:
+    if a.kind == "unit":
+        return not value
+    d = attr_default(a)
+    return d is not None and value == d
+
+
+def int_text(value: int, ty) -> str:
+    if isinstance(ty, T.ScalarType) and ty.name == "i1":
+        return "true" if value else "false"
+    return str(value)
+
+
+def scalar_attr_text(v) -> str:
+    """An attribute inside an array (identities): ``0.000000e+00 : f32``, ``0 : i32``; MLIR
+    elides ``: i64`` and (when not printed as hex) ``: f64``."""
+    if isinstance(v, FloatAttr):
+        s, hexed = format_float(v.bits, v.type.name)
+        if v.type.name == "f64" and not hexed:
+            return s
+        return f"{s} : {v.type}"
+    if isinstance(v, IntegerAttr):
+        s = int_text(v.value, v.type)
+        if isinstance(v.type, T.ScalarType) and v.type.name == "i64":
+            return s
+        return f"{s} : {v.type}"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return escape_string(v)
+    raise TypeError(f"cannot print array element {v!r}")
+
+
+def hints_text(h: OptimizationHints) -> str:
+    parts = []
+    for arch, d in h.by_arch:
+        inner = ", ".join(f"{k} = {_dict_value_text(v)}" for k, v in d.items)
+        parts.append(f"{arch} = {{{inner}}}")
+    return "<" + ", ".join(parts) + ">"
+
+
+def _dict_value_text(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, IntegerAttr):
+        return int_text(v.value, v.type)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, FloatAttr):
+        return format_float(v.bits, v.type.name)[0]
+    if isinstance(v, str):
+        return escape_string(v)
+    if isinstance(v, DictAttr):
+        return "{" + ", ".join(f"{k} = {_dict_value_text(x)}" for k, x in v.items) + "}"
+    return str(v)
+
+
+def predicate_text(p) -> str:
+    if isinstance(p, DivBy):
+        s = f"div_by<{p.divisor}"
+        if p.every is not None:
+            s += f", every {p.every} along {p.along}"
+        return s + ">"
+    if isinstance(p, Bounded):
+        lb = "?" if p.lb is None else str(p.lb)
+        ub = "?" if p.ub is None else str(p.ub)
+        return f"bounded<{lb}, {ub}>"
+    if isinstance(p, SameElements):
+        return "same_elements<[" + ", ".join(map(str, p.values)) + "]>"
+    raise TypeError(f"not an assume predicate: {p!r}")
+
+
+# --- dense constants -----------------------------------------------------------------------
+def _elem_size(name: str) -> int:
+    if name in ("i1", "i4", "f4E2M1FN"):
+        return 1
+    return T.SCALAR_TYPES[name][0] // 8
+
+
+def dense_elements(d: DenseElements) -> List[int]:
+    """Raw element bit patterns (ints are sign-extended) as stored (one for a splat)."""
+    name = d.element.name
+    size = _elem_size(name)
+    data = d.data
+    out = []
+    for k in range(0, len(data) - len(data) % size, size):
+        v = int.from_bytes(data[k:k + size], "little")
+        out.append(v)
+    return out
+
+
+def _element_text(bits: int, name: str) -> str:
+    if name == "i1":
+        return "true" if bits else "false"
+    if name in FORMATS:
+        return format_float(bits, name)[0]
+    width = T.SCALAR_TYPES[name][0]
+    bits &= (1 << width) - 1
+    if bits >> (width - 1):
+        bits -= 1 << width
+    return str(bits)
+
+
+def dense_text(d: DenseElements) -> str:
+    """The part after ``<elem: `` of a constant: a splat value, nested ``[...]`` or hex data."""
+    name = d.element.name
+    elems = dense_elements(d)
+    shape = d.type.shape
+    total = d.type.num_elements
+    if len(elems) == 1 or (elems and all(e == elems[0] for e in elems)):
+        return _element_text(elems[0], name)
+    if total > 100 and name != "i1":
+        return '"0x' + d.data.hex().upper() + '"'
+    texts = [_element_text(e, name) for e in elems]
+
+    def nest(dim: int, start: int) -> Tuple[str, int]:
+        if dim == len(shape):
+            return texts[start], start + 1
+        parts = []
+        for _ in range(shape[dim]):
+            s, start = nest(dim + 1, start)
+            parts.append(s)
+        return "[" + ", ".join(parts) + "]", start
+
+    if not shape:
+        return texts[0]
+    return nest(0, 0)[0]
+
+
+def element_bytes(bits: int, name: str) -> bytes:
+    if name == "i1":
+        return b"\xff" if bits else b"\x00"
+    size = _elem_size(name)
+    return (bits & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+
+
+# --- printing ------------------------------------------------------------------------------
+class PrintContext:
+    """What the template printer needs from the module printer."""
+
+    def value(self, v) -> str:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def type(self, t) -> str:  # pragma: no cover
+        raise NotImplementedError
+
+    def arg_region(self, region) -> str:  # pragma: no cover
+        raise NotImplementedError
+
+
+def _groups(op, od: OpDef):
+    """name -> tuple of values, for operand groups and result groups of ``op``."""
+    g: Dict[str, Tuple] = {}
+    pos = 0
+    for i, o in enumerate(od.operands):
+        n = op.segments[i] if i < len(op.segments) else 0
+        g[o.name] = tuple(op.operands[pos:pos + n])
+        pos += n
+    rg = result_groups(od, len(op.results))
+    rpos = 0
+    for (name, n) in rg:
+        g[name] = tuple(op.results[rpos:rpos + n])
+        rpos += n
+    return g
+
+
+def result_groups(od: OpDef, count: int) -> List[Tuple[str, int]]:
+    """Split ``count`` results over the op's declared result groups (one may be variadic)."""
+    fixed = sum(1 for r in od.results if not r.variadic)
+    out = []
+    for r in od.results:
+        out.append((r.name, max(count - fixed, 0) if r.variadic else 1))
+    # results declared since a later version may be missing (print_tko before 13.2)
+    total = sum(n for _, n in out)
+    while total > count and out:
+        name, n = out.pop()
+        total -= n
+    return out
+
+
+def print_with_template(op, od: OpDef, ctx: PrintContext) -> List[Any]:
+    """The op's text after its name, as pieces: strings, and region markers from ``ctx``."""
+    groups = _groups(op, od)
+    out: List[Any] = []
+    _print_elems(compile_template(od.syntax), op, od, groups, ctx, out)
+    return out
+
+
+def _present(name: str, op, od: OpDef, groups) -> bool:
+    if name in groups:
+        return bool(groups[name])
+    try:
+        a = od.attr(name)
+    except KeyError:
+        raise ValueError(f"template of {od.name}: unknown name {name!r}") from None
+    if name not in op.attributes:
+        return False
+    v = op.attributes[name]
+    if a.kind == "unit":
+        return bool(v)
+    return not attr_is_default(a, v)
+
+
+def _print_elems(elems, op, od, groups, ctx, out):
+    for e in elems:
+        if isinstance(e, Lit):
+            out.append(e.text)
+        elif isinstance(e, Opt):
+            if _present(e.name, op, od, groups):
+                _print_elems(e.body, op, od, groups, ctx, out)
+        elif isinstance(e, Ref):
+            if e.name in groups:
+                out.append(", ".join(ctx.value(v) for v in groups[e.name]))
+            else:
+                out.append(_attr_text(op, od.attr(e.name), e.style, ctx))
+        elif isinstance(e, TypeOf):
+            out.append(", ".join(ctx.type(v.type) for v in groups[e.name]))
+        elif isinstance(e, Dir):
+            out.append(_print_directive(e, op, od, groups, ctx))
+        else:  # pragma: no cover
+            raise AssertionError(e)
+
+
+def _attr_value(op, a: AttrDef):
+    if a.name in op.attributes:
+        return op.attributes[a.name]
+    return attr_default(a)
+
+
+def _attr_text(op, a: AttrDef, style: Optional[str], ctx) -> str:
+    v = _attr_value(op, a)
+    k = a.kind
+    if k == "enum":
+        if v is None:
+            return ""
+        name = v.name if isinstance(v, EnumValue) else str(v)
+        if style == "angle":
+            return f"<{name}>"
+        if style == "round":
+            return "" if attr_is_default(a, v) else f"rounding<{name}>"
+        return name
+    if k == "unit":
+        return ""
+    if k == "int":
+        return str(v)
+    if k == "bool":
+        return "true" if v else "false"
+    if k == "str":
+        return escape_string(v)
+    if k == "symbol":
+        return "@" + v
+    if k == "i32_array":
+        return "[" + ", ".join(map(str, v)) + "]"
+    if k == "bool_array":
+        return "[" + ", ".join("true" if x else "false" for x in v) + "]"
+    if k == "array":
+        return "[" + ", ".join(scalar_attr_text(x) for x in v) + "]"
+    if k == "hints":
+        return hints_text(v)
+    if k == "predicate":
+        return predicate_text(v)
+    if k == "type":
+        return ctx.type(v)
+    raise ValueError(f"cannot print attribute kind {k}")
+
+
+def _print_directive(d: Dir, op, od, groups, ctx) -> str:
+    n = d.name
+    if n == "itype":
+        vals = [v for g in d.args for v in groups[g]]
+        if not vals:
+            return ""
+        types = [v.type for v in vals]
+        if all(t == types[0] for t in types):
+            return ctx.type(types[0])
+        return ", ".join(ctx.type(t) for t in types)
+    if n == "same":
+        return ""
+    if n == "dense":
+        value = op.attributes[d.args[0]]
+        return f"<{value.element}: {dense_text(value)}> : {ctx.type(value.type)}"
+    if n == "dynlist":
+        group, which = d.args
+        rtype = groups["result"][0].type
+        dims = rtype.shape if which == "shape" else rtype.strides
+        dyn = iter(groups[group])
+        parts = [ctx.value(next(dyn)) if x is None else str(x) for x in dims]
+        return "[" + ", ".join(parts) + "]"
+    if n == "tvtype":
+        dyn = [v for g in d.args[:2] for v in groups[g]]
+        res = ctx.type(groups[d.args[2]][0].type)
+        return (ctx.type(dyn[0].type) + " -> " + res) if dyn else res
+    if n == "inbounds":
+        v = op.attributes.get(d.args[0])
+        if v and any(v):
+            return " inbounds = [" + ", ".join("true" if x else "false" for x in v) + "]"
+        return ""
+    if n == "argregion":
+        return ctx.arg_region(op.regions[0])
+    raise ValueError(f"unknown template directive @{n}")
+
+
+# --- parsing -------------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def literal_tokens(text: str) -> Tuple[Tuple[str, str], ...]:
+    return tuple((t.kind, t.text) for t in Lexer(text).tokens() if t.kind != "eof")
+
+
+class ParseState:
+    """What parsing one op collects: operand groups, attributes, result types, regions."""
+
+    def __init__(self, od: OpDef, result_counts: Dict[str, int]):
+        self.od = od
+        self.operands: Dict[str, List] = {o.name: [] for o in od.operands}
+        self.attrs: Dict[str, Any] = {}
+        self.result_counts = result_counts
+        self.result_types: Dict[str, List] = {}
+        self.regions: List = []
+        self.shown: set = set()
+
+
+def parse_with_template(p, od: OpDef, result_counts: Dict[str, int]) -> ParseState:
+    """``p`` is the parser (token stream + value table, see parser.py)."""
+    st = ParseState(od, result_counts)
+    _parse_elems(compile_template(od.syntax), p, st)
+    return st
+
+
+def _starts(e, p, st: ParseState) -> bool:
+    """Does the next input start element ``e`` (used to decide optional groups)?"""
+    tok = p.peek()
+    if isinstance(e, Lit):
+        lt = literal_tokens(e.text)
+        if not lt:
+            return True
+        return tok.kind == lt[0][0] and tok.text == lt[0][1]
+    if isinstance(e, Ref):
+        if e.name in st.operands:
+            return tok.kind == "value"
+        a = st.od.attr(e.name)
+        if a.kind == "enum":
+            return tok.kind == "ident" and tok.text in ENUMS[a.enum]
+        return True
+    if isinstance(e, Dir) and e.name == "inbounds":
+        return tok.is_("ident", "inbounds")
+    return True
+
+
+def _group_starts(body, p, st: ParseState) -> bool:
+    for e in body:
+        if isinstance(e, Lit) and not literal_tokens(e.text):
+            continue  # whitespace only
+        return _starts(e, p, st)
+    return False
+
+
+def _parse_elems(elems, p, st: ParseState):
+    for e in elems:
+        if isinstance(e, Lit):
+            for kind, text in literal_tokens(e.text):
+                p.expect(kind, text)
+        elif isinstance(e, Opt):
+            if _group_starts(e.body, p, st):
+                st.shown.add(e.name)
+                a = _maybe_attr(st.od, e.name)
+                if a is not None and a.kind == "unit":
+                    st.attrs[a.name] = True
+                _parse_elems(e.body, p, st)
+        elif isinstance(e, Ref):
+            if e.name in st.operands:
+                _parse_operand_group(e.name, p, st)
+            else:
+                a = st.od.attr(e.name)
+                v = parse_attr(p, a, e.style)
+                if v is not None:
+                    st.attrs[a.name] = v
+        elif isinstance(e, TypeOf):
+            _parse_types(e.name, p, st)
+        elif isinstance(e, Dir):
+            _parse_directive(e, p, st)
+
+
+def _maybe_attr(od: OpDef, name: str):
+    for a in od.attrs:
+        if a.name == name:
+            return a
+    return None
+
+
+def _operand_def(od: OpDef, name: str):
+    for o in od.operands:
+        if o.name == name:
+            return o
+    return None
+
+
+def _parse_operand_group(name: str, p, st: ParseState):
+    o = _operand_def(st.od, name)
+    vals = st.operands[name]
+    vals.append(p.parse_value_use())
+    if o.arity == "variadic":
+        while p.peek().is_("punct", ",") and p.peek(1).kind == "value":
+            p.next()
+            vals.append(p.parse_value_use())
+
+
+def _parse_types(name: str, p, st: ParseState):
+    if name in st.operands:
+        vals = st.operands[name]
+        types = p.parse_type_list(len(vals)) if vals else []
+        for v, t in zip(vals, types):
+            if v.type != t:
+                p.type_mismatch(t, v.type)
+        return
+    n = st.result_counts.get(name)
+    if n is None:
+        raise p.error(f"{st.od.name}: unknown result group {name!r}")
+    st.result_types[name] = p.parse_type_list(n) if n else []
+
+
+def _parse_directive(d: Dir, p, st: ParseState):
+    n = d.name
+    if n == "itype":
+        g = d.args[0]
+        if g in st.operands:
+            vals = [v for a in d.args for v in st.operands[a]]
+            if not vals:
+                return
+            t0 = p.parse_type()
+            types = [t0]
+            while len(types) < len(vals) and p.peek().is_("punct", ","):
+                p.next()
+                types.append(p.parse_type())
+            if len(types) == 1:
+                types = types * len(vals)
+            if len(types) != len(vals):
+                raise p.error(f"{st.od.name}: expected 1 or {len(vals)} index types, got {len(types)}")
+            for v, t in zip(vals, types):
+                if v.type != t:
+                    p.type_mismatch(t, v.type)
+        else:
+            cnt = st.result_counts.get(g, 0)
+            t0 = p.parse_type()
+            types = [t0]
+            while len(types) < cnt and p.peek().is_("punct", ",") and not p.peek(1).is_("punct"):
+                p.next()
+                types.append(p.parse_type())
+            if len(types) == 1:
+                types = types * cnt
+            st.result_types[g] = types
+        return
+    if n == "same":
+        r, src = d.args
+        if src in st.operands:
+            types = [v.type for v in st.operands[src]]
+        else:
+            types = st.result_types.get(src, [])
+        cnt = st.result_counts.get(r, 0)
+        if types and len(types) != cnt:
+            types = [types[0]] * cnt
+        st.result_types[r] = list(types)
+        return
+    if n == "dense":
+        aname, rname = d.args
+        tok = p.expect("punct", "<")
+        elem = p.parse_type()
+        p.expect("punct", ":")
+        raw = _parse_dense_body(p, elem)
+        p.expect("punct", ">")
+        p.expect("punct", ":")
+        ty = p.parse_type()
+        st.result_types[rname] = [ty]
+        st.attrs[aname] = dense_from_text(p, raw, elem, ty, tok)
+        return
+    if n == "dynlist":
+        group, which = d.args
+        p.expect("punct", "[")
+        dims: List[Optional[int]] = []
+        if not p.peek().is_("punct", "]"):
+            while True:
+                tok = p.peek()
+                if tok.kind == "value":
+                    st.operands[group].append(p.parse_value_use())
+                    dims.append(None)
+                elif tok.kind == "int":
+                    dims.append(p.next().value)
+                else:
+                    raise p.error(f"expected a value or an integer in {which}, got {tok}", tok)
+                if not p.peek().is_("punct", ","):
+                    break
+                p.next()
+        p.expect("punct", "]")
+        st.__dict__.setdefault("dynlists", {})[which] = dims
+        return
+    if n == "tvtype":
+        dyn = [v for g in d.args[:2] for v in st.operands[g]]
+        t1 = p.parse_type()
+        if p.peek().is_("punct", "->"):
+            p.next()
+            for v in dyn:
+                if v.type != t1:
+                    p.type_mismatch(t1, v.type)
+            t1 = p.parse_type()
+        elif dyn:
+            raise p.error("make_tensor_view: expected '->' after the dynamic size type")
+        if not isinstance(t1, T.TensorViewType):
+            raise p.error(f"make_tensor_view: result must be a tensor_view, got {t1}", p.last)
+        lists = st.__dict__.get("dynlists", {})
+        if (lists.get("shape") != list(t1.shape)) or (lists.get("strides") != list(t1.strides)):
+            raise p.error(f"make_tensor_view: shape/strides do not match {t1}", p.last)
+        st.result_types[d.args[2]] = [t1]
+        return
+    if n == "inbounds":
+        if p.peek().is_("ident", "inbounds"):
+            p.next()
+            p.expect("punct", "=")
+            st.attrs[d.args[0]] = tuple(p.parse_bool_list())
+            st.shown.add(d.args[0])
+        return
+    if n == "argregion":
+        st.regions.append(p.parse_arg_region())
+        return
+    raise p.error(f"unknown template directive @{n}")
+
+
+def _parse_dense_body(p, elem):
+    """-> nested python lists of tokens, a single token, or a hex-string token."""
+    tok = p.peek()
+    if tok.is_("punct", "["):
+        p.next()
+        items = []
+        if not p.peek().is_("punct", "]"):
+            while True:
+                items.append(_parse_dense_body(p, elem))
+                if not p.peek().is_("punct", ","):
+                    break
+                p.next()
+        p.expect("punct", "]")
+        return items
+    if tok.kind in ("int", "float", "hex", "string") or tok.is_("ident", "true") or tok.is_("ident", "false"):
+        return p.next()
+    raise p.error(f"expected a constant element, got {tok}", tok)
+
+
+def element_bits_from_token(p, tok, name: str) -> int:
+    if name == "i1":
+        if tok.is_("ident", "true"):
+            return 1
+        if tok.is_("ident", "false"):
+            return 0
+        if tok.kind == "int" and tok.value in (0, 1):
+            return tok.value
+        raise p.error(f"expected true or false for an i1 element, got {tok}", tok)
+    if name in FORMATS:
+        if tok.kind not in ("float", "hex", "int"):
+            raise p.error(f"expected a float for {name}, got {tok}", tok)
+        try:
+            return float_from_text(tok.text, name)
+        except (ValueError, ZeroDivisionError) as e:
+            raise p.error(str(e), tok) from None
+    if tok.kind not in ("int", "hex"):
+        raise p.error(f"expected an integer for {name}, got {tok}", tok)
+    width = T.SCALAR_TYPES[name][0]
+    v = tok.value
+    if not (-(1 << (width - 1)) <= v < (1 << width)):
+        raise p.error(f"integer {v} does not fit {name}", tok)
+    return v & ((1 << width) - 1)
+
+
+def dense_from_text(p, raw, elem, ty, at_tok) -> DenseElements:
+    if not isinstance(ty, T.TileType) or not isinstance(elem, T.ScalarType) or ty.element != elem:
+        raise p.error(f"constant element type {elem} does not match {ty}", at_tok)
+    name = elem.name
+    if not isinstance(raw, list) and raw.kind == "string":
+        text = raw.value
+        if not text.startswith("0x"):
+            raise p.error("expected hex data \"0x...\" in a dense constant", raw)
+        try:
+            data = bytes.fromhex(text[2:])
+        except ValueError:
+            raise p.error("bad hex data in a dense constant", raw) from None
+        if len(data) != _elem_size(name) * ty.num_elements:
+            raise p.error(f"hex data has {len(data)} bytes, {ty} needs {_elem_size(name) * ty.num_elements}", raw)
+        return DenseElements(ty, data)
+    if not isinstance(raw, list):
+        return DenseElements(ty, element_bytes(element_bits_from_token(p, raw, name), name))
+    flat: List = []
+
+    def walk(x, dim):
+        if isinstance(x, list):
+            if dim >= len(ty.shape) or len(x) != ty.shape[dim]:
+                raise p.error(f"constant shape does not match {ty}", at_tok)
+            for y in x:
+                walk(y, dim + 1)
+        else:
+            if dim != len(ty.shape):
+                raise p.error(f"constant shape does not match {ty}", at_tok)
+            flat.append(x)
+
+    walk(raw, 0)
+    bits = [element_bits_from_token(p, t, name) for t in flat]
+    if bits and all(b == bits[0] for b in bits):
+        bits = bits[:1]  # MLIR would print it as a splat; the model stores splats as one element
+    return DenseElements(ty, b"".join(element_bytes(b, name) for b in bits))
+
+
+def parse_attr(p, a: AttrDef, style: Optional[str]):
+    k = a.kind
+    if k == "enum":
+        names = ENUMS[a.enum]
+        if style == "round":
+            if not p.peek().is_("ident", "rounding"):
+                return None  # elided: the default (filled in by the parser)
+            p.next()
+            p.expect("punct", "<")
+            tok = p.expect("ident")
+            p.expect("punct", ">")
+        elif style == "angle":
+            p.expect("punct", "<")
+            tok = p.expect("ident")
+            p.expect("punct", ">")
+        else:
+            tok = p.expect("ident")
+        if tok.text not in names:
+            raise p.error(f"expected one of {', '.join(names)} for {a.name}, got {tok}", tok)
+        return EnumValue(a.enum, tok.text)
+    if k == "int":
+        tok = p.expect("int")
+        return tok.value
+    if k == "bool":
+        tok = p.expect("ident")
+        if tok.text not in ("true", "false"):
+            raise p.error(f"expected true or false for {a.name}, got {tok}", tok)
+        return tok.text == "true"
+    if k == "str":
+        return p.expect("string").value
+    if k == "symbol":
+        return p.expect("symbol").text[1:]
+    if k == "i32_array":
+        return tuple(p.parse_int_list())
+    if k == "bool_array":
+        return tuple(p.parse_bool_list())
+    if k == "array":
+        return tuple(p.parse_scalar_attr_list())
+    if k == "hints":
+        return p.parse_hints()
+    if k == "predicate":
+        return p.parse_predicate()
+    if k == "type":
+        return p.parse_type()
+    if k == "unit":
+        return None
+    raise p.error(f"cannot parse attribute kind {k}")
