@@ -16,7 +16,7 @@ from .stream import Stream
 
 #: Regions nest at most this deep; real kernels stay far below. Deeper input is refused with an
 #: error instead of exhausting Python's stack.
-MAX_REGION_DEPTH = 200
+MAX_REGION_DEPTH = 128
 MAX_ATTR_DEPTH = 64
 
 
@@ -136,15 +136,6 @@ class _FunctionReader:
 
     # -- ops ---------------------------------------------------------------------------------
     def read_op(self, s: Stream, values: List[Value]) -> Operation:
-        at = s.pos
-        try:
-            return self._read_op(s, values)
-        except TileIRFormatError as e:
-            if e.message.startswith("op ") or e.offset == at:
-                raise
-            raise TileIRFormatError(f"op at offset {at}: {e.message}", path=e.path, offset=e.offset) from None
-
-    def _read_op(self, s: Stream, values: List[Value]) -> Operation:
         at = s.pos
         opcode = s.varint("opcode")
         od = self.opdefs.get(opcode)
