@@ -22,9 +22,21 @@ def esc(value: Any) -> str:
 
 
 def render(result: Any, *, title: Optional[str] = None, max_affected: int = 24) -> str:
-    left_roles, right_roles = difference_op_ids(result)
+    lines_of = {"L": _resolver({i for i, _ in result.left_lines if i}),
+                "R": _resolver({i for i, _ in result.right_lines if i})}
+    roles_l, roles_r = difference_op_ids(result)
+    # A difference on something without a line of its own (an entry argument "f0/a3") marks
+    # the line that holds it (the entry line "f0").
+    left_roles = _resolved_roles(roles_l, lines_of["L"])
+    right_roles = _resolved_roles(roles_r, lines_of["R"])
     partner_l = {l: r for l, r, _ in result.mapping}
     partner_r = {r: l for l, r, _ in result.mapping}
+    # Entry lines pair in order (the mapping pairs ops, not functions).
+    lf = [i for i, _ in result.left_lines if i and "/" not in i]
+    rf = [i for i, _ in result.right_lines if i and "/" not in i]
+    for a, b in zip(lf, rf):
+        partner_l.setdefault(a, b)
+        partner_r.setdefault(b, a)
     stage_l = {l: s for l, _, s in result.mapping}
     title = title or f"tileir-diff: {result.verdict} — {result.left_source} vs {result.right_source}"
     parts: List[str] = [
@@ -33,9 +45,9 @@ def render(result: Any, *, title: Optional[str] = None, max_affected: int = 24) 
         f"<title>{esc(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n",
         _header(result),
         "<main>\n",
-        _differences(result, max_affected),
+        _differences(result, max_affected, lines_of),
         _code(result, left_roles, right_roles, partner_l, partner_r, stage_l),
-        _summary(result),
+        _summary(result, lines_of),
         _rules_and_functions(result),
         _stats(result),
         "</main>\n",
@@ -68,13 +80,34 @@ def _header(result: Any) -> str:
             "</header>\n")
 
 
-def _opref_link(side: str, op_id: str) -> str:
-    target = f"{side}:{op_id}"
+def _resolver(ids):
+    """Map an op id to itself or its nearest ancestor that has a printed line."""
+    def resolve(op_id: str) -> str:
+        probe = op_id
+        while probe not in ids and "/" in probe:
+            probe = probe.rsplit("/", 1)[0]
+        return probe if probe in ids else op_id
+    return resolve
+
+
+def _resolved_roles(roles: Dict[str, str], resolve) -> Dict[str, str]:
+    out: Dict[str, str] = {}
+    for op_id, role in roles.items():
+        line = resolve(op_id)
+        if out.get(line) != "diff":
+            out[line] = role
+    return out
+
+
+def _opref_link(side: str, op_id: str, lines_of: Optional[Dict[str, Any]] = None) -> str:
+    """A link showing ``op_id`` that jumps to its line (or the line holding it)."""
+    line = lines_of[side](op_id) if lines_of else op_id
+    target = f"{side}:{line}"
     return (f"<a class=\"opref o{side}\" href=\"#{esc(target)}\" data-target=\"{esc(target)}\">"
             f"{esc(op_id)}</a>")
 
 
-def _differences(result: Any, max_affected: int) -> str:
+def _differences(result: Any, max_affected: int, lines_of: Dict[str, Any]) -> str:
     out = ["<section id=\"differences\">\n"]
     diffs = result.differences
     if not diffs:
@@ -87,9 +120,9 @@ def _differences(result: Any, max_affected: int) -> str:
     for i, d in enumerate(diffs, 1):
         where = [f"<span class=\"fn\">@{esc(d.function)}</span>"]
         if d.left:
-            where.append(_opref_link("L", d.left.op_id))
+            where.append(_opref_link("L", d.left.op_id, lines_of))
         if d.right:
-            where.append(("↔ " if d.left else "") + _opref_link("R", d.right.op_id))
+            where.append(("↔ " if d.left else "") + _opref_link("R", d.right.op_id, lines_of))
         context = getattr(d, "context", ())
         ctx = f"<div class=\"ctx\">inside {esc(' › '.join(context))}</div>" if context else ""
         sides = []
@@ -103,7 +136,7 @@ def _differences(result: Any, max_affected: int) -> str:
                              f"<code>{esc(ref.text)}</code>{loc}</div>")
         affected = ""
         if d.affected:
-            links = " ".join(_opref_link("L", a) for a in d.affected[:max_affected])
+            links = " ".join(_opref_link("L", a, lines_of) for a in d.affected[:max_affected])
             more = len(d.affected) - max_affected
             more_text = f" <span class=\"more\">+{more} more</span>" if more > 0 else ""
             affected = f"<div class=\"aff\">affected downstream: {links}{more_text}</div>"
@@ -122,7 +155,7 @@ def _code(result: Any, left_roles: Dict[str, str], right_roles: Dict[str, str],
         return ("<section id=\"code\"><h2>Side by side</h2><p class=\"none\">The result carries no "
                 "printed modules.</p></section>\n")
     legend = ("<div class=\"legend\"><span class=\"ln diff\">root difference</span>"
-              "<span class=\"ln affected\">affected</span><span class=\"ln unmatched\">unmatched</span>"
+              "<span class=\"ln affected\">affected</span><span class=\"ln unmatched\">unmatched (one side only, or absorbed by a rule)</span>"
               "<span class=\"ln hl\">hovered / selected pair</span>"
               "<span class=\"tip\">Hover a line to see its partner; click to scroll the other side to it.</span></div>")
     left = _pane("L", "left", result.left_source, result.left_lines, left_roles, partner_l, stage_l,
@@ -173,7 +206,7 @@ def _compact(v: Any) -> str:
     return str(v)
 
 
-def _summary(result: Any) -> str:
+def _summary(result: Any, lines_of: Dict[str, Any]) -> str:
     pair = pair_summary(result)
     out = ["<section id=\"summary\"><h2>Summary</h2>\n"]
     if not pair:
@@ -191,13 +224,13 @@ def _summary(result: Any) -> str:
             out.append(f"<details class=\"sec{'' if same else ' neq'}\"{'' if same else ' open'}>"
                        f"<summary>{esc(SECTION_TITLES.get(key, key))}"
                        f"{'' if same else ' <span class=bad>differs</span>'}</summary>\n")
-            out.append(_section_table(key, section))
+            out.append(_section_table(key, section, lines_of))
             out.append("</details>\n")
     out.append("</section>\n")
     return "".join(out)
 
 
-def _section_table(key: str, section: Dict[str, Any]) -> str:
+def _section_table(key: str, section: Dict[str, Any], lines_of: Dict[str, Any]) -> str:
     rows = []
     if key == "op_histogram":
         rows.append("<tr><th>op</th><th>left</th><th>right</th></tr>")
@@ -215,14 +248,14 @@ def _section_table(key: str, section: Dict[str, Any]) -> str:
             right = f"<b>view {esc(r['view'])}</b> {right}"
         elif r.get("left_op") or r.get("right_op"):
             if r.get("left_op"):
-                left = _opref_link("L", r["left_op"]) + " " + left
+                left = _opref_link("L", r["left_op"], lines_of) + " " + left
             if r.get("right_op"):
-                right = _opref_link("R", r["right_op"]) + " " + right
+                right = _opref_link("R", r["right_op"], lines_of) + " " + right
         rows.append(f"<tr class=\"{'' if r['same'] else 'neq'}\"><td class=\"flag\">{flag}</td>"
                     f"<td>{left}</td><td>{right}</td></tr>")
         for a in r.get("accesses", []):
-            la = (_opref_link("L", a["left_op"]) + " " if a.get("left_op") else "") + _cell(a.get("left"))
-            ra = (_opref_link("R", a["right_op"]) + " " if a.get("right_op") else "") + _cell(a.get("right"))
+            la = (_opref_link("L", a["left_op"], lines_of) + " " if a.get("left_op") else "") + _cell(a.get("left"))
+            ra = (_opref_link("R", a["right_op"], lines_of) + " " if a.get("right_op") else "") + _cell(a.get("right"))
             rows.append(f"<tr class=\"sub{'' if a['same'] else ' neq'}\"><td class=\"flag\">"
                         f"{'=' if a['same'] else '≠'}</td><td>{la}</td><td>{ra}</td></tr>")
     return f"<table class=\"sum\">{''.join(rows)}</table>\n"

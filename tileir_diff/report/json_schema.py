@@ -69,8 +69,12 @@ def _check(v: Any, schema: Dict[str, Any], root: Dict[str, Any], path: str, erro
     if "$ref" in schema:
         _check(v, _resolve(schema["$ref"], root), root, path, errors)
     if "anyOf" in schema:
-        if not any(not _collect(v, s, root, path) for s in schema["anyOf"]):
-            errors.append(f"{path}: matches none of the allowed forms")
+        results = [_collect(v, s, root, path) for s in schema["anyOf"]]
+        if all(results):
+            # Show the inner errors of the form whose type fits (e.g. a malformed op ref rather
+            # than "not null"); when no type fits, say so.
+            fitting = [errs for errs in results if not any(e.startswith(f"{path}: expected ") for e in errs)]
+            errors.extend(fitting[0] if fitting else [f"{path}: matches none of the allowed forms"])
         return
     types = schema.get("type")
     if types is not None:

@@ -52,7 +52,7 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
     for f in result.functions:
         lines.append(_function_line(f))
     pair = pair_summary(result)
-    if summary and pair:
+    if summary and pair and result.verdict != "identical":
         differing = pair_lines(pair)
         if differing:
             lines.append("summary (what each side does, where it differs):")
