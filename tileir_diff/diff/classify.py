@@ -18,6 +18,7 @@ from ..graph import FunctionGraph, Node, combiner_expression
 from ..ir import TileType
 from ..ir.types import TensorViewType, VIEW_TYPES
 from ..normalize.canon import attr_key, attr_text, fmt_type
+from ..normalize.keys import commutative_positions
 from ..normalize.util import has_trait, operand_role, public_attributes
 from .describe import FunctionText, location_text
 from .result import Difference, OpRef
@@ -119,8 +120,9 @@ def _attr_category(name: str, key: str) -> str:
 
 class Classifier:
     def __init__(self, L: FunctionGraph, R: FunctionGraph, mapping, ltext: FunctionText, rtext: FunctionText,
-                 version_l, version_r):
+                 version_l, version_r, commutative: bool = True):
         self.L, self.R, self.m = L, R, mapping
+        self.commutative = commutative
         self.lt, self.rt = ltext, rtext
         self.vl, self.vr = version_l, version_r
 
@@ -213,6 +215,20 @@ class Classifier:
             sb, rb, _ = b.operands[j]
             if sa is None or sb is None or self.m.l2r.get(sa) != sb or ra != rb:
                 bad.append((i, j))
+        if len(bad) == 2 and self.commutative and a.op.name == b.op.name:
+            # with commutative-operands on, a crossed pair at the commutative positions is no
+            # difference (the sort order follows the operands' keys, which upstream changes move)
+            pos = commutative_positions(a.op)
+            if pos is not None and [x for x, _ in bad] == list(pos) and [y for _, y in bad] == list(pos):
+                (i, j), (k, l_) = bad
+                if (self.m.l2r.get(a.operands[i][0]), a.operands[i][1]) == b.operands[l_][:2] and \
+                        (self.m.l2r.get(a.operands[k][0]), a.operands[k][1]) == b.operands[j][:2]:
+                    return []
+        if a.op.name == "join_tokens" and a.op.name == b.op.name:
+            lset = sorted((self.m.l2r.get(s), r) for s, r, _ in a.operands)
+            rset = sorted((s, r) for s, r, _ in b.operands)
+            if lset == rset:
+                return []
         return bad
 
     # --- texts --------------------------------------------------------------------------

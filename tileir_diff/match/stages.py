@@ -336,7 +336,8 @@ def same_io(ctx: MatchContext) -> int:
             for i, j in _operand_pairs(un, rn):
                 if i == k:
                     src, rres, _ = rn.operands[j]
-                    if src is not None and src not in m.r2l and rres == res and R.nodes[src].kind == "op":
+                    if (src is not None and src not in m.r2l and rres == res and R.nodes[src].kind == "op"
+                            and R.nodes[src].name == n.name):
                         found.add(src)
         if len(found) == 1 and ctx.add(nid, found.pop(), "same-io"):
             added += 1

@@ -171,8 +171,8 @@ def map_functions(module: Module, fn: Callable[[Function], Tuple[Function, int]]
         nf, n = fn(f)
         funcs.append(nf)
         total += n
-    if total == 0:
-        return module, 0
+    if all(a is b for a, b in zip(funcs, module.functions)):
+        return module, total
     return replace(module, functions=tuple(funcs)), total
 
 
