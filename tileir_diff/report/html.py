@@ -166,9 +166,15 @@ def _code(result: Any, left_roles: Dict[str, str], right_roles: Dict[str, str],
             "</section>\n")
 
 
+FOLD_CONTEXT = 3   # unchanged lines kept around each marked line
+FOLD_MIN_RUN = 6   # shorter unchanged runs are not worth a fold
+
+
 def _pane(side: str, label: str, source: str, lines: Iterable, roles: Dict[str, str],
           partners: Dict[str, str], stages: Dict[str, str], have_mapping: bool) -> str:
+    lines = list(lines)
     rows = []
+    marked = []
     for n, (op_id, text) in enumerate(lines, 1):
         classes = ["ln"]
         attrs = ""
@@ -184,10 +190,42 @@ def _pane(side: str, label: str, source: str, lines: Iterable, roles: Dict[str, 
                 attrs += f" data-partner=\"{esc(partner)}\""
             tip = op_id + (f" ↔ {partner}" if partner else "") + (f" ({stages[op_id]})" if op_id in stages else "")
             attrs += f" title=\"{esc(tip)}\""
+        # Entry lines and differences stay visible; runs of unchanged lines between them fold.
+        marked.append(bool(op_id and (roles.get(op_id) or "/" not in op_id)))
         rows.append(f"<div class=\"{' '.join(classes)}\"{attrs}><span class=\"no\">{n}</span>"
                     f"<span class=\"src\">{esc(text)}</span></div>")
+    # Fold only when something is marked besides entry lines (an identical pair shows in full).
+    has_differences = any(op_id and roles.get(op_id) for op_id, _ in lines)
+    body = _fold(rows, marked) if has_differences else "".join(rows)
     return (f"<div class=\"pane p{side}\"><div class=\"ptitle\"><span class=\"side s{side.lower()}\">{label}</span>"
-            f" <code>{esc(source)}</code></div><div class=\"code\">{''.join(rows)}</div></div>")
+            f" <code>{esc(source)}</code></div><div class=\"code\">{body}</div></div>")
+
+
+def _fold(rows: List[str], marked: List[bool]) -> str:
+    """Wrap runs of unmarked rows far from any marked row in a closed <details>."""
+    keep = [False] * len(rows)
+    for i, m in enumerate(marked):
+        if m:
+            for j in range(max(0, i - FOLD_CONTEXT), min(len(rows), i + FOLD_CONTEXT + 1)):
+                keep[j] = True
+    keep[-1] = True  # the closing brace
+    out: List[str] = []
+    i = 0
+    while i < len(rows):
+        if keep[i]:
+            out.append(rows[i])
+            i += 1
+            continue
+        j = i
+        while j < len(rows) and not keep[j]:
+            j += 1
+        if j - i >= FOLD_MIN_RUN:
+            out.append(f"<details class=\"fold\"><summary>⋯ {j - i} unchanged lines</summary>"
+                       f"{''.join(rows[i:j])}</details>")
+        else:
+            out.extend(rows[i:j])
+        i = j
+    return "".join(out)
 
 
 def _cell(value: Any) -> str:
@@ -375,6 +413,10 @@ tr.sub td:nth-child(2),tr.sub td:nth-child(3){padding-left:22px}
 table.kv{width:auto}table.kv td,table.kv th{padding-right:24px}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 table.hist{width:auto}
+details.fold>summary{list-style:none;cursor:pointer;color:var(--blue);font-size:12px;padding:2px 0 2px 50px;
+background:#f8f9fb;border-top:1px dashed var(--line);border-bottom:1px dashed var(--line)}
+details.fold>summary::-webkit-details-marker{display:none}
+details.fold[open]>summary{color:var(--mute)}
 """
 
 _JS = """
@@ -387,7 +429,8 @@ _JS = """
   function clear(){for(var i=0;i<lit.length;i++){lit[i].classList.remove('hl');} lit=[];}
   function light(el){clear(); el.classList.add('hl'); lit.push(el); var p=other(el);
     if(p){p.classList.add('hl'); lit.push(p);} return p;}
-  function reveal(el){var pane=el.closest('.code'); if(!pane) return;
+  function reveal(el){var fold=el.closest('details.fold'); if(fold){fold.open=true;}
+    var pane=el.closest('.code'); if(!pane) return;
     pane.scrollTop=Math.max(0, el.offsetTop-pane.clientHeight/3);}
   var lines=document.querySelectorAll('.ln[data-op]');
   for(var i=0;i<lines.length;i++){(function(el){
