@@ -288,7 +288,9 @@ class Parser:
             ops.append(self.parse_op())
         self.next()
         if implicit and (not ops or not _is_terminator(ops[-1])):
-            ops.append(Operation(implicit, (), (0,) if implicit != "return" else (0,), ()))
+            # MLIR's parser adds the elided terminator; it gets the parent op's location,
+            # filled in once that is known (see _locate_implicit)
+            ops.append(Operation(implicit, (), (0,), (), {}, (), _IMPLICIT))
         self.scopes.pop()
         self.depth -= 1
         return Region((Block(tuple(args), tuple(ops)),))
@@ -368,8 +370,8 @@ class Parser:
             segments.append(len(vals))
         attrs = self._attributes(od, st, name_tok)
         loc = self.parse_trailing_location()
-        op = Operation(od.name, tuple(operands), tuple(segments), tuple(results), attrs,
-                       tuple(st.regions), loc)
+        regions = tuple(_locate_implicit(r, loc) for r in st.regions)
+        op = Operation(od.name, tuple(operands), tuple(segments), tuple(results), attrs, regions, loc)
         k = 0
         for tok, n in lhs:
             if n == 1:
@@ -651,6 +653,19 @@ def _op_def(name: str) -> Optional[OpDef]:
         name = name[len("cuda_tile."):]
     name = ALIASES.get(name, name)
     return OPS_BY_NAME.get(name)
+
+
+_IMPLICIT = Location("<implicit terminator>", 0, 0)
+
+
+def _locate_implicit(region: Region, loc: Optional[Location]) -> Region:
+    if not region.blocks:
+        return region
+    block = region.blocks[0]
+    if not block.operations or block.operations[-1].location is not _IMPLICIT:
+        return region
+    last = block.operations[-1].replace(location=loc)
+    return Region((Block(block.arguments, block.operations[:-1] + (last,)),))
 
 
 def _is_terminator(op: Operation) -> bool:

@@ -453,6 +453,7 @@ class ParseState:
         self.result_types: Dict[str, List] = {}
         self.regions: List = []
         self.shown: set = set()
+        self.seen: set = set()  # optional operand groups already decided
 
 
 def parse_with_template(p, od: OpDef, result_counts: Dict[str, int]) -> ParseState:
@@ -496,12 +497,23 @@ def _parse_elems(elems, p, st: ParseState):
             for kind, text in literal_tokens(e.text):
                 p.expect(kind, text)
         elif isinstance(e, Opt):
-            if _group_starts(e.body, p, st):
+            if e.name in st.operands and e.name in st.seen:
+                # the group's values were parsed already; later groups (types) follow them
+                if any(isinstance(x, Ref) and x.name == e.name for x in e.body):
+                    continue
+                present = bool(st.operands[e.name])
+            else:
+                present = _group_starts(e.body, p, st)
+                if e.name in st.operands:
+                    st.seen.add(e.name)
+            if present:
                 st.shown.add(e.name)
                 a = _maybe_attr(st.od, e.name)
                 if a is not None and a.kind == "unit":
                     st.attrs[a.name] = True
                 _parse_elems(e.body, p, st)
+                if e.name == "mask" and "paddingValue" in st.operands and "paddingValue" not in st.seen:
+                    _mask_or_padding(st)
         elif isinstance(e, Ref):
             if e.name in st.operands:
                 _parse_operand_group(e.name, p, st)
@@ -514,6 +526,17 @@ def _parse_elems(elems, p, st: ParseState):
             _parse_types(e.name, p, st)
         elif isinstance(e, Dir):
             _parse_directive(e, p, st)
+
+
+def _mask_or_padding(st: ParseState) -> None:
+    """load_ptr_tko prints ``%src, %mask, %pad`` but also ``%src, %pad`` (a padding value without
+    a mask): the one optional operand is the mask only if it is a tile of i1."""
+    v = st.operands["mask"][0]
+    elem = v.type.element if isinstance(v.type, T.TileType) else v.type
+    if elem != T.ScalarType("i1"):
+        st.operands["paddingValue"] = st.operands["mask"]
+        st.operands["mask"] = []
+        st.seen.add("paddingValue")
 
 
 def _maybe_attr(od: OpDef, name: str):
