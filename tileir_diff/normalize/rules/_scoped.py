@@ -41,3 +41,56 @@ def scoped_dedup(f: Function, key: Callable[[Operation], Optional[Hashable]]) ->
 
     body = block(f.body, {})
     return (f if body is f.body else replace(f, body=body)), removed
+
+
+def hoist_invariant(f: Function, movable: Callable[[Operation], bool]) -> Tuple[Function, int]:
+    """Move each ``movable`` op (pure, no regions) whose operands are all defined outside the
+    region it sits in to just before the region's op, repeatedly outward (loop-invariant code
+    motion). Where a pure op is written, inside or before a loop, then no longer matters, and
+    dedup can merge it with an equal op written at the outer level."""
+    moved = 0
+
+    def process(b: Block, is_region: bool) -> Tuple[Block, List[Operation]]:
+        nonlocal moved
+        inside = {a.vid for a in b.arguments}
+        out: List[Operation] = []
+        hoisted: List[Operation] = []
+        changed = False
+
+        def place(op: Operation) -> None:
+            nonlocal changed
+            if is_region and movable(op) and not op.regions and all(v.vid not in inside for v in op.operands):
+                hoisted.append(op)
+                changed = True
+                return
+            out.append(op)
+            inside.update(r.vid for r in op.results)
+
+        for op in b.operations:
+            if op.regions:
+                pulled: List[Operation] = []
+                regions = []
+                for r in op.regions:
+                    blocks = []
+                    for x in r.blocks:
+                        nb, h = process(x, True)
+                        blocks.append(nb)
+                        pulled.extend(h)
+                    regions.append(Region(tuple(blocks)))
+                if pulled:
+                    moved += len(pulled)
+                    op = op.replace(regions=tuple(regions))
+                    changed = True
+                    for p in pulled:
+                        place(p)
+            place(op)
+        return (Block(b.arguments, tuple(out)) if changed else b), hoisted
+
+    body, _ = process(f.body, False)
+    return (f if body is f.body else replace(f, body=body)), moved
+
+
+def hoist_then_dedup(f: Function, movable, key) -> Tuple[Function, int]:
+    f, moved = hoist_invariant(f, movable)
+    f, removed = scoped_dedup(f, key)
+    return f, moved + removed

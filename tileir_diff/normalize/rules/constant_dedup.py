@@ -4,14 +4,15 @@ from __future__ import annotations
 from ..canon import attr_key, fmt_type
 from ..rule import Rule, register
 from ..util import map_functions
-from ._scoped import scoped_dedup
+from ._scoped import hoist_then_dedup
 
 
 @register
 class ConstantDedup(Rule):
     """Absorbs: several ``constant`` ops with the same value and type (cuTile Python emits one
     ``constant <i32: 1>`` per use site); later ones are replaced by the first one that dominates
-    them (same block earlier, or an enclosing block before the region's op). A splat and a
+    them (same block earlier, or an enclosing block before the region's op); constants written
+    inside loop/if bodies are first hoisted before the region's op. A splat and a
     full dense constant holding the same value in every element count as the same value.
 
     Why meaning is kept: constants are pure and have no operands; two with equal type and bits
@@ -28,4 +29,4 @@ class ConstantDedup(Rule):
             if op.name != "constant" or len(op.results) != 1:
                 return None
             return (attr_key(op.attributes.get("value")), fmt_type(op.results[0].type))
-        return map_functions(module, lambda f: scoped_dedup(f, key))
+        return map_functions(module, lambda f: hoist_then_dedup(f, lambda op: op.name == "constant", key))

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..canon import attr_key, fmt_type
 from ..rule import Rule, register
 from ..util import has_trait, map_functions, public_attributes
-from ._scoped import scoped_dedup
+from ._scoped import hoist_then_dedup
 
 
 @register
@@ -12,8 +12,10 @@ class CsePureOps(Rule):
     """Absorbs: repeated pure ops with the same name, attributes, result types and the very same
     operand values, such as the second ``get_tile_block_id``, a second ``make_partition_view``
     of the same tensor view with the same type, a repeated ``reshape``/``broadcast``/``exti`` of
-    the same value, or a repeated ``assume`` with the same predicate on the same value. The later
-    op's results are replaced by the earlier dominating op's (scoped like constant-dedup).
+    the same value, or a repeated ``assume`` with the same predicate on the same value. First,
+    such ops inside loop/if bodies whose operands are all defined outside are hoisted before the
+    region's op (loop-invariant code motion); then the later op's results are replaced by the
+    earlier dominating op's (scoped like constant-dedup). Counts hoists plus merges.
 
     Why meaning is kept: a pure op's results depend only on its operands and attributes.
 
@@ -32,4 +34,4 @@ class CsePureOps(Rule):
             attrs = tuple(sorted((k, attr_key(v)) for k, v in public_attributes(op).items()))
             return (op.name, attrs, tuple(v.vid for v in op.operands), op.segments,
                     tuple(fmt_type(r.type) for r in op.results))
-        return map_functions(module, lambda f: scoped_dedup(f, key))
+        return map_functions(module, lambda f: hoist_then_dedup(f, lambda op: key(op) is not None, key))
