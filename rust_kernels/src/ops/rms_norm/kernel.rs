@@ -21,8 +21,10 @@ pub mod rms_norm_kernel {
         let raw: Tile<E, { [TILE_M, TILE_N] }> = x.partition(shape![TILE_M, TILE_N]).load([block.0, 0i32]);
         let t: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(raw);
         let sum_sq: Tile<f32, { [TILE_M] }> = reduce_sum(t * t, 1);
+        let n_f: Tile<f32, { [TILE_M, 1] }> = broadcast_scalar(convert_scalar::<f32>(n), shape![TILE_M, 1]);
+        // IEEE division like Python's `/` (true_div would emit an approximate, flushing divf).
         let mean_sq: Tile<f32, { [TILE_M, 1] }> =
-            true_div(sum_sq.reshape(shape![TILE_M, 1]), broadcast_scalar(convert_scalar::<f32>(n), shape![TILE_M, 1]));
+            divf(sum_sq.reshape(shape![TILE_M, 1]), n_f, rounding::NearestEven, ftz::Disabled);
         let r: Tile<f32, { [TILE_M, 1] }> = rsqrt(mean_sq + broadcast_scalar(eps, shape![TILE_M, 1]), ftz::Disabled);
         let w_raw: Tile<E, { [TILE_N] }> = w.partition(shape![TILE_N]).load([0i32]);
         let g: Tile<f32, { [TILE_N] }> = convert_tile(w_raw);
@@ -58,8 +60,8 @@ pub mod rms_norm_kernel {
             acc = acc + t * t;
         }
         let sum_sq: Tile<f32, { [1] }> = reduce_sum(acc, 1);
-        let mean_sq: Tile<f32, { [1, 1] }> =
-            true_div(sum_sq.reshape(shape![1, 1]), broadcast_scalar(convert_scalar::<f32>(n), shape![1, 1]));
+        let n_f: Tile<f32, { [1, 1] }> = broadcast_scalar(convert_scalar::<f32>(n), shape![1, 1]);
+        let mean_sq: Tile<f32, { [1, 1] }> = divf(sum_sq.reshape(shape![1, 1]), n_f, rounding::NearestEven, ftz::Disabled);
         let r: Tile<f32, { [1, 1] }> = rsqrt(mean_sq + broadcast_scalar(eps, shape![1, 1]), ftz::Disabled);
         let r_b: Tile<f32, { [1, TILE_N] }> = r.broadcast(shape![1, TILE_N]);
         let mut out_tiles: PartitionMut<E, { [1, TILE_N] }> = unsafe { out.partition_full_mut(shape![1, TILE_N]) };

@@ -28,7 +28,10 @@ pub mod softmax_kernel {
         let e: Tile<f32, { [TILE_M, TILE_N] }> = exp2(t - row_max.broadcast(shape![TILE_M, TILE_N]), ftz::Disabled);
         let row_sum: Tile<f32, { [TILE_M] }> = reduce_sum(e, 1);
         let row_sum: Tile<f32, { [TILE_M, 1] }> = row_sum.reshape(shape![TILE_M, 1]);
-        let y: Tile<E, { [TILE_M, TILE_N] }> = convert_tile(true_div(e, row_sum.broadcast(shape![TILE_M, TILE_N])));
+        // IEEE division like Python's `/` (true_div would emit an approximate, flushing divf).
+        let p: Tile<f32, { [TILE_M, TILE_N] }> =
+            divf(e, row_sum.broadcast(shape![TILE_M, TILE_N]), rounding::NearestEven, ftz::Disabled);
+        let y: Tile<E, { [TILE_M, TILE_N] }> = convert_tile(p);
         let mut out_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> =
             unsafe { out.partition_full_mut(shape![TILE_M, TILE_N]) };
         unsafe { out_tiles.store_unchecked(y, [block.0, 0i32]) };
@@ -61,7 +64,8 @@ pub mod softmax_kernel {
             running_max = new_max;
         }
         let one: Tile<f32, { [1, 1] }> = constant(1.0f32, shape![1, 1]);
-        let inv_sum: Tile<f32, { [1, TILE_N] }> = true_div(one, running_sum).broadcast(shape![1, TILE_N]);
+        let inv_sum: Tile<f32, { [1, 1] }> = divf(one, running_sum, rounding::NearestEven, ftz::Disabled);
+        let inv_sum: Tile<f32, { [1, TILE_N] }> = inv_sum.broadcast(shape![1, TILE_N]);
         let max_b: Tile<f32, { [1, TILE_N] }> = running_max.broadcast(shape![1, TILE_N]);
         let mut out_tiles: PartitionMut<E, { [1, TILE_N] }> = unsafe { out.partition_full_mut(shape![1, TILE_N]) };
         for j in 0i32..num_col_tiles {
