@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Dict, List
 
+from ..dialect.ops import op_def
 from ..ir import Function, Module, Operation
 from ..ir import types as T
 from .format import attr_json, attr_text, hints_json, shape_text, type_text
-from ..dialect.ops import op_def
-from .walk import FunctionIndex, index_function, operand_named, result_named
+from .walk import FunctionIndex, index_function, operand_named
 
 VIEW_MEMORY_OPS = {"load_view_tko": "load", "store_view_tko": "store",
                    "atomic_red_view_tko": "atomic_red", "multimem_load_reduce_view_tko": "multimem_load_reduce",
