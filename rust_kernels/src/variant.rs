@@ -67,20 +67,18 @@ impl Variant {
     }
 }
 
-/// The first candidate that accepts `tensors`. When none does, the error of the first
-/// candidate is returned: candidates are ordered most specific first, so it names the
-/// assumption the caller most likely meant to meet.
+/// The first candidate that accepts `tensors`. Candidates are ordered most specific first;
+/// when none accepts, the error of the last (the most permissive) is returned: it names what
+/// the caller must change at the least.
 pub fn select<'a>(candidates: &[&'a Variant], tensors: &[&Tensor]) -> Result<&'a Variant> {
-    let mut first_error: Option<Error> = None;
+    let mut last_error: Option<Error> = None;
     for v in candidates {
         match v.accepts(tensors) {
             Ok(()) => return Ok(v),
-            Err(e) => {
-                first_error.get_or_insert(e);
-            }
+            Err(e) => last_error = Some(e),
         }
     }
-    Err(first_error.unwrap_or_else(|| Error::new(Status::UnsupportedDtype, "no variant for these dtypes")))
+    Err(last_error.unwrap_or_else(|| Error::new(Status::UnsupportedDtype, "no variant for these dtypes")))
 }
 
 impl Variant {

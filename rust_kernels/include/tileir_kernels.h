@@ -1,0 +1,108 @@
+/*
+ * tileir_kernels: C ABI of the cuTile Rust ports (rust_kernels/, libtileir_kernels.so).
+ *
+ * Each cutile_<op> validates every descriptor before touching the driver, then launches a
+ * prebuilt sm_90 cubin (embedded in the library) through a dlopen'ed libcuda on the
+ * caller's stream, in the device's primary context. It never allocates, copies, frees or
+ * keeps caller memory, and never synchronizes: the work is ordered on `stream` like any
+ * other kernel. The library loads without an NVIDIA driver and then returns
+ * TILEIR_DRIVER_UNAVAILABLE after validation.
+ *
+ * Thread safety: calls may come from any thread; the error message is per thread.
+ */
+#ifndef TILEIR_KERNELS_H
+#define TILEIR_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TILEIR_KERNELS_ABI_VERSION 1
+#define TILEIR_MAX_RANK 5
+
+/* Element type codes. */
+enum {
+    TILEIR_DTYPE_F32 = 0,
+    TILEIR_DTYPE_F16 = 1,
+    TILEIR_DTYPE_BF16 = 2,
+    TILEIR_DTYPE_I32 = 3,
+    TILEIR_DTYPE_I64 = 4,
+    TILEIR_DTYPE_F8E4M3FN = 5,
+    TILEIR_DTYPE_F8E5M2 = 6,
+    TILEIR_DTYPE_F64 = 7
+};
+
+/* A tensor in device memory (96 bytes). Entries of shape/strides past ndim are ignored. */
+typedef struct tileir_tensor {
+    uint64_t data;                      /* device address of element [0, ..., 0] */
+    int64_t shape[TILEIR_MAX_RANK];     /* extents, each in 0..INT32_MAX */
+    int64_t strides[TILEIR_MAX_RANK];   /* in elements (not bytes), each in 0..INT32_MAX */
+    int32_t ndim;                       /* 1..TILEIR_MAX_RANK */
+    int32_t dtype;                      /* TILEIR_DTYPE_* */
+} tileir_tensor_t;
+
+/* Return codes. -1 is never returned (callers use it as a sentinel). */
+enum {
+    TILEIR_OK = 0,
+    TILEIR_NULL_POINTER = -2,         /* null descriptor, or null data of a non-empty tensor */
+    TILEIR_UNSUPPORTED_DTYPE = -3,    /* unknown code, mixed dtypes, or a dtype no variant takes */
+    TILEIR_BAD_RANK = -4,             /* ndim outside 1..5 or not the op's rank */
+    TILEIR_INVALID_SHAPE = -5,        /* a negative or > INT32_MAX extent */
+    TILEIR_SHAPE_MISMATCH = -6,       /* shapes of one call disagree */
+    TILEIR_BAD_STRIDE = -7,           /* a stride the kernel cannot read: non-unit last stride,
+                                         negative, not divisible as assumed, overlapping output */
+    TILEIR_MISALIGNED = -8,           /* base address not aligned as the kernel assumes */
+    TILEIR_INVALID_DEVICE = -9,       /* negative or missing device, or not sm_90 */
+    TILEIR_DEVICE_MISMATCH = -10,     /* a tensor or the stream is not on `device` */
+    TILEIR_INVALID_ARGUMENT = -11,    /* scalar out of domain, bad flag, aliasing in/out */
+    TILEIR_UNSUPPORTED_SHAPE = -12,   /* valid but unsupported (e.g. K = 0, offsets past INT32) */
+    TILEIR_DRIVER_UNAVAILABLE = -13,  /* libcuda.so.1 cannot be loaded */
+    TILEIR_DRIVER_ERROR = -14,        /* a CUDA driver call failed (init, context, module) */
+    TILEIR_KERNEL_IMAGE_MISSING = -15,/* this build embeds no cubin for the selected variant */
+    TILEIR_LAUNCH_FAILED = -16,       /* cuLaunchKernel failed */
+    TILEIR_NO_VARIANT = -17           /* no prebuilt variant for this dtype/flag/layout combination */
+};
+
+/* TILEIR_KERNELS_ABI_VERSION of the loaded library. */
+int32_t tileir_kernels_abi_version(void);
+/* Message of the last failed call on this thread ("" after a success). Valid until the next
+   call into the library from this thread. */
+const char *tileir_kernels_last_error(void);
+/* "OK", "NULL_POINTER", ... ("UNKNOWN" for other codes). Static storage. */
+const char *tileir_kernels_status_name(int32_t code);
+/* 1 when this build embeds the sm_90 cubin of op/variant (names as in analysis.json). */
+int32_t tileir_kernels_has_kernel_image(const char *op, const char *variant);
+
+/* out = x + y. x, y, out: 1-D, one dtype (f16, bf16, f32), one length. Unit stride and
+   16-byte aligned bases; f32 also takes any non-negative strides. out may be x or y. */
+int32_t cutile_vector_add(const tileir_tensor_t *x, const tileir_tensor_t *y,
+                          const tileir_tensor_t *out, int32_t device, uint64_t stream);
+
+/* out = softmax(x) over the last axis. x, out: (M, N), one dtype (f16, bf16, f32), unit
+   column stride, any row stride, 16-byte aligned bases. out may be x. */
+int32_t cutile_softmax(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_t device,
+                       uint64_t stream);
+
+/* out = x * rsqrt(mean(x^2, last axis) + eps) * w; rstd[i] = the rsqrt of row i.
+   x, out: (M, N); w: (N,); rstd: (M,) float32; x, w, out one dtype (f16, bf16, f32); unit
+   last strides, 16-byte aligned bases; eps finite and >= 0. out may be x. */
+int32_t cutile_rms_norm(const tileir_tensor_t *x, const tileir_tensor_t *w,
+                        const tileir_tensor_t *out, const tileir_tensor_t *rstd, float eps,
+                        int32_t device, uint64_t stream);
+
+/* c = op(a) @ op(b), f32 accumulation; f32 operands are rounded to tf32. Descriptors are the
+   stored arrays: a (M, K), or (K, M) with trans_a = 1; b (K, N), or (N, K) with trans_b = 1;
+   c (M, N). Row-major, unit last stride; f16/bf16 row strides a multiple of 8 elements and
+   16-byte aligned bases (f16 without transposes falls back to an unaligned kernel); f32 row
+   strides a multiple of 4. c must not overlap a or b. trans_a, trans_b: 0 or 1. */
+int32_t cutile_matmul(const tileir_tensor_t *a, const tileir_tensor_t *b,
+                      const tileir_tensor_t *c, int32_t trans_a, int32_t trans_b,
+                      int32_t device, uint64_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEIR_KERNELS_H */

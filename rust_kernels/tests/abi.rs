@@ -1,0 +1,261 @@
+//! The C ABI without a GPU: the header agrees with the library, every op rejects bad
+//! descriptors with the documented code before any driver call, and a valid call gets past
+//! validation (on a machine without a driver it then stops at DRIVER_UNAVAILABLE).
+
+use std::ffi::CStr;
+
+use tileir_kernels::descriptor::{DType, TileirTensor};
+use tileir_kernels::ops::matmul::ffi::cutile_matmul;
+use tileir_kernels::ops::rms_norm::ffi::cutile_rms_norm;
+use tileir_kernels::ops::softmax::ffi::cutile_softmax;
+use tileir_kernels::ops::vector_add::ffi::cutile_vector_add;
+use tileir_kernels::status::{Status, tileir_kernels_last_error, tileir_kernels_status_name};
+
+const HEADER: &str = include_str!("../include/tileir_kernels.h");
+
+/// `NAME = value` pairs of the header's enums with the given prefix.
+fn header_enum(prefix: &str) -> Vec<(String, i32)> {
+    HEADER
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim().trim_end_matches(',');
+            let (name, rest) = l.split_once(" = ")?;
+            let name = name.strip_prefix(prefix)?;
+            let value = rest.split(|c: char| c == ',' || c.is_whitespace()).next()?;
+            Some((name.to_string(), value.parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn header_status_codes_match_the_library() {
+    let mut from_header = header_enum("TILEIR_");
+    from_header.retain(|(n, _)| !n.starts_with("DTYPE_"));
+    let from_lib: Vec<(String, i32)> = Status::ALL.iter().map(|s| (s.name().to_string(), s.code())).collect();
+    assert_eq!(from_header, from_lib);
+    for s in Status::ALL {
+        let name = unsafe { CStr::from_ptr(tileir_kernels_status_name(s.code())) };
+        assert_eq!(name.to_str().unwrap(), s.name());
+    }
+}
+
+#[test]
+fn header_dtype_codes_and_version_match_the_library() {
+    let from_header = header_enum("TILEIR_DTYPE_");
+    let from_lib: Vec<(String, i32)> =
+        DType::ALL.iter().map(|d| (format!("{d:?}").to_uppercase(), *d as i32)).collect();
+    assert_eq!(from_header, from_lib);
+    assert!(HEADER.contains(&format!("#define TILEIR_KERNELS_ABI_VERSION {}", tileir_kernels::ABI_VERSION)));
+    assert!(HEADER.contains(&format!("#define TILEIR_MAX_RANK {}", tileir_kernels::descriptor::MAX_RANK)));
+}
+
+// Fake device addresses: distinct, far apart, 256-byte aligned. Nothing dereferences them.
+const BASE: u64 = 0x7f00_0000_0000;
+fn addr(i: u64) -> u64 {
+    BASE + i * (1 << 32)
+}
+
+fn tensor(data: u64, dtype: DType, shape: &[i64]) -> TileirTensor {
+    let mut t = TileirTensor { data, ndim: shape.len() as i32, dtype: dtype as i32, ..Default::default() };
+    t.shape[..shape.len()].copy_from_slice(shape);
+    let mut stride = 1;
+    for i in (0..shape.len()).rev() {
+        t.strides[i] = stride;
+        stride *= shape[i].max(1);
+    }
+    t
+}
+
+fn last_error() -> String {
+    unsafe { CStr::from_ptr(tileir_kernels_last_error()) }.to_str().unwrap().to_string()
+}
+
+/// After validation a call needs the driver and the cubin: which code comes first depends on
+/// the machine and the build, but none of them is a validation error.
+fn passed_validation(code: i32) -> bool {
+    [Status::DriverUnavailable, Status::KernelImageMissing, Status::Ok, Status::DriverError, Status::InvalidDevice, Status::DeviceMismatch]
+        .iter()
+        .any(|s| s.code() == code)
+}
+
+fn vadd(x: &TileirTensor, y: &TileirTensor, out: &TileirTensor) -> i32 {
+    unsafe { cutile_vector_add(x, y, out, 0, 0) }
+}
+
+#[test]
+fn vector_add_validation() {
+    let n = 1000;
+    let x = tensor(addr(1), DType::F16, &[n]);
+    let y = tensor(addr(2), DType::F16, &[n]);
+    let out = tensor(addr(3), DType::F16, &[n]);
+    assert!(passed_validation(vadd(&x, &y, &out)), "{}", last_error());
+
+    assert_eq!(unsafe { cutile_vector_add(std::ptr::null(), &y, &out, 0, 0) }, Status::NullPointer.code());
+    assert!(last_error().contains("x: descriptor pointer is null"), "{}", last_error());
+    assert_eq!(vadd(&x, &y, &TileirTensor { data: 0, ..out }), Status::NullPointer.code());
+    assert_eq!(vadd(&x, &tensor(addr(2), DType::F16, &[n + 1]), &out), Status::ShapeMismatch.code());
+    assert_eq!(vadd(&x, &tensor(addr(2), DType::BF16, &[n]), &out), Status::UnsupportedDtype.code());
+    assert_eq!(vadd(&TileirTensor { dtype: 99, ..x }, &y, &out), Status::UnsupportedDtype.code());
+    let i32s = [tensor(addr(1), DType::I32, &[n]), tensor(addr(2), DType::I32, &[n]), tensor(addr(3), DType::I32, &[n])];
+    assert_eq!(vadd(&i32s[0], &i32s[1], &i32s[2]), Status::UnsupportedDtype.code());
+    assert_eq!(vadd(&tensor(addr(1), DType::F16, &[10, 100]), &y, &out), Status::BadRank.code());
+    assert_eq!(vadd(&TileirTensor { ndim: 0, ..x }, &y, &out), Status::BadRank.code());
+    // f16 has no strided variant: a stride-2 view is rejected, not read as contiguous.
+    let mut strided = x;
+    strided.strides[0] = 2;
+    assert_eq!(vadd(&strided, &y, &out), Status::BadStride.code());
+    assert!(last_error().contains("unit stride"), "{}", last_error());
+    assert_eq!(vadd(&TileirTensor { data: addr(1) + 2, ..x }, &y, &out), Status::Misaligned.code());
+    assert_eq!(unsafe { cutile_vector_add(&x, &y, &out, -1, 0) }, Status::InvalidDevice.code());
+    // out overlapping x shifted by one element would read what another block wrote.
+    assert_eq!(vadd(&x, &y, &TileirTensor { data: addr(1) + 16, ..out }), Status::InvalidArgument.code());
+    // Exact in-place is fine.
+    assert!(passed_validation(vadd(&x, &y, &TileirTensor { data: addr(1), ..out })), "{}", last_error());
+}
+
+#[test]
+fn vector_add_f32_strided_selects_the_strided_variant() {
+    let n = 4099;
+    let mut x = tensor(addr(1), DType::F32, &[n]);
+    x.strides[0] = 3;
+    let y = tensor(addr(2), DType::F32, &[n]);
+    let out = tensor(addr(3), DType::F32, &[n]);
+    let code = vadd(&x, &y, &out);
+    assert!(passed_validation(code), "{}", last_error());
+    // A zero output stride makes every element collide.
+    let mut out0 = out;
+    out0.strides[0] = 0;
+    assert_eq!(vadd(&x, &y, &out0), Status::BadStride.code());
+    let mut neg = x;
+    neg.strides[0] = -1;
+    assert_eq!(vadd(&neg, &y, &out), Status::BadStride.code());
+}
+
+#[test]
+fn empty_tensors_are_a_no_op() {
+    let x = tensor(0, DType::F16, &[0]);
+    assert_eq!(vadd(&x, &x, &x), Status::Ok.code(), "{}", last_error());
+    let s = tensor(0, DType::F32, &[0, 16]);
+    assert_eq!(unsafe { cutile_softmax(&s, &s, 0, 0) }, Status::Ok.code(), "{}", last_error());
+}
+
+#[test]
+fn softmax_validation() {
+    let (m, n) = (37, 515);
+    let mut x = tensor(addr(1), DType::BF16, &[m, n]);
+    x.strides[0] = 576; // a column slice of a wider buffer: row stride != N is fine
+    let out = tensor(addr(2), DType::BF16, &[m, n]);
+    let call = |x: &TileirTensor, out: &TileirTensor| unsafe { cutile_softmax(x, out, 0, 0) };
+    assert!(passed_validation(call(&x, &out)), "{}", last_error());
+    assert_eq!(call(&x, &tensor(addr(2), DType::BF16, &[m, n + 1])), Status::ShapeMismatch.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::F16, &[m, n])), Status::UnsupportedDtype.code());
+    assert_eq!(call(&tensor(addr(1), DType::BF16, &[m * n]), &out), Status::BadRank.code());
+    // A transposed view: columns are not contiguous.
+    let mut t = tensor(addr(1), DType::BF16, &[m, n]);
+    t.strides[..2].copy_from_slice(&[1, m]);
+    assert_eq!(call(&t, &out), Status::BadStride.code());
+    assert_eq!(call(&TileirTensor { data: addr(1) + 8, ..x }, &out), Status::Misaligned.code());
+    assert_eq!(unsafe { cutile_softmax(&x, std::ptr::null(), 0, 0) }, Status::NullPointer.code());
+    // Long rows go to the online kernel; still valid.
+    let long = tensor(addr(1), DType::F32, &[3, 50257]);
+    let long_out = tensor(addr(2), DType::F32, &[3, 50257]);
+    assert!(passed_validation(call(&long, &long_out)), "{}", last_error());
+}
+
+#[test]
+fn rms_norm_validation() {
+    let (m, n) = (13, 1000);
+    let x = tensor(addr(1), DType::F16, &[m, n]);
+    let w = tensor(addr(2), DType::F16, &[n]);
+    let out = tensor(addr(3), DType::F16, &[m, n]);
+    let rstd = tensor(addr(4), DType::F32, &[m]);
+    let call = |x: &TileirTensor, w: &TileirTensor, out: &TileirTensor, rstd: &TileirTensor, eps: f32| unsafe {
+        cutile_rms_norm(x, w, out, rstd, eps, 0, 0)
+    };
+    assert!(passed_validation(call(&x, &w, &out, &rstd, 1e-6)), "{}", last_error());
+    assert_eq!(call(&x, &tensor(addr(2), DType::F16, &[n - 1]), &out, &rstd, 1e-6), Status::ShapeMismatch.code());
+    assert_eq!(call(&x, &w, &out, &tensor(addr(4), DType::F32, &[m + 1]), 1e-6), Status::ShapeMismatch.code());
+    // rstd is always float32.
+    assert_eq!(call(&x, &w, &out, &tensor(addr(4), DType::F16, &[m]), 1e-6), Status::UnsupportedDtype.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::F32, &[n]), &out, &rstd, 1e-6), Status::UnsupportedDtype.code());
+    assert_eq!(call(&x, &w, &out, &rstd, f32::NAN), Status::InvalidArgument.code());
+    assert_eq!(call(&x, &w, &out, &rstd, -1.0), Status::InvalidArgument.code());
+    assert_eq!(call(&x, &w, &out, &rstd, f32::INFINITY), Status::InvalidArgument.code());
+    let mut w_strided = w;
+    w_strided.strides[0] = 2;
+    assert_eq!(call(&x, &w_strided, &out, &rstd, 1e-6), Status::BadStride.code());
+    // rstd inside x: the kernel would overwrite its own input.
+    assert_eq!(call(&x, &w, &out, &TileirTensor { data: addr(1) + 64, ..rstd }, 1e-6), Status::InvalidArgument.code());
+    assert_eq!(
+        call(&tensor(addr(1), DType::F16, &[m, 0]), &tensor(addr(2), DType::F16, &[0]), &tensor(addr(3), DType::F16, &[m, 0]), &rstd, 1e-6),
+        Status::UnsupportedShape.code()
+    );
+    assert_eq!(unsafe { cutile_rms_norm(&x, &w, &out, std::ptr::null(), 1e-6, 0, 0) }, Status::NullPointer.code());
+}
+
+#[test]
+fn matmul_validation() {
+    let (m, n, k) = (333, 200, 328);
+    let a = tensor(addr(1), DType::F16, &[m, k]);
+    let b = tensor(addr(2), DType::F16, &[k, n]);
+    let c = tensor(addr(3), DType::F16, &[m, n]);
+    let call = |a: &TileirTensor, b: &TileirTensor, c: &TileirTensor, ta: i32, tb: i32| unsafe {
+        cutile_matmul(a, b, c, ta, tb, 0, 0)
+    };
+    assert!(passed_validation(call(&a, &b, &c, 0, 0)), "{}", last_error());
+    assert_eq!(call(&a, &tensor(addr(2), DType::F16, &[k + 1, n]), &c, 0, 0), Status::ShapeMismatch.code());
+    assert_eq!(call(&a, &b, &tensor(addr(3), DType::F16, &[m, n + 1]), 0, 0), Status::ShapeMismatch.code());
+    // Transposed a is given stored as (K, M); its row stride M must be a multiple of 8.
+    let a_t = tensor(addr(1), DType::F16, &[k, m]);
+    assert_eq!(call(&a_t, &b, &c, 0, 0), Status::ShapeMismatch.code());
+    assert_eq!(call(&a_t, &b, &c, 1, 0), Status::BadStride.code());
+    let m8 = 336;
+    let c8 = tensor(addr(3), DType::F16, &[m8, n]);
+    assert!(passed_validation(call(&tensor(addr(1), DType::F16, &[k, m8]), &b, &c8, 1, 0)), "{}", last_error());
+    assert_eq!(call(&a, &b, &c, 2, 0), Status::InvalidArgument.code());
+    // f16 with both operands transposed has no prebuilt variant.
+    let b_t = tensor(addr(2), DType::F16, &[n, k]);
+    assert_eq!(call(&a_t, &b_t, &c, 1, 1), Status::NoVariant.code());
+    assert_eq!(call(&a, &b, &tensor(addr(3), DType::BF16, &[m, n]), 0, 0), Status::UnsupportedDtype.code());
+    let i64s = [tensor(addr(1), DType::I64, &[m, k]), tensor(addr(2), DType::I64, &[k, n]), tensor(addr(3), DType::I64, &[m, n])];
+    assert_eq!(call(&i64s[0], &i64s[1], &i64s[2], 0, 0), Status::UnsupportedDtype.code());
+    // c aliasing a.
+    assert_eq!(call(&a, &b, &TileirTensor { data: addr(1), ..c }, 0, 0), Status::InvalidArgument.code());
+    // A (M, K) view whose K is not contiguous (a.t() of a (K, M) array) is rejected, not
+    // silently read: the caller must pass the stored array with trans_a = 1.
+    let mut a_view = tensor(addr(1), DType::F16, &[m, k]);
+    a_view.strides[..2].copy_from_slice(&[1, m]);
+    assert_eq!(call(&a_view, &b, &c, 0, 0), Status::BadStride.code());
+}
+
+#[test]
+fn matmul_unaligned_f16_falls_back_and_bf16_does_not() {
+    // Odd K: row stride of a is not a multiple of 8 elements.
+    let (m, n, k) = (127, 129, 131);
+    let a = tensor(addr(1), DType::F16, &[m, k]);
+    let b = tensor(addr(2), DType::F16, &[k, n]);
+    let c = tensor(addr(3), DType::F16, &[m, n]);
+    assert!(passed_validation(unsafe { cutile_matmul(&a, &b, &c, 0, 0, 0, 0) }), "{}", last_error());
+    // Element-aligned but not 16-byte aligned bases are fine for the fallback too...
+    let a_off = TileirTensor { data: addr(1) + 2, ..a };
+    assert!(passed_validation(unsafe { cutile_matmul(&a_off, &b, &c, 0, 0, 0, 0) }), "{}", last_error());
+    // ...an odd byte address is not.
+    let a_odd = TileirTensor { data: addr(1) + 1, ..a };
+    assert_eq!(unsafe { cutile_matmul(&a_odd, &b, &c, 0, 0, 0, 0) }, Status::Misaligned.code());
+    let bf = |t: &TileirTensor| TileirTensor { dtype: DType::BF16 as i32, ..*t };
+    assert_eq!(unsafe { cutile_matmul(&bf(&a), &bf(&b), &bf(&c), 0, 0, 0, 0) }, Status::BadStride.code());
+    assert!(last_error().contains("multiple of 8"), "{}", last_error());
+}
+
+#[test]
+fn has_kernel_image_reports_the_embedded_cubins() {
+    use tileir_kernels::tileir_kernels_has_kernel_image as has;
+    assert_eq!(unsafe { has(std::ptr::null(), c"f16_t1024".as_ptr()) }, 0);
+    assert_eq!(unsafe { has(c"vector_add".as_ptr(), c"no_such_variant".as_ptr()) }, 0);
+    for v in tileir_kernels::ops::all_variants() {
+        let op = std::ffi::CString::new(v.op).unwrap();
+        let name = std::ffi::CString::new(v.name).unwrap();
+        let embedded = tileir_kernels::launch::image(v.op, v.name).is_some();
+        assert_eq!(unsafe { has(op.as_ptr(), name.as_ptr()) }, embedded as i32);
+    }
+}
