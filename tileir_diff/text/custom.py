@@ -29,12 +29,13 @@ def print_entry_header(f, pr) -> str:
 
 
 def print_global(g, pr) -> str:
+    # generated assembly format: ' ' visibility-or-nothing, ' constant', ' ' @name
     s = "global "
     if g.visibility not in (None, "public"):
         s += f"{g.visibility} "
     if g.constant:
-        s += "constant "
-    s += f"@{g.name}"
+        s += " constant"
+    s += f" @{g.name}"
     if g.alignment:
         s += f" alignment = {g.alignment}"
     v = g.value

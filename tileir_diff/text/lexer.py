@@ -216,15 +216,14 @@ def tokenize(text: str, path: str = "<text>") -> List[Token]:
 
 
 def escape_string(s: str) -> str:
-    """MLIR's printEscapedString: printable ASCII kept, ``\\`` and ``"`` escaped, other bytes ``\\XX``."""
+    """LLVM's printEscapedString: ``\\`` doubled, printable ASCII but ``"`` kept, every other
+    byte (``"`` too) as ``\\XX`` with upper-case hex."""
     out = []
     for b in s.encode("utf-8"):
         c = chr(b)
         if c == "\\":
             out.append("\\\\")
-        elif c == '"':
-            out.append('\\"')
-        elif 0x20 <= b < 0x7F:
+        elif 0x20 <= b < 0x7F and c != '"':
             out.append(c)
         else:
             out.append("\\%02X" % b)

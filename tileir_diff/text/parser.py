@@ -14,6 +14,7 @@ caller passes the file's version.
 from __future__ import annotations
 
 import re
+import sys
 from typing import Dict, List, Optional, Tuple
 
 from ..dialect.ops import OPS_BY_NAME, ALIASES
@@ -30,8 +31,10 @@ from .template import (attr_default, dense_from_text, parse_with_template, resul
                        _parse_dense_body)
 
 DEFAULT_VERSION: Version = V13_4
-#: Regions nest at most this deep (real kernels stay far below); deeper text is refused cleanly.
-MAX_REGION_DEPTH = 100
+#: Regions nest at most this deep (as in the bytecode reader; real kernels stay far below);
+#: deeper text is refused with an error instead of exhausting Python's stack.
+MAX_REGION_DEPTH = 200
+_RECURSION_NEEDED = 12 * MAX_REGION_DEPTH + 500
 _SCALARS = set(T.SCALAR_TYPES)
 
 
@@ -42,10 +45,16 @@ def parse_text(text: str, path: str = "<text>", *, version: Optional[Version] = 
         except UnicodeDecodeError as e:
             raise TileIRFormatError(f"text is not valid UTF-8 ({e.reason})", path=path, offset="1:1") from None
     p = Parser(text, path, version or DEFAULT_VERSION)
+    old_limit = sys.getrecursionlimit()
+    if old_limit < _RECURSION_NEEDED:
+        sys.setrecursionlimit(_RECURSION_NEEDED)
     try:
         return p.parse_module()
     except RecursionError:
         raise TileIRFormatError("input nested too deeply", path=path, offset=p.peek().where) from None
+    finally:
+        if old_limit < _RECURSION_NEEDED:
+            sys.setrecursionlimit(old_limit)
 
 
 class Parser:
@@ -352,11 +361,16 @@ class Parser:
             st = parse_with_template(self, od, counts)
         # results
         results: List[Value] = []
+        kept: List[Value] = []  # results that exist in the version (print_tko's token: 13.2+)
         for gname, cnt in result_groups(od, nres):
             types = st.result_types.get(gname)
             if types is None or len(types) != cnt:
                 raise self.error(f"{od.name}: cannot tell the type of result {gname}", name_tok)
-            results.extend(self.mint(t) for t in types)
+            vals = [self.mint(t) for t in types]
+            results.extend(vals)
+            rdef = next(r for r in od.results if r.name == gname)
+            if rdef.since <= self.version:
+                kept.extend(vals)
         # operands and segments (groups that exist in the version, or that the text used)
         operands: List[Value] = []
         segments: List[int] = []
@@ -371,7 +385,7 @@ class Parser:
         attrs = self._attributes(od, st, name_tok)
         loc = self.parse_trailing_location()
         regions = tuple(_locate_implicit(r, loc) for r in st.regions)
-        op = Operation(od.name, tuple(operands), tuple(segments), tuple(results), attrs, regions, loc)
+        op = Operation(od.name, tuple(operands), tuple(segments), tuple(kept), attrs, regions, loc)
         k = 0
         for tok, n in lhs:
             if n == 1:

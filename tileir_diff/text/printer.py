@@ -218,6 +218,8 @@ class Namer:
         self.ref: Dict[int, str] = {}
         self.lhs: Dict[int, str] = {}  # id(op) -> "%a, %b" / "%1:2"
         self.producer: Dict[int, Tuple[Operation, int]] = {}
+        self._views: Dict[int, Operation] = {}
+        self._phantom = 0
         self._number(func)
 
     def producer_of(self, v: Value):
@@ -260,7 +262,27 @@ class Namer:
         self.scope.names.add(name)
         return name
 
+    def view(self, op: Operation) -> Operation:
+        """The op as tileirdisasm sees it (with phantom results, see _with_phantoms)."""
+        return self._views.get(id(op), op)
+
+    def _with_phantoms(self, op: Operation) -> Operation:
+        """print_tko had no result before 13.2, but tileirdisasm upgrades it and prints (and
+        numbers) a token result: give such an op a phantom result so names match."""
+        od = OPS_BY_NAME.get(op.name)
+        if od is None or any(r.variadic for r in od.results) or len(op.results) >= len(od.results):
+            return op
+        extra = []
+        for r in od.results[len(op.results):]:
+            self._phantom -= 1
+            extra.append(Value(self._phantom, T.TokenType()))
+        new = op.replace(results=op.results + tuple(extra))
+        self._views[id(op)] = new
+        return new
+
     def _number_op(self, op: Operation) -> None:
+        key = id(op)
+        op = self._with_phantoms(op)
         n = len(op.results)
         for i, r in enumerate(op.results):
             self.producer[r.vid] = (op, i)
@@ -288,7 +310,7 @@ class Namer:
                     self.ref[op.results[k].vid] = f"%{head}"
                 else:
                     self.ref[op.results[k].vid] = f"%{head}#{k - start}"
-        self.lhs[id(op)] = ", ".join(parts)
+        self.lhs[key] = ", ".join(parts)
 
 
 # --- printing ------------------------------------------------------------------------------
@@ -337,6 +359,7 @@ class _Printer(PrintContext):
 
     def op(self, op: Operation, indent: str, oid: str) -> None:
         lhs = self.namer.lhs.get(id(op))
+        op = self.namer.view(op)
         start = indent + (lhs + " = " if lhs else "") + op.name
         od = OPS_BY_NAME.get(op.name)
         if od is None:

@@ -168,9 +168,11 @@ def scalar_attr_text(v) -> str:
 
 
 def hints_text(h: OptimizationHints) -> str:
+    """MLIR keeps these in DictionaryAttrs, which sort their keys: print sorted whatever the
+    order in the bytes."""
     parts = []
-    for arch, d in h.by_arch:
-        inner = ", ".join(f"{k} = {_dict_value_text(v)}" for k, v in d.items)
+    for arch, d in sorted(h.by_arch, key=lambda kv: kv[0]):
+        inner = ", ".join(f"{k} = {_dict_value_text(v)}" for k, v in sorted(d.items, key=lambda kv: kv[0]))
         parts.append(f"{arch} = {{{inner}}}")
     return "<" + ", ".join(parts) + ">"
 
@@ -187,7 +189,7 @@ def _dict_value_text(v) -> str:
     if isinstance(v, str):
         return escape_string(v)
     if isinstance(v, DictAttr):
-        return "{" + ", ".join(f"{k} = {_dict_value_text(x)}" for k, x in v.items) + "}"
+        return "{" + ", ".join(f"{k} = {_dict_value_text(x)}" for k, x in sorted(v.items, key=lambda kv: kv[0])) + "}"
     return str(v)
 
 
