@@ -36,15 +36,13 @@ def run(args: argparse.Namespace) -> int:
     if args.left is None or args.right is None:
         raise UsageError("diff needs two inputs: tileir-diff diff LEFT RIGHT")
     from ..api import diff
+    from ..normalize import UnknownRuleError
     try:
         result = diff(args.left, args.right, rules=split_names(args.rules) if args.rules is not None else None,
                       disable=split_names(args.disable))
-    except (KeyError, ValueError) as e:
-        from ..errors import TileIRFormatError
-        if isinstance(e, TileIRFormatError):
-            raise
-        # Unknown rule names and similar option mistakes are usage errors, not crashes.
-        raise UsageError(str(e).strip("'\"")) from None
+    except UnknownRuleError as e:
+        # A misspelt or non-optional rule name is a usage error, not a crash.
+        raise UsageError(str(e)) from None
     if not args.quiet:
         from ..report import render
         options = {"max_affected": args.max_affected} if args.format == "text" else {}
