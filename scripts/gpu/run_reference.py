@@ -131,8 +131,8 @@ def _padding_untouched(torch, tensor, snap) -> bool:
         if now.dtype.is_floating_point else bool(torch.equal(now, snap))
 
 
-def check_case(torch, op, variant, ref, shape, cubin, launch_variant, poison_int):
-    inputs = ref.make_inputs(variant.raw, shape, seed=SEED, device="cuda")
+def check_case(torch, op, variant, ref, shape, cubin, launch_variant, poison_int, device="cuda"):
+    inputs = ref.make_inputs(variant.raw, shape, seed=SEED, device=device)
     for name in shape.get("noncontiguous", []):
         if inputs[name].is_contiguous():
             raise AssertionError(f"make_inputs returned {name!r} contiguous but the test shape asks for non-contiguous")
@@ -140,9 +140,10 @@ def check_case(torch, op, variant, ref, shape, cubin, launch_variant, poison_int
     expected = ref.reference(variant.raw, _clone_inputs(torch, inputs))
     outputs = [p for p in variant.outputs]
     pads = {p.name: _padding_snapshot(torch, inputs[p.name]) for p in outputs}
-    torch.cuda.synchronize()
+    sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
+    sync()
     grid = launch_variant(variant, cubin, inputs)
-    torch.cuda.synchronize()
+    sync()
     result = {"grid": list(grid), "outputs": {}, "checks": []}
     passed = True
     for p in outputs:

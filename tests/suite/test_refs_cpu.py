@@ -147,3 +147,51 @@ def test_assemble_and_markdown(script):
     md = script.render_markdown(doc)
     assert "| vector_add | f16_t1024 |" in md and "not run" in md
     json.dumps(doc)
+
+
+def _fake_launcher(ref, *, spoil=None):
+    """Stands in for the GPU launch: writes ref.reference into the outputs (optionally spoiled)."""
+
+    def launch(variant, cubin, inputs):
+        expected = ref.reference(variant.raw, {k: (v.clone() if isinstance(v, torch.Tensor) else v)
+                                               for k, v in inputs.items()})
+        for p in variant.outputs:
+            inputs[p.name].copy_(expected[p.name].to(inputs[p.name].dtype))
+        if spoil:
+            spoil(inputs)
+        return (1, 1, 1)
+
+    return launch
+
+
+@pytest.mark.parametrize("op_name, variant_name", [("softmax", "f16_row_m4_n1024"), ("argmax", "f32_m4_n1024"),
+                                                   ("rms_norm", "bwd_bf16_m4_n1024")])
+def test_check_case_pipeline(script, op_name, variant_name):
+    (op,) = load_catalog(ROOT / "reference", ops=[op_name])
+    v = op.variant(variant_name)
+    ref = _load(op.ref_path, f"_ref_pipeline_{op_name}")
+    shape = v.test_shapes[-1]
+    ok = script.check_case(torch, op, v, ref, shape, None, _fake_launcher(ref), POISON_INT, device="cpu")
+    assert ok["status"] == "pass", ok
+    first_out = v.outputs[0].name
+
+    def hole(inputs):  # one element never written
+        t = inputs[first_out]
+        t[(0,) * t.dim()] = float("nan") if t.dtype.is_floating_point else POISON_INT
+
+    bad = script.check_case(torch, op, v, ref, shape, None, _fake_launcher(ref, spoil=hole), POISON_INT, device="cpu")
+    assert bad["status"] == "fail" and bad["outputs"][first_out]["unwritten"] == 1
+
+
+def test_check_case_catches_writes_outside_a_strided_output(script):
+    (op,) = load_catalog(ROOT / "reference", ops=["softmax"])
+    v = op.variant("f32_row_m4_n1024")
+    ref = _load(op.ref_path, "_ref_pipeline_softmax_pad")
+    shape = next(s for s in v.test_shapes if "out" in s.get("noncontiguous", []))
+
+    def scribble(inputs):
+        inputs["out"]._base.view(-1)[-1] = 0.0  # the padding after the last row
+
+    res = script.check_case(torch, op, v, ref, shape, None, _fake_launcher(ref, spoil=scribble), POISON_INT,
+                            device="cpu")
+    assert res["status"] == "fail" and any("outside" in c for c in res["checks"])
