@@ -398,8 +398,13 @@ def mut_swap_noncommutative(module, rng):
     return replace_op(module, op, [op.replace(operands=tuple(o))])
 
 
+def _outside_combiners(module):
+    inner = {id(x) for o in _ops(module) if o.name in ("reduce", "scan") for x in o.walk() if x is not o}
+    return [o for o in _ops(module) if id(o) not in inner]
+
+
 def mut_op_kind(module, rng):
-    op = _pick(rng, (o for o in _ops(module) if o.name == "mulf"))
+    op = _pick(rng, (o for o in _outside_combiners(module) if o.name == "mulf"))
     if op is None:
         return None
     return replace_op(module, op, [op.replace(name="divf")])

@@ -472,6 +472,19 @@ class Classifier:
             else:
                 side_l = bool(lnodes)
                 g, text, nodes = (L, self.lt, lnodes) if side_l else (R, self.rt, rnodes)
+                rewired = self._rewired_user(side_l, set(nodes))
+                if rewired is not None:
+                    lu, ru, finding = rewired
+                    existing = root_of_left.get(lu)
+                    if existing is not None:  # the user is already a root: this is part of it
+                        (existing.affected_left if side_l else existing.affected_right).update(nodes)
+                        continue
+                    root = _Root(lu, ru, finding.category, finding.message)
+                    (root.affected_left if side_l else root.affected_right).update(nodes)
+                    root_of_left[lu] = root
+                    root_of_right[ru] = root
+                    roots.append(root)
+                    continue
                 sink = self._sink(g, set(nodes))
                 n = g.nodes[sink]
                 desc = self._describe_node(g, text, sink)
@@ -486,6 +499,50 @@ class Classifier:
                     root.affected_right = set(nodes) - {sink}
             roots.append(root)
         return roots
+
+    def _rewired_user(self, side_l: bool, nodes: Set[str]):
+        """A one-sided component that feeds a slot of a paired user, where the other side's user
+        takes a PAIRED value instead (and the component does not merely wrap that value, as an
+        inserted ``assume`` would): the user was rewired; the component is what the old (or new)
+        input needed. Returns (left user, right user, finding) or None."""
+        from ..match.stages import _operand_pairs
+        g, og = (self.L, self.R) if side_l else (self.R, self.L)
+        to_other = self.m.l2r if side_l else self.m.r2l
+        order = {n: i for i, n in enumerate(g.order)}
+        consumed = {src for n in nodes for src, _, _ in g.nodes[n].operands if src}
+        for x in sorted(nodes, key=order.get):
+            for u, k, res in g.nodes[x].users:
+                ou = to_other.get(u)
+                if ou is None or g.nodes[u].kind != "op" or og.nodes[ou].kind != "op":
+                    continue
+                a, b = (g.nodes[u], og.nodes[ou]) if side_l else (og.nodes[ou], g.nodes[u])
+                for i, j in _operand_pairs(a, b):
+                    mine, theirs = (i, j) if side_l else (j, i)
+                    if mine != k:
+                        continue
+                    oprod = og.nodes[ou].operands[theirs][0]
+                    if oprod is None:
+                        continue
+                    back = (self.m.r2l if side_l else self.m.l2r).get(oprod)
+                    if back is None or back in consumed:
+                        continue
+                    lu, ru = (u, ou) if side_l else (ou, u)
+                    li, rj = (k, theirs) if side_l else (theirs, k)
+                    return lu, ru, self._rewire_finding(lu, ru, li, rj)
+        return None
+
+    def _rewire_finding(self, lu: str, ru: str, i: int, j: int) -> Finding:
+        a, b = self.L.nodes[lu], self.R.nodes[ru]
+        role = operand_role(a.op, i, self.vl)
+        la, lb = a.operands[i][0], b.operands[j][0]
+        head = f"{a.op.name} {role} (operand {i}): {self._operand_text(self.L, self.lt, lu, i)} -> " \
+               f"{self._operand_text(self.R, self.rt, ru, j)}"
+        if la and lb and self.L.nodes[la].kind == self.R.nodes[lb].kind == "op" and \
+                self.L.nodes[la].name == self.R.nodes[lb].name:
+            fs = self.pair_findings(la, lb)
+            if fs:
+                return Finding(fs[0].category, f"{head} ({'; '.join(f.message for f in fs)})")
+        return Finding(self._slot_category(a.op.name, role), head)
 
     def _replacement_category(self, ls, rs, fs, slot) -> str:
         a, b = self.L.nodes[ls], self.R.nodes[rs]

@@ -19,6 +19,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..graph import FunctionGraph
 from ..normalize.canon import fmt_type
+from ..normalize.keys import commutative_positions
 from .mapping import LimitExceeded, MatchContext
 
 _ADDRESS_PRESERVING = frozenset({"make_partition_view", "make_strided_view", "make_gather_scatter_view",
@@ -193,6 +194,34 @@ def _operand_pairs(a, b):
     return out
 
 
+def _td_pairs(ctx: MatchContext, a, b):
+    """Operand slots to pair top-down; for commutative ops the crossed order when it fits better
+    (the two sides may have sorted their operands differently after an upstream change)."""
+    pairs = _operand_pairs(a, b)
+    if a.op is None or b.op is None or a.name != b.name:
+        return pairs
+    pos = commutative_positions(a.op)
+    if pos is None or len(a.operands) <= pos[1] or len(b.operands) <= pos[1]:
+        return pairs
+    i, j = pos
+    m = ctx.mapping
+
+    def fit(x, y):
+        sa, ra, _ = a.operands[x]
+        sb, rb, _ = b.operands[y]
+        if sa is None or sb is None or ra != rb:
+            return 0
+        if m.l2r.get(sa) == sb:
+            return 3
+        if sa in m.l2r or sb in m.r2l:
+            return -3
+        na, nb = ctx.left.nodes[sa], ctx.right.nodes[sb]
+        return (2 if na.hash == nb.hash else 0) + (1 if na.label == nb.label else 0)
+    if fit(i, j) + fit(j, i) > fit(i, i) + fit(j, j):
+        return [(x, y) for x, y in pairs if x not in pos] + [(i, j), (j, i)]
+    return pairs
+
+
 def top_down(ctx: MatchContext, seeds=None) -> int:
     """From paired users to their operands and region contents. Returns pairs added."""
     L, R, m = ctx.left, ctx.right, ctx.mapping
@@ -201,7 +230,7 @@ def top_down(ctx: MatchContext, seeds=None) -> int:
     while work:
         l, r = work.pop()
         a, b = L.nodes[l], R.nodes[r]
-        for i, j in _operand_pairs(a, b):
+        for i, j in _td_pairs(ctx, a, b):
             sa, ra, _ = a.operands[i]
             sb, rb, _ = b.operands[j]
             if sa is None or sb is None or ra != rb:
@@ -230,24 +259,46 @@ def top_down(ctx: MatchContext, seeds=None) -> int:
 
 
 def _similarity(ctx: MatchContext, l: str, r: str) -> float:
+    """Operands paired with each other (commutative pairs in either order), paired users at the
+    same slot, equal label, equal hash, same region parent."""
     a, b = ctx.left.nodes[l], ctx.right.nodes[r]
     m = ctx.mapping
     agree = 0
+    lsrc = [(m.l2r.get(s_), res) for s_, res, _ in a.operands]
+    rsrc = [(s_, res) for s_, res, _ in b.operands]
+    pos = commutative_positions(a.op) if a.op is not None and a.name == b.name else None
     for i, j in _operand_pairs(a, b):
-        sa, ra, _ = a.operands[i]
-        sb, rb, _ = b.operands[j]
-        if sa is not None and m.l2r.get(sa) == sb and ra == rb:
+        if lsrc[i][0] is not None and lsrc[i] == rsrc[j]:
             agree += 1
+        elif pos is not None and i in pos and j in pos:
+            other = pos[1] if j == pos[0] else pos[0]
+            if other < len(rsrc) and lsrc[i][0] is not None and lsrc[i] == rsrc[other]:
+                agree += 1
     n = max(len(a.operands), len(b.operands), 1)
-    score = agree / n + (1.0 if a.label == b.label else 0.0) + (0.5 if a.hash == b.hash else 0.0)
+    ru = {(u, _slot(b, u, k, ctx.right), res) for u, k, res in b.users}
+    uagree = sum(1 for u, k, res in a.users
+                 if m.l2r.get(u) is not None and (m.l2r[u], _slot(a, u, k, ctx.left), res) in ru)
+    score = agree / n + (uagree / max(len(a.users), len(b.users)) if a.users or b.users else 0.0)
+    score += (1.0 if a.label == b.label else 0.0) + (0.5 if a.hash == b.hash else 0.0)
     lp, rp = a.parent, b.parent
     if (lp is None and rp is None) or (lp is not None and m.l2r.get(lp) == rp):
         score += 0.25
     return score
 
 
-def bottom_up(ctx: MatchContext, seeds=None) -> int:
-    """From paired operands to their users: the same operand slot of a same-named op."""
+def _slot(producer, user: str, k: int, g: FunctionGraph):
+    """The operand slot of a use, with both commutative positions folded into one."""
+    u = g.nodes[user]
+    if u.op is not None:
+        pos = commutative_positions(u.op)
+        if pos is not None and k in pos:
+            return "c"
+    return k
+
+
+def bottom_up(ctx: MatchContext, seeds=None, strict: bool = True) -> int:
+    """From paired operands to their users at the same slot (same op name). ``strict``: add a
+    pair only when each is the other's unique best candidate (ties wait for more evidence)."""
     L, R, m = ctx.left, ctx.right, ctx.mapping
     work = list(seeds if seeds is not None else m.l2r.items())
     added = 0
@@ -257,16 +308,16 @@ def bottom_up(ctx: MatchContext, seeds=None) -> int:
         if steps % 512 == 0:
             ctx.check_time("bottom-up matching")
         l, r = work.pop()
-        lu: Dict[Tuple[int, int], List[str]] = defaultdict(list)
+        lu: Dict[tuple, List[str]] = defaultdict(list)
         for u, k, res in L.nodes[l].users:
             if u not in m.l2r:
-                lu[(k, res)].append(u)
+                lu[(_slot(None, u, k, L), res)].append(u)
         if not lu:
             continue
-        ru: Dict[Tuple[int, int], List[str]] = defaultdict(list)
+        ru: Dict[tuple, List[str]] = defaultdict(list)
         for u, k, res in R.nodes[r].users:
             if u not in m.r2l:
-                ru[(k, res)].append(u)
+                ru[(_slot(None, u, k, R), res)].append(u)
         for key, lcands in lu.items():
             rcands = ru.get(key)
             if not rcands:
@@ -277,22 +328,34 @@ def bottom_up(ctx: MatchContext, seeds=None) -> int:
                     if ctx.compatible(x, y):
                         scored.append((_similarity(ctx, x, y), x, y))
             scored.sort(key=lambda t: -t[0])
-            for s, x, y in scored:
-                if s >= 0.5 and ctx.add(x, y, "bottom-up"):
+            best_l: Dict[str, List[float]] = defaultdict(list)
+            best_r: Dict[str, List[float]] = defaultdict(list)
+            for sc, x, y in scored:
+                best_l[x].append(sc)
+                best_r[y].append(sc)
+            for sc, x, y in scored:
+                if sc < 0.5 or x in m.l2r or y in m.r2l:
+                    continue
+                if strict and ((len(best_l[x]) > 1 and best_l[x][1] == sc) or
+                               (len(best_r[y]) > 1 and best_r[y][1] == sc)):
+                    continue
+                if ctx.add(x, y, "bottom-up"):
                     added += 1
                     work.append((x, y))
     return added
 
 
 def propagate(ctx: MatchContext, seeds=None) -> None:
-    """Alternate top-down and bottom-up until neither adds a pair."""
+    """Alternate top-down and strict bottom-up until neither adds a pair; then let ties be
+    broken (best first) and continue."""
     while True:
         ctx.check_time("propagation")
         before = len(ctx.mapping)
         top_down(ctx)
         bottom_up(ctx)
         if len(ctx.mapping) == before:
-            return
+            if not bottom_up(ctx, strict=False):
+                return
 
 
 # --- leftovers --------------------------------------------------------------------------------
