@@ -1,6 +1,9 @@
 """The library API: diff, assert_equivalent / NotEquivalent, summarize."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,11 +20,29 @@ def swapped_text():
     return text.replace("[%blockId_x, %blockId_y_14] token", "[%blockId_y_14, %blockId_x] token")
 
 
+def _fresh_python(code: str) -> str:
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
+                       env=dict(os.environ, PYTHONPATH=str(root)), timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
 def test_diff_stays_callable_after_the_engine_is_imported():
-    # The subpackage tileir_diff.diff shares the function's name; calling twice must work.
-    assert tileir_diff.diff(MMA, MMA).verdict == "identical"
-    assert tileir_diff.diff(MMA, MMA.read_bytes()).verdict == "identical"
-    assert callable(tileir_diff.diff)
+    # The subpackage tileir_diff.diff shares the function's name: importing it (which the first
+    # call does) must not turn tileir_diff.diff into a module. Fresh interpreter: other tests
+    # have imported the subpackage already.
+    out = _fresh_python(f"import tileir_diff; p = {str(MMA)!r}; "
+                        "print(tileir_diff.diff(p, p).verdict, tileir_diff.diff(p, p).verdict)")
+    assert out == "identical identical"
+
+
+@pytest.mark.xfail(reason="needs tileir_diff/__init__.py or tileir_diff/diff/__init__.py to keep the name "
+                          "callable when the subpackage is imported first (reported to the lead)", strict=False)
+def test_diff_is_callable_when_the_subpackage_was_imported_first():
+    out = _fresh_python(f"import tileir_diff.diff.result, tileir_diff; p = {str(MMA)!r}; "
+                        "print(tileir_diff.diff(p, p).verdict)")
+    assert out == "identical"
 
 
 def test_assert_equivalent_returns_the_result_or_raises_with_the_text_report():
