@@ -430,6 +430,23 @@ def _assemble(specs, env, records) -> dict:
     return {"schema_version": 1, "environment": env, "summary": summary, "results": results, "bench": bench}
 
 
+def _merge(doc: dict, previous: dict) -> None:
+    """Adds the results of ops this run did not cover from an earlier run's JSON (for split runs)."""
+    ran = {r["op"] for r in doc["results"]} | {e["op"] for e in doc.get("catalog_errors", [])}
+    doc["results"] += [r for r in previous["results"] if r["op"] not in ran]
+    doc["bench"] += [b for b in previous["bench"] if b["op"] not in ran]
+    doc.setdefault("merged_from", []).append(previous["environment"])
+    results = doc["results"]
+    summary = doc["summary"]
+    for status in ("pass", "fail", "error"):
+        summary[status] = sum(r["status"] == status for r in results)
+    summary["cases"] = len(results)
+    keys = {(r["op"], r["variant"]) for r in results}
+    summary["variants"] = len(keys)
+    summary["variants_all_pass"] = sum(all(r["status"] == "pass" for r in results if (r["op"], r["variant"]) == k)
+                                       for k in keys)
+
+
 def _fmt(x, digits=3):
     if x is None:
         return "–"
@@ -499,6 +516,8 @@ def main(argv=None) -> int:
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--op-timeout", type=int, default=240, help="seconds per op worker")
+    ap.add_argument("--merge", action="append", metavar="JSON",
+                    help="earlier reference_results.json whose other ops are kept (split a long run)")
     # worker-only
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--results-file", help=argparse.SUPPRESS)
@@ -511,6 +530,8 @@ def main(argv=None) -> int:
     args.arch = args.arch or _default_arch()
     Path(args.out).mkdir(parents=True, exist_ok=True)
     doc = run_all(args)
+    for previous in args.merge or []:
+        _merge(doc, json.loads(Path(previous).read_text()))
     (Path(args.out) / "reference_results.json").write_text(json.dumps(doc, indent=1) + "\n")
     (Path(args.out) / "reference_results.md").write_text(render_markdown(doc))
     s = doc["summary"]

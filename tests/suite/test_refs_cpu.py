@@ -195,3 +195,13 @@ def test_check_case_catches_writes_outside_a_strided_output(script):
     res = script.check_case(torch, op, v, ref, shape, None, _fake_launcher(ref, spoil=scribble), POISON_INT,
                             device="cpu")
     assert res["status"] == "fail" and any("outside" in c for c in res["checks"])
+
+
+def test_merge_keeps_other_ops(script):
+    doc = {"results": [{"op": "a", "variant": "v", "status": "pass"}], "bench": [], "summary": {},
+           "environment": {"date": "new"}}
+    old = {"results": [{"op": "a", "variant": "v", "status": "fail"}, {"op": "b", "variant": "w", "status": "fail"}],
+           "bench": [{"op": "b", "variant": "w"}], "environment": {"date": "old"}}
+    script._merge(doc, old)
+    assert [(r["op"], r["status"]) for r in doc["results"]] == [("a", "pass"), ("b", "fail")]
+    assert doc["summary"]["cases"] == 2 and doc["summary"]["variants_all_pass"] == 1 and len(doc["bench"]) == 1
