@@ -99,3 +99,17 @@ def test_identical_result_without_lines_still_renders():
     page = render(DiffResult("identical", [], {}, {}, "a", "b", [], [], {}), "html")
     assert "IDENTICAL" in page and "carries no printed modules" in page
     assert page.rstrip().endswith("</html>")
+
+
+def test_region_bodies_pair_under_their_matched_op():
+    from tileir_diff.diff.result import DiffResult
+    lines = [("f0", "entry @k() {"), ("f0/o0", "%t = make_token"), ("f0/o1", "%r = reduce ..."),
+             ("f0/o1/r0/o0", "%s = addf %a, %b"), ("f0/o1/r0/o1", "yield %s"), (None, "}")]
+    result = DiffResult("identical", [], {}, {}, "a", "b", [], [("f0/o1", "f0/o1", "exact")], {},
+                        left_lines=lines, right_lines=lines)
+    parsed = parse(render(result, "html"))
+    lines_by_id = {a["id"]: a for t, a in parsed.tags if t == "div" and a.get("data-op")}
+    assert lines_by_id["L:f0/o1/r0/o0"]["data-partner"] == "f0/o1/r0/o0"
+    assert "unmatched" not in lines_by_id["L:f0/o1/r0/o1"]["class"]
+    # A top-level op the mapping leaves out stays unmatched: the function is no evidence.
+    assert "data-partner" not in lines_by_id["L:f0/o0"] and "unmatched" in lines_by_id["L:f0/o0"]["class"]

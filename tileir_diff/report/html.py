@@ -37,6 +37,7 @@ def render(result: Any, *, title: Optional[str] = None, max_affected: int = 24) 
     for a, b in zip(lf, rf):
         partner_l.setdefault(a, b)
         partner_r.setdefault(b, a)
+    _pair_region_bodies(partner_l, partner_r, result.left_lines, result.right_lines)
     stage_l = {l: s for l, _, s in result.mapping}
     title = title or f"tileir-diff: {result.verdict} — {result.left_source} vs {result.right_source}"
     parts: List[str] = [
@@ -78,6 +79,27 @@ def _header(result: Any) -> str:
             f"<nav><a href=\"#differences\">Differences</a><a href=\"#code\">Side by side</a>"
             f"<a href=\"#summary\">Summary</a><a href=\"#rules\">Rules</a><a href=\"#stats\">Stats</a></nav>\n"
             "</header>\n")
+
+
+def _pair_region_bodies(partner_l: Dict[str, str], partner_r: Dict[str, str], left_lines, right_lines) -> None:
+    """Ops inside a matched region op (a reduce combiner, say) that the mapping does not list
+    pair by the same relative path under their matched ancestors."""
+    right_ids = {i for i, _ in right_lines if i}
+    for op_id, _ in left_lines:
+        if not op_id or op_id in partner_l:
+            continue
+        head, _, tail = op_id.rpartition("/")
+        suffix = tail
+        # Climb to the nearest matched enclosing *op*; a function is not evidence enough.
+        while "/" in head and head not in partner_l:
+            head, _, step = head.rpartition("/")
+            suffix = f"{step}/{suffix}"
+        if "/" not in head:
+            continue
+        candidate = f"{partner_l[head]}/{suffix}"
+        if candidate in right_ids and candidate not in partner_r:
+            partner_l[op_id] = candidate
+            partner_r[candidate] = op_id
 
 
 def _resolver(ids):
