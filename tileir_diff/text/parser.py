@@ -765,6 +765,7 @@ class _TypeParser:
         self.ws()
         if self.text.startswith("!", self.pos):
             self.pos += 1
+        start = self.pos
         n = self.name()
         if n.startswith("cuda_tile."):
             n = n[len("cuda_tile."):]
@@ -848,6 +849,7 @@ class _TypeParser:
             if n == "strided_view":
                 return T.StridedViewType(tuple(tile), tuple(trav), tv, dim_map, padding)
             return T.GatherScatterViewType(tuple(tile), tv, sparse, padding)
+        self.pos = start
         raise self.err(f"unknown type {n!r}")
 
     def _int_list(self) -> List[int]:
