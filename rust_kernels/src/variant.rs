@@ -27,6 +27,9 @@ pub struct Variant {
     pub module: &'static str,
     /// Rust entry function name; the cubin symbol is `<entry>_entry`.
     pub entry: &'static str,
+    /// Names of the entry's generics, in declaration order (const generics carry the
+    /// Python `ct.Constant` names, so the variant table can be checked against analysis.json).
+    pub generic_names: &'static [&'static str],
     /// Values of the entry's generics, in declaration order (types like "f16", consts like "1024").
     pub generics: &'static [&'static str],
     pub params: &'static [ParamSpec],
@@ -82,10 +85,15 @@ pub fn select<'a>(candidates: &[&'a Variant], tensors: &[&Tensor]) -> Result<&'a
 }
 
 impl Variant {
-    /// The i-th generic as an integer (a tile size); panics on a type generic, which is a
-    /// bug in the variant table, not bad input.
-    pub fn const_generic(&self, i: usize) -> i64 {
-        self.generics[i].parse().unwrap_or_else(|_| panic!("{}/{}: generic {i} is not an integer", self.op, self.name))
+    /// The value of the const generic `name` (a tile size, a flag). Panics when the entry has
+    /// no such integer generic: a bug in the variant table, not bad input.
+    pub fn constant(&self, name: &str) -> i64 {
+        let i = self
+            .generic_names
+            .iter()
+            .position(|n| *n == name)
+            .unwrap_or_else(|| panic!("{}/{}: no generic {name}", self.op, self.name));
+        self.generics[i].parse().unwrap_or_else(|_| panic!("{}/{}: generic {name} is not an integer", self.op, self.name))
     }
 }
 

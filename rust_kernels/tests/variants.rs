@@ -77,6 +77,7 @@ fn variant_names_are_unique_per_op() {
     let mut seen = std::collections::HashSet::new();
     for v in ops::all_variants() {
         assert!(seen.insert((v.op, v.name)), "duplicate variant {}/{}", v.op, v.name);
+        assert_eq!(v.generic_names.len(), v.generics.len(), "{}/{}: generic names vs values", v.op, v.name);
         assert_eq!(ops::find(v.op, v.name).map(|f| f.name), Some(v.name));
     }
 }
@@ -167,7 +168,7 @@ fn vector_add_structure() {
     for v in ops::vector_add::VARIANTS {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
-        let tile = format!("tile<{}x{e}>", v.const_generic(1));
+        let tile = format!("tile<{}x{e}>", v.constant("TILE"));
         assert_eq!(loads(text), 2, "{}", v.name);
         assert_eq!(stores(text), 1, "{}", v.name);
         assert_eq!(count(text, "addf"), 1, "{}", v.name);
@@ -183,7 +184,7 @@ fn softmax_structure() {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
         let online = v.entry == "softmax_online";
-        let (tm, tn) = if online { (1, v.const_generic(1)) } else { (v.const_generic(1), v.const_generic(2)) };
+        let (tm, tn) = if online { (1, v.constant("TILE_N")) } else { (v.constant("TILE_M"), v.constant("TILE_N")) };
         assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}: row tile load", v.name);
         assert_eq!(padded_views(text, "neg_inf"), 1, "{}: -inf padding keeps the max and sum exact", v.name);
         assert_eq!(padded_views(text, "zero"), 0, "{}", v.name);
@@ -206,7 +207,7 @@ fn rms_norm_structure() {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
         let looped = v.entry == "rms_norm_fwd_looped";
-        let (tm, tn) = if looped { (1, v.const_generic(1)) } else { (v.const_generic(1), v.const_generic(2)) };
+        let (tm, tn) = if looped { (1, v.constant("TILE_N")) } else { (v.constant("TILE_M"), v.constant("TILE_N")) };
         assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}: x tile load", v.name);
         assert!(text.contains(&format!("-> tile<{tn}x{e}>, token")), "{}: w tile load", v.name);
         // out and rstd.
@@ -225,8 +226,8 @@ fn matmul_structure() {
     for v in ops::matmul::VARIANTS {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
-        let (bm, bn, bk) = (v.const_generic(1), v.const_generic(2), v.const_generic(3));
-        let (trans_a, trans_b, tf32) = (v.const_generic(5), v.const_generic(6), v.const_generic(7));
+        let (bm, bn, bk) = (v.constant("BM"), v.constant("BN"), v.constant("BK"));
+        let (trans_a, trans_b, tf32) = (v.constant("TRANS_A"), v.constant("TRANS_B"), v.constant("CAST_TF32"));
         let operand = if tf32 == 1 { "tf32" } else { e };
         let mma = format!("tile<{bm}x{bk}x{operand}>, tile<{bk}x{bn}x{operand}>, tile<{bm}x{bn}xf32>");
         assert_eq!(count(text, "mmaf "), 1, "{}", v.name);

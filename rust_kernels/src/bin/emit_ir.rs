@@ -2,7 +2,7 @@
 //!
 //!   emit-ir --all [--out DIR] [--cubin sm_90 --cubin sm_100]
 //!   emit-ir --op matmul [--variant f16_nn_128x128x64] [--out DIR]
-//!   emit-ir --list
+//!   emit-ir --list [--json]
 //!
 //! Output: DIR/<op>/<variant>.tileirbc (DIR defaults to <repo>/build/rust), a sidecar
 //! DIR/<op>/<variant>.json (entry symbol, generics, parameters, check counts), and with
@@ -15,12 +15,13 @@ use tileir_kernels::compile::{self, Options};
 use tileir_kernels::ops;
 use tileir_kernels::variant::{ParamSpec, Variant};
 
-const USAGE: &str = "usage: emit-ir (--all | --op OP [--variant NAME] | --list) [--out DIR] \
+const USAGE: &str = "usage: emit-ir (--all | --op OP [--variant NAME] | --list [--json]) [--out DIR] \
 [--target sm_90] [--bytecode-version 13.3] [--cubin ARCH]...";
 
 struct Args {
     all: bool,
     list: bool,
+    json: bool,
     op: Option<String>,
     variant: Option<String>,
     out: PathBuf,
@@ -32,6 +33,7 @@ fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         all: false,
         list: false,
+        json: false,
         op: None,
         variant: None,
         out: Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("build").join("rust"),
@@ -44,6 +46,7 @@ fn parse_args() -> Result<Args, String> {
         match flag.as_str() {
             "--all" => args.all = true,
             "--list" => args.list = true,
+            "--json" => args.json = true,
             "--op" => args.op = Some(value("--op")?),
             "--variant" => args.variant = Some(value("--variant")?),
             "--out" => args.out = PathBuf::from(value("--out")?),
@@ -113,7 +116,9 @@ fn json_str(s: &str) -> String {
     out
 }
 
-fn sidecar(v: &Variant, opts: &Options, counts: (u32, u32, u32), launch_checks: usize, cubins: &[String]) -> String {
+/// JSON description of a variant; `checks` = ((discharged, hoisted, in_place), launch checks)
+/// after a compile, None for a listing.
+fn sidecar(v: &Variant, opts: &Options, checks: Option<((u32, u32, u32), usize)>, cubins: &[String]) -> String {
     let params: Vec<String> = v
         .params
         .iter()
@@ -133,12 +138,20 @@ fn sidecar(v: &Variant, opts: &Options, counts: (u32, u32, u32), launch_checks: 
             ParamSpec::F32(name) => format!("{{\"name\": {}, \"kind\": \"scalar\", \"dtype\": \"float32\"}}", json_str(name)),
         })
         .collect();
-    let generics: Vec<String> = v.generics.iter().map(|g| json_str(g)).collect();
+    let generics: Vec<String> =
+        v.generic_names.iter().zip(v.generics).map(|(n, g)| format!("{}: {}", json_str(n), json_str(g))).collect();
     let cubins: Vec<String> = cubins.iter().map(|a| json_str(a)).collect();
+    let checks = match checks {
+        Some((c, launch)) => format!(
+            "\"check_counts\": {{\"discharged\": {}, \"hoisted\": {}, \"in_place\": {}}},\n  \"launch_checks\": {launch},\n  ",
+            c.0, c.1, c.2
+        ),
+        None => String::new(),
+    };
     format!(
         "{{\n  \"op\": {},\n  \"variant\": {},\n  \"frontend\": \"cutile-rs 0.5.0\",\n  \"module\": {},\n  \"entry\": {},\n  \
-\"symbol\": {},\n  \"generics\": [{}],\n  \"target\": {},\n  \"bytecode_version\": {},\n  \"params\": [\n    {}\n  ],\n  \
-\"check_counts\": {{\"discharged\": {}, \"hoisted\": {}, \"in_place\": {}}},\n  \"launch_checks\": {},\n  \"cubins\": [{}]\n}}\n",
+\"symbol\": {},\n  \"generics\": {{{}}},\n  \"target\": {},\n  \"bytecode_version\": {},\n  \"params\": [\n    {}\n  ],\n  \
+{}\"cubins\": [{}]\n}}\n",
         json_str(v.op),
         json_str(v.name),
         json_str(v.module),
@@ -148,10 +161,7 @@ fn sidecar(v: &Variant, opts: &Options, counts: (u32, u32, u32), launch_checks: 
         json_str(&opts.target),
         json_str(&opts.bytecode_version.to_string()),
         params.join(",\n    "),
-        counts.0,
-        counts.1,
-        counts.2,
-        launch_checks,
+        checks,
         cubins.join(", "),
     )
 }
@@ -187,7 +197,7 @@ fn emit(v: &'static Variant, args: &Args) -> Result<(), String> {
         built.push(arch.clone());
     }
     let c = artifacts.check_counts();
-    let json = sidecar(v, &args.options, (c.discharged, c.hoisted, c.in_place), artifacts.launch_checks().len(), &built);
+    let json = sidecar(v, &args.options, Some(((c.discharged, c.hoisted, c.in_place), artifacts.launch_checks().len())), &built);
     let side = dir.join(format!("{}.json", v.name));
     std::fs::write(&side, json).map_err(|e| format!("{}: {e}", side.display()))?;
     println!(
@@ -221,8 +231,13 @@ fn main() -> ExitCode {
         }
     };
     if args.list {
+        // --json: one sidecar-shaped object per line (no compile, no check counts).
         for v in variants {
-            println!("{} {}", v.op, v.name);
+            if args.json {
+                println!("{}", sidecar(v, &args.options, None, &[]).replace('\n', ""));
+            } else {
+                println!("{} {}", v.op, v.name);
+            }
         }
         return ExitCode::SUCCESS;
     }

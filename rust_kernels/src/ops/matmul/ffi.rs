@@ -64,7 +64,7 @@ pub unsafe extern "C" fn cutile_matmul(
             // to define an empty product: reject rather than silently write.
             return fail(Status::UnsupportedShape, "K = 0: empty inner dimension");
         }
-        let (bm, bn) = (v.const_generic(1), v.const_generic(2));
+        let (bm, bn) = (v.constant("BM"), v.constant("BN"));
         let grid = (blocks(m, bm)? as u64 * blocks(n, bn)? as u64, 1, 1);
         let Ok(grid_x) = u32::try_from(grid.0) else {
             return fail(Status::UnsupportedShape, format!("{} output tiles exceed the grid limit", grid.0));

@@ -52,7 +52,7 @@ pub unsafe extern "C" fn cutile_rms_norm(
             return fail(Status::UnsupportedDtype, format!("x: no rms_norm variant for {}", x.dtype.torch_name()));
         };
         v.accepts(&[&x, &w, &out, &rstd])?;
-        let rows_per_block = if v.entry == FWD_LOOPED_F16_N2048.entry { 1 } else { v.const_generic(1) };
+        let rows_per_block = if v.entry == FWD_LOOPED_F16_N2048.entry { 1 } else { v.constant("TILE_M") };
         let grid = (blocks(m, rows_per_block)?, 1, 1);
         run(
             v,

@@ -32,7 +32,7 @@ pub unsafe extern "C" fn cutile_softmax(x: *const TileirTensor, out: *const Tile
             return Ok(());
         }
         // softmax_row covers TILE_M rows per block, softmax_online one row per block.
-        let rows_per_block = if v.entry == F16_ONLINE_N1024.entry { 1 } else { v.const_generic(1) };
+        let rows_per_block = if v.entry == F16_ONLINE_N1024.entry { 1 } else { v.constant("TILE_M") };
         let grid = (blocks(x.shape[0], rows_per_block)?, 1, 1);
         run(v, &[Value::Tensor(&x), Value::Tensor(&out)], grid, device, stream)
     })

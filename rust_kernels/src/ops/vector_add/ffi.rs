@@ -34,7 +34,7 @@ pub unsafe extern "C" fn cutile_vector_add(
         check_in_place(&out, &x)?;
         check_in_place(&out, &y)?;
         let v = select(candidates(x.dtype), &[&x, &y, &out])?;
-        let grid = (blocks(out.shape[0], v.const_generic(1))?, 1, 1);
+        let grid = (blocks(out.shape[0], v.constant("TILE"))?, 1, 1);
         run(v, &[Value::Tensor(&x), Value::Tensor(&y), Value::Tensor(&out)], grid, device, stream)
     })
 }

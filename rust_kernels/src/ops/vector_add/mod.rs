@@ -19,7 +19,7 @@ const fn contiguous(dtype: DType) -> [ParamSpec; 3] {
 }
 
 const fn variant(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
-    Variant { op: OP, name, module: "vector_add_kernel", entry: "vector_add", generics, params }
+    Variant { op: OP, name, module: "vector_add_kernel", entry: "vector_add", generic_names: &["E", "TILE"], generics, params }
 }
 
 pub static F16_T1024: Variant = variant("f16_t1024", &["f16", TILE], &contiguous(DType::F16));

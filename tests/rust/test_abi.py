@@ -1,0 +1,299 @@
+"""The C ABI through ctypes, without a GPU: every rejection the library can make before a
+driver call, the exception each code maps to, and what happens after validation."""
+from __future__ import annotations
+
+import ctypes
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tileir_diff import ports
+from tileir_diff.ports import Status
+from tileir_diff.ports._abi import TileirTensor, descriptor
+
+pytestmark = pytest.mark.cargo
+
+HEADER = Path(__file__).resolve().parents[2] / "rust_kernels" / "include" / "tileir_kernels.h"
+BASE = 0x7F00_0000_0000
+
+
+def addr(i: int) -> int:
+    """Distinct fake device addresses, 4 GiB apart and 256-byte aligned; never dereferenced."""
+    return BASE + i * (1 << 32)
+
+
+def t(i, dtype, shape, strides=None, offset=0) -> TileirTensor:
+    if strides is None:
+        strides, acc = [], 1
+        for n in reversed(shape):
+            strides.insert(0, acc)
+            acc *= max(n, 1)
+    return descriptor(addr(i) + offset if i else 0, shape, strides, dtype)
+
+
+def driver_present() -> bool:
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        return True
+    except OSError:
+        return False
+
+
+# After validation the call needs a driver (absent here) and an embedded cubin.
+PAST_VALIDATION = {Status.DRIVER_UNAVAILABLE, Status.KERNEL_IMAGE_MISSING, Status.DRIVER_ERROR,
+                   Status.INVALID_DEVICE, Status.DEVICE_MISMATCH, Status.OK}
+
+
+@pytest.fixture(scope="module")
+def lib(ports_library):
+    return ports.load_library(ports_library)
+
+
+def vadd(lib, x, y, out, device=0):
+    return Status(lib.cutile_vector_add(x and ctypes.byref(x), y and ctypes.byref(y), out and ctypes.byref(out),
+                                        device, 0))
+
+
+def softmax(lib, x, out, device=0):
+    return Status(lib.cutile_softmax(x and ctypes.byref(x), out and ctypes.byref(out), device, 0))
+
+
+def rms(lib, x, w, out, rstd, eps=1e-6, device=0):
+    args = [a and ctypes.byref(a) for a in (x, w, out, rstd)]
+    return Status(lib.cutile_rms_norm(*args, eps, device, 0))
+
+
+def mm(lib, a, b, c, ta=0, tb=0, device=0):
+    args = [v and ctypes.byref(v) for v in (a, b, c)]
+    return Status(lib.cutile_matmul(*args, ta, tb, device, 0))
+
+
+def message(lib) -> str:
+    return lib.tileir_kernels_last_error().decode()
+
+
+def test_header_codes_equal_python_status():
+    text = HEADER.read_text()
+    codes = {m[1]: int(m[2]) for m in re.finditer(r"\bTILEIR_([A-Z_]+) = (-?\d+)", text) if not m[1].startswith("DTYPE_")}
+    assert codes == {s.name: int(s) for s in Status}
+    dtypes = {m[1].lower(): int(m[2]) for m in re.finditer(r"\bTILEIR_DTYPE_([A-Z0-9_]+) = (\d+)", text)}
+    named = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i32": "int32", "i64": "int64",
+             "f8e4m3fn": "float8_e4m3fn", "f8e5m2": "float8_e5m2", "f64": "float64"}
+    assert {named[k]: v for k, v in dtypes.items()} == ports.DTYPE_CODES
+    assert f"#define TILEIR_KERNELS_ABI_VERSION {ports.ABI_VERSION}" in text
+
+
+def test_descriptor_layout_is_96_bytes():
+    assert ctypes.sizeof(TileirTensor) == 96
+    assert TileirTensor.shape.offset == 8 and TileirTensor.strides.offset == 48
+    assert TileirTensor.ndim.offset == 88 and TileirTensor.dtype.offset == 92
+
+
+def test_library_names_every_status(lib):
+    assert lib.tileir_kernels_abi_version() == ports.ABI_VERSION
+    for s in Status:
+        assert lib.tileir_kernels_status_name(int(s)).decode() == s.name
+    assert lib.tileir_kernels_status_name(-1).decode() == "UNKNOWN"
+
+
+def test_vector_add_rejections(lib):
+    n = 1000
+    x, y, out = t(1, "float16", [n]), t(2, "float16", [n]), t(3, "float16", [n])
+    assert vadd(lib, x, y, out) in PAST_VALIDATION, message(lib)
+    assert vadd(lib, None, y, out) == Status.NULL_POINTER
+    assert "x: descriptor pointer is null" in message(lib)
+    assert vadd(lib, x, y, t(0, "float16", [n])) == Status.NULL_POINTER
+    assert vadd(lib, x, t(2, "float16", [n + 1]), out) == Status.SHAPE_MISMATCH
+    assert vadd(lib, x, t(2, "bfloat16", [n]), out) == Status.UNSUPPORTED_DTYPE
+    assert vadd(lib, t(1, "int32", [n]), t(2, "int32", [n]), t(3, "int32", [n])) == Status.UNSUPPORTED_DTYPE
+    bogus = t(1, "float16", [n])
+    bogus.dtype = 42
+    assert vadd(lib, bogus, y, out) == Status.UNSUPPORTED_DTYPE
+    assert vadd(lib, t(1, "float16", [10, 100]), y, out) == Status.BAD_RANK
+    assert vadd(lib, t(1, "float16", [1] * 6), y, out) == Status.BAD_RANK
+    assert vadd(lib, t(1, "float16", [-5]), y, out) == Status.INVALID_SHAPE
+    # No strided f16 variant: a stride-2 view must be rejected, never read as contiguous.
+    assert vadd(lib, t(1, "float16", [n], [2]), y, out) == Status.BAD_STRIDE
+    assert vadd(lib, t(1, "float16", [n], offset=2), y, out) == Status.MISALIGNED
+    assert vadd(lib, x, y, out, device=-1) == Status.INVALID_DEVICE
+    # Partial overlap of out and x (shifted by 8 elements) vs an exact in-place call.
+    assert vadd(lib, x, y, t(1, "float16", [n], offset=16)) == Status.INVALID_ARGUMENT
+    assert vadd(lib, x, y, t(1, "float16", [n])) in PAST_VALIDATION
+    # Offsets past the kernels' int32 index range.
+    assert vadd(lib, t(1, "float32", [3], [2**30]), t(2, "float32", [3]), t(3, "float32", [3])) == Status.UNSUPPORTED_SHAPE
+
+
+def test_vector_add_f32_takes_strides_but_not_overlapping_outputs(lib):
+    x, y, out = t(1, "float32", [4099], [3]), t(2, "float32", [4099]), t(3, "float32", [4099])
+    assert vadd(lib, x, y, out) in PAST_VALIDATION, message(lib)
+    assert vadd(lib, x, y, t(3, "float32", [4099], [0])) == Status.BAD_STRIDE
+    assert vadd(lib, t(1, "float32", [4099], [-1]), y, out) == Status.BAD_STRIDE
+
+
+def test_empty_tensors_succeed_without_a_driver(lib):
+    e = t(0, "float16", [0])
+    assert vadd(lib, e, e, e) == Status.OK
+    s = t(0, "float32", [0, 64])
+    assert softmax(lib, s, s) == Status.OK
+
+
+def test_softmax_rejections(lib):
+    m, n = 37, 515
+    x = t(1, "bfloat16", [m, n], [576, 1])  # a column slice of a wider buffer
+    out = t(2, "bfloat16", [m, n])
+    assert softmax(lib, x, out) in PAST_VALIDATION, message(lib)
+    assert softmax(lib, x, None) == Status.NULL_POINTER
+    assert softmax(lib, x, t(2, "bfloat16", [m, n + 1])) == Status.SHAPE_MISMATCH
+    assert softmax(lib, x, t(2, "float16", [m, n])) == Status.UNSUPPORTED_DTYPE
+    assert softmax(lib, t(1, "bfloat16", [m * n]), out) == Status.BAD_RANK
+    assert softmax(lib, t(1, "bfloat16", [m, n], [1, m]), out) == Status.BAD_STRIDE  # transposed view
+    assert softmax(lib, t(1, "bfloat16", [m, n], [576, 1], offset=8), out) == Status.MISALIGNED
+    assert softmax(lib, x, t(2, "bfloat16", [m, n], [0, 1])) == Status.BAD_STRIDE  # rows collide
+    assert softmax(lib, t(1, "float32", [3, 50257]), t(2, "float32", [3, 50257])) in PAST_VALIDATION
+
+
+def test_rms_norm_rejections(lib):
+    m, n = 13, 1000
+    x, w, out, rstd = t(1, "float16", [m, n]), t(2, "float16", [n]), t(3, "float16", [m, n]), t(4, "float32", [m])
+    assert rms(lib, x, w, out, rstd) in PAST_VALIDATION, message(lib)
+    assert rms(lib, x, w, out, None) == Status.NULL_POINTER
+    assert rms(lib, x, t(2, "float16", [n - 1]), out, rstd) == Status.SHAPE_MISMATCH
+    assert rms(lib, x, w, out, t(4, "float32", [m + 1])) == Status.SHAPE_MISMATCH
+    assert rms(lib, x, w, out, t(4, "float16", [m])) == Status.UNSUPPORTED_DTYPE  # rstd is float32
+    assert rms(lib, x, t(2, "float32", [n]), out, rstd) == Status.UNSUPPORTED_DTYPE
+    assert rms(lib, x, t(2, "float16", [n], [2]), out, rstd) == Status.BAD_STRIDE
+    for eps in (float("nan"), float("inf"), -1.0):
+        assert rms(lib, x, w, out, rstd, eps=eps) == Status.INVALID_ARGUMENT
+    assert rms(lib, x, w, out, t(1, "float32", [m], offset=64)) == Status.INVALID_ARGUMENT  # rstd inside x
+    assert rms(lib, t(1, "float16", [m, 0]), t(2, "float16", [0]), t(3, "float16", [m, 0]), rstd) \
+        == Status.UNSUPPORTED_SHAPE
+
+
+def test_matmul_rejections(lib):
+    m, n, k = 333, 200, 328
+    a, b, c = t(1, "float16", [m, k]), t(2, "float16", [k, n]), t(3, "float16", [m, n])
+    assert mm(lib, a, b, c) in PAST_VALIDATION, message(lib)
+    assert mm(lib, a, t(2, "float16", [k + 1, n]), c) == Status.SHAPE_MISMATCH
+    assert mm(lib, a, b, t(3, "float16", [m, n + 1])) == Status.SHAPE_MISMATCH
+    assert mm(lib, a, b, c, ta=2) == Status.INVALID_ARGUMENT
+    assert mm(lib, a, b, t(1, "float16", [m, n])) == Status.INVALID_ARGUMENT  # c aliases a
+    assert mm(lib, t(1, "float16", [k, m]), t(2, "float16", [n, k]), c, ta=1, tb=1) == Status.NO_VARIANT
+    assert mm(lib, t(1, "int64", [m, k]), t(2, "int64", [k, n]), t(3, "int64", [m, n])) == Status.UNSUPPORTED_DTYPE
+    # a.t() of a stored (K, M) array as a logical (M, K) operand: columns not contiguous. The
+    # caller must pass the stored array with trans_a=1 instead; the library never guesses.
+    assert mm(lib, t(1, "float16", [m, k], [1, m]), b, c) == Status.BAD_STRIDE
+    assert mm(lib, t(1, "float16", [k, 336]), b, t(3, "float16", [336, n]), ta=1) in PAST_VALIDATION
+    # bf16 has no unaligned fallback: an odd K is a stride error with the assumed multiple.
+    assert mm(lib, t(1, "bfloat16", [127, 131]), t(2, "bfloat16", [131, 129]), t(3, "bfloat16", [127, 129])) \
+        == Status.BAD_STRIDE
+    assert "multiple of 8" in message(lib)
+    assert mm(lib, t(1, "float16", [127, 131]), t(2, "float16", [131, 129]), t(3, "float16", [127, 129])) \
+        in PAST_VALIDATION
+    assert mm(lib, t(1, "float16", [127, 131], offset=1), t(2, "float16", [131, 129]), t(3, "float16", [127, 129])) \
+        == Status.MISALIGNED
+    assert mm(lib, t(1, "float16", [m, 0]), t(2, "float16", [0, n]), c) == Status.UNSUPPORTED_SHAPE
+
+
+@pytest.mark.skipif(driver_present(), reason="a CUDA driver is installed here")
+def test_valid_calls_stop_at_driver_unavailable(lib):
+    assert vadd(lib, t(1, "float32", [10]), t(2, "float32", [10]), t(3, "float32", [10])) == Status.DRIVER_UNAVAILABLE
+    assert "libcuda.so.1" in message(lib)
+
+
+def test_without_cubins_valid_calls_stop_at_kernel_image_missing(library_without_cubins):
+    lib = ports.load_library(library_without_cubins)
+    assert lib.tileir_kernels_has_kernel_image(b"vector_add", b"f16_t1024") == 0
+    assert vadd(lib, t(1, "float16", [10]), t(2, "float16", [10]), t(3, "float16", [10])) \
+        == Status.KERNEL_IMAGE_MISSING
+    assert "vector_add/f16_t1024" in message(lib)
+    # Validation still comes first.
+    assert vadd(lib, t(1, "float16", [10]), t(2, "float16", [11]), t(3, "float16", [10])) == Status.SHAPE_MISMATCH
+
+
+class FakeDevice:
+    type = "cpu"
+    index = None
+
+
+class FakeTensor:
+    """What the wrapper reads from a torch tensor, without torch."""
+
+    def __init__(self, i, dtype, shape, strides=None, offset=0):
+        d = t(i, dtype.replace("torch.", ""), list(shape), strides, offset)
+        self._ptr, self.shape, self.dtype = d.data, tuple(shape), dtype
+        self._strides = tuple(d.strides[: len(shape)]) if len(shape) <= 5 else tuple(strides)
+        self.device = FakeDevice()
+
+    def data_ptr(self):
+        return self._ptr
+
+    def stride(self):
+        return self._strides
+
+
+@pytest.mark.parametrize("call, error, also", [
+    (lambda L: ports.vector_add(FakeTensor(1, "torch.float16", [8]), FakeTensor(2, "torch.float16", [9]),
+                                FakeTensor(3, "torch.float16", [8]), library=L), ports.ShapeMismatchError, ValueError),
+    (lambda L: ports.vector_add(FakeTensor(1, "torch.float16", [8], [2]), FakeTensor(2, "torch.float16", [8]),
+                                FakeTensor(3, "torch.float16", [8]), library=L), ports.BadStrideError, ValueError),
+    (lambda L: ports.softmax(FakeTensor(1, "torch.float16", [4, 8]), FakeTensor(2, "torch.float32", [4, 8]),
+                             library=L), ports.UnsupportedDtypeError, TypeError),
+    (lambda L: ports.softmax(FakeTensor(1, "torch.bool", [4, 8]), FakeTensor(2, "torch.bool", [4, 8]),
+                             library=L), ports.UnsupportedDtypeError, TypeError),
+    (lambda L: ports.rms_norm(FakeTensor(1, "torch.float16", [4, 8]), FakeTensor(2, "torch.float16", [8]),
+                              FakeTensor(3, "torch.float16", [4, 8]), FakeTensor(4, "torch.float32", [4]),
+                              eps=float("nan"), library=L), ports.InvalidArgumentError, ValueError),
+    (lambda L: ports.matmul(FakeTensor(1, "torch.float16", [64, 64]), FakeTensor(2, "torch.float16", [64, 64]),
+                            FakeTensor(3, "torch.float16", [64, 64]), trans_a=True, trans_b=True, library=L),
+     ports.NoVariantError, ValueError),
+    # offset 8 would take the unaligned f16 fallback; an odd address fits no variant.
+    (lambda L: ports.matmul(FakeTensor(1, "torch.float16", [64, 64], offset=1),
+                            FakeTensor(2, "torch.float16", [64, 64]), FakeTensor(3, "torch.float16", [64, 64]),
+                            library=L), ports.MisalignedError, ValueError),
+    (lambda L: ports.vector_add(*(FakeTensor(i, "torch.float32", [1] * 6, [1] * 6) for i in (1, 2, 3)), library=L),
+     ports.BadRankError, ValueError),
+])
+def test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also):
+    with pytest.raises(error) as info:
+        call(ports_library)
+    assert isinstance(info.value, also) and isinstance(info.value, ports.PortError)
+    assert info.value.status == error.status
+    assert str(info.value)
+
+
+@pytest.mark.skipif(driver_present(), reason="a CUDA driver is installed here")
+def test_wrapper_maps_driver_unavailable(ports_library):
+    with pytest.raises(ports.DriverUnavailableError) as info:
+        ports.matmul(*(FakeTensor(i, "torch.float16", [64, 64]) for i in (1, 2, 3)), library=ports_library)
+    assert info.value.code == -13 and not isinstance(info.value, ValueError)
+
+
+def test_unknown_code_becomes_port_error(lib):
+    with pytest.raises(ports.PortError) as info:
+        ports.check(lib, -99)
+    assert info.value.code == -99 and info.value.status is None
+
+
+def test_wrapper_does_not_import_torch_for_host_tensors(ports_library):
+    code = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+from tests.rust.test_abi import FakeTensor
+from tileir_diff import ports
+try:
+    ports.vector_add(*(FakeTensor(i, "torch.float32", [4]) for i in (1, 2, 3)), library={str(ports_library)!r})
+except ports.PortError:
+    pass
+assert "torch" not in sys.modules, "torch imported"
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+
+
+def test_missing_library_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILEIR_KERNELS_LIB", str(tmp_path / "nope.so"))
+    with pytest.raises(ports.LibraryNotFoundError, match="nope.so"):
+        ports.load_library()

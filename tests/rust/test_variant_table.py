@@ -1,0 +1,96 @@
+"""The Rust variant table (emit-ir --list --json) against reference/<op>/analysis.json.
+
+The names pair Rust IR with Python IR in the diff, and each field here is an assumption the
+emitted IR bakes in and the C ABI enforces: a drift on either side fails here, not on the GPU.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.cargo
+
+REFERENCE = Path(__file__).resolve().parents[2] / "reference"
+
+# Reference variants of ported ops that have no Rust port yet, with the reason.
+NOT_YET_PORTED = {
+    ("matmul", "fp8e4m3_f16_nt_128x256x128"): "kernel matmul_fp8 (e4m3 operands, scales) not ported",
+    ("matmul", "fp8e4m3_bf16_nt_128x256x128"): "kernel matmul_fp8 (e4m3 operands, scales) not ported",
+    ("rms_norm", "bwd_f16_m4_n1024"): "kernel rms_norm_bwd: issue 5 ports the forward only",
+    ("rms_norm", "bwd_bf16_m4_n1024"): "kernel rms_norm_bwd: issue 5 ports the forward only",
+    ("rms_norm", "bwd_f32_m4_n1024"): "kernel rms_norm_bwd: issue 5 ports the forward only",
+}
+
+# Rust-only generics: the element type (a type generic where Python specializes on the
+# array dtype) and flags Python derives from the dtype at trace time.
+RUST_ONLY_GENERICS = {"E", "CAST_TF32"}
+RUST_TYPE_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
+
+
+@pytest.fixture(scope="module")
+def rust_table(emit_ir):
+    r = subprocess.run([str(emit_ir), "--list", "--json"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return [json.loads(line) for line in r.stdout.splitlines()]
+
+
+def reference_variants(op):
+    return {v["name"]: v for v in json.loads((REFERENCE / op / "analysis.json").read_text())["variants"]}
+
+
+def test_every_rust_variant_is_a_reference_variant(rust_table):
+    assert len(rust_table) >= 30
+    for rv in rust_table:
+        ref = reference_variants(rv["op"])
+        assert rv["variant"] in ref, f"{rv['op']}/{rv['variant']} is not in reference/{rv['op']}/analysis.json"
+        assert ref[rv["variant"]]["kernel"] == rv["entry"], f"{rv['op']}/{rv['variant']}: ports another kernel"
+
+
+def test_ported_ops_cover_their_reference_variants(rust_table):
+    ported = {(rv["op"], rv["variant"]) for rv in rust_table}
+    for op in {rv["op"] for rv in rust_table}:
+        for name in reference_variants(op):
+            if (op, name) not in NOT_YET_PORTED:
+                assert (op, name) in ported, f"{op}/{name} has no Rust variant (port it or list it in NOT_YET_PORTED)"
+    for key in NOT_YET_PORTED:
+        assert key not in ported, f"{key} is ported now: drop it from NOT_YET_PORTED"
+
+
+def _as_generic(value):
+    return str(int(value)) if isinstance(value, bool) else str(value)
+
+
+def test_constants_are_the_rust_generics(rust_table):
+    for rv in rust_table:
+        ref = reference_variants(rv["op"])[rv["variant"]]
+        generics = rv["generics"]
+        for name, value in ref["constants"].items():
+            assert name in generics, f"{rv['variant']}: Python constant {name} has no Rust generic"
+            assert generics[name] == _as_generic(value), f"{rv['variant']}: {name}"
+        extra = set(generics) - set(ref["constants"])
+        assert extra <= RUST_ONLY_GENERICS, f"{rv['variant']}: unexplained Rust generics {extra}"
+        first_array = next(p for p in ref["params"] if p["kind"] == "array")
+        assert RUST_TYPE_NAMES[generics["E"]] == first_array["dtype"], rv["variant"]
+        if "CAST_TF32" in generics:
+            assert generics["CAST_TF32"] == str(int(first_array["dtype"] == "float32")), rv["variant"]
+
+
+def test_parameters_carry_the_reference_assumptions(rust_table):
+    fields = ("dtype", "ndim", "stride_constant", "base_addr_divisible_by", "shape_divisible_by",
+              "stride_divisible_by", "role")
+    for rv in rust_table:
+        ref = reference_variants(rv["op"])[rv["variant"]]
+        want = [p for p in ref["params"] if p["kind"] != "constant"]
+        got = rv["params"]
+        assert [p["name"] for p in got] == [p["name"] for p in want], f"{rv['variant']}: parameter order"
+        for g, w in zip(got, want):
+            assert g["kind"] == w["kind"], f"{rv['variant']}.{w['name']}"
+            if w["kind"] == "array":
+                for f in fields:
+                    assert g[f] == w[f], f"{rv['variant']}.{w['name']}.{f}: rust {g[f]!r} vs python {w[f]!r}"
+                assert w["index_dtype"] == "int32", "cuTile Rust indexes with i32 only"
+            else:
+                assert g["dtype"] == w["dtype"] == "float32", f"{rv['variant']}.{w['name']}"

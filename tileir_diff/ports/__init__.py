@@ -1,0 +1,35 @@
+"""The cuTile Rust ports (rust_kernels/) from Python: a ctypes binding of libtileir_kernels.so.
+
+    from tileir_diff import ports
+    ports.matmul(a, b, c)                       # torch CUDA tensors; current stream
+    ports.rms_norm(x, w, out, rstd, eps=1e-6)
+
+Each call validates in the library (shapes, dtypes, strides, alignment, device) and raises a
+PortError subclass per return code (ShapeMismatchError, BadStrideError, ... — argument errors
+are also ValueError/TypeError). Build the library with rust_kernels/build_ports.sh; see
+docs/rust_ports.md. torch is imported only to read the current CUDA stream.
+"""
+from tileir_diff.ports._abi import (
+    ABI_VERSION, DTYPE_CODES, BadRankError, BadStrideError, DeviceMismatchError, DriverError,
+    DriverUnavailableError, InvalidArgumentError, InvalidDeviceError, InvalidShapeError, KernelImageMissingError,
+    LaunchFailedError, LibraryNotFoundError, MisalignedError, NoVariantError, NullPointerError, PortError,
+    ShapeMismatchError, Status, TileirTensor, UnsupportedDtypeError, UnsupportedShapeError, check, descriptor,
+    library_candidates, load_library,
+)
+from tileir_diff.ports.torch_ops import matmul, rms_norm, softmax, vector_add
+
+
+def has_kernel_image(op: str, variant: str, library=None) -> bool:
+    """Whether the loaded library embeds the sm_90 cubin of op/variant."""
+    lib = load_library(library)
+    return bool(lib.tileir_kernels_has_kernel_image(op.encode(), variant.encode()))
+
+
+__all__ = [
+    "ABI_VERSION", "DTYPE_CODES", "Status", "TileirTensor", "PortError", "LibraryNotFoundError",
+    "NullPointerError", "UnsupportedDtypeError", "BadRankError", "InvalidShapeError", "ShapeMismatchError",
+    "BadStrideError", "MisalignedError", "InvalidDeviceError", "DeviceMismatchError", "InvalidArgumentError",
+    "UnsupportedShapeError", "NoVariantError", "DriverUnavailableError", "DriverError", "KernelImageMissingError",
+    "LaunchFailedError", "check", "descriptor", "library_candidates", "load_library", "has_kernel_image",
+    "vector_add", "softmax", "rms_norm", "matmul",
+]

@@ -1,0 +1,68 @@
+"""The Rust ports as functions on torch tensors: fill descriptors, pass the current stream, raise on error.
+
+Nothing here allocates: outputs are arguments, as in the C ABI. Tensors are read duck-typed
+(`data_ptr()`, `shape`, `stride()`, `dtype`, `device`), so torch itself is imported only to
+ask for the current CUDA stream of a CUDA tensor.
+"""
+from __future__ import annotations
+
+import ctypes
+from typing import Any, Optional
+
+from tileir_diff.ports._abi import TileirTensor, check, descriptor, load_library
+
+__all__ = ["vector_add", "softmax", "rms_norm", "matmul"]
+
+
+def _desc(t: Any) -> TileirTensor:
+    return descriptor(int(t.data_ptr()), tuple(t.shape), tuple(t.stride()), str(t.dtype))
+
+
+def _device_and_stream(tensors, stream) -> tuple[int, int]:
+    """Device of the first CUDA tensor and the stream to launch on: `stream` when given (a
+    torch.cuda.Stream or a raw handle), else torch's current stream on that device. With no
+    CUDA tensor: device 0, stream 0, and the library rejects the host memory."""
+    device = next((t.device.index for t in tensors if getattr(t.device, "type", None) == "cuda"), None)
+    if stream is not None:
+        handle = getattr(stream, "cuda_stream", stream)
+        return (0 if device is None else device), int(handle)
+    if device is None:
+        return 0, 0
+    import torch  # only for the stream; the descriptors need no torch
+
+    return device, int(torch.cuda.current_stream(device).cuda_stream)
+
+
+def _call(fn_name: str, tensors, *scalars, stream=None, library=None) -> None:
+    lib = load_library(library)
+    descs = [_desc(t) for t in tensors]
+    device, handle = _device_and_stream(tensors, stream)
+    fn = getattr(lib, fn_name)
+    code = fn(*[ctypes.byref(d) for d in descs], *scalars, device, handle)
+    check(lib, code)
+
+
+def vector_add(x, y, out, *, stream: Optional[Any] = None, library=None):
+    """out = x + y (1-D, one dtype: float16, bfloat16, float32; float32 also strided). Returns out."""
+    _call("cutile_vector_add", (x, y, out), stream=stream, library=library)
+    return out
+
+
+def softmax(x, out, *, stream: Optional[Any] = None, library=None):
+    """out = softmax(x, dim=-1) for 2-D x (row stride free, columns contiguous). Returns out."""
+    _call("cutile_softmax", (x, out), stream=stream, library=library)
+    return out
+
+
+def rms_norm(x, w, out, rstd, eps: float = 1e-6, *, stream: Optional[Any] = None, library=None):
+    """out = x * rsqrt(mean(x^2, -1) + eps) * w for 2-D x; rstd (M,) float32 receives the rsqrt.
+    Returns (out, rstd)."""
+    _call("cutile_rms_norm", (x, w, out, rstd), float(eps), stream=stream, library=library)
+    return out, rstd
+
+
+def matmul(a, b, c, *, trans_a: bool = False, trans_b: bool = False, stream: Optional[Any] = None, library=None):
+    """c = op(a) @ op(b) with op = transpose when the flag is set; a and b are the stored arrays
+    (a is (K, M) with trans_a, b is (N, K) with trans_b), row-major. Returns c."""
+    _call("cutile_matmul", (a, b, c), int(bool(trans_a)), int(bool(trans_b)), stream=stream, library=library)
+    return c
