@@ -360,24 +360,19 @@ class Parser:
         else:
             st = parse_with_template(self, od, counts)
         # results
+        # A result added in a later version (print_tko's token, 13.2) is kept whatever the
+        # version: tileirdisasm prints it and the decoder adds it, as MLIR's reader upgrades it.
         results: List[Value] = []
-        kept: List[Value] = []  # results that exist in the version (print_tko's token: 13.2+)
         for gname, cnt in result_groups(od, nres):
             types = st.result_types.get(gname)
             if types is None or len(types) != cnt:
                 raise self.error(f"{od.name}: cannot tell the type of result {gname}", name_tok)
-            vals = [self.mint(t) for t in types]
-            results.extend(vals)
-            rdef = next(r for r in od.results if r.name == gname)
-            if rdef.since <= self.version:
-                kept.extend(vals)
-        # operands and segments (groups that exist in the version, or that the text used)
+            results.extend(self.mint(t) for t in types)
+        # operands and one segment per declared group (a group absent from the version: 0)
         operands: List[Value] = []
         segments: List[int] = []
         for o in od.operands:
             vals = st.operands.get(o.name, [])
-            if o.since > self.version and not vals:
-                continue
             if o.arity == "single" and len(vals) != 1:
                 raise self.error(f"{od.name}: operand {o.name} missing", name_tok)
             operands.extend(vals)
@@ -385,7 +380,7 @@ class Parser:
         attrs = self._attributes(od, st, name_tok)
         loc = self.parse_trailing_location()
         regions = tuple(_locate_implicit(r, loc) for r in st.regions)
-        op = Operation(od.name, tuple(operands), tuple(segments), tuple(kept), attrs, regions, loc)
+        op = Operation(od.name, tuple(operands), tuple(segments), tuple(results), attrs, regions, loc)
         k = 0
         for tok, n in lhs:
             if n == 1:
