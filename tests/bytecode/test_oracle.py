@@ -37,7 +37,8 @@ def with_defaults(m: Module) -> Module:
         return Block(b.arguments, tuple(op_(o) for o in b.operations))
 
     fns = tuple(replace(f, body=block(f.body)) for f in m.functions)
-    return replace(m, functions=fns)
+    glbs = tuple(replace(g, visibility=g.visibility or "public", constant=bool(g.constant)) for g in m.globals)
+    return replace(m, functions=fns, globals=glbs)
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])

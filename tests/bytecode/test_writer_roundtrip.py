@@ -30,5 +30,5 @@ def test_reencode_at_older_version_refuses_newer_ops():
             write_bytecode(m, (13, 1))
         except EncodeError as e:
             refused += 1
-            assert "needs bytecode" in str(e) or "cannot be written" in str(e)
+            assert any(s in str(e) for s in ("needs bytecode", "cannot be written", "cannot express"))
     assert refused > 0, "some 13.4 corpus kernels use ops/fields 13.1 lacks"

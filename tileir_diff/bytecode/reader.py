@@ -205,6 +205,11 @@ class _FunctionReader:
                     k = s.count("operand group count")
                     operands.extend(self.value(s, values) for _ in range(k))
                     segments.append(k)
+        if len(segments) != len(od.operands):
+            # Groups that do not exist in this version are present with size 0, so that the
+            # segments always line up with the op table's declaration.
+            present = dict(zip((o.name for o in lay.operands), segments))
+            segments = [present.get(o.name, 0) for o in od.operands]
         # 6. regions (their values go out of scope after; results are numbered afterwards)
         regions: Tuple[Region, ...] = ()
         if od.regions:
@@ -219,6 +224,11 @@ class _FunctionReader:
             self.depth -= 1
         results = tuple(self.mint(rt) for rt in rtypes)
         values.extend(results)
+        if len(lay.results) < len(od.results):
+            # A result added in a later version (print_tko's token in 13.2): the op has it in
+            # the IR whatever the file's version, as NVIDIA's reader upgrades it; the file's
+            # value numbering does not count it.
+            results += tuple(self.mint(T.TokenType()) for _ in od.results[len(lay.results):])
         return Operation(od.name, tuple(operands), tuple(segments), results, attrs, regions, loc)
 
     def read_region(self, s: Stream, values: List[Value]) -> Region:
@@ -286,7 +296,8 @@ class _FunctionReader:
             if hints and not isinstance(val, DictAttr):
                 raise self.err(f"optimization hints for {key!r} are not a dictionary", at)
             items.append((key, val))
-        return tuple(items)
+        # Dictionaries are unordered (MLIR keeps them sorted by key); canonicalize here.
+        return tuple(sorted(items, key=lambda kv: kv[0]))
 
     def tagged(self, s: Stream, depth: int):
         at = s.pos

@@ -249,7 +249,15 @@ class _Writer:
         if od.since > self.v:
             raise EncodeError(f"{op.name} needs bytecode {od.since[0]}.{od.since[1]}")
         lay = od.layout(self.v)
-        if not any(r.variadic for r in lay.results) and len(op.results) != len(lay.results):
+        written = op.results
+        if len(lay.results) < len(od.results) and len(op.results) == len(od.results):
+            # Results this version does not carry (implied tokens): droppable only if unused.
+            written = op.results[:len(lay.results)]
+            dropped = {v.vid for v in op.results[len(lay.results):]}
+            if dropped & self.used:
+                raise EncodeError(f"{op.name}: its token result is used, which {self.v[0]}.{self.v[1]} "
+                                  f"cannot express")
+        if not any(r.variadic for r in lay.results) and len(written) != len(lay.results):
             raise EncodeError(f"{op.name}: {len(op.results)} results cannot be written at "
                               f"{self.v[0]}.{self.v[1]}")
         known = {a.name for a in lay.attrs}
@@ -261,7 +269,7 @@ class _Writer:
                     raise EncodeError(f"{op.name}: {a.name}={val} needs bytecode {a.since[0]}.{a.since[1]}")
         dbg.append(0)
         varint(od.opcode, b)
-        rtypes = [r.type for r in op.results]
+        rtypes = [r.type for r in written]
         if od.counted_results:
             varint(len(rtypes), b)
         for t in rtypes:
@@ -317,7 +325,7 @@ class _Writer:
                     for inner in blk.operations:
                         self.op(inner, values, counter, b, dbg)
                 counter[0] = saved
-        for r in op.results:
+        for r in written:
             values[r.vid] = counter[0]
             counter[0] += 1
 
@@ -333,6 +341,7 @@ class _Writer:
         if hints is not None or (self.v >= V13_5 and f.is_entry):
             self.tagged(hints or OptimizationHints(()), b)
         body = bytearray()
+        self.used = {v.vid for op in f.walk() for v in op.operands}
         values = {a.vid: i for i, a in enumerate(f.arguments)}
         counter = [len(f.arguments)]
         dbg.append(0)

@@ -54,6 +54,8 @@ class OperandDef:
 
 @dataclass(frozen=True)
 class ResultDef:
+    """``since``: the version whose bytes carry this result. Before it the op still has the
+    result in the IR (as the MLIR reader upgrades it); only token results can be implied."""
     name: str
     variadic: bool = False
     since: Version = V13_1
