@@ -321,7 +321,13 @@ def mut_view_index(module, rng):
         cur = op.operands[k]
         f = _function_of(module, op)
         # another value of the same type defined at top level before the op: a block id or an argument
-        cands = [r for o in f.body.operations if o.name == "get_tile_block_id" for r in o.results]
+        same_axis = set()
+        for o in f.walk():  # a block id of the same axis from a duplicate op is the same value
+            if o.name == "get_tile_block_id" and any(r.vid == cur.vid for r in o.results):
+                k_axis = [r.vid for r in o.results].index(cur.vid)
+                same_axis = {x.results[k_axis].vid for x in f.walk() if x.name == "get_tile_block_id"}
+        cands = [r for o in f.body.operations if o.name == "get_tile_block_id" for r in o.results
+                 if r.vid not in same_axis]
         cands += [a for a in f.arguments]
         cands = [v for v in cands if v.type == cur.type and v.vid != cur.vid]
         if not cands:
@@ -333,8 +339,11 @@ def mut_view_index(module, rng):
 
 
 def mut_ordering(module, rng):
+    # weak -> relaxed: a different ordering that does not turn the op into a fence (token-order
+    # treats acquire/release as barriers, which would legitimately change the token structure too)
     op = _pick(rng, (o for o in _ops(module) if o.name in ("load_view_tko", "store_view_tko", "load_ptr_tko",
-                                                           "store_ptr_tko")))
+                                                           "store_ptr_tko")
+                     and getattr(o.attributes.get("memory_ordering_semantics"), "name", None) == "weak"))
     if op is None:
         return None
     attrs = dict(op.attributes)

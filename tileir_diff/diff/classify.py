@@ -524,12 +524,42 @@ class Classifier:
                     if oprod is None:
                         continue
                     back = (self.m.r2l if side_l else self.m.l2r).get(oprod)
-                    if back is None or back in consumed:
+                    if back is None:
                         continue
+                    if back in consumed and all(g.nodes[n].name == "assume" for n in nodes):
+                        continue  # an assume wrapped around the same value: a specialization fact
                     lu, ru = (u, ou) if side_l else (ou, u)
                     li, rj = (k, theirs) if side_l else (theirs, k)
                     return lu, ru, self._rewire_finding(lu, ru, li, rj)
         return None
+
+    def explain(self, la: str, lb: str, depth: int = 12) -> List[Finding]:
+        """Why two producers that are not paired with each other differ: their own findings, else
+        (equal labels) the first differing pair found walking their operands in lock step."""
+        seen = set()
+        queue = deque([(la, lb, 0)])
+        while queue:
+            x, y, d = queue.popleft()
+            if (x, y) in seen or d > depth:
+                continue
+            seen.add((x, y))
+            a, b = self.L.nodes[x], self.R.nodes[y]
+            if a.kind != "op" or b.kind != "op":
+                if a.kind != b.kind or (a.kind in ("arg", "barg") and self.m.l2r.get(x) != y):
+                    cat = "signature" if "arg" in (a.kind, b.kind) else "arith"
+                    return [Finding(cat, f"{self._node_value(self.L, self.lt, x)} -> "
+                                         f"{self._node_value(self.R, self.rt, y)}")]
+                continue
+            fs = self.pair_findings(x, y)
+            if fs:
+                return fs
+            from ..match.stages import _operand_pairs
+            for i, j in _operand_pairs(a, b):
+                sx, rx, _ = a.operands[i]
+                sy, ry, _ = b.operands[j]
+                if sx and sy and (self.m.l2r.get(sx) != sy or rx != ry):
+                    queue.append((sx, sy, d + 1))
+        return []
 
     def _rewire_finding(self, lu: str, ru: str, i: int, j: int) -> Finding:
         a, b = self.L.nodes[lu], self.R.nodes[ru]
@@ -539,9 +569,15 @@ class Classifier:
                f"{self._operand_text(self.R, self.rt, ru, j)}"
         if la and lb and self.L.nodes[la].kind == self.R.nodes[lb].kind == "op" and \
                 self.L.nodes[la].name == self.R.nodes[lb].name:
-            fs = self.pair_findings(la, lb)
+            fs = self.explain(la, lb)
             if fs:
-                return Finding(fs[0].category, f"{head} ({'; '.join(f.message for f in fs)})")
+                cat = fs[0].category
+                if cat in ("constant", "arith", "attribute"):  # the slot says more than the value
+                    if a.op.name == "for" and role in _BOUND_ROLES:
+                        cat = "control_flow"
+                    elif a.op.name in MEMORY_OPS and role.startswith("index"):
+                        cat = "memory"
+                return Finding(cat, f"{head} ({'; '.join(f.message for f in fs)})")
         return Finding(self._slot_category(a.op.name, role), head)
 
     def _replacement_category(self, ls, rs, fs, slot) -> str:

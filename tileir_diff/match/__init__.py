@@ -6,7 +6,8 @@ from typing import Optional
 
 from ..graph import FunctionGraph
 from .mapping import LimitExceeded, Limits, MatchContext, Mapping
-from .stages import DEFAULT_STAGES, address_root, anchors, bottom_up, exact, propagate, same_io, top_down, vf2
+from .stages import (DEFAULT_STAGES, address_root, anchors, bottom_up, exact, propagate, relative_exact, same_io,
+                     top_down, vf2)
 
 
 def match_functions(left: FunctionGraph, right: FunctionGraph, limits: Optional[Limits] = None,
@@ -23,8 +24,10 @@ def match_functions(left: FunctionGraph, right: FunctionGraph, limits: Optional[
     t0 = time.perf_counter()
     anchors(ctx)
     exact(ctx)
+    while relative_exact(ctx):
+        pass
     propagate(ctx)
-    while same_io(ctx):
+    while relative_exact(ctx) or same_io(ctx):
         propagate(ctx)
     vf2(ctx)
     propagate(ctx)

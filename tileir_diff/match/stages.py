@@ -151,6 +151,9 @@ def exact(ctx: MatchContext) -> None:
         if not cands:
             continue
         best, best_score, best_seen = None, None, None
+        if len(cands) > ctx.limits.max_candidates:  # keep the candidates nearest in relative position
+            lpos = lorder[l] / max(1, len(L.order))
+            cands.sort(key=lambda r: abs(rorder[r] / max(1, len(R.order)) - lpos))
         for r in cands[: ctx.limits.max_candidates]:
             seen: set = set()
             if not _consistent(ctx, l, r, [ctx.limits.consistency_budget], seen):
@@ -161,6 +164,51 @@ def exact(ctx: MatchContext) -> None:
                 best, best_score, best_seen = r, score, seen
         if best is not None:
             _pair_cone(ctx, sorted(best_seen, key=lambda p: lorder[p[0]]))
+
+
+def relative_exact(ctx: MatchContext) -> int:
+    """Exact matching again, with every paired node standing for its pair: a node's relative key
+    hashes its label with its operands' pair ids (or relative keys when unpaired). Nodes below
+    a change (whose Merkle hashes all moved) pair up again when they sit on paired inputs."""
+    from ..normalize.keys import SET_OPERAND_OPS, digest
+    L, R, m = ctx.left, ctx.right, ctx.mapping
+
+    def rel_keys(g: FunctionGraph, own: dict) -> Dict[str, str]:
+        keys: Dict[str, str] = {}
+        for nid in g.order:
+            n = g.nodes[nid]
+            pid = own.get(nid)
+            if pid is not None:
+                keys[nid] = "P:" + pid
+                continue
+            ops = [keys.get(s_, "?") + f"#{res}" if s_ else "?" for s_, res, _ in n.operands]
+            if n.op is not None:
+                if n.op.name in SET_OPERAND_OPS:
+                    ops = sorted(ops)
+                else:
+                    pos = commutative_positions(n.op)
+                    if pos is not None and ops[pos[1]] < ops[pos[0]]:
+                        ops[pos[0]], ops[pos[1]] = ops[pos[1]], ops[pos[0]]
+            parent = own.get(n.parent, "") if n.parent else ""
+            keys[nid] = digest(n.label, parent, *ops)
+        return keys
+
+    lk = rel_keys(L, {l: l for l in m.l2r})
+    rk = rel_keys(R, {r: l for r, l in m.r2l.items()})
+    by_key: Dict[str, List[str]] = defaultdict(list)
+    for nid in R.order:
+        if nid not in m.r2l and R.nodes[nid].kind == "op":
+            by_key[rk[nid]].append(nid)
+    added = 0
+    for nid in L.order:
+        if nid in m.l2r or L.nodes[nid].kind != "op":
+            continue
+        cands = [x for x in by_key.get(lk[nid], ()) if x not in m.r2l]
+        if len(cands) == 1 or (cands and len([y for y in L.order if lk.get(y) == lk[nid] and y not in m.l2r]) == 1):
+            best = max(cands, key=lambda x: _neighbour_agreement(ctx, nid, x))
+            if ctx.add(nid, best, "exact-relative"):
+                added += 1
+    return added
 
 
 def _neighbour_agreement(ctx: MatchContext, l: str, r: str) -> int:
