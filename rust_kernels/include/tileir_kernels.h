@@ -75,6 +75,11 @@ const char *tileir_kernels_status_name(int32_t code);
 /* 1 when this build embeds the sm_90 cubin of op/variant (names as in analysis.json). */
 int32_t tileir_kernels_has_kernel_image(const char *op, const char *variant);
 
+/* Makes later cutile_<op> calls on this thread launch `variant` (an analysis.json variant name)
+   instead of choosing one; the call still validates against that variant. variant = NULL
+   clears it. Returns TILEIR_NO_VARIANT for an unknown name. For testing every prebuilt variant. */
+int32_t tileir_kernels_force_variant(const char *op, const char *variant);
+
 /* out = x + y. x, y, out: 1-D, one dtype (f16, bf16, f32), one length. Unit stride and
    16-byte aligned bases; f32 also takes any non-negative strides. out may be x or y. */
 int32_t cutile_vector_add(const tileir_tensor_t *x, const tileir_tensor_t *y,

@@ -143,3 +143,56 @@ pub fn check_rank(tensors: &[&Tensor], rank: usize) -> Result<()> {
     }
     Ok(())
 }
+
+thread_local! {
+    // (op, variant) pairs forced on this thread by tileir_kernels_force_variant.
+    static FORCED: std::cell::RefCell<Vec<(String, &'static Variant)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The variant forced for `op` on this thread, if any.
+pub fn forced(op: &str) -> Option<&'static Variant> {
+    FORCED.with(|f| f.borrow().iter().find(|(o, _)| o == op).map(|(_, v)| *v))
+}
+
+/// The forced variant of `op` if one is set, else `choose()`; either way checked against
+/// `tensors`, so forcing never bypasses validation.
+pub fn pick(
+    op: &str,
+    tensors: &[&Tensor],
+    choose: impl FnOnce() -> Result<&'static Variant>,
+) -> Result<&'static Variant> {
+    let v = match forced(op) {
+        Some(v) => v,
+        None => choose()?,
+    };
+    v.accepts(tensors)?;
+    Ok(v)
+}
+
+/// Makes later `cutile_<op>` calls on this thread launch `variant` instead of choosing one
+/// (testing every prebuilt variant on one shape); a null `variant` clears it. Returns
+/// NO_VARIANT for an unknown name, NULL_POINTER for a null `op`.
+///
+/// # Safety
+/// `op` and `variant` are null or NUL-terminated strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tileir_kernels_force_variant(op: *const std::ffi::c_char, variant: *const std::ffi::c_char) -> i32 {
+    crate::status::guard(|| {
+        if op.is_null() {
+            return Err(Error::new(Status::NullPointer, "op is null"));
+        }
+        // SAFETY: caller contract.
+        let op = unsafe { std::ffi::CStr::from_ptr(op) }.to_string_lossy().into_owned();
+        FORCED.with(|f| f.borrow_mut().retain(|(o, _)| *o != op));
+        if variant.is_null() {
+            return Ok(());
+        }
+        // SAFETY: caller contract.
+        let name = unsafe { std::ffi::CStr::from_ptr(variant) }.to_string_lossy().into_owned();
+        let Some(v) = crate::ops::find(&op, &name) else {
+            return Err(Error::new(Status::NoVariant, format!("no variant {op}/{name}")));
+        };
+        FORCED.with(|f| f.borrow_mut().push((op, v)));
+        Ok(())
+    })
+}

@@ -247,6 +247,54 @@ fn matmul_unaligned_f16_falls_back_and_bf16_does_not() {
     assert!(last_error().contains("multiple of 8"), "{}", last_error());
 }
 
+fn force(op: &std::ffi::CStr, variant: Option<&std::ffi::CStr>) -> i32 {
+    unsafe { tileir_kernels::variant::tileir_kernels_force_variant(op.as_ptr(), variant.map_or(std::ptr::null(), |v| v.as_ptr())) }
+}
+
+#[test]
+fn forced_variants_are_still_validated() {
+    assert_eq!(force(c"softmax", Some(c"no_such_variant")), Status::NoVariant.code());
+    // A short row may run on the long-row kernel...
+    assert_eq!(force(c"softmax", Some(c"f16_row_m1_n4096")), 0);
+    let x = tensor(addr(1), DType::F16, &[5, 17]);
+    let out = tensor(addr(2), DType::F16, &[5, 17]);
+    assert!(passed_validation(unsafe { cutile_softmax(&x, &out, 0, 0) }), "{}", last_error());
+    // ...but a row longer than the forced tile would be truncated: rejected.
+    let wide = tensor(addr(1), DType::F16, &[5, 5000]);
+    let wide_out = tensor(addr(2), DType::F16, &[5, 5000]);
+    assert_eq!(unsafe { cutile_softmax(&wide, &wide_out, 0, 0) }, Status::UnsupportedShape.code());
+    // The forced variant's dtype still applies.
+    let f32s = tensor(addr(1), DType::F32, &[5, 17]);
+    assert_eq!(unsafe { cutile_softmax(&f32s, &tensor(addr(2), DType::F32, &[5, 17]), 0, 0) }, Status::UnsupportedDtype.code());
+    // Forcing is per thread.
+    std::thread::spawn(move || {
+        assert!(passed_validation(unsafe { cutile_softmax(&wide, &wide_out, 0, 0) }), "{}", last_error());
+    })
+    .join()
+    .unwrap();
+    assert_eq!(force(c"softmax", None), 0);
+    assert!(passed_validation(unsafe { cutile_softmax(&wide, &wide_out, 0, 0) }), "{}", last_error());
+
+    // rms_norm: the same truncation guard.
+    assert_eq!(force(c"rms_norm", Some(c"fwd_f32_m4_n1024")), 0);
+    let x = tensor(addr(1), DType::F32, &[8, 2000]);
+    let w = tensor(addr(2), DType::F32, &[2000]);
+    let o = tensor(addr(3), DType::F32, &[8, 2000]);
+    let r = tensor(addr(4), DType::F32, &[8]);
+    assert_eq!(unsafe { cutile_rms_norm(&x, &w, &o, &r, 1e-6, 0, 0) }, Status::UnsupportedShape.code());
+    assert_eq!(force(c"rms_norm", None), 0);
+    assert!(passed_validation(unsafe { cutile_rms_norm(&x, &w, &o, &r, 1e-6, 0, 0) }), "{}", last_error());
+
+    // matmul: the forced variant's transpose flags must match the call's.
+    assert_eq!(force(c"matmul", Some(c"f16_nn_unaligned_64x64x32")), 0);
+    let a = tensor(addr(1), DType::F16, &[64, 64]);
+    let b = tensor(addr(2), DType::F16, &[64, 64]);
+    let c = tensor(addr(3), DType::F16, &[64, 64]);
+    assert!(passed_validation(unsafe { cutile_matmul(&a, &b, &c, 0, 0, 0, 0) }), "{}", last_error());
+    assert_eq!(unsafe { cutile_matmul(&a, &b, &c, 1, 0, 0, 0) }, Status::InvalidArgument.code());
+    assert_eq!(force(c"matmul", None), 0);
+}
+
 #[test]
 fn has_kernel_image_reports_the_embedded_cubins() {
     use tileir_kernels::tileir_kernels_has_kernel_image as has;

@@ -9,6 +9,8 @@ PortError subclass per return code (ShapeMismatchError, BadStrideError, ... — 
 are also ValueError/TypeError). Build the library with rust_kernels/build_ports.sh; see
 docs/rust_ports.md. torch is imported only to read the current CUDA stream.
 """
+import contextlib
+
 from tileir_diff.ports._abi import (
     ABI_VERSION, DTYPE_CODES, BadRankError, BadStrideError, DeviceMismatchError, DriverError,
     DriverUnavailableError, InvalidArgumentError, InvalidDeviceError, InvalidShapeError, KernelImageMissingError,
@@ -17,6 +19,18 @@ from tileir_diff.ports._abi import (
     library_candidates, load_library,
 )
 from tileir_diff.ports.torch_ops import matmul, rms_norm, softmax, vector_add
+
+
+@contextlib.contextmanager
+def force_variant(op: str, variant: str, library=None):
+    """Within the block, calls of `op` on this thread launch `variant` (still validated against
+    it) instead of the one the library would choose. For testing each prebuilt variant."""
+    lib = load_library(library)
+    check(lib, lib.tileir_kernels_force_variant(op.encode(), variant.encode()))
+    try:
+        yield
+    finally:
+        lib.tileir_kernels_force_variant(op.encode(), None)
 
 
 def has_kernel_image(op: str, variant: str, library=None) -> bool:
@@ -30,6 +44,6 @@ __all__ = [
     "NullPointerError", "UnsupportedDtypeError", "BadRankError", "InvalidShapeError", "ShapeMismatchError",
     "BadStrideError", "MisalignedError", "InvalidDeviceError", "DeviceMismatchError", "InvalidArgumentError",
     "UnsupportedShapeError", "NoVariantError", "DriverUnavailableError", "DriverError", "KernelImageMissingError",
-    "LaunchFailedError", "check", "descriptor", "library_candidates", "load_library", "has_kernel_image",
+    "LaunchFailedError", "check", "descriptor", "library_candidates", "load_library", "has_kernel_image", "force_variant",
     "vector_add", "softmax", "rms_norm", "matmul",
 ]

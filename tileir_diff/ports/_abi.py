@@ -200,6 +200,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.tileir_kernels_status_name.argtypes = [ctypes.c_int32]
     lib.tileir_kernels_has_kernel_image.restype = ctypes.c_int32
     lib.tileir_kernels_has_kernel_image.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    lib.tileir_kernels_force_variant.restype = ctypes.c_int32
+    lib.tileir_kernels_force_variant.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
     i32, u64, f32 = ctypes.c_int32, ctypes.c_uint64, ctypes.c_float
     signatures = {
         "cutile_vector_add": [_T, _T, _T, i32, u64],

@@ -1,10 +1,10 @@
 //! C ABI: `cutile_matmul(a, b, c, trans_a, trans_b, device, stream)`.
 
-use super::candidates;
+use super::{OP, candidates};
 use crate::descriptor::{DType, TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Status, fail, guard};
-use crate::variant::{check_disjoint, check_rank, check_same_dtype, select};
+use crate::variant::{check_disjoint, check_rank, check_same_dtype, forced, pick, select};
 
 /// c = op(a) @ op(b), f32 accumulation (f32 operands rounded to tf32). The descriptors are the
 /// stored arrays, as the reference kernel takes them: a is (M, K), or (K, M) with
@@ -48,14 +48,19 @@ pub unsafe extern "C" fn cutile_matmul(
         check_disjoint(&c, &a)?;
         check_disjoint(&c, &b)?;
         let options = candidates(a.dtype, trans_a, trans_b, m * n);
-        if options.is_empty() {
+        if let Some(v) = forced(OP) {
+            if (v.constant("TRANS_A") == 1) != trans_a || (v.constant("TRANS_B") == 1) != trans_b {
+                return fail(Status::InvalidArgument, format!("forced variant {} has other transpose flags", v.name));
+            }
+        } else if options.is_empty() {
             let status = if matches!(a.dtype, DType::F16 | DType::BF16 | DType::F32) { Status::NoVariant } else { Status::UnsupportedDtype };
             return fail(
                 status,
                 format!("no prebuilt {} matmul with trans_a = {}, trans_b = {}", a.dtype.torch_name(), trans_a as i32, trans_b as i32),
             );
         }
-        let v = select(&options, &[&a, &b, &c])?;
+        let tensors = [&a, &b, &c];
+        let v = pick(OP, &tensors, || select(&options, &tensors))?;
         if c.numel() == 0 {
             return Ok(());
         }

@@ -1,10 +1,10 @@
 //! C ABI: `cutile_rms_norm(x, w, out, rstd, eps, device, stream)`.
 
-use super::{FWD_LOOPED_F16_N2048, choose};
+use super::{FWD_LOOPED_F16_N2048, OP, choose};
 use crate::descriptor::{TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
-use crate::status::{Status, fail, guard};
-use crate::variant::{check_disjoint, check_in_place, check_rank, check_same_dtype};
+use crate::status::{Error, Status, fail, guard};
+use crate::variant::{check_disjoint, check_in_place, check_rank, check_same_dtype, pick};
 
 /// out = x * rsqrt(mean(x^2, last axis) + eps) * w, and rstd[i] = that rsqrt for row i.
 /// x, out: (M, N); w: (N,); rstd: (M,) float32; x, w, out share one dtype (f16, bf16, f32).
@@ -48,10 +48,18 @@ pub unsafe extern "C" fn cutile_rms_norm(
         for other in [&x, &w, &out] {
             check_disjoint(&rstd, other)?;
         }
-        let Some(v) = choose(x.dtype, n) else {
-            return fail(Status::UnsupportedDtype, format!("x: no rms_norm variant for {}", x.dtype.torch_name()));
-        };
-        v.accepts(&[&x, &w, &out, &rstd])?;
+        let v = pick(OP, &[&x, &w, &out, &rstd], || {
+            choose(x.dtype, n).ok_or_else(|| {
+                Error::new(Status::UnsupportedDtype, format!("x: no rms_norm variant for {}", x.dtype.torch_name()))
+            })
+        })?;
+        // rms_norm_fwd holds a whole row in one tile: a longer row would be silently truncated.
+        if v.entry != FWD_LOOPED_F16_N2048.entry && n > v.constant("TILE_N") {
+            return fail(
+                Status::UnsupportedShape,
+                format!("{}: rows of {n} columns exceed its tile of {}", v.name, v.constant("TILE_N")),
+            );
+        }
         let rows_per_block = if v.entry == FWD_LOOPED_F16_N2048.entry { 1 } else { v.constant("TILE_M") };
         let grid = (blocks(m, rows_per_block)?, 1, 1);
         run(

@@ -1,10 +1,10 @@
 //! C ABI: `cutile_softmax(x, out, device, stream)`.
 
-use super::{F16_ONLINE_N1024, choose};
+use super::{F16_ONLINE_N1024, OP, choose};
 use crate::descriptor::{TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
-use crate::status::{Status, fail, guard};
-use crate::variant::{check_in_place, check_rank, check_same_dtype};
+use crate::status::{Error, Status, fail, guard};
+use crate::variant::{check_in_place, check_rank, check_same_dtype, pick};
 
 /// out = softmax(x) along the last axis; x, out: (M, N), one dtype (f16, bf16, f32), unit
 /// column stride, any non-negative row stride, 16-byte aligned. out may be x (in place).
@@ -24,10 +24,18 @@ pub unsafe extern "C" fn cutile_softmax(x: *const TileirTensor, out: *const Tile
         }
         check_same_dtype(&[&x, &out])?;
         check_in_place(&out, &x)?;
-        let Some(v) = choose(x.dtype, x.shape[1]) else {
-            return fail(Status::UnsupportedDtype, format!("x: no softmax variant for {}", x.dtype.torch_name()));
-        };
-        v.accepts(&[&x, &out])?;
+        let v = pick(OP, &[&x, &out], || {
+            choose(x.dtype, x.shape[1]).ok_or_else(|| {
+                Error::new(Status::UnsupportedDtype, format!("x: no softmax variant for {}", x.dtype.torch_name()))
+            })
+        })?;
+        // softmax_row holds a whole row in one tile: a longer row would be silently truncated.
+        if v.entry != F16_ONLINE_N1024.entry && x.shape[1] > v.constant("TILE_N") {
+            return fail(
+                Status::UnsupportedShape,
+                format!("{}: rows of {} columns exceed its tile of {}", v.name, x.shape[1], v.constant("TILE_N")),
+            );
+        }
         if out.numel() == 0 {
             return Ok(());
         }

@@ -1,10 +1,10 @@
 //! C ABI: `cutile_vector_add(x, y, out, device, stream)`.
 
-use super::candidates;
+use super::{OP, candidates};
 use crate::descriptor::{TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Status, fail, guard};
-use crate::variant::{check_in_place, check_rank, check_same_dtype, select};
+use crate::variant::{check_in_place, check_rank, check_same_dtype, pick, select};
 
 /// out = x + y for 1-D tensors of one dtype (f16, bf16, f32; f32 also with any strides).
 ///
@@ -33,7 +33,8 @@ pub unsafe extern "C" fn cutile_vector_add(
         check_same_dtype(&[&x, &y, &out])?;
         check_in_place(&out, &x)?;
         check_in_place(&out, &y)?;
-        let v = select(candidates(x.dtype), &[&x, &y, &out])?;
+        let tensors = [&x, &y, &out];
+        let v = pick(OP, &tensors, || select(candidates(x.dtype), &tensors))?;
         let grid = (blocks(out.shape[0], v.constant("TILE"))?, 1, 1);
         run(v, &[Value::Tensor(&x), Value::Tensor(&y), Value::Tensor(&out)], grid, device, stream)
     })

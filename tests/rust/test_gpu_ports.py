@@ -1,0 +1,216 @@
+"""The Rust ports on a GPU (marker `gpu`; skipped without torch + CUDA).
+
+Runs the shipped library (build/rust/lib/libtileir_kernels.so, or $TILEIR_KERNELS_LIB) with
+its embedded sm_90 cubins; needs neither cargo nor tileiras. For every ported variant and
+every test shape of reference/<op>/analysis.json: numerics against ref.py at the analysis.json
+tolerances (each variant forced, so every cubin runs). Plus: the launch allocates nothing, and
+it is ordered on the caller's (non-default) stream.
+
+Set TILEIR_PORTS_RESULTS=path.json to also write every case's outcome with date, GPU and driver.
+"""
+from __future__ import annotations
+
+import datetime
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tileir_diff import ports
+
+torch = pytest.importorskip("torch")
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device"),
+]
+
+REFERENCE = Path(__file__).resolve().parents[2] / "reference"
+PORTED_OPS = ("vector_add", "softmax", "rms_norm", "matmul")
+SEED = 20261130
+_results: list[dict] = []
+
+
+def _ref_module(op):
+    spec = importlib.util.spec_from_file_location(f"_ref_{op}", REFERENCE / op / "ref.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _analysis(op):
+    return json.loads((REFERENCE / op / "analysis.json").read_text())
+
+
+def _call(op, variant, inputs):
+    """The port of `op` on the reference's inputs (names as in analysis.json params)."""
+    if op == "vector_add":
+        ports.vector_add(inputs["x"], inputs["y"], inputs["out"])
+    elif op == "softmax":
+        ports.softmax(inputs["x"], inputs["out"])
+    elif op == "rms_norm":
+        ports.rms_norm(inputs["x"], inputs["w"], inputs["out"], inputs["rstd"], eps=inputs["eps"])
+    elif op == "matmul":
+        c = variant["constants"]
+        ports.matmul(inputs["a"], inputs["b"], inputs["c"], trans_a=c["TRANS_A"], trans_b=c["TRANS_B"])
+    else:
+        raise KeyError(op)
+
+
+def _cases():
+    lib = ports.load_library()
+    for op in PORTED_OPS:
+        analysis = _analysis(op)
+        for v in analysis["variants"]:
+            if not lib.tileir_kernels_has_kernel_image(op.encode(), v["name"].encode()):
+                continue  # not ported (listed in test_variant_table.NOT_YET_PORTED)
+            for i, shape in enumerate(v["test_shapes"]):
+                yield pytest.param(op, v, shape, analysis["tolerances"], id=f"{op}-{v['name']}-{i}")
+
+
+def _case_params():
+    try:
+        return list(_cases())
+    except ports.LibraryNotFoundError as e:
+        return [pytest.param(None, None, None, None, marks=pytest.mark.skip(reason=str(e)), id="no-library")]
+
+
+def test_every_ported_op_ships_cubins():
+    lib = ports.load_library()
+    for op in PORTED_OPS:
+        names = [v["name"] for v in _analysis(op)["variants"]]
+        shipped = [n for n in names if lib.tileir_kernels_has_kernel_image(op.encode(), n.encode())]
+        assert shipped, f"{op}: the library embeds no cubin (build with rust_kernels/build_ports.sh)"
+
+
+@pytest.mark.parametrize("op, variant, shape, tolerances", _case_params())
+def test_numerics_match_reference(op, variant, shape, tolerances):
+    ref = _ref_module(op)
+    inputs = ref.make_inputs(variant, shape, seed=SEED, device="cuda")
+    with ports.force_variant(op, variant["name"]):
+        _call(op, variant, inputs)
+    torch.cuda.synchronize()
+    expected = ref.reference(variant, inputs)
+    record = {"op": op, "variant": variant["name"], "shape": shape, "outputs": {}}
+    try:
+        for name, want in expected.items():
+            got = inputs[name]
+            tol = tolerances[str(got.dtype).replace("torch.", "")]
+            err = (got.to(torch.float64) - want.to(torch.float64)).abs()
+            record["outputs"][name] = {"max_abs_err": float(err.max()) if err.numel() else 0.0, **tol}
+            torch.testing.assert_close(got.to(torch.float64), want.to(torch.float64), rtol=tol["rtol"],
+                                       atol=tol["atol"], msg=lambda m: f"{op}/{variant['name']} {shape} {name}: {m}")
+        record["result"] = "pass"
+    except AssertionError:
+        record["result"] = "fail"
+        raise
+    finally:
+        _results.append(record)
+
+
+def _one_call_per_op():
+    """(op, variant, inputs) of one small case per op, for the allocation and stream tests."""
+    picks = {"vector_add": ("f32_t1024", {"N": 1 << 20}), "softmax": ("f16_row_m4_n1024", {"M": 4096, "N": 1000}),
+             "rms_norm": ("fwd_bf16_m1_n8192", {"M": 1024, "N": 4096}),
+             "matmul": ("f16_nn_128x128x64", {"M": 1024, "N": 1024, "K": 1024})}
+    for op, (name, shape) in picks.items():
+        variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
+        yield pytest.param(op, variant, shape, id=op)
+
+
+@pytest.mark.parametrize("op, variant, shape", list(_one_call_per_op()))
+def test_launch_allocates_nothing(op, variant, shape):
+    ref = _ref_module(op)
+    inputs = ref.make_inputs(variant, shape, seed=SEED, device="cuda")
+    _call(op, variant, inputs)  # first call loads the module (driver memory, once)
+    torch.cuda.synchronize()
+    allocated = torch.cuda.memory_allocated()
+    free_before, _ = torch.cuda.mem_get_info()
+    for _ in range(10):
+        _call(op, variant, inputs)
+    torch.cuda.synchronize()
+    assert torch.cuda.memory_allocated() == allocated
+    free_after, _ = torch.cuda.mem_get_info()
+    assert free_after == free_before, f"{op}: device memory changed by {free_before - free_after} bytes"
+
+
+@pytest.mark.parametrize("op, variant, shape", list(_one_call_per_op()))
+@pytest.mark.parametrize("how", ["current_stream", "stream_argument"])
+def test_runs_in_order_on_a_non_default_stream(op, variant, shape, how):
+    """The inputs are written on a side stream after a long spin; a launch on any other stream
+    would read them before the write and fail the comparison."""
+    ref = _ref_module(op)
+    inputs = ref.make_inputs(variant, shape, seed=SEED, device="cuda")
+    tensors = {k: v for k, v in inputs.items() if torch.is_tensor(v)}
+    read_only = [k for k in tensors if k not in ref.reference(variant, inputs)]
+    saved = {k: tensors[k].clone() for k in read_only}
+    for k in read_only:
+        tensors[k].fill_(float("nan"))
+    torch.cuda.synchronize()
+    side = torch.cuda.Stream()
+    assert side.cuda_stream != torch.cuda.default_stream().cuda_stream
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(200_000_000)  # ~0.1 s of spinning on `side`
+        for k in read_only:
+            tensors[k].copy_(saved[k])
+        if how == "current_stream":
+            _call(op, variant, inputs)
+    if how == "stream_argument":
+        # Current stream is the default one here; the explicit argument must win.
+        fn = {"vector_add": lambda: ports.vector_add(inputs["x"], inputs["y"], inputs["out"], stream=side),
+              "softmax": lambda: ports.softmax(inputs["x"], inputs["out"], stream=side),
+              "rms_norm": lambda: ports.rms_norm(inputs["x"], inputs["w"], inputs["out"], inputs["rstd"],
+                                                 eps=inputs["eps"], stream=side),
+              "matmul": lambda: ports.matmul(inputs["a"], inputs["b"], inputs["c"], stream=side)}[op]
+        fn()
+    side.synchronize()
+    expected = ref.reference(variant, inputs)
+    tol = _analysis(op)["tolerances"]
+    for name, want in expected.items():
+        got = inputs[name]
+        t = tol[str(got.dtype).replace("torch.", "")]
+        torch.testing.assert_close(got.to(torch.float64), want.to(torch.float64), rtol=t["rtol"], atol=t["atol"])
+
+
+def test_gpu_rejections():
+    x = torch.randn(1024, device="cuda")
+    out = torch.empty_like(x)
+    with pytest.raises(ports.DeviceMismatchError):
+        ports.vector_add(x, x.cpu(), out)  # host memory
+    if torch.cuda.device_count() < 8:
+        lib = ports.load_library()
+        d = ports.descriptor(x.data_ptr(), x.shape, x.stride(), "float32")
+        o = ports.descriptor(out.data_ptr(), out.shape, out.stride(), "float32")
+        import ctypes
+        code = lib.cutile_vector_add(ctypes.byref(d), ctypes.byref(d), ctypes.byref(o), 7, 0)
+        assert code == ports.Status.INVALID_DEVICE
+    with pytest.raises(ports.BadStrideError):
+        h = torch.randn(2048, device="cuda", dtype=torch.float16)[::2]
+        ports.vector_add(h, h, torch.empty(1024, device="cuda", dtype=torch.float16))
+
+
+def teardown_module(module):
+    path = os.environ.get("TILEIR_PORTS_RESULTS")
+    if not path or not _results:
+        return
+    props = torch.cuda.get_device_properties(0)
+    Path(path).write_text(json.dumps({
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "gpu": props.name, "driver": _driver_version(), "torch": torch.__version__, "cases": _results,
+    }, indent=1))
+
+
+def _driver_version() -> str:
+    """The kernel driver version (e.g. 580.159) when NVML is there, else the CUDA driver API version."""
+    import ctypes
+    try:
+        nvml = ctypes.CDLL("libnvidia-ml.so.1")
+        buf = ctypes.create_string_buffer(96)
+        if nvml.nvmlInit_v2() == 0 and nvml.nvmlSystemGetDriverVersion(buf, 96) == 0:
+            return buf.value.decode()
+    except OSError:
+        pass
+    version = ctypes.c_int(0)
+    ctypes.CDLL("libcuda.so.1").cuDriverGetVersion(ctypes.byref(version))
+    return f"CUDA {version.value // 1000}.{version.value % 1000 // 10}"
