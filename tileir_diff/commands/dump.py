@@ -10,7 +10,6 @@ def register(subparsers) -> None:
                                           "(default) or as JSON.")
     p.add_argument("file", metavar="FILE")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--locations", action="store_true", help="print debug locations (text only)")
     p.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout")
     p.set_defaults(func=run)
 
@@ -24,6 +23,6 @@ def run(args) -> int:
         text = json.dumps(module_to_json(module), indent=1) + "\n"
     else:
         from ..text.printer import print_module
-        text = print_module(module, locations=args.locations)
+        text = print_module(module)
     write_output(text, args.output)
     return 0
