@@ -52,6 +52,7 @@ def flash_decode_partial(q, k, v, seq_lens, partial_o, partial_lse, sm_scale,
         l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
         vt = ct.load(v, index=(batch, kv_head, j, 0), shape=(1, 1, BN, D), padding_mode=ct.PaddingMode.ZERO)
         acc = ct.mma(ct.astype(p, v.dtype), ct.reshape(vt, (BN, D)), acc * alpha)
+        m_i = m_new
     # empty split: l = 0, acc = 0 -> o = 0 and lse = -inf (weight 0 in the combine)
     o = acc / ct.maximum(l_i, 1e-30)
     lse = m_i + ct.log2(l_i)
