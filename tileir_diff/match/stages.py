@@ -132,38 +132,46 @@ def _pair_cone(ctx: MatchContext, pairs) -> None:
 
 
 def exact(ctx: MatchContext) -> None:
+    """Equal Merkle hashes, largest subgraphs first. Within a hash group every left/right pair
+    is scored (paired neighbours, then nearness of relative position) and pairs are taken best
+    first, so that when one side has fewer copies the best-placed copy gets the match."""
     L, R = ctx.left, ctx.right
-    by_hash: Dict[str, List[str]] = defaultdict(list)
+    by_hash_r: Dict[str, List[str]] = defaultdict(list)
     for nid in R.order:
-        n = R.nodes[nid]
-        if n.kind == "op" and nid not in ctx.mapping.r2l:
-            by_hash[n.hash].append(nid)
-    lorder = {nid: i for i, nid in enumerate(L.order)}
-    rorder = {nid: i for i, nid in enumerate(R.order)}
-    todo = sorted((nid for nid in L.order if L.nodes[nid].kind == "op"),
-                  key=lambda x: (-L.nodes[x].size, -L.nodes[x].height, lorder[x]))
-    for step, l in enumerate(todo):
-        if step % 256 == 0:
+        if R.nodes[nid].kind == "op" and nid not in ctx.mapping.r2l:
+            by_hash_r[R.nodes[nid].hash].append(nid)
+    by_hash_l: Dict[str, List[str]] = defaultdict(list)
+    for nid in L.order:
+        if L.nodes[nid].kind == "op" and L.nodes[nid].hash in by_hash_r:
+            by_hash_l[L.nodes[nid].hash].append(nid)
+    lorder = {nid: i / max(1, len(L.order)) for i, nid in enumerate(L.order)}
+    rorder = {nid: i / max(1, len(R.order)) for i, nid in enumerate(R.order)}
+    groups = sorted(by_hash_l, key=lambda h: (-L.nodes[by_hash_l[h][0]].size, -L.nodes[by_hash_l[h][0]].height,
+                                              lorder[by_hash_l[h][0]]))
+    cap = ctx.limits.max_candidates
+    for step, h in enumerate(groups):
+        if step % 128 == 0:
             ctx.check_time("exact matching")
-        if l in ctx.mapping.l2r:
+        lefts = [x for x in by_hash_l[h] if x not in ctx.mapping.l2r]
+        rights = [x for x in by_hash_r[h] if x not in ctx.mapping.r2l]
+        if not lefts or not rights:
             continue
-        cands = [r for r in by_hash.get(L.nodes[l].hash, ()) if r not in ctx.mapping.r2l]
-        if not cands:
-            continue
-        best, best_score, best_seen = None, None, None
-        if len(cands) > ctx.limits.max_candidates:  # keep the candidates nearest in relative position
-            lpos = lorder[l] / max(1, len(L.order))
-            cands.sort(key=lambda r: abs(rorder[r] / max(1, len(R.order)) - lpos))
-        for r in cands[: ctx.limits.max_candidates]:
-            seen: set = set()
-            if not _consistent(ctx, l, r, [ctx.limits.consistency_budget], seen):
+        if len(lefts) * len(rights) > cap * cap:  # huge groups: nearest positions only
+            rights.sort()
+            pairs = []
+            for l in lefts:
+                near = sorted(rights, key=lambda r: abs(rorder[r] - lorder[l]))[:cap]
+                pairs.extend((l, r) for r in near)
+        else:
+            pairs = [(l, r) for l in lefts for r in rights]
+        scored = sorted(((_neighbour_agreement(ctx, l, r), -abs(lorder[l] - rorder[r]), l, r) for l, r in pairs),
+                        key=lambda t: (-t[0], -t[1], t[2], t[3]))
+        for _, _, l, r in scored:
+            if l in ctx.mapping.l2r or r in ctx.mapping.r2l:
                 continue
-            score = (_neighbour_agreement(ctx, l, r), -abs(lorder[l] / max(1, len(L.order))
-                                                          - rorder[r] / max(1, len(R.order))))
-            if best_score is None or score > best_score:
-                best, best_score, best_seen = r, score, seen
-        if best is not None:
-            _pair_cone(ctx, sorted(best_seen, key=lambda p: lorder[p[0]]))
+            seen: set = set()
+            if _consistent(ctx, l, r, [ctx.limits.consistency_budget], seen):
+                _pair_cone(ctx, sorted(seen, key=lambda p: lorder[p[0]]))
 
 
 def relative_exact(ctx: MatchContext) -> int:
