@@ -1,0 +1,235 @@
+"""Each normalization rule: it absorbs its case (equivalent with the rule, different without it)
+and it does NOT absorb its mutant (different even with every rule on)."""
+from __future__ import annotations
+
+import pytest
+
+from tileir_diff.normalize import REGISTRY, UnknownRuleError, normalize, select_rules
+from .kernels import kernel, load, store, verdict
+
+F = "tile<128xf32>"
+
+
+def both(a, b, rule):
+    """(verdict with all rules, verdict with ``rule`` switched off)."""
+    on = verdict(a, b)
+    off = verdict(a, b, disable=[rule])
+    return on, off
+
+
+def assert_absorbed(a, b, rule):
+    on, off = both(a, b, rule)
+    assert on.verdict == "equivalent", on.brief()
+    assert on.rules_applied.get(rule, 0) > 0, on.rules_applied
+    assert off.verdict == "different", off.brief()
+    assert any(d.rule_hint == rule for d in off.differences), [d.rule_hint for d in off.differences]
+
+
+def assert_not_absorbed(a, b, category=None):
+    r = verdict(a, b)
+    assert r.verdict == "different", r.brief()
+    if category:
+        assert [d.category for d in r.differences] == [category], r.brief()
+    return r
+
+
+def test_registry_names_docs_and_order():
+    names = list(REGISTRY)
+    assert names[0] == "ssa-renaming"
+    for name, rule in REGISTRY.items():
+        assert name == rule.name and name == name.lower() and " " not in name
+        assert "Never touches" in rule.doc() and "Absorbs" in rule.doc(), name
+        assert rule.mutant
+
+
+def test_unknown_and_mandatory_rules_are_refused():
+    with pytest.raises(UnknownRuleError, match="no-such-rule"):
+        select_rules(disable=["no-such-rule"])
+    with pytest.raises(UnknownRuleError, match="cannot be switched off"):
+        select_rules(disable=["ssa-renaming"])
+    assert [r.name for r in select_rules(rules=[])] == ["ssa-renaming"]
+
+
+def test_rules_do_not_mutate_their_input():
+    a = kernel(load("a") + load("b") + f"  %s = addf %a, %b : {F}\n" + store("%s"))
+    before = [(op.name, op.operands, dict(op.attributes)) for op in a.walk()]
+    normalize(a)
+    assert before == [(op.name, op.operands, dict(op.attributes)) for op in a.walk()]
+
+
+# --- ssa-renaming ------------------------------------------------------------------------------
+def test_renaming_is_identical_and_operand_identity_is_not():
+    a = kernel(load("a") + load("b") + f"  %s = subf %a, %b : {F}\n" + store("%s"))
+    b = kernel(load("p") + load("q") + f"  %r = subf %p, %q : {F}\n" + store("%r"))
+    assert verdict(a, b).verdict == "identical"
+    mutant = kernel(load("a") + load("b") + f"  %s = subf %a, %a : {F}\n" + store("%s"))
+    assert_not_absorbed(a, mutant, "arith")
+
+
+# --- version-defaults --------------------------------------------------------------------------
+def test_version_defaults_exp_rounding_absent_vs_full():
+    body = load("a") + "  %e = exp %a : tile<128xf32>\n" + store("%e")
+    old = kernel(body, version=(13, 2))      # exp has no rounding field before 13.3
+    new = kernel(body, version=(13, 4))
+    assert "rounding_mode" not in next(o for o in old.walk() if o.name == "exp").attributes
+    assert_absorbed(old, new, "version-defaults")
+
+
+def test_version_defaults_mutant_exp_approx():
+    a = kernel(load("a") + "  %e = exp %a : tile<128xf32>\n" + store("%e"), version=(13, 4))
+    b = kernel(load("a") + "  %e = exp %a rounding<approx> : tile<128xf32>\n" + store("%e"), version=(13, 4))
+    r = assert_not_absorbed(a, b, "attribute")
+    assert "rounding_mode full -> approx" in r.differences[0].message or "approx" in r.differences[0].message
+
+
+def test_version_defaults_sm_key_only_below_13_3():
+    body = load("a") + store("%a")
+    sm = kernel(body, hints=" optimization_hints=<sm_90 = {num_cta_in_cga = 2}>", version=(13, 2))
+    dflt = kernel(body, hints=" optimization_hints=<default = {num_cta_in_cga = 2}>", version=(13, 3))
+    assert_absorbed(sm, dflt, "version-defaults")
+    sm33 = kernel(body, hints=" optimization_hints=<sm_90 = {num_cta_in_cga = 2}>", version=(13, 3))
+    assert_not_absorbed(sm33, dflt, "hints")
+
+
+# --- empty-target-hints ------------------------------------------------------------------------
+def test_empty_target_hints_vs_none():
+    body = load("a") + store("%a")
+    a = kernel(body, hints=" optimization_hints=<sm_90 = {}>")
+    b = kernel(body, hints="")
+    assert_absorbed(a, b, "empty-target-hints")
+
+
+def test_empty_target_hints_mutant_nonempty():
+    body = load("a") + store("%a")
+    a = kernel(body, hints=" optimization_hints=<default = {num_cta_in_cga = 2}>")
+    b = kernel(body, hints="")
+    assert_not_absorbed(a, b, "hints")
+
+
+# --- constant-dedup ----------------------------------------------------------------------------
+def test_constant_dedup():
+    one = "  %c = constant <f32: 1.000000e+00> : tile<128xf32>\n"
+    two = "  %c2 = constant <f32: 1.000000e+00> : tile<128xf32>\n"
+    a = kernel(load("a") + one + f"  %s = addf %a, %c : {F}\n  %t = mulf %s, %c : {F}\n" + store("%t"))
+    b = kernel(load("a") + one + two + f"  %s = addf %a, %c : {F}\n  %t = mulf %s, %c2 : {F}\n" + store("%t"))
+    assert_absorbed(a, b, "constant-dedup")
+
+
+def test_constant_dedup_mutant_negative_zero():
+    a = kernel(load("a") + "  %c = constant <f32: 0.000000e+00> : tile<128xf32>\n"
+               f"  %s = addf %a, %c : {F}\n" + store("%s"))
+    b = kernel(load("a") + "  %c = constant <f32: -0.000000e+00> : tile<128xf32>\n"
+               f"  %s = addf %a, %c : {F}\n" + store("%s"))
+    r = assert_not_absorbed(a, b, "constant")
+    assert "-0.0" in r.differences[0].message
+
+
+# --- cse-pure-ops ------------------------------------------------------------------------------
+def test_cse_duplicate_block_id_and_view():
+    a = kernel(load("a") + store("%a"))
+    extra = ("  %bx2, %by2, %bz2 = get_tile_block_id : tile<i32>\n"
+             "  %py2 = make_partition_view %ty : partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>\n")
+    b = kernel(load("a") + extra + store("%a", view="%py2", index="%bx2"))
+    assert_absorbed(a, b, "cse-pure-ops")
+
+
+def test_cse_mutant_different_tile_shape_view():
+    v64 = "partition_view<tile=(64), tensor_view<?xf32, strides=[1]>>"
+    a = kernel(load("a") + store("%a"))
+    b = kernel(load("a") + f"  %py2 = make_partition_view %ty : {v64}\n"
+               f"  %st = store_view_tko weak %a, %py2[%bx] token = %0 : tile<128xf32>, {v64}, tile<i32> -> token\n")
+    assert_not_absorbed(a, b, "tile_shape")
+
+
+# --- dead-code ---------------------------------------------------------------------------------
+def test_dead_code():
+    a = kernel(load("a") + store("%a"))
+    b = kernel(load("a") + "  %d = constant <i32: 1> : tile<i32>\n"
+               f"  %u = exp %a : {F}\n" + store("%a"))
+    assert_absorbed(a, b, "dead-code")
+
+
+def test_dead_code_mutant_unused_load_and_store():
+    a = kernel(load("a") + store("%a"))
+    b = kernel(load("a") + load("unused", view="%py") + store("%a"))
+    assert_not_absorbed(a, b, "memory")
+    c = kernel(load("a") + store("%a") + store("%a", name="st2", index="%by"))
+    assert_not_absorbed(a, c, "memory")
+
+
+# --- commutative-operands ----------------------------------------------------------------------
+@pytest.mark.parametrize("op", ["addf", "mulf", "maxf", "minf"])
+def test_commutative_float_ops(op):
+    a = kernel(load("a") + load("b", view="%py") + f"  %s = {op} %a, %b : {F}\n" + store("%s"))
+    b = kernel(load("a") + load("b", view="%py") + f"  %s = {op} %b, %a : {F}\n" + store("%s"))
+    assert_absorbed(a, b, "commutative-operands")
+
+
+def test_commutative_fma_first_two_only():
+    ab = load("a") + load("b", view="%py") + "  %c = constant <f32: 2.000000e+00> : tile<128xf32>\n"
+    a = kernel(ab + f"  %s = fma %a, %b, %c : {F}\n" + store("%s"))
+    b = kernel(ab + f"  %s = fma %b, %a, %c : {F}\n" + store("%s"))
+    assert_absorbed(a, b, "commutative-operands")
+    mutant = kernel(ab + f"  %s = fma %a, %c, %b : {F}\n" + store("%s"))
+    assert_not_absorbed(a, mutant, "arith")
+
+
+def test_commutative_mutant_subf():
+    a = kernel(load("a") + load("b", view="%py") + f"  %s = subf %a, %b : {F}\n" + store("%s"))
+    b = kernel(load("a") + load("b", view="%py") + f"  %s = subf %b, %a : {F}\n" + store("%s"))
+    r = assert_not_absorbed(a, b, "arith")
+    assert "swapped" in r.differences[0].message
+
+
+def _reduce(comb: str) -> str:
+    return ("  %r = reduce %a dim=0 identities=[0.000000e+00 : f32] : tile<128xf32> -> tile<f32>\n"
+            "  (%l: tile<f32>, %h: tile<f32>) {\n"
+            f"    %x = {comb} : tile<f32>\n    yield %x : tile<f32>\n  }}\n"
+            "  %rb = reshape %r : tile<f32> -> tile<1xf32>\n"
+            "  %bb = broadcast %rb : tile<1xf32> -> tile<128xf32>\n")
+
+
+def test_commutative_reduce_combiner():
+    a = kernel(load("a") + _reduce("addf %l, %h") + store("%bb"))
+    b = kernel(load("a") + _reduce("addf %h, %l") + store("%bb"))
+    assert_absorbed(a, b, "commutative-operands")
+    mutant_a = kernel(load("a") + _reduce("subf %l, %h") + store("%bb"))
+    mutant_b = kernel(load("a") + _reduce("subf %h, %l") + store("%bb"))
+    r = assert_not_absorbed(mutant_a, mutant_b, "reduction")
+    assert "combiner" in r.differences[0].message
+
+
+# --- token-order -------------------------------------------------------------------------------
+def test_token_order_independent_loads_and_chaining():
+    # Python style: every access takes the fresh token. Chained style: the load of y waits for
+    # the load of x, the store waits for both loads. Loads never conflict; the store to y
+    # conflicts only with the load of y, which both keep.
+    a = kernel(load("a") + load("b", view="%py") + f"  %s = addf %a, %b : {F}\n" + store("%s", token="%b_t"))
+    b = kernel(load("a") + load("b", view="%py", token="%a_t") +
+               "  %j = join_tokens %a_t, %b_t : token\n" + f"  %s = addf %a, %b : {F}\n" + store("%s", token="%j"))
+    assert_absorbed(a, b, "token-order")
+
+
+def test_token_order_mutant_store_no_longer_after_load_of_same_array():
+    a = kernel(load("a", view="%py") + store("%a", token="%a_t"))
+    b = kernel(load("a", view="%py") + store("%a", token="%0"))
+    r = assert_not_absorbed(a, b, "memory")
+    assert "token" in r.differences[0].message
+
+
+def test_token_order_keeps_order_of_two_stores_to_one_array():
+    two = store("%a", name="s1") + store("%a", name="s2", token="%s1", index="%by")
+    swapped = store("%a", name="s2", index="%by") + store("%a", name="s1", token="%s2")
+    a = kernel(load("a") + two)
+    b = kernel(load("a") + swapped)
+    assert verdict(a, b).verdict == "different"
+
+
+# --- assumptions are never absorbed -------------------------------------------------------------
+def test_assumption_set_difference_is_specialization():
+    a = kernel(load("a") + store("%a"))
+    b = kernel(load("a", index="%as") + store("%a", index="%as"),
+               prologue=__import__("tests.normalize.kernels", fromlist=["PROLOGUE"]).PROLOGUE
+               + "  %as = assume bounded<0, ?>, %bx : tile<i32>\n")
+    r = assert_not_absorbed(a, b, "specialization")
+    assert "assume bounded<0, ?>" in r.differences[0].message
