@@ -25,14 +25,10 @@ pub const DEFAULT_BYTECODE_VERSION: &str = "13.3";
 pub const DEFAULT_TARGET: &str = "sm_90";
 
 pub fn parse_bytecode_version(text: &str) -> Result<BytecodeVersion, String> {
-    BytecodeVersion::SUPPORTED
-        .iter()
-        .copied()
-        .find(|v| v.to_string() == text)
-        .ok_or_else(|| {
-            let known: Vec<String> = BytecodeVersion::SUPPORTED.iter().map(|v| v.to_string()).collect();
-            format!("unsupported bytecode version {text:?}; cuTile Rust writes {}", known.join(", "))
-        })
+    BytecodeVersion::SUPPORTED.iter().copied().find(|v| v.to_string() == text).ok_or_else(|| {
+        let known: Vec<String> = BytecodeVersion::SUPPORTED.iter().map(|v| v.to_string()).collect();
+        format!("unsupported bytecode version {text:?}; cuTile Rust writes {}", known.join(", "))
+    })
 }
 
 /// `__module_ast_self` of the `#[cutile::module]` holding a variant's kernel.

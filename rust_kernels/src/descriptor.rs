@@ -41,16 +41,8 @@ pub enum DType {
 }
 
 impl DType {
-    pub const ALL: [DType; 8] = [
-        DType::F32,
-        DType::F16,
-        DType::BF16,
-        DType::I32,
-        DType::I64,
-        DType::F8E4M3FN,
-        DType::F8E5M2,
-        DType::F64,
-    ];
+    pub const ALL: [DType; 8] =
+        [DType::F32, DType::F16, DType::BF16, DType::I32, DType::I64, DType::F8E4M3FN, DType::F8E5M2, DType::F64];
 
     pub fn from_code(code: i32) -> Option<DType> {
         DType::ALL.iter().copied().find(|d| *d as i32 == code)
@@ -150,7 +142,7 @@ pub fn check(d: &TileirTensor, name: &'static str) -> Result<Tensor> {
     for i in 0..rank {
         let s = d.strides[i];
         // The kernels assume strides >= 0 (`assume bounded<0, ?>`) and take them as i32.
-        if s < 0 || s > MAX_INDEX {
+        if !(0..=MAX_INDEX).contains(&s) {
             return fail(Status::BadStride, format!("{name}: stride[{i}] = {s} is outside 0..={MAX_INDEX}"));
         }
     }
@@ -217,9 +209,9 @@ impl Tensor {
     /// kernel folded a unit stride, else 0, which is divisible by anything).
     pub fn kernel_strides(&self, spec: &TensorSpec) -> [i64; MAX_RANK] {
         let mut out = self.strides;
-        for i in 0..self.rank {
+        for (i, stride) in out.iter_mut().enumerate().take(self.rank) {
             if self.shape[i] <= 1 {
-                out[i] = if spec.unit_stride(i) { 1 } else { 0 };
+                *stride = if spec.unit_stride(i) { 1 } else { 0 };
             }
         }
         out
@@ -333,28 +325,31 @@ impl TensorSpec {
             return Ok(());
         }
         let strides = t.kernel_strides(self);
-        for i in 0..t.rank {
-            if self.unit_stride(i) && strides[i] != 1 {
+        for (i, &stride) in strides.iter().enumerate().take(t.rank) {
+            if self.unit_stride(i) && stride != 1 {
                 return fail(
                     Status::BadStride,
-                    format!("{name}: stride[{i}] = {} but this kernel reads the last dimension with unit stride", strides[i]),
+                    format!("{name}: stride[{i}] = {stride} but this kernel reads the last dimension with unit stride"),
                 );
             }
-            if strides[i] % self.stride_div[i] != 0 {
+            if stride % self.stride_div[i] != 0 {
                 return fail(
                     Status::BadStride,
-                    format!("{name}: stride[{i}] = {} is not a multiple of {} elements", strides[i], self.stride_div[i]),
+                    format!("{name}: stride[{i}] = {stride} is not a multiple of {} elements", self.stride_div[i]),
                 );
             }
         }
-        if t.data % self.base_align != 0 {
+        if !t.data.is_multiple_of(self.base_align) {
             return fail(
                 Status::Misaligned,
                 format!("{name}: address {:#x} is not {}-byte aligned", t.data, self.base_align),
             );
         }
         if self.output && t.overlaps_itself() {
-            return fail(Status::BadStride, format!("{name}: output strides {:?} make elements overlap", t.stride_slice()));
+            return fail(
+                Status::BadStride,
+                format!("{name}: output strides {:?} make elements overlap", t.stride_slice()),
+            );
         }
         Ok(())
     }

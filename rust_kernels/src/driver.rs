@@ -24,6 +24,9 @@ const CUDA_SUCCESS: CuResult = 0;
 const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: c_int = 75;
 const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: c_int = 76;
 const CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: c_int = 9;
+const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: c_int = 97;
+const CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: c_int = 1;
+const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: c_int = 8;
 /// Special stream handles: 0 (legacy default), CU_STREAM_LEGACY, CU_STREAM_PER_THREAD.
 /// They belong to whatever context is current, so there is no context to compare.
 const SPECIAL_STREAMS: [u64; 3] = [0, 1, 2];
@@ -57,6 +60,8 @@ struct Api {
     cu_pointer_get_attribute: unsafe extern "C" fn(*mut c_void, c_int, u64) -> CuResult,
     cu_stream_get_ctx: unsafe extern "C" fn(CuStream, *mut CuContext) -> CuResult,
     cu_get_error_name: unsafe extern "C" fn(CuResult, *mut *const c_char) -> CuResult,
+    cu_func_get_attribute: unsafe extern "C" fn(*mut c_int, c_int, CuFunction) -> CuResult,
+    cu_func_set_attribute: unsafe extern "C" fn(CuFunction, c_int, c_int) -> CuResult,
     /// CUDA 12.4+: lets us check the cubin's parameter layout against our packing.
     cu_func_get_param_info: Option<unsafe extern "C" fn(CuFunction, usize, *mut usize, *mut usize) -> CuResult>,
     // Keeps the function pointers above valid: the library is never unloaded.
@@ -91,6 +96,8 @@ impl Api {
             cu_pointer_get_attribute: sym!(b"cuPointerGetAttribute\0"),
             cu_stream_get_ctx: sym!(b"cuStreamGetCtx\0"),
             cu_get_error_name: sym!(b"cuGetErrorName\0"),
+            cu_func_get_attribute: sym!(b"cuFuncGetAttribute\0"),
+            cu_func_set_attribute: sym!(b"cuFuncSetAttribute\0"),
             // SAFETY: as above; absent on drivers older than 12.4.
             cu_func_get_param_info: unsafe { lib.get(b"cuFuncGetParamInfo\0") }.ok().map(|s| *s),
             _lib: lib,
@@ -140,6 +147,8 @@ pub fn available() -> bool {
 
 struct Device {
     context: CuContext,
+    /// CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN.
+    max_shared_optin: c_int,
     /// (op, variant) -> function, loaded from the embedded cubin on first use.
     functions: HashMap<(&'static str, &'static str), CuFunction>,
 }
@@ -184,8 +193,16 @@ fn open_device(api: &Api, ordinal: i32) -> Result<Device> {
     let (mut major, mut minor) = (0, 0);
     // SAFETY: out-pointers to locals, valid device.
     unsafe {
-        api.check((api.cu_device_get_attribute)(&mut major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), Status::DriverError, "cuDeviceGetAttribute")?;
-        api.check((api.cu_device_get_attribute)(&mut minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), Status::DriverError, "cuDeviceGetAttribute")?;
+        api.check(
+            (api.cu_device_get_attribute)(&mut major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
+            Status::DriverError,
+            "cuDeviceGetAttribute",
+        )?;
+        api.check(
+            (api.cu_device_get_attribute)(&mut minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev),
+            Status::DriverError,
+            "cuDeviceGetAttribute",
+        )?;
     }
     if major != CUBIN_ARCH_MAJOR {
         return fail(
@@ -193,10 +210,20 @@ fn open_device(api: &Api, ordinal: i32) -> Result<Device> {
             format!("device {ordinal} is sm_{major}{minor}; the embedded cubins are built for sm_{CUBIN_ARCH_MAJOR}0"),
         );
     }
+    let mut max_shared_optin = 0;
+    // SAFETY: out-pointer to a local, valid device.
+    let rc = unsafe {
+        (api.cu_device_get_attribute)(&mut max_shared_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev)
+    };
+    api.check(rc, Status::DriverError, "cuDeviceGetAttribute")?;
     let mut context: CuContext = std::ptr::null_mut();
     // SAFETY: out-pointer; the primary context is shared with PyTorch and stays retained.
-    api.check(unsafe { (api.cu_device_primary_ctx_retain)(&mut context, dev) }, Status::DriverError, "cuDevicePrimaryCtxRetain")?;
-    Ok(Device { context, functions: HashMap::new() })
+    api.check(
+        unsafe { (api.cu_device_primary_ctx_retain)(&mut context, dev) },
+        Status::DriverError,
+        "cuDevicePrimaryCtxRetain",
+    )?;
+    Ok(Device { context, max_shared_optin, functions: HashMap::new() })
 }
 
 /// One 4- or 8-byte kernel argument.
@@ -239,16 +266,36 @@ fn check_param_layout(api: &Api, f: CuFunction, l: &Launch) -> Result<()> {
         if rc != CUDA_SUCCESS || size != arg.size() {
             return fail(
                 Status::DriverError,
-                format!("{}/{}: cubin parameter {i} does not match the packed argument {arg:?} (size {size})", l.op, l.variant),
+                format!(
+                    "{}/{}: cubin parameter {i} does not match the packed argument {arg:?} (size {size})",
+                    l.op, l.variant
+                ),
             );
         }
     }
     let (mut offset, mut size) = (0usize, 0usize);
     // SAFETY: as above.
     if unsafe { param_info(f, l.args.len(), &mut offset, &mut size) } == CUDA_SUCCESS {
-        return fail(Status::DriverError, format!("{}/{}: cubin takes more than {} parameters", l.op, l.variant, l.args.len()));
+        return fail(
+            Status::DriverError,
+            format!("{}/{}: cubin takes more than {} parameters", l.op, l.variant, l.args.len()),
+        );
     }
     Ok(())
+}
+
+/// Lets the kernel use all opt-in shared memory beyond its static part, as cuTile's own
+/// launchers do: tileiras sizes the tiles' staging buffers for the architecture, and a launch
+/// over the default 48 KiB limit would fail otherwise.
+fn allow_optin_shared_memory(api: &Api, f: CuFunction, max_shared_optin: c_int) -> Result<()> {
+    let mut static_shared: c_int = 0;
+    // SAFETY: out-pointer to a local, function from a loaded module.
+    let rc = unsafe { (api.cu_func_get_attribute)(&mut static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) };
+    api.check(rc, Status::DriverError, "cuFuncGetAttribute(SHARED_SIZE_BYTES)")?;
+    let dynamic = (max_shared_optin - static_shared).max(0);
+    // SAFETY: as above.
+    let rc = unsafe { (api.cu_func_set_attribute)(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic) };
+    api.check(rc, Status::DriverError, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
 }
 
 /// Device checks, module load (cached) and cuLaunchKernel on the caller's stream.
@@ -256,24 +303,33 @@ pub fn launch(l: &Launch) -> Result<()> {
     let api = api()?;
     let devices = DEVICES.get_or_init(|| Mutex::new(HashMap::new()));
     let mut devices = devices.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if !devices.contains_key(&l.device) {
-        let dev = open_device(api, l.device)?;
-        devices.insert(l.device, dev);
-    }
-    let dev = devices.get_mut(&l.device).expect("inserted above");
+    let dev = match devices.entry(l.device) {
+        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::hash_map::Entry::Vacant(e) => e.insert(open_device(api, l.device)?),
+    };
     let _current = ContextGuard::push(api, dev.context)?;
 
     for (name, address) in l.addresses {
         let mut ordinal: c_int = -1;
         // SAFETY: out-pointer to a local c_int, as the attribute requires.
         let rc = unsafe {
-            (api.cu_pointer_get_attribute)(&mut ordinal as *mut c_int as *mut c_void, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, *address)
+            (api.cu_pointer_get_attribute)(
+                &mut ordinal as *mut c_int as *mut c_void,
+                CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                *address,
+            )
         };
         if rc != CUDA_SUCCESS {
-            return fail(Status::DeviceMismatch, format!("{name}: {address:#x} is not CUDA device memory ({})", api.error_name(rc)));
+            return fail(
+                Status::DeviceMismatch,
+                format!("{name}: {address:#x} is not CUDA device memory ({})", api.error_name(rc)),
+            );
         }
         if ordinal != l.device {
-            return fail(Status::DeviceMismatch, format!("{name} is on device {ordinal}, the call targets device {}", l.device));
+            return fail(
+                Status::DeviceMismatch,
+                format!("{name} is on device {ordinal}, the call targets device {}", l.device),
+            );
         }
     }
     if !SPECIAL_STREAMS.contains(&l.stream) {
@@ -282,7 +338,10 @@ pub fn launch(l: &Launch) -> Result<()> {
         let rc = unsafe { (api.cu_stream_get_ctx)(l.stream as CuStream, &mut stream_ctx) };
         api.check(rc, Status::DeviceMismatch, "cuStreamGetCtx on the caller's stream")?;
         if stream_ctx != dev.context {
-            return fail(Status::DeviceMismatch, format!("stream {:#x} does not belong to device {}", l.stream, l.device));
+            return fail(
+                Status::DeviceMismatch,
+                format!("stream {:#x} does not belong to device {}", l.stream, l.device),
+            );
         }
     }
 
@@ -300,6 +359,7 @@ pub fn launch(l: &Launch) -> Result<()> {
             let rc = unsafe { (api.cu_module_get_function)(&mut f, module, symbol.as_ptr()) };
             api.check(rc, Status::DriverError, &format!("cuModuleGetFunction({})", l.symbol))?;
             check_param_layout(api, f, l)?;
+            allow_optin_shared_memory(api, f, dev.max_shared_optin)?;
             dev.functions.insert(key, f);
             f
         }
@@ -323,7 +383,19 @@ pub fn launch(l: &Launch) -> Result<()> {
     // SAFETY: function from our cubin, argument layout checked against the variant (and the
     // cubin where the driver can tell), device memory checked above.
     let rc = unsafe {
-        (api.cu_launch_kernel)(function, gx, gy, gz, 1, 1, 1, 0, l.stream as CuStream, pointers.as_mut_ptr(), std::ptr::null_mut())
+        (api.cu_launch_kernel)(
+            function,
+            gx,
+            gy,
+            gz,
+            1,
+            1,
+            1,
+            0,
+            l.stream as CuStream,
+            pointers.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
     };
     api.check(rc, Status::LaunchFailed, &format!("cuLaunchKernel({}/{})", l.op, l.variant))
 }

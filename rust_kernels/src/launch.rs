@@ -66,7 +66,10 @@ pub fn run(v: &'static Variant, values: &[Value], grid: (u32, u32, u32), device:
     let Some(image) = image(v.op, v.name) else {
         return fail(
             Status::KernelImageMissing,
-            format!("{}/{}: this build embeds no {CUBIN_ARCH} cubin for the variant (run emit-ir --cubin, then rebuild)", v.op, v.name),
+            format!(
+                "{}/{}: this build embeds no {CUBIN_ARCH} cubin for the variant (run emit-ir --cubin, then rebuild)",
+                v.op, v.name
+            ),
         );
     };
     let args = pack_args(v, values);
@@ -93,5 +96,6 @@ pub fn run(v: &'static Variant, values: &[Value], grid: (u32, u32, u32), device:
 /// ceil(a / b) as a grid dimension; a grid beyond the driver's limits is an unsupported shape.
 pub fn blocks(extent: i64, tile: i64) -> Result<u32> {
     let n = (extent + tile - 1) / tile;
-    u32::try_from(n).map_err(|_| crate::status::Error::new(Status::UnsupportedShape, format!("{n} blocks exceed the grid limit")))
+    u32::try_from(n)
+        .map_err(|_| crate::status::Error::new(Status::UnsupportedShape, format!("{n} blocks exceed the grid limit")))
 }

@@ -156,9 +156,7 @@ pub extern "C" fn tileir_kernels_last_error() -> *const c_char {
 #[unsafe(no_mangle)]
 pub extern "C" fn tileir_kernels_status_name(code: i32) -> *const c_char {
     static NAMES: std::sync::OnceLock<Vec<(i32, CString)>> = std::sync::OnceLock::new();
-    let names = NAMES.get_or_init(|| {
-        Status::ALL.iter().map(|s| (s.code(), CString::new(s.name()).unwrap())).collect()
-    });
+    let names = NAMES.get_or_init(|| Status::ALL.iter().map(|s| (s.code(), CString::new(s.name()).unwrap())).collect());
     match names.iter().find(|(c, _)| *c == code) {
         Some((_, name)) => name.as_ptr(),
         None => c"UNKNOWN".as_ptr(),

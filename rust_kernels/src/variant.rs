@@ -93,7 +93,9 @@ impl Variant {
             .iter()
             .position(|n| *n == name)
             .unwrap_or_else(|| panic!("{}/{}: no generic {name}", self.op, self.name));
-        self.generics[i].parse().unwrap_or_else(|_| panic!("{}/{}: generic {name} is not an integer", self.op, self.name))
+        self.generics[i]
+            .parse()
+            .unwrap_or_else(|_| panic!("{}/{}: generic {name} is not an integer", self.op, self.name))
     }
 }
 
@@ -176,7 +178,10 @@ pub fn pick(
 /// # Safety
 /// `op` and `variant` are null or NUL-terminated strings.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn tileir_kernels_force_variant(op: *const std::ffi::c_char, variant: *const std::ffi::c_char) -> i32 {
+pub unsafe extern "C" fn tileir_kernels_force_variant(
+    op: *const std::ffi::c_char,
+    variant: *const std::ffi::c_char,
+) -> i32 {
     crate::status::guard(|| {
         if op.is_null() {
             return Err(Error::new(Status::NullPointer, "op is null"));

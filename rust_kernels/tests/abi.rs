@@ -73,9 +73,16 @@ fn last_error() -> String {
 /// After validation a call needs the driver and the cubin: which code comes first depends on
 /// the machine and the build, but none of them is a validation error.
 fn passed_validation(code: i32) -> bool {
-    [Status::DriverUnavailable, Status::KernelImageMissing, Status::Ok, Status::DriverError, Status::InvalidDevice, Status::DeviceMismatch]
-        .iter()
-        .any(|s| s.code() == code)
+    [
+        Status::DriverUnavailable,
+        Status::KernelImageMissing,
+        Status::Ok,
+        Status::DriverError,
+        Status::InvalidDevice,
+        Status::DeviceMismatch,
+    ]
+    .iter()
+    .any(|s| s.code() == code)
 }
 
 fn vadd(x: &TileirTensor, y: &TileirTensor, out: &TileirTensor) -> i32 {
@@ -96,7 +103,8 @@ fn vector_add_validation() {
     assert_eq!(vadd(&x, &tensor(addr(2), DType::F16, &[n + 1]), &out), Status::ShapeMismatch.code());
     assert_eq!(vadd(&x, &tensor(addr(2), DType::BF16, &[n]), &out), Status::UnsupportedDtype.code());
     assert_eq!(vadd(&TileirTensor { dtype: 99, ..x }, &y, &out), Status::UnsupportedDtype.code());
-    let i32s = [tensor(addr(1), DType::I32, &[n]), tensor(addr(2), DType::I32, &[n]), tensor(addr(3), DType::I32, &[n])];
+    let i32s =
+        [tensor(addr(1), DType::I32, &[n]), tensor(addr(2), DType::I32, &[n]), tensor(addr(3), DType::I32, &[n])];
     assert_eq!(vadd(&i32s[0], &i32s[1], &i32s[2]), Status::UnsupportedDtype.code());
     assert_eq!(vadd(&tensor(addr(1), DType::F16, &[10, 100]), &y, &out), Status::BadRank.code());
     assert_eq!(vadd(&TileirTensor { ndim: 0, ..x }, &y, &out), Status::BadRank.code());
@@ -187,7 +195,13 @@ fn rms_norm_validation() {
     // rstd inside x: the kernel would overwrite its own input.
     assert_eq!(call(&x, &w, &out, &TileirTensor { data: addr(1) + 64, ..rstd }, 1e-6), Status::InvalidArgument.code());
     assert_eq!(
-        call(&tensor(addr(1), DType::F16, &[m, 0]), &tensor(addr(2), DType::F16, &[0]), &tensor(addr(3), DType::F16, &[m, 0]), &rstd, 1e-6),
+        call(
+            &tensor(addr(1), DType::F16, &[m, 0]),
+            &tensor(addr(2), DType::F16, &[0]),
+            &tensor(addr(3), DType::F16, &[m, 0]),
+            &rstd,
+            1e-6
+        ),
         Status::UnsupportedShape.code()
     );
     assert_eq!(unsafe { cutile_rms_norm(&x, &w, &out, std::ptr::null(), 1e-6, 0, 0) }, Status::NullPointer.code());
@@ -217,7 +231,11 @@ fn matmul_validation() {
     let b_t = tensor(addr(2), DType::F16, &[n, k]);
     assert_eq!(call(&a_t, &b_t, &c, 1, 1), Status::NoVariant.code());
     assert_eq!(call(&a, &b, &tensor(addr(3), DType::BF16, &[m, n]), 0, 0), Status::UnsupportedDtype.code());
-    let i64s = [tensor(addr(1), DType::I64, &[m, k]), tensor(addr(2), DType::I64, &[k, n]), tensor(addr(3), DType::I64, &[m, n])];
+    let i64s = [
+        tensor(addr(1), DType::I64, &[m, k]),
+        tensor(addr(2), DType::I64, &[k, n]),
+        tensor(addr(3), DType::I64, &[m, n]),
+    ];
     assert_eq!(call(&i64s[0], &i64s[1], &i64s[2], 0, 0), Status::UnsupportedDtype.code());
     // c aliasing a.
     assert_eq!(call(&a, &b, &TileirTensor { data: addr(1), ..c }, 0, 0), Status::InvalidArgument.code());
@@ -248,7 +266,12 @@ fn matmul_unaligned_f16_falls_back_and_bf16_does_not() {
 }
 
 fn force(op: &std::ffi::CStr, variant: Option<&std::ffi::CStr>) -> i32 {
-    unsafe { tileir_kernels::variant::tileir_kernels_force_variant(op.as_ptr(), variant.map_or(std::ptr::null(), |v| v.as_ptr())) }
+    unsafe {
+        tileir_kernels::variant::tileir_kernels_force_variant(
+            op.as_ptr(),
+            variant.map_or(std::ptr::null(), |v| v.as_ptr()),
+        )
+    }
 }
 
 #[test]
@@ -265,7 +288,10 @@ fn forced_variants_are_still_validated() {
     assert_eq!(unsafe { cutile_softmax(&wide, &wide_out, 0, 0) }, Status::UnsupportedShape.code());
     // The forced variant's dtype still applies.
     let f32s = tensor(addr(1), DType::F32, &[5, 17]);
-    assert_eq!(unsafe { cutile_softmax(&f32s, &tensor(addr(2), DType::F32, &[5, 17]), 0, 0) }, Status::UnsupportedDtype.code());
+    assert_eq!(
+        unsafe { cutile_softmax(&f32s, &tensor(addr(2), DType::F32, &[5, 17]), 0, 0) },
+        Status::UnsupportedDtype.code()
+    );
     // Forcing is per thread.
     std::thread::spawn(move || {
         assert!(passed_validation(unsafe { cutile_softmax(&wide, &wide_out, 0, 0) }), "{}", last_error());

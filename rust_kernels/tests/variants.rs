@@ -132,12 +132,18 @@ fn specialization_assumptions_are_in_the_ir() {
             *views.entry(view_type(t)).or_default() += 1;
         }
         for (view, n) in &views {
-            let made = text.lines().filter(|l| l.contains("make_tensor_view") && l.trim_end().ends_with(view.as_str())).count();
+            let made = text
+                .lines()
+                .filter(|l| l.contains("make_tensor_view") && l.trim_end().ends_with(view.as_str()))
+                .count();
             assert_eq!(made, *n, "{}/{}: expected {n} views of type {view}", v.op, v.name);
         }
         for align in [2u64, 4, 8, 16] {
             let want = specs.iter().filter(|t| t.base_align == align).count();
-            let got = text.lines().filter(|l| l.contains(&format!("assume div_by<{align}>")) && l.contains("tile<ptr<")).count();
+            let got = text
+                .lines()
+                .filter(|l| l.contains(&format!("assume div_by<{align}>")) && l.contains("tile<ptr<"))
+                .count();
             assert_eq!(got, want, "{}/{}: pointers assumed {align}-byte aligned", v.op, v.name);
         }
         let want_stride_div: usize = specs.iter().map(|t| (0..t.ndim).filter(|&i| t.stride_div[i] > 1).count()).sum();
@@ -235,14 +241,27 @@ fn matmul_structure() {
         assert_eq!(count(text, "for "), 1, "{}: one K loop", v.name);
         assert_eq!(loads(text), 2, "{}", v.name);
         assert_eq!(stores(text), 1, "{}", v.name);
-        assert!(text.contains(&format!("tile<{bm}x{bn}x{e}>, partition_view<tile=({bm}x{bn})")), "{}: c tile store", v.name);
+        assert!(
+            text.contains(&format!("tile<{bm}x{bn}x{e}>, partition_view<tile=({bm}x{bn})")),
+            "{}: c tile store",
+            v.name
+        );
         assert_eq!(count(text, "dim_map=[1,0]") > 0, trans_a + trans_b > 0, "{}: transposed views", v.name);
-        let transposed_views = text.lines().filter(|l| l.contains("= make_partition_view") && l.contains("dim_map=[1,0]")).count();
+        let transposed_views =
+            text.lines().filter(|l| l.contains("= make_partition_view") && l.contains("dim_map=[1,0]")).count();
         assert_eq!(transposed_views as i64, trans_a + trans_b, "{}: one dim_map view per transposed operand", v.name);
         assert_eq!(padded_views(text, "zero"), 2, "{}: zero-padded operands (a ragged K tile adds 0)", v.name);
         if tf32 == 1 {
-            assert!(text.contains(&format!("tile<{bm}x{bk}xf32> -> tile<{bm}x{bk}xtf32>")), "{}: a rounded to tf32", v.name);
-            assert!(text.contains(&format!("tile<{bk}x{bn}xf32> -> tile<{bk}x{bn}xtf32>")), "{}: b rounded to tf32", v.name);
+            assert!(
+                text.contains(&format!("tile<{bm}x{bk}xf32> -> tile<{bm}x{bk}xtf32>")),
+                "{}: a rounded to tf32",
+                v.name
+            );
+            assert!(
+                text.contains(&format!("tile<{bk}x{bn}xf32> -> tile<{bk}x{bn}xtf32>")),
+                "{}: b rounded to tf32",
+                v.name
+            );
         } else {
             assert_eq!(count(text, "tf32"), 0, "{}: no tf32 outside the f32 variants", v.name);
         }
@@ -260,7 +279,8 @@ fn tileiras_compiles_every_variant_for_sm90_and_sm100() {
     let tileiras = match std::env::var_os("TILEIRAS") {
         Some(p) => std::path::PathBuf::from(p),
         None => {
-            let root = std::env::var_os("CUDA_TOOLKIT_PATH").expect("set CUDA_TOOLKIT_PATH (scripts/setup_rust.sh) or TILEIRAS");
+            let root = std::env::var_os("CUDA_TOOLKIT_PATH")
+                .expect("set CUDA_TOOLKIT_PATH (scripts/setup_rust.sh) or TILEIRAS");
             std::path::Path::new(&root).join("bin").join("tileiras")
         }
     };

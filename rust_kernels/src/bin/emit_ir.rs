@@ -51,7 +51,9 @@ fn parse_args() -> Result<Args, String> {
             "--variant" => args.variant = Some(value("--variant")?),
             "--out" => args.out = PathBuf::from(value("--out")?),
             "--target" => args.options.target = value("--target")?,
-            "--bytecode-version" => args.options.bytecode_version = compile::parse_bytecode_version(&value("--bytecode-version")?)?,
+            "--bytecode-version" => {
+                args.options.bytecode_version = compile::parse_bytecode_version(&value("--bytecode-version")?)?
+            }
             "--cubin" => args.cubins.push(value("--cubin")?),
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
@@ -72,10 +74,8 @@ fn selected(args: &Args) -> Result<Vec<&'static Variant>, String> {
         return Ok(all);
     }
     let op = args.op.as_deref().unwrap();
-    let chosen: Vec<_> = all
-        .into_iter()
-        .filter(|v| v.op == op && args.variant.as_deref().is_none_or(|name| v.name == name))
-        .collect();
+    let chosen: Vec<_> =
+        all.into_iter().filter(|v| v.op == op && args.variant.as_deref().is_none_or(|name| v.name == name)).collect();
     if chosen.is_empty() {
         let known: Vec<String> = ops::all_variants().iter().map(|v| format!("{}/{}", v.op, v.name)).collect();
         return Err(format!(
@@ -135,7 +135,9 @@ fn sidecar(v: &Variant, opts: &Options, checks: Option<((u32, u32, u32), usize)>
                 &t.stride_div[..t.ndim],
                 json_str(if t.output { "output" } else { "input" }),
             ),
-            ParamSpec::F32(name) => format!("{{\"name\": {}, \"kind\": \"scalar\", \"dtype\": \"float32\"}}", json_str(name)),
+            ParamSpec::F32(name) => {
+                format!("{{\"name\": {}, \"kind\": \"scalar\", \"dtype\": \"float32\"}}", json_str(name))
+            }
         })
         .collect();
     let generics: Vec<String> =
@@ -177,14 +179,10 @@ fn emit(v: &'static Variant, args: &Args) -> Result<(), String> {
     let mut built = Vec::new();
     for arch in &args.cubins {
         let cubin = dir.join(format!("{}.{arch}.cubin", v.name));
-        let output = Command::new(tileiras())
-            .arg("--gpu-name")
-            .arg(arch)
-            .arg(&bc)
-            .arg("-o")
-            .arg(&cubin)
-            .output()
-            .map_err(|e| format!("cannot run tileiras ({}): {e}; set TILEIRAS or CUDA_TOOLKIT_PATH", tileiras().display()))?;
+        let output =
+            Command::new(tileiras()).arg("--gpu-name").arg(arch).arg(&bc).arg("-o").arg(&cubin).output().map_err(
+                |e| format!("cannot run tileiras ({}): {e}; set TILEIRAS or CUDA_TOOLKIT_PATH", tileiras().display()),
+            )?;
         if !output.status.success() {
             return Err(format!(
                 "{}/{}: tileiras --gpu-name {arch} failed ({}):\n{}",
@@ -197,7 +195,12 @@ fn emit(v: &'static Variant, args: &Args) -> Result<(), String> {
         built.push(arch.clone());
     }
     let c = artifacts.check_counts();
-    let json = sidecar(v, &args.options, Some(((c.discharged, c.hoisted, c.in_place), artifacts.launch_checks().len())), &built);
+    let json = sidecar(
+        v,
+        &args.options,
+        Some(((c.discharged, c.hoisted, c.in_place), artifacts.launch_checks().len())),
+        &built,
+    );
     let side = dir.join(format!("{}.json", v.name));
     std::fs::write(&side, json).map_err(|e| format!("{}: {e}", side.display()))?;
     println!(

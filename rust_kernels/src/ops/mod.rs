@@ -10,7 +10,8 @@ use crate::variant::Variant;
 
 /// Every variant of every op, in a stable order.
 pub fn all_variants() -> Vec<&'static Variant> {
-    let tables: [&[&'static Variant]; 4] = [vector_add::VARIANTS, softmax::VARIANTS, rms_norm::VARIANTS, matmul::VARIANTS];
+    let tables: [&[&'static Variant]; 4] =
+        [vector_add::VARIANTS, softmax::VARIANTS, rms_norm::VARIANTS, matmul::VARIANTS];
     tables.iter().flat_map(|t| t.iter().copied()).collect()
 }
 

@@ -29,7 +29,10 @@ pub unsafe extern "C" fn cutile_matmul(
         let (a, b, c) = unsafe { (read(a, "a")?, read(b, "b")?, read(c, "c")?) };
         check_device_id(device)?;
         if !(0..=1).contains(&trans_a) || !(0..=1).contains(&trans_b) {
-            return fail(Status::InvalidArgument, format!("trans_a = {trans_a}, trans_b = {trans_b}: each must be 0 or 1"));
+            return fail(
+                Status::InvalidArgument,
+                format!("trans_a = {trans_a}, trans_b = {trans_b}: each must be 0 or 1"),
+            );
         }
         let (trans_a, trans_b) = (trans_a == 1, trans_b == 1);
         check_rank(&[&a, &b, &c], 2)?;
@@ -53,10 +56,19 @@ pub unsafe extern "C" fn cutile_matmul(
                 return fail(Status::InvalidArgument, format!("forced variant {} has other transpose flags", v.name));
             }
         } else if options.is_empty() {
-            let status = if matches!(a.dtype, DType::F16 | DType::BF16 | DType::F32) { Status::NoVariant } else { Status::UnsupportedDtype };
+            let status = if matches!(a.dtype, DType::F16 | DType::BF16 | DType::F32) {
+                Status::NoVariant
+            } else {
+                Status::UnsupportedDtype
+            };
             return fail(
                 status,
-                format!("no prebuilt {} matmul with trans_a = {}, trans_b = {}", a.dtype.torch_name(), trans_a as i32, trans_b as i32),
+                format!(
+                    "no prebuilt {} matmul with trans_a = {}, trans_b = {}",
+                    a.dtype.torch_name(),
+                    trans_a as i32,
+                    trans_b as i32
+                ),
             );
         }
         let tensors = [&a, &b, &c];

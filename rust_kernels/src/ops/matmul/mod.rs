@@ -30,7 +30,15 @@ const fn unaligned(dtype: DType) -> [ParamSpec; 3] {
 }
 
 const fn variant(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
-    Variant { op: OP, name, module: "matmul_kernel", entry: "matmul", generic_names: &["E", "BM", "BN", "BK", "GROUP_M", "TRANS_A", "TRANS_B", "CAST_TF32"], generics, params }
+    Variant {
+        op: OP,
+        name,
+        module: "matmul_kernel",
+        entry: "matmul",
+        generic_names: &["E", "BM", "BN", "BK", "GROUP_M", "TRANS_A", "TRANS_B", "CAST_TF32"],
+        generics,
+        params,
+    }
 }
 
 // Generics: <E, BM, BN, BK, GROUP_M, TRANS_A, TRANS_B, CAST_TF32>.

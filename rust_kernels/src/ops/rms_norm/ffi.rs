@@ -33,7 +33,13 @@ pub unsafe extern "C" fn cutile_rms_norm(
         if out.dims() != x.dims() || w.shape[0] != n || rstd.shape[0] != m {
             return fail(
                 Status::ShapeMismatch,
-                format!("need x (M, N), w (N,), out (M, N), rstd (M,); got x {:?}, w {:?}, out {:?}, rstd {:?}", x.dims(), w.dims(), out.dims(), rstd.dims()),
+                format!(
+                    "need x (M, N), w (N,), out (M, N), rstd (M,); got x {:?}, w {:?}, out {:?}, rstd {:?}",
+                    x.dims(),
+                    w.dims(),
+                    out.dims(),
+                    rstd.dims()
+                ),
             );
         }
         if m > 0 && n == 0 {

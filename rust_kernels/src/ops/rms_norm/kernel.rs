@@ -61,7 +61,8 @@ pub mod rms_norm_kernel {
         }
         let sum_sq: Tile<f32, { [1] }> = reduce_sum(acc, 1);
         let n_f: Tile<f32, { [1, 1] }> = broadcast_scalar(convert_scalar::<f32>(n), shape![1, 1]);
-        let mean_sq: Tile<f32, { [1, 1] }> = divf(sum_sq.reshape(shape![1, 1]), n_f, rounding::NearestEven, ftz::Disabled);
+        let mean_sq: Tile<f32, { [1, 1] }> =
+            divf(sum_sq.reshape(shape![1, 1]), n_f, rounding::NearestEven, ftz::Disabled);
         let r: Tile<f32, { [1, 1] }> = rsqrt(mean_sq + broadcast_scalar(eps, shape![1, 1]), ftz::Disabled);
         let r_b: Tile<f32, { [1, TILE_N] }> = r.broadcast(shape![1, TILE_N]);
         let mut out_tiles: PartitionMut<E, { [1, TILE_N] }> = unsafe { out.partition_full_mut(shape![1, TILE_N]) };

@@ -22,11 +22,27 @@ const fn params(dtype: DType) -> [ParamSpec; 5] {
 }
 
 const fn fwd(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
-    Variant { op: OP, name, module: "rms_norm_kernel", entry: "rms_norm_fwd", generic_names: &["E", "TILE_M", "TILE_N"], generics, params }
+    Variant {
+        op: OP,
+        name,
+        module: "rms_norm_kernel",
+        entry: "rms_norm_fwd",
+        generic_names: &["E", "TILE_M", "TILE_N"],
+        generics,
+        params,
+    }
 }
 
 const fn looped(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
-    Variant { op: OP, name, module: "rms_norm_kernel", entry: "rms_norm_fwd_looped", generic_names: &["E", "TILE_N"], generics, params }
+    Variant {
+        op: OP,
+        name,
+        module: "rms_norm_kernel",
+        entry: "rms_norm_fwd_looped",
+        generic_names: &["E", "TILE_N"],
+        generics,
+        params,
+    }
 }
 
 // rms_norm_fwd generics: <E, TILE_M, TILE_N>; rms_norm_fwd_looped: <E, TILE_N>.

@@ -13,14 +13,22 @@ use crate::variant::{check_in_place, check_rank, check_same_dtype, pick};
 /// Each descriptor pointer is null or points to a readable descriptor; `stream` is a CUstream
 /// of `device` or 0.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn cutile_softmax(x: *const TileirTensor, out: *const TileirTensor, device: i32, stream: u64) -> i32 {
+pub unsafe extern "C" fn cutile_softmax(
+    x: *const TileirTensor,
+    out: *const TileirTensor,
+    device: i32,
+    stream: u64,
+) -> i32 {
     guard(|| {
         // SAFETY: forwarded caller contract.
         let (x, out) = unsafe { (read(x, "x")?, read(out, "out")?) };
         check_device_id(device)?;
         check_rank(&[&x, &out], 2)?;
         if x.dims() != out.dims() {
-            return fail(Status::ShapeMismatch, format!("x {:?} and out {:?} must have one shape", x.dims(), out.dims()));
+            return fail(
+                Status::ShapeMismatch,
+                format!("x {:?} and out {:?} must have one shape", x.dims(), out.dims()),
+            );
         }
         check_same_dtype(&[&x, &out])?;
         check_in_place(&out, &x)?;

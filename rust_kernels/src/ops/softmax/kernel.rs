@@ -17,9 +17,8 @@ pub mod softmax_kernel {
     ) {
         let block: (i32, i32, i32) = get_tile_block_id();
         // -inf padding: padded columns add exp2(-inf) = 0 to the sum and never win the max.
-        let x_tiles: Partition<E, { [TILE_M, TILE_N] }> = unsafe {
-            make_partition_view(x, shape![TILE_M, TILE_N], padding::NegInf, dim_map::Identity, x.token())
-        };
+        let x_tiles: Partition<E, { [TILE_M, TILE_N] }> =
+            unsafe { make_partition_view(x, shape![TILE_M, TILE_N], padding::NegInf, dim_map::Identity, x.token()) };
         let raw: Tile<E, { [TILE_M, TILE_N] }> = x_tiles.load([block.0, 0i32]);
         let t: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(raw);
         let t: Tile<f32, { [TILE_M, TILE_N] }> = t * broadcast_scalar(LOG2E, shape![TILE_M, TILE_N]);
@@ -44,9 +43,8 @@ pub mod softmax_kernel {
     ) {
         let block: (i32, i32, i32) = get_tile_block_id();
         let row: i32 = block.0;
-        let x_tiles: Partition<E, { [1, TILE_N] }> = unsafe {
-            make_partition_view(x, shape![1, TILE_N], padding::NegInf, dim_map::Identity, x.token())
-        };
+        let x_tiles: Partition<E, { [1, TILE_N] }> =
+            unsafe { make_partition_view(x, shape![1, TILE_N], padding::NegInf, dim_map::Identity, x.token()) };
         let num_col_tiles: i32 = num_tiles(&x_tiles, 1);
         let log2e: Tile<f32, { [1, TILE_N] }> = broadcast_scalar(LOG2E, shape![1, TILE_N]);
         let mut running_max: Tile<f32, { [1, 1] }> = constant(f32::NEG_INFINITY, shape![1, 1]);

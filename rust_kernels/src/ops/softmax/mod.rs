@@ -18,11 +18,27 @@ const fn params(dtype: DType) -> [ParamSpec; 2] {
 }
 
 const fn row(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
-    Variant { op: OP, name, module: "softmax_kernel", entry: "softmax_row", generic_names: &["E", "TILE_M", "TILE_N"], generics, params }
+    Variant {
+        op: OP,
+        name,
+        module: "softmax_kernel",
+        entry: "softmax_row",
+        generic_names: &["E", "TILE_M", "TILE_N"],
+        generics,
+        params,
+    }
 }
 
 const fn online(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
-    Variant { op: OP, name, module: "softmax_kernel", entry: "softmax_online", generic_names: &["E", "TILE_N"], generics, params }
+    Variant {
+        op: OP,
+        name,
+        module: "softmax_kernel",
+        entry: "softmax_online",
+        generic_names: &["E", "TILE_N"],
+        generics,
+        params,
+    }
 }
 
 // softmax_row generics: <E, TILE_M, TILE_N>; softmax_online: <E, TILE_N>.

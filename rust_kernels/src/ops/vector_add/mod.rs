@@ -1,8 +1,8 @@
 //! vector_add: out = x + y over 1-D arrays (reference/vector_add).
 
+pub mod ffi;
 #[cfg(feature = "compile")]
 pub mod kernel;
-pub mod ffi;
 
 use crate::descriptor::{DType, TensorSpec};
 use crate::variant::{ParamSpec, Variant};
@@ -19,7 +19,15 @@ const fn contiguous(dtype: DType) -> [ParamSpec; 3] {
 }
 
 const fn variant(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
-    Variant { op: OP, name, module: "vector_add_kernel", entry: "vector_add", generic_names: &["E", "TILE"], generics, params }
+    Variant {
+        op: OP,
+        name,
+        module: "vector_add_kernel",
+        entry: "vector_add",
+        generic_names: &["E", "TILE"],
+        generics,
+        params,
+    }
 }
 
 pub static F16_T1024: Variant = variant("f16_t1024", &["f16", TILE], &contiguous(DType::F16));
