@@ -1,0 +1,24 @@
+"""Errors the interpreter raises. Each names the op and where it is (``f0/o12``: function 0,
+op 12 in pre-order) when it comes from executing an op."""
+from __future__ import annotations
+
+
+class InterpreterError(RuntimeError):
+    """The kernel cannot be executed as written (bad arguments, an ill-typed op, a trap)."""
+
+
+class UnsupportedOpError(InterpreterError):
+    """An op (or an op variant) the interpreter has no semantics for. Never guessed at."""
+
+    def __init__(self, op_name: str, where: str = "?", detail: str = ""):
+        self.op_name = op_name
+        self.where = where
+        super().__init__(f"unsupported op {op_name} at {where}" + (f": {detail}" if detail else ""))
+
+
+class MemoryAccessError(InterpreterError):
+    """A pointer access outside every allocation, or misaligned."""
+
+
+class KernelAssertionError(InterpreterError):
+    """An ``assert`` op found a false element."""
