@@ -326,8 +326,11 @@ def mut_view_index(module, rng):
             if o.name == "get_tile_block_id" and any(r.vid == cur.vid for r in o.results):
                 k_axis = [r.vid for r in o.results].index(cur.vid)
                 same_axis = {x.results[k_axis].vid for x in f.walk() if x.name == "get_tile_block_id"}
-        cands = [r for o in f.body.operations if o.name == "get_tile_block_id" for r in o.results
-                 if r.vid not in same_axis]
+        walk = list(f.walk())
+        here = next(i for i, o in enumerate(walk) if o is op)
+        before = {id(o) for o in walk[:here]}  # only values that dominate the op (valid IR)
+        cands = [r for o in f.body.operations if o.name == "get_tile_block_id" and id(o) in before
+                 for r in o.results if r.vid not in same_axis]
         cands += [a for a in f.arguments]
         cands = [v for v in cands if v.type == cur.type and v.vid != cur.vid]
         if not cands:
