@@ -247,9 +247,24 @@ fn matmul_structure() {
             v.name
         );
         assert_eq!(count(text, "dim_map=[1,0]") > 0, trans_a + trans_b > 0, "{}: transposed views", v.name);
-        let transposed_views =
-            text.lines().filter(|l| l.contains("= make_partition_view") && l.contains("dim_map=[1,0]")).count();
-        assert_eq!(transposed_views as i64, trans_a + trans_b, "{}: one dim_map view per transposed operand", v.name);
+        // Loads through a transposed view per transposed operand, plus a's unpadded view for
+        // the K-tile count in a's order.
+        let padded_transposed = text
+            .lines()
+            .filter(|l| {
+                l.contains("= make_partition_view") && l.contains("dim_map=[1,0]") && l.contains("padding_value = zero")
+            })
+            .count();
+        assert_eq!(padded_transposed as i64, trans_a + trans_b, "{}: one dim_map view per transposed operand", v.name);
+        let grid_view = text
+            .lines()
+            .filter(|l| {
+                l.contains("= make_partition_view")
+                    && !l.contains("padding_value")
+                    && l.contains(&format!("tile=({bm}x{bk})"))
+            })
+            .count();
+        assert_eq!(grid_view, 1, "{}: unpadded view of a for the K-tile count", v.name);
         assert_eq!(padded_views(text, "zero"), 2, "{}: zero-padded operands (a ragged K tile adds 0)", v.name);
         if tf32 == 1 {
             assert!(

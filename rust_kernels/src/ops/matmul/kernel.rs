@@ -51,7 +51,14 @@ pub mod matmul_kernel {
         } else {
             b.partition(shape![BK, BN])
         };
-        let k_tiles: i32 = num_tiles(&a_tiles, 1);
+        // K tiles counted on an unpadded view of a in the same order, as ct.num_tiles(a, ...,
+        // order=...) does.
+        let a_grid: Partition<E, { [BM, BK] }> = if TRANS_A == 1i32 {
+            unsafe { make_partition_view(a, shape![BM, BK], padding::None, const_array![1, 0], a.token()) }
+        } else {
+            unsafe { make_partition_view(a, shape![BM, BK], padding::None, dim_map::Identity, a.token()) }
+        };
+        let k_tiles: i32 = num_tiles(&a_grid, 1);
         let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, shape![BM, BN]);
         for kk in 0i32..k_tiles {
             let ta: Tile<E, { [BM, BK] }> = a_tiles.load([tile_m, kk]);

@@ -51,19 +51,26 @@ pub mod rms_norm_kernel {
         let n: i32 = get_shape_dim(x.shape(), 1i32);
         let x_tiles: Partition<E, { [1, TILE_N] }> = x.partition(shape![1, TILE_N]);
         let w_tiles: Partition<E, { [TILE_N] }> = w.partition(shape![TILE_N]);
-        let num_col_tiles: i32 = num_tiles(&x_tiles, 1);
+        // Counted on an unpadded view, as ct.num_tiles(x, axis=1, shape=...) does.
+        let x_grid: Partition<E, { [1, TILE_N] }> =
+            unsafe { make_partition_view(x, shape![1, TILE_N], padding::None, dim_map::Identity, x.token()) };
+        let num_col_tiles: i32 = num_tiles(&x_grid, 1);
         let mut acc: Tile<f32, { [1, TILE_N] }> = constant(0.0f32, shape![1, TILE_N]);
         for j in 0i32..num_col_tiles {
             let raw: Tile<E, { [1, TILE_N] }> = x_tiles.load([row, j]);
             let t: Tile<f32, { [1, TILE_N] }> = convert_tile(raw);
             // Elementwise accumulation; one reduction after the loop.
-            acc = acc + t * t;
+            // One fma per element, as cuTile Python contracts `acc + t * t`.
+            acc = fma(t, t, acc, rounding::NearestEven, ftz::Disabled);
         }
         let sum_sq: Tile<f32, { [1] }> = reduce_sum(acc, 1);
-        let n_f: Tile<f32, { [1, 1] }> = broadcast_scalar(convert_scalar::<f32>(n), shape![1, 1]);
+        // Scalars become (1, 1) tiles by a reshape alone, as in Python.
+        let n_f: Tile<f32, { [] }> = scalar_to_tile(convert_scalar::<f32>(n));
+        let n_f: Tile<f32, { [1, 1] }> = n_f.reshape(shape![1, 1]);
         let mean_sq: Tile<f32, { [1, 1] }> =
             divf(sum_sq.reshape(shape![1, 1]), n_f, rounding::NearestEven, ftz::Disabled);
-        let r: Tile<f32, { [1, 1] }> = rsqrt(mean_sq + broadcast_scalar(eps, shape![1, 1]), ftz::Disabled);
+        let eps_t: Tile<f32, { [] }> = scalar_to_tile(eps);
+        let r: Tile<f32, { [1, 1] }> = rsqrt(mean_sq + eps_t.reshape(shape![1, 1]), ftz::Disabled);
         let r_b: Tile<f32, { [1, TILE_N] }> = r.broadcast(shape![1, TILE_N]);
         let mut out_tiles: PartitionMut<E, { [1, TILE_N] }> = unsafe { out.partition_full_mut(shape![1, TILE_N]) };
         for j in 0i32..num_col_tiles {

@@ -45,7 +45,10 @@ pub mod softmax_kernel {
         let row: i32 = block.0;
         let x_tiles: Partition<E, { [1, TILE_N] }> =
             unsafe { make_partition_view(x, shape![1, TILE_N], padding::NegInf, dim_map::Identity, x.token()) };
-        let num_col_tiles: i32 = num_tiles(&x_tiles, 1);
+        // Counted on an unpadded view, as ct.num_tiles(x, axis=1, shape=...) does.
+        let x_grid: Partition<E, { [1, TILE_N] }> =
+            unsafe { make_partition_view(x, shape![1, TILE_N], padding::None, dim_map::Identity, x.token()) };
+        let num_col_tiles: i32 = num_tiles(&x_grid, 1);
         let log2e: Tile<f32, { [1, TILE_N] }> = broadcast_scalar(LOG2E, shape![1, TILE_N]);
         let mut running_max: Tile<f32, { [1, 1] }> = constant(f32::NEG_INFINITY, shape![1, 1]);
         let mut running_sum: Tile<f32, { [1, 1] }> = constant(0.0f32, shape![1, 1]);
@@ -58,19 +61,24 @@ pub mod softmax_kernel {
             // Rescale the sum so far to the new maximum before adding this tile's terms.
             let p: Tile<f32, { [1, TILE_N] }> = exp2(t - new_max.broadcast(shape![1, TILE_N]), ftz::Disabled);
             let p_sum: Tile<f32, { [1] }> = reduce_sum(p, 1);
-            running_sum = running_sum * exp2(running_max - new_max, ftz::Disabled) + p_sum.reshape(shape![1, 1]);
+            // fma: cuTile Python contracts this multiply-add into one fma; so does the port,
+            // for the same rounding.
+            let alpha: Tile<f32, { [1, 1] }> = exp2(running_max - new_max, ftz::Disabled);
+            running_sum = fma(running_sum, alpha, p_sum.reshape(shape![1, 1]), rounding::NearestEven, ftz::Disabled);
             running_max = new_max;
         }
-        let one: Tile<f32, { [1, 1] }> = constant(1.0f32, shape![1, 1]);
+        let one: Tile<f32, { [] }> = constant(1.0f32, shape![]);
+        let one: Tile<f32, { [1, 1] }> = one.reshape(shape![1, 1]);
         let inv_sum: Tile<f32, { [1, 1] }> = divf(one, running_sum, rounding::NearestEven, ftz::Disabled);
         let inv_sum: Tile<f32, { [1, TILE_N] }> = inv_sum.broadcast(shape![1, TILE_N]);
-        let max_b: Tile<f32, { [1, TILE_N] }> = running_max.broadcast(shape![1, TILE_N]);
+        let neg_max: Tile<f32, { [1, TILE_N] }> = negf(running_max.broadcast(shape![1, TILE_N]));
         let mut out_tiles: PartitionMut<E, { [1, TILE_N] }> = unsafe { out.partition_full_mut(shape![1, TILE_N]) };
         for j in 0i32..num_col_tiles {
             let raw: Tile<E, { [1, TILE_N] }> = x_tiles.load([row, j]);
             let t: Tile<f32, { [1, TILE_N] }> = convert_tile(raw);
-            let t: Tile<f32, { [1, TILE_N] }> = t * log2e;
-            let y: Tile<E, { [1, TILE_N] }> = convert_tile(exp2(t - max_b, ftz::Disabled) * inv_sum);
+            // t * log2e - max as one fma, as cuTile Python contracts it.
+            let shifted: Tile<f32, { [1, TILE_N] }> = fma(t, log2e, neg_max, rounding::NearestEven, ftz::Disabled);
+            let y: Tile<E, { [1, TILE_N] }> = convert_tile(exp2(shifted, ftz::Disabled) * inv_sum);
             unsafe { out_tiles.store_unchecked(y, [row, j]) };
         }
     }
