@@ -195,14 +195,14 @@ def encode(values: np.ndarray, name: str) -> np.ndarray:
 
 def to_bits(values: np.ndarray, name: str) -> np.ndarray:
     """The bit patterns of values as an unsigned integer array of the type's width."""
-    stored = np.ascontiguousarray(encode(values, name))
+    stored = np.array(encode(values, name), copy=True)  # own, contiguous, and keeps 0-d as 0-d
     width = stored.dtype.itemsize
     return stored.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[width])
 
 
 def from_bits(bits: np.ndarray, name: str) -> np.ndarray:
     """Unsigned bit patterns -> compute representation of type ``name``."""
-    stored = np.ascontiguousarray(bits).view(STORAGE[name]) if name != "i1" else np.asarray(bits)
+    stored = np.array(bits, copy=True).view(STORAGE[name]) if name != "i1" else np.asarray(bits)
     return decode(stored, name)
 
 

@@ -1,5 +1,5 @@
-"""Errors the interpreter raises. Each names the op and where it is (``f0/o12``: function 0,
-op 12 in pre-order) when it comes from executing an op."""
+"""Errors the interpreter raises. Each names the op and where it is when it comes from executing
+an op: ``f0/o12/r0/o3`` is the op id the reports use (function 0, op 12, its region 0, op 3)."""
 from __future__ import annotations
 
 

@@ -111,13 +111,21 @@ class Interpreter:
         self._constants: Dict[int, np.ndarray] = {}
         self._combiner_depth = 0
         for fi, f in enumerate(module.functions):
-            for k, op in enumerate(f.walk()):
-                self._where[id(op)] = f"f{fi}/o{k}"
+            self._tag(f.body, f"f{fi}")
         self.globals: Dict[str, int] = {}
         for g in module.globals:
             elem = dt.name_of(g.value.element)
             values = g.value.to_numpy()
             self.globals[g.name] = self.memory.put_array(values.reshape(-1), elem, label=f"@{g.name}", poison=False)
+
+    def _tag(self, block: Block, prefix: str) -> None:
+        # op ids as the reports print them: f<i>/o<j>[/r<k>/o<j>...]
+        for j, op in enumerate(block.operations):
+            oid = f"{prefix}/o{j}"
+            self._where[id(op)] = oid
+            for k, r in enumerate(op.regions):
+                for b in r.blocks:
+                    self._tag(b, f"{oid}/r{k}")
 
     # --- entry ---------------------------------------------------------------------------------
     def run(self, entry: Optional[str], args: Sequence[Any], grid: Sequence[int]) -> None:
@@ -443,22 +451,43 @@ def _finish(r, elem: str) -> np.ndarray:
 
 
 def _directed(exact: np.ndarray, elem: str, mode: str, it, op) -> np.ndarray:
-    """Round float64 results to ``elem`` in a directed mode (f16/f32: exact for add, sub and mul
-    of those types, since float64 holds their exact results)."""
-    if elem not in ("f16", "f32"):
+    """Round float64 results to ``elem`` in a directed mode. Exact for add, sub and mul of
+    f16/bf16/f32 (float64 holds their exact results); for div/sqrt the float64 result is itself
+    rounded, so a result within an f64 ulp of an ``elem`` value may round the wrong way."""
+    if elem not in ("f16", "f32", "bf16"):
         raise it.unsupported(op, f"rounding mode {mode} on {elem}")
+    exact = np.asarray(exact, dtype=np.float64)
     r = dt.round_to(exact, elem)
     back = r.astype(np.float64)
     if mode == "zero":
         fix = np.abs(back) > np.abs(exact)
-        target = np.zeros((), r.dtype)
+        up = exact < 0  # towards zero: up for negatives, down for positives
     elif mode == "positive_inf":
         fix = back < exact
-        target = np.asarray(np.inf, r.dtype)
+        up = np.ones(np.shape(exact), bool)
     else:
         fix = back > exact
-        target = np.asarray(-np.inf, r.dtype)
-    return np.where(fix, np.nextafter(r, target), r).astype(r.dtype)
+        up = np.zeros(np.shape(exact), bool)
+    fix &= np.isfinite(exact) | np.isinf(back)
+    if not fix.any():
+        return r
+    return np.where(fix, _step(r, elem, up), r).astype(r.dtype)
+
+
+def _step(r: np.ndarray, elem: str, up: np.ndarray) -> np.ndarray:
+    """The neighbouring value of ``elem`` above (``up``) or below each element of ``r``."""
+    bits = dt.to_bits(r, elem).astype(np.int64)
+    width = dt.itemsize(elem) * 8
+    sign = np.int64(1) << np.int64(width - 1)
+    neg = (bits & sign) != 0
+    mag = bits & (sign - 1)
+    zero = mag == 0
+    # moving up: magnitude grows for positives, shrinks for negatives (and the reverse down)
+    grow = up != neg
+    new = np.where(grow, bits + 1, bits - 1)
+    new = np.where(zero, np.where(up, 1, sign | 1), new)  # from +-0 to the smallest subnormal
+    mask = (np.int64(1) << np.int64(width)) - 1 if width < 64 else np.int64(-1)
+    return dt.from_bits((new & mask).astype({16: np.uint16, 32: np.uint32}[width]), elem)
 
 
 def _float_op(it, op, args, fn):
@@ -859,9 +888,9 @@ def _combiner(it, op, env):
     elems = [_elem_of(v.type) for v in op.operands]
 
     def combine(xs, accs):
-        args = []
-        for x, acc in zip(xs, accs):
-            args += [x, acc]
+        # Block arguments: first the accumulated values (earlier elements), then the new
+        # elements, one per operand each (as cuTile emits: f(a0, b0, a1, b1) for two operands)
+        args = list(accs) + list(xs)
         it._combiner_depth += 1
         try:
             kind, vals = _unpack(it.run_region(block, args, env))
