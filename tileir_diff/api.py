@@ -37,18 +37,26 @@ def source_label(source: Any) -> str:
 
 
 def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iterable[str] = (),
-         limits: Optional[Dict[str, Any]] = None, **options: Any):
+         limits: Optional[Dict[str, Any]] = None, execute: bool = False, trials: int = 20, seed: int = 0,
+         execute_options: Optional[Dict[str, Any]] = None, **options: Any):
     """Structurally compare two kernels; returns a ``DiffResult``.
 
     ``rules``: normalization rule names to run (None: the default set); ``disable``: rule names
     to switch off; ``limits``: matcher budgets (past them the verdict is ``unknown``).
+    ``execute``: for a ``different`` or ``unknown`` verdict, also run both kernels with the
+    interpreter on ``trials`` generated inputs (seeded by ``seed``) and put what it found in
+    ``result.execution`` (``execute_options``: rtol, atol, time_budget; see tileir_diff.execute).
     Raises ``TileIRFormatError`` for unreadable input.
     """
     from .diff.engine import compute_diff
     _keep_public_diff()
     left, right = load(a), load(b)
-    return compute_diff(left, right, rules=None if rules is None else list(rules), disable=tuple(disable),
-                        limits=limits, left_source=source_label(a), right_source=source_label(b), **options)
+    result = compute_diff(left, right, rules=None if rules is None else list(rules), disable=tuple(disable),
+                          limits=limits, left_source=source_label(a), right_source=source_label(b), **options)
+    if execute and result.verdict in ("different", "unknown"):
+        from .execute import check
+        result.execution = check(left, right, trials=trials, seed=seed, **(execute_options or {})).to_dict()
+    return result
 
 
 def _keep_public_diff() -> None:

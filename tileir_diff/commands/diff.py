@@ -23,6 +23,11 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--list-rules", action="store_true", help="list the normalization rules and exit")
     p.add_argument("--max-affected", type=int, default=8, metavar="N",
                    help="affected op ids listed per difference in text output (default 8)")
+    p.add_argument("--execute", action="store_true",
+                   help="for a different/unknown verdict, run both kernels with the CPU interpreter on generated "
+                        "inputs and report a counterexample (see docs/interpreter.md)")
+    p.add_argument("--trials", type=int, default=20, metavar="N", help="--execute: inputs to try (default 20)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="--execute: random seed (default 0)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing; only the exit status")
     p.set_defaults(func=run)
     return p
@@ -35,11 +40,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.left is None or args.right is None:
         raise UsageError("diff needs two inputs: tileir-diff diff LEFT RIGHT")
+    if args.trials < 1:
+        raise UsageError(f"--trials must be at least 1, got {args.trials}")
     from ..api import diff
     from ..normalize import UnknownRuleError
     try:
         result = diff(args.left, args.right, rules=split_names(args.rules) if args.rules is not None else None,
-                      disable=split_names(args.disable))
+                      disable=split_names(args.disable), execute=args.execute, trials=args.trials, seed=args.seed)
     except UnknownRuleError as e:
         # A misspelt or non-optional rule name is a usage error, not a crash.
         raise UsageError(str(e)) from None

@@ -85,6 +85,7 @@ class DiffResult:
     right_lines: List[Tuple[Optional[str], str]] = field(default_factory=list)
     # Added fields:
     rules_disabled: List[str] = field(default_factory=list)   # rule names switched off for this diff
+    execution: Optional[dict] = None  # differential execution (tileir_diff.execute), when asked for
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -114,6 +115,7 @@ class DiffResult:
             "summary": _jsonable(self.summary),
             "left_lines": [list(x) for x in self.left_lines],
             "right_lines": [list(x) for x in self.right_lines],
+            "execution": _jsonable(self.execution) if self.execution is not None else None,
         }
 
     @classmethod
@@ -125,7 +127,7 @@ class DiffResult:
                    stats=dict(d.get("stats") or {}), reason=d.get("reason"),
                    left_lines=[tuple(x) for x in d.get("left_lines", ())],
                    right_lines=[tuple(x) for x in d.get("right_lines", ())],
-                   rules_disabled=list(d.get("rules_disabled", ())))
+                   rules_disabled=list(d.get("rules_disabled", ())), execution=d.get("execution"))
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)

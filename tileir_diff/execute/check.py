@@ -107,7 +107,8 @@ def _round_up(n: int, k: int) -> int:
     return -(-n // k) * k if k > 1 else n
 
 
-def _array_layout(spec: ArraySpec, rng: np.random.Generator, cap: int) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+def _array_layout(spec: ArraySpec, rng: np.random.Generator, cap: int,
+                  like: Optional[Tuple[int, ...]] = None) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
     shape = []
     for d in range(spec.ndim):
         fixed = spec.static_shape[d] if d < len(spec.static_shape) else None
@@ -116,7 +117,9 @@ def _array_layout(spec: ArraySpec, rng: np.random.Generator, cap: int) -> Tuple[
             continue
         f = spec.shape_facts[d] if d < len(spec.shape_facts) else None
         hint = max(1, spec.tile_hint[d])
-        if spec.pointer_only:
+        if like is not None:
+            n = like[d]
+        elif spec.pointer_only:
             # pointer-tile accesses are often unchecked: cover the largest tile at least
             n = int(rng.integers(hint, 2 * hint + 1))
         else:
@@ -175,8 +178,10 @@ def make_trial(layout: Layout, index: int, seed: int) -> Trial:
     cap = 1 + min(index // len(_MODES), 2)  # shapes grow with the trial number
     mode = _MODES[index % len(_MODES)]
     arrays = []
+    by_rank = {}  # arrays of one rank share a shape (as a kernel's inputs and outputs usually do)
     for spec in layout.arrays:
-        shape, strides = _array_layout(spec, rng, cap)
+        shape, strides = _array_layout(spec, rng, cap, by_rank.get(spec.ndim))
+        by_rank.setdefault(spec.ndim, shape)
         values, how = _values(spec.elem, shape, rng, mode)
         arrays.append(ArrayInput(spec.elem, shape, strides, values, how))
     scalars = [_scalar_value(s, rng) for s in layout.scalars]

@@ -47,6 +47,7 @@ def render(result: Any, *, title: Optional[str] = None, max_affected: int = 24) 
         _header(result),
         "<main>\n",
         _differences(result, max_affected, lines_of),
+        _execution(result),
         _code(result, left_roles, right_roles, partner_l, partner_r, stage_l),
         _summary(result, lines_of),
         _rules_and_functions(result),
@@ -58,6 +59,13 @@ def render(result: Any, *, title: Optional[str] = None, max_affected: int = 24) 
 
 
 # -- sections ---------------------------------------------------------------------------------
+
+def _execution(result: Any) -> str:
+    if not getattr(result, "execution", None):
+        return ""
+    from ..execute.render import execution_html
+    return execution_html(result.execution)
+
 
 def _header(result: Any) -> str:
     n_diff = len(result.differences)

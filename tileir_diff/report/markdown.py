@@ -36,6 +36,9 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
                         f"{text(VERDICT_MEANING.get(result.verdict, ''))}"]
     if result.reason:
         lines += ["", f"> unknown because: {text(result.reason)}"]
+    if getattr(result, "execution", None):
+        from ..execute.render import execution_lines
+        lines += ["", "### Execution", "", "```"] + execution_lines(result.execution) + ["```"]
     diffs = result.differences
     if diffs:
         lines += ["", f"### Root differences ({len(diffs)})", ""]

@@ -43,6 +43,9 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
         lines.append(f"... {len(diffs) - len(shown)} more root differences (see the JSON report)")
     if result.verdict == "unknown" and result.reason:
         lines += ["", f"unknown because: {result.reason}"]
+    if getattr(result, "execution", None):
+        from ..execute.render import execution_lines
+        lines += [""] + execution_lines(result.execution)
     lines.append("")
     rules = sorted_rules(result)
     lines.append("rules applied: " + (", ".join(f"{k} ×{v}" for k, v in rules) if rules else "none"))
