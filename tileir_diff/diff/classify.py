@@ -264,7 +264,7 @@ class Classifier:
         orig = text.ops.get(base)
         if orig is None:
             return OpRef(base, n.name, None)
-        return OpRef(base, text.op_line(orig), location_text(orig))
+        return OpRef(base, text.op_line(orig, base), location_text(orig))
 
     # --- classification -----------------------------------------------------------------
     def run(self) -> List[_Root]:

@@ -23,39 +23,62 @@ def _printer():
 
 
 class FunctionText:
-    """Names and op lines of one ORIGINAL (unnormalized) function."""
+    """Names and op lines of one ORIGINAL (unnormalized) function. Everything is computed on
+    first use: a diff without differences never pays for naming."""
 
-    def __init__(self, function: Function, index: int):
+    def __init__(self, function: Function, index: int, module_lines=None):
         self.function = function
         self.index = index
-        self.names: Dict[int, str] = {}
-        self.ops: Dict[str, Operation] = dict(op_ids(function, index))
-        self.producer: Dict[int, Operation] = {}
+        self._module_lines = module_lines  # callable -> {op id: printed line} for the whole module
+        self._names: Optional[Dict[int, str]] = None
+        self._ops: Optional[Dict[str, Operation]] = None
+        self._producer: Dict[int, Operation] = {}
+
+    @property
+    def ops(self) -> Dict[str, Operation]:
+        if self._ops is None:
+            self._ops = dict(op_ids(self.function, self.index))
+        return self._ops
+
+    @property
+    def producer(self) -> Dict[int, Operation]:
+        self.names  # noqa: B018  (fills the producer table)
+        return self._producer
+
+    @property
+    def names(self) -> Dict[int, str]:
+        if self._names is not None:
+            return self._names
+        names: Dict[int, str] = {}
         printer = _printer()
+        self._namer = None
         if printer is not None:
             try:
-                self.names = dict(printer.Namer(function).ref)
+                self._namer = printer.Namer(self.function)
+                names = dict(self._namer.ref)
             except Exception:
-                self.names = {}
-        for i, a in enumerate(function.arguments):
-            self.names.setdefault(a.vid, f"%arg{i}")
+                names = {}
+        for i, a in enumerate(self.function.arguments):
+            names.setdefault(a.vid, f"%arg{i}")
         for oid, op in self.ops.items():
             d = OPS_BY_NAME.get(op.name)
             for k, r in enumerate(op.results):
-                self.producer[r.vid] = op
-                if r.vid in self.names:
+                self._producer[r.vid] = op
+                if r.vid in names:
                     continue
                 if d is not None and k < len(d.result_names):
-                    self.names[r.vid] = f"%{d.result_names[k]}@{oid}"
+                    names[r.vid] = f"%{d.result_names[k]}@{oid}"
                 else:
-                    self.names[r.vid] = f"%{op.name}@{oid}" + (f"#{k}" if len(op.results) > 1 else "")
+                    names[r.vid] = f"%{op.name}@{oid}" + (f"#{k}" if len(op.results) > 1 else "")
             for reg in op.regions:
                 for b in reg.blocks:
-                    names = d.region_arg_names if d is not None else ()
+                    rnames = d.region_arg_names if d is not None else ()
                     for i, a in enumerate(b.arguments):
-                        if a.vid not in self.names:
-                            base = names[min(i, len(names) - 1)] if names else "barg"
-                            self.names[a.vid] = f"%{base}{i}@{oid}"
+                        if a.vid not in names:
+                            base = rnames[min(i, len(rnames) - 1)] if rnames else "barg"
+                            names[a.vid] = f"%{base}{i}@{oid}"
+        self._names = names
+        return names
 
     def value(self, vid: int) -> str:
         """How to show a value in a message: constants by value, others by name."""
@@ -64,14 +87,20 @@ class FunctionText:
             return attr_text(op.attributes.get("value"))
         return self.names.get(vid, f"%v{vid}")
 
-    def op_line(self, op: Operation) -> str:
+    def op_line(self, op: Operation, op_id: Optional[str] = None) -> str:
+        """The op as the printer prints it (first line), names from this function's namer."""
+        names = self.names
         printer = _printer()
-        if printer is not None:
-            try:
-                return printer.print_op(op, self.function).splitlines()[0].strip()
+        if printer is not None and self._namer is not None:
+            try:  # print_op would rebuild the namer for every call; reuse ours
+                p = printer._Printer()
+                p.namer = self._namer
+                p.op(op, "", "o")
+                if p.lines:
+                    return p.lines[0][1].strip()
             except Exception:
                 pass
-        return fallback_op_line(op, self.names)
+        return fallback_op_line(op, names)
 
 
 def fallback_op_line(op: Operation, names: Dict[int, str]) -> str:

@@ -120,8 +120,9 @@ def compute_diff(left: Module, right: Module, *, rules: Optional[Sequence[str]] 
     t0 = time.perf_counter()
     deadline = t0 + limits.time_budget_s
     tl, tr = tag_origins(left), tag_origins(right)
-    ltexts = [FunctionText(f, i) for i, f in enumerate(left.functions)]
-    rtexts = [FunctionText(f, i) for i, f in enumerate(right.functions)]
+    lines_l, lines_r = _LazyLines(left), _LazyLines(right)
+    ltexts = [FunctionText(f, i, lines_l.by_id) for i, f in enumerate(left.functions)]
+    rtexts = [FunctionText(f, i, lines_r.by_id) for i, f in enumerate(right.functions)]
     lsrc = left_source or left.source or "<left>"
     rsrc = right_source or right.source or "<right>"
 
@@ -156,7 +157,7 @@ def compute_diff(left: Module, right: Module, *, rules: Optional[Sequence[str]] 
                   "limits_hit": run.limits_hit, "seconds": round(time.perf_counter() - t0, 4),
                   "rules_enabled": chosen, "rule_counts": run.counts})
     summary = _summary(left, right) if with_summary else {}
-    llines, rlines = (_lines(left), _lines(right)) if with_lines else ([], [])
+    llines, rlines = (lines_l.lines(), lines_r.lines()) if with_lines else ([], [])
     return DiffResult(verdict=verdict, differences=run.differences if verdict == "different" else [],
                       rules_applied=rules_applied, summary=summary, left_source=lsrc, right_source=rsrc,
                       functions=run.functions, mapping=run.mapping, stats=stats, reason=reason,
@@ -190,9 +191,27 @@ def _summary(left: Module, right: Module) -> dict:
     return summarize_pair(left, right)
 
 
-def _lines(module: Module):
-    try:
-        from ..text.printer import print_module_lines
-        return [tuple(x) for x in print_module_lines(module)]
-    except Exception:
-        return []
+class _LazyLines:
+    """The printed module (op id, line) pairs, printed once on first use (reports and op texts)."""
+
+    def __init__(self, module: Module):
+        self.module = module
+        self._lines = None
+        self._by_id = None
+
+    def lines(self):
+        if self._lines is None:
+            try:
+                from ..text.printer import print_module_lines
+                self._lines = [tuple(x) for x in print_module_lines(self.module)]
+            except Exception:  # the printer is another stage; reports then lack the side-by-side text
+                self._lines = []
+        return self._lines
+
+    def by_id(self):
+        if self._by_id is None:
+            self._by_id = {}
+            for oid, line in self.lines():
+                if oid is not None and oid not in self._by_id:
+                    self._by_id[oid] = line
+        return self._by_id

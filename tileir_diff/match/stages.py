@@ -465,18 +465,22 @@ def same_io(ctx: MatchContext) -> int:
 
 def vf2(ctx: MatchContext) -> None:
     """Labelled isomorphism between small leftover components (never on whole kernels)."""
-    import networkx as nx
-    from networkx.algorithms.isomorphism import DiGraphMatcher
-
     L, R, m = ctx.left, ctx.right, ctx.mapping
     lleft = [n for n in L.order if n not in m.l2r]
     rleft = [n for n in R.order if n not in m.r2l]
     if not lleft or not rleft:
         return
+    lcomps = _components(L, set(lleft))
+    rcomps = _components(R, set(rleft))
+    rsig = {tuple(sorted(R.nodes[x].label for x in c)) for c in rcomps if len(c) <= ctx.limits.vf2_max_nodes}
+    if not any(len(c) <= ctx.limits.vf2_max_nodes and tuple(sorted(L.nodes[x].label for x in c)) in rsig
+               for c in lcomps):
+        ctx.stats["vf2_components_skipped"] = sum(1 for c in lcomps if len(c) > ctx.limits.vf2_max_nodes)
+        return  # no leftover component has a same-labelled counterpart: nothing VF2 could pair
+    import networkx as nx  # only now: importing networkx costs more than matching a small kernel
+    from networkx.algorithms.isomorphism import DiGraphMatcher
     lsub = L.nx.subgraph(lleft)
     rsub = R.nx.subgraph(rleft)
-    lcomps = [sorted(c) for c in nx.weakly_connected_components(lsub)]
-    rcomps = [sorted(c) for c in nx.weakly_connected_components(rsub)]
     budget_end = time.perf_counter() + ctx.limits.vf2_timeout_s
 
     class _Timeout(Exception):
@@ -511,6 +515,28 @@ def vf2(ctx: MatchContext) -> None:
                     ctx.add(a, b, "vf2")
                 break
     ctx.stats["vf2_components_skipped"] = skipped
+
+
+def _components(g: FunctionGraph, nodes: set) -> List[List[str]]:
+    """Weakly connected components of ``nodes`` over operand and region edges."""
+    seen: set = set()
+    out = []
+    for start in g.order:
+        if start not in nodes or start in seen:
+            continue
+        comp, stack = [], [start]
+        seen.add(start)
+        while stack:
+            x = stack.pop()
+            comp.append(x)
+            n = g.nodes[x]
+            for y in [s_ for s_, _, _ in n.operands if s_] + [u for u, _, _ in n.users] + n.children + \
+                    ([n.parent] if n.parent else []):
+                if y in nodes and y not in seen:
+                    seen.add(y)
+                    stack.append(y)
+        out.append(sorted(comp))
+    return out
 
 
 DEFAULT_STAGES = ("anchors", "exact", "propagate", "same-io", "vf2")

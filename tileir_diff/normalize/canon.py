@@ -5,6 +5,7 @@ constants in one form), so they are stable across runs, processes and library ve
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ def _dims(ds) -> str:
     return ",".join("?" if d is None else str(d) for d in ds)
 
 
+@lru_cache(maxsize=65536)
 def fmt_type(t: Any) -> str:
     """A type in tileirdisasm's spelling (kept here so the engine does not depend on the printer)."""
     if isinstance(t, ScalarType):
@@ -75,8 +77,26 @@ def _dense_splat_bits(d: DenseElements):
     return None
 
 
+_KEY_CACHE: dict = {}
+
+
 def attr_key(v: Any) -> str:
-    """Exact canonical string of an attribute value (what decides equality)."""
+    """Exact canonical string of an attribute value (what decides equality). Memoized: attribute
+    values are immutable and hashable (a large kernel repeats the same few values)."""
+    try:
+        return _KEY_CACHE[(type(v), v)]
+    except KeyError:
+        pass
+    except TypeError:  # unhashable (should not happen with the IR model): compute every time
+        return _attr_key(v)
+    k = _attr_key(v)
+    if len(_KEY_CACHE) > 200_000:
+        _KEY_CACHE.clear()
+    _KEY_CACHE[(type(v), v)] = k
+    return k
+
+
+def _attr_key(v: Any) -> str:
     if isinstance(v, EnumValue):
         return v.name
     if isinstance(v, bool):

@@ -41,6 +41,9 @@ def digest(*parts: str) -> str:
 
 def op_label(op: Operation) -> str:
     """Canonical label: name, attributes (sorted, canonical values), result types, operand segments."""
+    if not op.attributes:
+        res = ",".join(fmt_type(r.type) for r in op.results)
+        return f"{op.name}[]({op.segments})->({res})"
     attrs = ",".join(f"{k}={attr_key(v)}" for k, v in sorted(public_attributes(op).items()))
     res = ",".join(fmt_type(r.type) for r in op.results)
     return f"{op.name}[{attrs}]({op.segments})->({res})"

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Benchmark: full diff of two generated kernels that differ in one constant, against tileirdisasm.
+
+    python3 benchmarks/bench_diff.py [--ops 3000] [--scale 10] [--repeat 3]
+
+Generates a kernel of about N ops (a chain of elementwise ops over several loaded tiles with
+distinct constants, plus a few reductions), writes it as bytecode 13.3 with the project's encoder,
+and a copy with one constant changed. Times, in the same run: ``tileirdisasm`` on both files, the
+full ``tileir_diff`` diff (load both files + normalize + graph + match + classify + summary +
+printed lines), and the engine alone; then the same at N*scale ops. Checks the verdict is
+``different`` with exactly one root difference (category constant). Goals: full diff <= 10x
+tileirdisasm, growth for 10x more ops <= 11x. Exit status 1 if the one-root check fails.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import tileir_diff  # noqa: E402
+from tileir_diff.bytecode.writer import write_bytecode  # noqa: E402
+from tileir_diff.diff import compute_diff  # noqa: E402
+from tileir_diff.text.parser import parse_text  # noqa: E402
+from tileir_diff.tools import find_tool  # noqa: E402
+
+VIEW = "partition_view<tile=(256), tensor_view<?xf32, strides=[1]>>"
+
+
+def kernel_text(n_ops: int, changed: bool) -> str:
+    """About ``n_ops`` ops: 8 loads, then chains of (constant, addf|mulf|maxf) pairs, a reduce now
+    and then, one store per chain. ``changed`` alters one constant in the middle."""
+    lines = ["entry @bench(%arg0: tile<ptr<f32>>, %arg1: tile<i32>, %arg2: tile<ptr<f32>>, %arg3: tile<i32>) {",
+             "  %tok = make_token : token",
+             "  %tx = make_tensor_view %arg0, shape = [%arg1], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>",
+             "  %ty = make_tensor_view %arg2, shape = [%arg3], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>",
+             "  %bx, %by, %bz = get_tile_block_id : tile<i32>",
+             f"  %px = make_partition_view %tx : {VIEW}",
+             f"  %py = make_partition_view %ty : {VIEW}"]
+    chains = 8
+    for c in range(chains):
+        lines.append(f"  %ci{c} = constant <i32: {c}> : tile<i32>")
+        lines.append(f"  %ix{c} = addi %bx, %ci{c} : tile<i32>")
+        lines.append(f"  %v{c}_0, %t{c} = load_view_tko weak %px[%ix{c}] token = %tok : {VIEW}, tile<i32> -> tile<256xf32>, token")
+    per_chain = max(2, -(-(n_ops - len(lines)) // (chains * 2)) + 1)
+    target = (chains // 2, per_chain // 2)
+    ops = ("addf", "mulf", "maxf", "subf")
+    for c in range(chains):
+        cur = f"%v{c}_0"
+        for k in range(1, per_chain):
+            value = 1.0 + (c * per_chain + k) * 1e-3
+            if changed and (c, k) == target:
+                value += 0.25e-3  # between two other constants, so no dedup merges it
+            lines.append(f"  %k{c}_{k} = constant <f32: {value:.6e}> : tile<256xf32>")
+            op = ops[(c + k) % len(ops)]
+            lines.append(f"  %v{c}_{k} = {op} {cur}, %k{c}_{k} : tile<256xf32>")
+            cur = f"%v{c}_{k}"
+        lines.append(f"  %s{c} = store_view_tko weak {cur}, %py[%ix{c}] token = %tok : tile<256xf32>, {VIEW}, tile<i32> -> token")
+    lines += ["  return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def make_pair(n_ops: int, folder: Path):
+    paths = []
+    for changed in (False, True):
+        m = parse_text(kernel_text(n_ops, changed), version=(13, 3))
+        p = folder / f"bench_{n_ops}_{'b' if changed else 'a'}.tileirbc"
+        p.write_bytes(write_bytecode(m, (13, 3)))
+        paths.append(p)
+    return paths, sum(1 for _ in m.walk())
+
+
+def best_of(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def measure(n_ops: int, folder: Path, disasm: str, repeat: int) -> dict:
+    (a, b), ops = make_pair(n_ops, folder)
+    t_disasm = best_of(lambda: [subprocess.run([disasm, str(p)], check=True, capture_output=True) for p in (a, b)],
+                       repeat)
+    result = {}
+
+    def full():
+        result["r"] = compute_diff(tileir_diff.load(a), tileir_diff.load(b), left_source=str(a), right_source=str(b))
+    t_full = best_of(full, repeat)
+    ma, mb = tileir_diff.load(a), tileir_diff.load(b)
+    t_engine = best_of(lambda: compute_diff(ma, mb, with_summary=False, with_lines=False), repeat)
+    r = result["r"]
+    return {"ops": ops, "disasm_s": t_disasm, "full_s": t_full, "engine_s": t_engine, "result": r}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ops", type=int, default=3000)
+    ap.add_argument("--scale", type=int, default=10)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+    disasm = find_tool("tileirdisasm")
+    if disasm is None:
+        print("tileirdisasm not found (pip install nvidia-cuda-tileiras)", file=sys.stderr)
+        return 2
+    ok = True
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (args.ops, args.ops * args.scale):
+            m = measure(n, Path(tmp), disasm, args.repeat if n == args.ops else max(1, args.repeat - 2))
+            r = m["result"]
+            one_root = r.verdict == "different" and len(r.differences) == 1 and r.differences[0].category == "constant"
+            ok &= one_root
+            rows.append(m)
+            print(f"ops per kernel: {m['ops']:>6}   tileirdisasm x2: {m['disasm_s']*1e3:8.1f} ms   "
+                  f"full diff: {m['full_s']*1e3:8.1f} ms ({m['full_s']/m['disasm_s']:.1f}x)   "
+                  f"engine only: {m['engine_s']*1e3:8.1f} ms   verdict: {r.verdict}, "
+                  f"{len(r.differences)} root difference(s)" + (f": {r.differences[0].message}" if r.differences else ""))
+    small, big = rows
+    growth = big["full_s"] / small["full_s"]
+    ratio = small["full_s"] / small["disasm_s"]
+    print(f"growth for {big['ops'] / small['ops']:.1f}x ops: full diff {growth:.1f}x "
+          f"(engine {big['engine_s'] / small['engine_s']:.1f}x, tileirdisasm {big['disasm_s'] / small['disasm_s']:.1f}x)")
+    print(f"goals: full diff <= 10x tileirdisasm: {'met' if ratio <= 10 else 'NOT met'} ({ratio:.1f}x); "
+          f"growth <= 11x: {'met' if growth <= 11 else 'NOT met'} ({growth:.1f}x); "
+          f"exactly one root difference: {'yes' if ok else 'NO'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
