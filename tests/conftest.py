@@ -9,10 +9,13 @@ import pytest
 from tileir_diff.tools import find_tool
 
 CORPUS = Path(__file__).parent / "corpus" / "data"
+RUST_CORPUS = Path(__file__).parent / "corpus" / "rust"  # cuTile Rust output (emit-ir)
 
 
-def corpus_files():
-    return sorted(CORPUS.glob("*.tileirbc"))
+def corpus_files(include_rust: bool = True):
+    """Every corpus file: cuTile Python exports (13.1-13.4) and cuTile Rust output (13.3)."""
+    files = sorted(CORPUS.glob("*.tileirbc"))
+    return files + (sorted(RUST_CORPUS.glob("*.tileirbc")) if include_rust else [])
 
 
 @pytest.fixture(scope="session")

@@ -82,6 +82,9 @@ class _FunctionReader:
         funcs = []
         for i in range(n):
             funcs.append(self.read_function(s, i))
+        # cuTile Rust pads the Func section itself up to the next alignment with 0xCB bytes.
+        while not s.at_end() and s.remaining < 8 and s.data[s.pos] == 0xCB:
+            s.pos += 1
         if not s.at_end():
             raise s.error(f"{s.remaining} unexpected bytes after the last function")
         return funcs
