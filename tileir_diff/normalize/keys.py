@@ -39,12 +39,25 @@ def digest(*parts: str) -> str:
     return h.hexdigest()
 
 
+_ATTRS_TEXT: Dict[int, tuple] = {}  # id(attributes mapping) -> (mapping, canonical text)
+
+
+def _attrs_text(attributes) -> str:
+    """Canonical text of an attribute mapping. Rules pass unchanged mappings on by reference, so
+    the text is cached per mapping object (the entry keeps the mapping alive: ids stay unique)."""
+    hit = _ATTRS_TEXT.get(id(attributes))
+    if hit is not None and hit[0] is attributes:
+        return hit[1]
+    text = ",".join(f"{k}={attr_key(v)}" for k, v in sorted(attributes.items()) if not k.startswith("_"))
+    if len(_ATTRS_TEXT) > 500_000:
+        _ATTRS_TEXT.clear()
+    _ATTRS_TEXT[id(attributes)] = (attributes, text)
+    return text
+
+
 def op_label(op: Operation) -> str:
     """Canonical label: name, attributes (sorted, canonical values), result types, operand segments."""
-    if not op.attributes:
-        res = ",".join(fmt_type(r.type) for r in op.results)
-        return f"{op.name}[]({op.segments})->({res})"
-    attrs = ",".join(f"{k}={attr_key(v)}" for k, v in sorted(public_attributes(op).items()))
+    attrs = _attrs_text(op.attributes) if op.attributes else ""
     res = ",".join(fmt_type(r.type) for r in op.results)
     return f"{op.name}[{attrs}]({op.segments})->({res})"
 
@@ -90,7 +103,7 @@ class KeyBuilder:
         k = digest(op_label(op), *operand_keys, "|", *region_keys)
         self.op[id(op)] = k
         for i, r in enumerate(op.results):
-            self.value[r.vid] = digest(k, str(i))
+            self.value[r.vid] = f"{k}#{i}"  # no need to hash again: the op key is already a digest
         return k
 
 

@@ -19,15 +19,23 @@ ORIGIN = "_origin"
 
 
 def is_private(key: str) -> bool:
-    return key.startswith("_")
+    return key[:1] == "_"
 
 
 def public_attributes(op: Operation) -> Dict[str, object]:
-    return {k: v for k, v in op.attributes.items() if not is_private(k)}
+    return {k: v for k, v in op.attributes.items() if k[:1] != "_"}
 
 
 def origin(op: Operation) -> Optional[str]:
     return op.attributes.get(ORIGIN)
+
+
+def with_fields(op: Operation, *, operands=None, segments=None, attributes=None, regions=None) -> Operation:
+    """A copy of ``op`` with some fields replaced (dataclasses.replace is several times slower)."""
+    return Operation(op.name, op.operands if operands is None else operands,
+                     op.segments if segments is None else segments, op.results,
+                     op.attributes if attributes is None else attributes,
+                     op.regions if regions is None else regions, op.location)
 
 
 def _tag_block(block: Block, prefix: str) -> Block:
@@ -35,8 +43,10 @@ def _tag_block(block: Block, prefix: str) -> Block:
     for j, op in enumerate(block.operations):
         oid = f"{prefix}/o{j}"
         regions = tuple(Region(tuple(_tag_block(b, f"{oid}/r{k}") for b in r.blocks))
-                        for k, r in enumerate(op.regions))
-        ops.append(op.replace(attributes={**op.attributes, ORIGIN: oid}, regions=regions))
+                        for k, r in enumerate(op.regions)) if op.regions else ()
+        attrs = dict(op.attributes)
+        attrs[ORIGIN] = oid
+        ops.append(with_fields(op, attributes=attrs, regions=regions))
     return Block(block.arguments, tuple(ops))
 
 
@@ -136,7 +146,7 @@ OpRewrite = Callable[[Operation, Dict[int, Value]], Optional[Sequence[Operation]
 def substitute(op: Operation, subst: Dict[int, Value]) -> Operation:
     if not subst or not any(v.vid in subst for v in op.operands):
         return op
-    return op.replace(operands=tuple(subst.get(v.vid, v) for v in op.operands))
+    return with_fields(op, operands=tuple(subst.get(v.vid, v) for v in op.operands))
 
 
 def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value]) -> Block:
