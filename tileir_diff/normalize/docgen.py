@@ -1,0 +1,47 @@
+"""Generate docs/rules.md from the rule registry (docstrings and mutants are the single source).
+
+    python3 -m tileir_diff.normalize.docgen > docs/rules.md
+"""
+from __future__ import annotations
+
+import sys
+
+from . import REGISTRY
+
+HEADER = """# Normalization rules
+
+Generated from the rule registry by `python3 -m tileir_diff.normalize.docgen > docs/rules.md`
+(tests/normalize/test_docs.py fails when this file is stale). Do not edit by hand.
+
+A diff runs the rules in the order below on both modules, then compares their dataflow graphs.
+The verdict is `identical` when the modules match with no optional rule, `equivalent` when they
+match after the enabled rules (the result's `rules_applied` lists each rule that rewrote
+something, with the number of rewrites on both sides together), and `different` otherwise.
+Switch a rule off with `disable=["rule-name"]` (API) or the CLI's rule options; a difference
+that a disabled rule would absorb carries that rule's name as `rule_hint`.
+
+Every rule has a test that it absorbs its case and a test that it does **not** absorb its
+mutant (tests/normalize/test_rules.py).
+
+| rule | can be switched off | mutant it must not absorb |
+|---|---|---|
+"""
+
+
+def rules_markdown() -> str:
+    out = [HEADER]
+    for name, rule in REGISTRY.items():
+        out.append(f"| `{name}` | {'yes' if rule.optional else 'no'} | {rule.mutant} |\n")
+    for name, rule in REGISTRY.items():
+        out.append(f"\n## `{name}`\n\n")
+        for para in rule.doc().split("\n\n"):
+            out.append(para.strip() + "\n\n")
+        out.append(f"**Mutant (must stay different):** {rule.mutant}\n")
+    out.append("\n## Assumptions\n\n`assume` ops (`div_by`, `bounded`, `same_elements`) are specialization facts. No "
+               "rule removes, merges across different predicates, or reorders them into equality; "
+               "a different set of assumptions is reported as a `specialization` difference.\n")
+    return "".join(out)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(rules_markdown())
