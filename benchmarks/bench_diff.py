@@ -96,7 +96,13 @@ def measure(n_ops: int, folder: Path, disasm: str, repeat: int) -> dict:
     ma, mb = tileir_diff.load(a), tileir_diff.load(b)
     t_engine = best_of(lambda: compute_diff(ma, mb, with_summary=False, with_lines=False), repeat)
     r = result["r"]
-    return {"ops": ops, "disasm_s": t_disasm, "full_s": t_full, "engine_s": t_engine, "result": r}
+    t_load = best_of(lambda: (tileir_diff.load(a), tileir_diff.load(b)), repeat)
+    from tileir_diff.summary import summarize_pair
+    from tileir_diff.text.printer import print_module_lines
+    t_summary = best_of(lambda: summarize_pair(ma, mb), 1)
+    t_lines = best_of(lambda: (print_module_lines(ma), print_module_lines(mb)), 1)
+    return {"ops": ops, "disasm_s": t_disasm, "full_s": t_full, "engine_s": t_engine, "result": r,
+            "load_s": t_load, "summary_s": t_summary, "lines_s": t_lines}
 
 
 def main(argv=None) -> int:
@@ -122,6 +128,8 @@ def main(argv=None) -> int:
                   f"full diff: {m['full_s']*1e3:8.1f} ms ({m['full_s']/m['disasm_s']:.1f}x)   "
                   f"engine only: {m['engine_s']*1e3:8.1f} ms   verdict: {r.verdict}, "
                   f"{len(r.differences)} root difference(s)" + (f": {r.differences[0].message}" if r.differences else ""))
+            print(f"    breakdown: load both {m['load_s']*1e3:.0f} ms, engine {m['engine_s']*1e3:.0f} ms, "
+                  f"summary {m['summary_s']*1e3:.0f} ms, printed lines {m['lines_s']*1e3:.0f} ms")
     small, big = rows
     growth = big["full_s"] / small["full_s"]
     ratio = small["full_s"] / small["disasm_s"]
