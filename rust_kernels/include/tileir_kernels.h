@@ -106,6 +106,23 @@ int32_t cutile_matmul(const tileir_tensor_t *a, const tileir_tensor_t *b,
                       const tileir_tensor_t *c, int32_t trans_a, int32_t trans_b,
                       int32_t device, uint64_t stream);
 
+/* Backward of rms_norm for dy = dL/dout. dy, x, dx: (M, N); w: (N,); rstd: (M,) float32 as
+   the forward wrote it; dw_partial: (ceil(M / 64), N) float32, whose column sums are dL/dw.
+   dy, x, w, dx one dtype (f16, bf16, f32); N <= 1024; unit last strides, 16-byte aligned
+   bases. Outputs must not overlap the inputs or each other. */
+int32_t cutile_rms_norm_bwd(const tileir_tensor_t *dy, const tileir_tensor_t *x,
+                            const tileir_tensor_t *w, const tileir_tensor_t *rstd,
+                            const tileir_tensor_t *dx, const tileir_tensor_t *dw_partial,
+                            int32_t device, uint64_t stream);
+
+/* c = (scale_a * scale_b) * (op(a) @ op(b)) with float8_e4m3fn a, b and a float16 or bfloat16
+   c, f32 accumulation. Layouts as for cutile_matmul; the prebuilt variants take a (M, K) and b
+   stored (N, K) (trans_a = 0, trans_b = 1), row strides of a and b a multiple of 16 elements,
+   of c a multiple of 8. Scales must be finite. */
+int32_t cutile_matmul_fp8(const tileir_tensor_t *a, const tileir_tensor_t *b,
+                          const tileir_tensor_t *c, float scale_a, float scale_b, int32_t trans_a,
+                          int32_t trans_b, int32_t device, uint64_t stream);
+
 #ifdef __cplusplus
 }
 #endif

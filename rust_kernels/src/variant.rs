@@ -157,13 +157,26 @@ pub fn forced(op: &str) -> Option<&'static Variant> {
 }
 
 /// The forced variant of `op` if one is set, else `choose()`; either way checked against
-/// `tensors`, so forcing never bypasses validation.
+/// `tensors`, so forcing never bypasses validation. `entries` are the kernels the calling C
+/// function launches (a forced variant of another kernel takes other arguments).
 pub fn pick(
     op: &str,
+    entries: &[&str],
     tensors: &[&Tensor],
     choose: impl FnOnce() -> Result<&'static Variant>,
 ) -> Result<&'static Variant> {
     let v = match forced(op) {
+        Some(v) if !entries.contains(&v.entry) => {
+            return Err(Error::new(
+                Status::InvalidArgument,
+                format!(
+                    "forced variant {} is a {} kernel; this function launches {}",
+                    v.name,
+                    v.entry,
+                    entries.join(", ")
+                ),
+            ));
+        }
         Some(v) => v,
         None => choose()?,
     };

@@ -5,8 +5,8 @@
 use std::ffi::CStr;
 
 use tileir_kernels::descriptor::{DType, TileirTensor};
-use tileir_kernels::ops::matmul::ffi::cutile_matmul;
-use tileir_kernels::ops::rms_norm::ffi::cutile_rms_norm;
+use tileir_kernels::ops::matmul::ffi::{cutile_matmul, cutile_matmul_fp8};
+use tileir_kernels::ops::rms_norm::ffi::{cutile_rms_norm, cutile_rms_norm_bwd};
 use tileir_kernels::ops::softmax::ffi::cutile_softmax;
 use tileir_kernels::ops::vector_add::ffi::cutile_vector_add;
 use tileir_kernels::status::{Status, tileir_kernels_last_error, tileir_kernels_status_name};
@@ -205,6 +205,89 @@ fn rms_norm_validation() {
         Status::UnsupportedShape.code()
     );
     assert_eq!(unsafe { cutile_rms_norm(&x, &w, &out, std::ptr::null(), 1e-6, 0, 0) }, Status::NullPointer.code());
+}
+
+#[test]
+fn rms_norm_bwd_validation() {
+    let (m, n): (i64, i64) = (77, 1000);
+    let blocks = (m + 63) / 64;
+    let dy = tensor(addr(1), DType::BF16, &[m, n]);
+    let x = tensor(addr(2), DType::BF16, &[m, n]);
+    let w = tensor(addr(3), DType::BF16, &[n]);
+    let rstd = tensor(addr(4), DType::F32, &[m]);
+    let dx = tensor(addr(5), DType::BF16, &[m, n]);
+    let dw = tensor(addr(6), DType::F32, &[blocks, n]);
+    let call = |dy: &TileirTensor, x: &TileirTensor, dx: &TileirTensor, dw: &TileirTensor| unsafe {
+        cutile_rms_norm_bwd(dy, x, &w, &rstd, dx, dw, 0, 0)
+    };
+    assert!(passed_validation(call(&dy, &x, &dx, &dw)), "{}", last_error());
+    // dw_partial must have one row per 64 rows of x.
+    assert_eq!(call(&dy, &x, &dx, &tensor(addr(6), DType::F32, &[blocks + 1, n])), Status::ShapeMismatch.code());
+    assert_eq!(call(&dy, &x, &dx, &tensor(addr(6), DType::BF16, &[blocks, n])), Status::UnsupportedDtype.code());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[m, n]), &x, &dx, &dw), Status::UnsupportedDtype.code());
+    // dx written over dy: the kernel reads dy rows of other steps after writing.
+    assert_eq!(call(&dy, &x, &TileirTensor { data: addr(1), ..dx }, &dw), Status::InvalidArgument.code());
+    // Rows longer than the only tile (1024) would be truncated.
+    let (n2, w2) = (2000, tensor(addr(3), DType::BF16, &[2000]));
+    let big = |i, d| tensor(addr(i), d, &[m, n2]);
+    let code = unsafe {
+        cutile_rms_norm_bwd(
+            &big(1, DType::BF16),
+            &big(2, DType::BF16),
+            &w2,
+            &rstd,
+            &big(5, DType::BF16),
+            &tensor(addr(6), DType::F32, &[blocks, n2]),
+            0,
+            0,
+        )
+    };
+    assert_eq!(code, Status::UnsupportedShape.code());
+    assert_eq!(
+        unsafe { cutile_rms_norm_bwd(&dy, &x, &w, &rstd, &dx, std::ptr::null(), 0, 0) },
+        Status::NullPointer.code()
+    );
+}
+
+#[test]
+fn matmul_fp8_validation() {
+    let (m, n, k) = (333, 200, 336);
+    let a = tensor(addr(1), DType::F8E4M3FN, &[m, k]);
+    let b = tensor(addr(2), DType::F8E4M3FN, &[n, k]);
+    let c = tensor(addr(3), DType::BF16, &[m, n]);
+    let call = |a: &TileirTensor, b: &TileirTensor, c: &TileirTensor, sa: f32, ta: i32, tb: i32| unsafe {
+        cutile_matmul_fp8(a, b, c, sa, 0.25, ta, tb, 0, 0)
+    };
+    assert!(passed_validation(call(&a, &b, &c, 0.5, 0, 1)), "{}", last_error());
+    assert_eq!(call(&a, &b, &c, f32::NAN, 0, 1), Status::InvalidArgument.code());
+    assert_eq!(call(&a, &b, &c, 0.5, 0, 0), Status::ShapeMismatch.code());
+    assert_eq!(call(&a, &tensor(addr(2), DType::F8E4M3FN, &[k, n]), &c, 0.5, 0, 0), Status::NoVariant.code());
+    assert_eq!(call(&a, &b, &tensor(addr(3), DType::F32, &[m, n]), 0.5, 0, 1), Status::UnsupportedDtype.code());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[m, k]), &b, &c, 0.5, 0, 1), Status::UnsupportedDtype.code());
+    // K not a multiple of 16 bytes of e4m3 elements.
+    let odd_k = 328;
+    let code = call(
+        &tensor(addr(1), DType::F8E4M3FN, &[m, odd_k]),
+        &tensor(addr(2), DType::F8E4M3FN, &[n, odd_k]),
+        &c,
+        0.5,
+        0,
+        1,
+    );
+    assert_eq!(code, Status::BadStride.code());
+    // fp8 operands through the 16-bit entry are refused with a pointer to the fp8 one.
+    let a16 = unsafe { cutile_matmul(&a, &b, &tensor(addr(3), DType::F8E4M3FN, &[m, n]), 0, 1, 0, 0) };
+    assert_eq!(a16, Status::UnsupportedDtype.code());
+    assert!(last_error().contains("cutile_matmul_fp8"), "{}", last_error());
+    // A forced fp8 variant cannot run through cutile_matmul (other arguments).
+    assert_eq!(force(c"matmul", Some(c"fp8e4m3_f16_nt_128x256x128")), 0);
+    let f16s = [
+        tensor(addr(1), DType::F16, &[m, k]),
+        tensor(addr(2), DType::F16, &[n, k]),
+        tensor(addr(3), DType::F16, &[m, n]),
+    ];
+    assert_eq!(unsafe { cutile_matmul(&f16s[0], &f16s[1], &f16s[2], 0, 1, 0, 0) }, Status::InvalidArgument.code());
+    assert_eq!(force(c"matmul", None), 0);
 }
 
 #[test]

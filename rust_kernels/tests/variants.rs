@@ -209,7 +209,7 @@ fn softmax_structure() {
 
 #[test]
 fn rms_norm_structure() {
-    for v in ops::rms_norm::VARIANTS {
+    for v in ops::rms_norm::VARIANTS.iter().filter(|v| v.entry != "rms_norm_bwd") {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
         let looped = v.entry == "rms_norm_fwd_looped";
@@ -228,13 +228,43 @@ fn rms_norm_structure() {
 }
 
 #[test]
+fn rms_norm_bwd_structure() {
+    let bwd: Vec<_> = ops::rms_norm::VARIANTS.iter().filter(|v| v.entry == "rms_norm_bwd").collect();
+    assert_eq!(bwd.len(), 3);
+    for v in bwd {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, tn) = (v.constant("TILE_M"), v.constant("TILE_N"));
+        assert_eq!(count(text, "for "), 1, "{}: one loop over the block's row tiles", v.name);
+        // w once; x, dy, rstd per row tile.
+        assert_eq!(loads(text), 4, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}: row tile loads", v.name);
+        assert!(text.contains(&format!("-> tile<{tm}xf32>, token")), "{}: rstd load", v.name);
+        // dx in the loop, dw_partial after it.
+        assert_eq!(stores(text), 2, "{}", v.name);
+        assert!(text.contains(&format!("tile<1x{tn}xf32>, partition_view<tile=(1x{tn})")), "{}: dw row store", v.name);
+        assert_eq!(count(text, "= fma "), 1, "{}: dw accumulation", v.name);
+        assert!(
+            text.lines().any(|l| l.contains("= reduce ") && l.contains("dim=0")),
+            "{}: dw reduced over rows",
+            v.name
+        );
+        assert_eq!(count(text, "mini "), 1, "{}: the last block owns fewer row tiles", v.name);
+        assert_eq!(count(text, "divf"), 1, "{}", v.name);
+    }
+}
+
+#[test]
 fn matmul_structure() {
     for v in ops::matmul::VARIANTS {
         let text = ir(v);
-        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let specs: Vec<_> = v.tensor_specs().collect();
+        let (e_in, e) = (tile_elem(specs[0].dtype), tile_elem(specs[2].dtype));
         let (bm, bn, bk) = (v.constant("BM"), v.constant("BN"), v.constant("BK"));
-        let (trans_a, trans_b, tf32) = (v.constant("TRANS_A"), v.constant("TRANS_B"), v.constant("CAST_TF32"));
-        let operand = if tf32 == 1 { "tf32" } else { e };
+        let fp8 = v.entry == "matmul_fp8";
+        let tf32 = if fp8 { 0 } else { v.constant("CAST_TF32") };
+        let (trans_a, trans_b) = (v.constant("TRANS_A"), v.constant("TRANS_B"));
+        let operand = if tf32 == 1 { "tf32" } else { e_in };
         let mma = format!("tile<{bm}x{bk}x{operand}>, tile<{bk}x{bn}x{operand}>, tile<{bm}x{bn}xf32>");
         assert_eq!(count(text, "mmaf "), 1, "{}", v.name);
         assert!(text.contains(&mma), "{}: expected mmaf over {mma}", v.name);

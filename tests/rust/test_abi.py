@@ -197,6 +197,41 @@ def test_matmul_rejections(lib):
     assert mm(lib, t(1, "float16", [m, 0]), t(2, "float16", [0, n]), c) == Status.UNSUPPORTED_SHAPE
 
 
+def test_rms_norm_bwd_rejections(lib):
+    m, n = 77, 1000
+    blocks = -(-m // ports.RMS_NORM_BWD_ROWS_PER_BLOCK)
+    dy, x, w = t(1, "float16", [m, n]), t(2, "float16", [m, n]), t(3, "float16", [n])
+    rstd, dx, dw = t(4, "float32", [m]), t(5, "float16", [m, n]), t(6, "float32", [blocks, n])
+
+    def bwd(*args):
+        return Status(lib.cutile_rms_norm_bwd(*[a and ctypes.byref(a) for a in args], 0, 0))
+
+    assert bwd(dy, x, w, rstd, dx, dw) in PAST_VALIDATION, message(lib)
+    assert bwd(dy, x, w, rstd, dx, None) == Status.NULL_POINTER
+    assert bwd(dy, x, w, rstd, dx, t(6, "float32", [blocks + 1, n])) == Status.SHAPE_MISMATCH
+    assert bwd(dy, x, w, rstd, dx, t(6, "float16", [blocks, n])) == Status.UNSUPPORTED_DTYPE
+    assert bwd(dy, x, w, rstd, t(1, "float16", [m, n]), dw) == Status.INVALID_ARGUMENT  # dx over dy
+    wide = [t(1, "float16", [m, 2000]), t(2, "float16", [m, 2000]), t(3, "float16", [2000]), rstd,
+            t(5, "float16", [m, 2000]), t(6, "float32", [blocks, 2000])]
+    assert bwd(*wide) == Status.UNSUPPORTED_SHAPE
+
+
+def test_matmul_fp8_rejections(lib):
+    m, n, k = 333, 200, 336
+    a, b, c = t(1, "float8_e4m3fn", [m, k]), t(2, "float8_e4m3fn", [n, k]), t(3, "bfloat16", [m, n])
+
+    def fp8(a, b, c, sa=0.5, ta=0, tb=1):
+        return Status(lib.cutile_matmul_fp8(*[v and ctypes.byref(v) for v in (a, b, c)], sa, 0.25, ta, tb, 0, 0))
+
+    assert fp8(a, b, c) in PAST_VALIDATION, message(lib)
+    assert fp8(a, b, c, sa=float("inf")) == Status.INVALID_ARGUMENT
+    assert fp8(a, t(2, "float8_e4m3fn", [k, n]), c, tb=0) == Status.NO_VARIANT
+    assert fp8(a, b, t(3, "float32", [m, n])) == Status.UNSUPPORTED_DTYPE
+    assert fp8(t(1, "float8_e4m3fn", [m, 328]), t(2, "float8_e4m3fn", [n, 328]), c) == Status.BAD_STRIDE
+    assert mm(lib, a, b, t(3, "float8_e4m3fn", [m, n]), tb=1) == Status.UNSUPPORTED_DTYPE
+    assert "cutile_matmul_fp8" in message(lib)
+
+
 @pytest.mark.skipif(driver_present(), reason="a CUDA driver is installed here")
 def test_valid_calls_stop_at_driver_unavailable(lib):
     assert vadd(lib, t(1, "float32", [10]), t(2, "float32", [10]), t(3, "float32", [10])) == Status.DRIVER_UNAVAILABLE
@@ -255,6 +290,13 @@ class FakeTensor:
                             library=L), ports.MisalignedError, ValueError),
     (lambda L: ports.vector_add(*(FakeTensor(i, "torch.float32", [1] * 6, [1] * 6) for i in (1, 2, 3)), library=L),
      ports.BadRankError, ValueError),
+    (lambda L: ports.matmul_fp8(FakeTensor(1, "torch.float8_e4m3fn", [64, 64]),
+                                FakeTensor(2, "torch.float8_e4m3fn", [64, 64]), FakeTensor(3, "torch.float16", [64, 64]),
+                                1.0, float("nan"), library=L), ports.InvalidArgumentError, ValueError),
+    (lambda L: ports.rms_norm_bwd(*(FakeTensor(i, "torch.float16", [8, 8]) for i in (1, 2)),
+                                  FakeTensor(3, "torch.float16", [8]), FakeTensor(4, "torch.float32", [8]),
+                                  FakeTensor(5, "torch.float16", [8, 8]), FakeTensor(6, "torch.float32", [2, 8]),
+                                  library=L), ports.ShapeMismatchError, ValueError),
 ])
 def test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also):
     with pytest.raises(error) as info:

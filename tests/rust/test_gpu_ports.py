@@ -43,17 +43,24 @@ def _analysis(op):
     return json.loads((REFERENCE / op / "analysis.json").read_text())
 
 
-def _call(op, variant, inputs):
-    """The port of `op` on the reference's inputs (names as in analysis.json params)."""
+def _call(op, variant, inputs, stream=None):
+    """The port of `op` on the reference's inputs (names as in analysis.json params); `stream`
+    overrides torch's current stream."""
+    kernel, c = variant["kernel"], variant["constants"]
     if op == "vector_add":
-        ports.vector_add(inputs["x"], inputs["y"], inputs["out"])
+        ports.vector_add(inputs["x"], inputs["y"], inputs["out"], stream=stream)
     elif op == "softmax":
-        ports.softmax(inputs["x"], inputs["out"])
+        ports.softmax(inputs["x"], inputs["out"], stream=stream)
+    elif kernel == "rms_norm_bwd":
+        ports.rms_norm_bwd(inputs["dy"], inputs["x"], inputs["w"], inputs["rstd"], inputs["dx"], inputs["dw_partial"],
+                           stream=stream)
     elif op == "rms_norm":
-        ports.rms_norm(inputs["x"], inputs["w"], inputs["out"], inputs["rstd"], eps=inputs["eps"])
+        ports.rms_norm(inputs["x"], inputs["w"], inputs["out"], inputs["rstd"], eps=inputs["eps"], stream=stream)
+    elif kernel == "matmul_fp8":
+        ports.matmul_fp8(inputs["a"], inputs["b"], inputs["c"], inputs["scale_a"], inputs["scale_b"],
+                         trans_a=c["TRANS_A"], trans_b=c["TRANS_B"], stream=stream)
     elif op == "matmul":
-        c = variant["constants"]
-        ports.matmul(inputs["a"], inputs["b"], inputs["c"], trans_a=c["TRANS_A"], trans_b=c["TRANS_B"])
+        ports.matmul(inputs["a"], inputs["b"], inputs["c"], trans_a=c["TRANS_A"], trans_b=c["TRANS_B"], stream=stream)
     else:
         raise KeyError(op)
 
@@ -111,12 +118,14 @@ def test_numerics_match_reference(op, variant, shape, tolerances):
 
 def _one_call_per_op():
     """(op, variant, inputs) of one small case per op, for the allocation and stream tests."""
-    picks = {"vector_add": ("f32_t1024", {"N": 1 << 20}), "softmax": ("f16_row_m4_n1024", {"M": 4096, "N": 1000}),
-             "rms_norm": ("fwd_bf16_m1_n8192", {"M": 1024, "N": 4096}),
-             "matmul": ("f16_nn_128x128x64", {"M": 1024, "N": 1024, "K": 1024})}
-    for op, (name, shape) in picks.items():
+    picks = [("vector_add", "f32_t1024", {"N": 1 << 20}), ("softmax", "f16_row_m4_n1024", {"M": 4096, "N": 1000}),
+             ("rms_norm", "fwd_bf16_m1_n8192", {"M": 1024, "N": 4096}),
+             ("rms_norm", "bwd_f16_m4_n1024", {"M": 1000, "N": 1000}),
+             ("matmul", "f16_nn_128x128x64", {"M": 1024, "N": 1024, "K": 1024}),
+             ("matmul", "fp8e4m3_bf16_nt_128x256x128", {"M": 512, "N": 512, "K": 512})]
+    for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
-        yield pytest.param(op, variant, shape, id=op)
+        yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}")
 
 
 @pytest.mark.parametrize("op, variant, shape", list(_one_call_per_op()))
@@ -146,7 +155,10 @@ def test_runs_in_order_on_a_non_default_stream(op, variant, shape, how):
     read_only = [k for k in tensors if k not in ref.reference(variant, inputs)]
     saved = {k: tensors[k].clone() for k in read_only}
     for k in read_only:
-        tensors[k].fill_(float("nan"))
+        if tensors[k].element_size() == 1:  # float8: 0x7F is e4m3fn's NaN
+            tensors[k].view(torch.uint8).fill_(0x7F)
+        else:
+            tensors[k].fill_(float("nan"))
     torch.cuda.synchronize()
     side = torch.cuda.Stream()
     assert side.cuda_stream != torch.cuda.default_stream().cuda_stream
@@ -158,12 +170,7 @@ def test_runs_in_order_on_a_non_default_stream(op, variant, shape, how):
             _call(op, variant, inputs)
     if how == "stream_argument":
         # Current stream is the default one here; the explicit argument must win.
-        fn = {"vector_add": lambda: ports.vector_add(inputs["x"], inputs["y"], inputs["out"], stream=side),
-              "softmax": lambda: ports.softmax(inputs["x"], inputs["out"], stream=side),
-              "rms_norm": lambda: ports.rms_norm(inputs["x"], inputs["w"], inputs["out"], inputs["rstd"],
-                                                 eps=inputs["eps"], stream=side),
-              "matmul": lambda: ports.matmul(inputs["a"], inputs["b"], inputs["c"], stream=side)}[op]
-        fn()
+        _call(op, variant, inputs, stream=side)
     side.synchronize()
     expected = ref.reference(variant, inputs)
     tol = _analysis(op)["tolerances"]

@@ -16,18 +16,12 @@ pytestmark = pytest.mark.cargo
 REFERENCE = Path(__file__).resolve().parents[2] / "reference"
 
 # Reference variants of ported ops that have no Rust port yet, with the reason.
-NOT_YET_PORTED = {
-    ("matmul", "fp8e4m3_f16_nt_128x256x128"): "kernel matmul_fp8 (e4m3 operands, scales) not ported",
-    ("matmul", "fp8e4m3_bf16_nt_128x256x128"): "kernel matmul_fp8 (e4m3 operands, scales) not ported",
-    ("rms_norm", "bwd_f16_m4_n1024"): "kernel rms_norm_bwd: issue 5 ports the forward only",
-    ("rms_norm", "bwd_bf16_m4_n1024"): "kernel rms_norm_bwd: issue 5 ports the forward only",
-    ("rms_norm", "bwd_f32_m4_n1024"): "kernel rms_norm_bwd: issue 5 ports the forward only",
-}
+NOT_YET_PORTED: dict[tuple[str, str], str] = {}
 
 # Rust-only generics: the element type (a type generic where Python specializes on the
 # array dtype) and flags Python derives from the dtype at trace time.
-RUST_ONLY_GENERICS = {"E", "CAST_TF32"}
-RUST_TYPE_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
+RUST_ONLY_GENERICS = {"E", "EIn", "EOut", "CAST_TF32"}
+RUST_TYPE_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f8e4m3fn": "float8_e4m3fn"}
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +66,14 @@ def test_constants_are_the_rust_generics(rust_table):
             assert generics[name] == _as_generic(value), f"{rv['variant']}: {name}"
         extra = set(generics) - set(ref["constants"])
         assert extra <= RUST_ONLY_GENERICS, f"{rv['variant']}: unexplained Rust generics {extra}"
-        first_array = next(p for p in ref["params"] if p["kind"] == "array")
-        assert RUST_TYPE_NAMES[generics["E"]] == first_array["dtype"], rv["variant"]
+        arrays = [p for p in ref["params"] if p["kind"] == "array"]
+        first_array = arrays[0]
+        if "E" in generics:
+            assert RUST_TYPE_NAMES[generics["E"]] == first_array["dtype"], rv["variant"]
+        else:  # mixed precision: input and output element types
+            assert RUST_TYPE_NAMES[generics["EIn"]] == first_array["dtype"], rv["variant"]
+            output = next(p for p in arrays if p["role"] == "output")
+            assert RUST_TYPE_NAMES[generics["EOut"]] == output["dtype"], rv["variant"]
         if "CAST_TF32" in generics:
             assert generics["CAST_TF32"] == str(int(first_array["dtype"] == "float32")), rv["variant"]
 

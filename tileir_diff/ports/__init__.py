@@ -18,7 +18,9 @@ from tileir_diff.ports._abi import (
     ShapeMismatchError, Status, TileirTensor, UnsupportedDtypeError, UnsupportedShapeError, check, descriptor,
     library_candidates, load_library,
 )
-from tileir_diff.ports.torch_ops import matmul, rms_norm, softmax, vector_add
+from tileir_diff.ports.torch_ops import (
+    RMS_NORM_BWD_ROWS_PER_BLOCK, matmul, matmul_fp8, rms_norm, rms_norm_bwd, softmax, vector_add,
+)
 
 
 @contextlib.contextmanager
@@ -45,5 +47,5 @@ __all__ = [
     "BadStrideError", "MisalignedError", "InvalidDeviceError", "DeviceMismatchError", "InvalidArgumentError",
     "UnsupportedShapeError", "NoVariantError", "DriverUnavailableError", "DriverError", "KernelImageMissingError",
     "LaunchFailedError", "check", "descriptor", "library_candidates", "load_library", "has_kernel_image", "force_variant",
-    "vector_add", "softmax", "rms_norm", "matmul",
+    "vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "RMS_NORM_BWD_ROWS_PER_BLOCK",
 ]

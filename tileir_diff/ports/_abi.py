@@ -208,6 +208,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "cutile_softmax": [_T, _T, i32, u64],
         "cutile_rms_norm": [_T, _T, _T, _T, f32, i32, u64],
         "cutile_matmul": [_T, _T, _T, i32, i32, i32, u64],
+        "cutile_rms_norm_bwd": [_T, _T, _T, _T, _T, _T, i32, u64],
+        "cutile_matmul_fp8": [_T, _T, _T, f32, f32, i32, i32, i32, u64],
     }
     for name, argtypes in signatures.items():
         fn = getattr(lib, name)

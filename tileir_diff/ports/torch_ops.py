@@ -11,7 +11,10 @@ from typing import Any, Optional
 
 from tileir_diff.ports._abi import TileirTensor, check, descriptor, load_library
 
-__all__ = ["vector_add", "softmax", "rms_norm", "matmul"]
+__all__ = ["vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "RMS_NORM_BWD_ROWS_PER_BLOCK"]
+
+# dw_partial of rms_norm_bwd has ceil(M / RMS_NORM_BWD_ROWS_PER_BLOCK) rows.
+RMS_NORM_BWD_ROWS_PER_BLOCK = 64
 
 
 def _desc(t: Any) -> TileirTensor:
@@ -59,6 +62,22 @@ def rms_norm(x, w, out, rstd, eps: float = 1e-6, *, stream: Optional[Any] = None
     Returns (out, rstd)."""
     _call("cutile_rms_norm", (x, w, out, rstd), float(eps), stream=stream, library=library)
     return out, rstd
+
+
+def rms_norm_bwd(dy, x, w, rstd, dx, dw_partial, *, stream: Optional[Any] = None, library=None):
+    """Backward of rms_norm: dx (M, N) and dw_partial (ceil(M / 64), N) float32, whose column
+    sums are dL/dw (dw = dw_partial.sum(0)). rstd is the forward's. Returns (dx, dw_partial)."""
+    _call("cutile_rms_norm_bwd", (dy, x, w, rstd, dx, dw_partial), stream=stream, library=library)
+    return dx, dw_partial
+
+
+def matmul_fp8(a, b, c, scale_a: float, scale_b: float, *, trans_a: bool = False, trans_b: bool = True,
+               stream: Optional[Any] = None, library=None):
+    """c = (scale_a * scale_b) * (op(a) @ op(b)) for float8_e4m3fn a, b and a float16/bfloat16 c;
+    b is stored (N, K) (trans_b=True), as torch._scaled_mm takes it. Returns c."""
+    _call("cutile_matmul_fp8", (a, b, c), float(scale_a), float(scale_b), int(bool(trans_a)), int(bool(trans_b)),
+          stream=stream, library=library)
+    return c
 
 
 def matmul(a, b, c, *, trans_a: bool = False, trans_b: bool = False, stream: Optional[Any] = None, library=None):

@@ -1,16 +1,84 @@
-//! cuTile Rust port of `matmul` in reference/matmul/kernel.py: C = op(A) @ op(B), one BMxBN
-//! output tile per block on a 1-D grouped grid, a K loop of mma into an f32 accumulator.
+//! cuTile Rust port of reference/matmul/kernel.py: C = op(A) @ op(B), one BMxBN output tile
+//! per block on a 1-D grouped grid, a K loop of mma into an f32 accumulator. `matmul` takes
+//! f16/bf16/f32 operands, `matmul_fp8` e4m3 operands with per-tensor scales and a 16-bit output.
 //!
 //! Python's `ct.Constant[int]` (BM, BN, BK, GROUP_M) and `ct.Constant[bool]` (TRANS_A,
 //! TRANS_B) are const generics (the flags as i32 0/1); the compiler folds the `if` on them.
 //! A transposed operand is read through a dim_map=[1, 0] view of the stored array, like
 //! Python's `order=(1, 0)`. `CAST_TF32` = 1 rounds f32 operands to tf32 before the mma
 //! (Python decides this from `a.dtype == ct.float32` at trace time; Rust cannot branch on a
-//! type generic, so the host passes the flag).
+//! type generic, so the variant table sets the flag). `scale_a`, `scale_b` are runtime f32
+//! scalars on both sides.
 
 #[cutile::module]
 pub mod matmul_kernel {
     use cutile::core::*;
+
+    /// The 1-D block id as (tile_m, tile_n), GROUP_M row-tiles at a time: consecutive blocks
+    /// walk down a column of GROUP_M row-tiles before the next column, so shared B tiles stay
+    /// in L2. All values are non-negative, so Rust's truncating `/` and `%` equal Python's
+    /// floor `//` and `%`.
+    fn grouped_tile_coords<const BM: i32, const BN: i32, const GROUP_M: i32>(m: i32, n: i32) -> (i32, i32) {
+        let bid: i32 = get_tile_block_id().0;
+        let tiles_m: i32 = ceil_div(m, BM);
+        let tiles_n: i32 = ceil_div(n, BN);
+        let blocks_per_group: i32 = GROUP_M * tiles_n;
+        let group: i32 = bid / blocks_per_group;
+        let first_m: i32 = group * GROUP_M;
+        let rows_in_group: i32 = min(tiles_m - first_m, GROUP_M);
+        let tile_m: i32 = first_m + bid % rows_in_group;
+        let tile_n: i32 = (bid % blocks_per_group) / rows_in_group;
+        (tile_m, tile_n)
+    }
+
+    /// f32 (BM, BN) accumulator of op(A)[tile_m] @ op(B)[:, tile_n] over all of K. Zero padding:
+    /// a ragged last K tile adds nothing.
+    fn gemm_mainloop<
+        E: ElementType,
+        const BM: i32,
+        const BN: i32,
+        const BK: i32,
+        const TRANS_A: i32,
+        const TRANS_B: i32,
+        const CAST_TF32: i32,
+    >(
+        a: &Tensor<E, { [-1, -1] }>,
+        b: &Tensor<E, { [-1, -1] }>,
+        tile_m: i32,
+        tile_n: i32,
+    ) -> Tile<f32, { [BM, BN] }> {
+        // K tiles counted on an unpadded view of a in its load order, as
+        // ct.num_tiles(a, axis=1, shape=..., order=...) does.
+        let a_grid: Partition<E, { [BM, BK] }> = if TRANS_A == 1i32 {
+            unsafe { make_partition_view(a, shape![BM, BK], padding::None, const_array![1, 0], a.token()) }
+        } else {
+            unsafe { make_partition_view(a, shape![BM, BK], padding::None, dim_map::Identity, a.token()) }
+        };
+        let k_tiles: i32 = num_tiles(&a_grid, 1);
+        let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, shape![BM, BN]);
+        let a_tiles: Partition<E, { [BM, BK] }> = if TRANS_A == 1i32 {
+            a.partition_permuted(shape![BM, BK], const_array![1, 0])
+        } else {
+            a.partition(shape![BM, BK])
+        };
+        let b_tiles: Partition<E, { [BK, BN] }> = if TRANS_B == 1i32 {
+            b.partition_permuted(shape![BK, BN], const_array![1, 0])
+        } else {
+            b.partition(shape![BK, BN])
+        };
+        for kk in 0i32..k_tiles {
+            let ta: Tile<E, { [BM, BK] }> = a_tiles.load([tile_m, kk]);
+            let tb: Tile<E, { [BK, BN] }> = b_tiles.load([kk, tile_n]);
+            if CAST_TF32 == 1i32 {
+                let ta32: Tile<tf32, { [BM, BK] }> = convert_tile(ta);
+                let tb32: Tile<tf32, { [BK, BN] }> = convert_tile(tb);
+                acc = mma(ta32, tb32, acc);
+            } else {
+                acc = mma(ta, tb, acc);
+            }
+        }
+        acc
+    }
 
     #[cutile::entry(unchecked_accesses = true)]
     unsafe fn matmul<
@@ -29,50 +97,41 @@ pub mod matmul_kernel {
     ) {
         let m: i32 = get_shape_dim(c.shape(), 0i32);
         let n: i32 = get_shape_dim(c.shape(), 1i32);
-        // Grouped tile order: GROUP_M row-tiles per column step, so shared B tiles stay in L2.
-        let bid: i32 = get_tile_block_id().0;
-        let tiles_m: i32 = ceil_div(m, BM);
-        let tiles_n: i32 = ceil_div(n, BN);
-        let blocks_per_group: i32 = GROUP_M * tiles_n;
-        let group: i32 = bid / blocks_per_group;
-        let first_m: i32 = group * GROUP_M;
-        let rows_in_group: i32 = min(tiles_m - first_m, GROUP_M);
-        let tile_m: i32 = first_m + bid % rows_in_group;
-        let tile_n: i32 = (bid % blocks_per_group) / rows_in_group;
-
-        // Zero padding: a ragged last K tile adds nothing.
-        let a_tiles: Partition<E, { [BM, BK] }> = if TRANS_A == 1i32 {
-            a.partition_permuted(shape![BM, BK], const_array![1, 0])
-        } else {
-            a.partition(shape![BM, BK])
-        };
-        let b_tiles: Partition<E, { [BK, BN] }> = if TRANS_B == 1i32 {
-            b.partition_permuted(shape![BK, BN], const_array![1, 0])
-        } else {
-            b.partition(shape![BK, BN])
-        };
-        // K tiles counted on an unpadded view of a in the same order, as ct.num_tiles(a, ...,
-        // order=...) does.
-        let a_grid: Partition<E, { [BM, BK] }> = if TRANS_A == 1i32 {
-            unsafe { make_partition_view(a, shape![BM, BK], padding::None, const_array![1, 0], a.token()) }
-        } else {
-            unsafe { make_partition_view(a, shape![BM, BK], padding::None, dim_map::Identity, a.token()) }
-        };
-        let k_tiles: i32 = num_tiles(&a_grid, 1);
-        let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, shape![BM, BN]);
-        for kk in 0i32..k_tiles {
-            let ta: Tile<E, { [BM, BK] }> = a_tiles.load([tile_m, kk]);
-            let tb: Tile<E, { [BK, BN] }> = b_tiles.load([kk, tile_n]);
-            if CAST_TF32 == 1i32 {
-                let ta32: Tile<tf32, { [BM, BK] }> = convert_tile(ta);
-                let tb32: Tile<tf32, { [BK, BN] }> = convert_tile(tb);
-                acc = mma(ta32, tb32, acc);
-            } else {
-                acc = mma(ta, tb, acc);
-            }
-        }
-        let mut c_tiles: PartitionMut<E, { [BM, BN] }> = unsafe { c.partition_full_mut(shape![BM, BN]) };
+        let (tile_m, tile_n): (i32, i32) = grouped_tile_coords::<BM, BN, GROUP_M>(m, n);
+        let acc: Tile<f32, { [BM, BN] }> =
+            gemm_mainloop::<E, BM, BN, BK, TRANS_A, TRANS_B, CAST_TF32>(a, b, tile_m, tile_n);
         let c_tile: Tile<E, { [BM, BN] }> = convert_tile(acc);
+        let mut c_tiles: PartitionMut<E, { [BM, BN] }> = unsafe { c.partition_full_mut(shape![BM, BN]) };
+        unsafe { c_tiles.store_unchecked(c_tile, [tile_m, tile_n]) };
+    }
+
+    /// c = (scale_a * scale_b) * (op(a) @ op(b)) with fp8 operands (EIn) and a 16-bit output
+    /// (EOut); the scale product is applied once to the f32 accumulator.
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn matmul_fp8<
+        EIn: ElementType,
+        EOut: ElementType,
+        const BM: i32,
+        const BN: i32,
+        const BK: i32,
+        const GROUP_M: i32,
+        const TRANS_A: i32,
+        const TRANS_B: i32,
+    >(
+        a: &Tensor<EIn, { [-1, -1] }>,
+        b: &Tensor<EIn, { [-1, -1] }>,
+        c: &Tensor<EOut, { [-1, -1] }>,
+        scale_a: f32,
+        scale_b: f32,
+    ) {
+        let m: i32 = get_shape_dim(c.shape(), 0i32);
+        let n: i32 = get_shape_dim(c.shape(), 1i32);
+        let (tile_m, tile_n): (i32, i32) = grouped_tile_coords::<BM, BN, GROUP_M>(m, n);
+        let acc: Tile<f32, { [BM, BN] }> = gemm_mainloop::<EIn, BM, BN, BK, TRANS_A, TRANS_B, 0>(a, b, tile_m, tile_n);
+        let scale: f32 = scale_a * scale_b;
+        let acc: Tile<f32, { [BM, BN] }> = acc * broadcast_scalar(scale, shape![BM, BN]);
+        let c_tile: Tile<EOut, { [BM, BN] }> = convert_tile(acc);
+        let mut c_tiles: PartitionMut<EOut, { [BM, BN] }> = unsafe { c.partition_full_mut(shape![BM, BN]) };
         unsafe { c_tiles.store_unchecked(c_tile, [tile_m, tile_n]) };
     }
 }

@@ -1,4 +1,5 @@
-//! GEMM C = op(A) @ op(B) (reference/matmul, kernel `matmul`; the fp8 kernel is not ported yet).
+//! GEMM C = op(A) @ op(B) (reference/matmul): kernel `matmul` (f16, bf16, tf32) and
+//! `matmul_fp8` (e4m3 operands, per-tensor scales, 16-bit output).
 
 pub mod ffi;
 #[cfg(feature = "compile")]
@@ -67,6 +68,50 @@ pub static TF32_NN_128X128X32: Variant =
 pub static TF32_NT_128X128X32: Variant =
     variant("tf32_nt_128x128x32", &["f32", "128", "128", "32", "8", "0", "1", "1"], &aligned(DType::F32, 4));
 
+/// fp8: a (M, K) and b stored (N, K) (trans_b), row strides a multiple of 16 elements; c 16-bit.
+const fn fp8(out: DType) -> [ParamSpec; 5] {
+    [
+        ParamSpec::Tensor(TensorSpec::input("a", DType::F8E4M3FN, 2).unit_last().align(16).stride_div(16, 1)),
+        ParamSpec::Tensor(TensorSpec::input("b", DType::F8E4M3FN, 2).unit_last().align(16).stride_div(16, 1)),
+        ParamSpec::Tensor(TensorSpec::output("c", out, 2).unit_last().align(16).stride_div(8, 1)),
+        ParamSpec::F32("scale_a"),
+        ParamSpec::F32("scale_b"),
+    ]
+}
+
+const fn variant_fp8(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant {
+        op: OP,
+        name,
+        module: "matmul_kernel",
+        entry: "matmul_fp8",
+        generic_names: &["EIn", "EOut", "BM", "BN", "BK", "GROUP_M", "TRANS_A", "TRANS_B"],
+        generics,
+        params,
+    }
+}
+
+// Generics: <EIn, EOut, BM, BN, BK, GROUP_M, TRANS_A, TRANS_B>.
+pub static FP8E4M3_F16_NT_128X256X128: Variant = variant_fp8(
+    "fp8e4m3_f16_nt_128x256x128",
+    &["f8e4m3fn", "f16", "128", "256", "128", "8", "0", "1"],
+    &fp8(DType::F16),
+);
+pub static FP8E4M3_BF16_NT_128X256X128: Variant = variant_fp8(
+    "fp8e4m3_bf16_nt_128x256x128",
+    &["f8e4m3fn", "bf16", "128", "256", "128", "8", "0", "1"],
+    &fp8(DType::BF16),
+);
+
+/// fp8 candidates: only the (M, K) x (N, K) layout Hopper's fp8 MMA wants.
+pub fn fp8_candidates(out: DType, trans_a: bool, trans_b: bool) -> Vec<&'static Variant> {
+    match (out, trans_a, trans_b) {
+        (DType::F16, false, true) => vec![&FP8E4M3_F16_NT_128X256X128],
+        (DType::BF16, false, true) => vec![&FP8E4M3_BF16_NT_128X256X128],
+        _ => vec![],
+    }
+}
+
 pub static VARIANTS: &[&Variant] = &[
     &F16_NN_128X128X64,
     &F16_NN_128X256X64,
@@ -80,6 +125,8 @@ pub static VARIANTS: &[&Variant] = &[
     &F16_NN_UNALIGNED_64X64X32,
     &TF32_NN_128X128X32,
     &TF32_NT_128X128X32,
+    &FP8E4M3_F16_NT_128X256X128,
+    &FP8E4M3_BF16_NT_128X256X128,
 ];
 
 /// Problems at least this large (M*N) take the 128x256 tiles (analysis.json selects_when).

@@ -1,6 +1,7 @@
-//! C ABI: `cutile_rms_norm(x, w, out, rstd, eps, device, stream)`.
+//! C ABI: `cutile_rms_norm(x, w, out, rstd, eps, device, stream)` and
+//! `cutile_rms_norm_bwd(dy, x, w, rstd, dx, dw_partial, device, stream)`.
 
-use super::{FWD_LOOPED_F16_N2048, OP, choose};
+use super::{BWD_ROWS_PER_BLOCK, FWD_LOOPED_F16_N2048, OP, choose, choose_bwd};
 use crate::descriptor::{TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Error, Status, fail, guard};
@@ -54,7 +55,7 @@ pub unsafe extern "C" fn cutile_rms_norm(
         for other in [&x, &w, &out] {
             check_disjoint(&rstd, other)?;
         }
-        let v = pick(OP, &[&x, &w, &out, &rstd], || {
+        let v = pick(OP, &["rms_norm_fwd", "rms_norm_fwd_looped"], &[&x, &w, &out, &rstd], || {
             choose(x.dtype, n).ok_or_else(|| {
                 Error::new(Status::UnsupportedDtype, format!("x: no rms_norm variant for {}", x.dtype.torch_name()))
             })
@@ -75,5 +76,98 @@ pub unsafe extern "C" fn cutile_rms_norm(
             device,
             stream,
         )
+    })
+}
+
+/// Backward of rms_norm for dy = dL/dout: dx (M, N) and dw_partial (ceil(M / 64), N) float32,
+/// whose column sums are dL/dw. dy, x, dx: (M, N); w: (N,); rstd: (M,) float32 as the forward
+/// wrote it; dy, x, w, dx one dtype (f16, bf16, f32); N <= 1024. Outputs must not overlap
+/// the inputs or each other.
+///
+/// # Safety
+/// Each descriptor pointer is null or points to a readable descriptor; `stream` is a CUstream
+/// of `device` or 0.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cutile_rms_norm_bwd(
+    dy: *const TileirTensor,
+    x: *const TileirTensor,
+    w: *const TileirTensor,
+    rstd: *const TileirTensor,
+    dx: *const TileirTensor,
+    dw_partial: *const TileirTensor,
+    device: i32,
+    stream: u64,
+) -> i32 {
+    guard(|| {
+        // SAFETY: forwarded caller contract.
+        let (dy, x, w, rstd, dx, dw_partial) = unsafe {
+            (
+                read(dy, "dy")?,
+                read(x, "x")?,
+                read(w, "w")?,
+                read(rstd, "rstd")?,
+                read(dx, "dx")?,
+                read(dw_partial, "dw_partial")?,
+            )
+        };
+        check_device_id(device)?;
+        check_rank(&[&dy, &x, &dx, &dw_partial], 2)?;
+        check_rank(&[&w, &rstd], 1)?;
+        let (m, n) = (x.shape[0], x.shape[1]);
+        let blocks_needed = (m + BWD_ROWS_PER_BLOCK - 1) / BWD_ROWS_PER_BLOCK;
+        if dy.dims() != x.dims()
+            || dx.dims() != x.dims()
+            || w.shape[0] != n
+            || rstd.shape[0] != m
+            || dw_partial.dims() != [blocks_needed, n]
+        {
+            return fail(
+                Status::ShapeMismatch,
+                format!(
+                    "need dy, x, dx (M, N), w (N,), rstd (M,), dw_partial (ceil(M/{BWD_ROWS_PER_BLOCK}), N); got dy {:?}, \
+                     x {:?}, w {:?}, rstd {:?}, dx {:?}, dw_partial {:?}",
+                    dy.dims(),
+                    x.dims(),
+                    w.dims(),
+                    rstd.dims(),
+                    dx.dims(),
+                    dw_partial.dims()
+                ),
+            );
+        }
+        check_same_dtype(&[&x, &dy, &w, &dx])?;
+        for out in [&dx, &dw_partial] {
+            for input in [&dy, &x, &w, &rstd] {
+                check_disjoint(out, input)?;
+            }
+        }
+        check_disjoint(&dx, &dw_partial)?;
+        let v = pick(OP, &["rms_norm_bwd"], &[&dy, &x, &w, &rstd, &dx, &dw_partial], || {
+            choose_bwd(x.dtype).ok_or_else(|| {
+                Error::new(Status::UnsupportedDtype, format!("x: no rms_norm backward for {}", x.dtype.torch_name()))
+            })
+        })?;
+        // The whole row is one tile: a longer row would be silently truncated.
+        if n > v.constant("TILE_N") {
+            return fail(
+                Status::UnsupportedShape,
+                format!("{}: rows of {n} columns exceed its tile of {}", v.name, v.constant("TILE_N")),
+            );
+        }
+        if m == 0 || n == 0 {
+            return Ok(());
+        }
+        let rows_per_block = v.constant("TILE_M") * v.constant("ROW_TILES");
+        debug_assert_eq!(rows_per_block, BWD_ROWS_PER_BLOCK);
+        let grid = (blocks(m, rows_per_block)?, 1, 1);
+        let values = [
+            Value::Tensor(&dy),
+            Value::Tensor(&x),
+            Value::Tensor(&w),
+            Value::Tensor(&rstd),
+            Value::Tensor(&dx),
+            Value::Tensor(&dw_partial),
+        ];
+        run(v, &values, grid, device, stream)
     })
 }

@@ -1,7 +1,8 @@
-//! cuTile Rust port of the forward kernels of reference/rms_norm/kernel.py:
-//! y = x * rstd * w with rstd = 1 / sqrt(mean(x^2) + eps), statistics in f32; rstd is stored
-//! for the backward. `rms_norm_fwd` holds TILE_M whole rows in one tile, `rms_norm_fwd_looped`
-//! streams one row in TILE_N tiles. `eps` is a runtime f32 on both sides (in Python too).
+//! cuTile Rust port of reference/rms_norm/kernel.py: y = x * rstd * w with
+//! rstd = 1 / sqrt(mean(x^2) + eps), statistics in f32; rstd is stored for the backward.
+//! `rms_norm_fwd` holds TILE_M whole rows in one tile, `rms_norm_fwd_looped` streams one row
+//! in TILE_N tiles, `rms_norm_bwd` computes dx and per-block dw partial sums. `eps` is a
+//! runtime f32 on both sides (in Python too).
 
 #[cutile::module]
 pub mod rms_norm_kernel {
@@ -84,5 +85,59 @@ pub mod rms_norm_kernel {
         }
         let mut rstd_tiles: PartitionMut<f32, { [1] }> = unsafe { rstd.partition_full_mut(shape![1]) };
         unsafe { rstd_tiles.store_unchecked(r.reshape(shape![1]), [row]) };
+    }
+
+    /// dx for TILE_M whole rows per step, ROW_TILES steps per block (the last block may own
+    /// fewer), and one row of dw partial sums per block (dw = dw_partial.sum(0) on the host).
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn rms_norm_bwd<E: ElementType, const TILE_M: i32, const TILE_N: i32, const ROW_TILES: i32>(
+        dy: &Tensor<E, { [-1, -1] }>,
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        dx: &Tensor<E, { [-1, -1] }>,
+        dw_partial: &Tensor<f32, { [-1, -1] }>,
+    ) {
+        let block: i32 = get_tile_block_id().0;
+        let n: i32 = get_shape_dim(x.shape(), 1i32);
+        let num_row_tiles: i32 = ceil_div(get_shape_dim(x.shape(), 0i32), TILE_M);
+        let first: i32 = block * ROW_TILES;
+        let count: i32 = min(ROW_TILES, num_row_tiles - first);
+        let w_raw: Tile<E, { [TILE_N] }> = w.partition(shape![TILE_N]).load([0i32]);
+        let g_w: Tile<f32, { [TILE_N] }> = convert_tile(w_raw);
+        let g_w: Tile<f32, { [1, TILE_N] }> = g_w.reshape(shape![1, TILE_N]);
+        let mut dw_acc: Tile<f32, { [TILE_M, TILE_N] }> = constant(0.0f32, shape![TILE_M, TILE_N]);
+        // Zero padding everywhere: padded rows get rstd 0 and add nothing to dw.
+        let x_tiles: Partition<E, { [TILE_M, TILE_N] }> = x.partition(shape![TILE_M, TILE_N]);
+        let dy_tiles: Partition<E, { [TILE_M, TILE_N] }> = dy.partition(shape![TILE_M, TILE_N]);
+        let rstd_tiles: Partition<f32, { [TILE_M] }> = rstd.partition(shape![TILE_M]);
+        let g_w: Tile<f32, { [TILE_M, TILE_N] }> = g_w.broadcast(shape![TILE_M, TILE_N]);
+        let n_f: Tile<f32, { [TILE_M, 1] }> = broadcast_scalar(convert_scalar::<f32>(n), shape![TILE_M, 1]);
+        let mut dx_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> =
+            unsafe { dx.partition_full_mut(shape![TILE_M, TILE_N]) };
+        for k in 0i32..count {
+            let i: i32 = first + k;
+            let t_raw: Tile<E, { [TILE_M, TILE_N] }> = x_tiles.load([i, 0i32]);
+            let t: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(t_raw);
+            let d_raw: Tile<E, { [TILE_M, TILE_N] }> = dy_tiles.load([i, 0i32]);
+            let d: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(d_raw);
+            let r: Tile<f32, { [TILE_M] }> = rstd_tiles.load([i]);
+            let r: Tile<f32, { [TILE_M, 1] }> = r.reshape(shape![TILE_M, 1]);
+            let g: Tile<f32, { [TILE_M, TILE_N] }> = d * g_w;
+            let gt: Tile<f32, { [TILE_M] }> = reduce_sum(g * t, 1);
+            let c: Tile<f32, { [TILE_M, 1] }> =
+                divf(gt.reshape(shape![TILE_M, 1]), n_f, rounding::NearestEven, ftz::Disabled);
+            let rr: Tile<f32, { [TILE_M, TILE_N] }> = (r * r).broadcast(shape![TILE_M, TILE_N]);
+            let r_b: Tile<f32, { [TILE_M, TILE_N] }> = r.broadcast(shape![TILE_M, TILE_N]);
+            let dx_f: Tile<f32, { [TILE_M, TILE_N] }> = r_b * (g - t * rr * c.broadcast(shape![TILE_M, TILE_N]));
+            let dx_out: Tile<E, { [TILE_M, TILE_N] }> = convert_tile(dx_f);
+            unsafe { dx_tiles.store_unchecked(dx_out, [i, 0i32]) };
+            // `dw_acc + d * t * r` as one fma, as cuTile Python contracts it.
+            dw_acc = fma(d * t, r_b, dw_acc, rounding::NearestEven, ftz::Disabled);
+        }
+        let dw: Tile<f32, { [TILE_N] }> = reduce_sum(dw_acc, 0);
+        let mut dw_tiles: PartitionMut<f32, { [1, TILE_N] }> =
+            unsafe { dw_partial.partition_full_mut(shape![1, TILE_N]) };
+        unsafe { dw_tiles.store_unchecked(dw.reshape(shape![1, TILE_N]), [block, 0i32]) };
     }
 }

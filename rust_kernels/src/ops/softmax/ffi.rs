@@ -32,7 +32,7 @@ pub unsafe extern "C" fn cutile_softmax(
         }
         check_same_dtype(&[&x, &out])?;
         check_in_place(&out, &x)?;
-        let v = pick(OP, &[&x, &out], || {
+        let v = pick(OP, &["softmax_row", "softmax_online"], &[&x, &out], || {
             choose(x.dtype, x.shape[1]).ok_or_else(|| {
                 Error::new(Status::UnsupportedDtype, format!("x: no softmax variant for {}", x.dtype.torch_name()))
             })

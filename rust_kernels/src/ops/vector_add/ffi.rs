@@ -34,7 +34,7 @@ pub unsafe extern "C" fn cutile_vector_add(
         check_in_place(&out, &x)?;
         check_in_place(&out, &y)?;
         let tensors = [&x, &y, &out];
-        let v = pick(OP, &tensors, || select(candidates(x.dtype), &tensors))?;
+        let v = pick(OP, &["vector_add"], &tensors, || select(candidates(x.dtype), &tensors))?;
         let grid = (blocks(out.shape[0], v.constant("TILE"))?, 1, 1);
         run(v, &[Value::Tensor(&x), Value::Tensor(&y), Value::Tensor(&out)], grid, device, stream)
     })
