@@ -122,9 +122,9 @@ class FunctionGraph:
                 self._producer[r.vid] = (n.nid, i)
             if op.name in FOLDED_REGION_OPS:
                 exprs = [combiner_expression(b) for r in op.regions for b in r.blocks]
-                n.label = op_label(op) + "{" + ";".join(exprs) + "}"
+                n.label = (self._keys.label.get(id(op)) or op_label(op)) + "{" + ";".join(exprs) + "}"
                 continue
-            n.label = op_label(op)
+            n.label = self._keys.label.get(id(op)) or op_label(op)
             if op.regions:
                 sig = []
                 for k, r in enumerate(op.regions):

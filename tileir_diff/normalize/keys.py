@@ -32,11 +32,8 @@ def commutative_positions(op: Operation) -> Optional[Tuple[int, int]]:
 
 
 def digest(*parts: str) -> str:
-    h = hashlib.blake2b(digest_size=12)
-    for p in parts:
-        h.update(p.encode())
-        h.update(b"\x1f")
-    return h.hexdigest()
+    """blake2b (96 bits) of the parts joined by a separator that canonical text never contains."""
+    return hashlib.blake2b("\x1f".join(parts).encode(), digest_size=12).hexdigest()
 
 
 _ATTRS_TEXT: Dict[int, tuple] = {}  # id(attributes mapping) -> (mapping, canonical text)
@@ -84,6 +81,7 @@ class KeyBuilder:
         self.arg_positions = arg_positions
         self.value: Dict[int, str] = {}
         self.op: Dict[int, str] = {}  # id(op) -> key
+        self.label: Dict[int, str] = {}  # id(op) -> op_label(op)
 
     def function(self, f: Function) -> "KeyBuilder":
         for i, a in enumerate(f.arguments):
@@ -100,7 +98,9 @@ class KeyBuilder:
     def operation(self, op: Operation, depth: int) -> str:
         operand_keys = ordered_operand_keys(op, [self.value.get(v.vid, "?") for v in op.operands])
         region_keys = [self.block(b, depth + 1) for r in op.regions for b in r.blocks]
-        k = digest(op_label(op), *operand_keys, "|", *region_keys)
+        label = op_label(op)
+        self.label[id(op)] = label
+        k = digest(label, *operand_keys, "|", *region_keys)
         self.op[id(op)] = k
         for i, r in enumerate(op.results):
             self.value[r.vid] = f"{k}#{i}"  # no need to hash again: the op key is already a digest
