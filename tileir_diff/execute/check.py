@@ -24,6 +24,7 @@ from tileir_diff.interp.memory import Memory
 from .signature import ArraySpec, Layout, ScalarSpec, infer_layout
 
 STATUSES = ("diverged", "no_divergence", "unsupported")
+DEFAULT_HINT = 16
 
 
 @dataclass
@@ -118,7 +119,7 @@ def _array_layout(spec: ArraySpec, rng: np.random.Generator, cap: int,
         f = spec.shape_facts[d] if d < len(spec.shape_facts) else None
         hint = max(1, spec.tile_hint[d])
         if like is not None:
-            n = like[d]
+            n = max(like[d], hint) if spec.pointer_only else like[d]
         elif spec.pointer_only:
             # pointer-tile accesses are often unchecked: cover the largest tile at least
             n = int(rng.integers(hint, 2 * hint + 1))
@@ -155,6 +156,8 @@ def _values(elem: str, shape, rng: np.random.Generator, mode: str) -> Tuple[np.n
         return rng.integers(0, 4, size=shape).astype(dt.compute_dtype(elem)), "random ints in [0, 4)"
     if mode == "ints":
         return dt.round_to(rng.integers(-3, 4, size=shape).astype(np.float32), elem), "random ints in [-3, 4)"
+    if mode == "wide":
+        return dt.round_to((rng.standard_normal(shape) * 64).astype(np.float32), elem), "normal(0, 64)"
     return dt.round_to(rng.standard_normal(shape).astype(np.float32), elem), "normal(0, 1)"
 
 
@@ -170,7 +173,10 @@ def _scalar_value(spec: ScalarSpec, rng: np.random.Generator):
     return _round_up(v, f.divisor)
 
 
-_MODES = ("normal", "ints", "normal", "zeros")
+# value modes by trial: plain normals, small integers (exact in every float type, so
+# reassociation cannot hide a difference), wide normals (to cross thresholds such as a
+# data-dependent break), zeros (to expose identities of reductions)
+_MODES = ("normal", "ints", "wide", "zeros")
 
 
 def make_trial(layout: Layout, index: int, seed: int) -> Trial:
@@ -178,9 +184,16 @@ def make_trial(layout: Layout, index: int, seed: int) -> Trial:
     cap = 1 + min(index // len(_MODES), 2)  # shapes grow with the trial number
     mode = _MODES[index % len(_MODES)]
     arrays = []
-    by_rank = {}  # arrays of one rank share a shape (as a kernel's inputs and outputs usually do)
+    # Even trials: arrays of one rank share a shape (as an elementwise kernel's inputs and
+    # outputs do). Odd trials: each dim takes one of a few sizes drawn for the trial, so dims
+    # of different arrays coincide in varied ways (a matmul's M, N and K).
+    by_rank = {}
+    shared = index % 2 == 0
+    hint = max([max(a.tile_hint, default=1) for a in layout.arrays] or [DEFAULT_HINT])
+    pool = [int(n) for n in rng.integers(1, cap * hint + 1, size=3)]
     for spec in layout.arrays:
-        shape, strides = _array_layout(spec, rng, cap, by_rank.get(spec.ndim))
+        like = by_rank.get(spec.ndim) if shared else tuple(pool[int(rng.integers(0, 3))] for _ in range(spec.ndim))
+        shape, strides = _array_layout(spec, rng, cap, like)
         by_rank.setdefault(spec.ndim, shape)
         values, how = _values(spec.elem, shape, rng, mode)
         arrays.append(ArrayInput(spec.elem, shape, strides, values, how))
@@ -195,6 +208,7 @@ def make_trial(layout: Layout, index: int, seed: int) -> Trial:
 class Outcome:
     arrays: Optional[List[np.ndarray]] = None  # full buffer contents per array (compute repr.)
     error: Optional[InterpreterError] = None
+    prints: List[str] = field(default_factory=list)
 
 
 def _flat_args(layout: Layout, trial: Trial, memory: Memory) -> Tuple[list, List[Tuple[int, int, ArrayInput]]]:
@@ -221,8 +235,9 @@ def _flat_args(layout: Layout, trial: Trial, memory: Memory) -> Tuple[list, List
 def run_trial(module: Module, layout: Layout, trial: Trial, options: Optional[Options] = None) -> Outcome:
     memory = Memory()
     flat, placed = _flat_args(layout, trial, memory)
+    interp = Interpreter(module, memory, options)
     try:
-        Interpreter(module, memory, options).run(layout.entry, flat, trial.grid)
+        interp.run(layout.entry, flat, trial.grid)
     except UnsupportedOpError:
         raise
     except InterpreterError as exc:
@@ -230,7 +245,7 @@ def run_trial(module: Module, layout: Layout, trial: Trial, options: Optional[Op
     out = []
     for base, extent, a in placed:
         out.append(memory.get_array(base, (extent,), (1,), a.elem))
-    return Outcome(arrays=out)
+    return Outcome(arrays=out, prints=interp.prints)
 
 
 def compare(left: Outcome, right: Outcome, trial: Trial, rtol: float = 0.0, atol: float = 0.0) -> Optional[dict]:
@@ -264,6 +279,13 @@ def compare(left: Outcome, right: Outcome, trial: Trial, rtol: float = 0.0, atol
                 finite = d[np.isfinite(d)]
                 result["max_abs_diff"] = float(finite.max()) if finite.size else None
             return result
+    if left.prints != right.prints:
+        k = next((i for i, (x, y) in enumerate(zip(left.prints, right.prints)) if x != y),
+                 min(len(left.prints), len(right.prints)))
+        at = lambda p: p[k] if k < len(p) else None  # noqa: E731
+        return {"kind": "print", "output": "printed", "index": [k], "left": at(left.prints),
+                "right": at(right.prints), "differing_elements": sum(x != y for x, y in zip(left.prints, right.prints))
+                + abs(len(left.prints) - len(right.prints))}
     return None
 
 
@@ -304,10 +326,50 @@ def _scalars_for(layout: Layout, trial: Trial, rng_seed: Tuple[int, int]) -> Tri
     return Trial(trial.index, trial.grid, trial.arrays, scalars)
 
 
+def _entry_pairs(left: Module, right: Module) -> List[Tuple[str, str]]:
+    ln = [f.name for f in left.functions if f.is_entry]
+    rn = [f.name for f in right.functions if f.is_entry]
+    if len(ln) == 1 and len(rn) == 1:
+        return [(ln[0], rn[0])]
+    common = [n for n in ln if n in rn]
+    return [(n, n) for n in common] or list(zip(ln, rn))
+
+
 def check(left: Module, right: Module, *, trials: int = 20, seed: int = 0, rtol: float = 0.0, atol: float = 0.0,
-          time_budget: float = 120.0, entries: Tuple[Optional[str], Optional[str]] = (None, None),
+          time_budget: float = 120.0, entries: Optional[Tuple[str, str]] = None,
           options: Optional[Options] = None) -> ExecutionResult:
-    """Look for an input on which ``left`` and ``right`` leave different memory."""
+    """Look for an input on which ``left`` and ``right`` leave different memory (or print
+    differently). Modules with several entries are checked entry pair by entry pair (paired by
+    name); the first divergence is reported."""
+    pairs = [entries] if entries is not None else _entry_pairs(left, right)
+    if not pairs:
+        return ExecutionResult("unsupported", seed=seed, reason="no entry function to run")
+    t0 = time.perf_counter()
+    results = []
+    for pair in pairs:
+        remaining = max(0.0, time_budget - (time.perf_counter() - t0))
+        r = _check_pair(left, right, trials=trials, seed=seed, rtol=rtol, atol=atol, time_budget=remaining,
+                        entries=pair, options=options)
+        if r.status == "diverged":
+            r.seconds = time.perf_counter() - t0
+            return r
+        results.append(r)
+    if any(r.status == "no_divergence" for r in results):
+        done = [r for r in results if r.status == "no_divergence"]
+        out = ExecutionResult("no_divergence", sum(r.trials for r in done), seed,
+                              skipped_trials=sum(r.skipped_trials for r in done), entries=done[0].entries,
+                              seconds=time.perf_counter() - t0)
+        unsupported = [r for r in results if r.status == "unsupported"]
+        if unsupported:
+            out.reason = "; ".join(f"@{r.entries[0]}: {r.reason}" for r in unsupported)
+        return out
+    results[0].seconds = time.perf_counter() - t0
+    return results[0]
+
+
+def _check_pair(left: Module, right: Module, *, trials: int, seed: int, rtol: float, atol: float,
+                time_budget: float, entries: Tuple[Optional[str], Optional[str]],
+                options: Optional[Options]) -> ExecutionResult:
     t0 = time.perf_counter()
     try:
         la = infer_layout(left, entries[0])
@@ -319,6 +381,9 @@ def check(left: Module, right: Module, *, trials: int = 20, seed: int = 0, rtol:
     why = _compatible(la, lb)
     if why:
         return ExecutionResult("unsupported", seed=seed, reason=why, entries=names, seconds=time.perf_counter() - t0)
+    # a block-id axis either kernel reads gets more than one block
+    axes = tuple(x or y for x, y in zip(la.block_axes, lb.block_axes))
+    la = Layout(la.entry, la.items, axes, la.arg_types)
     done = skipped = 0
     errors: List[str] = []
     for k in range(trials):

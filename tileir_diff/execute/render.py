@@ -21,7 +21,7 @@ def execution_lines(execution: Optional[dict]) -> List[str]:
         if inputs.get("scalars"):
             parts.append(f"scalars {inputs['scalars']}")
         lines.append("  inputs: " + "; ".join(parts))
-        if cex.get("kind") == "values":
+        if cex.get("kind") in ("values", "print"):
             extra = f", max |diff| {cex['max_abs_diff']}" if cex.get("max_abs_diff") is not None else ""
             lines.append(f"  first difference: {cex['output']}{cex['index']}: left {cex['left']} vs right "
                          f"{cex['right']} ({cex['differing_elements']} element(s) differ{extra})")
