@@ -56,7 +56,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
 
 def _populate(suite_parser: argparse.ArgumentParser) -> None:
-    sub = suite_parser.add_subparsers(dest="suite_command", metavar="{list,export}")
+    sub = suite_parser.add_subparsers(dest="suite_command", metavar="{list,export,status}")
     sub.required = True
     p_list = sub.add_parser("list", help="list every reference op and variant (validates analysis.json)")
     _add_common(p_list)
@@ -70,6 +70,14 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
     p_exp.add_argument("--jobs", type=int, default=2, choices=(1, 2))
     p_exp.add_argument("--format", choices=("text", "json"), default="text")
     p_exp.set_defaults(suite_func=_cmd_export)
+    p_st = sub.add_parser("status", help="the port table: each variant's Rust port vs its Python reference")
+    _add_common(p_st)
+    p_st.add_argument("--format", choices=("text", "json"), default="text")
+    p_st.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
+    p_st.add_argument("--markdown", type=Path, metavar="PATH", help="also write the table as Markdown (docs/PORTS.md)")
+    p_st.add_argument("--report-dir", type=Path, metavar="DIR", help="write an HTML + JSON diff report per ported variant")
+    p_st.add_argument("--ported-only", action="store_true", help="list only variants that have a port")
+    p_st.set_defaults(suite_func=_cmd_status)
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -139,6 +147,25 @@ def _cmd_export(args: argparse.Namespace) -> int:
         failed = sum(not r.ok for r in records)
         print(f"{len(records)} variants, {failed} failed")
     return 1 if any(not r.ok for r in records) else 0
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    """Exit 0 when every ported variant passes (identical/equivalent or only accepted differences), else 1."""
+    from tileir_diff.suite.ports import port_rows, render_markdown, render_text
+    try:
+        specs = load_catalog(args.reference_root, ops=args.ops)
+    except CatalogError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    rows = port_rows(specs, reference_build=args.build_root, rust_build=args.rust_build, report_dir=args.report_dir)
+    if args.markdown:
+        args.markdown.write_text(render_markdown(rows), encoding="utf-8")
+    shown = [r for r in rows if r.verdict != "missing"] if args.ported_only else rows
+    if args.format == "json":
+        print(json.dumps([r.to_dict() for r in shown], indent=1))
+    else:
+        sys.stdout.write(render_text(shown))
+    return 0 if all(r.status != "fail" for r in rows) else 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

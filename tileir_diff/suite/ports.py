@@ -1,0 +1,170 @@
+"""The port table: every reference variant against its cuTile Rust port.
+
+For each operator and variant in the catalog: the verdict of the Rust IR
+(``build/rust/<op>/<variant>.tileirbc``, written by ``rust_kernels/build_ports.sh``) against the
+Python reference IR (``build/reference/<op>/<variant>.tileirbc``), which of its differences are
+accepted by the op's ``analysis.json`` (``accepted_differences``: category, what, why), whether
+an sm_90 cubin of the port exists, and the last GPU numerics result
+(``docs/results/ports_results.json``). A port passes when its verdict is identical or
+equivalent, or when every remaining difference is accepted.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence
+
+from .catalog import OpSpec, VariantSpec, repo_root
+
+RESULTS_FILE = "docs/results/ports_results.json"
+
+
+@dataclass
+class PortRow:
+    op: str
+    variant: str
+    verdict: str  # identical | equivalent | different | unknown | missing | error
+    status: str  # pass | fail | missing
+    accepted_differences: List[Dict[str, Any]] = field(default_factory=list)
+    unexplained_differences: List[Dict[str, Any]] = field(default_factory=list)
+    rules_applied: Dict[str, int] = field(default_factory=dict)
+    cubin_sm90: bool = False
+    numerics: Dict[str, Any] = field(default_factory=lambda: {"result": "not_run"})
+    python_ir: Optional[str] = None
+    rust_ir: Optional[str] = None
+    report: Optional[str] = None
+    error: Optional[str] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+
+def accepted_by(diff: Dict[str, Any], entries: Iterable[Dict[str, Any]], variant: str) -> Optional[Dict[str, Any]]:
+    """The accepted_differences entry that covers ``diff`` (same category, ``what`` found in the
+    message, and ``variants`` — when given — listing this variant), else None."""
+    message = diff.get("message", "").lower()
+    for e in entries:
+        if e.get("category") != diff.get("category"):
+            continue
+        if e.get("variants") and variant not in e["variants"]:
+            continue
+        if str(e.get("what", "")).lower() in message:
+            return e
+    return None
+
+
+def load_numerics(root: Path) -> Dict[tuple, Dict[str, Any]]:
+    path = root / RESULTS_FILE
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text())
+    out: Dict[tuple, Dict[str, Any]] = {}
+    for case in data.get("cases", []):
+        key = (case["op"], case["variant"])
+        row = out.setdefault(key, {"result": "pass", "date": data.get("date"), "gpu": data.get("gpu"),
+                                   "driver": data.get("driver"), "cases": 0})
+        row["cases"] += 1
+        if case.get("result") != "pass":
+            row["result"] = "fail"
+    return out
+
+
+def port_rows(specs: Sequence[OpSpec], *, root: Optional[Path] = None, reference_build: Optional[Path] = None,
+              rust_build: Optional[Path] = None, report_dir: Optional[Path] = None,
+              ops: Optional[Iterable[str]] = None) -> List[PortRow]:
+    """One row per (op, variant); diffs run here (networkx is imported on demand)."""
+    root = root or repo_root()
+    reference_build = reference_build or root / "build" / "reference"
+    rust_build = rust_build or root / "build" / "rust"
+    numerics = load_numerics(root)
+    wanted = set(ops) if ops else None
+    rows: List[PortRow] = []
+    for spec in specs:
+        if wanted and spec.op not in wanted:
+            continue
+        for v in spec.variants:
+            rows.append(_row(spec, v, reference_build, rust_build, report_dir, numerics))
+    return rows
+
+
+def _row(spec: OpSpec, v: VariantSpec, reference_build: Path, rust_build: Path, report_dir: Optional[Path],
+         numerics: Dict[tuple, Dict[str, Any]]) -> PortRow:
+    py = reference_build / spec.op / f"{v.name}.tileirbc"
+    rs = rust_build / spec.op / f"{v.name}.tileirbc"
+    row = PortRow(spec.op, v.name, "missing", "missing", python_ir=str(py) if py.is_file() else None,
+                  rust_ir=str(rs) if rs.is_file() else None,
+                  cubin_sm90=(rust_build / spec.op / f"{v.name}.sm_90.cubin").is_file(),
+                  numerics=numerics.get((spec.op, v.name), {"result": "not_run"}))
+    if not rs.is_file():
+        return row
+    if not py.is_file():
+        row.verdict, row.status = "error", "fail"
+        row.error = f"the Python reference IR {py} is missing (run `tileir-diff suite export`)"
+        return row
+    from ..api import diff
+    from ..errors import TileIRFormatError
+    try:
+        result = diff(py, rs)
+    except TileIRFormatError as e:
+        row.verdict, row.status, row.error = "error", "fail", str(e)
+        return row
+    data = result.to_dict()
+    row.verdict = data["verdict"]
+    row.rules_applied = data.get("rules_applied", {})
+    for d in data.get("differences", []):
+        entry = accepted_by(d, spec.accepted_differences, v.name)
+        slim = {"category": d["category"], "message": d["message"]}
+        if entry is None:
+            row.unexplained_differences.append(slim)
+        else:
+            row.accepted_differences.append({**slim, "accepted_as": entry.get("what")})
+    ok = row.verdict in ("identical", "equivalent") or (row.verdict == "different" and not row.unexplained_differences)
+    row.status = "pass" if ok else "fail"
+    if report_dir is not None:
+        out = report_dir / spec.op
+        out.mkdir(parents=True, exist_ok=True)
+        (out / f"{v.name}.html").write_text(result.to_html(), encoding="utf-8")
+        (out / f"{v.name}.json").write_text(result.to_json(), encoding="utf-8")
+        row.report = str(out / f"{v.name}.html")
+    return row
+
+
+def render_markdown(rows: Sequence[PortRow], *, title: str = "cuTile Rust ports") -> str:
+    ported = [r for r in rows if r.verdict != "missing"]
+    passing = [r for r in ported if r.status == "pass"]
+    lines = [f"# {title}", "",
+             "Generated by `tileir-diff suite status --markdown docs/PORTS.md` "
+             "(see docs/rust_ports.md). One row per reference variant: the verdict of the cuTile Rust",
+             "port's IR against the cuTile Python reference IR, the differences accepted in the op's",
+             "analysis.json, whether an sm_90 cubin of the port exists, and the last GPU numerics run.", "",
+             f"{len(ported)} of {len(rows)} variants ported; {len(passing)} pass the IR comparison.", "",
+             "| op | variant | verdict | status | accepted differences | unexplained | cubin sm_90 | numerics |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        num = r.numerics.get("result", "not_run")
+        if r.numerics.get("date"):
+            num += f" ({r.numerics['date'][:10]}, {r.numerics.get('gpu', '')})"
+        acc = "; ".join(sorted({a['accepted_as'] for a in r.accepted_differences})) or "–"
+        une = "; ".join(d["message"] for d in r.unexplained_differences[:3]) or "–"
+        if len(r.unexplained_differences) > 3:
+            une += f" (+{len(r.unexplained_differences) - 3} more)"
+        lines.append(f"| {r.op} | {r.variant} | {r.verdict} | {r.status} | {_md(acc)} | {_md(une)} | "
+                     f"{'yes' if r.cubin_sm90 else 'no'} | {_md(num)} |")
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_text(rows: Sequence[PortRow]) -> str:
+    lines = [f"{'op':22} {'variant':28} {'verdict':11} {'status':8} {'acc':>4} {'unexp':>5} {'sm90':5} numerics"]
+    for r in rows:
+        lines.append(f"{r.op:22} {r.variant:28} {r.verdict:11} {r.status:8} {len(r.accepted_differences):4d} "
+                     f"{len(r.unexplained_differences):5d} {'yes' if r.cubin_sm90 else 'no':5} "
+                     f"{r.numerics.get('result', 'not_run')}")
+    ported = [r for r in rows if r.verdict != "missing"]
+    lines.append(f"{len(ported)} of {len(rows)} variants ported; "
+                 f"{sum(r.status == 'pass' for r in ported)} pass the IR comparison")
+    return "\n".join(lines) + "\n"
