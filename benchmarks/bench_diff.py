@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import tileir_diff  # noqa: E402
 from tileir_diff.bytecode.writer import write_bytecode  # noqa: E402
-from tileir_diff.diff import compute_diff  # noqa: E402
+from tileir_diff.compare import compute_diff  # noqa: E402
 from tileir_diff.text.parser import parse_text  # noqa: E402
 from tileir_diff.tools import find_tool  # noqa: E402
 

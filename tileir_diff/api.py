@@ -6,7 +6,6 @@ Inputs are paths, bytes (bytecode or text) or ``Module`` objects; everything goe
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any, Dict, Iterable, Optional
 
 from .ir import Module
@@ -48,8 +47,7 @@ def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iter
     ``result.execution`` (``execute_options``: rtol, atol, time_budget; see tileir_diff.execute).
     Raises ``TileIRFormatError`` for unreadable input.
     """
-    from .diff.engine import compute_diff
-    _keep_public_diff()
+    from .compare.engine import compute_diff
     left, right = load(a), load(b)
     result = compute_diff(left, right, rules=None if rules is None else list(rules), disable=tuple(disable),
                           limits=limits, left_source=source_label(a), right_source=source_label(b), **options)
@@ -57,15 +55,6 @@ def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iter
         from .execute import check
         result.execution = check(left, right, trials=trials, seed=seed, **(execute_options or {})).to_dict()
     return result
-
-
-def _keep_public_diff() -> None:
-    """Importing the subpackage ``tileir_diff.diff`` rebinds the package attribute ``diff`` to
-    that module, hiding this function (``tileir_diff.diff(a, b)`` would then fail with "module
-    is not callable"). Put the function back; submodule imports go through sys.modules."""
-    package = sys.modules.get(__package__)
-    if package is not None and getattr(package, "diff", None) is not diff:
-        package.diff = diff
 
 
 def assert_equivalent(a: Any, b: Any, *, allow_unknown: bool = False, **options: Any):

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import tileir_diff
-from tileir_diff.diff import compute_diff
+from tileir_diff.compare import compute_diff
 
 from .transforms import INVARIANCES, MUTATIONS, reencode
 

@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip("cuda.tile")
 
 import tileir_diff  # noqa: E402
-from tileir_diff.diff import compute_diff  # noqa: E402
+from tileir_diff.compare import compute_diff  # noqa: E402
 
 from .pairs.kernels import PAIRS, export  # noqa: E402
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tileir_diff.diff import compute_diff
+from tileir_diff.compare import compute_diff
 from tileir_diff.graph import FunctionGraph
 from tileir_diff.match import LimitExceeded, Limits, match_functions
 from tileir_diff.normalize import normalize, tag_origins

@@ -1,7 +1,7 @@
 """Small hand-written kernels (tileirdisasm text) for rule tests; ``kernel(body, ...)`` wraps a body."""
 from __future__ import annotations
 
-from tileir_diff.diff import compute_diff
+from tileir_diff.compare import compute_diff
 from tileir_diff.text.parser import parse_text
 
 VIEW = "partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>"

@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 
 import tileir_diff
-from tileir_diff.diff.result import DiffResult, Difference, OpRef
+from tileir_diff.compare.result import DiffResult, Difference, OpRef
 from tileir_diff.summary import summarize_pair
 from tileir_diff.summary.walk import index_function
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tileir_diff.diff.result import CATEGORIES, SCHEMA_VERSION, VERDICTS, DiffResult
+from tileir_diff.compare.result import CATEGORIES, SCHEMA_VERSION, VERDICTS, DiffResult
 from tileir_diff.report import json_schema
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from tests.report.builders import EVIL
-from tileir_diff.diff.result import DiffResult
+from tileir_diff.compare.result import DiffResult
 from tileir_diff.report import FORMATS, render
 
 
