@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# Runs every test: installs the Python package with its tools (cuTile Python, tileiras,
-# tileirdisasm), the Rust toolchain pieces, builds the Rust crate, then pytest.
+# Runs every test on a fresh machine: installs what is needed, builds the cuTile Rust ports
+# (emit-ir bytecode, tileiras cubins, the C ABI library), runs cargo test, then pytest.
+# Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
-if [ -f rust_kernels/Cargo.toml ] && [ -f scripts/rust_env.sh ]; then
-  # shellcheck disable=SC1091
-  source scripts/rust_env.sh
-  (cd rust_kernels && cargo test --release --locked -j 2)
-fi
+eval "$(scripts/setup_rust.sh)"
+rust_kernels/build_ports.sh
+(cd rust_kernels && cargo test --release --locked)
 export TILEIR_FUZZ_EXAMPLES="${TILEIR_FUZZ_EXAMPLES:-1500}"
 python3 -m pytest -q "$@"
