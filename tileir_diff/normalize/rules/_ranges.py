@@ -1,0 +1,202 @@
+"""Signed integer value ranges, shared by implied-assumptions and nonnegative-division.
+
+One forward pass over a function (definitions come before uses in pre-order, a ``for`` op
+before its body) gives each integer value an interval ``(lo, hi)`` that holds for every element
+of the tile, in the signed reading of its type. Anything not understood gets the full range of
+its type, so every answer is sound: an interval is only narrowed by a fact the IR states.
+Arithmetic that could wrap (the interval leaves the type's range) also falls back to the full
+range; ``overflow`` flags are not used to narrow.
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
+
+from ...ir import Bounded, DenseElements, Function, Operation, Value, decode_elements
+from ..util import enum_name
+
+Interval = Tuple[int, int]
+
+_WIDTHS = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
+
+
+def int_bounds(v: Value) -> Optional[Interval]:
+    """The signed range of ``v``'s integer element type; None for i1, floats, pointers, views."""
+    elem = getattr(v.type, "element", v.type)
+    w = _WIDTHS.get(getattr(elem, "name", ""))
+    if w is None:
+        return None
+    return -(1 << (w - 1)), (1 << (w - 1)) - 1
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -((-a) // b)
+
+
+class Ranges:
+    """Intervals of one function's integer values.
+
+    ``use_assumes``: narrow by ``assume bounded<lb, ub>`` (the program asserts it, so relying on it
+    is sound). implied-assumptions passes False so that it asks what the value's *definition*
+    guarantees, not what some assumption already states.
+    """
+
+    def __init__(self, f: Function, use_assumes: bool = True):
+        self.use_assumes = use_assumes
+        self.producer: Dict[int, Operation] = {}
+        self._ranges: Dict[int, Interval] = {}
+        for op in f.walk():
+            for r in op.results:
+                self.producer[r.vid] = op
+            self._visit(op)
+
+    def of(self, v: Value) -> Optional[Interval]:
+        """``(lo, hi)`` for an integer value (full type range when nothing is known), else None."""
+        full = int_bounds(v)
+        if full is None:
+            return None
+        return self._ranges.get(v.vid, full)
+
+    def nonnegative(self, v: Value) -> bool:
+        r = self.of(v)
+        return r is not None and r[0] >= 0
+
+    # --- transfer functions ------------------------------------------------------------------
+    def _set(self, v: Value, lo: int, hi: int) -> None:
+        full = int_bounds(v)
+        if full is None or lo > hi:
+            return
+        if lo < full[0] or hi > full[1]:
+            return  # may wrap: nothing known beyond the type's range
+        self._ranges[v.vid] = (lo, hi)
+
+    def _visit(self, op: Operation) -> None:
+        name = op.name
+        res = op.results
+        if name == "constant" and len(res) == 1 and int_bounds(res[0]) is not None:
+            value = op.attributes.get("value")
+            if isinstance(value, DenseElements):
+                elems = decode_elements(value.data, value.element)
+                if len(elems):
+                    self._set(res[0], int(elems.min()), int(elems.max()))
+        elif name == "get_tile_block_id":
+            for r in res:  # block ids count from 0
+                b = int_bounds(r)
+                if b:
+                    self._set(r, 0, b[1])
+        elif name == "get_num_tile_blocks":
+            for r in res:  # a grid has at least one block along each axis
+                b = int_bounds(r)
+                if b:
+                    self._set(r, 1, b[1])
+        elif name == "assume" and res and op.operands:
+            r = self.of(op.operands[0])
+            if r is None:
+                return
+            lo, hi = r
+            p = op.attributes.get("predicate")
+            if self.use_assumes and isinstance(p, Bounded):
+                lo = max(lo, p.lb) if p.lb is not None else lo
+                hi = min(hi, p.ub) if p.ub is not None else hi
+            self._set(res[0], lo, hi)
+        elif name == "for":
+            self._for(op)
+        elif len(res) == 1 and len(op.operands) >= 2 and int_bounds(res[0]) is not None:
+            self._binary(op)
+        elif name == "exti" and res and op.operands and int_bounds(res[0]) is not None:
+            r = self.of(op.operands[0])
+            if r is not None and enum_name(op.attributes.get("signedness")) == "signed":
+                self._set(res[0], *r)
+
+    def _for(self, op: Operation) -> None:
+        """The induction variable of a signed-compare loop runs over lb, lb+step, ... < ub."""
+        if op.attributes.get("unsignedCmp") or len(op.operands) < 3 or not op.regions:
+            return
+        blocks = op.regions[0].blocks
+        if not blocks or not blocks[0].arguments:
+            return
+        lb, ub, step = (self.of(v) for v in op.operands[:3])
+        if lb is None or ub is None or step is None or step[0] < 1:
+            return
+        self._set(blocks[0].arguments[0], lb[0], max(lb[0], ub[1] - 1))
+
+    def _binary(self, op: Operation) -> None:
+        a, b = self.of(op.operands[0]), self.of(op.operands[1])
+        out = op.results[0]
+        name = op.name
+        if name == "select":
+            t, f = self.of(op.operands[1]), self.of(op.operands[2]) if len(op.operands) > 2 else None
+            if t is not None and f is not None:
+                self._set(out, min(t[0], f[0]), max(t[1], f[1]))
+            return
+        if a is None or b is None:
+            return
+        signed = enum_name(op.attributes.get("signedness")) == "signed"
+        if name == "addi":
+            self._set(out, a[0] + b[0], a[1] + b[1])
+        elif name == "subi":
+            self._set(out, a[0] - b[1], a[1] - b[0])
+        elif name == "muli":
+            products = [x * y for x in a for y in b]
+            self._set(out, min(products), max(products))
+        elif name == "mini" and signed:
+            self._set(out, min(a[0], b[0]), min(a[1], b[1]))
+        elif name == "maxi" and signed:
+            self._set(out, max(a[0], b[0]), max(a[1], b[1]))
+        elif name == "divi" and signed and a[0] >= 0 and b[0] >= 0:
+            d_lo, d_hi = max(b[0], 1), max(b[1], 1)  # division by zero is undefined: not a case
+            if enum_name(op.attributes.get("rounding")) == "positive_inf":
+                self._set(out, _ceil_div(a[0], d_hi), _ceil_div(a[1], d_lo))
+            else:  # zero and negative_inf agree on non-negative operands
+                self._set(out, a[0] // d_hi, a[1] // d_lo)
+        elif name == "remi" and signed and a[0] >= 0:
+            # a truncating remainder takes the dividend's sign, whatever the divisor's
+            self._set(out, 0, a[1])
+
+
+def known_bool(ranges: Ranges, v: Value, depth: int = 0) -> Optional[bool]:
+    """The value of an ``i1`` scalar/tile when value ranges decide it for every element, else None.
+    Understands i1 constants, ``cmpi`` on integer intervals and ``andi``/``ori``/``xori`` of i1."""
+    if depth > 32:
+        return None
+    op = ranges.producer.get(v.vid)
+    if op is None:
+        return None
+    if op.name == "constant":
+        value = op.attributes.get("value")
+        if isinstance(value, DenseElements) and value.element.name == "i1":
+            elems = decode_elements(value.data, value.element)
+            if len(elems) and all(bool(x) == bool(elems[0]) for x in elems):
+                return bool(elems[0])
+        return None
+    if op.name in ("andi", "ori", "xori") and len(op.operands) == 2:
+        x, y = (known_bool(ranges, o, depth + 1) for o in op.operands)
+        if op.name == "andi":
+            return False if False in (x, y) else (True if x is True and y is True else None)
+        if op.name == "ori":
+            return True if True in (x, y) else (False if x is False and y is False else None)
+        return None if x is None or y is None else x != y
+    if op.name == "cmpi" and len(op.operands) == 2:
+        a, b = ranges.of(op.operands[0]), ranges.of(op.operands[1])
+        if a is None or b is None:
+            return None
+        if enum_name(op.attributes.get("signedness")) != "signed" and (a[0] < 0 or b[0] < 0):
+            return None  # the unsigned reading of a possibly negative value is not this interval
+        return _compare(enum_name(op.attributes.get("comparison_predicate")), a, b)
+    return None
+
+
+def _compare(pred: str, a: Interval, b: Interval) -> Optional[bool]:
+    if pred == "less_than":
+        return True if a[1] < b[0] else (False if a[0] >= b[1] else None)
+    if pred == "less_than_or_equal":
+        return True if a[1] <= b[0] else (False if a[0] > b[1] else None)
+    if pred == "greater_than":
+        return _compare("less_than", b, a)
+    if pred == "greater_than_or_equal":
+        return _compare("less_than_or_equal", b, a)
+    if pred in ("equal", "not_equal"):
+        disjoint = a[1] < b[0] or b[1] < a[0]
+        same_point = a[0] == a[1] == b[0] == b[1]
+        eq = False if disjoint else (True if same_point else None)
+        return eq if pred == "equal" or eq is None else not eq
+    return None

@@ -1,0 +1,53 @@
+"""identity-ops: shape ops that return their operand unchanged."""
+from __future__ import annotations
+
+from ..rule import Rule, register
+from ..util import map_functions, rewrite_function
+
+
+def is_identity(op) -> bool:
+    if len(op.operands) != 1 or len(op.results) != 1 or op.regions:
+        return False
+    if op.operands[0].type != op.results[0].type:
+        return False
+    if op.name in ("broadcast", "reshape"):
+        return True
+    if op.name == "permute":
+        perm = op.attributes.get("permutation")
+        return perm is not None and list(perm) == list(range(len(perm)))
+    return False
+
+
+@register
+class IdentityOps(Rule):
+    """Absorbs: ``broadcast`` and ``reshape`` whose result type equals the operand type (cuTile
+    Rust writes ``broadcast %x : tile<1x1xf32> -> tile<1x1xf32>`` where Python uses the value
+    directly), and ``permute`` by the identity permutation. Uses of the result become uses of
+    the operand.
+
+    Why meaning is kept: a broadcast to the same shape repeats nothing; a reshape keeps the
+    row-major element order, so to the same shape it is the identity; ``permute [0, 1, ...]``
+    moves no dimension.
+
+    Never touches: a broadcast or reshape that changes the shape (``tile<1x1xf32> ->
+    tile<1x8xf32>``, ``tile<8xf32> -> tile<1x8xf32>``), a ``permute`` that moves dimensions even
+    when the type stays the same (``[1, 0]`` of a square tile is a transpose), and conversions
+    (``bitcast``, ``ftof``, ``exti``).
+    """
+    name = "identity-ops"
+    mutant = "broadcast tile<1x1xf32> -> tile<1x8xf32>, or permute [1, 0] of a square tile, stays"
+
+    def apply(self, module):
+        def per_function(f):
+            count = 0
+
+            def fn(op, subst):
+                nonlocal count
+                if not is_identity(op):
+                    return None
+                subst[op.results[0].vid] = op.operands[0]
+                count += 1
+                return []
+
+            return rewrite_function(f, fn), count
+        return map_functions(module, per_function)
