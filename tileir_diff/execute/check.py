@@ -153,7 +153,10 @@ def _values(elem: str, shape, rng: np.random.Generator, mode: str) -> Tuple[np.n
     if elem == "i1":
         return rng.integers(0, 2, size=shape).astype(bool), "random bools"
     if not dt.is_float(elem):
-        return rng.integers(0, 4, size=shape).astype(dt.compute_dtype(elem)), "random ints in [0, 4)"
+        # small non-negative ints mostly (integer arrays are often indices); wider and negative
+        # ones in the "wide" trials
+        lo, hi = {"ints": (0, 16), "wide": (-8, 64)}.get(mode, (0, 4))
+        return rng.integers(lo, hi, size=shape).astype(dt.compute_dtype(elem)), f"random ints in [{lo}, {hi})"
     if mode == "ints":
         return dt.round_to(rng.integers(-3, 4, size=shape).astype(np.float32), elem), "random ints in [-3, 4)"
     if mode == "wide":

@@ -38,7 +38,7 @@ class ArraySpec:
     static_strides: Tuple[Optional[int], ...]
     shape_facts: Tuple[ArgFacts, ...]
     stride_facts: Tuple[ArgFacts, ...]
-    tile_hint: Tuple[int, ...]  # largest tile extent seen along each dim
+    tile_hint: Tuple[int, ...]  # extent worth covering per dim: largest tile (times constant index + 1)
     pointer_only: bool = False  # no tensor view: accessed through pointer tiles only
 
     @property
@@ -112,6 +112,8 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
     axes = [False, False, False]
     block_ids: Dict[int, int] = {}
     largest_tile = DEFAULT_TILE
+    consts: Dict[int, int] = {}
+    pviews: Dict[int, tuple] = {}
     for op in f.walk():
         for r in op.results:
             if isinstance(r.type, TileType) and r.type.shape:
@@ -140,10 +142,25 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
                 and op.operands and op.operands[0].vid in tv_of:
             p = tv_of[op.operands[0].vid]
             t = op.results[0].type
+            pviews[op.results[0].vid] = (p, t)
             dm = tuple(getattr(t, "dim_map", ()) or range(len(t.tile_shape)))
             for d, n in enumerate(t.tile_shape):
                 m = dm[d] if d < len(dm) else d
                 tiles.setdefault(p, {})[m] = max(tiles.get(p, {}).get(m, 0), int(n))
+        elif op.name == "constant" and op.results and isinstance(op.results[0].type, TileType) \
+                and not op.results[0].type.shape and op.results[0].type.element.name in dt.INT_DTYPES:
+            consts[op.results[0].vid] = int(op.attributes["value"].to_numpy().reshape(-1)[0])
+        elif op.name in ("load_view_tko", "store_view_tko", "atomic_red_view_tko"):
+            # a constant view index k (a statically unrolled chunk) needs (k + 1) tiles of extent
+            view = op.operands[1] if op.name == "store_view_tko" else op.operands[0]
+            if view.vid in pviews:
+                p, t = pviews[view.vid]
+                first = 2 if op.name == "store_view_tko" else 1
+                dm = tuple(getattr(t, "dim_map", ()) or range(len(t.tile_shape)))
+                for d, v in enumerate(op.operands[first:first + len(t.tile_shape)]):
+                    if v.vid in consts and isinstance(t, PartitionViewType):
+                        extent = (consts[v.vid] + 1) * int(t.tile_shape[d])
+                        tiles.setdefault(p, {})[dm[d]] = max(tiles.get(p, {}).get(dm[d], 0), extent)
         elif op.name == "get_tile_block_id":
             for k, r in enumerate(op.results):
                 block_ids[r.vid] = k

@@ -126,7 +126,9 @@ def encode_minifloat(x, name: str) -> np.ndarray:
     out = np.where(pick_hi, codes[pos], codes[pos - 1]).astype(np.int64)
     # beyond the largest finite value by at least half an ulp: overflow
     ulp_top = vals[-1] - vals[-2]
-    over = mag >= vmax + ulp_top / 2
+    # a tie at the top goes to the even neighbour: the largest finite when its code is even
+    halfway = vmax + ulp_top / 2
+    over = (mag > halfway) | ((mag == halfway) & (codes[-1] % 2 == 1))
     if inf_code is not None:
         out = np.where(over, inf_code, out)
     elif nan_code is not None:

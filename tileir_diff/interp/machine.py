@@ -888,9 +888,11 @@ def _combiner(it, op, env):
     elems = [_elem_of(v.type) for v in op.operands]
 
     def combine(xs, accs):
-        # Block arguments: first the accumulated values (earlier elements), then the new
-        # elements, one per operand each (as cuTile emits: f(a0, b0, a1, b1) for two operands)
-        args = list(accs) + list(xs)
+        # Block arguments come in one pair per operand: (accumulated value of the earlier
+        # elements, new element), as cuTile emits them (lhs0, rhs0, lhs1, rhs1, ...)
+        args = []
+        for acc, x in zip(accs, xs):
+            args += [acc, x]
         it._combiner_depth += 1
         try:
             kind, vals = _unpack(it.run_region(block, args, env))
