@@ -58,7 +58,7 @@ def _function_pair(lf: Optional[dict], rf: Optional[dict]) -> Dict[str, Any]:
         "reductions": _list_rows(lf["reductions"], rf["reductions"]),
         "mma": _list_rows(lf["mma"], rf["mma"]),
         "loops": _list_rows(lf["loops"], rf["loops"]),
-        "assumptions": _list_rows(lf["assumptions"], rf["assumptions"]),
+        "assumptions": _fact_rows(lf["assumptions"], rf["assumptions"]),
         "op_histogram": _histogram_rows(lf["op_histogram"], rf["op_histogram"]),
     }
     out["sections"] = sections
@@ -89,6 +89,20 @@ def _list_rows(left: Sequence[dict], right: Sequence[dict]) -> Dict[str, Any]:
         a = left[i] if i < len(left) else None
         b = right[i] if i < len(right) else None
         rows.append(_row(a, b))
+    return {"same": all(r["same"] for r in rows), "rows": rows}
+
+
+def _fact_rows(left: Sequence[dict], right: Sequence[dict]) -> Dict[str, Any]:
+    """Assumptions compared as sets of ``value: predicate`` facts: where each is written, in which
+    order and how often (cuTile Python repeats ``div_by`` in stride chains) does not matter."""
+    first_l: Dict[str, dict] = {}
+    first_r: Dict[str, dict] = {}
+    for a in left:
+        first_l.setdefault(a["text"], a)
+    for b in right:
+        first_r.setdefault(b["text"], b)
+    texts = list(first_l) + [t for t in first_r if t not in first_l]
+    rows = [_row(first_l.get(t), first_r.get(t)) for t in texts]
     return {"same": all(r["same"] for r in rows), "rows": rows}
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Set
 
 from ..rule import Rule, register
-from ..util import enum_name, map_functions, rewrite_function, use_counts
+from ..util import enum_name, has_trait, map_functions, public_attributes, rewrite_function, use_counts
 from ._ranges import Ranges, known_bool
 
 
@@ -22,21 +22,26 @@ def _floor_mod_result(ranges: Ranges, op):
     if add is None or add.name != "addi" or len(add.operands) != 2:
         return None
     x, y = add.operands
-    if not ((x.vid == if_false.vid and _same_value(ranges, y, divisor))
-            or (y.vid == if_false.vid and _same_value(ranges, x, divisor))):
+    if not ((_same_value(ranges, x, if_false) and _same_value(ranges, y, divisor))
+            or (_same_value(ranges, y, if_false) and _same_value(ranges, x, divisor))):
         return None
     if known_bool(ranges, cond) is not False:
         return None
     return if_false, _tree(ranges, cond) | {id(add)}
 
 
-def _same_value(ranges: Ranges, a, b) -> bool:
-    """One value, or two constants of one type and value (constant-dedup may not have run)."""
+def _same_value(ranges: Ranges, a, b, depth: int = 0) -> bool:
+    """One value, or two results of equal pure ops on the same values (constants of one type and
+    value, a duplicated ``remi``): cse-pure-ops and constant-dedup run later in the pipeline."""
     if a.vid == b.vid:
         return True
     pa, pb = ranges.producer.get(a.vid), ranges.producer.get(b.vid)
-    return (pa is not None and pb is not None and pa.name == pb.name == "constant"
-            and a.type == b.type and pa.attributes.get("value") == pb.attributes.get("value"))
+    if (depth > 8 or pa is None or pb is None or pa.name != pb.name or pa.regions or pb.regions
+            or not has_trait(pa, "pure") or a.type != b.type or len(pa.operands) != len(pb.operands)
+            or [r.vid for r in pa.results].index(a.vid) != [r.vid for r in pb.results].index(b.vid)
+            or public_attributes(pa) != public_attributes(pb)):
+        return False
+    return all(_same_value(ranges, x, y, depth + 1) for x, y in zip(pa.operands, pb.operands))
 
 
 def _tree(ranges: Ranges, v, depth: int = 0) -> Set[int]:
