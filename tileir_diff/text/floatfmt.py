@@ -9,7 +9,9 @@ rational rounding, so no double rounding through Python floats.
 """
 from __future__ import annotations
 
+import struct
 from fractions import Fraction
+from functools import lru_cache
 from typing import Optional, Tuple
 
 # name -> (exponent bits, mantissa bits, has sign bit, special-value convention)
@@ -226,13 +228,53 @@ def parse_decimal(text: str) -> Fraction:
     return Fraction(text)
 
 
+_DOUBLE = struct.Struct("<d")
+_U64 = struct.Struct("<Q")
+
+
+def _decimal_to_bits_fast(text: str, name: str) -> Optional[int]:
+    """``round_to_bits(Fraction(text), name)`` without rationals, or None when unsure.
+
+    ``float(text)`` is the correctly rounded double. Rounding that double again to a narrower
+    IEEE format gives the same bits as rounding the exact decimal, except when the double sits
+    exactly on a midpoint of the narrower format (then the exact value may lie on either side):
+    those, subnormal results and overflow go back to the exact path (None)."""
+    ebits, mbits, signed, conv = FORMATS[name]
+    if conv != "ieee":
+        return None
+    d = float(text)
+    dbits = _U64.unpack(_DOUBLE.pack(d))[0]
+    sign = dbits >> 63
+    mag = dbits & 0x7FFF_FFFF_FFFF_FFFF
+    exp = (mag >> 52) - 1023
+    bias = (1 << (ebits - 1)) - 1
+    if mag == 0 or exp < 1 - bias or exp > bias:  # zero, subnormal or past the normal range
+        return None
+    shift = 52 - mbits
+    if shift:
+        half = 1 << (shift - 1)
+        rest = mag & ((1 << shift) - 1)
+        if rest == half:
+            return None
+        mag = (mag >> shift) + (rest > half)
+    # mag now holds (double exponent field, rounded mantissa); a carry bumps the exponent.
+    field = (mag >> mbits) - 1023 + bias
+    if field >= (1 << ebits) - 1:
+        return None
+    return (sign << (ebits + mbits)) | (field << mbits) | (mag & ((1 << mbits) - 1))
+
+
+@lru_cache(maxsize=1 << 16)
 def format_float(bits: int, name: str) -> Tuple[str, bool]:
-    """MLIR's printFloatValue. Returns (text, printed_as_hex)."""
+    """MLIR's printFloatValue. Returns (text, printed_as_hex). Cached: constants repeat across
+    the two sides of a diff and within kernels."""
     cat = classify(bits, name)[0]
     if cat not in ("inf", "nan"):
         s = apfloat_to_string(bits, name, 6, 0, False)
-        neg = s.startswith("-")
-        if round_to_bits(Fraction(s), name, negative=neg) == bits & ((1 << bit_width(name)) - 1):
+        back = _decimal_to_bits_fast(s, name)
+        if back is None:
+            back = round_to_bits(Fraction(s), name, negative=s.startswith("-"))
+        if back == bits & ((1 << bit_width(name)) - 1):
             return s, False
         s = apfloat_to_string(bits, name)
         if "." in s:

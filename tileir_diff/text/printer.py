@@ -25,7 +25,26 @@ _ASM_INTERFACE_OPS = {"assume", "broadcast", "constant", "for", "make_tensor_vie
 
 
 # --- types ---------------------------------------------------------------------------------
+#: Printed types by type (types are frozen, hashable values; a module uses a few dozen distinct
+#: ones, printed thousands of times).
+_TYPE_TEXT: Dict[T.Type, str] = {}
+
+
 def print_type(t: T.Type) -> str:
+    try:
+        return _TYPE_TEXT[t]
+    except KeyError:
+        pass
+    except TypeError:  # not hashable: not a type we print (the error comes below)
+        return _print_type(t)
+    text = _print_type(t)
+    if len(_TYPE_TEXT) > 1 << 14:  # bound the memo in long-running processes
+        _TYPE_TEXT.clear()
+    _TYPE_TEXT[t] = text
+    return text
+
+
+def _print_type(t: T.Type) -> str:
     if isinstance(t, T.ScalarType):
         return t.name
     if isinstance(t, T.TokenType):
@@ -100,7 +119,23 @@ def print_attr(value) -> str:
 
 
 # --- SSA names -----------------------------------------------------------------------------
+_SANITIZED: Dict[str, str] = {}
+
+
 def _sanitize(name: str) -> str:
+    """MLIR sanitizeIdentifier (memoized: the same few hints come back for every op)."""
+    try:
+        return _SANITIZED[name]
+    except KeyError:
+        pass
+    text = _sanitize_uncached(name)
+    if len(_SANITIZED) > 1 << 14:
+        _SANITIZED.clear()
+    _SANITIZED[name] = text
+    return text
+
+
+def _sanitize_uncached(name: str) -> str:
     """MLIR sanitizeIdentifier: keep [A-Za-z0-9$._-], space -> '_', others as hex; '_' prefix
     for a leading digit."""
     def conv(s):
@@ -134,11 +169,29 @@ class _Scope:
         return False
 
 
+#: constant_name by (element type, data) for short data (splats: one element), bounded.
+_CONSTANT_NAMES: Dict[Tuple[str, bytes], str] = {}
+
+
 def constant_name(op: Operation) -> str:
     """ConstantOp::getAsmResultNames."""
     d = op.attributes.get("value")
     if d is None:
         return "cst"
+    data = d.data
+    if len(data) > 16:
+        return _constant_name(d)
+    key = (d.element.name, data)
+    name = _CONSTANT_NAMES.get(key)
+    if name is None:
+        name = _constant_name(d)
+        if len(_CONSTANT_NAMES) > 1 << 16:
+            _CONSTANT_NAMES.clear()
+        _CONSTANT_NAMES[key] = name
+    return name
+
+
+def _constant_name(d) -> str:
     name = d.element.name
     elems = dense_elements(d)
     if name == "i1":
@@ -189,10 +242,22 @@ def result_hints(op: Operation, producer_of) -> Dict[int, str]:
             hint = result_hints(pop, producer_of).get(idx, "")
             return {0: "assume_" + hint}
         return {0: "assume"}
-    od = OPS_BY_NAME.get(op.name)
-    if od is None:
+    hints = _RESULT_HINTS.get(op.name)
+    if hints is None:
         return {}
-    return {i: n for i, n in enumerate(od.result_names[:len(op.results)]) if n}
+    n = len(op.results)
+    if n >= len(hints):
+        return dict(hints)
+    return {i: h for i, h in hints.items() if i < n}
+
+
+#: Per op name without variadic results, how many results the op table declares.
+_FIXED_RESULT_COUNT: Dict[str, int] = {
+    od.name: len(od.results) for od in OPS_BY_NAME.values() if not any(r.variadic for r in od.results)}
+
+#: Per op name, the result-name hints of the op table (result index -> hint).
+_RESULT_HINTS: Dict[str, Dict[int, str]] = {
+    od.name: {i: n for i, n in enumerate(od.result_names) if n} for od in OPS_BY_NAME.values()}
 
 
 def region_arg_hints(op: Operation, region: Region) -> List[Optional[str]]:
@@ -269,9 +334,10 @@ class Namer:
     def _with_phantoms(self, op: Operation) -> Operation:
         """print_tko had no result before 13.2, but tileirdisasm upgrades it and prints (and
         numbers) a token result: give such an op a phantom result so names match."""
-        od = OPS_BY_NAME.get(op.name)
-        if od is None or any(r.variadic for r in od.results) or len(op.results) >= len(od.results):
+        declared = _FIXED_RESULT_COUNT.get(op.name)
+        if declared is None or len(op.results) >= declared:
             return op
+        od = OPS_BY_NAME[op.name]
         extra = []
         for r in od.results[len(op.results):]:
             self._phantom -= 1
@@ -283,12 +349,23 @@ class Namer:
     def _number_op(self, op: Operation) -> None:
         key = id(op)
         op = self._with_phantoms(op)
-        n = len(op.results)
-        for i, r in enumerate(op.results):
-            self.producer[r.vid] = (op, i)
+        results = op.results
+        n = len(results)
         if not n:
             return
+        producer = self.producer
+        for i, r in enumerate(results):
+            producer[r.vid] = (op, i)
         hints = result_hints(op, self.producer_of)
+        if n == 1:  # the common case of the general path below
+            if 0 in hints:
+                ref = "%" + self._unique(hints[0])
+            else:
+                ref = f"%{self.next_value}"
+                self.next_value += 1
+            self.ref[results[0].vid] = ref
+            self.lhs[key] = ref
+            return
         names: Dict[int, str] = {}
         groups = [0]
         for i in sorted(hints):
@@ -368,6 +445,9 @@ class _Printer(PrintContext):
             pieces = custom.print_custom(op, od, self)
         else:
             pieces = print_with_template(op, od, self)
+        if not op.regions:  # no RegionPiece among the pieces: one line
+            self.lines.append((oid, start + "".join(pieces)))
+            return
         self.emit_pieces(oid, indent, [start] + pieces, oid)
 
     def emit_pieces(self, oid: str, indent: str, pieces, path: str) -> None:

@@ -318,10 +318,178 @@ def result_groups(od: OpDef, count: int) -> List[Tuple[str, int]]:
 
 def print_with_template(op, od: OpDef, ctx: PrintContext) -> List[Any]:
     """The op's text after its name, as pieces: strings, and region markers from ``ctx``."""
-    groups = _groups(op, od)
+    plan = print_plan(od)
     out: List[Any] = []
-    _print_elems(compile_template(od.syntax), op, od, groups, ctx, out)
+    groups = plan.groups(op)
+    for step in plan.steps:
+        step(op, groups, ctx, out)
     return out
+
+
+# The printer runs the template once per op; interpreting the element tree each time (type tests,
+# name lookups in the op table, default values rebuilt) cost more than the text itself. A plan
+# resolves all of that once per op definition: each element becomes a small function that appends
+# its text, with attribute definitions and defaults bound in. ``_print_elems`` below is the
+# reference interpretation the plans implement.
+class PrintPlan:
+    __slots__ = ("od", "steps", "operand_names", "single_segments", "result_names", "fixed_results")
+
+    def __init__(self, od: OpDef):
+        self.od = od
+        self.operand_names = tuple(o.name for o in od.operands)
+        self.single_segments = (1,) * len(od.operands)
+        self.result_names = tuple(r.name for r in od.results)
+        self.fixed_results = not any(r.variadic for r in od.results)
+        self.steps = _compile_steps(compile_template(od.syntax), od)
+
+    def groups(self, op) -> Dict[str, Tuple]:
+        """Same as ``_groups`` (name -> values), with the all-single-operands and fixed-results
+        cases done without slicing."""
+        if op.segments == self.single_segments and len(op.operands) == len(self.single_segments):
+            g = {name: (v,) for name, v in zip(self.operand_names, op.operands)}
+        else:
+            g = {}
+            pos = 0
+            segs = op.segments
+            for i, name in enumerate(self.operand_names):
+                n = segs[i] if i < len(segs) else 0
+                g[name] = tuple(op.operands[pos:pos + n])
+                pos += n
+        results = op.results
+        if self.fixed_results and len(results) == len(self.result_names):
+            for name, v in zip(self.result_names, results):
+                g[name] = (v,)
+        else:
+            rpos = 0
+            for name, n in result_groups(self.od, len(results)):
+                g[name] = tuple(results[rpos:rpos + n])
+                rpos += n
+        return g
+
+
+def print_plan(od: OpDef) -> PrintPlan:
+    plan = od.__dict__.get("_print_plan")
+    if plan is None:
+        plan = PrintPlan(od)
+        od.__dict__["_print_plan"] = plan  # OpDef is frozen; this cache is not one of its fields
+    return plan
+
+
+def _compile_steps(elems, od: OpDef) -> Tuple[Any, ...]:
+    group_names = {o.name for o in od.operands} | {r.name for r in od.results}
+    steps = []
+    for e in elems:
+        if isinstance(e, Lit):
+            steps.append(_lit_step(e.text))
+        elif isinstance(e, Opt):
+            steps.append(_opt_step(_present_test(e.name, od, group_names), _compile_steps(e.body, od)))
+        elif isinstance(e, Ref):
+            if e.name in group_names:
+                steps.append(_values_step(e.name))
+            else:
+                steps.append(_attr_step(od.attr(e.name), e.style))
+        elif isinstance(e, TypeOf):
+            steps.append(_types_step(e.name))
+        elif isinstance(e, Dir):
+            steps.append(_directive_step(e, od))
+        else:  # pragma: no cover
+            raise AssertionError(e)
+    return tuple(steps)
+
+
+def _lit_step(text: str):
+    def step(op, groups, ctx, out):
+        out.append(text)
+    return step
+
+
+def _opt_step(present, body):
+    def step(op, groups, ctx, out):
+        if present(op, groups):
+            for s in body:
+                s(op, groups, ctx, out)
+    return step
+
+
+def _present_test(name: str, od: OpDef, group_names):
+    """``_present`` with the attribute definition and its default resolved up front."""
+    if name in group_names:
+        def present(op, groups):
+            if name in groups:
+                return bool(groups[name])
+            raise ValueError(f"template of {od.name}: unknown name {name!r}")
+        return present
+    try:
+        a = od.attr(name)
+    except KeyError:
+        raise ValueError(f"template of {od.name}: unknown name {name!r}") from None
+    if a.kind == "unit":
+        def present(op, groups):
+            attrs = op.attributes
+            return name in attrs and bool(attrs[name])
+        return present
+    default = attr_default(a)
+
+    def present(op, groups):
+        attrs = op.attributes
+        if name not in attrs:
+            return False
+        return default is None or attrs[name] != default
+    return present
+
+
+def _values_step(name: str):
+    def step(op, groups, ctx, out):
+        vals = groups[name]
+        if len(vals) == 1:
+            out.append(ctx.value(vals[0]))
+        else:
+            out.append(", ".join([ctx.value(v) for v in vals]))
+    return step
+
+
+def _types_step(name: str):
+    def step(op, groups, ctx, out):
+        vals = groups[name]
+        if len(vals) == 1:
+            out.append(ctx.type(vals[0].type))
+        else:
+            out.append(", ".join([ctx.type(v.type) for v in vals]))
+    return step
+
+
+def _attr_step(a: AttrDef, style: Optional[str]):
+    name = a.name
+    default = attr_default(a)
+    if a.kind == "enum":
+        def step(op, groups, ctx, out):
+            attrs = op.attributes
+            v = attrs[name] if name in attrs else default
+            if v is None:
+                out.append("")
+                return
+            text = v.name if isinstance(v, EnumValue) else str(v)
+            if style == "angle":
+                out.append(f"<{text}>")
+            elif style == "round":
+                out.append("" if default is not None and v == default else f"rounding<{text}>")
+            else:
+                out.append(text)
+        return step
+
+    def step(op, groups, ctx, out):
+        attrs = op.attributes
+        out.append(_attr_text_of(attrs[name] if name in attrs else default, a, style, ctx))
+    return step
+
+
+def _directive_step(d: Dir, od: OpDef):
+    if d.name == "same":
+        return lambda op, groups, ctx, out: None  # prints nothing (as _print_directive's "")
+
+    def step(op, groups, ctx, out):
+        out.append(_print_directive(d, op, od, groups, ctx))
+    return step
 
 
 def _present(name: str, op, od: OpDef, groups) -> bool:
@@ -340,6 +508,7 @@ def _present(name: str, op, od: OpDef, groups) -> bool:
 
 
 def _print_elems(elems, op, od, groups, ctx, out):
+    """Reference interpretation of a template (the compiled plans above do the same)."""
     for e in elems:
         if isinstance(e, Lit):
             out.append(e.text)
@@ -366,7 +535,10 @@ def _attr_value(op, a: AttrDef):
 
 
 def _attr_text(op, a: AttrDef, style: Optional[str], ctx) -> str:
-    v = _attr_value(op, a)
+    return _attr_text_of(_attr_value(op, a), a, style, ctx)
+
+
+def _attr_text_of(v, a: AttrDef, style: Optional[str], ctx) -> str:
     k = a.kind
     if k == "enum":
         if v is None:
