@@ -50,6 +50,13 @@ OBSERVABLE_INSTANCES = [
     ("loop-bound", "argmax/f32_m4_n1024", 0),
 ]
 TRIALS = 16
+# Instances of an "always observable" kind that this kernel hides, and why (checked by hand)
+HIDDEN = {
+    ("view-index", "view_atomic_reduce"): "its and/or/xor atomics end in t ^ t: memory ends at 0 whatever tile is read",
+    ("view-index", "gather_scatter_masked"): "scatters a value that depends only on the index; tiles of random "
+                                             "small ints cover the same indices",
+    ("loop-step", "loop_continue"): "step 2 skips exactly the iterations the body `continue`s past",
+}
 
 
 def _path(name: str) -> Path:
@@ -83,6 +90,9 @@ def test_semantic_mutation_diverges(kernel, mutation):
     if mutant is None:
         pytest.skip(f"{kernel} has no place for {mutation}")
     r = check(m, mutant, trials=TRIALS, seed=0)
+    if (mutation, kernel) in HIDDEN:
+        assert r.status == "no_divergence", HIDDEN[(mutation, kernel)]
+        return
     assert r.status == "diverged", r.to_dict()
     assert r.counterexample["inputs"]["arrays"], r.to_dict()
 

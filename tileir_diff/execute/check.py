@@ -119,7 +119,8 @@ def _array_layout(spec: ArraySpec, rng: np.random.Generator, cap: int,
         f = spec.shape_facts[d] if d < len(spec.shape_facts) else None
         hint = max(1, spec.tile_hint[d])
         if like is not None:
-            n = max(like[d], hint) if spec.pointer_only else like[d]
+            # a size shared with other dims, but never past what this dim's tiles cover
+            n = max(like[d], hint) if spec.pointer_only else min(like[d], max(1, cap * hint))
         elif spec.pointer_only:
             # pointer-tile accesses are often unchecked: cover the largest tile at least
             n = int(rng.integers(hint, 2 * hint + 1))
