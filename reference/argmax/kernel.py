@@ -10,7 +10,7 @@ import cuda.tile as ct
 NO_INDEX = 2147483647
 
 
-@ct.kernel
+@ct.kernel(occupancy=8)
 def argmax_rows(x, out, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
     block = ct.bid(0)
     num_col_tiles = ct.num_tiles(x, axis=1, shape=(TILE_M, TILE_N))

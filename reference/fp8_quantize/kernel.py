@@ -14,7 +14,7 @@ FP8_E4M3_MAX = 448.0
 MIN_ABSMAX = 1e-12
 
 
-@ct.kernel
+@ct.kernel(occupancy=4)
 def fp8_quant_rows(x, q, scales, TILE_M: ConstInt, TILE_N: ConstInt):
     """Rows tile_m*TILE_M ... of x, each whole row in one (TILE_M, TILE_N) tile; grid (cdiv(M, TILE_M),)."""
     tile_m = ct.bid(0)

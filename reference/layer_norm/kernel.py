@@ -11,7 +11,7 @@ partial sums over its TILE_M * ROW_TILES rows (reduced on the host).
 import cuda.tile as ct
 
 
-@ct.kernel
+@ct.kernel(occupancy=4)
 def layer_norm_fwd(x, w, b, out, mean, rstd, eps, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
     block = ct.bid(0)
     n = x.shape[1]
@@ -29,7 +29,7 @@ def layer_norm_fwd(x, w, b, out, mean, rstd, eps, TILE_M: ct.Constant[int], TILE
     ct.store(rstd, index=(block,), tile=ct.reshape(r, (TILE_M,)))
 
 
-@ct.kernel
+@ct.kernel(occupancy=2)
 def layer_norm_bwd(dy, x, w, mean, rstd, dx, dw_partial, db_partial,
                    TILE_M: ct.Constant[int], TILE_N: ct.Constant[int], ROW_TILES: ct.Constant[int]):
     block = ct.bid(0)
