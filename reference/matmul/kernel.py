@@ -79,3 +79,18 @@ def matmul_fp8(a, b, c, scale_a, scale_b,
     acc = gemm_mainloop(a, b, tile_m, tile_n, BM, BN, BK, TRANS_A, TRANS_B)
     acc = acc * (scale_a * scale_b)
     ct.store(c, index=(tile_m, tile_n), tile=ct.astype(acc, c.dtype))
+
+
+# Same body as matmul; num_worker_warps=8: two consumer warpgroups (64 accumulator rows each) so a
+# 128x256 f32 accumulator fits in registers without spilling (one warpgroup needs 256 regs/thread
+# for it)
+@ct.kernel(num_worker_warps=8)
+def matmul_w8(a, b, c,
+              BM: ConstInt, BN: ConstInt, BK: ConstInt, GROUP_M: ConstInt,
+              TRANS_A: ConstBool, TRANS_B: ConstBool):
+    """c[M, N] = op(a) @ op(b); op(x) = x.T when the TRANS_ flag is set."""
+    M = c.shape[0]
+    N = c.shape[1]
+    tile_m, tile_n = grouped_tile_coords(M, N, BM, BN, GROUP_M)
+    acc = gemm_mainloop(a, b, tile_m, tile_n, BM, BN, BK, TRANS_A, TRANS_B)
+    ct.store(c, index=(tile_m, tile_n), tile=ct.astype(acc, c.dtype))
