@@ -37,9 +37,11 @@ def rules_markdown() -> str:
         for para in rule.doc().split("\n\n"):
             out.append(para.strip() + "\n\n")
         out.append(f"**Mutant (must stay different):** {rule.mutant}\n")
-    out.append("\n## Assumptions\n\n`assume` ops (`div_by`, `bounded`, `same_elements`) are specialization facts. No "
-               "rule removes, merges across different predicates, or reorders them into equality; "
-               "a different set of assumptions is reported as a `specialization` difference.\n")
+    out.append("\n## Assumptions\n\n`assume` ops (`div_by`, `bounded`, `same_elements`) are specialization facts: "
+               "a different set of facts is reported as a `specialization` difference. Only two things "
+               "about them are normalized: assumptions the value's own definition already implies "
+               "(`implied-assumptions`, e.g. `bounded<0, ?>` on a block id) and the way several facts on "
+               "one value are chained (`assume-chains`).\n")
     return "".join(out)
 
 
