@@ -65,12 +65,97 @@ def _read_globals(tables: Tables) -> List[Global]:
     return out
 
 
+#: Every enum member as an EnumValue, made once (immutable values, shared by all ops).
+_ENUM_VALUES: Dict[str, Tuple[EnumValue, ...]] = {
+    enum: tuple(EnumValue(enum, name) for name in names) for enum, names in ENUMS.items()}
+
+_SINGLE, _OPTIONAL, _VARIADIC, _UNIT, _ALWAYS = "single", "optional", "variadic", "unit", "always"
+
+
+class _OpPlan:
+    """How one op reads in one bytecode version: the op table's layout for that version turned
+    into what the decode loop tests (flag bit per optional field, fixed counts, whether every
+    operand group is a single value), computed once per (op, version) instead of per op."""
+    __slots__ = ("od", "counted_results", "nresults", "variadic_results", "has_flags", "nflag_bits", "attrs",
+                 "operands", "nsingle", "all_single", "single_segments", "segment_positions", "implied_results")
+
+    @classmethod
+    def of(cls, od: OpDef, version: Version) -> "_OpPlan":
+        lay = od.layout(version)
+        bits = lay.flag_bits
+        p = cls()
+        p.od = od
+        p.counted_results = od.counted_results
+        p.nresults = len(lay.results)
+        p.variadic_results = any(r.variadic for r in lay.results)
+        p.has_flags = lay.has_flags
+        p.nflag_bits = len(bits)
+        p.attrs = tuple((a, _UNIT if a.kind == "unit" else _OPTIONAL if a.optional else _ALWAYS, bits.get(a.name))
+                        for a in lay.attrs)
+        arity = {"single": _SINGLE, "optional": _OPTIONAL, "variadic": _VARIADIC}
+        p.operands = tuple((arity[o.arity], bits.get(o.name)) for o in lay.operands)
+        p.nsingle = sum(1 for o in lay.operands if o.arity != "variadic")
+        same_groups = len(lay.operands) == len(od.operands)
+        p.all_single = (not od.total_operand_count and same_groups
+                        and all(o.arity == "single" for o in lay.operands))
+        p.single_segments = (1,) * len(lay.operands)
+        if same_groups:
+            p.segment_positions = None
+        else:
+            where = {o.name: i for i, o in enumerate(lay.operands)}
+            p.segment_positions = tuple(where.get(o.name) for o in od.operands)
+        p.implied_results = max(len(od.results) - len(lay.results), 0)
+        return p
+
+
+_PLANS: Dict[Version, Dict[int, _OpPlan]] = {}
+
+
+def _plans_for_version(version: Version) -> Dict[int, _OpPlan]:
+    """The plan cache shared by all files of one version (filled as opcodes are met)."""
+    return _PLANS.setdefault(version, {})
+
+
+def _plain_frozen_dataclass(cls, fields: Tuple[str, ...]) -> bool:
+    import dataclasses
+    return (dataclasses.is_dataclass(cls) and not hasattr(cls, "__post_init__") and "__slots__" not in cls.__dict__
+            and tuple(f.name for f in dataclasses.fields(cls)) == fields)
+
+
+# Values and ops are made by the thousand; the frozen dataclass ``__init__`` sets each field
+# through ``object.__setattr__`` (about twice the cost of the whole object otherwise). Filling
+# the instance dict gives the same object. Only while the IR classes are plain dataclasses with
+# exactly these fields (no __post_init__, no slots); otherwise the classes themselves are used.
+_object_new = object.__new__
+
+
+def _value_direct(vid, ty):
+    v = _object_new(Value)
+    d = v.__dict__
+    d["vid"] = vid
+    d["type"] = ty
+    return v
+
+
+def _operation_direct(name, operands, segments, results, attributes, regions, location):
+    op = _object_new(Operation)
+    op.__dict__.update(name=name, operands=operands, segments=segments, results=results,
+                       attributes=attributes, regions=regions, location=location)
+    return op
+
+
+_new_value = _value_direct if _plain_frozen_dataclass(Value, ("vid", "type")) else Value
+_new_operation = (_operation_direct if _plain_frozen_dataclass(
+    Operation, ("name", "operands", "segments", "results", "attributes", "regions", "location")) else Operation)
+
+
 class _FunctionReader:
     def __init__(self, tables: Tables, debug: DebugInfo):
         self.t = tables
         self.debug = debug
         self.version: Version = tables.version
         self.opdefs: Dict[int, OpDef] = ops_for_version(self.version)
+        self.plans: Dict[int, _OpPlan] = _plans_for_version(self.version)
         self.path = tables.path
 
     def err(self, msg: str, at: int) -> TileIRFormatError:
@@ -126,21 +211,24 @@ class _FunctionReader:
                         body=Block(args, tuple(ops)), hints=hints, arg_attrs=arg_attrs, location=floc)
 
     def mint(self, ty: T.Type) -> Value:
-        v = Value(self.next_vid, ty)
+        v = _new_value(self.next_vid, ty)
         self.next_vid += 1
         return v
 
     def value(self, s: Stream, values: List[Value]) -> Value:
         at = s.pos
         idx = s.varint("operand")
-        if idx >= len(values):
-            raise self.err(f"value index {idx} out of range ({len(values)} values in scope)", at)
-        return values[idx]
+        try:
+            return values[idx]
+        except IndexError:
+            raise self.err(f"value index {idx} out of range ({len(values)} values in scope)", at) from None
 
     # -- ops ---------------------------------------------------------------------------------
-    def read_op(self, s: Stream, values: List[Value]) -> Operation:
-        at = s.pos
-        opcode = s.varint("opcode")
+    def plan(self, opcode: int, at: int) -> "_OpPlan":
+        """The decode plan of ``opcode`` in this file's version (errors for opcodes it lacks)."""
+        plan = self.plans.get(opcode)
+        if plan is not None:
+            return plan
         od = self.opdefs.get(opcode)
         if od is None:
             later = OPS_BY_OPCODE.get(opcode)
@@ -151,55 +239,97 @@ class _FunctionReader:
             raise self.err(f"unknown opcode 0x{opcode:X}", at)
         if od.syntax is None and od.name in ("entry", "module", "global"):
             raise self.err(f"op {od.name} cannot appear inside a function body", at)
+        plan = self.plans[opcode] = _OpPlan.of(od, self.version)
+        return plan
+
+    def read_op(self, s: Stream, values: List[Value]) -> Operation:
+        at = s.pos
+        plan = self.plan(s.varint("opcode"), at)
+        od = plan.od
         loc = None
-        if self.dbg_pos < len(self.dbg_ids):
-            loc = self.debug.location(self.dbg_ids[self.dbg_pos], at)
-        self.dbg_pos += 1
-        lay = od.layout(self.version)
-        t = self.t
+        dbg_pos = self.dbg_pos
+        if dbg_pos < len(self.dbg_ids):
+            loc = self.debug.location(self.dbg_ids[dbg_pos], at)
+        self.dbg_pos = dbg_pos + 1
+        read_type = self.t.type
+        varint = s.varint
         # 2. result types
-        if od.counted_results:
+        if plan.counted_results:
             n = s.count("result count")
-            rtypes = [t.type(s.varint("result type"), at) for _ in range(n)]
-            if not any(r.variadic for r in lay.results) and n != len(lay.results):
-                raise self.err(f"{od.name}: {n} results, expected {len(lay.results)}", at)
+            rtypes = [read_type(varint("result type"), at) for _ in range(n)]
+            if not plan.variadic_results and n != plan.nresults:
+                raise self.err(f"{od.name}: {n} results, expected {plan.nresults}", at)
         else:
-            rtypes = [t.type(s.varint("result type"), at) for _ in lay.results]
+            rtypes = [read_type(varint("result type"), at) for _ in range(plan.nresults)]
         # 3. flags
-        flags = s.varint("flags") if lay.has_flags else 0
-        if flags >> len(lay.flag_bits):
+        flags = varint("flags") if plan.has_flags else 0
+        if flags >> plan.nflag_bits:
             raise self.err(f"{od.name}: unknown flag bits 0x{flags:X}", at)
-        bits = lay.flag_bits
         # 4. attributes, declaration order
         attrs = {}
-        for a in lay.attrs:
-            if a.kind == "unit":
-                if flags >> bits[a.name] & 1:
+        for a, mode, bit in plan.attrs:
+            if mode is _UNIT:
+                if flags >> bit & 1:
                     attrs[a.name] = True
                 continue
-            if a.optional and not flags >> bits[a.name] & 1:
+            if mode is _OPTIONAL and not flags >> bit & 1:
                 continue
             attrs[a.name] = self.op_attr(s, a, od, rtypes)
         # 5. operands
+        if plan.all_single:
+            operands = [self.value(s, values) for _ in range(plan.nsingle)]
+            segments = plan.single_segments
+        else:
+            operands, segments = self.read_operands(s, values, plan, flags)
+        # 6. regions (their values go out of scope after; results are numbered afterwards)
+        regions: Tuple[Region, ...] = ()
+        if od.regions:
+            rat = s.pos
+            nreg = varint("region count")
+            if nreg != od.regions:
+                raise self.err(f"{od.name}: {nreg} regions, expected {od.regions}", rat)
+            self.depth += 1
+            if self.depth > MAX_REGION_DEPTH:
+                raise self.err(f"regions nested deeper than {MAX_REGION_DEPTH} levels", rat)
+            regions = tuple(self.read_region(s, values) for _ in range(nreg))
+            self.depth -= 1
+        vid = self.next_vid
+        if len(rtypes) == 1:
+            results = (_new_value(vid, rtypes[0]),)
+            values.append(results[0])
+        else:
+            results = tuple([_new_value(vid + i, rt) for i, rt in enumerate(rtypes)])
+            values.extend(results)
+        self.next_vid = vid + len(rtypes)
+        if plan.implied_results:
+            # A result added in a later version (print_tko's token in 13.2): the op has it in
+            # the IR whatever the file's version, as NVIDIA's reader upgrades it; the file's
+            # value numbering does not count it.
+            results += tuple(self.mint(T.TokenType()) for _ in range(plan.implied_results))
+        return _new_operation(od.name, tuple(operands), segments, results, attrs, regions, loc)
+
+    def read_operands(self, s: Stream, values: List[Value], plan: "_OpPlan", flags: int):
+        """Operands and segment sizes of an op with optional, variadic or version-dependent groups."""
+        od = plan.od
         operands: List[Value] = []
         segments: List[int] = []
         if od.total_operand_count:
             total_at = s.pos
             total = s.count("operand count")
-            fixed = sum(1 for o in lay.operands if o.arity != "variadic")
+            fixed = plan.nsingle
             if total < fixed:
                 raise self.err(f"{od.name}: {total} operands, needs at least {fixed}", total_at)
-            for o in lay.operands:
-                k = total - fixed if o.arity == "variadic" else 1
+            for arity, _bit in plan.operands:
+                k = total - fixed if arity is _VARIADIC else 1
                 operands.extend(self.value(s, values) for _ in range(k))
                 segments.append(k)
         else:
-            for o in lay.operands:
-                if o.arity == "single":
+            for arity, bit in plan.operands:
+                if arity is _SINGLE:
                     operands.append(self.value(s, values))
                     segments.append(1)
-                elif o.arity == "optional":
-                    if flags >> bits[o.name] & 1:
+                elif arity is _OPTIONAL:
+                    if flags >> bit & 1:
                         operands.append(self.value(s, values))
                         segments.append(1)
                     else:
@@ -208,31 +338,11 @@ class _FunctionReader:
                     k = s.count("operand group count")
                     operands.extend(self.value(s, values) for _ in range(k))
                     segments.append(k)
-        if len(segments) != len(od.operands):
+        if plan.segment_positions is not None:
             # Groups that do not exist in this version are present with size 0, so that the
             # segments always line up with the op table's declaration.
-            present = dict(zip((o.name for o in lay.operands), segments))
-            segments = [present.get(o.name, 0) for o in od.operands]
-        # 6. regions (their values go out of scope after; results are numbered afterwards)
-        regions: Tuple[Region, ...] = ()
-        if od.regions:
-            rat = s.pos
-            nreg = s.varint("region count")
-            if nreg != od.regions:
-                raise self.err(f"{od.name}: {nreg} regions, expected {od.regions}", rat)
-            self.depth += 1
-            if self.depth > MAX_REGION_DEPTH:
-                raise self.err(f"regions nested deeper than {MAX_REGION_DEPTH} levels", rat)
-            regions = tuple(self.read_region(s, values) for _ in range(nreg))
-            self.depth -= 1
-        results = tuple(self.mint(rt) for rt in rtypes)
-        values.extend(results)
-        if len(lay.results) < len(od.results):
-            # A result added in a later version (print_tko's token in 13.2): the op has it in
-            # the IR whatever the file's version, as NVIDIA's reader upgrades it; the file's
-            # value numbering does not count it.
-            results += tuple(self.mint(T.TokenType()) for _ in od.results[len(lay.results):])
-        return Operation(od.name, tuple(operands), tuple(segments), results, attrs, regions, loc)
+            segments = [0 if i is None else segments[i] for i in plan.segment_positions]
+        return operands, tuple(segments)
 
     def read_region(self, s: Stream, values: List[Value]) -> Region:
         nblocks = s.count("block count")
@@ -254,11 +364,11 @@ class _FunctionReader:
         k = a.kind
         t = self.t
         if k == "enum":
-            names = ENUMS[a.enum]
+            members = _ENUM_VALUES[a.enum]
             v = s.varint("attribute")
-            if v >= len(names):
+            if v >= len(members):
                 raise self.err(f"{od.name}.{a.name}: value {v} is not a {a.enum}", at)
-            return EnumValue(a.enum, names[v])
+            return members[v]
         if k == "bool":
             v = s.u8("attribute")
             if v > 1:
