@@ -1,0 +1,46 @@
+"""Token embedding lookup in cuTile Python: out[t, :] = weight[ids[t], :].
+
+The gather at the front of every LLM forward pass: ids (T,) int32 or int64 token ids into a
+(V, H) table, rows copied unchanged (no arithmetic, so the result is bit-exact).
+
+- ``embedding_rows``: one token per block. The block reads its id as a scalar and copies the
+  row in TILE_H-wide tiles; the id is the tile-space row index of a (1, TILE_H) load, so every
+  load is a plain strided tile load. The last hidden tile of a ragged H is zero padded on load
+  and masked on store.
+- ``embedding_gather``: BT tokens per block. The block loads BT ids as a tile and gathers the
+  (BT, TILE_H) slab with ``load_advanced_indexing`` (sparse dim 0 = the ids, dense dim 1 = a
+  hidden slice), then stores it as one 2-D tile. Ids past T (ragged last block) are read as 0,
+  i.e. row 0, which always exists; the store masks those rows. The id tile is narrowed to int32
+  (see below); the table's own index math is int32 or int64 by its export index_dtype.
+
+Ids must lie in [0, V), as torch.nn.functional.embedding requires; neither kernel checks them
+(an id past V reads padding or, for ``embedding_rows``, a tile wholly outside the table, which
+cuTile leaves undefined).
+"""
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def embedding_rows(ids, weight, out, TILE_H: ConstInt):
+    """out[t] = weight[ids[t]] for t = bid(0), TILE_H columns at a time."""
+    token = ct.bid(0)
+    row = ct.load(ids, index=(token,), shape=())
+    for h in range(ct.cdiv(out.shape[1], TILE_H)):
+        tile = ct.load(weight, index=(row, h), shape=(1, TILE_H), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, index=(token, h), tile=tile)
+
+
+@ct.kernel
+def embedding_gather(ids, weight, out, BT: ConstInt, TILE_H: ConstInt):
+    """out[BT tokens of block bid(0)] = weight[their ids], (BT, TILE_H) tiles at a time."""
+    block = ct.bid(0)
+    rows = ct.load(ids, index=(block,), shape=(BT,), padding_mode=ct.PaddingMode.ZERO)
+    # cuTile Python 1.7.0 truncates an int64 index tile to a scalar i32 type (invalid IR that
+    # tileiras rejects), so narrow the ids here; ids < V < 2**31 always fit. No-op for int32.
+    rows = ct.astype(rows, ct.int32)
+    for h in range(ct.cdiv(out.shape[1], TILE_H)):
+        slab = ct.load_advanced_indexing(weight, (rows, ct.Slice(h * TILE_H, TILE_H)),
+                                         padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, index=(block, h), tile=slab)
