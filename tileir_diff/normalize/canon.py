@@ -21,9 +21,26 @@ def _dims(ds) -> str:
     return ",".join("?" if d is None else str(d) for d in ds)
 
 
-@lru_cache(maxsize=65536)
+#: id(type) -> (type, text). Types come from a module's type table, so the same few objects are
+#: formatted over and over; looking them up by identity skips hashing the nested dataclass each
+#: time. Entries keep their type alive (types are small and few; the table is bounded).
+_TYPE_TEXT_BY_ID: dict = {}
+
+
 def fmt_type(t: Any) -> str:
     """A type in tileirdisasm's spelling (kept here so the engine does not depend on the printer)."""
+    hit = _TYPE_TEXT_BY_ID.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1]
+    text = _fmt_type_by_value(t)
+    if len(_TYPE_TEXT_BY_ID) > 4096:
+        _TYPE_TEXT_BY_ID.clear()
+    _TYPE_TEXT_BY_ID[id(t)] = (t, text)
+    return text
+
+
+@lru_cache(maxsize=65536)
+def _fmt_type_by_value(t: Any) -> str:
     if isinstance(t, ScalarType):
         return t.name
     if isinstance(t, TokenType):
@@ -71,28 +88,47 @@ def _float_text(bits: int, name: str) -> str:
 
 
 def _dense_splat_bits(d: DenseElements):
-    bits = d.bits()
-    if len(bits) and bool(np.all(bits == bits[0])):
-        return int(bits[0])
+    """The one element's bits when all stored elements are equal (DenseElements.bits() semantics,
+    compared as bytes: no numpy array per constant)."""
+    elem = d.element
+    size = 1 if elem.name == "i1" else max(1, elem.width // 8)
+    data = d.data
+    usable = len(data) - len(data) % size
+    if not usable:
+        return None
+    first = data[:size]
+    if usable == size or data[:usable] == first * (usable // size):
+        return int.from_bytes(first, "little")
     return None
 
 
 _KEY_CACHE: dict = {}
 
 
+#: id(value) -> (value, key) in front of _KEY_CACHE: rules pass attribute values on by reference,
+#: so the same objects come back; hashing a value (a constant's type and bytes) costs more than
+#: this lookup. Entries keep their value alive (bounded like _KEY_CACHE).
+_KEY_BY_ID: dict = {}
+
+
 def attr_key(v: Any) -> str:
     """Exact canonical string of an attribute value (what decides equality). Memoized: attribute
     values are immutable and hashable (a large kernel repeats the same few values)."""
+    hit = _KEY_BY_ID.get(id(v))
+    if hit is not None and hit[0] is v:
+        return hit[1]
     try:
-        return _KEY_CACHE[(type(v), v)]
+        k = _KEY_CACHE[(type(v), v)]
     except KeyError:
-        pass
+        k = _attr_key(v)
+        if len(_KEY_CACHE) > 200_000:
+            _KEY_CACHE.clear()
+        _KEY_CACHE[(type(v), v)] = k
     except TypeError:  # unhashable (should not happen with the IR model): compute every time
         return _attr_key(v)
-    k = _attr_key(v)
-    if len(_KEY_CACHE) > 200_000:
-        _KEY_CACHE.clear()
-    _KEY_CACHE[(type(v), v)] = k
+    if len(_KEY_BY_ID) > 200_000:
+        _KEY_BY_ID.clear()
+    _KEY_BY_ID[id(v)] = (v, k)
     return k
 
 

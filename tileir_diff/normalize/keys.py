@@ -8,6 +8,7 @@ identical across runs, processes and library versions (unlike networkx's WL hash
 from __future__ import annotations
 
 import hashlib
+import weakref
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
@@ -19,14 +20,23 @@ from .util import public_attributes
 SET_OPERAND_OPS = frozenset({"join_tokens"})
 
 
+#: op name -> (commutative, commutative2) traits, for ops with either (looked up per op, often).
+_COMMUTATIVE_TRAITS: Dict[str, Tuple[bool, bool]] = {
+    d.name: ("commutative" in d.traits, "commutative2" in d.traits)
+    for d in OPS_BY_NAME.values() if "commutative" in d.traits or "commutative2" in d.traits}
+
+
 def commutative_positions(op: Operation) -> Optional[Tuple[int, int]]:
     """The two operand positions that may be swapped without changing the result, if any."""
-    d = OPS_BY_NAME.get(op.name)
-    if d is None or len(op.operands) < 2:
+    traits = _COMMUTATIVE_TRAITS.get(op.name)
+    if traits is None:
         return None
-    if "commutative" in d.traits and len(op.operands) == 2:
+    n = len(op.operands)
+    if n < 2:
+        return None
+    if traits[0] and n == 2:
         return (0, 1)
-    if "commutative2" in d.traits:  # fma: the two multiplicands
+    if traits[1]:  # fma: the two multiplicands
         return (0, 1)
     return None
 
@@ -52,10 +62,26 @@ def _attrs_text(attributes) -> str:
     return text
 
 
+#: op -> op_label(op). Ops are immutable and most pass through the rules unchanged, so the label
+#: computed by one rule's keys is reused by the next and by the graph. Weak: no op is kept alive.
+_LABELS: "weakref.WeakKeyDictionary[Operation, str]" = weakref.WeakKeyDictionary()
+
+
 def op_label(op: Operation) -> str:
     """Canonical label: name, attributes (sorted, canonical values), result types, operand segments."""
+    try:
+        return _LABELS[op]
+    except KeyError:
+        pass
+    except TypeError:  # not weak-referenceable (not an ir.Operation)
+        return _op_label(op)
+    label = _LABELS[op] = _op_label(op)
+    return label
+
+
+def _op_label(op: Operation) -> str:
     attrs = _attrs_text(op.attributes) if op.attributes else ""
-    res = ",".join(fmt_type(r.type) for r in op.results)
+    res = ",".join([fmt_type(r.type) for r in op.results])
     return f"{op.name}[{attrs}]({op.segments})->({res})"
 
 
@@ -96,14 +122,24 @@ class KeyBuilder:
         return digest("block", *(fmt_type(a.type) for a in b.arguments), *sorted(op_keys))
 
     def operation(self, op: Operation, depth: int) -> str:
-        operand_keys = ordered_operand_keys(op, [self.value.get(v.vid, "?") for v in op.operands])
-        region_keys = [self.block(b, depth + 1) for r in op.regions for b in r.blocks]
+        value = self.value
+        operand_keys = [value.get(v.vid, "?") for v in op.operands]
+        if len(operand_keys) > 1:  # ordered_operand_keys, in place
+            if op.name in SET_OPERAND_OPS:
+                operand_keys.sort()
+            else:
+                pos = commutative_positions(op)
+                if pos is not None:
+                    i, j = pos
+                    if operand_keys[j] < operand_keys[i]:
+                        operand_keys[i], operand_keys[j] = operand_keys[j], operand_keys[i]
+        region_keys = [self.block(b, depth + 1) for r in op.regions for b in r.blocks] if op.regions else ()
         label = op_label(op)
         self.label[id(op)] = label
         k = digest(label, *operand_keys, "|", *region_keys)
         self.op[id(op)] = k
         for i, r in enumerate(op.results):
-            self.value[r.vid] = f"{k}#{i}"  # no need to hash again: the op key is already a digest
+            value[r.vid] = f"{k}#{i}"  # no need to hash again: the op key is already a digest
         return k
 
 

@@ -72,12 +72,18 @@ def op_ids(function: Function, index: int) -> Iterator[Tuple[str, Operation]]:
 
 # --- operand groups ------------------------------------------------------------------------
 
+_GROUP_NAMES: Dict[Tuple[str, Tuple[int, ...]], Tuple[str, ...]] = {}
+
+
 def group_names(op: Operation, version) -> Tuple[str, ...]:
     """Names of the operand groups ``op.segments`` counts, for the module's bytecode version."""
-    d = OPS_BY_NAME.get(op.name)
-    if d is None:
-        return ()
-    return tuple(o.name for o in d.layout(tuple(version)).operands)
+    key = (op.name, tuple(version))
+    names = _GROUP_NAMES.get(key)
+    if names is None:
+        d = OPS_BY_NAME.get(op.name)
+        names = () if d is None else tuple(o.name for o in d.layout(key[1]).operands)
+        _GROUP_NAMES[key] = names  # bounded: op names x versions
+    return names
 
 
 def group_span(op: Operation, name: str, version) -> Optional[Tuple[int, int]]:
@@ -113,9 +119,15 @@ def has_trait(op: Operation, trait: str) -> bool:
 def use_counts(function: Function) -> Counter:
     """vid -> number of operand uses anywhere in the function (regions included)."""
     uses: Counter = Counter()
-    for op in function.walk():
-        for v in op.operands:
-            uses[v.vid] += 1
+    # An explicit stack rather than Function.walk(): nested generators cost a frame per level per op.
+    stack = [function.body.operations]
+    while stack:
+        for op in stack.pop():
+            for v in op.operands:
+                uses[v.vid] += 1
+            for r in op.regions:
+                for b in r.blocks:
+                    stack.append(b.operations)
     return uses
 
 
@@ -144,17 +156,21 @@ OpRewrite = Callable[[Operation, Dict[int, Value]], Optional[Sequence[Operation]
 
 
 def substitute(op: Operation, subst: Dict[int, Value]) -> Operation:
-    if not subst or not any(v.vid in subst for v in op.operands):
+    if not subst:
         return op
-    return with_fields(op, operands=tuple(subst.get(v.vid, v) for v in op.operands))
+    for v in op.operands:
+        if v.vid in subst:
+            return with_fields(op, operands=tuple([subst.get(v.vid, v) for v in op.operands]))
+    return op
 
 
 def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value]) -> Block:
     """Rebuild ``block``: operands substituted, ``fn`` applied to each op (pre-order on the op,
     after its regions were rewritten)."""
     out: List[Operation] = []
-    for op in block.operations:
-        op = substitute(op, subst)
+    changed = False
+    for original in block.operations:
+        op = substitute(original, subst) if subst else original
         if op.regions:
             regions = tuple(Region(tuple(rewrite_block(b, fn, subst) for b in r.blocks)) for r in op.regions)
             if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
@@ -162,9 +178,13 @@ def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value]) -> Block
         new = fn(op, subst)
         if new is None:
             out.append(op)
+            changed = changed or op is not original
         else:
+            if not isinstance(new, (list, tuple)):
+                new = list(new)
             out.extend(new)
-    if len(out) == len(block.operations) and all(a is b for a, b in zip(out, block.operations)):
+            changed = changed or len(new) != 1 or new[0] is not original
+    if not changed:
         return block
     return Block(block.arguments, tuple(out))
 

@@ -67,16 +67,18 @@ def _signature(fn: Function) -> Dict[str, Any]:
 
 def _tile_shapes(idx: FunctionIndex) -> List[str]:
     """Distinct non-scalar tile shapes any op produces or takes (``128x64xf16``)."""
-    shapes = set()
+    # Distinct type objects first (by identity: a kernel shares a few dozen), then their text.
+    types: Dict[int, Any] = {}
     for _, op, _ in idx.ops:
-        for v in (*op.results, *op.operands):
-            if isinstance(v.type, T.TileType) and v.type.shape:
-                shapes.add((v.type.shape, shape_text(v.type)))
+        for v in op.results:
+            types[id(v.type)] = v.type
+        for v in op.operands:
+            types[id(v.type)] = v.type
         for region in op.regions:
             for block in region.blocks:
                 for a in block.arguments:
-                    if isinstance(a.type, T.TileType) and a.type.shape:
-                        shapes.add((a.type.shape, shape_text(a.type)))
+                    types[id(a.type)] = a.type
+    shapes = {(t.shape, shape_text(t)) for t in types.values() if isinstance(t, T.TileType) and t.shape}
     return [text for _, text in sorted(shapes, key=lambda s: (len(s[0]), s[0], s[1]))]
 
 

@@ -54,7 +54,7 @@ def result_named(op: Operation, name: str) -> Optional[Value]:
     return op.results[i] if i < len(op.results) else None
 
 
-@dataclass
+@dataclass(slots=True)  # one per value of the kernel: slots make them cheaper to build
 class Definition:
     """Where a value comes from: an op result, a function argument or a region argument."""
     kind: str  # "arg", "result", "region_arg"
@@ -183,13 +183,17 @@ def index_function(fn: Function, function_index: int) -> FunctionIndex:
 
 
 def _index_block(idx: FunctionIndex, ops, prefix: str, depth: int) -> None:
+    defs, op_list, op_ids = idx.defs, idx.ops, idx.op_ids
     for j, op in enumerate(ops):
         op_id = f"{prefix}/o{j}"
-        idx.ops.append((op_id, op, depth))
-        idx.op_ids[id(op)] = op_id
+        op_list.append((op_id, op, depth))
+        op_ids[id(op)] = op_id
         for k, r in enumerate(op.results):
-            idx.defs[r.vid] = Definition("result", op, op_id, k)
-        _name_results(idx, op)
+            defs[r.vid] = Definition("result", op, op_id, k)
+        if op.name in _NAMED_RESULT_OPS:
+            _name_results(idx, op)
+        if not op.regions:
+            continue
         is_loop = op.name in ("for", "loop")
         if is_loop:
             idx.loop_ordinal[id(op)] = len(idx.loop_ordinal)
@@ -201,6 +205,9 @@ def _index_block(idx: FunctionIndex, ops, prefix: str, depth: int) -> None:
                     idx.defs[a.vid] = Definition("region_arg", op, op_id, a_i)
                     _name_region_arg(idx, op, a, a_i)
                 _index_block(idx, block.operations, rp, depth + (1 if is_loop else 0))
+
+
+_NAMED_RESULT_OPS = frozenset({"get_tile_block_id", "get_num_tile_blocks"})
 
 
 def _name_results(idx: FunctionIndex, op: Operation) -> None:
