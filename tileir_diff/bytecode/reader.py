@@ -11,6 +11,7 @@ from ..ir import types as T
 from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
                              OptimizationHints, SameElements)
 from ..ir.core import Block, Function, Global, Module, Operation, Region, Value
+from .gc_pause import gc_paused
 from .container import DebugInfo, Tables, read_header, read_sections
 from .stream import Stream
 
@@ -21,6 +22,11 @@ MAX_ATTR_DEPTH = 64
 
 
 def read_bytecode(data: bytes, path: str = "<bytes>") -> Module:
+    with gc_paused():  # only new, live objects: the cycle collector would re-scan them for nothing
+        return _read_bytecode(data, path)
+
+
+def _read_bytecode(data: bytes, path: str) -> Module:
     data = bytes(data)
     s = Stream(data, 0, len(data), path)
     header = read_header(s)

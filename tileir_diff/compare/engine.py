@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from ..bytecode.gc_pause import gc_paused
 from ..graph import FunctionGraph
 from ..ir import Module
 from ..match import LimitExceeded, Limits, match_functions
@@ -18,7 +19,7 @@ from ..normalize import normalize, select_rules, tag_origins
 from ..normalize.canon import attr_key, attr_text
 from .classify import Classifier, to_differences
 from .describe import FunctionText
-from .result import DiffResult, Difference, OpRef
+from .result import DeferredLines, DiffResult, Difference, OpRef
 
 
 class _Run:
@@ -114,6 +115,14 @@ def compute_diff(left: Module, right: Module, *, rules: Optional[Sequence[str]] 
     """Diff two modules (see the module docstring for the verdicts)."""
     if not isinstance(left, Module) or not isinstance(right, Module):
         raise TypeError("compute_diff takes two tileir_diff.ir.Module objects (use tileir_diff.diff() for paths/bytes)")
+    # The pipeline builds many long-lived objects and no garbage cycles: see gc_pause.
+    with gc_paused():
+        return _compute_diff(left, right, rules=rules, disable=disable, limits=limits, left_source=left_source,
+                             right_source=right_source, with_summary=with_summary, with_lines=with_lines)
+
+
+def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_source, right_source,
+                  with_summary: bool, with_lines: bool) -> DiffResult:
     limits = Limits.coerce(limits)
     disable = list(disable or ())
     chosen = [r.name for r in select_rules(rules, disable)]  # validates names
@@ -157,7 +166,8 @@ def compute_diff(left: Module, right: Module, *, rules: Optional[Sequence[str]] 
                   "limits_hit": run.limits_hit, "seconds": round(time.perf_counter() - t0, 4),
                   "rules_enabled": chosen, "rule_counts": run.counts})
     summary = _summary(left, right) if with_summary else {}
-    llines, rlines = (lines_l.lines(), lines_r.lines()) if with_lines else ([], [])
+    # Printed on first use of result.left_lines/right_lines (HTML and JSON reports), not here.
+    llines, rlines = (DeferredLines(lines_l.lines), DeferredLines(lines_r.lines)) if with_lines else ([], [])
     return DiffResult(verdict=verdict, differences=run.differences if verdict == "different" else [],
                       rules_applied=rules_applied, summary=summary, left_source=lsrc, right_source=rsrc,
                       functions=run.functions, mapping=run.mapping, stats=stats, reason=reason,

@@ -158,6 +158,40 @@ class DiffResult:
         return "\n".join(lines)
 
 
+class DeferredLines:
+    """Printed lines not printed yet: ``make()`` prints them. ``DiffResult.left_lines`` /
+    ``right_lines`` accept one and print on first access, so a diff whose report does not show
+    the modules side by side (text, Markdown, the API's verdict and differences) never prints
+    them. Copies and pickles carry the printed lines."""
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        self.make = make
+
+    def __reduce__(self):
+        return (list, (self.make(),))
+
+
+def _lines_property(name: str) -> property:
+    slot = "_" + name
+
+    def get(self):
+        value = self.__dict__[slot]
+        if isinstance(value, DeferredLines):
+            value = self.__dict__[slot] = value.make()
+        return value
+
+    def set(self, value):
+        self.__dict__[slot] = value
+
+    return property(get, set, doc=f"{name}: the printed module as (op id or None, line) pairs")
+
+
+# Properties over the two dataclass fields (the generated __init__ assigns through them).
+DiffResult.left_lines = _lines_property("left_lines")
+DiffResult.right_lines = _lines_property("right_lines")
+
+
 def _jsonable(x: Any) -> Any:
     """Tuples -> lists, dict keys -> str, recursively (so to_dict output is json.dumps-ready)."""
     if isinstance(x, dict):

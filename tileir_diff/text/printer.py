@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
+from ..bytecode.gc_pause import gc_paused
 from ..dialect.ops import OPS_BY_NAME
 from ..ir import types as T
 from ..ir.core import Block, Function, Module, Operation, Region, Value
@@ -485,7 +486,8 @@ class _Printer(PrintContext):
 
 def print_module_lines(module: Module) -> List[Tuple[Optional[str], str]]:
     p = _Printer()
-    p.module(module)
+    with gc_paused():  # a line tuple per op, all kept: see bytecode/gc_pause.py
+        p.module(module)
     return p.lines
 
 
