@@ -10,7 +10,6 @@ rational rounding, so no double rounding through Python floats.
 from __future__ import annotations
 
 import struct
-from fractions import Fraction
 from functools import lru_cache
 from typing import Optional, Tuple
 
@@ -180,6 +179,7 @@ def apfloat_to_string(bits: int, name: str, precision: int = 0, max_padding: int
 def round_to_bits(value: Fraction, name: str, negative: Optional[bool] = None) -> int:
     """Correctly rounded (nearest, ties to even) conversion of an exact rational to ``name``'s bits.
     Overflow gives inf (NaN where the format has no inf; max finite where it has neither)."""
+    from fractions import Fraction  # here, not at import: printing rarely needs exact rationals
     ebits, mbits, signed, conv = _fmt(name)
     neg = value < 0 if negative is None else negative
     a = abs(value)
@@ -225,6 +225,7 @@ def round_to_bits(value: Fraction, name: str, negative: Optional[bool] = None) -
 
 
 def parse_decimal(text: str) -> Fraction:
+    from fractions import Fraction
     return Fraction(text)
 
 
@@ -273,6 +274,7 @@ def format_float(bits: int, name: str) -> Tuple[str, bool]:
         s = apfloat_to_string(bits, name, 6, 0, False)
         back = _decimal_to_bits_fast(s, name)
         if back is None:
+            from fractions import Fraction
             back = round_to_bits(Fraction(s), name, negative=s.startswith("-"))
         if back == bits & ((1 << bit_width(name)) - 1):
             return s, False
@@ -289,5 +291,6 @@ def float_from_text(text: str, name: str) -> int:
         if v < 0 or v >> bit_width(name):
             raise ValueError(f"hex float 0x{v:X} does not fit {name}")
         return v
+    from fractions import Fraction
     neg = text.startswith("-")
     return round_to_bits(Fraction(text), name, negative=neg)
