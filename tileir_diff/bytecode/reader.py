@@ -71,9 +71,16 @@ def _read_globals(tables: Tables) -> List[Global]:
     return out
 
 
-#: Every enum member as an EnumValue, made once (immutable values, shared by all ops).
-_ENUM_VALUES: Dict[str, Tuple[EnumValue, ...]] = {
-    enum: tuple(EnumValue(enum, name) for name in names) for enum, names in ENUMS.items()}
+class _EnumValues(dict):
+    """Enum name -> every member as an EnumValue, made on first use of that enum (immutable
+    values, shared by all ops)."""
+
+    def __missing__(self, enum: str) -> Tuple[EnumValue, ...]:
+        members = self[enum] = tuple(EnumValue(enum, name) for name in ENUMS[enum])
+        return members
+
+
+_ENUM_VALUES = _EnumValues()
 
 _SINGLE, _OPTIONAL, _VARIADIC, _UNIT, _ALWAYS = "single", "optional", "variadic", "unit", "always"
 
