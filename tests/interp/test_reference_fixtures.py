@@ -1,0 +1,271 @@
+"""Every reference-suite variant, run by the interpreter on ref.py's inputs, matches torch's
+expected outputs at the analysis.json tolerances, without torch: inputs and expected outputs were
+recorded by scripts/make_interp_fixtures.py into tests/interp/fixtures/ (one small shape per
+variant; see its docstring for how shapes are chosen).
+
+Besides the values, each output must be written in full (a poisoned element the kernel never
+stored fails even where the poison would compare equal), nothing may be written outside an
+output's (possibly non-contiguous) view, and inputs must come back unchanged.
+
+The bytecode is build/reference/<op>/<variant>.tileirbc, exported there first when missing or
+older than its kernel (as `python3 -m tileir_diff.suite.cli export` would, bytecode only).
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tileir_diff import load
+from tileir_diff.interp import HostArray, run_variant
+from tileir_diff.interp.memory import strided_offsets
+from tileir_diff.suite.catalog import DTYPE_SIZES, load_catalog, repo_root
+
+ROOT = repo_root()
+FIXTURES = Path(__file__).parent / "fixtures"
+MANIFEST = json.loads((FIXTURES / "manifest.json").read_text())
+REGENERATE = "/work/torch-venv/bin/python scripts/make_interp_fixtures.py --ops {op}  (any Python with torch)"
+TOTAL_BYTES_LIMIT = 8 * 1024 * 1024
+
+
+def _generator():
+    """scripts/make_interp_fixtures.py as a module: the fixtures' format and fingerprint come from it."""
+    spec = importlib.util.spec_from_file_location("_make_interp_fixtures", ROOT / "scripts" / "make_interp_fixtures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GEN = _generator()
+CATALOG = {op.op: op for op in load_catalog()}
+VARIANTS = {f"{op.op}/{v.name}": (op, v) for op in CATALOG.values() for v in op.variants}
+
+
+# --- decoding ------------------------------------------------------------------------------------
+
+def _minifloat_values(bits: np.ndarray, exp_bits: int, man_bits: int, fn: bool) -> np.ndarray:
+    """float32 values of 8-bit floats (OCP E4M3FN / E5M2), written out from the format so that the
+    interpreter's own decoder is not what checks it."""
+    bits = bits.astype(np.int64)
+    sign = np.where(bits & 0x80, -1.0, 1.0)
+    e = (bits >> man_bits) & ((1 << exp_bits) - 1)
+    m = bits & ((1 << man_bits) - 1)
+    bias = (1 << (exp_bits - 1)) - 1
+    normal = (1.0 + m / (1 << man_bits)) * np.exp2(e - bias)
+    sub = (m / (1 << man_bits)) * np.exp2(1 - bias)
+    out = sign * np.where(e == 0, sub, normal)
+    top = (1 << exp_bits) - 1
+    if fn:  # E4M3FN: no infinities; only S.1111.111 is NaN
+        out = np.where((e == top) & (m == (1 << man_bits) - 1), np.nan, out)
+    else:
+        out = np.where((e == top) & (m == 0), sign * np.inf, out)
+        out = np.where((e == top) & (m != 0), np.nan, out)
+    return out.astype(np.float32)
+
+
+def host_values(stored: np.ndarray, info: dict) -> np.ndarray:
+    """Fixture array -> the values a HostArray of its dtype takes (bf16 / fp8 as float32)."""
+    if info["stored_as"] != "bits":
+        return stored
+    if info["dtype"] == "bfloat16":
+        return (stored.astype(np.uint32) << 16).view(np.float32)
+    if info["dtype"] == "float8_e4m3fn":
+        return _minifloat_values(stored, 4, 3, fn=True)
+    if info["dtype"] == "float8_e5m2":
+        return _minifloat_values(stored, 5, 2, fn=False)
+    raise AssertionError(f"unknown bit-stored dtype {info['dtype']!r}")
+
+
+def load_fixture(name: str):
+    with np.load(FIXTURES / name, allow_pickle=False) as z:
+        meta = json.loads(z["meta"].item())
+        data = {k: z[k] for k in z.files if k != "meta"}
+    return meta, data
+
+
+# --- bytecode ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def bytecode():
+    """variant key -> bytecode path (exported into build/reference when missing or stale)."""
+    from tileir_diff.suite.export import artifact_paths, export_all
+
+    wanted = sorted({key.split("/")[0] for key in MANIFEST["fixtures"] if key in VARIANTS})
+    paths = {key: artifact_paths(VARIANTS[key][1], archs=())[0] for key in MANIFEST["fixtures"] if key in VARIANTS}
+    errors = {}
+    if importlib.util.find_spec("cuda.tile") is not None:
+        records = export_all([CATALOG[o] for o in wanted], archs=(), jobs=2)
+        errors = {f"{r.op}/{r.variant}": r.errors for r in records if not r.ok}
+    return paths, errors
+
+
+# --- the checks ----------------------------------------------------------------------------------
+
+def _allocation(memory, label: str) -> int:
+    found = [i for i, a in enumerate(memory.allocations) if a.label == label]
+    assert len(found) == 1, f"{label}: {len(found)} allocations with this label"
+    return found[0]
+
+
+def _written_offsets(memory, index: int) -> np.ndarray:
+    parts = [off for (a, off) in memory.written if a == index]
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+
+
+def compare_output(got: np.ndarray, expected: np.ndarray, tol: dict, rounding_rel: float) -> dict:
+    """Elementwise comparison with the GPU harness's rule (scripts/gpu/run_reference.py): floats within
+    atol + rtol*|expected| (plus the recorded float32 rounding of ``expected``), NaN matches NaN, an
+    infinity only itself; integers exactly."""
+    if got.shape != expected.shape:
+        return {"passed": False, "error": f"shape {got.shape} vs expected {expected.shape}"}
+    if expected.dtype.kind == "f":
+        g, e = got.astype(np.float64), expected.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            diff = np.abs(g - e)
+            allowed = tol["atol"] + (tol["rtol"] + rounding_rel) * np.abs(e)
+            ok = (diff <= allowed) | (np.isnan(g) & np.isnan(e)) | (np.isinf(e) & (g == e))
+        finite = np.isfinite(diff)
+        max_abs = float(diff[finite].max()) if finite.any() else 0.0
+    else:
+        ok = got.astype(np.int64) == expected.astype(np.int64)
+        max_abs = float(np.abs(got.astype(np.int64) - expected.astype(np.int64)).max()) if got.size else 0.0
+    out = {"passed": bool(ok.all()), "mismatches": int((~ok).sum()), "numel": int(got.size), "max_abs_err": max_abs}
+    if not ok.all():
+        idx = tuple(int(i) for i in np.argwhere(~ok)[0])
+        out["first_mismatch"] = {"index": list(idx), "got": float(got[idx]), "expected": float(expected[idx])}
+    return out
+
+
+def run_fixture(key: str, bytecode_path: Path, grid=None) -> dict:
+    """Run fixture ``key`` on ``bytecode_path`` (``grid``: override analysis.json's, for the self-checks)."""
+    op, variant = VARIANTS[key]
+    meta, data = load_fixture(MANIFEST["fixtures"][key]["file"])
+    arrays = {}
+    for name, info in meta["arrays"].items():
+        values = host_values(data[f"in.{name}"], info)
+        assert list(values.shape) == info["shape"], f"{name}: stored shape {values.shape} != {info['shape']}"
+        arrays[name] = HostArray(values, info["dtype"], tuple(info["strides"]))
+    arrays.update(meta["scalars"])
+    # Grid from the arrays' shapes through analysis.json, as the GPU harness launches it.
+    result = run_variant(variant, load(str(bytecode_path)), arrays, grid=grid)
+    report = {"shape": meta["shape"], "grid": list(result.grid), "outputs": {}, "checks": []}
+    memory = result.memory
+    for p in variant.outputs:
+        out_meta = meta["outputs"][p.name]
+        stats = compare_output(result.arrays[p.name], data[f"expected.{p.name}"], variant.tolerances[p.dtype],
+                               out_meta["expected_rounding_rel"])
+        info = meta["arrays"][p.name]
+        view = np.unique(strided_offsets(tuple(info["shape"]), tuple(info["strides"])).ravel() * DTYPE_SIZES[p.dtype])
+        written = _written_offsets(memory, _allocation(memory, p.name))
+        stats["unwritten"] = int(np.setdiff1d(view, written, assume_unique=True).size)
+        outside = np.setdiff1d(written, view, assume_unique=True)
+        if outside.size:
+            report["checks"].append(f"{p.name}: {outside.size} store(s) outside its view, first at byte {int(outside[0])}")
+        stats["passed"] = stats["passed"] and stats["unwritten"] == 0
+        report["outputs"][p.name] = stats
+    for p in variant.arrays:
+        if p.role == "input" and p.name in meta["arrays"]:
+            before = np.nan_to_num(arrays[p.name].values.astype(np.float64), nan=1.5)
+            after = np.nan_to_num(result.arrays[p.name].astype(np.float64), nan=1.5)
+            if not np.array_equal(before, after):
+                report["checks"].append(f"{p.name}: input modified by the kernel")
+    report["passed"] = all(s["passed"] for s in report["outputs"].values()) and not report["checks"]
+    return report
+
+
+@pytest.mark.parametrize("key", sorted(MANIFEST["fixtures"]))
+def test_interpreter_matches_torch_reference(key, bytecode):
+    if key not in VARIANTS:
+        pytest.fail(f"fixture {key} has no variant in reference/ (delete it: {REGENERATE.format(op=key.split('/')[0])})")
+    paths, export_errors = bytecode
+    if key in export_errors:
+        pytest.fail(f"exporting {key} failed: {export_errors[key]}")
+    if not paths[key].is_file():
+        pytest.skip(f"{paths[key]} missing and cuda-tile is not installed to export it")
+    report = run_fixture(key, paths[key])
+    assert report["passed"], json.dumps(report, indent=1)
+
+
+def _bytecode_or_skip(bytecode, key):
+    paths, _ = bytecode
+    if not paths[key].is_file():
+        pytest.skip(f"{paths[key]} missing")
+    return paths[key]
+
+
+def test_another_kernel_fails_the_fixture(bytecode):
+    """The check sees a wrong kernel: the tanh GELU on the erf GELU's fixture (they differ by ~1e-3)."""
+    report = run_fixture("gelu/erf_f32", _bytecode_or_skip(bytecode, "gelu/tanh_f32"))
+    assert not report["passed"] and report["outputs"]["out"]["mismatches"] > 0, report
+
+
+def test_missing_blocks_are_reported_unwritten(bytecode):
+    """A launch that skips blocks leaves poisoned output elements: counted as unwritten and failed."""
+    key = "softmax/f32_row_m4_n1024"
+    good = run_fixture(key, _bytecode_or_skip(bytecode, key))
+    assert good["passed"] and good["grid"][0] > 1, good
+    report = run_fixture(key, _bytecode_or_skip(bytecode, key), grid=(1, 1, 1))
+    assert not report["passed"] and report["outputs"]["out"]["unwritten"] > 0, report
+
+
+# --- the fixtures themselves ---------------------------------------------------------------------
+
+def test_fixtures_cover_every_variant():
+    """A variant added to (or removed from) the catalog without regenerating fails here."""
+    recorded = set(MANIFEST["fixtures"]) | set(MANIFEST["skipped"])
+    missing = sorted(set(VARIANTS) - recorded)
+    extra = sorted(recorded - set(VARIANTS))
+    assert not missing, f"variants without a fixture: {missing}; run " + \
+        REGENERATE.format(op=",".join(sorted({k.split('/')[0] for k in missing})))
+    assert not extra, f"fixtures of variants no longer in reference/: {extra}"
+    for key, entry in MANIFEST["skipped"].items():
+        assert entry.get("reason"), f"skipped fixture {key} gives no reason"
+
+
+def test_fixtures_are_current():
+    """ref.py or the variant's signature changed since the fixture was recorded: regenerate."""
+    stale = sorted(key for key, entry in {**MANIFEST["fixtures"], **MANIFEST["skipped"]}.items()
+                   if key in VARIANTS and entry["fingerprint"] != GEN.fingerprint(*VARIANTS[key]))
+    assert not stale, f"fixtures recorded from an older ref.py / variant: {stale}; run " + \
+        REGENERATE.format(op=",".join(sorted({k.split('/')[0] for k in stale})))
+    assert MANIFEST["generator_version"] == GEN.GENERATOR_VERSION, "fixtures from another generator version"
+
+
+def test_fixture_files_match_manifest():
+    on_disk = {p.name for p in FIXTURES.glob("*.npz")}
+    listed = {e["file"] for e in MANIFEST["fixtures"].values()}
+    assert on_disk == listed, f"unlisted: {sorted(on_disk - listed)}; absent: {sorted(listed - on_disk)}"
+    total = sum((FIXTURES / f).stat().st_size for f in on_disk)
+    assert total <= TOTAL_BYTES_LIMIT, f"fixtures take {total} bytes (limit {TOTAL_BYTES_LIMIT})"
+    for key, entry in MANIFEST["fixtures"].items():
+        meta, data = load_fixture(entry["file"])
+        assert (meta["op"], meta["variant"]) == tuple(key.split("/")), f"{entry['file']} holds {meta['op']}/{meta['variant']}"
+        assert meta["seed"] == MANIFEST["seed"]
+        op, variant = VARIANTS[key] if key in VARIANTS else (None, None)
+        if variant is not None:
+            assert {p.name for p in variant.arrays} == set(meta["arrays"]), f"{key}: arrays differ from the variant's"
+            assert all(f"expected.{p.name}" in data for p in variant.outputs), f"{key}: missing expected outputs"
+
+
+def test_bf16_and_fp8_decoding_is_exact():
+    """The fixture decoders agree with known bit patterns (so the interpreter is fed the values torch saw)."""
+    bf = np.array([0x3F80, 0xC000, 0x7F80, 0x0001], dtype=np.uint16)
+    assert host_values(bf, {"stored_as": "bits", "dtype": "bfloat16"}).tolist()[:3] == [1.0, -2.0, np.inf]
+    e4 = np.array([0x38, 0x7E, 0x01, 0xB8, 0x7F], dtype=np.uint8)  # 1, 448 (max), 2^-9, -1, NaN
+    v = host_values(e4, {"stored_as": "bits", "dtype": "float8_e4m3fn"})
+    assert v[:4].tolist() == [1.0, 448.0, 2.0 ** -9, -1.0] and np.isnan(v[4])
+    e5 = np.array([0x3C, 0x7B, 0x7C, 0x01], dtype=np.uint8)  # 1, 57344 (max), inf, 2^-16
+    assert host_values(e5, {"stored_as": "bits", "dtype": "float8_e5m2"}).tolist() == [1.0, 57344.0, np.inf, 2.0 ** -16]
+
+
+def test_comparison_catches_poison_and_tolerance():
+    """The comparison is not vacuous: a value just outside the tolerance, and a poisoned NaN, fail."""
+    tol = {"rtol": 0.01, "atol": 0.001}
+    e = np.array([1.0, 2.0, 3.0])
+    assert compare_output(e * 1.005, e, tol, 0.0)["passed"]
+    assert not compare_output(e + np.array([0, 0, 0.05]), e, tol, 0.0)["passed"]
+    assert not compare_output(np.array([1.0, np.nan, 3.0]), e, tol, 0.0)["passed"]
+    assert not compare_output(np.array([1, 2, 0x7F7F7F7F]), np.array([1, 2, 3]), {"rtol": 0, "atol": 0}, 0.0)["passed"]
