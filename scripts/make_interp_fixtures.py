@@ -10,12 +10,14 @@ references without torch. Run with a Python that has torch (the CPU build is eno
 
 Per variant it takes the smallest ragged test shape (by the bytes the fixture stores; any
 test shape when none is ragged). When that fixture would exceed --max-bytes it derives a
-smaller shape by shrinking the shape symbols one at a time (halving, keeping each symbol's
-power-of-two factor up to 8 and its remainder mod 16 non-zero, so the shape stays ragged and
-keeps the row alignment the kernels assume); a candidate is accepted only when make_inputs
-builds arrays whose shapes give back exactly those symbols and the launcher's argument checks
+smaller shape by shrinking the shape symbols one at a time (see derive_shape: long dimensions
+first, not below 33, then counts such as batch and heads; halving while keeping each symbol's
+power-of-two factor up to 8 and a remainder mod 16, so the shape stays ragged and keeps the row
+alignment the kernels assume). A candidate is accepted only when make_inputs builds arrays whose
+shapes give back exactly those symbols and the launcher's argument checks
 (tileir_diff.launch.abi.pack_arguments) accept them. The manifest records the test shape each
-derived shape came from.
+derived shape came from; a variant no shape fits is recorded under "skipped" with the reason
+(and the script exits non-zero).
 
 Storage (compressed .npz, one per variant): inputs in their own element type (bf16 and fp8 as
 raw bits with the dtype in the metadata), plus their element strides (non-contiguous views);
@@ -324,7 +326,8 @@ def main(argv=None) -> int:
             data = path.read_bytes()
             manifest["fixtures"][key] = {"file": path.name, "bytes": len(data), "fingerprint": fingerprint(op, v),
                                          "sha256": hashlib.sha256(data).hexdigest(),
-                                         "shape": meta["shape"], "derived": "derived_from" in meta}
+                                         "shape": meta["shape"], "test_shape_index": meta["test_shape_index"],
+                                         "derived_from": meta.get("derived_from")}
             print(f"{key}: {meta['shape']} {len(data)} bytes{' (derived)' if 'derived_from' in meta else ''}")
     manifest["fixtures"] = dict(sorted(manifest["fixtures"].items()))
     manifest["total_bytes"] = sum(f["bytes"] for f in manifest["fixtures"].values())
