@@ -158,7 +158,9 @@ def _operation_direct(name, operands, segments, results, attributes, regions, lo
 
 
 _new_value = _value_direct if _plain_frozen_dataclass(Value, ("vid", "type")) else Value
-_new_operation = (_operation_direct if _plain_frozen_dataclass(
+#: ``Operation(name, operands, segments, results, attributes, regions, location)``, made the fast
+#: way (also used by the normalization rules' op copies, normalize/util.with_fields).
+new_operation = (_operation_direct if _plain_frozen_dataclass(
     Operation, ("name", "operands", "segments", "results", "attributes", "regions", "location")) else Operation)
 
 
@@ -319,7 +321,7 @@ class _FunctionReader:
             # the IR whatever the file's version, as NVIDIA's reader upgrades it; the file's
             # value numbering does not count it.
             results += tuple(self.mint(T.TokenType()) for _ in range(plan.implied_results))
-        return _new_operation(od.name, tuple(operands), segments, results, attrs, regions, loc)
+        return new_operation(od.name, tuple(operands), segments, results, attrs, regions, loc)
 
     def read_operands(self, s: Stream, values: List[Value], plan: "_OpPlan", flags: int):
         """Operands and segment sizes of an op with optional, variadic or version-dependent groups."""

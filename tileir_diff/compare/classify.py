@@ -151,10 +151,12 @@ class Classifier:
             cat = fam if fam == family(ob.name) else ("arith" if "arith" in (fam, family(ob.name)) else fam)
             out.append(Finding(cat, f"op {oa.name} -> {ob.name}"))
             return out
-        aa, ba = public_attributes(oa), public_attributes(ob)
-        for key in list(dict.fromkeys(list(aa) + list(ba))):
+        aa, ba = oa.attributes, ob.attributes  # public keys only, left's order then right's new ones
+        keys = [k for k in aa if k[:1] != "_"] + [k for k in ba if k[:1] != "_" and k not in aa]
+        for key in keys:
             va, vb = aa.get(key), ba.get(key)
-            if va is None or vb is None or attr_key(va) != attr_key(vb):
+            # the same object (shared enum values) has the same key: skip computing it
+            if va is None or vb is None or (va is not vb and attr_key(va) != attr_key(vb)):
                 if oa.name == "constant" and key == "value" and va is not None and vb is not None \
                         and va.type.element != vb.type.element:
                     out.append(Finding("type", f"constant {attr_text(va)} -> {attr_text(vb)}"))

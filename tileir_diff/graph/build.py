@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Tuple
 from ..ir import Block, Function, Operation, TokenType, Value
 from ..normalize.canon import fmt_type
 from ..normalize.keys import KeyBuilder, op_label
-from ..normalize.util import origin
+from ..normalize.util import ORIGIN
 
 #: Ops whose region is a combiner folded into the label rather than a nested subgraph.
 FOLDED_REGION_OPS = frozenset({"reduce", "scan"})
@@ -105,21 +105,23 @@ class FunctionGraph:
         return n
 
     def _block(self, block: Block, prefix: str, parent: Optional[str], depth: int) -> None:
+        producer, nodes, op_keys = self._producer, self.nodes, self._keys.op
         for j, op in enumerate(block.operations):
-            nid = origin(op) or f"{prefix}/o{j}"
+            nid = op.attributes.get(ORIGIN) or f"{prefix}/o{j}"
             n = self._add(nid, "op", op.name)
             n.op, n.parent, n.position, n.depth = op, parent, j, depth
-            n.hash = self._keys.op[id(op)]
+            n.hash = op_keys[id(op)]
+            operands = n.operands
             for v in op.operands:
-                src = self._producer.get(v.vid)
+                src = producer.get(v.vid)
                 kind = "token" if isinstance(v.type, TokenType) else "data"
                 if src is None:
-                    n.operands.append((None, 0, kind))
+                    operands.append((None, 0, kind))
                     continue
-                n.operands.append((src[0], src[1], kind))
-                self.nodes[src[0]].users.append((n.nid, len(n.operands) - 1, src[1]))
+                operands.append((src[0], src[1], kind))
+                nodes[src[0]].users.append((n.nid, len(operands) - 1, src[1]))
             for i, r in enumerate(op.results):
-                self._producer[r.vid] = (n.nid, i)
+                producer[r.vid] = (n.nid, i)
             if op.name in FOLDED_REGION_OPS:
                 exprs = [combiner_expression(b) for r in op.regions for b in r.blocks]
                 n.label = (self._keys.label.get(id(op)) or op_label(op)) + "{" + ";".join(exprs) + "}"

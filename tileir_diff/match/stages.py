@@ -236,13 +236,24 @@ def _neighbour_agreement(ctx: MatchContext, l: str, r: str) -> int:
 
 # --- propagation ------------------------------------------------------------------------------
 
+_SAME_SLOTS: List[Tuple[Tuple[int, int], ...]] = []
+
+
+def _same_slots(n: int) -> Tuple[Tuple[int, int], ...]:
+    """((0, 0), (1, 1), ...) of length n, shared (asked for once per node pair, every stage)."""
+    while len(_SAME_SLOTS) <= n:
+        k = len(_SAME_SLOTS)
+        _SAME_SLOTS.append(tuple((i, i) for i in range(k)))
+    return _SAME_SLOTS[n]
+
+
 def _operand_pairs(a, b):
     """Operand positions to pair between two ops: by index when the operand groups agree, else
     group by group (an optional token present on one side only does not shift the rest)."""
     if len(a.operands) == len(b.operands) and (a.op is None or a.op.segments == b.op.segments):
-        return [(k, k) for k in range(len(a.operands))]
+        return _same_slots(len(a.operands))
     if a.op is None or b.op is None or len(a.op.segments) != len(b.op.segments):
-        return [(k, k) for k in range(min(len(a.operands), len(b.operands)))]
+        return _same_slots(min(len(a.operands), len(b.operands)))
     out, sa, sb = [], 0, 0
     for na, nb in zip(a.op.segments, b.op.segments):
         out.extend((sa + i, sb + i) for i in range(min(na, nb)))
@@ -283,18 +294,24 @@ def top_down(ctx: MatchContext, seeds=None) -> int:
     L, R, m = ctx.left, ctx.right, ctx.mapping
     work = list(seeds if seeds is not None else m.l2r.items())
     added = 0
+    l2r, r2l = m.l2r, m.r2l
+    lnodes, rnodes = L.nodes, R.nodes
     while work:
         l, r = work.pop()
-        a, b = L.nodes[l], R.nodes[r]
-        for i, j in _td_pairs(ctx, a, b):
-            sa, ra, _ = a.operands[i]
-            sb, rb, _ = b.operands[j]
-            if sa is None or sb is None or ra != rb:
-                continue
-            if sa not in m.l2r and sb not in m.r2l and ctx.compatible(sa, sb):
-                if ctx.add(sa, sb, "top-down"):
-                    added += 1
-                    work.append((sa, sb))
+        a, b = lnodes[l], rnodes[r]
+        aops, bops = a.operands, b.operands
+        if aops:
+            for i, j in _td_pairs(ctx, a, b):
+                sa, ra, _ = aops[i]
+                if sa is None or sa in l2r:  # (the usual case once exact matching ran)
+                    continue
+                sb, rb, _ = bops[j]
+                if sb is None or ra != rb:
+                    continue
+                if sb not in r2l and ctx.compatible(sa, sb):
+                    if ctx.add(sa, sb, "top-down"):
+                        added += 1
+                        work.append((sa, sb))
         if a.children and b.children and a.name == b.name:
             la = [c for c in a.children if L.nodes[c].kind == "barg"]
             ra_ = [c for c in b.children if R.nodes[c].kind == "barg"]

@@ -12,6 +12,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
 
 from ..dialect import OPS_BY_NAME
 from ..dialect.ops import op_def
+from ..bytecode.reader import new_operation  # Operation(...) without the frozen-dataclass __init__ cost
 from ..ir import Block, Function, Module, Operation, Region, Value
 
 #: Private attribute holding the op id ("f0/o12/r0/o3") of the op in the input module.
@@ -32,10 +33,10 @@ def origin(op: Operation) -> Optional[str]:
 
 def with_fields(op: Operation, *, operands=None, segments=None, attributes=None, regions=None) -> Operation:
     """A copy of ``op`` with some fields replaced (dataclasses.replace is several times slower)."""
-    return Operation(op.name, op.operands if operands is None else operands,
-                     op.segments if segments is None else segments, op.results,
-                     op.attributes if attributes is None else attributes,
-                     op.regions if regions is None else regions, op.location)
+    return new_operation(op.name, op.operands if operands is None else operands,
+                          op.segments if segments is None else segments, op.results,
+                          op.attributes if attributes is None else attributes,
+                          op.regions if regions is None else regions, op.location)
 
 
 def _tag_block(block: Block, prefix: str) -> Block:
@@ -174,7 +175,7 @@ def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value]) -> Block
         if op.regions:
             regions = tuple(Region(tuple(rewrite_block(b, fn, subst) for b in r.blocks)) for r in op.regions)
             if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
-                op = op.replace(regions=regions)
+                op = with_fields(op, regions=regions)
         new = fn(op, subst)
         if new is None:
             out.append(op)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
+from ..bytecode.gc_pause import gc_paused
 from ..ir import Module
 from .kernel import summarize_function, summarize_module
 from .pair import SECTIONS, pair_functions, summarize_pair_dicts
@@ -18,10 +19,12 @@ __all__ = ["summarize", "summarize_module", "summarize_function", "summarize_pai
 
 def summarize(module: Module) -> Dict[str, Any]:
     """Summary of one module (see docs/json-format.md, "summary")."""
-    return summarize_module(module)
+    with gc_paused():  # an index record per value, all kept until the end: see bytecode/gc_pause.py
+        return summarize_module(module)
 
 
 def summarize_pair(left: Module, right: Module) -> Dict[str, Any]:
     """``{"left": summary, "right": summary, "pair": side-by-side rows with differences flagged}``."""
-    ls, rs = summarize_module(left), summarize_module(right)
-    return {"left": ls, "right": rs, "pair": summarize_pair_dicts(ls, rs)}
+    with gc_paused():
+        ls, rs = summarize_module(left), summarize_module(right)
+        return {"left": ls, "right": rs, "pair": summarize_pair_dicts(ls, rs)}
