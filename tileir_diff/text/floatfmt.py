@@ -239,7 +239,7 @@ def _decimal_to_bits_fast(text: str, name: str) -> Optional[int]:
     ``float(text)`` is the correctly rounded double. Rounding that double again to a narrower
     IEEE format gives the same bits as rounding the exact decimal, except when the double sits
     exactly on a midpoint of the narrower format (then the exact value may lie on either side):
-    those, subnormal results and overflow go back to the exact path (None)."""
+    those, subnormal results and overflow go back to the exact path (None). Zero is exact."""
     ebits, mbits, signed, conv = FORMATS[name]
     if conv != "ieee":
         return None
@@ -247,9 +247,11 @@ def _decimal_to_bits_fast(text: str, name: str) -> Optional[int]:
     dbits = _U64.unpack(_DOUBLE.pack(d))[0]
     sign = dbits >> 63
     mag = dbits & 0x7FFF_FFFF_FFFF_FFFF
+    if mag == 0:  # zero stays zero (a decimal too small for a double is too small for these)
+        return sign << (ebits + mbits)
     exp = (mag >> 52) - 1023
     bias = (1 << (ebits - 1)) - 1
-    if mag == 0 or exp < 1 - bias or exp > bias:  # zero, subnormal or past the normal range
+    if exp < 1 - bias or exp > bias:  # subnormal or past the normal range
         return None
     shift = 52 - mbits
     if shift:
