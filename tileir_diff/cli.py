@@ -14,14 +14,16 @@ from typing import Optional, Sequence
 
 from .commands import UsageError
 
-#: Subcommand modules in help order; a missing one (not written yet) is skipped.
-SUBCOMMANDS = ("tileir_diff.commands.diff", "tileir_diff.commands.summary", "tileir_diff.commands.dump",
-               "tileir_diff.suite.cli")
+#: Subcommand name -> module, in help order; a missing module (not written yet) is skipped.
+SUBCOMMANDS = {"diff": "tileir_diff.commands.diff", "summary": "tileir_diff.commands.summary",
+               "dump": "tileir_diff.commands.dump", "suite": "tileir_diff.suite.cli"}
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """The parser; with a known ``command`` only that subcommand's module is imported (start-up
+    time: the suite command pulls in the catalog and exporter), else all of them (help)."""
     from . import __version__
     parser = argparse.ArgumentParser(
         prog="tileir-diff",
@@ -29,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit status: 0 identical/equivalent, 1 different, 2 bad input or usage, 3 unknown")
     parser.add_argument("--version", action="version", version=f"tileir-diff {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in SUBCOMMANDS:
+    names = [SUBCOMMANDS[command]] if command in SUBCOMMANDS else list(SUBCOMMANDS.values())
+    for name in names:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as e:
@@ -42,8 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     from .errors import TileIRFormatError
-    parser = build_parser()
-    args = parser.parse_args(None if argv is None else list(argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv else None)
+    args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE

@@ -10,7 +10,7 @@ from ..errors import TileIRFormatError
 from ..ir import types as T
 from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
                              OptimizationHints, SameElements)
-from ..ir.core import Block, Function, Global, Module, Operation, Region, Value
+from ..ir.core import Block, Function, Global, Module, Operation, Region, Value, make_operation, make_value
 from .gc_pause import gc_paused
 from .container import DebugInfo, Tables, read_header, read_sections
 from .stream import Stream
@@ -129,39 +129,8 @@ def _plans_for_version(version: Version) -> Dict[int, _OpPlan]:
     return _PLANS.setdefault(version, {})
 
 
-def _plain_frozen_dataclass(cls, fields: Tuple[str, ...]) -> bool:
-    import dataclasses
-    return (dataclasses.is_dataclass(cls) and not hasattr(cls, "__post_init__") and "__slots__" not in cls.__dict__
-            and tuple(f.name for f in dataclasses.fields(cls)) == fields)
-
-
-# Values and ops are made by the thousand; the frozen dataclass ``__init__`` sets each field
-# through ``object.__setattr__`` (about twice the cost of the whole object otherwise). Filling
-# the instance dict gives the same object. Only while the IR classes are plain dataclasses with
-# exactly these fields (no __post_init__, no slots); otherwise the classes themselves are used.
-_object_new = object.__new__
-
-
-def _value_direct(vid, ty):
-    v = _object_new(Value)
-    d = v.__dict__
-    d["vid"] = vid
-    d["type"] = ty
-    return v
-
-
-def _operation_direct(name, operands, segments, results, attributes, regions, location):
-    op = _object_new(Operation)
-    op.__dict__.update(name=name, operands=operands, segments=segments, results=results,
-                       attributes=attributes, regions=regions, location=location)
-    return op
-
-
-_new_value = _value_direct if _plain_frozen_dataclass(Value, ("vid", "type")) else Value
-#: ``Operation(name, operands, segments, results, attributes, regions, location)``, made the fast
-#: way (also used by the normalization rules' op copies, normalize/util.with_fields).
-new_operation = (_operation_direct if _plain_frozen_dataclass(
-    Operation, ("name", "operands", "segments", "results", "attributes", "regions", "location")) else Operation)
+_new_value = make_value
+new_operation = make_operation
 
 
 class _FunctionReader:

@@ -78,7 +78,15 @@ class Operation:
                     yield from op.walk()
 
     def replace(self, **changes) -> "Operation":
-        return replace(self, **changes)
+        """A copy with ``changes`` (field names as in the constructor)."""
+        unknown = changes.keys() - _OPERATION_FIELDS
+        if unknown:
+            raise TypeError(f"Operation has no field(s) {sorted(unknown)}")
+        op = _object_new(Operation)
+        d = op.__dict__
+        d.update(self.__dict__)
+        d.update(changes)
+        return op
 
     def __repr__(self) -> str:
         res = ", ".join(map(repr, self.results))
@@ -138,3 +146,29 @@ class Module:
     def walk(self) -> Iterator[Operation]:
         for f in self.functions:
             yield from f.walk()
+
+
+# Values and ops are made by the thousand (decoder, normalization rules). The frozen dataclass
+# ``__init__`` sets each field through ``object.__setattr__``, about as costly as the rest of the
+# object; filling the instance dict gives the same object. Valid because these classes are plain
+# frozen dataclasses (no __post_init__, no __slots__): tests/perf/test_fast_paths.py checks it.
+_object_new = object.__new__
+_OPERATION_FIELDS = frozenset(("name", "operands", "segments", "results", "attributes", "regions", "location"))
+
+
+def make_value(vid: int, type: Type) -> Value:
+    """``Value(vid, type)``, without the frozen-dataclass ``__init__`` cost."""
+    v = _object_new(Value)
+    d = v.__dict__
+    d["vid"] = vid
+    d["type"] = type
+    return v
+
+
+def make_operation(name, operands, segments, results, attributes, regions, location) -> Operation:
+    """``Operation(...)`` with every field given, without the frozen-dataclass ``__init__`` cost."""
+    op = _object_new(Operation)
+    op.__dict__.update(name=name, operands=operands, segments=segments, results=results,
+                       attributes=attributes, regions=regions, location=location)
+    return op
+

@@ -12,7 +12,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
 
 from ..dialect import OPS_BY_NAME
 from ..dialect.ops import op_def
-from ..bytecode.reader import new_operation  # Operation(...) without the frozen-dataclass __init__ cost
+from ..ir.core import make_operation as new_operation  # Operation(...) without the frozen-dataclass __init__ cost
 from ..ir import Block, Function, Module, Operation, Region, Value
 
 #: Private attribute holding the op id ("f0/o12/r0/o3") of the op in the input module.
