@@ -28,7 +28,7 @@ def bytecode_path(variant) -> Path:
 
 
 def smallest_shapes(variant, count: int = 1):
-    """The test shapes with the fewest elements (ragged ones first on ties)."""
+    """The test shapes with the fewest elements (ties keep the analysis.json order)."""
     def size(s):
         n = 1
         for k, v in s.items():
