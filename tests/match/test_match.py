@@ -1,14 +1,16 @@
 """Matcher stages and limits."""
 from __future__ import annotations
 
+import struct
+
 import pytest
 
 from tileir_diff.compare import compute_diff
 from tileir_diff.graph import FunctionGraph
-from tileir_diff.match import LimitExceeded, Limits, match_functions
+from tileir_diff.match import LimitExceeded, Limits, Mapping, MatchContext, bottom_up, match_functions
 from tileir_diff.normalize import normalize, tag_origins
 
-from tests.normalize.kernels import kernel, load, store
+from tests.normalize.kernels import PROLOGUE, kernel, load, store
 
 F = "tile<128xf32>"
 
@@ -65,3 +67,90 @@ def test_inserted_argument_does_not_shift_the_other_anchors():
     assert r.verdict == "different"
     assert [(d.category, d.left) for d in r.differences] == [("signature", None)]
     assert "only on the right" in r.differences[0].message
+
+
+# --- symmetric copies: the matcher must pick the right one -------------------------------------
+
+def _diff(a, b):
+    return compute_diff(a, b, with_summary=False, with_lines=False)
+
+
+def _one_root(r, category):
+    assert r.verdict == "different", r.brief()
+    assert [d.category for d in r.differences] == [category], r.brief()
+
+
+CONSTANT_BITS = ["0x3F000000", "0x3F000001", "0x40400000", "0x40400001", "0xBF800000", "0x3E99999A"]
+
+
+@pytest.mark.parametrize("bits", CONSTANT_BITS)
+def test_changed_copy_of_a_shared_constant_is_one_constant_difference(bits):
+    """Constant dedup merges both uses of c on the left; on the right one use takes c'. The
+    commutative operand order of that user follows the operands' keys, so it can flip: the
+    classifier must compare x with x and c with c', whichever order each side sorted them in."""
+    value = struct.unpack("<f", struct.pack("<I", int(bits, 16)))[0]
+    nudged = struct.unpack("<f", struct.pack("<I", int(bits, 16) ^ 1))[0]
+
+    def body(second):
+        return (load("a") + f"  %c = constant <f32: {value!r}> : {F}\n  %d = constant <f32: {second!r}> : {F}\n"
+                f"  %m = mulf %a, %c : {F}\n  %n = mulf %m, %d : {F}\n" + store("%n"))
+    r = _diff(kernel(body(value)), kernel(body(nudged)))
+    _one_root(r, "constant")
+
+
+# five of these gave crossed cmpf pairs (three differences) before top-down waited on ties
+TWIN_BITS = [hex(0x3F000000 + i * 7919) for i in range(8)]
+
+
+@pytest.mark.parametrize("bits", TWIN_BITS)
+def test_commutative_user_of_two_moved_twins_pairs_them_by_their_inputs(bits):
+    """Python's modulo: xori(cmpf(r < 0), cmpf(b < 0)) where r = remf(a, b) and b both derive
+    from a changed constant. Both cmpf change hash, and the xori may sort them the other way
+    round; top-down must not pair them by operand order (rounding_family in the corpus)."""
+    def body(v):
+        return (load("a") + f"  %c = constant <f32: {v!r}> : tile<f32>\n"
+                f"  %c1 = reshape %c : tile<f32> -> tile<1xf32>\n  %b = broadcast %c1 : tile<1xf32> -> {F}\n"
+                f"  %z = constant <f32: 0.0> : {F}\n  %r = remf %a, %b : {F}\n"
+                f"  %p = cmpf less_than ordered %r, %z : {F} -> tile<128xi1>\n"
+                f"  %q = cmpf less_than ordered %b, %z : {F} -> tile<128xi1>\n"
+                f"  %x = xori %p, %q : tile<128xi1>\n"
+                f"  %ne = cmpf not_equal unordered %r, %z : {F} -> tile<128xi1>\n"
+                f"  %y = andi %x, %ne : tile<128xi1>\n  %t = addf %r, %b : {F}\n"
+                f"  %s = select %y, %t, %r : tile<128xi1>, {F}\n" + store("%s"))
+    value = struct.unpack("<f", struct.pack("<I", int(bits, 16)))[0]
+    nudged = struct.unpack("<f", struct.pack("<I", int(bits, 16) ^ 1))[0]
+    r = _diff(kernel(body(value)), kernel(body(nudged)))
+    _one_root(r, "constant")
+
+
+def test_duplicated_loads_below_a_changed_view_pair_by_their_index():
+    """Loads of one view at indices 0, 1, 0, 1 (two identical pairs) below a changed
+    assumption: every load's hash moves. Bottom-up from the view must pair each load with a
+    load of the same index: a pair is taken only when each is the other's unique best, so the
+    tie between the two index-0 loads must not let an index-0 load take an index-1 one."""
+    prologue = PROLOGUE.replace("shape = [%arg2]", "shape = [%n]")
+
+    def k(lb):
+        pro = f"  %n = assume bounded<{lb}, ?>, %arg2 : tile<i32>\n" + prologue
+        body = "  %c0 = constant <i32: 0> : tile<i32>\n  %c1 = constant <i32: 1> : tile<i32>\n"
+        for name, idx in (("a", "%c0"), ("b", "%c1"), ("c", "%c0"), ("d", "%c1")):
+            body += load(name, index=idx)
+        body += (f"  %e = exp %a : {F}\n  %f = negf %b : {F}\n  %g = absf %c : {F}\n  %h = sqrt %d : {F}\n"
+                 f"  %s1 = subf %e, %f : {F}\n  %s2 = subf %g, %h : {F}\n  %s3 = divf %s1, %s2 : {F}\n")
+        return kernel(body + store("%s3"), prologue=pro)
+    _one_root(_diff(k(0), k(1)), "specialization")
+    # bottom-up alone, from the view only: no pair may join loads of different indices
+    L, R = graphs(k(0), k(1))
+    ctx = MatchContext(L, R, Mapping(), Limits(), deadline=float("inf"))
+    for nid in L.order:
+        if L.nodes[nid].name in ("arg", "constant", "get_tile_block_id"):
+            ctx.add(nid, nid, "test")
+    view = next(n for n in L.order if L.nodes[n].name == "make_partition_view"
+                and L.nodes[n].users and L.nodes[L.nodes[n].users[0][0]].name == "load_view_tko")
+    ctx.add(view, view, "test")
+    bottom_up(ctx, seeds=[(view, view)])
+    loads = {l: r_ for l, r_ in ctx.mapping.l2r.items() if L.nodes[l].name == "load_view_tko"}
+    assert all(L.nodes[l].operands[1][0] == R.nodes[r_].operands[1][0] for l, r_ in loads.items()), loads
+    bottom_up(ctx, seeds=[(view, view)], strict=False)  # ties broken: nearest position first
+    loads = {l: r_ for l, r_ in ctx.mapping.l2r.items() if L.nodes[l].name == "load_view_tko"}
+    assert loads == {l: l for l in loads} and len(loads) == 4

@@ -16,9 +16,9 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ..graph import FunctionGraph, Node, combiner_expression
 from ..ir import TileType
+from ..match.stages import aligned_operand_pairs
 from ..ir.types import TensorViewType, VIEW_TYPES
 from ..normalize.canon import attr_key, attr_text, fmt_type
-from ..normalize.keys import commutative_positions
 from ..normalize.util import has_trait, operand_role, public_attributes
 from .describe import FunctionText, location_text
 from .result import Difference, OpRef
@@ -207,25 +207,21 @@ class Classifier:
     def _where(g: FunctionGraph, n: Node) -> str:
         return "at top level" if n.parent is None else f"inside {g.nodes[n.parent].name} {n.parent}"
 
+    def _slots(self, a: Node, b: Node):
+        """Operand positions of a left and a right op to compare (see aligned_operand_pairs)."""
+        return aligned_operand_pairs(a, b, self.m.l2r, self.commutative)
+
     def wiring(self, l: str, r: str) -> List[Tuple[int, int]]:
         """Operand slots whose producers are not paired with each other."""
         a, b = self.L.nodes[l], self.R.nodes[r]
         bad = []
-        from ..match.stages import _operand_pairs
-        for i, j in _operand_pairs(a, b):
+        # with commutative-operands on, the commutative positions compare crossed when that fits
+        # the pairs better (the sort order follows the operands' keys, which upstream changes move)
+        for i, j in self._slots(a, b):
             sa, ra, _ = a.operands[i]
             sb, rb, _ = b.operands[j]
             if sa is None or sb is None or self.m.l2r.get(sa) != sb or ra != rb:
                 bad.append((i, j))
-        if len(bad) == 2 and self.commutative and a.op.name == b.op.name:
-            # with commutative-operands on, a crossed pair at the commutative positions is no
-            # difference (the sort order follows the operands' keys, which upstream changes move)
-            pos = commutative_positions(a.op)
-            if pos is not None and [x for x, _ in bad] == list(pos) and [y for _, y in bad] == list(pos):
-                (i, j), (k, l_) = bad
-                if (self.m.l2r.get(a.operands[i][0]), a.operands[i][1]) == b.operands[l_][:2] and \
-                        (self.m.l2r.get(a.operands[k][0]), a.operands[k][1]) == b.operands[j][:2]:
-                    return []
         if a.op.name == "join_tokens" and a.op.name == b.op.name:
             lset = sorted((self.m.l2r.get(s), r) for s, r, _ in a.operands)
             rset = sorted((s, r) for s, r, _ in b.operands)
@@ -422,14 +418,13 @@ class Classifier:
             return x
 
         slot_pairs: Dict[tuple, Tuple[str, str, str, int]] = {}
-        from ..match.stages import _operand_pairs
         for ci, comp in enumerate(lcomps):
             for x in comp:
                 for u, k, _ in L.nodes[x].users:
                     ru = m.l2r.get(u)
                     if ru is None:
                         continue
-                    for i, j in _operand_pairs(L.nodes[u], R.nodes[ru]):
+                    for i, j in self._slots(L.nodes[u], R.nodes[ru]):
                         if i != k:
                             continue
                         src = R.nodes[ru].operands[j][0]
@@ -507,7 +502,6 @@ class Classifier:
         takes a PAIRED value instead (and the component does not merely wrap that value, as an
         inserted ``assume`` would): the user was rewired; the component is what the old (or new)
         input needed. Returns (left user, right user, finding) or None."""
-        from ..match.stages import _operand_pairs
         g, og = (self.L, self.R) if side_l else (self.R, self.L)
         to_other = self.m.l2r if side_l else self.m.r2l
         order = {n: i for i, n in enumerate(g.order)}
@@ -518,7 +512,7 @@ class Classifier:
                 if ou is None or g.nodes[u].kind != "op" or og.nodes[ou].kind != "op":
                     continue
                 a, b = (g.nodes[u], og.nodes[ou]) if side_l else (og.nodes[ou], g.nodes[u])
-                for i, j in _operand_pairs(a, b):
+                for i, j in self._slots(a, b):
                     mine, theirs = (i, j) if side_l else (j, i)
                     if mine != k:
                         continue
@@ -555,8 +549,7 @@ class Classifier:
             fs = self.pair_findings(x, y)
             if fs:
                 return fs
-            from ..match.stages import _operand_pairs
-            for i, j in _operand_pairs(a, b):
+            for i, j in self._slots(a, b):
                 sx, rx, _ = a.operands[i]
                 sy, ry, _ = b.operands[j]
                 if sx and sy and (self.m.l2r.get(sx) != sy or rx != ry):

@@ -67,6 +67,18 @@ class MatchContext:
     deadline: float
     stats: Dict[str, object] = field(default_factory=dict)
     limits_hit: List[str] = field(default_factory=list)
+    _positions: Optional[tuple] = field(default=None, repr=False)
+    # pairs whose commutative operands strict top-down left waiting (see stages._td_pairs)
+    deferred: List[tuple] = field(default_factory=list, repr=False)
+
+    def positions(self):
+        """Each node's relative position in program order (0..1) on the left and on the right:
+        the tie-breaker among structurally identical candidates (as GumTree and hlo_diff use
+        position in the parent)."""
+        if self._positions is None:
+            self._positions = tuple({nid: i / max(1, len(g.order)) for i, nid in enumerate(g.order)}
+                                    for g in (self.left, self.right))
+        return self._positions
 
     def check_time(self, where: str) -> None:
         if time.perf_counter() > self.deadline:

@@ -144,8 +144,7 @@ def exact(ctx: MatchContext) -> None:
     for nid in L.order:
         if L.nodes[nid].kind == "op" and L.nodes[nid].hash in by_hash_r:
             by_hash_l[L.nodes[nid].hash].append(nid)
-    lorder = {nid: i / max(1, len(L.order)) for i, nid in enumerate(L.order)}
-    rorder = {nid: i / max(1, len(R.order)) for i, nid in enumerate(R.order)}
+    lorder, rorder = ctx.positions()
     groups = sorted(by_hash_l, key=lambda h: (-L.nodes[by_hash_l[h][0]].size, -L.nodes[by_hash_l[h][0]].height,
                                               lorder[by_hash_l[h][0]]))
     cap = ctx.limits.max_candidates
@@ -261,9 +260,35 @@ def _operand_pairs(a, b):
     return out
 
 
-def _td_pairs(ctx: MatchContext, a, b):
+def aligned_operand_pairs(a, b, l2r: Dict[str, str], commutative: bool = True):
+    """Operand positions to compare between a left op ``a`` and a right op ``b`` given the pairs
+    made so far: ``_operand_pairs``, with the two commutative positions crossed when more of them
+    agree crossed (same paired producer and result). Canonical operand order follows the
+    operands' keys, so one changed operand can flip it: ``mulf(x, c)`` vs ``mulf(c', x)`` must
+    compare ``x`` with ``x`` and ``c`` with ``c'``, not ``x`` with ``c'``."""
+    pairs = _operand_pairs(a, b)
+    if not commutative or a.op is None or b.op is None or a.name != b.name:
+        return pairs
+    pos = commutative_positions(a.op)
+    if pos is None or len(a.operands) <= pos[1] or len(b.operands) <= pos[1]:
+        return pairs
+    i, j = pos
+
+    def agree(x: int, y: int) -> int:
+        sa, ra, _ = a.operands[x]
+        sb, rb, _ = b.operands[y]
+        return int(sa is not None and sb is not None and ra == rb and l2r.get(sa) == sb)
+    if agree(i, j) + agree(j, i) > agree(i, i) + agree(j, j):
+        return sorted([(x, y) for x, y in pairs if x not in pos] + [(i, j), (j, i)])
+    return pairs
+
+
+def _td_pairs(ctx: MatchContext, a, b, strict: bool = False):
     """Operand slots to pair top-down; for commutative ops the crossed order when it fits better
-    (the two sides may have sorted their operands differently after an upstream change)."""
+    (the two sides may have sorted their operands differently after an upstream change).
+    ``strict``: when both orders fit equally well and either could pair (e.g. ``xori(cmpf(x),
+    cmpf(y))`` where both cmpf moved with an upstream change), leave the commutative slots out:
+    bottom-up matching from their operands decides, or a later non-strict pass."""
     pairs = _operand_pairs(a, b)
     if a.op is None or b.op is None or a.name != b.name:
         return pairs
@@ -283,14 +308,27 @@ def _td_pairs(ctx: MatchContext, a, b):
         if sa in m.l2r or sb in m.r2l:
             return -3
         na, nb = ctx.left.nodes[sa], ctx.right.nodes[sb]
-        return (2 if na.hash == nb.hash else 0) + (1 if na.label == nb.label else 0)
-    if fit(i, j) + fit(j, i) > fit(i, i) + fit(j, j):
+        if na.hash == nb.hash:
+            return 3
+        if na.label != nb.label:
+            return 0
+        # same op, moved hashes: how many of their own operands are already paired together
+        agree = sum(1 for (p, rp, _), (q, rq, _) in zip(na.operands, nb.operands)
+                    if p is not None and rp == rq and m.l2r.get(p) == q)
+        return 1 + 0.5 * agree / max(1, len(na.operands))
+    straight, crossed = fit(i, i) + fit(j, j), fit(i, j) + fit(j, i)
+    if crossed > straight:
         return [(x, y) for x, y in pairs if x not in pos] + [(i, j), (j, i)]
+    if strict and crossed == straight and crossed > 0 and a.operands[i][:2] != a.operands[j][:2] \
+            and b.operands[i][:2] != b.operands[j][:2]:
+        ctx.deferred.append((a.nid, b.nid))
+        return [(x, y) for x, y in pairs if x not in pos]
     return pairs
 
 
-def top_down(ctx: MatchContext, seeds=None) -> int:
-    """From paired users to their operands and region contents. Returns pairs added."""
+def top_down(ctx: MatchContext, seeds=None, strict: bool = False) -> int:
+    """From paired users to their operands and region contents. Returns pairs added.
+    ``strict``: commutative operands that fit either way wait (see _td_pairs)."""
     L, R, m = ctx.left, ctx.right, ctx.mapping
     work = list(seeds if seeds is not None else m.l2r.items())
     added = 0
@@ -300,8 +338,9 @@ def top_down(ctx: MatchContext, seeds=None) -> int:
         l, r = work.pop()
         a, b = lnodes[l], rnodes[r]
         aops, bops = a.operands, b.operands
-        if aops:
-            for i, j in _td_pairs(ctx, a, b):
+        # (once exact matching ran, every operand is usually paired already: nothing to do)
+        if aops and not all(s_ is None or s_ in l2r for s_, _, _ in aops):
+            for i, j in _td_pairs(ctx, a, b, strict):
                 sa, ra, _ = aops[i]
                 if sa is None or sa in l2r:  # (the usual case once exact matching ran)
                     continue
@@ -373,6 +412,7 @@ def bottom_up(ctx: MatchContext, seeds=None, strict: bool = True) -> int:
     """From paired operands to their users at the same slot (same op name). ``strict``: add a
     pair only when each is the other's unique best candidate (ties wait for more evidence)."""
     L, R, m = ctx.left, ctx.right, ctx.mapping
+    lpos, rpos = ctx.positions()
     work = list(seeds if seeds is not None else m.l2r.items())
     added = 0
     steps = 0
@@ -400,7 +440,8 @@ def bottom_up(ctx: MatchContext, seeds=None, strict: bool = True) -> int:
                 for y in rcands[: ctx.limits.max_candidates]:
                     if ctx.compatible(x, y):
                         scored.append((_similarity(ctx, x, y), x, y))
-            scored.sort(key=lambda t: -t[0])
+            # best first; among equal scores the nearest relative position in program order
+            scored.sort(key=lambda t: (-t[0], abs(lpos[t[1]] - rpos[t[2]])))
             best_l: Dict[str, List[float]] = defaultdict(list)
             best_r: Dict[str, List[float]] = defaultdict(list)
             for sc, x, y in scored:
@@ -409,25 +450,33 @@ def bottom_up(ctx: MatchContext, seeds=None, strict: bool = True) -> int:
             for sc, x, y in scored:
                 if sc < 0.5 or x in m.l2r or y in m.r2l:
                     continue
-                if strict and ((len(best_l[x]) > 1 and best_l[x][1] == sc) or
-                               (len(best_r[y]) > 1 and best_r[y][1] == sc)):
-                    continue
+                if strict and not (_unique_best(best_l[x], sc) and _unique_best(best_r[y], sc)):
+                    continue  # not each other's unique best: wait for more evidence
                 if ctx.add(x, y, "bottom-up"):
                     added += 1
                     work.append((x, y))
     return added
 
 
+def _unique_best(scores: List[float], score: float) -> bool:
+    """Whether ``score`` is the highest of ``scores`` (sorted, highest first) and no other ties it."""
+    return scores[0] == score and (len(scores) == 1 or scores[1] < score)
+
+
 def propagate(ctx: MatchContext, seeds=None) -> None:
-    """Alternate top-down and strict bottom-up until neither adds a pair; then let ties be
-    broken (best first) and continue."""
+    """Alternate strict top-down and strict bottom-up until neither adds a pair (ambiguous
+    choices wait for their neighbours to be paired); then let ties be broken (bottom-up best
+    first, then top-down in operand order) and continue."""
     while True:
         ctx.check_time("propagation")
         before = len(ctx.mapping)
-        top_down(ctx)
+        top_down(ctx, strict=True)
         bottom_up(ctx)
         if len(ctx.mapping) == before:
-            if not bottom_up(ctx, strict=False):
+            if bottom_up(ctx, strict=False):
+                continue
+            deferred, ctx.deferred = ctx.deferred, []
+            if not top_down(ctx, seeds=deferred):
                 return
 
 
