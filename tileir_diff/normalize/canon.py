@@ -183,7 +183,6 @@ def attr_text(v: Any) -> str:
             val = _float_text(splat, el.name) if el.is_float else str(v.to_numpy().reshape(-1)[0])
             if v.element.name == "i1":
                 val = "true" if splat else "false"
-            shape = "" if not v.type.shape else " x".join(map(str, v.type.shape)) + "x"
             return f"<{el.name}: {val}>" + (f" : {fmt_type(v.type)}" if v.type.shape else "")
         arr = v.to_numpy().reshape(-1)
         head = ", ".join(str(x) for x in arr[:6]) + (", ..." if len(arr) > 6 else "")
