@@ -146,6 +146,12 @@ class Classifier:
                     out.append(f)
             return out
         oa, ob = a.op, b.op
+        if a.label == b.label:
+            # equal canonical labels: same name, attributes, operand groups, result types and
+            # region signatures (combiners included); only the placement can still differ
+            if not self._same_parent(a, b) and not has_trait(oa, "pure"):
+                out.append(self._placement_finding(a, b))
+            return out
         if oa.name != ob.name:
             fam = family(oa.name)
             cat = fam if fam == family(ob.name) else ("arith" if "arith" in (fam, family(ob.name)) else fam)
@@ -194,9 +200,12 @@ class Classifier:
             if len(sa) != len(sb):
                 out.append(Finding("control_flow", f"{oa.name} region count {len(sa)} -> {len(sb)}"))
         if not has_trait(oa, "pure") and not self._same_parent(a, b):
-            out.append(Finding("control_flow", f"{oa.name} placed {self._where(self.L, a)} on the left, "
-                                               f"{self._where(self.R, b)} on the right"))
+            out.append(self._placement_finding(a, b))
         return out
+
+    def _placement_finding(self, a: Node, b: Node) -> Finding:
+        return Finding("control_flow", f"{a.op.name} placed {self._where(self.L, a)} on the left, "
+                                       f"{self._where(self.R, b)} on the right")
 
     def _same_parent(self, a: Node, b: Node) -> bool:
         if a.parent is None or b.parent is None:

@@ -16,6 +16,7 @@ from ..graph import FunctionGraph
 from ..ir import Module
 from ..match import LimitExceeded, Limits, match_functions
 from ..normalize import normalize, select_rules, tag_origins
+from ..normalize.util import count_ops
 from ..normalize.canon import attr_key, attr_text
 from .classify import Classifier, to_differences
 from .describe import FunctionText
@@ -77,13 +78,14 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         fdiffs = to_differences(cls, roots, fname)
         fdiffs.extend(_function_level(lf, rf, i, j, fname))
         diffs.extend(fdiffs)
-        ul = sum(1 for n in L.order if n not in ctx.mapping.l2r)
-        ur = sum(1 for n in R.order if n not in ctx.mapping.r2l)
+        ul = len(L.order) - len(ctx.mapping.l2r)  # every pair holds one node of each side
+        ur = len(R.order) - len(ctx.mapping.r2l)
         functions.append({"left": lf.name, "right": rf.name, "verdict": "different" if fdiffs else "same",
                           "matched": len(ctx.mapping), "unmatched_left": ul, "unmatched_right": ur})
+        lnodes, rnodes, stage = L.nodes, R.nodes, ctx.mapping.stage
         for l, r in ctx.mapping.l2r.items():
-            if L.nodes[l].kind == "op" and R.nodes[r].kind == "op":
-                mapping.append((l.split("~")[0], r.split("~")[0], ctx.mapping.stage[l]))
+            if lnodes[l].kind == "op" and rnodes[r].kind == "op":
+                mapping.append((_op_id(l), _op_id(r), stage[l]))
         stats["functions"].append({"left": lf.name, "right": rf.name, "nodes_left": len(L), "nodes_right": len(R),
                                    "graph_s": round(t_graph, 4), **ctx.stats})
     for i in only_l:
@@ -93,6 +95,11 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         diffs.append(Difference("structure", f"entry @{nr.functions[j].name} only on the right",
                                 None, OpRef(f"f{j}", f"entry @{nr.functions[j].name}", None), nr.functions[j].name))
     return _Run(diffs, functions, mapping, stats, counts, limits_hit)
+
+
+def _op_id(nid: str) -> str:
+    """The input file's op id of a graph node (ops a rule inserted carry ``~suffix``)."""
+    return nid.split("~", 1)[0] if "~" in nid else nid
 
 
 def _function_level(lf, rf, i, j, fname) -> List[Difference]:
@@ -162,7 +169,7 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
         run = _Run([], [], [], {}, {}, [str(e)])
 
     stats = dict(run.stats)
-    stats.update({"ops_left": sum(1 for _ in left.walk()), "ops_right": sum(1 for _ in right.walk()),
+    stats.update({"ops_left": count_ops(left), "ops_right": count_ops(right),
                   "limits_hit": run.limits_hit, "seconds": round(time.perf_counter() - t0, 4),
                   "rules_enabled": chosen, "rule_counts": run.counts})
     summary = _summary(left, right) if with_summary else {}

@@ -1,7 +1,7 @@
 """One dataflow graph per function: nodes are ops and arguments, edges are operand uses.
 
-Node ids are stable paths: the op id of the input file (``f0/o12/r0/o3``, from the ORIGIN tag
-the engine puts on every op before normalizing), ``f0/a3`` for entry arguments and
+Node ids are stable paths: the op id of the input file (``f0/o12/r0/o3``, from ``Operation.origin``,
+which the engine sets on every op before normalizing), ``f0/a3`` for entry arguments and
 ``<op id>/r<k>/a<i>`` for region block arguments. Edges run producer -> user and carry the
 operand ``index`` at the user, the ``result`` index at the producer and a ``kind``: ``data``,
 ``token`` (a token-typed operand) or ``region`` (region op -> op or argument of its body).
@@ -19,7 +19,6 @@ from typing import Dict, List, Optional, Tuple
 from ..ir import Block, Function, Operation, TokenType, Value
 from ..normalize.canon import fmt_type
 from ..normalize.keys import KeyBuilder, op_label
-from ..normalize.util import ORIGIN
 
 #: Ops whose region is a combiner folded into the label rather than a nested subgraph.
 FOLDED_REGION_OPS = frozenset({"reduce", "scan"})
@@ -89,12 +88,13 @@ class FunctionGraph:
             n.label = f"arg:{fmt_type(a.type)}"
             n.hash = keys.value[a.vid]
             self._producer[a.vid] = (n.nid, 0)
+        self._region_ops: List[Node] = []
         self._block(function.body, prefix, None, 0)
-        self._measure()
+        self._measure_regions()
 
     # --- construction -------------------------------------------------------------------
     def _add(self, nid: str, kind: str, name: str) -> Node:
-        if nid in self.nodes:  # defensive: ids must be unique (duplicate ORIGIN tags)
+        if nid in self.nodes:  # defensive: ids must be unique (duplicate origin tags)
             k = 1
             while f"{nid}~{k}" in self.nodes:
                 k += 1
@@ -107,11 +107,13 @@ class FunctionGraph:
     def _block(self, block: Block, prefix: str, parent: Optional[str], depth: int) -> None:
         producer, nodes, op_keys = self._producer, self.nodes, self._keys.op
         for j, op in enumerate(block.operations):
-            nid = op.attributes.get(ORIGIN) or f"{prefix}/o{j}"
+            nid = op.origin or f"{prefix}/o{j}"
             n = self._add(nid, "op", op.name)
             n.op, n.parent, n.position, n.depth = op, parent, j, depth
             n.hash = op_keys[id(op)]
             operands = n.operands
+            # operand-tree size (capped) and height: producers come first in pre-order
+            size, height = 1, 1
             for v in op.operands:
                 src = producer.get(v.vid)
                 kind = "token" if isinstance(v.type, TokenType) else "data"
@@ -119,7 +121,12 @@ class FunctionGraph:
                     operands.append((None, 0, kind))
                     continue
                 operands.append((src[0], src[1], kind))
-                nodes[src[0]].users.append((n.nid, len(operands) - 1, src[1]))
+                s = nodes[src[0]]
+                s.users.append((n.nid, len(operands) - 1, src[1]))
+                size += s.size
+                if s.height >= height:
+                    height = s.height + 1
+            n.size, n.height = (size if size < _SIZE_CAP else _SIZE_CAP), height
             for i, r in enumerate(op.results):
                 producer[r.vid] = (n.nid, i)
             if op.name in FOLDED_REGION_OPS:
@@ -128,6 +135,7 @@ class FunctionGraph:
                 continue
             n.label = self._keys.label.get(id(op)) or op_label(op)
             if op.regions:
+                self._region_ops.append(n)  # in pre-order: outer before inner
                 sig = []
                 for k, r in enumerate(op.regions):
                     for b in r.blocks:
@@ -144,23 +152,14 @@ class FunctionGraph:
                         n.children.extend(x for x in self.order[before:] if self.nodes[x].parent == n.nid)
                 n.label += "{" + "|".join(sig) + "}"
 
-    def _measure(self) -> None:
-        """Subtree size (operands counted as a tree, capped) and height, in pre-order = topological
-        for operands; region ops also count their bodies (computed after their children)."""
-        for nid in self.order:
-            n = self.nodes[nid]
-            size, height = 1, 1
-            for src, _, _ in n.operands:
-                if src is not None:
-                    s = self.nodes[src]
-                    size = min(_SIZE_CAP, size + s.size)
-                    height = max(height, s.height + 1)
-            n.size, n.height = size, height
-        for nid in reversed(self.order):
-            n = self.nodes[nid]
-            if n.children:
-                n.size = min(_SIZE_CAP, n.size + sum(self.nodes[c].size for c in n.children if self.nodes[c].parent == nid))
-                n.height = max([n.height] + [self.nodes[c].height + 1 for c in n.children])
+    def _measure_regions(self) -> None:
+        """Region ops also count their bodies: innermost first (reverse pre-order), so a body's
+        nested region ops are complete before their parent adds them up. The operand-tree part
+        was computed while building (producers precede users in pre-order)."""
+        nodes = self.nodes
+        for n in reversed(self._region_ops):
+            n.size = min(_SIZE_CAP, n.size + sum(nodes[c].size for c in n.children if nodes[c].parent == n.nid))
+            n.height = max([n.height] + [nodes[c].height + 1 for c in n.children])
 
     # --- queries ------------------------------------------------------------------------
     def __len__(self) -> int:

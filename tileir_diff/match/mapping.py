@@ -70,6 +70,11 @@ class MatchContext:
     _positions: Optional[tuple] = field(default=None, repr=False)
     # pairs whose commutative operands strict top-down left waiting (see stages._td_pairs)
     deferred: List[tuple] = field(default_factory=list, repr=False)
+    # Pairs top-down / bottom-up may still extend, in pairing order. A pair whose operands (users)
+    # are all paired can never add anything again (pairs are permanent), so the stages drop it
+    # here instead of revisiting every pair on every round.
+    td_open: Dict[str, str] = field(default_factory=dict, repr=False)
+    bu_open: Dict[str, str] = field(default_factory=dict, repr=False)
 
     def positions(self):
         """Each node's relative position in program order (0..1) on the left and on the right:
@@ -91,6 +96,8 @@ class MatchContext:
     def add(self, left: str, right: str, stage: str) -> bool:
         if self.mapping.add(left, right, stage):
             self.count(stage)
+            self.td_open[left] = right
+            self.bu_open[left] = right
             return True
         return False
 

@@ -52,8 +52,8 @@ def address_root(g: FunctionGraph, nid: str) -> Optional[str]:
 
 def anchors(ctx: MatchContext) -> None:
     L, R = ctx.left, ctx.right
-    largs = [n for n in L.order if L.nodes[n].kind == "arg"]
-    rargs = [n for n in R.order if R.nodes[n].kind == "arg"]
+    largs, lmem, lterm = _anchor_candidates(L)
+    rargs, rmem, rterm = _anchor_candidates(R)
     if len(largs) == len(rargs):
         pairs = list(zip(largs, rargs))
     else:  # align on the type sequence so an inserted/removed argument does not shift the rest
@@ -66,27 +66,40 @@ def anchors(ctx: MatchContext) -> None:
     for a, b in pairs:
         ctx.add(a, b, "anchors")
 
-    def by_root(g: FunctionGraph, to_left) -> Dict[Tuple[str, str], List[str]]:
+    def by_root(g: FunctionGraph, memory_ops: List[str], to_left) -> Dict[Tuple[str, str], List[str]]:
         out: Dict[Tuple[str, str], List[str]] = defaultdict(list)
-        for nid in g.order:
-            n = g.nodes[nid]
-            if n.kind == "op" and n.name in _MEMORY_OPS:
-                root = address_root(g, nid)
-                if root is not None:
-                    out[(to_left(root), n.name)].append(nid)
+        for nid in memory_ops:
+            root = address_root(g, nid)
+            if root is not None:
+                out[(to_left(root), g.nodes[nid].name)].append(nid)
         return out
 
-    lroots = by_root(L, lambda x: x)
-    rroots = by_root(R, lambda x: ctx.mapping.r2l.get(x, "?"))
+    lroots = by_root(L, lmem, lambda x: x)
+    rroots = by_root(R, rmem, lambda x: ctx.mapping.r2l.get(x, "?"))
     for key, lops in lroots.items():
         rops = rroots.get(key, [])
         if len(lops) == 1 and len(rops) == 1:
             ctx.add(lops[0], rops[0], "anchors")
     # the entry's terminator
-    lt = [n for n in L.order if L.nodes[n].kind == "op" and L.nodes[n].parent is None]
-    rt = [n for n in R.order if R.nodes[n].kind == "op" and R.nodes[n].parent is None]
-    if lt and rt and L.nodes[lt[-1]].name == R.nodes[rt[-1]].name == "return":
-        ctx.add(lt[-1], rt[-1], "anchors")
+    if lterm is not None and rterm is not None and L.nodes[lterm].name == R.nodes[rterm].name == "return":
+        ctx.add(lterm, rterm, "anchors")
+
+
+def _anchor_candidates(g: FunctionGraph) -> Tuple[List[str], List[str], Optional[str]]:
+    """In one pass over the graph: entry arguments, memory ops (program order) and the last
+    top-level op (the entry's terminator when the function is well formed)."""
+    args, memory, last = [], [], None
+    nodes = g.nodes
+    for nid in g.order:
+        n = nodes[nid]
+        if n.kind == "op":
+            if n.name in _MEMORY_OPS:
+                memory.append(nid)
+            if n.parent is None:
+                last = nid
+        elif n.kind == "arg":
+            args.append(nid)
+    return args, memory, last
 
 
 # --- exact subgraphs --------------------------------------------------------------------------
@@ -180,15 +193,13 @@ def relative_exact(ctx: MatchContext) -> int:
     from ..normalize.keys import SET_OPERAND_OPS, digest
     L, R, m = ctx.left, ctx.right, ctx.mapping
 
-    def rel_keys(g: FunctionGraph, own: dict) -> Dict[str, str]:
+    def rel_keys(g: FunctionGraph, own: dict, unpaired: List[str]) -> Dict[str, str]:
+        # a paired node's key is its pair's left id (a node id contains "/", so it never equals
+        # a hex digest); only unpaired nodes need one computed, in program order
         keys: Dict[str, str] = {}
-        for nid in g.order:
+        for nid in unpaired:
             n = g.nodes[nid]
-            pid = own.get(nid)
-            if pid is not None:
-                keys[nid] = "P:" + pid
-                continue
-            ops = [keys.get(s_, "?") + f"#{res}" if s_ else "?" for s_, res, _ in n.operands]
+            ops = [(keys.get(s_) or own.get(s_, "?")) + f"#{res}" if s_ else "?" for s_, res, _ in n.operands]
             if n.op is not None:
                 if n.op.name in SET_OPERAND_OPS:
                     ops = sorted(ops)
@@ -200,22 +211,44 @@ def relative_exact(ctx: MatchContext) -> int:
             keys[nid] = digest(n.label, parent, *ops)
         return keys
 
-    lk = rel_keys(L, {l: l for l in m.l2r})
-    rk = rel_keys(R, {r: l for r, l in m.r2l.items()})
+    l2r, r2l = m.l2r, m.r2l
+    lfree = [nid for nid in L.order if nid not in l2r]
+    rfree = [nid for nid in R.order if nid not in r2l]
+    if not lfree or not rfree:
+        return 0
+    lk = rel_keys(L, _PairedSelf(l2r), lfree)
+    rk = rel_keys(R, r2l, rfree)
     by_key: Dict[str, List[str]] = defaultdict(list)
-    for nid in R.order:
-        if nid not in m.r2l and R.nodes[nid].kind == "op":
+    for nid in rfree:
+        if R.nodes[nid].kind == "op":
             by_key[rk[nid]].append(nid)
+    # unpaired left nodes per key, counted once (a node with several right candidates pairs only
+    # when it is the one left node with its key)
+    left_count: Dict[str, int] = defaultdict(int)
+    for nid in lfree:
+        left_count[lk[nid]] += 1
     added = 0
-    for nid in L.order:
-        if nid in m.l2r or L.nodes[nid].kind != "op":
+    for nid in lfree:
+        if L.nodes[nid].kind != "op":
             continue
         cands = [x for x in by_key.get(lk[nid], ()) if x not in m.r2l]
-        if len(cands) == 1 or (cands and len([y for y in L.order if lk.get(y) == lk[nid] and y not in m.l2r]) == 1):
+        if len(cands) == 1 or (cands and left_count[lk[nid]] == 1):
             best = max(cands, key=lambda x: _neighbour_agreement(ctx, nid, x))
             if ctx.add(nid, best, "exact-relative"):
                 added += 1
+                left_count[lk[nid]] -= 1
     return added
+
+
+class _PairedSelf:
+    """``{l: l for l in l2r}`` without building it: a paired left node stands for itself."""
+    __slots__ = ("l2r",)
+
+    def __init__(self, l2r: Dict[str, str]):
+        self.l2r = l2r
+
+    def get(self, nid: str, default=None):
+        return nid if nid in self.l2r else default
 
 
 def _neighbour_agreement(ctx: MatchContext, l: str, r: str) -> int:
@@ -330,16 +363,20 @@ def top_down(ctx: MatchContext, seeds=None, strict: bool = False) -> int:
     """From paired users to their operands and region contents. Returns pairs added.
     ``strict``: commutative operands that fit either way wait (see _td_pairs)."""
     L, R, m = ctx.left, ctx.right, ctx.mapping
-    work = list(seeds if seeds is not None else m.l2r.items())
+    work = list(seeds if seeds is not None else ctx.td_open.items())
     added = 0
     l2r, r2l = m.l2r, m.r2l
     lnodes, rnodes = L.nodes, R.nodes
+    td_open = ctx.td_open
     while work:
         l, r = work.pop()
         a, b = lnodes[l], rnodes[r]
         aops, bops = a.operands, b.operands
         # (once exact matching ran, every operand is usually paired already: nothing to do)
-        if aops and not all(s_ is None or s_ in l2r for s_, _, _ in aops):
+        if not aops or all(s_ is None or s_ in l2r for s_, _, _ in aops):
+            done = True
+        else:
+            done = False
             for i, j in _td_pairs(ctx, a, b, strict):
                 sa, ra, _ = aops[i]
                 if sa is None or sa in l2r:  # (the usual case once exact matching ran)
@@ -367,6 +404,8 @@ def top_down(ctx: MatchContext, seeds=None, strict: bool = False) -> int:
                     if ctx.compatible(x, y) and ctx.add(x, y, "top-down"):
                         added += 1
                         work.append((x, y))
+        if done:  # (region contents were just handled; doing it again adds nothing)
+            td_open.pop(l, None)
     return added
 
 
@@ -413,7 +452,7 @@ def bottom_up(ctx: MatchContext, seeds=None, strict: bool = True) -> int:
     pair only when each is the other's unique best candidate (ties wait for more evidence)."""
     L, R, m = ctx.left, ctx.right, ctx.mapping
     lpos, rpos = ctx.positions()
-    work = list(seeds if seeds is not None else m.l2r.items())
+    work = list(seeds if seeds is not None else ctx.bu_open.items())
     added = 0
     steps = 0
     while work:
@@ -426,6 +465,7 @@ def bottom_up(ctx: MatchContext, seeds=None, strict: bool = True) -> int:
             if u not in m.l2r:
                 lu[(_slot(None, u, k, L), res)].append(u)
         if not lu:
+            ctx.bu_open.pop(l, None)
             continue
         ru: Dict[tuple, List[str]] = defaultdict(list)
         for u, k, res in R.nodes[r].users:

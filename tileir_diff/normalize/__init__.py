@@ -11,7 +11,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from ..ir import Module
 from .rule import REGISTRY, Rule, rule_names
 from . import rules as _rules  # noqa: F401  (registers the rules)
-from .util import ORIGIN, tag_origins
+from .util import tag_origins
 
 
 class UnknownRuleError(ValueError):
@@ -42,5 +42,4 @@ def normalize(module: Module, rules: Optional[Sequence[str]] = None, disable: It
     return module, counts
 
 
-__all__ = ["normalize", "select_rules", "rule_names", "REGISTRY", "Rule", "UnknownRuleError", "tag_origins",
-           "ORIGIN"]
+__all__ = ["normalize", "select_rules", "rule_names", "REGISTRY", "Rule", "UnknownRuleError", "tag_origins"]

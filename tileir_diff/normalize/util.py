@@ -1,8 +1,8 @@
 """Helpers the rules share: origin tags, operand groups, use counts and a block rewriter.
 
 Rules never mutate: they rebuild the blocks they change and return new Function/Module objects.
-Each op carries its original op id under the private attribute ``ORIGIN`` so later stages can
-point differences at the op as printed from the input file, whatever the rules did.
+Each op carries its original op id in ``Operation.origin`` (set by ``tag_origins``) so later
+stages can point differences at the op as printed from the input file, whatever the rules did.
 """
 from __future__ import annotations
 
@@ -15,8 +15,6 @@ from ..dialect.ops import op_def
 from ..ir.core import make_operation as new_operation  # Operation(...) without the frozen-dataclass __init__ cost
 from ..ir import Block, Function, Module, Operation, Region, Value
 
-#: Private attribute holding the op id ("f0/o12/r0/o3") of the op in the input module.
-ORIGIN = "_origin"
 
 
 def is_private(key: str) -> bool:
@@ -28,7 +26,7 @@ def public_attributes(op: Operation) -> Dict[str, object]:
 
 
 def origin(op: Operation) -> Optional[str]:
-    return op.attributes.get(ORIGIN)
+    return op.origin
 
 
 def with_fields(op: Operation, *, operands=None, segments=None, attributes=None, regions=None) -> Operation:
@@ -36,7 +34,7 @@ def with_fields(op: Operation, *, operands=None, segments=None, attributes=None,
     return new_operation(op.name, op.operands if operands is None else operands,
                           op.segments if segments is None else segments, op.results,
                           op.attributes if attributes is None else attributes,
-                          op.regions if regions is None else regions, op.location)
+                          op.regions if regions is None else regions, op.location, op.origin)
 
 
 def _tag_block(block: Block, prefix: str) -> Block:
@@ -45,9 +43,8 @@ def _tag_block(block: Block, prefix: str) -> Block:
         oid = f"{prefix}/o{j}"
         regions = tuple(Region(tuple(_tag_block(b, f"{oid}/r{k}") for b in r.blocks))
                         for k, r in enumerate(op.regions)) if op.regions else ()
-        attrs = dict(op.attributes)
-        attrs[ORIGIN] = oid
-        ops.append(with_fields(op, attributes=attrs, regions=regions))
+        ops.append(new_operation(op.name, op.operands, op.segments, op.results, op.attributes, regions,
+                                 op.location, oid))
     return Block(block.arguments, tuple(ops))
 
 
@@ -130,6 +127,19 @@ def use_counts(function: Function) -> Counter:
                 for b in r.blocks:
                     stack.append(b.operations)
     return uses
+
+
+def count_ops(module: Module) -> int:
+    """Number of ops in ``module``, regions included."""
+    n = 0
+    stack = [f.body.operations for f in module.functions]
+    while stack:
+        ops = stack.pop()
+        n += len(ops)
+        for op in ops:
+            if op.regions:
+                stack.extend(b.operations for r in op.regions for b in r.blocks)
+    return n
 
 
 def max_vid(function: Function) -> int:
@@ -216,6 +226,6 @@ def all_ops(module: Module) -> Iterable[Operation]:
     return module.walk()
 
 
-__all__ = ["ORIGIN", "is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
-           "group_span", "operand_role", "has_trait", "use_counts", "max_vid", "substitute", "rewrite_block",
+__all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
+           "group_span", "operand_role", "has_trait", "use_counts", "count_ops", "max_vid", "substitute", "rewrite_block",
            "rewrite_function", "map_functions", "enum_name", "op_def"]

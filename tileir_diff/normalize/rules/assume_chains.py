@@ -6,7 +6,7 @@ from typing import Dict, List, Tuple
 
 from ...ir import Block, Bounded, DivBy, Function, Operation, Region, Value
 from ..rule import Rule, register
-from ..util import ORIGIN, map_functions, max_vid, rewrite_function, substitute, use_counts
+from ..util import map_functions, max_vid, rewrite_function, substitute, use_counts
 
 
 def _implies(p, q) -> bool:
@@ -156,15 +156,15 @@ def _build(base_value: Value, full: Tuple[object, ...], who: Dict[object, Operat
             continue
         src = who[full[k - 1]]
         attrs = dict(current.attributes if k == len(full) else src.attributes)
+        tag = current.origin if k == len(full) else src.origin
         if k == len(full):
             out = result
         else:
             fresh[0] += 1
             out = Value(fresh[0], result.type)
-            if ORIGIN in attrs:
-                attrs[ORIGIN] = f"{attrs[ORIGIN]}~assume"
+            tag = f"{tag}~assume" if tag else None
         attrs["predicate"] = full[k - 1]
-        ops.append(Operation(src.name, (prev,), src.segments, (out,), attrs, (), src.location))
+        ops.append(Operation(src.name, (prev,), src.segments, (out,), attrs, (), src.location, tag))
         table[key] = out
         prev = out
     return ops

@@ -7,7 +7,7 @@ from ...ir import Function, Operation, TokenType, Value
 from ...ir.types import TokenType as _TokenType
 from ..rule import Rule, register
 from ...dialect import OPS_BY_NAME
-from ..util import (ORIGIN, enum_name, group_names, group_span, has_trait, map_functions, max_vid, origin,
+from ..util import (enum_name, group_names, group_span, has_trait, map_functions, max_vid, origin,
                     rewrite_function)
 
 #: Ops through which a pointer or view keeps pointing into the same allocation (operand 0).
@@ -195,14 +195,15 @@ class TokenOrder(Rule):
                 if len(tokens) > 1:
                     fresh[0] += 1
                     new_tok: Optional[Value] = Value(fresh[0], TokenType())
-                    extra.append(Operation("join_tokens", tuple(tokens), (len(tokens),), (new_tok,),
-                                           {ORIGIN: f"{tag}~join"} if tag else {}))
+                    extra.append(Operation("join_tokens", tuple(tokens), (len(tokens),), (new_tok,), {},
+                                           origin=f"{tag}~join" if tag else None))
                 elif tokens:
                     new_tok = tokens[0]
                 elif _token_required(op):
                     fresh[0] += 1
                     new_tok = Value(fresh[0], TokenType())
-                    extra.append(Operation("make_token", (), (), (new_tok,), {ORIGIN: f"{tag}~token"} if tag else {}))
+                    extra.append(Operation("make_token", (), (), (new_tok,), {},
+                                           origin=f"{tag}~token" if tag else None))
                 else:
                     new_tok = None
                 operands = list(op.operands)
