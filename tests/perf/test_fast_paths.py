@@ -162,3 +162,27 @@ def test_fast_ir_constructors_match_the_dataclass_ones():
         slow.replace(nope=1)
     with pytest.raises(dataclasses.FrozenInstanceError):
         fast.name = "subf"
+
+
+def test_gc_paused_promotes_a_large_build_to_the_oldest_generation():
+    """Objects built in a large block skip the young generations (no traversal of them all on
+    the next allocation); a program's own frozen objects stay frozen."""
+    gc.collect()
+    with gc_paused():
+        built = [[i] for i in range(50_000)]  # tracked containers, alive after the block
+    assert gc.get_count()[0] < 1_000  # counts reset: no young collection is due
+    assert gc.is_tracked(built[0])
+    small = None
+    with gc_paused():
+        small = [[i] for i in range(10)]
+    assert gc.get_count()[0] >= 10  # a small block is left to the normal schedule
+    keep = [[1]]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with gc_paused():
+            more = [[i] for i in range(50_000)]
+        assert gc.get_freeze_count() == frozen  # nothing thawed
+    finally:
+        gc.unfreeze()
+    del built, small, keep, more

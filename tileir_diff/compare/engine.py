@@ -18,6 +18,7 @@ from ..match import LimitExceeded, Limits, match_functions
 from ..normalize import normalize, select_rules, tag_origins
 from ..normalize.util import count_ops
 from ..normalize.canon import attr_key, attr_text
+from ..normalize.keys import clear_caches as clear_key_caches
 from .classify import Classifier, to_differences
 from .describe import FunctionText
 from .result import DeferredLines, DiffResult, Difference, OpRef
@@ -124,8 +125,11 @@ def compute_diff(left: Module, right: Module, *, rules: Optional[Sequence[str]] 
         raise TypeError("compute_diff takes two tileir_diff.ir.Module objects (use tileir_diff.diff() for paths/bytes)")
     # The pipeline builds many long-lived objects and no garbage cycles: see gc_pause.
     with gc_paused():
-        return _compute_diff(left, right, rules=rules, disable=disable, limits=limits, left_source=left_source,
-                             right_source=right_source, with_summary=with_summary, with_lines=with_lines)
+        try:
+            return _compute_diff(left, right, rules=rules, disable=disable, limits=limits, left_source=left_source,
+                                 right_source=right_source, with_summary=with_summary, with_lines=with_lines)
+        finally:
+            clear_key_caches()
 
 
 def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_source, right_source,

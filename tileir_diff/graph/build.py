@@ -110,7 +110,7 @@ class FunctionGraph:
             nid = op.origin or f"{prefix}/o{j}"
             n = self._add(nid, "op", op.name)
             n.op, n.parent, n.position, n.depth = op, parent, j, depth
-            n.hash = op_keys[id(op)]
+            n.hash = op_keys[op]
             operands = n.operands
             # operand-tree size (capped) and height: producers come first in pre-order
             size, height = 1, 1
@@ -131,9 +131,9 @@ class FunctionGraph:
                 producer[r.vid] = (n.nid, i)
             if op.name in FOLDED_REGION_OPS:
                 exprs = [combiner_expression(b) for r in op.regions for b in r.blocks]
-                n.label = (self._keys.label.get(id(op)) or op_label(op)) + "{" + ";".join(exprs) + "}"
+                n.label = op_label(op) + "{" + ";".join(exprs) + "}"
                 continue
-            n.label = self._keys.label.get(id(op)) or op_label(op)
+            n.label = op_label(op)
             if op.regions:
                 self._region_ops.append(n)  # in pre-order: outer before inner
                 sig = []

@@ -27,9 +27,11 @@ class Location:
         return s + (f" (inlined at {self.caller})" if self.caller else "")
 
 
-class _WeakReferenceable:
-    """Base giving slotted subclasses a ``__weakref__`` slot (dataclass ``weakref_slot`` needs 3.11)."""
-    __slots__ = ("__weakref__",)
+class _OperationBase:
+    """Slots an Operation has besides its fields: ``__weakref__`` (dataclass ``weakref_slot``
+    needs 3.11) and ``_label``, where tileir_diff.normalize.keys memoizes the op's canonical
+    label (a pure function of fields that never change, as str memoizes its hash)."""
+    __slots__ = ("__weakref__", "_label")
 
 
 # Value and Operation are slotted: kernels hold hundreds of thousands of them, and a slotted
@@ -59,7 +61,7 @@ class Region:
 
 
 @dataclass(frozen=True, eq=False, slots=True)
-class Operation(_WeakReferenceable):
+class Operation(_OperationBase):
     """One op. ``operands`` is flat; ``segments`` gives the size of each operand group the
     op's schema declares (an absent optional is 0). ``attributes`` keeps schema order and
     holds only what the input carried (a field absent in the input's version is absent here).

@@ -31,6 +31,7 @@ def match_functions(left: FunctionGraph, right: FunctionGraph, limits: Optional[
         propagate(ctx)
     vf2(ctx)
     propagate(ctx)
+    ctx.count_stages()
     ctx.stats["seconds"] = round(time.perf_counter() - t0, 4)
     return ctx
 

@@ -89,17 +89,24 @@ class MatchContext:
         if time.perf_counter() > self.deadline:
             raise LimitExceeded(f"time budget of {self.limits.time_budget_s:g}s exceeded during {where}")
 
-    def count(self, stage: str, n: int = 1) -> None:
-        per = self.stats.setdefault("pairs_by_stage", {})
-        per[stage] = per.get(stage, 0) + n
-
     def add(self, left: str, right: str, stage: str) -> bool:
-        if self.mapping.add(left, right, stage):
-            self.count(stage)
-            self.td_open[left] = right
-            self.bu_open[left] = right
-            return True
-        return False
+        """Pair two unpaired nodes (Mapping.add, inlined: the matcher's hottest call)."""
+        m = self.mapping
+        if left in m.l2r or right in m.r2l:
+            return False
+        m.l2r[left] = right
+        m.r2l[right] = left
+        m.stage[left] = stage
+        self.td_open[left] = right
+        self.bu_open[left] = right
+        return True
+
+    def count_stages(self) -> None:
+        """stats["pairs_by_stage"]: pairs per stage, stages in the order they first paired."""
+        per: Dict[str, int] = {}
+        for stage in self.mapping.stage.values():
+            per[stage] = per.get(stage, 0) + 1
+        self.stats["pairs_by_stage"] = per
 
     def compatible(self, ln: str, rn: str) -> Optional[bool]:
         """Whether two nodes may pair by kind and name (args with args, same op name)."""

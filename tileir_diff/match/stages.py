@@ -136,6 +136,8 @@ def _pair_cone(ctx: MatchContext, pairs) -> None:
     for a, b in pairs:
         if ctx.add(a, b, "exact"):
             na, nb = ctx.left.nodes[a], ctx.right.nodes[b]
+            if not na.children:
+                continue
             # block arguments of equal region ops pair by position
             la = [c for c in na.children if ctx.left.nodes[c].kind == "barg"]
             ra = [c for c in nb.children if ctx.right.nodes[c].kind == "barg"]
@@ -149,23 +151,43 @@ def exact(ctx: MatchContext) -> None:
     is scored (paired neighbours, then nearness of relative position) and pairs are taken best
     first, so that when one side has fewer copies the best-placed copy gets the match."""
     L, R = ctx.left, ctx.right
+    l2r, r2l = ctx.mapping.l2r, ctx.mapping.r2l
+    lnodes, rnodes = L.nodes, R.nodes
     by_hash_r: Dict[str, List[str]] = defaultdict(list)
     for nid in R.order:
-        if R.nodes[nid].kind == "op" and nid not in ctx.mapping.r2l:
-            by_hash_r[R.nodes[nid].hash].append(nid)
-    by_hash_l: Dict[str, List[str]] = defaultdict(list)
-    for nid in L.order:
-        if L.nodes[nid].kind == "op" and L.nodes[nid].hash in by_hash_r:
-            by_hash_l[L.nodes[nid].hash].append(nid)
+        n = rnodes[nid]
+        if n.kind == "op" and nid not in r2l:
+            by_hash_r[n.hash].append(nid)
+    # groups in order: largest subgraph first, then tallest, then first in program order
+    by_hash_l: Dict[str, List[str]] = {}
+    groups: List[tuple] = []
+    for i, nid in enumerate(L.order):
+        n = lnodes[nid]
+        if n.kind == "op" and n.hash in by_hash_r:
+            group = by_hash_l.get(n.hash)
+            if group is None:
+                by_hash_l[n.hash] = [nid]
+                groups.append((-n.size, -n.height, i, n.hash))
+            else:
+                group.append(nid)
+    groups.sort()
     lorder, rorder = ctx.positions()
-    groups = sorted(by_hash_l, key=lambda h: (-L.nodes[by_hash_l[h][0]].size, -L.nodes[by_hash_l[h][0]].height,
-                                              lorder[by_hash_l[h][0]]))
     cap = ctx.limits.max_candidates
-    for step, h in enumerate(groups):
+    budget = ctx.limits.consistency_budget
+    for step, (_, _, _, h) in enumerate(groups):
         if step % 128 == 0:
             ctx.check_time("exact matching")
-        lefts = [x for x in by_hash_l[h] if x not in ctx.mapping.l2r]
-        rights = [x for x in by_hash_r[h] if x not in ctx.mapping.r2l]
+        lg, rg = by_hash_l[h], by_hash_r[h]
+        if len(lg) == 1 and len(rg) == 1:  # one copy on each side (the common case): no scoring
+            l, r = lg[0], rg[0]
+            if l in l2r or r in r2l:
+                continue
+            seen: set = set()
+            if _consistent(ctx, l, r, [budget], seen):
+                _pair_cone(ctx, sorted(seen, key=lambda p: lorder[p[0]]))
+            continue
+        lefts = [x for x in lg if x not in l2r]
+        rights = [x for x in rg if x not in r2l]
         if not lefts or not rights:
             continue
         if len(lefts) * len(rights) > cap * cap:  # huge groups: nearest positions only
@@ -179,10 +201,10 @@ def exact(ctx: MatchContext) -> None:
         scored = sorted(((_neighbour_agreement(ctx, l, r), -abs(lorder[l] - rorder[r]), l, r) for l, r in pairs),
                         key=lambda t: (-t[0], -t[1], t[2], t[3]))
         for _, _, l, r in scored:
-            if l in ctx.mapping.l2r or r in ctx.mapping.r2l:
+            if l in l2r or r in r2l:
                 continue
-            seen: set = set()
-            if _consistent(ctx, l, r, [ctx.limits.consistency_budget], seen):
+            seen = set()
+            if _consistent(ctx, l, r, [budget], seen):
                 _pair_cone(ctx, sorted(seen, key=lambda p: lorder[p[0]]))
 
 

@@ -8,7 +8,6 @@ identical across runs, processes and library versions (unlike networkx's WL hash
 from __future__ import annotations
 
 import hashlib
-import weakref
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
@@ -62,21 +61,27 @@ def _attrs_text(attributes) -> str:
     return text
 
 
-#: op -> op_label(op). Ops are immutable and most pass through the rules unchanged, so the label
-#: computed by one rule's keys is reused by the next and by the graph. Weak: no op is kept alive.
-_LABELS: "weakref.WeakKeyDictionary[Operation, str]" = weakref.WeakKeyDictionary()
+_LABEL_SLOT = Operation._label  # the memo slot (see ir.core._OperationBase)
+_set_memo = _LABEL_SLOT.__set__
 
 
 def op_label(op: Operation) -> str:
-    """Canonical label: name, attributes (sorted, canonical values), result types, operand segments."""
+    """Canonical label: name, attributes (sorted, canonical values), result types, operand segments.
+    Memoized on the op: ops never change, and most pass through the rules unchanged, so the
+    label one rule's keys computed serves the next rules and the graph."""
     try:
-        return _LABELS[op]
-    except KeyError:
-        pass
-    except TypeError:  # not weak-referenceable (not an ir.Operation)
-        return _op_label(op)
-    label = _LABELS[op] = _op_label(op)
-    return label
+        return op._label
+    except AttributeError:
+        label = _op_label(op)
+        if type(op) is Operation:
+            _set_memo(op, label)
+        return label
+
+
+def clear_caches() -> None:
+    """Drop the attribute-text cache (the engine calls this after each diff: entries keep their
+    attribute mappings alive)."""
+    _ATTRS_TEXT.clear()
 
 
 def _op_label(op: Operation) -> str:
@@ -106,8 +111,7 @@ class KeyBuilder:
     def __init__(self, arg_positions: bool = True):
         self.arg_positions = arg_positions
         self.value: Dict[int, str] = {}
-        self.op: Dict[int, str] = {}  # id(op) -> key
-        self.label: Dict[int, str] = {}  # id(op) -> op_label(op)
+        self.op: Dict[Operation, str] = {}  # op -> key (ops hash by identity)
 
     def function(self, f: Function) -> "KeyBuilder":
         for i, a in enumerate(f.arguments):
@@ -134,10 +138,8 @@ class KeyBuilder:
                     if operand_keys[j] < operand_keys[i]:
                         operand_keys[i], operand_keys[j] = operand_keys[j], operand_keys[i]
         region_keys = [self.block(b, depth + 1) for r in op.regions for b in r.blocks] if op.regions else ()
-        label = op_label(op)
-        self.label[id(op)] = label
-        k = digest(label, *operand_keys, "|", *region_keys)
-        self.op[id(op)] = k
+        k = digest(op_label(op), *operand_keys, "|", *region_keys)
+        self.op[op] = k
         for i, r in enumerate(op.results):
             value[r.vid] = f"{k}#{i}"  # no need to hash again: the op key is already a digest
         return k
