@@ -74,7 +74,17 @@ class MatchContext:
     # are all paired can never add anything again (pairs are permanent), so the stages drop it
     # here instead of revisiting every pair on every round.
     td_open: Dict[str, str] = field(default_factory=dict, repr=False)
-    bu_open: Dict[str, str] = field(default_factory=dict, repr=False)
+    # Unpaired nodes of each side in program order (the stages after exact matching look only
+    # at these), and each pair's rank in pairing order.
+    lfree: Dict[str, None] = field(default=None, repr=False)
+    rfree: Dict[str, None] = field(default=None, repr=False)
+    rank: Dict[str, int] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if self.lfree is None:
+            self.lfree = dict.fromkeys(n for n in self.left.order if n not in self.mapping.l2r)
+        if self.rfree is None:
+            self.rfree = dict.fromkeys(n for n in self.right.order if n not in self.mapping.r2l)
 
     def positions(self):
         """Each node's relative position in program order (0..1) on the left and on the right:
@@ -98,8 +108,21 @@ class MatchContext:
         m.r2l[right] = left
         m.stage[left] = stage
         self.td_open[left] = right
-        self.bu_open[left] = right
+        self.rank[left] = len(self.rank)
+        del self.lfree[left], self.rfree[right]
         return True
+
+    def bottom_up_candidates(self) -> List[tuple]:
+        """The pairs bottom-up matching can extend: paired producers of an unpaired left node's
+        operands (a pair whose users are all paired has nothing to offer), in pairing order."""
+        l2r, nodes = self.mapping.l2r, self.left.nodes
+        found = {}
+        for nid in self.lfree:
+            for src, _, _ in nodes[nid].operands:
+                if src is not None and src in l2r:
+                    found[src] = l2r[src]
+        rank = self.rank
+        return sorted(found.items(), key=lambda p: rank[p[0]])
 
     def count_stages(self) -> None:
         """stats["pairs_by_stage"]: pairs per stage, stages in the order they first paired."""

@@ -104,24 +104,28 @@ def _anchor_candidates(g: FunctionGraph) -> Tuple[List[str], List[str], Optional
 
 # --- exact subgraphs --------------------------------------------------------------------------
 
-def _consistent(ctx: MatchContext, l: str, r: str, budget: List[int], seen: set) -> bool:
-    """Whether pairing l<->r and their operand cones in lock step contradicts no existing pair."""
-    m = ctx.mapping
+def _consistent(ctx: MatchContext, l: str, r: str, budget: int, seen: set) -> bool:
+    """Whether pairing l<->r and their operand cones in lock step contradicts no existing pair
+    (visiting at most ``budget`` pairs). ``seen`` receives the pairs visited."""
+    l2r, r2l = ctx.mapping.l2r, ctx.mapping.r2l
+    lnodes, rnodes = ctx.left.nodes, ctx.right.nodes
     stack = [(l, r)]
     while stack:
-        a, b = stack.pop()
-        if (a, b) in seen:
+        pair = stack.pop()
+        before = len(seen)
+        seen.add(pair)
+        if len(seen) == before:
             continue
-        seen.add((a, b))
-        budget[0] -= 1
-        if budget[0] < 0:
+        budget -= 1
+        if budget < 0:
             return False
-        ma, mb = m.l2r.get(a), m.r2l.get(b)
+        a, b = pair
+        ma, mb = l2r.get(a), r2l.get(b)
         if ma is not None or mb is not None:
             if ma != b or mb != a:
                 return False
             continue
-        na, nb = ctx.left.nodes[a], ctx.right.nodes[b]
+        na, nb = lnodes[a], rnodes[b]
         if na.kind != nb.kind or na.hash != nb.hash or len(na.operands) != len(nb.operands):
             return False
         for (sa, ra, _), (sb, rb, _) in zip(na.operands, nb.operands):
@@ -133,10 +137,13 @@ def _consistent(ctx: MatchContext, l: str, r: str, budget: List[int], seen: set)
 
 
 def _pair_cone(ctx: MatchContext, pairs) -> None:
+    td_open = ctx.td_open
     for a, b in pairs:
         if ctx.add(a, b, "exact"):
             na, nb = ctx.left.nodes[a], ctx.right.nodes[b]
             if not na.children:
+                # every operand is in the cone (or was paired before): top-down has nothing to add
+                del td_open[a]
                 continue
             # block arguments of equal region ops pair by position
             la = [c for c in na.children if ctx.left.nodes[c].kind == "barg"]
@@ -159,31 +166,35 @@ def exact(ctx: MatchContext) -> None:
         if n.kind == "op" and nid not in r2l:
             by_hash_r[n.hash].append(nid)
     # groups in order: largest subgraph first, then tallest, then first in program order
+    # (the group lists ride in the sort keys: the index makes every key unique, so the lists
+    # are never compared, and the loop below needs no lookups by hash)
     by_hash_l: Dict[str, List[str]] = {}
     groups: List[tuple] = []
     for i, nid in enumerate(L.order):
         n = lnodes[nid]
-        if n.kind == "op" and n.hash in by_hash_r:
-            group = by_hash_l.get(n.hash)
-            if group is None:
-                by_hash_l[n.hash] = [nid]
-                groups.append((-n.size, -n.height, i, n.hash))
+        if n.kind == "op":
+            rg = by_hash_r.get(n.hash)
+            if rg is None:
+                continue
+            lg = by_hash_l.get(n.hash)
+            if lg is None:
+                lg = by_hash_l[n.hash] = [nid]
+                groups.append((-n.size, -n.height, i, lg, rg))
             else:
-                group.append(nid)
+                lg.append(nid)
     groups.sort()
     lorder, rorder = ctx.positions()
     cap = ctx.limits.max_candidates
     budget = ctx.limits.consistency_budget
-    for step, (_, _, _, h) in enumerate(groups):
+    for step, (_, _, _, lg, rg) in enumerate(groups):
         if step % 128 == 0:
             ctx.check_time("exact matching")
-        lg, rg = by_hash_l[h], by_hash_r[h]
         if len(lg) == 1 and len(rg) == 1:  # one copy on each side (the common case): no scoring
             l, r = lg[0], rg[0]
             if l in l2r or r in r2l:
                 continue
             seen: set = set()
-            if _consistent(ctx, l, r, [budget], seen):
+            if _consistent(ctx, l, r, budget, seen):
                 _pair_cone(ctx, sorted(seen, key=lambda p: lorder[p[0]]))
             continue
         lefts = [x for x in lg if x not in l2r]
@@ -204,7 +215,7 @@ def exact(ctx: MatchContext) -> None:
             if l in l2r or r in r2l:
                 continue
             seen = set()
-            if _consistent(ctx, l, r, [budget], seen):
+            if _consistent(ctx, l, r, budget, seen):
                 _pair_cone(ctx, sorted(seen, key=lambda p: lorder[p[0]]))
 
 
@@ -234,8 +245,7 @@ def relative_exact(ctx: MatchContext) -> int:
         return keys
 
     l2r, r2l = m.l2r, m.r2l
-    lfree = [nid for nid in L.order if nid not in l2r]
-    rfree = [nid for nid in R.order if nid not in r2l]
+    lfree, rfree = list(ctx.lfree), list(ctx.rfree)
     if not lfree or not rfree:
         return 0
     lk = rel_keys(L, _PairedSelf(l2r), lfree)
@@ -474,7 +484,7 @@ def bottom_up(ctx: MatchContext, seeds=None, strict: bool = True) -> int:
     pair only when each is the other's unique best candidate (ties wait for more evidence)."""
     L, R, m = ctx.left, ctx.right, ctx.mapping
     lpos, rpos = ctx.positions()
-    work = list(seeds if seeds is not None else ctx.bu_open.items())
+    work = list(seeds) if seeds is not None else ctx.bottom_up_candidates()
     added = 0
     steps = 0
     while work:
@@ -487,7 +497,6 @@ def bottom_up(ctx: MatchContext, seeds=None, strict: bool = True) -> int:
             if u not in m.l2r:
                 lu[(_slot(None, u, k, L), res)].append(u)
         if not lu:
-            ctx.bu_open.pop(l, None)
             continue
         ru: Dict[tuple, List[str]] = defaultdict(list)
         for u, k, res in R.nodes[r].users:
@@ -551,11 +560,11 @@ def same_io(ctx: MatchContext) -> int:
     added = 0
     # same inputs
     rsig: Dict[tuple, List[str]] = defaultdict(list)
-    for nid in R.order:
+    for nid in ctx.rfree:
         n = R.nodes[nid]
-        if n.kind == "op" and nid not in m.r2l and n.operands:
+        if n.kind == "op" and n.operands:
             rsig[(n.parent, tuple((s, res) for s, res, _ in n.operands))].append(nid)
-    for nid in L.order:
+    for nid in list(ctx.lfree):
         n = L.nodes[nid]
         if n.kind != "op" or nid in m.l2r or not n.operands:
             continue
@@ -569,7 +578,7 @@ def same_io(ctx: MatchContext) -> int:
         if len(cands) == 1 and ctx.add(nid, cands[0], "same-io"):
             added += 1
     # same user slot
-    for nid in L.order:
+    for nid in list(ctx.lfree):
         n = L.nodes[nid]
         if n.kind != "op" or nid in m.l2r:
             continue
@@ -594,8 +603,7 @@ def same_io(ctx: MatchContext) -> int:
 def vf2(ctx: MatchContext) -> None:
     """Labelled isomorphism between small leftover components (never on whole kernels)."""
     L, R, m = ctx.left, ctx.right, ctx.mapping
-    lleft = [n for n in L.order if n not in m.l2r]
-    rleft = [n for n in R.order if n not in m.r2l]
+    lleft, rleft = list(ctx.lfree), list(ctx.rfree)
     if not lleft or not rleft:
         return
     lcomps = _components(L, set(lleft))
