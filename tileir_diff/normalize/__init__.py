@@ -11,7 +11,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from ..ir import Module
 from .rule import REGISTRY, Rule, rule_names
 from . import rules as _rules  # noqa: F401  (registers the rules)
-from .util import tag_origins
+from .util import op_names, tag_origins
 
 
 class UnknownRuleError(ValueError):
@@ -36,9 +36,18 @@ def select_rules(rules: Optional[Sequence[str]] = None, disable: Iterable[str] =
 def normalize(module: Module, rules: Optional[Sequence[str]] = None, disable: Iterable[str] = (),
               ) -> Tuple[Module, Dict[str, int]]:
     counts: Dict[str, int] = {}
+    present = None  # op names in the module, taken when a rule with ``acts_on`` asks
     for rule in select_rules(rules, disable):
+        if rule.acts_on is not None:
+            if present is None:
+                present = op_names(module)
+            if present.isdisjoint(rule.acts_on):
+                counts[rule.name] = 0
+                continue
         module, n = rule.apply(module)
         counts[rule.name] = n
+        if n:
+            present = None  # the rule may have added or removed ops
     return module, counts
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import inspect
-from typing import Dict, List, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from ..ir import Module
 
@@ -16,6 +16,9 @@ class Rule:
     name: str = ""
     mutant: str = ""
     optional: bool = True
+    #: Op names the rule can rewrite (None: any op). The pipeline skips the rule, with 0
+    #: rewrites, when the module has none of them (a walk saved per rule and module).
+    acts_on: Optional[FrozenSet[str]] = None
 
     def apply(self, module: Module) -> Tuple[Module, int]:
         """Return (rewritten module, number of rewrites made). Never mutates ``module``."""

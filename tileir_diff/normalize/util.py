@@ -142,6 +142,18 @@ def count_ops(module: Module) -> int:
     return n
 
 
+def op_names(module: Module) -> set:
+    """The set of op names used in ``module``, regions included."""
+    names = set()
+    stack = [f.body.operations for f in module.functions]
+    while stack:
+        for op in stack.pop():
+            names.add(op.name)
+            if op.regions:
+                stack.extend(b.operations for r in op.regions for b in r.blocks)
+    return names
+
+
 def max_vid(function: Function) -> int:
     m = max((a.vid for a in function.arguments), default=-1)
 
@@ -227,5 +239,5 @@ def all_ops(module: Module) -> Iterable[Operation]:
 
 
 __all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
-           "group_span", "operand_role", "has_trait", "use_counts", "count_ops", "max_vid", "substitute", "rewrite_block",
+           "group_span", "operand_role", "has_trait", "use_counts", "count_ops", "op_names", "max_vid", "substitute", "rewrite_block",
            "rewrite_function", "map_functions", "enum_name", "op_def"]

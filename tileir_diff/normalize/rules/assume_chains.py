@@ -62,6 +62,7 @@ class AssumeChains(Rule):
     """
     name = "assume-chains"
     mutant = "div_by<8> in one file where the other states div_by<16> on the same stride stays different"
+    acts_on = frozenset({"assume"})
 
     def apply(self, module):
         return map_functions(module, _canonical_chains)

@@ -23,6 +23,7 @@ class ConstantDedup(Rule):
     """
     name = "constant-dedup"
     mutant = "constant <f32: 0.0> used where the other side uses <f32: -0.0>"
+    acts_on = frozenset({"constant"})
 
     def apply(self, module):
         def key(op):

@@ -36,6 +36,7 @@ class IdentityOps(Rule):
     """
     name = "identity-ops"
     mutant = "broadcast tile<1x1xf32> -> tile<1x8xf32>, or permute [1, 0] of a square tile, stays"
+    acts_on = frozenset({"broadcast", "reshape", "permute"})
 
     def apply(self, module):
         def per_function(f):

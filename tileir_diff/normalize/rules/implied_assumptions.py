@@ -44,6 +44,7 @@ class ImpliedAssumptions(Rule):
     """
     name = "implied-assumptions"
     mutant = "assume bounded<1, ?> (or div_by<2>) on a block id stays a specialization difference"
+    acts_on = frozenset({"assume"})
 
     def apply(self, module):
         def per_function(f):

@@ -78,6 +78,7 @@ class NonnegativeDivision(Rule):
     """
     name = "nonnegative-division"
     mutant = "divi %x, %b rounding<negative_inf> vs divi %x, %b with %x an entry argument of unknown sign"
+    acts_on = frozenset({"divi", "select"})
 
     def apply(self, module):
         def per_function(f):

@@ -65,21 +65,20 @@ class VersionDefaults(Rule):
                 d = OPS_BY_NAME.get(op.name)
                 if d is None or not op.attributes:
                     return None
-                attrs = dict(op.attributes)
-                changed = False
-                for adef in d.attrs:
-                    if adef.name in attrs and _is_default(adef, attrs[adef.name]):
-                        del attrs[adef.name]
-                        changed = True
-                        count += adef.since > V13_1
-                hints = attrs.get("optimization_hints")
-                if hints is not None:
-                    new = rename_sm_key(hints, version)
-                    if new is not hints:
-                        attrs["optimization_hints"] = new
-                        changed = True
-                        count += 1
-                return [op.replace(attributes=attrs)] if changed else None
+                given = op.attributes
+                defaults = [adef for adef in d.attrs if adef.name in given and _is_default(adef, given[adef.name])]
+                hints = given.get("optimization_hints")
+                new_hints = rename_sm_key(hints, version) if hints is not None else None
+                if not defaults and new_hints is hints:
+                    return None  # (the common case: no copy of the attributes)
+                attrs = dict(given)
+                for adef in defaults:
+                    del attrs[adef.name]
+                    count += adef.since > V13_1
+                if new_hints is not hints:
+                    attrs["optimization_hints"] = new_hints
+                    count += 1
+                return [op.replace(attributes=attrs)]
 
             nf = rewrite_function(f, fn)
             new_hints = rename_sm_key(nf.hints, version)
