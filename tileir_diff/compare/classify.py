@@ -223,6 +223,12 @@ class Classifier:
     def wiring(self, l: str, r: str) -> List[Tuple[int, int]]:
         """Operand slots whose producers are not paired with each other."""
         a, b = self.L.nodes[l], self.R.nodes[r]
+        l2r = self.m.l2r
+        aops, bops = a.operands, b.operands
+        if len(aops) == len(bops) and a.op.segments == b.op.segments and \
+                all(sa is not None and l2r.get(sa) == sb and ra == rb
+                    for (sa, ra, _), (sb, rb, _) in zip(aops, bops)):
+            return []  # (the common case) every slot agrees as written: no alignment can do better
         bad = []
         # with commutative-operands on, the commutative positions compare crossed when that fits
         # the pairs better (the sort order follows the operands' keys, which upstream changes move)
@@ -405,7 +411,7 @@ class Classifier:
                     if y in unpaired and y not in seen:
                         seen.add(y)
                         queue.append(y)
-            comps.append(sorted(comp, key=g.order.index) if len(comp) < 64 else comp)
+            comps.append(sorted(comp, key=g.position_of.__getitem__) if len(comp) < 64 else comp)
         return comps
 
     def _unpaired_groups(self, dirty_l, dirty_r, root_of_left, root_of_right) -> List[_Root]:
@@ -513,7 +519,7 @@ class Classifier:
         input needed. Returns (left user, right user, finding) or None."""
         g, og = (self.L, self.R) if side_l else (self.R, self.L)
         to_other = self.m.l2r if side_l else self.m.r2l
-        order = {n: i for i, n in enumerate(g.order)}
+        order = g.position_of
         consumed = {src for n in nodes for src, _, _ in g.nodes[n].operands if src}
         for x in sorted(nodes, key=order.get):
             for u, k, res in g.nodes[x].users:
@@ -610,7 +616,7 @@ class Classifier:
     def _sink(g: FunctionGraph, nodes: Set[str]) -> str:
         """The most significant node of a component: memory/effect ops first, then nodes none of
         whose users are in the component, latest first."""
-        order = {n: i for i, n in enumerate(g.order)}
+        order = g.position_of
         cands = [n for n in nodes if not any(u in nodes for u, _, _ in g.nodes[n].users)
                  and (g.nodes[n].parent not in nodes)]
         cands = cands or list(nodes)
@@ -644,7 +650,7 @@ class Classifier:
         owned_l = {n for r in roots for n in r.affected_left} | {r.left for r in roots if r.left}
         owned_r = {n for r in roots for n in r.affected_right} | {r.right for r in roots if r.right}
         for g, dirty, owned, side in ((self.L, dirty_l, owned_l, "left"), (self.R, dirty_r, owned_r, "right")):
-            order = {n: i for i, n in enumerate(g.order)}
+            order = g.position_of
             starts = sorted(((r.left if side == "left" else r.right), r) for r in roots
                             if (r.left if side == "left" else r.right))
             starts.sort(key=lambda t: order[t[0]])
@@ -680,8 +686,7 @@ def _group_names(op, version):
 
 def to_differences(cl: Classifier, roots: List[_Root], function: str) -> List[Difference]:
     L, R = cl.L, cl.R
-    lorder = {n: i for i, n in enumerate(L.order)}
-    rorder = {n: i for i, n in enumerate(R.order)}
+    lorder, rorder = L.position_of, R.position_of
 
     def key(r: _Root):
         if r.left is not None:

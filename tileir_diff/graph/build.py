@@ -78,6 +78,7 @@ class FunctionGraph:
         self.order: List[str] = []     # node ids in pre-order (arguments first)
         self._producer: Dict[int, Tuple[str, int]] = {}
         self._nx = None
+        self._position_of: Optional[Dict[str, int]] = None
         keys = KeyBuilder(arg_positions=False)
         self._keys = keys
         keys.function(function)
@@ -162,6 +163,13 @@ class FunctionGraph:
             n.height = max([n.height] + [nodes[c].height + 1 for c in n.children])
 
     # --- queries ------------------------------------------------------------------------
+    @property
+    def position_of(self) -> Dict[str, int]:
+        """Node id -> position in ``order`` (built on first use, then shared)."""
+        if self._position_of is None:
+            self._position_of = {nid: i for i, nid in enumerate(self.order)}
+        return self._position_of
+
     def __len__(self) -> int:
         return len(self.nodes)
 
