@@ -120,8 +120,9 @@ def _attr_category(name: str, key: str) -> str:
 
 class Classifier:
     def __init__(self, L: FunctionGraph, R: FunctionGraph, mapping, ltext: FunctionText, rtext: FunctionText,
-                 version_l, version_r, commutative: bool = True):
+                 version_l, version_r, commutative: bool = True, unpaired=None):
         self.L, self.R, self.m = L, R, mapping
+        self._unpaired = unpaired  # (left, right) unpaired node ids in program order, when the matcher kept them
         self.commutative = commutative
         self.lt, self.rt = ltext, rtext
         self.vl, self.vr = version_l, version_r
@@ -297,9 +298,7 @@ class Classifier:
                 findings[l], wires[l] = f, w
                 dirty_l.add(l)
                 dirty_r.add(r)
-        for r in R.order:
-            if r not in m.r2l:
-                dirty_r.add(r)
+        dirty_r.update(self._unpaired_r())
 
         def inputs_dirty(l: str) -> bool:
             a, b = L.nodes[l], R.nodes[m.l2r[l]]
@@ -311,9 +310,7 @@ class Classifier:
         roots: List[_Root] = []
         root_of_left: Dict[str, _Root] = {}
         root_of_right: Dict[str, _Root] = {}
-        for l in L.order:
-            if l not in findings:
-                continue
+        for l in findings:  # (in program order, as found)
             r = m.l2r[l]
             own = [f for f in findings[l] if f.own]
             types = [f for f in findings[l] if not f.own]
@@ -393,6 +390,16 @@ class Classifier:
         return msgs
 
     # --- unpaired nodes -------------------------------------------------------------------
+    def _unpaired_l(self):
+        if self._unpaired is not None:
+            return self._unpaired[0]
+        return [n for n in self.L.order if n not in self.m.l2r]
+
+    def _unpaired_r(self):
+        if self._unpaired is not None:
+            return self._unpaired[1]
+        return [n for n in self.R.order if n not in self.m.r2l]
+
     def _components(self, g: FunctionGraph, unpaired: Set[str]) -> List[List[str]]:
         seen: Set[str] = set()
         comps = []
@@ -416,8 +423,7 @@ class Classifier:
 
     def _unpaired_groups(self, dirty_l, dirty_r, root_of_left, root_of_right) -> List[_Root]:
         L, R, m = self.L, self.R, self.m
-        ul = {n for n in L.order if n not in m.l2r}
-        ur = {n for n in R.order if n not in m.r2l}
+        ul, ur = set(self._unpaired_l()), set(self._unpaired_r())
         lcomps = self._components(L, ul)
         rcomps = self._components(R, ur)
         lcomp_of = {n: i for i, c in enumerate(lcomps) for n in c}
@@ -666,8 +672,8 @@ class Classifier:
                             (root.affected_left if side == "left" else root.affected_right).add(u)
                             queue.append(u)
             # dirty nodes no root reaches (e.g. inside a changed region) go to the enclosing root
-            for x in g.order:
-                if x in dirty and x not in owned:
+            for x in sorted(dirty - owned, key=order.__getitem__):  # (program order)
+                if x not in owned:
                     p = g.nodes[x].parent
                     while p is not None and p not in owned:
                         p = g.nodes[p].parent

@@ -74,7 +74,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         ctx = match_functions(L, R, limits, deadline)
         limits_hit.extend(ctx.limits_hit)
         cls = Classifier(L, R, ctx.mapping, ltexts[i], rtexts[j], nl.version, nr.version,
-                         commutative="commutative-operands" in (rules or ()))
+                         commutative="commutative-operands" in (rules or ()), unpaired=(ctx.lfree, ctx.rfree))
         roots = cls.run()
         fdiffs = to_differences(cls, roots, fname)
         fdiffs.extend(_function_level(lf, rf, i, j, fname))

@@ -76,6 +76,7 @@ class FunctionGraph:
         self.index = index
         self.nodes: Dict[str, Node] = {}
         self.order: List[str] = []     # node ids in pre-order (arguments first)
+        self.node_list: List[Node] = []  # the nodes in that order (passes over all nodes skip the lookup)
         self._producer: Dict[int, Tuple[str, int]] = {}
         self._nx = None
         self._position_of: Optional[Dict[str, int]] = None
@@ -103,6 +104,7 @@ class FunctionGraph:
         n = Node(nid, kind, name)
         self.nodes[nid] = n
         self.order.append(nid)
+        self.node_list.append(n)
         return n
 
     def _block(self, block: Block, prefix: str, parent: Optional[str], depth: int) -> None:
@@ -174,7 +176,7 @@ class FunctionGraph:
         return len(self.nodes)
 
     def op_nodes(self) -> List[Node]:
-        return [self.nodes[n] for n in self.order if self.nodes[n].kind == "op"]
+        return [n for n in self.node_list if n.kind == "op"]
 
     def producer(self, nid: str, k: int) -> Optional[str]:
         return self.nodes[nid].operands[k][0]

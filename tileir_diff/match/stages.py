@@ -89,16 +89,14 @@ def _anchor_candidates(g: FunctionGraph) -> Tuple[List[str], List[str], Optional
     """In one pass over the graph: entry arguments, memory ops (program order) and the last
     top-level op (the entry's terminator when the function is well formed)."""
     args, memory, last = [], [], None
-    nodes = g.nodes
-    for nid in g.order:
-        n = nodes[nid]
+    for n in g.node_list:
         if n.kind == "op":
             if n.name in _MEMORY_OPS:
-                memory.append(nid)
+                memory.append(n.nid)
             if n.parent is None:
-                last = nid
+                last = n.nid
         elif n.kind == "arg":
-            args.append(nid)
+            args.append(n.nid)
     return args, memory, last
 
 
@@ -161,27 +159,25 @@ def exact(ctx: MatchContext) -> None:
     l2r, r2l = ctx.mapping.l2r, ctx.mapping.r2l
     lnodes, rnodes = L.nodes, R.nodes
     by_hash_r: Dict[str, List[str]] = defaultdict(list)
-    for nid in R.order:
-        n = rnodes[nid]
-        if n.kind == "op" and nid not in r2l:
-            by_hash_r[n.hash].append(nid)
+    for n in R.node_list:
+        if n.kind == "op" and n.nid not in r2l:
+            by_hash_r[n.hash].append(n.nid)
     # groups in order: largest subgraph first, then tallest, then first in program order
     # (the group lists ride in the sort keys: the index makes every key unique, so the lists
     # are never compared, and the loop below needs no lookups by hash)
     by_hash_l: Dict[str, List[str]] = {}
     groups: List[tuple] = []
-    for i, nid in enumerate(L.order):
-        n = lnodes[nid]
+    for i, n in enumerate(L.node_list):
         if n.kind == "op":
             rg = by_hash_r.get(n.hash)
             if rg is None:
                 continue
             lg = by_hash_l.get(n.hash)
             if lg is None:
-                lg = by_hash_l[n.hash] = [nid]
+                lg = by_hash_l[n.hash] = [n.nid]
                 groups.append((-n.size, -n.height, i, lg, rg))
             else:
-                lg.append(nid)
+                lg.append(n.nid)
     groups.sort()
     lorder, rorder = ctx.positions()
     cap = ctx.limits.max_candidates

@@ -140,8 +140,12 @@ class KeyBuilder:
         region_keys = [self.block(b, depth + 1) for r in op.regions for b in r.blocks] if op.regions else ()
         k = digest(op_label(op), *operand_keys, "|", *region_keys)
         self.op[op] = k
-        for i, r in enumerate(op.results):
-            value[r.vid] = f"{k}#{i}"  # no need to hash again: the op key is already a digest
+        results = op.results
+        if results:
+            # no need to hash again: the op key is already a digest (result 0 is the op's key)
+            value[results[0].vid] = k
+            for i in range(1, len(results)):
+                value[results[i].vid] = f"{k}#{i}"
         return k
 
 
