@@ -2,6 +2,7 @@
 detected, in the right category, as exactly one root difference), over every corpus kernel."""
 from __future__ import annotations
 
+import json
 import os
 import random
 import zlib
@@ -110,6 +111,23 @@ def test_reencoded_with_the_project_writer():
     assert not alarms, "\n".join(alarms)
 
 
+DETAIL_KINDS = {"changed", "replaced", "rewired", "only_left", "only_right"}
+
+
+def detail_problem(d) -> str:
+    """Difference.detail is data about the ops, stable under unrelated edits: its kind, op names
+    where the sides exist, and no value names or op ids anywhere in it."""
+    detail = d.detail
+    if detail.get("kind") not in DETAIL_KINDS:
+        return "without a kind"
+    if (detail.get("left_op") is None) != (d.left is None) or (detail.get("right_op") is None) != (d.right is None):
+        return "op names do not follow the sides"
+    text = json.dumps(detail)
+    if "%" in text or "f0/" in text:
+        return "names a value or an op id"
+    return ""
+
+
 @pytest.mark.parametrize("seed", MUTATION_SEEDS)
 @pytest.mark.parametrize("mutation", sorted(MUTATIONS))
 def test_mutation_on_every_kernel(mutation, seed):
@@ -129,6 +147,10 @@ def test_mutation_on_every_kernel(mutation, seed):
                 imprecise.append(f"{name}: {r.brief()}")
         elif (name, mutation) in KNOWN_IMPRECISE:
             imprecise.append(f"{name}: now precise, remove it from KNOWN_IMPRECISE")
+        for d in r.differences:
+            problem = detail_problem(d)
+            if problem:
+                imprecise.append(f"{name}: detail {problem}: {d.detail} ({d.message})")
     assert applied > 0, f"mutation {mutation} applies to no corpus kernel"
     assert not missed, "undetected mutants:\n" + "\n".join(missed)
     assert not imprecise, "\n".join(imprecise)

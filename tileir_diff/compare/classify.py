@@ -71,6 +71,10 @@ class _Root:
     message: str
     affected_left: Set[str] = field(default_factory=set)
     affected_right: Set[str] = field(default_factory=set)
+    #: "changed" (a pair that differs), "replaced" (unpaired on both sides, one slot),
+    #: "rewired" (a user takes another input; the old one's ops are one-sided), "only_left", "only_right"
+    kind: str = "changed"
+    slot: Optional[Tuple[str, int]] = None  # (left user, operand index) a replacement feeds
 
 
 def _pretty_combiner(expr: str) -> str:
@@ -389,6 +393,44 @@ class Classifier:
             return [Finding("memory", f"{slots}: {msgs[0].message}")] + msgs[1:]
         return msgs
 
+    # --- machine-readable specifics -----------------------------------------------------------
+    def _op_name(self, g: FunctionGraph, nid: Optional[str]) -> Optional[str]:
+        return None if nid is None else g.nodes[nid].name
+
+    def _producer_name(self, g: FunctionGraph, nid: str, k: int) -> Optional[str]:
+        src = g.nodes[nid].operands[k][0] if k < len(g.nodes[nid].operands) else None
+        return None if src is None else g.nodes[src].name
+
+    def detail(self, root: _Root) -> Dict[str, object]:
+        """What a root difference is about, as data (Difference.detail; docs/json-format.md):
+        the kind of root, the op names on each side, the attributes that differ, and the operand
+        slots whose inputs differ with the ops producing them. Op names and schema roles only, no
+        value names or op ids, so it stays the same when unrelated code moves."""
+        L, R = self.L, self.R
+        out: Dict[str, object] = {"kind": root.kind, "left_op": self._op_name(L, root.left),
+                                  "right_op": self._op_name(R, root.right)}
+        if root.slot is not None:
+            user, k = root.slot
+            un = L.nodes[user]
+            if un.kind == "op":
+                out["slot"] = {"user": un.name, "role": operand_role(un.op, k, self.vl)}
+        if root.left is None or root.right is None:
+            return out
+        a, b = L.nodes[root.left], R.nodes[root.right]
+        if a.kind != "op" or b.kind != "op" or a.name != b.name:
+            return out
+        aa, ba = a.op.attributes, b.op.attributes
+        keys = [k for k in aa if k[:1] != "_"] + [k for k in ba if k[:1] != "_" and k not in aa]
+        changed = [k for k in keys if (k in aa) != (k in ba) or attr_key(aa[k]) != attr_key(ba[k])]
+        if changed:
+            out["attributes"] = changed
+        slots = self.wiring(root.left, root.right)
+        if slots:
+            out["operands"] = [{"role": operand_role(a.op, i, self.vl),
+                                "left": self._producer_name(L, root.left, i),
+                                "right": self._producer_name(R, root.right, j)} for i, j in slots]
+        return out
+
     # --- unpaired nodes -------------------------------------------------------------------
     def _unpaired_l(self):
         if self._unpaired is not None:
@@ -484,7 +526,7 @@ class Classifier:
                     where = ""
                 cat = self._replacement_category(ls, rs, fs, slot)
                 msg = f"{where}{lv} -> {rv}"
-                root = _Root(ls, rs, cat, msg)
+                root = _Root(ls, rs, cat, msg, kind="replaced", slot=(slot[2], slot[3]) if slot else None)
                 root.affected_left = set(lnodes) - {ls}
                 root.affected_right = set(rnodes) - {rs}
             else:
@@ -497,7 +539,7 @@ class Classifier:
                     if existing is not None:  # the user is already a root: this is part of it
                         (existing.affected_left if side_l else existing.affected_right).update(nodes)
                         continue
-                    root = _Root(lu, ru, finding.category, finding.message)
+                    root = _Root(lu, ru, finding.category, finding.message, kind="rewired")
                     (root.affected_left if side_l else root.affected_right).update(nodes)
                     root_of_left[lu] = root
                     root_of_right[ru] = root
@@ -510,7 +552,8 @@ class Classifier:
                 if cat == "constant" and n.kind == "op":
                     cat = "constant"
                 msg = f"{desc} only on the {'left' if side_l else 'right'}"
-                root = _Root(sink if side_l else None, None if side_l else sink, cat, msg)
+                root = _Root(sink if side_l else None, None if side_l else sink, cat, msg,
+                             kind="only_left" if side_l else "only_right")
                 if side_l:
                     root.affected_left = set(nodes) - {sink}
                 else:
@@ -714,5 +757,5 @@ def to_differences(cl: Classifier, roots: List[_Root], function: str) -> List[Di
                                   key=lambda x: lorder.get(x, 0))),
             affected_right=tuple(sorted({x.split("~")[0] for x in r.affected_right if R.nodes[x].kind == "op"},
                                         key=lambda x: rorder.get(x, 0))),
-            context=tuple([f"entry @{function}"] + ctx[::-1])))
+            context=tuple([f"entry @{function}"] + ctx[::-1]), detail=cl.detail(r)))
     return out

@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple
 CATEGORIES = ("tile_shape", "memory", "reduction", "mma", "control_flow", "arith", "constant", "type",
               "signature", "specialization", "attribute", "hints", "structure")
 VERDICTS = ("identical", "equivalent", "different", "unknown")
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: Difference.detail filled (kind, left_op, right_op, attributes, operands, slot)
 
 #: Exit status per verdict (2 is reserved for bad input / usage, raised before a result exists).
 EXIT_CODES = {"identical": 0, "equivalent": 0, "different": 1, "unknown": 3}
@@ -45,10 +45,10 @@ class Difference:
     function: str              # left entry name (or "left/right" when the names differ)
     affected: Tuple[str, ...] = ()   # left op ids that differ only because of this one
     rule_hint: Optional[str] = None  # a rule that would absorb it if enabled
-    # Added fields (schema 1.0 additions; all optional):
+    # Added fields (all optional):
     affected_right: Tuple[str, ...] = ()  # right op ids that differ only because of this one
     context: Tuple[str, ...] = ()    # path of enclosing ops, e.g. ("entry @k", "for f0/o12", "reduce ...")
-    detail: Dict[str, Any] = field(default_factory=dict, compare=False)  # machine-readable specifics
+    detail: Dict[str, Any] = field(default_factory=dict, compare=False)  # machine-readable specifics (1.1)
 
     def __post_init__(self):
         if self.category not in CATEGORIES:

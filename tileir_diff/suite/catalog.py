@@ -544,6 +544,8 @@ def load_op(directory: Path | str) -> OpSpec:
     for i, a in enumerate(accepted):
         if not isinstance(a, dict) or not {"category", "what", "why"} <= set(a):
             ck.fail(f"accepted_differences[{i}]", "expected an object with category, what, why")
+        if "match" in a and not isinstance(a["match"], dict):
+            ck.fail(f"accepted_differences[{i}].match", "expected an object (fields of a difference's detail)")
 
     spec = OpSpec(op=op, family=family, summary=summary, kernels=dict(kernels), variants=variants,
                   tolerances=tolerances, accepted_differences=tuple(accepted), directory=directory)

@@ -41,17 +41,34 @@ class PortRow:
 
 
 def accepted_by(diff: Dict[str, Any], entries: Iterable[Dict[str, Any]], variant: str) -> Optional[Dict[str, Any]]:
-    """The accepted_differences entry that covers ``diff`` (same category, ``what`` found in the
-    message, and ``variants`` — when given — listing this variant), else None."""
+    """The accepted_differences entry that covers ``diff``: same category, ``variants`` (when
+    given) listing this variant, and either ``match`` (when given) fitting the difference's
+    ``detail`` (see detail_matches) or else ``what`` found in the message. ``match`` is the
+    robust form: op names and roles, never value names or op ids that move when code changes."""
     message = diff.get("message", "").lower()
+    detail = diff.get("detail") or {}
     for e in entries:
         if e.get("category") != diff.get("category"):
             continue
         if e.get("variants") and variant not in e["variants"]:
             continue
-        if str(e.get("what", "")).lower() in message:
+        if "match" in e:
+            if detail_matches(e["match"], detail):
+                return e
+        elif str(e.get("what", "")).lower() in message:
             return e
     return None
+
+
+def detail_matches(pattern: Any, value: Any) -> bool:
+    """Whether ``value`` (a Difference.detail, or part of one) fits ``pattern``: a dict fits when
+    every key of the pattern fits the value's entry; a list fits when each of its items fits some
+    item of the value's list; anything else must be equal."""
+    if isinstance(pattern, dict):
+        return isinstance(value, dict) and all(k in value and detail_matches(v, value[k]) for k, v in pattern.items())
+    if isinstance(pattern, list):
+        return isinstance(value, list) and all(any(detail_matches(p, v) for v in value) for p in pattern)
+    return pattern == value
 
 
 def load_numerics(root: Path) -> Dict[tuple, Dict[str, Any]]:
