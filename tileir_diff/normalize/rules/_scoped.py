@@ -1,4 +1,4 @@
-"""Dominance-scoped value numbering shared by constant-dedup and cse-pure-ops."""
+"""Dominance-scoped rewriting: the walk assume-chains, constant-dedup and cse-pure-ops share."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -8,15 +8,20 @@ from ...ir import Block, Function, Operation, Region, Value
 from ..util import substitute
 
 
-def scoped_dedup(f: Function, key: Callable[[Operation], Optional[Hashable]]) -> Tuple[Function, int]:
-    """Drop each op whose ``key`` equals that of an earlier dominating op; its results are
-    replaced by the earlier op's. An op dominates the rest of its block and nested regions."""
-    subst: Dict[int, Value] = {}
-    removed = 0
+#: Visitor of scoped_rewrite: (op, scope table, substitution) -> None to keep the op, or the ops
+#: to put in its place ([] drops it; it may map the dropped results in the substitution).
+ScopedVisit = Callable[[Operation, Dict[Hashable, object], Dict[int, Value]], Optional[List[Operation]]]
 
-    def block(b: Block, table: Dict[Hashable, Operation]) -> Block:
-        nonlocal removed
-        table = dict(table)  # a nested scope sees the enclosing ops written before it
+
+def scoped_rewrite(f: Function, visit: ScopedVisit) -> Function:
+    """Rebuild ``f`` walking each block in order with a scope table: ``visit`` sees every op with
+    its operands substituted and its regions already rewritten. A nested block starts from a copy
+    of the enclosing table, so what it adds is not seen after it (an op dominates the rest of its
+    block and the regions nested there)."""
+    subst: Dict[int, Value] = {}
+
+    def block(b: Block, table: Dict[Hashable, object]) -> Block:
+        table = dict(table)  # a nested scope sees the enclosing entries written before it
         out: List[Operation] = []
         changed = False
         for op in b.operations:
@@ -25,22 +30,39 @@ def scoped_dedup(f: Function, key: Callable[[Operation], Optional[Hashable]]) ->
                 regions = tuple(Region(tuple(block(x, table) for x in r.blocks)) for r in new.regions)
                 if any(a is not c for r1, r2 in zip(regions, new.regions) for a, c in zip(r1.blocks, r2.blocks)):
                     new = new.replace(regions=regions)
-            k = key(new)
-            if k is not None and k in table:
-                first = table[k]
-                for old_v, keep_v in zip(new.results, first.results):
-                    subst[old_v.vid] = keep_v
-                removed += 1
+            replacement = visit(new, table, subst)
+            if replacement is None:
+                changed |= new is not op
+                out.append(new)
+            else:
                 changed = True
-                continue
-            if k is not None:
-                table[k] = new
-            changed |= new is not op
-            out.append(new)
+                out.extend(replacement)
         return Block(b.arguments, tuple(out)) if changed else b
 
     body = block(f.body, {})
-    return (f if body is f.body else replace(f, body=body)), removed
+    return f if body is f.body else replace(f, body=body)
+
+
+def scoped_dedup(f: Function, key: Callable[[Operation], Optional[Hashable]]) -> Tuple[Function, int]:
+    """Drop each op whose ``key`` equals that of an earlier dominating op; its results are
+    replaced by the earlier op's."""
+    removed = 0
+
+    def visit(op: Operation, table, subst):
+        nonlocal removed
+        k = key(op)
+        if k is None:
+            return None
+        first = table.get(k)
+        if first is None:
+            table[k] = op
+            return None
+        for old_v, keep_v in zip(op.results, first.results):
+            subst[old_v.vid] = keep_v
+        removed += 1
+        return []
+
+    return scoped_rewrite(f, visit), removed
 
 
 def hoist_invariant(f: Function, movable: Callable[[Operation], bool]) -> Tuple[Function, int]:

@@ -1,12 +1,12 @@
 """assume-chains: a chain of ``assume`` ops compared as the set of facts it states."""
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Dict, List, Tuple
 
-from ...ir import Block, Bounded, DivBy, Function, Operation, Region, Value
+from ...ir import Bounded, DivBy, Function, Operation, Value
 from ..rule import Rule, register
-from ..util import map_functions, max_vid, rewrite_function, substitute, use_counts
+from ..util import map_functions, max_vid, rewrite_function, use_counts
+from ._scoped import scoped_rewrite
 
 
 def _implies(p, q) -> bool:
@@ -72,55 +72,38 @@ def _canonical_chains(f: Function) -> Tuple[Function, int]:
     fresh = [max_vid(f)]
     # assumed vid -> (base value, reduced fact set, predicate -> the op that first stated it)
     facts: Dict[int, Tuple[Value, Tuple[object, ...], Dict[object, Operation]]] = {}
-    subst: Dict[int, Value] = {}
     rewrites = 0
 
-    def block(b: Block, table: Dict[tuple, Value]) -> Block:
+    def visit(new: Operation, table: Dict[tuple, Value], subst: Dict[int, Value]):
         nonlocal rewrites
-        table = dict(table)  # a nested scope sees the enclosing values defined before it
-        out: List[Operation] = []
-        changed = False
-        for op in b.operations:
-            new = substitute(op, subst)
-            if new.regions:
-                regions = tuple(Region(tuple(block(x, table) for x in r.blocks)) for r in new.regions)
-                if any(a is not c for r1, r2 in zip(regions, new.regions) for a, c in zip(r1.blocks, r2.blocks)):
-                    new = new.replace(regions=regions)
-            if new.name != "assume" or len(new.operands) != 1 or len(new.results) != 1:
-                changed |= new is not op
-                out.append(new)
-                continue
-            operand, result = new.operands[0], new.results[0]
-            pred = new.attributes.get("predicate")
-            base_value, below, who = facts.get(operand.vid, (operand, (), {}))
-            who = dict(who)
-            who.setdefault(pred, new)
-            full = _reduce(below + (pred,))
-            facts[result.vid] = (base_value, full, who)
-            base = base_value.vid
-            if (base, full) in table:  # the same facts on the same base already stated here
-                subst[result.vid] = table[(base, full)]
-                rewrites += 1
-                changed = True
-                continue
-            built = _build(base_value, full, who, new, table, fresh)
-            if len(built) == 1 and built[0].operands[0].vid == operand.vid and \
-                    built[0].attributes.get("predicate") == pred:
-                out.append(new)  # already canonical: keep the op itself
-                changed |= new is not op
-                continue
+        if new.name != "assume" or len(new.operands) != 1 or len(new.results) != 1:
+            return None
+        operand, result = new.operands[0], new.results[0]
+        pred = new.attributes.get("predicate")
+        base_value, below, who = facts.get(operand.vid, (operand, (), {}))
+        who = dict(who)
+        who.setdefault(pred, new)
+        full = _reduce(below + (pred,))
+        facts[result.vid] = (base_value, full, who)
+        base = base_value.vid
+        if (base, full) in table:  # the same facts on the same base already stated here
+            subst[result.vid] = table[(base, full)]
             rewrites += 1
-            changed = True
-            out.extend(built)
-        return Block(b.arguments, tuple(out)) if changed else b
+            return []
+        built = _build(base_value, full, who, new, table, fresh)
+        if len(built) == 1 and built[0].operands[0].vid == operand.vid and \
+                built[0].attributes.get("predicate") == pred:
+            return None  # already canonical: keep the op itself
+        rewrites += 1
+        return built
 
     before = use_counts(f)
     first_fresh = fresh[0] + 1
-    body = block(f.body, {})
-    if body is f.body:
+    rewritten = scoped_rewrite(f, visit)
+    if rewritten is f:
         return f, rewrites
     had_users = {vid for vid, n in before.items() if n > 0}
-    return _drop_orphaned(replace(f, body=body), had_users, first_fresh), rewrites
+    return _drop_orphaned(rewritten, had_users, first_fresh), rewrites
 
 
 def _drop_orphaned(f: Function, had_users, first_fresh: int) -> Function:
