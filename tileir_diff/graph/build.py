@@ -93,6 +93,8 @@ class FunctionGraph:
         self._region_ops: List[Node] = []
         self._block(function.body, prefix, None, 0)
         self._measure_regions()
+        # construction tables: the nodes hold what later stages need (less live memory while matching)
+        self._keys = self._producer = self._region_ops = None
 
     # --- construction -------------------------------------------------------------------
     def _add(self, nid: str, kind: str, name: str) -> Node:
