@@ -8,21 +8,24 @@ distinct constants, plus a few reductions), writes it as bytecode 13.3 with the 
 and a copy with one constant changed. Times, in the same run: ``tileirdisasm`` on both files, the
 full ``tileir_diff`` diff (load both files + normalize + graph + match + classify + summary),
 and the engine alone; the side-by-side printed lines (HTML/JSON reports, printed on first
-access) are timed on top; then the same at N*scale ops. Checks the verdict is ``different``
-with exactly one root difference (category constant). Goals: full diff <= 10x tileirdisasm,
-growth for 10x more ops <= 11x. Best of ``--repeat`` runs (the machine is shared; the load
-average is printed; the large size runs ``--repeat`` - 2 times, at least 2). Exit status 1 if the
-one-root check fails.
+access) are timed on top; then the same at N*scale ops. Every diff runs in a fresh Python
+process, timed after its imports (what a user's command pays besides start-up); the two sizes
+take turns. Checks the verdict is ``different`` with exactly one root difference (category
+constant). Goals: full diff <= 10x tileirdisasm, growth for 10x more ops <= 11x. Best of
+``--repeat`` runs (the machine is shared; the load average is printed; the large size runs
+``--repeat`` - 2 times, at least 2). Exit status 1 if the one-root check fails.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -78,40 +81,78 @@ def make_pair(n_ops: int, folder: Path):
     return paths, sum(1 for _ in m.walk())
 
 
-def best_of(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
-def measure(n_ops: int, folder: Path, disasm: str, repeat: int) -> dict:
-    (a, b), ops = make_pair(n_ops, folder)
-    t_disasm = best_of(lambda: [subprocess.run([disasm, str(p)], check=True, capture_output=True) for p in (a, b)],
-                       repeat)
-    result = {}
-
-    def full():
-        result["r"] = None  # one diff alive at a time, as when a user runs one
-        result["r"] = compute_diff(tileir_diff.load(a), tileir_diff.load(b), left_source=str(a), right_source=str(b))
-    t_full = best_of(full, repeat)
-    r = result.pop("r")
-
-    def full_with_lines():
-        r = compute_diff(tileir_diff.load(a), tileir_diff.load(b), left_source=str(a), right_source=str(b))
-        return r.left_lines, r.right_lines  # printed on first access (HTML/JSON reports)
-    t_full_lines = best_of(full_with_lines, repeat)
+#: What one child process measures (after its imports): "full" = the API's diff of two files,
+#: "full_lines" = the same plus the side-by-side lines, "parts" = the breakdown columns.
+_CHILD = r"""
+import json, sys, time
+sys.path.insert(0, {root!r})
+import tileir_diff
+from tileir_diff.compare import compute_diff
+from tileir_diff.summary import summarize_pair
+from tileir_diff.text.printer import print_module_lines
+mode, a, b = {mode!r}, {a!r}, {b!r}
+out = {{}}
+def clock(key, fn):
+    t0 = time.perf_counter(); value = fn(); out[key] = time.perf_counter() - t0; return value
+if mode in ("full", "full_lines"):
+    def run():
+        r = compute_diff(tileir_diff.load(a), tileir_diff.load(b), left_source=a, right_source=b)
+        if mode == "full_lines":
+            r.left_lines, r.right_lines
+        return r
+    r = clock(mode + "_s", run)
+    out["verdict"] = r.verdict
+    out["differences"] = [[d.category, d.message] for d in r.differences]
+else:
+    ma, mb = clock("load_s", lambda: (tileir_diff.load(a), tileir_diff.load(b)))
+    clock("engine_s", lambda: compute_diff(ma, mb, with_summary=False, with_lines=False))
     ma, mb = tileir_diff.load(a), tileir_diff.load(b)
-    t_engine = best_of(lambda: compute_diff(ma, mb, with_summary=False, with_lines=False), repeat)
-    t_load = best_of(lambda: (tileir_diff.load(a), tileir_diff.load(b)), repeat)
-    from tileir_diff.summary import summarize_pair
-    from tileir_diff.text.printer import print_module_lines
-    t_summary = best_of(lambda: summarize_pair(ma, mb), repeat)
-    t_lines = best_of(lambda: (print_module_lines(ma), print_module_lines(mb)), repeat)
-    return {"ops": ops, "disasm_s": t_disasm, "full_s": t_full, "full_lines_s": t_full_lines, "engine_s": t_engine,
-            "result": r, "load_s": t_load, "summary_s": t_summary, "lines_s": t_lines}
+    clock("summary_s", lambda: summarize_pair(ma, mb))
+    ma, mb = tileir_diff.load(a), tileir_diff.load(b)
+    clock("lines_s", lambda: (print_module_lines(ma), print_module_lines(mb)))
+print(json.dumps(out))
+"""
+
+
+def _child(mode: str, a: Path, b: Path) -> dict:
+    code = _CHILD.format(root=str(Path(__file__).resolve().parents[1]), mode=mode, a=str(a), b=str(b))
+    done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return json.loads(done.stdout)
+
+
+def measure_sizes(sizes, folder: Path, disasm: str, repeats) -> list:
+    """Every figure for every size, best of ``repeats[i]`` runs. Each diff runs in a fresh Python
+    process (imports done before the clock starts), as a user's command does: what an earlier,
+    larger diff left in the allocator would otherwise slow a later, smaller one, or the other way
+    round. The sizes take turns (small, large, small, ...), so a change in the machine's load hits
+    both alike."""
+    pairs = [make_pair(n, folder) for n in sizes]
+    rows = [{"ops": ops} for _, ops in pairs]
+
+    def keep(k, figures):
+        for key, value in figures.items():
+            if key.endswith("_s"):
+                rows[k][key] = min(rows[k].get(key, value), value)
+            else:
+                rows[k][key] = value
+
+    for mode in ("disasm", "full", "full_lines", "parts"):
+        for rep in range(max(repeats)):
+            for k, ((a, b), _) in enumerate(pairs):
+                if rep >= repeats[k]:
+                    continue
+                if mode == "disasm":
+                    t0 = time.perf_counter()
+                    for p in (a, b):
+                        subprocess.run([disasm, str(p)], check=True, capture_output=True)
+                    keep(k, {"disasm_s": time.perf_counter() - t0})
+                else:
+                    keep(k, _child(mode, a, b))
+    for row in rows:
+        row["result"] = SimpleNamespace(verdict=row.pop("verdict"),
+                                        differences=[SimpleNamespace(category=c, message=m)
+                                                     for c, m in row.pop("differences")])
+    return rows
 
 
 def _big_repeat(repeat: int) -> int:
@@ -131,7 +172,6 @@ def main(argv=None) -> int:
         print("tileirdisasm not found (pip install nvidia-cuda-tileiras)", file=sys.stderr)
         return 2
     ok = True
-    rows = []
     print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores shared); best of {args.repeat} runs "
           f"({_big_repeat(args.repeat)} at {args.scale}x)")
     head = (f"{'ops/kernel':>10} {'tileirdisasm x2':>15} {'full diff':>10} {'ratio':>6} {'goal':>5} "
@@ -139,18 +179,18 @@ def main(argv=None) -> int:
     print(head)
     print("-" * len(head))
     with tempfile.TemporaryDirectory() as tmp:
-        for n in (args.ops, args.ops * args.scale):
-            m = measure(n, Path(tmp), disasm, args.repeat if n == args.ops else _big_repeat(args.repeat))
-            r = m["result"]
-            one_root = r.verdict == "different" and len(r.differences) == 1 and r.differences[0].category == "constant"
-            ok &= one_root
-            rows.append(m)
-            ms = lambda key: f"{m[key] * 1e3:5.0f}ms"  # noqa: E731
-            print(f"{m['ops']:>10} {m['disasm_s'] * 1e3:13.1f}ms {m['full_s'] * 1e3:8.0f}ms "
-                  f"{m['full_s'] / m['disasm_s']:5.1f}x {'<=10x':>5} {m['full_lines_s'] * 1e3:7.0f}ms "
-                  f"{m['full_lines_s'] / m['disasm_s']:5.1f}x | {ms('load_s')} {ms('engine_s')} {ms('summary_s')} "
-                  f"{ms('lines_s')} | {r.verdict}, {len(r.differences)} root difference(s)"
-                  + (f" [{r.differences[0].category}]" if r.differences else ""))
+        rows = measure_sizes((args.ops, args.ops * args.scale), Path(tmp), disasm,
+                             (args.repeat, _big_repeat(args.repeat)))
+    for m in rows:
+        r = m["result"]
+        one_root = r.verdict == "different" and len(r.differences) == 1 and r.differences[0].category == "constant"
+        ok &= one_root
+        ms = lambda key: f"{m[key] * 1e3:5.0f}ms"  # noqa: E731
+        print(f"{m['ops']:>10} {m['disasm_s'] * 1e3:13.1f}ms {m['full_s'] * 1e3:8.0f}ms "
+              f"{m['full_s'] / m['disasm_s']:5.1f}x {'<=10x':>5} {m['full_lines_s'] * 1e3:7.0f}ms "
+              f"{m['full_lines_s'] / m['disasm_s']:5.1f}x | {ms('load_s')} {ms('engine_s')} {ms('summary_s')} "
+              f"{ms('lines_s')} | {r.verdict}, {len(r.differences)} root difference(s)"
+              + (f" [{r.differences[0].category}]" if r.differences else ""))
     small, big = rows
     growth = big["full_s"] / small["full_s"]
     ratio = small["full_s"] / small["disasm_s"]

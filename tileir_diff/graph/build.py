@@ -27,7 +27,7 @@ _SIZE_CAP = 1 << 30
 
 class Node:
     __slots__ = ("nid", "kind", "name", "op", "value", "label", "hash", "parent", "position", "depth",
-                 "operands", "users", "children", "size", "height", "arg_index")
+                 "operands", "users", "children", "size", "height", "arg_index", "seq")
 
     def __init__(self, nid: str, kind: str, name: str):
         self.nid = nid
@@ -46,6 +46,7 @@ class Node:
         self.size = 1
         self.height = 1
         self.arg_index = -1
+        self.seq = 0                  # index in the graph's ``order``
 
     def __repr__(self) -> str:
         return f"<node {self.nid} {self.name}>"
@@ -77,6 +78,9 @@ class FunctionGraph:
         self.nodes: Dict[str, Node] = {}
         self.order: List[str] = []     # node ids in pre-order (arguments first)
         self.node_list: List[Node] = []  # the nodes in that order (passes over all nodes skip the lookup)
+        # op node ids per Merkle hash, in program order (filled while building, when each node
+        # is at hand, so that exact matching needs no pass of its own)
+        self.by_hash: Dict[str, List[str]] = {}
         self._producer: Dict[int, Tuple[str, int]] = {}
         self._nx = None
         self._position_of: Optional[Dict[str, int]] = None
@@ -104,18 +108,24 @@ class FunctionGraph:
                 k += 1
             nid = f"{nid}~{k}"
         n = Node(nid, kind, name)
+        n.seq = len(self.order)
         self.nodes[nid] = n
         self.order.append(nid)
         self.node_list.append(n)
         return n
 
     def _block(self, block: Block, prefix: str, parent: Optional[str], depth: int) -> None:
-        producer, nodes, op_keys = self._producer, self.nodes, self._keys.op
+        producer, nodes, op_keys, by_hash = self._producer, self.nodes, self._keys.op, self.by_hash
         for j, op in enumerate(block.operations):
             nid = op.origin or f"{prefix}/o{j}"
             n = self._add(nid, "op", op.name)
             n.op, n.parent, n.position, n.depth = op, parent, j, depth
-            n.hash = op_keys[op]
+            n.hash = h = op_keys[op]
+            same = by_hash.get(h)
+            if same is None:
+                by_hash[h] = [n.nid]
+            else:
+                same.append(n.nid)
             operands = n.operands
             # operand-tree size (capped) and height: producers come first in pre-order
             size, height = 1, 1

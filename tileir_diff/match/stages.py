@@ -157,27 +157,18 @@ def exact(ctx: MatchContext) -> None:
     first, so that when one side has fewer copies the best-placed copy gets the match."""
     L, R = ctx.left, ctx.right
     l2r, r2l = ctx.mapping.l2r, ctx.mapping.r2l
-    lnodes, rnodes = L.nodes, R.nodes
-    by_hash_r: Dict[str, List[str]] = defaultdict(list)
-    for n in R.node_list:
-        if n.kind == "op" and n.nid not in r2l:
-            by_hash_r[n.hash].append(n.nid)
-    # groups in order: largest subgraph first, then tallest, then first in program order
-    # (the group lists ride in the sort keys: the index makes every key unique, so the lists
-    # are never compared, and the loop below needs no lookups by hash)
-    by_hash_l: Dict[str, List[str]] = {}
+    lnodes = L.nodes
+    by_hash_r = R.by_hash
+    # groups in order: largest subgraph first, then tallest, then first in program order (the
+    # group lists ride in the sort keys: the position makes every key unique, so the lists are
+    # never compared, and the loop below needs no lookups by hash). Paired nodes are skipped
+    # where the lists are used.
     groups: List[tuple] = []
-    for i, n in enumerate(L.node_list):
-        if n.kind == "op":
-            rg = by_hash_r.get(n.hash)
-            if rg is None:
-                continue
-            lg = by_hash_l.get(n.hash)
-            if lg is None:
-                lg = by_hash_l[n.hash] = [n.nid]
-                groups.append((-n.size, -n.height, i, lg, rg))
-            else:
-                lg.append(n.nid)
+    for h, lg in L.by_hash.items():
+        rg = by_hash_r.get(h)
+        if rg is not None:
+            n = lnodes[lg[0]]
+            groups.append((-n.size, -n.height, n.seq, lg, rg))
     groups.sort()
     lorder, rorder = ctx.positions()
     cap = ctx.limits.max_candidates
