@@ -21,7 +21,9 @@ Switch a rule off with `disable=["rule-name"]` (API) or the CLI's rule options; 
 that a disabled rule would absorb carries that rule's name as `rule_hint`.
 
 Every rule has a test that it absorbs its case and a test that it does **not** absorb its
-mutant (tests/normalize/test_rules.py).
+mutant (tests/normalize/test_rules.py). A rule that can only rewrite certain ops ("acts on"
+below) is skipped, with 0 rewrites, on a module that has none of them; a test runs each such
+rule on every corpus kernel without those ops and checks it would have changed nothing.
 
 | rule | can be switched off | mutant it must not absorb |
 |---|---|---|
@@ -36,6 +38,8 @@ def rules_markdown() -> str:
         out.append(f"\n## `{name}`\n\n")
         for para in rule.doc().split("\n\n"):
             out.append(para.strip() + "\n\n")
+        if rule.acts_on is not None:
+            out.append(f"**Acts on:** {', '.join(f'`{n}`' for n in sorted(rule.acts_on))}\n\n")
         out.append(f"**Mutant (must stay different):** {rule.mutant}\n")
     out.append("\n## Assumptions\n\n`assume` ops (`div_by`, `bounded`, `same_elements`) are specialization facts: "
                "a different set of facts is reported as a `specialization` difference. Only two things "
