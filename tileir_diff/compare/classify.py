@@ -291,13 +291,21 @@ class Classifier:
         wires: Dict[str, List[Tuple[int, int]]] = {}
         dirty_l: Set[str] = set()
         dirty_r: Set[str] = set()
-        for l in L.order:
-            r = m.l2r.get(l)
+        l2r, rnodes = m.l2r, R.nodes
+        for a in L.node_list:
+            l = a.nid
+            r = l2r.get(l)
             if r is None:
                 dirty_l.add(l)
                 continue
+            b = rnodes[r]
+            if a.kind == "op" and b.kind == "op" and a.label == b.label and a.parent is None and b.parent is None \
+                    and len(a.operands) == len(b.operands) and a.op.segments == b.op.segments \
+                    and all(sa is not None and l2r.get(sa) == sb and ra == rb
+                            for (sa, ra, _), (sb, rb, _) in zip(a.operands, b.operands)):
+                continue  # (the common case, what pair_findings and wiring would find: nothing)
             f = self.pair_findings(l, r)
-            w = self.wiring(l, r) if L.nodes[l].kind == "op" and R.nodes[r].kind == "op" else []
+            w = self.wiring(l, r) if a.kind == "op" and b.kind == "op" else []
             if f or w:
                 findings[l], wires[l] = f, w
                 dirty_l.add(l)
