@@ -104,7 +104,7 @@ def test_wrong_magic_and_empty_input():
     must_fail(b"", "")
 
 
-@pytest.mark.parametrize("major,minor", [(13, 0), (13, 5), (14, 1), (0, 0), (255, 255)])
+@pytest.mark.parametrize("major,minor", [(13, 0), (13, 6), (14, 1), (0, 0), (255, 255)])
 def test_unknown_version_is_refused_not_guessed(major, minor):
     data = bytearray(SAMPLES[0])
     data[8], data[9] = major, minor

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from ..dialect.enums import PADDING_VALUES
+from ..dialect.enums import PADDING_VALUES, PTR_ATTRS
 from ..dialect.spec import SUPPORTED_VERSIONS, V13_2, V13_3, V13_4, Version
 from ..errors import TileIRFormatError, UnsupportedVersionError
 from ..ir import types as T
@@ -212,7 +212,7 @@ class Tables:
         if tag == 0x0C:  # pointer
             flags = s.varint("pointer flags") if v >= V13_4 else 0
             pointee = self.type(s.varint("pointee type"), at)
-            ptr_attr = s.u8("pointer attribute") if flags & 1 else None
+            ptr_attr = self._ptr_attr(s, flags)
             return T.PointerType(pointee, ptr_attr)
         if tag == 0x0D:  # tile
             elem = self.type(s.varint("tile element type"), at)
@@ -225,7 +225,7 @@ class Tables:
             elem = self.type(s.varint("tensor_view element type"), at)
             shape = tuple(_dim(d) for d in s.int_list(8, "tensor_view shape"))
             strides = tuple(_dim(d) for d in s.int_list(8, "tensor_view strides"))
-            ptr_attr = s.u8("tensor_view pointer attribute") if flags & 1 else None
+            ptr_attr = self._ptr_attr(s, flags)
             return T.TensorViewType(elem, shape, strides, ptr_attr)
         if tag == 0x0F:  # partition_view
             flags = s.varint("partition_view flags") if v >= V13_3 else 0
@@ -264,6 +264,17 @@ class Tables:
         if not isinstance(tv, T.TensorViewType):
             raise s.error(f"view refers to a {type(tv).__name__}, not a tensor_view", at)
         return tv
+
+    def _ptr_attr(self, s: Stream, flags: int) -> Optional[int]:
+        if flags & ~1:
+            raise s.error(f"unknown type flag bits 0x{flags:X}")
+        if not flags & 1:
+            return None
+        at = s.pos
+        a = s.u8("pointer attribute")
+        if a >= len(PTR_ATTRS):
+            raise s.error(f"unknown pointer attribute {a}", at)
+        return a
 
     def _padding(self, s: Stream) -> str:
         at = s.pos

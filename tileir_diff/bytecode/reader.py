@@ -71,6 +71,16 @@ def _read_globals(tables: Tables) -> List[Global]:
     return out
 
 
+def _holds_dense(value) -> bool:
+    if isinstance(value, DenseElements):
+        return True
+    if isinstance(value, tuple):
+        return any(_holds_dense(x) for x in value)
+    if isinstance(value, DictAttr):
+        return any(_holds_dense(x) for _, x in value.items)
+    return False
+
+
 class _EnumValues(dict):
     """Enum name -> every member as an EnumValue, made on first use of that enum (immutable
     values, shared by all ops)."""
@@ -176,9 +186,32 @@ class _FunctionReader:
             hints = self.tagged(s, 0)
             if not isinstance(hints, OptimizationHints):
                 raise self.err(f"function {name}: expected optimization hints", hat)
+            if not hints.by_arch:
+                # Empty hints say nothing (tileirdisasm prints none), and 13.5 writes them for
+                # every entry: read them as absent so all versions agree.
+                hints = None
         arg_attrs = None
         if self.version >= V13_5:
+            aat = s.pos
             arg_attrs = self.tagged(s, 0)
+            if not isinstance(arg_attrs, tuple):
+                raise self.err(f"function {name}: argument attributes are not an array", aat)
+            if arg_attrs and len(arg_attrs) != len(ftype.inputs):
+                raise self.err(f"function {name}: {len(arg_attrs)} argument attribute dictionaries "
+                               f"for {len(ftype.inputs)} arguments", aat)
+            if any(not isinstance(d, DictAttr) for d in arg_attrs):
+                raise self.err(f"function {name}: argument attributes must be dictionaries", aat)
+            for d in arg_attrs:
+                for key, value in d.items:
+                    # What NVIDIA's verifier refuses too (tileirdisasm 13.5.37 rejects the file).
+                    if "." not in key:
+                        raise self.err(f"function {name}: argument attribute {key!r} has no dialect prefix", aat)
+                    if _holds_dense(value):
+                        raise self.err(f"function {name}: argument attribute {key!r} holds a dense constant", aat)
+            # 13.5 writes the array for every function: no dictionary with an entry means none
+            # (as before 13.5, and as the text prints it).
+            if not any(d.items for d in arg_attrs):
+                arg_attrs = None
         body_len = s.varint("function body length")
         body = s.sub(body_len, f"function {name} body")
         self.next_vid = 0

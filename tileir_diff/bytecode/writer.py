@@ -290,6 +290,12 @@ class _Writer:
             if a.name not in op.attributes:
                 if a.optional:
                     continue
+                if a.kind == "bool_array" and a.name == "inbounds":
+                    # Absent (a file older than the field): no index is known in bounds. NVIDIA's
+                    # verifier wants one flag per index, so an empty list is refused.
+                    nidx = op.segments[od.operand_index("index")]
+                    self.op_attr(a, (False,) * nidx, b)
+                    continue
                 if a.default is None:
                     raise EncodeError(f"{op.name}: attribute {a.name} is required")
                 self.op_attr(a, EnumValue(a.enum, a.default) if a.kind == "enum" else a.default, b)
@@ -340,6 +346,11 @@ class _Writer:
         varint(index + 1, b)
         if hints is not None or (self.v >= V13_5 and f.is_entry):
             self.tagged(hints or OptimizationHints(()), b)
+        if self.v >= V13_5:
+            # 13.5 records always carry the argument attributes (an empty array when none).
+            self.tagged(tuple(f.arg_attrs or ()), b)
+        elif f.arg_attrs and any(d.items for d in f.arg_attrs):
+            raise EncodeError(f"function {f.name}: argument attributes need bytecode 13.5")
         body = bytearray()
         self.used = {v.vid for op in f.walk() for v in op.operands}
         values = {a.vid: i for i, a in enumerate(f.arguments)}

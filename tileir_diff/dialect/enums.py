@@ -14,9 +14,13 @@ ENUMS = {
     "PaddingValue": ("zero", "neg_zero", "nan", "pos_inf", "neg_inf"),
     "SymbolVisibility": ("public", "private"),
     "MultimemReductionKind": ("add", "min", "max", "and", "or", "xor", "umin", "umax"),
+    # The optional attribute byte of pointer and tensor_view types (13.4+): printed as
+    # ``ptr<f32, <multicast>>`` and ``#cuda_tile.ptr_attr<multicast>``.
+    "PtrAttr": ("none", "unicast", "multicast"),
 }
 
 # RoundingMode.nearest_away only exists from 13.4 on.
 ENUM_VALUE_SINCE = {("RoundingMode", "nearest_away"): (13, 4)}
 
 PADDING_VALUES = ENUMS["PaddingValue"]
+PTR_ATTRS = ENUMS["PtrAttr"]

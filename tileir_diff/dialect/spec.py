@@ -17,9 +17,9 @@ V13_2: Version = (13, 2)
 V13_3: Version = (13, 3)
 V13_4: Version = (13, 4)
 V13_5: Version = (13, 5)
-#: What the decoder accepts. 13.5 exists (tileiras reads it) but no producer writes it yet,
-#: so its payloads are refused rather than guessed.
-SUPPORTED_VERSIONS = (V13_1, V13_2, V13_3, V13_4)
+#: What the decoder reads and the writer writes. 13.5 is checked against tileirdisasm 13.5.37
+#: and cuda-tile 1.7.0's 13.5 ("dev") encoder (tests/bytecode/test_v13_5.py).
+SUPPORTED_VERSIONS = (V13_1, V13_2, V13_3, V13_4, V13_5)
 
 
 def parse_version(text: str) -> Version:

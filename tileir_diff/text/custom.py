@@ -7,16 +7,25 @@ fill a ``ParseState`` like template parsing does. Forms follow cuda-tile's C++ p
 """
 from __future__ import annotations
 
+import re
 from typing import List
 
 from ..dialect.enums import ENUMS
-from ..ir.attributes import EnumValue
-from .template import ParseState, dense_text, escape_string, hints_text
+from ..ir import types as T
+from ..ir.attributes import (Bounded, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr, OptimizationHints,
+                             SameElements)
+from .floatfmt import format_float
+from .template import (ParseState, dense_text, escape_string, hints_text, int_text, predicate_text)
+
+#: The multimem reduction kind an op has when its text names none (the ODS default).
+MULTIMEM_DEFAULT_REDUCTION = "add"
 
 
 # --- printing ------------------------------------------------------------------------------
 def print_entry_header(f, pr) -> str:
-    args = ", ".join(f"{pr.value(a)}: {pr.type(a.type)}" for a in f.arguments)
+    arg_attrs = f.arg_attrs or ()
+    args = ", ".join(f"{pr.value(a)}: {pr.type(a.type)}" + _arg_attr_text(arg_attrs, i, pr)
+                     for i, a in enumerate(f.arguments))
     s = f"entry @{f.name}({args})"
     if f.result_types:
         if len(f.result_types) == 1:
@@ -26,6 +35,50 @@ def print_entry_header(f, pr) -> str:
     if f.hints is not None and f.hints.by_arch:
         s += " optimization_hints=" + hints_text(f.hints)
     return s
+
+
+def _arg_attr_text(arg_attrs, index: int, pr) -> str:
+    """`` {cuda_tile.x = 1 : i32}`` after an entry argument (13.5 arg_attrs); empty dictionaries
+    print nothing."""
+    if index >= len(arg_attrs) or not arg_attrs[index].items:
+        return ""
+    return " " + generic_attr_text(arg_attrs[index], pr)
+
+
+_BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
+
+
+def generic_attr_text(v, pr, in_array: bool = False) -> str:
+    """An attribute in MLIR's generic form, as tileirdisasm prints entry argument attributes:
+    ``1 : i32``, ``true``, ``"s"``, ``[1, 2.5]`` (array elements drop ``: i64`` / ``: f64``),
+    ``{a = 1 : i64}`` (sorted keys), a type, ``#cuda_tile.div_by<16>``, ..."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, IntegerAttr):
+        s = int_text(v.value, v.type)
+        if isinstance(v.type, T.ScalarType) and (v.type.name == "i1" or (in_array and v.type.name == "i64")):
+            return s
+        return f"{s} : {pr.type(v.type)}"
+    if isinstance(v, FloatAttr):
+        s, hexed = format_float(v.bits, v.type.name)
+        if in_array and v.type.name == "f64" and not hexed:
+            return s
+        return f"{s} : {pr.type(v.type)}"
+    if isinstance(v, str):
+        return escape_string(v)
+    if isinstance(v, tuple):
+        return "[" + ", ".join(generic_attr_text(x, pr, True) for x in v) + "]"
+    if isinstance(v, DictAttr):
+        items = sorted(v.items, key=lambda kv: kv[0])
+        return "{" + ", ".join(f"{k if _BARE_KEY.match(k) else escape_string(k)} = {generic_attr_text(x, pr)}"
+                               for k, x in items) + "}"
+    if isinstance(v, (DivBy, Bounded, SameElements)):
+        return "#cuda_tile." + predicate_text(v)
+    if isinstance(v, OptimizationHints):
+        return "#cuda_tile.optimization_hints" + hints_text(v)
+    if isinstance(v, T.Type):
+        return pr.type(v)
+    raise TypeError(f"cannot print attribute {v!r}")
 
 
 def print_global(g, pr) -> str:
@@ -86,36 +139,52 @@ def print_custom(op, od, pr) -> List:
 
 
 def _print_multimem(op, od, pr) -> str:
-    """Best guess (no 13.5 sample yet): the load/store-view layout plus the reduction keyword."""
+    """As tileirdisasm 13.5.37 prints them (checked on every ordering/scope/token/inbounds/
+    reduction combination the verifier accepts):
+
+    ``multimem_load_reduce_view_tko relaxed device %view[%i, %j] token = %t  : VIEW, tile<i32>, token -> TILE, token``
+    ``multimem_reduce_view_tko relaxed device %view, %tile[%i, %j] inbounds = [true, false] attributes
+    {reduction = #cuda_tile.multimem_reduction_kind<min>} : VIEW, TILE, tile<i32> -> token``
+
+    The index list follows the tile (reduce/store); ``inbounds`` is printed only when some flag is
+    true, else an empty slot leaves two spaces; the reduction kind is not in the assembly format,
+    so it appears in the attribute dictionary, and only when it is not ``add``.
+    """
     a = op.attributes
-    s = " " + a["memory_ordering_semantics"].name
-    if "memory_scope" in a:
-        s += " " + a["memory_scope"].name
-    if "reduction" in a:
-        s += " " + a["reduction"].name
     groups = {}
     pos = 0
     for i, o in enumerate(od.operands):
         k = op.segments[i]
         groups[o.name] = op.operands[pos:pos + k]
         pos += k
+    s = " " + a["memory_ordering_semantics"].name
+    if "memory_scope" in a:
+        s += " " + a["memory_scope"].name
     view = groups["view"][0]
+    s += " " + pr.value(view)
     if "tile" in groups:
-        s += " " + pr.value(groups["tile"][0]) + ","
-    s += f" {pr.value(view)}[" + ", ".join(pr.value(v) for v in groups["index"]) + "]"
-    if groups.get("token"):
-        s += " token = " + pr.value(groups["token"][0])
-    inb = a.get("inbounds")
-    if inb and any(inb):
-        s += " inbounds = [" + ", ".join("true" if x else "false" for x in inb) + "]"
-    s += " : "
-    if "tile" in groups:
-        s += pr.type(groups["tile"][0].type) + ", "
-    s += pr.type(view.type)
+        s += ", " + pr.value(groups["tile"][0])
     idx = groups["index"]
+    s += "[" + ", ".join(pr.value(v) for v in idx) + "]"
+    token = groups.get("token")
+    if token:
+        s += " token = " + pr.value(token[0])
+    inb = a.get("inbounds")
+    s += " "
+    if inb and any(inb):
+        s += "inbounds = [" + ", ".join("true" if x else "false" for x in inb) + "]"
+    red = a.get("reduction")
+    if red is not None and red.name != MULTIMEM_DEFAULT_REDUCTION:
+        s += f" attributes {{reduction = #cuda_tile.multimem_reduction_kind<{red.name}>}}"
+    types = [pr.type(view.type)]
+    if "tile" in groups:
+        types.append(pr.type(groups["tile"][0].type))
     if idx:
         ts = [v.type for v in idx]
-        s += ", " + (pr.type(ts[0]) if all(t == ts[0] for t in ts) else ", ".join(pr.type(t) for t in ts))
+        types.append(pr.type(ts[0]) if all(t == ts[0] for t in ts) else ", ".join(pr.type(t) for t in ts))
+    if token:
+        types.append(pr.type(token[0].type))
+    s += " : " + ", ".join(types)
     s += " -> " + ", ".join(pr.type(r.type) for r in op.results)
     return s
 
@@ -227,6 +296,8 @@ def _check(p, values, types):
 
 
 def _parse_multimem(p, od, st):
+    """The inverse of ``_print_multimem``; an absent ``inbounds`` is all false (one flag per
+    index, as the bytes carry it) and an absent reduction kind is ``add``."""
     a = st.attrs
     tok = p.expect("ident")
     if tok.text not in ENUMS["MemoryOrderingSemantics"]:
@@ -234,16 +305,13 @@ def _parse_multimem(p, od, st):
     a["memory_ordering_semantics"] = EnumValue("MemoryOrderingSemantics", tok.text)
     if p.peek().kind == "ident" and p.peek().text in ENUMS["MemoryScope"]:
         a["memory_scope"] = EnumValue("MemoryScope", p.next().text)
-    if any(x.name == "reduction" for x in od.attrs):
-        tok = p.expect("ident")
-        if tok.text not in ENUMS["MultimemReductionKind"]:
-            raise p.error(f"expected a reduction kind, got {tok}", tok)
-        a["reduction"] = EnumValue("MultimemReductionKind", tok.text)
-    has_tile = "tile" in st.operands
-    if has_tile:
-        st.operands["tile"] = [p.parse_value_use()]
-        p.expect("punct", ",")
+    elif not any(x.name == "memory_scope" and x.optional for x in od.attrs):
+        raise p.error(f"{od.name}: expected a memory scope, got {p.peek()}", p.peek())
+    has_tile = any(o.name == "tile" for o in od.operands)
     st.operands["view"] = [p.parse_value_use()]
+    if has_tile:
+        p.expect("punct", ",")
+        st.operands["tile"] = [p.parse_value_use()]
     p.expect("punct", "[")
     idx = []
     if not p.peek().is_("punct", "]"):
@@ -253,6 +321,7 @@ def _parse_multimem(p, od, st):
             idx.append(p.parse_value_use())
     p.expect("punct", "]")
     st.operands["index"] = idx
+    st.operands["token"] = []
     if p.peek().is_("ident", "token"):
         p.next()
         p.expect("punct", "=")
@@ -260,28 +329,66 @@ def _parse_multimem(p, od, st):
     if p.peek().is_("ident", "inbounds"):
         p.next()
         p.expect("punct", "=")
+        at = p.peek()
         a["inbounds"] = tuple(p.parse_bool_list())
+        if len(a["inbounds"]) != len(idx):
+            raise p.error(f"{od.name}: {len(a['inbounds'])} inbounds flags for {len(idx)} indices", at)
     else:
         a["inbounds"] = tuple(False for _ in idx)
+    has_reduction = any(x.name == "reduction" for x in od.attrs)
+    if has_reduction:
+        a["reduction"] = EnumValue("MultimemReductionKind", MULTIMEM_DEFAULT_REDUCTION)
+    if p.peek().is_("ident", "attributes"):
+        p.next()
+        p.expect("punct", "{")
+        key = p.expect("ident")
+        if not has_reduction or key.text != "reduction":
+            raise p.error(f"{od.name}: unexpected attribute {key.text!r}", key)
+        p.expect("punct", "=")
+        kind = _multimem_reduction_kind(p)
+        a["reduction"] = EnumValue("MultimemReductionKind", kind)
+        p.expect("punct", "}")
     p.expect("punct", ":")
-    if has_tile:
-        _check(p, st.operands["tile"], [p.parse_type()])
-        p.expect("punct", ",")
     _check(p, st.operands["view"], [p.parse_type()])
+    if has_tile:
+        p.expect("punct", ",")
+        _check(p, st.operands["tile"], [p.parse_type()])
     if idx:
         p.expect("punct", ",")
         ts = [p.parse_type()]
-        while len(ts) < len(idx) and p.peek().is_("punct", ","):
+        # one type for all indices when they agree, else one per index
+        while len(ts) < len(idx) and p.peek().is_("punct", ",") and not (
+                st.operands["token"] and len(ts) == 1 and _next_is_token_type(p)):
             p.next()
             ts.append(p.parse_type())
         _check(p, idx, ts * len(idx) if len(ts) == 1 else ts)
+    if st.operands["token"]:
+        p.expect("punct", ",")
+        _check(p, st.operands["token"], [p.parse_type()])
     p.expect("punct", "->")
-    names = [r.name for r in od.results]
-    for i, r in enumerate(names):
+    for i, r in enumerate(od.results):
         if i:
             p.expect("punct", ",")
-        st.result_types[r] = [p.parse_type()]
+        st.result_types[r.name] = [p.parse_type()]
     return st
+
+
+def _multimem_reduction_kind(p) -> str:
+    """``#cuda_tile.multimem_reduction_kind<min>`` -> ``min``."""
+    t = p.next()
+    if not t.is_("hash", "#cuda_tile.multimem_reduction_kind"):
+        raise p.error(f"expected #cuda_tile.multimem_reduction_kind<...>, got {t}", t)
+    p.expect("punct", "<")
+    tok = p.expect("ident")
+    if tok.text not in ENUMS["MultimemReductionKind"]:
+        raise p.error(f"expected a multimem reduction kind, got {tok}", tok)
+    p.expect("punct", ">")
+    return tok.text
+
+
+def _next_is_token_type(p) -> bool:
+    """After one index type: is the rest ``, token ->`` (the token operand's type)?"""
+    return p.peek(1).is_("ident", "token") and p.peek(2).is_("punct", "->")
 
 
 __all__ = ["print_entry_header", "print_global", "print_custom", "parse_custom", "escape_string"]

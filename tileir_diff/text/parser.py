@@ -17,8 +17,9 @@ import re
 import sys
 from typing import Dict, List, Optional, Tuple
 
+from ..dialect.enums import PTR_ATTRS
 from ..dialect.ops import OPS_BY_NAME, ALIASES
-from ..dialect.spec import OpDef, V13_3, V13_4, Version
+from ..dialect.spec import OpDef, V13_3, V13_4, V13_5, Version
 from ..errors import TileIRFormatError
 from ..ir import types as T
 from ..ir.attributes import (Bounded, DictAttr, DivBy, FloatAttr, IntegerAttr, OptimizationHints,
@@ -244,6 +245,40 @@ class Parser:
                 self.next()
         self.expect("punct", "}")
         return DictAttr(tuple(items))
+
+    def parse_generic_attr(self, in_array: bool = False):
+        """An attribute in MLIR's generic form (entry argument attributes), the inverse of
+        ``custom.generic_attr_text``: dictionaries, arrays, scalars, strings, types,
+        ``#cuda_tile.div_by<..>`` / ``bounded`` / ``same_elements`` / ``optimization_hints``."""
+        t = self.peek()
+        if t.is_("punct", "{"):
+            self.next()
+            items = []
+            if not self.peek().is_("punct", "}"):
+                while True:
+                    key = self._dict_key()
+                    self.expect("punct", "=")
+                    items.append((key, self.parse_generic_attr()))
+                    if not self.peek().is_("punct", ","):
+                        break
+                    self.next()
+            self.expect("punct", "}")
+            return DictAttr(tuple(sorted(items, key=lambda kv: kv[0])))
+        if t.is_("punct", "["):
+            return tuple(self._list(lambda: self.parse_generic_attr(in_array=True)))
+        if t.kind == "hash":
+            name = t.text[1:]
+            if name == "cuda_tile.optimization_hints":
+                self.next()
+                return self.parse_hints()
+            if name in ("cuda_tile.div_by", "cuda_tile.bounded", "cuda_tile.same_elements"):
+                self.next()
+                self.buf.insert(0, Token("ident", name, t.line, t.col, None, t.offset))
+                return self.parse_predicate()
+            raise self.error(f"unsupported attribute {t.text}", t)
+        if t.kind in ("int", "float", "hex", "string") or t.is_("ident", "true") or t.is_("ident", "false"):
+            return self.parse_scalar_attr()
+        return self.parse_type()
 
     def parse_predicate(self):
         t = self.expect("ident")
@@ -593,14 +628,20 @@ class Parser:
         self.next_vid = 0
         self.scopes = [{}]
         self.expect("punct", "(")
-        toks, types = [], []
+        toks, types, arg_dicts = [], [], []
         if not self.peek().is_("punct", ")"):
             while True:
                 toks.append(self.expect("value"))
                 self.expect("punct", ":")
                 types.append(self.parse_type())
-                if self.peek().is_("punct", "{") or self.peek().is_("ident", "loc"):
-                    raise self.error("argument attributes are not supported")
+                arg_dicts.append(DictAttr(()))
+                if self.peek().is_("punct", "{"):  # 13.5 argument attributes
+                    at = self.peek()
+                    if self.version < V13_5:
+                        raise self.error("argument attributes need bytecode 13.5", at)
+                    arg_dicts[-1] = self.parse_generic_attr()
+                if self.peek().is_("ident", "loc"):
+                    raise self.error("argument locations are not supported")
                 if not self.peek().is_("punct", ","):
                     break
                 self.next()
@@ -627,8 +668,10 @@ class Parser:
         body = region.blocks[0]
         loc = self.parse_trailing_location()
         self.scopes = []
+        # As the decoder reads them: no argument attributes at all unless some dictionary has one.
+        arg_attrs = tuple(arg_dicts) if any(d.items for d in arg_dicts) else None
         return Function(name=name, arguments=body.arguments, result_types=tuple(results), body=body,
-                        is_entry=True, hints=hints, location=loc)
+                        is_entry=True, hints=hints, arg_attrs=arg_attrs, location=loc)
 
     def parse_global(self) -> Global:
         self.next()
@@ -754,6 +797,14 @@ class _TypeParser:
                 raise self.err("expected 'x' after a dimension")
             self.pos += 1
 
+    def _ptr_attr_name(self) -> int:
+        at = self.pos
+        name = self.name()
+        if name not in PTR_ATTRS:
+            self.pos = at
+            raise self.err(f"unknown pointer attribute {name!r} (expected one of {', '.join(PTR_ATTRS)})")
+        return PTR_ATTRS.index(name)
+
     def type(self, depth: int) -> T.Type:
         if depth > _MAX_TYPE_DEPTH:
             raise self.err("type nested too deeply")
@@ -771,8 +822,13 @@ class _TypeParser:
         if n == "ptr":
             self.lit("<")
             inner = self.type(depth + 1)
+            ptr_attr = None
+            if self.opt(","):  # ptr<f32, <multicast>>
+                self.lit("<")
+                ptr_attr = self._ptr_attr_name()
+                self.lit(">")
             self.lit(">")
-            return T.PointerType(inner)
+            return T.PointerType(inner, ptr_attr)
         if n == "tile":
             self.lit("<")
             shape = self.dims(False)
@@ -784,23 +840,32 @@ class _TypeParser:
             shape = self.dims(True)
             elem = self.type(depth + 1)
             strides: List[Optional[int]] = []
+            ptr_attr = None
             if self.opt(","):
-                self.lit("strides")
-                self.lit("=")
-                self.lit("[")
-                if not self.opt("]"):
-                    while True:
-                        if self.opt("?"):
-                            strides.append(None)
-                        else:
-                            strides.append(self.int_())
-                        if self.opt("]"):
-                            break
-                        self.lit(",")
+                self.ws()
+                if not self.text.startswith("#", self.pos):
+                    self.lit("strides")
+                    self.lit("=")
+                    self.lit("[")
+                    if not self.opt("]"):
+                        while True:
+                            if self.opt("?"):
+                                strides.append(None)
+                            else:
+                                strides.append(self.int_())
+                            if self.opt("]"):
+                                break
+                            self.lit(",")
+                if self.text.startswith("#", self.pos) or self.opt(","):
+                    # tensor_view<?xf32, strides=[?], #cuda_tile.ptr_attr<multicast>>
+                    self.lit("#cuda_tile.ptr_attr")
+                    self.lit("<")
+                    ptr_attr = self._ptr_attr_name()
+                    self.lit(">")
             self.lit(">")
             if len(strides) != len(shape):
                 raise self.err(f"tensor_view has {len(shape)} dimensions but {len(strides)} strides")
-            return T.TensorViewType(elem, tuple(shape), tuple(strides))
+            return T.TensorViewType(elem, tuple(shape), tuple(strides), ptr_attr)
         if n in ("partition_view", "strided_view", "gather_scatter_view"):
             self.lit("<")
             self.lit("tile")

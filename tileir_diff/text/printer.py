@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from ..bytecode.gc_pause import gc_paused
+from ..dialect.enums import PTR_ATTRS
 from ..dialect.ops import OPS_BY_NAME
 from ..ir import types as T
 from ..ir.core import Block, Function, Module, Operation, Region, Value
@@ -51,6 +52,8 @@ def _print_type(t: T.Type) -> str:
     if isinstance(t, T.TokenType):
         return "token"
     if isinstance(t, T.PointerType):
+        if t.ptr_attr is not None:
+            return f"ptr<{print_type(t.pointee)}, <{PTR_ATTRS[t.ptr_attr]}>>"
         return f"ptr<{print_type(t.pointee)}>"
     if isinstance(t, T.TileType):
         dims = "".join(f"{d}x" for d in t.shape)
@@ -60,6 +63,8 @@ def _print_type(t: T.Type) -> str:
         s = f"tensor_view<{dims}{print_type(t.element)}"
         if t.shape:
             s += ", strides=[" + ",".join("?" if d is None else str(d) for d in t.strides) + "]"
+        if t.ptr_attr is not None:
+            s += f", #cuda_tile.ptr_attr<{PTR_ATTRS[t.ptr_attr]}>"
         return s + ">"
     if isinstance(t, T.PartitionViewType):
         return (f"partition_view<{_tile_shape(t.tile_shape)}, {_padding(t.padding)}"

@@ -574,6 +574,13 @@ def _attr_text_of(v, a: AttrDef, style: Optional[str], ctx) -> str:
     raise ValueError(f"cannot print attribute kind {k}")
 
 
+def _has_ptr_attr(t) -> bool:
+    """A pointer type (or tile of pointers) carrying the 13.4 pointer attribute."""
+    if isinstance(t, T.TileType):
+        t = t.element
+    return isinstance(t, T.PointerType) and t.ptr_attr is not None
+
+
 def _print_directive(d: Dir, op, od, groups, ctx) -> str:
     n = d.name
     if n == "itype":
@@ -597,9 +604,15 @@ def _print_directive(d: Dir, op, od, groups, ctx) -> str:
         parts = [ctx.value(next(dyn)) if x is None else str(x) for x in dims]
         return "[" + ", ".join(parts) + "]"
     if n == "tvtype":
-        dyn = [v for g in d.args[:2] for v in groups[g]]
-        res = ctx.type(groups[d.args[2]][0].type)
-        return (ctx.type(dyn[0].type) + " -> " + res) if dyn else res
+        # @tvtype($base,$dynamicShape,$dynamicStrides,$result). A base pointer with a pointer
+        # attribute (13.4+) has its type printed first: `: tile<ptr<f32, <none>>>, tile<i32> -> ...`.
+        base = groups[d.args[0]][0].type
+        dyn = [v for g in d.args[1:3] for v in groups[g]]
+        res = ctx.type(groups[d.args[3]][0].type)
+        types = [ctx.type(base)] if _has_ptr_attr(base) else []
+        if dyn:
+            types.append(ctx.type(dyn[0].type))
+        return (", ".join(types) + " -> " + res) if types else res
     if n == "inbounds":
         v = op.attributes.get(d.args[0])
         if v and any(v):
@@ -826,8 +839,18 @@ def _parse_directive(d: Dir, p, st: ParseState):
         st.__dict__.setdefault("dynlists", {})[which] = dims
         return
     if n == "tvtype":
-        dyn = [v for g in d.args[:2] for v in st.operands[g]]
+        base = st.operands[d.args[0]][0]
+        dyn = [v for g in d.args[1:3] for v in st.operands[g]]
         t1 = p.parse_type()
+        if _has_ptr_attr(base.type):
+            if t1 != base.type:
+                p.type_mismatch(t1, base.type)
+            if dyn:
+                p.expect("punct", ",")
+                t1 = p.parse_type()
+            else:
+                p.expect("punct", "->")
+                t1 = p.parse_type()
         if p.peek().is_("punct", "->"):
             p.next()
             for v in dyn:
@@ -841,7 +864,7 @@ def _parse_directive(d: Dir, p, st: ParseState):
         lists = st.__dict__.get("dynlists", {})
         if (lists.get("shape") != list(t1.shape)) or (lists.get("strides") != list(t1.strides)):
             raise p.error(f"make_tensor_view: shape/strides do not match {t1}", p.last)
-        st.result_types[d.args[2]] = [t1]
+        st.result_types[d.args[3]] = [t1]
         return
     if n == "inbounds":
         if p.peek().is_("ident", "inbounds"):
