@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..dialect.enums import PTR_ATTRS
 from ..dialect.ops import OPS_BY_NAME, ALIASES
-from ..dialect.spec import OpDef, V13_3, V13_4, V13_5, Version
+from ..dialect.spec import OpDef, V13_3, V13_4, Version
 from ..errors import TileIRFormatError
 from ..ir import types as T
 from ..ir.attributes import (Bounded, DictAttr, DivBy, FloatAttr, IntegerAttr, OptimizationHints,
@@ -635,10 +635,9 @@ class Parser:
                 self.expect("punct", ":")
                 types.append(self.parse_type())
                 arg_dicts.append(DictAttr(()))
-                if self.peek().is_("punct", "{"):  # 13.5 argument attributes
-                    at = self.peek()
-                    if self.version < V13_5:
-                        raise self.error("argument attributes need bytecode 13.5", at)
+                if self.peek().is_("punct", "{"):
+                    # 13.5 argument attributes; accepted whatever ``version`` says (text carries
+                    # none, and the loader parses with the default): writing them needs 13.5.
                     arg_dicts[-1] = self.parse_generic_attr()
                 if self.peek().is_("ident", "loc"):
                     raise self.error("argument locations are not supported")
