@@ -1,4 +1,4 @@
-"""tileir_diff: read CUDA Tile IR (bytecode 13.1-13.4 and text) and compare two kernels structurally.
+"""tileir_diff: read CUDA Tile IR (bytecode 13.1-13.5 and text) and compare two kernels structurally.
 
 Data path: bytecode | text -> ir -> normalize -> graph -> match -> diff -> report.
 """

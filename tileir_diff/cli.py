@@ -27,7 +27,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     from . import __version__
     parser = argparse.ArgumentParser(
         prog="tileir-diff",
-        description="Read CUDA Tile IR (bytecode 13.1-13.4 or tileirdisasm text) and compare kernels structurally.",
+        description="Read CUDA Tile IR (bytecode 13.1-13.5 or tileirdisasm text) and compare kernels structurally.",
         epilog="exit status: 0 identical/equivalent, 1 different, 2 bad input or usage, 3 unknown")
     parser.add_argument("--version", action="version", version=f"tileir-diff {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
