@@ -23,7 +23,7 @@ def test_rewired_operand_names_the_producers():
     a = kernel(load("x") + load("y", index="%by") + "  %s = subf %x, %y : tile<128xf32>\n" + store("%s"))
     b = kernel(load("x") + load("y", index="%by") + "  %s = subf %x, %x : tile<128xf32>\n" + store("%s"))
     d = only(verdict(a, b))
-    assert d.detail["left_op"] == d.detail["right_op"] == "subf"
+    assert d.detail["kind"] == "changed" and d.detail["left_op"] == d.detail["right_op"] == "subf"
     assert d.detail["operands"] == [{"role": "rhs", "left": "load_view_tko", "right": "load_view_tko"}]
 
 
@@ -59,3 +59,12 @@ def test_accepted_by_prefers_match_over_message():
     assert accepted_by(diff, [wrong_match], "v") is None  # with a match, the message is not consulted
     assert accepted_by(diff, [{**by_match, "category": "memory"}], "v") is None
     assert accepted_by(diff, [{**by_match, "variants": ["other"]}], "v") is None
+
+
+def test_replaced_input_names_the_slot():
+    a = kernel(load("x") + "  %k = constant <f32: 2.0> : tile<128xf32>\n  %s = subf %x, %k : tile<128xf32>\n"
+               + store("%s"))
+    b = kernel(load("x") + "  %e = exp %x : tile<128xf32>\n  %s = subf %x, %e : tile<128xf32>\n" + store("%s"))
+    d = only(verdict(a, b))
+    assert d.detail == {"kind": "replaced", "left_op": "constant", "right_op": "exp",
+                        "slot": {"user": "subf", "role": "rhs"}}
