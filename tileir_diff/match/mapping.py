@@ -70,9 +70,11 @@ class MatchContext:
     _positions: Optional[tuple] = field(default=None, repr=False)
     # pairs whose commutative operands strict top-down left waiting (see stages._td_pairs)
     deferred: List[tuple] = field(default_factory=list, repr=False)
-    # Pairs top-down / bottom-up may still extend, in pairing order. A pair whose operands (users)
-    # are all paired can never add anything again (pairs are permanent), so the stages drop it
-    # here instead of revisiting every pair on every round.
+    # Pairs top-down may still extend, in pairing order. A pair whose operands are all paired
+    # can never add anything again (pairs are permanent), so top-down drops it here instead of
+    # revisiting every pair on every round (bottom-up derives its candidates from the unpaired
+    # nodes instead: bottom_up_candidates). Pairs enter through ``add`` only, which keeps these
+    # tables in step with the mapping.
     td_open: Dict[str, str] = field(default_factory=dict, repr=False)
     # Unpaired nodes of each side in program order (the stages after exact matching look only
     # at these), and each pair's rank in pairing order.
