@@ -14,7 +14,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
-from ..graph import FunctionGraph, Node, combiner_expression
+from ..graph import FunctionGraph, Node, combiner_expression, input_op_id
 from ..ir import TileType
 from ..match.stages import aligned_operand_pairs
 from ..ir.types import TensorViewType, VIEW_TYPES
@@ -75,6 +75,13 @@ class _Root:
     #: "rewired" (a user takes another input; the old one's ops are one-sided), "only_left", "only_right"
     kind: str = "changed"
     slot: Optional[Tuple[str, int]] = None  # (left user, operand index) a replacement feeds
+
+
+def _slots_agree(a: Node, b: Node, l2r) -> bool:
+    """Whether two ops' operands agree slot by slot as written: same operand groups, and each
+    operand produced by a pair of the mapping (same result index)."""
+    return len(a.operands) == len(b.operands) and a.op.segments == b.op.segments and \
+        all(sa is not None and l2r.get(sa) == sb and ra == rb for (sa, ra, _), (sb, rb, _) in zip(a.operands, b.operands))
 
 
 def _pretty_combiner(expr: str) -> str:
@@ -228,12 +235,8 @@ class Classifier:
     def wiring(self, l: str, r: str) -> List[Tuple[int, int]]:
         """Operand slots whose producers are not paired with each other."""
         a, b = self.L.nodes[l], self.R.nodes[r]
-        l2r = self.m.l2r
-        aops, bops = a.operands, b.operands
-        if len(aops) == len(bops) and a.op.segments == b.op.segments and \
-                all(sa is not None and l2r.get(sa) == sb and ra == rb
-                    for (sa, ra, _), (sb, rb, _) in zip(aops, bops)):
-            return []  # (the common case) every slot agrees as written: no alignment can do better
+        if _slots_agree(a, b, self.m.l2r):
+            return []  # (the common case) no alignment can do better
         bad = []
         # with commutative-operands on, the commutative positions compare crossed when that fits
         # the pairs better (the sort order follows the operands' keys, which upstream changes move)
@@ -278,7 +281,7 @@ class Classifier:
             return OpRef(nid, f"entry @{g.function.name} argument {sig}", location_text(None))
         if n.kind == "barg":
             return OpRef(nid, f"{text.names.get(n.value.vid, nid)}: {fmt_type(n.value.type)}", None)
-        base = nid.split("~")[0]
+        base = input_op_id(nid)
         orig = text.ops.get(base)
         if orig is None:
             return OpRef(base, n.name, None)
@@ -300,9 +303,7 @@ class Classifier:
                 continue
             b = rnodes[r]
             if a.kind == "op" and b.kind == "op" and a.label == b.label and a.parent is None and b.parent is None \
-                    and len(a.operands) == len(b.operands) and a.op.segments == b.op.segments \
-                    and all(sa is not None and l2r.get(sa) == sb and ra == rb
-                            for (sa, ra, _), (sb, rb, _) in zip(a.operands, b.operands)):
+                    and _slots_agree(a, b, l2r):
                 continue  # (the common case, what pair_findings and wiring would find: nothing)
             f = self.pair_findings(l, r)
             w = self.wiring(l, r) if a.kind == "op" and b.kind == "op" else []
@@ -761,9 +762,9 @@ def to_differences(cl: Classifier, roots: List[_Root], function: str) -> List[Di
         out.append(Difference(
             category=r.category, message=r.message,
             left=cl.opref("left", r.left), right=cl.opref("right", r.right), function=function,
-            affected=tuple(sorted({x.split("~")[0] for x in r.affected_left if L.nodes[x].kind == "op"},
+            affected=tuple(sorted({input_op_id(x) for x in r.affected_left if L.nodes[x].kind == "op"},
                                   key=lambda x: lorder.get(x, 0))),
-            affected_right=tuple(sorted({x.split("~")[0] for x in r.affected_right if R.nodes[x].kind == "op"},
+            affected_right=tuple(sorted({input_op_id(x) for x in r.affected_right if R.nodes[x].kind == "op"},
                                         key=lambda x: rorder.get(x, 0))),
             context=tuple([f"entry @{function}"] + ctx[::-1]), detail=cl.detail(r)))
     return out

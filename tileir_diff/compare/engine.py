@@ -12,7 +12,7 @@ import time
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..bytecode.gc_pause import gc_paused
-from ..graph import FunctionGraph
+from ..graph import FunctionGraph, input_op_id
 from ..ir import Module
 from ..match import LimitExceeded, Limits, match_functions
 from ..normalize import normalize, select_rules, tag_origins
@@ -86,7 +86,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         lnodes, rnodes, stage = L.nodes, R.nodes, ctx.mapping.stage
         for l, r in ctx.mapping.l2r.items():
             if lnodes[l].kind == "op" and rnodes[r].kind == "op":
-                mapping.append((_op_id(l), _op_id(r), stage[l]))
+                mapping.append((input_op_id(l), input_op_id(r), stage[l]))
         stats["functions"].append({"left": lf.name, "right": rf.name, "nodes_left": len(L), "nodes_right": len(R),
                                    "graph_s": round(t_graph, 4), **ctx.stats})
     for i in only_l:
@@ -96,11 +96,6 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         diffs.append(Difference("structure", f"entry @{nr.functions[j].name} only on the right",
                                 None, OpRef(f"f{j}", f"entry @{nr.functions[j].name}", None), nr.functions[j].name))
     return _Run(diffs, functions, mapping, stats, counts, limits_hit)
-
-
-def _op_id(nid: str) -> str:
-    """The input file's op id of a graph node (ops a rule inserted carry ``~suffix``)."""
-    return nid.split("~", 1)[0] if "~" in nid else nid
 
 
 def _function_level(lf, rf, i, j, fname) -> List[Difference]:

@@ -52,6 +52,12 @@ class Node:
         return f"<node {self.nid} {self.name}>"
 
 
+def input_op_id(nid: str) -> str:
+    """The input file's op id of a node (ops a rule inserted carry ``~suffix`` on the id of the
+    op they came from)."""
+    return nid.split("~", 1)[0] if "~" in nid else nid
+
+
 def combiner_expression(block: Block) -> str:
     """A reduce/scan body as one canonical expression over its block arguments a0, a1, ..."""
     names: Dict[int, str] = {a.vid: f"a{i}" for i, a in enumerate(block.arguments)}

@@ -6,8 +6,8 @@ scoped and reused, so they are never used as identities).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping, Optional, Tuple
 
 from .types import FunctionType, Type
 

@@ -13,7 +13,6 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..dialect import OPS_BY_NAME
 from ..ir import Block, Function, Operation
 from .canon import attr_key, fmt_type
-from .util import public_attributes
 
 #: Ops whose whole operand list is a set (order carries no meaning).
 SET_OPERAND_OPS = frozenset({"join_tokens"})

@@ -114,44 +114,53 @@ def has_trait(op: Operation, trait: str) -> bool:
 
 # --- uses and fresh ids ---------------------------------------------------------------------
 
+def ops_of(*bodies: Block) -> Iterator[Operation]:
+    """Every op in the given blocks, nested regions included (parents before their bodies).
+    One generator with an explicit stack: Function.walk() nests a generator per region level,
+    which costs a frame per level per op."""
+    stack = [b.operations for b in bodies]
+    while stack:
+        for op in stack.pop():
+            yield op
+            if op.regions:
+                stack.extend(b.operations for r in op.regions for b in r.blocks)
+
+
 def use_counts(function: Function) -> Counter:
     """vid -> number of operand uses anywhere in the function (regions included)."""
     uses: Counter = Counter()
-    # An explicit stack rather than Function.walk(): nested generators cost a frame per level per op.
-    stack = [function.body.operations]
-    while stack:
-        for op in stack.pop():
-            for v in op.operands:
-                uses[v.vid] += 1
-            for r in op.regions:
-                for b in r.blocks:
-                    stack.append(b.operations)
+    for op in ops_of(function.body):
+        for v in op.operands:
+            uses[v.vid] += 1
     return uses
 
 
 def count_ops(module: Module) -> int:
     """Number of ops in ``module``, regions included."""
-    n = 0
-    stack = [f.body.operations for f in module.functions]
-    while stack:
-        ops = stack.pop()
-        n += len(ops)
-        for op in ops:
-            if op.regions:
-                stack.extend(b.operations for r in op.regions for b in r.blocks)
-    return n
+    return sum(1 for _ in ops_of(*(f.body for f in module.functions)))
 
 
 def op_names(module: Module) -> set:
     """The set of op names used in ``module``, regions included."""
-    names = set()
-    stack = [f.body.operations for f in module.functions]
-    while stack:
-        for op in stack.pop():
-            names.add(op.name)
-            if op.regions:
-                stack.extend(b.operations for r in op.regions for b in r.blocks)
-    return names
+    return {op.name for op in ops_of(*(f.body for f in module.functions))}
+
+
+def drop_unused(function: Function, droppable: Callable[[Operation], bool]) -> Function:
+    """Remove ``droppable`` ops none of whose results is used, until none is left (removing one
+    can leave its operands' producers unused): the clean-up a rule does after itself, so that it
+    does not depend on dead-code being enabled."""
+    while True:
+        uses = use_counts(function)
+        removed = [0]
+
+        def fn(op, subst):
+            if droppable(op) and all(uses[r.vid] == 0 for r in op.results):
+                removed[0] += 1
+                return []
+            return None
+        function = rewrite_function(function, fn)
+        if not removed[0]:
+            return function
 
 
 def max_vid(function: Function) -> int:
@@ -239,5 +248,5 @@ def all_ops(module: Module) -> Iterable[Operation]:
 
 
 __all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
-           "group_span", "operand_role", "has_trait", "use_counts", "count_ops", "op_names", "max_vid", "substitute", "rewrite_block",
+           "group_span", "operand_role", "has_trait", "use_counts", "count_ops", "op_names", "ops_of", "drop_unused", "max_vid", "substitute", "rewrite_block",
            "rewrite_function", "map_functions", "enum_name", "op_def"]

@@ -5,7 +5,7 @@ from typing import Dict, List, Tuple
 
 from ...ir import Bounded, DivBy, Function, Operation, Value
 from ..rule import Rule, register
-from ..util import map_functions, max_vid, rewrite_function, use_counts
+from ..util import drop_unused, map_functions, max_vid, use_counts
 from ._scoped import scoped_rewrite
 
 
@@ -109,19 +109,8 @@ def _canonical_chains(f: Function) -> Tuple[Function, int]:
 def _drop_orphaned(f: Function, had_users, first_fresh: int) -> Function:
     """Remove assumes whose only users were the assumes folded into a later set (their facts live
     on in it). An assume that had no user in the input stays: it still states its facts."""
-    while True:
-        uses = use_counts(f)
-        removed = [0]
-
-        def fn(op, subst):
-            vid = op.results[0].vid if op.name == "assume" and op.results else None
-            if vid is not None and uses[vid] == 0 and (vid in had_users or vid >= first_fresh):
-                removed[0] += 1
-                return []
-            return None
-        f = rewrite_function(f, fn)
-        if not removed[0]:
-            return f
+    return drop_unused(f, lambda op: op.name == "assume" and len(op.results) == 1
+                       and (op.results[0].vid in had_users or op.results[0].vid >= first_fresh))
 
 
 def _build(base_value: Value, full: Tuple[object, ...], who: Dict[object, Operation], current: Operation,

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Set
 
 from ..rule import Rule, register
-from ..util import enum_name, has_trait, map_functions, public_attributes, rewrite_function, use_counts
+from ..util import drop_unused, enum_name, has_trait, map_functions, public_attributes, rewrite_function
 from ._ranges import Ranges, known_bool
 
 
@@ -112,15 +112,4 @@ class NonnegativeDivision(Rule):
 
 def _drop_unused(f, candidates: Set[int]):
     """Remove the fix-up ops left without users (so the rule does not depend on dead-code)."""
-    while True:
-        uses = use_counts(f)
-        removed = [0]
-
-        def fn(op, subst):
-            if id(op) in candidates and all(uses[r.vid] == 0 for r in op.results):
-                removed[0] += 1
-                return []
-            return None
-        f = rewrite_function(f, fn)
-        if not removed[0]:
-            return f
+    return drop_unused(f, lambda op: id(op) in candidates)

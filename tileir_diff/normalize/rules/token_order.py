@@ -7,7 +7,7 @@ from ...ir import Function, Operation, TokenType, Value
 from ...ir.types import TokenType as _TokenType
 from ..rule import Rule, register
 from ...dialect import OPS_BY_NAME
-from ..util import (enum_name, group_names, group_span, has_trait, map_functions, max_vid, origin,
+from ..util import (drop_unused, enum_name, group_names, group_span, has_trait, map_functions, max_vid, origin,
                     rewrite_function)
 
 #: Ops through which a pointer or view keeps pointing into the same allocation (operand 0).
@@ -250,16 +250,4 @@ def _token_required(op: Operation) -> bool:
 def _drop_dead_tokens(f: Function) -> Function:
     """Remove make_token/join_tokens left unused by the rewrite (this rule cleans up after itself
     so that it does not depend on dead-code being enabled)."""
-    from ..util import use_counts
-    while True:
-        uses = use_counts(f)
-        removed = [0]
-
-        def fn(op, subst):
-            if op.name in ("make_token", "join_tokens") and all(uses[r.vid] == 0 for r in op.results):
-                removed[0] += 1
-                return []
-            return None
-        f = rewrite_function(f, fn)
-        if not removed[0]:
-            return f
+    return drop_unused(f, lambda op: op.name in ("make_token", "join_tokens"))
