@@ -737,6 +737,52 @@ class Classifier:
                         owned.add(x)
 
 
+_CHECK_CATEGORY = {"signature": "signature", "placement": "control_flow", "order": "control_flow",
+                   "memory-order": "memory"}
+
+
+def checker_roots(cl: Classifier, violations, roots: List[_Root]) -> List[_Root]:
+    """Roots for the checker's violations that no root of the classifier covers (the checker,
+    not the classifier, decides what must be reported; the classifier only words it). An op made
+    a root here leaves the ``affected`` list of the root that had swallowed it."""
+    out: List[_Root] = []
+    seen: Set[Tuple[Optional[str], Optional[str]]] = set()
+    L, R = cl.L, cl.R
+    for v in violations:
+        l = v.left if v.left in L.nodes else None
+        r = v.right if v.right in R.nodes else None
+        if (l, r) in seen or (l is None and r is None):
+            continue
+        seen.add((l, r))
+        finding = None
+        if l is not None and r is not None and L.nodes[l].kind == R.nodes[r].kind == "op":
+            if v.kind == "operand":
+                finding = cl._wiring_finding(l, r, list(v.slots))
+                finding = Finding(finding.category, finding.message)
+            elif v.kind == "label":
+                fs = cl.pair_findings(l, r)
+                if fs:
+                    finding = Finding(fs[0].category, "; ".join(f.message for f in fs))
+            elif v.kind == "placement":
+                finding = cl._placement_finding(L.nodes[l], R.nodes[r])
+        if finding is None:
+            if v.kind == "unmapped":
+                g, nid = (L, l) if l is not None else (R, r)
+                n = g.nodes[nid]
+                text = cl.lt if l is not None else cl.rt
+                finding = Finding(family(n.name) if n.kind == "op" else "signature",
+                                  f"{cl._describe_node(g, text, nid)} only on the {'left' if l else 'right'}")
+            else:
+                n = (L.nodes[l] if l is not None else R.nodes[r])
+                finding = Finding(_CHECK_CATEGORY.get(v.kind, family(n.name)), v.message)
+        kind = "changed" if l is not None and r is not None else ("only_left" if l is not None else "only_right")
+        out.append(_Root(l, r, finding.category, finding.message, kind=kind))
+        for root in roots:
+            root.affected_left.discard(l)
+            root.affected_right.discard(r)
+    return out
+
+
 def _group_names(op, version):
     from ..normalize.util import group_names
     return group_names(op, version)

@@ -12,6 +12,7 @@ import time
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..bytecode.gc_pause import gc_paused
+from ..check import check_functions, check_module_level, covered
 from ..graph import FunctionGraph, input_op_id
 from ..ir import Module
 from ..match import LimitExceeded, Limits, match_functions
@@ -19,7 +20,7 @@ from ..normalize import normalize, select_rules, tag_origins
 from ..normalize.util import count_ops
 from ..normalize.canon import attr_key, attr_text
 from ..normalize.keys import clear_caches as clear_key_caches
-from .classify import Classifier, to_differences
+from .classify import Classifier, checker_roots, to_differences
 from .describe import FunctionText
 from .result import DeferredLines, DiffResult, Difference, OpRef
 
@@ -76,6 +77,17 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         cls = Classifier(L, R, ctx.mapping, ltexts[i], rtexts[j], nl.version, nr.version,
                          commutative="commutative-operands" in (rules or ()), unpaired=(ctx.lfree, ctx.rfree))
         roots = cls.run()
+        # The trusted checker decides: every violation of the mapping must be a reported root
+        # (or, for cascades, listed under one); what is not becomes a root of its own.
+        violations = check_functions(lf, i, rf, j, ctx.mapping.l2r, left.functions[i], right.functions[j])
+        open_violations = covered(violations, *_root_sets(roots))
+        if any(r.category == "signature" for r in roots):
+            # arguments shifted by an inserted or removed one: the signature root names the cause
+            open_violations = [v for v in open_violations if v.kind != "signature"]
+        unverifiable = [v for v in open_violations if v.kind == "unverifiable"]
+        if unverifiable:
+            limits_hit.append(f"checker could not verify @{fname}: {unverifiable[0].message}")
+        roots.extend(checker_roots(cls, [v for v in open_violations if v.kind != "unverifiable"], roots))
         fdiffs = to_differences(cls, roots, fname)
         fdiffs.extend(_function_level(lf, rf, i, j, fname))
         diffs.extend(fdiffs)
@@ -89,6 +101,16 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
                 mapping.append((input_op_id(l), input_op_id(r), stage[l]))
         stats["functions"].append({"left": lf.name, "right": rf.name, "nodes_left": len(L), "nodes_right": len(R),
                                    "graph_s": round(t_graph, 4), **ctx.stats})
+    for v in check_module_level(nl, nr, pairs):
+        if v.left is None and v.right is None:  # module globals
+            diffs.append(Difference("structure", v.message, None, None, nl.functions[0].name if nl.functions else ""))
+            continue
+        if v.left is None or v.right is None or any(d.left and d.left.op_id == v.left for d in diffs):
+            continue  # entries on one side only are reported below; entry hints above
+        i, j = int(v.left[1:]), int(v.right[1:])
+        fname = nl.functions[i].name
+        diffs.append(Difference("structure", v.message, OpRef(f"f{i}", f"entry @{fname}", None),
+                                OpRef(f"f{j}", f"entry @{nr.functions[j].name}", None), fname))
     for i in only_l:
         diffs.append(Difference("structure", f"entry @{nl.functions[i].name} only on the left",
                                 OpRef(f"f{i}", f"entry @{nl.functions[i].name}", None), None, nl.functions[i].name))
@@ -96,6 +118,17 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         diffs.append(Difference("structure", f"entry @{nr.functions[j].name} only on the right",
                                 None, OpRef(f"f{j}", f"entry @{nr.functions[j].name}", None), nr.functions[j].name))
     return _Run(diffs, functions, mapping, stats, counts, limits_hit)
+
+
+def _root_sets(roots):
+    """(own left, own right, listed left, listed right) node ids of the classifier's roots."""
+    own_l = {r.left for r in roots if r.left}
+    own_r = {r.right for r in roots if r.right}
+    listed_l, listed_r = set(own_l), set(own_r)
+    for r in roots:
+        listed_l |= r.affected_left
+        listed_r |= r.affected_right
+    return own_l, own_r, listed_l, listed_r
 
 
 def _function_level(lf, rf, i, j, fname) -> List[Difference]:

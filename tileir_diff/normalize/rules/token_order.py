@@ -10,11 +10,6 @@ from ...dialect import OPS_BY_NAME
 from ..util import (drop_unused, enum_name, group_names, group_span, has_trait, map_functions, max_vid, origin,
                     rewrite_function)
 
-#: Ops through which a pointer or view keeps pointing into the same allocation (operand 0).
-_ADDRESS_PRESERVING = frozenset({"make_partition_view", "make_strided_view", "make_gather_scatter_view",
-                                 "make_tensor_view", "assume", "broadcast", "reshape", "offset", "permute",
-                                 "ptr_to_ptr"})
-_ADDRESS_GROUPS = ("view", "pointers", "source", "destination")
 _FENCING_ORDERS = frozenset({"acquire", "release", "acq_rel"})
 
 
@@ -72,25 +67,6 @@ class _FunctionTokens:
             return frozenset().union(*(self.flatten(x) for x in p.operands))
         return frozenset({self.index[id(p)]}) if id(p) in self.index else frozenset()
 
-    def root(self, op: Operation):
-        """The entry argument the op's address derives from, or None when unknown."""
-        for g in _ADDRESS_GROUPS:
-            span = group_span(op, g, self.version)
-            if span is not None and span[1]:
-                v = op.operands[span[0]]
-                break
-        else:
-            return None
-        args = {a.vid: i for i, a in enumerate(self.f.arguments)}
-        for _ in range(64):
-            if v.vid in args:
-                return args[v.vid]
-            p = self.producer.get(v.vid)
-            if p is None or p.name not in _ADDRESS_PRESERVING or not p.operands:
-                return None
-            v = p.operands[0]
-        return None
-
     def kind(self, op: Operation) -> str:
         order = enum_name(op.attributes.get("memory_ordering_semantics"))
         if not has_trait(op, "memory") or order in _FENCING_ORDERS:
@@ -102,14 +78,12 @@ def canonical_order(ft: _FunctionTokens):
     """Per tracked op: the transitive reduction of the happens-before pairs that matter."""
     n = len(ft.tracked)
     kinds = [ft.kind(op) for op in ft.tracked]
-    roots = [ft.root(op) for op in ft.tracked]
 
     def conflict(a: int, b: int) -> bool:
-        if "barrier" in (kinds[a], kinds[b]):
-            return True
-        if kinds[a] == kinds[b] == "read":
-            return False
-        return roots[a] is None or roots[b] is None or roots[a] == roots[b]
+        # Only two plain reads commute. Accesses through different entry arguments are kept in
+        # order too: Tile IR carries no fact that two arguments are disjoint, and a frontend
+        # that may see them alias (cuTile Python's alias groups) chains them on purpose.
+        return "barrier" in (kinds[a], kinds[b]) or not kinds[a] == kinds[b] == "read"
 
     carried: Dict[int, FrozenSet[int]] = {}   # token vid -> all tracked ops before it
 
@@ -144,25 +118,26 @@ def canonical_order(ft: _FunctionTokens):
 
 @register
 class TokenOrder(Rule):
-    """Absorbs: how memory-token chains are spelled, keeping only the ordering they impose
-    between ops that can observe it. For each op with a token operand (loads, stores, atomics,
+    """Absorbs: how memory-token chains are spelled, keeping the ordering they impose between
+    accesses that can observe it. For each op with a token operand (loads, stores, atomics,
     print/gdc/fence ops) the set of ops that happen before it is taken from its token; pairs
-    of two plain loads, and pairs of accesses whose addresses derive from two different entry
-    arguments, are dropped (cuTile passes distinct arrays as non-aliasing); what is left is
-    transitively reduced and written back as ``token = %t`` / ``join_tokens`` / no token.
-    So independent loads may be reordered, ``make_token`` vs no token, nested vs flat
-    ``join_tokens``, and extra ordering between different arrays all become one form.
+    of two plain loads are dropped (two reads commute); what is left is transitively reduced
+    and written back as ``token = %t`` / ``join_tokens`` / no token. So independent loads may
+    be reordered, and ``make_token`` vs no token, one ``make_token`` per array vs a shared one,
+    nested vs flat ``join_tokens`` all become one form.
 
-    Why meaning is kept: tokens only order memory effects; an order between two reads, or
-    between accesses to distinct allocations, is not observable.
+    Why meaning is kept: tokens only order memory effects, and an order between two reads is
+    not observable.
 
-    Never touches: the order of a store (or atomic) against a load or store whose address
-    derives from the same entry argument, or from an unknown address (computed/loaded pointers);
-    anything involving ``print_tko``, gdc ops, fences or acquire/release atomics; functions where
-    tokens cross region boundaries (loop-carried tokens) are left exactly as written.
+    Never touches: the order of a store (or atomic) against any other access, whichever arrays
+    they go through -- no fact in Tile IR proves two entry arguments disjoint, and cuTile Python
+    orders accesses to arrays of one alias group on purpose; anything involving ``print_tko``,
+    gdc ops, fences or acquire/release atomics; functions where tokens cross region boundaries
+    (loop-carried tokens) are left exactly as written.
     """
     name = "token-order"
-    mutant = "a load of x no longer ordered after the store to x (or two stores to x swapped)"
+    mutant = ("a load no longer ordered after a store, to the same array or another one (or two stores "
+              "swapped)")
 
     def apply(self, module):
         version = module.version

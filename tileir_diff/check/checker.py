@@ -1,0 +1,571 @@
+"""The trusted checker: does a proposed op mapping prove two normalized functions the same?
+
+The matcher is a heuristic; nothing it says is trusted. Before any ``identical``/``equivalent``
+verdict the engine hands this module the two normalized functions and the matcher's node
+mapping, and this module decides, by its own walk of the IR, whether the mapping is an
+isomorphism that preserves meaning:
+
+1. every entry argument maps to the argument at the same position, with the same type;
+2. every op on both sides is mapped, one to one;
+3. mapped ops have equal labels: name, attributes (bit-exact), operand groups, result types,
+   region and block counts, block argument types; ``reduce``/``scan`` combiner bodies compared
+   op by op;
+4. mapped ops sit at the same region path: their parents are mapped to each other (or both are
+   at the top level) and they are in the same region and block;
+5. every operand is produced by the mapped producer (same result index), except that the two
+   operands of an op the op table calls commutative may cross and ``join_tokens`` operands
+   compare as a set;
+6. effects that no token orders (``assert``, ``alloca``, terminators, region ops whose bodies
+   have effects) keep their relative order in each block;
+7. on the functions as they were read (before normalization), every pair of mapped memory
+   accesses that may overlap (all pairs but two plain reads) is ordered by the token graph on
+   the left exactly when the mapped pair is ordered on the right. No two entry arguments are
+   assumed disjoint: Tile IR 13.1-13.5 records aliasing only through the token chains the
+   frontend writes, so an ordering one side writes and the other omits is a difference.
+
+It imports only the IR and the op table: no graph, matcher, key or classifier code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from ..dialect import OPS_BY_NAME
+from ..ir import Block, Function, Module, Operation, TokenType
+
+#: Ops whose regions are combiners, compared op by op inside the op's label (not mapped).
+_COMBINER_OPS = frozenset({"reduce", "scan"})
+_FENCING = frozenset({"acquire", "release", "acq_rel"})
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One way the mapping fails to prove the two functions the same.
+
+    ``kind``: ``signature``, ``function``, ``unmapped``, ``label``, ``placement``, ``operand``,
+    ``order``, ``memory-order``, ``unverifiable``. ``left``/``right`` are node ids (op ids,
+    ``f0/a3`` for entry arguments). ``cascade``: the violation may be explained by a difference
+    upstream (an unmapped producer, a result type following changed inputs) and is covered when
+    its op is listed under any root; otherwise only a root at this very op covers it.
+    """
+    kind: str
+    left: Optional[str]
+    right: Optional[str]
+    message: str
+    slots: Tuple[Tuple[int, int], ...] = ()
+    cascade: bool = False
+
+
+class _Index:
+    """One function's ops by node id, with where each sits and who produces each value."""
+
+    def __init__(self, f: Function, index: int):
+        self.f = f
+        self.prefix = f"f{index}"
+        self.ops: Dict[str, Operation] = {}
+        self.order: List[str] = []
+        self.where: Dict[str, Tuple[Optional[str], int, int]] = {}   # id -> (parent id, region, block)
+        self.blocks: Dict[Tuple[Optional[str], int, int], List[str]] = {}
+        self.producer: Dict[int, Tuple[str, int]] = {}               # vid -> (node id, result index)
+        self.problems: List[str] = []
+        for k, a in enumerate(f.arguments):
+            self.producer[a.vid] = (f"{self.prefix}/a{k}", 0)
+        self._block(f.body, self.prefix, None, 0, 0)
+
+    def _block(self, block: Block, prefix: str, parent: Optional[str], region: int, blk: int) -> None:
+        ids = self.blocks.setdefault((parent, region, blk), [])
+        for j, op in enumerate(block.operations):
+            nid = op.origin or f"{prefix}/o{j}"
+            if nid in self.ops:  # the graph's convention for a duplicated origin tag
+                k = 1
+                while f"{nid}~{k}" in self.ops:
+                    k += 1
+                nid = f"{nid}~{k}"
+            self.ops[nid] = op
+            self.order.append(nid)
+            self.where[nid] = (parent, region, blk)
+            ids.append(nid)
+            for v in op.operands:
+                if v.vid not in self.producer:
+                    self.problems.append(f"{nid}: operand %v{v.vid} has no producer before it")
+            for i, r in enumerate(op.results):
+                self.producer[r.vid] = (nid, i)
+            if op.name in _COMBINER_OPS:
+                continue
+            for k, reg in enumerate(op.regions):
+                for b_i, b in enumerate(reg.blocks):
+                    for i, a in enumerate(b.arguments):
+                        self.producer[a.vid] = (f"{nid}/r{k}/a{i}", 0)
+                    self._block(b, f"{nid}/r{k}", nid, k, b_i)
+
+
+def _traits(op: Operation) -> frozenset:
+    d = OPS_BY_NAME.get(op.name)
+    return d.traits if d is not None else frozenset()
+
+
+def _has_token_group(op: Operation) -> bool:
+    d = OPS_BY_NAME.get(op.name)
+    return d is not None and any(o.name == "token" for o in d.operands)
+
+
+def _has_effect(op: Operation) -> bool:
+    """Whether running the op can be observed besides its results and tokens: effect ops
+    without a token (``assert``, ``alloca``), and region ops whose bodies hold an effect or leave
+    the body early (``break``, ``return``, a ``continue`` below the loop's own body)."""
+    t = _traits(op)
+    if "pure" in t or "terminator" in t:
+        return False
+    if op.regions and op.name not in _COMBINER_OPS:
+        return _body_has_effect(op, top=True)
+    return True
+
+
+def _body_has_effect(op: Operation, top: bool) -> bool:
+    for reg in op.regions:
+        for b in reg.blocks:
+            for k, x in enumerate(b.operations):
+                t = _traits(x)
+                if x.name in ("break", "return"):
+                    return True
+                if x.name == "continue" and not (top and op.name in ("for", "loop") and k == len(b.operations) - 1):
+                    return True
+                if "terminator" in t or "pure" in t:
+                    continue
+                if x.regions and x.name not in _COMBINER_OPS:
+                    if _body_has_effect(x, top=False):
+                        return True
+                    continue
+                return True
+    return False
+
+
+def _unordered_effect(op: Operation) -> bool:
+    """An effect whose order only its position in the block gives (no token orders it)."""
+    return _has_effect(op) and not _has_token_group(op)
+
+
+def _commutative(op: Operation) -> bool:
+    t = _traits(op)
+    return len(op.operands) >= 2 and (("commutative" in t and len(op.operands) == 2) or "commutative2" in t)
+
+
+def _label_problems(a: Operation, b: Operation, amap, bmap) -> List[str]:
+    """What differs between two ops apart from their operands and placement."""
+    out = []
+    if a.name != b.name:
+        return [f"op {a.name} -> {b.name}"]
+    if dict(a.attributes) != dict(b.attributes):
+        keys = [k for k in a.attributes if a.attributes.get(k) != b.attributes.get(k)]
+        keys += [k for k in b.attributes if k not in a.attributes]
+        out.append(f"{a.name} attributes differ: {', '.join(keys)}")
+    if tuple(a.segments) != tuple(b.segments) or len(a.operands) != len(b.operands):
+        out.append(f"{a.name} operand groups {list(a.segments)} -> {list(b.segments)}")
+    if len(a.regions) != len(b.regions) or any(len(x.blocks) != len(y.blocks) for x, y in zip(a.regions, b.regions)):
+        out.append(f"{a.name} regions differ in number")
+    else:
+        for x, y in zip(a.regions, b.regions):
+            for bx, by in zip(x.blocks, y.blocks):
+                if [v.type for v in bx.arguments] != [v.type for v in by.arguments]:
+                    out.append(f"{a.name} region argument types differ")
+        if a.name in _COMBINER_OPS and not _same_combiners(a, b, amap, bmap):
+            out.append(f"{a.name} combiner bodies differ")
+    return out
+
+
+def _type_problem(a: Operation, b: Operation) -> Optional[str]:
+    if len(a.results) != len(b.results):
+        return f"{a.name} result count {len(a.results)} -> {len(b.results)}"
+    if any(x.type != y.type for x, y in zip(a.results, b.results)):
+        return f"{a.name} result types differ"
+    return None
+
+
+def _same_combiners(a: Operation, b: Operation, amap, bmap) -> bool:
+    """reduce/scan bodies as the expressions their terminators yield (the order of independent
+    ops in a body means nothing): block arguments by position, a value from outside the body by
+    its mapped producer (amap/bmap: vid -> outer node id)."""
+    for ra, rb in zip(a.regions, b.regions):
+        for ba, bb in zip(ra.blocks, rb.blocks):
+            table: Dict[tuple, int] = {}  # hash-consed expressions, shared by both sides
+            ea, eb = _yielded(ba, amap, table), _yielded(bb, bmap, table)
+            if ea is None or ea != eb:
+                return False
+    return True
+
+
+def _yielded(block: Block, outer, table: Dict[tuple, int]):
+    """The terminator's operands as expression numbers (equal numbers: equal expressions), or
+    None. Hash-consing keeps this linear: nested tuples would compare in exponential time on a
+    body that reuses values."""
+    if not block.operations or "terminator" not in _traits(block.operations[-1]):
+        return None
+    expr = {x.vid: ("arg", i) for i, x in enumerate(block.arguments)}
+    for op in block.operations[:-1]:
+        if op.regions:
+            return None
+        key = (op.name, tuple(sorted((k, repr(v)) for k, v in op.attributes.items())), tuple(op.segments),
+               tuple(repr(r.type) for r in op.results),
+               tuple(expr[v.vid] if v.vid in expr else ("outer", outer(v.vid)) for v in op.operands))
+        num = table.setdefault(key, len(table))
+        for i, r in enumerate(op.results):
+            expr[r.vid] = ("op", num, i)
+    term = block.operations[-1]
+    return term.name, tuple(expr[v.vid] if v.vid in expr else ("outer", outer(v.vid)) for v in term.operands)
+
+
+class FunctionCheck:
+    """Checks 1-6 (and 7 when the raw functions are given) for one pair of functions."""
+
+    def __init__(self, left: Function, li: int, right: Function, ri: int, l2r: Mapping[str, str],
+                 raw_left: Optional[Function] = None, raw_right: Optional[Function] = None):
+        self.L, self.R = _Index(left, li), _Index(right, ri)
+        self.l2r = dict(l2r)
+        self.raw = (raw_left, raw_right)
+        self.violations: List[Violation] = []
+
+    def _v(self, kind, left, right, message, slots=(), cascade=False):
+        self.violations.append(Violation(kind, left, right, message, tuple(slots), cascade))
+
+    def run(self) -> List[Violation]:
+        L, R, l2r = self.L, self.R, self.l2r
+        for p in L.problems + R.problems:
+            self._v("unverifiable", None, None, p)
+        if self.violations:
+            return self.violations
+        self._signature()
+        r2l: Dict[str, str] = {}
+        for l, r in l2r.items():
+            if r in r2l:
+                self._v("unverifiable", l, r, f"mapping not one to one: {r} paired twice")
+            r2l[r] = l
+        self.r2l = r2l
+        violating = set()
+        for l in L.order:
+            r = l2r.get(l)
+            if r is None or r not in R.ops:
+                self._v("unmapped", l, None, f"{L.ops[l].name} {l} has no counterpart on the right", cascade=True)
+                violating.add(l)
+        for r in R.order:
+            if r2l.get(r) not in L.ops:
+                self._v("unmapped", None, r, f"{R.ops[r].name} {r} has no counterpart on the left", cascade=True)
+        for l in L.order:
+            r = l2r.get(l)
+            if r is None or r not in R.ops:
+                continue
+            if self._pair(l, r):
+                violating.add(l)
+        self._types(violating)
+        self._order()
+        if self.raw[0] is not None and self.raw[1] is not None:
+            self._memory_order()
+        return self.violations
+
+    # --- 1. signature ------------------------------------------------------------------------
+    def _signature(self) -> None:
+        la, ra = self.L.f.arguments, self.R.f.arguments
+        if len(la) != len(ra):
+            self._v("signature", None, None, f"{len(la)} entry arguments -> {len(ra)}")
+        for k, a in enumerate(la):
+            lid, rid = f"{self.L.prefix}/a{k}", f"{self.R.prefix}/a{k}"
+            if self.l2r.get(lid) != rid:
+                self._v("signature", lid, self.l2r.get(lid), f"entry argument {k} is paired with "
+                        f"{self.l2r.get(lid) or 'nothing'}, not with argument {k}")
+            elif k < len(ra) and a.type != ra[k].type:
+                self._v("signature", lid, rid, f"entry argument {k} type differs")
+        for k in range(len(la), len(ra)):
+            self._v("signature", None, f"{self.R.prefix}/a{k}", f"entry argument {k} only on the right")
+
+    # --- 2-5. one mapped pair ------------------------------------------------------------
+    def _mapped(self, src_l: Tuple[str, int]) -> Tuple[Optional[str], int]:
+        nid, res = src_l
+        return self.l2r.get(nid), res
+
+    def _pair(self, l: str, r: str) -> bool:
+        L, R = self.L, self.R
+        a, b = L.ops[l], R.ops[r]
+        bad = False
+        for msg in _label_problems(a, b, lambda v: self._mapped(L.producer[v]) if v in L.producer else None,
+                                   lambda v: R.producer.get(v)):
+            self._v("label", l, r, msg)
+            bad = True
+        pl, region_l, blk_l = L.where[l]
+        pr, region_r, blk_r = R.where[r]
+        if (pl is None) != (pr is None) or (pl is not None and self.l2r.get(pl) != pr) \
+                or region_l != region_r or blk_l != blk_r:
+            self._v("placement", l, r, f"{a.name} {l} sits {_path(pl, region_l)} on the left, "
+                                       f"{_path(pr, region_r)} on the right")
+            bad = True
+        if a.name != b.name or len(a.operands) != len(b.operands):
+            return True
+        got = [(L.producer[v.vid], R.producer[w.vid]) for v, w in zip(a.operands, b.operands)]
+        agree = [self._mapped(x) == y for x, y in got]
+        if all(agree):
+            return bad
+        slots = [(k, k) for k, ok in enumerate(agree) if not ok]
+        if a.name == "join_tokens":
+            if sorted(map(str, (self._mapped(x) for x, _ in got))) == sorted(map(str, (y for _, y in got))):
+                return bad
+        elif _commutative(a) and agree[2:] == [True] * len(agree[2:]):
+            (x0, y0), (x1, y1) = got[0], got[1]
+            if self._mapped(x0) == y1 and self._mapped(x1) == y0:
+                return bad
+        cascade = all(self.l2r.get(got[i][0][0]) is None or self.r2l.get(got[j][1][0]) is None for i, j in slots)
+        self._v("operand", l, r, f"{a.name} {l}: operand(s) {', '.join(str(i) for i, _ in slots)} "
+                                 f"produced by unpaired values", slots, cascade=cascade)
+        return True
+
+    def _types(self, violating: set) -> None:
+        """A result type that differs is explained when an input of the op already differs."""
+        L, R = self.L, self.R
+        for l in L.order:
+            r = self.l2r.get(l)
+            if r is None or r not in R.ops:
+                continue
+            a, b = L.ops[l], R.ops[r]
+            if a.name != b.name:
+                continue
+            msg = _type_problem(a, b)
+            if msg is None:
+                continue
+            upstream = any(L.producer[v.vid][0] in violating for v in a.operands)
+            self._v("label", l, r, msg, cascade=upstream)
+            violating.add(l)
+
+    # --- 6. unordered effects keep their order -------------------------------------------
+    def _order(self) -> None:
+        L, R = self.L, self.R
+        for (parent, region, blk), ids in L.blocks.items():
+            rparent = None if parent is None else self.l2r.get(parent)
+            if parent is not None and rparent is None:
+                continue  # an unmapped region op is a violation of its own
+            right_ids = R.blocks.get((rparent, region, blk), [])
+            left_seq = [self.l2r[x] for x in ids if x in self.l2r and _unordered_effect(L.ops[x])]
+            right_seq = [x for x in right_ids if x in self.r2l and _unordered_effect(R.ops[x])]
+            both = set(left_seq) & set(right_seq)
+            left_seq = [x for x in left_seq if x in both]
+            right_seq = [x for x in right_seq if x in both]
+            for x, y in zip(left_seq, right_seq):
+                if x != y:
+                    self._v("order", self.r2l[x], x, f"{R.ops[x].name}: the effects {_path(parent, region)} "
+                                                     f"run in another order")
+                    break
+
+    # --- 7. memory order on the functions as read -----------------------------------------
+    def _memory_order(self) -> None:
+        left, right = (_TokenOrder(f) for f in self.raw)
+        if not (left.ok and right.ok):
+            return  # tokens cross regions: token-order leaves these as written and check 5 holds them
+        # index the right's tracked ops by the left index of their (normalized) counterpart, so
+        # both happens-before relations are bit sets over the same positions
+        shared: Dict[str, int] = {}
+        for i, nid in enumerate(left.ids):
+            r = self.l2r.get(nid)
+            if r is not None and r in right.pos:
+                shared[r] = i
+        extra = len(left.ids)
+        rindex = []
+        for nid in right.ids:
+            if nid in shared:
+                rindex.append(shared[nid])
+            else:
+                rindex.append(extra)
+                extra += 1
+        lhb = left.before(list(range(len(left.ids))))
+        rhb = right.before(rindex)
+        mapped_mask = 0
+        for i in shared.values():
+            mapped_mask |= 1 << i
+        reads_l = left.read_mask(list(range(len(left.ids))))
+        for nid, ri in zip(right.ids, rindex):
+            if nid not in shared:
+                continue
+            li = shared[nid]
+            lpos = left.ids[li]
+            rpos = right.pos[nid]
+            conflicts = mapped_mask if left.kinds[li] != "read" else mapped_mask & ~reads_l
+            lb, rb = lhb[li] & conflicts, rhb[rpos] & conflicts
+            if lb != rb:
+                only_l = _bits(lb & ~rb)
+                only_r = _bits(rb & ~lb)
+                parts = []
+                if only_l:
+                    parts.append("left orders it after " + ", ".join(left.ids[i] for i in only_l[:3]))
+                if only_r:
+                    parts.append("right orders it after the counterparts of " +
+                                 ", ".join(left.ids[i] for i in only_r[:3]))
+                self._v("memory-order", lpos, nid, f"{left.ops[li].name} {lpos}: " + "; ".join(parts))
+
+
+def _bits(x: int) -> List[int]:
+    out, i = [], 0
+    while x:
+        if x & 1:
+            out.append(i)
+        x >>= 1
+        i += 1
+    return out
+
+
+def _path(parent: Optional[str], region: int) -> str:
+    return "at the top level" if parent is None else f"in region {region} of {parent}"
+
+
+class _TokenOrder:
+    """Happens-before between the token-tracked ops of a function as written."""
+
+    def __init__(self, f: Function):
+        self.ids: List[str] = []
+        self.ops: List[Operation] = []
+        self.pos: Dict[str, int] = {}
+        self.kinds: List[str] = []
+        self.ok = True
+        self._producer: Dict[int, Operation] = {}
+        self._tracked: Dict[int, int] = {}   # id(op) -> position
+        if any(isinstance(a.type, TokenType) for a in f.arguments):
+            self.ok = False
+            return
+        for op in _walk(f):
+            for r in op.results:
+                self._producer[r.vid] = op
+            if op.regions and op.name not in _COMBINER_OPS:
+                if any(isinstance(r.type, TokenType) for r in op.results) or any(
+                        isinstance(a.type, TokenType) for reg in op.regions for b in reg.blocks for a in b.arguments):
+                    self.ok = False
+            if _has_token_group(op):
+                self._tracked[id(op)] = len(self.ops)
+                self.pos[op.origin or f"?{len(self.ops)}"] = len(self.ops)
+                self.ids.append(op.origin or f"?{len(self.ops)}")
+                self.ops.append(op)
+                t = _traits(op)
+                order = getattr(op.attributes.get("memory_ordering_semantics"), "name",
+                                op.attributes.get("memory_ordering_semantics"))
+                self.kinds.append("barrier" if "memory" not in t or order in _FENCING else
+                                  "write" if "writes" in t else "read")
+            elif op.name != "join_tokens" and any(isinstance(v.type, TokenType) for v in op.operands):
+                self.ok = False  # a token reaches a terminator or an op we do not model
+
+    def _token_operand(self, op: Operation):
+        d = OPS_BY_NAME[op.name]
+        names = [o.name for o in d.operands]
+        if len(op.segments) != len(names):
+            # without segment sizes, the token is the operand of token type
+            toks = [v for v in op.operands if isinstance(v.type, TokenType)]
+            return toks[0] if toks else None
+        i = names.index("token")
+        start, size = sum(op.segments[:i]), op.segments[i]
+        return op.operands[start] if size else None
+
+    def before(self, index: Sequence[int]) -> List[int]:
+        """Per tracked op (in this function's order): the bit set, over ``index`` positions, of
+        the tracked ops its token makes it wait for (transitively)."""
+        carried: Dict[int, int] = {}
+
+        def of(v) -> int:
+            if v is None:
+                return 0
+            stack = [v]
+            while stack:
+                x = stack[-1]
+                if x.vid in carried:
+                    stack.pop()
+                    continue
+                p = self._producer.get(x.vid)
+                if p is None or p.name == "make_token":
+                    carried[x.vid] = 0
+                    stack.pop()
+                    continue
+                if p.name == "join_tokens":
+                    deps = [u for u in p.operands if u.vid not in carried]
+                    if deps:
+                        stack.extend(deps)
+                        continue
+                    m = 0
+                    for u in p.operands:
+                        m |= carried[u.vid]
+                    carried[x.vid] = m
+                    stack.pop()
+                    continue
+                if id(p) in self._tracked:
+                    t = self._token_operand(p)
+                    if t is not None and t.vid not in carried:
+                        stack.append(t)
+                        continue
+                    carried[x.vid] = (carried[t.vid] if t is not None else 0) | (1 << index[self._tracked[id(p)]])
+                else:
+                    carried[x.vid] = 0
+                stack.pop()
+            return carried[v.vid]
+
+        return [of(self._token_operand(op)) for op in self.ops]
+
+    def read_mask(self, index: Sequence[int]) -> int:
+        m = 0
+        for i, k in enumerate(self.kinds):
+            if k == "read":
+                m |= 1 << index[i]
+        return m
+
+
+def _walk(f: Function):
+    stack = [iter(f.body.operations)]
+    while stack:
+        op = next(stack[-1], None)
+        if op is None:
+            stack.pop()
+            continue
+        yield op
+        if op.regions and op.name not in _COMBINER_OPS:
+            for reg in reversed(op.regions):
+                for b in reversed(reg.blocks):
+                    stack.append(iter(b.operations))
+
+
+def check_module_level(left: Module, right: Module, pairs: Sequence[Tuple[int, int]]) -> List[Violation]:
+    """What a function mapping cannot show: unpaired functions, entry attributes, globals."""
+    out = []
+    paired_l = {i for i, _ in pairs}
+    paired_r = {j for _, j in pairs}
+    for i, f in enumerate(left.functions):
+        if i not in paired_l:
+            out.append(Violation("function", f"f{i}", None, f"entry @{f.name} has no counterpart"))
+    for j, f in enumerate(right.functions):
+        if j not in paired_r:
+            out.append(Violation("function", None, f"f{j}", f"entry @{f.name} has no counterpart"))
+    for i, j in pairs:
+        a, b = left.functions[i], right.functions[j]
+        for what in ("result_types", "is_entry", "hints", "arg_attrs"):
+            if getattr(a, what) != getattr(b, what):
+                out.append(Violation("function", f"f{i}", f"f{j}", f"entry @{a.name}: {what} differ"))
+    gl = sorted((g.name, g.value, g.alignment, g.visibility, g.constant) for g in left.globals) \
+        if all(g.name is not None for g in left.globals) else None
+    gr = sorted((g.name, g.value, g.alignment, g.visibility, g.constant) for g in right.globals) \
+        if all(g.name is not None for g in right.globals) else None
+    if gl != gr or gl is None:
+        if left.globals or right.globals:
+            out.append(Violation("function", None, None, "module globals differ"))
+    return out
+
+
+def check_functions(left: Function, li: int, right: Function, ri: int, l2r: Mapping[str, str],
+                    raw_left: Optional[Function] = None, raw_right: Optional[Function] = None) -> List[Violation]:
+    """All violations of checks 1-7 for one function pair (empty: the mapping proves them the same)."""
+    return FunctionCheck(left, li, right, ri, l2r, raw_left, raw_right).run()
+
+
+def covered(violations: Iterable[Violation], own_left: set, own_right: set, listed_left: set,
+            listed_right: set) -> List[Violation]:
+    """The violations no reported root accounts for. A root covers its own ops (``own_*``) and
+    lists the ops it explains (``listed_*``, own ops included); a violation that is not a
+    cascade is covered only by a root at its own op."""
+    out = []
+    for v in violations:
+        if v.kind == "unverifiable":
+            out.append(v)
+            continue
+        if v.left in own_left or v.right in own_right:
+            continue
+        if v.cascade and (v.left in listed_left or v.right in listed_right):
+            continue
+        out.append(v)
+    return out
