@@ -271,6 +271,15 @@ class Classifier:
             return f"{g.nodes[src].name} {src}"
         return text.value(v.vid)
 
+    @staticmethod
+    def _producer_text(g: FunctionGraph, nid: str, k: int, name: str) -> str:
+        src, res, _ = g.nodes[nid].operands[k]
+        if src is None:
+            return name
+        n = g.nodes[src]
+        what = n.name if n.kind == "op" else ("entry argument" if n.kind == "arg" else "region argument")
+        return f"{name} ({what} {input_op_id(src)}{'#' + str(res) if res else ''})"
+
     def opref(self, side: str, nid: Optional[str]) -> Optional[OpRef]:
         if nid is None:
             return None
@@ -370,8 +379,10 @@ class Classifier:
         for i, j in slots:
             role = operand_role(a.op, i, self.vl)
             cat = cat or self._slot_category(name, role)
-            parts.append(f"{name} {role} (operand {i}): {self._operand_text(self.L, self.lt, l, i)} -> "
-                         f"{self._operand_text(self.R, self.rt, r, j)}")
+            lt, rt = self._operand_text(self.L, self.lt, l, i), self._operand_text(self.R, self.rt, r, j)
+            if lt == rt:  # each side names its own values: say what produces them
+                lt, rt = self._producer_text(self.L, l, i, lt), self._producer_text(self.R, r, j, rt)
+            parts.append(f"{name} {role} (operand {i}): {lt} -> {rt}")
         return Finding(cat or "arith", "; ".join(parts))
 
     @staticmethod

@@ -26,7 +26,7 @@ _SIZE_CAP = 1 << 30
 
 
 class Node:
-    __slots__ = ("nid", "kind", "name", "op", "value", "label", "hash", "parent", "position", "depth",
+    __slots__ = ("nid", "kind", "name", "op", "value", "label", "hash", "parent", "region", "position", "depth",
                  "operands", "users", "children", "size", "height", "arg_index", "seq")
 
     def __init__(self, nid: str, kind: str, name: str):
@@ -38,6 +38,7 @@ class Node:
         self.label = ""               # compare key: equal labels = same op apart from its operands
         self.hash = ""                # Merkle key over label, operands and region bodies
         self.parent: Optional[str] = None   # enclosing region op (node id)
+        self.region = 0               # which region of the parent holds it
         self.position = 0             # index in its block (or argument index)
         self.depth = 0
         self.operands: List[Tuple[Optional[str], int, str]] = []  # per operand: (producer, result idx, kind)
@@ -120,12 +121,12 @@ class FunctionGraph:
         self.node_list.append(n)
         return n
 
-    def _block(self, block: Block, prefix: str, parent: Optional[str], depth: int) -> None:
+    def _block(self, block: Block, prefix: str, parent: Optional[str], depth: int, region: int = 0) -> None:
         producer, nodes, op_keys, by_hash = self._producer, self.nodes, self._keys.op, self.by_hash
         for j, op in enumerate(block.operations):
             nid = op.origin or f"{prefix}/o{j}"
             n = self._add(nid, "op", op.name)
-            n.op, n.parent, n.position, n.depth = op, parent, j, depth
+            n.op, n.parent, n.position, n.depth, n.region = op, parent, j, depth, region
             n.hash = h = op_keys[op]
             same = by_hash.get(h)
             if same is None:
@@ -164,12 +165,13 @@ class FunctionGraph:
                         for i, a in enumerate(b.arguments):
                             an = self._add(f"{n.nid}/r{k}/a{i}", "barg", "barg")
                             an.value, an.parent, an.position, an.depth, an.arg_index = a, n.nid, i, depth + 1, i
+                            an.region = k
                             an.label = f"barg:{k}:{i}:{fmt_type(a.type)}"
                             an.hash = self._keys.value[a.vid]
                             self._producer[a.vid] = (an.nid, 0)
                             n.children.append(an.nid)
                         before = len(self.order)
-                        self._block(b, f"{n.nid}/r{k}", n.nid, depth + 1)
+                        self._block(b, f"{n.nid}/r{k}", n.nid, depth + 1, k)
                         n.children.extend(x for x in self.order[before:] if self.nodes[x].parent == n.nid)
                 n.label += "{" + "|".join(sig) + "}"
 

@@ -102,9 +102,15 @@ class MatchContext:
             raise LimitExceeded(f"time budget of {self.limits.time_budget_s:g}s exceeded during {where}")
 
     def add(self, left: str, right: str, stage: str) -> bool:
-        """Pair two unpaired nodes (Mapping.add, inlined: the matcher's hottest call)."""
+        """Pair two unpaired nodes (Mapping.add, inlined: the matcher's hottest call). Refused
+        across region paths: two nodes pair only when they sit in the same region of parents
+        that are paired with each other (or not yet paired at all), and a region op only with
+        one whose body holds the counterparts of its own paired children."""
         m = self.mapping
         if left in m.l2r or right in m.r2l:
+            return False
+        a, b = self.left.nodes[left], self.right.nodes[right]
+        if not self._same_region_path(a, b):
             return False
         m.l2r[left] = right
         m.r2l[right] = left
@@ -112,6 +118,28 @@ class MatchContext:
         self.td_open[left] = right
         self.rank[left] = len(self.rank)
         del self.lfree[left], self.rfree[right]
+        return True
+
+    def _same_region_path(self, a, b) -> bool:
+        pa, pb = a.parent, b.parent
+        if (pa is None) != (pb is None) or a.region != b.region:
+            return False
+        m = self.mapping
+        if pa is not None:
+            if m.l2r.get(pa, pb) != pb or m.r2l.get(pb, pa) != pa:
+                return False
+        if a.children:
+            rnodes = self.right.nodes
+            for c in a.children:
+                rc = m.l2r.get(c)
+                if rc is not None and (rnodes[rc].parent != b.nid or rnodes[rc].region != self.left.nodes[c].region):
+                    return False
+        if b.children:
+            lnodes = self.left.nodes
+            for c in b.children:
+                lc = m.r2l.get(c)
+                if lc is not None and (lnodes[lc].parent != a.nid or lnodes[lc].region != self.right.nodes[c].region):
+                    return False
         return True
 
     def bottom_up_candidates(self) -> List[tuple]:

@@ -550,7 +550,7 @@ def same_io(ctx: MatchContext) -> int:
     for nid in ctx.rfree:
         n = R.nodes[nid]
         if n.kind == "op" and n.operands:
-            rsig[(n.parent, tuple((s, res) for s, res, _ in n.operands))].append(nid)
+            rsig[(n.parent, n.region, tuple((s, res) for s, res, _ in n.operands))].append(nid)
     for nid in list(ctx.lfree):
         n = L.nodes[nid]
         if n.kind != "op" or nid in m.l2r or not n.operands:
@@ -560,7 +560,7 @@ def same_io(ctx: MatchContext) -> int:
         parent = m.l2r.get(n.parent) if n.parent is not None else None
         if n.parent is not None and parent is None:
             continue
-        key = (parent, tuple((m.l2r[s], res) for s, res, _ in n.operands))
+        key = (parent, n.region, tuple((m.l2r[s], res) for s, res, _ in n.operands))
         cands = [x for x in rsig.get(key, ()) if x not in m.r2l]
         if len(cands) == 1 and ctx.add(nid, cands[0], "same-io"):
             added += 1
