@@ -141,6 +141,19 @@ def test_cse_mutant_different_tile_shape_view():
     assert_not_absorbed(a, b, "tile_shape")
 
 
+def test_cse_mutant_assume_moved_out_of_a_branch():
+    # the assume holds only where the branch runs: hoisting it would assume it everywhere
+    guard = ("  %c0 = constant <i32: 0> : tile<i32>\n"
+             "  %g = cmpi equal %arg2, %c0, signed : tile<i32> -> tile<i1>\n")
+    inside = guard + ("  if %g {\n    %as = assume div_by<16>, %arg2 : tile<i32>\n"
+                      "    %u = addi %as, %as : tile<i32>\n    yield\n  }\n")
+    outside = guard + ("  %as = assume div_by<16>, %arg2 : tile<i32>\n"
+                       "  if %g {\n    %u = addi %as, %as : tile<i32>\n    yield\n  }\n")
+    a = kernel(load("a") + inside + store("%a"))
+    b = kernel(load("a") + outside + store("%a"))
+    assert verdict(a, b).verdict == "different"
+
+
 # --- dead-code ---------------------------------------------------------------------------------
 def test_dead_code():
     a = kernel(load("a") + store("%a"))

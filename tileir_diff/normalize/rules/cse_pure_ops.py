@@ -14,7 +14,8 @@ class CsePureOps(Rule):
     of the same tensor view with the same type, a repeated ``reshape``/``broadcast``/``exti`` of
     the same value, or a repeated ``assume`` with the same predicate on the same value. First,
     such ops inside loop/if bodies whose operands are all defined outside are hoisted before the
-    region's op (loop-invariant code motion); then the later op's results are replaced by the
+    region's op (loop-invariant code motion; never an ``assume``, whose fact holds only where it
+    stands); then the later op's results are replaced by the
     earlier dominating op's (scoped like constant-dedup). Counts hoists plus merges.
 
     Why meaning is kept: a pure op's results depend only on its operands and attributes.
@@ -34,4 +35,6 @@ class CsePureOps(Rule):
             attrs = tuple(sorted((k, attr_key(v)) for k, v in public_attributes(op).items()))
             return (op.name, attrs, tuple(v.vid for v in op.operands), op.segments,
                     tuple(fmt_type(r.type) for r in op.results))
-        return map_functions(module, lambda f: hoist_then_dedup(f, lambda op: key(op) is not None, key))
+        # an assume is a fact where it stands: one inside a branch says nothing on the other path
+        return map_functions(module, lambda f: hoist_then_dedup(
+            f, lambda op: op.name != "assume" and key(op) is not None, key))
