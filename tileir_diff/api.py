@@ -57,14 +57,30 @@ def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iter
     return result
 
 
-def assert_equivalent(a: Any, b: Any, *, allow_unknown: bool = False, **options: Any):
+def accepted(result: Any, allow: Any = (), allow_unknown: bool = False) -> bool:
+    """Whether a DiffResult passes ``assert_equivalent``: identical/equivalent, or a verdict the
+    caller allows (``allow``: "specialization" for ``specialized``, "unknown")."""
+    allow = {allow} if isinstance(allow, str) else set(allow or ())
+    unknown_names = {"specialization", "specialized", "unknown"}
+    if allow - unknown_names:
+        raise ValueError(f"allow takes 'specialization' and/or 'unknown', not {sorted(allow - unknown_names)}")
+    if result.is_equivalent:
+        return True
+    if result.verdict == "specialized" and allow & {"specialization", "specialized"}:
+        return True
+    return result.verdict == "unknown" and (allow_unknown or "unknown" in allow)
+
+
+def assert_equivalent(a: Any, b: Any, *, allow: Any = (), allow_unknown: bool = False, **options: Any):
     """Return the DiffResult when ``a`` and ``b`` are identical or equivalent, else raise
     ``NotEquivalent`` whose message is the text report (root differences first).
 
-    An ``unknown`` verdict (matcher limits hit) fails too unless ``allow_unknown``.
+    ``allow="specialization"`` also accepts ``specialized`` (the same computation under other
+    assumptions or hints); an ``unknown`` verdict (matcher limits hit) fails unless
+    ``allow_unknown`` (or ``allow="unknown"``).
     """
     result = diff(a, b, **options)
-    if result.is_equivalent or (allow_unknown and result.verdict == "unknown"):
+    if accepted(result, allow, allow_unknown):
         return result
     raise NotEquivalent(result.to_text(), result)
 

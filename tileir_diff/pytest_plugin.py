@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 _SESSION_KEY = pytest.StashKey["TileIRSession"]()
-_VERDICT_ORDER = ("identical", "equivalent", "different", "unknown")
+_VERDICT_ORDER = ("identical", "equivalent", "specialized", "different", "unknown")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -85,12 +85,14 @@ class TileIR:
         self.results.append(result)
         return result
 
-    def assert_equivalent(self, left: Any, right: Any, *, allow_unknown: bool = False, **options: Any):
-        """Fail the test (``NotEquivalent``, root differences first) unless identical/equivalent."""
+    def assert_equivalent(self, left: Any, right: Any, *, allow: Any = (), allow_unknown: bool = False,
+                          **options: Any):
+        """Fail the test (``NotEquivalent``, root differences first) unless identical/equivalent
+        (``allow="specialization"`` accepts ``specialized`` too)."""
         __tracebackhide__ = True
-        from .api import NotEquivalent
+        from .api import NotEquivalent, accepted
         result = self.diff(left, right, **options)
-        if result.is_equivalent or (allow_unknown and result.verdict == "unknown"):
+        if accepted(result, allow, allow_unknown):
             return result
         raise NotEquivalent(result.to_text(), result)
 

@@ -439,6 +439,10 @@ class Classifier:
         a, b = L.nodes[root.left], R.nodes[root.right]
         if a.kind != "op" or b.kind != "op" or a.name != b.name:
             return out
+        if a.name == "assume":
+            from .specialization import stronger
+            side = stronger(a.op.attributes.get("predicate"), b.op.attributes.get("predicate"))
+            out["assumes_more"] = side or "neither"
         aa, ba = a.op.attributes, b.op.attributes
         keys = [k for k in aa if k[:1] != "_"] + [k for k in ba if k[:1] != "_" and k not in aa]
         changed = [k for k in keys if (k in aa) != (k in ba) or attr_key(aa[k]) != attr_key(ba[k])]

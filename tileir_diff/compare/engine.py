@@ -23,6 +23,7 @@ from ..normalize.keys import clear_caches as clear_key_caches
 from .classify import Classifier, checker_roots, to_differences
 from .describe import FunctionText
 from .result import DeferredLines, DiffResult, Difference, OpRef
+from .specialization import SPECIALIZATION_CATEGORIES, assumes_more, strip_assumptions
 
 
 class _Run:
@@ -183,8 +184,15 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
         elif run.differences:
             verdict = "different"
             rules_applied = {k: v for k, v in run.counts.items() if v}
+            if all(d.category in SPECIALIZATION_CATEGORIES for d in run.differences):
+                # the same computation under other assumptions? proven on the kernels without them
+                bare = _run(strip_assumptions(tl), strip_assumptions(tr), ltexts, rtexts, chosen, (), limits,
+                            deadline)
+                if not bare.differences and not bare.limits_hit:
+                    verdict = "specialized"
+                    run.differences = [_with_assumption_side(d) for d in run.differences]
             optional_off = [n for n in _all_optional() if n not in chosen]
-            if optional_off:
+            if optional_off and verdict == "different":
                 _add_rule_hints(run, tl, tr, ltexts, rtexts, chosen, optional_off, limits, deadline)
         else:
             applied = {k: v for k, v in run.counts.items() if v}
@@ -207,11 +215,25 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
     summary = _summary(left, right) if with_summary else {}
     # Printed on first use of result.left_lines/right_lines (HTML and JSON reports), not here.
     llines, rlines = (DeferredLines(lines_l.lines), DeferredLines(lines_r.lines)) if with_lines else ([], [])
-    return DiffResult(verdict=verdict, differences=run.differences if verdict == "different" else [],
+    return DiffResult(verdict=verdict, differences=run.differences if verdict in ("different", "specialized") else [],
                       rules_applied=rules_applied, summary=summary, left_source=lsrc, right_source=rsrc,
                       functions=run.functions, mapping=run.mapping, stats=stats, reason=reason,
                       left_lines=llines, right_lines=rlines,
                       rules_disabled=[n for n in _all_optional() if n not in chosen])
+
+
+def _with_assumption_side(d: Difference) -> Difference:
+    """A specialization root of a ``specialized`` pair, saying which side assumes more."""
+    side = assumes_more(d)
+    if side is None:
+        return d
+    note = {"left": "the left assumes more", "right": "the right assumes more: it is valid only for inputs that "
+            "satisfy it", "same": "the same fact, spelled differently",
+            "neither": "neither implies the other"}.get(side, side)
+    detail = dict(d.detail)
+    detail["assumes_more"] = side
+    return Difference(d.category, f"{d.message} ({note})", d.left, d.right, d.function, d.affected, d.rule_hint,
+                      d.affected_right, d.context, detail)
 
 
 def _all_optional() -> List[str]:

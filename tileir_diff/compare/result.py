@@ -11,11 +11,13 @@ from typing import Any, Dict, List, Optional, Tuple
 
 CATEGORIES = ("tile_shape", "memory", "reduction", "mma", "control_flow", "arith", "constant", "type",
               "signature", "specialization", "attribute", "hints", "structure")
-VERDICTS = ("identical", "equivalent", "different", "unknown")
-SCHEMA_VERSION = "1.1"  # 1.1: Difference.detail filled (kind, left_op, right_op, attributes, operands, slot)
+VERDICTS = ("identical", "equivalent", "specialized", "different", "unknown")
+# 1.1: Difference.detail filled (kind, left_op, right_op, attributes, operands, slot)
+# 1.2: verdict "specialized" (same computation, other assumptions/hints); detail.assumes_more
+SCHEMA_VERSION = "1.2"
 
 #: Exit status per verdict (2 is reserved for bad input / usage, raised before a result exists).
-EXIT_CODES = {"identical": 0, "equivalent": 0, "different": 1, "unknown": 3}
+EXIT_CODES = {"identical": 0, "equivalent": 0, "different": 1, "unknown": 3, "specialized": 4}
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,11 @@ class DiffResult:
     @property
     def is_equivalent(self) -> bool:
         return self.verdict in ("identical", "equivalent")
+
+    @property
+    def is_specialized(self) -> bool:
+        """The same computation under other assumptions/hints (the differences list them)."""
+        return self.verdict == "specialized"
 
     def to_dict(self) -> dict:
         return {

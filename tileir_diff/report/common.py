@@ -6,6 +6,7 @@ from typing import Any, Dict, List, Optional, Tuple
 VERDICT_MEANING = {
     "identical": "same after renaming values only",
     "equivalent": "same after the normalization rules listed",
+    "specialized": "the same computation under other assumptions or hints (listed)",
     "different": "root differences found",
     "unknown": "the matcher hit a limit; no verdict",
 }
@@ -15,7 +16,9 @@ def headline(result: Any) -> str:
     n = len(result.differences)
     affected = sum(len(d.affected) for d in result.differences)
     text = f"{result.verdict.upper()}: {result.left_source} vs {result.right_source}"
-    if result.verdict == "different":
+    if result.verdict == "specialized":
+        text += f" ({n} assumption/hint difference{'s' if n != 1 else ''})"
+    elif result.verdict == "different":
         text += f" ({n} root difference{'s' if n != 1 else ''}"
         text += f", {affected} affected op{'s' if affected != 1 else ''})" if affected else ")"
     elif result.verdict == "unknown" and result.reason:

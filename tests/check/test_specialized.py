@@ -1,0 +1,79 @@
+"""The ``specialized`` verdict: the same computation under other assumptions/hints, proven by the
+checker on the kernels with every assume and hint stripped; anything else stays ``different``."""
+from __future__ import annotations
+
+import pytest
+
+import tileir_diff
+from tileir_diff.api import accepted
+
+from . import kernels as K
+
+
+def _with_assume(text: str, predicate: str) -> str:
+    """Wrap the first shape argument in ``assume predicate`` (as a frontend's specialization)."""
+    return text.replace("  %0 = make_token : token\n",
+                        f"  %0 = make_token : token\n  %n = assume {predicate}, %arg1 : tile<i32>\n", 1) \
+        .replace("shape = [%arg1]", "shape = [%n]", 1)
+
+
+def test_extra_assumption_on_the_port_is_specialized_and_says_who_assumes_more():
+    base = K.exp2_sub()
+    port = _with_assume(base, "div_by<16>")
+    r = tileir_diff.diff(base, port)
+    assert r.verdict == "specialized" and r.exit_code == 4
+    assert [d.category for d in r.differences] == ["specialization"]
+    assert r.differences[0].detail["assumes_more"] == "right"
+    assert "right assumes more" in r.differences[0].message
+
+
+def test_weaker_and_stronger_divisibility():
+    a = _with_assume(K.exp2_sub(), "div_by<8>")
+    b = _with_assume(K.exp2_sub(), "div_by<16>")
+    r = tileir_diff.diff(a, b)
+    assert r.verdict == "specialized"
+    assert r.differences[0].detail["assumes_more"] == "right"
+    assert tileir_diff.diff(b, a).differences[0].detail["assumes_more"] == "left"
+
+
+def test_hints_only_is_specialized():
+    a = K.exp2_sub()
+    b = a.replace("optimization_hints=<default = {}>", "optimization_hints=<sm_90 = {num_cta_in_cga = 2}>")
+    r = tileir_diff.diff(a, b)
+    assert r.verdict == "specialized", r.to_text()
+    assert {d.category for d in r.differences} == {"hints"}
+
+
+def test_an_assumption_difference_plus_a_computation_difference_is_different():
+    a = K.exp2_sub()
+    b = _with_assume(K.exp2_sub(True), "div_by<16>")
+    r = tileir_diff.diff(a, b)
+    assert r.verdict == "different"
+    assert "arith" in {d.category for d in r.differences}
+
+
+def test_an_assumption_that_changes_what_is_computed_is_not_stripped_away():
+    # the assume's result feeds another place than the original value did: after stripping
+    # the two kernels still differ, so the verdict stays different
+    a = K.upstream_and_index()
+    b = a.replace("  %c1 = constant <i32: 1> : tile<i32>\n",
+                  "  %c1 = constant <i32: 1> : tile<i32>\n  %ax = assume div_by<2>, %by : tile<i32>\n") \
+        .replace("%by1 = addi %by, %c1", "%by1 = addi %ax, %ax")
+    assert tileir_diff.diff(a, b).verdict == "different"
+
+
+def test_allow_specialization_in_assert_equivalent_and_the_json_schema():
+    base = K.exp2_sub()
+    port = _with_assume(base, "div_by<16>")
+    with pytest.raises(tileir_diff.NotEquivalent):
+        tileir_diff.assert_equivalent(base, port)
+    assert tileir_diff.assert_equivalent(base, port, allow="specialization").verdict == "specialized"
+    r = tileir_diff.diff(base, port)
+    assert accepted(r, ["specialization"]) and not accepted(r)
+    import json
+    data = json.loads(r.to_json())
+    assert data["schema_version"] == "1.2" and data["verdict"] == "specialized"
+    from tileir_diff.report.json_schema import validate
+    assert not validate(data)
+    with pytest.raises(ValueError):
+        accepted(r, ["everything"])

@@ -1,0 +1,82 @@
+"""The ``specialized`` verdict: the same computation under other assumptions and hints.
+
+A port often computes what its reference computes but declares other facts: ``div_by<16>``
+where the reference says ``div_by<8>``, a bound the reference leaves out, hints under another
+scope. Such a pair is not ``equivalent`` (a port that assumes more is valid only for inputs that
+satisfy it) and not plainly ``different`` (nothing is computed differently). The engine gives
+``specialized`` only when (a) every root difference of the full comparison is a specialization
+or hints difference, and (b) the trusted checker proves the two kernels the same once every
+``assume`` is replaced by its operand and every optimization hint is dropped
+(``strip_assumptions``): the computation then provably agrees, and what is left is exactly the
+listed assumptions and hints. Each assumption difference says which side assumes more.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+from ..ir import Bounded, DivBy, Module
+from ..normalize.util import map_functions, rewrite_function
+
+#: Categories a specialized pair may differ in.
+SPECIALIZATION_CATEGORIES = frozenset({"specialization", "hints"})
+
+
+def strip_assumptions(module: Module) -> Module:
+    """``module`` with every ``assume`` replaced by its operand and every optimization hint
+    (entry hints, per-op ``optimization_hints``) dropped."""
+
+    def per_function(f):
+        def fn(op, subst):
+            if op.name == "assume" and len(op.operands) == 1 and len(op.results) == 1:
+                subst[op.results[0].vid] = op.operands[0]
+                return []
+            if "optimization_hints" in op.attributes:
+                attrs = {k: v for k, v in op.attributes.items() if k != "optimization_hints"}
+                return [op.replace(attributes=attrs)]
+            return None
+
+        nf = rewrite_function(f, fn)
+        if nf.hints is not None:
+            nf = replace(nf, hints=None)
+        return nf, 0
+
+    return map_functions(module, per_function)[0]
+
+
+def stronger(left, right) -> Optional[str]:
+    """Which of two assume predicates assumes more: ``left``, ``right``, ``same`` or None when
+    neither implies the other (or they are of different kinds)."""
+    if isinstance(left, DivBy) and isinstance(right, DivBy):
+        if (left.every, left.along) != (right.every, right.along):
+            return None
+        if left.divisor == right.divisor:
+            return "same"
+        if left.divisor % right.divisor == 0:
+            return "left"
+        if right.divisor % left.divisor == 0:
+            return "right"
+        return None
+    if isinstance(left, Bounded) and isinstance(right, Bounded):
+        def within(a, b):  # a's interval inside b's
+            lo = b.lb is None or (a.lb is not None and a.lb >= b.lb)
+            hi = b.ub is None or (a.ub is not None and a.ub <= b.ub)
+            return lo and hi
+        ab, ba = within(left, right), within(right, left)
+        if ab and ba:
+            return "same"
+        return "left" if ab else ("right" if ba else None)
+    return None
+
+
+def assumes_more(difference) -> Optional[str]:
+    """For a specialization root: ``left``/``right`` (that side assumes more), ``neither`` when
+    the two are not comparable, None when not an assumption difference."""
+    if difference.category != "specialization":
+        return None
+    kind = difference.detail.get("kind")
+    if kind == "only_right" or (difference.left is None and difference.right is not None):
+        return "right"
+    if kind == "only_left" or (difference.right is None and difference.left is not None):
+        return "left"
+    return difference.detail.get("assumes_more", "neither")
