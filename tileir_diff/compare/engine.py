@@ -16,7 +16,7 @@ from ..check import check_functions, check_module_level, covered
 from ..graph import FunctionGraph, input_op_id
 from ..ir import Module
 from ..match import LimitExceeded, Limits, match_functions
-from ..normalize import normalize, select_rules, tag_origins
+from ..normalize import normalize, one_sided_declines, select_rules, tag_origins
 from ..normalize.util import count_ops
 from ..normalize.canon import attr_key, attr_text
 from ..normalize.keys import clear_caches as clear_key_caches
@@ -59,8 +59,10 @@ def pair_functions(left: Module, right: Module) -> Tuple[List[Tuple[int, int]], 
 def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[str]], disable: Iterable[str],
          limits: Limits, deadline: float) -> _Run:
     t0 = time.perf_counter()
-    nl, cl = normalize(left, rules, disable)
-    nr, cr = normalize(right, rules, disable)
+    # a rule whose precondition fails on one function of a pair is applied to neither
+    keep_l, keep_r = one_sided_declines(left, right, pair_functions(left, right)[0], rules, disable)
+    nl, cl = normalize(left, rules, disable, keep=keep_l)
+    nr, cr = normalize(right, rules, disable, keep=keep_r)
     counts = {k: cl.get(k, 0) + cr.get(k, 0) for k in dict.fromkeys(list(cl) + list(cr))}
     t_norm = time.perf_counter() - t0
     pairs, only_l, only_r = pair_functions(nl, nr)
@@ -192,7 +194,7 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
                     verdict = "specialized"
                     run.differences = [_with_assumption_side(d) for d in run.differences]
             optional_off = [n for n in _all_optional() if n not in chosen]
-            if optional_off and verdict == "different":
+            if optional_off:
                 _add_rule_hints(run, tl, tr, ltexts, rtexts, chosen, optional_off, limits, deadline)
         else:
             applied = {k: v for k, v in run.counts.items() if v}

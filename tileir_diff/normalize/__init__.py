@@ -6,7 +6,7 @@ that keeps meaning, and the mutant it must not absorb (see docs/rules.md).
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..ir import Module
 from .rule import REGISTRY, Rule, rule_names
@@ -34,7 +34,9 @@ def select_rules(rules: Optional[Sequence[str]] = None, disable: Iterable[str] =
 
 
 def normalize(module: Module, rules: Optional[Sequence[str]] = None, disable: Iterable[str] = (),
-              ) -> Tuple[Module, Dict[str, int]]:
+              keep: Optional[Dict[str, Set[int]]] = None) -> Tuple[Module, Dict[str, int]]:
+    """Run the selected rules in order. ``keep``: rule name -> indices of functions that rule
+    must leave as written (the engine's symmetric application, see ``Rule.declines``)."""
     counts: Dict[str, int] = {}
     present = None  # op names in the module, taken when a rule with ``acts_on`` asks
     for rule in select_rules(rules, disable):
@@ -44,11 +46,47 @@ def normalize(module: Module, rules: Optional[Sequence[str]] = None, disable: It
             if present.isdisjoint(rule.acts_on):
                 counts[rule.name] = 0
                 continue
-        module, n = rule.apply(module)
+        kept = (keep or {}).get(rule.name)
+        if kept:
+            module, n = _apply_except(rule, module, kept)
+        else:
+            module, n = rule.apply(module)
         counts[rule.name] = n
         if n:
             present = None  # the rule may have added or removed ops
     return module, counts
 
 
-__all__ = ["normalize", "select_rules", "rule_names", "REGISTRY", "Rule", "UnknownRuleError", "tag_origins"]
+def _apply_except(rule: Rule, module: Module, kept: Set[int]) -> Tuple[Module, int]:
+    """``rule`` applied to every function but those in ``kept`` (rules are function-local)."""
+    from dataclasses import replace
+    todo = [i for i in range(len(module.functions)) if i not in kept]
+    if not todo:
+        return module, 0
+    part, n = rule.apply(replace(module, functions=tuple(module.functions[i] for i in todo)))
+    funcs = list(module.functions)
+    for i, f in zip(todo, part.functions):
+        funcs[i] = f
+    return replace(module, functions=tuple(funcs)), n
+
+
+def one_sided_declines(left: Module, right: Module, pairs, rules: Optional[Sequence[str]] = None,
+                       disable: Iterable[str] = ()) -> Tuple[Dict[str, Set[int]], Dict[str, Set[int]]]:
+    """For each selected rule, the functions of each side it must leave as written because it
+    declines their counterpart: (left keep, right keep), as ``normalize(keep=...)`` takes them."""
+    keep_l: Dict[str, Set[int]] = {}
+    keep_r: Dict[str, Set[int]] = {}
+    for rule in select_rules(rules, disable):
+        if type(rule).declines is Rule.declines:
+            continue
+        for i, j in pairs:
+            dl = rule.declines(left.functions[i], left.version)
+            dr = rule.declines(right.functions[j], right.version)
+            if dl and not dr:
+                keep_r.setdefault(rule.name, set()).add(j)
+            elif dr and not dl:
+                keep_l.setdefault(rule.name, set()).add(i)
+    return keep_l, keep_r
+
+
+__all__ = ["one_sided_declines", "normalize", "select_rules", "rule_names", "REGISTRY", "Rule", "UnknownRuleError", "tag_origins"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import inspect
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
-from ..ir import Module
+from ..ir import Function, Module
 
 
 class Rule:
@@ -23,6 +23,12 @@ class Rule:
     def apply(self, module: Module) -> Tuple[Module, int]:
         """Return (rewritten module, number of rewrites made). Never mutates ``module``."""
         raise NotImplementedError
+
+    def declines(self, function: Function, version) -> bool:
+        """Whether the rule's precondition fails on this function as a whole, so that the rule
+        leaves it as written. The engine uses it to apply a rule to both functions of a pair
+        or to neither (a rule applied on one side only leaves one op in two forms)."""
+        return False
 
     @classmethod
     def doc(cls) -> str:

@@ -139,6 +139,10 @@ class TokenOrder(Rule):
     mutant = ("a load no longer ordered after a store, to the same array or another one (or two stores "
               "swapped)")
 
+    def declines(self, function, version) -> bool:
+        # tokens through loop-carried values or region results: left as written
+        return not _FunctionTokens(function, version).ok
+
     def apply(self, module):
         version = module.version
 
