@@ -4,7 +4,7 @@
     python3 examples/diff_two_files.py [LEFT RIGHT]
 
 Without arguments it compares one corpus kernel exported at bytecode 13.3 and at 13.4
-(equivalent: the normalization rules absorb the version-only differences). Exits with the
+(identical: only the encoding differs; absent fields read as their defaults). Exits with the
 same status as ``tileir-diff diff``.
 """
 import sys

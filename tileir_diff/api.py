@@ -48,7 +48,7 @@ def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iter
     Raises ``TileIRFormatError`` for unreadable input.
     """
     from .compare.engine import compute_diff
-    left, right = load(a), load(b)
+    left, right = load_pair(a, b)
     result = compute_diff(left, right, rules=None if rules is None else list(rules), disable=tuple(disable),
                           limits=limits, left_source=source_label(a), right_source=source_label(b), **options)
     if execute and result.verdict in ("different", "unknown"):
@@ -69,6 +69,19 @@ def accepted(result: Any, allow: Any = (), allow_unknown: bool = False) -> bool:
     if result.verdict == "specialized" and allow & {"specialization", "specialized"}:
         return True
     return result.verdict == "unknown" and (allow_unknown or "unknown" in allow)
+
+
+def load_pair(a: Any, b: Any):
+    """Both inputs as modules. Text carries no bytecode version: text compared with bytecode is
+    read at the bytecode's version (a file and its own disassembly are then the same IR)."""
+    from .loader import is_text
+    left, right = load(a), load(b)
+    ta, tb = is_text(a), is_text(b)
+    if ta and not tb and left.version != right.version:
+        left = load(a, text_version=right.version)
+    elif tb and not ta and left.version != right.version:
+        right = load(b, text_version=left.version)
+    return left, right
 
 
 def assert_equivalent(a: Any, b: Any, *, allow: Any = (), allow_unknown: bool = False, **options: Any):

@@ -44,7 +44,7 @@ def test_diff_is_callable_when_the_engine_was_imported_first():
 
 def test_assert_equivalent_returns_the_result_or_raises_with_the_text_report():
     result = tileir_diff.assert_equivalent(DATA / "mma_f16_f32acc.v13_3.tileirbc", MMA)
-    assert result.verdict == "equivalent" and result.rules_applied
+    assert result.verdict == "identical"  # the same kernel, encoded at 13.3 and 13.4
     with pytest.raises(AssertionError) as info:
         tileir_diff.assert_equivalent(MMA, swapped_text())
     err = info.value
@@ -55,7 +55,10 @@ def test_assert_equivalent_returns_the_result_or_raises_with_the_text_report():
 
 def test_options_reach_the_engine():
     old = DATA / "mma_f16_f32acc.v13_3.tileirbc"
-    assert tileir_diff.diff(old, MMA, disable=["version-defaults"]).verdict == "different"
+    assert tileir_diff.diff(old, MMA).verdict == "identical"
+    assert tileir_diff.diff(old, MMA, rules=[]).verdict == "identical"  # version-defaults is always on
+    with pytest.raises(ValueError, match="cannot be switched off"):
+        tileir_diff.diff(old, MMA, disable=["version-defaults"])
     with pytest.raises(ValueError, match="no-such-rule"):
         tileir_diff.diff(MMA, MMA, disable=["no-such-rule"])
 

@@ -1,6 +1,8 @@
 """`tileir-diff diff` / `summary`: exit statuses, formats, output files, one-line errors."""
 from __future__ import annotations
 
+import re
+
 import json
 import os
 import subprocess
@@ -72,10 +74,17 @@ def test_other_formats(mutant, fmt, marker, capsys):
 
 
 def test_disabling_a_rule_turns_equivalent_into_different(tmp_path, capsys):
-    # Same kernel at 13.3 and 13.4: absent vs default-valued attributes need version-defaults.
+    # The same kernel at 13.3 and 13.4 is identical (version-defaults is always on); a copy
+    # with a dead constant needs dead-code.
     old, new = CORPUS / "mma_f16_f32acc.v13_3.tileirbc", MMA
     assert main(["diff", str(old), str(new), "-q"]) == 0
-    assert main(["diff", str(old), str(new), "-q", "--disable", "version-defaults"]) == 1
+    assert main(["diff", str(old), str(new), "-q", "--disable", "version-defaults"]) == 2
+    lines = run_cli("dump", MMA).stdout.splitlines()
+    lines.insert(1, "  %dead = constant <i32: 7> : tile<i32>")
+    dead = tmp_path / "dead.tileir"
+    dead.write_text("\n".join(lines) + "\n")
+    assert main(["diff", str(MMA), str(dead), "-q"]) == 0
+    assert main(["diff", str(MMA), str(dead), "-q", "--disable", "dead-code"]) == 1
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path):

@@ -48,8 +48,15 @@ def swapped():
     return text.replace("[%blockId_x, %blockId_y_14] token", "[%blockId_y_14, %blockId_x] token")
 
 
+def with_dead_constant():
+    lines = tileir_diff.print_module(tileir_diff.load(MMA)).splitlines()
+    lines.insert(1, "  %dead = constant <i32: 7> : tile<i32>")
+    return chr(10).join(lines) + chr(10)
+
+
 def test_same_kernel_two_versions(tileir):
-    result = tileir.assert_equivalent(MMA_13_3, MMA)
+    assert tileir.assert_equivalent(MMA_13_3, MMA).verdict == "identical"
+    result = tileir.assert_equivalent(MMA, with_dead_constant())
     assert result.verdict == "equivalent"
 
 
@@ -74,7 +81,7 @@ def test_fixture_outcomes_and_compact_message(kernel_tests):
     result.stdout.fnmatch_lines(["*NotEquivalent: DIFFERENT: *(1 root difference*",
                                  "E*[[]1] memory: *"])
     assert "pytest_plugin.py" not in result.stdout.str()
-    result.stdout.fnmatch_lines(["tileir: 3 comparisons: 1 equivalent, 2 different"])
+    result.stdout.fnmatch_lines(["tileir: 4 comparisons: 1 identical, 1 equivalent, 2 different"])
 
 
 def test_report_dir_gets_html_and_json_per_failure(kernel_tests, tmp_path):
@@ -94,10 +101,10 @@ def test_report_dir_gets_html_and_json_per_failure(kernel_tests, tmp_path):
 
 
 def test_disable_option_reaches_every_comparison(kernel_tests):
-    result = run(kernel_tests, "--tileir-disable=version-defaults",
+    result = run(kernel_tests, "--tileir-disable=dead-code",
                                     "-k", "two_versions")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["tileir: 1 comparisons: 1 different"])
+    result.stdout.fnmatch_lines(["tileir: 2 comparisons: 1 identical, 1 different"])
 
 
 def test_no_summary_line_without_comparisons(pytester):

@@ -44,6 +44,10 @@ class VersionDefaults(Rule):
     target (``sm_90``); 13.3+ writes ``default`` for the same thing. A lone ``sm_XX`` key in a
     < 13.3 module is read as ``default``.
 
+    Always on (it cannot be switched off): it reads the encoding, it does not compare
+    computations; the text ``tileirdisasm`` prints carries no version and omits default fields,
+    so without it a bytecode file would differ from its own disassembly.
+
     Why meaning is kept: the op table's default is, by the Tile IR spec, what an absent field means;
     a producer exporting for one target in 13.1/13.2 could not write ``default``.
 
@@ -52,6 +56,10 @@ class VersionDefaults(Rule):
     with several keys.
     """
     name = "version-defaults"
+    # Always on: it reads what a field's absence means in the file's version (and the text form
+    # has no version at all), so a file and its own disassembly, or the same kernel written at
+    # 13.3 and 13.4, are identical.
+    optional = False
     mutant = "exp rounding<approx> vs rounding full; sm_90 hints vs default in two 13.3 modules"
 
     def apply(self, module):
