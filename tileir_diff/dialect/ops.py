@@ -59,6 +59,10 @@ HINTS_OPT = attr("optimization_hints", "hints", optional=True)
 
 PURE = frozenset({"pure"})
 COMM = frozenset({"pure", "commutative"})
+# derives_address: the memory the result addresses derives from operand 0's (views of a view or
+# pointer, casts and reshapes of pointer tiles, pointer offsets, assumptions); the matcher
+# follows these ops from a memory op's address back to the entry argument it comes from.
+ADDR = frozenset({"pure", "derives_address"})
 
 _T = " : type($result)"
 _CAST = " : type($source) -> type($result)"
@@ -85,9 +89,9 @@ def _binary(name, opcode, syntax=_PLAIN_BIN, attrs=(), traits=PURE, since=V13_1,
                  operands=opnds(*operands), traits=traits)
 
 
-def _cast(name, opcode, since=V13_1, names=()):
+def _cast(name, opcode, since=V13_1, names=(), traits=PURE):
     return OpDef(name, opcode, " $source" + _CAST, since=since, results=res("result"),
-                 operands=opnds("source"), traits=PURE, result_names=names)
+                 operands=opnds("source"), traits=traits, result_names=names)
 
 
 def _terminator(name, opcode):
@@ -111,7 +115,7 @@ OPS: Tuple[OpDef, ...] = (
     OpDef("assert", 0x05, " $condition, $message : type($condition)", attrs=(attr("message", "str"),),
           operands=opnds("condition"), traits=frozenset({"effect"})),
     OpDef("assume", 0x06, " $predicate, $value : type($value)@same($result,$value)", results=res("result"),
-          attrs=(attr("predicate", "predicate"),), operands=opnds("value"), traits=PURE,
+          attrs=(attr("predicate", "predicate"),), operands=opnds("value"), traits=ADDR,
           result_names=("assume",)),
     OpDef("atomic_cas_tko", 0x07,
           " $memory_ordering_semantics $memory_scope $pointers, $cmp, $val{?mask|, $mask}{?token| token=$token}"
@@ -128,7 +132,7 @@ OPS: Tuple[OpDef, ...] = (
           result_names=("result", "result_token")),
     _cast("bitcast", 0x09),
     _terminator("break", 0x0A),
-    _cast("broadcast", 0x0B, names=("bcast",)),
+    _cast("broadcast", 0x0B, names=("bcast",), traits=ADDR),
     OpDef("cat", 0x0C, " $lhs, $rhs dim = $dim : type($lhs), type($rhs) -> type($result)", results=res("result"),
           attrs=(attr("dim", "int"),), operands=opnds("lhs", "rhs"), traits=PURE),
     _unary("ceil", 0x0D),
@@ -208,12 +212,12 @@ OPS: Tuple[OpDef, ...] = (
     OpDef("loop", 0x41, None, results=res("results*"), operands=opnds("initValues*"), counted_results=True,
           total_operand_count=True, regions=1),
     OpDef("make_partition_view", 0x42, " $tensor_view" + _T, results=res("result"), operands=opnds("tensor_view"),
-          traits=PURE, result_names=("pview",)),
+          traits=ADDR, result_names=("pview",)),
     OpDef("make_tensor_view", 0x43,
           " $base, shape = @dynlist($dynamicShape,shape), strides = @dynlist($dynamicStrides,strides)"
           " : @tvtype($base,$dynamicShape,$dynamicStrides,$result)",
           results=res("result"), operands=opnds("base", "dynamicShape*", "dynamicStrides*"), counted_results=True,
-          traits=PURE, result_names=("tview",)),
+          traits=ADDR, result_names=("tview",)),
     OpDef("make_token", 0x44, _T, results=res("result"), traits=PURE),
     _binary("maxf", 0x45, _MINMAXF, [unit("propagate_nan"), FTZ], COMM),
     _binary("maxi", 0x46, _SIGNED_BIN, [SIGNED], COMM),
@@ -235,24 +239,24 @@ OPS: Tuple[OpDef, ...] = (
           attrs=(enum("overflow", "IntegerOverflow", since=V13_2, default="none"),), operands=opnds("source"),
           traits=PURE),
     OpDef("offset", 0x51, " $ptr, $offset : type($ptr), type($offset) -> type($result)", results=res("result"),
-          operands=opnds("ptr", "offset"), traits=PURE),
+          operands=opnds("ptr", "offset"), traits=ADDR),
     _binary("ori", 0x52, traits=COMM),
     OpDef("permute", 0x53, " $source $permutation" + _CAST, results=res("result"),
-          attrs=(attr("permutation", "i32_array"),), operands=opnds("source"), traits=PURE),
+          attrs=(attr("permutation", "i32_array"),), operands=opnds("source"), traits=ADDR),
     _binary("fpowf", 0x54, " $source, $exponent" + _T, operands=("source", "exponent")),
     OpDef("print_tko", 0x55,
           " $str{?args|, $args}{?token| token=$token}{?args| : type($args)} -> type($result_token)",
           results=res(("result_token", V13_2)), attrs=(attr("str", "str"),),
           operands=opnds("args*", ("token?", V13_2)), counted_results=True, traits=frozenset({"effect"})),
     _cast("ptr_to_int", 0x56),
-    _cast("ptr_to_ptr", 0x57),
+    _cast("ptr_to_ptr", 0x57, traits=ADDR),
     OpDef("reduce", 0x58, " $operands dim=$dim identities=$identities : type($operands) -> type($results) @argregion($body)",
           results=res("results*"), attrs=(attr("dim", "int"), attr("identities", "array")),
           operands=opnds("operands*"), counted_results=True, total_operand_count=True, regions=1, traits=PURE,
           result_names=("reduce",), region_arg_names=("reduce_lhs", "reduce_rhs")),
     _binary("remf", 0x59),
     _binary("remi", 0x5A, _SIGNED_BIN, [SIGNED]),
-    OpDef("reshape", 0x5B, " $source" + _CAST, results=res("result"), operands=opnds("source"), traits=PURE,
+    OpDef("reshape", 0x5B, " $source" + _CAST, results=res("result"), operands=opnds("source"), traits=ADDR,
           result_names=("reshape",)),
     _terminator("return", 0x5C),
     OpDef("rsqrt", 0x5D, " $source{?flush_to_zero| flush_to_zero}" + _T, results=res("result"), attrs=(FTZ,),
@@ -300,9 +304,9 @@ OPS: Tuple[OpDef, ...] = (
           since=V13_3, results=res("result"), operands=opnds("lhs", "rhs", "acc", "lhs_scale", "rhs_scale"),
           traits=frozenset({"pure", "mma"})),
     OpDef("make_gather_scatter_view", 0x73, " $tensor_view" + _T, since=V13_3, results=res("result"),
-          operands=opnds("tensor_view"), traits=PURE, result_names=("gsview",)),
+          operands=opnds("tensor_view"), traits=ADDR, result_names=("gsview",)),
     OpDef("make_strided_view", 0x74, " $tensor_view" + _T, since=V13_3, results=res("result"),
-          operands=opnds("tensor_view"), traits=PURE, result_names=("sview",)),
+          operands=opnds("tensor_view"), traits=ADDR, result_names=("sview",)),
     OpDef("atomic_red_view_tko", 0x75,
           " $memory_ordering_semantics $memory_scope $view[$index], $mode, $value{?token| token = $token}"
           "@inbounds($inbounds) : type($value), type($view), @itype($index) -> type($result_token)",

@@ -68,7 +68,7 @@ class MatchContext:
     stats: Dict[str, object] = field(default_factory=dict)
     limits_hit: List[str] = field(default_factory=list)
     _positions: Optional[tuple] = field(default=None, repr=False)
-    # pairs whose commutative operands strict top-down left waiting (see stages._td_pairs)
+    # pairs whose commutative operands strict top-down left waiting (see stages/top_down.td_pairs)
     deferred: List[tuple] = field(default_factory=list, repr=False)
     # Pairs top-down may still extend, in pairing order. A pair whose operands are all paired
     # can never add anything again (pairs are permanent), so top-down drops it here instead of

@@ -1,0 +1,28 @@
+"""The vf2 stage alone: labelled isomorphism between small leftover components, under caps."""
+from __future__ import annotations
+
+from tileir_diff.match import VF2, Limits
+
+from .kernels import T, Pair, kernel, load, store
+
+COPY = kernel(load("a") + store("st", "%a"))
+NAMES = ["%a", "%arg0", "%arg1", "%arg2", "%bx", "%px", "%py", "%st", "%tx", "%ty"]
+
+
+def test_isomorphic_leftover_components_pair():
+    p = Pair(COPY)  # nothing paired: one component of ten nodes and the return on each side
+    assert p.run(VF2()) == sorted([(n, n, "vf2") for n in NAMES] + [("return", "return", "vf2")])
+
+
+def test_components_with_other_labels_or_over_the_cap_are_left():
+    p = Pair(COPY, kernel(load("a") + f"  %e = exp %a : {T}\n" + store("st", "%e")))
+    assert p.run(VF2()) == [("return", "return", "vf2")]
+    p = Pair(COPY, limits=Limits(vf2_max_nodes=5))
+    assert p.run(VF2()) == [("return", "return", "vf2")]
+    assert p.ctx.stats["vf2_components_skipped"] == 1
+
+
+def test_a_timeout_is_recorded_not_guessed():
+    p = Pair(COPY, limits=Limits(vf2_timeout_s=0))
+    assert p.run(VF2()) == []
+    assert p.ctx.limits_hit == ["vf2_timeout_s=0 (leftover component of 10 nodes)"]

@@ -1,0 +1,43 @@
+"""The matcher: the stage list and the function that runs it."""
+from __future__ import annotations
+
+import time
+from typing import Optional, Sequence
+
+from ..graph import FunctionGraph
+from .mapping import LimitExceeded, Limits, MatchContext, Mapping
+from .stage import Repeat, Stage, UntilStable
+from .stages import VF2, Anchors, Exact, Propagate, RelativeExact, SameIO
+
+#: The whole order of the matcher. Every pair is tagged with the name of the primitive stage
+#: that made it (anchors, exact, exact-relative, top-down, bottom-up, same-io, vf2).
+DEFAULT_STAGES: Sequence[Stage] = (
+    Anchors(),
+    Exact(),
+    Repeat(RelativeExact()),
+    Propagate(),
+    # relative keys first; same-io only when they add nothing; propagate after either adds
+    UntilStable([RelativeExact(), SameIO()], then=Propagate()),
+    VF2(),
+    Propagate(),
+)
+
+
+def match_functions(left: FunctionGraph, right: FunctionGraph, limits: Optional[Limits] = None,
+                    deadline: Optional[float] = None, stages: Optional[Sequence[Stage]] = None) -> MatchContext:
+    """Run ``stages`` (default ``DEFAULT_STAGES``) in order. Raises LimitExceeded when a
+    node-count or time cap is hit; a VF2 timeout is recorded in ``ctx.limits_hit`` (the engine
+    reports ``unknown`` for either)."""
+    limits = Limits.coerce(limits)
+    for g, side in ((left, "left"), (right, "right")):
+        if len(g) > limits.max_nodes:
+            raise LimitExceeded(f"{side} function @{g.function.name} has {len(g)} nodes > max_nodes={limits.max_nodes}")
+    if deadline is None:
+        deadline = time.perf_counter() + limits.time_budget_s
+    ctx = MatchContext(left, right, Mapping(), limits, deadline)
+    t0 = time.perf_counter()
+    for stage in DEFAULT_STAGES if stages is None else stages:
+        stage.run(ctx)
+    ctx.count_stages()
+    ctx.stats["seconds"] = round(time.perf_counter() - t0, 4)
+    return ctx

@@ -1,0 +1,73 @@
+"""anchors: entry arguments by position (aligned on their types when the counts differ), memory
+ops by the entry argument their address derives from (when that argument and op kind are unique
+on both sides), the entry's ``return``."""
+from __future__ import annotations
+
+import difflib
+from collections import defaultdict
+from typing import Dict, List, Optional, Tuple
+
+from ...graph import FunctionGraph
+from ...normalize.canon import fmt_type
+from ..address import address_root
+from ..mapping import MatchContext
+from ..opsets import MEMORY_OPS
+from ..stage import Stage
+
+
+class Anchors(Stage):
+    name = "anchors"
+
+    def run(self, ctx: MatchContext, seeds=None) -> int:
+        L, R = ctx.left, ctx.right
+        tag = self.name
+        added = 0
+        largs, lmem, lterm = _anchor_candidates(L)
+        rargs, rmem, rterm = _anchor_candidates(R)
+        if len(largs) == len(rargs):
+            pairs = list(zip(largs, rargs))
+        else:  # align on the type sequence so an inserted/removed argument does not shift the rest
+            lt = [fmt_type(L.nodes[n].value.type) for n in largs]
+            rt = [fmt_type(R.nodes[n].value.type) for n in rargs]
+            pairs = []
+            for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, lt, rt, autojunk=False).get_opcodes():
+                if op in ("equal", "replace"):
+                    pairs.extend(zip(largs[i1:i2], rargs[j1:j2]))
+        for a, b in pairs:
+            added += ctx.add(a, b, tag)
+
+        lroots = _by_root(L, lmem, lambda x: x)
+        rroots = _by_root(R, rmem, lambda x: ctx.mapping.r2l.get(x, "?"))
+        for key, lops in lroots.items():
+            rops = rroots.get(key, [])
+            if len(lops) == 1 and len(rops) == 1:
+                added += ctx.add(lops[0], rops[0], tag)
+        # the entry's terminator
+        if lterm is not None and rterm is not None and L.nodes[lterm].name == R.nodes[rterm].name == "return":
+            added += ctx.add(lterm, rterm, tag)
+        return added
+
+
+def _by_root(g: FunctionGraph, memory_ops: List[str], to_left) -> Dict[Tuple[str, str], List[str]]:
+    """Memory ops by (entry argument of their address, as a left id; op name)."""
+    out: Dict[Tuple[str, str], List[str]] = defaultdict(list)
+    for nid in memory_ops:
+        root = address_root(g, nid)
+        if root is not None:
+            out[(to_left(root), g.nodes[nid].name)].append(nid)
+    return out
+
+
+def _anchor_candidates(g: FunctionGraph) -> Tuple[List[str], List[str], Optional[str]]:
+    """In one pass over the graph: entry arguments, memory ops (program order) and the last
+    top-level op (the entry's terminator when the function is well formed)."""
+    args, memory, last = [], [], None
+    for n in g.node_list:
+        if n.kind == "op":
+            if n.name in MEMORY_OPS:
+                memory.append(n.nid)
+            if n.parent is None:
+                last = n.nid
+        elif n.kind == "arg":
+            args.append(n.nid)
+    return args, memory, last

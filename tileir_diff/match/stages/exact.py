@@ -1,0 +1,120 @@
+"""exact: nodes with equal Merkle hashes, largest subgraph first (GumTree / XLA hlo_diff).
+Within a hash group every left/right pair is scored and pairs are taken best first; a pair is
+accepted only if pairing the two operand cones in lock step contradicts no existing pair."""
+from __future__ import annotations
+
+from typing import List
+
+from ..mapping import MatchContext
+from ..scoring import neighbour_agreement
+from ..stage import Stage
+
+
+class Exact(Stage):
+    name = "exact"
+
+    def run(self, ctx: MatchContext, seeds=None) -> int:
+        """Equal Merkle hashes, largest subgraphs first. Within a hash group every left/right
+        pair is scored (paired neighbours, then nearness of relative position) and pairs are
+        taken best first, so that when one side has fewer copies the best-placed copy gets the
+        match."""
+        L, R = ctx.left, ctx.right
+        l2r, r2l = ctx.mapping.l2r, ctx.mapping.r2l
+        before = len(l2r)
+        lnodes = L.nodes
+        by_hash_r = R.by_hash
+        # groups in order: largest subgraph first, then tallest, then first in program order (the
+        # group lists ride in the sort keys: the position makes every key unique, so the lists are
+        # never compared, and the loop below needs no lookups by hash). Paired nodes are skipped
+        # where the lists are used.
+        groups: List[tuple] = []
+        for h, lg in L.by_hash.items():
+            rg = by_hash_r.get(h)
+            if rg is not None:
+                n = lnodes[lg[0]]
+                groups.append((-n.size, -n.height, n.seq, lg, rg))
+        groups.sort()
+        lorder, rorder = ctx.positions()
+        cap = ctx.limits.max_candidates
+        budget = ctx.limits.consistency_budget
+        for step, (_, _, _, lg, rg) in enumerate(groups):
+            if step % 128 == 0:
+                ctx.check_time("exact matching")
+            if len(lg) == 1 and len(rg) == 1:  # one copy on each side (the common case): no scoring
+                l, r = lg[0], rg[0]
+                if l in l2r or r in r2l:
+                    continue
+                seen: set = set()
+                if _consistent(ctx, l, r, budget, seen):
+                    self._pair_cone(ctx, sorted(seen, key=lambda p: lorder[p[0]]))
+                continue
+            lefts = [x for x in lg if x not in l2r]
+            rights = [x for x in rg if x not in r2l]
+            if not lefts or not rights:
+                continue
+            if len(lefts) * len(rights) > cap * cap:  # huge groups: nearest positions only
+                rights.sort()
+                pairs = []
+                for l in lefts:
+                    near = sorted(rights, key=lambda r: abs(rorder[r] - lorder[l]))[:cap]
+                    pairs.extend((l, r) for r in near)
+            else:
+                pairs = [(l, r) for l in lefts for r in rights]
+            scored = sorted(((neighbour_agreement(ctx, l, r), -abs(lorder[l] - rorder[r]), l, r) for l, r in pairs),
+                            key=lambda t: (-t[0], -t[1], t[2], t[3]))
+            for _, _, l, r in scored:
+                if l in l2r or r in r2l:
+                    continue
+                seen = set()
+                if _consistent(ctx, l, r, budget, seen):
+                    self._pair_cone(ctx, sorted(seen, key=lambda p: lorder[p[0]]))
+        return len(l2r) - before
+
+    def _pair_cone(self, ctx: MatchContext, pairs) -> None:
+        td_open = ctx.td_open
+        tag = self.name
+        for a, b in pairs:
+            if ctx.add(a, b, tag):
+                na, nb = ctx.left.nodes[a], ctx.right.nodes[b]
+                if not na.children:
+                    # every operand is in the cone (or was paired before): top-down has nothing to add
+                    del td_open[a]
+                    continue
+                # block arguments of equal region ops pair by position
+                la = [c for c in na.children if ctx.left.nodes[c].kind == "barg"]
+                ra = [c for c in nb.children if ctx.right.nodes[c].kind == "barg"]
+                if len(la) == len(ra):
+                    for x, y in zip(la, ra):
+                        ctx.add(x, y, tag)
+
+
+def _consistent(ctx: MatchContext, l: str, r: str, budget: int, seen: set) -> bool:
+    """Whether pairing l<->r and their operand cones in lock step contradicts no existing pair
+    (visiting at most ``budget`` pairs). ``seen`` receives the pairs visited."""
+    l2r, r2l = ctx.mapping.l2r, ctx.mapping.r2l
+    lnodes, rnodes = ctx.left.nodes, ctx.right.nodes
+    stack = [(l, r)]
+    while stack:
+        pair = stack.pop()
+        before = len(seen)
+        seen.add(pair)
+        if len(seen) == before:
+            continue
+        budget -= 1
+        if budget < 0:
+            return False
+        a, b = pair
+        ma, mb = l2r.get(a), r2l.get(b)
+        if ma is not None or mb is not None:
+            if ma != b or mb != a:
+                return False
+            continue
+        na, nb = lnodes[a], rnodes[b]
+        if na.kind != nb.kind or na.hash != nb.hash or len(na.operands) != len(nb.operands):
+            return False
+        for (sa, ra, _), (sb, rb, _) in zip(na.operands, nb.operands):
+            if (sa is None) != (sb is None) or ra != rb:
+                return False
+            if sa is not None:
+                stack.append((sa, sb))
+    return True
