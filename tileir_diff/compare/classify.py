@@ -16,20 +16,19 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ..graph import FunctionGraph, Node, combiner_expression, input_op_id
 from ..ir import TileType
-from ..match.stages import aligned_operand_pairs
+from ..match.opsets import MEMORY_OPS as _TABLE_MEMORY_OPS, ops_with
+from ..match.operands import aligned_operand_pairs
 from ..ir.types import TensorViewType, VIEW_TYPES
 from ..normalize.canon import attr_key, attr_text, fmt_type
 from ..normalize.util import has_trait, operand_role, public_attributes
 from .describe import FunctionText, location_text
 from .result import Difference, OpRef
 
-MEMORY_OPS = frozenset({"load_view_tko", "store_view_tko", "load_ptr_tko", "store_ptr_tko", "atomic_cas_tko",
-                        "atomic_rmw_tko", "atomic_red_view_tko", "multimem_load_reduce_view_tko",
-                        "multimem_reduce_view_tko", "multimem_store_view_tko"})
+MEMORY_OPS = _TABLE_MEMORY_OPS  # the op table's memory trait
 VIEW_OPS = frozenset({"make_partition_view", "make_strided_view", "make_gather_scatter_view", "make_tensor_view",
                       "get_index_space_shape", "get_tensor_shape", "join_tokens", "make_token"})
 REDUCTION_OPS = frozenset({"reduce", "scan"})
-MMA_OPS = frozenset({"mmaf", "mmai", "mmaf_scaled"})
+MMA_OPS = ops_with("mma")
 CONTROL_OPS = frozenset({"for", "if", "loop", "break", "continue", "yield"})
 _BOUND_ROLES = ("lowerBound", "upperBound", "step")
 
@@ -713,7 +712,7 @@ class Classifier:
             return (f"assume {attr_text(op.attributes.get('predicate'))} on "
                     f"{self._operand_text(g, text, nid, 0) if op.operands else '?'}")
         if op.name in MEMORY_OPS:
-            from ..match.stages import address_root
+            from ..match.address import address_root
             root = address_root(g, nid)
             on = f" of {text.names.get(g.nodes[root].value.vid, root)}" if root else ""
             return f"{op.name}{on} ({nid})"
