@@ -147,3 +147,19 @@ def upstream_and_index(bump: int = 1, swapped_index: bool = False) -> str:
   return
 }}
 """
+
+
+def reorder_arguments(text: str, order) -> str:
+    """The same kernel with its entry arguments in another order: ``order[k]`` is the old index
+    of the new argument k (uses renamed to match)."""
+    head, rest = text.split(") optimization_hints", 1)
+    name, params = head.split("(", 1)
+    params = [p.strip() for p in params.split(",")]
+    types = [p.split(":", 1)[1].strip() for p in params]
+    new_params = ", ".join(f"%arg{k}: {types[old]}" for k, old in enumerate(order))
+    body = rest
+    for k, old in enumerate(order):
+        body = body.replace(f"%arg{old}", f"%__new{k}__")
+    import re
+    body = re.sub(r"%__new(\d+)__", r"%arg\1", body)
+    return f"{name}({new_params}) optimization_hints{body}"

@@ -77,3 +77,27 @@ def test_allow_specialization_in_assert_equivalent_and_the_json_schema():
     assert not validate(data)
     with pytest.raises(ValueError):
         accepted(r, ["everything"])
+
+
+def test_arguments_in_another_order_pair_by_role_and_are_one_calling_convention_root():
+    base = K.exp2_sub()
+    port = K.reorder_arguments(base, [2, 3, 0, 1, 4])  # output first
+    r = tileir_diff.diff(base, port)
+    assert r.verdict == "specialized", r.to_text()
+    assert [d.category for d in r.differences] == ["signature"]
+    moved = r.differences[0].detail["calling_convention"]
+    assert {(m["left"], m["right"]) for m in moved} == {(0, 2), (1, 3), (2, 0), (3, 1)}
+    assert any("stored" in m["role"] for m in moved)
+    # the arguments pair by role, so a real bug downstream is still found and named
+    wrong = K.reorder_arguments(K.exp2_sub(True), [2, 3, 0, 1, 4])
+    r = tileir_diff.diff(base, wrong)
+    assert r.verdict == "different"
+    assert "arith" in {d.category for d in r.differences}
+
+
+def test_reordered_arguments_with_a_changed_type_are_different():
+    base = K.exp2_sub()
+    port = K.reorder_arguments(base, [2, 3, 0, 1, 4]).replace("%arg4: tile<i32>", "%arg4: tile<i64>") \
+        .replace("cmpi equal %arg4, %c0, signed : tile<i32>", "cmpi equal %arg4, %c0, signed : tile<i64>")
+    r = tileir_diff.diff(base, port)
+    assert r.verdict == "different"

@@ -74,6 +74,7 @@ class _Root:
     #: "rewired" (a user takes another input; the old one's ops are one-sided), "only_left", "only_right"
     kind: str = "changed"
     slot: Optional[Tuple[str, int]] = None  # (left user, operand index) a replacement feeds
+    extra: Dict[str, object] = field(default_factory=dict)  # added to the difference's detail
 
 
 def _slots_agree(a: Node, b: Node, l2r) -> bool:
@@ -427,7 +428,7 @@ class Classifier:
         value names or op ids, so it stays the same when unrelated code moves."""
         L, R = self.L, self.R
         out: Dict[str, object] = {"kind": root.kind, "left_op": self._op_name(L, root.left),
-                                  "right_op": self._op_name(R, root.right)}
+                                  "right_op": self._op_name(R, root.right), **root.extra}
         if root.slot is not None:
             user, k = root.slot
             un = L.nodes[user]
@@ -762,6 +763,10 @@ def checker_roots(cl: Classifier, violations, roots: List[_Root]) -> List[_Root]
     out: List[_Root] = []
     seen: Set[Tuple[Optional[str], Optional[str]]] = set()
     L, R = cl.L, cl.R
+    signature = [v for v in violations if v.kind == "signature"]
+    if signature:
+        out.append(_calling_convention_root(cl, signature))
+        violations = [v for v in violations if v.kind != "signature"]
     for v in violations:
         l = v.left if v.left in L.nodes else None
         r = v.right if v.right in R.nodes else None
@@ -795,6 +800,38 @@ def checker_roots(cl: Classifier, violations, roots: List[_Root]) -> List[_Root]
             root.affected_left.discard(l)
             root.affected_right.discard(r)
     return out
+
+
+def _calling_convention_root(cl: Classifier, violations) -> _Root:
+    """Arguments paired out of position (by role): one ``signature`` root showing the mapping."""
+    from ..match.arguments import argument_roles, describe_role
+    L, R = cl.L, cl.R
+    roles = argument_roles(L)
+    parts = []
+    moved = []
+    first_l = first_r = None
+    for l, r in sorted(cl.m.l2r.items(), key=lambda p: L.nodes[p[0]].arg_index if L.nodes[p[0]].kind == "arg" else -1):
+        a, b = L.nodes[l], R.nodes.get(r)
+        if a.kind != "arg" or b is None or b.kind != "arg" or a.arg_index == b.arg_index:
+            continue
+        first_l, first_r = first_l or l, first_r or r
+        moved.append({"left": a.arg_index, "right": b.arg_index, "role": describe_role(L, l, roles)})
+        parts.append(f"left {cl.lt.names.get(a.value.vid, l)} <-> right {cl.rt.names.get(b.value.vid, r)} "
+                     f"({describe_role(L, l, roles)})")
+    if not parts:
+        v = violations[0]
+        return _Root(v.left if v.left in L.nodes else None, v.right if v.right in R.nodes else None,
+                     "signature", v.message)
+    largs = [n for n in L.node_list if n.kind == "arg"]
+    rargs = [n for n in R.node_list if n.kind == "arg"]
+    pure = len(largs) == len(rargs) and all(
+        cl.m.l2r.get(a.nid) in R.nodes and R.nodes[cl.m.l2r[a.nid]].kind == "arg"
+        and R.nodes[cl.m.l2r[a.nid]].value.type == a.value.type for a in largs)
+    if not pure:  # not only a reordering: a plain signature difference
+        return _Root(first_l, first_r, "signature", "entry arguments paired out of position: " + "; ".join(parts))
+    return _Root(first_l, first_r, "signature",
+                 "calling convention: the arguments are in another order: " + "; ".join(parts),
+                 extra={"calling_convention": moved})
 
 
 def _group_names(op, version):

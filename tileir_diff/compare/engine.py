@@ -23,7 +23,7 @@ from ..normalize.keys import clear_caches as clear_key_caches
 from .classify import Classifier, checker_roots, to_differences
 from .describe import FunctionText
 from .result import DeferredLines, DiffResult, Difference, OpRef
-from .specialization import SPECIALIZATION_CATEGORIES, assumes_more, strip_assumptions
+from .specialization import assumes_more, is_specialization, strip_assumptions
 
 
 class _Run:
@@ -186,11 +186,12 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
         elif run.differences:
             verdict = "different"
             rules_applied = {k: v for k, v in run.counts.items() if v}
-            if all(d.category in SPECIALIZATION_CATEGORIES for d in run.differences):
+            if all(is_specialization(d) for d in run.differences):
                 # the same computation under other assumptions? proven on the kernels without them
                 bare = _run(strip_assumptions(tl), strip_assumptions(tr), ltexts, rtexts, chosen, (), limits,
                             deadline)
-                if not bare.differences and not bare.limits_hit:
+                if all(is_specialization(d) and d.category == "signature" for d in bare.differences) \
+                        and not bare.limits_hit:
                     verdict = "specialized"
                     run.differences = [_with_assumption_side(d) for d in run.differences]
             optional_off = [n for n in _all_optional() if n not in chosen]

@@ -2,13 +2,13 @@
 
 A port often computes what its reference computes but declares other facts: ``div_by<16>``
 where the reference says ``div_by<8>``, a bound the reference leaves out, hints under another
-scope. Such a pair is not ``equivalent`` (a port that assumes more is valid only for inputs that
+scope, its arguments in another order. Such a pair is not ``equivalent`` (a port that assumes more is valid only for inputs that
 satisfy it) and not plainly ``different`` (nothing is computed differently). The engine gives
-``specialized`` only when (a) every root difference of the full comparison is a specialization
-or hints difference, and (b) the trusted checker proves the two kernels the same once every
-``assume`` is replaced by its operand and every optimization hint is dropped
-(``strip_assumptions``): the computation then provably agrees, and what is left is exactly the
-listed assumptions and hints. Each assumption difference says which side assumes more.
+``specialized`` only when (a) every root difference of the full comparison is a specialization,
+hints or calling-convention difference, and (b) the trusted checker proves the two kernels the
+same, up to that argument order, once every ``assume`` is replaced by its operand and every
+optimization hint is dropped (``strip_assumptions``): the computation then provably agrees, and
+what is left is exactly the listed assumptions, hints and argument order. Each assumption difference says which side assumes more.
 """
 from __future__ import annotations
 
@@ -18,8 +18,15 @@ from typing import Optional
 from ..ir import Bounded, DivBy, Module
 from ..normalize.util import map_functions, rewrite_function
 
-#: Categories a specialized pair may differ in.
+#: Categories a specialized pair may differ in (and a signature root that only reorders the
+#: arguments: the calling convention).
 SPECIALIZATION_CATEGORIES = frozenset({"specialization", "hints"})
+
+
+def is_specialization(difference) -> bool:
+    """An assumption, a hint, or the calling convention (arguments in another order)."""
+    return difference.category in SPECIALIZATION_CATEGORIES or (
+        difference.category == "signature" and bool(difference.detail.get("calling_convention")))
 
 
 def strip_assumptions(module: Module) -> Module:

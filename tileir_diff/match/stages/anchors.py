@@ -1,15 +1,14 @@
-"""anchors: entry arguments by position (aligned on their types when the counts differ), memory
+"""anchors: entry arguments by role, else by position (aligned on their types when the counts differ), memory
 ops by the entry argument their address derives from (when that argument and op kind are unique
 on both sides), the entry's ``return``."""
 from __future__ import annotations
 
-import difflib
 from collections import defaultdict
 from typing import Dict, List, Optional, Tuple
 
 from ...graph import FunctionGraph
-from ...normalize.canon import fmt_type
 from ..address import address_root
+from ..arguments import align_arguments
 from ..mapping import MatchContext
 from ..opsets import MEMORY_OPS
 from ..stage import Stage
@@ -24,15 +23,8 @@ class Anchors(Stage):
         added = 0
         largs, lmem, lterm = _anchor_candidates(L)
         rargs, rmem, rterm = _anchor_candidates(R)
-        if len(largs) == len(rargs):
-            pairs = list(zip(largs, rargs))
-        else:  # align on the type sequence so an inserted/removed argument does not shift the rest
-            lt = [fmt_type(L.nodes[n].value.type) for n in largs]
-            rt = [fmt_type(R.nodes[n].value.type) for n in rargs]
-            pairs = []
-            for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, lt, rt, autojunk=False).get_opcodes():
-                if op in ("equal", "replace"):
-                    pairs.extend(zip(largs[i1:i2], rargs[j1:j2]))
+        # by role (a reordered signature), else by position (see match/arguments.py)
+        pairs = align_arguments(L, R)
         for a, b in pairs:
             added += ctx.add(a, b, tag)
 
