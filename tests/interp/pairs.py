@@ -122,3 +122,78 @@ def commuted(variant: bool) -> str:
     else:
         lines = [f"  %p = mulf %x, %x : {T}", f"  %y = addf %p, %x : {T}", store("%y", token="%tx")]
     return kernel("\n".join(lines))
+
+
+def signed_zero(variant: bool) -> str:
+    """out = x + 0.0 vs out = x: the same except for x = -0.0 (and NaN payloads)."""
+    if variant:
+        return kernel(store("%x"))
+    return kernel("\n".join([const("%z", "0.000000e+00"), f"  %y = addf %x, %z : {T}", store("%y")]))
+
+
+def self_difference(variant: bool) -> str:
+    """out = x - x vs out = 0.0: the same except for NaN and +-Inf."""
+    if variant:
+        return kernel("\n".join([const("%z", "0.000000e+00"), store("%z")]))
+    return kernel("\n".join([f"  %y = subf %x, %x : {T}", store("%y")]))
+
+
+def unordered_load_store(hoisted: bool) -> str:
+    """``load_after_store`` without the token chain: neither kernel orders the load of x and the
+    store to out, so neither is written for x and out to share memory."""
+    lines = [const("%one", "1.0"), const("%two", "2.0"), f"  %t1 = addf %x, %one : {T}"]
+    if hoisted:
+        lines += [load("%pv", "%tok"), store("%t1", "%pvo", "%tok", "%s1")]
+    else:
+        lines += [store("%t1", "%pvo", "%tok", "%s1"), load("%pv", "%tok")]
+    lines += [f"  %y = mulf %u, %two : {T}", store("%y", "%pvo", "%s1", "%s2")]
+    return kernel("\n".join(lines))
+
+
+def approx_exp() -> str:
+    return kernel("\n".join([f"  %y = exp %x rounding<approx> : {T}", store("%y")]))
+
+
+TV1 = "tensor_view<?xf32, strides=[1]>"
+PV1 = f"partition_view<tile=({N}), {TV1}>"
+
+
+def rust_order(divisor: int = 16) -> str:
+    """out = 2 * x with a cuTile Rust signature: two bare pointers, then one size %n that both
+    views use, contiguous (static stride 1), and ``assume div_by<divisor>`` on %n."""
+    return f"""
+entry @k(%x0: tile<ptr<f32>>, %o0: tile<ptr<f32>>, %n: tile<i32>) {{
+  %tok = make_token : token
+  %m = assume div_by<{divisor}>, %n : tile<i32>
+  %tv = make_tensor_view %x0, shape = [%m], strides = [1] : tile<i32> -> {TV1}
+  %pv = make_partition_view %tv : {PV1}
+  %tvo = make_tensor_view %o0, shape = [%m], strides = [1] : tile<i32> -> {TV1}
+  %pvo = make_partition_view %tvo : {PV1}
+  %bid, %by, %bz = get_tile_block_id : tile<i32>
+  %x, %tx = load_view_tko weak %pv[%bid] token = %tok : {PV1}, tile<i32> -> {T}, token
+  %two = constant <f32: 2.0> : {T}
+  %y = mulf %x, %two : {T}
+  %ts = store_view_tko weak %y, %pvo[%bid] token = %tok : {T}, {PV1}, tile<i32> -> token
+  return
+}}
+"""
+
+
+def python_order_double() -> str:
+    """out = 2 * x in the cuTile Python convention (pointer, size, stride per array)."""
+    return kernel("\n".join([const("%two", "2.0"), f"  %y = mulf %x, %two : {T}", store("%y")]))
+
+
+def scaled_by_scalar(rounded: bool) -> str:
+    """out = x * c, where the kernel assumes c + 0 (a value derived from the argument) is even;
+    the variant multiplies by (c / 2) * 2, which is c exactly when the assume holds."""
+    lines = ["  %zero = constant <i32: 0> : tile<i32>", "  %c0 = addi %c, %zero : tile<i32>",
+             "  %ce = assume div_by<2>, %c0 : tile<i32>"]
+    if rounded:
+        lines += ["  %k2 = constant <i32: 2> : tile<i32>", "  %h = divi %ce, %k2 signed : tile<i32>",
+                  "  %cv = muli %h, %k2 : tile<i32>"]
+    else:
+        lines += ["  %cv = addi %ce, %zero : tile<i32>"]
+    lines += ["  %cf = itof %cv signed : tile<i32> -> tile<f32>", "  %cr = reshape %cf : tile<f32> -> tile<1xf32>",
+              f"  %cb = broadcast %cr : tile<1xf32> -> {T}", f"  %y = mulf %x, %cb : {T}", store("%y")]
+    return kernel("\n".join(lines), scalar=True)

@@ -48,6 +48,7 @@ class ExecutionResult:
     invalid_trials: int = 0            # draws rejected because a kernel's assume was violated
     invalid_reason: Optional[str] = None  # the first such violation
     notes: List[str] = field(default_factory=list)  # what the run does not model / how to read it
+    families: Dict[str, int] = field(default_factory=dict)  # valid trials run per value family ("alias ..." too)
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -74,7 +75,7 @@ class ExecutionResult:
         d = {"status": self.status, "message": self.message, "trials": self.trials, "seed": self.seed,
              "skipped_trials": self.skipped_trials, "seconds": round(self.seconds, 3),
              "entries": list(self.entries), "reason": self.reason, "invalid_trials": self.invalid_trials,
-             "invalid_reason": self.invalid_reason, "notes": list(self.notes)}
+             "invalid_reason": self.invalid_reason, "notes": list(self.notes), "families": dict(self.families)}
         if self.counterexample is not None:
             d["counterexample"] = self.counterexample
         return d
@@ -267,10 +268,15 @@ def check(left: Module, right: Module, *, trials: int = 20, seed: int = 0, rtol:
     if any(r.status == "no_divergence" for r in results):
         done = [r for r in results if r.status == "no_divergence"]
         invalid = [r for r in results if r.invalid_trials]
+        families: Dict[str, int] = {}
+        for r in done:
+            for k, n in r.families.items():
+                families[k] = families.get(k, 0) + n
         out = ExecutionResult("no_divergence", sum(r.trials for r in done), seed,
                               skipped_trials=sum(r.skipped_trials for r in done), entries=done[0].entries,
                               seconds=time.perf_counter() - t0, invalid_trials=sum(r.invalid_trials for r in results),
-                              invalid_reason=invalid[0].invalid_reason if invalid else None, notes=notes)
+                              invalid_reason=invalid[0].invalid_reason if invalid else None, notes=notes,
+                              families=families)
         unsupported = [r for r in results if r.status == "unsupported"]
         if unsupported:
             out.reason = "; ".join(f"@{r.entries[0]}: {r.reason}" for r in unsupported)
@@ -320,10 +326,12 @@ def _check_pair(left: Module, right: Module, *, trials: int, seed: int, rtol: fl
     invalid_reason: Optional[str] = None
     errors: List[str] = []
 
+    families: Dict[str, int] = {}
+
     def result(status, **kw):
         return ExecutionResult(status, done, seed, skipped_trials=skipped, entries=names,
                                seconds=time.perf_counter() - t0, invalid_trials=invalid,
-                               invalid_reason=invalid_reason, notes=notes, **kw)
+                               invalid_reason=invalid_reason, notes=notes, families=families, **kw)
 
     for k in range(trials):
         if time.perf_counter() - t0 > time_budget:
@@ -344,6 +352,8 @@ def _check_pair(left: Module, right: Module, *, trials: int, seed: int, rtol: fl
         else:
             continue  # every draw of this trial broke an assume
         done += 1
+        family = trial.mode if trial.alias is None else f"alias {trial.mode}"
+        families[family] = families.get(family, 0) + 1
         if lo.error is not None and ro.error is not None:
             skipped += 1
             errors.append(str(lo.error))

@@ -30,6 +30,7 @@ from tileir_diff.interp import dtypes as dt
 from .signature import ArgFacts, ArraySpec, Layout, ScalarSpec
 
 MODES = ("normal", "ints", "special", "wide", "large", "zeros")
+SPECIAL_KINDS = ("special: signed zeros, subnormals", "special: NaN, Inf", "special: extremes")
 ALIAS_MODES = ("normal", "ints", "special")
 DEFAULT_HINT = 16
 
@@ -215,12 +216,22 @@ def _satisfies(n: int, f: Optional[ArgFacts]) -> bool:
 
 
 def schedule(plan: Plan, index: int) -> Tuple[str, Optional[Tuple[int, int]]]:
-    """(value family, alias pair) of trial ``index``."""
+    """(value family, alias pair) of trial ``index``. The special family rotates through its
+    three kinds (signed zeros and subnormals, NaN and infinities, the largest finite values), so
+    that no one trial is all NaN."""
     if plan.alias_pairs and index % 3 == 2:
         n = index // 3
-        return ALIAS_MODES[n % len(ALIAS_MODES)], plan.alias_pairs[n % len(plan.alias_pairs)]
-    plain = index - (index + 1) // 3 if plan.alias_pairs else index
-    return MODES[plain % len(MODES)], None
+        mode = ALIAS_MODES[n % len(ALIAS_MODES)]
+        rnd = n // len(ALIAS_MODES)
+        alias = plan.alias_pairs[n % len(plan.alias_pairs)]
+    else:
+        plain = index - (index + 1) // 3 if plan.alias_pairs else index
+        mode = MODES[plain % len(MODES)]
+        rnd = plain // len(MODES)
+        alias = None
+    if mode == "special":
+        mode = SPECIAL_KINDS[rnd % len(SPECIAL_KINDS)]
+    return mode, alias
 
 
 def make_trial(plan: Plan, index: int, seed: int, attempt: int = 0) -> Trial:
@@ -338,13 +349,18 @@ _LARGE = {"f32": (80.0, 100.0), "bf16": (80.0, 100.0), "tf32": (80.0, 100.0), "f
           "f64": (700.0, 720.0), "f8E4M3FN": (5.0, 7.0), "f8E5M2": (10.0, 12.0)}
 
 
-def _specials(elem: str) -> np.ndarray:
+def _specials(elem: str, kind: str) -> np.ndarray:
     tiny = {"f16": 2.0 ** -14, "f64": 2.0 ** -1022, "f8E4M3FN": 2.0 ** -6, "f8E5M2": 2.0 ** -14}.get(elem, 2.0 ** -126)
     big = {"f16": 65504.0, "f64": 1.7976931348623157e308, "bf16": 3.3895313892515355e38, "f8E4M3FN": 448.0,
            "f8E5M2": 57344.0, "tf32": 3.4e38}.get(elem, 3.4028234663852886e38)
-    vals = [np.nan, np.inf, -np.inf, -0.0, 0.0, tiny * 0.5, -tiny * 0.25, tiny, big, -big]
-    if elem == "f8E4M3FN":  # no infinity
-        vals = [v for v in vals if not np.isinf(v)]
+    if kind == SPECIAL_KINDS[0]:
+        vals = [-0.0, 0.0, tiny * 0.5, -tiny * 0.25, tiny, -tiny]
+        if elem in ("f32", "bf16", "tf32"):
+            vals.append(2.0 ** -149 if elem == "f32" else tiny * 2.0 ** -7)  # the smallest subnormal
+    elif kind == SPECIAL_KINDS[1]:
+        vals = [np.nan, np.inf, -np.inf] if elem != "f8E4M3FN" else [np.nan]  # e4m3fn: no infinity
+    else:
+        vals = [big, -big, big / 2, -big / 3]
     return np.array(vals, dtype=np.float64)
 
 
@@ -365,11 +381,17 @@ def make_values(elem: str, shape, rng: np.random.Generator, mode: str) -> Tuple[
     if mode == "wide":
         return dt.round_to((rng.standard_normal(shape) * 64).astype(np.float32), elem), "normal(0, 64)"
     base = rng.standard_normal(shape)
-    if mode == "special":
-        sp = _specials(elem)
-        pick = rng.random(shape) < 0.125
-        base = np.where(pick, sp[rng.integers(0, len(sp), size=shape)], base)
-        return _to_elem(base, elem), "normal(0, 1) with NaN, +-Inf, -0.0, subnormals, extremes (1 in 8)"
+    if mode.startswith("special"):
+        # 1 element in 8 replaced, and each special value placed once where the array has room
+        # (at most half of its elements)
+        sp = _specials(elem, mode)
+        flat = base.reshape(-1)
+        pick = rng.random(flat.size) < 0.125
+        flat = np.where(pick, sp[rng.integers(0, len(sp), size=flat.size)], flat)
+        room = min(len(sp), max(1, flat.size // 2))
+        if flat.size:
+            flat[rng.permutation(flat.size)[:room]] = rng.permutation(sp)[:room]
+        return _to_elem(flat.reshape(base.shape), elem), f"normal(0, 1) with {mode[len('special: '):]} (1 in 8)"
     if mode == "large":
         lo, hi = _LARGE.get(elem, (80.0, 100.0))
         mag = rng.uniform(lo, hi, size=shape) * np.where(rng.random(shape) < 0.5, -1.0, 1.0)
