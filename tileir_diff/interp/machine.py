@@ -645,7 +645,8 @@ def fma_f64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     import math
     from fractions import Fraction
     a, b, c = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64))
-    out = a * b + c  # the non-finite cases (inf * 0, inf - inf, NaN) as IEEE gives them
+    with np.errstate(all="ignore"):
+        out = a * b + c  # the non-finite cases (inf * 0, inf - inf, NaN) as IEEE gives them
     fin = np.isfinite(a) & np.isfinite(b) & np.isfinite(c)
     native = getattr(math, "fma", None)
     flat_out = out.reshape(-1)
