@@ -300,8 +300,8 @@ def _alias_pairs(left: Module, right: Module, la: Layout, lb: Layout) -> Tuple[L
             if not by:
                 continue  # neither kernel is written for these two to share memory
             pairs.append((j, k))
-            notes[(j, k)] = (f"inputs alias: array{j} and array{k} share memory (the "
-                             f"{' and '.join(by)} kernel{'s' if len(by) > 1 else ''}' tokens order their accesses)")
+            notes[(j, k)] = (f"inputs alias: array{j} and array{k} share memory; the "
+                             f"{' and '.join(by)} kernel{'s' if len(by) > 1 else ''}' tokens order their accesses")
     return pairs, notes
 
 
