@@ -197,3 +197,37 @@ def scaled_by_scalar(rounded: bool) -> str:
     lines += ["  %cf = itof %cv signed : tile<i32> -> tile<f32>", "  %cr = reshape %cf : tile<f32> -> tile<1xf32>",
               f"  %cb = broadcast %cr : tile<1xf32> -> {T}", f"  %y = mulf %x, %cb : {T}", store("%y")]
     return kernel("\n".join(lines), scalar=True)
+
+
+def rust_raw_pointers() -> str:
+    """out = 2 * x through pointer tiles on two bare pointers, masked by offsets < %n: no view
+    says how large the arrays are; the mask says %n is their size."""
+    t16 = f"tile<{N}xi32>"
+    p16 = f"tile<{N}xptr<f32>>"
+    lines = []
+    for name, ptr in (("x", "%x0"), ("o", "%o0")):
+        lines += [f"  %{name}r = reshape {ptr} : tile<ptr<f32>> -> tile<1xptr<f32>>",
+                  f"  %{name}b = broadcast %{name}r : tile<1xptr<f32>> -> {p16}",
+                  f"  %{name}p = offset %{name}b, %idx : {p16}, {t16} -> {p16}"]
+    body = "\n".join(lines)
+    return f"""
+entry @k(%x0: tile<ptr<f32>>, %o0: tile<ptr<f32>>, %n: tile<i32>) {{
+  %tok = make_token : token
+  %bid, %by, %bz = get_tile_block_id : tile<i32>
+  %i = iota : {t16}
+  %c16 = constant <i32: {N}> : tile<i32>
+  %base = muli %bid, %c16 : tile<i32>
+  %br = reshape %base : tile<i32> -> tile<1xi32>
+  %bb = broadcast %br : tile<1xi32> -> {t16}
+  %idx = addi %i, %bb : {t16}
+  %nr = reshape %n : tile<i32> -> tile<1xi32>
+  %nb = broadcast %nr : tile<1xi32> -> {t16}
+  %m = cmpi less_than %idx, %nb, signed : {t16} -> tile<{N}xi1>
+{body}
+  %v, %tv = load_ptr_tko weak %xp, %m token=%tok : {p16}, tile<{N}xi1> -> {T}, token
+  %two = constant <f32: 2.0> : {T}
+  %y = mulf %v, %two : {T}
+  %ts = store_ptr_tko weak %op, %y, %m token=%tok : {p16}, {T}, tile<{N}xi1> -> token
+  return
+}}
+"""

@@ -210,3 +210,13 @@ def test_cli_execute_modes(tmp_path):
     out = subprocess.run(cmd + [str(left), str(right), "--execute=sometimes"], capture_output=True, text=True,
                          cwd=repo_root())
     assert out.returncode == 2 and "--execute" in out.stderr
+
+
+def test_bare_pointers_masked_by_a_size_scalar_get_it():
+    # cuTile Rust raw pointers (x, out, n) accessed through pointer tiles masked by offsets < n:
+    # n is both arrays' size, as the view sizes of the cuTile Python kernel are
+    py, raw = load(P.python_order_double()), load(P.rust_raw_pointers())
+    r = check(py, raw, trials=20)
+    assert r.status == "no_divergence" and r.invalid_trials == 0, r.to_dict()
+    lr = infer_layout(raw)
+    assert lr.slots == {2: [("shape", 0, 0), ("shape", 1, 0)]} and lr.scalars == []

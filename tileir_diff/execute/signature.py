@@ -11,7 +11,9 @@ stands for that size or stride, wherever it sits in the signature (the cuTile Py
 puts them right after the pointer, cuTile Rust ports may share one size between several arrays or
 pass a size as a stride). A pointer no tensor view uses (pointer-tile gathers) is taken as a 1-D
 array; when two integer arguments that no view claims follow it they are taken as its size and
-stride (the cuTile Python convention); otherwise it is a bare pointer whose extent is guessed.
+stride (the cuTile Python convention); when its pointer-tile accesses are masked by a comparison
+with one free integer argument (``offsets < n``) that argument is its size; otherwise it is a bare
+pointer whose extent is guessed.
 """
 from __future__ import annotations
 
@@ -252,6 +254,17 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
             tuple(tiles.get(p, {}).get(d, largest_tile) for d in range(ndim)),
             pointer_only=pointer_only, shape_args=shape_args, stride_args=stride_args,
             computed_strides=bool(v and v["computed"]), guessed_extent=guessed)
+    # a bare pointer read or written through pointer tiles whose mask compares against one free
+    # integer argument (offsets < n): n is that array's size (a cuTile Rust raw-pointer kernel)
+    for p, k, n in _masked_sizes(f, arg_of, pointers, slots, is_int_arg):
+        spec = arrays[p]
+        if not spec.guessed_extent:
+            continue
+        # the mask bounds every access: the array need not cover whole tiles
+        spec.shape_args, spec.guessed_extent, spec.index_elem = (n,), False, dt.name_of(args[n].type.element)
+        spec.pointer_only = False
+        spec.shape_facts = (facts[n],)
+        slots.setdefault(n, []).append(("shape", k, 0))
     # size/stride arguments in their cuTile Python places that the kernel never reads (a stride
     # that the view type makes static, say) are still that size/stride: they get its value
     for k, p in enumerate(pointers):
@@ -273,3 +286,80 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
         elif i not in slots:
             items.append(ScalarSpec(i, dt.name_of(args[i].type.element), facts[i], used=i in used))
     return Layout(f.name, items, tuple(axes), [str(a.type) for a in args], slots)
+
+
+_PTR_OPS = {"load_ptr_tko": "source", "store_ptr_tko": "destination", "atomic_rmw_tko": "pointers",
+            "atomic_cas_tko": "pointers"}
+_PASS = ("broadcast", "reshape", "exti", "trunci", "assume", "permute")
+
+
+def operand_group(op, name: str):
+    """The operands of ``op`` in its operand group ``name`` (the dialect's table, segments)."""
+    from tileir_diff.dialect.ops import OPS_BY_NAME
+    d = OPS_BY_NAME[op.name]
+    start = 0
+    if op.segments:
+        for od, n in zip(d.operands, op.segments):
+            if od.name == name:
+                return list(op.operands[start:start + n])
+            start += n
+        return []
+    fixed = [o for o in d.operands if o.arity == "single"]
+    for od in d.operands:
+        n = 1 if od.arity == "single" else len(op.operands) - len(fixed)
+        if od.name == name:
+            return list(op.operands[start:start + n])
+        start += n
+    return []
+
+
+def _masked_sizes(f, arg_of, pointers, slots, is_int_arg):
+    """(pointer arg, array index, size arg) for bare pointers masked by ``offsets < size``."""
+    prod = {}
+    for op in f.walk():
+        for r in op.results:
+            prod[r.vid] = op
+
+    def root(v, through):
+        seen = 0
+        while v.vid not in arg_of and seen < 64:
+            op = prod.get(v.vid)
+            if op is None or op.name not in through or not op.operands:
+                return None
+            v, seen = op.operands[0], seen + 1
+        return arg_of.get(v.vid)
+
+    def bounds(v, depth=0):
+        op = prod.get(v.vid)
+        if op is None or depth > 16:
+            return set()
+        if op.name == "cmpi":
+            out = set()
+            for o in op.operands:
+                a = root(o, _PASS)
+                if a is not None and is_int_arg(a):
+                    out.add(a)
+            return out
+        if op.name in ("andi", "broadcast", "reshape", "permute"):
+            return set().union(*(bounds(o, depth + 1) for o in op.operands))
+        return set()
+
+    found = {}
+    for op in f.walk():
+        if op.name not in _PTR_OPS:
+            continue
+        ptr = operand_group(op, _PTR_OPS[op.name])
+        mask = operand_group(op, "mask")
+        if not ptr or not mask:
+            continue
+        p = root(ptr[0], _PASS + ("offset", "ptr_to_ptr"))
+        if p is None or p not in pointers:
+            continue
+        cands = {a for a in bounds(mask[0]) if a not in slots and a not in pointers}
+        if len(cands) == 1:
+            found.setdefault(p, set()).update(cands)
+    out = []
+    for k, p in enumerate(pointers):
+        if len(found.get(p, ())) == 1:
+            out.append((p, k, next(iter(found[p]))))
+    return out
