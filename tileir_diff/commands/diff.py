@@ -51,18 +51,19 @@ class _ExecuteAction(argparse.Action):
         if not os.path.exists(values):
             parser.error(f"argument --execute: {values!r} is neither a mode (auto, always) nor a kernel file")
         setattr(namespace, self.dest, "auto")
-        spill = list(getattr(namespace, "_execute_spill", None) or [])
-        spill.append(values)
-        setattr(namespace, "_execute_spill", spill)
+        # `A --execute B`: A is already the first input when the option takes B
+        setattr(namespace, "_execute_spill", (values, getattr(namespace, "left", None) is not None))
 
 
 def run(args: argparse.Namespace) -> int:
     from . import UsageError, split_names, write_output
     spill = getattr(args, "_execute_spill", None)
     if spill:
-        # `--execute LEFT RIGHT`: LEFT went to --execute, RIGHT to the first positional
+        # `--execute LEFT RIGHT` (LEFT went to --execute, RIGHT to the first positional) or
+        # `LEFT --execute RIGHT` (RIGHT went to --execute)
+        value, after_left = spill
         given = [x for x in (args.left, args.right) if x is not None]
-        both = spill + given
+        both = given + [value] if after_left else [value] + given
         if len(both) > 2:
             raise UsageError(f"diff takes two inputs, got {len(both)}: {' '.join(both)}")
         args.left, args.right = (both + [None, None])[:2]

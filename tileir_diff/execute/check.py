@@ -103,7 +103,9 @@ def _flat_args(layout: Layout, plan: Plan, trial: Trial, memory: Memory, side: s
         if a.alias_of is not None:
             base = placed[a.alias_of][0]
         else:
-            base = memory.put_array(a.values, a.elem, a.strides, label=f"array{k}")
+            align = max(256, spec.pointer_divisor, plan.left.arrays[k].pointer_divisor,
+                        plan.right.arrays[k].pointer_divisor)
+            base = memory.put_array(a.values, a.elem, a.strides, label=f"array{k}", align=align)
         extent = 1 + sum((n - 1) * s for n, s in zip(a.shape, a.strides) if n > 0)
         placed.append((base, extent, a))
         flat[spec.pointer_arg] = base
@@ -158,9 +160,9 @@ def compare(left: Outcome, right: Outcome, trial: Trial, rtol: float = 0.0, atol
         if a.alias_of is not None:
             continue  # the same buffer as an earlier array, compared there
         if dt.is_float(a.elem):
-            l64, r64 = la.astype(np.float64), ra.astype(np.float64)
-            both_nan = np.isnan(l64) & np.isnan(r64)
-            with np.errstate(invalid="ignore"):
+            with np.errstate(invalid="ignore"):  # a signalling NaN widened signals invalid
+                l64, r64 = la.astype(np.float64), ra.astype(np.float64)
+                both_nan = np.isnan(l64) & np.isnan(r64)
                 close = ((l64 == r64) & (np.signbit(l64) == np.signbit(r64))) | both_nan
                 if rtol or atol:
                     close |= np.abs(l64 - r64) <= atol + rtol * np.abs(r64)

@@ -61,6 +61,7 @@ class ArraySpec:
     stride_args: Tuple[Optional[int], ...] = ()  # entry argument feeding each stride
     computed_strides: bool = False  # a dynamic stride is computed in the kernel: pass a contiguous array
     guessed_extent: bool = False    # a bare pointer: nothing in the IR says how large the array is
+    pointer_divisor: int = 1        # assume div_by on the pointer: the base address's alignment
 
     @property
     def arg_count(self) -> int:
@@ -253,7 +254,7 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
             tuple(facts[a] if a is not None else ArgFacts() for a in stride_args),
             tuple(tiles.get(p, {}).get(d, largest_tile) for d in range(ndim)),
             pointer_only=pointer_only, shape_args=shape_args, stride_args=stride_args,
-            computed_strides=bool(v and v["computed"]), guessed_extent=guessed)
+            computed_strides=bool(v and v["computed"]), guessed_extent=guessed, pointer_divisor=facts[p].divisor)
     # a bare pointer read or written through pointer tiles whose mask compares against one free
     # integer argument (offsets < n): n is that array's size (a cuTile Rust raw-pointer kernel)
     for p, k, n in _masked_sizes(f, arg_of, pointers, slots, is_int_arg):
