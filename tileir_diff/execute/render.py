@@ -37,6 +37,8 @@ def execution_lines(execution: Optional[dict]) -> List[str]:
                      f"--seed {execution.get('seed')} (trial {cex.get('trial')}, {inputs.get('family', 'normal')} values)")
     elif execution.get("skipped_trials"):
         lines.append(f"  ({execution['skipped_trials']} trial(s) skipped: both kernels failed on them)")
+    if execution.get("invalid_trials") and execution.get("status") != "no_divergence":
+        lines.append(f"  ({execution['invalid_trials']} generated input(s) rejected: {execution.get('invalid_reason')})")
     if execution.get("families") and not cex:
         lines.append("  trials: " + ", ".join(f"{k} {v}" for k, v in execution["families"].items()))
     for note in execution.get("notes") or ():
