@@ -159,6 +159,15 @@ def test_shape_scalar_assumed_divisible_by_16_gets_only_multiples():
         t = make_trial(plan, k, 0)
         assert t.arrays[0].shape == t.arrays[1].shape and t.arrays[0].shape[0] % 16 == 0, t.summary()
         assert t.arrays[0].strides == (1,) and t.arrays[1].strides == (1,)
+    # the cuTile Python convention: div_by<16>/<8> on sizes and strides, div_by<128> on a pointer
+    m = load(str(repo_root() / "tests" / "corpus" / "data" / "copy_divisibility.v13_4.tileirbc"))
+    plan = make_plan(infer_layout(m), infer_layout(m))
+    for k in range(30):
+        a, b = make_trial(plan, k, 0).arrays
+        assert a.shape[0] % 16 == 0 and a.shape[1] % 8 == 0 and a.strides[0] % 8 == 0, (a.shape, a.strides)
+        assert all(n % 16 == 0 for n in b.shape + b.strides), (b.shape, b.strides)
+    r = check(m, m, trials=8)
+    assert r.status == "no_divergence" and r.invalid_trials == 0, r.to_dict()
 
 
 def test_free_scalars_pair_by_position_with_small_values():
