@@ -9,10 +9,10 @@ flowing into it (through ``join_tokens`` and the iteration values and results of
 ``loop`` and ``if``): those are ordered before it.
 
 Two arrays are *ordered* in a kernel when some access to one is ordered by tokens with some access
-to the other and at least one of the two writes. cuTile Python orders accesses only where it
-cannot rule out that they touch the same memory; a kernel that orders accesses to arrays j and k
-is written to be correct when j and k alias. ``--execute`` runs alias trials (j and k sharing
-memory) only for such pairs.
+to the other and at least one of the two writes. Accesses that tokens leave unordered may run in
+either order on the device, so only a kernel that orders accesses to arrays j and k is well
+defined when j and k share memory. ``--execute`` runs alias trials (j and k in one buffer) only
+for pairs that at least one of the two kernels orders.
 """
 from __future__ import annotations
 
