@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -231,8 +231,7 @@ def approx_notes(module: Module, side: str) -> List[str]:
     """One note per kind of approximate math a module uses, which the interpreter computes as
     correctly rounded (not modelled)."""
     found: Dict[str, List[str]] = {}
-    from tileir_diff.interp.machine import Interpreter as _I
-    where = _I(module)._where
+    where = Interpreter(module)._where  # op ids as the reports print them
     for f in module.functions:
         for op in f.walk():
             mode = op.attributes.get("rounding_mode")

@@ -21,13 +21,13 @@ one buffer.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from tileir_diff.interp import dtypes as dt
 
-from .signature import ArgFacts, ArraySpec, Layout, ScalarSpec
+from .signature import ArgFacts, Layout
 
 MODES = ("normal", "ints", "special", "wide", "large", "zeros")
 SPECIAL_KINDS = ("special: signed zeros, subnormals", "special: NaN, Inf", "special: extremes")
