@@ -6,12 +6,13 @@ Inputs are paths, bytes (bytecode or text) or ``Module`` objects; everything goe
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterable, Optional
+from typing import Any, Dict, Iterable, Optional, Union
 
 from .ir import Module
 from .loader import load
 
-__all__ = ["diff", "assert_equivalent", "NotEquivalent", "summarize", "source_label"]
+__all__ = ["diff", "assert_equivalent", "NotEquivalent", "summarize", "source_label", "apply_execution",
+           "execute_mode", "EXECUTE_MODES"]
 
 
 class NotEquivalent(AssertionError):
@@ -35,25 +36,45 @@ def source_label(source: Any) -> str:
     return repr(source)
 
 
+EXECUTE_MODES = ("auto", "always")
+
+
+def execute_mode(execute: Any) -> Optional[str]:
+    """``diff``'s ``execute`` argument as a mode: None (off), ``"auto"`` or ``"always"``."""
+    if execute is None or execute is False:
+        return None
+    if execute is True:
+        return "auto"
+    if isinstance(execute, str) and execute in EXECUTE_MODES:
+        return execute
+    raise ValueError(f"execute must be True, False, 'auto' or 'always', got {execute!r}")
+
+
 def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iterable[str] = (),
-         limits: Optional[Dict[str, Any]] = None, execute: bool = False, trials: int = 20, seed: int = 0,
-         execute_options: Optional[Dict[str, Any]] = None, **options: Any):
+         limits: Optional[Dict[str, Any]] = None, execute: Union[bool, str, None] = False, trials: int = 20,
+         seed: int = 0, execute_options: Optional[Dict[str, Any]] = None, **options: Any):
     """Structurally compare two kernels; returns a ``DiffResult``.
 
     ``rules``: normalization rule names to run (None: the default set); ``disable``: rule names
     to switch off; ``limits``: matcher budgets (past them the verdict is ``unknown``).
-    ``execute``: for a ``different`` or ``unknown`` verdict, also run both kernels with the
-    interpreter on ``trials`` generated inputs (seeded by ``seed``) and put what it found in
-    ``result.execution`` (``execute_options``: rtol, atol, time_budget; see tileir_diff.execute).
+    ``execute``: also run both kernels with the interpreter on ``trials`` generated inputs
+    (seeded by ``seed``) and put what it found in ``result.execution`` (``execute_options``:
+    rtol, atol, time_budget, aliasing; see tileir_diff.execute). ``"auto"`` (or True) runs it for
+    a ``different`` or ``unknown`` verdict only; ``"always"`` for every verdict, as a second
+    opinion: a divergence on a pair the structural diff called identical or equivalent makes the
+    verdict ``different`` (see ``apply_execution``).
     Raises ``TileIRFormatError`` for unreadable input.
     """
     from .compare.engine import compute_diff
+    mode = execute_mode(execute)
     left, right = load_pair(a, b)
     result = compute_diff(left, right, rules=None if rules is None else list(rules), disable=tuple(disable),
                           limits=limits, left_source=source_label(a), right_source=source_label(b), **options)
-    if execute and result.verdict in ("different", "unknown"):
+    if mode == "always" or (mode == "auto" and result.verdict in ("different", "unknown")):
         from .execute import check
         result.execution = check(left, right, trials=trials, seed=seed, **(execute_options or {})).to_dict()
+        result.execution["mode"] = mode
+        apply_execution(result)
     return result
 
 
@@ -82,6 +103,24 @@ def load_pair(a: Any, b: Any):
     elif tb and not ta and left.version != right.version:
         right = load(b, text_version=left.version)
     return left, right
+
+
+def apply_execution(result) -> None:
+    """Let a divergence overrule a verdict that says the kernels compute the same thing.
+
+    When ``result.execution`` found a counterexample (status ``diverged``; its inputs satisfy both
+    kernels' assumptions) and the verdict is ``identical``, ``equivalent`` or ``specialized``, the verdict becomes ``different``, ``result.reason`` says
+    why, and ``result.execution["structural_verdict"]`` keeps what the structural diff said (its
+    ``differences`` stay as they were: none, or the ones a rule absorbed). ``unknown`` and
+    ``different`` verdicts are left as they are. The exit status follows the final verdict.
+    """
+    ex = result.execution
+    if not ex or ex.get("status") != "diverged" or result.verdict not in ("identical", "equivalent", "specialized"):
+        return
+    ex["structural_verdict"] = result.verdict
+    result.verdict = "different"
+    result.reason = (f"execution found a counterexample the structural diff ({ex['structural_verdict']}) "
+                     f"missed: {ex.get('message')}")
 
 
 def assert_equivalent(a: Any, b: Any, *, allow: Any = (), allow_unknown: bool = False, **options: Any):

@@ -47,7 +47,7 @@ def test_execute_reports_a_counterexample(pair):
     assert cex["inputs"]["arrays"] and cex["inputs"]["grid"]
     assert validate(r.to_dict()) == []
     text = r.to_text()
-    assert "execution: diverged" in text and "first difference" in text
+    assert "execution (auto): diverged" in text and "first difference" in text
     assert "Execution (diverged)" in r.to_html()
     assert "### Execution" in r.to_markdown()
 

@@ -158,7 +158,7 @@ def test_multi_operand_reduce_and_scan_pair_arguments_per_operand():
     run_kernel(m, [a, b, h], (1, 1, 1))
     want, acc = [], np.float32(0)
     for i in range(128):
-        acc = np.float32(acc * a[i] + b[i])
+        acc = np.float32(np.float64(acc) * np.float64(a[i]) + np.float64(b[i]))  # the combiner's fma: one rounding
         want.append(acc)
     np.testing.assert_allclose(h, want, rtol=1e-5)
 

@@ -23,9 +23,11 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--list-rules", action="store_true", help="list the normalization rules and exit")
     p.add_argument("--max-affected", type=int, default=8, metavar="N",
                    help="affected op ids listed per difference in text output (default 8)")
-    p.add_argument("--execute", action="store_true",
-                   help="for a different/unknown verdict, run both kernels with the CPU interpreter on generated "
-                        "inputs and report a counterexample (see docs/interpreter.md)")
+    p.add_argument("--execute", nargs="?", const="auto", default=None, metavar="MODE", action=_ExecuteAction,
+                   help="run both kernels with the CPU interpreter on generated inputs and report a counterexample "
+                        "(see docs/interpreter.md). MODE auto (the default of a bare --execute): only for a "
+                        "different/unknown verdict; always: for every verdict, and a divergence on an identical/"
+                        "equivalent pair makes the verdict different")
     p.add_argument("--trials", type=int, default=20, metavar="N", help="--execute: inputs to try (default 20)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="--execute: random seed (default 0)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing; only the exit status")
@@ -33,8 +35,38 @@ def register(subparsers) -> argparse.ArgumentParser:
     return p
 
 
+EXECUTE_MODES = ("auto", "always")
+
+
+class _ExecuteAction(argparse.Action):
+    """``--execute[=MODE]``. A bare ``--execute`` followed by the kernel paths (``--execute A B``)
+    would hand A to the option: a value that is not a mode but an existing file is kept as the
+    first input instead."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if values is None or values in EXECUTE_MODES:
+            setattr(namespace, self.dest, values or "auto")
+            return
+        import os
+        if not os.path.exists(values):
+            parser.error(f"argument --execute: {values!r} is neither a mode (auto, always) nor a kernel file")
+        setattr(namespace, self.dest, "auto")
+        # `A --execute B`: A is already the first input when the option takes B
+        setattr(namespace, "_execute_spill", (values, getattr(namespace, "left", None) is not None))
+
+
 def run(args: argparse.Namespace) -> int:
     from . import UsageError, split_names, write_output
+    spill = getattr(args, "_execute_spill", None)
+    if spill:
+        # `--execute LEFT RIGHT` (LEFT went to --execute, RIGHT to the first positional) or
+        # `LEFT --execute RIGHT` (RIGHT went to --execute)
+        value, after_left = spill
+        given = [x for x in (args.left, args.right) if x is not None]
+        both = given + [value] if after_left else [value] + given
+        if len(both) > 2:
+            raise UsageError(f"diff takes two inputs, got {len(both)}: {' '.join(both)}")
+        args.left, args.right = (both + [None, None])[:2]
     if args.list_rules:
         write_output(_rules_listing(), None)
         return 0

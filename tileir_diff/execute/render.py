@@ -9,7 +9,11 @@ def execution_lines(execution: Optional[dict]) -> List[str]:
     """A few lines: the status message, then for a counterexample its inputs and first difference."""
     if not execution:
         return []
-    lines = [f"execution: {execution.get('message') or execution.get('status')}"]
+    mode = f" ({execution['mode']})" if execution.get("mode") else ""
+    lines = [f"execution{mode}: {execution.get('message') or execution.get('status')}"]
+    if execution.get("structural_verdict"):
+        lines.append(f"  verdict overruled: the structural diff said {execution['structural_verdict']}; "
+                     f"the counterexample below says different")
     cex = execution.get("counterexample")
     if cex:
         inputs = cex.get("inputs") or {}
@@ -27,9 +31,19 @@ def execution_lines(execution: Optional[dict]) -> List[str]:
                          f"{cex['right']} ({cex['differing_elements']} element(s) differ{extra})")
         else:
             lines.append(f"  left: {cex.get('left_error') or 'ran'}; right: {cex.get('right_error') or 'ran'}")
-        lines.append(f"  reproduce: --execute --seed {execution.get('seed')} (trial {cex.get('trial')})")
+        for note in cex.get("notes") or ():
+            lines.append(f"  note: {note}")
+        lines.append(f"  reproduce: --execute{'=' + execution['mode'] if execution.get('mode') else ''} "
+                     f"--seed {execution.get('seed')} (trial {cex.get('trial')}, {inputs.get('family', 'normal')} values)")
     elif execution.get("skipped_trials"):
         lines.append(f"  ({execution['skipped_trials']} trial(s) skipped: both kernels failed on them)")
+    if execution.get("invalid_trials") and execution.get("status") != "no_divergence":
+        lines.append(f"  ({execution['invalid_trials']} generated input(s) rejected: {execution.get('invalid_reason')})")
+    if execution.get("families") and not cex:
+        lines.append("  trials: " + ", ".join(f"{k} {v}" for k, v in execution["families"].items()))
+    for note in execution.get("notes") or ():
+        if not cex or note not in (cex.get("notes") or ()):
+            lines.append(f"  note: {note}")
     return lines
 
 

@@ -1,24 +1,35 @@
-"""What an entry function expects, read from the IR alone: which arguments form an array
-(pointer, shape..., strides... in the cutile_python_v2 layout) and which are scalars, plus the
-constraints the kernel states about them (static sizes and strides in tensor_view types,
-``assume`` div_by / bounded predicates, tile shapes of the views built on each array).
+"""What an entry function expects, read from the IR alone: which arguments are arrays, which
+scalars feed which array's shape or stride, which scalars are free (a Python constant, a loop
+bound, an epsilon), and the constraints the kernel states about them (static sizes and strides
+in tensor_view types, ``assume`` div_by / bounded predicates, tile shapes of the views built on
+each array).
 
-A pointer's rank is the rank of the tensor view made from it. A pointer no tensor view uses
-(pointer-tile gathers) is taken as a 1-D array when two integer arguments follow it, else as a
-bare pointer to a 1-D array; this is a heuristic, stated in docs/interpreter.md.
+Roles are inferred from use, not from argument positions: a pointer argument is an array whose
+rank is that of the tensor view made from it; an integer argument that reaches a
+``make_tensor_view`` shape or stride slot (directly or through ``assume``/``exti``/``trunci``)
+stands for that size or stride, wherever it sits in the signature (the cuTile Python convention
+puts them right after the pointer, cuTile Rust ports may share one size between several arrays or
+pass a size as a stride). A pointer no tensor view uses (pointer-tile gathers) is taken as a 1-D
+array; when two integer arguments that no view claims follow it they are taken as its size and
+stride (the cuTile Python convention); when its pointer-tile accesses are masked by a comparison
+with one free integer argument (``offsets < n``) that argument is its size; otherwise it is a bare
+pointer whose extent is guessed.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import gcd
 from typing import Dict, List, Optional, Tuple, Union
 
 from tileir_diff.ir import Bounded, DivBy, Module
-from tileir_diff.ir.types import PartitionViewType, PointerType, StridedViewType, TileType
+from tileir_diff.ir.types import PartitionViewType, PointerType, TileType
 
 from tileir_diff.interp import dtypes as dt
 from tileir_diff.interp.errors import InterpreterError
 
 DEFAULT_TILE = 16
+# ops whose result carries the value of their first operand (for following an argument to a slot)
+_SAME_VALUE = ("assume", "exti", "trunci")
 
 
 @dataclass
@@ -27,23 +38,34 @@ class ArgFacts:
     lower: Optional[int] = None
     upper: Optional[int] = None
 
+    def merged(self, other: "ArgFacts") -> "ArgFacts":
+        div = self.divisor * other.divisor // gcd(self.divisor, other.divisor)
+        lows = [x for x in (self.lower, other.lower) if x is not None]
+        ups = [x for x in (self.upper, other.upper) if x is not None]
+        return ArgFacts(div, max(lows) if lows else None, min(ups) if ups else None)
+
 
 @dataclass
 class ArraySpec:
     pointer_arg: int
     elem: str
     ndim: int
-    index_elem: Optional[str]  # element type of the shape/stride args (None: bare pointer)
+    index_elem: Optional[str]  # element type of the size/stride args (None: no such args)
     static_shape: Tuple[Optional[int], ...]
     static_strides: Tuple[Optional[int], ...]
     shape_facts: Tuple[ArgFacts, ...]
     stride_facts: Tuple[ArgFacts, ...]
     tile_hint: Tuple[int, ...]  # extent worth covering per dim: largest tile (times constant index + 1)
     pointer_only: bool = False  # no tensor view: accessed through pointer tiles only
+    shape_args: Tuple[Optional[int], ...] = ()   # entry argument feeding each size (None: static/computed)
+    stride_args: Tuple[Optional[int], ...] = ()  # entry argument feeding each stride
+    computed_strides: bool = False  # a dynamic stride is computed in the kernel: pass a contiguous array
+    guessed_extent: bool = False    # a bare pointer: nothing in the IR says how large the array is
+    pointer_divisor: int = 1        # assume div_by on the pointer: the base address's alignment
 
     @property
     def arg_count(self) -> int:
-        return 1 + (2 * self.ndim if self.index_elem else 0)
+        return 1 + sum(a is not None for a in self.shape_args + self.stride_args)
 
     def key(self):
         return ("array", self.elem, self.ndim)
@@ -54,6 +76,7 @@ class ScalarSpec:
     arg: int
     elem: str
     facts: ArgFacts
+    used: bool = True
 
     @property
     def arg_count(self) -> int:
@@ -61,6 +84,10 @@ class ScalarSpec:
 
     def key(self):
         return ("scalar", self.elem)
+
+    @property
+    def kind(self) -> str:
+        return "bool" if self.elem == "i1" else ("float" if dt.is_float(self.elem) else "int")
 
 
 Item = Union[ArraySpec, ScalarSpec]
@@ -72,6 +99,8 @@ class Layout:
     items: List[Item]
     block_axes: Tuple[bool, bool, bool]  # which get_tile_block_id axes the kernel reads
     arg_types: List[str] = field(default_factory=list)
+    # entry argument -> the ("shape" | "stride", array index, dim) slots it feeds
+    slots: Dict[int, List[Tuple[str, int, int]]] = field(default_factory=dict)
 
     @property
     def arrays(self) -> List[ArraySpec]:
@@ -79,6 +108,7 @@ class Layout:
 
     @property
     def scalars(self) -> List[ScalarSpec]:
+        """The free scalars: arguments that are neither a pointer nor a size/stride of an array."""
         return [i for i in self.items if isinstance(i, ScalarSpec)]
 
     def describe(self) -> str:
@@ -105,7 +135,7 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
     args = list(f.arguments)
     arg_of: Dict[int, int] = {a.vid: i for i, a in enumerate(args)}
     facts: Dict[int, ArgFacts] = {i: ArgFacts() for i in range(len(args))}
-    views: Dict[int, dict] = {}  # pointer arg -> {rank, shape, strides, shape_args, stride_args}
+    views: Dict[int, dict] = {}  # pointer arg -> {rank, shape, strides, shape_args, stride_args, computed}
     tv_of: Dict[int, int] = {}   # tensor view vid -> pointer arg
     tiles: Dict[int, Dict[int, int]] = {}  # pointer arg -> dim -> largest tile extent
     used = set()
@@ -118,25 +148,32 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
         for r in op.results:
             if isinstance(r.type, TileType) and r.type.shape:
                 largest_tile = max(largest_tile, max(r.type.shape))
-        for v in op.operands:
-            used.add(v.vid)
-        if op.name == "assume" and op.operands and op.operands[0].vid in arg_of:
+        if op.name in _SAME_VALUE and op.operands and op.operands[0].vid in arg_of:
             i = arg_of[op.operands[0].vid]
             arg_of[op.results[0].vid] = i
-            p = op.attributes.get("predicate")
-            if isinstance(p, DivBy) and p.every is None:
-                facts[i].divisor = max(facts[i].divisor, p.divisor)
-            elif isinstance(p, Bounded):
-                facts[i].lower, facts[i].upper = p.lb, p.ub
-        elif op.name == "make_tensor_view" and op.operands and op.operands[0].vid in arg_of:
+            if op.name == "assume":
+                p = op.attributes.get("predicate")
+                if isinstance(p, DivBy) and p.every is None:
+                    facts[i] = facts[i].merged(ArgFacts(int(p.divisor)))
+                elif isinstance(p, Bounded):
+                    facts[i] = facts[i].merged(ArgFacts(1, p.lb, p.ub))
+            continue  # a use through assume/exti/trunci counts where the result is used
+        for v in op.operands:
+            used.add(arg_of.get(v.vid, -1))
+        if op.name == "make_tensor_view" and op.operands and op.operands[0].vid in arg_of:
             p = arg_of[op.operands[0].vid]
             t = op.results[0].type
             nshape = sum(1 for d in t.shape if d is None)
             dyn = op.operands[1:]
-            shape_args = [arg_of.get(v.vid) for v in dyn[:nshape]]
-            stride_args = [arg_of.get(v.vid) for v in dyn[nshape:]]
+            dyn_shape = iter(arg_of.get(v.vid, -1) for v in dyn[:nshape])
+            dyn_strides = iter(arg_of.get(v.vid, -1) for v in dyn[nshape:])
+            shape_args = [None if d is not None else next(dyn_shape) for d in t.shape]
+            stride_args = [None if s is not None else next(dyn_strides) for s in t.strides]
+            computed = any(a == -1 for a in stride_args)
             views.setdefault(p, {"rank": len(t.shape), "shape": tuple(t.shape), "strides": tuple(t.strides),
-                                 "shape_args": shape_args, "stride_args": stride_args})
+                                 "shape_args": [None if a == -1 else a for a in shape_args],
+                                 "stride_args": [None if a == -1 else a for a in stride_args],
+                                 "computed": computed})
             tv_of[op.results[0].vid] = p
         elif op.name in ("make_partition_view", "make_strided_view", "make_gather_scatter_view") \
                 and op.operands and op.operands[0].vid in tv_of:
@@ -164,42 +201,166 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
         elif op.name == "get_tile_block_id":
             for k, r in enumerate(op.results):
                 block_ids[r.vid] = k
+    used_vids = {v.vid for op in f.walk() for v in op.operands}
     for vid, k in block_ids.items():
-        if vid in used:
+        if vid in used_vids:
             axes[k] = True
+
+    def is_pointer(i):
+        return isinstance(args[i].type, TileType) and isinstance(args[i].type.element, PointerType)
 
     def is_int_arg(i):
         return (i < len(args) and isinstance(args[i].type, TileType) and not args[i].type.shape
-                and not isinstance(args[i].type.element, PointerType)
-                and getattr(args[i].type.element, "name", "") in dt.INT_DTYPES)
+                and not is_pointer(i) and getattr(args[i].type.element, "name", "") in dt.INT_DTYPES)
 
-    items: List[Item] = []
-    i = 0
-    while i < len(args):
-        t = args[i].type
-        if not isinstance(t, TileType) or t.shape:
-            raise InterpreterError(f"@{f.name}: argument {i} of type {t} is not a scalar tile")
-        if isinstance(t.element, PointerType):
-            elem = dt.name_of(t.element.pointee)
-            v = views.get(i)
-            ndim = v["rank"] if v is not None else 1  # no tensor view: a 1-D array (heuristic)
-            has_meta = all(is_int_arg(i + 1 + k) for k in range(2 * ndim))
-            if not has_meta:
-                items.append(ArraySpec(i, elem, ndim, None, (None,) * ndim, (None,) * ndim,
-                                       (ArgFacts(),) * ndim, (ArgFacts(),) * ndim, (largest_tile,) * ndim,
-                                       pointer_only=True))
-                i += 1
-                continue
-            shape_pos = [i + 1 + d for d in range(ndim)]
-            stride_pos = [i + 1 + ndim + d for d in range(ndim)]
-            static_shape = v["shape"] if v else (None,) * ndim
-            static_strides = v["strides"] if v else (None,) * ndim
-            items.append(ArraySpec(
-                i, elem, ndim, dt.name_of(args[i + 1].type.element), tuple(static_shape), tuple(static_strides),
-                tuple(facts[k] for k in shape_pos), tuple(facts[k] for k in stride_pos),
-                tuple(tiles.get(i, {}).get(d, largest_tile) for d in range(ndim)), pointer_only=v is None))
-            i += 1 + 2 * ndim
+    for i, a in enumerate(args):
+        if not isinstance(a.type, TileType) or a.type.shape:
+            raise InterpreterError(f"@{f.name}: argument {i} of type {a.type} is not a scalar tile")
+    pointers = [i for i in range(len(args)) if is_pointer(i)]
+    claimed = {a for v in views.values() for a in v["shape_args"] + v["stride_args"] if a is not None}
+    slots: Dict[int, List[Tuple[str, int, int]]] = {}
+    arrays: Dict[int, ArraySpec] = {}
+    for k, p in enumerate(pointers):
+        elem = dt.name_of(args[p].type.element.pointee)
+        v = views.get(p)
+        if v is not None:
+            ndim = v["rank"]
+            shape_args, stride_args = tuple(v["shape_args"]), tuple(v["stride_args"])
+            static_shape, static_strides = v["shape"], v["strides"]
+            pointer_only = guessed = False
         else:
-            items.append(ScalarSpec(i, dt.name_of(t.element), facts[i]))
-            i += 1
-    return Layout(f.name, items, tuple(axes), [str(a.type) for a in args])
+            ndim = 1
+            nxt = [p + 1, p + 2]
+            if all(is_int_arg(q) and q not in claimed for q in nxt):
+                shape_args, stride_args = (p + 1,), (p + 2,)  # the cuTile Python convention
+                claimed.update(nxt)
+                guessed = False
+            else:
+                shape_args, stride_args = (None,), (None,)
+                guessed = True
+            static_shape, static_strides = (None,), (None,)
+            pointer_only = True
+        for d, a in enumerate(shape_args):
+            if a is not None:
+                slots.setdefault(a, []).append(("shape", k, d))
+        for d, a in enumerate(stride_args):
+            if a is not None:
+                slots.setdefault(a, []).append(("stride", k, d))
+        meta = [a for a in shape_args + stride_args if a is not None]
+        arrays[p] = ArraySpec(
+            p, elem, ndim, dt.name_of(args[meta[0]].type.element) if meta else None,
+            tuple(static_shape), tuple(static_strides),
+            tuple(facts[a] if a is not None else ArgFacts() for a in shape_args),
+            tuple(facts[a] if a is not None else ArgFacts() for a in stride_args),
+            tuple(tiles.get(p, {}).get(d, largest_tile) for d in range(ndim)),
+            pointer_only=pointer_only, shape_args=shape_args, stride_args=stride_args,
+            computed_strides=bool(v and v["computed"]), guessed_extent=guessed, pointer_divisor=facts[p].divisor)
+    # a bare pointer read or written through pointer tiles whose mask compares against one free
+    # integer argument (offsets < n): n is that array's size (a cuTile Rust raw-pointer kernel)
+    for p, k, n in _masked_sizes(f, arg_of, pointers, slots, is_int_arg):
+        spec = arrays[p]
+        if not spec.guessed_extent:
+            continue
+        # the mask bounds every access: the array need not cover whole tiles
+        spec.shape_args, spec.guessed_extent, spec.index_elem = (n,), False, dt.name_of(args[n].type.element)
+        spec.pointer_only = False
+        spec.shape_facts = (facts[n],)
+        slots.setdefault(n, []).append(("shape", k, 0))
+    # size/stride arguments in their cuTile Python places that the kernel never reads (a stride
+    # that the view type makes static, say) are still that size/stride: they get its value
+    for k, p in enumerate(pointers):
+        spec = arrays[p]
+        if spec.pointer_only:
+            continue
+        conventional = [(p + 1 + d, "shape", d) for d in range(spec.ndim)] + \
+                       [(p + 1 + spec.ndim + d, "stride", d) for d in range(spec.ndim)]
+        for q, kind, d in conventional:
+            if q in pointers:
+                break
+            taken = spec.shape_args[d] if kind == "shape" else spec.stride_args[d]
+            if is_int_arg(q) and q not in slots and q not in used and taken is None:
+                slots[q] = [(kind, k, d)]
+    items: List[Item] = []
+    for i in range(len(args)):
+        if i in arrays:
+            items.append(arrays[i])
+        elif i not in slots:
+            items.append(ScalarSpec(i, dt.name_of(args[i].type.element), facts[i], used=i in used))
+    return Layout(f.name, items, tuple(axes), [str(a.type) for a in args], slots)
+
+
+_PTR_OPS = {"load_ptr_tko": "source", "store_ptr_tko": "destination", "atomic_rmw_tko": "pointers",
+            "atomic_cas_tko": "pointers"}
+_PASS = ("broadcast", "reshape", "exti", "trunci", "assume", "permute")
+
+
+def operand_group(op, name: str):
+    """The operands of ``op`` in its operand group ``name`` (the dialect's table, segments)."""
+    from tileir_diff.dialect.ops import OPS_BY_NAME
+    d = OPS_BY_NAME[op.name]
+    start = 0
+    if op.segments:
+        for od, n in zip(d.operands, op.segments):
+            if od.name == name:
+                return list(op.operands[start:start + n])
+            start += n
+        return []
+    fixed = [o for o in d.operands if o.arity == "single"]
+    for od in d.operands:
+        n = 1 if od.arity == "single" else len(op.operands) - len(fixed)
+        if od.name == name:
+            return list(op.operands[start:start + n])
+        start += n
+    return []
+
+
+def _masked_sizes(f, arg_of, pointers, slots, is_int_arg):
+    """(pointer arg, array index, size arg) for bare pointers masked by ``offsets < size``."""
+    prod = {}
+    for op in f.walk():
+        for r in op.results:
+            prod[r.vid] = op
+
+    def root(v, through):
+        seen = 0
+        while v.vid not in arg_of and seen < 64:
+            op = prod.get(v.vid)
+            if op is None or op.name not in through or not op.operands:
+                return None
+            v, seen = op.operands[0], seen + 1
+        return arg_of.get(v.vid)
+
+    def bounds(v, depth=0):
+        op = prod.get(v.vid)
+        if op is None or depth > 16:
+            return set()
+        if op.name == "cmpi":
+            out = set()
+            for o in op.operands:
+                a = root(o, _PASS)
+                if a is not None and is_int_arg(a):
+                    out.add(a)
+            return out
+        if op.name in ("andi", "broadcast", "reshape", "permute"):
+            return set().union(*(bounds(o, depth + 1) for o in op.operands))
+        return set()
+
+    found = {}
+    for op in f.walk():
+        if op.name not in _PTR_OPS:
+            continue
+        ptr = operand_group(op, _PTR_OPS[op.name])
+        mask = operand_group(op, "mask")
+        if not ptr or not mask:
+            continue
+        p = root(ptr[0], _PASS + ("offset", "ptr_to_ptr"))
+        if p is None or p not in pointers:
+            continue
+        cands = {a for a in bounds(mask[0]) if a not in slots and a not in pointers}
+        if len(cands) == 1:
+            found.setdefault(p, set()).update(cands)
+    out = []
+    for k, p in enumerate(pointers):
+        if len(found.get(p, ())) == 1:
+            out.append((p, k, next(iter(found[p]))))
+    return out

@@ -22,3 +22,13 @@ class MemoryAccessError(InterpreterError):
 
 class KernelAssertionError(InterpreterError):
     """An ``assert`` op found a false element."""
+
+
+class AssumeViolation(InterpreterError):
+    """An ``assume`` op found a value outside its predicate: the input is invalid for the kernel
+    (undefined behaviour on the device), not a result to compare."""
+
+    def __init__(self, message: str, predicate: str = "", where: str = "?"):
+        self.predicate = predicate
+        self.where = where
+        super().__init__(message)

@@ -17,7 +17,7 @@ from tileir_diff.ir import (Block, EnumValue, FloatAttr, IntegerAttr, Module, Op
 from tileir_diff.ir.types import PointerType, ScalarType, TensorViewType, TileType, TokenType
 
 from . import dtypes as dt
-from .errors import InterpreterError, KernelAssertionError, UnsupportedOpError
+from .errors import AssumeViolation, InterpreterError, KernelAssertionError, UnsupportedOpError
 from .memory import Memory
 from .views import TensorView, TileView
 
@@ -29,9 +29,12 @@ class Options:
     """``reduce_order``: ``tree`` (each element first combined with the identity, then halves
     combined pairwise, as a GPU's per-thread accumulators and shuffle tree do) or ``sequential``
     (a left fold from the identity). ``scan`` is always a sequential fold (inclusive).
-    ``max_loop_iterations`` stops a runaway ``for``/``loop`` with an error."""
+    ``max_loop_iterations`` stops a runaway ``for``/``loop`` with an error. ``check_assumes``:
+    an ``assume`` whose predicate a value breaks raises ``AssumeViolation`` (the input is invalid
+    for the kernel); off, ``assume`` is the identity."""
     reduce_order: str = "tree"
     max_loop_iterations: int = 1_000_000
+    check_assumes: bool = True
 
     def __post_init__(self):
         if self.reduce_order not in ("tree", "sequential"):
@@ -315,7 +318,70 @@ def _constant(it, op, ins, env):
 
 @handler("assume")
 def _assume(it, op, ins, env):
+    if it.options.check_assumes:
+        bad = assume_failure(op.attributes.get("predicate"), np.asarray(ins[0]))
+        if bad is not None:
+            from tileir_diff.text.template import predicate_text
+            try:
+                pred = predicate_text(op.attributes.get("predicate"))
+            except TypeError:
+                pred = repr(op.attributes.get("predicate"))
+            where = it.where(op)
+            err = AssumeViolation(f"input violates assume {pred} at op {where} (block {it.block_id}): {bad}",
+                                  pred, where)
+            err.located = True
+            raise err
     return [ins[0]]
+
+
+def assume_failure(pred, value: np.ndarray) -> Optional[str]:
+    """None when ``value`` satisfies the assume predicate, else what breaks it (one element).
+
+    ``div_by<n>``: every element (a pointer: its byte address) is a multiple of n; with ``every e
+    along d`` only the elements whose index along d is a multiple of e. ``bounded<lb, ub>``:
+    lb <= x <= ub (signed, either bound optional). ``same_elements<[k0, k1, ...]>``: the tile is
+    made of blocks of k0 x k1 x ... equal elements."""
+    from tileir_diff.ir import Bounded, DivBy, SameElements
+    v = np.asarray(value)
+    if v.dtype == np.bool_ or not np.issubdtype(v.dtype, np.integer):
+        if isinstance(pred, SameElements) and v.ndim:
+            pass
+        else:
+            return None  # predicates on floats/bools are not checked
+    if isinstance(pred, DivBy):
+        sel = v
+        if pred.every is not None and v.ndim:
+            along = int(pred.along or 0)
+            idx = [slice(None)] * v.ndim
+            idx[along] = slice(0, None, int(pred.every))
+            sel = v[tuple(idx)]
+        bad = np.asarray(sel).astype(np.int64) % int(pred.divisor) != 0
+        if bad.any():
+            x = int(np.asarray(sel).reshape(-1)[int(np.argmax(bad.reshape(-1)))])
+            return f"value {x} is not a multiple of {pred.divisor}"
+        return None
+    if isinstance(pred, Bounded):
+        w = v.astype(np.int64)
+        if pred.lb is not None and (w < pred.lb).any():
+            return f"value {int(w.reshape(-1)[int(np.argmax((w < pred.lb).reshape(-1)))])} is below {pred.lb}"
+        if pred.ub is not None and (w > pred.ub).any():
+            return f"value {int(w.reshape(-1)[int(np.argmax((w > pred.ub).reshape(-1)))])} is above {pred.ub}"
+        return None
+    if isinstance(pred, SameElements) and v.ndim:
+        blocks = [max(1, int(k)) for k in pred.values][:v.ndim]
+        blocks += [1] * (v.ndim - len(blocks))
+        first = v
+        for d, k in enumerate(blocks):
+            if k > 1:
+                idx = [slice(None)] * v.ndim
+                idx[d] = slice(0, None, k)
+                first = np.repeat(first[tuple(idx)], k, axis=d)[tuple(slice(0, n) for n in v.shape)]
+        same = (first == v) | ((first != first) & (v != v))
+        if not np.all(same):
+            at = tuple(int(i) for i in np.argwhere(~same)[0])
+            return f"element {at} differs from the first of its block of {tuple(blocks)}"
+        return None
+    return None
 
 
 @handler("make_token", "join_tokens")
@@ -529,12 +595,81 @@ for _name, _fn in {"absf": np.abs, "negf": np.negative, "ceil": np.ceil, "floor"
 
 @handler("fma")
 def _fma(it, op, ins, env):
+    """Fused: a * b + c rounded once. For f16/bf16/tf32/f32 the product is exact in float64 and
+    the sum is rounded to odd there (TwoSum gives its error), which makes the final rounding to
+    the narrow type correct (float64 has more than twice their precision plus two bits). f64
+    uses math.fma when Python has it (3.13+), else exact rationals."""
     elem = _res_elem(op)
-    if elem in ("f16", "f32", "bf16", "tf32"):
-        # a*b is exact in float64 for these types, so one more rounding gives a fused result
-        # (up to a double rounding f64 -> elem; documented)
-        return _float_op(it, op, [np.asarray(x, np.float64) for x in ins[:3]], lambda a, b, c: a * b + c)
-    return _float_op(it, op, ins[:3], lambda a, b, c: a * b + c)
+    mode = _attr(op, "rounding_mode") or "nearest_even"
+    ftz = bool(_attr(op, "flush_to_zero"))
+    a, b, c = (_float_compute(x, elem) for x in ins[:3])
+    if ftz and elem == "f32":
+        a, b, c = (dt.flush_denormals(x) for x in (a, b, c))
+    if mode not in _DIRECTED and mode not in ("nearest_even", "approx", "full"):
+        raise it.unsupported(op, f"rounding mode {mode}")
+    if elem == "f64":
+        if mode in _DIRECTED:
+            raise it.unsupported(op, f"rounding mode {mode} on f64")
+        r = fma_f64(a, b, c)
+    else:
+        odd = fma_round_odd(a.astype(np.float64), b.astype(np.float64), c.astype(np.float64))
+        if mode in _DIRECTED:
+            r = _directed(odd, elem, mode, it, op)
+        elif elem in ("bf16", "tf32"):
+            r = dt.round_to(_round_odd_f32(odd), elem)
+        else:
+            r = dt.round_to(odd, elem)
+    if ftz and elem == "f32":
+        r = dt.flush_denormals(r)
+    return [r]
+
+
+def fma_round_odd(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c for float64 inputs whose product is exact in float64 (values of f32 or
+    narrower), rounded to odd in float64: the truncated sum with its last bit set when inexact."""
+    a, b, c = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64))
+    p = a * b
+    s = p + c
+    bb = s - p
+    err = (p - (s - bb)) + (c - bb)  # TwoSum: s + err == p + c exactly
+    inexact = np.isfinite(s) & (err != 0)
+    if not inexact.any():
+        return s
+    toward_zero = np.where((err > 0) == (s > 0), s, np.nextafter(s, 0.0))
+    bits = toward_zero.view(np.uint64) | np.uint64(1)
+    return np.where(inexact, bits.view(np.float64), s)
+
+
+def fma_f64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Correctly rounded float64 fma, element by element."""
+    import math
+    from fractions import Fraction
+    a, b, c = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64))
+    with np.errstate(all="ignore"):
+        out = a * b + c  # the non-finite cases (inf * 0, inf - inf, NaN) as IEEE gives them
+    fin = np.isfinite(a) & np.isfinite(b) & np.isfinite(c)
+    native = getattr(math, "fma", None)
+    flat_out = out.reshape(-1)
+    for i in np.flatnonzero(fin.reshape(-1)):
+        x, y, z = float(a.flat[i]), float(b.flat[i]), float(c.flat[i])
+        if native is not None:
+            try:
+                flat_out[i] = native(x, y, z)
+            except OverflowError:
+                flat_out[i] = math.copysign(math.inf, x * y if x * y != 0 else z)
+            continue
+        exact = Fraction(x) * Fraction(y) + Fraction(z)
+        try:
+            v = float(exact)
+        except OverflowError:
+            v = math.inf if exact > 0 else -math.inf
+        if exact == 0:  # an exact zero is -0 only as (-0) + (-0)
+            prod = x * y
+            v = -0.0 if (prod == 0 and math.copysign(1.0, prod) < 0 and math.copysign(1.0, z) < 0) else 0.0
+        elif v == 0.0:  # underflow keeps the sign of the exact result
+            v = math.copysign(0.0, exact.numerator)
+        flat_out[i] = v
+    return flat_out.reshape(out.shape)
 
 
 @handler("fpowi")
@@ -554,8 +689,13 @@ def _minmaxf(it, op, ins, env):
     prop = bool(_attr(op, "propagate_nan"))
     if op.name == "maxf":
         r = np.maximum(a, b) if prop else np.fmax(a, b)
+        zero_sign = np.signbit(a) & np.signbit(b)   # max(-0, +0) = +0, in either operand order
     else:
         r = np.minimum(a, b) if prop else np.fmin(a, b)
+        zero_sign = np.signbit(a) | np.signbit(b)   # min(-0, +0) = -0
+    zeros = (a == 0) & (b == 0)
+    if np.any(zeros):
+        r = np.where(zeros, np.where(zero_sign, -0.0, 0.0).astype(r.dtype), r)
     return [_finish(r, elem)]
 
 

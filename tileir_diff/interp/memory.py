@@ -44,10 +44,12 @@ class Memory:
         self.written: List[Tuple[int, np.ndarray]] = []  # (allocation index, element byte offsets)
 
     # --- allocation ------------------------------------------------------------------------
-    def allocate(self, nbytes: int, label: str = "", fill: int = 0) -> int:
+    def allocate(self, nbytes: int, label: str = "", fill: int = 0, align: int = _ALIGN) -> int:
         nbytes = max(int(nbytes), 1)
         padded = -(-nbytes // 8) * 8  # whole 8-byte words, so every typed view fits
         base = self._next
+        if align > _ALIGN:  # a kernel that assumes a stronger alignment (div_by on the pointer)
+            base = -(-base // align) * align
         self.allocations.append(Allocation(base, np.full(padded, fill, dtype=np.uint8), label))
         self._bases = np.append(self._bases, base)
         self._next = -(-(base + padded + _GAP) // _ALIGN) * _ALIGN
@@ -108,7 +110,7 @@ class Memory:
 
     # --- host arrays -----------------------------------------------------------------------
     def put_array(self, values: np.ndarray, elem: str, strides: Optional[Sequence[int]] = None,
-                  label: str = "", poison: bool = True) -> int:
+                  label: str = "", poison: bool = True, align: int = _ALIGN) -> int:
         """Copy a host array in (element ``strides``, default: its own layout); returns its base.
 
         The allocation spans the strided extent; bytes between elements are poisoned (NaN for
@@ -121,7 +123,7 @@ class Memory:
         if values.size == 0:
             extent = 1
         size = dt.itemsize(elem)
-        base = self.allocate(extent * size, label, fill=0x7F if poison else 0)
+        base = self.allocate(extent * size, label, fill=0x7F if poison else 0, align=align)
         alloc = self.allocations[-1]
         if poison and dt.is_float(elem):
             alloc.typed(dt.storage_dtype(elem))[:extent] = dt.encode(np.full(extent, np.nan, np.float32), elem)

@@ -1,0 +1,407 @@
+"""Inputs for a differential run: one ``Plan`` for a pair of entry layouts, trials drawn from it.
+
+The plan pairs the two kernels' arrays by position and their free scalars by position (among the
+scalars each kernel reads, when both are integers, both floats or both bools); sizes and strides
+are *slots* ``(kind, array, dim)`` shared by both kernels. Slots that one entry argument feeds
+(in either kernel) are tied together and take one value; a slot takes the static size/stride
+either kernel's ``tensor_view`` type states, and meets every ``assume div_by``/``bounded`` that
+either kernel states on the arguments feeding it. Every trial is therefore an input both kernels
+accept as far as the IR says; assumes on values derived inside the kernel are checked while it
+runs (``AssumeViolation``), and such a trial is reported as invalid, never as a counterexample.
+
+Value families (by trial number, see ``schedule``): normal(0, 1); small integers (exact in every
+float type, so reassociation cannot hide a difference); *special* values (NaN, +-Inf, -0.0,
+subnormals, the largest finite values, sprinkled over 1 element in 8 of normal values);
+normal(0, 64) (to cross data-dependent thresholds); *large* magnitudes where exp/exp2/sinh
+overflow (80..100 for f32/bf16, 10..12 for f16, 700..720 for f64, mixed with normal values);
+zeros (reduction identities). Alias trials (every third trial, when some pair of arrays of one
+element type and rank is ordered by either kernel's tokens, see ``tokens``) place two arrays in
+one buffer.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from tileir_diff.interp import dtypes as dt
+
+from .signature import ArgFacts, Layout
+
+MODES = ("normal", "ints", "special", "wide", "large", "zeros")
+SPECIAL_KINDS = ("special: signed zeros, subnormals", "special: NaN, Inf", "special: extremes")
+ALIAS_MODES = ("normal", "ints", "special")
+DEFAULT_HINT = 16
+
+Slot = Tuple[str, int, int]  # ("shape" | "stride", array index, dim)
+
+
+@dataclass
+class ArrayInput:
+    elem: str
+    shape: Tuple[int, ...]
+    strides: Tuple[int, ...]
+    values: np.ndarray  # compute representation, logical shape
+    how: str
+    alias_of: Optional[int] = None  # shares the buffer of this (earlier) array
+
+
+@dataclass
+class Trial:
+    index: int
+    grid: Tuple[int, int, int]
+    arrays: List[ArrayInput]
+    scalars: List[Any]  # one value per scalar pair of the plan
+    mode: str = "normal"
+    alias: Optional[Tuple[int, int]] = None
+
+    def summary(self, plan: Optional["Plan"] = None) -> dict:
+        arrays = []
+        for k, a in enumerate(self.arrays):
+            d = {"name": f"array{k}", "dtype": a.elem, "shape": list(a.shape), "strides": list(a.strides),
+                 "values": a.how}
+            if a.alias_of is not None:
+                d["values"] = f"same memory as array{a.alias_of}"
+                d["alias_of"] = f"array{a.alias_of}"
+            elif a.values.size <= 16:
+                d["data"] = _plain(a.values.reshape(-1))
+            arrays.append(d)
+        out = {"grid": list(self.grid), "arrays": arrays, "family": self.mode,
+               "scalars": [_plain(np.asarray(s).reshape(-1))[0] for s in self.scalars]}
+        if plan is not None and plan.scalars:
+            out["scalar_args"] = [{"value": out["scalars"][n], "left_arg": p.left, "right_arg": p.right}
+                                  for n, p in enumerate(plan.scalars)]
+        if self.alias is not None:
+            out["aliases"] = [f"array{self.alias[0]}", f"array{self.alias[1]}"]
+        return out
+
+
+def _plain(a: np.ndarray) -> list:
+    out = []
+    for x in np.asarray(a).tolist():
+        if isinstance(x, float) and not np.isfinite(x):
+            out.append(str(x))
+        elif isinstance(x, float) and x == 0.0 and np.signbit(x):
+            out.append("-0.0")
+        else:
+            out.append(x)
+    return out
+
+
+# --- the plan ----------------------------------------------------------------------------------
+
+@dataclass
+class ScalarPair:
+    left: Optional[int]   # entry argument on each side (None: this side has no such scalar)
+    right: Optional[int]
+    elem: str
+    facts: ArgFacts
+
+
+@dataclass
+class Plan:
+    left: Layout
+    right: Layout
+    elems: List[str]
+    ndims: List[int]
+    tile_hint: List[Tuple[int, ...]]
+    pointer_only: List[bool]
+    computed_strides: List[bool]
+    parent: Dict[Slot, Slot]            # union-find over slots (ties)
+    static: Dict[Slot, int]             # slot -> static value (either kernel's view type)
+    facts: Dict[Slot, ArgFacts]
+    scalars: List[ScalarPair]
+    left_scalar: Dict[int, int] = field(default_factory=dict)   # left free-scalar index -> pair index
+    right_scalar: Dict[int, int] = field(default_factory=dict)
+    alias_pairs: List[Tuple[int, int]] = field(default_factory=list)
+    alias_notes: Dict[Tuple[int, int], str] = field(default_factory=dict)
+    block_axes: Tuple[bool, bool, bool] = (False, False, False)
+    notes: List[str] = field(default_factory=list)
+
+    def find(self, s: Slot, parent: Optional[Dict[Slot, Slot]] = None) -> Slot:
+        parent = self.parent if parent is None else parent
+        while parent.get(s, s) != s:
+            s = parent[s]
+        return s
+
+    def slots(self) -> List[Slot]:
+        return [(kind, k, d) for k in range(len(self.elems)) for kind in ("shape", "stride") for d in range(self.ndims[k])]
+
+
+def _union(parent: Dict[Slot, Slot], a: Slot, b: Slot) -> None:
+    def find(s):
+        while parent.get(s, s) != s:
+            s = parent[s]
+        return s
+    ra, rb = find(a), find(b)
+    if ra != rb:
+        parent[max(ra, rb)] = min(ra, rb)
+
+
+def make_plan(left: Layout, right: Layout, alias_pairs: Sequence[Tuple[int, int]] = (),
+              alias_notes: Optional[Dict[Tuple[int, int], str]] = None) -> Plan:
+    la, lb = left.arrays, right.arrays
+    parent: Dict[Slot, Slot] = {}
+    static: Dict[Slot, int] = {}
+    facts: Dict[Slot, ArgFacts] = {}
+    notes: List[str] = []
+    for layout, arrays in ((left, la), (right, lb)):
+        for slots in layout.slots.values():
+            for s in slots[1:]:
+                _union(parent, slots[0], s)
+        for k, a in enumerate(arrays):
+            for d in range(a.ndim):
+                for kind, fixed, fct in (("shape", a.static_shape, a.shape_facts), ("stride", a.static_strides,
+                                                                                    a.stride_facts)):
+                    s = (kind, k, d)
+                    if d < len(fixed) and fixed[d] is not None:
+                        if s in static and static[s] != int(fixed[d]):
+                            notes.append(f"array{k} {kind} {d} is {static[s]} in one kernel's view type and "
+                                         f"{fixed[d]} in the other's")
+                        static.setdefault(s, int(fixed[d]))
+                    if d < len(fct):
+                        facts[s] = facts.get(s, ArgFacts()).merged(fct[d])
+    plan = Plan(left, right, [a.elem for a in la], [a.ndim for a in la],
+                [tuple(max(x, y) for x, y in zip(a.tile_hint, b.tile_hint)) for a, b in zip(la, lb)],
+                [a.pointer_only or b.pointer_only for a, b in zip(la, lb)],
+                [a.computed_strides or b.computed_strides for a, b in zip(la, lb)],
+                parent, static, facts, [], notes=notes,
+                block_axes=tuple(x or y for x, y in zip(left.block_axes, right.block_axes)))
+    # free scalars pair by position among the ones each kernel reads, when their kinds agree
+    ls = [(n, s) for n, s in enumerate(left.scalars) if s.used]
+    rs = [(n, s) for n, s in enumerate(right.scalars) if s.used]
+    for (ln, lsp), (rn, rsp) in zip(ls, rs):
+        if lsp.kind == rsp.kind:
+            plan.left_scalar[ln] = plan.right_scalar[rn] = len(plan.scalars)
+            elem = lsp.elem if dt.itemsize(lsp.elem) <= dt.itemsize(rsp.elem) else rsp.elem
+            plan.scalars.append(ScalarPair(lsp.arg, rsp.arg, elem, lsp.facts.merged(rsp.facts)))
+    for side, layout, table in (("left", left, plan.left_scalar), ("right", right, plan.right_scalar)):
+        for n, s in enumerate(layout.scalars):
+            if n in table:
+                continue
+            table[n] = len(plan.scalars)
+            pair = ScalarPair(s.arg if side == "left" else None, s.arg if side == "right" else None, s.elem, s.facts)
+            plan.scalars.append(pair)
+            if s.used:
+                notes.append(f"the {side} kernel's scalar argument {s.arg} ({s.elem}) has no counterpart in the "
+                             f"other kernel; it gets values of its own")
+    plan.alias_pairs = list(alias_pairs)
+    plan.alias_notes = dict(alias_notes or {})
+    return plan
+
+
+# --- drawing a trial ---------------------------------------------------------------------------
+
+def _round_up(n: int, k: int) -> int:
+    return -(-n // k) * k if k > 1 else n
+
+
+def _fit(n: int, f: Optional[ArgFacts]) -> int:
+    """``n`` moved to the nearest value that meets the facts (multiple of the divisor, in bounds)."""
+    if f is None:
+        return n
+    n = _round_up(n, f.divisor)
+    if f.lower is not None and n < f.lower:
+        n = _round_up(f.lower, f.divisor)
+    if f.upper is not None and n > f.upper:
+        n = (f.upper // f.divisor) * f.divisor
+    return n
+
+
+def _satisfies(n: int, f: Optional[ArgFacts]) -> bool:
+    if f is None:
+        return True
+    return (n % f.divisor == 0 and (f.lower is None or n >= f.lower) and (f.upper is None or n <= f.upper))
+
+
+def schedule(plan: Plan, index: int) -> Tuple[str, Optional[Tuple[int, int]]]:
+    """(value family, alias pair) of trial ``index``. The special family rotates through its
+    three kinds (signed zeros and subnormals, NaN and infinities, the largest finite values), so
+    that no one trial is all NaN."""
+    if plan.alias_pairs and index % 3 == 2:
+        n = index // 3
+        mode = ALIAS_MODES[n % len(ALIAS_MODES)]
+        rnd = n // len(ALIAS_MODES)
+        alias = plan.alias_pairs[n % len(plan.alias_pairs)]
+    else:
+        plain = index - (index + 1) // 3 if plan.alias_pairs else index
+        mode = MODES[plain % len(MODES)]
+        rnd = plain // len(MODES)
+        alias = None
+    if mode == "special":
+        mode = SPECIAL_KINDS[rnd % len(SPECIAL_KINDS)]
+    return mode, alias
+
+
+def make_trial(plan: Plan, index: int, seed: int, attempt: int = 0) -> Trial:
+    mode, alias = schedule(plan, index)
+    rng = np.random.default_rng([seed, index] if attempt == 0 else [seed, index, attempt])
+    cap = 1 + min(index // 4, 2)  # shapes grow with the trial number
+    parent = dict(plan.parent)
+    if alias is not None:
+        j, k = alias
+        for kind in ("shape", "stride"):
+            for d in range(plan.ndims[j]):
+                _union(parent, (kind, j, d), (kind, k, d))
+    groups: Dict[Slot, List[Slot]] = {}
+    for s in plan.slots():
+        groups.setdefault(plan.find(s, parent), []).append(s)
+    value: Dict[Slot, int] = {}
+    conflict = False
+    # sizes: one value per group; even trials give the dims of arrays of one rank one size (as
+    # an elementwise kernel's inputs and outputs have), odd trials draw each group from a pool of
+    # three sizes (so a matmul's M, N and K coincide in varied ways)
+    shared = index % 2 == 0
+    hint_all = max([max(h, default=1) for h in plan.tile_hint] or [DEFAULT_HINT])
+    pool = [int(n) for n in rng.integers(1, cap * hint_all + 1, size=3)]
+    by_rank: Dict[Tuple[int, int], int] = {}
+    for root, members in sorted(groups.items()):
+        shapes = [s for s in members if s[0] == "shape"]
+        statics = {plan.static[s] for s in members if s in plan.static}
+        if len(statics) > 1:
+            conflict = True
+        f = ArgFacts()
+        for s in members:
+            if s in plan.facts:
+                f = f.merged(plan.facts[s])
+        if statics:
+            value[root] = statics.pop()
+            if not _satisfies(value[root], f):
+                conflict = True
+            continue
+        if not shapes:
+            continue  # a stride: set below, from the sizes
+        hint = max(max(1, plan.tile_hint[k][d]) for _, k, d in shapes)
+        pointer_only = any(plan.pointer_only[k] for _, k, _ in shapes)
+        key = (plan.ndims[shapes[0][1]], shapes[0][2])
+        if shared and key in by_rank:
+            n = by_rank[key]
+            n = max(n, hint) if pointer_only else min(n, max(1, cap * hint))
+        elif not shared:
+            n = pool[int(rng.integers(0, 3))]
+            n = max(n, hint) if pointer_only else min(n, max(1, cap * hint))
+        elif pointer_only:
+            n = int(rng.integers(hint, 2 * hint + 1))  # unchecked pointer accesses: cover the tile
+        else:
+            n = int(rng.integers(1, max(2, min(cap, 3) * hint) + 1))
+        n = _fit(max(n, 1), f)
+        if n < 1:
+            n = max(1, f.divisor)
+        if not _satisfies(n, f):
+            conflict = True
+        by_rank.setdefault(key, n)
+        value[root] = n
+    arrays: List[ArrayInput] = []
+    for k, elem in enumerate(plan.elems):
+        nd = plan.ndims[k]
+        shape = tuple(value[plan.find(("shape", k, d), parent)] for d in range(nd))
+        strides = [0] * nd
+        running = 1
+        for d in range(nd - 1, -1, -1):
+            root = plan.find(("stride", k, d), parent)
+            if root in value:
+                s = value[root]
+            else:
+                f = ArgFacts()
+                for m in groups[root]:
+                    if m in plan.facts:
+                        f = f.merged(plan.facts[m])
+                s = running if plan.computed_strides[k] else max(_fit(running, f), 1)
+                value[root] = s
+            strides[d] = s
+            running = max(running, s * shape[d])
+        if alias is not None and k == alias[1]:
+            src = arrays[alias[0]]
+            if src.shape != shape or src.strides != tuple(strides):
+                conflict = True
+            arrays.append(ArrayInput(elem, src.shape, src.strides, src.values, src.how, alias_of=alias[0]))
+            continue
+        values, how = make_values(elem, shape, rng, mode)
+        arrays.append(ArrayInput(elem, shape, tuple(strides), values, how))
+    if conflict and alias is not None:
+        # these two arrays cannot share memory (static sizes differ): a plain trial instead
+        plain = Plan(**{**plan.__dict__, "alias_pairs": []})
+        t = make_trial(plain, index, seed, attempt)
+        return t
+    scalars = [scalar_value(p, rng) for p in plan.scalars]
+    grid = tuple(int(rng.integers(1, 3 + min(index // 4, 1))) if used else 1 for used in plan.block_axes)
+    return Trial(index, grid, arrays, scalars, mode, alias)
+
+
+def scalar_value(pair: ScalarPair, rng: np.random.Generator):
+    f = pair.facts
+    if dt.is_float(pair.elem):
+        return float(dt.round_to(np.float32(rng.uniform(0.5, 2.0)), pair.elem))
+    if pair.elem == "i1":
+        return bool(rng.integers(0, 2))
+    lo = f.lower if f.lower is not None else 1
+    hi = f.upper if f.upper is not None else max(lo, 1) + 4
+    v = _fit(int(rng.integers(lo, max(lo, hi) + 1)), f)
+    if v == 0 and f.divisor > 1 and f.lower is None:
+        v = f.divisor  # a multiple that is not 0 (0 would hide what the divisor is for)
+    return v
+
+
+# --- values ------------------------------------------------------------------------------------
+
+_LARGE = {"f32": (80.0, 100.0), "bf16": (80.0, 100.0), "tf32": (80.0, 100.0), "f16": (10.0, 12.0),
+          "f64": (700.0, 720.0), "f8E4M3FN": (5.0, 7.0), "f8E5M2": (10.0, 12.0)}
+
+
+def _specials(elem: str, kind: str) -> np.ndarray:
+    tiny = {"f16": 2.0 ** -14, "f64": 2.0 ** -1022, "f8E4M3FN": 2.0 ** -6, "f8E5M2": 2.0 ** -14}.get(elem, 2.0 ** -126)
+    big = {"f16": 65504.0, "f64": 1.7976931348623157e308, "bf16": 3.3895313892515355e38, "f8E4M3FN": 448.0,
+           "f8E5M2": 57344.0, "tf32": 3.4e38}.get(elem, 3.4028234663852886e38)
+    if kind == SPECIAL_KINDS[0]:
+        vals = [-0.0, 0.0, tiny * 0.5, -tiny * 0.25, tiny, -tiny]
+        if elem in ("f32", "bf16", "tf32"):
+            vals.append(2.0 ** -149 if elem == "f32" else tiny * 2.0 ** -7)  # the smallest subnormal
+    elif kind == SPECIAL_KINDS[1]:
+        vals = [np.nan, np.inf, -np.inf] if elem != "f8E4M3FN" else [np.nan]  # e4m3fn: no infinity
+    else:
+        vals = [big, -big, big / 2, -big / 3]
+    return np.array(vals, dtype=np.float64)
+
+
+def make_values(elem: str, shape, rng: np.random.Generator, mode: str) -> Tuple[np.ndarray, str]:
+    if mode == "zeros":
+        return np.zeros(shape, dt.compute_dtype(elem)), "zeros"
+    if mode == "ones":
+        return np.ones(shape, dt.compute_dtype(elem)), "ones"
+    if elem == "i1":
+        return rng.integers(0, 2, size=shape).astype(bool), "random bools"
+    if not dt.is_float(elem):
+        # small non-negative ints mostly (integer arrays are often indices); wider and negative
+        # ones in the "wide" trials
+        lo, hi = {"ints": (0, 16), "wide": (-8, 64)}.get(mode, (0, 4))
+        return rng.integers(lo, hi, size=shape).astype(dt.compute_dtype(elem)), f"random ints in [{lo}, {hi})"
+    if mode == "ints":
+        return dt.round_to(rng.integers(-3, 4, size=shape).astype(np.float32), elem), "random ints in [-3, 4)"
+    if mode == "wide":
+        return dt.round_to((rng.standard_normal(shape) * 64).astype(np.float32), elem), "normal(0, 64)"
+    base = rng.standard_normal(shape)
+    if mode.startswith("special"):
+        # 1 element in 8 replaced, and each special value placed once where the array has room
+        # (at most half of its elements)
+        sp = _specials(elem, mode)
+        flat = base.reshape(-1)
+        pick = rng.random(flat.size) < 0.125
+        flat = np.where(pick, sp[rng.integers(0, len(sp), size=flat.size)], flat)
+        room = min(len(sp), max(1, flat.size // 2))
+        if flat.size:
+            flat[rng.permutation(flat.size)[:room]] = rng.permutation(sp)[:room]
+        return _to_elem(flat.reshape(base.shape), elem), f"normal(0, 1) with {mode[len('special: '):]} (1 in 8)"
+    if mode == "large":
+        lo, hi = _LARGE.get(elem, (80.0, 100.0))
+        mag = rng.uniform(lo, hi, size=shape) * np.where(rng.random(shape) < 0.5, -1.0, 1.0)
+        base = np.where(rng.random(shape) < 0.5, mag, base)
+        return _to_elem(base, elem), f"normal(0, 1) and +-[{lo:g}, {hi:g}] (1 in 2)"
+    return _to_elem(base, elem), "normal(0, 1)"
+
+
+def _to_elem(x: np.ndarray, elem: str) -> np.ndarray:
+    if elem == "f64":
+        return np.asarray(x, np.float64)
+    with np.errstate(over="ignore"):
+        return dt.round_to(np.asarray(x, np.float64).astype(np.float32), elem)

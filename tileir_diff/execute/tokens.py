@@ -1,0 +1,119 @@
+"""Which arrays a kernel's memory ops touch and which of those accesses its tokens order.
+
+A memory op (``load_view_tko``, ``store_view_tko``, ``load_ptr_tko``, ``store_ptr_tko``,
+``atomic_rmw_tko``, ``atomic_cas_tko``, ``atomic_red_view_tko``) reaches its arrays through its
+view or pointer operand: every pointer argument the value derives from (through views, ``offset``,
+``broadcast``, ``reshape``, ``select``, loop-carried values, ``ptr_to_int``/``int_to_ptr``; never
+through data a load returned). Its input token carries every memory op that produced a token
+flowing into it (through ``join_tokens`` and the iteration values and results of ``for``,
+``loop`` and ``if``): those are ordered before it.
+
+Two arrays are *ordered* in a kernel when some access to one is ordered by tokens with some access
+to the other and at least one of the two writes. Accesses that tokens leave unordered may run in
+either order on the device, so only a kernel that orders accesses to arrays j and k is well
+defined when j and k share memory. ``--execute`` runs alias trials (j and k in one buffer) only
+for pairs that at least one of the two kernels orders.
+"""
+from __future__ import annotations
+
+from typing import Dict, FrozenSet, Iterable, List, Set, Tuple
+
+from tileir_diff.ir import Module
+from tileir_diff.ir.types import TokenType
+
+from .signature import Layout, _entry
+
+#: memory op -> (index of the operand holding its view/pointer, writes?)
+MEMORY_OPS = {"load_view_tko": (0, False), "store_view_tko": (1, True), "load_ptr_tko": (0, False),
+              "store_ptr_tko": (0, True), "atomic_rmw_tko": (0, True), "atomic_cas_tko": (0, True),
+              "atomic_red_view_tko": (0, True)}
+_REGION_OPS = ("for", "loop", "if")
+
+
+def _terminators(op) -> Iterable:
+    for r in op.regions:
+        for b in r.blocks:
+            for o in b.operations:
+                if o.name in ("yield", "continue", "break"):
+                    yield o
+                if o.name == "if":  # an if may end in continue/break of this loop
+                    yield from (t for t in _terminators(o) if t.name != "yield")
+
+
+def memory_accesses(module: Module, layout: Layout) -> Tuple[List[Tuple[FrozenSet[int], bool, FrozenSet[int]]], Dict[int, int]]:
+    """Per memory op (in program order): (arrays it may touch, writes?, memory ops ordered before
+    it by tokens, as indices into this list)."""
+    f = _entry(module, layout.entry)
+    array_of_arg = {spec.pointer_arg: k for k, spec in enumerate(layout.arrays)}
+    roots: Dict[int, FrozenSet[int]] = {}
+    for i, a in enumerate(f.arguments):
+        if i in array_of_arg:
+            roots[a.vid] = frozenset([array_of_arg[i]])
+    prov: Dict[int, FrozenSet[int]] = {}  # token vid -> memory ops (indices) it carries
+    ops = list(f.walk())
+    index = {id(op): n for n, op in enumerate(o for o in ops if o.name in MEMORY_OPS)}
+    access: Dict[int, Tuple[FrozenSet[int], bool, FrozenSet[int]]] = {}
+    empty: FrozenSet[int] = frozenset()
+
+    def r(v):
+        return roots.get(v.vid, empty)
+
+    def t(v):
+        return prov.get(v.vid, empty)
+
+    for _ in range(8):  # to a fixpoint over loop-carried values (a few rounds suffice)
+        before = (dict(roots), dict(prov))
+        for op in ops:
+            if op.name in MEMORY_OPS:
+                slot, writes = MEMORY_OPS[op.name]
+                ptr = op.operands[slot] if slot < len(op.operands) else None
+                arrays = r(ptr) if ptr is not None else empty
+                tin = empty
+                for v in op.operands:
+                    if isinstance(v.type, TokenType):
+                        tin = tin | t(v)
+                n = index[id(op)]
+                access[n] = (arrays, writes, tin)
+                for res in op.results:
+                    if isinstance(res.type, TokenType):
+                        prov[res.vid] = tin | {n}
+                continue  # loaded data carries no pointer provenance
+            if op.name == "join_tokens":
+                prov[op.results[0].vid] = frozenset().union(*(t(v) for v in op.operands))
+                continue
+            if op.name in _REGION_OPS:
+                carried_t = frozenset().union(empty, *(t(v) for v in op.operands))
+                carried_r = frozenset().union(empty, *(r(v) for v in op.operands))
+                for term in _terminators(op):
+                    carried_t = carried_t.union(*(t(v) for v in term.operands))
+                    carried_r = carried_r.union(*(r(v) for v in term.operands))
+                targets = list(op.results) + [a for reg in op.regions for b in reg.blocks for a in b.arguments]
+                for v in targets:
+                    if isinstance(v.type, TokenType):
+                        prov[v.vid] = carried_t
+                    elif carried_r:
+                        roots[v.vid] = carried_r
+                continue
+            src = frozenset().union(empty, *(r(v) for v in op.operands))
+            if src:
+                for res in op.results:
+                    roots[res.vid] = src
+        if (roots, prov) == before:
+            break
+    return [access[n] for n in range(len(index))], index
+
+
+def ordered_pairs(module: Module, layout: Layout) -> Set[FrozenSet[int]]:
+    """Pairs {j, k} of distinct arrays whose accesses the kernel's tokens order (one a write)."""
+    accesses, _ = memory_accesses(module, layout)
+    out: Set[FrozenSet[int]] = set()
+    for arrays_b, writes_b, before in accesses:
+        for a in before:
+            arrays_a, writes_a, _ = accesses[a]
+            if not (writes_a or writes_b):
+                continue
+            for j in arrays_a:
+                for k in arrays_b:
+                    if j != k:
+                        out.add(frozenset((j, k)))
+    return out
