@@ -8,8 +8,8 @@ from .test_top_down import twins
 
 
 def test_waiting_commutative_operands_are_decided_by_their_inputs():
-    """addf(negf(a), negf(b)) below a changed index: strict top-down leaves the addf's operands
-    waiting, bottom-up from the loads pairs each negf with its own (not crossed)."""
+    """addf(absf(a), absf(b)) below a changed index: strict top-down leaves the addf's operands
+    waiting, bottom-up from the loads pairs each absf with its own (not crossed)."""
     p = Pair(twins(0), twins(1))
     p.given("%arg0", "%arg1", "%arg2", "%tx", "%ty", "%px", "%py", "%st", "%x")
     assert p.run(Propagate()) == [("%a", "%a", "bottom-up"), ("%b", "%b", "bottom-up"), ("%bx", "%bx", "top-down"),

@@ -12,7 +12,7 @@ def _chain(op: str) -> str:
 
 def _slot(src: str) -> str:
     return kernel(load("a") + load("b", index="%by") + f"  %u = {src} : {T}\n  %n = negf %u : {T}\n"
-                  f"  %s = addf %n, %a : {T}\n" + store("st", "%s"))
+                  f"  %s = mulf %n, %a : {T}\n" + store("st", "%s"))
 
 
 def test_identical_paired_inputs_pair_another_op_kind():

@@ -21,10 +21,10 @@ def _chain(op: str, c: str) -> str:
 
 
 def twins(i: int) -> str:
-    """addf(negf(load px[i]), negf(load py[i])): a change of i moves every hash below the addf."""
+    """addf(absf(load px[i]), absf(load py[i])): a change of i moves every hash below the addf."""
     return kernel(f"  %i = constant <i32: {i}> : tile<i32>\n" + load("a", index="%i")
                   + load("b", view="%py", index="%i")
-                  + f"  %p = negf %a : {T}\n  %q = negf %b : {T}\n  %x = addf %p, %q : {T}\n" + store("st", "%x"))
+                  + f"  %p = absf %a : {T}\n  %q = absf %b : {T}\n  %x = addf %p, %q : {T}\n" + store("st", "%x"))
 
 
 def test_operands_pair_slot_by_slot_from_a_paired_store():

@@ -119,8 +119,8 @@ def test_empty_target_hints_mutant_nonempty():
 
 # --- constant-dedup ----------------------------------------------------------------------------
 def test_constant_dedup():
-    one = "  %c = constant <f32: 1.000000e+00> : tile<128xf32>\n"
-    two = "  %c2 = constant <f32: 1.000000e+00> : tile<128xf32>\n"
+    one = "  %c = constant <f32: 1.500000e+00> : tile<128xf32>\n"
+    two = "  %c2 = constant <f32: 1.500000e+00> : tile<128xf32>\n"
     a = kernel(load("a") + one + f"  %s = addf %a, %c : {F}\n  %t = mulf %s, %c : {F}\n" + store("%t"))
     b = kernel(load("a") + one + two + f"  %s = addf %a, %c : {F}\n  %t = mulf %s, %c2 : {F}\n" + store("%t"))
     assert_absorbed(a, b, "constant-dedup")
@@ -128,9 +128,9 @@ def test_constant_dedup():
 
 def test_constant_dedup_mutant_negative_zero():
     a = kernel(load("a") + "  %c = constant <f32: 0.000000e+00> : tile<128xf32>\n"
-               f"  %s = addf %a, %c : {F}\n" + store("%s"))
+               f"  %s = mulf %a, %c : {F}\n" + store("%s"))
     b = kernel(load("a") + "  %c = constant <f32: -0.000000e+00> : tile<128xf32>\n"
-               f"  %s = addf %a, %c : {F}\n" + store("%s"))
+               f"  %s = mulf %a, %c : {F}\n" + store("%s"))
     r = assert_not_absorbed(a, b, "constant")
     assert "-0.0" in r.differences[0].message
 

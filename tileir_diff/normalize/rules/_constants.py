@@ -1,0 +1,44 @@
+"""What a rule needs to know about constants: the bit pattern of every element, and splats."""
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+from ...ir import DenseElements, Operation
+
+#: Bit patterns of 1.0 and -0.0 per float type (bf16 and tf32 have no NumPy dtype).
+FLOAT_ONE = {"f16": 0x3C00, "bf16": 0x3F80, "f32": 0x3F800000, "tf32": 0x3F800000, "f64": 0x3FF0000000000000}
+FLOAT_NEG_ZERO = {"f16": 0x8000, "bf16": 0x8000, "f32": 0x80000000, "tf32": 0x80000000, "f64": 1 << 63}
+INT_WIDTH = {"i1": 1, "i4": 4, "i8": 8, "i16": 16, "i32": 32, "i64": 64}
+
+
+def uniform_bits(op: Optional[Operation]) -> Optional[int]:
+    """The one bit pattern every element of a ``constant`` has, or None (not a constant, or
+    elements that differ)."""
+    if op is None or op.name != "constant":
+        return None
+    value = op.attributes.get("value")
+    if not isinstance(value, DenseElements):
+        return None
+    try:
+        bits = value.bits()
+    except Exception:  # an element type without a fixed width: not for these rules
+        return None
+    if len(bits) == 0:
+        return None
+    first = int(bits[0])
+    return first if all(int(b) == first for b in bits[:4096]) and (len(bits) <= 4096 or
+                                                                   bool((bits == bits[0]).all())) else None
+
+
+def element_name(op: Operation) -> Optional[str]:
+    t = op.results[0].type if op.results else None
+    el = getattr(t, "element", None)
+    return getattr(el, "name", None)
+
+
+def producers(function) -> Dict[int, Operation]:
+    out: Dict[int, Operation] = {}
+    for op in function.walk():
+        for r in op.results:
+            out[r.vid] = op
+    return out

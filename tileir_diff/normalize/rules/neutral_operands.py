@@ -1,0 +1,95 @@
+"""neutral-operands: an operation with its neutral element is its other operand."""
+from __future__ import annotations
+
+from ..rule import Rule, register
+from ..util import enum_name, map_functions, rewrite_function
+from ._constants import FLOAT_NEG_ZERO, FLOAT_ONE, INT_WIDTH, element_name, producers, uniform_bits
+
+
+def _all_ones(width: int) -> int:
+    return (1 << width) - 1
+
+
+def _plain_float(op) -> bool:
+    """Default rounding and no flush-to-zero: x * 1.0 and x + (-0.0) are then x, bit for bit."""
+    rounding = enum_name(op.attributes.get("rounding_mode"))
+    return rounding in (None, "nearest_even") and not op.attributes.get("flush_to_zero")
+
+
+def _neutral(op, el: str):
+    """{operand position: bit pattern that makes the op return its other operand}."""
+    name = op.name
+    if el in INT_WIDTH:
+        w = INT_WIDTH[el]
+        if name in ("addi", "ori", "xori"):
+            return {0: 0, 1: 0}
+        if name == "subi":
+            return {1: 0}
+        if name == "muli":
+            return {0: 1, 1: 1}
+        if name == "andi":
+            return {0: _all_ones(w), 1: _all_ones(w)}
+        if name in ("shli", "shri"):
+            return {1: 0}
+        if name == "divi":
+            return {1: 1}
+        return None
+    if el in FLOAT_ONE and _plain_float(op):
+        if name == "mulf":
+            return {0: FLOAT_ONE[el], 1: FLOAT_ONE[el]}
+        if name == "divf":
+            return {1: FLOAT_ONE[el]}
+        if name == "addf":
+            return {0: FLOAT_NEG_ZERO[el], 1: FLOAT_NEG_ZERO[el]}
+        if name == "subf":
+            return {1: 0}
+    return None
+
+
+@register
+class NeutralOperands(Rule):
+    """Absorbs: binary ops whose one operand is the op's neutral element everywhere: integer
+    ``x + 0``, ``x - 0``, ``x * 1``, ``x | 0``, ``x ^ 0``, ``x & ~0``, ``x << 0``, ``x >> 0``,
+    ``x / 1``; float ``x * 1.0``, ``x / 1.0``, ``x + (-0.0)``, ``x - (+0.0)`` (default rounding,
+    no flush-to-zero). The op's result becomes the other operand. (A port written with a
+    runtime-neutral scale or offset, or ``x * 1`` left by a template, then reads as plain ``x``.)
+
+    Why meaning is kept: each identity holds for every value of ``x`` at the op's width, bit for
+    bit: for floats, x * 1 = x and x + (-0) = x (including -0 and NaN), under round to nearest.
+
+    Never touches: float ``x + 0.0`` (``-0.0 + 0.0`` is ``+0.0``), ``x - (-0.0)``, float ops with
+    flush-to-zero or another rounding mode (``x * 1.0`` then flushes subnormals), an operand that
+    is not a constant of the neutral value in every element, ``0 - x``, ``1 / x``, ``0 << x``.
+    """
+    name = "neutral-operands"
+    mutant = "float x + 0.0 (wrong for -0.0) and x * 1.0 with flush_to_zero stay differences"
+    acts_on = frozenset({"addi", "subi", "muli", "ori", "xori", "andi", "shli", "shri", "divi",
+                         "mulf", "divf", "addf", "subf"})
+
+    def apply(self, module):
+        def per_function(f):
+            prod = producers(f)
+            count = 0
+
+            def fn(op, subst):
+                nonlocal count
+                if op.name not in self.acts_on or len(op.operands) != 2 or len(op.results) != 1:
+                    return None
+                el = element_name(op)
+                neutral = _neutral(op, el) if el else None
+                if not neutral:
+                    return None
+                for pos, bits in neutral.items():
+                    other = op.operands[1 - pos]
+                    if other.type != op.results[0].type:
+                        continue
+                    if uniform_bits(prod.get(op.operands[pos].vid)) == bits:
+                        subst[op.results[0].vid] = other
+                        count += 1
+                        return []
+                return None
+
+            return rewrite_function(f, fn), count
+
+        return map_functions(module, per_function)
+

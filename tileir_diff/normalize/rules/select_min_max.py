@@ -1,0 +1,66 @@
+"""select-min-max: integer min/max written as a compare and a select."""
+from __future__ import annotations
+
+from ...ir import EnumValue
+from ..rule import Rule, register
+from ..util import drop_unused, enum_name, map_functions, rewrite_function
+from ._constants import INT_WIDTH, element_name, producers
+
+
+@register
+class SelectMinMax(Rule):
+    """Absorbs: integer ``min``/``max`` spelled as ``select(cmpi a < b, a, b)`` (or ``<=``; after
+    mirrored-compares every ``>``/``>=`` reads as ``<``/``<=``), as a port without ``mini``/
+    ``maxi`` writes it: ``select(a < b, a, b)`` becomes ``mini a, b`` and ``select(a < b, b, a)``
+    becomes ``maxi a, b``, with the compare's signedness. The compare is dropped when nothing
+    else uses it.
+
+    Why meaning is kept: for integers, ``a < b ? a : b`` is min(a, b) and ``a < b ? b : a`` is
+    max(a, b); on a tie both arms are the same value, so ``<=`` gives the same result.
+
+    Never touches: floats (``select`` on a float compare differs from ``minf``/``maxf`` for NaN
+    and signed zeros), a select whose arms are not exactly the two compared values, or a compare
+    with any other predicate.
+    """
+    name = "select-min-max"
+    mutant = "select(a < b, a, c) (a third value) and float select(a < b, a, b) stay differences"
+    acts_on = frozenset({"select"})
+
+    def apply(self, module):
+        def per_function(f):
+            prod = producers(f)
+            count = 0
+            compares = set()
+
+            def fn(op, subst):
+                nonlocal count
+                if op.name != "select" or len(op.operands) != 3 or len(op.results) != 1:
+                    return None
+                cond, x, y = op.operands
+                c = prod.get(cond.vid)
+                if c is None or c.name != "cmpi" or len(c.operands) != 2 or element_name(op) not in INT_WIDTH:
+                    return None
+                if enum_name(c.attributes.get("comparison_predicate")) not in ("less_than", "less_than_or_equal"):
+                    return None
+                if c.operands[0].type != op.results[0].type:
+                    return None
+                a, b = c.operands
+                if (x.vid, y.vid) == (a.vid, b.vid):
+                    name = "mini"
+                elif (x.vid, y.vid) == (b.vid, a.vid):
+                    name = "maxi"
+                else:
+                    return None
+                sign = c.attributes.get("signedness")
+                compares.add(id(c))
+                count += 1
+                return [op.replace(name=name, operands=(a, b), segments=(1, 1),
+                                   attributes={"signedness": sign if sign is not None else EnumValue("Signedness",
+                                                                                                     "signed")})]
+
+            nf = rewrite_function(f, fn)
+            if count:
+                nf = drop_unused(nf, lambda op: id(op) in compares)
+            return nf, count
+
+        return map_functions(module, per_function)
