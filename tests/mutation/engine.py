@@ -271,15 +271,34 @@ def evaluate_mutation(kernel: Kernel, mut, execute_caught: bool = False) -> Outc
         e = interp_check(original, v.module)
         out.interp = e.status
         if out.verdict in SAME:
-            out.status = {"diverged": "false-same", "no_divergence": "maybe-equivalent"}.get(
-                e.status, "false-same-unverified")
-            out.detail = e.message[:200]
+            out.status, out.detail = same_verdict_status(mut, e, original, v.module)
         else:
             out.status = "caught"
     else:
         out.status = "caught"
     out.seconds = time.perf_counter() - t0
     return out
+
+
+def same_verdict_status(mut, e, original, mutant) -> Tuple[str, str]:
+    """What a mutant reported identical/equivalent is: shown different (false-same), not shown
+    different by any oracle (maybe-equivalent), or not decidable (false-same-unverified)."""
+    if e.status == "diverged":
+        return "false-same", e.message[:200]
+    oracle = getattr(mut, "oracle", "interp")
+    if oracle == "token":
+        from .ir_tools import token_orderings
+        removed = token_orderings(original) - token_orderings(mutant)
+        if removed:
+            return "false-same-unverified", (f"token model: {len(removed)} ordering(s) between accesses to one "
+                                             f"array removed, e.g. {sorted(removed)[0]} (the interpreter runs in "
+                                             f"program order and cannot show it)")
+        return "maybe-equivalent", "token model: no ordering between accesses to one array removed"
+    if oracle == "blind":
+        return "false-same-unverified", "the interpreter does not model this attribute (" + e.message[:120] + ")"
+    if e.status == "no_divergence":
+        return "maybe-equivalent", e.message[:200]
+    return "false-same-unverified", e.message[:200]
 
 
 def evaluate_invariance(kernel: Kernel, tr) -> Outcome:

@@ -264,7 +264,8 @@ def enumerate_commute(module: Module) -> Iterator[Transformation]:
         p = _commutative_pair(s.op)
         if p is None or s.op.operands[p[0]].vid == s.op.operands[p[1]].vid:
             continue
-        sites.append(s.path)
+        if s.op.name not in ("cmpf", "cmpi"):
+            sites.append(s.path)  # "all" commutes the ops the commutative-operands rule names
 
         def build(path=s.path, p=p):
             o = op_at(module, path)

@@ -402,3 +402,121 @@ def remove_op(module: Module, fi: int, target: Operation) -> Module:
     fs = list(module.functions)
     fs[fi] = replace(fs[fi], body=block(fs[fi].body))
     return replace(module, functions=tuple(fs))
+
+
+# --- the token model: which accesses a token chain orders ------------------------------------------
+
+ORDERED_EFFECTS = MEMORY_OPS | frozenset(("print_tko",))
+
+
+def token_orderings(module: Module) -> set:
+    """The orderings the token chains of ``module`` impose that matter: pairs ``(a, b)`` of
+    accesses (labelled ``(function, k)``, the k-th memory/print op in walk order) where ``a`` is
+    ordered before ``b`` through tokens (join_tokens, loop-carried tokens, if results), both
+    touch memory derived from the same entry argument (prints: the output stream) and at least
+    one writes. Reads of two different arrays, or two reads, are never observable."""
+    out = set()
+    for fi, f in enumerate(module.functions):
+        prod = producers(f)
+        labels, roots, writes = {}, {}, {}
+        for op in f.walk():
+            if op.name in ORDERED_EFFECTS:
+                k = len(labels)
+                labels[id(op)] = (fi, k)
+                roots[(fi, k)] = "print" if op.name == "print_tko" else memory_root(op, prod, f)
+                writes[(fi, k)] = op.name in WRITES or op.name == "print_tko"
+        before: Dict[int, frozenset] = {}
+        preds: Dict[Tuple[int, int], frozenset] = {}
+
+        def get(v: Value) -> frozenset:
+            return before.get(v.vid, frozenset())
+
+        def add(vid: int, s) -> bool:
+            old = before.get(vid, frozenset())
+            new = old | s
+            if new != old:
+                before[vid] = new
+                return True
+            return False
+
+        def terminators(block: Block, names) -> List[Operation]:
+            out = []
+            for op in block.operations:
+                if op.name in names:
+                    out.append(op)
+                for reg in op.regions:
+                    if op.name in ("if",):  # an if inside a loop body may end in continue/break
+                        for b in reg.blocks:
+                            out.extend(terminators(b, names))
+            return out
+
+        def visit(block: Block) -> bool:
+            changed = False
+            for op in block.operations:
+                tok_in = frozenset()
+                for v in op.operands:
+                    if isinstance(v.type, TokenType):
+                        tok_in |= get(v)
+                lab = labels.get(id(op))
+                if lab is not None:
+                    if preds.get(lab) != tok_in:
+                        preds[lab] = tok_in
+                        changed = True
+                if op.name in ("for", "loop"):
+                    body = op.regions[0].blocks[0]
+                    inits = op.operands[3:] if op.name == "for" else op.operands
+                    args = body.arguments[1:] if op.name == "for" else body.arguments
+                    conts = terminators(body, ("continue", "yield"))
+                    breaks = terminators(body, ("break",))
+                    for i, a in enumerate(args):
+                        if not isinstance(a.type, TokenType) or i >= len(inits):
+                            continue
+                        s = get(inits[i])
+                        for c in conts:
+                            if i < len(c.operands):
+                                s |= get(c.operands[i])
+                        changed |= add(a.vid, s)
+                    changed |= visit(body)
+                    for i, r in enumerate(op.results):
+                        if isinstance(r.type, TokenType):
+                            s = get(args[i]) if i < len(args) else frozenset()
+                            for c in conts + breaks:
+                                if i < len(c.operands):
+                                    s |= get(c.operands[i])
+                            changed |= add(r.vid, s)
+                    continue
+                if op.name == "if":
+                    for reg in op.regions:
+                        changed |= visit(reg.blocks[0])
+                    for i, r in enumerate(op.results):
+                        if isinstance(r.type, TokenType):
+                            s = frozenset()
+                            for reg in op.regions:
+                                for y in terminators(reg.blocks[0], ("yield",)):
+                                    if i < len(y.operands):
+                                        s |= get(y.operands[i])
+                            changed |= add(r.vid, s)
+                    continue
+                for reg in op.regions:
+                    for b in reg.blocks:
+                        changed |= visit(b)
+                for r in op.results:
+                    if isinstance(r.type, TokenType):
+                        s = tok_in | ({lab} if lab is not None else frozenset())
+                        changed |= add(r.vid, s)
+            return changed
+
+        for _ in range(8):
+            if not visit(f.body):
+                break
+        for b, ps in preds.items():
+            for a in ps:
+                if a == b:
+                    continue
+                if roots.get(a) is None or roots.get(b) is None:
+                    same = True  # unknown address: may alias
+                else:
+                    same = roots[a] == roots[b]
+                if same and (writes[a] or writes[b]):
+                    out.add((a, b))
+    return out

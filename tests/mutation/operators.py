@@ -38,6 +38,10 @@ class Mutation:
     cls: str
     desc: str
     build: Callable[[], Module]
+    #: how a mutant's change is shown: "interp" (the interpreter), "token" (the token model:
+    #: tokens only order, the interpreter runs in program order and cannot see them), "blind"
+    #: (a change the interpreter does not model at all: memory ordering / scope)
+    oracle: str = "interp"
 
     @property
     def key(self) -> str:
@@ -376,7 +380,7 @@ def enumerate_token(module: Module) -> Iterator[Mutation]:
                 return with_op(module, path, [set_operand(o, k, base)])
             yield Mutation("token", op_id(s.path), "unorder", f"{op.name}/unorder",
                            f"{op.name} at {op_id(s.path)} no longer ordered after {p.name} (token from make_token)",
-                           unorder)
+                           unorder, oracle="token")
         if p is not None and p.name == "join_tokens" and len(p.operands) >= 2:
             for j in range(len(p.operands)):
                 def drop(path=s.path, k=k, j=j, p=p):
@@ -390,7 +394,7 @@ def enumerate_token(module: Module) -> Iterator[Mutation]:
                 src = prod.get(p.operands[j].vid)
                 yield Mutation("token", op_id(s.path), f"drop-join:{j}", f"{op.name}/drop-join",
                                f"{op.name} at {op_id(s.path)} no longer waits on the {src.name if src else 'argument'} "
-                               f"token (operand {j} of its join_tokens)", drop)
+                               f"token (operand {j} of its join_tokens)", drop, oracle="token")
         # hoist above the preceding effect op of the block (another array, or unordered)
         if op.name in MEMORY_OPS:
             blk = block_at(module, s.bpath)
@@ -400,6 +404,9 @@ def enumerate_token(module: Module) -> Iterator[Mutation]:
             if a < 0 or blk.operations[a].name in TERMINATORS:
                 continue
             A = blk.operations[a]
+            a_effects = [x.name for x in A.walk() if x.name in EFFECT_OPS]
+            if not a_effects or (op.name in READS and all(n in READS for n in a_effects)):
+                continue  # nothing to reorder against, or two reads: an invariance, not a mutation
             same = A.name in MEMORY_OPS and roots.get(id(A)) is not None and roots.get(id(A)) == roots.get(id(op))
             if same:
                 continue  # that is swap-memory
@@ -490,6 +497,10 @@ def _enum_values(enum: str, version) -> List[str]:
     return [v for v in ENUMS[enum] if ENUM_VALUE_SINCE.get((enum, v), (13, 1)) <= tuple(version)]
 
 
+#: attributes the interpreter does not model (it runs one block at a time, in program order)
+BLIND_ATTRS = frozenset(("memory_ordering_semantics", "memory_scope"))
+
+
 def enumerate_enum_attr(module: Module) -> Iterator[Mutation]:
     """Every enum attribute (except compare predicates: cmp-predicate) set to every other value."""
     for s in walk_sites(module):
@@ -516,7 +527,7 @@ def enumerate_enum_attr(module: Module) -> Iterator[Mutation]:
                     return with_op(module, path, [o.replace(attributes=attrs)])
                 yield Mutation("enum-attr", op_id(s.path), f"{a.name}={v or 'absent'}", f"{op.name}.{a.name}",
                                f"{op.name} at {op_id(s.path)}: {a.name} {cur_name or 'absent'} -> {v or 'absent'}",
-                               build)
+                               build, oracle="blind" if a.name in BLIND_ATTRS else "interp")
 
 
 def enumerate_flag(module: Module) -> Iterator[Mutation]:

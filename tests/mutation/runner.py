@@ -108,7 +108,8 @@ def plan_invariances(kernels: Sequence[Kernel], kinds: Optional[Sequence[str]] =
             except Exception as exc:
                 print(f"warning: {k.name}: enumerating {kind} raised {type(exc).__name__}: {exc}")
                 continue
-            trs = _spread(trs, per_kernel_kind, seed, k.name, kind)
+            cap = per_kernel_kind if kind != "reencode" or per_kernel_kind is None else max(per_kernel_kind, 5)
+            trs = _spread(trs, cap, seed, k.name, kind)
             groups[(k.family, kind)].extend(Plan(k, t) for t in trs)
     if budget is not None:
         groups = _budget(groups, budget, seed)
@@ -216,6 +217,11 @@ def dump_pairs(outcomes: Sequence[Outcome], kernels: Dict[str, Kernel], out_dir:
                title: str, command: str) -> List[Outcome]:
     """original/mutant text pairs (+ the mutant's bytecode and a unified diff) for each outcome
     whose status is in ``statuses``, and a summary.txt grouped by class."""
+    if out_dir.exists() and (out_dir / "summary.txt").exists():
+        import shutil
+        for child in out_dir.iterdir():  # only what an earlier dump wrote here
+            if child.is_dir() and (child / "info.json").exists():
+                shutil.rmtree(child)
     out_dir.mkdir(parents=True, exist_ok=True)
     chosen = [o for o in outcomes if o.status in statuses]
     by_class: Dict[str, List[Outcome]] = defaultdict(list)
