@@ -58,6 +58,9 @@ def parse_args(argv):
     ap.add_argument("--checkpoint", type=int, default=500, help="rewrite --json/--dump every N evaluations")
     ap.add_argument("--repro", nargs=2, metavar=("KERNEL", "KEY"), help="evaluate one mutant/transformation verbosely")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--from-json", type=Path, metavar="PATH",
+                    help="no run: print the tables (and --markdown) of a saved --json file")
+    ap.add_argument("--markdown", type=Path, metavar="PATH", help="also write the tables as Markdown")
     return ap.parse_args(argv)
 
 
@@ -141,10 +144,62 @@ def write_outputs(args, kernels, mut_out, inv_out, site_counts, elapsed, final):
     return tables
 
 
+def outcomes_from_json(path: Path):
+    doc = json.loads(path.read_text())
+    def mk(d):
+        return engine.Outcome(**{k: d[k] for k in ("kernel", "family", "kind", "cls", "key", "desc", "status",
+                                                    "discard", "verdict", "detail", "interp", "seconds")})
+    return doc, [mk(d) for d in doc["mutations"]], [mk(d) for d in doc["invariances"]]
+
+
+def markdown(tables, elapsed, mut_out, inv_out) -> str:
+    cols = [c for c in runner.MUT_COLUMNS if c not in ("crash",)] + ["crash"]
+    out = []
+    if mut_out:
+        t = tables["mutation_totals"]
+        out.append(f"Mutants: {t.get('mutants', 0)} evaluated ({t.get('enumerated', 0)} enumerated at "
+                   f"{t.get('sites_enumerated', 0)} sites), {t.get('valid', 0)} valid, {t.get('caught', 0)} caught, "
+                   f"{t.get('maybe-equivalent', 0)} maybe equivalent, **{t.get('false-same', 0) + t.get('false-same-unverified', 0)} "
+                   f"false same** ({t.get('false-same', 0)} shown by the interpreter, "
+                   f"{t.get('false-same-unverified', 0)} unverified), {t.get('crash', 0)} crashes.")
+        out.append("")
+        out.append(runner.markdown_table(tables["mutation_by_family"], cols, "operator"))
+        out.append("")
+        out.append(runner.markdown_table(tables["mutation_by_kind"], cols, "mutation kind"))
+        out.append("")
+        disc = Counter(o.discard for o in mut_out if o.status == "discarded")
+        out.append("Discarded by reason: " + ", ".join(f"{k} {v}" for k, v in disc.most_common()) + ".")
+        out.append("")
+    if inv_out:
+        t = tables["invariance_totals"]
+        out.append(f"Invariance transformations: {t.get('transformations', 0)}, {t.get('valid', 0)} valid, "
+                   f"**{t.get('false-alarm', 0)} false alarms**.")
+        out.append("")
+        out.append(runner.markdown_table(tables["invariance_by_kind"], runner.INV_COLUMNS, "invariance kind"))
+        out.append("")
+        out.append(runner.markdown_table(tables["invariance_by_family"], runner.INV_COLUMNS, "operator"))
+        out.append("")
+    out.append(f"Run time: {elapsed / 60:.0f} min (one process, nice 10, 2 shared cores).")
+    return "\n".join(out) + "\n"
+
+
 def main(argv=None) -> int:
     args = parse_args(argv if argv is not None else sys.argv[1:])
     if args.repro:
         return repro(args)
+    if args.from_json:
+        doc, mut_out, inv_out = outcomes_from_json(args.from_json)
+        mut_out = mut_out if "mutation_by_family" in doc["tables"] else None
+        for name in ("mutation_by_family", "mutation_by_kind"):
+            if name in doc["tables"]:
+                runner.fix_sites(doc["tables"][name])
+        if mut_out is not None:
+            doc["tables"]["mutation_totals"] = runner.totals(doc["tables"]["mutation_by_family"])
+        inv_out = inv_out if "invariance_by_family" in doc["tables"] else None
+        print_tables(doc["tables"], mut_out, inv_out, doc["seconds"])
+        if args.markdown:
+            args.markdown.write_text(markdown(doc["tables"], doc["seconds"], mut_out, inv_out))
+        return 0
     t0 = time.time()
     kernels = select_kernels(args)
     kinds = args.kinds.split(",") if args.kinds else None
@@ -182,6 +237,13 @@ def main(argv=None) -> int:
             cb(i, len(plans), engine.evaluate_invariance(p.kernel, p.item))
     elapsed = time.time() - t0
     tables = write_outputs(args, kernels, mut_out, inv_out, site_counts, elapsed, True)
+    print_tables(tables, mut_out, inv_out, elapsed)
+    if args.markdown:
+        args.markdown.write_text(markdown(tables, elapsed, mut_out, inv_out))
+    return 0
+
+
+def print_tables(tables, mut_out, inv_out, elapsed):
     cols = list(runner.MUT_COLUMNS)
     if mut_out is not None:
         print()
@@ -207,7 +269,6 @@ def main(argv=None) -> int:
             ex = next(o for o in fa if o.cls == c)
             print(f"  {n:5d}  {c}   e.g. {ex.kernel}: {ex.desc}: {ex.detail[:160]}")
     print(f"\n{elapsed:.0f} s")
-    return 0
 
 
 if __name__ == "__main__":

@@ -68,7 +68,7 @@ class Kernel:
         return _load(str(self.path))
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=1024)
 def _load(path: str):
     return tileir_diff.load(path)
 
@@ -165,7 +165,7 @@ def disassemble(data: bytes) -> Tuple[bool, str]:
     return True, p.stdout
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=1024)
 def original_text(path: str) -> str:
     ok, text = disassemble(Path(path).read_bytes())
     if not ok:

@@ -149,14 +149,25 @@ def mutation_table(outcomes: Sequence[Outcome], by: str,
             r["valid"] += 1
             r[o.status] += 1
     for key in rows:
-        rows[key]["sites"] = len(sites[key])
+        rows[key]["sites_sampled"] = len(sites[key])
     if site_counts:
         for (fam, kind), (s, n) in site_counts.items():
             key = fam if by == "family" else kind
             if key in rows:
                 rows[key]["sites_enumerated"] += s
                 rows[key]["enumerated"] += n
-    return {k: dict(v) for k, v in sorted(rows.items())}
+    return fix_sites({k: dict(v) for k, v in sorted(rows.items())})
+
+
+def fix_sites(table):
+    """``sites`` = every applicable site enumerated (when known), else the sites sampled."""
+    for row in table.values():
+        if "sites_enumerated" in row:
+            row.setdefault("sites_sampled", row.get("sites", 0))
+            row["sites"] = row["sites_enumerated"]
+        else:
+            row["sites"] = row.get("sites_sampled", row.get("sites", 0))
+    return table
 
 
 def totals(table: Dict[str, Dict[str, int]]) -> Dict[str, int]:
