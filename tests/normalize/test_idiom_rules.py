@@ -120,3 +120,16 @@ def test_sub_as_add_neg_mutant_other_operand_negated():
     b = kernel(two + f"  %n = negf %a : {F}\n  %s = addf %n, %b : {F}\n" + store("%s"))
     assert_not_absorbed(a, b)
     assert verdict(a, b).verdict == "different"
+
+
+# --- commutative-operands: (in)equality compares ---------------------------------------------------
+def test_equality_compare_operands_commute():
+    a = _int_kernel(_guarded("equal", "%arg2", "%bx"), "%i")
+    b = _int_kernel(_guarded("equal", "%bx", "%arg2"), "%i")
+    assert_absorbed(a, b, "commutative-operands")
+
+
+def test_ordering_compare_operands_do_not_commute():
+    a = _int_kernel(_guarded("less_than", "%arg2", "%bx"), "%i")
+    b = _int_kernel(_guarded("less_than", "%bx", "%arg2"), "%i")
+    assert_not_absorbed(a, b)

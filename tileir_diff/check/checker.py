@@ -146,7 +146,12 @@ def _unordered_effect(op: Operation) -> bool:
 
 
 def _commutative(op: Operation) -> bool:
+    """Whether operands 0 and 1 may cross: the op table's commutative traits, or a compare for
+    (in)equality (``a == b`` is ``b == a``)."""
     t = _traits(op)
+    if op.name in ("cmpi", "cmpf") and len(op.operands) == 2:
+        pred = op.attributes.get("comparison_predicate")
+        return getattr(pred, "name", pred) in ("equal", "not_equal")
     return len(op.operands) >= 2 and (("commutative" in t and len(op.operands) == 2) or "commutative2" in t)
 
 

@@ -246,8 +246,9 @@ class Classifier:
             if sa is None or sb is None or self.m.l2r.get(sa) != sb or ra != rb:
                 bad.append((i, j))
         if a.op.name == "join_tokens" and a.op.name == b.op.name:
-            lset = sorted((self.m.l2r.get(s), r) for s, r, _ in a.operands)
-            rset = sorted((s, r) for s, r, _ in b.operands)
+            # (an unpaired producer maps to "" so that the two multisets still sort)
+            lset = sorted((self.m.l2r.get(s) or "", r) for s, r, _ in a.operands)
+            rset = sorted((s or "", r) for s, r, _ in b.operands)
             if lset == rset:
                 return []
         return bad

@@ -24,10 +24,18 @@ _COMMUTATIVE_TRAITS: Dict[str, Tuple[bool, bool]] = {
     for d in OPS_BY_NAME.values() if "commutative" in d.traits or "commutative2" in d.traits}
 
 
+#: Compare predicates whose two operands commute (a == b is b == a, for ints and floats, ordered
+#: or not).
+SYMMETRIC_PREDICATES = frozenset({"equal", "not_equal"})
+
+
 def commutative_positions(op: Operation) -> Optional[Tuple[int, int]]:
     """The two operand positions that may be swapped without changing the result, if any."""
     traits = _COMMUTATIVE_TRAITS.get(op.name)
     if traits is None:
+        if op.name in ("cmpi", "cmpf") and len(op.operands) == 2 and \
+                getattr(op.attributes.get("comparison_predicate"), "name", None) in SYMMETRIC_PREDICATES:
+            return (0, 1)
         return None
     n = len(op.operands)
     if n < 2:

@@ -9,16 +9,19 @@ from ..util import map_functions, rewrite_function
 @register
 class CommutativeOperands(Rule):
     """Absorbs: the order of the two operands of ``addf mulf maxf minf addi muli andi ori xori
-    maxi mini mulhii`` and of the two multiplicands of ``fma``, everywhere, including inside
+    maxi mini mulhii``, of the two multiplicands of ``fma`` and of ``cmpi``/``cmpf`` for
+    ``equal``/``not_equal``, everywhere, including inside
     ``reduce``/``scan`` combiner regions (a combiner that is a single commutative op on its two
     block arguments, ``addf %rhs, %lhs`` vs ``addf %lhs, %rhs``, becomes one form). Operands are
     ordered by their structural key (keys.py: a Merkle hash of the computation behind each
     operand, never value ids or positions in the text), so both files sort the same way.
 
     Why meaning is kept: these ops are commutative in Tile IR (IEEE add/mul/min/max are
-    commutative bit for bit, including NaN and signed-zero results; fma(a,b,c) = fma(b,a,c)).
+    commutative bit for bit, including NaN and signed-zero results; fma(a,b,c) = fma(b,a,c);
+    a == b is b == a, ordered or unordered).
 
-    Never touches: non-commutative ops (``subf``, ``divf``, ``remf``, ``cmpf``, ``shli``, ``select``,
+    Never touches: non-commutative ops (``subf``, ``divf``, ``remf``, ordering compares such as
+    ``cmpf less_than`` (mirrored-compares turns ``>`` around instead), ``shli``, ``select``,
     ``atan2``, ``fpowf``, ``mmaf``), the accumulator operand of ``fma``, or a combiner that is not
     commutative (``subf %lhs, %rhs`` vs ``subf %rhs, %lhs`` stays different).
     """
