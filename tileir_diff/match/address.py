@@ -30,7 +30,11 @@ def address_root(g: FunctionGraph, nid: str) -> Optional[str]:
     if not n.operands:
         return None
     k = _ADDRESS_OPERAND.get(n.name, 0)
-    src = n.operands[k][0] if k < len(n.operands) else None
+    return argument_behind(g, n.operands[k][0] if k < len(n.operands) else None)
+
+
+def argument_behind(g: FunctionGraph, src: Optional[str]) -> Optional[str]:
+    """The entry-argument node a value (node id) derives from through address-preserving ops."""
     for _ in range(64):
         if src is None:
             return None

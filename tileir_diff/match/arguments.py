@@ -23,8 +23,8 @@ from typing import Dict, List, Optional, Tuple
 
 from ..graph import FunctionGraph
 from ..normalize.canon import fmt_type
-from .address import address_root
-from .opsets import ADDRESS_PRESERVING_OPS, MEMORY_OPS
+from .address import address_root, argument_behind
+from .opsets import MEMORY_OPS
 
 
 def _through_assumes(g: FunctionGraph, nid: str, limit: int = 16) -> List[Tuple[str, int]]:
@@ -46,17 +46,7 @@ def _through_assumes(g: FunctionGraph, nid: str, limit: int = 16) -> List[Tuple[
 
 def _view_base(g: FunctionGraph, view: str) -> Optional[str]:
     """The entry argument a make_tensor_view's base pointer derives from."""
-    src = g.nodes[view].operands[0][0] if g.nodes[view].operands else None
-    for _ in range(64):
-        if src is None:
-            return None
-        s = g.nodes[src]
-        if s.kind == "arg":
-            return src
-        if s.kind != "op" or s.name not in ADDRESS_PRESERVING_OPS or not s.operands:
-            return None
-        src = s.operands[0][0]
-    return None
+    return argument_behind(g, g.nodes[view].operands[0][0] if g.nodes[view].operands else None)
 
 
 def argument_roles(g: FunctionGraph) -> Dict[str, tuple]:

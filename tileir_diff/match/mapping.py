@@ -32,6 +32,15 @@ class Limits:
         raise TypeError(f"limits must be a Limits, a dict or None, not {type(value).__name__}")
 
 
+def _children_follow(a, b, there, here_nodes, there_nodes) -> bool:
+    """Every paired child of ``a`` is paired into the same region of ``b``."""
+    for c in a.children:
+        other = there.get(c)
+        if other is not None and (there_nodes[other].parent != b.nid or there_nodes[other].region != here_nodes[c].region):
+            return False
+    return True
+
+
 class LimitExceeded(Exception):
     """Raised inside a stage when a cap is hit; the engine turns it into an ``unknown`` verdict."""
 
@@ -128,19 +137,8 @@ class MatchContext:
         if pa is not None:
             if m.l2r.get(pa, pb) != pb or m.r2l.get(pb, pa) != pa:
                 return False
-        if a.children:
-            rnodes = self.right.nodes
-            for c in a.children:
-                rc = m.l2r.get(c)
-                if rc is not None and (rnodes[rc].parent != b.nid or rnodes[rc].region != self.left.nodes[c].region):
-                    return False
-        if b.children:
-            lnodes = self.left.nodes
-            for c in b.children:
-                lc = m.r2l.get(c)
-                if lc is not None and (lnodes[lc].parent != a.nid or lnodes[lc].region != self.right.nodes[c].region):
-                    return False
-        return True
+        return _children_follow(a, b, m.l2r, self.left.nodes, self.right.nodes) and \
+            _children_follow(b, a, m.r2l, self.right.nodes, self.left.nodes)
 
     def bottom_up_candidates(self) -> List[tuple]:
         """The pairs bottom-up matching can extend: paired producers of an unpaired left node's
