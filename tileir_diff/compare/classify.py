@@ -102,6 +102,9 @@ def _type_findings(name: str, lt, rt, what: str) -> Finding:
     if isinstance(lt, TensorViewType) and isinstance(rt, TensorViewType):
         if lt.element != rt.element:
             return Finding("type", f"{what} element type {fmt_type(lt.element)} -> {fmt_type(rt.element)}", False)
+        if _static_vs_dynamic(lt, rt):
+            return Finding("specialization", f"{what} {fmt_type(lt)} -> {fmt_type(rt)} (static vs dynamic "
+                                             f"{_static_side(lt, rt)})", False)
         return Finding("memory", f"{what} {fmt_type(lt)} -> {fmt_type(rt)}", False)
     if isinstance(lt, TileType) and isinstance(rt, TileType):
         cat = "mma" if name in MMA_OPS else None
@@ -109,6 +112,22 @@ def _type_findings(name: str, lt, rt, what: str) -> Finding:
             return Finding(cat or "tile_shape", f"{what} {fmt_type(lt)} -> {fmt_type(rt)}", False)
         return Finding(cat or "type", f"{what} {fmt_type(lt)} -> {fmt_type(rt)}", False)
     return Finding("mma" if name in MMA_OPS else "type", f"{what} {fmt_type(lt)} -> {fmt_type(rt)}", False)
+
+
+def _static_vs_dynamic(a: TensorViewType, b: TensorViewType) -> bool:
+    """Two tensor views that differ only where one side has a static size or stride and the
+    other a dynamic one (``?``): a specialization, not another memory layout."""
+    if len(a.shape) != len(b.shape) or len(a.strides) != len(b.strides) or (a.shape, a.strides) == (b.shape, b.strides):
+        return False
+    pairs = list(zip(a.shape, b.shape)) + list(zip(a.strides, b.strides))
+    return all(x == y or x is None or y is None for x, y in pairs)
+
+
+def _static_side(a: TensorViewType, b: TensorViewType) -> str:
+    pairs = list(zip(a.shape, b.shape)) + list(zip(a.strides, b.strides))
+    left = any(x is not None and y is None for x, y in pairs)
+    right = any(x is None and y is not None for x, y in pairs)
+    return "(both sides fix some)" if left and right else ("(the left fixes it)" if left else "(the right fixes it)")
 
 
 def _attr_category(name: str, key: str) -> str:
@@ -213,6 +232,10 @@ class Classifier:
                 out.append(Finding("control_flow", f"{oa.name} region count {len(sa)} -> {len(sb)}"))
         if not has_trait(oa, "pure") and not self._same_parent(a, b):
             out.append(self._placement_finding(a, b))
+        if oa.name == "make_tensor_view" and any(f.category == "specialization" for f in out):
+            # a size fixed in the type instead of passed: the dynamic operand it drops is part of it
+            out = [Finding("specialization", f.message, f.own) if f.category == "memory" else f for f in out]
+            out.sort(key=lambda f: f.category != "specialization")
         return out
 
     def _placement_finding(self, a: Node, b: Node) -> Finding:
