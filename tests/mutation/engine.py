@@ -46,6 +46,10 @@ SYNTHETIC = Path(__file__).resolve().parent / "data"
 REFERENCE_CACHE = ROOT / "build" / "mutation" / "reference"
 
 SAME = ("identical", "equivalent")
+#: What a mutant must not get unchecked: a same verdict, or ``specialized`` (the same computation
+#: under other assumptions), which a caller may accept with allow="specialization". The oracles
+#: check all three; a mutant of an assumption or hint alone is then "maybe equivalent".
+MUTANT_SAME = SAME + ("specialized",)
 MUTANT_STATUSES = ("caught", "maybe-equivalent", "false-same", "false-same-unverified", "crash")
 DISCARD_REASONS = ("build", "writer", "disasm", "no-op", "reader")
 
@@ -267,10 +271,10 @@ def evaluate_mutation(kernel: Kernel, mut, execute_caught: bool = False) -> Outc
         out.detail = f"diff raised {type(exc).__name__}: {exc}"[:200]
         out.seconds = time.perf_counter() - t0
         return out
-    if out.verdict in SAME or execute_caught:
+    if out.verdict in MUTANT_SAME or execute_caught:
         e = interp_check(original, v.module)
         out.interp = e.status
-        if out.verdict in SAME:
+        if out.verdict in MUTANT_SAME:
             out.status, out.detail = same_verdict_status(mut, e, original, v.module)
         else:
             out.status = "caught"
