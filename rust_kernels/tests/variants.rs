@@ -108,6 +108,7 @@ fn entry_signature_matches_the_abi_packing() {
                     want.extend(std::iter::repeat_n("tile<i32>".to_string(), 2 * t.ndim));
                 }
                 ParamSpec::F32(_) => want.push("tile<f32>".to_string()),
+                ParamSpec::I32(_) => want.push("tile<i32>".to_string()),
             }
         }
         assert_eq!(got, want, "{}/{}", v.op, v.name);
