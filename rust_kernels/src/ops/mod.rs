@@ -46,6 +46,7 @@ ops! {
     silu_and_mul => silu_and_mul_kernel,
     swiglu => swiglu_kernel,
     gelu => gelu_kernel,
+    dropout => dropout_kernel,
 }
 
 /// Every variant of every op, in a stable order.
