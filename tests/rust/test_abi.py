@@ -3,6 +3,7 @@ driver call, the exception each code maps to, and what happens after validation.
 from __future__ import annotations
 
 import ctypes
+import json
 import re
 import subprocess
 import sys
@@ -385,6 +386,58 @@ def test_dropout_rejections(lib):
     assert drop(x, t(1, "float16", [n], offset=16)) == Status.INVALID_ARGUMENT
     assert drop(x, out, device=-1) == Status.INVALID_DEVICE
     assert drop(t(1, "float32", [3], [2**30]), t(2, "float32", [3])) == Status.UNSUPPORTED_SHAPE  # offsets
+
+
+def _reference_layout(i, dtype, shape, noncontiguous):
+    """A descriptor laid out as tileir_diff.suite.refutil.make_strided lays out ref.py's inputs:
+    dense, or rows padded by 64 elements (1-D: every other element)."""
+    if not noncontiguous:
+        return t(i, dtype, list(shape))
+    if len(shape) == 1:
+        return t(i, dtype, list(shape), [2])
+    strides, acc = [], 1
+    for k, n in enumerate(reversed(shape)):
+        strides.insert(0, acc)
+        acc *= n + 64 if k == 0 else n
+    return t(i, dtype, list(shape), strides)
+
+
+def _reference_args(op, variant, shape):
+    """The C arguments ref.make_inputs would give for one analysis.json test shape (no torch)."""
+    nc = set(shape.get("noncontiguous", []))
+    dt = variant["dtypes"]
+    if op == "silu_and_mul":
+        m, h = shape["M"], shape["H"]
+        x2d = _reference_layout(1, dt["x"], [m, 2 * h], "x" in nc)
+        # x2d.view(m, 2, h): (row stride, h, 1)
+        x = descriptor(x2d.data, [m, 2, h], [x2d.strides[0], h, 1], dt["x"])
+        return [x, _reference_layout(2, dt["out"], [m, h], "out" in nc)]
+    f = ports.function_for(op, variant["kernel"])
+    dims = [shape["N"]] if op == "dropout" else [shape["M"], shape["N"]]
+    args = [_reference_layout(i, dt[a.name], dims, a.name in nc) for i, a in enumerate(f.args, 1) if a.kind == "tensor"]
+    if op == "gelu":
+        args.append(variant["constants"]["APPROX"])
+    if op == "dropout":
+        args += [12345 + shape["N"] % 1000, 0.3]
+    return args
+
+
+NEW_OPS = ("silu_and_mul", "swiglu", "gelu", "dropout")
+
+
+@pytest.mark.parametrize("op", NEW_OPS)
+def test_every_reference_test_shape_fits_its_forced_variant(lib, ports_library, op):
+    """What the GPU test (test_gpu_ports.py) launches: each variant forced, on each of its
+    analysis.json test shapes laid out as ref.make_inputs lays them out. Every one must get past
+    validation here, so that on the GPU each cubin runs on every test shape."""
+    analysis = json.loads((HEADER.parents[2] / "reference" / op / "analysis.json").read_text())
+    for v in analysis["variants"]:
+        f = ports.function_for(op, v["kernel"])
+        for shape in v["test_shapes"]:
+            args = _reference_args(op, v, shape)
+            with ports.force_variant(op, v["name"], library=ports_library):
+                code = call(lib, f.name, *args)
+            assert code in PAST_VALIDATION, f"{op}/{v['name']} {shape}: {code.name}: {message(lib)}"
 
 
 def test_registry_functions_are_in_the_header_with_their_arguments():
