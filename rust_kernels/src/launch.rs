@@ -112,7 +112,9 @@ pub fn blocks_yz(extent: i64, tile: i64) -> Result<u32> {
     if n > MAX_GRID_YZ {
         return fail(
             Status::UnsupportedShape,
-            format!("{n} blocks along grid y exceed the driver's limit of {MAX_GRID_YZ} (extent {extent}, tile {tile})"),
+            format!(
+                "{n} blocks along grid y exceed the driver's limit of {MAX_GRID_YZ} (extent {extent}, tile {tile})"
+            ),
         );
     }
     Ok(n)

@@ -502,7 +502,8 @@ fn gelu_validation() {
     let (m, n) = (19, 333);
     let x = tensor(addr(1), DType::F32, &[m, n]);
     let out = tensor(addr(2), DType::F32, &[m, n]);
-    let call = |x: &TileirTensor, out: &TileirTensor, approximate: i32| unsafe { cutile_gelu(x, out, approximate, 0, 0) };
+    let call =
+        |x: &TileirTensor, out: &TileirTensor, approximate: i32| unsafe { cutile_gelu(x, out, approximate, 0, 0) };
     assert!(passed_validation(call(&x, &out, 0)), "{}", last_error());
     assert!(passed_validation(call(&x, &out, 1)), "{}", last_error());
     assert!(passed_validation(call(&x, &TileirTensor { data: addr(1), ..out }, 1)), "{}", last_error());

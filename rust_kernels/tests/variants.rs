@@ -150,7 +150,10 @@ fn specialization_assumptions_are_in_the_ir() {
         // One `assume div_by<k>` per stride and per extent assumed divisible by k > 1.
         let want_div: usize = specs
             .iter()
-            .map(|t| (0..t.ndim).filter(|&i| t.stride_div[i] > 1).count() + (0..t.ndim).filter(|&i| t.shape_div[i] > 1).count())
+            .map(|t| {
+                (0..t.ndim).filter(|&i| t.stride_div[i] > 1).count()
+                    + (0..t.ndim).filter(|&i| t.shape_div[i] > 1).count()
+            })
             .sum();
         let got_div = text.lines().filter(|l| l.contains("assume div_by<") && !l.contains("tile<ptr<")).count();
         assert_eq!(got_div, want_div, "{}/{}: stride and shape divisibility assumptions", v.op, v.name);
@@ -403,7 +406,11 @@ fn silu_and_mul_structure() {
         assert_eq!(padded_views(text, "zero"), 1, "{}: one zero-padded view of x", v.name);
         assert_eq!(count(text, &format!("tile<{tm}x1x{th}xf32> -> tile<{tm}x{th}xf32>")), 2, "{}: reshapes", v.name);
         assert_eq!(stores(text), 1, "{}", v.name);
-        assert!(text.contains(&format!("tile<{tm}x{th}x{e}>, partition_view<tile=({tm}x{th})")), "{}: out store", v.name);
+        assert!(
+            text.contains(&format!("tile<{tm}x{th}x{e}>, partition_view<tile=({tm}x{th})")),
+            "{}: out store",
+            v.name
+        );
         assert_eq!(count(text, "= exp "), 1, "{}", v.name);
         assert_eq!(count(text, "= negf "), 1, "{}", v.name);
         assert_eq!(count(text, "divf"), 1, "{}: silu = g / (1 + exp(-g))", v.name);
