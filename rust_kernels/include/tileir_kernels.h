@@ -123,6 +123,38 @@ int32_t cutile_matmul_fp8(const tileir_tensor_t *a, const tileir_tensor_t *b,
                           const tileir_tensor_t *c, float scale_a, float scale_b, int32_t trans_a,
                           int32_t trans_b, int32_t device, uint64_t stream);
 
+/* out = silu(x[:, :H]) * x[:, H:]. x: (M, 2H), or its (M, 2, H) view (strides (s0, H * s1, s1));
+   out: (M, H); one dtype (f16, bf16, f32); unit last strides, any other non-negative strides,
+   16-byte aligned bases. out must not overlap x. */
+int32_t cutile_silu_and_mul(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_t device,
+                            uint64_t stream);
+
+/* c = silu(a) * b. a, b, c: (M, N), one dtype (f16, bf16, f32), unit column stride, any row
+   stride, 16-byte aligned bases. c may be a or b. */
+int32_t cutile_swiglu(const tileir_tensor_t *a, const tileir_tensor_t *b, const tileir_tensor_t *c,
+                      int32_t device, uint64_t stream);
+
+/* Backward of swiglu for dc = dL/dc: da = dc * b * silu'(a), db = dc * silu(a). All (M, N), one
+   dtype (f16, bf16, f32), layouts as for cutile_swiglu. da and db may each be exactly one of
+   the inputs but must not overlap each other. */
+int32_t cutile_swiglu_bwd(const tileir_tensor_t *dc, const tileir_tensor_t *a,
+                          const tileir_tensor_t *b, const tileir_tensor_t *da,
+                          const tileir_tensor_t *db, int32_t device, uint64_t stream);
+
+/* out = gelu(x); approximate: 0 = exact (erf), 1 = tanh form (torch's approximate="none" /
+   "tanh"). x, out: (M, N), one dtype (f16, bf16, f32), unit column stride, any row stride,
+   16-byte aligned bases. out may be x. */
+int32_t cutile_gelu(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_t approximate,
+                    int32_t device, uint64_t stream);
+
+/* out[i] = x[i] / (1 - p) if uniform(seed, i) >= p else 0, uniform(seed, i) = the top 24 bits
+   of a 32-bit hash of (i, seed) / 2^24 (stateless: the mask depends on seed and i only).
+   x, out: 1-D, one dtype (f16, bf16, f32), one length; unit stride and 16-byte aligned bases
+   (f32 also any non-negative stride). seed: any int32 (its uint32 bits); p in [0, 1].
+   out may be x. */
+int32_t cutile_dropout(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_t seed, float p,
+                       int32_t device, uint64_t stream);
+
 #ifdef __cplusplus
 }
 #endif

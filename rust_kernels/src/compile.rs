@@ -31,14 +31,11 @@ pub fn parse_bytecode_version(text: &str) -> Result<BytecodeVersion, String> {
     })
 }
 
-/// `__module_ast_self` of the `#[cutile::module]` holding a variant's kernel.
+/// `__module_ast_self` of the `#[cutile::module]` holding a variant's kernel (ops::OPS).
 fn module_ast(v: &Variant) -> fn() -> AstModule {
-    match (v.op, v.module) {
-        ("vector_add", "vector_add_kernel") => ops::vector_add::kernel::vector_add_kernel::__module_ast_self,
-        ("softmax", "softmax_kernel") => ops::softmax::kernel::softmax_kernel::__module_ast_self,
-        ("rms_norm", "rms_norm_kernel") => ops::rms_norm::kernel::rms_norm_kernel::__module_ast_self,
-        ("matmul", "matmul_kernel") => ops::matmul::kernel::matmul_kernel::__module_ast_self,
-        (op, module) => panic!("no kernel module {module} registered for op {op}"),
+    match ops::op(v.op) {
+        Some(op) if op.module == v.module => op.module_ast,
+        _ => panic!("no kernel module {} registered for op {} (ops! in src/ops/mod.rs)", v.module, v.op),
     }
 }
 

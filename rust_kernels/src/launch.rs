@@ -24,10 +24,11 @@ pub fn image(op: &str, variant: &str) -> Option<&'static [u8]> {
 pub enum Value<'a> {
     Tensor(&'a Tensor),
     F32(f32),
+    I32(i32),
 }
 
 /// Packs the entry arguments: per tensor the address, then every extent, then every stride
-/// as i32 (all of them, also those folded to constants in the view type); per f32 the value.
+/// as i32 (all of them, also those folded to constants in the view type); per scalar its value.
 pub fn pack_args(v: &Variant, values: &[Value]) -> Vec<Arg> {
     assert_eq!(v.params.len(), values.len(), "{}/{}: wrong number of values", v.op, v.name);
     let mut args = Vec::with_capacity(v.kernel_arg_count());
@@ -41,6 +42,7 @@ pub fn pack_args(v: &Variant, values: &[Value]) -> Vec<Arg> {
                 args.extend(strides[..t.rank].iter().map(|&s| Arg::I32(s as i32)));
             }
             (ParamSpec::F32(_), Value::F32(x)) => args.push(Arg::F32(*x)),
+            (ParamSpec::I32(_), Value::I32(x)) => args.push(Arg::I32(*x)),
             (p, val) => panic!("{}/{}: value {val:?} does not fit parameter {p:?}", v.op, v.name),
         }
     }
@@ -98,4 +100,22 @@ pub fn blocks(extent: i64, tile: i64) -> Result<u32> {
     let n = (extent + tile - 1) / tile;
     u32::try_from(n)
         .map_err(|_| crate::status::Error::new(Status::UnsupportedShape, format!("{n} blocks exceed the grid limit")))
+}
+
+/// The driver's limit on grid.y and grid.z (grid.x takes up to 2^31 - 1).
+pub const MAX_GRID_YZ: u32 = 65535;
+
+/// ceil(a / b) as grid.y or grid.z: more than 65535 blocks is an unsupported shape (the launch
+/// would fail), never a silently smaller grid.
+pub fn blocks_yz(extent: i64, tile: i64) -> Result<u32> {
+    let n = blocks(extent, tile)?;
+    if n > MAX_GRID_YZ {
+        return fail(
+            Status::UnsupportedShape,
+            format!(
+                "{n} blocks along grid y exceed the driver's limit of {MAX_GRID_YZ} (extent {extent}, tile {tile})"
+            ),
+        );
+    }
+    Ok(n)
 }

@@ -16,6 +16,8 @@ pub enum ParamSpec {
     /// A runtime f32 (`tile<f32>`): Python float constants land here, since Rust const
     /// generics cannot be floats.
     F32(&'static str),
+    /// A runtime 32-bit integer (`tile<i32>`, signless: the kernel may read it as `u32`).
+    I32(&'static str),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,7 +46,7 @@ impl Variant {
     pub fn tensor_specs(&self) -> impl Iterator<Item = &TensorSpec> {
         self.params.iter().filter_map(|p| match p {
             ParamSpec::Tensor(t) => Some(t),
-            ParamSpec::F32(_) => None,
+            ParamSpec::F32(_) | ParamSpec::I32(_) => None,
         })
     }
 
@@ -64,7 +66,7 @@ impl Variant {
             .iter()
             .map(|p| match p {
                 ParamSpec::Tensor(t) => 1 + 2 * t.ndim,
-                ParamSpec::F32(_) => 1,
+                ParamSpec::F32(_) | ParamSpec::I32(_) => 1,
             })
             .sum()
     }

@@ -5,9 +5,13 @@
 use std::ffi::CStr;
 
 use tileir_kernels::descriptor::{DType, TileirTensor};
+use tileir_kernels::ops::dropout::ffi::cutile_dropout;
+use tileir_kernels::ops::gelu::ffi::cutile_gelu;
 use tileir_kernels::ops::matmul::ffi::{cutile_matmul, cutile_matmul_fp8};
 use tileir_kernels::ops::rms_norm::ffi::{cutile_rms_norm, cutile_rms_norm_bwd};
+use tileir_kernels::ops::silu_and_mul::ffi::cutile_silu_and_mul;
 use tileir_kernels::ops::softmax::ffi::cutile_softmax;
+use tileir_kernels::ops::swiglu::ffi::{cutile_swiglu, cutile_swiglu_bwd};
 use tileir_kernels::ops::vector_add::ffi::cutile_vector_add;
 use tileir_kernels::status::{Status, tileir_kernels_last_error, tileir_kernels_status_name};
 
@@ -415,4 +419,132 @@ fn has_kernel_image_reports_the_embedded_cubins() {
         let embedded = tileir_kernels::launch::image(v.op, v.name).is_some();
         assert_eq!(unsafe { has(op.as_ptr(), name.as_ptr()) }, embedded as i32);
     }
+}
+
+fn strided(data: u64, dtype: DType, shape: &[i64], strides: &[i64]) -> TileirTensor {
+    let mut t = tensor(data, dtype, shape);
+    t.strides[..strides.len()].copy_from_slice(strides);
+    t
+}
+
+#[test]
+fn silu_and_mul_validation() {
+    let (m, h) = (33, 333);
+    let x = tensor(addr(1), DType::F16, &[m, 2 * h]);
+    let out = tensor(addr(2), DType::F16, &[m, h]);
+    let call = |x: &TileirTensor, out: &TileirTensor| unsafe { cutile_silu_and_mul(x, out, 0, 0) };
+    assert!(passed_validation(call(&x, &out)), "{}", last_error());
+    // The (M, 2, H) view, rows padded.
+    let view = strided(addr(1), DType::F16, &[m, 2, h], &[2 * h + 64, h, 1]);
+    assert!(passed_validation(call(&view, &out)), "{}", last_error());
+    assert_eq!(unsafe { cutile_silu_and_mul(std::ptr::null(), &out, 0, 0) }, Status::NullPointer.code());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[m, 2 * h + 1]), &out), Status::ShapeMismatch.code());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[m, 3, h]), &out), Status::ShapeMismatch.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::F16, &[m, h - 1])), Status::ShapeMismatch.code());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[2 * m * h]), &out), Status::BadRank.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::F16, &[m, h, 1])), Status::BadRank.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::F32, &[m, h])), Status::UnsupportedDtype.code());
+    assert_eq!(call(&strided(addr(1), DType::F16, &[m, 2 * h], &[1, m]), &out), Status::BadStride.code());
+    assert_eq!(call(&TileirTensor { data: addr(1) + 2, ..x }, &out), Status::Misaligned.code());
+    // out inside x (its up half): rejected, not computed in place.
+    let up_half = strided(addr(1) + 2 * h as u64, DType::F16, &[m, h], &[2 * h, 1]);
+    assert_eq!(call(&x, &up_half), Status::InvalidArgument.code());
+    assert_eq!(unsafe { cutile_silu_and_mul(&x, &out, -1, 0) }, Status::InvalidDevice.code());
+    let big = 65536 * 512;
+    assert_eq!(
+        call(&tensor(addr(1), DType::F16, &[1, 2 * big]), &tensor(addr(2), DType::F16, &[1, big])),
+        Status::UnsupportedShape.code()
+    );
+    assert_eq!(call(&tensor(0, DType::F16, &[0, 2 * h]), &tensor(0, DType::F16, &[0, h])), Status::Ok.code());
+}
+
+#[test]
+fn swiglu_validation() {
+    let (m, n) = (21, 777);
+    let a = tensor(addr(1), DType::BF16, &[m, n]);
+    let b = tensor(addr(2), DType::BF16, &[m, n]);
+    let c = tensor(addr(3), DType::BF16, &[m, n]);
+    let fwd = |a: &TileirTensor, b: &TileirTensor, c: &TileirTensor| unsafe { cutile_swiglu(a, b, c, 0, 0) };
+    assert!(passed_validation(fwd(&a, &b, &c)), "{}", last_error());
+    assert!(passed_validation(fwd(&a, &b, &TileirTensor { data: addr(2), ..c })), "{}", last_error());
+    assert_eq!(fwd(&a, &b, &TileirTensor { data: addr(2) + 32, ..c }), Status::InvalidArgument.code());
+    assert_eq!(fwd(&a, &tensor(addr(2), DType::BF16, &[m, n + 1]), &c), Status::ShapeMismatch.code());
+    assert_eq!(fwd(&a, &tensor(addr(2), DType::F16, &[m, n]), &c), Status::UnsupportedDtype.code());
+    assert_eq!(fwd(&a, &b, &strided(addr(3), DType::BF16, &[m, n], &[0, 1])), Status::BadStride.code());
+    assert_eq!(fwd(&TileirTensor { data: addr(1) + 8, ..a }, &b, &c), Status::Misaligned.code());
+    assert_eq!(unsafe { cutile_swiglu(&a, std::ptr::null(), &c, 0, 0) }, Status::NullPointer.code());
+    let wide = |i| tensor(addr(i), DType::BF16, &[1, 65536 * 256]);
+    assert_eq!(fwd(&wide(1), &wide(2), &wide(3)), Status::UnsupportedShape.code());
+}
+
+#[test]
+fn swiglu_bwd_validation() {
+    let (m, n) = (21, 784);
+    let t = |i| tensor(addr(i), DType::F32, &[m, n]);
+    let bwd = |da: &TileirTensor, db: &TileirTensor| unsafe { cutile_swiglu_bwd(&t(1), &t(2), &t(3), da, db, 0, 0) };
+    assert!(passed_validation(bwd(&t(4), &t(5))), "{}", last_error());
+    // da over dc and db over b, exactly: fine. da and db over each other: a race.
+    assert!(passed_validation(bwd(&t(1), &t(3))), "{}", last_error());
+    assert_eq!(bwd(&t(4), &t(4)), Status::InvalidArgument.code());
+    assert!(last_error().contains("da overlaps input db") || last_error().contains("overlaps"), "{}", last_error());
+    assert_eq!(bwd(&TileirTensor { data: addr(1) + 16, ..t(4) }, &t(5)), Status::InvalidArgument.code());
+    assert_eq!(bwd(&t(4), &tensor(addr(5), DType::F32, &[m, n - 8])), Status::ShapeMismatch.code());
+    assert_eq!(bwd(&t(4), &tensor(addr(5), DType::BF16, &[m, n])), Status::UnsupportedDtype.code());
+    assert_eq!(bwd(&t(4), &tensor(addr(5), DType::F32, &[m * n])), Status::BadRank.code());
+    assert_eq!(
+        unsafe { cutile_swiglu_bwd(&t(1), &t(2), &t(3), &t(4), std::ptr::null(), 0, 0) },
+        Status::NullPointer.code()
+    );
+}
+
+#[test]
+fn gelu_validation() {
+    let (m, n) = (19, 333);
+    let x = tensor(addr(1), DType::F32, &[m, n]);
+    let out = tensor(addr(2), DType::F32, &[m, n]);
+    let call =
+        |x: &TileirTensor, out: &TileirTensor, approximate: i32| unsafe { cutile_gelu(x, out, approximate, 0, 0) };
+    assert!(passed_validation(call(&x, &out, 0)), "{}", last_error());
+    assert!(passed_validation(call(&x, &out, 1)), "{}", last_error());
+    assert!(passed_validation(call(&x, &TileirTensor { data: addr(1), ..out }, 1)), "{}", last_error());
+    assert_eq!(call(&x, &out, 2), Status::InvalidArgument.code());
+    assert_eq!(call(&x, &TileirTensor { data: addr(1) + 4 * n as u64, ..out }, 0), Status::InvalidArgument.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::F32, &[m + 1, n]), 0), Status::ShapeMismatch.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::BF16, &[m, n]), 0), Status::UnsupportedDtype.code());
+    assert_eq!(call(&strided(addr(1), DType::F32, &[m, n], &[1, m]), &out, 0), Status::BadStride.code());
+    assert_eq!(call(&TileirTensor { data: addr(1) + 4, ..x }, &out, 0), Status::Misaligned.code());
+    assert_eq!(unsafe { cutile_gelu(&x, &out, 0, -1, 0) }, Status::InvalidDevice.code());
+    // A forced variant must compute the formula asked for, and still checks its assumptions.
+    assert_eq!(force(c"gelu", Some(c"tanh_f32")), 0);
+    assert!(passed_validation(call(&x, &out, 1)), "{}", last_error());
+    assert_eq!(call(&x, &out, 0), Status::InvalidArgument.code());
+    assert_eq!(force(c"gelu", Some(c"erf_f32_a8")), 0);
+    assert_eq!(call(&x, &out, 0), Status::UnsupportedShape.code());
+    assert_eq!(force(c"gelu", None), 0);
+}
+
+#[test]
+fn dropout_validation() {
+    let n = 4097;
+    let x = tensor(addr(1), DType::F16, &[n]);
+    let out = tensor(addr(2), DType::F16, &[n]);
+    let call = |x: &TileirTensor, out: &TileirTensor, p: f32| unsafe { cutile_dropout(x, out, 42, p, 0, 0) };
+    assert!(passed_validation(call(&x, &out, 0.3)), "{}", last_error());
+    assert!(passed_validation(call(&x, &out, 0.0)), "{}", last_error());
+    assert!(passed_validation(call(&x, &out, 1.0)), "{}", last_error());
+    assert!(passed_validation(call(&x, &TileirTensor { data: addr(1), ..out }, 0.5)), "{}", last_error());
+    for p in [f32::NAN, -0.25, 1.01, f32::INFINITY, f32::NEG_INFINITY] {
+        assert_eq!(call(&x, &out, p), Status::InvalidArgument.code(), "p = {p}");
+    }
+    assert_eq!(call(&x, &TileirTensor { data: addr(1) + 16, ..out }, 0.5), Status::InvalidArgument.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::F16, &[n - 1]), 0.5), Status::ShapeMismatch.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::BF16, &[n]), 0.5), Status::UnsupportedDtype.code());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[1, n]), &out, 0.5), Status::BadRank.code());
+    // Only f32 has a strided variant.
+    assert_eq!(call(&strided(addr(1), DType::F16, &[n], &[2]), &out, 0.5), Status::BadStride.code());
+    let (x32, out32) = (strided(addr(1), DType::F32, &[n], &[2]), tensor(addr(2), DType::F32, &[n]));
+    assert!(passed_validation(call(&x32, &out32, 0.5)), "{}", last_error());
+    assert_eq!(call(&x32, &strided(addr(2), DType::F32, &[n], &[0]), 0.5), Status::BadStride.code());
+    assert_eq!(call(&TileirTensor { data: addr(1) + 2, ..x }, &out, 0.5), Status::Misaligned.code());
+    assert_eq!(unsafe { cutile_dropout(&x, std::ptr::null(), 1, 0.5, 0, 0) }, Status::NullPointer.code());
 }

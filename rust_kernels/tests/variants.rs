@@ -108,6 +108,7 @@ fn entry_signature_matches_the_abi_packing() {
                     want.extend(std::iter::repeat_n("tile<i32>".to_string(), 2 * t.ndim));
                 }
                 ParamSpec::F32(_) => want.push("tile<f32>".to_string()),
+                ParamSpec::I32(_) => want.push("tile<i32>".to_string()),
             }
         }
         assert_eq!(got, want, "{}/{}", v.op, v.name);
@@ -146,9 +147,16 @@ fn specialization_assumptions_are_in_the_ir() {
                 .count();
             assert_eq!(got, want, "{}/{}: pointers assumed {align}-byte aligned", v.op, v.name);
         }
-        let want_stride_div: usize = specs.iter().map(|t| (0..t.ndim).filter(|&i| t.stride_div[i] > 1).count()).sum();
-        let got_stride_div = text.lines().filter(|l| l.contains("assume div_by<") && !l.contains("tile<ptr<")).count();
-        assert_eq!(got_stride_div, want_stride_div, "{}/{}: stride divisibility assumptions", v.op, v.name);
+        // One `assume div_by<k>` per stride and per extent assumed divisible by k > 1.
+        let want_div: usize = specs
+            .iter()
+            .map(|t| {
+                (0..t.ndim).filter(|&i| t.stride_div[i] > 1).count()
+                    + (0..t.ndim).filter(|&i| t.shape_div[i] > 1).count()
+            })
+            .sum();
+        let got_div = text.lines().filter(|l| l.contains("assume div_by<") && !l.contains("tile<ptr<")).count();
+        assert_eq!(got_div, want_div, "{}/{}: stride and shape divisibility assumptions", v.op, v.name);
         // Python's `/` is an IEEE divide; an approximate one would change the numerics.
         assert_eq!(count(text, "rounding<approx>"), 0, "{}/{}: approximate math", v.op, v.name);
         assert_eq!(count(text, "flush_to_zero"), 0, "{}/{}: flush-to-zero math", v.op, v.name);
@@ -310,6 +318,196 @@ fn matmul_structure() {
         } else {
             assert_eq!(count(text, "tf32"), 0, "{}: no tf32 outside the f32 variants", v.name);
         }
+    }
+}
+
+#[test]
+fn the_registry_files_each_variant_under_its_op_and_module() {
+    let mut names = std::collections::HashSet::new();
+    for op in ops::OPS {
+        assert!(names.insert(op.name), "op {} registered twice", op.name);
+        assert!(!op.variants.is_empty(), "{}: no variants", op.name);
+        for v in op.variants {
+            assert_eq!(v.op, op.name, "{}/{} is in the table of {}", v.op, v.name, op.name);
+            assert_eq!(v.module, op.module, "{}/{}: kernel module", v.op, v.name);
+        }
+    }
+}
+
+/// The SSA names defined as `constant <i32: value> : tile<i32>` in the IR.
+fn i32_scalar_constants(text: &str) -> HashMap<String, i64> {
+    text.lines()
+        .filter_map(|l| {
+            let (name, rest) = l.trim().split_once(" = constant <i32: ")?;
+            let (value, ty) = rest.split_once("> : ")?;
+            if ty != "tile<i32>" {
+                return None;
+            }
+            Some((name.to_string(), value.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Per grid axis, the SSA names that are that axis' block id (the get_tile_block_id result and
+/// the `assume`s on it).
+fn block_id_names(text: &str) -> [Vec<String>; 3] {
+    let line = text.lines().find(|l| l.contains("= get_tile_block_id")).expect("no get_tile_block_id");
+    let raw: Vec<String> = line.trim().split(" = ").next().unwrap().split(", ").map(str::to_string).collect();
+    let mut axes: [Vec<String>; 3] = [vec![raw[0].clone()], vec![raw[1].clone()], vec![raw[2].clone()]];
+    for l in text.lines() {
+        let Some((name, rest)) = l.trim().split_once(" = assume ") else { continue };
+        for axis in axes.iter_mut() {
+            if rest.contains(&format!(", {} :", axis[0])) {
+                axis.push(name.to_string());
+            }
+        }
+    }
+    axes
+}
+
+/// Whether every load and store indexes (block x, block y): one tile per block of a 2-D grid.
+fn indexed_by_2d_block(text: &str) -> bool {
+    let ids = block_id_names(text);
+    let accesses: Vec<&str> =
+        text.lines().filter(|l| l.contains("= load_view_tko") || l.contains("= store_view_tko")).collect();
+    !accesses.is_empty()
+        && accesses.iter().all(|l| {
+            let inside = &l[l.find('[').unwrap() + 1..l.find(']').unwrap()];
+            let ix: Vec<&str> = inside.split(", ").collect();
+            ix.len() == 2 && ids[0].iter().any(|n| n == ix[0]) && ids[1].iter().any(|n| n == ix[1])
+        })
+}
+
+/// The index operands of each load_view_tko, in order.
+fn load_indices(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .filter(|l| l.contains("= load_view_tko"))
+        .map(|l| {
+            let inside = &l[l.find('[').unwrap() + 1..l.find(']').unwrap()];
+            inside.split(", ").map(str::to_string).collect()
+        })
+        .collect()
+}
+
+#[test]
+fn silu_and_mul_structure() {
+    assert_eq!(ops::silu_and_mul::VARIANTS.len(), 6);
+    for v in ops::silu_and_mul::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, th) = (v.constant("TILE_M"), v.constant("TILE_H"));
+        // The gate and up halves: two (TILE_M, 1, TILE_H) loads of the (M, 2, H) view at middle
+        // index 0 and 1, block ids on the outer axes.
+        assert_eq!(loads(text), 2, "{}", v.name);
+        assert_eq!(count(text, &format!("-> tile<{tm}x1x{th}x{e}>, token")), 2, "{}: half loads", v.name);
+        let consts = i32_scalar_constants(text);
+        let middles: Vec<Option<i64>> = load_indices(text).iter().map(|ix| consts.get(&ix[1]).copied()).collect();
+        assert_eq!(middles, [Some(0), Some(1)], "{}: gate at middle index 0, up at 1", v.name);
+        assert_eq!(padded_views(text, "zero"), 1, "{}: one zero-padded view of x", v.name);
+        assert_eq!(count(text, &format!("tile<{tm}x1x{th}xf32> -> tile<{tm}x{th}xf32>")), 2, "{}: reshapes", v.name);
+        assert_eq!(stores(text), 1, "{}", v.name);
+        assert!(
+            text.contains(&format!("tile<{tm}x{th}x{e}>, partition_view<tile=({tm}x{th})")),
+            "{}: out store",
+            v.name
+        );
+        assert_eq!(count(text, "= exp "), 1, "{}", v.name);
+        assert_eq!(count(text, "= negf "), 1, "{}", v.name);
+        assert_eq!(count(text, "divf"), 1, "{}: silu = g / (1 + exp(-g))", v.name);
+        assert_eq!(count(text, "= fma "), 0, "{}", v.name);
+    }
+}
+
+#[test]
+fn swiglu_structure() {
+    assert_eq!(ops::swiglu::VARIANTS.len(), 12);
+
+    for v in ops::swiglu::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, tn) = (v.constant("TILE_M"), v.constant("TILE_N"));
+        let bwd = v.entry == "swiglu_bwd";
+        assert_eq!(loads(text), if bwd { 3 } else { 2 }, "{}", v.name);
+        assert_eq!(count(text, &format!("-> tile<{tm}x{tn}x{e}>, token")), loads(text), "{}: tile loads", v.name);
+        assert_eq!(stores(text), if bwd { 2 } else { 1 }, "{}", v.name);
+        assert_eq!(padded_views(text, "zero"), loads(text), "{}", v.name);
+        // sigmoid once; silu'(a) = s * (1 + a * (1 - s)) has the one fma.
+        assert_eq!(count(text, "= exp "), 1, "{}", v.name);
+        assert_eq!(count(text, "divf"), 1, "{}", v.name);
+        assert_eq!(count(text, "= fma "), if bwd { 1 } else { 0 }, "{}", v.name);
+        assert!(indexed_by_2d_block(text), "{}: every access at (block x, block y)", v.name);
+    }
+}
+
+#[test]
+fn gelu_structure() {
+    assert_eq!(ops::gelu::VARIANTS.len(), 12);
+    for v in ops::gelu::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, tn) = (v.constant("TILE_M"), v.constant("TILE_N"));
+        assert_eq!(loads(text), 1, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}", v.name);
+        assert_eq!(stores(text), 1, "{}", v.name);
+        assert!(indexed_by_2d_block(text), "{}: every access at (block x, block y)", v.name);
+        if v.constant("APPROX") == 1 {
+            // x/2 * (1 + tanh(sqrt(2/pi) * fma(0.044715 x^2, x, x))).
+            assert_eq!(count(text, "= tanh "), 1, "{}", v.name);
+            assert_eq!(count(text, "= fma "), 1, "{}", v.name);
+            assert_eq!(count(text, "= exp "), 0, "{}", v.name);
+            assert_eq!(count(text, "divf"), 0, "{}", v.name);
+            assert_eq!(count(text, "select"), 0, "{}", v.name);
+        } else {
+            // A&S 7.1.26: t = 1 / fma(p, |z|, 1), four fma of the polynomial, fma(-poly, exp, 1),
+            // and erf's sign by a select on z < 0.
+            assert_eq!(count(text, "= tanh "), 0, "{}", v.name);
+            assert_eq!(count(text, "= absf "), 1, "{}", v.name);
+            assert_eq!(count(text, "= fma "), 6, "{}", v.name);
+            assert_eq!(count(text, "= exp "), 1, "{}", v.name);
+            assert_eq!(count(text, "divf"), 1, "{}", v.name);
+            assert_eq!(count(text, "cmpf less_than ordered"), 1, "{}", v.name);
+            assert_eq!(count(text, "= select "), 1, "{}", v.name);
+        }
+    }
+}
+
+#[test]
+fn dropout_structure() {
+    assert_eq!(ops::dropout::VARIANTS.len(), 6);
+    for v in ops::dropout::VARIANTS {
+        let text = ir(v);
+        let tile = v.constant("TILE");
+        let ints = format!("tile<{tile}xi32>");
+        assert_eq!(loads(text), 1, "{}", v.name);
+        assert_eq!(stores(text), 1, "{}", v.name);
+        assert_eq!(count(text, "= iota "), 1, "{}: flat element index", v.name);
+        // The hash constants, with their exact bits (a u32 constant above i32::MAX would be
+        // encoded as 0 by cuTile Rust 0.5.0; see kernel.rs).
+        for bits in [0x9E3779B1u32 as i32, 0x7FEB352D, 0x846CA68Bu32 as i32] {
+            let want = format!("= constant <i32: {bits}> : {ints}");
+            assert_eq!(count(text, &want), 1, "{}: constant {bits:#x}", v.name);
+        }
+        assert!(!text.contains(&format!("<i32: 0> : {ints}")), "{}: a zero hash constant", v.name);
+        // The two relabels of the multipliers above i32::MAX are the identity on tile<TILExi32>.
+        let bitcasts: Vec<&str> = text.lines().filter(|l| l.contains("= bitcast ")).collect();
+        assert_eq!(bitcasts.len(), 2, "{}", v.name);
+        for l in bitcasts {
+            assert!(l.trim_end().ends_with(&format!(": {ints} -> {ints}")), "{}: {l}", v.name);
+        }
+        // Logical shifts 16, 15, 16 and the final >> 8, an unsigned int-to-float.
+        let shifts: Vec<&str> = text.lines().filter(|l| l.contains("= shri ")).collect();
+        assert_eq!(shifts.len(), 4, "{}", v.name);
+        assert!(shifts.iter().all(|l| l.contains(" unsigned ")), "{}: arithmetic shift", v.name);
+        assert_eq!(count(text, "= xori "), 4, "{}", v.name);
+        assert_eq!(count(text, "= itof "), 1, "{}", v.name);
+        assert!(text.lines().any(|l| l.contains("= itof ") && l.contains(" unsigned ")), "{}: unsigned itof", v.name);
+        assert_eq!(count(text, "cmpf greater_than_or_equal ordered"), 1, "{}: keep iff u >= p", v.name);
+        assert_eq!(count(text, "= select "), 1, "{}", v.name);
+        // 1 / (1 - p) once, on the scalar.
+        assert_eq!(count(text, "divf"), 1, "{}", v.name);
+        assert!(text.lines().any(|l| l.contains("divf") && l.trim_end().ends_with(": tile<f32>")), "{}", v.name);
+        let args = entry_arg_types(text, &v.symbol());
+        assert_eq!(args[args.len() - 2..], ["tile<i32>", "tile<f32>"], "{}: seed, p", v.name);
     }
 }
 

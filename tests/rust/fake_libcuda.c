@@ -4,7 +4,8 @@
  * Implements only the driver calls libtileir_kernels uses. Every call is appended as one line
  * to $FAKE_CUDA_LOG; cuLaunchKernel logs grid, block, shared bytes, stream and the first
  * $FAKE_CUDA_NPARAMS parameters as 8-byte words (the library stores each argument in its own
- * 8-byte slot). Knobs: FAKE_CUDA_CC_MAJOR (default 9), FAKE_CUDA_LOAD_RC, FAKE_CUDA_LAUNCH_RC.
+ * 8-byte slot); cuModuleLoadData also logs the variant a placeholder cubin names. Knobs:
+ * FAKE_CUDA_CC_MAJOR (default 9), FAKE_CUDA_LOAD_RC, FAKE_CUDA_LAUNCH_RC.
  * Addresses below 0x10000000 are "host memory"; stream 0xBAD belongs to another context.
  */
 #include <stdarg.h>
@@ -54,8 +55,12 @@ CUresult cuCtxPushCurrent_v2(void *ctx) { logf_line("push %p", ctx); return 0; }
 CUresult cuCtxPopCurrent_v2(void **ctx) { logf_line("pop"); if (ctx) *ctx = CTX; return 0; }
 
 CUresult cuModuleLoadData(void **module, const void *image) {
+    static const char placeholder[] = "\x7f" "ELF fake cubin ";
     int rc = env_int("FAKE_CUDA_LOAD_RC", 0);
     logf_line("load elf=%d rc=%d", memcmp(image, "\x7f" "ELF", 4) == 0, rc);
+    /* test_fake_driver's placeholder cubins name their variant (NUL-terminated). */
+    if (memcmp(image, placeholder, sizeof placeholder - 1) == 0)
+        logf_line("image %.80s", (const char *)image + sizeof placeholder - 1);
     if (rc) return rc;
     *module = (void *)0x111;
     return 0;

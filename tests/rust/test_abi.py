@@ -3,6 +3,7 @@ driver call, the exception each code maps to, and what happens after validation.
 from __future__ import annotations
 
 import ctypes
+import json
 import re
 import subprocess
 import sys
@@ -232,6 +233,236 @@ def test_matmul_fp8_rejections(lib):
     assert "cutile_matmul_fp8" in message(lib)
 
 
+def call(lib, name, *args, device=0, stream=0):
+    """A cutile_<op> call: descriptors (None = a null pointer) then scalars, as the registry lists them."""
+    return Status(getattr(lib, name)(*[ctypes.byref(a) if isinstance(a, TileirTensor) else a for a in args],
+                                     device, stream))
+
+
+def test_silu_and_mul_rejections(lib):
+    m, h = 33, 333
+
+    def silu(x, out, **kw):
+        return call(lib, "cutile_silu_and_mul", x, out, **kw)
+
+    x, out = t(1, "float16", [m, 2 * h]), t(2, "float16", [m, h])
+    assert silu(x, out) in PAST_VALIDATION, message(lib)
+    # The (M, 2, H) view itself, with a padded row stride (the reference's non-contiguous x).
+    assert silu(t(1, "float16", [m, 2, h], [2 * h + 64, h, 1]), t(2, "float16", [m, h], [h + 64, 1])) \
+        in PAST_VALIDATION, message(lib)
+    assert silu(None, out) == Status.NULL_POINTER
+    assert silu(x, None) == Status.NULL_POINTER
+    assert silu(x, t(0, "float16", [m, h])) == Status.NULL_POINTER
+    assert silu(t(1, "float16", [m * 2 * h]), out) == Status.BAD_RANK
+    assert silu(t(1, "float16", [m, 2, h, 1]), out) == Status.BAD_RANK
+    assert silu(x, t(2, "float16", [m * h])) == Status.BAD_RANK
+    assert silu(t(1, "float16", [m, 2 * h + 1]), out) == Status.SHAPE_MISMATCH  # 2H odd
+    assert "even" in message(lib)
+    assert silu(t(1, "float16", [m, 3, h]), out) == Status.SHAPE_MISMATCH  # not (M, 2, H)
+    assert silu(x, t(2, "float16", [m, h + 1])) == Status.SHAPE_MISMATCH
+    assert silu(x, t(2, "float16", [m + 1, h])) == Status.SHAPE_MISMATCH
+    assert silu(x, t(2, "bfloat16", [m, h])) == Status.UNSUPPORTED_DTYPE
+    assert silu(t(1, "int32", [m, 2 * h]), t(2, "int32", [m, h])) == Status.UNSUPPORTED_DTYPE
+    assert silu(t(1, "float16", [m, 2 * h], [1, m]), out) == Status.BAD_STRIDE  # columns not contiguous
+    assert silu(x, t(2, "float16", [m, h], [0, 1])) == Status.BAD_STRIDE  # out rows collide
+    assert silu(t(1, "float16", [m, 2 * h], offset=2), out) == Status.MISALIGNED
+    assert silu(x, t(1, "float16", [m, h], offset=2 * h * 2)) == Status.INVALID_ARGUMENT  # out inside x
+    assert silu(x, out, device=-1) == Status.INVALID_DEVICE
+    assert silu(t(1, "float16", [-1, 2 * h]), out) == Status.INVALID_SHAPE
+    # grid.y = cdiv(H, 512) must stay within the driver's 65535.
+    big = 65536 * 512
+    assert silu(t(1, "float16", [1, 2 * big]), t(2, "float16", [1, big])) == Status.UNSUPPORTED_SHAPE
+    assert silu(t(0, "float16", [0, 2 * h]), t(0, "float16", [0, h])) == Status.OK  # empty: nothing to do
+
+
+def test_swiglu_rejections(lib):
+    m, n = 21, 777
+    a, b, c = t(1, "bfloat16", [m, n]), t(2, "bfloat16", [m, n]), t(3, "bfloat16", [m, n])
+
+    def fwd(a, b, c, **kw):
+        return call(lib, "cutile_swiglu", a, b, c, **kw)
+
+    assert fwd(a, b, c) in PAST_VALIDATION, message(lib)
+    assert fwd(t(1, "bfloat16", [m, n], [n + 64, 1]), b, c) in PAST_VALIDATION  # padded rows
+    assert fwd(a, b, t(1, "bfloat16", [m, n])) in PAST_VALIDATION  # c is a: exactly in place
+    assert fwd(None, b, c) == Status.NULL_POINTER
+    assert fwd(a, b, t(0, "bfloat16", [m, n])) == Status.NULL_POINTER
+    assert fwd(t(1, "bfloat16", [m * n]), b, c) == Status.BAD_RANK
+    assert fwd(a, t(2, "bfloat16", [m, n + 1]), c) == Status.SHAPE_MISMATCH
+    assert fwd(a, b, t(3, "bfloat16", [m + 1, n])) == Status.SHAPE_MISMATCH
+    assert fwd(a, t(2, "float16", [m, n]), c) == Status.UNSUPPORTED_DTYPE
+    assert fwd(*(t(i, "int64", [m, n]) for i in (1, 2, 3))) == Status.UNSUPPORTED_DTYPE
+    assert fwd(a, t(2, "bfloat16", [m, n], [1, m]), c) == Status.BAD_STRIDE
+    assert fwd(a, b, t(3, "bfloat16", [m, n], [0, 1])) == Status.BAD_STRIDE
+    assert fwd(a, b, t(3, "bfloat16", [m, n], offset=4)) == Status.MISALIGNED
+    assert fwd(a, b, t(1, "bfloat16", [m, n], offset=32)) == Status.INVALID_ARGUMENT  # c shifted over a
+    assert fwd(a, b, c, device=-2) == Status.INVALID_DEVICE
+    wide = 65536 * 256
+    assert fwd(*(t(i, "bfloat16", [1, wide]) for i in (1, 2, 3))) == Status.UNSUPPORTED_SHAPE  # grid.y
+
+
+def test_swiglu_bwd_rejections(lib):
+    m, n = 21, 784
+    dc, a, b, da, db = (t(i, "float32", [m, n]) for i in range(1, 6))
+
+    def bwd(*args, **kw):
+        return call(lib, "cutile_swiglu_bwd", *args, **kw)
+
+    assert bwd(dc, a, b, da, db) in PAST_VALIDATION, message(lib)
+    # Outputs exactly over inputs (da over dc, db over a) are fine...
+    assert bwd(dc, a, b, t(1, "float32", [m, n]), t(2, "float32", [m, n])) in PAST_VALIDATION, message(lib)
+    # ...da and db over each other are not: two values for one address.
+    assert bwd(dc, a, b, da, t(4, "float32", [m, n])) == Status.INVALID_ARGUMENT
+    assert bwd(dc, a, b, da, t(4, "float32", [m, n], offset=4 * n)) == Status.INVALID_ARGUMENT
+    assert bwd(dc, a, b, t(1, "float32", [m, n], offset=16), db) == Status.INVALID_ARGUMENT  # da shifted over dc
+    assert bwd(dc, a, b, da, None) == Status.NULL_POINTER
+    assert bwd(dc, a, t(3, "float32", [n]), da, db) == Status.BAD_RANK
+    assert bwd(dc, a, b, da, t(5, "float32", [m, n - 1])) == Status.SHAPE_MISMATCH
+    assert bwd(t(1, "float16", [m, n]), a, b, da, db) == Status.UNSUPPORTED_DTYPE
+    assert bwd(dc, a, b, da, t(5, "float32", [m, n], [n, 2])) == Status.BAD_STRIDE
+    assert bwd(dc, t(2, "float32", [m, n], offset=8), b, da, db) == Status.MISALIGNED
+    assert bwd(dc, a, b, da, db, device=-1) == Status.INVALID_DEVICE
+
+
+def test_gelu_rejections(lib):
+    m, n = 19, 333
+    x, out = t(1, "float32", [m, n]), t(2, "float32", [m, n])
+
+    def gelu(x, out, approximate=0, **kw):
+        return call(lib, "cutile_gelu", x, out, approximate, **kw)
+
+    assert gelu(x, out) in PAST_VALIDATION, message(lib)
+    assert gelu(x, out, 1) in PAST_VALIDATION, message(lib)
+    assert gelu(x, t(1, "float32", [m, n])) in PAST_VALIDATION  # in place
+    for bad in (2, -1):
+        assert gelu(x, out, bad) == Status.INVALID_ARGUMENT
+    assert gelu(None, out) == Status.NULL_POINTER
+    assert gelu(t(1, "float32", [m, n, 1]), out) == Status.BAD_RANK
+    assert gelu(x, t(2, "float32", [m, n + 1])) == Status.SHAPE_MISMATCH
+    assert gelu(x, t(2, "float16", [m, n])) == Status.UNSUPPORTED_DTYPE
+    assert gelu(t(1, "float64", [m, n]), t(2, "float64", [m, n])) == Status.UNSUPPORTED_DTYPE
+    assert gelu(t(1, "float32", [m, n], [1, m]), out) == Status.BAD_STRIDE
+    assert gelu(x, t(2, "float32", [m, n], offset=4)) == Status.MISALIGNED
+    assert gelu(x, t(1, "float32", [m, n], offset=4 * n)) == Status.INVALID_ARGUMENT  # out one row into x
+    assert gelu(x, out, device=-1) == Status.INVALID_DEVICE
+    assert gelu(*(t(i, "float32", [1, 65536 * 256 + 1]) for i in (1, 2))) == Status.UNSUPPORTED_SHAPE
+
+
+def test_gelu_forced_variant_must_compute_the_asked_formula(lib, ports_library):
+    x, out = t(1, "float16", [16, 256]), t(2, "float16", [16, 256])
+    with ports.force_variant("gelu", "tanh_f16", library=ports_library):
+        assert call(lib, "cutile_gelu", x, out, 1) in PAST_VALIDATION, message(lib)
+        assert call(lib, "cutile_gelu", x, out, 0) == Status.INVALID_ARGUMENT
+        assert "APPROX" in message(lib)
+    # The forced aligned variant still checks its own assumptions: N = 250 is not a multiple of 8.
+    with ports.force_variant("gelu", "erf_f16_a8", library=ports_library):
+        assert call(lib, "cutile_gelu", t(1, "float16", [16, 250]), t(2, "float16", [16, 250]), 0) \
+            == Status.UNSUPPORTED_SHAPE
+
+
+def test_dropout_rejections(lib):
+    n = 4097
+    x, out = t(1, "float16", [n]), t(2, "float16", [n])
+
+    def drop(x, out, seed=1, p=0.3, **kw):
+        return call(lib, "cutile_dropout", x, out, seed, p, **kw)
+
+    assert drop(x, out) in PAST_VALIDATION, message(lib)
+    assert drop(x, out, seed=-(2**31), p=0.0) in PAST_VALIDATION
+    assert drop(x, out, p=1.0) in PAST_VALIDATION
+    assert drop(x, t(1, "float16", [n])) in PAST_VALIDATION  # in place
+    for p in (float("nan"), -0.1, 1.5, float("inf")):
+        assert drop(x, out, p=p) == Status.INVALID_ARGUMENT, p
+    assert drop(None, out) == Status.NULL_POINTER
+    assert drop(t(1, "float16", [1, n]), out) == Status.BAD_RANK
+    assert drop(x, t(2, "float16", [n + 1])) == Status.SHAPE_MISMATCH
+    assert drop(x, t(2, "float32", [n])) == Status.UNSUPPORTED_DTYPE
+    assert drop(t(1, "int32", [n]), t(2, "int32", [n])) == Status.UNSUPPORTED_DTYPE
+    # Only f32 has a strided variant.
+    assert drop(t(1, "float16", [n], [2]), out) == Status.BAD_STRIDE
+    assert drop(t(1, "float32", [n], [2]), t(2, "float32", [n])) in PAST_VALIDATION
+    assert drop(t(1, "float32", [n]), t(2, "float32", [n], [0])) == Status.BAD_STRIDE  # out collides
+    assert drop(t(1, "float16", [n], offset=2), out) == Status.MISALIGNED
+    assert drop(x, t(1, "float16", [n], offset=16)) == Status.INVALID_ARGUMENT
+    assert drop(x, out, device=-1) == Status.INVALID_DEVICE
+    assert drop(t(1, "float32", [3], [2**30]), t(2, "float32", [3])) == Status.UNSUPPORTED_SHAPE  # offsets
+
+
+def _reference_layout(i, dtype, shape, noncontiguous):
+    """A descriptor laid out as tileir_diff.suite.refutil.make_strided lays out ref.py's inputs:
+    dense, or rows padded by 64 elements (1-D: every other element)."""
+    if not noncontiguous:
+        return t(i, dtype, list(shape))
+    if len(shape) == 1:
+        return t(i, dtype, list(shape), [2])
+    strides, acc = [], 1
+    for k, n in enumerate(reversed(shape)):
+        strides.insert(0, acc)
+        acc *= n + 64 if k == 0 else n
+    return t(i, dtype, list(shape), strides)
+
+
+def _reference_args(op, variant, shape):
+    """The C arguments ref.make_inputs would give for one analysis.json test shape (no torch)."""
+    nc = set(shape.get("noncontiguous", []))
+    dt = variant["dtypes"]
+    if op == "silu_and_mul":
+        m, h = shape["M"], shape["H"]
+        x2d = _reference_layout(1, dt["x"], [m, 2 * h], "x" in nc)
+        # x2d.view(m, 2, h): (row stride, h, 1)
+        x = descriptor(x2d.data, [m, 2, h], [x2d.strides[0], h, 1], dt["x"])
+        return [x, _reference_layout(2, dt["out"], [m, h], "out" in nc)]
+    f = ports.function_for(op, variant["kernel"])
+    dims = [shape["N"]] if op == "dropout" else [shape["M"], shape["N"]]
+    args = [_reference_layout(i, dt[a.name], dims, a.name in nc) for i, a in enumerate(f.args, 1) if a.kind == "tensor"]
+    if op == "gelu":
+        args.append(variant["constants"]["APPROX"])
+    if op == "dropout":
+        args += [12345 + shape["N"] % 1000, 0.3]
+    return args
+
+
+NEW_OPS = ("silu_and_mul", "swiglu", "gelu", "dropout")
+
+
+@pytest.mark.parametrize("op", NEW_OPS)
+def test_every_reference_test_shape_fits_its_forced_variant(lib, ports_library, op):
+    """What the GPU test (test_gpu_ports.py) launches: each variant forced, on each of its
+    analysis.json test shapes laid out as ref.make_inputs lays them out. Every one must get past
+    validation here, so that on the GPU each cubin runs on every test shape."""
+    analysis = json.loads((HEADER.parents[2] / "reference" / op / "analysis.json").read_text())
+    for v in analysis["variants"]:
+        f = ports.function_for(op, v["kernel"])
+        for shape in v["test_shapes"]:
+            args = _reference_args(op, v, shape)
+            with ports.force_variant(op, v["name"], library=ports_library):
+                code = call(lib, f.name, *args)
+            assert code in PAST_VALIDATION, f"{op}/{v['name']} {shape}: {code.name}: {message(lib)}"
+
+
+def test_registry_functions_are_in_the_header_with_their_arguments():
+    """tileir_diff.ports.registry is the Python list of ported functions: every one of them,
+    and nothing else, is in the header, with the registry's arguments then (device, stream)."""
+    text = re.sub(r"/\*.*?\*/", "", HEADER.read_text(), flags=re.S)
+    protos = {}
+    for m in re.finditer(r"int32_t (cutile_\w+)\(([^)]*)\);", text):
+        args = [" ".join(a.split()).replace(" *", "* ") for a in m[2].split(",")]
+        protos[m[1]] = [tuple(a.rsplit(" ", 1)) for a in args]
+    assert sorted(protos) == sorted(f.name for f in ports.FUNCTIONS)
+    ctype = {"tensor": "const tileir_tensor_t*", "f32": "float", "i32": "int32_t", "flag": "int32_t"}
+    for f in ports.FUNCTIONS:
+        want = [(ctype[a.kind], a.name) for a in f.args] + [("int32_t", "device"), ("uint64_t", "stream")]
+        assert protos[f.name] == want, f.name
+
+
+def test_every_wrapper_takes_the_registry_arguments():
+    import inspect
+    for f in ports.FUNCTIONS:
+        params = list(inspect.signature(getattr(ports, f.wrapper)).parameters)
+        assert params[:len(f.args)] == [a.name for a in f.args], f.wrapper
+        assert {"stream", "library"} <= set(params), f.wrapper
+
+
 @pytest.mark.skipif(driver_present(), reason="a CUDA driver is installed here")
 def test_valid_calls_stop_at_driver_unavailable(lib):
     assert vadd(lib, t(1, "float32", [10]), t(2, "float32", [10]), t(3, "float32", [10])) == Status.DRIVER_UNAVAILABLE
@@ -297,6 +528,21 @@ class FakeTensor:
                                   FakeTensor(3, "torch.float16", [8]), FakeTensor(4, "torch.float32", [8]),
                                   FakeTensor(5, "torch.float16", [8, 8]), FakeTensor(6, "torch.float32", [2, 8]),
                                   library=L), ports.ShapeMismatchError, ValueError),
+    (lambda L: ports.silu_and_mul(FakeTensor(1, "torch.float16", [4, 17]), FakeTensor(2, "torch.float16", [4, 8]),
+                                  library=L), ports.ShapeMismatchError, ValueError),
+    (lambda L: ports.silu_and_mul(FakeTensor(1, "torch.float16", [4, 16]), FakeTensor(1, "torch.float16", [4, 8]),
+                                  library=L), ports.InvalidArgumentError, ValueError),
+    (lambda L: ports.swiglu(FakeTensor(1, "torch.float32", [4, 8]), FakeTensor(2, "torch.float32", [4, 8]),
+                            FakeTensor(3, "torch.float32", [4, 8], offset=2), library=L), ports.MisalignedError,
+     ValueError),
+    (lambda L: ports.swiglu_bwd(*(FakeTensor(i, "torch.bfloat16", [4, 8]) for i in (1, 2, 3, 4, 4)), library=L),
+     ports.InvalidArgumentError, ValueError),
+    (lambda L: ports.gelu(FakeTensor(1, "torch.float16", [4, 8], [1, 4]), FakeTensor(2, "torch.float16", [4, 8]),
+                          approximate="tanh", library=L), ports.BadStrideError, ValueError),
+    (lambda L: ports.dropout(FakeTensor(1, "torch.float16", [8]), FakeTensor(2, "torch.float16", [8]), 3, 1.5,
+                             library=L), ports.InvalidArgumentError, ValueError),
+    (lambda L: ports.dropout(FakeTensor(1, "torch.bfloat16", [8]), FakeTensor(2, "torch.float16", [8]), 3, 0.5,
+                             library=L), ports.UnsupportedDtypeError, TypeError),
 ])
 def test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also):
     with pytest.raises(error) as info:
@@ -311,6 +557,35 @@ def test_wrapper_maps_driver_unavailable(ports_library):
     with pytest.raises(ports.DriverUnavailableError) as info:
         ports.matmul(*(FakeTensor(i, "torch.float16", [64, 64]) for i in (1, 2, 3)), library=ports_library)
     assert info.value.code == -13 and not isinstance(info.value, ValueError)
+
+
+def test_gelu_wrapper_takes_torch_spellings(ports_library):
+    with pytest.raises(ValueError, match="approximate"):
+        ports.gelu(FakeTensor(1, "torch.float16", [4, 8]), FakeTensor(2, "torch.float16", [4, 8]), approximate="erf",
+                   library=ports_library)
+
+
+@pytest.mark.skipif(driver_present(), reason="a CUDA driver is installed here")
+@pytest.mark.parametrize("call", [
+    lambda L: ports.silu_and_mul(FakeTensor(1, "torch.float16", [4, 16]), FakeTensor(2, "torch.float16", [4, 8]),
+                                 library=L),
+    lambda L: ports.silu_and_mul(FakeTensor(1, "torch.float32", [4, 2, 8]), FakeTensor(2, "torch.float32", [4, 8]),
+                                 library=L),
+    lambda L: ports.swiglu(*(FakeTensor(i, "torch.bfloat16", [4, 8]) for i in (1, 2, 3)), library=L),
+    lambda L: ports.swiglu_bwd(*(FakeTensor(i, "torch.float32", [4, 8]) for i in (1, 2, 3, 4, 5)), library=L),
+    lambda L: ports.gelu(FakeTensor(1, "torch.float16", [4, 8]), FakeTensor(2, "torch.float16", [4, 8]),
+                         approximate="none", library=L),
+    lambda L: ports.gelu(FakeTensor(1, "torch.float16", [4, 8]), FakeTensor(2, "torch.float16", [4, 8]),
+                         approximate=True, library=L),
+    # A seed beyond int32 counts by its low 32 bits (as ref.py masks it); a negative one too.
+    lambda L: ports.dropout(FakeTensor(1, "torch.float32", [8], [3]), FakeTensor(2, "torch.float32", [8]), 2**40 + 5,
+                            0.25, library=L),
+    lambda L: ports.dropout(FakeTensor(1, "torch.float16", [8]), FakeTensor(2, "torch.float16", [8]), -7, 0.0,
+                            library=L),
+], ids=["silu_2d", "silu_3d", "swiglu", "swiglu_bwd", "gelu_none", "gelu_true", "dropout_big_seed", "dropout_neg"])
+def test_new_wrappers_pass_validation_and_stop_at_the_driver(ports_library, call):
+    with pytest.raises(ports.DriverUnavailableError):
+        call(ports_library)
 
 
 def test_unknown_code_becomes_port_error(lib):

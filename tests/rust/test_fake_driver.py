@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from tileir_diff import ports
 from tileir_diff.ports import Status
 
 from .conftest import CRATE, REPO, _cargo
 
 pytestmark = pytest.mark.cargo
 
-PORTED_OPS = ("vector_add", "softmax", "rms_norm", "matmul")
+PORTED_OPS = ports.PORTED_OPS  # tileir_diff/ports/registry.py
 X, Y, Z = 0x7F0000000000, 0x7F0100000000, 0x7F0200000000  # fake device addresses
 STREAM = 0x1234
 OPTIN_SHARED, STATIC_SHARED = 232448, 1024  # what the fake driver reports
@@ -40,12 +41,12 @@ def fake_driver(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def library_with_fake_cubins(tmp_path_factory) -> Path:
     """The library with an ELF-magic placeholder as every variant's cubin (the fake driver
-    only checks the magic)."""
+    checks the magic and logs the variant name, NUL-terminated, as `image <name>`)."""
     cubins = tmp_path_factory.mktemp("fake_cubins")
     for op in PORTED_OPS:
         (cubins / op).mkdir()
         for v in json.loads((REPO / "reference" / op / "analysis.json").read_text())["variants"]:
-            (cubins / op / f"{v['name']}.sm_90.cubin").write_bytes(b"\x7fELF fake cubin " + v["name"].encode())
+            (cubins / op / f"{v['name']}.sm_90.cubin").write_bytes(b"\x7fELF fake cubin " + v["name"].encode() + b"\0")
     _cargo(["build", "--release", "--locked", "--lib", "--no-default-features", "--target-dir", "target/abi-fake"],
            env={"TILEIR_CUBIN_DIR": str(cubins)})
     return CRATE / "target" / "abi-fake" / "release" / "libtileir_kernels.so"
@@ -159,6 +160,73 @@ def test_forced_variant_launches_that_cubin(fake_driver, library_with_fake_cubin
     assert "grid=7,1,1" in launches(log)[0]  # one row per block
 
 
+def images(lines):
+    return [line.split(" ", 1)[1] for line in lines if line.startswith("image ")]
+
+
+def f32_bits(v):
+    return struct.unpack("<I", struct.pack("<f", v))[0]
+
+
+def test_silu_and_mul_reads_x_as_its_halves_view(fake_driver, library_with_fake_cubins, tmp_path):
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        # x (M, 2H) = (13, 2000): H = 1000 and the row stride 2000 are multiples of 8 (aligned variant).
+        call("cutile_silu_and_mul", T({X}, [13, 2000], "float16"), T({Z}, [13, 1000], "float16"), 0, 0, nparams=12)
+        # The same as a (M, 2, H) view with a padded row stride; odd H: the general variant.
+        call("cutile_silu_and_mul", T({X}, [5, 2, 333], "bfloat16", [700, 333, 1]), T({Z}, [5, 333], "bfloat16"), 0, 0,
+             nparams=12)
+    """, tmp_path)
+    assert codes == [0, 0]
+    assert images(log) == ["f16_a8_m8_h512", "bf16_m8_h512"]
+    assert log.count("function silu_and_mul_entry") == 2
+    aligned, general = launches(log)
+    assert "grid=2,2,1" in aligned  # cdiv(13, 8), cdiv(1000, 512)
+    # x as (M, 2, H) with strides (2H, H, 1); out (M, H).
+    assert params(aligned) == [X, 13, 2, 1000, 2000, 1000, 1, Z, 13, 1000, 1000, 1]
+    assert "grid=1,1,1" in general
+    assert params(general) == [X, 5, 2, 333, 700, 333, 1, Z, 5, 333, 333, 1]
+
+
+def test_swiglu_and_gelu_launch_on_a_2d_grid(fake_driver, library_with_fake_cubins, tmp_path):
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        call("cutile_swiglu", T({X}, [21, 777], "bfloat16"), T({Y}, [21, 777], "bfloat16"), T({Z}, [21, 777], "bfloat16"),
+             0, 0, nparams=15)
+        W = {Z} + (1 << 32)
+        V = {Z} + (2 << 32)
+        call("cutile_swiglu_bwd", *[T(p, [21, 784], "float32") for p in ({X}, {Y}, {Z}, W, V)], 0, 0, nparams=25)
+        call("cutile_gelu", T({X}, [37, 1000], "float32"), T({Z}, [37, 1000], "float32"), 1, 0, 0, nparams=10)
+        call("cutile_gelu", T({X}, [19, 333], "float16"), T({X}, [19, 333], "float16"), 0, 0, 0, nparams=10)
+    """, tmp_path)
+    assert codes == [0, 0, 0, 0]
+    assert images(log) == ["fwd_bf16", "bwd_f32_a8", "tanh_f32_a8", "erf_f16"]
+    fwd, bwd, tanh, erf = launches(log)
+    assert "grid=2,4,1" in fwd  # cdiv(21, 16), cdiv(777, 256)
+    assert params(fwd) == [X, 21, 777, 777, 1, Y, 21, 777, 777, 1, Z, 21, 777, 777, 1]
+    assert "grid=2,4,1" in bwd and params(bwd)[-5:] == [Z + (2 << 32), 21, 784, 784, 1]
+    assert "grid=3,4,1" in tanh and "grid=2,2,1" in erf
+    # gelu in place: out is x.
+    assert params(erf) == [X, 19, 333, 333, 1, X, 19, 333, 333, 1]
+    assert "function swiglu_fwd_entry" in log and "function swiglu_bwd_entry" in log
+    assert "function gelu_entry" in log
+
+
+def test_dropout_passes_seed_bits_and_p(fake_driver, library_with_fake_cubins, tmp_path):
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        call("cutile_dropout", T({X}, [4097], "float32", [2]), T({Z}, [4097], "float32"), -5, ctypes.c_float(0.3), 0, 0,
+             nparams=8)
+        call("cutile_dropout", T({X}, [40], "bfloat16"), T({Z}, [40], "bfloat16"), 12345, ctypes.c_float(0.0), 0, 0,
+             nparams=8)
+    """, tmp_path)
+    assert codes == [0, 0]
+    assert images(log) == ["f32_strided_t1024", "bf16_a8_t1024"]
+    strided, aligned = launches(log)
+    assert "grid=5,1,1" in strided  # cdiv(4097, 1024)
+    # The int32 seed's bits in a 4-byte slot, then p's f32 bits.
+    assert params(strided) == [X, 4097, 2, Z, 4097, 1, 0xFFFFFFFB, f32_bits(0.3)]
+    assert "grid=1,1,1" in aligned and params(aligned)[-2:] == [12345, 0]
+    assert "function dropout_entry" in log
+
+
 @pytest.mark.parametrize("scenario, env, status", [
     ("host_pointer", {}, Status.DEVICE_MISMATCH),
     ("foreign_stream", {}, Status.DEVICE_MISMATCH),
@@ -179,6 +247,52 @@ def test_driver_side_rejections(fake_driver, library_with_fake_cubins, tmp_path,
     """, tmp_path, **env)
     assert codes == [status]
     assert not launches(log) or status == Status.LAUNCH_FAILED
+    assert sum(line.startswith("push") for line in log) == log.count("pop")
+
+
+# One valid call per C function of the registry; `{x}` is the first tensor's address.
+VALID_CALLS = {
+    "cutile_vector_add": 'T({x}, [64], "float32"), T(A[1], [64], "float32"), T(A[2], [64], "float32")',
+    "cutile_softmax": 'T({x}, [4, 64], "float32"), T(A[1], [4, 64], "float32")',
+    "cutile_rms_norm": 'T({x}, [4, 64], "float32"), T(A[1], [64], "float32"), T(A[2], [4, 64], "float32"), '
+                       'T(A[3], [4], "float32"), ctypes.c_float(1e-6)',
+    "cutile_rms_norm_bwd": 'T({x}, [4, 64], "float32"), T(A[1], [4, 64], "float32"), T(A[2], [64], "float32"), '
+                           'T(A[3], [4], "float32"), T(A[4], [4, 64], "float32"), T(A[5], [1, 64], "float32")',
+    "cutile_matmul": 'T({x}, [64, 64], "float16"), T(A[1], [64, 64], "float16"), T(A[2], [64, 64], "float16"), 0, 0',
+    "cutile_matmul_fp8": 'T({x}, [128, 128], "float8_e4m3fn"), T(A[1], [128, 128], "float8_e4m3fn"), '
+                         'T(A[2], [128, 128], "bfloat16"), ctypes.c_float(1.0), ctypes.c_float(1.0), 0, 1',
+    "cutile_silu_and_mul": 'T({x}, [4, 128], "float32"), T(A[1], [4, 64], "float32")',
+    "cutile_swiglu": 'T({x}, [4, 64], "float16"), T(A[1], [4, 64], "float16"), T(A[2], [4, 64], "float16")',
+    "cutile_swiglu_bwd": 'T({x}, [4, 64], "float16"), *[T(A[i], [4, 64], "float16") for i in range(1, 5)]',
+    "cutile_gelu": 'T({x}, [4, 64], "bfloat16"), T(A[1], [4, 64], "bfloat16"), 1',
+    "cutile_dropout": 'T({x}, [64], "float16"), T(A[1], [64], "float16"), 7, ctypes.c_float(0.5)',
+}
+
+
+def test_valid_calls_cover_every_function():
+    assert sorted(VALID_CALLS) == sorted(f.name for f in ports.FUNCTIONS)
+
+
+@pytest.mark.parametrize("scenario, env, status", [
+    ("ok", {}, Status.OK),
+    ("host_pointer", {}, Status.DEVICE_MISMATCH),
+    ("foreign_stream", {}, Status.DEVICE_MISMATCH),
+    ("missing_device", {}, Status.INVALID_DEVICE),
+    ("ok", {"FAKE_CUDA_CC_MAJOR": 10}, Status.INVALID_DEVICE),
+    ("ok", {"FAKE_CUDA_LOAD_RC": 200}, Status.DRIVER_ERROR),
+    ("ok", {"FAKE_CUDA_LAUNCH_RC": 700}, Status.LAUNCH_FAILED),
+])
+def test_driver_side_checks_of_every_function(fake_driver, library_with_fake_cubins, tmp_path, scenario, env, status):
+    """Each C function, called validly, goes through the same driver checks: tensors on the
+    device, the stream of its context, an sm_9x device, the module load and the launch."""
+    x = 0x1000 if scenario == "host_pointer" else X
+    stream = 0xBAD if scenario == "foreign_stream" else 0
+    device = 1 if scenario == "missing_device" else 0
+    calls = "\n".join(f'call("{name}", {args.format(x=x)}, {device}, {stream})' for name, args in VALID_CALLS.items())
+    codes, log = run(fake_driver, library_with_fake_cubins, f"A = [{X} + (i << 32) for i in range(6)]\n{calls}\n",
+                     tmp_path, **env)
+    assert dict(zip(VALID_CALLS, codes)) == {name: status for name in VALID_CALLS}
+    assert len(launches(log)) == (len(VALID_CALLS) if status in (Status.OK, Status.LAUNCH_FAILED) else 0)
     assert sum(line.startswith("push") for line in log) == log.count("pop")
 
 

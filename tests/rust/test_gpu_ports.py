@@ -27,7 +27,7 @@ pytestmark = [
 ]
 
 REFERENCE = Path(__file__).resolve().parents[2] / "reference"
-PORTED_OPS = ("vector_add", "softmax", "rms_norm", "matmul")
+PORTED_OPS = ports.PORTED_OPS  # tileir_diff/ports/registry.py: the one Python list of ported ops
 SEED = 20261130
 _results: list[dict] = []
 
@@ -44,25 +44,11 @@ def _analysis(op):
 
 
 def _call(op, variant, inputs, stream=None):
-    """The port of `op` on the reference's inputs (names as in analysis.json params); `stream`
-    overrides torch's current stream."""
-    kernel, c = variant["kernel"], variant["constants"]
-    if op == "vector_add":
-        ports.vector_add(inputs["x"], inputs["y"], inputs["out"], stream=stream)
-    elif op == "softmax":
-        ports.softmax(inputs["x"], inputs["out"], stream=stream)
-    elif kernel == "rms_norm_bwd":
-        ports.rms_norm_bwd(inputs["dy"], inputs["x"], inputs["w"], inputs["rstd"], inputs["dx"], inputs["dw_partial"],
-                           stream=stream)
-    elif op == "rms_norm":
-        ports.rms_norm(inputs["x"], inputs["w"], inputs["out"], inputs["rstd"], eps=inputs["eps"], stream=stream)
-    elif kernel == "matmul_fp8":
-        ports.matmul_fp8(inputs["a"], inputs["b"], inputs["c"], inputs["scale_a"], inputs["scale_b"],
-                         trans_a=c["TRANS_A"], trans_b=c["TRANS_B"], stream=stream)
-    elif op == "matmul":
-        ports.matmul(inputs["a"], inputs["b"], inputs["c"], trans_a=c["TRANS_A"], trans_b=c["TRANS_B"], stream=stream)
-    else:
-        raise KeyError(op)
+    """The port of `op` on the reference's inputs (names as in analysis.json params), through the
+    torch wrapper the registry names for the variant's kernel; `stream` overrides torch's current
+    stream."""
+    function = ports.function_for(op, variant["kernel"])
+    getattr(ports, function.wrapper)(**ports.wrapper_kwargs(function, variant, inputs), stream=stream)
 
 
 def _cases():
@@ -122,10 +108,14 @@ def _one_call_per_op():
              ("rms_norm", "fwd_bf16_m1_n8192", {"M": 1024, "N": 4096}),
              ("rms_norm", "bwd_f16_m4_n1024", {"M": 1000, "N": 1000}),
              ("matmul", "f16_nn_128x128x64", {"M": 1024, "N": 1024, "K": 1024}),
-             ("matmul", "fp8e4m3_bf16_nt_128x256x128", {"M": 512, "N": 512, "K": 512})]
+             ("matmul", "fp8e4m3_bf16_nt_128x256x128", {"M": 512, "N": 512, "K": 512}),
+             ("silu_and_mul", "bf16_m8_h512", {"M": 1024, "H": 4096}),
+             ("swiglu", "fwd_f16", {"M": 1024, "N": 4096}), ("swiglu", "bwd_f32", {"M": 1000, "N": 1000}),
+             ("gelu", "erf_bf16", {"M": 1024, "N": 4096}), ("gelu", "tanh_f32_a8", {"M": 1000, "N": 1000}),
+             ("dropout", "f16_t1024", {"N": 1 << 20}), ("dropout", "f32_strided_t1024", {"N": 65536, "noncontiguous": ["x"]})]
     for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
-        yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}")
+        yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}-{name}")
 
 
 @pytest.mark.parametrize("op, variant, shape", list(_one_call_per_op()))

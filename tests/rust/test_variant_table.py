@@ -62,6 +62,20 @@ def rust_table(emit_ir):
     return [json.loads(line) for line in r.stdout.splitlines()]
 
 
+def test_rust_and_python_registries_name_the_same_ops(rust_table):
+    """`ops!` in rust_kernels/src/ops/mod.rs and tileir_diff/ports/registry.py list the ports;
+    each side's list is its only one, and they must agree (in order)."""
+    from tileir_diff import ports
+    rust_ops = list(dict.fromkeys(rv["op"] for rv in rust_table))
+    assert rust_ops == list(ports.PORTED_OPS)
+    for f in ports.FUNCTIONS:
+        entries = {rv["entry"] for rv in rust_table if rv["op"] == f.op}
+        assert set(f.kernels) <= entries, f"{f.name} launches {f.kernels}, the Rust table has {sorted(entries)}"
+    for op in ports.PORTED_OPS:
+        launched = {k for f in ports.FUNCTIONS if f.op == op for k in f.kernels}
+        assert launched == {rv["entry"] for rv in rust_table if rv["op"] == op}, f"{op}: a kernel no C function launches"
+
+
 def reference_variants(op):
     return {v["name"]: v for v in json.loads((REFERENCE / op / "analysis.json").read_text())["variants"]}
 
@@ -124,4 +138,4 @@ def test_parameters_carry_the_reference_assumptions(rust_table):
                     assert g[f] == w[f], f"{rv['variant']}.{w['name']}.{f}: rust {g[f]!r} vs python {w[f]!r}"
                 assert w["index_dtype"] == "int32", "cuTile Rust indexes with i32 only"
             else:
-                assert g["dtype"] == w["dtype"] == "float32", f"{rv['variant']}.{w['name']}"
+                assert g["dtype"] == w["dtype"] and g["dtype"] in ("float32", "int32"), f"{rv['variant']}.{w['name']}"

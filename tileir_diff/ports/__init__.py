@@ -3,6 +3,9 @@
     from tileir_diff import ports
     ports.matmul(a, b, c)                       # torch CUDA tensors; current stream
     ports.rms_norm(x, w, out, rstd, eps=1e-6)
+    ports.gelu(x, out, approximate="tanh")
+
+The ported ops and their C functions are listed once, in tileir_diff.ports.registry (FUNCTIONS).
 
 Each call validates in the library (shapes, dtypes, strides, alignment, device) and raises a
 PortError subclass per return code (ShapeMismatchError, BadStrideError, ... — argument errors
@@ -18,8 +21,10 @@ from tileir_diff.ports._abi import (
     ShapeMismatchError, Status, TileirTensor, UnsupportedDtypeError, UnsupportedShapeError, check, descriptor,
     library_candidates, load_library,
 )
+from tileir_diff.ports.registry import FUNCTIONS, PORTED_OPS, PortFunction, function_for, wrapper_kwargs
 from tileir_diff.ports.torch_ops import (
-    RMS_NORM_BWD_ROWS_PER_BLOCK, matmul, matmul_fp8, rms_norm, rms_norm_bwd, softmax, vector_add,
+    RMS_NORM_BWD_ROWS_PER_BLOCK, dropout, gelu, matmul, matmul_fp8, rms_norm, rms_norm_bwd, silu_and_mul, softmax,
+    swiglu, swiglu_bwd, vector_add,
 )
 
 
@@ -47,5 +52,7 @@ __all__ = [
     "BadStrideError", "MisalignedError", "InvalidDeviceError", "DeviceMismatchError", "InvalidArgumentError",
     "UnsupportedShapeError", "NoVariantError", "DriverUnavailableError", "DriverError", "KernelImageMissingError",
     "LaunchFailedError", "check", "descriptor", "library_candidates", "load_library", "has_kernel_image", "force_variant",
-    "vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "RMS_NORM_BWD_ROWS_PER_BLOCK",
+    "vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "silu_and_mul", "swiglu",
+    "swiglu_bwd", "gelu", "dropout", "RMS_NORM_BWD_ROWS_PER_BLOCK",
+    "FUNCTIONS", "PORTED_OPS", "PortFunction", "function_for", "wrapper_kwargs",
 ]

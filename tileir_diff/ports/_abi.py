@@ -12,6 +12,8 @@ import threading
 from pathlib import Path
 from typing import Optional, Sequence
 
+from tileir_diff.ports.registry import FUNCTIONS
+
 __all__ = [
     "ABI_VERSION", "DTYPE_CODES", "MAX_RANK", "Status", "TileirTensor", "PortError", "LibraryNotFoundError",
     "NullPointerError", "UnsupportedDtypeError", "BadRankError", "InvalidShapeError", "ShapeMismatchError",
@@ -202,19 +204,11 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.tileir_kernels_has_kernel_image.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
     lib.tileir_kernels_force_variant.restype = ctypes.c_int32
     lib.tileir_kernels_force_variant.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
-    i32, u64, f32 = ctypes.c_int32, ctypes.c_uint64, ctypes.c_float
-    signatures = {
-        "cutile_vector_add": [_T, _T, _T, i32, u64],
-        "cutile_softmax": [_T, _T, i32, u64],
-        "cutile_rms_norm": [_T, _T, _T, _T, f32, i32, u64],
-        "cutile_matmul": [_T, _T, _T, i32, i32, i32, u64],
-        "cutile_rms_norm_bwd": [_T, _T, _T, _T, _T, _T, i32, u64],
-        "cutile_matmul_fp8": [_T, _T, _T, f32, f32, i32, i32, i32, u64],
-    }
-    for name, argtypes in signatures.items():
-        fn = getattr(lib, name)
+    kinds = {"tensor": _T, "f32": ctypes.c_float, "i32": ctypes.c_int32, "flag": ctypes.c_int32}
+    for f in FUNCTIONS:
+        fn = getattr(lib, f.name)
         fn.restype = ctypes.c_int32
-        fn.argtypes = argtypes
+        fn.argtypes = [kinds[a.kind] for a in f.args] + [ctypes.c_int32, ctypes.c_uint64]  # + device, stream
 
 
 def load_library(path: str | os.PathLike | None = None) -> ctypes.CDLL:

@@ -11,7 +11,8 @@ from typing import Any, Optional
 
 from tileir_diff.ports._abi import TileirTensor, check, descriptor, load_library
 
-__all__ = ["vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "RMS_NORM_BWD_ROWS_PER_BLOCK"]
+__all__ = ["vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "silu_and_mul", "swiglu",
+           "swiglu_bwd", "gelu", "dropout", "RMS_NORM_BWD_ROWS_PER_BLOCK"]
 
 # dw_partial of rms_norm_bwd has ceil(M / RMS_NORM_BWD_ROWS_PER_BLOCK) rows.
 RMS_NORM_BWD_ROWS_PER_BLOCK = 64
@@ -85,3 +86,49 @@ def matmul(a, b, c, *, trans_a: bool = False, trans_b: bool = False, stream: Opt
     (a is (K, M) with trans_a, b is (N, K) with trans_b), row-major. Returns c."""
     _call("cutile_matmul", (a, b, c), int(bool(trans_a)), int(bool(trans_b)), stream=stream, library=library)
     return c
+
+
+def silu_and_mul(x, out, *, stream: Optional[Any] = None, library=None):
+    """out = silu(x[:, :H]) * x[:, H:] for x (M, 2H), or x as its (M, 2, H) view; out (M, H).
+    Returns out."""
+    _call("cutile_silu_and_mul", (x, out), stream=stream, library=library)
+    return out
+
+
+def swiglu(a, b, c, *, stream: Optional[Any] = None, library=None):
+    """c = silu(a) * b for 2-D a, b, c of one shape and dtype (row stride free, columns
+    contiguous); c may be a or b. Returns c."""
+    _call("cutile_swiglu", (a, b, c), stream=stream, library=library)
+    return c
+
+
+def swiglu_bwd(dc, a, b, da, db, *, stream: Optional[Any] = None, library=None):
+    """Backward of swiglu for dc = dL/dc: da = dc * b * silu'(a), db = dc * silu(a).
+    Returns (da, db)."""
+    _call("cutile_swiglu_bwd", (dc, a, b, da, db), stream=stream, library=library)
+    return da, db
+
+
+_GELU_FORMS = {"none": 0, "tanh": 1, False: 0, True: 1}
+
+
+def gelu(x, out, approximate="none", *, stream: Optional[Any] = None, library=None):
+    """out = gelu(x) for 2-D x (row stride free, columns contiguous); `approximate` as in
+    torch.nn.functional.gelu: "none" (erf) or "tanh" (also False / True). out may be x.
+    Returns out."""
+    try:
+        form = _GELU_FORMS[approximate]
+    except (KeyError, TypeError):
+        raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}") from None
+    _call("cutile_gelu", (x, out), form, stream=stream, library=library)
+    return out
+
+
+def dropout(x, out, seed: int, p: float, *, stream: Optional[Any] = None, library=None):
+    """out[i] = x[i] / (1 - p) if uniform(seed, i) >= p else 0 for 1-D x (a stateless hash of
+    (i, seed): the same seed gives the same mask); p in [0, 1]. Only the low 32 bits of `seed`
+    count. out may be x. Returns out."""
+    bits = int(seed) & 0xFFFFFFFF
+    _call("cutile_dropout", (x, out), bits - (1 << 32) if bits >= 1 << 31 else bits, float(p), stream=stream,
+          library=library)
+    return out

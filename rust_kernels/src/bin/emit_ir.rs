@@ -138,6 +138,9 @@ fn sidecar(v: &Variant, opts: &Options, checks: Option<((u32, u32, u32), usize)>
             ParamSpec::F32(name) => {
                 format!("{{\"name\": {}, \"kind\": \"scalar\", \"dtype\": \"float32\"}}", json_str(name))
             }
+            ParamSpec::I32(name) => {
+                format!("{{\"name\": {}, \"kind\": \"scalar\", \"dtype\": \"int32\"}}", json_str(name))
+            }
         })
         .collect();
     let generics: Vec<String> =

@@ -1,0 +1,87 @@
+//! GELU over a 2-D array (reference/gelu): exact (erf) or tanh form, chosen by `APPROX`.
+
+pub mod ffi;
+#[cfg(feature = "compile")]
+pub mod kernel;
+
+use crate::descriptor::{DType, TensorSpec};
+use crate::variant::{ParamSpec, Variant};
+
+pub const OP: &str = "gelu";
+
+/// Rows may be strided (any row stride), columns are contiguous; 16-byte aligned bases.
+const fn params(dtype: DType) -> [ParamSpec; 2] {
+    [
+        ParamSpec::Tensor(TensorSpec::input("x", dtype, 2).unit_last().align(16)),
+        ParamSpec::Tensor(TensorSpec::output("out", dtype, 2).unit_last().align(16)),
+    ]
+}
+
+/// The aligned specialization: the last dim and the row stride are multiples of 8 elements.
+const fn params_a8(dtype: DType) -> [ParamSpec; 2] {
+    [
+        ParamSpec::Tensor(TensorSpec::input("x", dtype, 2).unit_last().align(16).stride_div(8, 1).shape_div(1, 8)),
+        ParamSpec::Tensor(TensorSpec::output("out", dtype, 2).unit_last().align(16).stride_div(8, 1).shape_div(1, 8)),
+    ]
+}
+
+const fn variant(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant {
+        op: OP,
+        name,
+        module: "gelu_kernel",
+        entry: "gelu",
+        generic_names: &["E", "APPROX", "TILE_M", "TILE_N"],
+        generics,
+        params,
+    }
+}
+
+// Generics: <E, APPROX, TILE_M, TILE_N>; APPROX 0 = erf, 1 = tanh.
+pub static ERF_F16: Variant = variant("erf_f16", &["f16", "0", "16", "256"], &params(DType::F16));
+pub static ERF_BF16: Variant = variant("erf_bf16", &["bf16", "0", "16", "256"], &params(DType::BF16));
+pub static ERF_F32: Variant = variant("erf_f32", &["f32", "0", "16", "256"], &params(DType::F32));
+pub static TANH_F16: Variant = variant("tanh_f16", &["f16", "1", "16", "256"], &params(DType::F16));
+pub static TANH_BF16: Variant = variant("tanh_bf16", &["bf16", "1", "16", "256"], &params(DType::BF16));
+pub static TANH_F32: Variant = variant("tanh_f32", &["f32", "1", "16", "256"], &params(DType::F32));
+pub static ERF_F16_A8: Variant = variant("erf_f16_a8", &["f16", "0", "16", "256"], &params_a8(DType::F16));
+pub static ERF_BF16_A8: Variant = variant("erf_bf16_a8", &["bf16", "0", "16", "256"], &params_a8(DType::BF16));
+pub static ERF_F32_A8: Variant = variant("erf_f32_a8", &["f32", "0", "16", "256"], &params_a8(DType::F32));
+pub static TANH_F16_A8: Variant = variant("tanh_f16_a8", &["f16", "1", "16", "256"], &params_a8(DType::F16));
+pub static TANH_BF16_A8: Variant = variant("tanh_bf16_a8", &["bf16", "1", "16", "256"], &params_a8(DType::BF16));
+pub static TANH_F32_A8: Variant = variant("tanh_f32_a8", &["f32", "1", "16", "256"], &params_a8(DType::F32));
+
+pub static VARIANTS: &[&Variant] = &[
+    &ERF_F16,
+    &ERF_BF16,
+    &ERF_F32,
+    &TANH_F16,
+    &TANH_BF16,
+    &TANH_F32,
+    &ERF_F16_A8,
+    &ERF_BF16_A8,
+    &ERF_F32_A8,
+    &TANH_F16_A8,
+    &TANH_BF16_A8,
+    &TANH_F32_A8,
+];
+
+/// Candidates for a formula and dtype, most specific first (analysis.json `selects_when`):
+/// the aligned variant when the last dim and row strides are multiples of 8, else the general one.
+pub fn candidates(approx: bool, dtype: DType) -> &'static [&'static Variant] {
+    static ERF_F16S: [&Variant; 2] = [&ERF_F16_A8, &ERF_F16];
+    static ERF_BF16S: [&Variant; 2] = [&ERF_BF16_A8, &ERF_BF16];
+    static ERF_F32S: [&Variant; 2] = [&ERF_F32_A8, &ERF_F32];
+    static TANH_F16S: [&Variant; 2] = [&TANH_F16_A8, &TANH_F16];
+    static TANH_BF16S: [&Variant; 2] = [&TANH_BF16_A8, &TANH_BF16];
+    static TANH_F32S: [&Variant; 2] = [&TANH_F32_A8, &TANH_F32];
+    match (approx, dtype) {
+        (false, DType::F16) => &ERF_F16S,
+        (false, DType::BF16) => &ERF_BF16S,
+        (false, DType::F32) => &ERF_F32S,
+        (true, DType::F16) => &TANH_F16S,
+        (true, DType::BF16) => &TANH_BF16S,
+        (true, DType::F32) => &TANH_F32S,
+        _ => &[],
+    }
+}

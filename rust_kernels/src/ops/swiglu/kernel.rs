@@ -1,0 +1,63 @@
+//! cuTile Rust port of reference/swiglu/kernel.py: SwiGLU on separate gate (a) and up (b)
+//! tensors in (TILE_M, TILE_N) tiles, math in f32. `swiglu_fwd`: c = silu(a) * b;
+//! `swiglu_bwd`: da = dc * b * silu'(a), db = dc * silu(a), with s = sigmoid(a) and
+//! silu'(a) = s * (1 + a * (1 - s)). The one multiply-add Python contracts into an `fma`
+//! (`1 + a * (1 - s)`) is an `fma` here too.
+
+#[cutile::module]
+pub mod swiglu_kernel {
+    use cutile::core::*;
+
+    /// sigmoid(v) = 1 / (1 + exp(-v)), with IEEE division like Python's `/`.
+    fn sigmoid<const TILE_M: i32, const TILE_N: i32>(v: Tile<f32, { [TILE_M, TILE_N] }>) -> Tile<f32, { [TILE_M, TILE_N] }> {
+        let one: Tile<f32, { [TILE_M, TILE_N] }> = broadcast_scalar(1.0f32, shape![TILE_M, TILE_N]);
+        divf(one, one + exp(negf(v)), rounding::NearestEven, ftz::Disabled)
+    }
+
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn swiglu_fwd<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        a: &Tensor<E, { [-1, -1] }>,
+        b: &Tensor<E, { [-1, -1] }>,
+        c: &Tensor<E, { [-1, -1] }>,
+    ) {
+        let block: (i32, i32, i32) = get_tile_block_id();
+        // `partition` pads with zero, like padding_mode=ZERO.
+        let a_raw: Tile<E, { [TILE_M, TILE_N] }> = a.partition(shape![TILE_M, TILE_N]).load([block.0, block.1]);
+        let av: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(a_raw);
+        let b_raw: Tile<E, { [TILE_M, TILE_N] }> = b.partition(shape![TILE_M, TILE_N]).load([block.0, block.1]);
+        let bv: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(b_raw);
+        let y: Tile<f32, { [TILE_M, TILE_N] }> = av * sigmoid(av) * bv;
+        let y_out: Tile<E, { [TILE_M, TILE_N] }> = convert_tile(y);
+        // Outputs are read-only in the signature (Python's calling convention) and written
+        // through a full-tensor mutable view at the block's tile.
+        let mut c_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> = unsafe { c.partition_full_mut(shape![TILE_M, TILE_N]) };
+        unsafe { c_tiles.store_unchecked(y_out, [block.0, block.1]) };
+    }
+
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn swiglu_bwd<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        dc: &Tensor<E, { [-1, -1] }>,
+        a: &Tensor<E, { [-1, -1] }>,
+        b: &Tensor<E, { [-1, -1] }>,
+        da: &Tensor<E, { [-1, -1] }>,
+        db: &Tensor<E, { [-1, -1] }>,
+    ) {
+        let block: (i32, i32, i32) = get_tile_block_id();
+        let g_raw: Tile<E, { [TILE_M, TILE_N] }> = dc.partition(shape![TILE_M, TILE_N]).load([block.0, block.1]);
+        let g: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(g_raw);
+        let a_raw: Tile<E, { [TILE_M, TILE_N] }> = a.partition(shape![TILE_M, TILE_N]).load([block.0, block.1]);
+        let av: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(a_raw);
+        let b_raw: Tile<E, { [TILE_M, TILE_N] }> = b.partition(shape![TILE_M, TILE_N]).load([block.0, block.1]);
+        let bv: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(b_raw);
+        let one: Tile<f32, { [TILE_M, TILE_N] }> = broadcast_scalar(1.0f32, shape![TILE_M, TILE_N]);
+        let sig: Tile<f32, { [TILE_M, TILE_N] }> = sigmoid(av);
+        let silu: Tile<f32, { [TILE_M, TILE_N] }> = av * sig;
+        let dsilu: Tile<f32, { [TILE_M, TILE_N] }> = sig * fma(av, one - sig, one, rounding::NearestEven, ftz::Disabled);
+        let da_out: Tile<E, { [TILE_M, TILE_N] }> = convert_tile(g * bv * dsilu);
+        let mut da_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> = unsafe { da.partition_full_mut(shape![TILE_M, TILE_N]) };
+        unsafe { da_tiles.store_unchecked(da_out, [block.0, block.1]) };
+        let db_out: Tile<E, { [TILE_M, TILE_N] }> = convert_tile(g * silu);
+        let mut db_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> = unsafe { db.partition_full_mut(shape![TILE_M, TILE_N]) };
+        unsafe { db_tiles.store_unchecked(db_out, [block.0, block.1]) };
+    }
+}

@@ -1,0 +1,93 @@
+"""The ported ops on the Python side: one row per C function of rust_kernels/include/tileir_kernels.h.
+
+This table is the only Python list of ported ops. It gives the ctypes argtypes (_abi._declare),
+the torch wrapper each function has (torch_ops), and how an analysis.json variant's inputs map to
+the wrapper's arguments (the GPU and stand-in-driver tests). The Rust side has its own single list
+(`ops!` in rust_kernels/src/ops/mod.rs); tests/rust/test_variant_table.py checks that the two name
+the same ops, that every function here is in the header with these arguments, and that each
+wrapper takes exactly `args` first.
+
+Standard library only: importing it never imports torch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+__all__ = ["Arg", "PortFunction", "FUNCTIONS", "PORTED_OPS", "function_for", "wrapper_kwargs"]
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument of a cutile_<op> function before (device, stream).
+
+    kind: ``tensor`` (a tileir_tensor_t*), ``f32`` (float), ``i32`` (int32_t) or ``flag`` (an
+    int32_t 0/1, a bool in the wrapper). ``name`` is the wrapper's parameter name and, for
+    tensors and scalars, the analysis.json param name; a ``flag`` is the lower-cased name of the
+    analysis.json constant it must equal (``trans_a`` = ``TRANS_A``) unless ``constant`` names
+    another one."""
+
+    name: str
+    kind: str = "tensor"
+    constant: str | None = None
+
+    @property
+    def constant_name(self) -> str:
+        return self.constant or self.name.upper()
+
+
+@dataclass(frozen=True)
+class PortFunction:
+    op: str  # reference/<op>/ and rust_kernels/src/ops/<op>/
+    name: str  # the C symbol
+    wrapper: str  # the torch wrapper: tileir_diff.ports.<wrapper>
+    kernels: tuple[str, ...]  # analysis.json `kernel`s this function launches
+    args: tuple[Arg, ...]
+
+
+def _t(*names: str) -> tuple[Arg, ...]:
+    return tuple(Arg(n) for n in names)
+
+
+FUNCTIONS: tuple[PortFunction, ...] = (
+    PortFunction("vector_add", "cutile_vector_add", "vector_add", ("vector_add",), _t("x", "y", "out")),
+    PortFunction("softmax", "cutile_softmax", "softmax", ("softmax_row", "softmax_online"), _t("x", "out")),
+    PortFunction("rms_norm", "cutile_rms_norm", "rms_norm", ("rms_norm_fwd", "rms_norm_fwd_looped"),
+                 _t("x", "w", "out", "rstd") + (Arg("eps", "f32"),)),
+    PortFunction("rms_norm", "cutile_rms_norm_bwd", "rms_norm_bwd", ("rms_norm_bwd",),
+                 _t("dy", "x", "w", "rstd", "dx", "dw_partial")),
+    PortFunction("matmul", "cutile_matmul", "matmul", ("matmul",),
+                 _t("a", "b", "c") + (Arg("trans_a", "flag"), Arg("trans_b", "flag"))),
+    PortFunction("matmul", "cutile_matmul_fp8", "matmul_fp8", ("matmul_fp8",),
+                 _t("a", "b", "c") + (Arg("scale_a", "f32"), Arg("scale_b", "f32"), Arg("trans_a", "flag"),
+                                      Arg("trans_b", "flag"))),
+    PortFunction("silu_and_mul", "cutile_silu_and_mul", "silu_and_mul", ("silu_and_mul",), _t("x", "out")),
+    PortFunction("swiglu", "cutile_swiglu", "swiglu", ("swiglu_fwd",), _t("a", "b", "c")),
+    PortFunction("swiglu", "cutile_swiglu_bwd", "swiglu_bwd", ("swiglu_bwd",), _t("dc", "a", "b", "da", "db")),
+    PortFunction("gelu", "cutile_gelu", "gelu", ("gelu",), _t("x", "out") + (Arg("approximate", "flag", "APPROX"),)),
+    PortFunction("dropout", "cutile_dropout", "dropout", ("dropout",),
+                 _t("x", "out") + (Arg("seed", "i32"), Arg("p", "f32"))),
+)
+
+#: Every ported op, in table order.
+PORTED_OPS: tuple[str, ...] = tuple(dict.fromkeys(f.op for f in FUNCTIONS))
+
+
+def function_for(op: str, kernel: str) -> PortFunction:
+    """The C function that launches analysis.json `kernel` of `op`."""
+    for f in FUNCTIONS:
+        if f.op == op and kernel in f.kernels:
+            return f
+    raise KeyError(f"no port function launches {op}/{kernel}")
+
+
+def wrapper_kwargs(function: PortFunction, variant: Mapping[str, Any], inputs: Mapping[str, Any]) -> dict:
+    """The wrapper's arguments for one analysis.json variant and its ref.make_inputs: tensors and
+    scalars by name from `inputs`, flags from the variant's constants."""
+    kwargs = {}
+    for a in function.args:
+        if a.kind == "flag":
+            kwargs[a.name] = bool(variant["constants"][a.constant_name])
+        else:
+            kwargs[a.name] = inputs[a.name]
+    return kwargs
