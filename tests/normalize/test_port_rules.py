@@ -204,3 +204,15 @@ def test_assume_chains_mutant_unused_assume_stays():
                f"  %u = assume div_by<4>, %n0 : {I32}\n" + PROLOGUE.replace("shape = [%arg2]", "shape = [%n0]"))
     r = assert_not_absorbed(a, b, "specialization")
     assert "div_by<4>" in r.differences[0].message
+
+
+def test_identity_ops_bitcast_to_its_own_type():
+    i = "tile<128xi32>"
+    a = kernel(load("a") + f"  %b = bitcast %a : {F} -> {i}\n  %c = bitcast %b : {i} -> {F}\n" + store("%c"))
+    b = kernel(load("a") + f"  %b = bitcast %a : {F} -> {i}\n  %s = bitcast %b : {i} -> {i}\n"
+               f"  %c = bitcast %s : {i} -> {F}\n" + store("%c"))
+    assert_absorbed(a, b, "identity-ops")
+    # mutant: a bitcast between two types reinterprets the bits
+    assert_not_absorbed(kernel(load("a") + store("%a")),
+                        kernel(load("a") + f"  %b = bitcast %a : {F} -> {i}\n  %c = bitcast %b : {i} -> {F}\n"
+                               + f"  %d = absf %c : {F}\n" + store("%d")))
