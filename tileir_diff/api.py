@@ -80,15 +80,19 @@ def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iter
 
 def accepted(result: Any, allow: Any = (), allow_unknown: bool = False) -> bool:
     """Whether a DiffResult passes ``assert_equivalent``: identical/equivalent, or a verdict the
-    caller allows (``allow``: "specialization" for ``specialized``, "unknown")."""
+    caller allows (``allow``: "specialization" for ``specialized`` by assumptions and hints,
+    "calling-convention" besides for one whose arguments are in another order, "unknown")."""
     allow = {allow} if isinstance(allow, str) else set(allow or ())
-    unknown_names = {"specialization", "specialized", "unknown"}
-    if allow - unknown_names:
-        raise ValueError(f"allow takes 'specialization' and/or 'unknown', not {sorted(allow - unknown_names)}")
+    known_names = {"specialization", "specialized", "calling-convention", "unknown"}
+    if allow - known_names:
+        raise ValueError(f"allow takes 'specialization', 'calling-convention' and/or 'unknown', "
+                         f"not {sorted(allow - known_names)}")
     if result.is_equivalent:
         return True
     if result.verdict == "specialized" and allow & {"specialization", "specialized"}:
-        return True
+        # a reordered signature is right only with a caller that passes that order: say so
+        reordered = any(d.detail.get("calling_convention") for d in result.differences)
+        return not reordered or "calling-convention" in allow
     return result.verdict == "unknown" and (allow_unknown or "unknown" in allow)
 
 

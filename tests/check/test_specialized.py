@@ -113,3 +113,12 @@ def test_static_vs_dynamic_shape_is_a_specialization_root():
     assert r.verdict == "different"
     assert {d.category for d in r.differences} == {"specialization"}
     assert all("static vs dynamic (the right fixes it)" in d.message for d in r.differences)
+
+
+def test_a_reordered_signature_needs_its_own_allowance():
+    base = K.exp2_sub()
+    port = K.reorder_arguments(base, [2, 3, 0, 1, 4])
+    r = tileir_diff.diff(base, port)
+    assert r.verdict == "specialized"
+    assert not accepted(r, "specialization")          # the caller must pass the new order
+    assert accepted(r, ["specialization", "calling-convention"])
