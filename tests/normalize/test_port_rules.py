@@ -9,7 +9,7 @@ import pytest
 
 from tileir_diff.ir import Block
 from tileir_diff.normalize import normalize
-from .kernels import PROLOGUE, kernel, load, store
+from .kernels import PROLOGUE, kernel, load, store, verdict
 from .test_rules import assert_absorbed, assert_not_absorbed
 
 F = "tile<128xf32>"
@@ -216,3 +216,25 @@ def test_identity_ops_bitcast_to_its_own_type():
     assert_not_absorbed(kernel(load("a") + store("%a")),
                         kernel(load("a") + f"  %b = bitcast %a : {F} -> {i}\n  %c = bitcast %b : {i} -> {F}\n"
                                + f"  %d = absf %c : {F}\n" + store("%d")))
+
+
+def _two_facts(extra: str = "", first_use: str = "%n0") -> object:
+    """A shape with div_by<4> then bounded<0, ?> (``extra`` lines after the first assume)."""
+    return kernel(load("a") + store("%a"), prologue=f"  %n0 = assume div_by<4>, %arg2 : {I32}\n{extra}"
+                  f"  %n1 = assume bounded<0, ?>, {first_use} : {I32}\n"
+                  + PROLOGUE.replace("shape = [%arg2]", "shape = [%n1]"))
+
+
+def test_assume_chains_a_dead_user_does_not_keep_a_folded_assume():
+    # an unused absi of the first assume: dead-code removes it, so the chain reads the same
+    a = _two_facts()
+    b = _two_facts(extra=f"  %dead = absi %n0 : {I32}\n")
+    assert verdict(a, b).verdict == "equivalent"
+
+
+def test_assume_chains_an_unused_copy_restating_a_used_fact_goes():
+    # the first assume duplicated and its use moved to the copy: the original is left unused,
+    # stating what the used chain states
+    a = _two_facts()
+    b = _two_facts(extra=f"  %n0b = assume div_by<4>, %arg2 : {I32}\n", first_use="%n0b")
+    assert verdict(a, b).verdict == "equivalent"

@@ -5,7 +5,7 @@ from typing import Dict, List, Tuple
 
 from ...ir import Bounded, DivBy, Function, Operation, Value
 from ..rule import Rule, register
-from ..util import drop_unused, map_functions, max_vid, use_counts
+from ..util import drop_unused, has_trait, map_functions, max_vid, ops_of, use_counts
 from ._scoped import scoped_rewrite
 
 
@@ -97,20 +97,73 @@ def _canonical_chains(f: Function) -> Tuple[Function, int]:
         rewrites += 1
         return built
 
-    before = use_counts(f)
+    before = live_use_counts(f)
     first_fresh = fresh[0] + 1
     rewritten = scoped_rewrite(f, visit)
     if rewritten is f:
         return f, rewrites
     had_users = {vid for vid, n in before.items() if n > 0}
-    return _drop_orphaned(rewritten, had_users, first_fresh), rewrites
+    out = _drop_orphaned(rewritten, had_users, first_fresh)
+    return _drop_restated(out, facts), rewrites
+
+
+def _drop_restated(f: Function, facts) -> Function:
+    """Remove an unused assume whose facts a used assume on the same base already states (an
+    unused assume tells no use anything; one that restates a used chain's facts is a spelling)."""
+    uses = live_use_counts(f)
+    used_sets: Dict[int, List[Tuple[object, ...]]] = {}
+    for vid, (base, full, _) in facts.items():
+        if uses.get(vid, 0) > 0:
+            used_sets.setdefault(base.vid, []).append(full)
+
+    def restated(op: Operation) -> bool:
+        if op.name != "assume" or len(op.results) != 1 or uses.get(op.results[0].vid, 0) > 0:
+            return False
+        entry = facts.get(op.results[0].vid)
+        if entry is None:
+            return False
+        base, full, _ = entry
+        return any(all(p in s or any(_implies(q, p) for q in s) for p in full) for s in used_sets.get(base.vid, ()))
+    return drop_unused(f, restated)
+
+
+def live_use_counts(f: Function) -> Dict[int, int]:
+    """Use counts that leave out uses by dead code (pure ops other than assumes, without regions,
+    none of whose results is used, transitively): whether an assume has users must not depend on
+    an unused op that dead-code removes later."""
+    uses = use_counts(f)
+    ops = [op for op in ops_of(f.body) if _dead_candidate(op)]
+    changed = True
+    dead = set()
+    while changed:
+        changed = False
+        for op in ops:
+            if id(op) not in dead and all(uses[r.vid] == 0 for r in op.results):
+                dead.add(id(op))
+                changed = True
+                for v in op.operands:
+                    uses[v.vid] -= 1
+    return uses
+
+
+def _dead_candidate(op: Operation) -> bool:
+    return op.name != "assume" and not op.regions and bool(op.results) and has_trait(op, "pure")
 
 
 def _drop_orphaned(f: Function, had_users, first_fresh: int) -> Function:
     """Remove assumes whose only users were the assumes folded into a later set (their facts live
-    on in it). An assume that had no user in the input stays: it still states its facts."""
-    return drop_unused(f, lambda op: op.name == "assume" and len(op.results) == 1
-                       and (op.results[0].vid in had_users or op.results[0].vid >= first_fresh))
+    on in it), with any dead op that uses one directly. An assume that had no (live) user in the
+    input stays: it still states its facts."""
+    dropped = set()
+
+    def droppable(op: Operation) -> bool:
+        if op.name == "assume" and len(op.results) == 1:
+            if op.results[0].vid in had_users or op.results[0].vid >= first_fresh:
+                dropped.add(op.results[0].vid)
+                return True
+            return False
+        return _dead_candidate(op) and any(v.vid in had_users or v.vid >= first_fresh for v in op.operands)
+    return drop_unused(f, droppable)
 
 
 def _build(base_value: Value, full: Tuple[object, ...], who: Dict[object, Operation], current: Operation,
