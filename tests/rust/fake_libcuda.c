@@ -7,6 +7,9 @@
  * 8-byte slot); cuModuleLoadData also logs the variant a placeholder cubin names. Knobs:
  * FAKE_CUDA_CC_MAJOR (default 9), FAKE_CUDA_LOAD_RC, FAKE_CUDA_LAUNCH_RC.
  * Addresses below 0x10000000 are "host memory"; stream 0xBAD belongs to another context.
+ * Device memory is one allocation per 4 GiB-aligned slot: cuMemGetAddressRange_v2 reports
+ * base = ptr rounded down to 4 GiB and size = $FAKE_CUDA_ALLOC_SIZE bytes (default 4 GiB), or
+ * returns $FAKE_CUDA_RANGE_RC when set (e.g. 1 = INVALID_VALUE, 500 = NOT_FOUND).
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -89,6 +92,17 @@ CUresult cuPointerGetAttribute(void *data, int attribute, uint64_t ptr) {
     if (attribute != 9) return 1;
     if (ptr < 0x10000000ull) return 1; /* CUDA_ERROR_INVALID_VALUE: not device memory */
     *(int *)data = 0;
+    return 0;
+}
+
+CUresult cuMemGetAddressRange_v2(uint64_t *base, size_t *size, uint64_t ptr) {
+    const char *size_env = getenv("FAKE_CUDA_ALLOC_SIZE");
+    int rc = env_int("FAKE_CUDA_RANGE_RC", 0);
+    logf_line("range 0x%llx rc=%d", (unsigned long long)ptr, rc);
+    if (rc) return rc;
+    if (ptr < 0x10000000ull) return 1; /* CUDA_ERROR_INVALID_VALUE: not device memory */
+    if (base) *base = ptr & ~0xFFFFFFFFull;
+    if (size) *size = size_env ? (size_t)strtoull(size_env, NULL, 0) : (size_t)1 << 32;
     return 0;
 }
 
