@@ -306,6 +306,10 @@ fn allow_optin_shared_memory(api: &Api, f: CuFunction, max_shared_optin: c_int) 
 
 /// Checks that [address, end) lies inside the device allocation holding `address`.
 ///
+/// Memory mapped with the virtual memory API (torch's `expandable_segments`) is reported one
+/// mapped chunk at a time, so while the extent runs past a range, the range that starts exactly
+/// at its end (if any) extends it: the limit is the end of the contiguously mapped memory.
+///
 /// Runs after the DEVICE_ORDINAL check passed. Where the driver knows no allocation for the
 /// address (CUDA_ERROR_INVALID_VALUE / NOT_FOUND, e.g. host memory mapped for the device),
 /// there is nothing to compare with and the device check alone stands, as before this check
@@ -319,13 +323,23 @@ fn check_allocation_range(api: &Api, name: &str, address: u64, end: u64) -> Resu
     }
     api.check(rc, Status::DriverError, &format!("cuMemGetAddressRange({name})"))?;
     // A limit past 2^64 cannot be exceeded by an end that fits u64.
-    let limit = base.checked_add(size as u64).unwrap_or(u64::MAX);
+    let mut limit = base.checked_add(size as u64).unwrap_or(u64::MAX);
+    while end > limit {
+        let (mut next, mut next_size) = (0u64, 0usize);
+        // SAFETY: as above.
+        let rc = unsafe { (api.cu_mem_get_address_range)(&mut next, &mut next_size, limit) };
+        if rc != CUDA_SUCCESS || next != limit || next_size == 0 {
+            break;
+        }
+        limit = next.checked_add(next_size as u64).unwrap_or(u64::MAX);
+    }
     if address < base || end > limit {
         return fail(
             Status::OutOfBounds,
             format!(
                 "{name}: bytes [{address:#x}, {end:#x}) run past its allocation [{base:#x}, {limit:#x}) \
-                 ({size} bytes): the shape and strides claim {} bytes more than it holds",
+                 ({} bytes): the shape and strides claim {} bytes more than it holds",
+                limit - base,
                 end.saturating_sub(limit)
             ),
         );

@@ -385,3 +385,16 @@ def test_extent_overflowing_u64_is_rejected_before_the_driver(fake_driver, libra
     assert errors[0].startswith("INVALID_SHAPE: x: byte extent") and "overflows" in errors[0], errors[0]
     assert errors[1].startswith("INVALID_SHAPE: b: byte extent"), errors[1]
     assert log == []
+
+
+def test_extent_may_span_contiguously_mapped_chunks(fake_driver, library_with_fake_cubins, tmp_path):
+    """cuMemMap'ed memory (torch expandable_segments) is reported one chunk per query: a tensor over
+    several adjacent chunks is accepted, one element past the last mapped byte is not."""
+    codes, errors, log = run_with_errors(fake_driver, library_with_fake_cubins, f"""
+        call("cutile_vector_add", T({X}, [60], "float32"), T({Y}, [60], "float32"), T({Z} + 16, [60], "float32"), 0, 0)
+        call("cutile_vector_add", T({X}, [65], "float32"), T({Y}, [65], "float32"), T({Z}, [65], "float32"), 0, 0)
+    """, tmp_path, FAKE_CUDA_ALLOC_SIZE=256, FAKE_CUDA_CHUNK=32)
+    assert codes == [Status.OK, Status.OUT_OF_BOUNDS]
+    assert errors[1].startswith(f"OUT_OF_BOUNDS: x: bytes [{X:#x}, {X + 260:#x}) run past its allocation "
+                                f"[{X:#x}, {X + 256:#x}) (256 bytes)"), errors[1]
+    assert f"range 0x{X + 224:x} rc=0" in log and f"range 0x{X + 256:x} rc=0" in log
