@@ -16,7 +16,7 @@ pub enum Status {
     UnsupportedDtype = -3,
     /// `ndim` is outside 1..=5 or not the rank the op expects.
     BadRank = -4,
-    /// A negative or too large (> i32::MAX) dimension.
+    /// A negative or too large (> i32::MAX) dimension, or a byte extent whose end passes 2^64.
     InvalidShape = -5,
     /// Shapes of the tensors of one call disagree (e.g. matmul inner dimensions).
     ShapeMismatch = -6,

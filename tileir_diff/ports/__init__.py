@@ -17,8 +17,8 @@ import contextlib
 from tileir_diff.ports._abi import (
     ABI_VERSION, DTYPE_CODES, BadRankError, BadStrideError, DeviceMismatchError, DriverError,
     DriverUnavailableError, InvalidArgumentError, InvalidDeviceError, InvalidShapeError, KernelImageMissingError,
-    LaunchFailedError, LibraryNotFoundError, MisalignedError, NoVariantError, NullPointerError, OutOfBoundsError, PortError,
-    ShapeMismatchError, Status, TileirTensor, UnsupportedDtypeError, UnsupportedShapeError, check, descriptor,
+    LaunchFailedError, LibraryNotFoundError, MisalignedError, NoVariantError, NullPointerError, OutOfBoundsError,
+    PortError, ShapeMismatchError, Status, TileirTensor, UnsupportedDtypeError, UnsupportedShapeError, check, descriptor,
     library_candidates, load_library,
 )
 from tileir_diff.ports.registry import FUNCTIONS, PORTED_OPS, PortFunction, function_for, wrapper_kwargs

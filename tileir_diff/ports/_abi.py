@@ -19,7 +19,8 @@ __all__ = [
     "NullPointerError", "UnsupportedDtypeError", "BadRankError", "InvalidShapeError", "ShapeMismatchError",
     "BadStrideError", "MisalignedError", "InvalidDeviceError", "DeviceMismatchError", "InvalidArgumentError",
     "UnsupportedShapeError", "DriverUnavailableError", "DriverError", "KernelImageMissingError",
-    "LaunchFailedError", "NoVariantError", "OutOfBoundsError", "check", "descriptor", "library_candidates", "load_library",
+    "LaunchFailedError", "NoVariantError", "OutOfBoundsError", "check", "descriptor", "library_candidates",
+    "load_library",
 ]
 
 ABI_VERSION = 1
