@@ -49,7 +49,7 @@ enum {
     TILEIR_NULL_POINTER = -2,         /* null descriptor, or null data of a non-empty tensor */
     TILEIR_UNSUPPORTED_DTYPE = -3,    /* unknown code, mixed dtypes, or a dtype no variant takes */
     TILEIR_BAD_RANK = -4,             /* ndim outside 1..5 or not the op's rank */
-    TILEIR_INVALID_SHAPE = -5,        /* a negative or > INT32_MAX extent */
+    TILEIR_INVALID_SHAPE = -5,        /* a negative or > INT32_MAX extent, or a byte extent past 2^64 */
     TILEIR_SHAPE_MISMATCH = -6,       /* shapes of one call disagree */
     TILEIR_BAD_STRIDE = -7,           /* a stride the kernel cannot read: non-unit last stride,
                                          negative, not divisible as assumed, overlapping output */
@@ -62,7 +62,8 @@ enum {
     TILEIR_DRIVER_ERROR = -14,        /* a CUDA driver call failed (init, context, module) */
     TILEIR_KERNEL_IMAGE_MISSING = -15,/* this build embeds no cubin for the selected variant */
     TILEIR_LAUNCH_FAILED = -16,       /* cuLaunchKernel failed */
-    TILEIR_NO_VARIANT = -17           /* no prebuilt variant for this dtype/flag/layout combination */
+    TILEIR_NO_VARIANT = -17,          /* no prebuilt variant for this dtype/flag/layout combination */
+    TILEIR_OUT_OF_BOUNDS = -18        /* a tensor's extent runs past its device allocation */
 };
 
 /* TILEIR_KERNELS_ABI_VERSION of the loaded library. */

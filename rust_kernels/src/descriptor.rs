@@ -155,6 +155,18 @@ pub fn check(d: &TileirTensor, name: &'static str) -> Result<Tensor> {
     if t.data == 0 {
         return fail(Status::NullPointer, format!("{name}: data pointer is null for a non-empty tensor"));
     }
+    if t.checked_byte_range().is_none() {
+        return fail(
+            Status::InvalidShape,
+            format!(
+                "{name}: byte extent of shape {:?}, strides {:?} ({} bytes each) from address {:#x} overflows the 64-bit address space",
+                t.dims(),
+                t.stride_slice(),
+                t.dtype.bytes(),
+                t.data
+            ),
+        );
+    }
     Ok(t)
 }
 
@@ -179,13 +191,27 @@ impl Tensor {
         self.dims().iter().zip(self.stride_slice()).map(|(d, s)| (d - 1) * s).sum()
     }
 
-    /// Byte range [start, end) touched by the tensor.
-    pub fn byte_range(&self) -> (u64, u64) {
+    /// Byte range [start, end) touched by the tensor, in checked arithmetic: `None` when the
+    /// end would pass 2^64. Strides are non-negative (checked in `check`), so the lowest byte
+    /// is `data`; the end is data + (sum over dims of (shape-1)*stride + 1) * elem_size.
+    pub fn checked_byte_range(&self) -> Option<(u64, u64)> {
         if self.numel() == 0 {
-            return (self.data, self.data);
+            return Some((self.data, self.data));
         }
-        let end = self.data + (self.max_offset() as u64 + 1) * self.dtype.bytes();
-        (self.data, end)
+        let mut last: u64 = 0;
+        for (&d, &s) in self.dims().iter().zip(self.stride_slice()) {
+            let d = u64::try_from(d).ok()?;
+            let s = u64::try_from(s).ok()?;
+            last = last.checked_add(d.checked_sub(1)?.checked_mul(s)?)?;
+        }
+        let bytes = last.checked_add(1)?.checked_mul(self.dtype.bytes())?;
+        Some((self.data, self.data.checked_add(bytes)?))
+    }
+
+    /// Byte range [start, end) touched by the tensor. `check` rejects a tensor whose range
+    /// overflows; for one that did not pass it the end saturates at 2^64 - 1.
+    pub fn byte_range(&self) -> (u64, u64) {
+        self.checked_byte_range().unwrap_or((self.data, u64::MAX))
     }
 
     /// True when two distinct elements share an address (zero or interleaved strides).
@@ -462,6 +488,24 @@ mod tests {
         let inp = TensorSpec::input("x", DType::F32, 2).unit_last();
         let t = check(&desc(DType::F32, &[4, 8], &[0, 1], 0x1000), "x").unwrap();
         assert!(inp.accepts(&t).is_ok());
+    }
+
+    #[test]
+    fn byte_extents_that_wrap_the_address_space_are_rejected() {
+        // 4 f32 end exactly at 2^64: representable as [start, 2^64) only by wrapping to 0.
+        let top = u64::MAX - 15;
+        assert_eq!(status_of(check(&desc(DType::F32, &[4], &[1], top), "x")), Status::InvalidShape);
+        let t = check(&desc(DType::F32, &[3], &[1], top), "x").unwrap();
+        assert_eq!(t.byte_range(), (top, u64::MAX - 3));
+        // Strided 2-D: offset (2^31-2)*1 + 0 elements of 8 bytes past a high address.
+        let d = desc(DType::F64, &[2, 1 << 30], &[1 << 30, 1], u64::MAX - (1 << 33));
+        let e = status_of(check(&d, "x"));
+        assert_eq!(e, Status::InvalidShape);
+        let msg = check(&d, "x").unwrap_err().message;
+        assert!(msg.starts_with("x: byte extent") && msg.contains("overflows"), "{msg}");
+        // An empty tensor at any address has an empty range.
+        let t = check(&desc(DType::F32, &[0, 4], &[4, 1], u64::MAX), "x").unwrap();
+        assert_eq!(t.checked_byte_range(), Some((u64::MAX, u64::MAX)));
     }
 
     #[test]

@@ -21,6 +21,8 @@ type CuFunction = *mut c_void;
 type CuStream = *mut c_void;
 
 const CUDA_SUCCESS: CuResult = 0;
+const CUDA_ERROR_INVALID_VALUE: CuResult = 1;
+const CUDA_ERROR_NOT_FOUND: CuResult = 500;
 const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: c_int = 75;
 const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: c_int = 76;
 const CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: c_int = 9;
@@ -58,6 +60,8 @@ struct Api {
         *mut *mut c_void,
     ) -> CuResult,
     cu_pointer_get_attribute: unsafe extern "C" fn(*mut c_void, c_int, u64) -> CuResult,
+    /// cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr).
+    cu_mem_get_address_range: unsafe extern "C" fn(*mut u64, *mut usize, u64) -> CuResult,
     cu_stream_get_ctx: unsafe extern "C" fn(CuStream, *mut CuContext) -> CuResult,
     cu_get_error_name: unsafe extern "C" fn(CuResult, *mut *const c_char) -> CuResult,
     cu_func_get_attribute: unsafe extern "C" fn(*mut c_int, c_int, CuFunction) -> CuResult,
@@ -94,6 +98,7 @@ impl Api {
             cu_module_get_function: sym!(b"cuModuleGetFunction\0"),
             cu_launch_kernel: sym!(b"cuLaunchKernel\0"),
             cu_pointer_get_attribute: sym!(b"cuPointerGetAttribute\0"),
+            cu_mem_get_address_range: sym!(b"cuMemGetAddressRange_v2\0"),
             cu_stream_get_ctx: sym!(b"cuStreamGetCtx\0"),
             cu_get_error_name: sym!(b"cuGetErrorName\0"),
             cu_func_get_attribute: sym!(b"cuFuncGetAttribute\0"),
@@ -251,8 +256,9 @@ pub struct Launch<'a> {
     pub image: &'static [u8],
     pub grid: (u32, u32, u32),
     pub args: &'a [Arg],
-    /// Device addresses that must live on `device` (non-empty tensors only).
-    pub addresses: &'a [(&'static str, u64)],
+    /// Byte ranges [start, end) of the non-empty tensors: each start must live on `device`
+    /// and each range inside the allocation that holds its start.
+    pub addresses: &'a [(&'static str, u64, u64)],
     pub device: i32,
     pub stream: u64,
 }
@@ -298,6 +304,49 @@ fn allow_optin_shared_memory(api: &Api, f: CuFunction, max_shared_optin: c_int) 
     api.check(rc, Status::DriverError, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
 }
 
+/// Checks that [address, end) lies inside the device allocation holding `address`.
+///
+/// Memory mapped with the virtual memory API (torch's `expandable_segments`) is reported one
+/// mapped chunk at a time, so while the extent runs past a range, the range that starts exactly
+/// at its end (if any) extends it: the limit is the end of the contiguously mapped memory.
+///
+/// Runs after the DEVICE_ORDINAL check passed. Where the driver knows no allocation for the
+/// address (CUDA_ERROR_INVALID_VALUE / NOT_FOUND, e.g. host memory mapped for the device),
+/// there is nothing to compare with and the device check alone stands, as before this check
+/// existed; any other driver error is DRIVER_ERROR.
+fn check_allocation_range(api: &Api, name: &str, address: u64, end: u64) -> Result<()> {
+    let (mut base, mut size) = (0u64, 0usize);
+    // SAFETY: out-pointers to locals; any address is accepted and answered with an error code.
+    let rc = unsafe { (api.cu_mem_get_address_range)(&mut base, &mut size, address) };
+    if rc == CUDA_ERROR_INVALID_VALUE || rc == CUDA_ERROR_NOT_FOUND {
+        return Ok(());
+    }
+    api.check(rc, Status::DriverError, &format!("cuMemGetAddressRange({name})"))?;
+    // A limit past 2^64 cannot be exceeded by an end that fits u64.
+    let mut limit = base.checked_add(size as u64).unwrap_or(u64::MAX);
+    while end > limit {
+        let (mut next, mut next_size) = (0u64, 0usize);
+        // SAFETY: as above.
+        let rc = unsafe { (api.cu_mem_get_address_range)(&mut next, &mut next_size, limit) };
+        if rc != CUDA_SUCCESS || next != limit || next_size == 0 {
+            break;
+        }
+        limit = next.checked_add(next_size as u64).unwrap_or(u64::MAX);
+    }
+    if address < base || end > limit {
+        return fail(
+            Status::OutOfBounds,
+            format!(
+                "{name}: bytes [{address:#x}, {end:#x}) run past its allocation [{base:#x}, {limit:#x}) \
+                 ({} bytes): the shape and strides claim {} bytes more than it holds",
+                limit - base,
+                end.saturating_sub(limit)
+            ),
+        );
+    }
+    Ok(())
+}
+
 /// Device checks, module load (cached) and cuLaunchKernel on the caller's stream.
 pub fn launch(l: &Launch) -> Result<()> {
     let api = api()?;
@@ -309,14 +358,14 @@ pub fn launch(l: &Launch) -> Result<()> {
     };
     let _current = ContextGuard::push(api, dev.context)?;
 
-    for (name, address) in l.addresses {
+    for &(name, address, end) in l.addresses {
         let mut ordinal: c_int = -1;
         // SAFETY: out-pointer to a local c_int, as the attribute requires.
         let rc = unsafe {
             (api.cu_pointer_get_attribute)(
                 &mut ordinal as *mut c_int as *mut c_void,
                 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                *address,
+                address,
             )
         };
         if rc != CUDA_SUCCESS {
@@ -331,6 +380,7 @@ pub fn launch(l: &Launch) -> Result<()> {
                 format!("{name} is on device {ordinal}, the call targets device {}", l.device),
             );
         }
+        check_allocation_range(api, name, address, end)?;
     }
     if !SPECIAL_STREAMS.contains(&l.stream) {
         let mut stream_ctx: CuContext = std::ptr::null_mut();

@@ -75,10 +75,13 @@ pub fn run(v: &'static Variant, values: &[Value], grid: (u32, u32, u32), device:
         );
     };
     let args = pack_args(v, values);
-    let addresses: Vec<(&'static str, u64)> = values
+    let addresses: Vec<(&'static str, u64, u64)> = values
         .iter()
         .filter_map(|val| match val {
-            Value::Tensor(t) if t.numel() > 0 => Some((t.name, t.data)),
+            Value::Tensor(t) if t.numel() > 0 => {
+                let (start, end) = t.byte_range();
+                Some((t.name, start, end))
+            }
             _ => None,
         })
         .collect();

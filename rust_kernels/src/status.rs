@@ -16,7 +16,7 @@ pub enum Status {
     UnsupportedDtype = -3,
     /// `ndim` is outside 1..=5 or not the rank the op expects.
     BadRank = -4,
-    /// A negative or too large (> i32::MAX) dimension.
+    /// A negative or too large (> i32::MAX) dimension, or a byte extent whose end passes 2^64.
     InvalidShape = -5,
     /// Shapes of the tensors of one call disagree (e.g. matmul inner dimensions).
     ShapeMismatch = -6,
@@ -44,10 +44,13 @@ pub enum Status {
     /// Valid arguments, but no prebuilt variant covers this combination of dtype, flags
     /// and layout (e.g. an f16 matmul with both operands transposed).
     NoVariant = -17,
+    /// A tensor's byte extent (address + largest element offset) runs past the end of the
+    /// device allocation that holds its address (`cuMemGetAddressRange`).
+    OutOfBounds = -18,
 }
 
 impl Status {
-    pub const ALL: [Status; 17] = [
+    pub const ALL: [Status; 18] = [
         Status::Ok,
         Status::NullPointer,
         Status::UnsupportedDtype,
@@ -65,6 +68,7 @@ impl Status {
         Status::KernelImageMissing,
         Status::LaunchFailed,
         Status::NoVariant,
+        Status::OutOfBounds,
     ];
 
     pub fn code(self) -> i32 {
@@ -91,6 +95,7 @@ impl Status {
             Status::KernelImageMissing => "KERNEL_IMAGE_MISSING",
             Status::LaunchFailed => "LAUNCH_FAILED",
             Status::NoVariant => "NO_VARIANT",
+            Status::OutOfBounds => "OUT_OF_BOUNDS",
         }
     }
 

@@ -126,6 +126,27 @@ fn vector_add_validation() {
 }
 
 #[test]
+fn byte_extents_past_2_pow_64_are_invalid_shapes() {
+    // 1000 f16 starting 1 KiB below 2^64 would end past it (the end wraps in release builds).
+    let top = u64::MAX - 1023;
+    let x = tensor(top, DType::F16, &[1000]);
+    let y = tensor(addr(2), DType::F16, &[1000]);
+    let out = tensor(addr(3), DType::F16, &[1000]);
+    assert_eq!(vadd(&x, &y, &out), Status::InvalidShape.code());
+    assert!(last_error().contains("x: byte extent") && last_error().contains("overflows"), "{}", last_error());
+    // Strides that reach the end from an address that alone is fine: matmul's b.
+    let a = tensor(addr(1), DType::F16, &[64, 64]);
+    let b = strided(u64::MAX - (1 << 20) + 1, DType::F16, &[64, 64], &[1 << 14, 1]);
+    let c = tensor(addr(3), DType::F16, &[64, 64]);
+    assert_eq!(unsafe { cutile_matmul(&a, &b, &c, 0, 0, 0, 0) }, Status::InvalidShape.code());
+    assert!(last_error().contains("b: byte extent"), "{}", last_error());
+    // 512 f16 ending 16 bytes below 2^64 is fine.
+    let x = tensor(u64::MAX - 1039, DType::F16, &[512]);
+    let (y, out) = (tensor(addr(2), DType::F16, &[512]), tensor(addr(3), DType::F16, &[512]));
+    assert!(passed_validation(vadd(&x, &y, &out)), "{}", last_error());
+}
+
+#[test]
 fn vector_add_f32_strided_selects_the_strided_variant() {
     let n = 4099;
     let mut x = tensor(addr(1), DType::F32, &[n]);

@@ -7,6 +7,11 @@
  * 8-byte slot); cuModuleLoadData also logs the variant a placeholder cubin names. Knobs:
  * FAKE_CUDA_CC_MAJOR (default 9), FAKE_CUDA_LOAD_RC, FAKE_CUDA_LAUNCH_RC.
  * Addresses below 0x10000000 are "host memory"; stream 0xBAD belongs to another context.
+ * Device memory is one allocation per 4 GiB-aligned slot, $FAKE_CUDA_ALLOC_SIZE bytes from the
+ * slot's start (default 4 GiB): cuMemGetAddressRange_v2 reports it, NOT_FOUND past its end, or
+ * returns $FAKE_CUDA_RANGE_RC when set (e.g. 1 = INVALID_VALUE, 500 = NOT_FOUND). With
+ * $FAKE_CUDA_CHUNK the allocation is mapped in chunks of that many bytes and each query reports
+ * only the chunk holding the address, as the driver does for cuMemMap'ed memory.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -89,6 +94,24 @@ CUresult cuPointerGetAttribute(void *data, int attribute, uint64_t ptr) {
     if (attribute != 9) return 1;
     if (ptr < 0x10000000ull) return 1; /* CUDA_ERROR_INVALID_VALUE: not device memory */
     *(int *)data = 0;
+    return 0;
+}
+
+CUresult cuMemGetAddressRange_v2(uint64_t *base, size_t *size, uint64_t ptr) {
+    const char *size_env = getenv("FAKE_CUDA_ALLOC_SIZE");
+    int rc = env_int("FAKE_CUDA_RANGE_RC", 0);
+    logf_line("range 0x%llx rc=%d", (unsigned long long)ptr, rc);
+    if (rc) return rc;
+    if (ptr < 0x10000000ull) return 1; /* CUDA_ERROR_INVALID_VALUE: not device memory */
+    uint64_t slot = ptr & ~0xFFFFFFFFull;
+    uint64_t total = size_env ? strtoull(size_env, NULL, 0) : 1ull << 32;
+    const char *chunk_env = getenv("FAKE_CUDA_CHUNK");
+    uint64_t chunk = chunk_env ? strtoull(chunk_env, NULL, 0) : total;
+    if (ptr - slot >= total || chunk == 0) return 500; /* CUDA_ERROR_NOT_FOUND */
+    uint64_t start = slot + (ptr - slot) / chunk * chunk;
+    uint64_t end = start + chunk < slot + total ? start + chunk : slot + total;
+    *base = start;
+    *size = (size_t)(end - start);
     return 0;
 }
 

@@ -56,7 +56,7 @@ PRELUDE = """
 import ctypes, json, os, sys
 from tileir_diff.ports import descriptor, load_library
 lib = load_library(sys.argv[1])
-codes = []
+codes, errors = [], []
 def T(ptr, shape, dtype, strides=None):
     if strides is None:
         strides, acc = [], 1
@@ -67,6 +67,7 @@ def T(ptr, shape, dtype, strides=None):
 def call(fn, *args, nparams=0):
     os.environ["FAKE_CUDA_NPARAMS"] = str(nparams)
     codes.append(getattr(lib, fn)(*args))
+    errors.append(lib.tileir_kernels_last_error().decode())
 """
 
 
@@ -281,6 +282,8 @@ def test_valid_calls_cover_every_function():
     ("ok", {"FAKE_CUDA_CC_MAJOR": 10}, Status.INVALID_DEVICE),
     ("ok", {"FAKE_CUDA_LOAD_RC": 200}, Status.DRIVER_ERROR),
     ("ok", {"FAKE_CUDA_LAUNCH_RC": 700}, Status.LAUNCH_FAILED),
+    ("ok", {"FAKE_CUDA_ALLOC_SIZE": 1}, Status.OUT_OF_BOUNDS),
+    ("ok", {"FAKE_CUDA_ALLOC_SIZE": 1, "FAKE_CUDA_RANGE_RC": 500}, Status.OK),
 ])
 def test_driver_side_checks_of_every_function(fake_driver, library_with_fake_cubins, tmp_path, scenario, env, status):
     """Each C function, called validly, goes through the same driver checks: tensors on the
@@ -303,3 +306,95 @@ def test_invalid_calls_and_empty_outputs_never_touch_the_driver(fake_driver, lib
     """, tmp_path)
     assert codes == [Status.SHAPE_MISMATCH, Status.OK]
     assert log == []
+
+
+def run_with_errors(driver_dir, library, body, tmp_path, **env):
+    """Like `run`, also returning each call's tileir_kernels_last_error()."""
+    log = tmp_path / "cuda.log"
+    log.unlink(missing_ok=True)
+    script = PRELUDE + textwrap.dedent(body) + "\nprint(json.dumps(errors))\nprint(json.dumps(codes))\n"
+    full_env = {**os.environ, "LD_LIBRARY_PATH": str(driver_dir), "FAKE_CUDA_LOG": str(log),
+                "PYTHONPATH": str(REPO), **{k: str(v) for k, v in env.items()}}
+    r = subprocess.run([sys.executable, "-c", script, str(library)], capture_output=True, text=True, env=full_env,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    errors, codes = (json.loads(line) for line in r.stdout.splitlines()[-2:])
+    return codes, errors, (log.read_text().splitlines() if log.exists() else [])
+
+
+def test_vector_add_extent_must_fit_its_allocation(fake_driver, library_with_fake_cubins, tmp_path):
+    # Every fake allocation is 256 bytes: 64 f32.
+    codes, errors, log = run_with_errors(fake_driver, library_with_fake_cubins, f"""
+        call("cutile_vector_add", T({X}, [64], "float32"), T({Y}, [64], "float32"), T({Z}, [64], "float32"), 0, 0)
+        call("cutile_vector_add", T({X}, [65], "float32"), T({Y}, [65], "float32"), T({Z}, [65], "float32"), 0, 0)
+        call("cutile_vector_add", T({X}, [61], "float32"), T({Y} + 16, [61], "float32"), T({Z}, [61], "float32"), 0, 0)
+        call("cutile_vector_add", T({X}, [60], "float32"), T({Y} + 16, [60], "float32"), T({Z}, [60], "float32"), 0, 0)
+    """, tmp_path, FAKE_CUDA_ALLOC_SIZE=256)
+    assert codes == [Status.OK, Status.OUT_OF_BOUNDS, Status.OUT_OF_BOUNDS, Status.OK]
+    assert errors[1] == (f"OUT_OF_BOUNDS: x: bytes [{X:#x}, {X + 260:#x}) run past its allocation "
+                         f"[{X:#x}, {X + 256:#x}) (256 bytes): the shape and strides claim 4 bytes more than it holds")
+    assert errors[2].startswith(f"OUT_OF_BOUNDS: y: bytes [{Y + 16:#x}, {Y + 260:#x})"), errors[2]
+    assert len(launches(log)) == 2
+    assert f"range 0x{Y + 16:x} rc=0" in log
+    assert sum(line.startswith("push") for line in log) == log.count("pop")
+
+
+def test_matmul_extent_must_fit_its_allocation(fake_driver, library_with_fake_cubins, tmp_path):
+    # (64, 64) f16 is 8192 bytes.
+    body = f"""
+        call("cutile_matmul", T({X}, [64, 64], "float16"), T({Y}, [64, 64], "float16"), T({Z}, [64, 64], "float16"),
+             0, 0, 0, 0)
+        # c with a padded row stride (72, a multiple of 8) reaches 9200 bytes.
+        call("cutile_matmul", T({X}, [64, 64], "float16"), T({Y}, [64, 64], "float16"),
+             T({Z}, [64, 64], "float16", [72, 1]), 0, 0, 0, 0)
+    """
+    codes, errors, log = run_with_errors(fake_driver, library_with_fake_cubins, body, tmp_path,
+                                         FAKE_CUDA_ALLOC_SIZE=8192)
+    assert codes == [Status.OK, Status.OUT_OF_BOUNDS]
+    assert errors[1].startswith("OUT_OF_BOUNDS: c: ") and "1008 bytes more" in errors[1], errors[1]
+    assert len(launches(log)) == 1
+    # One f16 element short: the first tensor checked, a, is named.
+    codes, errors, log = run_with_errors(fake_driver, library_with_fake_cubins, body, tmp_path,
+                                         FAKE_CUDA_ALLOC_SIZE=8190)
+    assert codes == [Status.OUT_OF_BOUNDS, Status.OUT_OF_BOUNDS]
+    assert errors[0].startswith("OUT_OF_BOUNDS: a: ") and "2 bytes more" in errors[0], errors[0]
+    assert not launches(log)
+
+
+@pytest.mark.parametrize("range_rc, status", [(1, Status.OK), (500, Status.OK), (2, Status.DRIVER_ERROR)])
+def test_allocation_unknown_to_the_driver(fake_driver, library_with_fake_cubins, tmp_path, range_rc, status):
+    """INVALID_VALUE / NOT_FOUND from cuMemGetAddressRange (memory the device check accepted, but
+    no allocation the driver can size): the device check alone stands. Other errors: DRIVER_ERROR."""
+    codes, errors, log = run_with_errors(fake_driver, library_with_fake_cubins, f"""
+        call("cutile_vector_add", T({X}, [64], "float32"), T({Y}, [64], "float32"), T({Z}, [64], "float32"), 0, 0)
+    """, tmp_path, FAKE_CUDA_ALLOC_SIZE=4, FAKE_CUDA_RANGE_RC=range_rc)
+    assert codes == [status]
+    assert len(launches(log)) == (status == Status.OK)
+    if status == Status.DRIVER_ERROR:
+        assert errors[0] == "DRIVER_ERROR: cuMemGetAddressRange(x) failed: CUDA_ERROR_FAKE", errors[0]
+
+
+def test_extent_overflowing_u64_is_rejected_before_the_driver(fake_driver, library_with_fake_cubins, tmp_path):
+    top = (1 << 64) - 1024
+    codes, errors, log = run_with_errors(fake_driver, library_with_fake_cubins, f"""
+        call("cutile_vector_add", T({top}, [1000], "float16"), T({Y}, [1000], "float16"), T({Z}, [1000], "float16"), 0, 0)
+        call("cutile_matmul", T({X}, [64, 64], "float16"), T({top}, [64, 64], "float16", [1 << 14, 1]),
+             T({Z}, [64, 64], "float16"), 0, 0, 0, 0)
+    """, tmp_path)
+    assert codes == [Status.INVALID_SHAPE, Status.INVALID_SHAPE]
+    assert errors[0].startswith("INVALID_SHAPE: x: byte extent") and "overflows" in errors[0], errors[0]
+    assert errors[1].startswith("INVALID_SHAPE: b: byte extent"), errors[1]
+    assert log == []
+
+
+def test_extent_may_span_contiguously_mapped_chunks(fake_driver, library_with_fake_cubins, tmp_path):
+    """cuMemMap'ed memory (torch expandable_segments) is reported one chunk per query: a tensor over
+    several adjacent chunks is accepted, one element past the last mapped byte is not."""
+    codes, errors, log = run_with_errors(fake_driver, library_with_fake_cubins, f"""
+        call("cutile_vector_add", T({X}, [60], "float32"), T({Y}, [60], "float32"), T({Z} + 16, [60], "float32"), 0, 0)
+        call("cutile_vector_add", T({X}, [65], "float32"), T({Y}, [65], "float32"), T({Z}, [65], "float32"), 0, 0)
+    """, tmp_path, FAKE_CUDA_ALLOC_SIZE=256, FAKE_CUDA_CHUNK=32)
+    assert codes == [Status.OK, Status.OUT_OF_BOUNDS]
+    assert errors[1].startswith(f"OUT_OF_BOUNDS: x: bytes [{X:#x}, {X + 260:#x}) run past its allocation "
+                                f"[{X:#x}, {X + 256:#x}) (256 bytes)"), errors[1]
+    assert f"range 0x{X + 224:x} rc=0" in log and f"range 0x{X + 256:x} rc=0" in log

@@ -187,6 +187,52 @@ def test_gpu_rejections():
         ports.vector_add(h, h, torch.empty(1024, device="cuda", dtype=torch.float16))
 
 
+def _allocation_end(ptr):
+    """End of the contiguously mapped device memory holding `ptr`, as the library computes it
+    (cuMemGetAddressRange_v2, following adjacent chunks of cuMemMap'ed memory)."""
+    import ctypes
+    cuda = ctypes.CDLL("libcuda.so.1")
+    fn = cuda.cuMemGetAddressRange_v2
+    fn.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_size_t), ctypes.c_uint64]
+    base, size = ctypes.c_uint64(0), ctypes.c_size_t(0)
+    assert fn(ctypes.byref(base), ctypes.byref(size), ptr) == 0
+    end = base.value + size.value
+    while fn(ctypes.byref(base), ctypes.byref(size), end) == 0 and base.value == end and size.value:
+        end = base.value + size.value
+    return end
+
+
+def test_gpu_descriptor_past_its_allocation_is_rejected():
+    """A descriptor claiming more elements than the allocation holds is OUT_OF_BOUNDS (torch's
+    caching allocator places tensors in larger segments, so the claim is one element past the end of
+    the driver's allocation holding x); the true shape runs and is correct."""
+    import ctypes
+    lib = ports.load_library()
+    n = 1000
+    x = torch.randn(n, device="cuda")
+    y = torch.randn(n, device="cuda")
+    fit = (_allocation_end(x.data_ptr()) - x.data_ptr()) // 4  # f32 elements up to the allocation's end
+    if fit >= 1 << 26:
+        pytest.skip(f"x lies in a {fit * 4}-byte mapping (allocator settings); too large to claim past")
+    big = [torch.empty(fit + 1, device="cuda") for _ in range(2)]  # y and out hold the claimed shape
+    d = [ports.descriptor(t.data_ptr(), [fit + 1], [1], "float32") for t in (x, *big)]
+    code = lib.cutile_vector_add(*map(ctypes.byref, d), torch.cuda.current_device(),
+                                 torch.cuda.current_stream().cuda_stream)
+    msg = lib.tileir_kernels_last_error().decode()
+    assert code == ports.Status.OUT_OF_BOUNDS, msg
+    assert msg.startswith("OUT_OF_BOUNDS: x: ") and "4 bytes more" in msg, msg
+    with pytest.raises(ports.OutOfBoundsError, match="x: bytes"):
+        ports.check(lib, code)
+    # The true shape passes and computes x + y.
+    out = torch.empty(n, device="cuda")
+    d = [ports.descriptor(t.data_ptr(), [n], [1], "float32") for t in (x, y, out)]
+    code = lib.cutile_vector_add(*map(ctypes.byref, d), torch.cuda.current_device(),
+                                 torch.cuda.current_stream().cuda_stream)
+    assert code == ports.Status.OK, lib.tileir_kernels_last_error().decode()
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out, x + y)
+
+
 def teardown_module(module):
     path = os.environ.get("TILEIR_PORTS_RESULTS")
     if not path or not _results:

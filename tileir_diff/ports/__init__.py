@@ -17,8 +17,8 @@ import contextlib
 from tileir_diff.ports._abi import (
     ABI_VERSION, DTYPE_CODES, BadRankError, BadStrideError, DeviceMismatchError, DriverError,
     DriverUnavailableError, InvalidArgumentError, InvalidDeviceError, InvalidShapeError, KernelImageMissingError,
-    LaunchFailedError, LibraryNotFoundError, MisalignedError, NoVariantError, NullPointerError, PortError,
-    ShapeMismatchError, Status, TileirTensor, UnsupportedDtypeError, UnsupportedShapeError, check, descriptor,
+    LaunchFailedError, LibraryNotFoundError, MisalignedError, NoVariantError, NullPointerError, OutOfBoundsError,
+    PortError, ShapeMismatchError, Status, TileirTensor, UnsupportedDtypeError, UnsupportedShapeError, check, descriptor,
     library_candidates, load_library,
 )
 from tileir_diff.ports.registry import FUNCTIONS, PORTED_OPS, PortFunction, function_for, wrapper_kwargs
@@ -50,7 +50,7 @@ __all__ = [
     "ABI_VERSION", "DTYPE_CODES", "Status", "TileirTensor", "PortError", "LibraryNotFoundError",
     "NullPointerError", "UnsupportedDtypeError", "BadRankError", "InvalidShapeError", "ShapeMismatchError",
     "BadStrideError", "MisalignedError", "InvalidDeviceError", "DeviceMismatchError", "InvalidArgumentError",
-    "UnsupportedShapeError", "NoVariantError", "DriverUnavailableError", "DriverError", "KernelImageMissingError",
+    "UnsupportedShapeError", "NoVariantError", "OutOfBoundsError", "DriverUnavailableError", "DriverError", "KernelImageMissingError",
     "LaunchFailedError", "check", "descriptor", "library_candidates", "load_library", "has_kernel_image", "force_variant",
     "vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "silu_and_mul", "swiglu",
     "swiglu_bwd", "gelu", "dropout", "RMS_NORM_BWD_ROWS_PER_BLOCK",

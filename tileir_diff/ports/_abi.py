@@ -19,7 +19,8 @@ __all__ = [
     "NullPointerError", "UnsupportedDtypeError", "BadRankError", "InvalidShapeError", "ShapeMismatchError",
     "BadStrideError", "MisalignedError", "InvalidDeviceError", "DeviceMismatchError", "InvalidArgumentError",
     "UnsupportedShapeError", "DriverUnavailableError", "DriverError", "KernelImageMissingError",
-    "LaunchFailedError", "NoVariantError", "check", "descriptor", "library_candidates", "load_library",
+    "LaunchFailedError", "NoVariantError", "OutOfBoundsError", "check", "descriptor", "library_candidates",
+    "load_library",
 ]
 
 ABI_VERSION = 1
@@ -54,6 +55,7 @@ class Status(enum.IntEnum):
     KERNEL_IMAGE_MISSING = -15
     LAUNCH_FAILED = -16
     NO_VARIANT = -17
+    OUT_OF_BOUNDS = -18
 
 
 class PortError(RuntimeError):
@@ -120,6 +122,12 @@ class NoVariantError(PortError, ValueError):
     status = Status.NO_VARIANT
 
 
+class OutOfBoundsError(PortError, ValueError):
+    """A tensor's shape/strides reach past the device allocation that holds its data pointer."""
+
+    status = Status.OUT_OF_BOUNDS
+
+
 class DriverUnavailableError(PortError):
     status = Status.DRIVER_UNAVAILABLE
 
@@ -139,7 +147,7 @@ class LaunchFailedError(PortError):
 _ERRORS = {cls.status: cls for cls in (
     NullPointerError, UnsupportedDtypeError, BadRankError, InvalidShapeError, ShapeMismatchError, BadStrideError,
     MisalignedError, InvalidDeviceError, DeviceMismatchError, InvalidArgumentError, UnsupportedShapeError,
-    NoVariantError, DriverUnavailableError, DriverError, KernelImageMissingError, LaunchFailedError)}
+    NoVariantError, OutOfBoundsError, DriverUnavailableError, DriverError, KernelImageMissingError, LaunchFailedError)}
 
 
 class TileirTensor(ctypes.Structure):
