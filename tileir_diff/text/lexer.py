@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from ..errors import TileIRFormatError
+from ..ir import limits as L
 
 PUNCT = set("()[]{}<>,:=?*+|!")
 _IDENT_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
@@ -110,7 +111,7 @@ class Lexer:
             if p == start + 1:
                 raise self.error(f"expected a name after {c!r}", line, col)
             self.pos = p
-            return Token(kind, text[start:p], line, col)
+            return Token(kind, text[start:p], line, col, text[start + 1:p] if c == "@" else None)
         if c == '"':
             s = self._string(line, col)
             return Token("string", text[start:self.pos], line, col, s)
@@ -139,6 +140,8 @@ class Lexer:
             q = p + 2
             while q < n and text[q] in _HEX:
                 q += 1
+            if q - start > L.MAX_NUMBER_CHARS:
+                raise self.error(f"number literal of {q - start} characters (at most {L.MAX_NUMBER_CHARS})", line, col)
             self.pos = q
             return Token("hex", text[start:q], line, col, int(text[p + 2:q], 16) * (-1 if p > start else 1))
         while p < n and text[p] in _DIGITS:
@@ -159,7 +162,12 @@ class Lexer:
                     p = q
         self.pos = p
         body = text[start:p]
+        if len(body) > L.MAX_NUMBER_CHARS:
+            raise self.error(f"number literal of {len(body)} characters (at most {L.MAX_NUMBER_CHARS})", line, col)
         if is_float:
+            e = max(body.find("e"), body.find("E"))
+            if e >= 0 and abs(int(body[e + 1:])) > L.MAX_FLOAT_EXPONENT:
+                raise self.error(f"float exponent out of range (at most {L.MAX_FLOAT_EXPONENT} either way)", line, col)
             return Token("float", body, line, col, body)
         return Token("int", body, line, col, int(body))
 
@@ -228,3 +236,22 @@ def escape_string(s: str) -> str:
         else:
             out.append("\\%02X" % b)
     return '"' + "".join(out) + '"'
+
+
+_BARE = __import__("re").compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
+
+
+def is_bare_identifier(name: str) -> bool:
+    """MLIR's bare-identifier rule: a letter or ``_``, then letters, digits, ``_``, ``$``, ``.``."""
+    return bool(_BARE.match(name))
+
+
+def symbol_text(name: str) -> str:
+    """``@name`` as MLIR prints a symbol: bare when it is a bare identifier, else quoted and
+    escaped (``@"<img src=x onerror=1"``), as tileirdisasm does."""
+    return "@" + (name if is_bare_identifier(name) else escape_string(name))
+
+
+def key_text(name: str) -> str:
+    """A dictionary key: bare when it is a bare identifier, else a quoted string."""
+    return name if is_bare_identifier(name) else escape_string(name)

@@ -21,6 +21,7 @@ from ..dialect.enums import PTR_ATTRS
 from ..dialect.ops import OPS_BY_NAME, ALIASES
 from ..dialect.spec import OpDef, V13_3, V13_4, Version
 from ..errors import TileIRFormatError
+from ..ir import limits as L
 from ..ir import types as T
 from ..ir.attributes import (Bounded, DictAttr, DivBy, FloatAttr, IntegerAttr, OptimizationHints,
                              SameElements)
@@ -32,14 +33,17 @@ from .template import (attr_default, dense_from_text, parse_with_template, resul
                        _parse_dense_body)
 
 DEFAULT_VERSION: Version = V13_4
-#: Regions nest at most this deep (as in the bytecode reader; real kernels stay far below);
-#: deeper text is refused with an error instead of exhausting Python's stack.
-MAX_REGION_DEPTH = 200
+#: Regions nest at most this deep (ir/limits.py, shared with the bytecode reader; real kernels
+#: stay far below); deeper text is refused with an error instead of exhausting Python's stack.
+MAX_REGION_DEPTH = L.MAX_REGION_DEPTH
 _RECURSION_NEEDED = 12 * MAX_REGION_DEPTH + 500
 _SCALARS = set(T.SCALAR_TYPES)
 
 
-def parse_text(text: str, path: str = "<text>", *, version: Optional[Version] = None) -> Module:
+def parse_text(text: str, path: str = "<text>", *, version: Optional[Version] = None,
+               verify: bool = True) -> Module:
+    """Parse Tile IR text; with ``verify`` (the default) the module is also checked against the
+    op table (``ir/verify.py``), errors naming the op's ``line:col``."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -50,12 +54,17 @@ def parse_text(text: str, path: str = "<text>", *, version: Optional[Version] = 
     if old_limit < _RECURSION_NEEDED:
         sys.setrecursionlimit(_RECURSION_NEEDED)
     try:
-        return p.parse_module()
+        module = p.parse_module()
     except RecursionError:
         raise TileIRFormatError("input nested too deeply", path=path, offset=p.peek().where) from None
     finally:
         if old_limit < _RECURSION_NEEDED:
             sys.setrecursionlimit(old_limit)
+    if verify:
+        from ..ir.verify import verify_module
+        where = p.where
+        verify_module(module, path, lambda obj: where.get(id(obj)))
+    return module
 
 
 class Parser:
@@ -70,6 +79,7 @@ class Parser:
         self.depth = 0
         self.aliases: Dict[str, object] = {}
         self.last: Optional[Token] = None
+        self.where: Dict[int, str] = {}  # id(op, function or global) -> "line:col", for the verifier
 
     # --- tokens --------------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token:
@@ -331,10 +341,12 @@ class Parser:
                 raise self.error("unexpected end of input: missing '}'")
             ops.append(self.parse_op())
         self.next()
+        close = self.last
         if implicit and (not ops or not _is_terminator(ops[-1])):
             # MLIR's parser adds the elided terminator; it gets the parent op's location,
             # filled in once that is known (see _locate_implicit)
             ops.append(Operation(implicit, (), (0,), (), {}, (), _IMPLICIT))
+            self.where[id(ops[-1])] = close.where
         self.scopes.pop()
         self.depth -= 1
         return Region((Block(tuple(args), tuple(ops)),))
@@ -356,6 +368,7 @@ class Parser:
     # --- ops ---------------------------------------------------------------------------------
     def parse_op(self) -> Operation:
         lhs: List[Tuple[Token, int]] = []
+        first_tok = self.peek()
         if self.peek().kind == "value":
             while True:
                 t = self.expect("value")
@@ -367,6 +380,8 @@ class Parser:
                     n = self.expect("int").value
                     if n < 1:
                         raise self.error("result count must be positive", self.last)
+                    if n > L.MAX_VALUES_PER_OP:
+                        raise self.error(f"result count {n} is more than {L.MAX_VALUES_PER_OP}", self.last)
                 lhs.append((t, n))
                 if not self.peek().is_("punct", ","):
                     break
@@ -381,6 +396,8 @@ class Parser:
             raise self.error(f"unknown op {name_tok.text!r}" if od is None
                              else f"op {od.name!r} cannot appear inside a function", name_tok)
         nres = sum(n for _, n in lhs)
+        if nres > L.MAX_VALUES_PER_OP:
+            raise self.error(f"{nres} results named, more than {L.MAX_VALUES_PER_OP}", name_tok)
         fixed = sum(1 for r in od.results if not r.variadic)
         variadic = any(r.variadic for r in od.results)
         if (variadic and nres < fixed) or (not variadic and nres != fixed):
@@ -414,8 +431,9 @@ class Parser:
             segments.append(len(vals))
         attrs = self._attributes(od, st, name_tok)
         loc = self.parse_trailing_location()
-        regions = tuple(_locate_implicit(r, loc) for r in st.regions)
+        regions = tuple(_locate_implicit(r, loc, self.where) for r in st.regions)
         op = Operation(od.name, tuple(operands), tuple(segments), tuple(results), attrs, regions, loc)
+        self.where[id(op)] = first_tok.where
         k = 0
         for tok, n in lhs:
             if n == 1:
@@ -579,7 +597,7 @@ class Parser:
         t = self.peek()
         if t.kind == "ident" and t.text in ("cuda_tile.module", "module"):
             self.next()
-            name = self.expect("symbol").text[1:]
+            name = self.expect("symbol").value
             if self.peek().is_("ident", "attributes"):
                 self.next()
                 self._skip_braced()
@@ -623,8 +641,8 @@ class Parser:
                 raise self.error(f"expected 'entry' or 'global', got {t}", t)
 
     def parse_function(self) -> Function:
-        self.next()
-        name = self.expect("symbol").text[1:]
+        entry_tok = self.next()
+        name = self.expect("symbol").value
         self.next_vid = 0
         self.scopes = [{}]
         self.expect("punct", "(")
@@ -663,17 +681,20 @@ class Parser:
             self.next()
             self.expect("punct", "=")
             hints = self.parse_hints()
-        region = self.parse_region(toks, types, implicit=None)
-        body = region.blocks[0]
+        # The body's terminator may be elided, as MLIR's parser adds it (SingleBlockImplicitTerminator).
+        region = self.parse_region(toks, types, implicit="return")
         loc = self.parse_trailing_location()
+        body = _locate_implicit(region, loc, self.where).blocks[0]
         self.scopes = []
         # As the decoder reads them: no argument attributes at all unless some dictionary has one.
         arg_attrs = tuple(arg_dicts) if any(d.items for d in arg_dicts) else None
-        return Function(name=name, arguments=body.arguments, result_types=tuple(results), body=body,
+        func = Function(name=name, arguments=body.arguments, result_types=tuple(results), body=body,
                         is_entry=True, hints=hints, arg_attrs=arg_attrs, location=loc)
+        self.where[id(func)] = entry_tok.where
+        return func
 
     def parse_global(self) -> Global:
-        self.next()
+        global_tok = self.next()
         vis = "public" if self.version >= V13_3 else None
         const = False if self.version >= V13_3 else None
         if self.peek().kind == "ident" and self.peek().text in ("public", "private"):
@@ -681,7 +702,7 @@ class Parser:
         if self.peek().is_("ident", "constant"):
             self.next()
             const = True
-        name = self.expect("symbol").text[1:]
+        name = self.expect("symbol").value
         align = 0
         if self.peek().is_("ident", "alignment"):
             self.next()
@@ -696,7 +717,9 @@ class Parser:
         ty = self.parse_type()
         value = dense_from_text(self, raw, elem, ty, tok)
         self.parse_trailing_location()
-        return Global(name, value, align, vis, const)
+        g = Global(name, value, align, vis, const)
+        self.where[id(g)] = global_tok.where
+        return g
 
 
 def _op_def(name: str) -> Optional[OpDef]:
@@ -709,13 +732,14 @@ def _op_def(name: str) -> Optional[OpDef]:
 _IMPLICIT = Location("<implicit terminator>", 0, 0)
 
 
-def _locate_implicit(region: Region, loc: Optional[Location]) -> Region:
+def _locate_implicit(region: Region, loc: Optional[Location], where: Dict[int, str]) -> Region:
     if not region.blocks:
         return region
     block = region.blocks[0]
     if not block.operations or block.operations[-1].location is not _IMPLICIT:
         return region
     last = block.operations[-1].replace(location=loc)
+    where[id(last)] = where.get(id(block.operations[-1]))
     return Region((Block(block.arguments, block.operations[:-1] + (last,)),))
 
 
@@ -774,8 +798,16 @@ class _TypeParser:
         m = _INT.match(self.text, self.pos)
         if not m:
             raise self.err("expected an integer in type")
+        return self._bounded(m)
+
+    def _bounded(self, m) -> int:
+        """The integer ``m`` matched, refused (at its column) beyond 64 bits: a dimension of
+        2^64 would only fail later, in the writer."""
+        digits = m.group()
+        if len(digits.lstrip("-")) > 19 or not L.MIN_I64 <= int(digits) <= L.MAX_I64:
+            raise self.err(f"integer {digits[:24]}{'...' if len(digits) > 24 else ''} in type does not fit 64 bits")
         self.pos = m.end()
-        return int(m.group())
+        return int(digits)
 
     def dims(self, allow_dynamic: bool) -> List[Optional[int]]:
         """``128x64x`` / ``?x4x`` prefix of a shaped type (each dimension ends with 'x')."""
@@ -786,10 +818,8 @@ class _TypeParser:
             if c == "?" and allow_dynamic:
                 self.pos += 1
                 out.append(None)
-            elif c.isdigit():
-                m = _INT.match(self.text, self.pos)
-                self.pos = m.end()
-                out.append(int(m.group()))
+            elif c and c in "0123456789":  # ASCII only: str.isdigit() accepts digits the regex does not
+                out.append(self._bounded(_INT.match(self.text, self.pos)))
             else:
                 return out
             if self.text[self.pos:self.pos + 1] != "x":

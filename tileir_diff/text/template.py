@@ -26,7 +26,7 @@ from ..ir import types as T
 from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
                              OptimizationHints, SameElements)
 from .floatfmt import FORMATS, float_from_text, format_float
-from .lexer import Lexer, escape_string
+from .lexer import Lexer, escape_string, key_text, symbol_text
 
 
 # --- compiled template elements ----------------------------------------------------------
@@ -172,8 +172,8 @@ def hints_text(h: OptimizationHints) -> str:
     order in the bytes."""
     parts = []
     for arch, d in sorted(h.by_arch, key=lambda kv: kv[0]):
-        inner = ", ".join(f"{k} = {_dict_value_text(v)}" for k, v in sorted(d.items, key=lambda kv: kv[0]))
-        parts.append(f"{arch} = {{{inner}}}")
+        inner = ", ".join(f"{key_text(k)} = {_dict_value_text(v)}" for k, v in sorted(d.items, key=lambda kv: kv[0]))
+        parts.append(f"{key_text(arch)} = {{{inner}}}")
     return "<" + ", ".join(parts) + ">"
 
 
@@ -189,7 +189,8 @@ def _dict_value_text(v) -> str:
     if isinstance(v, str):
         return escape_string(v)
     if isinstance(v, DictAttr):
-        return "{" + ", ".join(f"{k} = {_dict_value_text(x)}" for k, x in sorted(v.items, key=lambda kv: kv[0])) + "}"
+        return "{" + ", ".join(f"{key_text(k)} = {_dict_value_text(x)}"
+                               for k, x in sorted(v.items, key=lambda kv: kv[0])) + "}"
     return str(v)
 
 
@@ -558,7 +559,7 @@ def _attr_text_of(v, a: AttrDef, style: Optional[str], ctx) -> str:
     if k == "str":
         return escape_string(v)
     if k == "symbol":
-        return "@" + v
+        return symbol_text(v)
     if k == "i32_array":
         return "[" + ", ".join(map(str, v)) + "]"
     if k == "bool_array":
@@ -991,7 +992,7 @@ def parse_attr(p, a: AttrDef, style: Optional[str]):
     if k == "str":
         return p.expect("string").value
     if k == "symbol":
-        return p.expect("symbol").text[1:]
+        return p.expect("symbol").value
     if k == "i32_array":
         return tuple(p.parse_int_list())
     if k == "bool_array":

@@ -1,0 +1,136 @@
+"""Fuzz both readers and every consumer after them (tests/fuzz/harness.py) for a long run.
+
+Each case is a corpus file mutated at the byte level, the text level or through the IR
+(grammar-aware, so that it gets past the decoder). It must be refused with a one-line
+TileIRFormatError carrying an offset, or read into a module on which the printer (and parsing
+its text back), the JSON dump, the summary, the writer (and reading its bytes back),
+normalization + diff (against itself and against its corpus original) and every report format
+all work and give the right answer. Prints counts per mutation and outcome, the slowest case,
+the largest memory peak per input byte, and writes each crash to --crash-dir.
+
+    nice python3 scripts/fuzz_consumers.py [--cases 50000] [--seed 0] [--kind bytes|text|grammar]
+                                           [--memory-every 10] [--oracle]
+
+``--memory-every N`` measures the peak of Python allocations (tracemalloc) on every Nth case
+(tracing slows a case down about three times). ``--oracle`` also asks tileirdisasm (NVIDIA's
+reader and verifier) about every bytecode case and counts where the two disagree.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.fuzz.harness import KINDS, Corpus, make_case, run  # noqa: E402
+
+
+def _oracle(tool: str, data: bytes, tmp: Path) -> bool:
+    p = tmp / "case.tileirbc"
+    p.write_bytes(data)
+    try:
+        r = subprocess.run([tool, str(p)], capture_output=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        return False
+    return r.returncode == 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cases", type=int, default=50_000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--kind", choices=KINDS, action="append", help="only these mutation kinds (repeatable)")
+    ap.add_argument("--memory-every", type=int, default=10, metavar="N",
+                    help="trace allocations on every Nth case (0: never)")
+    ap.add_argument("--slow", type=float, default=2.0, help="seconds above which a case is a violation")
+    ap.add_argument("--crash-dir", type=Path, default=ROOT / "build" / "fuzz-crashes")
+    ap.add_argument("--oracle", action="store_true", help="also run tileirdisasm on every bytecode case")
+    ap.add_argument("--progress", type=int, default=5000, metavar="N", help="print a line every N cases")
+    args = ap.parse_args()
+
+    tool = None
+    if args.oracle:
+        from tileir_diff.tools import find_tool
+        tool = find_tool("tileirdisasm")
+        if tool is None:
+            ap.error("--oracle needs tileirdisasm (pip install nvidia-cuda-tileiras)")
+    corpus = Corpus()
+    rng = random.Random(args.seed)
+    counts: collections.Counter = collections.Counter()
+    oracle: collections.Counter = collections.Counter()
+    kinds = tuple(args.kind or KINDS)
+    violations = []
+    worst_time = (0.0, None)
+    worst_mem = (0.0, None)
+    total_bytes = 0
+    t0 = time.perf_counter()
+    tmp = Path(tempfile.mkdtemp(prefix="fuzz_consumers_"))
+    for n in range(args.cases):
+        case = make_case(corpus, rng, rng.choice(kinds))
+        total_bytes += len(case.data)
+        trace = args.memory_every and n % args.memory_every == 0
+        if trace:
+            tracemalloc.start()
+        out = run(corpus, case)
+        if trace:
+            _, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            per_byte = peak / max(1, len(case.data))
+            if per_byte > worst_mem[0]:
+                worst_mem = (per_byte, (case.kind, case.mutation, len(case.data), peak))
+        if out.seconds > worst_time[0]:
+            worst_time = (out.seconds, (case.kind, case.mutation, len(case.data)))
+        status = out.status
+        if out.seconds > args.slow:
+            status += " (slow)"
+        counts[(case.kind, status, out.stage)] += 1
+        if status != "rejected" and status != "accepted":
+            violations.append((n, case, out))
+            args.crash_dir.mkdir(parents=True, exist_ok=True)
+            stem = args.crash_dir / f"case{n:07d}_{case.kind}_{out.stage}"
+            stem.with_suffix(".tileirbc" if case.form == "bytecode" else ".tileir").write_bytes(case.data)
+            stem.with_suffix(".txt").write_text(f"{case.kind} {case.mutation} from {corpus.paths[case.source]}\n"
+                                                f"{out.status} in {out.stage}: {out.error}\n\n{out.trace}")
+        if tool and case.form == "bytecode":
+            nv = _oracle(tool, case.data, tmp)
+            ours = out.status != "rejected"
+            oracle[("nvidia accepts" if nv else "nvidia rejects", "we read it" if ours else "we refuse it")] += 1
+        if args.progress and (n + 1) % args.progress == 0:
+            el = time.perf_counter() - t0
+            print(f"  {n + 1} cases, {el:.0f}s, {len(violations)} violations", flush=True)
+    total = time.perf_counter() - t0
+    try:
+        import resource
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    except Exception:  # pragma: no cover
+        rss = float("nan")
+    print(f"{args.cases} cases ({total_bytes / 1e6:.1f} MB of input) in {total:.0f}s "
+          f"({args.cases / total:.1f}/s), seed {args.seed}, kinds {','.join(kinds)}")
+    print(f"slowest case: {worst_time[0] * 1e3:.0f} ms {worst_time[1]}")
+    if args.memory_every:
+        print(f"largest traced peak per input byte: {worst_mem[0]:.0f} B/B {worst_mem[1]} "
+              f"(every {args.memory_every}th case traced); process max RSS {rss:.0f} MiB")
+    for (kind, status, stage), c in sorted(counts.items()):
+        print(f"  {kind:8} {status:20} {stage:10} {c:8d}")
+    if oracle:
+        print("against tileirdisasm (bytecode cases):")
+        for k, c in sorted(oracle.items()):
+            print(f"  {k[0]:15} {k[1]:13} {c:8d}")
+    print(f"violations: {len(violations)}")
+    for n, case, out in violations[:10]:
+        print(f"  case {n}: {case.kind}/{case.mutation} from {corpus.paths[case.source].name}: "
+              f"{out.status} in {out.stage}: {out.error[:200]}")
+    return 1 if violations else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
