@@ -117,11 +117,13 @@ class DenseElements:
         return _raw_bits(self.data, self.element)
 
     def to_numpy(self) -> np.ndarray:
+        """The full array. A splat gives a read-only broadcast view of its one element: nothing
+        proportional to the declared shape is allocated (``.copy()`` for a writable array)."""
         import numpy as np  # noqa: F401
         flat = decode_elements(self.data, self.element)
         shape = self.type.shape
         if self.is_splat or (len(flat) == 1 and self.type.num_elements == 1):
-            return np.full(shape, flat[0], dtype=flat.dtype)
+            return np.broadcast_to(flat[:1].reshape(()), shape)
         return flat.reshape(shape)
 
 

@@ -628,10 +628,10 @@ def _dims_error(shape, what: str) -> Optional[str]:
     n = 1
     for d in shape:
         if type(d) is not int or not L.is_power_of_two(d):
-            return f"{what} dimensions must be positive powers of two, got {list(shape)}"
+            return f"{what}: dimensions must be positive powers of two, got {list(shape)}"
         n *= d
         if n > L.MAX_TILE_ELEMENTS:
-            return f"{what} has more than {L.MAX_TILE_ELEMENTS} elements"
+            return f"{what} has more than {L.MAX_TILE_ELEMENTS} elements (2^24, NVIDIA's limit)"
     return None
 
 
@@ -657,7 +657,7 @@ def _type_error(t, depth: int) -> Optional[str]:
                 return err
         elif type(e) is not T.ScalarType or e.name not in T.SCALAR_TYPES:
             return f"a tile holds numbers or pointers, not {_t(e)}"
-        return _dims_error(t.shape, "tile")
+        return _dims_error(t.shape, _t(t))
     if k is T.TensorViewType:
         if type(t.element) is not T.ScalarType or t.element.name not in _NUMBERS:
             return f"a tensor_view holds numbers, not {_t(t.element)}"
@@ -682,7 +682,7 @@ def _type_error(t, depth: int) -> Optional[str]:
             return "a view needs a tile shape of rank 1 or more"
         if len(tile) != rank:
             return f"view tile shape {list(tile)} does not match the tensor_view's rank {rank}"
-        err = _dims_error(tile, "view tile")
+        err = _dims_error(tile, f"view tile shape of {_t(t)}")
         if err:
             return err
         if t.padding is not None:
@@ -980,7 +980,8 @@ class _Verifier:
             for name, c in plan.result_checks:
                 for v in groups[name]:
                     if not c.accepts(v.type):
-                        raise VerifyError(f"result {name} must be {c.text}, got {_t(v.type)}")
+                        raise VerifyError(f"{'result' if name == 'result' else 'result ' + name} must be {c.text}, "
+                                          f"got {_t(v.type)}")
             if op.attributes or plan.required_attrs:
                 self.attributes(op, od, plan)
             if plan.terminator and not is_last:
