@@ -34,14 +34,15 @@ sys.path.insert(0, str(ROOT))
 from tests.fuzz.harness import KINDS, Corpus, make_case, run  # noqa: E402
 
 
-def _oracle(tool: str, data: bytes, tmp: Path) -> bool:
+def _oracle(tool: str, data: bytes, tmp: Path):
+    """(accepted, its message) from tileirdisasm."""
     p = tmp / "case.tileirbc"
     p.write_bytes(data)
     try:
         r = subprocess.run([tool, str(p)], capture_output=True, timeout=30)
     except subprocess.TimeoutExpired:
-        return False
-    return r.returncode == 0
+        return False, "timeout"
+    return r.returncode == 0, r.stderr.decode("utf-8", "replace")[:2000]
 
 
 def main() -> int:
@@ -52,7 +53,7 @@ def main() -> int:
     ap.add_argument("--memory-every", type=int, default=10, metavar="N",
                     help="trace allocations on every Nth case (0: never)")
     ap.add_argument("--slow", type=float, default=2.0,
-                    help="seconds above which loading or one consumer makes the case a violation")
+                    help="CPU seconds above which loading or one consumer makes the case a violation")
     ap.add_argument("--crash-dir", type=Path, default=ROOT / "build" / "fuzz-crashes")
     ap.add_argument("--oracle", action="store_true", help="also run tileirdisasm on every bytecode case")
     ap.add_argument("--progress", type=int, default=5000, metavar="N", help="print a line every N cases")
@@ -104,9 +105,15 @@ def main() -> int:
             stem.with_suffix(".txt").write_text(f"{case.kind} {case.mutation} from {corpus.paths[case.source]}\n"
                                                 f"{out.status} in {out.stage}: {out.error}\n\n{out.trace}")
         if tool and case.form == "bytecode":
-            nv = _oracle(tool, case.data, tmp)
+            nv, nv_msg = _oracle(tool, case.data, tmp)
             ours = out.status != "rejected"
             oracle[("nvidia accepts" if nv else "nvidia rejects", "we read it" if ours else "we refuse it")] += 1
+            if nv != ours:  # keep the disagreements to look at
+                args.crash_dir.mkdir(parents=True, exist_ok=True)
+                stem = args.crash_dir / f"disagree{n:07d}_{'nvidia_accepts' if nv else 'nvidia_rejects'}"
+                stem.with_suffix(".tileirbc").write_bytes(case.data)
+                stem.with_suffix(".txt").write_text(f"{case.kind} {case.mutation} from {corpus.paths[case.source]}\n"
+                                                    f"ours: {out.status} {out.error}\nnvidia: {nv_msg}\n")
         if args.progress and (n + 1) % args.progress == 0:
             el = time.perf_counter() - t0
             print(f"  {n + 1} cases, {el:.0f}s, {len(violations)} violations", flush=True)
@@ -118,8 +125,8 @@ def main() -> int:
         rss = float("nan")
     print(f"{args.cases} cases ({total_bytes / 1e6:.1f} MB of input) in {total:.0f}s "
           f"({args.cases / total:.1f}/s), seed {args.seed}, kinds {','.join(kinds)}")
-    print(f"slowest step (loading, or one consumer): {worst_time[0] * 1e3:.0f} ms {worst_time[1]}; "
-          f"slowest case, all consumers together: {worst_total * 1e3:.0f} ms")
+    print(f"slowest step (loading, or one consumer), CPU time: {worst_time[0] * 1e3:.0f} ms {worst_time[1]}; "
+          f"slowest case, all consumers together, wall time: {worst_total * 1e3:.0f} ms")
     if args.memory_every:
         print(f"largest traced peak per input byte: {worst_mem[0]:.0f} B/B {worst_mem[1]} "
               f"(every {args.memory_every}th case traced); process max RSS {rss:.0f} MiB")
