@@ -25,7 +25,8 @@ from ..ir import limits as L
 from ..ir import types as T
 from ..ir.attributes import (Bounded, DictAttr, DivBy, FloatAttr, IntegerAttr, OptimizationHints,
                              SameElements)
-from ..ir.core import Block, Function, Global, Location, Module, Operation, Region, Value
+from ..ir.core import (Block, Function, Global, Location, Module, Operation, Region, Value, make_operation,
+                       make_value)
 from . import custom
 from .floatfmt import FORMATS, float_from_text
 from .lexer import Lexer, Token
@@ -80,16 +81,20 @@ class Parser:
         self.aliases: Dict[str, object] = {}
         self.last: Optional[Token] = None
         self.where: Dict[int, str] = {}  # id(op, function or global) -> "line:col", for the verifier
+        self._types: Dict[str, T.Type] = {}  # a composite type's text -> the type (see parse_type)
 
     # --- tokens --------------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token:
-        while len(self.buf) <= k:
-            self.buf.append(self.lex.next())
-        return self.buf[k]
+        buf = self.buf
+        if k < len(buf):
+            return buf[k]
+        while len(buf) <= k:
+            buf.append(self.lex.next())
+        return buf[k]
 
     def next(self) -> Token:
-        t = self.peek()
-        self.buf.pop(0)
+        buf = self.buf
+        t = buf.pop(0) if buf else self.lex.next()
         self.last = t
         return t
 
@@ -98,7 +103,8 @@ class Parser:
         return TileIRFormatError(msg, path=self.path, offset=tok.where)
 
     def expect(self, kind: str, text: Optional[str] = None) -> Token:
-        t = self.peek()
+        buf = self.buf
+        t = buf[0] if buf else self.peek()
         if t.kind != kind or (text is not None and t.text != text):
             want = repr(text) if text is not None else {"value": "an SSA value", "ident": "a keyword",
                                                         "int": "an integer", "string": "a string",
@@ -112,7 +118,7 @@ class Parser:
 
     # --- values ----------------------------------------------------------------------------
     def mint(self, ty: T.Type) -> Value:
-        v = Value(self.next_vid, ty)
+        v = make_value(self.next_vid, ty)
         self.next_vid += 1
         return v
 
@@ -139,9 +145,36 @@ class Parser:
         tok = self.peek()
         if tok.kind not in ("ident", "punct") or (tok.kind == "punct" and tok.text != "!"):
             raise self.error(f"expected a type, got {tok}", tok)
+        text, off = self.text, tok.offset
+        # A kernel spells the same few composite types thousands of times: ``tile<128xf32>`` is
+        # parsed once, then looked up by its text (up to the '>' that balances its first '<').
+        key = None
+        lt = text.find("<", off, off + 40)
+        if lt > off and text[off:lt].lstrip("!").replace(".", "_").isidentifier():
+            depth, q = 0, lt
+            while True:
+                a, b = text.find("<", q), text.find(">", q)
+                if b < 0 or b - off > 400:
+                    break
+                if 0 <= a < b:
+                    depth, q = depth + 1, a + 1
+                else:
+                    depth, q = depth - 1, b + 1
+                    if depth == 0:
+                        key = text[off:q]
+                        break
+        if key is not None:
+            ty = self._types.get(key)
+            if ty is not None:
+                self.buf.clear()
+                self.lex.reset(off + len(key))
+                self.last = tok
+                return ty
         self._rewind_to(tok)
-        tp = _TypeParser(self.text, tok.offset, self, tok)
+        tp = _TypeParser(text, off, self, tok)
         ty = tp.type(0)
+        if key is not None and tp.pos == off + len(key) and len(self._types) < 4096:
+            self._types[key] = ty
         self.lex.reset(tp.pos)
         self.last = tok
         return ty
@@ -398,15 +431,15 @@ class Parser:
         nres = sum(n for _, n in lhs)
         if nres > L.MAX_VALUES_PER_OP:
             raise self.error(f"{nres} results named, more than {L.MAX_VALUES_PER_OP}", name_tok)
-        fixed = sum(1 for r in od.results if not r.variadic)
-        variadic = any(r.variadic for r in od.results)
+        fixed, variadic = _result_shape(od)
         if (variadic and nres < fixed) or (not variadic and nres != fixed):
             # print_tko has no result before 13.2
             later = sum(1 for r in od.results if not r.variadic and r.since > self.version)
             if variadic or nres != fixed - later:
                 raise self.error(f"{od.name} has {fixed}{'+' if variadic else ''} results, "
                                  f"{nres} named", name_tok)
-        counts = dict(result_groups(od, nres))
+        groups = result_groups(od, nres)
+        counts = dict(groups)
         if od.syntax is None:
             st = custom.parse_custom(self, od, counts)
         else:
@@ -415,7 +448,7 @@ class Parser:
         # A result added in a later version (print_tko's token, 13.2) is kept whatever the
         # version: tileirdisasm prints it and the decoder adds it, as MLIR's reader upgrades it.
         results: List[Value] = []
-        for gname, cnt in result_groups(od, nres):
+        for gname, cnt in groups:
             types = st.result_types.get(gname)
             if types is None or len(types) != cnt:
                 raise self.error(f"{od.name}: cannot tell the type of result {gname}", name_tok)
@@ -432,7 +465,7 @@ class Parser:
         attrs = self._attributes(od, st, name_tok)
         loc = self.parse_trailing_location()
         regions = tuple(_locate_implicit(r, loc, self.where) for r in st.regions)
-        op = Operation(od.name, tuple(operands), tuple(segments), tuple(results), attrs, regions, loc)
+        op = make_operation(od.name, tuple(operands), tuple(segments), tuple(results), attrs, regions, loc)
         self.where[id(op)] = first_tok.where
         k = 0
         for tok, n in lhs:
@@ -720,6 +753,15 @@ class Parser:
         g = Global(name, value, align, vis, const)
         self.where[id(g)] = global_tok.where
         return g
+
+
+def _result_shape(od: OpDef) -> Tuple[int, bool]:
+    """(fixed result count, whether a group is variadic), memoized on the op definition."""
+    shape = od.__dict__.get("_result_shape")
+    if shape is None:
+        shape = od.__dict__["_result_shape"] = (sum(1 for r in od.results if not r.variadic),
+                                                any(r.variadic for r in od.results))
+    return shape
 
 
 def _op_def(name: str) -> Optional[OpDef]:
