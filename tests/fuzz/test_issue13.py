@@ -321,6 +321,30 @@ def test_class6_markdown_report_cannot_be_escaped_into_html():
     for line in md.splitlines():
         outside = re.sub(r"(`+)(?:(?!\1).)*?\1", "", line)  # drop code spans
         assert "<img" not in outside, line
+    html = render(diff(a, b), "html")
+    assert "<img" not in html and "&lt;img" in html
+
+
+def test_class6_summary_outputs_carry_no_terminal_controls(tmp_path):
+    f = tmp_path / "evil.tileirbc"
+    f.write_bytes(write_bytecode(crafted.renamed(crafted.ABS_NEG, crafted.EVIL_NAME + "\x9b2J\u202e"), (13, 4)))
+    for args in (("summary", f), ("summary", "--format", "json", f), ("dump", f), ("dump", "--format", "json", f)):
+        r, _ = run_cli(*args)
+        out = r.stdout.decode("utf-8")
+        assert r.returncode == 0 and not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]", out), (args, out[:300])
+        if "json" in args:
+            assert any(crafted.EVIL_NAME in v for v in _strings(json.loads(out)))  # the name is all there
+
+
+def _strings(doc):
+    if isinstance(doc, str):
+        yield doc
+    elif isinstance(doc, dict):
+        for v in doc.values():
+            yield from _strings(v)
+    elif isinstance(doc, list):
+        for v in doc:
+            yield from _strings(v)
 
 
 def test_class6_symbols_are_quoted_like_mlir(tileirdisasm_or_none):
