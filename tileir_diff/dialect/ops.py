@@ -108,10 +108,12 @@ def _cast(name, opcode, source, result, since=V13_1, names=(), constraints=("sam
                  operands=opnds("source:" + source), traits=PURE, result_names=names, constraints=constraints)
 
 
-def _terminator(name, opcode, parents, check):
+def _terminator(name, opcode, parents, check=None, through_if=True):
+    """``through_if``: may end a region of ``if``s nested in the parent (an early exit)."""
     return OpDef(name, opcode, _TERMINATOR, results=(), operands=opnds("operands*"),
-                 counted_results=True, total_operand_count=True, traits=frozenset({"terminator"}),
-                 parents=parents, constraints=(f"check:{check}(operands)",))
+                 counted_results=True, total_operand_count=True,
+                 traits=frozenset({"terminator", "through_if"} if through_if else {"terminator"}),
+                 parents=parents, constraints=(f"check:{check}(operands)",) if check else ())
 
 
 _LOAD_VIEW = (" $memory_ordering_semantics{?memory_scope| $memory_scope} $view[$index]"
@@ -177,7 +179,8 @@ OPS: Tuple[OpDef, ...] = (
             [SIGNED, _rounding("zero", name="rounding")]),
     OpDef("entry", 0x16, None, attrs=(attr("sym_name", "str"), attr("function_type", "type"),
                                       attr("arg_attrs", "array", optional=True, since=V13_5),
-                                      attr("res_attrs", "array", optional=True), HINTS_OPT), regions=1),
+                                      attr("res_attrs", "array", optional=True), HINTS_OPT), regions=1,
+          traits=frozenset({"top_level"})),
     OpDef("exp", 0x17, " $source $rounding_mode:round" + _T, results=res("result:" + FLOAT),
           attrs=(_rounding("full", since=V13_3),), operands=opnds("source:" + FLOAT), traits=PURE,
           constraints=SAME_UN),
@@ -222,9 +225,11 @@ OPS: Tuple[OpDef, ...] = (
           traits=PURE, result_names=("blockId_x", "blockId_y", "blockId_z")),
     OpDef("global", 0x31, None, attrs=(unit("constant", since=V13_3), attr("sym_name", "str"),
                                        attr("value", "dense"), attr("alignment", "int"),
-                                       enum("symbol_visibility", "SymbolVisibility", since=V13_3, default="public"))),
+                                       enum("symbol_visibility", "SymbolVisibility", since=V13_3, default="public")),
+          traits=frozenset({"top_level"})),
+    # "optional_last_region": the else region may have no blocks (an if without else has no results).
     OpDef("if", 0x32, None, results=res("results*"), operands=opnds("condition:scalar<i1>"), counted_results=True,
-          regions=2, constraints=("check:if_regions(results)",)),
+          regions=2, traits=frozenset({"optional_last_region"}), constraints=("check:if_regions(results)",)),
     _cast("int_to_ptr", 0x33, "tile<i64>", PTR),
     OpDef("iota", 0x3A, _T, results=res("result:" + INT), traits=PURE, constraints=("check:iota(result)",)),
     OpDef("itof", 0x3B, " $from $signedness $rounding_mode:round" + _CONV, results=res("to:" + ANYFLOAT),
@@ -279,7 +284,7 @@ OPS: Tuple[OpDef, ...] = (
           constraints=("same_type(acc,result)", "same_element(lhs,rhs)", "same_rank(lhs,rhs,acc)",
                        "check:mma(lhs,rhs,acc)")),
     OpDef("module", 0x4B, None, attrs=(attr("sym_name", "str"), attr("producer", "str", optional=True, since=V13_3)),
-          regions=1),
+          regions=1, traits=frozenset({"top_level"})),
     _binary("mulf", 0x4C, _FLOAT_BIN, [_rounding(), FTZ], COMM, ty=FLOAT),
     _binary("mulhii", 0x4D, " $x, $y" + _T, traits=COMM, operands=("x", "y")),
     _binary("muli", 0x4E, _INT_OVF, [OVERFLOW], COMM),
@@ -305,7 +310,7 @@ OPS: Tuple[OpDef, ...] = (
           results=res("results*:" + TILE), attrs=(attr("dim", "int"), attr("identities", "array")),
           operands=opnds("operands*:" + TILE), counted_results=True, total_operand_count=True, regions=1, traits=PURE,
           result_names=("reduce",), region_arg_names=("reduce_lhs", "reduce_rhs"),
-          constraints=("same_shape(operands)", "check:aggregate(operands,results)")),
+          constraints=("same_shape(operands)", "check:aggregate(operands,results)", "check:reduced(operands,results)")),
     _binary("remf", 0x59, ty=FLOAT),
     _binary("remi", 0x5A, _SIGNED_BIN, [SIGNED]),
     OpDef("reshape", 0x5B, " $source" + _CAST, results=res("result:" + TILE), operands=opnds("source:" + TILE),
@@ -350,7 +355,8 @@ OPS: Tuple[OpDef, ...] = (
           attrs=(OVERFLOW,), operands=opnds("from:tile<int4>"), traits=PURE,
           constraints=("same_shape(from,to)", "check:wider(to,from)")),
     _binary("xori", 0x6C, traits=COMM),
-    _terminator("yield", 0x6D, ("if", "reduce", "scan"), "yield"),
+    # yield's operands are checked by its parent's rule (if_regions, aggregate)
+    _terminator("yield", 0x6D, ("if", "reduce", "scan"), through_if=False),
     _binary("atan2", 0x6E, " $x, $y" + _T, since=V13_2, operands=("x", "y"), ty=FLOAT),
     _cast("pack", 0x6F, "tile<number|i4>", "tile<i8>", since=V13_3, constraints=("same_rank(source,result)",)),
     _cast("unpack", 0x70, "tile<i8>", "tile<number|i4>", since=V13_3, constraints=("same_rank(source,result)",)),

@@ -114,8 +114,8 @@ class OpDef:
     # What the verifier (ir/verify.py) checks beyond each group's type: relations between
     # groups and named rules (see "Relations" above).
     constraints: Tuple[str, ...] = ()
-    # Terminators: the ops whose region they may end, directly or through a chain of ``if``s
-    # (``via_if``), as NVIDIA's ParentOneOf / early-exit rules say.
+    # Terminators: the ops whose region they may end (NVIDIA's ParentOneOf), directly or, with the
+    # trait ``through_if``, from inside ``if``s nested in them (early exits: return, break, continue).
     parents: Tuple[str, ...] = ()
 
     def attr(self, name: str) -> AttrDef:

@@ -373,8 +373,19 @@ def _check_if_regions(ctx, op, groups, names):
     for r in results:
         if isinstance(r.type, (T.TensorViewType,) + T.VIEW_TYPES):
             raise VerifyError(f"an if cannot return a view ({_t(r.type)})")
-    if op.regions[0].blocks[0].arguments or (op.regions[1].blocks and op.regions[1].blocks[0].arguments):
-        raise VerifyError("if regions take no arguments")
+    want = [r.type for r in results]
+    for region, which in zip(op.regions, ("then", "else")):
+        if not region.blocks:
+            continue
+        block = region.blocks[0]
+        if block.arguments:
+            raise VerifyError("if regions take no arguments")
+        term = block.operations[-1] if block.operations else None
+        # a yield passes the results; an early exit (return, break, continue) yields nothing
+        if term is not None and _is_terminator(term) and not _through_if(term):
+            got = [v.type for v in term.operands]
+            if got != want:
+                raise VerifyError(f"the {which} branch yields {_ts(got)}, the if returns {_ts(want)}")
 
 
 def _check_iota(ctx, op, groups, names):
@@ -483,12 +494,8 @@ def _check_aggregate(ctx, op, groups, names):
         el = v.type.element
         if ident.type != el and {getattr(el, "name", None), ident.type.name} != {"f16", "bf16"}:
             raise VerifyError(f"identity {i} is {_t(ident.type)} for an operand of {_t(el)}")
-    if op.name == "reduce":
-        for v, r in zip(operands, results):
-            want = T.TileType(v.type.shape[:dim] + v.type.shape[dim + 1:], v.type.element)
-            if r.type != want:
-                raise VerifyError(f"reducing {_t(v.type)} along {dim} gives {_t(want)}, not {_t(r.type)}")
-    args = _region_block(op).arguments
+    block = _region_block(op)
+    args = block.arguments
     if len(args) != 2 * n:
         raise VerifyError(f"the body takes {len(args)} arguments, expected {2 * n}")
     for i, a in enumerate(args):
@@ -496,6 +503,23 @@ def _check_aggregate(ctx, op, groups, names):
             raise VerifyError(f"body argument {i} must be a 0-d tile, got {_t(a.type)}")
         if a.type.element != operands[i // 2].type.element:
             raise VerifyError(f"body argument {i} is {_t(a.type)} for an operand of {_t(operands[i // 2].type)}")
+    term = block.operations[-1] if block.operations else None
+    if term is not None and _is_terminator(term):
+        got = [v.type for v in term.operands]
+        if len(got) != n:
+            raise VerifyError(f"the body yields {len(got)} values for {n} operands")
+        for t, v in zip(got, operands):
+            if type(t) is not T.TileType or t.shape or t.element != v.type.element:
+                raise VerifyError(f"the body yields {_t(t)} for an operand of {_t(v.type)} (a 0-d tile of its element)")
+
+
+def _check_reduced(ctx, op, groups, names):
+    operands, results = groups[names[0]], groups[names[1]]
+    dim = op.attributes.get("dim")
+    for v, r in zip(operands, results):
+        want = T.TileType(v.type.shape[:dim] + v.type.shape[dim + 1:], v.type.element)
+        if r.type != want:
+            raise VerifyError(f"reducing {_t(v.type)} along {dim} gives {_t(want)}, not {_t(r.type)}")
 
 
 def _check_same_size(ctx, op, groups, names):
@@ -528,24 +552,36 @@ def _check_view_access(ctx, op, groups, names):
         raise VerifyError(f"{len(inb)} inbounds flags for {len(index)} indices")
 
 
-def _terminator_parent(ctx, op) -> Tuple[Optional[Operation], bool]:
-    """The op whose region this terminator ends (skipping ``if``s for early exits), and whether
-    an ``if`` was skipped."""
-    through_if = False
-    for parent in reversed(ctx.parents):
-        if parent is None:
-            return None, through_if
-        if parent.name == "if" and op.name != "yield":
-            through_if = True
-            continue
-        return parent, through_if
-    return None, through_if
+def _is_terminator(op: Operation) -> bool:
+    od = OPS_BY_NAME.get(op.name)
+    return od is not None and od.has("terminator")
+
+
+def _through_if(op: Operation) -> bool:
+    od = OPS_BY_NAME.get(op.name)
+    return od is not None and od.has("through_if")
+
+
+def _terminator_parent(ctx, op: Operation, od: OpDef) -> Optional[Operation]:
+    """The op whose region this terminator ends: the enclosing op, or with ``through_if`` the
+    first enclosing op past any ``if``s (None: the entry body). Checks it is one of
+    ``OpDef.parents``."""
+    chain = ctx.parents
+    i = len(chain) - 1
+    if od.has("through_if"):
+        while i > 0 and chain[i] is not None and chain[i].name == "if" and "if" not in od.parents:
+            i -= 1
+        # return may also end an if's region directly (NVIDIA: ParentOneOf<EntryOp, IfOp>)
+    parent = chain[i] if i >= 0 else None
+    name = "entry" if parent is None else parent.name
+    if name not in od.parents:
+        where = "the entry body" if parent is None else name
+        raise VerifyError(f"{op.name} cannot end a region of {where} (only of {', '.join(od.parents)}"
+                          f"{', or of ifs inside them' if od.has('through_if') else ''})")
+    return parent
 
 
 def _check_return(ctx, op, groups, names):
-    parent, _ = _terminator_parent(ctx, op)
-    if parent is not None:
-        raise VerifyError(f"return inside {parent.name} (only in the entry body or an if in it)")
     want = list(ctx.function.result_types)
     got = [v.type for v in groups[names[0]]]
     if got != want:
@@ -553,41 +589,29 @@ def _check_return(ctx, op, groups, names):
 
 
 def _check_break(ctx, op, groups, names):
-    parent, _ = _terminator_parent(ctx, op)
-    if parent is None or parent.name != "loop":
-        raise VerifyError("break outside a loop (or the ifs inside one)")
     got = [v.type for v in groups[names[0]]]
-    want = [r.type for r in parent.results]
+    want = [r.type for r in ctx.terminator_parent.results]
     if got != want:
-        raise VerifyError(f"break passes {_ts(got)}, the loop returns {_ts(want)}")
+        raise VerifyError(f"break passes {_ts(got)}, the {ctx.terminator_parent.name} returns {_ts(want)}")
 
 
 def _check_continue(ctx, op, groups, names):
-    parent, _ = _terminator_parent(ctx, op)
-    if parent is None or parent.name not in ("for", "loop"):
-        raise VerifyError("continue outside a for or loop (or the ifs inside one)")
+    """The next iteration's values: the types of the parent's iter_values (``initValues``)."""
+    parent = ctx.terminator_parent
     got = [v.type for v in groups[names[0]]]
-    want = [v.type for v in parent.operands] if parent.name == "loop" else [r.type for r in parent.results]
+    want = [v.type for v in _parent_group(parent, "initValues")]
     if got != want:
         raise VerifyError(f"continue passes {_ts(got)}, the {parent.name} carries {_ts(want)}")
 
 
-def _check_yield(ctx, op, groups, names):
-    parent = ctx.parents[-1] if ctx.parents else None
-    if parent is None or parent.name not in ("if", "reduce", "scan"):
-        raise VerifyError(f"yield inside {'the entry body' if parent is None else parent.name}")
-    got = [v.type for v in groups[names[0]]]
-    if parent.name == "if":
-        want = [r.type for r in parent.results]
-        if got != want:
-            raise VerifyError(f"yields {_ts(got)}, the if returns {_ts(want)}")
-        return
-    n = len(parent.operands)
-    if len(got) != n:
-        raise VerifyError(f"yields {len(got)} values for {n} operands of {parent.name}")
-    for t, v in zip(got, parent.operands):
-        if type(t) is not T.TileType or t.shape or t.element != v.type.element:
-            raise VerifyError(f"yields {_t(t)} for an operand of {_t(v.type)} (a 0-d tile of its element)")
+def _parent_group(op: Operation, name: str) -> Tuple[Value, ...]:
+    od = OPS_BY_NAME[op.name]
+    pos = 0
+    for o, n in zip(od.operands, op.segments):
+        if o.name == name:
+            return op.operands[pos:pos + n]
+        pos += n
+    return ()
 
 
 CHECKS: Dict[str, Callable] = {
@@ -598,7 +622,7 @@ CHECKS: Dict[str, Callable] = {
     "tensor_shape": _check_tensor_shape, "view_of": _check_view_of, "make_tensor_view": _check_make_tensor_view,
     "mma": _check_mma, "permute": _check_permute, "aggregate": _check_aggregate, "same_size": _check_same_size,
     "view_access": _check_view_access, "return": _check_return, "break": _check_break,
-    "continue": _check_continue, "yield": _check_yield,
+    "continue": _check_continue, "reduced": _check_reduced,
 }
 
 
@@ -880,6 +904,7 @@ class _Verifier:
         self.function: Optional[Function] = None
         self.fid = ""
         self.seen_types: Dict[int, object] = {}
+        self.terminator_parent: Optional[Operation] = None
 
     def error(self, message: str, obj, what: str) -> TileIRFormatError:
         return TileIRFormatError(f"{what}: {message}", path=self.path, offset=self.locate(obj))
@@ -964,7 +989,7 @@ class _Verifier:
 
     def verify_op(self, op: Operation, oid: str, is_last: bool) -> None:
         od = OPS_BY_NAME.get(op.name)
-        if od is None or od.syntax is None and op.name in ("entry", "module", "global"):
+        if od is None or od.has("top_level"):
             raise self.error("not an op of a function body", op, f"{op.name} ({oid} in @{self.function.name})")
         plan = od.__dict__.get("_verify_plan") or _plan(od)
         try:
@@ -984,8 +1009,10 @@ class _Verifier:
                                           f"got {_t(v.type)}")
             if op.attributes or plan.required_attrs:
                 self.attributes(op, od, plan)
-            if plan.terminator and not is_last:
-                raise VerifyError("a terminator must be the last op of its block")
+            if plan.terminator:
+                if not is_last:
+                    raise VerifyError("a terminator must be the last op of its block")
+                self.terminator_parent = _terminator_parent(self, op, od)
             for fn, names in plan.relations:
                 fn(self, op, groups, names)
         except VerifyError as e:
@@ -1043,7 +1070,7 @@ class _Verifier:
             raise VerifyError(f"{len(regions)} regions, expected {od.regions}")
         for ri, r in enumerate(regions):
             nb = len(r.blocks)
-            if nb == 1 or (nb == 0 and od.name == "if" and ri == 1):
+            if nb == 1 or (nb == 0 and ri == len(regions) - 1 and od.has("optional_last_region")):
                 continue
             raise VerifyError(f"region {ri} has {nb} blocks (a Tile IR region has one)")
         return groups
