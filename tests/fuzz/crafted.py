@@ -116,12 +116,21 @@ def token_result_is_tile() -> bytes:
                           {load_op.results[1].vid: T.TileType((), T.ScalarType("i32"))}))
 
 
+def empty_inbounds() -> bytes:
+    """load_view_tko with one index and an empty inbounds list (found by the long fuzz run: the
+    printer prints none, the parser then reads one false per index, and print -> parse changed
+    the module; NVIDIA's verifier refuses it)."""
+    return _bytes(_change(ABS_NEG, _first("load_view_tko"),
+                          lambda op: op.replace(attributes={**op.attributes, "inbounds": ()})))
+
+
 CLASS1 = {"wrong result kind": (wrong_result_kind, "make_tensor_view", "result must be tensor_view"),
           "fewer dynamic operands than ?": (few_dynamic_operands, "make_tensor_view", "dynamic"),
           "array holds an assume predicate": (array_holds_predicate, "reduce", "identity"),
           "zero-element tile with one element": (zero_element_constant, "constant", "tile<0xi32>: dimensions must be positive powers of two"),
           "mma operands of rank 1": (mma_rank1, "mmaf", "2-d or 3-d"),
-          "memory op without a token result": (token_result_is_tile, "load_view_tko", "result_token must be token")}
+          "memory op without a token result": (token_result_is_tile, "load_view_tko", "result_token must be token"),
+          "inbounds list of the wrong length": (empty_inbounds, "load_view_tko", "0 inbounds flags for 1 indices")}
 
 
 # --- class 2: declared sizes -----------------------------------------------------------------------

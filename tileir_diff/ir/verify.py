@@ -548,7 +548,7 @@ def _check_view_access(ctx, op, groups, names):
         if len(t.shape) != 1 or t.shape[0] != view.tile_shape[sparse]:
             raise VerifyError(f"the gather/scatter index must be a 1-d tile of {view.tile_shape[sparse]}, got {_t(t)}")
     inb = op.attributes.get("inbounds")
-    if isinstance(inb, tuple) and inb and len(inb) != len(index):
+    if isinstance(inb, tuple) and len(inb) != len(index):  # NVIDIA: an empty list too
         raise VerifyError(f"{len(inb)} inbounds flags for {len(index)} indices")
 
 
