@@ -114,6 +114,35 @@ def test_class1_every_corpus_file_is_accepted_by_the_verifier():
         assert module_mismatches(m, again) == [], p
 
 
+def _round_trips(m):
+    """print -> parse and write -> read give ``m`` back (the harness's correctness checks)."""
+    assert module_mismatches(m, parse_text(print_module(m), version=m.version)) == []
+    assert module_mismatches(m, load(write_bytecode(m, m.version))) == []
+
+
+@pytest.mark.parametrize("hints", ["<>", "<sm_90 = {occupancy = 2, num_cta_in_cga = 1}, default = {}>"])
+def test_class1_entry_hints_read_in_one_canonical_form(hints):
+    """Empty entry hints are absent and dictionaries sorted, in text as in bytecode."""
+    m = parse_text(f"entry @k(%arg0: tile<i1>) optimization_hints={hints} {{\n  return\n}}\n", version=(13, 4))
+    _round_trips(m)
+
+
+def test_class1_constants_read_in_one_canonical_form():
+    """All-equal data is a splat and i1 bytes are 0x00/0xFF, whichever reader (as MLIR stores them):
+    before, a full constant of equal elements printed as a splat and read back as another module."""
+    from tileir_diff.ir import Block, DenseElements, Function, Module, Operation, ScalarType, TileType, Value
+    i32, i1 = TileType((4,), ScalarType("i32")), TileType((2,), ScalarType("i1"))
+    ops = (Operation("constant", results=(Value(0, i32),), attributes={"value": DenseElements(i32, b"\7\0\0\0" * 4)}),
+           Operation("constant", results=(Value(1, i1),), attributes={"value": DenseElements(i1, b"\x01\x02")}),
+           Operation("return", segments=(0,)))
+    m = load(write_bytecode(Module((13, 4), (Function("k", (), (), Block((), ops)),)), (13, 4)))
+    a, b = (op.attributes["value"] for op in m.walk() if op.name == "constant")
+    assert a.data == b"\7\0\0\0" and a.is_splat and b.data == b"\xff"
+    _round_trips(m)
+    text = "entry @k() {\n  %c = constant <i32: \"0x07000000070000000700000007000000\"> : tile<4xi32>\n  return\n}\n"
+    assert parse_text(text).functions[0].body.operations[0].attributes["value"].data == b"\7\0\0\0"
+
+
 # --- class 2: declared sizes drive allocation -------------------------------------------------------
 def test_class2_huge_splat_bytecode_dump_json_is_refused_in_bounded_memory(tmp_path):
     f = tmp_path / "splat.tileirbc"

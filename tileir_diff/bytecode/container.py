@@ -10,7 +10,7 @@ from ..dialect.spec import SUPPORTED_VERSIONS, V13_2, V13_3, V13_4, Version
 from ..errors import TileIRFormatError, UnsupportedVersionError
 from ..ir import limits as L
 from ..ir import types as T
-from ..ir.attributes import DenseElements
+from ..ir.attributes import DenseElements, canonical_dense
 from ..ir.core import Location
 from .stream import Stream
 
@@ -171,7 +171,8 @@ class Tables:
         if n != esize and n != esize * total and not packed_ok:
             raise TileIRFormatError(f"constant {idx}: {n} bytes do not fit {ty} (splat {esize} or full "
                                     f"{esize * total})", path=self.path, offset=a)
-        return DenseElements(ty, raw)
+        # All-equal data is a splat, as MLIR reads it (and as the text parser stores it).
+        return canonical_dense(ty, raw)
 
     # -- types -------------------------------------------------------------------------------
     def type(self, idx: int, at: int) -> T.Type:

@@ -253,7 +253,8 @@ class Parser:
                     break
                 self.next()
         self.expect("punct", ">")
-        return OptimizationHints(tuple(arches))
+        # Dictionaries are unordered (MLIR keeps them sorted by key): canonical as the decoder's.
+        return OptimizationHints(tuple(sorted(arches, key=lambda kv: kv[0])))
 
     def _dict_key(self) -> str:
         t = self.next()
@@ -287,7 +288,7 @@ class Parser:
                     break
                 self.next()
         self.expect("punct", "}")
-        return DictAttr(tuple(items))
+        return DictAttr(tuple(sorted(items, key=lambda kv: kv[0])))
 
     def parse_generic_attr(self, in_array: bool = False):
         """An attribute in MLIR's generic form (entry argument attributes), the inverse of
@@ -714,6 +715,8 @@ class Parser:
             self.next()
             self.expect("punct", "=")
             hints = self.parse_hints()
+            if not hints.by_arch:
+                hints = None  # as the decoder reads empty entry hints (and the printer prints none)
         # The body's terminator may be elided, as MLIR's parser adds it (SingleBlockImplicitTerminator).
         region = self.parse_region(toks, types, implicit="return")
         loc = self.parse_trailing_location()

@@ -24,7 +24,7 @@ from ..dialect.enums import ENUMS
 from ..dialect.spec import AttrDef, OpDef
 from ..ir import types as T
 from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
-                             OptimizationHints, SameElements)
+                             OptimizationHints, SameElements, canonical_dense)
 from .floatfmt import FORMATS, float_from_text, format_float
 from .lexer import Lexer, escape_string, key_text, symbol_text
 
@@ -938,7 +938,7 @@ def dense_from_text(p, raw, elem, ty, at_tok) -> DenseElements:
             raise p.error("bad hex data in a dense constant", raw) from None
         if len(data) != _elem_size(name) * ty.num_elements:
             raise p.error(f"hex data has {len(data)} bytes, {ty} needs {_elem_size(name) * ty.num_elements}", raw)
-        return DenseElements(ty, data)
+        return canonical_dense(ty, data)
     if not isinstance(raw, list):
         return DenseElements(ty, element_bytes(element_bits_from_token(p, raw, name), name))
     flat: List = []
