@@ -333,7 +333,9 @@ def _all_values(f: Function) -> List[Value]:
 
 GRAMMAR_MUTATIONS = ("retype_result", "retype_arg", "rewire", "drop_operand", "dup_operand", "segments",
                      "add_result", "drop_result", "attr_kind", "attr_drop", "attr_add", "const_type",
-                     "drop_region", "region_args", "drop_terminator", "drop_op", "dup_op", "hints", "huge_dims")
+                     "drop_region", "region_args", "drop_terminator", "drop_op", "dup_op", "hints", "huge_dims",
+                     # well-typed changes: valid modules that differ from their original (the diff's work)
+                     "enum_value", "swap_operands", "const_value", "rewire_same_type")
 
 
 def mutate_module(rng: random.Random, m: Module, pool: List[T.Type], attrs: List[object]) -> Tuple[str, Module]:
@@ -515,7 +517,58 @@ def mutate_module(rng: random.Random, m: Module, pool: List[T.Type], attrs: List
                       f.arg_attrs, f.location)
         return kind, Module(m.version, m.functions[:fi] + (nf,) + m.functions[fi + 1:], m.globals, m.name,
                             m.producer, m.preview, m.source)
+    if kind == "enum_value":
+        from tileir_diff.dialect.enums import ENUMS
+        enums = [(i, k, v) for i, op in enumerate(ops) for k, v in op.attributes.items() if isinstance(v, A.EnumValue)]
+        if enums:
+            ti, key, v = rng.choice(enums)
+            new = A.EnumValue(v.kind, rng.choice(ENUMS[v.kind]))
+            return kind, rebuild(m, at_target(lambda op: op.replace(attributes={**op.attributes, key: new})),
+                                 func_index=fi)
+    if kind == "swap_operands":
+        pairs = [(i, a, b) for i, op in enumerate(ops) for a in range(len(op.operands))
+                 for b in range(a + 1, len(op.operands)) if op.operands[a].type == op.operands[b].type]
+        if pairs:
+            ti, a, b = rng.choice(pairs)
+
+            def swap(op):
+                vals = list(op.operands)
+                vals[a], vals[b] = vals[b], vals[a]
+                return op.replace(operands=tuple(vals))
+            return kind, rebuild(m, at_target(swap), func_index=fi)
+    if kind == "const_value":
+        consts = [(i, op) for i, op in enumerate(ops) if op.name == "constant"
+                  and isinstance(op.attributes.get("value"), A.DenseElements)]
+        if consts:
+            ti, op0 = rng.choice(consts)
+            d = op0.attributes["value"]
+            data = bytearray(d.data)
+            if data:
+                data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+            return kind, rebuild(m, at_target(lambda op: op.replace(
+                attributes={"value": A.DenseElements(d.type, bytes(data))})), func_index=fi)
+    if kind == "rewire_same_type" and target.operands:
+        k = rng.randrange(len(target.operands))
+        same = [v for v in _all_values(f)[:_position(f, target)] if v.type == target.operands[k].type]
+        if same:
+            new = rng.choice(same)
+            return kind, rebuild(m, at_target(lambda op: op.replace(
+                operands=op.operands[:k] + (new,) + op.operands[k + 1:])), func_index=fi)
     return "none", m
+
+
+def _position(f: Function, op: Operation) -> int:
+    """How many values of ``_all_values(f)`` are defined before ``op`` (a rough dominance cut:
+    values of regions that closed before it are included; the verifier or the writer sorts them)."""
+    n = len(f.arguments)
+    for o in f.walk():
+        if o is op:
+            return n
+        for r in o.regions:
+            for b in r.blocks:
+                n += len(b.arguments)
+        n += len(o.results)
+    return n
 
 
 # --- making one input -------------------------------------------------------------------------
