@@ -74,6 +74,7 @@ class Lexer:
 
     def __init__(self, text: str, path: str = "<text>"):
         self.text = text
+        self.n = len(text)
         self.path = path
         self.pos = 0
         self.line = 1
@@ -83,7 +84,7 @@ class Lexer:
         return TileIRFormatError(msg, path=self.path, offset=f"{line}:{col}")
 
     def _skip_space(self) -> None:
-        text, n = self.text, len(self.text)
+        text, n = self.text, self.n
         pos = self.pos
         while pos < n:
             pos = _SPACE.match(text, pos).end()
@@ -103,7 +104,7 @@ class Lexer:
 
     def next(self) -> Token:
         text, pos = self.text, self.pos
-        if pos < len(text) and text[pos] in " \t\r\n/":
+        if pos < self.n and text[pos] in " \t\r\n/":
             if text[pos] == " " and text[pos + 1:pos + 2] not in _SPACE_START:  # one space: the common case
                 self.pos = pos + 1
             else:
@@ -118,7 +119,7 @@ class Lexer:
         self.line_start = text.rfind("\n", 0, offset) + 1
 
     def _next(self) -> Token:
-        text, n = self.text, len(self.text)
+        text, n = self.text, self.n
         start = self.pos
         line, col = self.line, start - self.line_start + 1
         if start >= n:
@@ -160,7 +161,7 @@ class Lexer:
         raise self.error(f"unexpected character {c!r}", line, col)
 
     def _number(self, line: int, col: int) -> Token:
-        text, n = self.text, len(self.text)
+        text, n = self.text, self.n
         start = p = self.pos
         if text[p] == "-":
             p += 1
@@ -191,7 +192,7 @@ class Lexer:
 
     def _string(self, line: int, col: int) -> str:
         """Reads a quoted string at self.pos; returns its unescaped value."""
-        text, n = self.text, len(self.text)
+        text, n = self.text, self.n
         p = self.pos + 1
         out = bytearray()
         while True:
