@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import os
 import random
 import signal
 import subprocess

@@ -40,7 +40,7 @@ from tileir_diff.bytecode.writer import EncodeError, write_bytecode
 from tileir_diff.ir import attributes as A
 from tileir_diff.ir import types as T
 from tileir_diff.ir.compare import module_mismatches
-from tileir_diff.ir.core import Block, Function, Global, Module, Operation, Region, Value
+from tileir_diff.ir.core import Block, Function, Module, Operation, Region, Value
 from tileir_diff.ir.to_json import module_to_json
 from tileir_diff.text.parser import parse_text
 from tileir_diff.text.printer import print_module, print_module_lines

@@ -14,7 +14,6 @@ import resource
 import subprocess
 import sys
 import threading
-import time
 import tracemalloc
 from pathlib import Path
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from ..dialect.enums import ENUMS, PADDING_VALUES, PTR_ATTRS
 from ..dialect.ops import OPS_BY_NAME
@@ -187,10 +187,6 @@ def _rel_same_types(ctx, op, groups, names):
     ta, tb = [v.type for v in groups[a]], [v.type for v in groups[b]]
     if ta != tb:
         raise VerifyError(f"{a} ({_ts(ta)}) and {b} ({_ts(tb)}) must have the same types")
-
-
-def _attr_of(t):
-    return t.shape if type(t) is T.TileType else None
 
 
 def _same_prop(what: str, get):
