@@ -108,6 +108,9 @@ class OpDef:
     counted_results: bool = False  # result types written as count + indices
     total_operand_count: bool = False  # one count covering all operands, no segments
     regions: int = 0
+    # Normalization's traits (pure, commutative, memory, reads, writes, effect, terminator, mma) and
+    # the verifier's: top_level (entry, global, module: never in a function body), through_if (a
+    # terminator that may end an if nested in its parent), optional_last_region (if's else).
     traits: FrozenSet[str] = frozenset()
     result_names: Tuple[str, ...] = ()  # name hints the text form uses (%tview, %blockId_x, ...)
     region_arg_names: Tuple[str, ...] = ()
