@@ -1,5 +1,8 @@
 """``tileir-diff``: the command line. Parses arguments, dispatches to a subcommand, maps errors
-to exit codes (0 same, 1 different, 2 bad input or usage, 3 unknown); no logic of its own.
+to exit codes (0 same, 1 different, 2 bad input or usage, 3 unknown, 70 internal error); no logic
+of its own. Every failure is one line on stderr: ``PATH: offset N: message`` for bad input,
+``tileir-diff: internal error: ...`` for a bug (``TILEIR_DEBUG=1`` adds the traceback), never a
+traceback that could be read as a verdict.
 
 Subcommands live in their own modules, each with ``register(subparsers)`` setting
 ``func=run`` (``run(args) -> int``). They import heavy modules (the engine, networkx) inside
@@ -19,6 +22,10 @@ SUBCOMMANDS = {"diff": "tileir_diff.commands.diff", "summary": "tileir_diff.comm
                "dump": "tileir_diff.commands.dump", "suite": "tileir_diff.suite.cli"}
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
+#: A bug in tileir-diff (BSD sysexits EX_SOFTWARE): never the status of a verdict.
+EXIT_INTERNAL = 70
+EPILOG = ("exit status: 0 identical/equivalent, 1 different, 2 bad input or usage, 3 unknown, "
+          "70 internal error (a bug: TILEIR_DEBUG=1 prints its traceback)")
 
 
 def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
@@ -28,7 +35,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tileir-diff",
         description="Read CUDA Tile IR (bytecode 13.1-13.5 or tileirdisasm text) and compare kernels structurally.",
-        epilog="exit status: 0 identical/equivalent, 1 different, 2 bad input or usage, 3 unknown")
+        epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"tileir-diff {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     names = [SUBCOMMANDS[command]] if command in SUBCOMMANDS else list(SUBCOMMANDS.values())
@@ -44,7 +51,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    from .errors import TileIRFormatError
+    from .errors import TileIRFormatError, printable
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
@@ -55,15 +62,40 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return int(args.func(args) or 0)
     except TileIRFormatError as e:
         # One line, "PATH: offset N: message"; a traceback would bury it.
-        print(str(e), file=sys.stderr)
+        _stderr_line(str(e))
         return EXIT_USAGE
     except UsageError as e:
-        print(f"tileir-diff: {e}", file=sys.stderr)
+        _stderr_line(printable(f"tileir-diff: {e}"))
         return EXIT_USAGE
     except BrokenPipeError:  # `tileir-diff ... | head`
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except Exception as e:  # noqa: BLE001 - a bug: its own status and one line, never a verdict
+        return internal_error(e)
+
+
+def internal_error(e: BaseException) -> int:
+    """Report a bug: one stderr line (the traceback too with TILEIR_DEBUG=1), status 70."""
+    import os
+    from .errors import printable
+    if os.environ.get("TILEIR_DEBUG", "") not in ("", "0"):
+        import traceback
+        traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+    detail = str(e)
+    if len(detail) > 300:
+        detail = detail[:300] + "..."
+    _stderr_line(printable(f"tileir-diff: internal error: {type(e).__name__}: {detail} "
+                           "(a bug in tileir-diff, not a verdict; TILEIR_DEBUG=1 shows the traceback)"))
+    return EXIT_INTERNAL
+
+
+def _stderr_line(line: str) -> None:
+    try:
+        print(line, file=sys.stderr)
+        sys.stderr.flush()
+    except (OSError, ValueError):  # stderr closed: the status still tells
+        pass
 
 
 if __name__ == "__main__":

@@ -1,6 +1,25 @@
 """Errors raised for malformed input; every one names the file and where in it."""
 from __future__ import annotations
 
+import re
+
+# C0 and C1 controls, DEL, and the Unicode characters that end a line or reorder text in a
+# terminal or a viewer: none of them may reach a one-line message or a report as they are.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def _escape(m: "re.Match") -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def printable(text: object) -> str:
+    """``text`` with every control character (newlines, ANSI escapes, carriage returns, ...) and
+    every line or direction separator written as a ``\\xNN`` / ``\\uNNNN`` escape: what comes
+    from a file cannot split a one-line message, move the cursor or restyle a terminal."""
+    s = text if isinstance(text, str) else str(text)
+    return _UNSAFE.sub(_escape, s) if _UNSAFE.search(s) else s
+
 
 class TileIRFormatError(ValueError):
     """Malformed Tile IR input (bytecode or text).
@@ -16,8 +35,9 @@ class TileIRFormatError(ValueError):
         super().__init__(self.__str__())
 
     def __str__(self) -> str:
+        """``PATH: offset N: message`` on one line (names from the file are escaped)."""
         where = f"offset {self.offset}: " if self.offset is not None else ""
-        return f"{self.path}: {where}{self.message}"
+        return printable(f"{self.path}: {where}{self.message}")
 
     def with_path(self, path: str) -> "TileIRFormatError":
         return TileIRFormatError(self.message, path=path, offset=self.offset)

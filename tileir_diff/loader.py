@@ -7,11 +7,11 @@ from typing import Union
 from .bytecode.container import MAGIC
 from .errors import TileIRFormatError
 from .ir.core import Module
+from .ir.limits import MAX_INPUT_BYTES
 
 Source = Union[str, os.PathLike, bytes, bytearray, memoryview, Module]
 
-#: Files larger than this are refused before reading (no kernel comes close).
-MAX_INPUT_BYTES = 256 * 1024 * 1024
+_CHUNK = 1 << 20
 
 
 def load(source: Source, *, path: str | None = None, text_version=None) -> Module:
@@ -29,19 +29,39 @@ def load(source: Source, *, path: str | None = None, text_version=None) -> Modul
     if _is_text_str(source):
         return _from_text(source, path or "<text>", text_version)
     p = os.fspath(source)
+    return _from_bytes(read_bounded(p), p, text_version)
+
+
+def read_bounded(p: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The file's bytes, read a chunk at a time and refused past ``limit``: devices, FIFOs and
+    /proc files report a size of 0 (``/dev/zero`` would be read forever), so the size the file
+    system reports only short-cuts regular files that are plainly too large."""
     try:
-        size = os.path.getsize(p)
-        if size > MAX_INPUT_BYTES:
-            raise TileIRFormatError(f"file is {size} bytes, larger than the {MAX_INPUT_BYTES}-byte limit", path=p)
         with open(p, "rb") as f:
-            data = f.read()
+            try:
+                st = os.fstat(f.fileno())
+            except OSError:
+                st = None
+            if st is not None and st.st_size > limit:
+                raise TileIRFormatError(f"file is {st.st_size} bytes, larger than the {limit}-byte limit", path=p)
+            chunks = []
+            total = 0
+            while True:
+                chunk = f.read(min(_CHUNK, limit + 1 - total))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+                if total > limit:
+                    raise TileIRFormatError(f"input is larger than the {limit}-byte limit", path=p)
     except OSError as e:
         raise TileIRFormatError(f"cannot read: {e.strerror or e}", path=p) from None
-    return _from_bytes(data, p, text_version)
+    return b"".join(chunks)
 
 
 def _is_text_str(source) -> bool:
-    return isinstance(source, str) and ("\n" in source or source.lstrip().startswith(("entry", "cuda_tile", "//")))
+    return isinstance(source, str) and ("\n" in source or source.lstrip().startswith(("entry", "cuda_tile", "//"))) \
+        and not os.path.lexists(source)  # a file name may hold a newline too
 
 
 def is_text(source: Source) -> bool:
@@ -56,7 +76,7 @@ def is_text(source: Source) -> bool:
         with open(os.fspath(source), "rb") as f:
             return f.read(len(MAGIC)) != MAGIC
     except (OSError, TypeError, ValueError):
-        return False
+        return False  # unreadable: load() says why
 
 
 def _from_bytes(data: bytes, path: str, text_version=None) -> Module:

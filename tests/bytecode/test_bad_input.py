@@ -202,10 +202,11 @@ def _nested_loops(depth: int) -> bytes:
     """A function whose body nests `depth` loop ops, encoded without recursion."""
     w = _Writer((13, 3))
     body = bytearray()
-    for _ in range(depth):
-        # loop: 0 results, 0 operands, 1 region, 1 block, 0 block args, 1 op
-        body += bytes([0x41, 0x00, 0x00, 0x01, 0x01, 0x00, 0x01])
-    body += bytes([0x11, 0x00, 0x00])  # continue, no operands
+    for level in range(depth):
+        # loop: 0 results, 0 operands, 1 region, 1 block, 0 block args, 2 ops (the next loop and
+        # a continue; the innermost holds only its continue)
+        body += bytes([0x41, 0x00, 0x00, 0x01, 0x01, 0x00, 0x02 if level < depth - 1 else 0x01])
+    body += bytes([0x11, 0x00, 0x00]) * depth  # continue, no operands: one per loop
     body += bytes([0x5C, 0x00, 0x00])  # return
     funcs = bytearray()
     varint(1, funcs)
@@ -230,6 +231,6 @@ def _hints_end(payload: bytes) -> int:
 
 def test_deeply_nested_regions_fail_cleanly():
     ok = load(_nested_loops(20))
-    assert sum(1 for _ in ok.functions[0].walk()) == 20 + 2
+    assert sum(1 for _ in ok.functions[0].walk()) == 20 + 20 + 1
     err = must_fail(_nested_loops(10_000), "nested deeper")
     assert isinstance(err.offset, int)

@@ -68,12 +68,18 @@ def test_ten_thousand_nested_regions_fail_cleanly_and_fast():
     assert time.perf_counter() - t0 < 1.0
 
 
+def _nested_ifs(levels: int) -> str:
+    """The entry body plus ``levels`` nested ifs: ``levels + 1`` region levels."""
+    text = HEAD + "".join("  " * (i + 1) + "if %arg0 {\n" for i in range(levels))
+    return text + "".join("  " * (i + 1) + "}\n" for i in reversed(range(levels))) + "  return\n}\n"
+
+
 def test_nesting_within_the_limit_round_trips():
+    from tileir_diff.ir.limits import MAX_REGION_DEPTH
     from tileir_diff.text import print_module
-    text = HEAD + "  if %arg0 {\n" + "".join("  " * (i + 2) + "if %arg0 {\n" for i in range(150))
-    text += "".join("  " * (i + 2) + "}\n" for i in reversed(range(150))) + "  }\n  return\n}\n"
-    m = parse_text(text)
+    m = parse_text(_nested_ifs(MAX_REGION_DEPTH - 1))
     assert parse_text(print_module(m)) is not None
+    must_fail(_nested_ifs(MAX_REGION_DEPTH), f"nested deeper than {MAX_REGION_DEPTH}")
 
 
 @pytest.mark.parametrize("cut", range(0, len(SAMPLE), 7))

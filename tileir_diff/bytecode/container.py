@@ -8,8 +8,9 @@ from typing import Dict, List, Optional, Tuple
 from ..dialect.enums import PADDING_VALUES, PTR_ATTRS
 from ..dialect.spec import SUPPORTED_VERSIONS, V13_2, V13_3, V13_4, Version
 from ..errors import TileIRFormatError, UnsupportedVersionError
+from ..ir import limits as L
 from ..ir import types as T
-from ..ir.attributes import DenseElements
+from ..ir.attributes import DenseElements, canonical_dense
 from ..ir.core import Location
 from .stream import Stream
 
@@ -25,7 +26,7 @@ _SCALAR_TAGS = {0x00: "i1", 0x01: "i8", 0x02: "i16", 0x03: "i32", 0x04: "i64", 0
 _SCALAR_TAGS_SINCE = {0x12: ("f8E8M0FNU", V13_2), 0x13: ("f4E2M1FN", V13_3), 0x16: ("i4", V13_3),
                       130: ("f8E5M3FNU", V13_4)}
 _INT64_MIN = -(1 << 63)
-MAX_TYPE_DEPTH = 64
+MAX_TYPE_DEPTH = L.MAX_NESTING_DEPTH
 
 
 def _dim(d: int) -> Optional[int]:
@@ -170,7 +171,8 @@ class Tables:
         if n != esize and n != esize * total and not packed_ok:
             raise TileIRFormatError(f"constant {idx}: {n} bytes do not fit {ty} (splat {esize} or full "
                                     f"{esize * total})", path=self.path, offset=a)
-        return DenseElements(ty, raw)
+        # All-equal data is a splat, as MLIR reads it (and as the text parser stores it).
+        return canonical_dense(ty, raw)
 
     # -- types -------------------------------------------------------------------------------
     def type(self, idx: int, at: int) -> T.Type:

@@ -7,6 +7,7 @@ from ..dialect.enums import ENUMS
 from ..dialect.ops import ops_for_version, OPS_BY_OPCODE
 from ..dialect.spec import AttrDef, OpDef, V13_3, V13_5, Version
 from ..errors import TileIRFormatError
+from ..ir import limits as L
 from ..ir import types as T
 from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
                              OptimizationHints, SameElements)
@@ -15,18 +16,21 @@ from .gc_pause import gc_paused
 from .container import DebugInfo, Tables, read_header, read_sections
 from .stream import Stream
 
-#: Regions nest at most this deep; real kernels stay far below. Deeper input is refused with an
-#: error instead of exhausting Python's stack.
-MAX_REGION_DEPTH = 128
-MAX_ATTR_DEPTH = 64
+#: Regions and attributes nest at most this deep (ir/limits.py, shared with the text parser);
+#: deeper input is refused with an error instead of exhausting Python's stack.
+MAX_REGION_DEPTH = L.MAX_REGION_DEPTH
+MAX_ATTR_DEPTH = L.MAX_NESTING_DEPTH
 
 
-def read_bytecode(data: bytes, path: str = "<bytes>") -> Module:
+def read_bytecode(data: bytes, path: str = "<bytes>", *, verify: bool = True) -> Module:
+    """Decode ``data``; with ``verify`` (the default) the module is also checked against the op
+    table (``ir/verify.py``), so that a well-formed file of ill-typed ops is refused here with the
+    op's offset rather than breaking a later stage."""
     with gc_paused():  # only new, live objects: the cycle collector would re-scan them for nothing
-        return _read_bytecode(data, path)
+        return _read_bytecode(data, path, verify)
 
 
-def _read_bytecode(data: bytes, path: str) -> Module:
+def _read_bytecode(data: bytes, path: str, verify: bool = True) -> Module:
     data = bytes(data)
     s = Stream(data, 0, len(data), path)
     header = read_header(s)
@@ -34,10 +38,15 @@ def _read_bytecode(data: bytes, path: str) -> Module:
     tables = Tables(data, path, header.version, sections)
     debug = DebugInfo(tables)
     producer = _read_producer(tables)
-    glbls = _read_globals(tables)
-    funcs = _FunctionReader(tables, debug).read_all()
-    return Module(version=header.version, functions=tuple(funcs), globals=tuple(glbls), producer=producer,
-                  preview=bool(header.tag & 1), source=path)
+    offsets: Dict[int, int] = {}
+    glbls = _read_globals(tables, offsets)
+    funcs = _FunctionReader(tables, debug, offsets).read_all()
+    module = Module(version=header.version, functions=tuple(funcs), globals=tuple(glbls), producer=producer,
+                    preview=bool(header.tag & 1), source=path)
+    if verify:
+        from ..ir.verify import verify_module
+        verify_module(module, path, lambda obj: offsets.get(id(obj)))
+    return module
 
 
 def _read_producer(tables: Tables) -> Optional[str]:
@@ -47,7 +56,7 @@ def _read_producer(tables: Tables) -> Optional[str]:
     return tables.string(s.varint("producer string"), s.pos)
 
 
-def _read_globals(tables: Tables) -> List[Global]:
+def _read_globals(tables: Tables, offsets: Dict[int, int]) -> List[Global]:
     s = tables.stream(0x06)
     if s is None:
         return []
@@ -66,6 +75,7 @@ def _read_globals(tables: Tables) -> List[Global]:
             vis = ENUMS["SymbolVisibility"][v]
             const = bool(s.varint("global constant flag"))
         out.append(Global(name, value, align, vis, const))
+        offsets[id(out[-1])] = at
     if not s.at_end():
         raise s.error(f"{s.remaining} unexpected bytes at the end of the Global section")
     return out
@@ -144,7 +154,8 @@ new_operation = make_operation
 
 
 class _FunctionReader:
-    def __init__(self, tables: Tables, debug: DebugInfo):
+    def __init__(self, tables: Tables, debug: DebugInfo, offsets: Optional[Dict[int, int]] = None):
+        self.offsets = {} if offsets is None else offsets  # id(op or function) -> byte offset
         self.t = tables
         self.debug = debug
         self.version: Version = tables.version
@@ -224,8 +235,10 @@ class _FunctionReader:
         while not body.at_end():
             ops.append(self.read_op(body, values))
         floc = self.debug.location(self.dbg_ids[0], at) if self.dbg_ids else None
-        return Function(name=name, arguments=args, result_types=ftype.results, is_entry=is_entry,
+        func = Function(name=name, arguments=args, result_types=ftype.results, is_entry=is_entry,
                         body=Block(args, tuple(ops)), hints=hints, arg_attrs=arg_attrs, location=floc)
+        self.offsets[id(func)] = at
+        return func
 
     def mint(self, ty: T.Type) -> Value:
         v = _new_value(self.next_vid, ty)
@@ -323,7 +336,9 @@ class _FunctionReader:
             # the IR whatever the file's version, as NVIDIA's reader upgrades it; the file's
             # value numbering does not count it.
             results += tuple(self.mint(T.TokenType()) for _ in range(plan.implied_results))
-        return new_operation(od.name, tuple(operands), segments, results, attrs, regions, loc)
+        op = new_operation(od.name, tuple(operands), segments, results, attrs, regions, loc)
+        self.offsets[id(op)] = at
+        return op
 
     def read_operands(self, s: Stream, values: List[Value], plan: "_OpPlan", flags: int):
         """Operands and segment sizes of an op with optional, variadic or version-dependent groups."""
@@ -362,9 +377,12 @@ class _FunctionReader:
         return operands, tuple(segments)
 
     def read_region(self, s: Stream, values: List[Value]) -> Region:
+        at = s.pos
         nblocks = s.count("block count")
+        if nblocks == 0:
+            return Region(())  # an if without else (the verifier allows no other empty region)
         if nblocks != 1:
-            raise s.error(f"region with {nblocks} blocks (Tile IR regions have one block)")
+            raise s.error(f"region with {nblocks} blocks (Tile IR regions have one block)", at)
         scope = len(values)
         nargs = s.count("block argument count")
         at = s.pos

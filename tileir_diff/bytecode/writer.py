@@ -320,8 +320,8 @@ class _Writer:
             varint(len(op.regions), b)
             for r in op.regions:
                 saved = counter[0]
+                varint(len(r.blocks), b)
                 for blk in r.blocks:
-                    b.append(1)
                     varint(len(blk.arguments), b)
                     for a in blk.arguments:
                         varint(self.type(a.type), b)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -22,9 +23,20 @@ def run(args: argparse.Namespace) -> int:
     from . import write_output
     summary = summarize(args.file)
     if args.format == "json":
-        text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+        text = json_text(summary)
     else:
         from ..report.summary_text import render_kernel
         text = render_kernel(summary, histogram=not args.no_histogram)
     write_output(text, args.output)
     return 0
+
+
+# Characters JSON leaves raw that a terminal or viewer acts on (C1 controls such as CSI, line and
+# direction separators); inside JSON strings a \uXXXX escape means the same.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def json_text(doc) -> str:
+    """``doc`` as readable JSON (non-ASCII kept) with nothing a terminal would interpret."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    return _JSON_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text) + "\n"

@@ -44,12 +44,33 @@ class AttrDef:
         return self.optional or self.kind == "unit"
 
 
+#: Type constraints of operand and result groups (``OperandDef.type``, ``ResultDef.type``), as
+#: NVIDIA's ODS declares them; ``tileir_diff/ir/verify.py`` checks them:
+#:
+#: ``any`` any value type; ``token``; ``tensor_view``; ``partition_view``, ``strided_view``,
+#: ``gather_scatter_view``, or ``view`` for any of the three; ``tile<E>`` a tile whose element
+#: is in ``E`` and ``scalar<E>`` the same of rank 0, where ``E`` is ``|``-separated element names
+#: or classes: ``*`` (any element), ``int`` (i1 i8 i16 i32 i64), ``int4`` (int and i4),
+#: ``float`` (f16 bf16 f32 f64), ``anyfloat`` (float and tf32, the f8 and f4 types), ``number``
+#: (int and anyfloat), ``ptr`` (a pointer).
+
+#: Relations between groups (``OpDef.constraints``), also checked by ``ir/verify.py``; the names
+#: are operand or result groups of the op (an absent optional group takes no part):
+#:
+#: ``same_type(a,b,...)`` every value of the groups has one type (ODS AllTypesMatch);
+#: ``same_types(a,b)`` the two groups' type lists are equal (variadic groups, pairwise);
+#: ``same_shape``, ``same_rank``, ``same_element`` (AllShapesMatch, AllRanksMatch,
+#: AllElementTypeMatch); ``check:NAME(a,b,...)`` a rule of its own in ``ir/verify.py``
+#: (``CHECKS``), given the named groups (mma shapes, view accesses, region signatures, ...).
+
+
 @dataclass(frozen=True)
 class OperandDef:
-    """``arity``: single, optional, variadic."""
+    """``arity``: single, optional, variadic. ``type``: its type constraint (see above)."""
     name: str
     arity: str = "single"
     since: Version = V13_1
+    type: str = "any"
 
 
 @dataclass(frozen=True)
@@ -59,6 +80,7 @@ class ResultDef:
     name: str
     variadic: bool = False
     since: Version = V13_1
+    type: str = "any"
 
 
 @dataclass(frozen=True)
@@ -86,9 +108,18 @@ class OpDef:
     counted_results: bool = False  # result types written as count + indices
     total_operand_count: bool = False  # one count covering all operands, no segments
     regions: int = 0
+    # Normalization's traits (pure, commutative, memory, reads, writes, effect, terminator, mma) and
+    # the verifier's: top_level (entry, global, module: never in a function body), through_if (a
+    # terminator that may end an if nested in its parent), optional_last_region (if's else).
     traits: FrozenSet[str] = frozenset()
     result_names: Tuple[str, ...] = ()  # name hints the text form uses (%tview, %blockId_x, ...)
     region_arg_names: Tuple[str, ...] = ()
+    # What the verifier (ir/verify.py) checks beyond each group's type: relations between
+    # groups and named rules (see "Relations" above).
+    constraints: Tuple[str, ...] = ()
+    # Terminators: the ops whose region they may end (NVIDIA's ParentOneOf), directly or, with the
+    # trait ``through_if``, from inside ``if``s nested in them (early exits: return, break, continue).
+    parents: Tuple[str, ...] = ()
 
     def attr(self, name: str) -> AttrDef:
         for a in self.attrs:

@@ -93,6 +93,10 @@ class SameElements:
 
 AssumePredicate = (DivBy, Bounded, SameElements)
 
+#: Bytes per element as constants store them (i1 one byte; 4-bit types are packed, not listed).
+_ELEM_SIZES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "tf32": 4, "f64": 8,
+               "f8E4M3FN": 1, "f8E5M2": 1, "f8E8M0FNU": 1, "f8E5M3FNU": 1}
+
 
 @dataclass(frozen=True)
 class DenseElements:
@@ -117,12 +121,30 @@ class DenseElements:
         return _raw_bits(self.data, self.element)
 
     def to_numpy(self) -> np.ndarray:
+        """The full array. A splat gives a read-only broadcast view of its one element: nothing
+        proportional to the declared shape is allocated (``.copy()`` for a writable array)."""
         import numpy as np  # noqa: F401
         flat = decode_elements(self.data, self.element)
         shape = self.type.shape
         if self.is_splat or (len(flat) == 1 and self.type.num_elements == 1):
-            return np.full(shape, flat[0], dtype=flat.dtype)
+            return np.broadcast_to(flat[:1].reshape(()), shape)
         return flat.reshape(shape)
+
+
+def canonical_dense(ty: TileType, data: bytes) -> DenseElements:
+    """``DenseElements(ty, data)`` in the one form both readers produce, as MLIR stores it: data
+    whose elements are all equal becomes a splat (one element), and i1 elements are 0x00 or 0xFF
+    (any other byte is true). 4-bit types, packed two to a byte, are kept as they are."""
+    elem = ty.element
+    name = getattr(elem, "name", None)
+    if name in ("i4", "f4E2M1FN") or name not in _ELEM_SIZES:
+        return DenseElements(ty, data)
+    if name == "i1" and data.strip(b"\x00\xff"):
+        data = bytes(0xFF if b else 0 for b in data)
+    size = _ELEM_SIZES[name]
+    if len(data) > size and len(data) % size == 0 and data == data[:size] * (len(data) // size):
+        data = data[:size]
+    return DenseElements(ty, data)
 
 
 def _elem_bytes(t: ScalarType) -> int:

@@ -50,10 +50,11 @@ def attr_to_json(a: Any) -> Any:
         return {"float": v if v == v and abs(v) != float("inf") else repr(v), "bits": hex(a.bits),
                 "type": type_to_json(a.type)}
     if isinstance(a, DenseElements):
-        arr = a.to_numpy()
+        # Only the stored elements (one for a splat), at most 4096: never the declared shape.
+        from .attributes import decode_elements
         out = {"dense": type_to_json(a.type), "splat": a.is_splat}
-        vals = arr.reshape(-1)[:1] if a.is_splat else arr.reshape(-1)
-        out["values"] = [x if x == x else repr(x) for x in vals.tolist()][:4096]
+        vals = decode_elements(a.data, a.element)[:1 if a.is_splat else 4096]
+        out["values"] = [x if x == x else repr(x) for x in vals.tolist()]
         return out
     if isinstance(a, DictAttr):
         return {k: attr_to_json(v) for k, v in a.items}

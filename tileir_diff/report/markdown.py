@@ -8,21 +8,26 @@ from __future__ import annotations
 import html
 from typing import Any, List
 
+from ..errors import printable
+
 from .common import VERDICT_MEANING, op_side, pair_summary, sorted_rules
 from .html import SECTION_TITLES
 
 
 def text(value: Any) -> str:
-    """Plain text for Markdown: HTML-escaped and Markdown punctuation neutralised."""
-    s = html.escape("" if value is None else str(value), quote=False)
+    """Plain text for Markdown: control characters escaped (no line ending of any kind can
+    end the paragraph), HTML-escaped and Markdown punctuation neutralised."""
+    s = html.escape(printable("" if value is None else value), quote=False)
     for ch in "\\`*_[]|#":
         s = s.replace(ch, "\\" + ch)
-    return s.replace("\n", " ")
+    return s
 
 
 def code(value: Any) -> str:
-    """An inline code span that survives backticks and pipes (in table cells) in the value."""
-    s = ("" if value is None else str(value)).replace("\n", " ").replace("|", "\\|")
+    """An inline code span that survives backticks and pipes (in table cells) in the value.
+    Every control character is escaped first: ``\\r\\r`` (a blank line to CommonMark) would
+    otherwise end the span and the paragraph, and what follows would be read as raw HTML."""
+    s = printable("" if value is None else value).replace("|", "\\|")
     fence = "`"
     while fence in s:
         fence += "`"
@@ -38,7 +43,11 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
         lines += ["", f"> unknown because: {text(result.reason)}"]
     if getattr(result, "execution", None):
         from ..execute.render import execution_lines
-        lines += ["", "### Execution", "", "```"] + execution_lines(result.execution) + ["```"]
+        body = [printable(line) for line in execution_lines(result.execution)]
+        fence = "```"
+        while any(fence in line for line in body):
+            fence += "`"
+        lines += ["", "### Execution", "", fence] + body + [fence]
     diffs = result.differences
     if diffs:
         lines += ["", f"### Root differences ({len(diffs)})", ""]

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
+from ..errors import printable
+
 SECTION_TITLES = {"memory": "memory", "reductions": "reductions/scans", "mma": "mma", "loops": "control flow",
                   "assumptions": "assumptions"}
 
@@ -18,7 +20,8 @@ def render_kernel(summary: Dict[str, Any], *, histogram: bool = True) -> str:
         lines.extend(function_lines(fn, histogram=histogram))
     for g in summary.get("globals", []):
         lines.append(f"  global @{g['name']} = {g['value']}")
-    return "\n".join(lines) + "\n"
+    # Strings from the file (names, paths) must not split lines or carry terminal escapes.
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def function_lines(fn: Dict[str, Any], *, histogram: bool = True, indent: str = "  ") -> List[str]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, List
 
+from ..errors import printable
 from .common import VERDICT_MEANING, headline, op_side, pair_summary, sorted_rules
 from .summary_text import pair_lines
 
@@ -66,7 +67,9 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
     if stats and result.stats:
         from .common import stats_items
         lines.append("stats: " + ", ".join(f"{k}={v}" for k, v in stats_items(result)))
-    return "\n".join(lines).rstrip() + "\n"
+    # Names, paths, locations and op text come from the files: a newline or an ANSI escape in
+    # them must not start a line of its own or restyle the terminal (errors.printable).
+    return "\n".join(printable(line) for line in lines).rstrip() + "\n"
 
 
 def _function_line(f: dict) -> str:

@@ -55,7 +55,8 @@ class CatalogError(ValueError):
         self.file = str(file)
         self.field_path = field_path
         self.message = message
-        super().__init__(f"{file}: {field_path}: {message}" if field_path else f"{file}: {message}")
+        from ..errors import printable  # one line, whatever the path or the JSON holds
+        super().__init__(printable(f"{file}: {field_path}: {message}" if field_path else f"{file}: {message}"))
 
 
 @dataclass(frozen=True)
@@ -507,16 +508,40 @@ def _parse_variant(ck: _Checker, raw: Any, path: str, op: str, kernels: dict, op
 _TOP_KEYS = {"op", "family", "summary", "kernels", "variants", "tolerances", "accepted_differences"}
 
 
+#: analysis.json files are small; anything larger than this is refused rather than read.
+MAX_ANALYSIS_BYTES = 16 * 1024 * 1024
+
+
+def read_json(file: Path) -> Any:
+    """The JSON document in ``file``, or a one-line CatalogError naming the file: unreadable,
+    too large, not UTF-8, not JSON, nested too deeply or holding an integer too long to convert."""
+    from ..errors import TileIRFormatError
+    from ..loader import read_bounded
+    try:
+        raw = read_bounded(str(file), MAX_ANALYSIS_BYTES)
+    except TileIRFormatError as exc:
+        raise CatalogError(file, "", exc.message) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CatalogError(file, "", f"not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CatalogError(file, "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise CatalogError(file, "", "invalid JSON: nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise CatalogError(file, "", f"invalid JSON: {exc}") from None
+
+
 def load_op(directory: Path | str) -> OpSpec:
     """Parse and validate one `reference/<op>/` folder (analysis.json + kernel.py signatures)."""
     directory = Path(directory)
     file = directory / "analysis.json"
     if not file.is_file():
         raise CatalogError(file, "", "missing analysis.json")
-    try:
-        data = json.loads(file.read_text())
-    except json.JSONDecodeError as exc:
-        raise CatalogError(file, "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    data = read_json(file)
     ck = _Checker(file)
     if not isinstance(data, dict):
         ck.fail("", "top level must be an object")

@@ -15,6 +15,7 @@ from ..ir import types as T
 from ..ir.attributes import (Bounded, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr, OptimizationHints,
                              SameElements)
 from .floatfmt import format_float
+from .lexer import symbol_text
 from .template import (ParseState, dense_text, escape_string, hints_text, int_text, predicate_text)
 
 #: The multimem reduction kind an op has when its text names none (the ODS default).
@@ -26,7 +27,7 @@ def print_entry_header(f, pr) -> str:
     arg_attrs = f.arg_attrs or ()
     args = ", ".join(f"{pr.value(a)}: {pr.type(a.type)}" + _arg_attr_text(arg_attrs, i, pr)
                      for i, a in enumerate(f.arguments))
-    s = f"entry @{f.name}({args})"
+    s = f"entry {symbol_text(f.name)}({args})"
     if f.result_types:
         if len(f.result_types) == 1:
             s += " -> " + pr.type(f.result_types[0])
@@ -88,7 +89,7 @@ def print_global(g, pr) -> str:
         s += f"{g.visibility} "
     if g.constant:
         s += " constant"
-    s += f" @{g.name}"
+    s += f" {symbol_text(g.name)}"
     if g.alignment:
         s += f" alignment = {g.alignment}"
     v = g.value

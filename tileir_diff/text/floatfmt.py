@@ -9,6 +9,8 @@ rational rounding, so no double rounding through Python floats.
 """
 from __future__ import annotations
 
+import re
+
 import struct
 from functools import lru_cache
 from typing import Optional, Tuple
@@ -286,6 +288,12 @@ def format_float(bits: int, name: str) -> Tuple[str, bool]:
     return "0x%X" % (bits & ((1 << bit_width(name)) - 1)), True
 
 
+_DECIMAL = re.compile(r"-?([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?")
+#: Beyond 10^±400 every format's result is the same (overflow, or zero), so an exact rational of a
+#: literal like ``1e999999`` (a million digits) is never built.
+_EXTREME = 400
+
+
 def float_from_text(text: str, name: str) -> int:
     """Bits of a decimal literal (as MLIR parses it: nearest, ties to even) or a hex bit pattern."""
     if text.lstrip("-").startswith("0x"):
@@ -293,6 +301,25 @@ def float_from_text(text: str, name: str) -> int:
         if v < 0 or v >> bit_width(name):
             raise ValueError(f"hex float 0x{v:X} does not fit {name}")
         return v
+    fast = _decimal_to_bits_fast(text, name) if len(text) < 64 else None
+    if fast is not None:
+        return fast
     from fractions import Fraction
     neg = text.startswith("-")
-    return round_to_bits(Fraction(text), name, negative=neg)
+    m = _DECIMAL.fullmatch(text)
+    if m is None:
+        raise ValueError(f"invalid float literal {text[:40]!r}")
+    whole, frac, exp = m.group(1), m.group(2) or "", m.group(3)
+    digits = (whole + frac).lstrip("0")
+    if not digits:
+        return round_to_bits(Fraction(0), name, negative=neg)
+    # The literal's value lies in [10^(mag-1), 10^mag).
+    int_digits = whole.lstrip("0")
+    mag = (len(int_digits) if int_digits else -(len(frac) - len(frac.lstrip("0")))) + (int(exp) if exp else 0)
+    if mag > _EXTREME:
+        value = Fraction(10 ** _EXTREME)
+    elif mag < -_EXTREME:
+        value = Fraction(1, 10 ** _EXTREME)
+    else:
+        value = Fraction(text)
+    return round_to_bits(value, name, negative=neg)

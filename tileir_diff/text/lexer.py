@@ -9,10 +9,11 @@ Comments run from ``//`` to the end of the line.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
 from typing import List, Optional
 
 from ..errors import TileIRFormatError
+from ..ir import limits as L
 
 PUNCT = set("()[]{}<>,:=?*+|!")
 _IDENT_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
@@ -22,14 +23,18 @@ _DIGITS = set("0123456789")
 _HEX = set("0123456789abcdefABCDEF")
 
 
-@dataclass(frozen=True)
 class Token:
-    kind: str
-    text: str
-    line: int
-    col: int
-    value: object = None  # int / str payload where useful
-    offset: int = 0  # character offset in the text
+    """One token. A plain slotted class (not a dataclass): the parser makes one per word of the
+    text, and a frozen dataclass's constructor costs several times more."""
+    __slots__ = ("kind", "text", "line", "col", "value", "offset")
+
+    def __init__(self, kind: str, text: str, line: int, col: int, value: object = None, offset: int = 0):
+        self.kind = kind
+        self.text = text
+        self.line = line
+        self.col = col
+        self.value = value  # int / str payload where useful
+        self.offset = offset  # character offset in the text
 
     @property
     def where(self) -> str:
@@ -38,8 +43,30 @@ class Token:
     def is_(self, kind: str, text: Optional[str] = None) -> bool:
         return self.kind == kind and (text is None or self.text == text)
 
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Token) and (self.kind, self.text, self.line, self.col, self.value, self.offset) == (
+            other.kind, other.text, other.line, other.col, other.value, other.offset)
+
+    __hash__ = None  # mutable in principle
+
+    def __repr__(self) -> str:
+        return (f"Token(kind={self.kind!r}, text={self.text!r}, line={self.line}, col={self.col}, "
+                f"value={self.value!r}, offset={self.offset})")
+
     def __str__(self) -> str:
         return "end of input" if self.kind == "eof" else repr(self.text)
+
+
+_SPACE = re.compile(r"[ \t\r]*")
+_SPACE_START = frozenset(" \t\r\n/")  # "" (end of text) is not in it
+_SUFFIX = re.compile(r"[A-Za-z0-9_$.\-]*")
+_RESULT_NO = re.compile(r"[0-9]*")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
+_DEC = re.compile(r"-?[0-9]*")
+_FRAC = re.compile(r"\.[0-9]*")
+_EXP = re.compile(r"[eE][+-]?[0-9]+")
+_HEXDIGITS = re.compile(r"[0-9a-fA-F]+")
+_SIGILS = {"%": "value", "@": "symbol", "#": "hash", "^": "caret"}
 
 
 class Lexer:
@@ -47,6 +74,7 @@ class Lexer:
 
     def __init__(self, text: str, path: str = "<text>"):
         self.text = text
+        self.n = len(text)
         self.path = path
         self.pos = 0
         self.line = 1
@@ -56,26 +84,32 @@ class Lexer:
         return TileIRFormatError(msg, path=self.path, offset=f"{line}:{col}")
 
     def _skip_space(self) -> None:
-        text, n = self.text, len(self.text)
-        while self.pos < n:
-            c = text[self.pos]
+        text, n = self.text, self.n
+        pos = self.pos
+        while pos < n:
+            pos = _SPACE.match(text, pos).end()
+            if pos >= n:
+                break
+            c = text[pos]
             if c == "\n":
-                self.pos += 1
+                pos += 1
                 self.line += 1
-                self.line_start = self.pos
-            elif c in " \t\r":
-                self.pos += 1
-            elif c == "/" and text.startswith("//", self.pos):
-                end = text.find("\n", self.pos)
-                self.pos = n if end < 0 else end
+                self.line_start = pos
+            elif c == "/" and text.startswith("//", pos):
+                end = text.find("\n", pos)
+                pos = n if end < 0 else end
             else:
-                return
+                break
+        self.pos = pos
 
     def next(self) -> Token:
-        self._skip_space()
-        start = self.pos
-        tok = self._next()
-        return Token(tok.kind, tok.text, tok.line, tok.col, tok.value, start)
+        text, pos = self.text, self.pos
+        if pos < self.n and text[pos] in " \t\r\n/":
+            if text[pos] == " " and text[pos + 1:pos + 2] not in _SPACE_START:  # one space: the common case
+                self.pos = pos + 1
+            else:
+                self._skip_space()
+        return self._next()
 
     def reset(self, offset: int) -> None:
         """Continue lexing at ``offset`` (which must lie at or after the current line start)."""
@@ -85,87 +119,80 @@ class Lexer:
         self.line_start = text.rfind("\n", 0, offset) + 1
 
     def _next(self) -> Token:
-        text, n = self.text, len(self.text)
-        line, col = self.line, self.pos - self.line_start + 1
+        text, n = self.text, self.n
         start = self.pos
+        line, col = self.line, start - self.line_start + 1
         if start >= n:
-            return Token("eof", "", line, col)
+            return Token("eof", "", line, col, None, start)
         c = text[start]
-        if c in "%@#^":
-            kind = {"%": "value", "@": "symbol", "#": "hash", "^": "caret"}[c]
+        if c in _IDENT_START:
+            p = _IDENT.match(text, start).end()
+            self.pos = p
+            return Token("ident", text[start:p], line, col, None, start)
+        kind = _SIGILS.get(c)
+        if kind is not None:
             if c == "@" and start + 1 < n and text[start + 1] == '"':
                 self.pos += 1
                 s = self._string(line, col + 1)
-                return Token("symbol", "@" + s, line, col, s)
-            p = start + 1
-            while p < n and text[p] in _SUFFIX_CHARS:
-                p += 1
+                return Token("symbol", "@" + s, line, col, s, start)
+            p = _SUFFIX.match(text, start + 1).end()
             if c == "%" and p < n and text[p] == "#":  # %name#3: result number
-                q = p + 1
-                while q < n and text[q] in _DIGITS:
-                    q += 1
+                q = _RESULT_NO.match(text, p + 1).end()
                 if q == p + 1:
                     raise self.error("expected a result number after '#'", line, col + (p - start) + 1)
                 p = q
             if p == start + 1:
                 raise self.error(f"expected a name after {c!r}", line, col)
             self.pos = p
-            return Token(kind, text[start:p], line, col)
+            return Token(kind, text[start:p], line, col, text[start + 1:p] if c == "@" else None, start)
         if c == '"':
             s = self._string(line, col)
-            return Token("string", text[start:self.pos], line, col, s)
+            return Token("string", text[start:self.pos], line, col, s, start)
         if c in _DIGITS or (c == "-" and start + 1 < n and text[start + 1] in _DIGITS):
-            return self._number(line, col)
-        if c in _IDENT_START:
-            p = start + 1
-            while p < n and text[p] in _IDENT_CHARS:
-                p += 1
-            self.pos = p
-            return Token("ident", text[start:p], line, col)
+            tok = self._number(line, col)
+            tok.offset = start
+            return tok
         if c == "-" and text.startswith("->", start):
             self.pos += 2
-            return Token("punct", "->", line, col)
+            return Token("punct", "->", line, col, None, start)
         if c in PUNCT:
             self.pos += 1
-            return Token("punct", c, line, col)
+            return Token("punct", c, line, col, None, start)
         raise self.error(f"unexpected character {c!r}", line, col)
 
     def _number(self, line: int, col: int) -> Token:
-        text, n = self.text, len(self.text)
+        text, n = self.text, self.n
         start = p = self.pos
         if text[p] == "-":
             p += 1
         if text.startswith("0x", p) and p + 2 < n and text[p + 2] in _HEX:
-            q = p + 2
-            while q < n and text[q] in _HEX:
-                q += 1
+            q = _HEXDIGITS.match(text, p + 2).end()
+            if q - start > L.MAX_NUMBER_CHARS:
+                raise self.error(f"number literal of {q - start} characters (at most {L.MAX_NUMBER_CHARS})", line, col)
             self.pos = q
             return Token("hex", text[start:q], line, col, int(text[p + 2:q], 16) * (-1 if p > start else 1))
-        while p < n and text[p] in _DIGITS:
-            p += 1
+        p = _DEC.match(text, p).end()
         is_float = False
-        if p < n and text[p] == "." and p + 1 <= n:
+        if p < n and text[p] == ".":
             is_float = True
-            p += 1
-            while p < n and text[p] in _DIGITS:
-                p += 1
-            if p < n and text[p] in "eE":
-                q = p + 1
-                if q < n and text[q] in "+-":
-                    q += 1
-                if q < n and text[q] in _DIGITS:
-                    while q < n and text[q] in _DIGITS:
-                        q += 1
-                    p = q
+            p = _FRAC.match(text, p).end()
+            m = _EXP.match(text, p)
+            if m:
+                p = m.end()
         self.pos = p
         body = text[start:p]
+        if len(body) > L.MAX_NUMBER_CHARS:
+            raise self.error(f"number literal of {len(body)} characters (at most {L.MAX_NUMBER_CHARS})", line, col)
         if is_float:
+            e = max(body.find("e"), body.find("E"))
+            if e >= 0 and abs(int(body[e + 1:])) > L.MAX_FLOAT_EXPONENT:
+                raise self.error(f"float exponent out of range (at most {L.MAX_FLOAT_EXPONENT} either way)", line, col)
             return Token("float", body, line, col, body)
         return Token("int", body, line, col, int(body))
 
     def _string(self, line: int, col: int) -> str:
         """Reads a quoted string at self.pos; returns its unescaped value."""
-        text, n = self.text, len(self.text)
+        text, n = self.text, self.n
         p = self.pos + 1
         out = bytearray()
         while True:
@@ -228,3 +255,22 @@ def escape_string(s: str) -> str:
         else:
             out.append("\\%02X" % b)
     return '"' + "".join(out) + '"'
+
+
+_BARE = __import__("re").compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
+
+
+def is_bare_identifier(name: str) -> bool:
+    """MLIR's bare-identifier rule: a letter or ``_``, then letters, digits, ``_``, ``$``, ``.``."""
+    return bool(_BARE.match(name))
+
+
+def symbol_text(name: str) -> str:
+    """``@name`` as MLIR prints a symbol: bare when it is a bare identifier, else quoted and
+    escaped (``@"<img src=x onerror=1"``), as tileirdisasm does."""
+    return "@" + (name if is_bare_identifier(name) else escape_string(name))
+
+
+def key_text(name: str) -> str:
+    """A dictionary key: bare when it is a bare identifier, else a quoted string."""
+    return name if is_bare_identifier(name) else escape_string(name)

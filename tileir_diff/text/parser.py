@@ -21,10 +21,12 @@ from ..dialect.enums import PTR_ATTRS
 from ..dialect.ops import OPS_BY_NAME, ALIASES
 from ..dialect.spec import OpDef, V13_3, V13_4, Version
 from ..errors import TileIRFormatError
+from ..ir import limits as L
 from ..ir import types as T
 from ..ir.attributes import (Bounded, DictAttr, DivBy, FloatAttr, IntegerAttr, OptimizationHints,
                              SameElements)
-from ..ir.core import Block, Function, Global, Location, Module, Operation, Region, Value
+from ..ir.core import (Block, Function, Global, Location, Module, Operation, Region, Value, make_operation,
+                       make_value)
 from . import custom
 from .floatfmt import FORMATS, float_from_text
 from .lexer import Lexer, Token
@@ -32,14 +34,17 @@ from .template import (attr_default, dense_from_text, parse_with_template, resul
                        _parse_dense_body)
 
 DEFAULT_VERSION: Version = V13_4
-#: Regions nest at most this deep (as in the bytecode reader; real kernels stay far below);
-#: deeper text is refused with an error instead of exhausting Python's stack.
-MAX_REGION_DEPTH = 200
+#: Regions nest at most this deep (ir/limits.py, shared with the bytecode reader; real kernels
+#: stay far below); deeper text is refused with an error instead of exhausting Python's stack.
+MAX_REGION_DEPTH = L.MAX_REGION_DEPTH
 _RECURSION_NEEDED = 12 * MAX_REGION_DEPTH + 500
 _SCALARS = set(T.SCALAR_TYPES)
 
 
-def parse_text(text: str, path: str = "<text>", *, version: Optional[Version] = None) -> Module:
+def parse_text(text: str, path: str = "<text>", *, version: Optional[Version] = None,
+               verify: bool = True) -> Module:
+    """Parse Tile IR text; with ``verify`` (the default) the module is also checked against the
+    op table (``ir/verify.py``), errors naming the op's ``line:col``."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -50,12 +55,17 @@ def parse_text(text: str, path: str = "<text>", *, version: Optional[Version] = 
     if old_limit < _RECURSION_NEEDED:
         sys.setrecursionlimit(_RECURSION_NEEDED)
     try:
-        return p.parse_module()
+        module = p.parse_module()
     except RecursionError:
         raise TileIRFormatError("input nested too deeply", path=path, offset=p.peek().where) from None
     finally:
         if old_limit < _RECURSION_NEEDED:
             sys.setrecursionlimit(old_limit)
+    if verify:
+        from ..ir.verify import verify_module
+        where = p.where
+        verify_module(module, path, lambda obj: where.get(id(obj)))
+    return module
 
 
 class Parser:
@@ -70,16 +80,21 @@ class Parser:
         self.depth = 0
         self.aliases: Dict[str, object] = {}
         self.last: Optional[Token] = None
+        self.where: Dict[int, str] = {}  # id(op, function or global) -> "line:col", for the verifier
+        self._types: Dict[str, T.Type] = {}  # a composite type's text -> the type (see parse_type)
 
     # --- tokens --------------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token:
-        while len(self.buf) <= k:
-            self.buf.append(self.lex.next())
-        return self.buf[k]
+        buf = self.buf
+        if k < len(buf):
+            return buf[k]
+        while len(buf) <= k:
+            buf.append(self.lex.next())
+        return buf[k]
 
     def next(self) -> Token:
-        t = self.peek()
-        self.buf.pop(0)
+        buf = self.buf
+        t = buf.pop(0) if buf else self.lex.next()
         self.last = t
         return t
 
@@ -88,7 +103,8 @@ class Parser:
         return TileIRFormatError(msg, path=self.path, offset=tok.where)
 
     def expect(self, kind: str, text: Optional[str] = None) -> Token:
-        t = self.peek()
+        buf = self.buf
+        t = buf[0] if buf else self.peek()
         if t.kind != kind or (text is not None and t.text != text):
             want = repr(text) if text is not None else {"value": "an SSA value", "ident": "a keyword",
                                                         "int": "an integer", "string": "a string",
@@ -102,7 +118,7 @@ class Parser:
 
     # --- values ----------------------------------------------------------------------------
     def mint(self, ty: T.Type) -> Value:
-        v = Value(self.next_vid, ty)
+        v = make_value(self.next_vid, ty)
         self.next_vid += 1
         return v
 
@@ -129,9 +145,36 @@ class Parser:
         tok = self.peek()
         if tok.kind not in ("ident", "punct") or (tok.kind == "punct" and tok.text != "!"):
             raise self.error(f"expected a type, got {tok}", tok)
+        text, off = self.text, tok.offset
+        # A kernel spells the same few composite types thousands of times: ``tile<128xf32>`` is
+        # parsed once, then looked up by its text (up to the '>' that balances its first '<').
+        key = None
+        lt = text.find("<", off, off + 40)
+        if lt > off and text[off:lt].lstrip("!").replace(".", "_").isidentifier():
+            depth, q = 0, lt
+            while True:
+                a, b = text.find("<", q), text.find(">", q)
+                if b < 0 or b - off > 400:
+                    break
+                if 0 <= a < b:
+                    depth, q = depth + 1, a + 1
+                else:
+                    depth, q = depth - 1, b + 1
+                    if depth == 0:
+                        key = text[off:q]
+                        break
+        if key is not None:
+            ty = self._types.get(key)
+            if ty is not None:
+                self.buf.clear()
+                self.lex.reset(off + len(key))
+                self.last = tok
+                return ty
         self._rewind_to(tok)
-        tp = _TypeParser(self.text, tok.offset, self, tok)
+        tp = _TypeParser(text, off, self, tok)
         ty = tp.type(0)
+        if key is not None and tp.pos == off + len(key) and len(self._types) < 4096:
+            self._types[key] = ty
         self.lex.reset(tp.pos)
         self.last = tok
         return ty
@@ -210,7 +253,8 @@ class Parser:
                     break
                 self.next()
         self.expect("punct", ">")
-        return OptimizationHints(tuple(arches))
+        # Dictionaries are unordered (MLIR keeps them sorted by key): canonical as the decoder's.
+        return OptimizationHints(tuple(sorted(arches, key=lambda kv: kv[0])))
 
     def _dict_key(self) -> str:
         t = self.next()
@@ -244,7 +288,7 @@ class Parser:
                     break
                 self.next()
         self.expect("punct", "}")
-        return DictAttr(tuple(items))
+        return DictAttr(tuple(sorted(items, key=lambda kv: kv[0])))
 
     def parse_generic_attr(self, in_array: bool = False):
         """An attribute in MLIR's generic form (entry argument attributes), the inverse of
@@ -331,10 +375,12 @@ class Parser:
                 raise self.error("unexpected end of input: missing '}'")
             ops.append(self.parse_op())
         self.next()
+        close = self.last
         if implicit and (not ops or not _is_terminator(ops[-1])):
             # MLIR's parser adds the elided terminator; it gets the parent op's location,
             # filled in once that is known (see _locate_implicit)
             ops.append(Operation(implicit, (), (0,), (), {}, (), _IMPLICIT))
+            self.where[id(ops[-1])] = close.where
         self.scopes.pop()
         self.depth -= 1
         return Region((Block(tuple(args), tuple(ops)),))
@@ -356,6 +402,7 @@ class Parser:
     # --- ops ---------------------------------------------------------------------------------
     def parse_op(self) -> Operation:
         lhs: List[Tuple[Token, int]] = []
+        first_tok = self.peek()
         if self.peek().kind == "value":
             while True:
                 t = self.expect("value")
@@ -367,6 +414,8 @@ class Parser:
                     n = self.expect("int").value
                     if n < 1:
                         raise self.error("result count must be positive", self.last)
+                    if n > L.MAX_VALUES_PER_OP:
+                        raise self.error(f"result count {n} is more than {L.MAX_VALUES_PER_OP}", self.last)
                 lhs.append((t, n))
                 if not self.peek().is_("punct", ","):
                     break
@@ -381,15 +430,17 @@ class Parser:
             raise self.error(f"unknown op {name_tok.text!r}" if od is None
                              else f"op {od.name!r} cannot appear inside a function", name_tok)
         nres = sum(n for _, n in lhs)
-        fixed = sum(1 for r in od.results if not r.variadic)
-        variadic = any(r.variadic for r in od.results)
+        if nres > L.MAX_VALUES_PER_OP:
+            raise self.error(f"{nres} results named, more than {L.MAX_VALUES_PER_OP}", name_tok)
+        fixed, variadic = _result_shape(od)
         if (variadic and nres < fixed) or (not variadic and nres != fixed):
             # print_tko has no result before 13.2
             later = sum(1 for r in od.results if not r.variadic and r.since > self.version)
             if variadic or nres != fixed - later:
                 raise self.error(f"{od.name} has {fixed}{'+' if variadic else ''} results, "
                                  f"{nres} named", name_tok)
-        counts = dict(result_groups(od, nres))
+        groups = result_groups(od, nres)
+        counts = dict(groups)
         if od.syntax is None:
             st = custom.parse_custom(self, od, counts)
         else:
@@ -398,7 +449,7 @@ class Parser:
         # A result added in a later version (print_tko's token, 13.2) is kept whatever the
         # version: tileirdisasm prints it and the decoder adds it, as MLIR's reader upgrades it.
         results: List[Value] = []
-        for gname, cnt in result_groups(od, nres):
+        for gname, cnt in groups:
             types = st.result_types.get(gname)
             if types is None or len(types) != cnt:
                 raise self.error(f"{od.name}: cannot tell the type of result {gname}", name_tok)
@@ -414,8 +465,9 @@ class Parser:
             segments.append(len(vals))
         attrs = self._attributes(od, st, name_tok)
         loc = self.parse_trailing_location()
-        regions = tuple(_locate_implicit(r, loc) for r in st.regions)
-        op = Operation(od.name, tuple(operands), tuple(segments), tuple(results), attrs, regions, loc)
+        regions = tuple(_locate_implicit(r, loc, self.where) for r in st.regions)
+        op = make_operation(od.name, tuple(operands), tuple(segments), tuple(results), attrs, regions, loc)
+        self.where[id(op)] = first_tok.where
         k = 0
         for tok, n in lhs:
             if n == 1:
@@ -579,7 +631,7 @@ class Parser:
         t = self.peek()
         if t.kind == "ident" and t.text in ("cuda_tile.module", "module"):
             self.next()
-            name = self.expect("symbol").text[1:]
+            name = self.expect("symbol").value
             if self.peek().is_("ident", "attributes"):
                 self.next()
                 self._skip_braced()
@@ -623,8 +675,8 @@ class Parser:
                 raise self.error(f"expected 'entry' or 'global', got {t}", t)
 
     def parse_function(self) -> Function:
-        self.next()
-        name = self.expect("symbol").text[1:]
+        entry_tok = self.next()
+        name = self.expect("symbol").value
         self.next_vid = 0
         self.scopes = [{}]
         self.expect("punct", "(")
@@ -663,17 +715,22 @@ class Parser:
             self.next()
             self.expect("punct", "=")
             hints = self.parse_hints()
-        region = self.parse_region(toks, types, implicit=None)
-        body = region.blocks[0]
+            if not hints.by_arch:
+                hints = None  # as the decoder reads empty entry hints (and the printer prints none)
+        # The body's terminator may be elided, as MLIR's parser adds it (SingleBlockImplicitTerminator).
+        region = self.parse_region(toks, types, implicit="return")
         loc = self.parse_trailing_location()
+        body = _locate_implicit(region, loc, self.where).blocks[0]
         self.scopes = []
         # As the decoder reads them: no argument attributes at all unless some dictionary has one.
         arg_attrs = tuple(arg_dicts) if any(d.items for d in arg_dicts) else None
-        return Function(name=name, arguments=body.arguments, result_types=tuple(results), body=body,
+        func = Function(name=name, arguments=body.arguments, result_types=tuple(results), body=body,
                         is_entry=True, hints=hints, arg_attrs=arg_attrs, location=loc)
+        self.where[id(func)] = entry_tok.where
+        return func
 
     def parse_global(self) -> Global:
-        self.next()
+        global_tok = self.next()
         vis = "public" if self.version >= V13_3 else None
         const = False if self.version >= V13_3 else None
         if self.peek().kind == "ident" and self.peek().text in ("public", "private"):
@@ -681,7 +738,7 @@ class Parser:
         if self.peek().is_("ident", "constant"):
             self.next()
             const = True
-        name = self.expect("symbol").text[1:]
+        name = self.expect("symbol").value
         align = 0
         if self.peek().is_("ident", "alignment"):
             self.next()
@@ -696,7 +753,18 @@ class Parser:
         ty = self.parse_type()
         value = dense_from_text(self, raw, elem, ty, tok)
         self.parse_trailing_location()
-        return Global(name, value, align, vis, const)
+        g = Global(name, value, align, vis, const)
+        self.where[id(g)] = global_tok.where
+        return g
+
+
+def _result_shape(od: OpDef) -> Tuple[int, bool]:
+    """(fixed result count, whether a group is variadic), memoized on the op definition."""
+    shape = od.__dict__.get("_result_shape")
+    if shape is None:
+        shape = od.__dict__["_result_shape"] = (sum(1 for r in od.results if not r.variadic),
+                                                any(r.variadic for r in od.results))
+    return shape
 
 
 def _op_def(name: str) -> Optional[OpDef]:
@@ -709,13 +777,14 @@ def _op_def(name: str) -> Optional[OpDef]:
 _IMPLICIT = Location("<implicit terminator>", 0, 0)
 
 
-def _locate_implicit(region: Region, loc: Optional[Location]) -> Region:
+def _locate_implicit(region: Region, loc: Optional[Location], where: Dict[int, str]) -> Region:
     if not region.blocks:
         return region
     block = region.blocks[0]
     if not block.operations or block.operations[-1].location is not _IMPLICIT:
         return region
     last = block.operations[-1].replace(location=loc)
+    where[id(last)] = where.get(id(block.operations[-1]))
     return Region((Block(block.arguments, block.operations[:-1] + (last,)),))
 
 
@@ -774,8 +843,16 @@ class _TypeParser:
         m = _INT.match(self.text, self.pos)
         if not m:
             raise self.err("expected an integer in type")
+        return self._bounded(m)
+
+    def _bounded(self, m) -> int:
+        """The integer ``m`` matched, refused (at its column) beyond 64 bits: a dimension of
+        2^64 would only fail later, in the writer."""
+        digits = m.group()
+        if len(digits.lstrip("-")) > 19 or not L.MIN_I64 <= int(digits) <= L.MAX_I64:
+            raise self.err(f"integer {digits[:24]}{'...' if len(digits) > 24 else ''} in type does not fit 64 bits")
         self.pos = m.end()
-        return int(m.group())
+        return int(digits)
 
     def dims(self, allow_dynamic: bool) -> List[Optional[int]]:
         """``128x64x`` / ``?x4x`` prefix of a shaped type (each dimension ends with 'x')."""
@@ -786,10 +863,8 @@ class _TypeParser:
             if c == "?" and allow_dynamic:
                 self.pos += 1
                 out.append(None)
-            elif c.isdigit():
-                m = _INT.match(self.text, self.pos)
-                self.pos = m.end()
-                out.append(int(m.group()))
+            elif c and c in "0123456789":  # ASCII only: str.isdigit() accepts digits the regex does not
+                out.append(self._bounded(_INT.match(self.text, self.pos)))
             else:
                 return out
             if self.text[self.pos:self.pos + 1] != "x":

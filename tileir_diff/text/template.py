@@ -24,9 +24,9 @@ from ..dialect.enums import ENUMS
 from ..dialect.spec import AttrDef, OpDef
 from ..ir import types as T
 from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
-                             OptimizationHints, SameElements)
+                             OptimizationHints, SameElements, canonical_dense)
 from .floatfmt import FORMATS, float_from_text, format_float
-from .lexer import Lexer, escape_string
+from .lexer import Lexer, escape_string, key_text, symbol_text
 
 
 # --- compiled template elements ----------------------------------------------------------
@@ -172,8 +172,8 @@ def hints_text(h: OptimizationHints) -> str:
     order in the bytes."""
     parts = []
     for arch, d in sorted(h.by_arch, key=lambda kv: kv[0]):
-        inner = ", ".join(f"{k} = {_dict_value_text(v)}" for k, v in sorted(d.items, key=lambda kv: kv[0]))
-        parts.append(f"{arch} = {{{inner}}}")
+        inner = ", ".join(f"{key_text(k)} = {_dict_value_text(v)}" for k, v in sorted(d.items, key=lambda kv: kv[0]))
+        parts.append(f"{key_text(arch)} = {{{inner}}}")
     return "<" + ", ".join(parts) + ">"
 
 
@@ -189,7 +189,8 @@ def _dict_value_text(v) -> str:
     if isinstance(v, str):
         return escape_string(v)
     if isinstance(v, DictAttr):
-        return "{" + ", ".join(f"{k} = {_dict_value_text(x)}" for k, x in sorted(v.items, key=lambda kv: kv[0])) + "}"
+        return "{" + ", ".join(f"{key_text(k)} = {_dict_value_text(x)}"
+                               for k, x in sorted(v.items, key=lambda kv: kv[0])) + "}"
     return str(v)
 
 
@@ -558,7 +559,7 @@ def _attr_text_of(v, a: AttrDef, style: Optional[str], ctx) -> str:
     if k == "str":
         return escape_string(v)
     if k == "symbol":
-        return "@" + v
+        return symbol_text(v)
     if k == "i32_array":
         return "[" + ", ".join(map(str, v)) + "]"
     if k == "bool_array":
@@ -937,7 +938,7 @@ def dense_from_text(p, raw, elem, ty, at_tok) -> DenseElements:
             raise p.error("bad hex data in a dense constant", raw) from None
         if len(data) != _elem_size(name) * ty.num_elements:
             raise p.error(f"hex data has {len(data)} bytes, {ty} needs {_elem_size(name) * ty.num_elements}", raw)
-        return DenseElements(ty, data)
+        return canonical_dense(ty, data)
     if not isinstance(raw, list):
         return DenseElements(ty, element_bytes(element_bits_from_token(p, raw, name), name))
     flat: List = []
@@ -991,7 +992,7 @@ def parse_attr(p, a: AttrDef, style: Optional[str]):
     if k == "str":
         return p.expect("string").value
     if k == "symbol":
-        return p.expect("symbol").text[1:]
+        return p.expect("symbol").value
     if k == "i32_array":
         return tuple(p.parse_int_list())
     if k == "bool_array":
