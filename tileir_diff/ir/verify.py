@@ -26,7 +26,7 @@ import re
 from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Tuple
 
-from ..dialect.enums import ENUMS, PADDING_VALUES, PTR_ATTRS
+from ..dialect.enums import ENUM_VALUE_SINCE, ENUMS, PADDING_VALUES, PTR_ATTRS
 from ..dialect.ops import OPS_BY_NAME
 from ..dialect.spec import OpDef, Version
 from ..errors import TileIRFormatError
@@ -848,6 +848,9 @@ def _op_attr_error(a, v, version: Version) -> Optional[str]:
     if k == "enum":
         if not isinstance(v, EnumValue) or v.kind != a.enum or v.name not in ENUMS[a.enum]:
             return f"expected a {a.enum}, got {v!r}"
+        since = ENUM_VALUE_SINCE.get((a.enum, v.name))
+        if since is not None and since > version:
+            return f"{v.name} needs bytecode {since[0]}.{since[1]}, the module is {version[0]}.{version[1]}"
         return None
     if k == "unit":
         return None if v is True else f"expected a unit attribute (set or absent), got {v!r}"
