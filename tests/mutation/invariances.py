@@ -237,8 +237,8 @@ def enumerate_duplicate(module: Module) -> Iterator[Transformation]:
                     if r is o.results[0]:
                         m = _redirect_use(m, path[0], r, c, which)
                 return m
-            yield Transformation("duplicate", op_id(s.path), variant, "constant" if op.name == "constant" else
-                                 ("region" if s.enclosing else "top"),
+            yield Transformation("duplicate", op_id(s.path), variant,
+                                 f"{op.name}/{'region' if s.enclosing else 'top'}",
                                  f"{op.name} at {op_id(s.path)} duplicated, its {variant.replace('-', ' ')} "
                                  f"uses the copy", build)
 
@@ -342,7 +342,7 @@ def enumerate_dead_code(module: Module) -> Iterator[Transformation]:
         def build(path=s.path, r=r):
             fresh = Fresh(module)
             return with_op(module, path, [op_at(module, path)] + _dead_op(r, fresh))
-        yield Transformation("dead-code", op_id(s.path), "unused-op", "unused-op",
+        yield Transformation("dead-code", op_id(s.path), "unused-op", f"unused-op-on/{op.name}",
                              f"an unused op on the result of {op.name} at {op_id(s.path)}", build)
 
 
