@@ -276,7 +276,13 @@ def move_above(module: Module, bpath: Path, a: int, b: int) -> Optional[Module]:
     cone = [i for i in cone_in_block(ops, b, [v.vid for v in data_roots]) if i >= a]
     if a in cone:
         return None
-    if any(not is_pure(ops[i]) for i in cone):
+    for i in cone:
+        # pure ops move along; so may a load that is not ordered after A (two reads commute)
+        if is_pure(ops[i]):
+            continue
+        k = token_operand_index(ops[i])
+        if ops[i].name in READS and not (k is not None and a in _token_ancestry(ops, i, ops[i].operands[k])):
+            continue
         return None
     for i in cone:
         if any(v.vid in a_defs for v in ops[i].operands):
