@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections import Counter
@@ -209,7 +208,6 @@ def main(argv=None) -> int:
     print(f"{len(kernels)} kernels in {len({k.family for k in kernels})} families", flush=True)
     site_counts = {}
     mut_out, inv_out = (None if args.no_mutations else []), (None if args.no_invariances else [])
-    last = [time.time()]
 
     def progress(kind_label, outs):
         def cb(i, n, o):

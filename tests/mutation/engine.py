@@ -20,7 +20,6 @@ and the verdict must be ``identical``/``equivalent``; ``different``/``unknown`` 
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import re
@@ -31,7 +30,7 @@ import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import tileir_diff
 from tileir_diff.bytecode import read_bytecode
@@ -374,7 +373,3 @@ def sample(items: Sequence, n: Optional[int], *seed_parts) -> List:
         return items
     idx = sorted(rng_for(*seed_parts).sample(range(len(items)), n))
     return [items[i] for i in idx]
-
-
-def stable_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=8).hexdigest()

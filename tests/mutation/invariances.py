@@ -12,12 +12,11 @@ from dataclasses import dataclass, replace
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from tileir_diff.dialect import OPS_BY_NAME, SUPPORTED_VERSIONS
-from tileir_diff.ir import Block, DenseElements, EnumValue, Function, Module, Operation, Region, TileType, TokenType, Value
+from tileir_diff.ir import Block, Function, Module, Operation, Region, TileType, Value
 from tileir_diff.ir.types import ScalarType
 
-from .ir_tools import (COMBINER_OPS, MEMORY_OPS, READS, TERMINATORS, WRITES, Fresh, Path, block_at, free_values,
-                       is_effect, is_pure, memory_root, op_at, op_id, producers, replace_uses, token_operand_index,
-                       token_result, uses, walk_sites, with_op, with_ops)
+from .ir_tools import (MEMORY_OPS, READS, TERMINATORS, Fresh, block_at, free_values, is_effect, is_pure, memory_root,
+                       op_at, op_id, producers, uses, walk_sites, with_op, with_ops)
 from .operators import const_op
 
 
@@ -175,8 +174,6 @@ def enumerate_reorder(module: Module, seeds: int = 4) -> Iterator[Transformation
             continue
         if any(r.vid in free_values(b) for r in a.results) or _must_keep_order(a, b, roots):
             continue
-        if a.name == b.name and not a.operands and not b.operands and a.name != "constant":
-            pass
         effect = bool(_effects(a)) and bool(_effects(b))
 
         def build(bp=s.bpath, i=i):
@@ -237,8 +234,8 @@ def enumerate_duplicate(module: Module) -> Iterator[Transformation]:
                     if r is o.results[0]:
                         m = _redirect_use(m, path[0], r, c, which)
                 return m
-            yield Transformation("duplicate", op_id(s.path), variant, "constant" if op.name == "constant" else
-                                 ("region" if s.enclosing else "top"),
+            yield Transformation("duplicate", op_id(s.path), variant,
+                                 f"{op.name}/{'region' if s.enclosing else 'top'}",
                                  f"{op.name} at {op_id(s.path)} duplicated, its {variant.replace('-', ' ')} "
                                  f"uses the copy", build)
 
@@ -342,7 +339,7 @@ def enumerate_dead_code(module: Module) -> Iterator[Transformation]:
         def build(path=s.path, r=r):
             fresh = Fresh(module)
             return with_op(module, path, [op_at(module, path)] + _dead_op(r, fresh))
-        yield Transformation("dead-code", op_id(s.path), "unused-op", "unused-op",
+        yield Transformation("dead-code", op_id(s.path), "unused-op", f"unused-op-on/{op.name}",
                              f"an unused op on the result of {op.name} at {op_id(s.path)}", build)
 
 

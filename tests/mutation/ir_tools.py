@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from tileir_diff.dialect import OPS_BY_NAME
-from tileir_diff.ir import Block, Function, Module, Operation, Region, TileType, TokenType, Value
+from tileir_diff.ir import Block, Function, Module, Operation, Region, TokenType, Value
 from tileir_diff.ir.types import ScalarType
 
 TERMINATORS = frozenset(("yield", "continue", "break", "return"))
@@ -336,23 +336,6 @@ def value_root(v: Value, prod: Dict[int, Operation], f: Function, depth: int = 0
 def int_bytes(value: int, t: ScalarType) -> bytes:
     w = max(1, t.width // 8)
     return (value % (1 << (8 * w))).to_bytes(w, "little")
-
-
-def scalar_tile(t) -> bool:
-    return isinstance(t, TileType) and t.shape == ()
-
-
-def defined_in(block: Block) -> Set[int]:
-    out = set()
-    for op in block.operations:
-        for inner in op.walk():
-            for r in inner.results:
-                out.add(r.vid)
-            for reg in inner.regions:
-                for b in reg.blocks:
-                    out.update(a.vid for a in b.arguments)
-    out.update(a.vid for a in block.arguments)
-    return out
 
 
 def free_values(op: Operation) -> Set[int]:

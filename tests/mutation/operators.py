@@ -21,13 +21,12 @@ from tileir_diff.dialect import OPS_BY_NAME
 from tileir_diff.dialect.enums import ENUM_VALUE_SINCE, ENUMS, PADDING_VALUES
 from tileir_diff.ir import (Block, DenseElements, EnumValue, FloatAttr, IntegerAttr, Module, Operation, Region,
                             TileType, TokenType, Value)
-from tileir_diff.ir.types import PartitionViewType, ScalarType, VIEW_TYPES, GatherScatterViewType, StridedViewType
+from tileir_diff.ir.types import ScalarType, VIEW_TYPES
 
-from .ir_tools import (COMBINER_OPS, EFFECT_OPS, MEMORY_OPS, READS, TERMINATORS, WRITES, Fresh, Path, Site,
-                       block_at, cone_in_block, free_values, int_bytes, is_effect, is_pure, map_operands,
-                       memory_root, op_at, op_id, remove_op, operand_names, producers, replace_uses, retype_value,
-                       set_operand, token_operand_index, token_result, uses, walk_sites, with_block, with_op,
-                       with_ops)
+from .ir_tools import (EFFECT_OPS, MEMORY_OPS, READS, TERMINATORS, WRITES, Fresh, Path, Site, block_at, cone_in_block,
+                       free_values, int_bytes, is_effect, is_pure, memory_root, op_at, op_id,
+                       remove_op, operand_names, producers, replace_uses, retype_value, set_operand,
+                       token_operand_index, token_result, uses, walk_sites, with_op, with_ops)
 
 
 @dataclass
@@ -272,11 +271,16 @@ def move_above(module: Module, bpath: Path, a: int, b: int) -> Optional[Module]:
     # data operands of B (the token is rewired when ordered)
     data_roots = [v for k, v in enumerate(B.operands) if not (ordered and k == tb_k)]
     a_defs = {r.vid for r in A.results}
-    idxs_between = set(range(a + 1, b))
     cone = [i for i in cone_in_block(ops, b, [v.vid for v in data_roots]) if i >= a]
     if a in cone:
         return None
-    if any(not is_pure(ops[i]) for i in cone):
+    for i in cone:
+        # pure ops move along; so may a load that is not ordered after A (two reads commute)
+        if is_pure(ops[i]):
+            continue
+        k = token_operand_index(ops[i])
+        if ops[i].name in READS and not (k is not None and a in _token_ancestry(ops, i, ops[i].operands[k])):
+            continue
         return None
     for i in cone:
         if any(v.vid in a_defs for v in ops[i].operands):
@@ -852,9 +856,6 @@ OPERATORS: Dict[str, Callable[[Module], Iterable[Mutation]]] = {
     "loop": enumerate_loop,
     "padding": enumerate_padding,
 }
-
-KIND_DOC = {k: (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else k for k, fn in OPERATORS.items()}
-
 
 def enumerate_all(module: Module, kinds: Optional[Sequence[str]] = None) -> Iterator[Mutation]:
     for k in kinds or OPERATORS:

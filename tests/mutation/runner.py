@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import difflib
 import json
-import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import engine, invariances, operators
 from .engine import Kernel, Outcome
@@ -21,7 +20,6 @@ from .engine import Kernel, Outcome
 class Plan:
     kernel: Kernel
     item: object           # a Mutation or a Transformation
-    sites_total: int = 0
 
 
 def plan_mutations(kernels: Sequence[Kernel], kinds: Optional[Sequence[str]] = None,

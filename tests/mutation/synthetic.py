@@ -86,8 +86,30 @@ def cases():
         r = ct.rsqrt(ms + eps)
         ct.store(out, index=(bid, 0), tile=t * r)
 
+    @ct.kernel
+    def chain_war(x, y, out, TILE: ct.Constant[int]):
+        bid = ct.bid(0)
+        t = ct.load(x, index=(bid,), shape=(TILE,))
+        u = ct.load(y, index=(bid,), shape=(TILE,))
+        ct.store(x, index=(bid,), tile=u)
+        ct.store(out, index=(bid,), tile=t)
+
+    @ct.kernel
+    def chain_war_in_loop(x, y, out, n, TILE: ct.Constant[int]):
+        bid = ct.bid(0)
+        acc = ct.zeros((TILE,), dtype=ct.float32)
+        for k in range(n):
+            t = ct.load(x, index=(bid,), shape=(TILE,))
+            u = ct.load(y, index=(k,), shape=(TILE,))
+            ct.store(x, index=(bid,), tile=u)
+            acc = acc + t
+        ct.store(out, index=(bid,), tile=acc)
+
     f32 = ct.float32
     return [
+        case("chain_war", chain_war, [arr(f32, 1), arr(f32, 1), arr(f32, 1), const(64)]),
+        case("chain_war_in_loop", chain_war_in_loop, [arr(f32, 1), arr(f32, 1), arr(f32, 1), scalar(ct.int32),
+                                                      const(64)]),
         case("chain_load_store_store", chain_load_store_store, [arr(f32, 1), arr(f32, 1), const(64)]),
         case("chain_store_store", chain_store_store, [arr(f32, 1), arr(f32, 1), const(64)]),
         case("chain_in_loop", chain_in_loop, [arr(f32, 1), arr(f32, 1), scalar(ct.int32), const(64)]),

@@ -22,7 +22,7 @@ from .known import KNOWN_CRASHES, KNOWN_FALSE_ALARMS, KNOWN_FALSE_SAME
 #: mutants per mutation kind and transformations per invariance kind in the sample
 #: (TILEIR_MUTATION_SAMPLE=N raises it)
 MUTANTS_PER_KIND = int(os.environ.get("TILEIR_MUTATION_SAMPLE", "24"))
-TRANSFORMS_PER_KIND = max(6, MUTANTS_PER_KIND // 2)
+TRANSFORMS_PER_KIND = max(6, MUTANTS_PER_KIND * 5 // 6)
 SEED = 0
 FALSE_SAME = ("false-same", "false-same-unverified")
 
