@@ -138,6 +138,20 @@ pub fn check_same_dtype(tensors: &[&Tensor]) -> Result<()> {
     Ok(())
 }
 
+/// Every tensor has the shape of the first.
+pub fn check_same_shape(tensors: &[&Tensor]) -> Result<()> {
+    let first = tensors[0];
+    for t in &tensors[1..] {
+        if t.dims() != first.dims() {
+            return Err(Error::new(
+                Status::ShapeMismatch,
+                format!("{} {:?} and {} {:?} must have one shape", first.name, first.dims(), t.name, t.dims()),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Every tensor has rank `rank`.
 pub fn check_rank(tensors: &[&Tensor], rank: usize) -> Result<()> {
     for t in tensors {

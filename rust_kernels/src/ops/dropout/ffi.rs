@@ -4,7 +4,7 @@ use super::{OP, candidates};
 use crate::descriptor::{TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Status, fail, guard};
-use crate::variant::{check_in_place, check_rank, check_same_dtype, pick, select};
+use crate::variant::{check_in_place, check_rank, check_same_dtype, check_same_shape, pick, select};
 
 /// out[i] = x[i] / (1 - p) if uniform(seed, i) >= p else 0, with uniform(seed, i) the top 24
 /// bits of a 32-bit hash of (i, seed) over 2^24: stateless, the mask depends only on (seed, i).
@@ -29,12 +29,7 @@ pub unsafe extern "C" fn cutile_dropout(
         let (x, out) = unsafe { (read(x, "x")?, read(out, "out")?) };
         check_device_id(device)?;
         check_rank(&[&x, &out], 1)?;
-        if x.dims() != out.dims() {
-            return fail(
-                Status::ShapeMismatch,
-                format!("x {:?} and out {:?} must have one shape", x.dims(), out.dims()),
-            );
-        }
+        check_same_shape(&[&x, &out])?;
         // NaN fails both comparisons.
         if !(0.0..=1.0).contains(&p) {
             return fail(Status::InvalidArgument, format!("p = {p} must be in [0, 1]"));

@@ -4,7 +4,7 @@ use super::{OP, candidates};
 use crate::descriptor::{TileirTensor, read};
 use crate::launch::{Value, blocks, blocks_yz, check_device_id, run};
 use crate::status::{Error, Status, fail, guard};
-use crate::variant::{check_in_place, check_rank, check_same_dtype, pick, select};
+use crate::variant::{check_in_place, check_rank, check_same_dtype, check_same_shape, pick, select};
 
 /// out = gelu(x): `approximate` 0 is the exact form (erf), 1 the tanh form, as torch's
 /// `approximate="none"` / `"tanh"`. x, out: (M, N), one dtype (f16, bf16, f32), unit column
@@ -26,12 +26,7 @@ pub unsafe extern "C" fn cutile_gelu(
         let (x, out) = unsafe { (read(x, "x")?, read(out, "out")?) };
         check_device_id(device)?;
         check_rank(&[&x, &out], 2)?;
-        if x.dims() != out.dims() {
-            return fail(
-                Status::ShapeMismatch,
-                format!("x {:?} and out {:?} must have one shape", x.dims(), out.dims()),
-            );
-        }
+        check_same_shape(&[&x, &out])?;
         if approximate != 0 && approximate != 1 {
             return fail(Status::InvalidArgument, format!("approximate = {approximate} must be 0 (erf) or 1 (tanh)"));
         }

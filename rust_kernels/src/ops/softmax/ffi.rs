@@ -4,7 +4,7 @@ use super::{F16_ONLINE_N1024, OP, choose};
 use crate::descriptor::{TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Error, Status, fail, guard};
-use crate::variant::{check_in_place, check_rank, check_same_dtype, pick};
+use crate::variant::{check_in_place, check_rank, check_same_dtype, check_same_shape, pick};
 
 /// out = softmax(x) along the last axis; x, out: (M, N), one dtype (f16, bf16, f32), unit
 /// column stride, any non-negative row stride, 16-byte aligned. out may be x (in place).
@@ -24,12 +24,7 @@ pub unsafe extern "C" fn cutile_softmax(
         let (x, out) = unsafe { (read(x, "x")?, read(out, "out")?) };
         check_device_id(device)?;
         check_rank(&[&x, &out], 2)?;
-        if x.dims() != out.dims() {
-            return fail(
-                Status::ShapeMismatch,
-                format!("x {:?} and out {:?} must have one shape", x.dims(), out.dims()),
-            );
-        }
+        check_same_shape(&[&x, &out])?;
         check_same_dtype(&[&x, &out])?;
         check_in_place(&out, &x)?;
         let v = pick(OP, &["softmax_row", "softmax_online"], &[&x, &out], || {

@@ -4,22 +4,10 @@
 use super::{OP, bwd_candidates, fwd_candidates};
 use crate::descriptor::{Tensor, TileirTensor, read};
 use crate::launch::{Value, blocks, blocks_yz, check_device_id, run};
-use crate::status::{Result, Status, fail, guard};
-use crate::variant::{Variant, check_disjoint, check_in_place, check_rank, check_same_dtype, pick, select};
-
-/// All tensors (M, N) of one shape.
-fn check_same_shape(tensors: &[&Tensor]) -> Result<()> {
-    let first = tensors[0];
-    for t in &tensors[1..] {
-        if t.dims() != first.dims() {
-            return fail(
-                Status::ShapeMismatch,
-                format!("{} {:?} and {} {:?} must have one shape", first.name, first.dims(), t.name, t.dims()),
-            );
-        }
-    }
-    Ok(())
-}
+use crate::status::{Result, guard};
+use crate::variant::{
+    Variant, check_disjoint, check_in_place, check_rank, check_same_dtype, check_same_shape, pick, select,
+};
 
 /// One block per (TILE_M, TILE_N) tile of the (M, N) arrays.
 fn grid(v: &Variant, t: &Tensor) -> Result<(u32, u32, u32)> {
