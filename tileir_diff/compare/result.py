@@ -88,6 +88,9 @@ class DiffResult:
     # Added fields:
     rules_disabled: List[str] = field(default_factory=list)   # rule names switched off for this diff
     execution: Optional[dict] = None  # differential execution (tileir_diff.execute), when asked for
+    # the proof step's queries (smt-equivalence): function, left, right, of, status, seconds,
+    # assumptions (equal), counterexample (different), note
+    proofs: List[dict] = field(default_factory=list)
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -123,6 +126,7 @@ class DiffResult:
             "left_lines": [list(x) for x in self.left_lines],
             "right_lines": [list(x) for x in self.right_lines],
             "execution": _jsonable(self.execution) if self.execution is not None else None,
+            "proofs": _jsonable(self.proofs),
         }
 
     @classmethod
@@ -134,7 +138,8 @@ class DiffResult:
                    stats=dict(d.get("stats") or {}), reason=d.get("reason"),
                    left_lines=[tuple(x) for x in d.get("left_lines", ())],
                    right_lines=[tuple(x) for x in d.get("right_lines", ())],
-                   rules_disabled=list(d.get("rules_disabled", ())), execution=d.get("execution"))
+                   rules_disabled=list(d.get("rules_disabled", ())), execution=d.get("execution"),
+                   proofs=list(d.get("proofs", ())))
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)
