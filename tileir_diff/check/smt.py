@@ -166,6 +166,8 @@ class _Side:
             x = self.value(op.operands[0])
             p = op.attributes.get("predicate")
             fact = enc.predicate(p, x, op.operands[0].type)
+            if fact is None:  # a fact the encoding cannot state: never read as the identity
+                raise Unsupported(f"assume {_predicate_text(p)}")
             if fact is not None:
                 self.defined.append(fact)
                 self.assumes.append(f"{self.name} {op.origin or '?'}: assume {_predicate_text(p)} "
