@@ -442,7 +442,7 @@ class ConeEncoder:
             m = s.model()
             cex = {}
             for d in m.decls():
-                if d.name().startswith("fact"):
+                if not _input_name(d.name()):
                     continue
                 cex[d.name()] = _py(m[d])
             cex["left"] = _py(m.eval(a, model_completion=True))
@@ -463,12 +463,26 @@ def _py(v):
     if isinstance(v, z3.BitVecNumRef):
         n, w = v.as_long(), v.size()
         return n - (1 << w) if w > 1 and n >> (w - 1) else n
-    if isinstance(v, z3.FPNumRef):
+    if z3.is_fp_value(v):
+        if v.isNaN():
+            return "nan"
+        if v.isInf():
+            return "-inf" if v.isNegative() else "inf"
+        if v.isZero():
+            return -0.0 if v.isNegative() else 0.0
+        text = v.as_string()  # "m*(2**e)" or "m"
+        mant, _, exp = text.partition("*(2**")
         try:
-            return float(eval(str(z3.fpToReal(v) if not v.isNaN() and not v.isInf() else "0")))  # noqa: S307
-        except Exception:
-            return str(v)
+            return float(mant) * 2.0 ** int(exp.rstrip(")")) if exp else float(mant)
+        except (ValueError, OverflowError):
+            return text
     return str(v)
+
+
+def _input_name(name: str) -> bool:
+    """Model variables a reader can set: entry arguments, block ids, grid sizes, positions
+    (not the internal leaves named by node id)."""
+    return name.startswith(("arg", "bid.", "grid.", "pos"))
 
 
 def _entry_assumes(f: Function, k: int, v, enc: ConeEncoder):
