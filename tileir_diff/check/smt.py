@@ -108,6 +108,7 @@ class _Side:
         self.enc, self.f, self.index, self.name, self.shared = enc, f, index, name, shared
         self.cache: Dict[int, object] = {}
         self.defined: List[object] = []
+        self.exact: List[object] = []   # integer mode: no step leaves its width (else not exact)
         self.assumes: List[str] = []
         self.cone: set = set()
 
@@ -122,6 +123,8 @@ class _Side:
         et = _elem(v.type)
         if et is None or (not et.is_int and et.name not in _FP_SORTS):
             raise Unsupported(f"a value of type {v.type}")
+        if self.enc.ints and not et.is_int:
+            raise Unsupported("a float value in the integer encoding")
         if _num(v.type) != 1 and self.enc.shape is not None and v.type.shape != self.enc.shape:
             raise Unsupported(f"a value of shape {v.type.shape} in a cone of shape {self.enc.shape}")
         nid, res = self.index.producer[v.vid]
@@ -181,7 +184,119 @@ class _Side:
             return self._float(op, what, ops, et)
         if not et.is_int and what not in ("cmp",):
             raise _Leaf()
+        if self.enc.ints:
+            return self._ideal(op, what, ops, v)
         return self._int(op, what, ops, v)
+
+    def _ideal(self, op, what, ops, v):
+        """The integer mode: each value is its signed reading as a mathematical integer (i1: 0
+        or 1); a step whose ideal result leaves its width adds an obligation (``exact``), so the
+        encoding equals the bit-vector one wherever every obligation holds."""
+        signed = _enum(op, "Signedness", "signed") == "signed"
+        ovf = _enum(op, "IntegerOverflow", "none")
+        flagged = ovf != "none"
+        d = self.defined
+        et = _elem(v.type)
+        w = et.width
+        lo, hi = _range(w)
+
+        def fit(r, width=w):
+            a, b = _range(width)
+            cond = z3.And(r >= a, r <= b)
+            (d if flagged else self.exact).append(cond)
+            if ovf in ("no_unsigned_wrap", "no_wrap"):
+                raise _Leaf()  # an unsigned no-wrap flag: the bit-vector encoding states it
+            return r
+
+        def u(x, width):
+            return x if width == 1 else z3.If(x < 0, x + (1 << width), x)
+
+        def s_(x, width):
+            return x if width == 1 else z3.If(x > (1 << (width - 1)) - 1, x - (1 << width), x)
+
+        def b01(c):
+            return z3.If(c, z3.IntVal(1), z3.IntVal(0))
+
+        if what in ("add", "sub", "mul"):
+            a, b = ops
+            if w == 1:
+                raise _Leaf()
+            return fit({"add": a + b, "sub": a - b, "mul": a * b}[what])
+        if what in ("and", "or", "xor"):
+            if w != 1:
+                raise Unsupported("a bitwise op in the integer encoding")
+            a, b = ops
+            return b01({"and": z3.And(a == 1, b == 1), "or": z3.Or(a == 1, b == 1),
+                        "xor": z3.Xor(a == 1, b == 1)}[what])
+        if what in ("min", "max"):
+            a, b = ops
+            if not signed:
+                a2, b2 = u(a, w), u(b, w)
+            else:
+                a2, b2 = a, b
+            lt = a2 < b2
+            return z3.If(lt, a, b) if what == "min" else z3.If(lt, b, a)
+        if what in ("div", "rem"):
+            a, b = ops
+            if w == 1:
+                raise _Leaf()
+            d.append(b != 0)
+            if not signed:
+                ua, ub = u(a, w), u(b, w)
+                rounding = _enum(op, "RoundingMode", "zero")
+                q = ua / ub  # z3's integer division floors for a positive divisor
+                if what == "rem":
+                    return s_(ua % ub, w)
+                if rounding in ("zero", "negative_inf"):
+                    return s_(q, w)
+                if rounding == "positive_inf":
+                    return s_(z3.If(ua % ub != 0, q + 1, q), w)
+                raise _Leaf()
+            d.append(z3.Not(z3.And(a == lo, b == -1)))
+            floor = z3.If(b > 0, a / b, (-a) / (-b))
+            trunc = z3.If(a >= 0, z3.If(b > 0, a / b, -(a / (-b))), z3.If(b > 0, -((-a) / b), (-a) / (-b)))
+            if what == "rem":
+                return z3.If(a >= 0, a % b, -((-a) % b))  # the sign of the dividend (z3's % is >= 0)
+            rounding = _enum(op, "RoundingMode", "zero")
+            if rounding == "zero":
+                return trunc
+            if rounding == "negative_inf":
+                return floor
+            if rounding == "positive_inf":
+                return -z3.If(b > 0, (-a) / b, a / (-b))
+            raise _Leaf()
+        if what in ("shl", "shr"):
+            raise Unsupported("a shift in the integer encoding")
+        if what == "neg":
+            (a,) = ops
+            return fit(-a)
+        if what == "abs":
+            (a,) = ops
+            return fit(z3.If(a < 0, -a, a))
+        if what == "cmp":
+            a, b = ops
+            fw = _elem(op.operands[0].type).width
+            if not signed:
+                a, b = u(a, fw), u(b, fw)
+            pred = _enum(op, "ComparisonPredicate")
+            table = {"equal": lambda: a == b, "not_equal": lambda: a != b, "less_than": lambda: a < b,
+                     "less_than_or_equal": lambda: a <= b, "greater_than": lambda: a > b,
+                     "greater_than_or_equal": lambda: a >= b}
+            if pred not in table:
+                raise _Leaf()
+            return b01(table[pred]())
+        if what == "ext":
+            (a,) = ops
+            fw = _elem(op.operands[0].type).width
+            if fw == 1:
+                return z3.If(a == 1, z3.IntVal(-1 if signed else 1), z3.IntVal(0))
+            return a if signed else u(a, fw)
+        if what == "trunc":
+            (a,) = ops
+            if w == 1:
+                raise _Leaf()
+            return fit(a)
+        raise _Leaf()
 
     def _float(self, op, what, ops, et):
         if op.attributes.get("flush_to_zero"):
@@ -321,14 +436,19 @@ class ConeEncoder:
         self.launch = list(launch)
         self.timeout_s = timeout_s
         self.shape: Optional[Tuple[int, ...]] = None
+        self.ints = False  # the integer mode (see _Side._ideal), tried when bit-vectors time out
         self._vars: Dict[str, object] = {}
         self._facts: List[Tuple[str, object]] = []
+
+    def _fact(self, name: str, fact) -> None:
+        if not any(n == name for n, _ in self._facts):
+            self._facts.append((name, fact))
 
     # --- variables and facts ----------------------------------------------------------------
     def sort(self, t):
         et = _elem(t)
         if et.is_int:
-            return z3.BitVecSort(et.width)
+            return z3.IntSort() if self.ints else z3.BitVecSort(et.width)
         return z3.FPSort(*_FP_SORTS[et.name])
 
     def var(self, name: str, t):
@@ -337,23 +457,26 @@ class ConeEncoder:
         if key not in self._vars:
             self._vars[key] = z3.Const(name, sort)
         v = self._vars[key]
+        if self.ints:
+            et = _elem(t)
+            lo, hi = (0, 1) if et.width == 1 else _range(et.width)
+            self._fact(f"{name.split(':')[0]} is an {et.name} (IR fact)", z3.And(v >= lo, v <= hi))
         if name.startswith("arg"):
             self._arg_facts(name, v)
         return v
 
     def block_var(self, base: str, dim: str):
-        bid, grid = z3.BitVec(f"bid.{dim}", 32), z3.BitVec(f"grid.{dim}", 32)
-        name = f"0 <= bid.{dim} < grid.{dim} <= 2^31 - 1 (IR fact: tile block ids and grid sizes)"
-        if not any(n == name for n, _ in self._facts):
-            self._facts.append((name, z3.And(bid >= 0, bid < grid)))
+        make = z3.Int if self.ints else (lambda n: z3.BitVec(n, 32))
+        bid, grid = make(f"bid.{dim}"), make(f"grid.{dim}")
+        self._fact(f"0 <= bid.{dim} < grid.{dim} <= 2^31 - 1 (IR fact: tile block ids and grid sizes)",
+                   z3.And(bid >= 0, bid < grid, grid <= (1 << 31) - 1) if self.ints else z3.And(bid >= 0, bid < grid))
         return bid if base == "bid" else grid
 
     def position(self, t: TileType):
         w, n = _elem(t).width, t.shape[0]
-        p = z3.BitVec(f"pos:{w}", w)
+        p = z3.Int(f"pos:{w}") if self.ints else z3.BitVec(f"pos:{w}", w)
         name = f"0 <= pos < {n} (IR fact: the element position of an iota)"
-        if not any(x == name for x, _ in self._facts):
-            self._facts.append((name, z3.And(z3.UGE(p, 0), z3.ULT(p, n))))
+        self._fact(name, z3.And(p >= 0, p < n) if self.ints else z3.And(z3.UGE(p, 0), z3.ULT(p, n)))
         return p
 
     def constant(self, value, t):
@@ -364,12 +487,22 @@ class ConeEncoder:
             bits = int(value.bits()[0])
         else:
             raise _Leaf()
+        if et.is_int and self.ints:
+            bits &= (1 << et.width) - 1
+            return z3.IntVal(bits - (1 << et.width) if et.width > 1 and bits >> (et.width - 1) else bits)
         if et.is_int:
             return z3.BitVecVal(bits, et.width)
         return z3.fpBVToFP(z3.BitVecVal(bits, et.width), self.sort(t))
 
     def predicate(self, p, x, t):
         """The fact an ``assume`` predicate states about ``x`` (None: nothing the encoding models)."""
+        if self.ints and isinstance(x, z3.ArithRef):
+            if isinstance(p, Bounded):
+                parts = ([x >= p.lb] if p.lb is not None else []) + ([x <= p.ub] if p.ub is not None else [])
+                return z3.And(*parts) if parts else None
+            if isinstance(p, DivBy) and p.every is None and p.along is None and p.divisor > 0:
+                return x % p.divisor == 0
+            return None
         if not isinstance(x, z3.BitVecRef):
             return None
         w = x.size()
@@ -396,6 +529,9 @@ class ConeEncoder:
 
     # --- the query ----------------------------------------------------------------------------
     def prove(self, vl: Value, vr: Value) -> Outcome:
+        """Bit-vectors first, with half the budget; when z3 gives no answer there, the integer
+        mode (nonlinear integer arithmetic is easier for z3 than 32-bit dividers) with the rest,
+        valid only once a first query shows no step can leave its width under the facts."""
         import time
         t0 = time.perf_counter()
         if z3 is None:
@@ -403,18 +539,32 @@ class ConeEncoder:
         if vl.type != vr.type:
             return Outcome("unsupported", note="the two values have different types")
         self.shape = vl.type.shape if isinstance(vl.type, TileType) else None
+        out = self._attempt(vl, vr, False, self.timeout_s / 2)
+        if out.status == "undecided":
+            rest = max(0.001, self.timeout_s - (time.perf_counter() - t0))
+            second = self._attempt(vl, vr, True, rest)
+            if second.status in ("equal", "different"):
+                second.note = "decided in the integer encoding (every step proven to stay within its width)"
+                out = second
+            elif second.note:
+                out.note = f"{out.note}; integer encoding: {second.note}"
+        out.seconds = time.perf_counter() - t0
+        return out
+
+    def _attempt(self, vl: Value, vr: Value, ints: bool, budget_s: float) -> Outcome:
+        self.ints = ints
+        self._facts = []
         L = _Side(self, self.left.f, self.left, "left", self.shared_left)
         R = _Side(self, self.right.f, self.right, "right", self.shared_right)
-        self._facts = []
         try:
             a, b = L.value(vl), R.value(vr)
         except Unsupported as e:
-            return Outcome("unsupported", note=str(e), seconds=time.perf_counter() - t0)
+            return Outcome("unsupported", note=str(e))
         except z3.Z3Exception as e:
-            return Outcome("unsupported", note=f"encoding failed: {e}", seconds=time.perf_counter() - t0)
+            return Outcome("unsupported", note=f"encoding failed: {e}")
         for name, make in self.launch:
             try:
-                self._facts.append((name, make(self)))
+                self._fact(name, make(self))
             except (Unsupported, KeyError, ValueError):
                 continue
         if isinstance(a, z3.FPRef):
@@ -424,27 +574,26 @@ class ConeEncoder:
             same = a == b
         dl, dr = z3.And(*L.defined) if L.defined else z3.BoolVal(True), \
             z3.And(*R.defined) if R.defined else z3.BoolVal(True)
-        s = z3.Solver()
-        s.set("timeout", max(1, int(self.timeout_s * 1000)))
-        labels = {}
-        for i, (name, fact) in enumerate(self._facts):
-            lab = z3.Bool(f"fact{i}")
-            labels[str(lab)] = name
-            s.assert_and_track(fact, lab)
-        s.add(z3.Or(z3.And(dl, dr, z3.Not(same)), dl != dr))
-        r = s.check()
         out = Outcome("undecided", cone_left=set(L.cone), cone_right=set(R.cone))
+        used: List[str] = []
+        t_end = _now() + budget_s
+        if ints and (L.exact or R.exact):
+            r, core = self._check(z3.Not(z3.And(*(L.exact + R.exact))), t_end)
+            if r != z3.unsat:
+                out.note = ("a step may leave its width under the facts" if r == z3.sat
+                            else "no answer on whether a step leaves its width")
+                return out
+            used += core
+        r, core, m = self._check(z3.Or(z3.And(dl, dr, z3.Not(same)), dl != dr), t_end, model=True)
         if r == z3.unsat:
             out.status = "equal"
-            out.facts = sorted(labels[str(c)] for c in s.unsat_core()) + sorted(set(L.assumes + R.assumes))
+            out.facts = sorted(set(used + core)) + sorted(set(L.assumes + R.assumes))
         elif r == z3.sat:
             out.status = "different"
-            m = s.model()
             cex = {}
             for d in m.decls():
-                if not _input_name(d.name()):
-                    continue
-                cex[d.name()] = _py(m[d])
+                if _input_name(d.name()):
+                    cex[d.name().split(":")[0]] = _py(m[d])
             cex["left"] = _py(m.eval(a, model_completion=True))
             cex["right"] = _py(m.eval(b, model_completion=True))
             if not z3.is_true(m.eval(dl, model_completion=True)):
@@ -453,9 +602,33 @@ class ConeEncoder:
                 cex["right"] = "undefined"
             out.counterexample = dict(sorted(cex.items()))
         else:
-            out.note = f"z3 gave no answer within {self.timeout_s:g} s ({s.reason_unknown()})"
-        out.seconds = time.perf_counter() - t0
+            out.note = f"z3 gave no answer within {self.timeout_s:g} s"
         return out
+
+    def _check(self, goal, t_end: float, model: bool = False):
+        """(result, names of the facts in the unsat core[, model]) of facts + goal."""
+        s = z3.Solver()
+        s.set("timeout", max(1, int((t_end - _now()) * 1000)))
+        labels = {}
+        for i, (name, fact) in enumerate(self._facts):
+            lab = z3.Bool(f"fact{i}")
+            labels[str(lab)] = name
+            s.assert_and_track(fact, lab)
+        s.add(goal)
+        r = s.check()
+        core = [labels[str(c)] for c in s.unsat_core()] if r == z3.unsat else []
+        if model:
+            return r, core, (s.model() if r == z3.sat else None)
+        return r, core
+
+
+def _now() -> float:
+    import time
+    return time.perf_counter()
+
+
+def _range(width: int) -> Tuple[int, int]:
+    return -(1 << (width - 1)), (1 << (width - 1)) - 1
 
 
 def _py(v):
@@ -534,7 +707,7 @@ def launch_fact(text: str) -> Tuple[str, Callable]:
     def make(enc: ConeEncoder):
         def val(n):
             if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool):
-                return (z3.BitVecVal(n.value, W),) + fits(n.value, n.value)
+                return ((z3.IntVal(n.value) if enc.ints else z3.BitVecVal(n.value, W)),) + fits(n.value, n.value)
             if isinstance(n, ast.Name) and n.id.startswith("arg") and n.id[3:].isdigit():
                 k = int(n.id[3:])
                 args = enc.left.f.arguments
@@ -542,10 +715,11 @@ def launch_fact(text: str) -> Tuple[str, Callable]:
                 if et is None or not et.is_int or et.width > 32:
                     raise ValueError(f"launch fact {text!r}: argument {k} is not an integer of at most 32 bits")
                 x = enc.var(n.id, args[k].type)
-                return (z3.SignExt(W - x.size(), x),) + i32
+                return ((x if enc.ints else z3.SignExt(W - x.size(), x)),) + i32
             if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in ("bid", "grid") \
                     and n.attr in ("x", "y", "z"):
-                return (z3.SignExt(W - 32, enc.block_var(n.value.id, n.attr)),) + i32
+                x = enc.block_var(n.value.id, n.attr)
+                return ((x if enc.ints else z3.SignExt(W - 32, x)),) + i32
             if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
                 a, lo, hi = val(n.operand)
                 return (-a,) + fits(-hi, -lo)
@@ -558,6 +732,11 @@ def launch_fact(text: str) -> Tuple[str, Callable]:
                 if isinstance(n.op, ast.Mult):
                     c = [alo * blo, alo * bhi, ahi * blo, ahi * bhi]
                     return (a * b,) + fits(min(c), max(c))
+                if isinstance(n.op, (ast.FloorDiv, ast.Mod)) and blo > 0 and enc.ints:
+                    # z3's integer division and modulo floor for a positive divisor
+                    bounds = (min(alo // blo, alo // bhi), max(ahi // blo, ahi // bhi)) \
+                        if isinstance(n.op, ast.FloorDiv) else (0, bhi - 1)
+                    return ((a / b) if isinstance(n.op, ast.FloorDiv) else (a % b),) + fits(*bounds)
                 if isinstance(n.op, (ast.FloorDiv, ast.Mod)) and blo > 0:
                     q = a / b
                     r = z3.SRem(a, b)
