@@ -187,3 +187,34 @@ def test_launch_fact_refuses_what_it_cannot_state_exactly(bad):
         from tileir_diff.check.checker import _Index
         ix = _Index(a.functions[0], 0)
         make(smt.ConeEncoder(ix, ix, lambda *_: None, lambda *_: None))
+
+
+def _attempt(a, b, ints: bool):
+    """The first operand slot of the load pair, posed directly in one encoding."""
+    from tileir_diff.check.checker import FunctionCheck
+    na, _ = normalize(a)
+    nb, _ = normalize(b)
+    fa, fb = na.functions[0], nb.functions[0]
+    ctx = match_functions(FunctionGraph(fa, 0), FunctionGraph(fb, 0), Limits(), float("inf"))
+    fc = FunctionCheck(fa, 0, fb, 0, ctx.mapping.l2r, a.functions[0], b.functions[0])
+    fc.run()
+    enc = smt.ConeEncoder(fc.L, fc.R, lambda n, r: fc._shared(n, r, True), lambda n, r: fc._shared(n, r, False),
+                          entry_facts=(a.functions[0], b.functions[0]))
+    load_l = next(op for op in fa.body.operations if op.name == "load_view_tko")
+    load_r = next(op for op in fb.body.operations if op.name == "load_view_tko")
+    enc.shape = None
+    return enc._attempt(load_l.operands[1], load_r.operands[1], ints, 5.0)
+
+
+@pytest.mark.parametrize("ints", [False, True])
+def test_both_encodings_agree_on_ceil_division_and_its_mutants(ints):
+    assert _attempt(_indexed(CDIV_PY), _indexed(CDIV_RS), ints).status == "equal"
+    off_by_one = _attempt(_indexed(CDIV_PY), _indexed(CDIV_RS.replace("<i32: 127>", "<i32: 128>")), ints)
+    assert off_by_one.status == "different" and off_by_one.counterexample["arg2"] % 128 == 0
+
+
+def test_integer_encoding_refuses_when_a_step_may_wrap():
+    # without the upper bound n + 127 may leave 32 bits: the integer encoding must not answer
+    unbounded = "  %n = assume bounded<0, ?>, %arg2 : tile<i32>\n"
+    out = _attempt(_indexed(CDIV_PY.replace(BOUND, unbounded)), _indexed(CDIV_RS.replace(BOUND, unbounded)), True)
+    assert out.status == "undecided" and "width" in out.note

@@ -633,6 +633,8 @@ def _range(width: int) -> Tuple[int, int]:
 
 def _py(v):
     """A model value as a plain number: bit-vectors signed, floats as Python floats."""
+    if z3.is_int_value(v):
+        return v.as_long()
     if isinstance(v, z3.BitVecNumRef):
         n, w = v.as_long(), v.size()
         return n - (1 << w) if w > 1 and n >> (w - 1) else n
