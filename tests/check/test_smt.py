@@ -218,3 +218,17 @@ def test_integer_encoding_refuses_when_a_step_may_wrap():
     unbounded = "  %n = assume bounded<0, ?>, %arg2 : tile<i32>\n"
     out = _attempt(_indexed(CDIV_PY.replace(BOUND, unbounded)), _indexed(CDIV_RS.replace(BOUND, unbounded)), True)
     assert out.status == "undecided" and "width" in out.note
+
+
+def test_a_pair_is_never_its_own_leaf():
+    """Mutation-engine find: a broadcast (a leaf unless its source has one element) whose
+    source was rewired was "proven" equal to itself through its own shared leaf."""
+    a = kernel(load("a") + "  %r = reshape %a : tile<128xf32> -> tile<128x1xf32>\n"
+               "  %b = broadcast %r : tile<128x1xf32> -> tile<128x1xf32>\n"
+               "  %c = reshape %b : tile<128x1xf32> -> tile<128xf32>\n" + store("%c"))
+    b = kernel(load("a") + "  %n = negf %a : tile<128xf32>\n  %r = reshape %n : tile<128xf32> -> tile<128x1xf32>\n"
+               "  %b = broadcast %r : tile<128x1xf32> -> tile<128x1xf32>\n"
+               "  %c = reshape %b : tile<128x1xf32> -> tile<128xf32>\n" + store("%c"))
+    r = _diff(a, b)
+    assert r.verdict == "different", r.brief()
+    assert not any(p["status"] == "equal" for p in r.proofs), r.proofs

@@ -111,6 +111,7 @@ class _Side:
         self.exact: List[object] = []   # integer mode: no step leaves its width (else not exact)
         self.assumes: List[str] = []
         self.cone: set = set()
+        self.root_vid: Optional[int] = None
 
     def value(self, v: Value):
         if v.vid in self.cache:
@@ -118,6 +119,12 @@ class _Side:
         term = self._value(v)
         self.cache[v.vid] = term
         return term
+
+    def root(self, v: Value):
+        """The value under proof: always expanded. As a leaf it would be named by the very pair
+        whose equality is asked (circular)."""
+        self.root_vid = v.vid
+        return self.value(v)
 
     def _value(self, v: Value):
         et = _elem(v.type)
@@ -131,15 +138,20 @@ class _Side:
         op = self.index.ops.get(nid)
         sem = OPS_BY_NAME[op.name].semantics if op is not None and op.name in OPS_BY_NAME else None
         if op is None or sem is None:
-            return self._leaf(nid, res, v)
+            return self._root_leaf(v) or self._leaf(nid, res, v)
         if len(self.cone) >= MAX_CONE_OPS:
             raise Unsupported(f"a cone of more than {MAX_CONE_OPS} ops")
         try:
             term = self._op(op, sem, res, v, et)
         except _Leaf:
-            return self._leaf(nid, res, v)
+            return self._root_leaf(v) or self._leaf(nid, res, v)
         self.cone.add(nid)
         return term
+
+    def _root_leaf(self, v: Value):
+        if v.vid == self.root_vid:
+            raise Unsupported("the value under proof is not an op the encoding expands")
+        return None
 
     def _leaf(self, nid: str, res: int, v: Value):
         name = self.shared(nid, res)
@@ -557,7 +569,7 @@ class ConeEncoder:
         L = _Side(self, self.left.f, self.left, "left", self.shared_left)
         R = _Side(self, self.right.f, self.right, "right", self.shared_right)
         try:
-            a, b = L.value(vl), R.value(vr)
+            a, b = L.root(vl), R.root(vr)
         except Unsupported as e:
             return Outcome("unsupported", note=str(e))
         except z3.Z3Exception as e:
