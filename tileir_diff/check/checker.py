@@ -326,6 +326,8 @@ class FunctionCheck:
             self.proof_skipped = smt.skipped_reason()
             return
         L, R, l2r, r2l = self.L, self.R, self.l2r, self.r2l
+        if any(v.kind in ("signature", "unverifiable") for v in self.violations):
+            return  # entry argument k is one leaf on both sides only when check 1 holds
         opts = self.proof
         facts = tuple(f if f is not None else g for f, g in zip(opts.entry_facts, (L.f, R.f)))
         enc = smt.ConeEncoder(L, R, lambda nid, res: self._shared(nid, res, True),
@@ -338,7 +340,8 @@ class FunctionCheck:
         if not by_pair:
             return
         blocked = {(v.left, v.right) for v in self.violations if v.kind not in ("label", "operand", "unmapped")}
-        proven_pairs, proven_slots = set(), set()
+        proven_pairs = set()
+        slots_l, slots_r = set(), set()  # (user, operand index) proven, per side (ids may coincide)
         cone_l, cone_r = set(), set()
         for (l, r), vs in by_pair.items():
             if (l, r) in blocked or l not in L.ops or r not in R.ops:
@@ -371,15 +374,15 @@ class FunctionCheck:
                 if queries[0][0] is None:
                     proven_pairs.add((l, r))
                 else:
-                    proven_slots |= {(l, slot) for slot, _, _ in queries}
-                    proven_slots |= {(r, slot) for slot, _, _ in queries}
+                    slots_l |= {(l, slot) for slot, _, _ in queries}
+                    slots_r |= {(r, slot) for slot, _, _ in queries}
                     proven_pairs.add((l, r))
         if not proven_pairs:
             return
         whole_l = {l for l, _ in proven_pairs if l in L.ops and _encodable(L.ops[l])}
         whole_r = {r for _, r in proven_pairs if r in R.ops and _encodable(R.ops[r])}
-        free_l = self._free(L, {x for x in cone_l if x not in l2r}, l2r, whole_l, proven_slots)
-        free_r = self._free(R, {x for x in cone_r if x not in r2l}, r2l, whole_r, proven_slots)
+        free_l = self._free(L, {x for x in cone_l if x not in l2r}, whole_l, slots_l)
+        free_r = self._free(R, {x for x in cone_r if x not in r2l}, whole_r, slots_r)
         pairs_l = {l for l, _ in proven_pairs}
         pairs_r = {r for _, r in proven_pairs}
         self.discharged_left = pairs_l | free_l
@@ -397,7 +400,7 @@ class FunctionCheck:
         return any(x not in self.l2r and self.L.ops[x].name == "assume" for x in out.cone_left if x in self.L.ops) \
             or any(x not in self.r2l and self.R.ops[x].name == "assume" for x in out.cone_right if x in self.R.ops)
 
-    def _free(self, ix: _Index, candidates: set, own: Dict[str, str], whole: set, slots: set) -> set:
+    def _free(self, ix: _Index, candidates: set, whole: set, slots: set) -> set:
         """The unpaired pure ops of a proven cone every use of which lies inside a proof."""
         users: Dict[str, List[Tuple[str, int]]] = {}
         for nid in ix.order:

@@ -551,8 +551,9 @@ class ConeEncoder:
         if vl.type != vr.type:
             return Outcome("unsupported", note="the two values have different types")
         self.shape = vl.type.shape if isinstance(vl.type, TileType) else None
-        out = self._attempt(vl, vr, False, self.timeout_s / 2)
-        if out.status == "undecided":
+        is_float = not _elem(vl.type).is_int  # the integer mode has no floats: all the budget
+        out = self._attempt(vl, vr, False, self.timeout_s if is_float else self.timeout_s / 2)
+        if out.status == "undecided" and not is_float:
             rest = max(0.001, self.timeout_s - (time.perf_counter() - t0))
             second = self._attempt(vl, vr, True, rest)
             if second.status in ("equal", "different"):
