@@ -232,3 +232,20 @@ def test_a_pair_is_never_its_own_leaf():
     r = _diff(a, b)
     assert r.verdict == "different", r.brief()
     assert not any(p["status"] == "equal" for p in r.proofs), r.proofs
+
+
+def test_cli_launch_fact_and_timeout(tmp_path, capsys):
+    from tileir_diff.cli import main
+    from tileir_diff.text.printer import print_module
+    a = _indexed("  %c = constant <i32: 4> : tile<i32>\n  %q = mini %bx, %c signed : tile<i32>\n")
+    b = _indexed("", index="%bx")
+    pa, pb = tmp_path / "a.mlir", tmp_path / "b.mlir"
+    pa.write_text(print_module(a))
+    pb.write_text(print_module(b))
+    assert main(["diff", str(pa), str(pb)]) == 1
+    out = capsys.readouterr().out
+    assert "counterexample (z3): bid.x=" in out
+    assert main(["diff", str(pa), str(pb), "--launch-fact", "grid.x <= 4", "--smt-timeout", "5"]) == 0
+    assert "proven equal (smt-equivalence)" in capsys.readouterr().out
+    assert main(["diff", str(pa), str(pb), "--launch-fact", "grid.x <="]) == 2
+    assert main(["diff", str(pa), str(pb), "--smt-timeout", "0"]) == 2

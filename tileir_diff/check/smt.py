@@ -575,11 +575,12 @@ class ConeEncoder:
             return Outcome("unsupported", note=str(e))
         except z3.Z3Exception as e:
             return Outcome("unsupported", note=f"encoding failed: {e}")
+        ignored = []
         for name, make in self.launch:
             try:
                 self._fact(name, make(self))
-            except (Unsupported, KeyError, ValueError):
-                continue
+            except (Unsupported, KeyError, ValueError) as e:
+                ignored.append(str(e))
         if isinstance(a, z3.FPRef):
             same = z3.Or(z3.And(z3.fpIsNaN(a), z3.fpIsNaN(b)),
                          z3.And(z3.fpEQ(a, b), z3.fpIsNegative(a) == z3.fpIsNegative(b)))
@@ -588,6 +589,8 @@ class ConeEncoder:
         dl, dr = z3.And(*L.defined) if L.defined else z3.BoolVal(True), \
             z3.And(*R.defined) if R.defined else z3.BoolVal(True)
         out = Outcome("undecided", cone_left=set(L.cone), cone_right=set(R.cone))
+        if ignored:
+            out.note = "launch fact ignored: " + "; ".join(ignored)
         used: List[str] = []
         t_end = _now() + budget_s
         if ints and (L.exact or R.exact):
@@ -615,7 +618,7 @@ class ConeEncoder:
                 cex["right"] = "undefined"
             out.counterexample = dict(sorted(cex.items()))
         else:
-            out.note = f"z3 gave no answer within {self.timeout_s:g} s"
+            out.note = "; ".join(x for x in (out.note, f"z3 gave no answer within {self.timeout_s:g} s") if x)
         return out
 
     def _check(self, goal, t_end: float, model: bool = False):

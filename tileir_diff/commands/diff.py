@@ -31,6 +31,11 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--trials", type=int, default=20, metavar="N", help="--execute: inputs to try (default 20)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="--execute: random seed (default 0)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing; only the exit status")
+    p.add_argument("--smt-timeout", type=float, default=None, metavar="S",
+                   help="smt-equivalence: z3's budget per query in seconds (default 2); past it: undecided")
+    p.add_argument("--launch-fact", action="append", default=[], metavar="EXPR",
+                   help="smt-equivalence: a fact of the launch, e.g. 'grid.x == cdiv(arg11, 128) * cdiv(arg12, 128)' "
+                        "(repeatable; names arg<k>, bid.x, grid.x; reported when a proof uses it)")
     p.set_defaults(func=run)
     return p
 
@@ -74,11 +79,21 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("diff needs two inputs: tileir-diff diff LEFT RIGHT")
     if args.trials < 1:
         raise UsageError(f"--trials must be at least 1, got {args.trials}")
+    if args.smt_timeout is not None and not args.smt_timeout > 0:
+        raise UsageError(f"--smt-timeout must be positive, got {args.smt_timeout}")
+    from ..check.smt import launch_fact
+    for text in args.launch_fact:
+        try:
+            launch_fact(text)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
     from ..api import diff
     from ..normalize import UnknownRuleError
     try:
         result = diff(args.left, args.right, rules=split_names(args.rules) if args.rules is not None else None,
-                      disable=split_names(args.disable), execute=args.execute, trials=args.trials, seed=args.seed)
+                      disable=split_names(args.disable), execute=args.execute, trials=args.trials, seed=args.seed,
+                      limits={"smt_timeout_s": args.smt_timeout} if args.smt_timeout is not None else None,
+                      launch=list(args.launch_fact))
     except UnknownRuleError as e:
         # A misspelt or non-optional rule name is a usage error, not a crash.
         raise UsageError(str(e)) from None
