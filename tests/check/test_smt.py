@@ -249,3 +249,11 @@ def test_cli_launch_fact_and_timeout(tmp_path, capsys):
     assert "proven equal (smt-equivalence)" in capsys.readouterr().out
     assert main(["diff", str(pa), str(pb), "--launch-fact", "grid.x <="]) == 2
     assert main(["diff", str(pa), str(pb), "--smt-timeout", "0"]) == 2
+
+
+def test_a_view_operand_is_unsupported_not_a_crash():
+    """A rewired view (not a tile) reaches the proof step as a slot query: unsupported."""
+    a = kernel(load("a") + store("%a"))
+    b = kernel(load("a", view="%py") + store("%a"))
+    r = _diff(a, b)
+    assert r.verdict == "different", r.brief()

@@ -551,7 +551,10 @@ class ConeEncoder:
         if vl.type != vr.type:
             return Outcome("unsupported", note="the two values have different types")
         self.shape = vl.type.shape if isinstance(vl.type, TileType) else None
-        is_float = not _elem(vl.type).is_int  # the integer mode has no floats: all the budget
+        et = _elem(vl.type)
+        if et is None or (not et.is_int and et.name not in _FP_SORTS):
+            return Outcome("unsupported", note=f"a value of type {vl.type}")
+        is_float = not et.is_int  # the integer mode has no floats: all the budget
         out = self._attempt(vl, vr, False, self.timeout_s if is_float else self.timeout_s / 2)
         if out.status == "undecided" and not is_float:
             rest = max(0.001, self.timeout_s - (time.perf_counter() - t0))
