@@ -156,6 +156,12 @@ int32_t cutile_gelu(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_
 int32_t cutile_dropout(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_t seed, float p,
                        int32_t device, uint64_t stream);
 
+/* out[r] = index of the first maximum of x[r, :] (ties: the smallest index, as torch). x: (M, N)
+   f16, bf16 or f32, unit column stride, any non-negative row stride; out: (M,) int64, unit
+   stride; 16-byte aligned bases; N >= 1 when M >= 1. out must not overlap x. */
+int32_t cutile_argmax(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_t device,
+                      uint64_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -569,3 +569,34 @@ fn dropout_validation() {
     assert_eq!(call(&TileirTensor { data: addr(1) + 2, ..x }, &out, 0.5), Status::Misaligned.code());
     assert_eq!(unsafe { cutile_dropout(&x, std::ptr::null(), 1, 0.5, 0, 0) }, Status::NullPointer.code());
 }
+
+#[test]
+fn argmax_validation() {
+    use tileir_kernels::ops::argmax::ffi::cutile_argmax;
+    let (m, n) = (13, 1000);
+    let x = tensor(addr(1), DType::F16, &[m, n]);
+    let out = tensor(addr(2), DType::I64, &[m]);
+    let call = |x: &TileirTensor, out: &TileirTensor| unsafe { cutile_argmax(x, out, 0, 0) };
+    assert!(passed_validation(call(&x, &out)), "{}", last_error());
+    assert!(passed_validation(call(&strided(addr(1), DType::F32, &[m, n], &[1003, 1]), &out)), "{}", last_error());
+    assert_eq!(call(&x, &tensor(addr(2), DType::I32, &[m])), Status::UnsupportedDtype.code());
+    assert_eq!(call(&tensor(addr(1), DType::I32, &[m, n]), &out), Status::UnsupportedDtype.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::I64, &[m, 1])), Status::BadRank.code());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[m * n]), &out), Status::BadRank.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::I64, &[m + 1])), Status::ShapeMismatch.code());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[m, 0]), &out), Status::UnsupportedShape.code());
+    assert_eq!(call(&strided(addr(1), DType::F16, &[m, n], &[1, m]), &out), Status::BadStride.code());
+    assert_eq!(call(&x, &strided(addr(2), DType::I64, &[m], &[2])), Status::BadStride.code());
+    assert_eq!(call(&TileirTensor { data: addr(1) + 2, ..x }, &out), Status::Misaligned.code());
+    assert_eq!(call(&x, &TileirTensor { data: addr(2) + 8, ..out }), Status::Misaligned.code());
+    assert_eq!(call(&x, &TileirTensor { data: addr(1) + 64, ..out }), Status::InvalidArgument.code());
+    assert_eq!(unsafe { cutile_argmax(&x, &out, -1, 0) }, Status::InvalidDevice.code());
+    assert_eq!(unsafe { cutile_argmax(std::ptr::null(), &out, 0, 0) }, Status::NullPointer.code());
+    // The aligned variant when N and the row stride are multiples of 8; a forced one still checks it.
+    assert_eq!(force(c"argmax", Some(c"f16_a8_m4_n1024")), 0);
+    assert!(passed_validation(call(&x, &out)), "{}", last_error());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[m, 1001]), &out), Status::UnsupportedShape.code());
+    assert_eq!(force(c"argmax", Some(c"f32_m4_n1024")), 0);
+    assert_eq!(call(&x, &out), Status::UnsupportedDtype.code());
+    assert_eq!(force(c"argmax", None), 0);
+}

@@ -560,3 +560,30 @@ fn tileiras_compiles_every_variant_for_sm90_and_sm100() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn argmax_structure() {
+    assert_eq!(ops::argmax::VARIANTS.len(), 5);
+    for v in ops::argmax::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, tn) = (v.constant("TILE_M"), v.constant("TILE_N"));
+        assert_eq!(count(text, "for "), 1, "{}: one loop over the column tiles", v.name);
+        assert_eq!(loads(text), 1, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}: row tile load", v.name);
+        assert_eq!(padded_views(text, "neg_inf"), 1, "{}: -inf padding never wins the max", v.name);
+        assert_eq!(count(text, "= iota "), 1, "{}: column indices", v.name);
+        // The tile max, the first matching column (min over matches, else NO_INDEX), and the
+        // strictly-greater merge that keeps the first index on ties across tiles.
+        assert_eq!(count(text, "cmpf equal ordered"), 1, "{}", v.name);
+        assert_eq!(count(text, "cmpf greater_than ordered"), 1, "{}", v.name);
+        assert_eq!(count(text, "mini "), 1, "{}", v.name);
+        assert!(text.contains(&format!("<i32: 2147483647> : tile<{tm}x{tn}xi32>")), "{}: NO_INDEX", v.name);
+        assert_eq!(count(text, "= select "), 3, "{}", v.name);
+        // The int32 index widened to int64 on store.
+        assert_eq!(count(text, "= exti "), 1, "{}: the int32 index widened once", v.name);
+        assert_eq!(stores(text), 1, "{}", v.name);
+        assert!(text.contains(&format!("tile<{tm}xi64>, partition_view<tile=({tm})")), "{}: int64 store", v.name);
+        assert!(text.contains("occupancy = 8"), "{}: occupancy hint as @ct.kernel(occupancy=8)", v.name);
+    }
+}

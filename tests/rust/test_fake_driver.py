@@ -267,6 +267,7 @@ VALID_CALLS = {
     "cutile_swiglu_bwd": 'T({x}, [4, 64], "float16"), *[T(A[i], [4, 64], "float16") for i in range(1, 5)]',
     "cutile_gelu": 'T({x}, [4, 64], "bfloat16"), T(A[1], [4, 64], "bfloat16"), 1',
     "cutile_dropout": 'T({x}, [64], "float16"), T(A[1], [64], "float16"), 7, ctypes.c_float(0.5)',
+    "cutile_argmax": 'T({x}, [4, 64], "float32"), T(A[1], [4], "int64")',
 }
 
 

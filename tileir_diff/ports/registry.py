@@ -67,6 +67,7 @@ FUNCTIONS: tuple[PortFunction, ...] = (
     PortFunction("gelu", "cutile_gelu", "gelu", ("gelu",), _t("x", "out") + (Arg("approximate", "flag", "APPROX"),)),
     PortFunction("dropout", "cutile_dropout", "dropout", ("dropout",),
                  _t("x", "out") + (Arg("seed", "i32"), Arg("p", "f32"))),
+    PortFunction("argmax", "cutile_argmax", "argmax", ("argmax_rows",), _t("x", "out")),
 )
 
 #: Every ported op, in table order.
