@@ -113,7 +113,12 @@ def _one_call_per_op():
              ("swiglu", "fwd_f16", {"M": 1024, "N": 4096}), ("swiglu", "bwd_f32", {"M": 1000, "N": 1000}),
              ("gelu", "erf_bf16", {"M": 1024, "N": 4096}), ("gelu", "tanh_f32_a8", {"M": 1000, "N": 1000}),
              ("dropout", "f16_t1024", {"N": 1 << 20}), ("dropout", "f32_strided_t1024", {"N": 65536, "noncontiguous": ["x"]}),
-             ("argmax", "bf16_m4_n1024", {"M": 1000, "N": 5000})]
+             ("argmax", "bf16_m4_n1024", {"M": 1000, "N": 5000}),
+             ("cross_entropy", "bf16_a8_v2048", {"M": 256, "V": 32000}),
+             ("cumsum", "row_f16_m4_n1024", {"M": 1000, "N": 1000}),
+             ("cumsum", "looped_f32_m4_n1024", {"M": 300, "N": 5000, "noncontiguous": ["x"]}),
+             ("embedding", "bf16_i64_rows_h1024", {"T": 256, "V": 32000, "H": 4096}),
+             ("embedding", "f32_i32_gather_bt8_h256", {"T": 300, "V": 5003, "H": 1000})]
     for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
         yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}-{name}")

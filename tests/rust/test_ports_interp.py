@@ -16,7 +16,7 @@ from tileir_diff.suite.catalog import load_op
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOTS = ROOT / "tests" / "corpus" / "rust"
-OPS = ("argmax", "cross_entropy", "cumsum")
+OPS = ("argmax", "cross_entropy", "cumsum", "embedding")
 NP_DTYPE = {"float16": np.float16, "float32": np.float32, "bfloat16": np.float32}
 
 
@@ -68,13 +68,27 @@ def _inputs_cumsum(v, rng, shape):
     return arrays, {"out": np.cumsum(x.astype(np.float64), axis=-1)}
 
 
-INPUTS = {"argmax": _inputs_argmax, "cross_entropy": _inputs_cross_entropy, "cumsum": _inputs_cumsum}
+def _inputs_embedding(v, rng, shape):
+    tokens, rows, h = shape
+    weight = _values(rng, (rows, h), v.dtypes["weight"])
+    ids = rng.integers(0, rows, size=tokens).astype(np.int64 if v.dtypes["ids"] == "int64" else np.int32)
+    ids[0], ids[-1] = rows - 1, 0  # the table's edges
+    out = np.full((tokens, h), np.nan, dtype=NP_DTYPE[v.dtypes["out"]])
+    pad = v.params[1].stride_divisible_by[0]  # keeps the row stride a multiple of 16 bytes
+    arrays = {"ids": ids, "weight": _padded(weight, v.dtypes["weight"], pad), "out": HostArray(out, v.dtypes["out"])}
+    return arrays, {"out": weight[ids].astype(np.float64)}
+
+
+INPUTS = {"argmax": _inputs_argmax, "cross_entropy": _inputs_cross_entropy, "cumsum": _inputs_cumsum,
+          "embedding": _inputs_embedding}
 
 
 def _shape(op, v):
     """Small and ragged: 2-3 row blocks, a partial last column tile; 3 column tiles where the
     kernel loops over them (argmax, cross_entropy, cumsum_looped), one where it takes whole rows."""
     aligned = "_a8" in v.name
+    if op == "embedding":  # 13 tokens (a ragged gather block), 3 hidden tiles, the last one partial
+        return (13, 37, 2 * v.constants["TILE_H"] + 8)
     if op == "cumsum" and v.kernel == "cumsum_row":
         return (7, 1000 if aligned else 999)
     tile = v.constants.get("TILE_N") or v.constants.get("TILE_V")

@@ -57,6 +57,6 @@ __all__ = [
     "FUNCTIONS", "PORTED_OPS", "PortFunction", "function_for", "wrapper_kwargs",
 ]
 
-from tileir_diff.ports.torch_ops import argmax  # noqa: E402
+from tileir_diff.ports.torch_ops import argmax, cross_entropy, cumsum, embedding  # noqa: E402
 
-__all__ += ["argmax"]
+__all__ += ["argmax", "cross_entropy", "cumsum", "embedding"]

@@ -50,6 +50,7 @@ ops! {
     argmax => argmax_kernel,
     cross_entropy => cross_entropy_kernel,
     cumsum => cumsum_kernel,
+    embedding => embedding_kernel,
 }
 
 /// Every variant of every op, in a stable order.
