@@ -182,8 +182,9 @@ int32_t cutile_cumsum(const tileir_tensor_t *x, const tileir_tensor_t *out, int3
    f32), unit column stride, row strides multiples of 16 bytes; 16-byte aligned bases. out
    must not overlap ids or weight. Prebuilt: f16 and f32 tables with int32 ids, bf16 with int32
    or int64 ids (others: NO_VARIANT). Ids are not range-checked, as in the reference kernels,
-   and must lie in [0, V): out of range, the gather kernel (T >= 64, bf16/f32 with int32 ids)
-   reads zeros, the one-token-per-block kernel loads a tile outside the table (undefined). */
+   and must lie in [0, V): an id >= V reads zeros in the gather kernel (T >= 64, bf16/f32 with
+   int32 ids); otherwise an id outside [0, V) is undefined (the one-token-per-block kernel
+   loads a tile outside the table). */
 int32_t cutile_embedding(const tileir_tensor_t *ids, const tileir_tensor_t *weight,
                          const tileir_tensor_t *out, int32_t device, uint64_t stream);
 

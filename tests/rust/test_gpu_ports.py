@@ -90,9 +90,9 @@ def test_numerics_match_reference(op, variant, shape, tolerances):
         for name, want in expected.items():
             got = inputs[name]
             tol = tolerances[str(got.dtype).replace("torch.", "")]
-            err = (got.to(torch.float64) - want.to(torch.float64)).abs()
+            err = (got.to(torch.float64) - want.to(got.device, torch.float64)).abs()
             record["outputs"][name] = {"max_abs_err": float(err.max()) if err.numel() else 0.0, **tol}
-            torch.testing.assert_close(got.to(torch.float64), want.to(torch.float64), rtol=tol["rtol"],
+            torch.testing.assert_close(got.to(torch.float64), want.to(got.device, torch.float64), rtol=tol["rtol"],
                                        atol=tol["atol"], msg=lambda m: f"{op}/{variant['name']} {shape} {name}: {m}")
         record["result"] = "pass"
     except AssertionError:
@@ -153,6 +153,8 @@ def test_runs_in_order_on_a_non_default_stream(op, variant, shape, how):
     for k in read_only:
         if tensors[k].element_size() == 1:  # float8: 0x7F is e4m3fn's NaN
             tensors[k].view(torch.uint8).fill_(0x7F)
+        elif not tensors[k].is_floating_point():  # ids, targets: 0 is valid, but the wrong one
+            tensors[k].fill_(0)
         else:
             tensors[k].fill_(float("nan"))
     torch.cuda.synchronize()
@@ -173,7 +175,8 @@ def test_runs_in_order_on_a_non_default_stream(op, variant, shape, how):
     for name, want in expected.items():
         got = inputs[name]
         t = tol[str(got.dtype).replace("torch.", "")]
-        torch.testing.assert_close(got.to(torch.float64), want.to(torch.float64), rtol=t["rtol"], atol=t["atol"])
+        torch.testing.assert_close(got.to(torch.float64), want.to(got.device, torch.float64), rtol=t["rtol"],
+                                   atol=t["atol"])
 
 
 def test_gpu_rejections():

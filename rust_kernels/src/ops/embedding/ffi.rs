@@ -14,9 +14,10 @@ use crate::variant::{check_disjoint, check_rank, check_same_dtype, pick, select}
 /// gather kernel where one exists (bf16, f32 with int32 ids), else one token per block.
 ///
 /// Ids are not range-checked (the library never reads device memory before the launch), as in
-/// the reference kernels, and must lie in [0, V) as torch requires: out of range, the gather
-/// kernel reads zeros (the table's zero padding), the rows kernel loads a tile wholly outside
-/// the table, which is undefined (it may read other memory); int64 ids are narrowed to int32.
+/// the reference kernels, and must lie in [0, V) as torch requires: an id >= V reads zeros in
+/// the gather kernel (the table view's zero padding); in the rows kernel an id outside [0, V)
+/// loads a tile wholly outside the table, which is undefined (it may read other memory), as is
+/// a negative id in the gather kernel. int64 ids are narrowed to int32.
 ///
 /// # Safety
 /// Each descriptor pointer is null or points to a readable descriptor; `stream` is a CUstream
