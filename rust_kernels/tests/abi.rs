@@ -622,7 +622,10 @@ fn cross_entropy_validation() {
     assert_eq!(call(&logits, &strided(addr(2), DType::I64, &[m], &[2]), &loss, &lse), Status::BadStride.code());
     assert_eq!(call(&logits, &target, &TileirTensor { data: addr(3) + 4, ..loss }, &lse), Status::Misaligned.code());
     assert_eq!(call(&logits, &target, &loss, &TileirTensor { data: addr(3), ..lse }), Status::InvalidArgument.code());
-    assert_eq!(call(&logits, &target, &TileirTensor { data: addr(1) + 64, ..loss }, &lse), Status::InvalidArgument.code());
+    assert_eq!(
+        call(&logits, &target, &TileirTensor { data: addr(1) + 64, ..loss }, &lse),
+        Status::InvalidArgument.code()
+    );
     assert_eq!(unsafe { cutile_cross_entropy(&logits, &target, &loss, &lse, -1, 0) }, Status::InvalidDevice.code());
     assert_eq!(
         unsafe { cutile_cross_entropy(&logits, std::ptr::null(), &loss, &lse, 0, 0) },

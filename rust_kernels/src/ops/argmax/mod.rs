@@ -44,8 +44,7 @@ pub static F32_M4_N1024: Variant = variant("f32_m4_n1024", &["f32", "4", "1024"]
 pub static F16_A8_M4_N1024: Variant = variant("f16_a8_m4_n1024", &["f16", "4", "1024"], &params_a8(DType::F16));
 pub static BF16_A8_M4_N1024: Variant = variant("bf16_a8_m4_n1024", &["bf16", "4", "1024"], &params_a8(DType::BF16));
 
-pub static VARIANTS: &[&Variant] =
-    &[&F16_M4_N1024, &BF16_M4_N1024, &F32_M4_N1024, &F16_A8_M4_N1024, &BF16_A8_M4_N1024];
+pub static VARIANTS: &[&Variant] = &[&F16_M4_N1024, &BF16_M4_N1024, &F32_M4_N1024, &F16_A8_M4_N1024, &BF16_A8_M4_N1024];
 
 /// Candidates for x's dtype, most specific first (analysis.json `selects_when`): the aligned
 /// variant when the last dim and row stride are multiples of 8 (f16, bf16), else the general one.

@@ -20,9 +20,8 @@ pub mod cross_entropy_kernel {
         let block: (i32, i32, i32) = get_tile_block_id();
         let row: i32 = block.0;
         // Counted on an unpadded view, as ct.num_tiles(logits, axis=1, shape=...) does.
-        let grid_view: Partition<E, { [1, TILE_V] }> = unsafe {
-            make_partition_view(logits, shape![1, TILE_V], padding::None, dim_map::Identity, logits.token())
-        };
+        let grid_view: Partition<E, { [1, TILE_V] }> =
+            unsafe { make_partition_view(logits, shape![1, TILE_V], padding::None, dim_map::Identity, logits.token()) };
         let num_col_tiles: i32 = num_tiles(&grid_view, 1);
         // The target id, narrowed to i32 as Python's astype (targets in [0, V) or -100 fit).
         // `no_signed_wrap`: cuTile Rust 0.5.0 cannot serialize a trunci without an overflow flag
@@ -50,7 +49,8 @@ pub mod cross_entropy_kernel {
             let raw: Tile<E, { [1, TILE_V] }> = tiles.load([row, j]);
             let t: Tile<f32, { [1, TILE_V] }> = convert_tile(raw);
             let offset: Tile<i32, { [] }> = scalar_to_tile(j * TILE_V);
-            let tile_cols: Tile<i32, { [1, TILE_V] }> = cols + offset.reshape(shape![1, 1]).broadcast(shape![1, TILE_V]);
+            let tile_cols: Tile<i32, { [1, TILE_V] }> =
+                cols + offset.reshape(shape![1, 1]).broadcast(shape![1, TILE_V]);
             let picked: Tile<f32, { [1, TILE_V] }> = select(eq_tile(tile_cols, tgt_row), t, zeros);
             let picked: Tile<f32, { [1] }> = reduce_sum(picked, 1);
             target_logit = target_logit + picked.reshape(shape![1, 1]);

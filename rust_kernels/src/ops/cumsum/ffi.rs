@@ -13,7 +13,12 @@ use crate::variant::{check_in_place, check_rank, check_same_dtype, check_same_sh
 /// Each descriptor pointer is null or points to a readable descriptor; `stream` is a CUstream
 /// of `device` or 0.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn cutile_cumsum(x: *const TileirTensor, out: *const TileirTensor, device: i32, stream: u64) -> i32 {
+pub unsafe extern "C" fn cutile_cumsum(
+    x: *const TileirTensor,
+    out: *const TileirTensor,
+    device: i32,
+    stream: u64,
+) -> i32 {
     guard(|| {
         // SAFETY: forwarded caller contract.
         let (x, out) = unsafe { (read(x, "x")?, read(out, "out")?) };
@@ -28,7 +33,10 @@ pub unsafe extern "C" fn cutile_cumsum(x: *const TileirTensor, out: *const Tilei
         let v = pick(OP, &["cumsum_row", "cumsum_looped"], &tensors, || {
             let c = candidates(x.dtype, n);
             if c.is_empty() {
-                return Err(Error::new(Status::UnsupportedDtype, format!("x: no cumsum variant for {}", x.dtype.torch_name())));
+                return Err(Error::new(
+                    Status::UnsupportedDtype,
+                    format!("x: no cumsum variant for {}", x.dtype.torch_name()),
+                ));
             }
             select(c, &tensors)
         })?;

@@ -1,7 +1,8 @@
 //! cuTile Rust port of reference/cumsum/kernel.py: inclusive prefix sum along the last axis of
-//! a 2-D array, accumulated in f32 (rows scanned through a transpose: see `scan_rows`). `cumsum_row` scans TILE_M whole rows (TILE_N >= N) in one
-//! tile; `cumsum_looped` streams the rows in TILE_N tiles, offsetting each tile's scan by the
-//! running row total (the carry) of the tiles before it.
+//! a 2-D array, accumulated in f32 (rows scanned through a transpose: see `scan_rows`).
+//! `cumsum_row` scans TILE_M whole rows (TILE_N >= N) in one tile; `cumsum_looped` streams the
+//! rows in TILE_N tiles, offsetting each tile's scan by the running row total (the carry) of the
+//! tiles before it.
 
 #[cutile::module]
 pub mod cumsum_kernel {
@@ -11,7 +12,9 @@ pub mod cumsum_kernel {
     /// emits every `scan_sum` with `dim = 0` whatever `dim` it is given (the compiler hard-codes
     /// the attribute), so the rows are scanned as the columns of the transposed tile; the two
     /// `permute`s are accepted in analysis.json.
-    fn scan_rows<const TILE_M: i32, const TILE_N: i32>(t: Tile<f32, { [TILE_M, TILE_N] }>) -> Tile<f32, { [TILE_M, TILE_N] }> {
+    fn scan_rows<const TILE_M: i32, const TILE_N: i32>(
+        t: Tile<f32, { [TILE_M, TILE_N] }>,
+    ) -> Tile<f32, { [TILE_M, TILE_N] }> {
         let columns: Tile<f32, { [TILE_N, TILE_M] }> = t.transpose();
         let scanned: Tile<f32, { [TILE_N, TILE_M] }> = scan_sum(columns, 0, reverse::Forward, 0.0f32);
         scanned.transpose()

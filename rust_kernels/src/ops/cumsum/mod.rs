@@ -15,10 +15,7 @@ const fn params(dtype: DType, aligned: bool) -> [ParamSpec; 2] {
     let x = TensorSpec::input("x", dtype, 2).unit_last().align(16);
     let out = TensorSpec::output("out", dtype, 2).unit_last().align(16);
     if aligned {
-        [
-            ParamSpec::Tensor(x.stride_div(8, 1).shape_div(1, 8)),
-            ParamSpec::Tensor(out.stride_div(8, 1).shape_div(1, 8)),
-        ]
+        [ParamSpec::Tensor(x.stride_div(8, 1).shape_div(1, 8)), ParamSpec::Tensor(out.stride_div(8, 1).shape_div(1, 8))]
     } else {
         [ParamSpec::Tensor(x), ParamSpec::Tensor(out)]
     }
@@ -30,7 +27,15 @@ const fn variant(
     generics: &'static [&'static str],
     params: &'static [ParamSpec],
 ) -> Variant {
-    Variant { op: OP, name, module: "cumsum_kernel", entry, generic_names: &["E", "TILE_M", "TILE_N"], generics, params }
+    Variant {
+        op: OP,
+        name,
+        module: "cumsum_kernel",
+        entry,
+        generic_names: &["E", "TILE_M", "TILE_N"],
+        generics,
+        params,
+    }
 }
 
 const ROW: &str = "cumsum_row";

@@ -46,7 +46,13 @@ pub mod embedding_kernel {
     }
 
     #[cutile::entry(unchecked_accesses = true)]
-    unsafe fn embedding_gather<E: ElementType, EIdx: ElementType, const WIDE_IDS: i32, const BT: i32, const TILE_H: i32>(
+    unsafe fn embedding_gather<
+        E: ElementType,
+        EIdx: ElementType,
+        const WIDE_IDS: i32,
+        const BT: i32,
+        const TILE_H: i32,
+    >(
         ids: &Tensor<EIdx, { [-1] }>,
         weight: &Tensor<E, { [-1, -1] }>,
         out: &Tensor<E, { [-1, -1] }>,
