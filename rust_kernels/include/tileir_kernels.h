@@ -167,7 +167,8 @@ int32_t cutile_argmax(const tileir_tensor_t *x, const tileir_tensor_t *out, int3
    non-negative row stride; target: (M,) int64; loss, lse: (M,) float32; unit strides, 16-byte
    aligned bases; V >= 1 when M >= 1. loss and lse must not overlap each other or the inputs.
    Targets are not range-checked (as in the reference kernel): one outside [0, V) other than
-   -100 matches no column and gets loss = lse; no memory is read with it. */
+   -100 gets loss +inf when it falls in the -inf padding of the last 2048-column tile, else
+   loss = lse; no memory is read with it. */
 int32_t cutile_cross_entropy(const tileir_tensor_t *logits, const tileir_tensor_t *target,
                              const tileir_tensor_t *loss, const tileir_tensor_t *lse,
                              int32_t device, uint64_t stream);

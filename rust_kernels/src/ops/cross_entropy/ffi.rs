@@ -10,9 +10,10 @@ use crate::variant::{check_disjoint, check_rank, pick, select};
 /// target[r] == -100 (ignored). logits: (M, V) f16, bf16 or f32, unit column stride, any
 /// non-negative row stride; target: (M,) int64; loss, lse: (M,) float32; all unit-stride
 /// (logits: columns) and 16-byte aligned; V >= 1 when M >= 1. loss and lse must not overlap
-/// each other or the inputs. Targets are not range-checked, as in the reference kernel: one
-/// outside [0, V) other than -100 matches no column, so its loss is lse[r] (torch would raise);
-/// no memory is read with it.
+/// each other or the inputs. Targets are not range-checked, as in the reference kernel (torch
+/// would raise): one outside [0, V) other than -100 gets loss +inf when it falls in the -inf
+/// padding of the last TILE_V tile, else matches no column (loss = lse[r]). No memory is read
+/// with it.
 ///
 /// # Safety
 /// Each descriptor pointer is null or points to a readable descriptor; `stream` is a CUstream
