@@ -12,6 +12,7 @@ from tileir_diff.ports import Status
 from tileir_diff.ports._abi import descriptor
 
 from .test_abi import HEADER, PAST_VALIDATION, FakeTensor, _reference_layout, call, driver_present, message, t
+from .test_variant_table import NOT_YET_PORTED
 
 pytestmark = pytest.mark.cargo
 
@@ -181,8 +182,8 @@ def _reference_args(op, variant, shape):
 def test_every_reference_test_shape_fits_its_forced_variant(lib, ports_library, op):
     analysis = json.loads((HEADER.parents[2] / "reference" / op / "analysis.json").read_text())
     for v in analysis["variants"]:
-        if op == "embedding" and v["name"] == "f16_i64_gather_bt8_h256_idx64":
-            continue  # not ported (test_variant_table.NOT_YET_PORTED)
+        if (op, v["name"]) in NOT_YET_PORTED:
+            continue
         f = ports.function_for(op, v["kernel"])
         for shape in v["test_shapes"]:
             args = _reference_args(op, v, shape)
