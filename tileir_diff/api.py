@@ -6,21 +6,59 @@ Inputs are paths, bytes (bytecode or text) or ``Module`` objects; everything goe
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterable, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 from .ir import Module
 from .loader import load
+from .options import EXECUTE_MODES  # one list for the API, the CLI and the plugin
 
-__all__ = ["diff", "assert_equivalent", "NotEquivalent", "summarize", "source_label", "apply_execution",
+__all__ = ["diff", "assert_equivalent", "NotEquivalent", "NotDifferent", "ComparisonFailed", "summarize", "source_label", "apply_execution",
            "execute_mode", "EXECUTE_MODES"]
 
 
-class NotEquivalent(AssertionError):
-    """Raised by ``assert_equivalent``; ``str()`` is the text report, ``.result`` the DiffResult."""
+class ComparisonFailed(AssertionError):
+    """A failed comparison assertion; ``.result`` is the DiffResult. ``str()`` starts with the
+    first root cause (pytest's short summary shows that line), then the text report, cut after
+    ``max_lines`` lines (None: never) with a pointer to ``report_paths`` when the pytest plugin
+    wrote the full report. Built on demand, so the plugin can set both before pytest prints it."""
 
-    def __init__(self, message: str, result: Any = None):
-        super().__init__(message)
+    expectation = ""
+
+    def __init__(self, message_or_result: Any = None, result: Any = None, *, max_lines: Optional[int] = 40):
+        # NotEquivalent(message, result) keeps working; NotEquivalent(result) is the usual form
+        if result is None and hasattr(message_or_result, "verdict"):
+            result, message_or_result = message_or_result, None
+        super().__init__(message_or_result)
         self.result = result
+        self.message = message_or_result
+        self.max_lines = max_lines
+        self.report_paths: List[str] = []
+
+    def __str__(self) -> str:
+        if self.message is not None or self.result is None:  # a message given by the caller
+            return str(self.message)
+        from .report.text import render_failure
+        return render_failure(self.result, expectation=self.expectation, max_lines=self.max_lines,
+                              report_paths=self.report_paths).rstrip("\n")
+
+
+class NotEquivalent(ComparisonFailed):
+    """Raised by ``assert_equivalent``: the verdict is not identical/equivalent (or an allowed one)."""
+
+
+# Named as users import them (pytest prints module.qualname on the failure's first line).
+ComparisonFailed.__module__ = NotEquivalent.__module__ = "tileir_diff"
+
+
+class NotDifferent(ComparisonFailed):
+    """Raised by the plugin's ``assert_different``: no difference, or other categories than expected."""
+
+    def __init__(self, result: Any, expectation: str, *, max_lines: Optional[int] = 40):
+        super().__init__(result, max_lines=max_lines)
+        self.expectation = expectation
+
+
+NotDifferent.__module__ = "tileir_diff"
 
 
 def source_label(source: Any) -> str:
@@ -36,7 +74,6 @@ def source_label(source: Any) -> str:
     return repr(source)
 
 
-EXECUTE_MODES = ("auto", "always")
 
 
 def execute_mode(execute: Any) -> Optional[str]:
@@ -129,16 +166,18 @@ def apply_execution(result) -> None:
 
 def assert_equivalent(a: Any, b: Any, *, allow: Any = (), allow_unknown: bool = False, **options: Any):
     """Return the DiffResult when ``a`` and ``b`` are identical or equivalent, else raise
-    ``NotEquivalent`` whose message is the text report (root differences first).
+    ``NotEquivalent``: its first line is the first root cause, then the text report (cut after
+    40 lines; ``err.result.to_text()`` has all of it).
 
     ``allow="specialization"`` also accepts ``specialized`` (the same computation under other
     assumptions or hints); an ``unknown`` verdict (matcher limits hit) fails unless
     ``allow_unknown`` (or ``allow="unknown"``).
     """
+    __tracebackhide__ = True  # pytest: the failure points at the caller, not at this frame
     result = diff(a, b, **options)
     if accepted(result, allow, allow_unknown):
         return result
-    raise NotEquivalent(result.to_text(), result)
+    raise NotEquivalent(result)
 
 
 def summarize(source: Any) -> Dict[str, Any]:

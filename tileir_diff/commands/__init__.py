@@ -4,7 +4,9 @@ the exception classes)."""
 from __future__ import annotations
 
 import sys
-from typing import List, Optional
+from typing import Optional
+
+from ..options import split_names  # noqa: F401 - re-exported for the subcommands
 
 
 class UsageError(Exception):
@@ -22,11 +24,3 @@ def write_output(text: str, path: Optional[str]) -> None:
             f.write(text)
     except OSError as e:
         raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
-
-
-def split_names(values: Optional[List[str]]) -> List[str]:
-    """``--disable a,b --disable c`` -> ["a", "b", "c"]."""
-    out: List[str] = []
-    for v in values or ():
-        out.extend(x.strip() for x in v.split(",") if x.strip())
-    return out

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..options import EXECUTE_MODES, add_diff_options, diff_kwargs
+
 FORMATS = ("text", "json", "html", "markdown")
 
 
@@ -16,26 +18,14 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("right", metavar="RIGHT", nargs="?", help="kernel to compare (e.g. the Rust port)")
     p.add_argument("-f", "--format", choices=FORMATS, default="text", help="report format (default: text)")
     p.add_argument("-o", "--output", metavar="PATH", help="write the report to PATH instead of stdout")
-    p.add_argument("--disable", action="append", metavar="RULE", default=[],
-                   help="switch off a normalization rule (repeatable, or comma-separated)")
-    p.add_argument("--rules", action="append", metavar="RULE", default=None,
-                   help="run only these normalization rules (repeatable, or comma-separated)")
     p.add_argument("--list-rules", action="store_true", help="list the normalization rules and exit")
     p.add_argument("--max-affected", type=int, default=8, metavar="N",
                    help="affected op ids listed per difference in text output (default 8)")
-    p.add_argument("--execute", nargs="?", const="auto", default=None, metavar="MODE", action=_ExecuteAction,
-                   help="run both kernels with the CPU interpreter on generated inputs and report a counterexample "
-                        "(see docs/interpreter.md). MODE auto (the default of a bare --execute): only for a "
-                        "different/unknown verdict; always: for every verdict, and a divergence on an identical/"
-                        "equivalent pair makes the verdict different")
-    p.add_argument("--trials", type=int, default=20, metavar="N", help="--execute: inputs to try (default 20)")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="--execute: random seed (default 0)")
+    add_diff_options(p.add_argument, overrides={"execute": {"action": _ExecuteAction}})
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing; only the exit status")
     p.set_defaults(func=run)
     return p
 
-
-EXECUTE_MODES = ("auto", "always")
 
 
 class _ExecuteAction(argparse.Action):
@@ -56,7 +46,7 @@ class _ExecuteAction(argparse.Action):
 
 
 def run(args: argparse.Namespace) -> int:
-    from . import UsageError, split_names, write_output
+    from . import UsageError, write_output
     spill = getattr(args, "_execute_spill", None)
     if spill:
         # `--execute LEFT RIGHT` (LEFT went to --execute, RIGHT to the first positional) or
@@ -72,13 +62,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.left is None or args.right is None:
         raise UsageError("diff needs two inputs: tileir-diff diff LEFT RIGHT")
-    if args.trials < 1:
-        raise UsageError(f"--trials must be at least 1, got {args.trials}")
+    try:
+        kwargs = diff_kwargs(lambda name: getattr(args, name))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     from ..api import diff
     from ..normalize import UnknownRuleError
     try:
-        result = diff(args.left, args.right, rules=split_names(args.rules) if args.rules is not None else None,
-                      disable=split_names(args.disable), execute=args.execute, trials=args.trials, seed=args.seed)
+        result = diff(args.left, args.right, **kwargs)
     except UnknownRuleError as e:
         # A misspelt or non-optional rule name is a usage error, not a crash.
         raise UsageError(str(e)) from None
