@@ -6,7 +6,7 @@ Inputs are paths, bytes (bytecode or text) or ``Module`` objects; everything goe
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from .ir import Module
 from .loader import load
@@ -89,7 +89,8 @@ def execute_mode(execute: Any) -> Optional[str]:
 
 def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iterable[str] = (),
          limits: Optional[Dict[str, Any]] = None, execute: Union[bool, str, None] = False, trials: int = 20,
-         seed: int = 0, execute_options: Optional[Dict[str, Any]] = None, **options: Any):
+         seed: int = 0, execute_options: Optional[Dict[str, Any]] = None,
+         labels: Optional[Sequence[str]] = None, **options: Any):
     """Structurally compare two kernels; returns a ``DiffResult``.
 
     ``rules``: normalization rule names to run (None: the default set); ``disable``: rule names
@@ -100,13 +101,16 @@ def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iter
     a ``different`` or ``unknown`` verdict only; ``"always"`` for every verdict, as a second
     opinion: a divergence on a pair the structural diff called identical or equivalent makes the
     verdict ``different`` (see ``apply_execution``).
+    ``labels``: how reports and errors name the two inputs (default: their paths, ``<bytes>``...;
+    the CLI passes ``<stdin>`` for ``-``).
     Raises ``TileIRFormatError`` for unreadable input.
     """
     from .compare.engine import compute_diff
     mode = execute_mode(execute)
-    left, right = load_pair(a, b)
+    left_label, right_label = labels or (source_label(a), source_label(b))
+    left, right = load_pair(a, b, labels)
     result = compute_diff(left, right, rules=None if rules is None else list(rules), disable=tuple(disable),
-                          limits=limits, left_source=source_label(a), right_source=source_label(b), **options)
+                          limits=limits, left_source=left_label, right_source=right_label, **options)
     if mode == "always" or (mode == "auto" and result.verdict in ("different", "unknown")):
         from .execute import check
         result.execution = check(left, right, trials=trials, seed=seed, **(execute_options or {})).to_dict()
@@ -133,16 +137,18 @@ def accepted(result: Any, allow: Any = (), allow_unknown: bool = False) -> bool:
     return result.verdict == "unknown" and (allow_unknown or "unknown" in allow)
 
 
-def load_pair(a: Any, b: Any):
-    """Both inputs as modules. Text carries no bytecode version: text compared with bytecode is
-    read at the bytecode's version (a file and its own disassembly are then the same IR)."""
+def load_pair(a: Any, b: Any, labels: Optional[Sequence[str]] = None):
+    """Both inputs as modules (``labels``: the names errors give them). Text carries no bytecode
+    version: text compared with bytecode is read at the bytecode's version (a file and its own
+    disassembly are then the same IR)."""
     from .loader import is_text
-    left, right = load(a), load(b)
+    pa, pb = labels or (None, None)
+    left, right = load(a, path=pa), load(b, path=pb)
     ta, tb = is_text(a), is_text(b)
     if ta and not tb and left.version != right.version:
-        left = load(a, text_version=right.version)
+        left = load(a, path=pa, text_version=right.version)
     elif tb and not ta and left.version != right.version:
-        right = load(b, text_version=left.version)
+        right = load(b, path=pb, text_version=left.version)
     return left, right
 
 
@@ -180,11 +186,12 @@ def assert_equivalent(a: Any, b: Any, *, allow: Any = (), allow_unknown: bool = 
     raise NotEquivalent(result)
 
 
-def summarize(source: Any) -> Dict[str, Any]:
-    """The summary dict of one kernel file / bytes / Module (see docs/json-format.md)."""
+def summarize(source: Any, *, label: Optional[str] = None) -> Dict[str, Any]:
+    """The summary dict of one kernel file / bytes / Module (see docs/json-format.md);
+    ``label`` names the input in errors and in the summary's ``source``."""
     from .summary import summarize as summarize_module
-    module = load(source)
+    module = load(source, path=label)
     summary = summarize_module(module)
-    if summary.get("source") is None:
-        summary["source"] = source_label(source)
+    if label is not None or summary.get("source") is None:
+        summary["source"] = label or source_label(source)
     return summary

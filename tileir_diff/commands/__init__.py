@@ -4,7 +4,7 @@ the exception classes)."""
 from __future__ import annotations
 
 import sys
-from typing import Optional
+from typing import Any, List, Optional, Tuple
 
 from ..options import split_names  # noqa: F401 - re-exported for the subcommands
 
@@ -24,3 +24,22 @@ def write_output(text: str, path: Optional[str]) -> None:
             f.write(text)
     except OSError as e:
         raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+STDIN = "-"
+STDIN_LABEL = "<stdin>"
+
+
+def read_inputs(names: List[str]) -> Tuple[List[Any], List[str]]:
+    """The command line's inputs as sources and labels: ``-`` reads standard input (bytecode or
+    text; at most one input can be it), anything else is a path, left for ``load`` to read."""
+    if names.count(STDIN) > 1:
+        raise UsageError("only one input can be - (standard input)")
+    sources: List[Any] = []
+    for name in names:
+        if name == STDIN:
+            from ..loader import read_stream
+            sources.append(read_stream(sys.stdin.buffer, STDIN_LABEL))
+        else:
+            sources.append(name)
+    return sources, [STDIN_LABEL if n == STDIN else n for n in names]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from ..options import EXECUTE_MODES, add_diff_options, diff_kwargs
 
@@ -14,7 +15,7 @@ def register(subparsers) -> argparse.ArgumentParser:
         description="Compare two Tile IR kernels and report root differences. Exit status: 0 identical "
                     "or equivalent, 1 different, 2 bad input or usage, 3 unknown (matcher limits hit).")
     # Optional only so that --list-rules works alone; run() insists on both otherwise.
-    p.add_argument("left", metavar="LEFT", nargs="?", help="reference kernel: .tileirbc bytecode or tileirdisasm text")
+    p.add_argument("left", metavar="LEFT", nargs="?", help="reference kernel: .tileirbc bytecode or tileirdisasm text (- reads standard input)")
     p.add_argument("right", metavar="RIGHT", nargs="?", help="kernel to compare (e.g. the Rust port)")
     p.add_argument("-f", "--format", choices=FORMATS, default="text", help="report format (default: text)")
     p.add_argument("-o", "--output", metavar="PATH", help="write the report to PATH instead of stdout")
@@ -46,7 +47,7 @@ class _ExecuteAction(argparse.Action):
 
 
 def run(args: argparse.Namespace) -> int:
-    from . import UsageError, write_output
+    from . import UsageError, read_inputs, write_output
     spill = getattr(args, "_execute_spill", None)
     if spill:
         # `--execute LEFT RIGHT` (LEFT went to --execute, RIGHT to the first positional) or
@@ -69,26 +70,46 @@ def run(args: argparse.Namespace) -> int:
     from ..api import diff
     from ..normalize import UnknownRuleError
     try:
-        result = diff(args.left, args.right, **kwargs)
+        (left, right), labels = read_inputs([args.left, args.right])
+        result = diff(left, right, labels=labels, **kwargs)
     except UnknownRuleError as e:
         # A misspelt or non-optional rule name is a usage error, not a crash.
         raise UsageError(str(e)) from None
     if not args.quiet:
+        import sys
         from ..report import render
+        from ..report.color import colorize_report, use_color
         options = {"max_affected": args.max_affected} if args.format == "text" else {}
-        write_output(render(result, args.format, **options), args.output)
+        text = render(result, args.format, **options)
+        if args.format == "text" and args.output in (None, "-") and use_color(args.color, sys.stdout):
+            text = colorize_report(text)
+        write_output(text, args.output)
     return result.exit_code
 
 
-def _rules_listing() -> str:
-    """One line per rule, in pipeline order: name, whether it can be switched off, its summary."""
+def _rules_listing(width: int = 0) -> str:
+    """Every rule in pipeline order: its name (and whether it can be switched off), then its whole
+    description as plain text (RST marks removed), wrapped to the terminal."""
+    import shutil
+    import textwrap
     from ..normalize import REGISTRY
-    lines = []
+    width = width or min(shutil.get_terminal_size((100, 24)).columns, 100)
+    blocks = []
     for name, rule in REGISTRY.items():
-        first_paragraph = " ".join(rule.doc().split("\n\n")[0].split())
-        sentence = first_paragraph.split(". ")[0].rstrip(".")
         fixed = "" if rule.optional else " (always on)"
-        if len(sentence) > 100:
-            sentence = sentence[:99].rstrip() + "…"
-        lines.append(f"{name + fixed:34s} {sentence}")
-    return "\n".join(lines) + "\n"
+        lines = [f"{name}{fixed}"]
+        for paragraph in rule.doc().strip().split("\n\n"):
+            lines += textwrap.wrap(plain_text(" ".join(paragraph.split())), width, initial_indent="    ",
+                                   subsequent_indent="    ")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
+
+
+_RST_ROLE = re.compile(r":[a-z]+:`([^`]*)`")
+_RST_MARK = re.compile(r"``([^`]*)``|`([^`]*)`|\*\*([^*]*)\*\*")
+
+
+def plain_text(rst: str) -> str:
+    """``x``, `x`, :role:`x` and **x** as x: docstrings are RST, a terminal shows plain text."""
+    text = _RST_ROLE.sub(r"\1", rst)
+    return _RST_MARK.sub(lambda m: next(g for g in m.groups() if g is not None), text)

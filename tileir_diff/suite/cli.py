@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
 
 from tileir_diff.suite.catalog import CatalogError, OpSpec, load_catalog
+from tileir_diff.progress import add_progress_option, progress_bar
 from tileir_diff.suite.export import DEFAULT_ARCHS, ExportError, ToolNotFound, artifact_paths, export_all
 
 __all__ = ["register", "main", "list_records"]
@@ -56,34 +58,59 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
 
 def _populate(suite_parser: argparse.ArgumentParser) -> None:
-    sub = suite_parser.add_subparsers(dest="suite_command", metavar="{list,export,status}")
+    sub = suite_parser.add_subparsers(dest="suite_command", metavar="{list,export,status}",
+                                      title="subcommands")
     sub.required = True
-    p_list = sub.add_parser("list", help="list every reference op and variant (validates analysis.json)")
+    p_list = sub.add_parser(
+        "list", help="list every reference op and variant (validates analysis.json)",
+        description="List every reference operator and variant of the catalog (reference/<op>/analysis.json, "
+                    "validated on the way): kernel, dtypes, constants, and which of its bytecode and cubins "
+                    "are built. --format json gives what a port or a launcher needs to find and call each.")
     _add_common(p_list)
     p_list.add_argument("--format", choices=("text", "json"), default="text")
     p_list.set_defaults(suite_func=_cmd_list)
-    p_exp = sub.add_parser("export", help="export variants to bytecode 13.3 and compile cubins with tileiras")
+    p_exp = sub.add_parser(
+        "export", help="export variants to bytecode 13.3 and compile cubins with tileiras",
+        description="Export each reference variant with cuTile Python to Tile IR bytecode 13.3 and compile "
+                    "it to cubins with tileiras; outputs newer than their inputs are kept. Needs cuda-tile "
+                    "and nvidia-cuda-tileiras (pip install -e .[tools]). Exit 1 when a variant fails.")
     _add_common(p_exp)
     p_exp.add_argument("--variant", action="append", dest="variants", metavar="NAME", help="only this variant (repeatable)")
     p_exp.add_argument("--force", action="store_true", help="rebuild even when outputs are newer than inputs")
     p_exp.add_argument("--no-cubin", action="store_true", help="bytecode only")
-    p_exp.add_argument("--jobs", type=int, default=2, choices=(1, 2))
+    p_exp.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
+                       help="variants exported at once (default: the CPU count, here %(default)s)")
     p_exp.add_argument("--format", choices=("text", "json"), default="text")
+    add_progress_option(p_exp)
     p_exp.set_defaults(suite_func=_cmd_export)
-    p_st = sub.add_parser("status", help="the port table: each variant's Rust port vs its Python reference")
+    p_st = sub.add_parser(
+        "status", help="the port table: each variant's Rust port vs its Python reference",
+        description="The port table: for every reference variant, the verdict of its cuTile Rust port's IR "
+                    "(build/rust) against the Python reference IR (build/reference), the differences "
+                    "analysis.json accepts, the cubin, unsafe blocks and the last numerics run. Exit 0 when "
+                    "every ported variant passes, 1 otherwise.")
     _add_common(p_st)
     p_st.add_argument("--format", choices=("text", "json"), default="text")
     p_st.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
     p_st.add_argument("--markdown", type=Path, metavar="PATH", help="also write the table as Markdown (docs/PORTS.md)")
     p_st.add_argument("--report-dir", type=Path, metavar="DIR", help="write an HTML + JSON diff report per ported variant")
     p_st.add_argument("--ported-only", action="store_true", help="list only variants that have a port")
+    add_progress_option(p_st)
     p_st.set_defaults(suite_func=_cmd_status)
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def register(subparsers) -> argparse.ArgumentParser:
     """Add `suite` to the main CLI's subparsers; dispatch with `args.suite_func(args)` (returns an exit code)."""
-    p = subparsers.add_parser("suite", help="reference operators: list, export to bytecode and cubins",
-                              description=__doc__.splitlines()[0])
+    p = subparsers.add_parser("suite", help="the reference suite: list, export to bytecode and cubins, the port table",
+                              description="The reference suite (reference/<op>/): list its variants, export them "
+                                          "to bytecode and cubins, and compare the Rust ports (the port table).")
     _populate(p)
     p.set_defaults(func=run)
     return p
@@ -122,8 +149,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
     try:
         specs = load_catalog(args.reference_root, ops=args.ops)
         archs = () if args.no_cubin else tuple(args.archs or DEFAULT_ARCHS)
-        records = export_all(specs, archs=archs, build_root=args.build_root, force=args.force,
-                             jobs=args.jobs, variants=args.variants)
+        with progress_bar(0, "export", args.progress) as bar:
+            records = export_all(specs, archs=archs, build_root=args.build_root, force=args.force,
+                                 jobs=args.jobs, variants=args.variants,
+                                 on_start=lambda n: bar.reset(total=n),
+                                 on_done=lambda r: (bar.set_postfix_str(r.symbol, refresh=False), bar.update(1)))
     except (CatalogError, ToolNotFound, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -157,7 +187,9 @@ def _cmd_status(args: argparse.Namespace) -> int:
     except CatalogError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    rows = port_rows(specs, reference_build=args.build_root, rust_build=args.rust_build, report_dir=args.report_dir)
+    with progress_bar(sum(len(s.variants) for s in specs), "status", args.progress) as bar:
+        rows = port_rows(specs, reference_build=args.build_root, rust_build=args.rust_build,
+                         report_dir=args.report_dir, on_row=lambda r: bar.update(1))
     if args.markdown:
         args.markdown.write_text(render_markdown(rows), encoding="utf-8")
     shown = [r for r in rows if r.verdict != "missing"] if args.ported_only else rows

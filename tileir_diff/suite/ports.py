@@ -16,7 +16,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 from .catalog import OpSpec, VariantSpec, repo_root
 
@@ -121,8 +121,9 @@ def load_numerics(root: Path) -> Dict[tuple, Dict[str, Any]]:
 
 def port_rows(specs: Sequence[OpSpec], *, root: Optional[Path] = None, reference_build: Optional[Path] = None,
               rust_build: Optional[Path] = None, report_dir: Optional[Path] = None,
-              ops: Optional[Iterable[str]] = None) -> List[PortRow]:
-    """One row per (op, variant); diffs run here (networkx is imported on demand)."""
+              ops: Optional[Iterable[str]] = None, on_row: Optional[Callable[[PortRow], None]] = None) -> List[PortRow]:
+    """One row per (op, variant); diffs run here (networkx is imported on demand). ``on_row`` is
+    called with each row as it is done (progress)."""
     root = root or repo_root()
     reference_build = reference_build or root / "build" / "reference"
     rust_build = rust_build or root / "build" / "rust"
@@ -138,6 +139,8 @@ def port_rows(specs: Sequence[OpSpec], *, root: Optional[Path] = None, reference
             if row.rust_ir is not None:
                 row.unsafe_blocks = unsafe
             rows.append(row)
+            if on_row is not None:
+                on_row(row)
     return rows
 
 
