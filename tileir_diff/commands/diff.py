@@ -20,6 +20,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("-f", "--format", choices=FORMATS, default="text", help="report format (default: text)")
     p.add_argument("-o", "--output", metavar="PATH", help="write the report to PATH instead of stdout")
     p.add_argument("--list-rules", action="store_true", help="list the normalization rules and exit")
+    p.add_argument("--no-lines", action="store_true",
+                   help="json: leave out the printed modules (left_lines/right_lines), most of a report's size")
     p.add_argument("--max-affected", type=int, default=8, metavar="N",
                    help="affected op ids listed per difference in text output (default 8)")
     add_diff_options(p.add_argument, overrides={"execute": {"action": _ExecuteAction}})
@@ -79,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
         import sys
         from ..report import render
         from ..report.color import colorize_report, use_color
-        options = {"max_affected": args.max_affected} if args.format == "text" else {}
+        options = {"text": {"max_affected": args.max_affected},
+                   "json": {"lines": not args.no_lines}}.get(args.format, {})
         text = render(result, args.format, **options)
         if args.format == "text" and args.output in (None, "-") and use_color(args.color, sys.stdout):
             text = colorize_report(text)

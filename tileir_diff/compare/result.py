@@ -14,7 +14,9 @@ CATEGORIES = ("tile_shape", "memory", "reduction", "mma", "control_flow", "arith
 VERDICTS = ("identical", "equivalent", "specialized", "different", "unknown")
 # 1.1: Difference.detail filled (kind, left_op, right_op, attributes, operands, slot)
 # 1.2: verdict "specialized" (same computation, other assumptions/hints); detail.assumes_more
-SCHEMA_VERSION = "1.2"
+# 1.3: OpRef.source_location (file relative to the repo root, line, col, scope, inlined_at);
+#      detail.swapped, operands[].swapped_with, detail.operand_groups; diff --no-lines
+SCHEMA_VERSION = "1.3"
 
 #: Exit status per verdict (2 is reserved for bad input / usage, raised before a result exists).
 EXIT_CODES = {"identical": 0, "equivalent": 0, "different": 1, "unknown": 3, "specialized": 4}
@@ -25,16 +27,19 @@ class OpRef:
     """One side of a difference."""
     op_id: str                 # stable path "f<i>/o<j>[/r<k>/o<j>...]" (same ids as text.printer)
     text: str                  # the op printed on one line (names as in the printed module)
-    location: Optional[str] = None  # "file:line:col" when the bytecode has debug info
+    location: Optional[str] = None  # "file:line:col (inlined at ...)" when the bytecode has debug info
+    # the same, structured (1.3): file (repo-relative), line, col, scope, inlined_at [{file, line, col}]
+    source_location: Optional[Dict[str, Any]] = field(default=None, compare=False)
 
     def to_dict(self) -> dict:
-        return {"op_id": self.op_id, "text": self.text, "location": self.location}
+        return {"op_id": self.op_id, "text": self.text, "location": self.location,
+                "source_location": self.source_location}
 
     @classmethod
     def from_dict(cls, d: Optional[dict]) -> Optional["OpRef"]:
         if d is None:
             return None
-        return cls(d["op_id"], d["text"], d.get("location"))
+        return cls(d["op_id"], d["text"], d.get("location"), d.get("source_location"))
 
 
 @dataclass(frozen=True)

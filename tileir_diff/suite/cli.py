@@ -50,6 +50,9 @@ def list_records(specs: Sequence[OpSpec], *, build_root: Path | None = None,
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", type=Path, default=None, metavar="DIR",
+                   help="the tileir_diff checkout (default: $TILEIR_DIFF_ROOT, this package's checkout, "
+                        "or the working directory's)")
     p.add_argument("--reference-root", type=Path, default=None, help="folder of reference/<op>/ (default: the repo's)")
     p.add_argument("--build-root", type=Path, default=None, help="output folder (default: <repo>/build/reference)")
     p.add_argument("--op", action="append", dest="ops", metavar="OP", help="only this op (repeatable)")
@@ -117,7 +120,24 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "root", None) is not None:
+        try:
+            _apply_root(args)
+        except CatalogError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     return args.suite_func(args)
+
+
+def _apply_root(args: argparse.Namespace) -> None:
+    """--root DIR: every folder not given explicitly is DIR's."""
+    from tileir_diff.suite.catalog import repo_root
+    root = repo_root(args.root)
+    args.root = root
+    args.reference_root = args.reference_root or root / "reference"
+    args.build_root = args.build_root or root / "build" / "reference"
+    if hasattr(args, "rust_build"):
+        args.rust_build = args.rust_build or root / "build" / "rust"
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -188,7 +208,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     with progress_bar(sum(len(s.variants) for s in specs), "status", args.progress) as bar:
-        rows = port_rows(specs, reference_build=args.build_root, rust_build=args.rust_build,
+        rows = port_rows(specs, root=args.root, reference_build=args.build_root, rust_build=args.rust_build,
                          report_dir=args.report_dir, on_row=lambda r: bar.update(1))
     if args.markdown:
         args.markdown.write_text(render_markdown(rows), encoding="utf-8")
