@@ -20,6 +20,11 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("-f", "--format", choices=FORMATS, default="text", help="report format (default: text)")
     p.add_argument("-o", "--output", metavar="PATH", help="write the report to PATH instead of stdout")
     p.add_argument("--list-rules", action="store_true", help="list the normalization rules and exit")
+    p.add_argument("--accept", metavar="FILE",
+                   help="an analysis.json: its accepted_differences are applied to this diff (shown as accepted); "
+                        "the exit status counts only the others")
+    p.add_argument("--variant", metavar="NAME",
+                   help="--accept: the variant compared (default: from the file names, build/rust/<op>/<variant>.tileirbc)")
     p.add_argument("--no-lines", action="store_true",
                    help="json: leave out the printed modules (left_lines/right_lines), most of a report's size")
     p.add_argument("--max-affected", type=int, default=8, metavar="N",
@@ -77,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
     except UnknownRuleError as e:
         # A misspelt or non-optional rule name is a usage error, not a crash.
         raise UsageError(str(e)) from None
+    if args.accept:
+        _apply_accept(result, args)
     if not args.quiet:
         import sys
         from ..report import render
@@ -88,6 +95,19 @@ def run(args: argparse.Namespace) -> int:
             text = colorize_report(text)
         write_output(text, args.output)
     return result.exit_code
+
+
+def _apply_accept(result, args) -> None:
+    from ..suite.accept import AcceptFileError, apply_accepted, guess_variant, load_accept_file
+    from . import UsageError
+    try:
+        entries, variants = load_accept_file(args.accept)
+    except AcceptFileError as e:
+        raise UsageError(str(e)) from None
+    variant = args.variant or guess_variant([args.right, args.left], variants)
+    if args.variant and variants and args.variant not in variants:
+        raise UsageError(f"--variant {args.variant!r} is not a variant of {args.accept} ({', '.join(variants)})")
+    apply_accepted(result, entries, variant, args.accept)
 
 
 def _rules_listing(width: int = 0) -> str:

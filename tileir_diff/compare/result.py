@@ -20,6 +20,8 @@ SCHEMA_VERSION = "1.3"
 
 #: Exit status per verdict (2 is reserved for bad input / usage, raised before a result exists).
 EXIT_CODES = {"identical": 0, "equivalent": 0, "different": 1, "unknown": 3, "specialized": 4}
+#: A different/specialized verdict whose root differences are all accepted (diff --accept).
+EXIT_OK_ACCEPTED = 0
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,8 @@ class Difference:
     affected_right: Tuple[str, ...] = ()  # right op ids that differ only because of this one
     context: Tuple[str, ...] = ()    # path of enclosing ops, e.g. ("entry @k", "for f0/o12", "reduce ...")
     detail: Dict[str, Any] = field(default_factory=dict, compare=False)  # machine-readable specifics (1.1)
+    # an analysis.json entry covers it (1.3): {"what", "why", "file"}; None otherwise
+    accepted: Optional[Dict[str, str]] = field(default=None, compare=False)
 
     def __post_init__(self):
         if self.category not in CATEGORIES:
@@ -67,13 +71,14 @@ class Difference:
                 "right": self.right.to_dict() if self.right else None,
                 "function": self.function, "affected": list(self.affected),
                 "affected_right": list(self.affected_right), "rule_hint": self.rule_hint,
-                "context": list(self.context), "detail": _jsonable(self.detail)}
+                "context": list(self.context), "detail": _jsonable(self.detail), "accepted": self.accepted}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Difference":
         return cls(d["category"], d["message"], OpRef.from_dict(d.get("left")), OpRef.from_dict(d.get("right")),
                    d.get("function", ""), tuple(d.get("affected", ())), d.get("rule_hint"),
-                   tuple(d.get("affected_right", ())), tuple(d.get("context", ())), dict(d.get("detail") or {}))
+                   tuple(d.get("affected_right", ())), tuple(d.get("context", ())), dict(d.get("detail") or {}),
+                   d.get("accepted"))
 
 
 @dataclass
@@ -93,14 +98,26 @@ class DiffResult:
     # Added fields:
     rules_disabled: List[str] = field(default_factory=list)   # rule names switched off for this diff
     execution: Optional[dict] = None  # differential execution (tileir_diff.execute), when asked for
+    accepted_from: Optional[str] = None  # the analysis.json whose accepted differences were applied (1.3)
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"unknown verdict {self.verdict!r}; expected one of {VERDICTS}")
 
     @property
+    def unaccepted(self) -> List["Difference"]:
+        """The root differences no analysis.json entry accepts."""
+        return [d for d in self.differences if d.accepted is None]
+
+    @property
+    def all_accepted(self) -> bool:
+        """A different/specialized verdict whose every root difference is accepted (diff --accept):
+        still not the same kernels, but nothing the port's author has not explained."""
+        return self.verdict in ("different", "specialized") and bool(self.differences) and not self.unaccepted
+
+    @property
     def exit_code(self) -> int:
-        return EXIT_CODES[self.verdict]
+        return EXIT_OK_ACCEPTED if self.all_accepted else EXIT_CODES[self.verdict]
 
     @property
     def is_equivalent(self) -> bool:
@@ -128,6 +145,7 @@ class DiffResult:
             "left_lines": [list(x) for x in self.left_lines],
             "right_lines": [list(x) for x in self.right_lines],
             "execution": _jsonable(self.execution) if self.execution is not None else None,
+            "accepted_from": self.accepted_from,
         }
 
     @classmethod
@@ -139,7 +157,8 @@ class DiffResult:
                    stats=dict(d.get("stats") or {}), reason=d.get("reason"),
                    left_lines=[tuple(x) for x in d.get("left_lines", ())],
                    right_lines=[tuple(x) for x in d.get("right_lines", ())],
-                   rules_disabled=list(d.get("rules_disabled", ())), execution=d.get("execution"))
+                   rules_disabled=list(d.get("rules_disabled", ())), execution=d.get("execution"),
+                   accepted_from=d.get("accepted_from"))
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)

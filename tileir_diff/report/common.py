@@ -17,13 +17,23 @@ def headline(result: Any) -> str:
     affected = sum(len(d.affected) for d in result.differences)
     text = f"{result.verdict.upper()}: {result.left_source} vs {result.right_source}"
     if result.verdict == "specialized":
-        text += f" ({n} assumption/hint difference{'s' if n != 1 else ''})"
+        text += f" ({n} assumption/hint difference{'s' if n != 1 else ''}{accepted_note(result)})"
     elif result.verdict == "different":
         text += f" ({n} root difference{'s' if n != 1 else ''}"
-        text += f", {affected} affected op{'s' if affected != 1 else ''})" if affected else ")"
+        text += f", {affected} affected op{'s' if affected != 1 else ''}" if affected else ""
+        text += f"{accepted_note(result)})"
     elif result.verdict == "unknown" and result.reason:
         text += f" ({result.reason})"
     return text
+
+
+def accepted_note(result: Any) -> str:
+    """``, 2 of 3 accepted by reference/x/analysis.json`` after diff --accept, else ''."""
+    source = getattr(result, "accepted_from", None)
+    if not source:
+        return ""
+    n = sum(1 for d in result.differences if getattr(d, "accepted", None))
+    return f", {n} of {len(result.differences)} accepted by {source}"
 
 
 def op_side(d: Any) -> str:

@@ -17,13 +17,16 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
     matcher figures.
     """
     lines: List[str] = [headline(result), f"  verdict means: {VERDICT_MEANING.get(result.verdict, '')}"]
+    if getattr(result, "all_accepted", False):
+        lines.append("  every root difference is accepted (listed below with its reason): exit status 0")
     diffs = result.differences
     shown = diffs if max_differences is None else diffs[:max_differences]
     if shown:
         lines.append("")
         lines.append("root differences:")
     for i, d in enumerate(shown, 1):
-        lines.append(f"[{i}] {d.category}: {d.message}")
+        accepted = getattr(d, "accepted", None)
+        lines.append(f"[{i}] {d.category}: {d.message}" + (" (accepted)" if accepted else ""))
         lines.append(f"    in @{d.function}: {op_side(d)}")
         context = getattr(d, "context", ())
         if context:
@@ -40,6 +43,8 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
             lines.append(f"    affected downstream: {listed}")
         if d.rule_hint:
             lines.append(f"    note: {d.rule_hint}")
+        if accepted:
+            lines.append(f"    accepted by {accepted.get('file')}: {accepted.get('what')}")
     if len(shown) < len(diffs):
         lines.append(f"... {len(diffs) - len(shown)} more root differences (see the JSON report)")
     if result.verdict == "unknown" and result.reason:

@@ -573,11 +573,11 @@ def load_op(directory: Path | str) -> OpSpec:
     if dup:
         ck.fail("variants", f"duplicate variant name(s) {sorted(dup)}")
     accepted = ck.get(data, "accepted_differences", "", list, required=False, default=[])
+    from .accept import entry_problem
     for i, a in enumerate(accepted):
-        if not isinstance(a, dict) or not {"category", "what", "why"} <= set(a):
-            ck.fail(f"accepted_differences[{i}]", "expected an object with category, what, why")
-        if "match" in a and not isinstance(a["match"], dict):
-            ck.fail(f"accepted_differences[{i}].match", "expected an object (fields of a difference's detail)")
+        problem = entry_problem(a)
+        if problem:
+            ck.fail(f"accepted_differences[{i}]", problem)
 
     spec = OpSpec(op=op, family=family, summary=summary, kernels=dict(kernels), variants=variants,
                   tolerances=tolerances, accepted_differences=tuple(accepted), directory=directory)

@@ -96,7 +96,9 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
     p_st.add_argument("--format", choices=("text", "json"), default="text")
     p_st.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
     p_st.add_argument("--markdown", type=Path, metavar="PATH", help="also write the table as Markdown (docs/PORTS.md)")
-    p_st.add_argument("--report-dir", type=Path, metavar="DIR", help="write an HTML + JSON diff report per ported variant")
+    p_st.add_argument("--report-dir", type=Path, metavar="DIR",
+                      help="write an HTML + JSON diff report per ported variant, DIR/index.html (every variant, "
+                           "linked) and DIR/status.json (the table as JSON)")
     p_st.add_argument("--ported-only", action="store_true", help="list only variants that have a port")
     add_progress_option(p_st)
     p_st.set_defaults(suite_func=_cmd_status)
@@ -201,22 +203,33 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 def _cmd_status(args: argparse.Namespace) -> int:
     """Exit 0 when every ported variant passes (identical/equivalent or only accepted differences), else 1."""
-    from tileir_diff.suite.ports import port_rows, render_markdown, render_text
+    from tileir_diff.suite.catalog import repo_root
+    from tileir_diff.suite.ports import Links, port_rows, render_index_html, render_markdown, render_text, \
+        status_document
     try:
         specs = load_catalog(args.reference_root, ops=args.ops)
+        root = args.root or repo_root()
     except CatalogError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    if args.report_dir:
+        args.report_dir = args.report_dir.resolve()  # rows keep absolute report paths; links are relative
     with progress_bar(sum(len(s.variants) for s in specs), "status", args.progress) as bar:
-        rows = port_rows(specs, root=args.root, reference_build=args.build_root, rust_build=args.rust_build,
+        rows = port_rows(specs, root=root, reference_build=args.build_root, rust_build=args.rust_build,
                          report_dir=args.report_dir, on_row=lambda r: bar.update(1))
     if args.markdown:
-        args.markdown.write_text(render_markdown(rows), encoding="utf-8")
+        args.markdown.write_text(render_markdown(rows, links=Links(root, args.markdown.resolve().parent)),
+                                 encoding="utf-8")
+    if args.report_dir:
+        report_dir = args.report_dir.resolve()
+        (report_dir / "index.html").write_text(render_index_html(rows, Links(root, report_dir)), encoding="utf-8")
+        (report_dir / "status.json").write_text(json.dumps(status_document(rows, root), indent=1) + "\n",
+                                                encoding="utf-8")
     shown = [r for r in rows if r.verdict != "missing"] if args.ported_only else rows
     if args.format == "json":
-        print(json.dumps([r.to_dict() for r in shown], indent=1))
+        print(json.dumps(status_document(shown, root), indent=1))
     else:
-        sys.stdout.write(render_text(shown))
+        sys.stdout.write(render_text(shown, all_rows=rows))
     return 0 if all(r.status != "fail" for r in rows) else 1
 
 
