@@ -27,6 +27,16 @@ def headline(result: Any) -> str:
     return text
 
 
+def ops_matched(result: Any) -> Optional[int]:
+    """The one "ops matched" count every report shows: the matcher's pairs summed over the entry
+    pairs (what the functions table lists), or the mapping's size when there are no per-function
+    counts; None when nothing was matched at all."""
+    counts = [f["matched"] for f in result.functions if isinstance(f.get("matched"), int)]
+    if counts:
+        return sum(counts)
+    return len(result.mapping) if result.mapping else None
+
+
 def accepted_note(result: Any) -> str:
     """``, 2 of 3 accepted by reference/x/analysis.json`` after diff --accept, else ''."""
     source = getattr(result, "accepted_from", None)
