@@ -376,18 +376,19 @@ def _summary(result: Any, lines_of: Dict[str, Any]) -> str:
             klass = "" if same else (" written" if same_page else " neq")
             out.append(f"<details class=\"sec{klass}\"{'' if same or same_page else ' open'}>"
                        f"<summary>{esc(SECTION_TITLES.get(key, key))}{label}</summary>\n")
-            out.append(_section_table(key, section, lines_of))
+            out.append(_section_table(key, section, lines_of, "written" if same_page else "neq"))
             out.append("</details>\n")
     out.append("</section>\n")
     return "".join(out)
 
 
-def _section_table(key: str, section: Dict[str, Any], lines_of: Dict[str, Any]) -> str:
+def _section_table(key: str, section: Dict[str, Any], lines_of: Dict[str, Any], neq: str = "neq") -> str:
+    """``neq``: the class of a differing row (``written``, neutral, on a page whose verdict is same)."""
     rows = []
     if key == "op_histogram":
         rows.append("<tr><th>op</th><th>left</th><th>right</th></tr>")
         for r in section["rows"]:
-            rows.append(f"<tr class=\"{'' if r['same'] else 'neq'}\"><td><code>{esc(r['op'])}</code></td>"
+            rows.append(f"<tr class=\"{'' if r['same'] else neq}\"><td><code>{esc(r['op'])}</code></td>"
                         f"<td class=\"num\">{esc(r['left'])}</td><td class=\"num\">{esc(r['right'])}</td></tr>")
         return f"<table class=\"sum hist\">{''.join(rows)}</table>\n"
     rows.append("<tr><th class=\"flag\"></th><th>left</th><th>right</th></tr>")
@@ -403,12 +404,12 @@ def _section_table(key: str, section: Dict[str, Any], lines_of: Dict[str, Any]) 
                 left = _opref_link("L", r["left_op"], lines_of) + " " + left
             if r.get("right_op"):
                 right = _opref_link("R", r["right_op"], lines_of) + " " + right
-        rows.append(f"<tr class=\"{'' if r['same'] else 'neq'}\"><td class=\"flag\">{flag}</td>"
+        rows.append(f"<tr class=\"{'' if r['same'] else neq}\"><td class=\"flag\">{flag}</td>"
                     f"<td>{left}</td><td>{right}</td></tr>")
         for a in r.get("accesses", []):
             la = (_opref_link("L", a["left_op"], lines_of) + " " if a.get("left_op") else "") + _cell(a.get("left"))
             ra = (_opref_link("R", a["right_op"], lines_of) + " " if a.get("right_op") else "") + _cell(a.get("right"))
-            rows.append(f"<tr class=\"sub{'' if a['same'] else ' neq'}\"><td class=\"flag\">"
+            rows.append(f"<tr class=\"sub{'' if a['same'] else ' ' + neq}\"><td class=\"flag\">"
                         f"{'=' if a['same'] else '≠'}</td><td>{la}</td><td>{ra}</td></tr>")
     return f"<table class=\"sum\">{''.join(rows)}</table>\n"
 
@@ -534,6 +535,7 @@ th{text-align:left;font-size:12px;color:var(--mute);font-weight:600;border-botto
 td{padding:3px 6px;border-bottom:1px solid #eef0f3;vertical-align:top;word-break:break-word}
 table.sum td{width:48%}table.sum td.flag,th.flag{width:22px;text-align:center;color:var(--mute)}
 tr.neq td{background:var(--redbg)}tr.neq td.flag{color:var(--red);font-weight:700}
+tr.written td{background:#f3f4f6}tr.written td.flag{color:var(--mute);font-weight:700}
 tr.sub td:nth-child(2),tr.sub td:nth-child(3){padding-left:22px}
 table.kv{width:auto}table.kv td,table.kv th{padding-right:24px}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
