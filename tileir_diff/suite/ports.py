@@ -382,9 +382,9 @@ def status_document(rows: Sequence[PortRow], root: Path) -> Dict[str, Any]:
 _INDEX_CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1f2328;background:#fff}
 table{border-collapse:collapse;width:100%}th,td{border:1px solid #d0d7de;padding:3px 6px;text-align:left;
-vertical-align:top}th{background:#f6f8fa;position:sticky;top:0}td{overflow-wrap:anywhere}
+vertical-align:top}th{background:#f6f8fa;position:sticky;top:0}td{overflow-wrap:break-word}
 .pass{background:#dafbe1;color:#116329}.fail{background:#ffebe9;color:#a40e26}.missing{color:#6e7781}
-.stale{background:#fff8c5;color:#7d4e00}tr.missing td{color:#6e7781}a{color:#0969da}
+.stale{background:#fff8c5;color:#7d4e00}tr.r-missing td{color:#6e7781}a{color:#0969da}
 """
 
 
@@ -408,7 +408,7 @@ def render_index_html(rows: Sequence[PortRow], links: Links, *, title: str = "cu
             elif c.header == "numerics" and r.numerics.get("state") == "stale":
                 klass = ' class="stale"'
             cells.append(f"<td{klass}>{text}</td>")
-        body.append(f'<tr class="{escape(r.status)}">{"".join(cells)}</tr>')
+        body.append(f'<tr class="r-{escape(r.status)}">{"".join(cells)}</tr>')
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)}</title><style>{_INDEX_CSS}</style></head><body>"
             f"<h1>{escape(title)}</h1><p>{escape(table_counts(rows))}. Numerics: the last GPU run "
