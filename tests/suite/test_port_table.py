@@ -154,3 +154,21 @@ def test_diff_accept_bad_file_is_a_usage_error(tmp_path, swapped):
     assert f"{bad}: accepted_differences[0]: expected an object with category, what, why" in r.stderr
     r = _cli("diff", MMA, swapped, "--accept", tmp_path / "missing.json")
     assert r.returncode == 2 and "missing.json: cannot read" in r.stderr
+
+
+def test_every_report_format_says_what_is_accepted(swapped):
+    from tileir_diff.suite.accept import apply_accepted
+    result = tileir_diff.diff(MMA, swapped)
+    entry = {"category": "memory", "what": "swap <b>", "why": "rows <i>", "match": {"swapped": ["index[0]", "index[1]"]}}
+    assert apply_accepted(result, [entry], None, "ref/analysis.json") == 1
+    assert result.exit_code == 0 and result.verdict == "different" and result.all_accepted
+    page = result.to_html()
+    assert '<span class="acc">accepted</span> by <code>ref/analysis.json</code>: swap &lt;b&gt;' in page
+    assert "rows &lt;i&gt;" in page and "swap <b>" not in page and "rows <i>" not in page and 'class="is-accepted"' in page
+    assert "   _accepted_ by `ref/analysis.json`: swap &lt;b&gt;" in result.to_markdown()
+    assert "accepted by ref/analysis.json: swap <b>" in result.to_text()
+    # an entry that covers nothing leaves the exit status to the verdict
+    other = tileir_diff.diff(MMA, swapped)
+    assert apply_accepted(other, [{**entry, "match": {"swapped": ["index[1]", "index[2]"]}}], None, "x") == 0
+    assert other.exit_code == 1 and not other.all_accepted
+    assert "0 of 1 accepted by x)" in other.to_text() and "(accepted)" not in other.to_text()
