@@ -112,7 +112,13 @@ def _one_call_per_op():
              ("silu_and_mul", "bf16_m8_h512", {"M": 1024, "H": 4096}),
              ("swiglu", "fwd_f16", {"M": 1024, "N": 4096}), ("swiglu", "bwd_f32", {"M": 1000, "N": 1000}),
              ("gelu", "erf_bf16", {"M": 1024, "N": 4096}), ("gelu", "tanh_f32_a8", {"M": 1000, "N": 1000}),
-             ("dropout", "f16_t1024", {"N": 1 << 20}), ("dropout", "f32_strided_t1024", {"N": 65536, "noncontiguous": ["x"]})]
+             ("dropout", "f16_t1024", {"N": 1 << 20}), ("dropout", "f32_strided_t1024", {"N": 65536, "noncontiguous": ["x"]}),
+             ("transpose", "bf16_order_64x64", {"M": 1000, "N": 1000}),
+             ("transpose", "bf16_batched_a8_64x64", {"B": 4, "M": 256, "N": 128}),
+             ("fp8_quantize", "bf16_rows_m4_n4096", {"M": 1024, "N": 4096}),
+             ("fp8_quantize", "bf16_looped_m1_n2048", {"M": 64, "N": 14336}),
+             ("layer_norm", "fwd_bf16_m1_n8192", {"M": 1024, "N": 4096}),
+             ("layer_norm", "bwd_f16_m4_n1024", {"M": 1000, "N": 1000})]
     for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
         yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}-{name}")

@@ -47,6 +47,9 @@ ops! {
     swiglu => swiglu_kernel,
     gelu => gelu_kernel,
     dropout => dropout_kernel,
+    transpose => transpose_kernel,
+    fp8_quantize => fp8_quantize_kernel,
+    layer_norm => layer_norm_kernel,
 }
 
 /// Every variant of every op, in a stable order.
