@@ -4,7 +4,7 @@ use super::{BF16_LOOPED_M1_N2048, ENTRIES, OP, candidates};
 use crate::descriptor::{DType, TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Error, Status, fail, guard};
-use crate::variant::{check_disjoint, check_rank, pick, select};
+use crate::variant::{check_disjoint, check_rank, check_rows_have_columns, pick, select};
 
 /// Per-row fp8 quantization: scales[r] = max(max_c |x[r, c]|, 1e-12) / 448 and
 /// q = clamp(x / scales[r], -448, 448) rounded to float8_e4m3fn. x: (M, N) f16 (N <= 1024) or
@@ -36,9 +36,7 @@ pub unsafe extern "C" fn cutile_fp8_quantize(
                 format!("need x (M, N), q (M, N), scales (M,); got x {:?}, q {:?}, scales {:?}", x.dims(), q.dims(), scales.dims()),
             );
         }
-        if m > 0 && n == 0 {
-            return fail(Status::UnsupportedShape, "x has rows of zero columns: their absmax is undefined");
-        }
+        check_rows_have_columns(&x, "absmax")?;
         for (t, want) in [(&q, DType::F8E4M3FN), (&scales, DType::F32)] {
             if t.dtype != want {
                 return fail(

@@ -5,7 +5,9 @@ use super::{BWD_ROWS_PER_BLOCK, OP, bwd_candidates, fwd_candidates};
 use crate::descriptor::{DType, Tensor, TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Error, Result, Status, fail, guard};
-use crate::variant::{Variant, check_disjoint, check_in_place, check_rank, check_same_dtype, pick, select};
+use crate::variant::{
+    Variant, check_disjoint, check_eps, check_in_place, check_rank, check_rows_have_columns, check_same_dtype, pick, select,
+};
 
 /// The statistics and partial sums are float32 whatever x's dtype.
 fn check_f32(tensors: &[&Tensor]) -> Result<()> {
@@ -88,12 +90,8 @@ pub unsafe extern "C" fn cutile_layer_norm(
                 ),
             );
         }
-        if m > 0 && n == 0 {
-            return fail(Status::UnsupportedShape, "x has rows of zero columns: their mean is undefined");
-        }
-        if !eps.is_finite() || eps < 0.0 {
-            return fail(Status::InvalidArgument, format!("eps = {eps} must be finite and >= 0"));
-        }
+        check_rows_have_columns(&x, "mean")?;
+        check_eps(eps)?;
         check_same_dtype(&[&x, &w, &b, &out])?;
         check_f32(&[&mean, &rstd])?;
         // Each block reads only the rows it writes, so out may be exactly x; w and b are read by
@@ -191,9 +189,7 @@ pub unsafe extern "C" fn cutile_layer_norm_bwd(
                 ),
             );
         }
-        if m > 0 && n == 0 {
-            return fail(Status::UnsupportedShape, "x has rows of zero columns: their mean is undefined");
-        }
+        check_rows_have_columns(&x, "mean")?;
         check_same_dtype(&[&x, &dy, &w, &dx])?;
         check_f32(&[&mean, &rstd, &dw_partial, &db_partial])?;
         let outputs = [&dx, &dw_partial, &db_partial];
