@@ -60,3 +60,7 @@ __all__ = [
     "FUNCTIONS", "PORTED_OPS", "PortFunction", "function_for", "wrapper_kwargs",
     "transpose", "fp8_quantize", "layer_norm", "layer_norm_bwd", "LAYER_NORM_BWD_ROWS_PER_BLOCK",
 ]
+
+from tileir_diff.ports.torch_ops import argmax, cross_entropy, cumsum, embedding  # noqa: E402
+
+__all__ += ["argmax", "cross_entropy", "cumsum", "embedding"]
