@@ -430,14 +430,26 @@ def test_every_reference_test_shape_fits_its_forced_variant(lib, ports_library, 
     """What the GPU test (test_gpu_ports.py) launches: each variant forced, on each of its
     analysis.json test shapes laid out as ref.make_inputs lays them out. Every one must get past
     validation here, so that on the GPU each cubin runs on every test shape."""
+    assert_every_reference_test_shape_fits(lib, ports_library, op, _reference_args)
+
+
+def assert_every_reference_test_shape_fits(lib, ports_library, op, reference_args, skip=(), unforced=False):
+    """Each variant of `op` but those in `skip` forced on each of its analysis.json test shapes
+    (`reference_args(op, variant, shape)`: the C arguments as ref.make_inputs lays them out) gets
+    past validation; with `unforced`, the library's own choice on each shape does too."""
     analysis = json.loads((HEADER.parents[2] / "reference" / op / "analysis.json").read_text())
     for v in analysis["variants"]:
+        if (op, v["name"]) in skip:
+            continue
         f = ports.function_for(op, v["kernel"])
         for shape in v["test_shapes"]:
-            args = _reference_args(op, v, shape)
+            args = reference_args(op, v, shape)
             with ports.force_variant(op, v["name"], library=ports_library):
                 code = call(lib, f.name, *args)
             assert code in PAST_VALIDATION, f"{op}/{v['name']} {shape}: {code.name}: {message(lib)}"
+            if unforced:
+                code = call(lib, f.name, *args)
+                assert code in PAST_VALIDATION, f"{op} unforced {shape}: {code.name}: {message(lib)}"
 
 
 def test_registry_functions_are_in_the_header_with_their_arguments():
@@ -663,16 +675,7 @@ def test_every_reference_test_shape_fits_its_forced_variant_by_dims(lib, ports_l
     """As test_every_reference_test_shape_fits_its_forced_variant, for the ops whose tensors
     have different shapes (transposed, per row, per block); unforced, the library also takes
     every one of them (which variant it takes: test_fake_driver.py)."""
-    analysis = json.loads((HEADER.parents[2] / "reference" / op / "analysis.json").read_text())
-    for v in analysis["variants"]:
-        f = ports.function_for(op, v["kernel"])
-        for shape in v["test_shapes"]:
-            args = _reference_args_from_dims(op, v, shape)
-            with ports.force_variant(op, v["name"], library=ports_library):
-                code = call(lib, f.name, *args)
-            assert code in PAST_VALIDATION, f"{op}/{v['name']} {shape}: {code.name}: {message(lib)}"
-            code = call(lib, f.name, *args)
-            assert code in PAST_VALIDATION, f"{op} unforced {shape}: {code.name}: {message(lib)}"
+    assert_every_reference_test_shape_fits(lib, ports_library, op, _reference_args_from_dims, unforced=True)
 
 
 def test_transpose_rejections(lib):
