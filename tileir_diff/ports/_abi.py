@@ -221,7 +221,18 @@ def _declare(lib: ctypes.CDLL) -> None:
 
 # load_library(None) resolved once per value of $TILEIR_KERNELS_LIB: (env value, library).
 # A call then costs one environment lookup, not a resolve + stat of every candidate.
-_default_library: Optional[tuple[Optional[str], ctypes.CDLL]] = None
+_default_library: Optional[tuple[object, ctypes.CDLL]] = None
+# os.environ.get costs ~0.5 µs (key encoding, Mapping machinery); on POSIX os.environ keeps the
+# raw bytes in a plain dict that os.environ's setters update, so the hot path reads that.
+_ENV_RAW = getattr(os.environ, "_data", None) if os.name == "posix" else None
+_ENV_KEY = os.fsencode(LIBRARY_ENV)
+
+
+def _library_env() -> object:
+    """$TILEIR_KERNELS_LIB as a cache key (raw bytes on POSIX, else str; None when unset)."""
+    if isinstance(_ENV_RAW, dict):
+        return _ENV_RAW.get(_ENV_KEY)
+    return os.environ.get(LIBRARY_ENV)
 _by_argument: dict[object, ctypes.CDLL] = {}  # load_library(path) by the caller's argument
 
 
@@ -233,7 +244,7 @@ def load_library(path: str | os.PathLike | None = None) -> ctypes.CDLL:
     picked up by a running process."""
     global _default_library
     if path is None:
-        env = os.environ.get(LIBRARY_ENV)
+        env = _library_env()
         cached = _default_library
         if cached is not None and cached[0] == env:
             return cached[1]

@@ -53,10 +53,12 @@ def _desc(t: Any) -> TileirTensor:
 # TileirTensor and passes pointers made once: building ctypes objects per call cost ~3 µs a tensor.
 # The library copies each descriptor before it returns (descriptor.rs `read`), so reusing the
 # slots across calls is safe; a thread never has two calls in flight.
-_LAYOUT = struct.Struct("<Q5q5qii")  # tileir_tensor_t: data, shape[5], strides[5], ndim, dtype
-assert _LAYOUT.size == ctypes.sizeof(TileirTensor)
+# One layout per rank n <= 5: data, the n shape entries, zero padding to 5, the n strides, zero
+# padding, ndim, dtype code (pad bytes are written as zeros, so a slot keeps nothing of its last use).
+_LAYOUTS = tuple(struct.Struct(f"<Q{n}q{8 * (MAX_RANK - n)}x{n}q{8 * (MAX_RANK - n)}xii") for n in range(MAX_RANK + 1))
+_SIZE = ctypes.sizeof(TileirTensor)
+assert all(layout.size == _SIZE for layout in _LAYOUTS)
 _SLOTS = 8
-_ZEROS = tuple((0,) * (MAX_RANK - n) for n in range(MAX_RANK + 1))
 
 
 class _Slots(threading.local):
@@ -73,24 +75,20 @@ def _descriptor_pointers(tensors) -> list:
     if len(tensors) > _SLOTS:
         return [ctypes.byref(_desc(t)) for t in tensors]
     slots = _slots
-    array, pointers = slots.array, slots.pointers
-    out = []
-    for i, t in enumerate(tensors):
-        shape, strides = tuple(t.shape), tuple(t.stride())
+    array = slots.array
+    offset = 0
+    for t in tensors:
+        shape, strides = t.shape, t.stride()
         n = len(shape)
-        if n != len(strides):
-            raise ValueError(f"shape {shape} and strides {strides} differ in length")
-        if n > MAX_RANK:
-            shape, strides, pad = shape[:MAX_RANK], strides[:MAX_RANK], ()
+        if n > MAX_RANK or n != len(strides):
+            array[offset // _SIZE] = _desc(t)  # rank > 5 (kept for the library to reject) or a bad tensor
         else:
-            pad = _ZEROS[n]
-        try:
-            _LAYOUT.pack_into(array, i * _LAYOUT.size, int(t.data_ptr()), *shape, *pad, *strides, *pad, n,
-                              _dtype_code(t.dtype))
-        except struct.error:  # a value outside the field's range: ctypes' conversion decides, as before
-            array[i] = _desc(t)
-        out.append(pointers[i])
-    return out
+            try:
+                _LAYOUTS[n].pack_into(array, offset, t.data_ptr(), *shape, *strides, n, _dtype_code(t.dtype))
+            except struct.error:  # a value outside its field's range: ctypes' conversion decides, as before
+                array[offset // _SIZE] = _desc(t)
+        offset += _SIZE
+    return slots.pointers[:len(tensors)]
 
 
 _current_raw_stream = None  # torch's current stream handle of a device, looked up on first use
