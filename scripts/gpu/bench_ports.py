@@ -15,7 +15,9 @@ same with its first dimension divided by 4):
   run in cycles of GROUP launches each (A A A B B B ...): each side's first launch of a cycle
   follows the other side, the rest follow itself. The A-vs-A control times the Python cubin
   against a second module load of the same cubin (identical SASS, its own code address) in the
-  same cycles; its ratio is the method's noise floor.
+  same cycles; its ratio is the method's noise floor. The placement control times the Python
+  cubin on the Rust side's buffers against itself on its own: the two sides' inputs are separate
+  allocations, and where data lands can move a few-µs kernel by some per cent.
 
 Ratios are Rust time / Python time (the seed's orientation: under 1 means the port is faster).
 Run on the GPU machine (carry build/reference and build/rust):
@@ -229,6 +231,7 @@ def bench_config(torch, timer, op, variant, ref, function, shape, kind, cubin, c
     rust_symbol = rust_symbol_of(op.op, variant.name)
     python_launch = prepare_launch(variant, cubin, py_inputs, stream=stream)
     control_launch = prepare_launch(variant, control_kernel, py_inputs, stream=stream)
+    placement_launch = prepare_launch(variant, cubin, rs_inputs, stream=stream)
     with ports.force_variant(op.op, variant.name):
         rust_launch = c_abi_launcher(function, variant.raw, rs_inputs, device, stream)
         python_launch()
@@ -241,6 +244,8 @@ def bench_config(torch, timer, op, variant, ref, function, shape, kind, cubin, c
         rec["outputs_equal"] = outputs
         timed = timer.pair(python_launch, rust_launch, {variant.symbol, rust_symbol})
     control = timer.pair(python_launch, control_launch, {variant.symbol})
+    placement = timer.pair(python_launch, placement_launch, {variant.symbol})
+    rec["placement_ratio"] = placement["b"]["cupti_median_us"] / placement["a"]["cupti_median_us"]
     rec["python"], rec["rust"] = timed["a"], timed["b"]
     rec["control_python"], rec["control_second_load"] = control["a"], control["b"]
     rec["ratio"] = timed["b"]["cupti_median_us"] / timed["a"]["cupti_median_us"]
@@ -283,7 +288,8 @@ def environment(torch, args) -> dict:
                       f"{args.warmup} warm-up launches per side, then {math.ceil(args.reps / GROUP)} cycles of "
                       f"{GROUP} Python + {GROUP} Rust launches ({math.ceil(args.reps / GROUP) * GROUP} per side); "
                       f"median and best; control: the Python cubin against a second module load of itself in "
-                      f"the same cycles. Python side: tileir_diff.launch.prepare_launch (bare cuLaunchKernel); "
+                      f"the same cycles; placement control: the Python cubin on the Rust side's buffers against "
+                      f"itself on its own. Python side: tileir_diff.launch.prepare_launch (bare cuLaunchKernel); "
                       f"Rust side: cutile_<op> through its C ABI with the variant forced.")}
     try:
         env["driver"] = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
@@ -320,7 +326,7 @@ def run(args) -> dict:
                 results.append(rec)
                 print(f"{op.op:14} {variant.name:30} {kind:5} {rec['shape_key']:48} "
                       f"py {rec['python']['cupti_median_us']:9.2f} rs {rec['rust']['cupti_median_us']:9.2f} "
-                      f"ratio {rec['ratio']:.3f} ctl {rec['control_ratio']:.3f} "
+                      f"ratio {rec['ratio']:.3f} ctl {rec['control_ratio']:.3f} plc {rec['placement_ratio']:.3f} "
                       f"{'bits-equal' if rec['bitwise_equal'] else 'BITS DIFFER'}", flush=True)
             except Exception as exc:  # one failing config must not stop the rest
                 errors.append({"op": op.op, "variant": variant.name, "shape": shape,
@@ -352,8 +358,9 @@ def summarize(results) -> dict:
         return {"ratio": _stats([r["ratio"] for r in rows]), "ratio_best": _stats([r["ratio_best"] for r in rows]),
                 "ratio_events": _stats([r["ratio_events"] for r in rows]),
                 "control_ratio": _stats([r["control_ratio"] for r in rows]),
+                "placement_ratio": _stats([r.get("placement_ratio") for r in rows]),
                 "bitwise_equal": sum(bool(r["bitwise_equal"]) for r in rows), "configs": len(rows),
-                "variants": len({r["variant"] for r in rows})}
+                "variants": len({(r["op"], r["variant"]) for r in rows})}
 
     return {"overall": block(results), "ops": {op: block(rows) for op, rows in sorted(by_op.items())},
             "outside_band": [f"{r['op']}/{r['variant']} {r['shape_key']}" for r in results
@@ -373,12 +380,15 @@ def render_markdown(doc: dict, plots: list[str]) -> str:
              f"{env['arch']} cubins; device-to-device copy {env['copy_bandwidth_gbps']:.0f} GB/s.", "",
              f"**Method.** {env['method']}", "",
              "Ratios are **Rust time / Python time** (the seed's orientation; under 1 = the port is faster). "
-             "`control` is the Python cubin against a second load of itself: the noise floor of the method.", "",
+             "`control` is the Python cubin against a second load of itself (the noise floor of the method); "
+             "`placement` is the Python cubin on the Rust side's buffers against itself on its own (what the "
+             "separate allocations alone do).", "",
              f"**Overall:** {o['configs']} configurations of {o['variants']} variants; ratio (CUPTI median) geomean "
              f"{_f(o['ratio'].get('geomean'), 4)}, min {_f(o['ratio'].get('min'))}, max {_f(o['ratio'].get('max'))}; "
              f"best-of ratio geomean {_f(o['ratio_best'].get('geomean'), 4)}; CUDA-events ratio geomean "
              f"{_f(o['ratio_events'].get('geomean'), 4)}; control geomean {_f(o['control_ratio'].get('geomean'), 4)} "
-             f"(min {_f(o['control_ratio'].get('min'))}, max {_f(o['control_ratio'].get('max'))}); outputs "
+             f"(min {_f(o['control_ratio'].get('min'))}, max {_f(o['control_ratio'].get('max'))}); placement geomean "
+             f"{_f(o.get('placement_ratio', {}).get('geomean'), 4)}; outputs "
              f"bit-identical in {o['bitwise_equal']} of {o['configs']}.", ""]
     if doc.get("errors"):
         lines += [f"**Errors:** {len(doc['errors'])} configurations did not run: " + "; ".join(
@@ -387,22 +397,25 @@ def render_markdown(doc: dict, plots: list[str]) -> str:
     lines += [f"![{p}]({p})" for p in plots] + [""]
     lines += ["## Per operator", "",
               "| op | variants | configs | ratio geomean | min | max | best-of geomean | events geomean | "
-              "control geomean | control min–max | bit-identical |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "control geomean | control min–max | placement geomean | bit-identical |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for op, b in s["ops"].items():
         r, c = b["ratio"], b["control_ratio"]
         lines.append(f"| {op} | {b['variants']} | {b['configs']} | {_f(r.get('geomean'), 4)} | {_f(r.get('min'))} | "
                      f"{_f(r.get('max'))} | {_f(b['ratio_best'].get('geomean'), 4)} | "
                      f"{_f(b['ratio_events'].get('geomean'), 4)} | {_f(c.get('geomean'), 4)} | "
-                     f"{_f(c.get('min'))}–{_f(c.get('max'))} | {b['bitwise_equal']}/{b['configs']} |")
+                     f"{_f(c.get('min'))}–{_f(c.get('max'))} | {_f(b.get('placement_ratio', {}).get('geomean'), 4)} | "
+                     f"{b['bitwise_equal']}/{b['configs']} |")
     lines += ["", "## Per configuration", "",
               "| op | variant | kind | shape | Python µs (median / best) | Rust µs (median / best) | ratio | "
-              "best-of | events | control | bits |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "best-of | events | control | placement | bits |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in doc["results"]:
         p, q = r["python"], r["rust"]
         lines.append(f"| {r['op']} | {r['variant']} | {r['kind']} | `{r['shape_key']}` | "
                      f"{p['cupti_median_us']:.2f} / {p['cupti_best_us']:.2f} | {q['cupti_median_us']:.2f} / "
                      f"{q['cupti_best_us']:.2f} | {r['ratio']:.3f} | {r['ratio_best']:.3f} | {r['ratio_events']:.3f} | "
-                     f"{r['control_ratio']:.3f} | {'equal' if r['bitwise_equal'] else '**differ**'} |")
+                     f"{r['control_ratio']:.3f} | {_f(r.get('placement_ratio'))} | "
+                     f"{'equal' if r['bitwise_equal'] else '**differ**'} |")
     return "\n".join(lines) + "\n"
 
 
