@@ -440,10 +440,32 @@ def render_plots(doc: dict, out_dir: Path) -> list[str]:
     ax.set_title(f"Ports vs references per configuration ({doc['environment']['gpu']}, "
                  f"{doc['environment']['date'][:10]}); x = A-vs-A control")
     fig.tight_layout()
-    name = f"{RESULTS_NAME}_ratio.png"
-    fig.savefig(out_dir / name, dpi=110)
+    names = [f"{RESULTS_NAME}_ratio.png", f"{RESULTS_NAME}_ratio_vs_time.png"]
+    fig.savefig(out_dir / names[0], dpi=110)
     plt.close(fig)
-    return [name]
+
+    # The spread against kernel length: short kernels scatter, in the controls as much as in the ratio.
+    fig, ax = plt.subplots(figsize=(9, 5))
+    rows = doc["results"]
+    times = [r["python"]["cupti_median_us"] for r in rows]
+    ax.scatter(times, [r["ratio"] for r in rows], s=10, label="Rust / Python")
+    ax.scatter(times, [r["control_ratio"] for r in rows], s=8, marker="x", color="tab:gray",
+               label="control (second load of the Python cubin)")
+    if all("placement_ratio" in r for r in rows):
+        ax.scatter(times, [r["placement_ratio"] for r in rows], s=8, marker="+", color="tab:green",
+                   label="placement (Python cubin on the Rust buffers)")
+    ax.set_xscale("log")
+    ax.axhline(1.0, color="black", lw=0.8)
+    for y in (0.97, 1.03):
+        ax.axhline(y, color="tab:red", lw=0.6, ls="--")
+    ax.set_xlabel("Python reference device time, µs (CUPTI median, log scale)")
+    ax.set_ylabel("ratio")
+    ax.set_title("Ratio against kernel length")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out_dir / names[1], dpi=110)
+    plt.close(fig)
+    return names
 
 
 def render(json_path: Path) -> None:
