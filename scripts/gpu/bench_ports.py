@@ -406,6 +406,7 @@ def render_markdown(doc: dict, plots: list[str]) -> str:
                      f"{_f(b['ratio_events'].get('geomean'), 4)} | {_f(c.get('geomean'), 4)} | "
                      f"{_f(c.get('min'))}–{_f(c.get('max'))} | {_f(b.get('placement_ratio', {}).get('geomean'), 4)} | "
                      f"{b['bitwise_equal']}/{b['configs']} |")
+    lines += outside_band_section(doc)
     lines += ["", "## Per configuration", "",
               "| op | variant | kind | shape | Python µs (median / best) | Rust µs (median / best) | ratio | "
               "best-of | events | control | placement | bits |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -417,6 +418,31 @@ def render_markdown(doc: dict, plots: list[str]) -> str:
                      f"{r['control_ratio']:.3f} | {_f(r.get('placement_ratio'))} | "
                      f"{'equal' if r['bitwise_equal'] else '**differ**'} |")
     return "\n".join(lines) + "\n"
+
+
+def outside_band_section(doc: dict) -> list[str]:
+    """The configurations outside 0.97–1.03 with the evidence that explains them: the SASS verdict
+    (docs/results/ports_sass.json), the two controls, best-of and CUDA-event ratios, kernel length."""
+    sass_path = REPO / "docs" / "results" / "ports_sass.json"
+    sass = {}
+    if sass_path.is_file():
+        sass = {(r["op"], r["variant"]): r["verdict"] for r in json.loads(sass_path.read_text())["results"]}
+    rows = [r for r in doc["results"] if not 0.97 <= r["ratio"] <= 1.03]
+    long_rows = [r for r in doc["results"] if r["python"]["cupti_median_us"] >= 10.0]
+    worst_long = max(long_rows, key=lambda r: abs(r["ratio"] - 1.0), default=None)
+    out = ["", "## Configurations outside 0.97–1.03", "",
+           f"{len(rows)} of {len(doc['results'])}; every one runs under "
+           f"{max((r['python']['cupti_median_us'] for r in rows), default=0):.1f} µs. Of the "
+           f"{len(long_rows)} configurations of 10 µs or more, the farthest from 1 is "
+           + (f"{worst_long['op']}/{worst_long['variant']} at {worst_long['ratio']:.3f}." if worst_long else "none.")
+           + " See docs/results/README.md for the reading.", "",
+           "| op | variant | shape | Python µs | ratio | best-of | events | control | placement | SASS |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['op']} | {r['variant']} | `{r['shape_key']}` | {r['python']['cupti_median_us']:.2f} | "
+                   f"{r['ratio']:.3f} | {r['ratio_best']:.3f} | {r['ratio_events']:.3f} | {r['control_ratio']:.3f} | "
+                   f"{_f(r.get('placement_ratio'))} | {sass.get((r['op'], r['variant']), '–')} |")
+    return out
 
 
 def render_plots(doc: dict, out_dir: Path) -> list[str]:
