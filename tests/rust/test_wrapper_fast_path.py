@@ -105,3 +105,33 @@ def test_library_is_resolved_once_per_environment_value(ports_library, monkeypat
 def test_explicit_path_is_cached_by_argument(ports_library):
     assert ports.load_library(str(ports_library)) is ports.load_library(str(ports_library))
     assert ports.load_library(ports_library) is ports.load_library(str(ports_library))  # one CDLL per file
+
+
+class _RecordingLibrary:
+    """Stands in for the CDLL: records the descriptors each cutile_vector_add call receives."""
+
+    def __init__(self):
+        self.calls = []
+
+    def cutile_vector_add(self, *args):
+        *pointers, _device, _stream = args
+        self.calls.append([p.contents.data if hasattr(p, "contents") else
+                           ctypes.cast(p, ctypes.POINTER(ports.TileirTensor)).contents.data for p in pointers])
+        return 0
+
+
+def test_a_call_from_inside_a_tensor_hook_does_not_overwrite_the_outer_descriptors(monkeypatch):
+    lib = _RecordingLibrary()
+    monkeypatch.setattr(torch_ops, "load_library", lambda library=None: lib)
+    inner = [_Tensor(0x900 + i, (4,), (1,)) for i in range(3)]
+
+    class _Hooked(_Tensor):
+        def data_ptr(self):  # e.g. a tensor subclass whose hook launches a port
+            torch_ops._call("cutile_vector_add", inner, stream=0)
+            return super().data_ptr()
+
+    outer = [_Tensor(0x100, (4,), (1,)), _Hooked(0x200, (4,), (1,)), _Tensor(0x300, (4,), (1,))]
+    torch_ops._call("cutile_vector_add", outer, stream=0)
+    assert lib.calls == [[0x900, 0x901, 0x902], [0x100, 0x200, 0x300]]
+    torch_ops._call("cutile_vector_add", inner, stream=0)  # the slots are free again afterwards
+    assert lib.calls[-1] == [0x900, 0x901, 0x902] and not torch_ops._slots.busy

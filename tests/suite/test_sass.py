@@ -8,7 +8,6 @@ constant bank's bytes. The real tools, where installed, then check the committed
 from __future__ import annotations
 
 import json
-import os
 import stat
 import struct
 from pathlib import Path

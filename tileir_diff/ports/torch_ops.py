@@ -29,13 +29,17 @@ _dtype_codes: dict = {}  # dtype object -> TILEIR_DTYPE code, filled from DTYPE_
 def _dtype_code(dtype: Any) -> int:
     try:
         return _dtype_codes[dtype]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable stand-in dtype
         pass
     name = str(dtype)
     name = name[len("torch."):] if name.startswith("torch.") else name
     if name not in DTYPE_CODES:
         raise UnsupportedDtypeError(f"UNSUPPORTED_DTYPE: {name} has no TILEIR_DTYPE code", Status.UNSUPPORTED_DTYPE)
-    _dtype_codes[dtype] = code = DTYPE_CODES[name]
+    code = DTYPE_CODES[name]
+    try:
+        _dtype_codes[dtype] = code
+    except TypeError:
+        pass
     return code
 
 
@@ -52,7 +56,8 @@ def _desc(t: Any) -> TileirTensor:
 # The hot path writes the descriptors with one struct.pack_into each into a per-thread array of
 # TileirTensor and passes pointers made once: building ctypes objects per call cost ~3 µs a tensor.
 # The library copies each descriptor before it returns (descriptor.rs `read`), so reusing the
-# slots across calls is safe; a thread never has two calls in flight.
+# slots across calls is safe. A call made while the slots are in use on the same thread (a tensor
+# subclass whose `shape` or `data_ptr` hook calls a port) builds its own descriptors instead.
 # One layout per rank n <= 5: data, the n shape entries, zero padding to 5, the n strides, zero
 # padding, ndim, dtype code (pad bytes are written as zeros, so a slot keeps nothing of its last use).
 _LAYOUTS = tuple(struct.Struct(f"<Q{n}q{8 * (MAX_RANK - n)}x{n}q{8 * (MAX_RANK - n)}xii") for n in range(MAX_RANK + 1))
@@ -63,6 +68,7 @@ _SLOTS = 8
 
 class _Slots(threading.local):
     def __init__(self):
+        self.busy = False  # from the first descriptor written until the C call returns
         self.array = (TileirTensor * _SLOTS)()
         self.pointers = [ctypes.pointer(self.array[i]) for i in range(_SLOTS)]
 
@@ -128,9 +134,19 @@ def _device_and_stream(tensors, stream) -> tuple[int, int]:
 
 def _call(fn_name: str, tensors, *scalars, stream=None, library=None) -> None:
     lib = load_library(library)
-    descs = _descriptor_pointers(tensors)
-    device, handle = _device_and_stream(tensors, stream)
-    code = getattr(lib, fn_name)(*descs, *scalars, device, handle)
+    slots = _slots
+    if slots.busy:  # re-entered while this thread's slots are being filled or read
+        descs = [ctypes.byref(_desc(t)) for t in tensors]
+        device, handle = _device_and_stream(tensors, stream)
+        code = getattr(lib, fn_name)(*descs, *scalars, device, handle)
+    else:
+        slots.busy = True
+        try:
+            descs = _descriptor_pointers(tensors)
+            device, handle = _device_and_stream(tensors, stream)
+            code = getattr(lib, fn_name)(*descs, *scalars, device, handle)
+        finally:
+            slots.busy = False
     if code:
         check(lib, code)
 
