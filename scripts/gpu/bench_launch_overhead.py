@@ -58,6 +58,7 @@ def per_call_us(torch, fn) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--name", default="launch_overhead.json", help="file name under --out")
     args = ap.parse_args(argv)
     import torch
 
@@ -81,7 +82,10 @@ def main(argv=None) -> int:
 
         def wrapper_python():
             ports.load_library()
-            torch_ops._descriptor_pointers(tensors)
+            if hasattr(torch_ops, "_descriptor_pointers"):
+                torch_ops._descriptor_pointers(tensors)
+            else:  # an older wrapper (run against another checkout's tileir_diff for a before figure)
+                [torch_ops._desc(t) for t in tensors]
             torch_ops._device_and_stream(tensors, None)
 
         c_abi = c_abi_launcher(function, variant.raw, inputs, torch.cuda.current_device(), stream)
@@ -107,7 +111,7 @@ def main(argv=None) -> int:
     print(f"wrapper over the C ABI: median {statistics.median(extra):.2f} µs, max {max(extra):.2f} µs")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "launch_overhead.json").write_text(json.dumps(
+        (args.out / args.name).write_text(json.dumps(
             {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(0),
              "method": f"median over {BATCHES} batches of {BATCH} calls (perf_counter), device synchronized "
                        f"between batches", "rows": rows}, indent=1))
