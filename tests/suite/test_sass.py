@@ -201,5 +201,19 @@ def test_committed_results_cover_every_port_with_a_cubin():
     built = ROOT / "build" / "rust"
     if not built.is_dir():
         pytest.skip("no build/rust here")
-    for path in built.glob("*/*.sm_90.cubin"):
-        assert (path.parent.name, path.name[: -len(".sm_90.cubin")]) in recorded, path
+    missing = sorted(f"{p.parent.name}/{p.name[: -len('.sm_90.cubin')]}" for p in built.glob("*/*.sm_90.cubin")
+                     if (p.parent.name, p.name[: -len(".sm_90.cubin")]) not in recorded)
+    assert not missing, (f"no SASS record for {len(missing)} built port(s), e.g. {missing[:3]}: run "
+                         f"`tileir-diff suite sass --json {sass.RESULTS_FILE}`")
+
+
+def test_merge_keeps_the_ops_not_compared_now():
+    previous = {"date": "d1", "results": [{"op": "a", "variant": "x", "verdict": "identical"},
+                                          {"op": "b", "variant": "y", "verdict": "identical"}]}
+    now = {"date": "d2", "summary": {}, "results": [{"op": "b", "variant": "y", "verdict": "different"},
+                                                    {"op": "c", "variant": "z", "verdict": "identical"}]}
+    doc = sass.merge_documents(previous, now)
+    assert [(r["op"], r["verdict"]) for r in doc["results"]] == [("a", "identical"), ("b", "different"),
+                                                                  ("c", "identical")]
+    assert doc["summary"] == {"different": 1, "identical": 2}
+    assert doc["runs"] == [{"date": "d1", "ops": ["a"]}, {"date": "d2", "ops": ["b", "c"]}]

@@ -83,6 +83,8 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
     p_sass.add_argument("--json", type=Path, metavar="PATH",
                         help="write the results here (the port table reads docs/results/ports_sass.json)")
     p_sass.add_argument("--format", choices=("text", "json"), default="text")
+    p_sass.add_argument("--merge", action="store_true",
+                        help="keep the --json file's records of the ops not compared now (with --op)")
     p_sass.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
     p_sass.set_defaults(suite_func=_cmd_sass)
 
@@ -194,7 +196,7 @@ def _cmd_sass(args: argparse.Namespace) -> int:
     2 on a usage or catalog error."""
     from tileir_diff.errors import printable
     from tileir_diff.suite.catalog import repo_root
-    from tileir_diff.suite.sass import compare_ports, find_tool, results_document, summary_cell
+    from tileir_diff.suite.sass import compare_ports, find_tool, merge_documents, results_document, summary_cell
     try:
         specs = load_catalog(args.reference_root, ops=args.ops)
     except CatalogError as e:
@@ -208,6 +210,16 @@ def _cmd_sass(args: argparse.Namespace) -> int:
     root = repo_root()
     rows = compare_ports(specs, root=root, ops=args.ops, reference_build=args.build_root, rust_build=args.rust_build)
     doc = results_document(rows, root)
+    if args.merge:
+        if not args.json:
+            print("error: --merge needs --json PATH (the file to merge into)", file=sys.stderr)
+            return 2
+        if args.json.is_file():
+            try:
+                doc = merge_documents(json.loads(args.json.read_text(encoding="utf-8")), doc)
+            except (ValueError, KeyError, TypeError) as e:
+                print(printable(f"error: {args.json}: not a ports_sass.json document ({e})"), file=sys.stderr)
+                return 2
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")

@@ -357,6 +357,22 @@ def results_document(rows: Sequence[SassComparison], root: Path) -> Dict[str, An
             "results": [_relative(r.to_dict(), root) for r in rows]}
 
 
+def merge_documents(previous: Dict[str, Any], doc: Dict[str, Any]) -> Dict[str, Any]:
+    """`doc` plus the records of `previous` for ops that `doc` did not compare (``--merge``);
+    ``runs`` says which date each op's records come from."""
+    compared = {r["op"] for r in doc["results"]}
+    kept = [r for r in previous.get("results", []) if r["op"] not in compared]
+    runs = [run for run in previous.get("runs", [{"date": previous.get("date"),
+                                                   "ops": sorted({r["op"] for r in previous.get("results", [])})}])]
+    runs = [dict(run, ops=[op for op in run["ops"] if op not in compared]) for run in runs]
+    runs = [run for run in runs if run["ops"]] + [{"date": doc["date"], "ops": sorted(compared)}]
+    results = kept + doc["results"]
+    counts: Dict[str, int] = {}
+    for r in results:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    return dict(doc, summary=dict(sorted(counts.items())), runs=runs, results=results)
+
+
 def _relative(record: Dict[str, Any], root: Path) -> Dict[str, Any]:
     for key in ("python_cubin", "rust_cubin"):
         if record.get(key):
