@@ -17,7 +17,8 @@ from tileir_diff.ports._abi import (
 
 __all__ = ["vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "silu_and_mul", "swiglu",
            "swiglu_bwd", "gelu", "dropout", "RMS_NORM_BWD_ROWS_PER_BLOCK", "argmax",
-           "cross_entropy", "cumsum", "embedding"]
+           "cross_entropy", "cumsum", "embedding", "transpose", "fp8_quantize", "layer_norm", "layer_norm_bwd",
+           "LAYER_NORM_BWD_ROWS_PER_BLOCK"]
 
 # dw_partial of rms_norm_bwd has ceil(M / RMS_NORM_BWD_ROWS_PER_BLOCK) rows.
 RMS_NORM_BWD_ROWS_PER_BLOCK = 64
@@ -267,3 +268,35 @@ def embedding(ids, weight, out, *, stream: Optional[Any] = None, library=None):
     checked), weight (V, H), out (T, H) of one dtype (float16, bfloat16, float32). Returns out."""
     _call("cutile_embedding", (ids, weight, out), stream=stream, library=library)
     return out
+def transpose(x, y, *, stream: Optional[Any] = None, library=None):
+    """y = x.T for 2-D x (f16, bf16, f32; y is (N, M)), or the last two axes of 3-D bf16 x swapped
+    (y is (B, N, M)). Unit last strides; y must not overlap x. Returns y."""
+    _call("cutile_transpose", (x, y), stream=stream, library=library)
+    return y
+
+
+def fp8_quantize(x, q, scales, *, stream: Optional[Any] = None, library=None):
+    """Per-row fp8 e4m3 quantization of 2-D x (f16 with N <= 1024, or bf16): scales (M,) float32 =
+    max(row absmax, 1e-12) / 448, q (M, N) float8_e4m3fn = clamp(x / scale, -448, 448). Outputs must
+    not overlap x. Returns (q, scales)."""
+    _call("cutile_fp8_quantize", (x, q, scales), stream=stream, library=library)
+    return q, scales
+
+
+# dw_partial and db_partial of layer_norm_bwd have ceil(M / LAYER_NORM_BWD_ROWS_PER_BLOCK) rows.
+LAYER_NORM_BWD_ROWS_PER_BLOCK = 64
+
+
+def layer_norm(x, w, b, out, mean, rstd, eps: float = 1e-5, *, stream: Optional[Any] = None, library=None):
+    """out = layer_norm(x) * w + b over the last axis of 2-D x (N <= 8192); mean and rstd (M,) float32
+    are written for the backward. out may be x. Returns out."""
+    _call("cutile_layer_norm", (x, w, b, out, mean, rstd), float(eps), stream=stream, library=library)
+    return out
+
+
+def layer_norm_bwd(dy, x, w, mean, rstd, dx, dw_partial, db_partial, *, stream: Optional[Any] = None, library=None):
+    """Backward of layer_norm (N <= 1024): dx, and per-block partial sums dw_partial, db_partial of shape
+    (ceil(M / 64), N) float32 (dw = dw_partial.sum(0), db = db_partial.sum(0)). Returns dx."""
+    _call("cutile_layer_norm_bwd", (dy, x, w, mean, rstd, dx, dw_partial, db_partial), stream=stream,
+          library=library)
+    return dx
