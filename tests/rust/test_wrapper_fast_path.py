@@ -68,10 +68,14 @@ def test_more_tensors_than_slots_still_described():
 
 def test_each_thread_has_its_own_slots():
     seen = {}
+    # every thread holds its slots until all have described: a finished thread's memory may be
+    # reused by the next one, so only live threads must have distinct slots
+    all_described = threading.Barrier(3, timeout=30)
 
     def describe(name, ptr):
         (p,) = torch_ops._descriptor_pointers([_Tensor(ptr, (1,), (1,))])
         seen[name] = (ctypes.addressof(p.contents), p.contents.data)
+        all_described.wait()
 
     threads = [threading.Thread(target=describe, args=(n, 0x1000 + n)) for n in range(3)]
     for th in threads:
