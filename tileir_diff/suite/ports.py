@@ -5,13 +5,16 @@ For each operator and variant in the catalog: the verdict of the Rust IR
 Python reference IR (``build/reference/<op>/<variant>.tileirbc``), which of its differences are
 accepted by the op's ``analysis.json`` (``accepted_differences``: category, what, why), whether
 an sm_90 cubin of the port exists, and the last GPU numerics result
-(``docs/results/ports_results.json``). A port passes when its verdict is identical or
+(``docs/results/ports_results.json``) and the SASS identity of the two sm_90 cubins
+(``docs/results/ports_sass.json``, written by ``tileir-diff suite sass``; see sass.py).
+A port passes when its verdict is identical or
 equivalent, or when every remaining difference is accepted. Each row also counts the ``unsafe``
 blocks of the op's Rust sources (rust_kernels/src/ops/<op>/: kernel.rs, and the C entry in
 ffi.rs plus mod.rs), so that a port's unchecked surface stays visible.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -22,6 +25,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 from .accept import accepted_by, detail_matches  # noqa: F401 - detail_matches: re-exported
 from .catalog import OpSpec, VariantSpec, repo_root
+from .sass import load_sass, summary_cell
 
 RESULTS_FILE = "docs/results/ports_results.json"
 RUST_OPS_DIR = "rust_kernels/src/ops"
@@ -40,6 +44,10 @@ class PortRow:
     # `unsafe { ... }` blocks in the op's Rust port: {"kernel": n, "ffi": m}; None without a port.
     unsafe_blocks: Optional[Dict[str, int]] = None
     numerics: Dict[str, Any] = field(default_factory=lambda: {"result": "not_run"})
+    # SASS identity (suite/sass.py): the ports_sass.json record; `sass_cell` says identical /
+    # different (what) / stale (a cubin changed since) / – (not compared).
+    sass: Optional[Dict[str, Any]] = None
+    sass_cell: str = "–"
     python_ir: Optional[str] = None
     rust_ir: Optional[str] = None
     report: Optional[str] = None      # the HTML report (suite status --report-dir)
@@ -131,6 +139,7 @@ def port_rows(specs: Sequence[OpSpec], *, root: Optional[Path] = None, reference
     reference_build = reference_build or root / "build" / "reference"
     rust_build = rust_build or root / "build" / "rust"
     numerics = load_numerics(root)
+    sass_records = load_sass(root)
     wanted = set(ops) if ops else None
     rows: List[PortRow] = []
     for spec in specs:
@@ -141,10 +150,20 @@ def port_rows(specs: Sequence[OpSpec], *, root: Optional[Path] = None, reference
             row = _row(spec, v, root, reference_build, rust_build, report_dir, numerics)
             if row.rust_ir is not None:
                 row.unsafe_blocks = unsafe
+            row.sass = sass_records.get((spec.op, v.name))
+            if row.sass is not None:
+                row.sass_cell = summary_cell(row.sass, _cubin_hashes(reference_build, rust_build, spec.op, v.name))
             rows.append(row)
             if on_row is not None:
                 on_row(row)
     return rows
+
+
+def _cubin_hashes(reference_build: Path, rust_build: Path, op: str, variant: str) -> Optional[tuple]:
+    """sha256 of the two sm_90 cubins now on disk, to tell a stale SASS record; None when either is missing."""
+    py = cubin_digest(reference_build / op / f"{variant}.sm_90.cubin")
+    rs = cubin_digest(rust_build / op / f"{variant}.sm_90.cubin")
+    return None if py is None or rs is None else (py, rs)
 
 
 def _row(spec: OpSpec, v: VariantSpec, root: Path, reference_build: Path, rust_build: Path,
@@ -275,16 +294,18 @@ COLUMNS: List[Column] = [
     Column("cubin sm_90", lambda r: "yes" if r.cubin_sm90 else "no", 5, ported_only=True),
     Column("unsafe blocks (kernel+ffi)", lambda r: _unsafe_cell(r.unsafe_blocks), 7, _rust_source, ported_only=True),
     Column("numerics", numerics_cell, 8),
+    Column("SASS sm_90", lambda r: r.sass_cell, 9, ported_only=True),
     Column("device time vs reference", _timing_cell, 6, ported_only=True),
 ]
 
 #: The text table is for a terminal: counts instead of the lists of differences.
 _TEXT_CELLS = {"accepted differences": lambda r: str(len(r.accepted_differences)),
                "unexplained": lambda r: str(len(r.unexplained_differences)),
+               "SASS sm_90": lambda r: r.sass_cell.split(" ")[0],
                "numerics": lambda r: r.numerics.get("result", "not_run") + (
                    "" if r.numerics.get("state") in ("current", "not_run") else f" ({r.numerics.get('state')})")}
 _TEXT_HEADERS = {"accepted differences": "acc", "unexplained": "unexp", "cubin sm_90": "sm90",
-                 "unsafe blocks (kernel+ffi)": "unsafe", "device time vs reference": "time"}
+                 "unsafe blocks (kernel+ffi)": "unsafe", "SASS sm_90": "sass", "device time vs reference": "time"}
 
 
 def ported(rows: Sequence[PortRow]) -> List[PortRow]:
@@ -309,7 +330,9 @@ def render_markdown(rows: Sequence[PortRow], *, title: str = "cuTile Rust ports"
              "port's IR against the cuTile Python reference IR, the differences the op's analysis.json accepts, "
              "whether an sm_90 cubin exists, the `unsafe` blocks of the op's Rust sources (kernel.rs + the C "
              "entry, ffi.rs and mod.rs), the last GPU numerics run (`stale` when it tested another build of the "
-             "cubin) and the device time (not measured yet: –). Variant links go to the per-variant reports "
+             "cubin), whether the two sm_90 cubins have the same SASS, registers, shared memory and constant banks "
+             "(`tileir-diff suite sass`; docs/rust_ports.md, \"SASS identity\") and the device time (not measured "
+             "yet: –). Variant links go to the per-variant reports "
              "under build/report/ (generated, not committed); build/report/index.html lists them all.", "",
              f"{table_counts(rows)}.", ""]
     lines += _markdown_table(done, COLUMNS, links)
