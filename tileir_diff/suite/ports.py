@@ -77,6 +77,25 @@ def detail_matches(pattern: Any, value: Any) -> bool:
     return pattern == value
 
 
+def judge(diff_json: Dict[str, Any], accepted: Iterable[Dict[str, Any]], variant: str):
+    """(status, accepted, unexplained) of a port's diff (``DiffResult.to_dict()``): ``pass`` when
+    the verdict is identical or equivalent, or different/specialized with every difference covered
+    by an ``accepted_differences`` entry; unknown never passes."""
+    accepted = list(accepted)
+    ok_list: List[Dict[str, Any]] = []
+    unexplained: List[Dict[str, Any]] = []
+    for d in diff_json.get("differences", []):
+        entry = accepted_by(d, accepted, variant)
+        slim = {"category": d["category"], "message": d["message"]}
+        if entry is None:
+            unexplained.append(slim)
+        else:
+            ok_list.append({**slim, "accepted_as": entry.get("what")})
+    verdict = diff_json["verdict"]
+    ok = verdict in ("identical", "equivalent") or (verdict in ("different", "specialized") and not unexplained)
+    return ("pass" if ok else "fail"), ok_list, unexplained
+
+
 _COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _UNSAFE_BLOCK = re.compile(r"\bunsafe\s*\{")
 
@@ -165,16 +184,7 @@ def _row(spec: OpSpec, v: VariantSpec, reference_build: Path, rust_build: Path, 
     data = result.to_dict()
     row.verdict = data["verdict"]
     row.rules_applied = data.get("rules_applied", {})
-    for d in data.get("differences", []):
-        entry = accepted_by(d, spec.accepted_differences, v.name)
-        slim = {"category": d["category"], "message": d["message"]}
-        if entry is None:
-            row.unexplained_differences.append(slim)
-        else:
-            row.accepted_differences.append({**slim, "accepted_as": entry.get("what")})
-    ok = row.verdict in ("identical", "equivalent") or (row.verdict in ("different", "specialized")
-                                                        and not row.unexplained_differences)
-    row.status = "pass" if ok else "fail"
+    row.status, row.accepted_differences, row.unexplained_differences = judge(data, spec.accepted_differences, v.name)
     if report_dir is not None:
         out = report_dir / spec.op
         out.mkdir(parents=True, exist_ok=True)
