@@ -168,20 +168,27 @@ class Crate:
         if r.returncode != 0:
             raise BuildError(f"cargo test --no-run exited {r.returncode}", r.stderr[-20000:])
         exes: Dict[str, str] = {}
+        emit_ir: Optional[str] = None
         for line in r.stdout.splitlines():
             try:
                 msg = json.loads(line)
             except ValueError:
                 continue
             target = msg.get("target", {})
-            if msg.get("reason") == "compiler-artifact" and msg.get("executable") and "test" in target.get("kind", []):
+            if msg.get("reason") != "compiler-artifact" or not msg.get("executable"):
+                continue
+            if "test" in target.get("kind", []):
                 exes[target["name"]] = msg["executable"]
-        emit = ["cargo", "build", "--release", "--locked", "--bin", "emit-ir"]
-        log("$ " + " ".join(emit))
-        r = subprocess.run(emit, cwd=self.root, env=env, capture_output=True, text=True, timeout=CARGO_TIMEOUT_S)
-        log(r.stderr)
-        if r.returncode != 0:
-            raise BuildError(f"cargo build --bin emit-ir exited {r.returncode}", r.stderr[-20000:])
+            elif target.get("name") == "emit-ir" and not msg.get("profile", {}).get("test"):
+                emit_ir = msg["executable"]  # integration tests build the package's binaries too
+        log(f"emit-ir from the test build: {emit_ir}")
+        if emit_ir is None or Path(emit_ir).resolve() != self.emit_ir.resolve():
+            emit = ["cargo", "build", "--release", "--locked", "--bin", "emit-ir"]
+            log("$ " + " ".join(emit))
+            r = subprocess.run(emit, cwd=self.root, env=env, capture_output=True, text=True, timeout=CARGO_TIMEOUT_S)
+            log(r.stderr)
+            if r.returncode != 0:
+                raise BuildError(f"cargo build --bin emit-ir exited {r.returncode}", r.stderr[-20000:])
         self._state_path().write_text(json.dumps({"ops": snapshot, "executables": exes}, indent=1))
         return exes
 
