@@ -28,7 +28,8 @@ from .stages import STAGES, Context, StageResult, prepare_ir, run_stage
 from .workspace import Crate, apply_files, crate_copy, repo_crate, sha256_bytes
 
 SCHEMA_VERSION = "1.0"
-NEEDS_IR = ("tileiras", "numerics", "performance")
+# performance prepares the IR itself, after it has found a GPU
+NEEDS_IR = ("tileiras", "numerics")
 REPAIR_TIMEOUT_S = 600
 
 #: A repair: given the failed attempt's request (see docs/agents.md), the op's new kernel.rs

@@ -528,6 +528,9 @@ def stage_performance(ctx: Context) -> StageResult:
     if not cuda_available():
         return StageResult("performance", "skip", reason="no CUDA device here (torch.cuda unavailable or torch "
                                                          "missing): device time is measured on a GPU only")
+    failed = prepare_ir(ctx, "performance")
+    if failed is not None:
+        return failed
     from .perf import measure
     log = ctx.logger("performance")
     rows = measure(ctx.spec, ctx.variants, log)
