@@ -23,6 +23,7 @@ import dataclasses
 import hashlib
 import inspect
 import json
+import re
 import time
 import typing
 from dataclasses import dataclass, field
@@ -62,18 +63,31 @@ def kernels_of(module) -> Dict[str, Any]:
 # --- skeletons -----------------------------------------------------------------------------------
 
 def _attr_shape(value) -> str:
-    """An attribute with its numbers abstracted: enums and strings kept (padding, rounding,
-    predicates), numbers, shapes, types and dense data replaced by their kind."""
+    """An attribute as structure: enums, strings and integers kept (padding, rounding, predicates,
+    axes, permutations), floats, types and dense data replaced by their kind."""
     if isinstance(value, bool) or isinstance(value, str):
         return repr(value)
-    if isinstance(value, (int, float)):
+    if isinstance(value, float):
         return "#"
+    if isinstance(value, int):
+        return str(value)  # axes, permutations, dim maps: structure (tile sizes live in types)
     name = type(value).__name__
     if name == "EnumValue":
         return str(value)
     if isinstance(value, (tuple, list)):
         return "[" + ",".join(_attr_shape(v) for v in value) + "]"
     return name
+
+
+_SHAPE = re.compile(r"\b\d+(?:x\d+)*x(?=[a-z?])")
+_TILE_ARG = re.compile(r"tile=\(\d+(?:x\d+)*\)")
+_ELEMENT = re.compile(r"(?:\b|(?<=x))(?:b?f\d+|tf32|f8\w*|i\d+)\b")
+
+
+def type_shape(t) -> str:
+    """A type's printed form with tile sizes and element types abstracted; layout (dim_map,
+    static strides, padding) kept."""
+    return _ELEMENT.sub("E", _TILE_ARG.sub("tile=(N)", _SHAPE.sub("Nx", str(t))))
 
 
 def skeleton(module, entry: Optional[str] = None) -> str:
@@ -89,9 +103,11 @@ def skeleton(module, entry: Optional[str] = None) -> str:
     def walk_block(block, depth: int) -> None:
         lines.append(f"{depth}:block({','.join(value(a) for a in block.arguments)})")
         for op in block.operations:
-            attrs = ",".join(f"{k}={_attr_shape(v)}" for k, v in sorted(op.attributes.items()))
+            # a constant's value is a value, whatever its type; every other attribute is structure
+            attrs = "" if op.name == "constant" else \
+                ",".join(f"{k}={_attr_shape(v)}" for k, v in sorted(op.attributes.items()))
             lines.append(f"{depth}:{op.name}({','.join(value(o) for o in op.operands)})->"
-                         f"{','.join(value(r) for r in op.results)}[{attrs}]")
+                         f"{','.join(value(r) + ':' + type_shape(r.type) for r in op.results)}[{attrs}]")
             for region in op.regions:
                 for b in region.blocks:
                     walk_block(b, depth + 1)
@@ -144,20 +160,21 @@ def combinations(spec: OpSpec, module) -> Tuple[List[Combination], Dict[str, Dic
     used = {v.kernel for v in spec.variants}
     out: List[Combination] = []
     seen = set()
+    todo_all = []
+    for v in spec.variants:  # the declared variants first: a variation equal to one is that variant
+        if v.kernel in kernels:
+            todo_all.append((v, dict(v.constants), None))
     for v in spec.variants:
         if v.kernel not in kernels:
             continue
-        cands = candidate_values(v.kernel, kinds[v.kernel], list(spec.variants))
-        todo = [(dict(v.constants), None)]
-        for name, vals in cands.items():
+        for name, vals in candidate_values(v.kernel, kinds[v.kernel], list(spec.variants)).items():
             for val in vals:
                 if name in v.constants and val != v.constants[name]:
-                    todo.append(({**v.constants, name: val}, (name, val)))
-        for constants, changed in todo:
-            key = (v.kernel, json.dumps(constants, sort_keys=True), json.dumps(v.dtypes, sort_keys=True),
-                   json.dumps(v.raw.get("params"), sort_keys=True))
-            if key in seen:
-                continue
+                    todo_all.append((v, {**v.constants, name: val}, (name, val)))
+    for v, constants, changed in todo_all:
+        key = (v.kernel, json.dumps(constants, sort_keys=True), json.dumps(v.dtypes, sort_keys=True),
+               json.dumps(v.raw.get("params"), sort_keys=True))
+        if key not in seen:
             seen.add(key)
             out.append(Combination(v.kernel, v.name, constants, changed))
     return out, kinds, sorted(set(kernels) - used)

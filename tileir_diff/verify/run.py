@@ -70,6 +70,47 @@ class VerifyReport:
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1)
 
+    def to_html(self) -> str:
+        """A standalone page for a person: each attempt's stages, the failure, links to the
+        artifacts (diff reports, logs); everything taken from files is escaped."""
+        from html import escape
+        from pathlib import Path as _Path
+        base = _Path(self.diagnostics)
+
+        def link(path: str) -> str:
+            p = _Path(path)
+            try:
+                href = p.relative_to(base).as_posix()
+            except ValueError:
+                href = p.as_uri() if p.is_absolute() else p.as_posix()
+            return f'<a href="{escape(href, quote=True)}">{escape(p.name)}</a>'
+
+        title = f"verify {self.op}{'/' + self.variant if self.variant else ''}: {self.result}"
+        out = [f"<!doctype html><meta charset='utf-8'><title>{escape(title)}</title>",
+               "<style>body{font:14px sans-serif;margin:2em}td,th{padding:2px 8px;text-align:left;vertical-align:top}"
+               ".pass{color:#080}.fail{color:#b00}.skip{color:#888}pre{background:#f4f4f4;padding:8px;"
+               "white-space:pre-wrap}</style>", f"<h1>{escape(title)}</h1>",
+               f"<p>{len(self.attempts)} attempt(s), {self.seconds:.1f}s; cache {self.cache.get('hits', 0)} hits, "
+               f"{self.cache.get('misses', 0)} misses, {self.cache.get('seconds_saved', 0):.1f}s saved</p>"]
+        for a in self.attempts:
+            out.append(f"<h2>attempt {a['attempt']}: <span class='{escape(a['result'])}'>{escape(a['result'])}"
+                       f"</span></h2><table><tr><th>#</th><th>stage</th><th>status</th><th>s</th><th>reason</th>"
+                       "<th>artifacts</th></tr>")
+            for st in a["stages"]:
+                arts = " ".join(link(x) for x in st["artifacts"])
+                out.append(f"<tr><td>{st['index']}</td><td>{escape(st['name'])}</td>"
+                           f"<td class='{escape(st['status'])}'>{escape(st['status'])}</td><td>{st['seconds']:.1f}</td>"
+                           f"<td>{escape(st['reason'])}</td><td>{arts}</td></tr>")
+            out.append("</table>")
+            if a.get("changes"):
+                for name, c in a["changes"].items():
+                    out.append(f"<h3>changed {escape(name)} (+{c['added']} -{c['removed']})</h3>"
+                               f"<pre>{escape(c['diff'])}</pre>")
+            if a.get("failure"):
+                shown = {k: v for k, v in a["failure"].items() if k not in ("diff",)}
+                out.append(f"<h3>failure</h3><pre>{escape(json.dumps(shown, indent=1)[:20000])}</pre>")
+        return "\n".join(out) + "\n"
+
     def to_text(self) -> str:
         lines = [f"verify {self.op}{'/' + self.variant if self.variant else ''}: {self.result.upper().replace('_', ' ')}"
                  f" after {len(self.attempts)} attempt(s), {self.seconds:.1f}s"]
@@ -96,7 +137,7 @@ def normalize_stages(stages: Optional[Iterable[Union[str, int]]]) -> List[str]:
     for s in stages:
         name = STAGES[int(s) - 1] if str(s).isdigit() and 1 <= int(s) <= len(STAGES) else str(s)
         if name not in STAGES:
-            raise VerifyUsageError(f"unknown stage {s!r}; stages: {', '.join(STAGES)} (or 1-{len(STAGES)})")
+            raise VerifyUsageError(f"unknown stage {str(s)!r}; stages: {', '.join(STAGES)} (or 1-{len(STAGES)})")
         chosen.add(name)
     if not chosen:
         raise VerifyUsageError("no stage selected")
@@ -172,6 +213,7 @@ def verify_port(op: str, variant: Optional[str] = None, *, stages: Optional[Iter
                           crate=str(source))
     report.cache = cache.stats.to_dict()
     (run_dir / "report.json").write_text(report.to_json(), encoding="utf-8")
+    (run_dir / "report.html").write_text(report.to_html(), encoding="utf-8")
     return report
 
 
