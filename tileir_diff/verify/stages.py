@@ -26,7 +26,8 @@ from typing import Any, Callable, Dict, List, Optional
 from tileir_diff.suite.catalog import OpSpec, VariantSpec, repo_root
 
 from .cache import BuildCache, CacheStats
-from .workspace import BuildError, Crate, package_fingerprint, rust_env, sha256_bytes, sha256_json, tool_version
+from .workspace import (BuildError, Crate, package_fingerprint, rust_env, sha256_bytes, sha256_json, tool_version,
+                        write_if_changed)
 
 STAGES = ("cargo_test", "ir_compare", "tileiras", "abi", "numerics", "performance")
 ARCHS = ("sm_90", "sm_100")
@@ -370,8 +371,8 @@ def stage_tileiras(ctx: Context) -> StageResult:
                               inputs={"variant": name, "arch": arch})
             compiled.setdefault(name, {})[arch] = out
             artifacts.append(str(out))
-            if shipped is not None and arch == "sm_90":
-                (shipped / f"{name}.{arch}.cubin").write_bytes(out.read_bytes())
+            if shipped is not None and arch == "sm_90":  # unchanged bytes keep the ABI library fresh
+                write_if_changed(shipped / f"{name}.{arch}.cubin", out.read_bytes())
     ctx.cubins = compiled
     details = {"tileiras": version, "compiled": {n: sorted(a) for n, a in compiled.items()}, "failed": errors}
     if errors:
