@@ -105,6 +105,16 @@ def run_stage(name: str, ctx: Context) -> StageResult:
     return result
 
 
+def cached_result(ctx: Context, stage: str, key: str, log) -> Optional[StageResult]:
+    """A whole stage's outcome from the cache (stages whose result is a test run, not a file)."""
+    hit = ctx.cache.get(stage, key)
+    if hit is None:
+        return None
+    log(f"cache hit {stage} {key[:16]}: {hit.result.get('summary')}")
+    return StageResult(stage, hit.result["status"], reason=hit.result.get("reason", ""),
+                       details={**hit.result.get("details", {}), "cached": True}, failure=hit.result.get("failure"))
+
+
 # --- 1. cargo test -----------------------------------------------------------------------------------
 
 def ensure_built(ctx: Context, log: Callable[[str], None]) -> None:
@@ -118,11 +128,9 @@ def ensure_built(ctx: Context, log: Callable[[str], None]) -> None:
 def stage_cargo_test(ctx: Context) -> StageResult:
     log = ctx.logger("cargo_test")
     key = sha256_json({"op": ctx.op, "sources": ctx.crate.op_hash(ctx.op, with_tests=True)})
-    hit = ctx.cache.get("cargo_test", key)
-    if hit is not None:
-        log(f"cache hit {key[:16]}: {hit.result.get('summary')}")
-        return StageResult("cargo_test", hit.result["status"], reason=hit.result.get("reason", ""),
-                           details={**hit.result.get("details", {}), "cached": True}, failure=hit.result.get("failure"))
+    cached = cached_result(ctx, "cargo_test", key, log)
+    if cached is not None:
+        return cached
     t0 = time.monotonic()
     try:
         ensure_built(ctx, log)
@@ -405,11 +413,9 @@ def stage_abi(ctx: Context) -> StageResult:
     key = sha256_json({"op": ctx.op, "sources": ctx.crate.op_hash(ctx.op),
                        "tests": [sha256_bytes(p.read_bytes()) for p in test_files if p.is_file()],
                        "ports": [sha256_bytes(p.read_bytes()) for p in ports], "code": package_fingerprint()})
-    hit = ctx.cache.get("abi", key)
-    if hit is not None:
-        log(f"cache hit abi {key[:16]}: {hit.result.get('summary')}")
-        return StageResult("abi", hit.result["status"], reason=hit.result.get("reason", ""),
-                           details={**hit.result.get("details", {}), "cached": True}, failure=hit.result.get("failure"))
+    cached = cached_result(ctx, "abi", key, log)
+    if cached is not None:
+        return cached
     t0 = time.monotonic()
     env = rust_env()
     env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
