@@ -421,6 +421,8 @@ def stage_abi(ctx: Context) -> StageResult:
     env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
     if ctx.crate.is_copy:
         env["TILEIR_PORTS_CRATE"] = str(ctx.crate.root)
+        # the copy's cubins (shipped ones, then stage 3's), whatever $TILEIR_CUBIN_DIR the caller set
+        env["TILEIR_CUBIN_DIR"] = str(ctx.crate.root.parent / "build" / "rust")
     report = ctx.attempt_dir / "abi-junit.xml"
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not gpu", "-k", ctx.op,
            f"--junitxml={report}", *ABI_TESTS]
@@ -510,11 +512,19 @@ def _numerics_interpreter(ctx: Context) -> StageResult:
                        reason="interpreter on the CPU (no CUDA device), fixture shapes")
 
 
+def port_library_env(ctx: Context) -> Dict[str, str]:
+    """$TILEIR_KERNELS_LIB for a copy: the ABI library stage 4 built from it (sm_90 cubins of stage
+    3 embedded), so the GPU stages run the port being verified, not the shipped library."""
+    if not ctx.crate.is_copy:
+        return {}
+    return {"TILEIR_KERNELS_LIB": str(ctx.crate.target / "abi" / "release" / "libtileir_kernels.so")}
+
+
 def _numerics_gpu(ctx: Context) -> StageResult:
     log = ctx.logger("numerics")
     root = repo_root()
     env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-           "TILEIR_PORTS_RESULTS": str(ctx.attempt_dir / "ports_results.json")}
+           "TILEIR_PORTS_RESULTS": str(ctx.attempt_dir / "ports_results.json"), **port_library_env(ctx)}
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "gpu", "-k", ctx.op,
            "tests/rust/test_gpu_ports.py"]
     ctx.progress("numerics on the GPU: " + " ".join(cmd[3:]))
@@ -540,6 +550,7 @@ def stage_performance(ctx: Context) -> StageResult:
         return failed
     from .perf import measure
     log = ctx.logger("performance")
+    os.environ.update(port_library_env(ctx))
     rows = measure(ctx.spec, ctx.variants, log)
     return StageResult("performance", "pass", details={"variants": rows},
                        reason="device time of the port and of ref.py's torch reference on each bench_shape")
