@@ -133,6 +133,8 @@ class Combination:
     changed: Optional[Tuple[str, Any]]  # (constant, value) set away from the base; None: the variant itself
     skeleton: str = ""
     error: str = ""
+    layout: str = ""  # the base variant's dtypes and array constraints: combinations compare within one
+
 
     def to_dict(self) -> Dict[str, Any]:
         return {"kernel": self.kernel, "base": self.base, "constants": self.constants,
@@ -176,7 +178,7 @@ def combinations(spec: OpSpec, module) -> Tuple[List[Combination], Dict[str, Dic
                json.dumps(v.raw.get("params"), sort_keys=True))
         if key not in seen:
             seen.add(key)
-            out.append(Combination(v.kernel, v.name, constants, changed))
+            out.append(Combination(v.kernel, v.name, constants, changed, layout=json.dumps(key[2:])))
     return out, kinds, sorted(set(kernels) - used)
 
 
@@ -247,11 +249,17 @@ def analyze(kernel_py: Path, *, cache_root: Optional[Path] = None,
 
 
 def classify_constants(combos: List[Combination], kinds: Dict[str, Dict[str, str]]) -> Dict[str, Dict[str, str]]:
-    base_skel = {(c.kernel, c.base): c.skeleton for c in combos if c.changed is None}
+    """A constant is structural when two combinations of one kernel and layout that differ in it
+    alone (declared variants included) have different skeletons."""
     out: Dict[str, Dict[str, str]] = {k: {n: "value" for n in names} for k, names in kinds.items()}
-    for c in combos:
-        if c.changed and c.skeleton and base_skel.get((c.kernel, c.base)) and c.skeleton != base_skel[(c.kernel, c.base)]:
-            out[c.kernel][c.changed[0]] = "structure"
+    done = [c for c in combos if c.skeleton]
+    for i, a in enumerate(done):
+        for b in done[i + 1:]:
+            if (a.kernel, a.layout) != (b.kernel, b.layout) or a.skeleton == b.skeleton:
+                continue
+            differing = [n for n in a.constants if a.constants.get(n) != b.constants.get(n)]
+            if len(differing) == 1:
+                out[a.kernel][differing[0]] = "structure"
     return out
 
 
