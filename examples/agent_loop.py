@@ -8,9 +8,9 @@ Six faults are planted in one copy of rust_kernels/ (never in the repository's k
 op: a swapped index (swiglu), a wrong reduce axis (rms_norm), a missing mask (softmax: the -inf
 padding of the ragged tail), a wrong stride in the C wrapper (silu_and_mul's halves view), a
 wrong constant (gelu) and, as the one it must not fix, an add turned into a multiply
-(vector_add), for which the agent has no rule. First every op is verified once as shipped (this
-fills the build cache: the repaired attempts then cost no compile), then each broken op is
-verified with the agent as its repair. Exit 0 when the five fixable faults converge and the
+(vector_add), for which the agent has no rule. First every op the agent can fix is verified once
+as shipped (this fills the build cache: the repaired attempts then cost no compile), then each
+broken op is verified with the agent as its repair. Exit 0 when the five fixable faults converge and the
 sixth ends ``not converged`` with a diagnostics folder.
 
 The agent's rules each read the failure (stage, message, test output, compiler error, diff
@@ -247,6 +247,8 @@ def run(workdir: Path, stages: List[str], max_attempts: int, say=print) -> Dict[
     t0 = time.monotonic()
     clean = {}
     for f in FAULTS:  # the shipped ports: fills the cache the repaired attempts hit
+        if not f.fixable:
+            continue  # never repaired: nothing of its shipped sources would be looked up
         r = verify_port(f.op, f.variant, stages=stages, crate=repo_root() / "rust_kernels", workdir=workdir,
                         progress=progress)
         clean[f.op] = {"result": r.result, "seconds": round(r.seconds, 1), "diagnostics": r.diagnostics}
