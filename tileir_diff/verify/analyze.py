@@ -184,8 +184,8 @@ def combinations(spec: OpSpec, module) -> Tuple[List[Combination], Dict[str, Dic
 
 def _export(spec: OpSpec, base: VariantSpec, combo: Combination, cache_root: Path) -> Path:
     from tileir_diff.suite.export import export_variant
-    digest = hashlib.sha256(json.dumps([spec.kernel_path.read_text(), base.kernel, combo.constants, base.raw.get("params")],
-                                       sort_keys=True, default=str).encode()).hexdigest()[:20]
+    produced_by = [spec.kernel_path.read_text(), base.kernel, combo.constants, base.raw.get("params")]
+    digest = hashlib.sha256(json.dumps(produced_by, sort_keys=True, default=str).encode()).hexdigest()[:20]
     variant = dataclasses.replace(base, name=f"c{digest}", constants=dict(combo.constants))
     rec = export_variant(spec, variant, archs=(), build_root=cache_root)
     if not rec.ok:

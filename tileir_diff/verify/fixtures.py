@@ -129,7 +129,8 @@ def run_fixture_on(variant, fixture_file: str, module, grid=None, folder: Path =
         stats["unwritten"] = int(np.setdiff1d(view, written, assume_unique=True).size)
         outside = np.setdiff1d(written, view, assume_unique=True)
         if outside.size:
-            report["checks"].append(f"{p.name}: {outside.size} store(s) outside its view, first at byte {int(outside[0])}")
+            report["checks"].append(f"{p.name}: {outside.size} store(s) outside its view, "
+                                    f"first at byte {int(outside[0])}")
         stats["passed"] = stats["passed"] and stats["unwritten"] == 0
         report["outputs"][p.name] = stats
     for p in variant.arrays:

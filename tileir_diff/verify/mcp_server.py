@@ -1,8 +1,8 @@
-"""``tileir-diff mcp``: diff, summary, verify and analyze as Model Context Protocol tools over stdio.
+"""``tileir-diff mcp``: diff, summary, verify and analyze as MCP tools over stdio.
 
 Built on the official ``mcp`` SDK (2.x, ``MCPServer``). Each tool returns the same versioned JSON
-as the command line, as one text content (``diff``: docs/json-format.md; ``summary``; ``verify``: docs/verify.schema.json;
-``analyze``: the analyze report). Bad input (an unreadable file, an unknown op) is a tool error
+as the command line, as one text content (``diff``: docs/json-format.md; ``summary``; ``verify``:
+docs/verify.schema.json; ``analyze``: the analyze report). Bad input (an unreadable file, an unknown op) is a tool error
 with the one-line message the CLI prints; the server stays up.
 """
 from __future__ import annotations
@@ -26,7 +26,8 @@ def build_server():
     def bad_input(e: Exception):
         return ToolError(str(e))
 
-    @server.tool(structured_output=False, description="Structurally compare two Tile IR kernels (bytecode or tileirdisasm text files). "
+    @server.tool(structured_output=False,
+                 description="Structurally compare two Tile IR kernels (bytecode or tileirdisasm text files). "
                              "Returns the diff JSON: verdict, differences, rules applied.")
     def diff(left: str, right: str, execute: Optional[str] = None) -> Dict[str, Any]:
         from tileir_diff.api import diff as run_diff
@@ -37,7 +38,8 @@ def build_server():
         except (TileIRFormatError, OSError) as e:
             raise bad_input(e) from None
 
-    @server.tool(structured_output=False, description="Summarize one Tile IR kernel: signature, tile shapes, memory ops, reductions, loops.")
+    @server.tool(structured_output=False,
+                 description="Summarize one Tile IR kernel: signature, tile shapes, memory ops, reductions, loops.")
     def summary(path: str) -> Dict[str, Any]:
         from tileir_diff.api import summarize
         try:
@@ -45,7 +47,8 @@ def build_server():
         except (TileIRFormatError, OSError) as e:
             raise bad_input(e) from None
 
-    @server.tool(structured_output=False, description="Verify the cuTile Rust port of a reference op (optionally one variant): stages "
+    @server.tool(structured_output=False,
+                 description="Verify the cuTile Rust port of a reference op (optionally one variant): stages "
                              "cargo_test, ir_compare, tileiras, abi, numerics, performance, stopping at the first "
                              "failure. `kernel_rs`: a candidate kernel.rs verified on a copy of the crate. Returns "
                              "the verify report JSON (docs/verify.schema.json).")
@@ -58,7 +61,8 @@ def build_server():
             raise bad_input(e) from None
         return report.to_dict()
 
-    @server.tool(structured_output=False, description="Analyze reference/<op>/kernel.py: which ct.Constant parameters change the IR "
+    @server.tool(structured_output=False,
+                 description="Analyze reference/<op>/kernel.py: which ct.Constant parameters change the IR "
                              "structure, the structural variants, checked against analysis.json.")
     def analyze(kernel_py: str) -> Dict[str, Any]:
         from pathlib import Path

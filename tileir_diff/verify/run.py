@@ -112,7 +112,8 @@ class VerifyReport:
         return "\n".join(out) + "\n"
 
     def to_text(self) -> str:
-        lines = [f"verify {self.op}{'/' + self.variant if self.variant else ''}: {self.result.upper().replace('_', ' ')}"
+        name = f"{self.op}{'/' + self.variant if self.variant else ''}"
+        lines = [f"verify {name}: {self.result.upper().replace('_', ' ')}"
                  f" after {len(self.attempts)} attempt(s), {self.seconds:.1f}s"]
         for a in self.attempts:
             lines.append(f"attempt {a['attempt']}: {a['result']}")
@@ -176,7 +177,8 @@ def verify_port(op: str, variant: Optional[str] = None, *, stages: Optional[Iter
         raise VerifyUsageError(f"{source}/src/ops/{op} does not exist: {op} has no cuTile Rust port")
     workdir = Path(workdir) if workdir is not None else default_workdir()
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
-    run_dir = workdir / "runs" / f"{stamp}-{op}{'-' + variant if variant else ''}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
+    unique = f"{os.getpid()}-{time.monotonic_ns() % 10**6}"
+    run_dir = workdir / "runs" / f"{stamp}-{op}{'-' + variant if variant else ''}-{unique}"
     run_dir.mkdir(parents=True)
     cache = BuildCache(workdir / "cache")
     say = progress or (lambda message: None)

@@ -166,7 +166,8 @@ def stage_cargo_test(ctx: Context) -> StageResult:
         failure = {"message": reason}
     elif failed:
         reason = f"{len(failed)} of {total} Rust test(s) failed: {', '.join(failed)}"
-        status, failure = "fail", {"message": reason, "failed_tests": failed, "test_output": _tail("\n".join(output), 6000)}
+        status = "fail"
+        failure = {"message": reason, "failed_tests": failed, "test_output": _tail("\n".join(output), 6000)}
     else:
         status, reason, failure = "pass", "", None
     details = {"tests": ran, "failed": failed}
