@@ -4,7 +4,7 @@ for a failure of the port (only for a bug of its own).
 1. ``cargo_test``  the op's standalone Rust tests (``<op>_*`` of tests/abi.rs and tests/variants.rs)
 2. ``ir_compare``  emitted Tile IR vs the Python reference IR (accepted differences, specialized)
 3. ``tileiras``    the port's bytecode compiled for sm_90 and sm_100
-4. ``abi``         the C ABI and the Python wrapper: tests/rust/test_abi.py and test_fake_driver.py
+4. ``abi``         the C ABI and the Python wrapper: tests/rust/test_abi*.py and test_fake_driver.py
                    selected by the op (every rejection path; launch words against a stand-in driver)
 5. ``numerics``    a GPU run against ref.py when a CUDA device is present, else the port's IR in the
                    CPU interpreter on ref.py's recorded fixtures (small shapes), at analysis.json
@@ -402,14 +402,19 @@ def _shipped_cubin_dir(ctx: Context) -> Optional[Path]:
 
 # --- 4. C ABI and the Python wrapper ---------------------------------------------------------------
 
-ABI_TESTS = ("tests/rust/test_abi.py", "tests/rust/test_fake_driver.py")
+def abi_tests(root: Path) -> List[str]:
+    """The C ABI and wrapper test files: tests/rust/test_abi*.py (rejection paths, one file per
+    group of ops) and test_fake_driver.py (the launch path against a stand-in libcuda)."""
+    files = sorted(p.relative_to(root).as_posix() for p in (root / "tests" / "rust").glob("test_abi*.py"))
+    return files + ["tests/rust/test_fake_driver.py"]
 
 
 def stage_abi(ctx: Context) -> StageResult:
     log = ctx.logger("abi")
     root = repo_root()
-    test_files = [root / t for t in ABI_TESTS] + [root / "tests" / "rust" / "conftest.py",
-                                                   root / "tests" / "rust" / "fake_libcuda.c"]
+    tests = abi_tests(root)
+    test_files = [root / t for t in tests] + [root / "tests" / "rust" / "conftest.py",
+                                              root / "tests" / "rust" / "fake_libcuda.c"]
     ports = sorted((root / "tileir_diff" / "ports").glob("*.py"))
     key = sha256_json({"op": ctx.op, "sources": ctx.crate.op_hash(ctx.op),
                        "tests": [sha256_bytes(p.read_bytes()) for p in test_files if p.is_file()],
@@ -426,7 +431,7 @@ def stage_abi(ctx: Context) -> StageResult:
         env["TILEIR_CUBIN_DIR"] = str(ctx.crate.root.parent / "build" / "rust")
     report = ctx.attempt_dir / "abi-junit.xml"
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not gpu", "-k", ctx.op,
-           f"--junitxml={report}", *ABI_TESTS]
+           f"--junitxml={report}", *tests]
     ctx.progress(f"abi: {' '.join(cmd[3:])} (builds the ABI library when its sources changed)")
     r = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     log(f"$ {' '.join(cmd)}\n{r.stdout}\n{r.stderr}")
@@ -434,7 +439,7 @@ def stage_abi(ctx: Context) -> StageResult:
     failed = [line.split(" ", 1)[1].split(" - ")[0] for line in r.stdout.splitlines() if line.startswith("FAILED ")]
     details = {"summary": summary, "failed": failed}
     if r.returncode == 5:
-        status, reason = "fail", f"no ABI or wrapper test selects {ctx.op} (-k {ctx.op}) in {', '.join(ABI_TESTS)}"
+        status, reason = "fail", f"no ABI or wrapper test selects {ctx.op} (-k {ctx.op}) in {', '.join(tests)}"
     elif r.returncode != 0:
         status, reason = "fail", f"ABI / wrapper tests failed: {summary}"
     else:
