@@ -118,7 +118,13 @@ def _one_call_per_op():
              ("cumsum", "row_f16_m4_n1024", {"M": 1000, "N": 1000}),
              ("cumsum", "looped_f32_m4_n1024", {"M": 300, "N": 5000, "noncontiguous": ["x"]}),
              ("embedding", "bf16_i64_rows_h1024", {"T": 256, "V": 32000, "H": 4096}),
-             ("embedding", "f32_i32_gather_bt8_h256", {"T": 300, "V": 5003, "H": 1000})]
+             ("embedding", "f32_i32_gather_bt8_h256", {"T": 300, "V": 5003, "H": 1000}),
+             ("transpose", "bf16_order_64x64", {"M": 1000, "N": 1000}),
+             ("transpose", "bf16_batched_a8_64x64", {"B": 4, "M": 256, "N": 128}),
+             ("fp8_quantize", "bf16_rows_m4_n4096", {"M": 1024, "N": 4096}),
+             ("fp8_quantize", "bf16_looped_m1_n2048", {"M": 64, "N": 14336}),
+             ("layer_norm", "fwd_bf16_m1_n8192", {"M": 1024, "N": 4096}),
+             ("layer_norm", "bwd_f16_m4_n1024", {"M": 1000, "N": 1000})]
     for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
         yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}-{name}")
