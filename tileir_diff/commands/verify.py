@@ -1,7 +1,8 @@
 """``tileir-diff verify OP [VARIANT]``: verify a cuTile Rust port stage by stage (docs/agents.md).
 
-Exit status: 0 every selected stage passed (or was skipped with a reason), 1 a stage failed or
-the repair loop did not converge, 2 bad usage (unknown op, variant or stage).
+Exit status: 0 no stage failed and at least one passed (the others skipped with a reason), 1 a
+stage failed or the repair loop did not converge, 2 bad usage (unknown op, variant or stage), 3
+every selected stage was skipped here (nothing verified, e.g. performance without a GPU).
 """
 from __future__ import annotations
 
@@ -48,5 +49,9 @@ def run(args: argparse.Namespace) -> int:
                              workdir=Path(args.workdir) if args.workdir else None, sources=sources, progress=progress)
     except VerifyUsageError as e:
         raise UsageError(str(e)) from None
-    sys.stdout.write(report.to_json() + "\n" if args.json else report.to_text())
+    if args.json:
+        sys.stdout.write(report.to_json() + "\n")
+    else:  # reasons quote test output and compiler messages: no terminal control characters
+        from ..errors import printable
+        sys.stdout.write("".join(printable(line) + "\n" for line in report.to_text().splitlines()))
     return report.exit_code

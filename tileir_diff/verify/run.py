@@ -45,7 +45,7 @@ class VerifyUsageError(ValueError):
 class VerifyReport:
     op: str
     variant: Optional[str]
-    result: str  # pass | fail | not_converged
+    result: str  # pass | fail | not_converged | skipped (every selected stage skipped: nothing verified)
     attempts: List[Dict[str, Any]]
     diagnostics: str
     stages: List[str]
@@ -59,7 +59,8 @@ class VerifyReport:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.result == "pass" else 1
+        """0 pass, 1 fail or not converged, 3 skipped: no stage could run here, nothing is claimed."""
+        return {"pass": 0, "skipped": 3}.get(self.result, 1)
 
     def to_dict(self) -> Dict[str, Any]:
         return {"schema_version": SCHEMA_VERSION, "kind": "verify_report", "op": self.op, "variant": self.variant,
@@ -193,8 +194,8 @@ def verify_port(op: str, variant: Optional[str] = None, *, stages: Optional[Iter
             record = _attempt(spec, work, variant, chosen, run_dir / f"attempt-{number}", number, cache, files,
                               previous, lambda m, n=number: say(f"[verify {op}] attempt {n}: {m}"))
             attempts.append(record)
-            if record["result"] == "pass":
-                result = "pass"
+            if record["result"] in ("pass", "skipped"):
+                result = record["result"]
                 break
             if repair is None or number == max_attempts:
                 result = "not_converged" if repair is not None else "fail"
@@ -248,7 +249,8 @@ def _attempt(spec, work: Crate, variant, chosen, attempt_dir: Path, number: int,
     after = cache.stats.to_dict()
     record = {
         "schema_version": SCHEMA_VERSION, "kind": "verify_attempt", "op": spec.op, "variant": variant,
-        "attempt": number, "result": "fail" if failed else "pass",
+        "attempt": number,
+        "result": "fail" if failed else ("pass" if any(r.status == "pass" for r in results) else "skipped"),
         "failed_stage": failed.name if failed else None,
         "stages": [r.to_dict() for r in results],
         "failure": ({"stage": failed.name, **(failed.failure or {"message": failed.reason})} if failed else None),
