@@ -172,6 +172,8 @@ def test_port_table_shows_the_committed_sass_column(tmp_path):
     row = next(r for r in rows if r.variant == "f32_t1024")
     assert row.sass_cell.startswith("different (10→11 instr") and "NOP +1" in row.sass_cell
     assert all(r.sass_cell == "–" for r in rows if r.variant != "f32_t1024")
+    # PORTS.md tabulates ported variants only (the others are listed below it): make this one ported
+    row.verdict, row.status = "equivalent", "pass"
     table = render_markdown(rows)
     assert "| SASS sm_90 |" in table and "different (10→11 instr" in table
 
