@@ -252,7 +252,7 @@ def prepare_ir(ctx: Context, stage: str = "ir_compare") -> Optional[StageResult]
 
 
 def stage_ir_compare(ctx: Context) -> StageResult:
-    from tileir_diff.suite.ports import judge
+    from tileir_diff.suite.accept import apply_accepted
     log = ctx.logger("ir_compare")
     failed = prepare_ir(ctx)
     if failed is not None:
@@ -289,10 +289,14 @@ def stage_ir_compare(ctx: Context) -> StageResult:
             except TileIRFormatError as e:
                 msg = f"{v.name}: the emitted IR does not read: {e}"
                 return StageResult("ir_compare", "fail", reason=msg, failure={"message": msg})
-            data = result.to_dict()
-            status, acc, unexplained = judge(data, accepted, v.name)
-            row = {"variant": v.name, "verdict": data["verdict"], "status": status, "accepted": acc,
-                   "unexplained": unexplained, "rules_applied": data.get("rules_applied", {})}
+            # marked as `tileir-diff diff --accept` marks them: the reports say what is accepted
+            apply_accepted(result, accepted, v.name, str(ctx.spec.analysis_path))
+            ok = result.verdict in ("identical", "equivalent") or result.all_accepted
+            acc = [{"category": d.category, "message": d.message, "accepted_as": d.accepted["what"]}
+                   for d in result.differences if d.accepted is not None]
+            unexplained = [{"category": d.category, "message": d.message} for d in result.unaccepted]
+            row = {"variant": v.name, "verdict": result.verdict, "status": "pass" if ok else "fail", "accepted": acc,
+                   "unexplained": unexplained, "rules_applied": dict(result.rules_applied)}
             json_path.write_text(result.to_json(), encoding="utf-8")
             html_path.write_text(result.to_html(), encoding="utf-8")
             ctx.cache.put("diff", key, result=row, seconds=time.monotonic() - t0,
