@@ -580,6 +580,8 @@ class Classifier:
             else:
                 side_l = bool(lnodes)
                 g, text, nodes = (L, self.lt, lnodes) if side_l else (R, self.rt, rnodes)
+                if all(g.nodes[x].kind == "arg" and not g.nodes[x].users for x in nodes):
+                    continue  # an argument nothing reads: part of the calling-convention root
                 rewired = self._rewired_user(side_l, set(nodes))
                 if rewired is not None:
                     lu, ru, finding = rewired
@@ -826,6 +828,38 @@ def checker_roots(cl: Classifier, violations, roots: List[_Root]) -> List[_Root]
     return out
 
 
+def tie_arguments(f, g: FunctionGraph, ties, side: str):
+    """``f`` with each argument tied on ``side`` read as the argument it is tied to (Tie)."""
+    from ..normalize.util import rewrite_block
+    from dataclasses import replace
+    subst = {g.nodes[t.tied].value.vid: g.nodes[t.kept].value for t in ties if t.side == side}
+    if not subst:
+        return f
+    body = rewrite_block(f.body, lambda op, s: None, subst)
+    return f if body is f.body else replace(f, body=body)
+
+
+def tie_roots(cl: Classifier, ties) -> List[_Root]:
+    """One ``specialization`` root per tie: the side passing one scalar assumes the other
+    side's two arguments equal."""
+    out = []
+    for t in ties:
+        g, text, other, otext = (cl.L, cl.lt, cl.R, cl.rt) if t.side == "left" else (cl.R, cl.rt, cl.L, cl.lt)
+        kind, base, d = t.slot
+        tied, kept, via = g.nodes[t.tied], g.nodes[t.kept], other.nodes[t.via]
+        mine, theirs = ("L", "R") if t.side == "left" else ("R", "L")
+        more = "right" if t.side == "left" else "left"
+        msg = (f"{more} passes one scalar {theirs}{otext.names.get(via.value.vid, t.via)} (entry argument "
+               f"{via.arg_index}) where the {t.side} has two: {kind}[{d}] of the array at {t.side} argument "
+               f"{g.nodes[base].arg_index} ({mine}{text.names.get(tied.value.vid, t.tied)}) is assumed equal to "
+               f"{mine}{text.names.get(kept.value.vid, t.kept)} (entry argument {kept.arg_index})")
+        l, r = (t.tied, None) if t.side == "left" else (None, t.tied)
+        out.append(_Root(l, r, "specialization", msg, kind="only_right" if t.side == "left" else "only_left",
+                         extra={"tie": {"side": t.side, "argument": tied.arg_index, "equals": kept.arg_index,
+                                        "slot": kind, "dim": d}, "assumes_more": more}))
+    return out
+
+
 def _calling_convention_root(cl: Classifier, violations) -> _Root:
     """Arguments paired out of position (by role): one ``signature`` root showing the mapping."""
     from ..match.arguments import argument_roles, describe_role
@@ -848,14 +882,28 @@ def _calling_convention_root(cl: Classifier, violations) -> _Root:
                      "signature", v.message)
     largs = [n for n in L.node_list if n.kind == "arg"]
     rargs = [n for n in R.node_list if n.kind == "arg"]
-    pure = len(largs) == len(rargs) and all(
-        cl.m.l2r.get(a.nid) in R.nodes and R.nodes[cl.m.l2r[a.nid]].kind == "arg"
-        and R.nodes[cl.m.l2r[a.nid]].value.type == a.value.type for a in largs)
+
+    def paired_same_type(a):
+        b = R.nodes.get(cl.m.l2r.get(a.nid))
+        return b is not None and b.kind == "arg" and b.value.type == a.value.type
+
+    # arguments nothing reads (strides a view folds to 1, arguments tied to another) pair with
+    # nothing: the calling convention differs in them, the computation does not
+    unused_l = [a for a in largs if not a.users and a.nid not in cl.m.l2r]
+    unused_r = [b for b in rargs if not b.users and b.nid not in cl.m.r2l]
+    pure = all(paired_same_type(a) for a in largs if a not in unused_l) and \
+        all(b.nid in cl.m.r2l for b in rargs if b not in unused_r)
+    for side, unused, text in (("left", unused_l, cl.lt), ("right", unused_r, cl.rt)):
+        if unused:
+            parts.append(f"{side} " + ", ".join(text.names.get(a.value.vid, a.nid) for a in unused) + " unused")
+            first_l = first_l or (unused[0].nid if side == "left" else None)
+            first_r = first_r or (unused[0].nid if side == "right" else None)
     if not pure:  # not only a reordering: a plain signature difference
         return _Root(first_l, first_r, "signature", "entry arguments paired out of position: " + "; ".join(parts))
     return _Root(first_l, first_r, "signature",
                  "calling convention: the arguments are in another order: " + "; ".join(parts),
-                 extra={"calling_convention": moved})
+                 extra={"calling_convention": moved, "unused_left": [a.arg_index for a in unused_l],
+                        "unused_right": [b.arg_index for b in unused_r]})
 
 
 def _group_names(op, version):

@@ -16,11 +16,12 @@ from ..check import check_functions, check_module_level, covered
 from ..graph import FunctionGraph, input_op_id
 from ..ir import Module
 from ..match import LimitExceeded, Limits, match_functions
+from ..match.arguments import align_with_ties
 from ..normalize import normalize, one_sided_declines, select_rules, tag_origins
 from ..normalize.util import count_ops
 from ..normalize.canon import attr_key, attr_text
 from ..normalize.keys import clear_caches as clear_key_caches
-from .classify import Classifier, checker_roots, to_differences
+from .classify import Classifier, checker_roots, tie_arguments, tie_roots, to_differences
 from .describe import FunctionText
 from .result import DeferredLines, DiffResult, Difference, OpRef
 from .specialization import assumes_more, is_specialization, strip_assumptions
@@ -74,12 +75,19 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         fname = lf.name if lf.name == rf.name else f"{lf.name}/{rf.name}"
         t1 = time.perf_counter()
         L, R = FunctionGraph(lf, i), FunctionGraph(rf, j)
+        # one scalar on one side for several arguments of the other: a stated assumption (a
+        # specialization root below); the tied arguments are read as the one they must equal
+        ties = align_with_ties(L, R)[1]
+        if ties:
+            lf, rf = tie_arguments(lf, L, ties, "left"), tie_arguments(rf, R, ties, "right")
+            L, R = FunctionGraph(lf, i), FunctionGraph(rf, j)
         t_graph = time.perf_counter() - t1
         ctx = match_functions(L, R, limits, deadline)
         limits_hit.extend(ctx.limits_hit)
         cls = Classifier(L, R, ctx.mapping, ltexts[i], rtexts[j], nl.version, nr.version,
                          commutative="commutative-operands" in (rules or ()), unpaired=(ctx.lfree, ctx.rfree))
         roots = cls.run()
+        roots.extend(tie_roots(cls, ties))
         # The trusted checker decides: every violation of the mapping must be a reported root
         # (or, for cascades, listed under one); what is not becomes a root of its own.
         violations = check_functions(lf, i, rf, j, ctx.mapping.l2r, left.functions[i], right.functions[j])
@@ -190,7 +198,10 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
                 # the same computation under other assumptions? proven on the kernels without them
                 bare = _run(strip_assumptions(tl), strip_assumptions(tr), ltexts, rtexts, chosen, (), limits,
                             deadline)
-                if all(is_specialization(d) and d.category == "signature" for d in bare.differences) \
+                # what may remain: the calling convention, and arguments tied to one scalar (a
+                # stated assumption, listed as a root of its own)
+                if all(is_specialization(d) and (d.category == "signature" or "tie" in d.detail)
+                       for d in bare.differences) \
                         and not bare.limits_hit:
                     verdict = "specialized"
                     run.differences = [_with_assumption_side(d) for d in run.differences]

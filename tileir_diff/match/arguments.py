@@ -19,7 +19,7 @@ a reordering as one ``signature`` difference (the calling convention).
 from __future__ import annotations
 
 import difflib
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ..graph import FunctionGraph
 from ..normalize.canon import fmt_type
@@ -64,7 +64,25 @@ def argument_roles(g: FunctionGraph) -> Dict[str, tuple]:
                     tiles[root].add(fmt_type(g.nodes[n.operands[k][0]].op.results[0].type)
                                     if g.nodes[n.operands[k][0]].kind == "op" else "")
     roles: Dict[str, tuple] = {}
-    slot_of: Dict[str, Tuple[str, str, int]] = {}  # scalar arg -> (shape|stride, array arg, dim)
+    slot_of = {a: slots[0] for a, slots in argument_slots(g).items()}  # the first slot names the role
+    for a in args:
+        n = g.nodes[a]
+        t = fmt_type(n.value.type)
+        if access[a] or any(g.nodes[u].name == "make_tensor_view" and k == 0 for u, k in _through_assumes(g, a)):
+            roles[a] = ("array", t, tuple(sorted(set(access[a]))), tuple(sorted(tiles[a])))
+        elif a in slot_of:
+            kind, base, d = slot_of[a]
+            roles[a] = (kind, t, base, d)  # base: resolved to the array's pair when aligning
+        else:
+            users = sorted({g.nodes[u].name for u, _ in _through_assumes(g, a)})
+            roles[a] = ("scalar", t, tuple(users))
+    return roles
+
+
+def argument_slots(g: FunctionGraph) -> Dict[str, List[Tuple[str, str, int]]]:
+    """Every (``shape``|``stride``, array argument, dim) an entry argument feeds, through assumes,
+    in program order: a port that passes one extent for several arrays fills several slots."""
+    slot_of: Dict[str, List[Tuple[str, str, int]]] = {}
     for n in g.node_list:
         if n.kind != "op" or n.name != "make_tensor_view":
             continue
@@ -84,31 +102,20 @@ def argument_roles(g: FunctionGraph) -> Dict[str, tuple]:
                     break
             if a is None or g.nodes[a].kind != "arg":
                 continue
+            slot = None
             if k in shapes:
-                slot_of.setdefault(a, ("shape", base, k - shapes.start))
+                slot = ("shape", base, k - shapes.start)
             elif k in strides:
-                slot_of.setdefault(a, ("stride", base, k - strides.start))
-    for a in args:
-        n = g.nodes[a]
-        t = fmt_type(n.value.type)
-        if access[a] or any(g.nodes[u].name == "make_tensor_view" and k == 0 for u, k in _through_assumes(g, a)):
-            roles[a] = ("array", t, tuple(sorted(set(access[a]))), tuple(sorted(tiles[a])))
-        elif a in slot_of:
-            kind, base, d = slot_of[a]
-            roles[a] = (kind, t, base, d)  # base: resolved to the array's pair when aligning
-        else:
-            users = sorted({g.nodes[u].name for u, _ in _through_assumes(g, a)})
-            roles[a] = ("scalar", t, tuple(users))
-    return roles
+                slot = ("stride", base, k - strides.start)
+            if slot is not None and slot not in slot_of.setdefault(a, []):
+                slot_of[a].append(slot)
+    return slot_of
 
 
-def align_arguments(L: FunctionGraph, R: FunctionGraph) -> List[Tuple[str, str]]:
-    """Pairs of entry-argument node ids: by position when the roles agree position by position;
-    else by role (arrays first, then their shapes and strides, then the rest; ties by position)
-    when that pairs every argument on both sides (a reordering); else by position."""
-    largs = [n.nid for n in L.node_list if n.kind == "arg"]
-    rargs = [n.nid for n in R.node_list if n.kind == "arg"]
-    lr, rr = argument_roles(L), argument_roles(R)
+def _align_strict(L, R, largs, rargs, lr, rr) -> Optional[List[Tuple[str, str]]]:
+    """By position when the roles agree position by position; else by role (arrays first, then
+    their shapes and strides, then the rest; ties by position) when that pairs every argument on
+    both sides (a reordering); else None."""
 
     def plain(role):  # a role without the array it refers to
         return role[:2] + role[3:] if role[0] in ("shape", "stride") else role
@@ -147,7 +154,111 @@ def align_arguments(L: FunctionGraph, R: FunctionGraph) -> List[Tuple[str, str]]
     if len(pairs) == len(largs) == len(rargs):
         # every argument found its role on the other side: the same arguments, reordered
         return sorted(pairs.items(), key=lambda p: largs.index(p[0]))
-    return positional(L, R, largs, rargs)
+    return None
+
+
+class Tie(NamedTuple):
+    """Two entry arguments of one side (``side``) that the other side passes as one scalar
+    (``via``): that side computes the same only when the caller passes them equal.
+    ``kept`` is paired with ``via``; ``tied`` fills ``slot`` (kind, array, dim) of its side."""
+    side: str
+    kept: str
+    tied: str
+    via: str
+    slot: Tuple[str, str, int]
+
+
+def align_arguments(L: FunctionGraph, R: FunctionGraph) -> List[Tuple[str, str]]:
+    """Pairs of entry-argument node ids (see ``align_with_ties``)."""
+    return align_with_ties(L, R)[0]
+
+
+def align_with_ties(L: FunctionGraph, R: FunctionGraph) -> Tuple[List[Tuple[str, str]], List[Tie]]:
+    """Pairs of entry-argument node ids, and the ties (``Tie``) the pairing needs.
+
+    By position when the roles agree position by position; else by role when that pairs every
+    argument on both sides (a reordering); else by role when every *used* argument of both
+    sides finds its role on the other side, an extent or stride the other side passes once for
+    several arrays counted as a tie (a port with raw pointers and one ``len`` for three
+    arrays; unused arguments, like strides the view folds to 1, pair with nothing); else by
+    position."""
+    largs = [n.nid for n in L.node_list if n.kind == "arg"]
+    rargs = [n.nid for n in R.node_list if n.kind == "arg"]
+    lr, rr = argument_roles(L), argument_roles(R)
+    strict = _align_strict(L, R, largs, rargs, lr, rr)
+    if strict is not None:
+        return strict, []
+    covered = _align_covering(L, R, largs, rargs, lr, rr)
+    if covered is not None:
+        return covered
+    return positional(L, R, largs, rargs), []
+
+
+def _used(g: FunctionGraph, nid: str) -> bool:
+    return bool(g.nodes[nid].users)
+
+
+def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str, str]], List[Tie]]]:
+    """Role pairing with ties, or None when some used argument finds no role on the other side."""
+    pairs: Dict[str, str] = {}
+    back: Dict[str, str] = {}
+
+    def pair(a, b):
+        pairs[a] = b
+        back[b] = a
+
+    # arrays: equal roles, ties by position
+    groups: Dict[tuple, List[str]] = {}
+    for b in rargs:
+        if rr[b][0] == "array" and _used(R, b):
+            groups.setdefault(rr[b], []).append(b)
+    for a in largs:
+        if lr[a][0] == "array" and _used(L, a) and groups.get(lr[a]):
+            pair(a, groups[lr[a]].pop(0))
+    # extents and strides: the other side's argument in the same slot of the paired array
+    lslots, rslots = argument_slots(L), argument_slots(R)
+    r_at = {(kind, base, d): b for b, slots in rslots.items() for kind, base, d in slots}
+    l_at = {(kind, base, d): a for a, slots in lslots.items() for kind, base, d in slots}
+    ties: List[Tie] = []
+    for a in largs:
+        for kind, base, d in lslots.get(a, ()):
+            b = r_at.get((kind, pairs.get(base), d))
+            if b is None or fmt_type(L.nodes[a].value.type) != fmt_type(R.nodes[b].value.type):
+                continue
+            if a in pairs:
+                if pairs[a] != b and b not in back:  # the left passes once what the right passes twice
+                    ties.append(Tie("right", pairs[a], b, a, (kind, pairs.get(base), d)))
+                continue
+            if b in back:  # the right passes once what the left passes twice
+                ties.append(Tie("left", back[b], a, b, (kind, base, d)))
+                pairs[a] = None  # tied, not paired
+                break
+            pair(a, b)
+            break
+    for b in rargs:  # right extents that only tie to an already paired left argument
+        if b in back or not _used(R, b):
+            continue
+        for kind, base, d in rslots.get(b, ()):
+            lbase = next((x for x, y in pairs.items() if y == base), None)
+            a = l_at.get((kind, lbase, d))
+            if a is not None and pairs.get(a) not in (None, b):
+                ties.append(Tie("right", pairs[a], b, a, (kind, base, d)))
+                back[b] = None
+                break
+    # other scalars: equal roles, ties by position
+    groups = {}
+    for b in rargs:
+        if rr[b][0] == "scalar" and _used(R, b) and b not in back:
+            groups.setdefault(rr[b], []).append(b)
+    for a in largs:
+        if lr[a][0] == "scalar" and _used(L, a) and a not in pairs and groups.get(lr[a]):
+            pair(a, groups[lr[a]].pop(0))
+    if any(_used(L, a) and a not in pairs for a in largs) or any(_used(R, b) and b not in back for b in rargs):
+        return None
+    real = [(a, b) for a, b in pairs.items() if b is not None]
+    if not ties and len(real) == len(largs) == len(rargs):
+        return None  # a plain reordering is the strict pairing's business
+    return sorted(real, key=lambda p: largs.index(p[0])), ties
 
 
 def positional(L: FunctionGraph, R: FunctionGraph, largs: List[str], rargs: List[str]) -> List[Tuple[str, str]]:

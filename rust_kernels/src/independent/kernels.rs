@@ -353,4 +353,159 @@ pub mod independent_kernels {
         let p_e: Tile<E, { [ROWS, COLS] }> = convert_tile(p);
         ys.partition_mut(shape![ROWS, COLS]).store(p_e, [blk, 0i32]);
     }
+
+    // ---------------------------------------------------------------- flash_decode
+
+    /// Split-KV decode attention of reference/flash_decode (flash_decode_partial): outputs
+    /// first, the split range clamped with ifs, ceil-div by hand, the mask written as
+    /// `cmpi less_than` on a broadcast length.
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn decode_split<E: ElementType, const KEYS: i32, const HEAD: i32, const GROUP: i32>(
+        out_o: &Tensor<f32, { [-1, -1, -1, -1] }>,
+        out_lse: &Tensor<f32, { [-1, -1, -1] }>,
+        q: &Tensor<E, { [-1, -1, -1] }>,
+        k: &Tensor<E, { [-1, -1, -1, -1] }>,
+        v: &Tensor<E, { [-1, -1, -1, -1] }>,
+        lens: &Tensor<i32, { [-1] }>,
+        scale: f32,
+    ) {
+        let ids: (i32, i32, i32) = get_tile_block_id();
+        let split: i32 = ids.0;
+        let splits: i32 = get_shape_dim(out_lse.shape(), 2i32);
+        let kv_heads: i32 = get_shape_dim(k.shape(), 1i32);
+        let b: i32 = ids.1 / kv_heads;
+        let h: i32 = ids.1 % kv_heads;
+        let len_tile: Tile<i32, { [1] }> = lens.partition(shape![1]).load([b]);
+        let len: i32 = tile_to_scalar(len_tile.reshape(shape![]));
+        let n_tiles: i32 = (len + KEYS - 1i32) / KEYS;
+        let per: i32 = (n_tiles + splits - 1i32) / splits;
+        let lo0: i32 = split * per;
+        let lo: i32 = if lo0 < n_tiles { lo0 } else { n_tiles };
+        let hi0: i32 = lo + per;
+        let hi: i32 = if hi0 < n_tiles { hi0 } else { n_tiles };
+        let qk: f32 = scale * 1.4426950408889634f32;
+        let q3: Tile<E, { [1, GROUP, HEAD] }> = q.partition(shape![1, GROUP, HEAD]).load([b, h, 0i32]);
+        let qt: Tile<E, { [GROUP, HEAD] }> = q3.reshape(shape![GROUP, HEAD]);
+        let mut m_run: Tile<f32, { [GROUP, 1] }> = constant(f32::NEG_INFINITY, shape![GROUP, 1]);
+        let mut l_run: Tile<f32, { [GROUP, 1] }> = constant(0.0f32, shape![GROUP, 1]);
+        let mut acc: Tile<f32, { [GROUP, HEAD] }> = constant(0.0f32, shape![GROUP, HEAD]);
+        let kt_tiles: Partition<E, { [1, 1, HEAD, KEYS] }> =
+            k.partition_permuted(shape![1, 1, HEAD, KEYS], const_array![0, 1, 3, 2]);
+        let v_tiles: Partition<E, { [1, 1, KEYS, HEAD] }> = v.partition(shape![1, 1, KEYS, HEAD]);
+        let lane: Tile<i32, { [KEYS] }> = iota(shape![KEYS]);
+        let len_b: Tile<i32, { [KEYS] }> = broadcast_scalar(len, shape![KEYS]);
+        let minus_inf: Tile<f32, { [GROUP, KEYS] }> = constant(f32::NEG_INFINITY, shape![GROUP, KEYS]);
+        for j in lo..hi {
+            let kt4: Tile<E, { [1, 1, HEAD, KEYS] }> = kt_tiles.load([b, h, 0i32, j]);
+            let kt: Tile<E, { [HEAD, KEYS] }> = kt4.reshape(shape![HEAD, KEYS]);
+            let zero: Tile<f32, { [GROUP, KEYS] }> = constant(0.0f32, shape![GROUP, KEYS]);
+            let s: Tile<f32, { [GROUP, KEYS] }> = mma(qt, kt, zero) * broadcast_scalar(qk, shape![GROUP, KEYS]);
+            let cols: Tile<i32, { [KEYS] }> = broadcast_scalar(j * KEYS, shape![KEYS]) + lane;
+            let live: Tile<bool, { [KEYS] }> = cmpi(cols, len_b, predicate::LessThan);
+            let live2: Tile<bool, { [GROUP, KEYS] }> = live.reshape(shape![1, KEYS]).broadcast(shape![GROUP, KEYS]);
+            let s: Tile<f32, { [GROUP, KEYS] }> = select(live2, s, minus_inf);
+            let row_max: Tile<f32, { [GROUP] }> = reduce_max(s, 1);
+            let m_new: Tile<f32, { [GROUP, 1] }> = max_tile(m_run, row_max.reshape(shape![GROUP, 1]));
+            let p: Tile<f32, { [GROUP, KEYS] }> = exp2(s - m_new.broadcast(shape![GROUP, KEYS]), ftz::Disabled);
+            let alpha: Tile<f32, { [GROUP, 1] }> = exp2(m_run - m_new, ftz::Disabled);
+            let p_sum: Tile<f32, { [GROUP] }> = reduce_sum(p, 1);
+            // one fma, as cuTile Python contracts `l_i * alpha + sum`
+            l_run = fma(l_run, alpha, p_sum.reshape(shape![GROUP, 1]), rounding::NearestEven, ftz::Disabled);
+            let v4: Tile<E, { [1, 1, KEYS, HEAD] }> = v_tiles.load([b, h, j, 0i32]);
+            let vt: Tile<E, { [KEYS, HEAD] }> = v4.reshape(shape![KEYS, HEAD]);
+            let p_e: Tile<E, { [GROUP, KEYS] }> = convert_tile(p);
+            acc = mma(p_e, vt, acc * alpha.broadcast(shape![GROUP, HEAD]));
+            m_run = m_new;
+        }
+        let floor: Tile<f32, { [GROUP, 1] }> = constant(1e-30f32, shape![GROUP, 1]);
+        let o: Tile<f32, { [GROUP, HEAD] }> = divf(
+            acc,
+            max_tile(l_run, floor).broadcast(shape![GROUP, HEAD]),
+            rounding::NearestEven,
+            ftz::Disabled,
+        );
+        let lse: Tile<f32, { [GROUP, 1] }> = m_run + log2(l_run);
+        let mut o_tiles: PartitionMut<f32, { [1, GROUP, 1, HEAD] }> =
+            unsafe { out_o.partition_full_mut(shape![1, GROUP, 1, HEAD]) };
+        unsafe { o_tiles.store_unchecked(o.reshape(shape![1, GROUP, 1, HEAD]), [b, h, split, 0i32]) };
+        let mut lse_tiles: PartitionMut<f32, { [1, GROUP, 1] }> =
+            unsafe { out_lse.partition_full_mut(shape![1, GROUP, 1]) };
+        unsafe { lse_tiles.store_unchecked(lse.reshape(shape![1, GROUP, 1]), [b, h, split]) };
+    }
+
+    /// WRONG: decode_split with the key mask bound off by one (`<=`): the stale key at
+    /// index seq_len gets a weight.
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn decode_split_mask_le<E: ElementType, const KEYS: i32, const HEAD: i32, const GROUP: i32>(
+        out_o: &Tensor<f32, { [-1, -1, -1, -1] }>,
+        out_lse: &Tensor<f32, { [-1, -1, -1] }>,
+        q: &Tensor<E, { [-1, -1, -1] }>,
+        k: &Tensor<E, { [-1, -1, -1, -1] }>,
+        v: &Tensor<E, { [-1, -1, -1, -1] }>,
+        lens: &Tensor<i32, { [-1] }>,
+        scale: f32,
+    ) {
+        let ids: (i32, i32, i32) = get_tile_block_id();
+        let split: i32 = ids.0;
+        let splits: i32 = get_shape_dim(out_lse.shape(), 2i32);
+        let kv_heads: i32 = get_shape_dim(k.shape(), 1i32);
+        let b: i32 = ids.1 / kv_heads;
+        let h: i32 = ids.1 % kv_heads;
+        let len_tile: Tile<i32, { [1] }> = lens.partition(shape![1]).load([b]);
+        let len: i32 = tile_to_scalar(len_tile.reshape(shape![]));
+        let n_tiles: i32 = (len + KEYS - 1i32) / KEYS;
+        let per: i32 = (n_tiles + splits - 1i32) / splits;
+        let lo0: i32 = split * per;
+        let lo: i32 = if lo0 < n_tiles { lo0 } else { n_tiles };
+        let hi0: i32 = lo + per;
+        let hi: i32 = if hi0 < n_tiles { hi0 } else { n_tiles };
+        let qk: f32 = scale * 1.4426950408889634f32;
+        let q3: Tile<E, { [1, GROUP, HEAD] }> = q.partition(shape![1, GROUP, HEAD]).load([b, h, 0i32]);
+        let qt: Tile<E, { [GROUP, HEAD] }> = q3.reshape(shape![GROUP, HEAD]);
+        let mut m_run: Tile<f32, { [GROUP, 1] }> = constant(f32::NEG_INFINITY, shape![GROUP, 1]);
+        let mut l_run: Tile<f32, { [GROUP, 1] }> = constant(0.0f32, shape![GROUP, 1]);
+        let mut acc: Tile<f32, { [GROUP, HEAD] }> = constant(0.0f32, shape![GROUP, HEAD]);
+        let kt_tiles: Partition<E, { [1, 1, HEAD, KEYS] }> =
+            k.partition_permuted(shape![1, 1, HEAD, KEYS], const_array![0, 1, 3, 2]);
+        let v_tiles: Partition<E, { [1, 1, KEYS, HEAD] }> = v.partition(shape![1, 1, KEYS, HEAD]);
+        let lane: Tile<i32, { [KEYS] }> = iota(shape![KEYS]);
+        let len_b: Tile<i32, { [KEYS] }> = broadcast_scalar(len, shape![KEYS]);
+        let minus_inf: Tile<f32, { [GROUP, KEYS] }> = constant(f32::NEG_INFINITY, shape![GROUP, KEYS]);
+        for j in lo..hi {
+            let kt4: Tile<E, { [1, 1, HEAD, KEYS] }> = kt_tiles.load([b, h, 0i32, j]);
+            let kt: Tile<E, { [HEAD, KEYS] }> = kt4.reshape(shape![HEAD, KEYS]);
+            let zero: Tile<f32, { [GROUP, KEYS] }> = constant(0.0f32, shape![GROUP, KEYS]);
+            let s: Tile<f32, { [GROUP, KEYS] }> = mma(qt, kt, zero) * broadcast_scalar(qk, shape![GROUP, KEYS]);
+            let cols: Tile<i32, { [KEYS] }> = broadcast_scalar(j * KEYS, shape![KEYS]) + lane;
+            let live: Tile<bool, { [KEYS] }> = cmpi(cols, len_b, predicate::LessThanOrEqual);
+            let live2: Tile<bool, { [GROUP, KEYS] }> = live.reshape(shape![1, KEYS]).broadcast(shape![GROUP, KEYS]);
+            let s: Tile<f32, { [GROUP, KEYS] }> = select(live2, s, minus_inf);
+            let row_max: Tile<f32, { [GROUP] }> = reduce_max(s, 1);
+            let m_new: Tile<f32, { [GROUP, 1] }> = max_tile(m_run, row_max.reshape(shape![GROUP, 1]));
+            let p: Tile<f32, { [GROUP, KEYS] }> = exp2(s - m_new.broadcast(shape![GROUP, KEYS]), ftz::Disabled);
+            let alpha: Tile<f32, { [GROUP, 1] }> = exp2(m_run - m_new, ftz::Disabled);
+            let p_sum: Tile<f32, { [GROUP] }> = reduce_sum(p, 1);
+            // one fma, as cuTile Python contracts `l_i * alpha + sum`
+            l_run = fma(l_run, alpha, p_sum.reshape(shape![GROUP, 1]), rounding::NearestEven, ftz::Disabled);
+            let v4: Tile<E, { [1, 1, KEYS, HEAD] }> = v_tiles.load([b, h, j, 0i32]);
+            let vt: Tile<E, { [KEYS, HEAD] }> = v4.reshape(shape![KEYS, HEAD]);
+            let p_e: Tile<E, { [GROUP, KEYS] }> = convert_tile(p);
+            acc = mma(p_e, vt, acc * alpha.broadcast(shape![GROUP, HEAD]));
+            m_run = m_new;
+        }
+        let floor: Tile<f32, { [GROUP, 1] }> = constant(1e-30f32, shape![GROUP, 1]);
+        let o: Tile<f32, { [GROUP, HEAD] }> = divf(
+            acc,
+            max_tile(l_run, floor).broadcast(shape![GROUP, HEAD]),
+            rounding::NearestEven,
+            ftz::Disabled,
+        );
+        let lse: Tile<f32, { [GROUP, 1] }> = m_run + log2(l_run);
+        let mut o_tiles: PartitionMut<f32, { [1, GROUP, 1, HEAD] }> =
+            unsafe { out_o.partition_full_mut(shape![1, GROUP, 1, HEAD]) };
+        unsafe { o_tiles.store_unchecked(o.reshape(shape![1, GROUP, 1, HEAD]), [b, h, split, 0i32]) };
+        let mut lse_tiles: PartitionMut<f32, { [1, GROUP, 1] }> =
+            unsafe { out_lse.partition_full_mut(shape![1, GROUP, 1]) };
+        unsafe { lse_tiles.store_unchecked(lse.reshape(shape![1, GROUP, 1]), [b, h, split]) };
+    }
 }

@@ -129,6 +129,32 @@ pub static PORTS: &[Port] = &[
         tensors: &[TensorSpec::input("x", DType::F32, 2).unit_last().align(16)],
         scalar_hints: &[("y", 16)],
     },
+    Port {
+        name: "flash_decode_split",
+        reference: ("flash_decode", "partial_f16_d64_g8"),
+        entry: "decode_split",
+        generics: &["f16", "128", "64", "8"],
+        tensors: DECODE_TENSORS,
+        scalar_hints: &[],
+    },
+    Port {
+        name: "flash_decode_mask_off_by_one",
+        reference: ("flash_decode", "partial_f16_d64_g8"),
+        entry: "decode_split_mask_le",
+        generics: &["f16", "128", "64", "8"],
+        tensors: DECODE_TENSORS,
+        scalar_hints: &[],
+    },
+];
+
+/// flash_decode_partial's arrays as the reference export constrains them.
+const DECODE_TENSORS: &[TensorSpec] = &[
+    TensorSpec::output("out_o", DType::F32, 4).unit_last().align(16).stride_div(4, 1),
+    TensorSpec::output("out_lse", DType::F32, 3).unit_last().align(4),
+    t16("q", 3).stride_div(8, 1),
+    t16("k", 4).stride_div(8, 1),
+    t16("v", 4).stride_div(8, 1),
+    TensorSpec::input("lens", DType::I32, 1).unit_last().align(16),
 ];
 
 pub fn find(name: &str) -> Option<&'static Port> {
