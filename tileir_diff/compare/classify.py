@@ -839,6 +839,28 @@ def tie_arguments(f, g: FunctionGraph, ties, side: str):
     return f if body is f.body else replace(f, body=body)
 
 
+def merge_restated_assumes(cl: Classifier, roots: List[_Root]) -> List[_Root]:
+    """One root per one-sided assumption: the same predicate on the same value, stated by several
+    ``assume`` ops of one side (one per array whose extent a tie made the same argument), is one
+    cause; the restatements are listed under the first."""
+    first: Dict[tuple, _Root] = {}
+    out: List[_Root] = []
+    for r in roots:
+        if r.category == "specialization" and r.kind in ("only_left", "only_right"):
+            g, nid = (cl.L, r.left) if r.kind == "only_left" else (cl.R, r.right)
+            n = g.nodes.get(nid) if nid else None
+            if n is not None and n.kind == "op" and n.name == "assume" and n.operands:
+                key = (r.kind, n.operands[0][0], attr_key(n.op.attributes.get("predicate")))
+                if key in first:
+                    into = first[key].affected_left if r.kind == "only_left" else first[key].affected_right
+                    into.add(nid)
+                    into.update(r.affected_left if r.kind == "only_left" else r.affected_right)
+                    continue
+                first[key] = r
+        out.append(r)
+    return out
+
+
 def tie_roots(cl: Classifier, ties) -> List[_Root]:
     """One ``specialization`` root per tie: the side passing one scalar assumes the other
     side's two arguments equal."""

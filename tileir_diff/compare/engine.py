@@ -21,7 +21,8 @@ from ..normalize import normalize, one_sided_declines, select_rules, tag_origins
 from ..normalize.util import count_ops
 from ..normalize.canon import attr_key, attr_text
 from ..normalize.keys import clear_caches as clear_key_caches
-from .classify import Classifier, checker_roots, tie_arguments, tie_roots, to_differences
+from .classify import (Classifier, checker_roots, merge_restated_assumes, tie_arguments, tie_roots,
+                       to_differences)
 from .describe import FunctionText
 from .result import DeferredLines, DiffResult, Difference, OpRef
 from .specialization import assumes_more, is_specialization, strip_assumptions
@@ -86,8 +87,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         limits_hit.extend(ctx.limits_hit)
         cls = Classifier(L, R, ctx.mapping, ltexts[i], rtexts[j], nl.version, nr.version,
                          commutative="commutative-operands" in (rules or ()), unpaired=(ctx.lfree, ctx.rfree))
-        roots = cls.run()
-        roots.extend(tie_roots(cls, ties))
+        roots = merge_restated_assumes(cls, cls.run() + tie_roots(cls, ties))
         # The trusted checker decides: every violation of the mapping must be a reported root
         # (or, for cascades, listed under one); what is not becomes a root of its own.
         violations = check_functions(lf, i, rf, j, ctx.mapping.l2r, left.functions[i], right.functions[j])
@@ -104,8 +104,15 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         diffs.extend(fdiffs)
         ul = len(L.order) - len(ctx.mapping.l2r)  # every pair holds one node of each side
         ur = len(R.order) - len(ctx.mapping.r2l)
+        lnodes, rnodes = L.nodes, R.nodes
+        arguments = sorted([lnodes[l].arg_index, rnodes[r].arg_index] for l, r in ctx.mapping.l2r.items()
+                           if lnodes[l].kind == "arg" and rnodes[r].kind == "arg")
         functions.append({"left": lf.name, "right": rf.name, "verdict": "different" if fdiffs else "same",
-                          "matched": len(ctx.mapping), "unmatched_left": ul, "unmatched_right": ur})
+                          "matched": len(ctx.mapping), "unmatched_left": ul, "unmatched_right": ur,
+                          "arguments": arguments,
+                          "tied_arguments": [{"side": t.side, "argument": (lnodes if t.side == "left" else rnodes)[
+                              t.tied].arg_index, "equals": (lnodes if t.side == "left" else rnodes)[t.kept].arg_index}
+                              for t in ties]})
         lnodes, rnodes, stage = L.nodes, R.nodes, ctx.mapping.stage
         for l, r in ctx.mapping.l2r.items():
             if lnodes[l].kind == "op" and rnodes[r].kind == "op":
