@@ -64,9 +64,22 @@ def test_inserted_argument_does_not_shift_the_other_anchors():
     a = kernel(load("a") + store("%a"), args=base)
     b = kernel(load("a") + store("%a"), args="%argX: tile<f32>, " + base)
     r = compute_diff(a, b, with_summary=False, with_lines=False)
+    # an extra argument nothing reads is a calling-convention difference: the same computation
+    assert r.verdict == "specialized"
+    assert [d.category for d in r.differences] == ["signature"]
+    d = r.differences[0]
+    assert "right %arg0 unused" in d.message and d.detail["unused_right"] == [0]
+    assert [(m["left"], m["right"]) for m in d.detail["calling_convention"]] == [(0, 1), (1, 2), (2, 3)]
+
+
+def test_inserted_argument_that_is_read_is_different():
+    base = "%arg0: tile<ptr<f32>>, %arg1: tile<ptr<f32>>, %arg2: tile<i32>"
+    a = kernel(load("a") + store("%a"), args=base)
+    scaled = load("a") + f"  %k1 = reshape %argX : tile<f32> -> tile<1xf32>\n  %k = broadcast %k1 : tile<1xf32> -> {F}\n  %s = mulf %a, %k : {F}\n" + store("%s")
+    b = kernel(scaled, args="%argX: tile<f32>, " + base)
+    r = compute_diff(a, b, with_summary=False, with_lines=False)
     assert r.verdict == "different"
-    assert [(d.category, d.left) for d in r.differences] == [("signature", None)]
-    assert "only on the right" in r.differences[0].message
+    assert "mulf" in " ".join(d.message for d in r.differences)
 
 
 # --- symmetric copies: the matcher must pick the right one -------------------------------------

@@ -697,7 +697,9 @@ class Classifier:
             cat = fs[0].category
         elif a.kind == b.kind == "op":
             fa, fb = family(a.name), family(b.name)
-            cat = fa if fa == fb else next((c for c in ("specialization", "memory", "reduction", "mma",
+            # an assume replaced by a computation is a change in what is computed, not in what is
+            # assumed: the other side's family names it
+            cat = fa if fa == fb else next((c for c in ("memory", "reduction", "mma",
                                                          "control_flow", "constant") if c in (fa, fb)), "arith")
         else:
             cat = "structure"
@@ -832,7 +834,7 @@ def tie_arguments(f, g: FunctionGraph, ties, side: str):
     """``f`` with each argument tied on ``side`` read as the argument it is tied to (Tie)."""
     from ..normalize.util import rewrite_block
     from dataclasses import replace
-    subst = {g.nodes[t.tied].value.vid: g.nodes[t.kept].value for t in ties if t.side == side}
+    subst = {g.nodes[t.tied].value.vid: g.nodes[t.kept].value for t in ties if t.side == side and t.kept}
     if not subst:
         return f
     body = rewrite_block(f.body, lambda op, s: None, subst)
@@ -861,6 +863,26 @@ def merge_restated_assumes(cl: Classifier, roots: List[_Root]) -> List[_Root]:
     return out
 
 
+def pin_roots(cl: Classifier, pins) -> List[_Root]:
+    """One ``specialization`` root per pinned argument (compare/pins.py): the side with the
+    constant assumes the caller passes it."""
+    from .pins import pin_message
+    out = []
+    for p in pins:
+        g, text = (cl.L, cl.lt) if p.side == "left" else (cl.R, cl.rt)
+        nid = next((n.nid for n in g.node_list if n.kind == "arg" and n.arg_index == p.argument), None)
+        if nid is None:
+            continue
+        name = ("L" if p.side == "left" else "R") + text.names.get(g.nodes[nid].value.vid, nid)
+        other = "right" if p.side == "left" else "left"
+        l, r = (nid, None) if p.side == "left" else (None, nid)
+        out.append(_Root(l, r, "specialization", pin_message(p, name),
+                         kind="only_right" if p.side == "left" else "only_left",
+                         extra={"pin": {"side": p.side, "argument": p.argument, "value": attr_text(p.value)},
+                                "assumes_more": other}))
+    return out
+
+
 def tie_roots(cl: Classifier, ties) -> List[_Root]:
     """One ``specialization`` root per tie: the side passing one scalar assumes the other
     side's two arguments equal."""
@@ -868,6 +890,18 @@ def tie_roots(cl: Classifier, ties) -> List[_Root]:
     for t in ties:
         g, text, other, otext = (cl.L, cl.lt, cl.R, cl.rt) if t.side == "left" else (cl.R, cl.rt, cl.L, cl.lt)
         kind, base, d = t.slot
+        if t.kept is None:  # static vs dynamic
+            tied = g.nodes[t.tied]
+            more = "right" if t.side == "left" else "left"
+            mine = "L" if t.side == "left" else "R"
+            msg = (f"static vs dynamic {kind}: the {more} fixes {kind}[{d}] of the array at {t.side} argument "
+                   f"{g.nodes[base].arg_index} to {t.via} where the {t.side} takes it as "
+                   f"{mine}{text.names.get(tied.value.vid, t.tied)} (entry argument {tied.arg_index})")
+            l, r = (t.tied, None) if t.side == "left" else (None, t.tied)
+            out.append(_Root(l, r, "specialization", msg, kind="only_right" if t.side == "left" else "only_left",
+                             extra={"tie": {"side": t.side, "argument": tied.arg_index, "static": int(t.via),
+                                            "slot": kind, "dim": d}, "assumes_more": more}))
+            continue
         tied, kept, via = g.nodes[t.tied], g.nodes[t.kept], other.nodes[t.via]
         mine, theirs = ("L", "R") if t.side == "left" else ("R", "L")
         more = "right" if t.side == "left" else "left"

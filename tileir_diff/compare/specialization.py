@@ -81,6 +81,8 @@ def assumes_more(difference) -> Optional[str]:
     the two are not comparable, None when not an assumption difference."""
     if difference.category != "specialization":
         return None
+    if "tie" in difference.detail or "pin" in difference.detail:  # an argument the other side does not have
+        return difference.detail.get("assumes_more")
     kind = difference.detail.get("kind")
     if kind == "only_right" or (difference.left is None and difference.right is not None):
         return "right"

@@ -19,6 +19,7 @@ a reordering as one ``signature`` difference (the calling convention).
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ..graph import FunctionGraph
@@ -79,6 +80,26 @@ def argument_roles(g: FunctionGraph) -> Dict[str, tuple]:
     return roles
 
 
+def _static_dims(g: FunctionGraph) -> Dict[Tuple[str, str, int], int]:
+    """(``shape``|``stride``, array argument, dim) -> the value a tensor view's type fixes."""
+    out: Dict[Tuple[str, str, int], int] = {}
+    for n in g.node_list:
+        if n.kind == "op" and n.name == "make_tensor_view" and n.op.results:
+            base = _view_base(g, n.nid)
+            vt = n.op.results[0].type
+            for kind, dims in (("shape", getattr(vt, "shape", ())), ("stride", getattr(vt, "strides", ()))):
+                for d, x in enumerate(dims or ()):
+                    if x is not None and base is not None:
+                        out.setdefault((kind, base, d), x)
+    return out
+
+
+def _dynamic_dims(dims, count: int) -> List[int]:
+    """The dimensions the ``count`` dynamic operands of a shape or strides group stand for."""
+    unknown = [d for d, x in enumerate(dims or ()) if x is None]
+    return unknown if len(unknown) == count else list(range(count))
+
+
 def argument_slots(g: FunctionGraph) -> Dict[str, List[Tuple[str, str, int]]]:
     """Every (``shape``|``stride``, array argument, dim) an entry argument feeds, through assumes,
     in program order: a port that passes one extent for several arrays fills several slots."""
@@ -92,6 +113,11 @@ def argument_slots(g: FunctionGraph) -> Dict[str, List[Tuple[str, str, int]]]:
         segs = n.op.segments
         shapes = range(1, 1 + (segs[1] if len(segs) > 1 else 0))
         strides = range(shapes.stop, shapes.stop + (segs[2] if len(segs) > 2 else 0))
+        # the dynamic operands fill the view type's unknown dims, in order: operand i of a group
+        # is the i-th '?' of shape/strides (a port may fix a dim statically: tensor_view<?x2x?>)
+        vt = n.op.results[0].type if n.op.results else None
+        shape_dims = _dynamic_dims(getattr(vt, "shape", None), len(shapes))
+        stride_dims = _dynamic_dims(getattr(vt, "strides", None), len(strides))
         for k, (src, _, _) in enumerate(n.operands):
             if src is None:
                 continue
@@ -104,9 +130,9 @@ def argument_slots(g: FunctionGraph) -> Dict[str, List[Tuple[str, str, int]]]:
                 continue
             slot = None
             if k in shapes:
-                slot = ("shape", base, k - shapes.start)
+                slot = ("shape", base, shape_dims[k - shapes.start])
             elif k in strides:
-                slot = ("stride", base, k - strides.start)
+                slot = ("stride", base, stride_dims[k - strides.start])
             if slot is not None and slot not in slot_of.setdefault(a, []):
                 slot_of[a].append(slot)
     return slot_of
@@ -160,7 +186,9 @@ def _align_strict(L, R, largs, rargs, lr, rr) -> Optional[List[Tuple[str, str]]]
 class Tie(NamedTuple):
     """Two entry arguments of one side (``side``) that the other side passes as one scalar
     (``via``): that side computes the same only when the caller passes them equal.
-    ``kept`` is paired with ``via``; ``tied`` fills ``slot`` (kind, array, dim) of its side."""
+    ``kept`` is paired with ``via``; ``tied`` fills ``slot`` (kind, array, dim) of its side.
+    With ``kept`` None, the other side fixes that extent or stride in its view type instead, to
+    the value ``via`` (static vs dynamic shape)."""
     side: str
     kept: str
     tied: str
@@ -194,6 +222,17 @@ def align_with_ties(L: FunctionGraph, R: FunctionGraph) -> Tuple[List[Tuple[str,
     return positional(L, R, largs, rargs), []
 
 
+def _loose(role: tuple) -> tuple:
+    """An array role without the tensor view's extents and strides (static on one side, dynamic
+    on the other: a specialization, reported as such)."""
+    return role[:3] + (tuple(sorted(re.sub(r"tensor_view<[^>]*>", "tensor_view", t) for t in role[3])),)
+
+
+def _idle_pointer(role: tuple) -> bool:
+    """A pointer argument nothing but assumes reads (a port that never touches that array)."""
+    return role[0] == "scalar" and "ptr<" in role[1] and not role[2]
+
+
 def _used(g: FunctionGraph, nid: str) -> bool:
     return bool(g.nodes[nid].users)
 
@@ -207,20 +246,37 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
         pairs[a] = b
         back[b] = a
 
-    # arrays: equal roles, ties by position
+    # arrays: equal roles up to the extents the view types fix, ties by position
     groups: Dict[tuple, List[str]] = {}
     for b in rargs:
         if rr[b][0] == "array" and _used(R, b):
-            groups.setdefault(rr[b], []).append(b)
+            groups.setdefault(_loose(rr[b]), []).append(b)
     for a in largs:
-        if lr[a][0] == "array" and _used(L, a) and groups.get(lr[a]):
-            pair(a, groups[lr[a]].pop(0))
+        if lr[a][0] == "array" and _used(L, a) and groups.get(_loose(lr[a])):
+            pair(a, groups[_loose(lr[a])].pop(0))
+    # arrays read or written differently (a store one side lacks), or not at all on the right (an
+    # argument nothing reads): same pointer type, by position
+    rest = [b for b in rargs if b not in back and ((rr[b][0] == "array" and _used(R, b)) or _idle_pointer(rr[b]))]
+    for a in largs:
+        if lr[a][0] == "array" and _used(L, a) and a not in pairs:
+            b = next((b for b in rest if rr[b][1] == lr[a][1]), None)
+            if b is not None:
+                rest.remove(b)
+                pair(a, b)
     # extents and strides: the other side's argument in the same slot of the paired array
     lslots, rslots = argument_slots(L), argument_slots(R)
     r_at = {(kind, base, d): b for b, slots in rslots.items() for kind, base, d in slots}
     l_at = {(kind, base, d): a for a, slots in lslots.items() for kind, base, d in slots}
     ties: List[Tie] = []
+    lstatic, rstatic = _static_dims(L), _static_dims(R)
     for a in largs:
+        if a not in pairs and lslots.get(a):
+            kind, base, d = lslots[a][0]
+            fixed = rstatic.get((kind, pairs.get(base), d))
+            if fixed is not None and (kind, pairs.get(base), d) not in r_at:
+                ties.append(Tie("left", None, a, str(fixed), (kind, base, d)))  # the right fixes it
+                pairs[a] = None
+                continue
         for kind, base, d in lslots.get(a, ()):
             b = r_at.get((kind, pairs.get(base), d))
             if b is None or fmt_type(L.nodes[a].value.type) != fmt_type(R.nodes[b].value.type):
@@ -245,6 +301,14 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
                 ties.append(Tie("right", pairs[a], b, a, (kind, base, d)))
                 back[b] = None
                 break
+    for b in rargs:  # right extents the left fixes in its view type
+        if b not in back and rslots.get(b):
+            kind, base, d = rslots[b][0]
+            lbase = next((x for x, y in pairs.items() if y == base), None)
+            fixed = lstatic.get((kind, lbase, d))
+            if fixed is not None and (kind, lbase, d) not in l_at:
+                ties.append(Tie("right", None, b, str(fixed), (kind, base, d)))
+                back[b] = None
     # other scalars: equal roles, ties by position
     groups = {}
     for b in rargs:
@@ -253,11 +317,14 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
     for a in largs:
         if lr[a][0] == "scalar" and _used(L, a) and a not in pairs and groups.get(lr[a]):
             pair(a, groups[lr[a]].pop(0))
-    if any(_used(L, a) and a not in pairs for a in largs) or any(_used(R, b) and b not in back for b in rargs):
+    # a used argument left over must be a plain scalar (one the other side may have as a constant:
+    # compare/pins.py); an array, extent or stride without a counterpart means no role pairing
+    idle = {a for a, b in pairs.items() if b is not None and _idle_pointer(rr[b])}  # arrays the right ignores
+    if any(_used(L, a) and a not in pairs and lr[a][0] != "scalar" and
+           not (lr[a][0] in ("shape", "stride") and lr[a][2] in idle) for a in largs) or \
+            any(_used(R, b) and b not in back and rr[b][0] != "scalar" for b in rargs):
         return None
     real = [(a, b) for a, b in pairs.items() if b is not None]
-    if not ties and len(real) == len(largs) == len(rargs):
-        return None  # a plain reordering is the strict pairing's business
     return sorted(real, key=lambda p: largs.index(p[0])), ties
 
 
