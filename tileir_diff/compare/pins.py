@@ -59,14 +59,15 @@ def find_pins(L, R, mapping, function: int) -> List[Pin]:
     out = []
     for side, g, other, m in (("left", L, R, mapping.l2r), ("right", R, L, mapping.r2l)):
         for n in g.node_list:
-            if n.kind != "arg" or n.nid in m or not n.users:
+            # paired with nothing, or only with an argument nothing reads
+            if n.kind != "arg" or not n.users or (n.nid in m and other.nodes[m[n.nid]].users):
                 continue
             el = getattr(n.value.type, "element", None)
             if el is None or getattr(n.value.type, "shape", None) not in ((), None):
                 continue
             values = set()
             for u, k in _uses(g, n.nid):
-                peer = m.get(u)
+                peer = m.get(u) if u in m else None
                 if peer is None:
                     continue  # a use paired with nothing differs anyway, and is reported so
                 pn = other.nodes.get(peer)

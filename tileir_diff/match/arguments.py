@@ -325,6 +325,8 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
             any(_used(R, b) and b not in back and rr[b][0] != "scalar" for b in rargs):
         return None
     real = [(a, b) for a, b in pairs.items() if b is not None]
+    if not ties and all(largs.index(a) == rargs.index(b) for a, b in real):
+        return None  # the roles agree with the positions: position pairs the unused ones too
     return sorted(real, key=lambda p: largs.index(p[0])), ties
 
 

@@ -375,7 +375,10 @@ pub mod independent_kernels {
         let kv_heads: i32 = get_shape_dim(k.shape(), 1i32);
         let b: i32 = ids.1 / kv_heads;
         let h: i32 = ids.1 % kv_heads;
-        let len_tile: Tile<i32, { [1] }> = lens.partition(shape![1]).load([b]);
+        // no padding on q and seq_lens, as in the reference (their loads are in bounds)
+        let lens_view: Partition<i32, { [1] }> =
+            unsafe { make_partition_view(lens, shape![1], padding::None, dim_map::Identity, lens.token()) };
+        let len_tile: Tile<i32, { [1] }> = lens_view.load([b]);
         let len: i32 = tile_to_scalar(len_tile.reshape(shape![]));
         let n_tiles: i32 = (len + KEYS - 1i32) / KEYS;
         let per: i32 = (n_tiles + splits - 1i32) / splits;
@@ -384,7 +387,9 @@ pub mod independent_kernels {
         let hi0: i32 = lo + per;
         let hi: i32 = if hi0 < n_tiles { hi0 } else { n_tiles };
         let qk: f32 = scale * 1.4426950408889634f32;
-        let q3: Tile<E, { [1, GROUP, HEAD] }> = q.partition(shape![1, GROUP, HEAD]).load([b, h, 0i32]);
+        let q_view: Partition<E, { [1, GROUP, HEAD] }> =
+            unsafe { make_partition_view(q, shape![1, GROUP, HEAD], padding::None, dim_map::Identity, q.token()) };
+        let q3: Tile<E, { [1, GROUP, HEAD] }> = q_view.load([b, h, 0i32]);
         let qt: Tile<E, { [GROUP, HEAD] }> = q3.reshape(shape![GROUP, HEAD]);
         let mut m_run: Tile<f32, { [GROUP, 1] }> = constant(f32::NEG_INFINITY, shape![GROUP, 1]);
         let mut l_run: Tile<f32, { [GROUP, 1] }> = constant(0.0f32, shape![GROUP, 1]);
@@ -451,7 +456,10 @@ pub mod independent_kernels {
         let kv_heads: i32 = get_shape_dim(k.shape(), 1i32);
         let b: i32 = ids.1 / kv_heads;
         let h: i32 = ids.1 % kv_heads;
-        let len_tile: Tile<i32, { [1] }> = lens.partition(shape![1]).load([b]);
+        // no padding on q and seq_lens, as in the reference (their loads are in bounds)
+        let lens_view: Partition<i32, { [1] }> =
+            unsafe { make_partition_view(lens, shape![1], padding::None, dim_map::Identity, lens.token()) };
+        let len_tile: Tile<i32, { [1] }> = lens_view.load([b]);
         let len: i32 = tile_to_scalar(len_tile.reshape(shape![]));
         let n_tiles: i32 = (len + KEYS - 1i32) / KEYS;
         let per: i32 = (n_tiles + splits - 1i32) / splits;
@@ -460,7 +468,9 @@ pub mod independent_kernels {
         let hi0: i32 = lo + per;
         let hi: i32 = if hi0 < n_tiles { hi0 } else { n_tiles };
         let qk: f32 = scale * 1.4426950408889634f32;
-        let q3: Tile<E, { [1, GROUP, HEAD] }> = q.partition(shape![1, GROUP, HEAD]).load([b, h, 0i32]);
+        let q_view: Partition<E, { [1, GROUP, HEAD] }> =
+            unsafe { make_partition_view(q, shape![1, GROUP, HEAD], padding::None, dim_map::Identity, q.token()) };
+        let q3: Tile<E, { [1, GROUP, HEAD] }> = q_view.load([b, h, 0i32]);
         let qt: Tile<E, { [GROUP, HEAD] }> = q3.reshape(shape![GROUP, HEAD]);
         let mut m_run: Tile<f32, { [GROUP, 1] }> = constant(f32::NEG_INFINITY, shape![GROUP, 1]);
         let mut l_run: Tile<f32, { [GROUP, 1] }> = constant(0.0f32, shape![GROUP, 1]);
