@@ -35,7 +35,8 @@ pub mod independent_kernels {
         let ys: Tensor<E, { [-1] }> = flat(y, len);
         let mut zs: Tensor<E, { [-1] }> = flat(z, len);
         let chunk: i32 = get_tile_block_id().0;
-        let sum: Tile<E, { [CHUNK] }> = xs.partition(shape![CHUNK]).load([chunk]) + ys.partition(shape![CHUNK]).load([chunk]);
+        let sum: Tile<E, { [CHUNK] }> =
+            xs.partition(shape![CHUNK]).load([chunk]) + ys.partition(shape![CHUNK]).load([chunk]);
         zs.partition_mut(shape![CHUNK]).store(sum, [chunk]);
     }
 
@@ -50,7 +51,8 @@ pub mod independent_kernels {
         let step: i32 = get_num_tile_blocks().0;
         let mut c: i32 = first;
         while c < chunks {
-            let sum: Tile<E, { [CHUNK] }> = xs.partition(shape![CHUNK]).load([c]) + ys.partition(shape![CHUNK]).load([c]);
+            let sum: Tile<E, { [CHUNK] }> =
+                xs.partition(shape![CHUNK]).load([c]) + ys.partition(shape![CHUNK]).load([c]);
             zs.partition_mut(shape![CHUNK]).store(sum, [c]);
             c = c + step;
         }
@@ -298,7 +300,8 @@ pub mod independent_kernels {
         let u3: Tile<f32, { [BR, 1, BH] }> = convert_tile(halves.load([ids.0, 1i32, ids.1]));
         let g: Tile<f32, { [BR, BH] }> = g3.reshape(shape![BR, BH]);
         let u: Tile<f32, { [BR, BH] }> = u3.reshape(shape![BR, BH]);
-        let e: Tile<f32, { [BR, BH] }> = exp2(g * broadcast_scalar(1.4426950408889634f32, shape![BR, BH]), ftz::Disabled);
+        let e: Tile<f32, { [BR, BH] }> =
+            exp2(g * broadcast_scalar(1.4426950408889634f32, shape![BR, BH]), ftz::Disabled);
         let s: Tile<f32, { [BR, BH] }> =
             divf(e, broadcast_scalar(1.0f32, shape![BR, BH]) + e, rounding::NearestEven, ftz::Disabled);
         let r_e: Tile<E, { [BR, BH] }> = convert_tile(g * s * u);
@@ -349,7 +352,8 @@ pub mod independent_kernels {
         let e: Tile<f32, { [ROWS, COLS] }> = exp2(t - mx.broadcast(shape![ROWS, COLS]), ftz::Disabled);
         let sm: Tile<f32, { [ROWS] }> = reduce_sum(e, 1);
         let sm: Tile<f32, { [ROWS, 1] }> = sm.reshape(shape![ROWS, 1]);
-        let p: Tile<f32, { [ROWS, COLS] }> = divf(e, sm.broadcast(shape![ROWS, COLS]), rounding::NearestEven, ftz::Disabled);
+        let p: Tile<f32, { [ROWS, COLS] }> =
+            divf(e, sm.broadcast(shape![ROWS, COLS]), rounding::NearestEven, ftz::Disabled);
         let p_e: Tile<E, { [ROWS, COLS] }> = convert_tile(p);
         ys.partition_mut(shape![ROWS, COLS]).store(p_e, [blk, 0i32]);
     }
@@ -423,12 +427,8 @@ pub mod independent_kernels {
             m_run = m_new;
         }
         let floor: Tile<f32, { [GROUP, 1] }> = constant(1e-30f32, shape![GROUP, 1]);
-        let o: Tile<f32, { [GROUP, HEAD] }> = divf(
-            acc,
-            max_tile(l_run, floor).broadcast(shape![GROUP, HEAD]),
-            rounding::NearestEven,
-            ftz::Disabled,
-        );
+        let o: Tile<f32, { [GROUP, HEAD] }> =
+            divf(acc, max_tile(l_run, floor).broadcast(shape![GROUP, HEAD]), rounding::NearestEven, ftz::Disabled);
         let lse: Tile<f32, { [GROUP, 1] }> = m_run + log2(l_run);
         let mut o_tiles: PartitionMut<f32, { [1, GROUP, 1, HEAD] }> =
             unsafe { out_o.partition_full_mut(shape![1, GROUP, 1, HEAD]) };
@@ -504,12 +504,8 @@ pub mod independent_kernels {
             m_run = m_new;
         }
         let floor: Tile<f32, { [GROUP, 1] }> = constant(1e-30f32, shape![GROUP, 1]);
-        let o: Tile<f32, { [GROUP, HEAD] }> = divf(
-            acc,
-            max_tile(l_run, floor).broadcast(shape![GROUP, HEAD]),
-            rounding::NearestEven,
-            ftz::Disabled,
-        );
+        let o: Tile<f32, { [GROUP, HEAD] }> =
+            divf(acc, max_tile(l_run, floor).broadcast(shape![GROUP, HEAD]), rounding::NearestEven, ftz::Disabled);
         let lse: Tile<f32, { [GROUP, 1] }> = m_run + log2(l_run);
         let mut o_tiles: PartitionMut<f32, { [1, GROUP, 1, HEAD] }> =
             unsafe { out_o.partition_full_mut(shape![1, GROUP, 1, HEAD]) };

@@ -33,8 +33,7 @@ const fn o16(name: &'static str, ndim: usize) -> TensorSpec {
     TensorSpec::output(name, DType::F16, ndim).unit_last().align(16)
 }
 
-const GEMM_HINTS: &[(&str, i32)] =
-    &[("c", 16), ("a", 16), ("b", 16), ("ldc", 8), ("lda", 8), ("ldb", 8)];
+const GEMM_HINTS: &[(&str, i32)] = &[("c", 16), ("a", 16), ("b", 16), ("ldc", 8), ("lda", 8), ("ldb", 8)];
 
 pub static PORTS: &[Port] = &[
     Port {
@@ -74,11 +73,7 @@ pub static PORTS: &[Port] = &[
         reference: ("bmm", "f16_nn_128x128x64"),
         entry: "batched_gemm",
         generics: &["f16", "128", "128", "64"],
-        tensors: &[
-            o16("c", 3).stride_div(8, 1),
-            t16("a", 3).stride_div(8, 1),
-            t16("b", 3).stride_div(8, 1),
-        ],
+        tensors: &[o16("c", 3).stride_div(8, 1), t16("a", 3).stride_div(8, 1), t16("b", 3).stride_div(8, 1)],
         scalar_hints: &[],
     },
     Port {
