@@ -156,6 +156,7 @@ class Classifier:
         self.commutative = commutative
         self.lt, self.rt = ltext, rtext
         self.vl, self.vr = version_l, version_r
+        self.pinned: Set[Tuple[str, int]] = set()  # (side, argument index) read as a constant (compare/pins.py)
 
     # --- per pair -----------------------------------------------------------------------
     def pair_findings(self, l: str, r: str) -> List[Finding]:
@@ -890,17 +891,7 @@ def tie_roots(cl: Classifier, ties) -> List[_Root]:
     for t in ties:
         g, text, other, otext = (cl.L, cl.lt, cl.R, cl.rt) if t.side == "left" else (cl.R, cl.rt, cl.L, cl.lt)
         kind, base, d = t.slot
-        if t.kept is None:  # static vs dynamic
-            tied = g.nodes[t.tied]
-            more = "right" if t.side == "left" else "left"
-            mine = "L" if t.side == "left" else "R"
-            msg = (f"static vs dynamic {kind}: the {more} fixes {kind}[{d}] of the array at {t.side} argument "
-                   f"{g.nodes[base].arg_index} to {t.via} where the {t.side} takes it as "
-                   f"{mine}{text.names.get(tied.value.vid, t.tied)} (entry argument {tied.arg_index})")
-            l, r = (t.tied, None) if t.side == "left" else (None, t.tied)
-            out.append(_Root(l, r, "specialization", msg, kind="only_right" if t.side == "left" else "only_left",
-                             extra={"tie": {"side": t.side, "argument": tied.arg_index, "static": int(t.via),
-                                            "slot": kind, "dim": d}, "assumes_more": more}))
+        if t.kept is None:  # static vs dynamic: the view's own root says it ("the right fixes it")
             continue
         tied, kept, via = g.nodes[t.tied], g.nodes[t.kept], other.nodes[t.via]
         mine, theirs = ("L", "R") if t.side == "left" else ("R", "L")
@@ -934,8 +925,11 @@ def _calling_convention_root(cl: Classifier, violations) -> _Root:
                      f"({describe_role(L, l, roles)})")
     if not parts:
         v = violations[0]
-        return _Root(v.left if v.left in L.nodes else None, v.right if v.right in R.nodes else None,
-                     "signature", v.message)
+        l, r = (v.left if v.left in L.nodes else None), (v.right if v.right in R.nodes else None)
+        if l is None and r is None:  # an arity change: anchor at an argument paired with nothing
+            r = next((b.nid for b in R.node_list if b.kind == "arg" and b.nid not in cl.m.r2l), None)
+            l = None if r else next((a.nid for a in L.node_list if a.kind == "arg"), None)
+        return _Root(l, r, "signature", v.message)
     largs = [n for n in L.node_list if n.kind == "arg"]
     rargs = [n for n in R.node_list if n.kind == "arg"]
 
@@ -947,8 +941,13 @@ def _calling_convention_root(cl: Classifier, violations) -> _Root:
     # nothing: the calling convention differs in them, the computation does not
     unused_l = [a for a in largs if not a.users and a.nid not in cl.m.l2r]
     unused_r = [b for b in rargs if not b.users and b.nid not in cl.m.r2l]
+    # and every pair of arguments, read or not, of one type (another type is another ABI)
     pure = all(paired_same_type(a) for a in largs if a not in unused_l) and \
-        all(b.nid in cl.m.r2l for b in rargs if b not in unused_r)
+        all(b.nid in cl.m.r2l for b in rargs if b not in unused_r) and \
+        all(L.nodes[l].value.type == R.nodes[r].value.type for l, r in cl.m.l2r.items()
+            if L.nodes[l].kind == "arg" and r in R.nodes and R.nodes[r].kind == "arg") and \
+        all(a.value.type == b.value.type for a in unused_l for b in unused_r if a.arg_index == b.arg_index
+            and ("left", a.arg_index) not in cl.pinned and ("right", b.arg_index) not in cl.pinned)
     for side, unused, text in (("left", unused_l, cl.lt), ("right", unused_r, cl.rt)):
         if unused:
             parts.append(f"{side} " + ", ".join(text.names.get(a.value.vid, a.nid) for a in unused) + " unused")

@@ -94,6 +94,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
             found_pins.extend(find_pins(L, R, ctx.mapping, i))
         cls = Classifier(L, R, ctx.mapping, ltexts[i], rtexts[j], nl.version, nr.version,
                          commutative="commutative-operands" in (rules or ()), unpaired=(ctx.lfree, ctx.rfree))
+        cls.pinned = {(p.side, p.argument) for p in pinned or () if p.function == i}
         roots = merge_restated_assumes(cls, cls.run() + tie_roots(cls, ties) +
                                        pin_roots(cls, [p for p in pinned or () if p.function == i]))
         # The trusted checker decides: every violation of the mapping must be a reported root

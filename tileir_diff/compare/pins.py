@@ -55,10 +55,20 @@ def _constant_behind(g, nid: Optional[str]) -> Optional[Operation]:
 
 def find_pins(L, R, mapping, function: int) -> List[Pin]:
     """Arguments of either side, paired with nothing, whose every use at a paired op meets the
-    same constant (at least one such use; uses at unpaired ops are differences of their own)."""
+    same constant (at least one such use; uses at unpaired ops are differences of their own).
+    Only a plain scalar that the other side lacks (another arity, or another type at that
+    position) is a candidate."""
+    from ..match.arguments import argument_roles
     out = []
     for side, g, other, m in (("left", L, R, mapping.l2r), ("right", R, L, mapping.r2l)):
+        roles = argument_roles(g)
+        mine = [x for x in g.node_list if x.kind == "arg"]
+        theirs = [x for x in other.node_list if x.kind == "arg"]
         for n in g.node_list:
+            if n.kind == "arg" and len(mine) == len(theirs) and theirs[n.arg_index].value.type == n.value.type:
+                continue  # the other side has this argument too: reading it as a constant is no port's choice
+            if n.kind == "arg" and roles.get(n.nid, ("",))[0] != "scalar":
+                continue  # an array, extent or stride has a meaning of its own: never a constant
             # paired with nothing, or only with an argument nothing reads
             if n.kind != "arg" or not n.users or (n.nid in m and other.nodes[m[n.nid]].users):
                 continue

@@ -217,9 +217,31 @@ def align_with_ties(L: FunctionGraph, R: FunctionGraph) -> Tuple[List[Tuple[str,
     if strict is not None:
         return strict, []
     covered = _align_covering(L, R, largs, rargs, lr, rr)
-    if covered is not None:
+    if covered is not None and (len(largs) != len(rargs) or
+                                _agreeing(covered[0], largs, rargs, lr, rr) + len(covered[1]) >
+                                _agreeing(list(zip(largs, rargs)), largs, rargs, lr, rr)):
+        # with as many arguments on both sides, role pairing must explain more than position
+        # does (one argument changed in place is a difference at that argument, not a reordering)
         return covered
     return positional(L, R, largs, rargs), []
+
+
+def _agreeing(pairs, largs, rargs, lr, rr) -> int:
+    """How many of ``pairs`` agree in role (arrays up to fixed extents; an extent or stride also
+    in the position of its array)."""
+    pair_of = dict(pairs)
+    n = 0
+    for a, b in pairs:
+        x, y = lr[a], rr[b]
+        if x[0] != y[0]:
+            continue
+        if x[0] == "array":
+            n += _loose(x) == _loose(y)
+        elif x[0] in ("shape", "stride"):
+            n += x[1] == y[1] and x[3] == y[3] and pair_of.get(x[2]) == y[2]
+        else:
+            n += x == y
+    return n
 
 
 def _loose(role: tuple) -> tuple:
@@ -246,14 +268,21 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
         pairs[a] = b
         back[b] = a
 
-    # arrays: equal roles up to the extents the view types fix, ties by position
+    # arrays: equal roles up to the extents the view types fix, ties by position; but only when
+    # that agrees on more roles than pairing the arrays in order does (a changed role, such as
+    # another padding on one array, must not swap two arrays)
+    l_arrays = [a for a in largs if lr[a][0] == "array" and _used(L, a)]
+    r_arrays = [b for b in rargs if rr[b][0] == "array" and _used(R, b)]
     groups: Dict[tuple, List[str]] = {}
-    for b in rargs:
-        if rr[b][0] == "array" and _used(R, b):
-            groups.setdefault(_loose(rr[b]), []).append(b)
-    for a in largs:
-        if lr[a][0] == "array" and _used(L, a) and groups.get(_loose(lr[a])):
-            pair(a, groups[_loose(lr[a])].pop(0))
+    for b in r_arrays:
+        groups.setdefault(_loose(rr[b]), []).append(b)
+    by_role = []
+    for a in l_arrays:
+        if groups.get(_loose(lr[a])):
+            by_role.append((a, groups[_loose(lr[a])].pop(0)))
+    in_order = sum(_loose(lr[a]) == _loose(rr[b]) for a, b in zip(l_arrays, r_arrays))
+    for a, b in (by_role if len(by_role) > in_order else zip(l_arrays, r_arrays)):
+        pair(a, b)
     # arrays read or written differently (a store one side lacks), or not at all on the right (an
     # argument nothing reads): same pointer type, by position
     rest = [b for b in rargs if b not in back and ((rr[b][0] == "array" and _used(R, b)) or _idle_pointer(rr[b]))]
