@@ -923,13 +923,6 @@ def _calling_convention_root(cl: Classifier, violations) -> _Root:
         moved.append({"left": a.arg_index, "right": b.arg_index, "role": describe_role(L, l, roles)})
         parts.append(f"left {cl.lt.names.get(a.value.vid, l)} <-> right {cl.rt.names.get(b.value.vid, r)} "
                      f"({describe_role(L, l, roles)})")
-    if not parts:
-        v = violations[0]
-        l, r = (v.left if v.left in L.nodes else None), (v.right if v.right in R.nodes else None)
-        if l is None and r is None:  # an arity change: anchor at an argument paired with nothing
-            r = next((b.nid for b in R.node_list if b.kind == "arg" and b.nid not in cl.m.r2l), None)
-            l = None if r else next((a.nid for a in L.node_list if a.kind == "arg"), None)
-        return _Root(l, r, "signature", v.message)
     largs = [n for n in L.node_list if n.kind == "arg"]
     rargs = [n for n in R.node_list if n.kind == "arg"]
 
@@ -953,10 +946,17 @@ def _calling_convention_root(cl: Classifier, violations) -> _Root:
             parts.append(f"{side} " + ", ".join(text.names.get(a.value.vid, a.nid) for a in unused) + " unused")
             first_l = first_l or (unused[0].nid if side == "left" else None)
             first_r = first_r or (unused[0].nid if side == "right" else None)
+    if not parts:
+        v = violations[0]
+        l, r = (v.left if v.left in L.nodes else None), (v.right if v.right in R.nodes else None)
+        if l is None and r is None:  # an arity change: anchor at an argument paired with nothing
+            r = next((b.nid for b in R.node_list if b.kind == "arg" and b.nid not in cl.m.r2l), None)
+            l = None if r else next((a.nid for a in L.node_list if a.kind == "arg"), None)
+        return _Root(l, r, "signature", v.message)
     if not pure:  # not only a reordering: a plain signature difference
         return _Root(first_l, first_r, "signature", "entry arguments paired out of position: " + "; ".join(parts))
     return _Root(first_l, first_r, "signature",
-                 "calling convention: the arguments are in another order: " + "; ".join(parts),
+                 "calling convention: " + ("the arguments are in another order: " if moved else "") + "; ".join(parts),
                  extra={"calling_convention": moved, "unused_left": [a.arg_index for a in unused_l],
                         "unused_right": [b.arg_index for b in unused_r]})
 

@@ -24,9 +24,10 @@ SPECIALIZATION_CATEGORIES = frozenset({"specialization", "hints"})
 
 
 def is_specialization(difference) -> bool:
-    """An assumption, a hint, or the calling convention (arguments in another order)."""
+    """An assumption, a hint, or the calling convention (arguments in another order, or arguments
+    nothing reads on one side only)."""
     return difference.category in SPECIALIZATION_CATEGORIES or (
-        difference.category == "signature" and bool(difference.detail.get("calling_convention")))
+        difference.category == "signature" and "calling_convention" in difference.detail)
 
 
 def strip_assumptions(module: Module) -> Module:
