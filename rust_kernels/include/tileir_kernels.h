@@ -156,6 +156,71 @@ int32_t cutile_gelu(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_
 int32_t cutile_dropout(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_t seed, float p,
                        int32_t device, uint64_t stream);
 
+/* out[r] = index of the first maximum of x[r, :] (ties: the smallest index, as torch). x: (M, N)
+   f16, bf16 or f32, unit column stride, any non-negative row stride; out: (M,) int64, unit
+   stride; 16-byte aligned bases; N >= 1 when M >= 1. out must not overlap x. */
+int32_t cutile_argmax(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_t device,
+                      uint64_t stream);
+
+/* lse[r] = logsumexp(logits[r, :]); loss[r] = lse[r] - logits[r, target[r]], or 0 where
+   target[r] == -100 (ignored). logits: (M, V) f16, bf16 or f32, unit column stride, any
+   non-negative row stride; target: (M,) int64; loss, lse: (M,) float32; unit strides, 16-byte
+   aligned bases; V >= 1 when M >= 1. loss and lse must not overlap each other or the inputs.
+   Targets are not range-checked (as in the reference kernel): one outside [0, V) other than
+   -100 gets loss +inf when it falls in the -inf padding of the last 2048-column tile, else
+   loss = lse; no memory is read with it. */
+int32_t cutile_cross_entropy(const tileir_tensor_t *logits, const tileir_tensor_t *target,
+                             const tileir_tensor_t *loss, const tileir_tensor_t *lse,
+                             int32_t device, uint64_t stream);
+
+/* out = cumsum(x, dim=-1), accumulated in float32. x, out: (M, N), one dtype (f16, bf16, f32),
+   unit column stride, any non-negative row stride, 16-byte aligned bases. out may be x. */
+int32_t cutile_cumsum(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_t device,
+                      uint64_t stream);
+
+/* out[t, :] = weight[ids[t], :] (torch.nn.functional.embedding), a bit-exact row copy.
+   ids: (T,) int32 or int64, unit stride; weight: (V, H) and out: (T, H), one dtype (f16, bf16,
+   f32), unit column stride, row strides multiples of 16 bytes; 16-byte aligned bases. out
+   must not overlap ids or weight. Prebuilt: f16 and f32 tables with int32 ids, bf16 with int32
+   or int64 ids (others: NO_VARIANT). Ids are not range-checked, as in the reference kernels,
+   and must lie in [0, V): an id >= V reads zeros in the gather kernel (T >= 64, bf16/f32 with
+   int32 ids); otherwise an id outside [0, V) is undefined (the one-token-per-block kernel
+   loads a tile outside the table). */
+int32_t cutile_embedding(const tileir_tensor_t *ids, const tileir_tensor_t *weight,
+                         const tileir_tensor_t *out, int32_t device, uint64_t stream);
+/* y = x.T. x: (M, N) and y: (N, M), f16, bf16 or f32; or x: (B, M, N) and y: (B, N, M) (the last
+   two axes swapped, batch of at most 65535), bf16. One dtype, unit last strides, leading strides
+   multiples of 16 bytes, 16-byte aligned bases. y must not overlap x. */
+int32_t cutile_transpose(const tileir_tensor_t *x, const tileir_tensor_t *y, int32_t device,
+                         uint64_t stream);
+
+/* Per-row fp8 quantization: scales[r] = max(max_c |x[r, c]|, 1e-12) / 448 and
+   q[r, c] = clamp(x[r, c] / scales[r], -448, 448) rounded to float8_e4m3fn. x: (M, N) f16
+   (N <= 1024) or bf16 (any N); q: (M, N) float8_e4m3fn; scales: (M,) float32. Unit last strides,
+   row strides of x multiples of 8 elements and of q multiples of 16 bytes (8 where N is a multiple
+   of 8), 16-byte aligned bases. No output may overlap x or the other output. */
+int32_t cutile_fp8_quantize(const tileir_tensor_t *x, const tileir_tensor_t *q,
+                            const tileir_tensor_t *scales, int32_t device, uint64_t stream);
+
+/* out = (x - mean) * rstd * w + b over the last axis; mean[i] and rstd[i] = 1 / sqrt(var + eps)
+   (biased variance) of row i. x, out: (M, N) with N <= 8192; w, b: (N,); mean, rstd: (M,)
+   float32; x, w, b, out one dtype (f16, bf16, f32). Unit last strides, 16-byte aligned bases.
+   out may be x; nothing else may overlap. eps: finite, >= 0. */
+int32_t cutile_layer_norm(const tileir_tensor_t *x, const tileir_tensor_t *w, const tileir_tensor_t *b,
+                          const tileir_tensor_t *out, const tileir_tensor_t *mean,
+                          const tileir_tensor_t *rstd, float eps, int32_t device, uint64_t stream);
+
+/* Backward of cutile_layer_norm for dy = dL/dout, one launch: dx (M, N), and dw_partial,
+   db_partial (ceil(M / 64), N) float32 whose column sums are dL/dw and dL/db (the caller sums
+   them; nothing is allocated). dy, x, dx: (M, N) with N <= 1024; w: (N,); mean, rstd: (M,)
+   float32 as the forward wrote them; dy, x, w, dx one dtype (f16, bf16, f32). Unit last strides,
+   16-byte aligned bases. No output may overlap an input or another output. */
+int32_t cutile_layer_norm_bwd(const tileir_tensor_t *dy, const tileir_tensor_t *x,
+                              const tileir_tensor_t *w, const tileir_tensor_t *mean,
+                              const tileir_tensor_t *rstd, const tileir_tensor_t *dx,
+                              const tileir_tensor_t *dw_partial, const tileir_tensor_t *db_partial,
+                              int32_t device, uint64_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -570,6 +570,109 @@ fn tileiras_compiles_every_variant_for_sm90_and_sm100() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+#[test]
+fn argmax_structure() {
+    assert_eq!(ops::argmax::VARIANTS.len(), 5);
+    for v in ops::argmax::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, tn) = (v.constant("TILE_M"), v.constant("TILE_N"));
+        assert_eq!(count(text, "for "), 1, "{}: one loop over the column tiles", v.name);
+        assert_eq!(loads(text), 1, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}: row tile load", v.name);
+        assert_eq!(padded_views(text, "neg_inf"), 1, "{}: -inf padding never wins the max", v.name);
+        assert_eq!(count(text, "= iota "), 1, "{}: column indices", v.name);
+        // The tile max, the first matching column (min over matches, else NO_INDEX), and the
+        // strictly-greater merge that keeps the first index on ties across tiles.
+        assert_eq!(count(text, "cmpf equal ordered"), 1, "{}", v.name);
+        assert_eq!(count(text, "cmpf greater_than ordered"), 1, "{}", v.name);
+        assert_eq!(count(text, "mini "), 1, "{}", v.name);
+        assert!(text.contains(&format!("<i32: 2147483647> : tile<{tm}x{tn}xi32>")), "{}: NO_INDEX", v.name);
+        assert_eq!(count(text, "= select "), 3, "{}", v.name);
+        // The int32 index widened to int64 on store.
+        assert_eq!(count(text, "= exti "), 1, "{}: the int32 index widened once", v.name);
+        assert_eq!(stores(text), 1, "{}", v.name);
+        assert!(text.contains(&format!("tile<{tm}xi64>, partition_view<tile=({tm})")), "{}: int64 store", v.name);
+        assert!(text.contains("occupancy = 8"), "{}: occupancy hint as @ct.kernel(occupancy=8)", v.name);
+    }
+}
+
+#[test]
+fn cross_entropy_structure() {
+    assert_eq!(ops::cross_entropy::VARIANTS.len(), 4);
+    for v in ops::cross_entropy::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let tv = v.constant("TILE_V");
+        assert_eq!(count(text, "for "), 1, "{}: one pass over the vocabulary", v.name);
+        // The target id, then the logits tiles.
+        assert_eq!(loads(text), 2, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<1x{tv}x{e}>, token")), "{}: logits tile load", v.name);
+        assert!(text.contains("-> tile<1xi64>, token"), "{}: target load", v.name);
+        assert_eq!(padded_views(text, "neg_inf"), 1, "{}", v.name);
+        assert_eq!(count(text, "trunci "), 1, "{}: the target narrowed to i32", v.name);
+        // Online logsumexp: exp2 of the rescale and of the tile, one fma, then log2.
+        assert_eq!(count(text, "= exp2 "), 2, "{}", v.name);
+        assert_eq!(count(text, "= fma "), 1, "{}", v.name);
+        assert_eq!(count(text, "= log2 "), 1, "{}", v.name);
+        // Target column compare in the loop, IGNORE_INDEX compare after it.
+        assert_eq!(count(text, "cmpi equal"), 2, "{}", v.name);
+        assert!(text.contains(&format!("<i32: {}>", v.constant("IGNORE_INDEX"))), "{}: IGNORE_INDEX", v.name);
+        assert_eq!(stores(text), 2, "{}: loss and lse", v.name);
+        assert_eq!(count(text, "tile<1xf32>, partition_view<tile=(1)"), 2, "{}", v.name);
+    }
+}
+
+#[test]
+fn cumsum_structure() {
+    assert_eq!(ops::cumsum::VARIANTS.len(), 12);
+    for v in ops::cumsum::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, tn) = (v.constant("TILE_M"), v.constant("TILE_N"));
+        let looped = v.entry == "cumsum_looped";
+        assert_eq!(count(text, "for "), usize::from(looped), "{}: loops", v.name);
+        assert_eq!(loads(text), 1, "{}", v.name);
+        assert_eq!(stores(text), 1, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}: x tile load", v.name);
+        assert_eq!(padded_views(text, "zero"), 1, "{}: zero padding adds nothing to a row sum", v.name);
+        // The row scan as the column scan of the transposed tile (cuTile Rust 0.5.0 always
+        // writes scan dim = 0): one scan over (TILE_N, TILE_M), between two permutes.
+        let scans: Vec<&str> = text.lines().filter(|l| l.contains("= scan ")).collect();
+        assert_eq!(scans.len(), 1, "{}", v.name);
+        assert!(scans[0].contains("dim = 0") || scans[0].contains("dim=0"), "{}: {}", v.name, scans[0]);
+        assert!(scans[0].contains(&format!("tile<{tn}x{tm}xf32>")), "{}: scan of the transposed tile", v.name);
+        assert_eq!(count(text, "= permute "), 2, "{}", v.name);
+        // The looped kernel carries each row's total into the next tile.
+        assert_eq!(text.lines().filter(|l| l.contains("= reduce ")).count(), usize::from(looped), "{}", v.name);
+    }
+}
+
+#[test]
+fn embedding_structure() {
+    assert_eq!(ops::embedding::VARIANTS.len(), 6);
+    for v in ops::embedding::VARIANTS {
+        let text = ir(v);
+        let specs: Vec<_> = v.tensor_specs().collect();
+        let (idx, e) = (tile_elem(specs[0].dtype), tile_elem(specs[1].dtype));
+        let gather = v.entry == "embedding_gather";
+        let (bt, th) = (if gather { v.constant("BT") } else { 1 }, v.constant("TILE_H"));
+        assert_eq!(count(text, "for "), 1, "{}: one loop over the hidden tiles", v.name);
+        assert_eq!(count(text, "divi "), 1, "{}: cdiv(H, TILE_H) hidden tiles", v.name);
+        // The ids (as a scalar or a BT tile), then the rows: a pure copy, no arithmetic on them.
+        assert_eq!(loads(text), 2, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{bt}x{idx}>, token")), "{}: id load", v.name);
+        assert!(text.contains(&format!("-> tile<{bt}x{th}x{e}>, token")), "{}: row load", v.name);
+        assert_eq!(stores(text), 1, "{}", v.name);
+        assert!(text.contains(&format!("tile<{bt}x{th}x{e}>, partition_view<tile=({bt}x{th})")), "{}", v.name);
+        assert_eq!(count(text, "make_gather_scatter_view"), usize::from(gather), "{}", v.name);
+        assert_eq!(count(text, "trunci "), usize::from(idx == "i64"), "{}: int64 ids narrowed", v.name);
+        for op in ["addf", "mulf", "ftof"] {
+            assert_eq!(count(text, op), 0, "{}: {op} in a row copy", v.name);
+        }
+    }
+}
+
 fn check_prebuilt_cubins(dir: &std::path::Path) {
     for v in ops::all_variants() {
         let stem = dir.join(v.op).join(v.name);
@@ -588,6 +691,111 @@ fn check_prebuilt_cubins(dir: &std::path::Path) {
             assert_eq!(&cubin[..4], b"\x7fELF", "{}: not an ELF cubin", path.display());
             let time = std::fs::metadata(&path).unwrap().modified().unwrap();
             assert!(time >= bc_time, "{}: older than its bytecode", path.display());
+        }
+    }
+}
+
+#[test]
+fn transpose_structure() {
+    assert_eq!(ops::transpose::VARIANTS.len(), 7);
+    for v in ops::transpose::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, tn) = (v.constant("TM"), v.constant("TN"));
+        assert_eq!((loads(text), stores(text)), (1, 1), "{}", v.name);
+        // Python's load has no padding value: no view pads.
+        assert_eq!(count(text, "padding_value"), 0, "{}", v.name);
+        let ids = block_id_names(text);
+        let access = |op: &str| -> Vec<usize> {
+            let l = text.lines().find(|l| l.contains(op)).unwrap();
+            let inside = &l[l.find('[').unwrap() + 1..l.find(']').unwrap()];
+            inside.split(", ").map(|ix| ids.iter().position(|axis| axis.iter().any(|n| n == ix)).unwrap()).collect()
+        };
+        let permute_line = || text.lines().find(|l| l.contains("= permute ")).unwrap().trim();
+        match v.entry {
+            "transpose_2d" => {
+                // load (TM, TN) at (bid x, bid y), permute [1, 0], store (TN, TM) at (bid y, bid x).
+                assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}", v.name);
+                assert_eq!(count(text, "= permute "), 1, "{}", v.name);
+                assert!(permute_line().ends_with(&format!(" [1, 0] : tile<{tm}x{tn}x{e}> -> tile<{tn}x{tm}x{e}>")), "{}", v.name);
+                assert_eq!((access("= load_view_tko"), access("= store_view_tko")), (vec![0, 1], vec![1, 0]), "{}", v.name);
+            }
+            "transpose_2d_order" => {
+                // The transposed load (dim_map [1, 0]) at (bid y, bid x), no permute.
+                assert_eq!(count(text, "dim_map=[1,0]"), 2, "{}: view and load types", v.name);
+                assert_eq!(count(text, "permute"), 0, "{}", v.name);
+                assert_eq!((access("= load_view_tko"), access("= store_view_tko")), (vec![1, 0], vec![1, 0]), "{}", v.name);
+            }
+            "transpose_batched" => {
+                assert!(text.contains(&format!("-> tile<1x{tm}x{tn}x{e}>, token")), "{}", v.name);
+                assert_eq!(count(text, "= permute "), 1, "{}", v.name);
+                assert!(permute_line().ends_with(&format!(" [0, 2, 1] : tile<1x{tm}x{tn}x{e}> -> tile<1x{tn}x{tm}x{e}>")), "{}", v.name);
+                assert_eq!((access("= load_view_tko"), access("= store_view_tko")), (vec![2, 0, 1], vec![2, 1, 0]), "{}", v.name);
+            }
+            other => panic!("unknown entry {other}"),
+        }
+    }
+}
+
+/// Number of `for` ops, with or without results.
+fn for_loops(text: &str) -> usize {
+    text.lines().filter(|l| l.trim_start().starts_with("for ") || l.contains(" = for ")).count()
+}
+
+#[test]
+fn fp8_quantize_structure() {
+    assert_eq!(ops::fp8_quantize::VARIANTS.len(), 5);
+    for v in ops::fp8_quantize::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, tn) = (v.constant("TILE_M"), v.constant("TILE_N"));
+        // abs, a row max, an IEEE scale and quotient, a clamp, the cast to e4m3.
+        assert_eq!(count(text, "rounding<approx>"), 0, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}", v.name);
+        let f8 = tile_elem(DType::F8E4M3FN);
+        assert!(text.contains(&format!("tile<{tm}x{tn}xf32> -> tile<{tm}x{tn}x{f8}>")), "{}: e4m3 cast", v.name);
+        assert_eq!(count(text, "= absf "), 1, "{}", v.name);
+        assert_eq!(count(text, "= divf "), 2, "{}: scale = m / 448, then x / scale", v.name);
+        let hinted = text.contains("occupancy = 4");
+        if v.entry == "fp8_quant_rows" {
+            assert_eq!((loads(text), stores(text), for_loops(text)), (1, 2, 0), "{}", v.name);
+            assert!(hinted, "{}: occupancy=4 as in Python", v.name);
+        } else {
+            // Pass 1 over zero-padded tiles (the absmax), pass 2 over unpadded ones (the quantize).
+            assert_eq!((loads(text), stores(text), for_loops(text)), (2, 2, 2), "{}", v.name);
+            assert_eq!(padded_views(text, "zero"), 1, "{}", v.name);
+            assert!(!hinted, "{}", v.name);
+        }
+    }
+}
+
+#[test]
+fn layer_norm_structure() {
+    assert_eq!(ops::layer_norm::VARIANTS.len(), 15);
+    for v in ops::layer_norm::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, tn) = (v.constant("TILE_M"), v.constant("TILE_N"));
+        assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}", v.name);
+        // The column mask: iota < N, and a select of the masked values.
+        assert_eq!(count(text, "= iota "), 1, "{}", v.name);
+        assert_eq!(count(text, "= select "), 1, "{}", v.name);
+        assert_eq!(count(text, "rounding<approx>") + count(text, "flush_to_zero"), 0, "{}", v.name);
+        if v.entry == "layer_norm_fwd" {
+            // x, w, b; out, mean, rstd; sum and sum of squares; mean and variance by IEEE division.
+            assert_eq!((loads(text), stores(text), for_loops(text)), (3, 3, 0), "{}", v.name);
+            assert_eq!(count(text, "= rsqrt "), 1, "{}", v.name);
+            assert_eq!(count(text, "= divf "), 2, "{}", v.name);
+            assert_eq!(count(text, "= fma "), 1, "{}: centered * r * w + b", v.name);
+            assert!(text.contains("occupancy = 4"), "{}", v.name);
+        } else {
+            // w before the loop; x, dy, mean, rstd in it; dx in it, dw and db after it.
+            assert_eq!((loads(text), stores(text), for_loops(text)), (5, 3, 1), "{}", v.name);
+            assert_eq!(count(text, "= rsqrt "), 0, "{}", v.name);
+            assert_eq!(count(text, "= divf "), 2, "{}: mean(g), mean(g * xhat)", v.name);
+            assert_eq!(count(text, "= fma "), 2, "{}: the dx fma and the dw accumulation", v.name);
+            assert!(text.contains("occupancy = 2"), "{}", v.name);
+            assert_eq!(v.constant("TILE_M") * v.constant("ROW_TILES"), ops::layer_norm::BWD_ROWS_PER_BLOCK);
         }
     }
 }

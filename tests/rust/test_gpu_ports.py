@@ -90,9 +90,9 @@ def test_numerics_match_reference(op, variant, shape, tolerances):
         for name, want in expected.items():
             got = inputs[name]
             tol = tolerances[str(got.dtype).replace("torch.", "")]
-            err = (got.to(torch.float64) - want.to(torch.float64)).abs()
+            err = (got.to(torch.float64) - want.to(got.device, torch.float64)).abs()
             record["outputs"][name] = {"max_abs_err": float(err.max()) if err.numel() else 0.0, **tol}
-            torch.testing.assert_close(got.to(torch.float64), want.to(torch.float64), rtol=tol["rtol"],
+            torch.testing.assert_close(got.to(torch.float64), want.to(got.device, torch.float64), rtol=tol["rtol"],
                                        atol=tol["atol"], msg=lambda m: f"{op}/{variant['name']} {shape} {name}: {m}")
         record["result"] = "pass"
     except AssertionError:
@@ -112,7 +112,19 @@ def _one_call_per_op():
              ("silu_and_mul", "bf16_m8_h512", {"M": 1024, "H": 4096}),
              ("swiglu", "fwd_f16", {"M": 1024, "N": 4096}), ("swiglu", "bwd_f32", {"M": 1000, "N": 1000}),
              ("gelu", "erf_bf16", {"M": 1024, "N": 4096}), ("gelu", "tanh_f32_a8", {"M": 1000, "N": 1000}),
-             ("dropout", "f16_t1024", {"N": 1 << 20}), ("dropout", "f32_strided_t1024", {"N": 65536, "noncontiguous": ["x"]})]
+             ("dropout", "f16_t1024", {"N": 1 << 20}), ("dropout", "f32_strided_t1024", {"N": 65536, "noncontiguous": ["x"]}),
+             ("argmax", "bf16_m4_n1024", {"M": 1000, "N": 5000}),
+             ("cross_entropy", "bf16_a8_v2048", {"M": 256, "V": 32000}),
+             ("cumsum", "row_f16_m4_n1024", {"M": 1000, "N": 1000}),
+             ("cumsum", "looped_f32_m4_n1024", {"M": 300, "N": 5000, "noncontiguous": ["x"]}),
+             ("embedding", "bf16_i64_rows_h1024", {"T": 256, "V": 32000, "H": 4096}),
+             ("embedding", "f32_i32_gather_bt8_h256", {"T": 300, "V": 5003, "H": 1000}),
+             ("transpose", "bf16_order_64x64", {"M": 1000, "N": 1000}),
+             ("transpose", "bf16_batched_a8_64x64", {"B": 4, "M": 256, "N": 128}),
+             ("fp8_quantize", "bf16_rows_m4_n4096", {"M": 1024, "N": 4096}),
+             ("fp8_quantize", "bf16_looped_m1_n2048", {"M": 64, "N": 14336}),
+             ("layer_norm", "fwd_bf16_m1_n8192", {"M": 1024, "N": 4096}),
+             ("layer_norm", "bwd_f16_m4_n1024", {"M": 1000, "N": 1000})]
     for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
         yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}-{name}")
@@ -147,6 +159,8 @@ def test_runs_in_order_on_a_non_default_stream(op, variant, shape, how):
     for k in read_only:
         if tensors[k].element_size() == 1:  # float8: 0x7F is e4m3fn's NaN
             tensors[k].view(torch.uint8).fill_(0x7F)
+        elif not tensors[k].is_floating_point():  # ids, targets: 0 is valid, but the wrong one
+            tensors[k].fill_(0)
         else:
             tensors[k].fill_(float("nan"))
     torch.cuda.synchronize()
@@ -167,7 +181,8 @@ def test_runs_in_order_on_a_non_default_stream(op, variant, shape, how):
     for name, want in expected.items():
         got = inputs[name]
         t = tol[str(got.dtype).replace("torch.", "")]
-        torch.testing.assert_close(got.to(torch.float64), want.to(torch.float64), rtol=t["rtol"], atol=t["atol"])
+        torch.testing.assert_close(got.to(torch.float64), want.to(got.device, torch.float64), rtol=t["rtol"],
+                                   atol=t["atol"])
 
 
 def test_gpu_rejections():

@@ -47,12 +47,15 @@ NOT_YET_PORTED: dict[tuple[str, str], str] = {
     ('matmul', 'fp8e4m3_bf16_nt_128x128x128'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
     ('matmul', 'fp8e4m3_f16_nt_w8_128x128x128'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
     ('matmul', 'fp8e4m3_bf16_nt_w8_128x128x128'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
+    ('embedding', 'f16_i64_gather_bt8_h256_idx64'): 'indexes the table with int64 (index_dtype int64, for V * H >= 2**31); cuTile Rust 0.5.0 tensor shapes and strides are i32 only, so no port can take its huge-table test shape',
 }
 
 # Rust-only generics: the element type (a type generic where Python specializes on the
-# array dtype) and flags Python derives from the dtype at trace time.
-RUST_ONLY_GENERICS = {"E", "EIn", "EOut", "CAST_TF32"}
-RUST_TYPE_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f8e4m3fn": "float8_e4m3fn"}
+# array dtype; EIdx: the element type of an index array) and flags Python derives from the
+# dtype at trace time (WIDE_IDS: int64 ids narrowed to int32).
+RUST_ONLY_GENERICS = {"E", "EIn", "EOut", "CAST_TF32", "EIdx", "WIDE_IDS"}
+RUST_TYPE_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f8e4m3fn": "float8_e4m3fn", "i32": "int32",
+                   "i64": "int64"}
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +115,11 @@ def test_constants_are_the_rust_generics(rust_table):
         extra = set(generics) - set(ref["constants"])
         assert extra <= RUST_ONLY_GENERICS, f"{rv['variant']}: unexplained Rust generics {extra}"
         arrays = [p for p in ref["params"] if p["kind"] == "array"]
+        if "EIdx" in generics:  # an index array (the first integer one) and a data type E
+            index_array = next(p for p in arrays if p["dtype"].startswith("int"))
+            assert RUST_TYPE_NAMES[generics["EIdx"]] == index_array["dtype"], rv["variant"]
+            assert generics["WIDE_IDS"] == str(int(index_array["dtype"] == "int64")), rv["variant"]
+            arrays = [p for p in arrays if p is not index_array]
         first_array = arrays[0]
         if "E" in generics:
             assert RUST_TYPE_NAMES[generics["E"]] == first_array["dtype"], rv["variant"]

@@ -67,6 +67,20 @@ FUNCTIONS: tuple[PortFunction, ...] = (
     PortFunction("gelu", "cutile_gelu", "gelu", ("gelu",), _t("x", "out") + (Arg("approximate", "flag", "APPROX"),)),
     PortFunction("dropout", "cutile_dropout", "dropout", ("dropout",),
                  _t("x", "out") + (Arg("seed", "i32"), Arg("p", "f32"))),
+    PortFunction("argmax", "cutile_argmax", "argmax", ("argmax_rows",), _t("x", "out")),
+    PortFunction("cross_entropy", "cutile_cross_entropy", "cross_entropy", ("cross_entropy_fwd",),
+                 _t("logits", "target", "loss", "lse")),
+    PortFunction("cumsum", "cutile_cumsum", "cumsum", ("cumsum_row", "cumsum_looped"), _t("x", "out")),
+    PortFunction("embedding", "cutile_embedding", "embedding", ("embedding_rows", "embedding_gather"),
+                 _t("ids", "weight", "out")),
+    PortFunction("transpose", "cutile_transpose", "transpose",
+                 ("transpose_2d", "transpose_2d_order", "transpose_batched"), _t("x", "y")),
+    PortFunction("fp8_quantize", "cutile_fp8_quantize", "fp8_quantize", ("fp8_quant_rows", "fp8_quant_rows_looped"),
+                 _t("x", "q", "scales")),
+    PortFunction("layer_norm", "cutile_layer_norm", "layer_norm", ("layer_norm_fwd",),
+                 _t("x", "w", "b", "out", "mean", "rstd") + (Arg("eps", "f32"),)),
+    PortFunction("layer_norm", "cutile_layer_norm_bwd", "layer_norm_bwd", ("layer_norm_bwd",),
+                 _t("dy", "x", "w", "mean", "rstd", "dx", "dw_partial", "db_partial")),
 )
 
 #: Every ported op, in table order.

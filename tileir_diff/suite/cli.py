@@ -56,7 +56,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
 
 def _populate(suite_parser: argparse.ArgumentParser) -> None:
-    sub = suite_parser.add_subparsers(dest="suite_command", metavar="{list,export,status}")
+    sub = suite_parser.add_subparsers(dest="suite_command", metavar="{list,export,status,sass}")
     sub.required = True
     p_list = sub.add_parser("list", help="list every reference op and variant (validates analysis.json)")
     _add_common(p_list)
@@ -78,6 +78,15 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
     p_st.add_argument("--report-dir", type=Path, metavar="DIR", help="write an HTML + JSON diff report per ported variant")
     p_st.add_argument("--ported-only", action="store_true", help="list only variants that have a port")
     p_st.set_defaults(suite_func=_cmd_status)
+    p_sass = sub.add_parser("sass", help="SASS identity: each port's sm_90 cubin against its Python reference's")
+    _add_common(p_sass)
+    p_sass.add_argument("--json", type=Path, metavar="PATH",
+                        help="write the results here (the port table reads docs/results/ports_sass.json)")
+    p_sass.add_argument("--format", choices=("text", "json"), default="text")
+    p_sass.add_argument("--merge", action="store_true",
+                        help="keep the --json file's records of the ops not compared now (with --op)")
+    p_sass.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
+    p_sass.set_defaults(suite_func=_cmd_sass)
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -180,3 +189,46 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _cmd_sass(args: argparse.Namespace) -> int:
+    """Exit 0 when every pair was compared (identical or different), 1 when a tool or cubin failed,
+    2 on a usage or catalog error."""
+    from tileir_diff.errors import printable
+    from tileir_diff.suite.catalog import repo_root
+    from tileir_diff.suite.sass import compare_ports, find_tool, merge_documents, results_document, summary_cell
+    try:
+        specs = load_catalog(args.reference_root, ops=args.ops)
+    except CatalogError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    missing = [name for name in ("nvdisasm", "cuobjdump") if find_tool(name) is None]
+    if missing:
+        print(f"error: {', '.join(missing)} not found: pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump "
+              f"or set TILEIR_CUDA_BIN to their folder", file=sys.stderr)
+        return 2
+    root = repo_root()
+    rows = compare_ports(specs, root=root, ops=args.ops, reference_build=args.build_root, rust_build=args.rust_build)
+    doc = results_document(rows, root)
+    if args.merge:
+        if not args.json:
+            print("error: --merge needs --json PATH (the file to merge into)", file=sys.stderr)
+            return 2
+        if args.json.is_file():
+            try:
+                doc = merge_documents(json.loads(args.json.read_text(encoding="utf-8")), doc)
+            except (ValueError, KeyError, TypeError) as e:
+                print(printable(f"error: {args.json}: not a ports_sass.json document ({e})"), file=sys.stderr)
+                return 2
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    if args.format == "json":
+        print(json.dumps(doc, indent=1))
+    else:
+        for r in rows:
+            line = summary_cell(r.to_dict()) if r.verdict != "error" else f"error: {r.error}"
+            print(printable(f"{r.op:14} {r.variant:30} {line}"))
+        print(", ".join(f"{n} {k}" for k, n in sorted(doc["summary"].items())) or "no ported variant has a cubin")
+    return 0 if all(r.verdict in ("identical", "different") for r in rows) else 1
+

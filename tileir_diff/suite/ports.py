@@ -5,13 +5,16 @@ For each operator and variant in the catalog: the verdict of the Rust IR
 Python reference IR (``build/reference/<op>/<variant>.tileirbc``), which of its differences are
 accepted by the op's ``analysis.json`` (``accepted_differences``: category, what, why), whether
 an sm_90 cubin of the port exists, and the last GPU numerics result
-(``docs/results/ports_results.json``). A port passes when its verdict is identical or
+(``docs/results/ports_results.json``) and the SASS identity of the two sm_90 cubins
+(``docs/results/ports_sass.json``, written by ``tileir-diff suite sass``; see sass.py).
+A port passes when its verdict is identical or
 equivalent, or when every remaining difference is accepted. Each row also counts the ``unsafe``
 blocks of the op's Rust sources (rust_kernels/src/ops/<op>/: kernel.rs, and the C entry in
 ffi.rs plus mod.rs), so that a port's unchecked surface stays visible.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import asdict, dataclass, field
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from .catalog import OpSpec, VariantSpec, repo_root
+from .sass import load_sass, summary_cell
 
 RESULTS_FILE = "docs/results/ports_results.json"
 RUST_OPS_DIR = "rust_kernels/src/ops"
@@ -37,6 +41,10 @@ class PortRow:
     # `unsafe { ... }` blocks in the op's Rust port: {"kernel": n, "ffi": m}; None without a port.
     unsafe_blocks: Optional[Dict[str, int]] = None
     numerics: Dict[str, Any] = field(default_factory=lambda: {"result": "not_run"})
+    # SASS identity (suite/sass.py): the ports_sass.json record; `sass_cell` says identical /
+    # different (what) / stale (a cubin changed since) / – (not compared).
+    sass: Optional[Dict[str, Any]] = None
+    sass_cell: str = "–"
     python_ir: Optional[str] = None
     rust_ir: Optional[str] = None
     report: Optional[str] = None
@@ -127,6 +135,7 @@ def port_rows(specs: Sequence[OpSpec], *, root: Optional[Path] = None, reference
     reference_build = reference_build or root / "build" / "reference"
     rust_build = rust_build or root / "build" / "rust"
     numerics = load_numerics(root)
+    sass_records = load_sass(root)
     wanted = set(ops) if ops else None
     rows: List[PortRow] = []
     for spec in specs:
@@ -137,8 +146,19 @@ def port_rows(specs: Sequence[OpSpec], *, root: Optional[Path] = None, reference
             row = _row(spec, v, reference_build, rust_build, report_dir, numerics)
             if row.rust_ir is not None:
                 row.unsafe_blocks = unsafe
+            row.sass = sass_records.get((spec.op, v.name))
+            if row.sass is not None:
+                row.sass_cell = summary_cell(row.sass, _cubin_hashes(reference_build, rust_build, spec.op, v.name))
             rows.append(row)
     return rows
+
+
+def _cubin_hashes(reference_build: Path, rust_build: Path, op: str, variant: str) -> Optional[tuple]:
+    """sha256 of the two sm_90 cubins now on disk, to tell a stale SASS record; None when either is missing."""
+    py, rs = reference_build / op / f"{variant}.sm_90.cubin", rust_build / op / f"{variant}.sm_90.cubin"
+    if not (py.is_file() and rs.is_file()):
+        return None
+    return hashlib.sha256(py.read_bytes()).hexdigest(), hashlib.sha256(rs.read_bytes()).hexdigest()
 
 
 def _row(spec: OpSpec, v: VariantSpec, reference_build: Path, rust_build: Path, report_dir: Optional[Path],
@@ -192,11 +212,13 @@ def render_markdown(rows: Sequence[PortRow], *, title: str = "cuTile Rust ports"
              "(see docs/rust_ports.md). One row per reference variant: the verdict of the cuTile Rust",
              "port's IR against the cuTile Python reference IR, the differences accepted in the op's",
              "analysis.json, whether an sm_90 cubin of the port exists, the `unsafe` blocks of the op's",
-             "Rust sources (kernel.rs + the C entry, ffi.rs and mod.rs) and the last GPU numerics run.", "",
+             "Rust sources (kernel.rs + the C entry, ffi.rs and mod.rs), the last GPU numerics run and",
+             "whether the two sm_90 cubins have the same SASS, registers, shared memory and constant banks",
+             "(`tileir-diff suite sass`; docs/rust_ports.md, \"SASS identity\").", "",
              f"{len(ported)} of {len(rows)} variants ported; {len(passing)} pass the IR comparison.", "",
              "| op | variant | verdict | status | accepted differences | unexplained | cubin sm_90 | unsafe blocks "
-             "(kernel+ffi) | numerics |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "(kernel+ffi) | numerics | SASS sm_90 |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         num = r.numerics.get("result", "not_run")
         if r.numerics.get("date"):
@@ -206,7 +228,8 @@ def render_markdown(rows: Sequence[PortRow], *, title: str = "cuTile Rust ports"
         if len(r.unexplained_differences) > 3:
             une += f" (+{len(r.unexplained_differences) - 3} more)"
         lines.append(f"| {r.op} | {r.variant} | {r.verdict} | {r.status} | {_md(acc)} | {_md(une)} | "
-                     f"{'yes' if r.cubin_sm90 else 'no'} | {_unsafe_cell(r.unsafe_blocks)} | {_md(num)} |")
+                     f"{'yes' if r.cubin_sm90 else 'no'} | {_unsafe_cell(r.unsafe_blocks)} | {_md(num)} | "
+                     f"{_md(r.sass_cell)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -216,11 +239,12 @@ def _md(text: str) -> str:
 
 def render_text(rows: Sequence[PortRow]) -> str:
     lines = [f"{'op':22} {'variant':28} {'verdict':11} {'status':8} {'acc':>4} {'unexp':>5} {'sm90':5} "
-             f"{'unsafe':7} numerics"]
+             f"{'unsafe':7} {'numerics':9} sass"]
     for r in rows:
         lines.append(f"{r.op:22} {r.variant:28} {r.verdict:11} {r.status:8} {len(r.accepted_differences):4d} "
                      f"{len(r.unexplained_differences):5d} {'yes' if r.cubin_sm90 else 'no':5} "
-                     f"{_unsafe_cell(r.unsafe_blocks):7} {r.numerics.get('result', 'not_run')}")
+                     f"{_unsafe_cell(r.unsafe_blocks):7} {r.numerics.get('result', 'not_run'):9} "
+                     f"{r.sass_cell.split(' ')[0]}")
     ported = [r for r in rows if r.verdict != "missing"]
     lines.append(f"{len(ported)} of {len(rows)} variants ported; "
                  f"{sum(r.status == 'pass' for r in ported)} pass the IR comparison")

@@ -47,6 +47,13 @@ ops! {
     swiglu => swiglu_kernel,
     gelu => gelu_kernel,
     dropout => dropout_kernel,
+    argmax => argmax_kernel,
+    cross_entropy => cross_entropy_kernel,
+    cumsum => cumsum_kernel,
+    embedding => embedding_kernel,
+    transpose => transpose_kernel,
+    fp8_quantize => fp8_quantize_kernel,
+    layer_norm => layer_norm_kernel,
 }
 
 /// Every variant of every op, in a stable order.
