@@ -15,40 +15,6 @@ pytestmark = pytest.mark.cargo
 
 REFERENCE = Path(__file__).resolve().parents[2] / "reference"
 
-# Reference variants of ported ops that have no Rust port yet, with the reason.
-# Reference variants without a Rust port yet, each with the reason (docs/PORTS.md lists them as missing).
-NOT_YET_PORTED: dict[tuple[str, str], str] = {
-    ('vector_add', 'f16_a8_t1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('vector_add', 'bf16_a8_t1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('softmax', 'f16_row_a8_o8_m4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('softmax', 'bf16_row_a8_o8_m4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('softmax', 'f32_row_o8_m4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('softmax', 'f16_row_a8_o4_m1_n4096'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('softmax', 'bf16_row_a8_o4_m1_n4096'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('softmax', 'bf16_online_a8_o4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('softmax', 'f16_online_a8_o4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_f16_a8_o4_m8_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_bf16_a8_o4_m8_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_f32_o4_m4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_f16_a8_o4_m1_n8192'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_bf16_a8_o4_m1_n8192'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_f32_o2_m1_n8192'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_looped_f16_a8_o4_n2048'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_looped_bf16_a8_o4_n2048'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'bwd_f16_a8_o2_m4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'bwd_bf16_a8_o2_m4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'f16_nn_w8_128x256x64'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'bf16_nn_w8_128x256x64'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'f16_tn_w8_128x256x64'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'f16_nt_w8_128x256x64'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'bf16_tn_w8_128x256x64'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'bf16_nt_w8_128x256x64'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'fp8e4m3_f16_nt_128x128x128'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'fp8e4m3_bf16_nt_128x128x128'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'fp8e4m3_f16_nt_w8_128x128x128'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'fp8e4m3_bf16_nt_w8_128x128x128'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-}
-
 # Rust-only generics: the element type (a type generic where Python specializes on the
 # array dtype) and flags Python derives from the dtype at trace time.
 RUST_ONLY_GENERICS = {"E", "EIn", "EOut", "CAST_TF32"}
@@ -89,13 +55,11 @@ def test_every_rust_variant_is_a_reference_variant(rust_table):
 
 
 def test_ported_ops_cover_their_reference_variants(rust_table):
+    """A ported op has every reference variant: none is left for the GPU test to skip."""
     ported = {(rv["op"], rv["variant"]) for rv in rust_table}
     for op in {rv["op"] for rv in rust_table}:
         for name in reference_variants(op):
-            if (op, name) not in NOT_YET_PORTED:
-                assert (op, name) in ported, f"{op}/{name} has no Rust variant (port it or list it in NOT_YET_PORTED)"
-    for key in NOT_YET_PORTED:
-        assert key not in ported, f"{key} is ported now: drop it from NOT_YET_PORTED"
+            assert (op, name) in ported, f"{op}/{name} has no Rust variant"
 
 
 def _as_generic(value):
