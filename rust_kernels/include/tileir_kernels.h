@@ -80,6 +80,11 @@ int32_t tileir_kernels_has_kernel_image(const char *op, const char *variant);
    instead of choosing one; the call still validates against that variant. variant = NULL
    clears it. Returns TILEIR_NO_VARIANT for an unknown name. For testing every prebuilt variant. */
 int32_t tileir_kernels_force_variant(const char *op, const char *variant);
+/* Name of the variant the last status-returning call on this thread selected and validated its
+   arguments against, whatever it returned after that (e.g. TILEIR_DRIVER_UNAVAILABLE); "" when
+   that call stopped before selection. Checks the selection rule without a GPU. Valid until the
+   next call into the library from this thread. */
+const char *tileir_kernels_selected_variant(void);
 
 /* out = x + y. x, y, out: 1-D, one dtype (f16, bf16, f32), one length. Unit stride and
    16-byte aligned bases; f32 also takes any non-negative strides. out may be x or y. */
