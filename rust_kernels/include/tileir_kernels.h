@@ -161,6 +161,18 @@ int32_t cutile_gelu(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_
 int32_t cutile_dropout(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_t seed, float p,
                        int32_t device, uint64_t stream);
 
+/* Rotary position embedding, out of place: q_out[t, h] = RoPE(q[t, h]), k_out[t, h] = RoPE(k[t, h])
+   with the angles of table row positions[t]. positions (T,) int32; q, q_out (T, Hq, D) and
+   k, k_out (T, Hkv, D), one dtype (f16, bf16), unit last stride, other strides multiples of 8;
+   cos_table, sin_table (P, D/2) f32, unit last stride, row stride a multiple of 4; all 16-byte
+   aligned. is_neox: 1 rotate-half pairs (GPT-NeoX, Llama), 0 interleaved (GPT-J). q_out may be
+   q and k_out k (exactly); no other overlap. Each position must be in [0, P) (device data,
+   not checked). Variants: bf16 D=128 both pairings, f16 D=64 rotate-half. */
+int32_t cutile_rope(const tileir_tensor_t *positions, const tileir_tensor_t *q, const tileir_tensor_t *k,
+                    const tileir_tensor_t *cos_table, const tileir_tensor_t *sin_table,
+                    const tileir_tensor_t *q_out, const tileir_tensor_t *k_out, int32_t is_neox,
+                    int32_t device, uint64_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -197,7 +197,7 @@ fn softmax_structure() {
     for v in ops::softmax::VARIANTS {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
-        let online = v.entry == "softmax_online";
+        let online = ops::softmax::ONLINE_ENTRIES.contains(&v.entry);
         let (tm, tn) = if online { (1, v.constant("TILE_N")) } else { (v.constant("TILE_M"), v.constant("TILE_N")) };
         assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}: row tile load", v.name);
         assert_eq!(padded_views(text, "neg_inf"), 1, "{}: -inf padding keeps the max and sum exact", v.name);
@@ -217,10 +217,10 @@ fn softmax_structure() {
 
 #[test]
 fn rms_norm_structure() {
-    for v in ops::rms_norm::VARIANTS.iter().filter(|v| v.entry != "rms_norm_bwd") {
+    for v in ops::rms_norm::VARIANTS.iter().filter(|v| !ops::rms_norm::BWD_ENTRIES.contains(&v.entry)) {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
-        let looped = v.entry == "rms_norm_fwd_looped";
+        let looped = ops::rms_norm::LOOPED_ENTRIES.contains(&v.entry);
         let (tm, tn) = if looped { (1, v.constant("TILE_N")) } else { (v.constant("TILE_M"), v.constant("TILE_N")) };
         assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}: x tile load", v.name);
         assert!(text.contains(&format!("-> tile<{tn}x{e}>, token")), "{}: w tile load", v.name);
@@ -237,8 +237,8 @@ fn rms_norm_structure() {
 
 #[test]
 fn rms_norm_bwd_structure() {
-    let bwd: Vec<_> = ops::rms_norm::VARIANTS.iter().filter(|v| v.entry == "rms_norm_bwd").collect();
-    assert_eq!(bwd.len(), 3);
+    let bwd: Vec<_> = ops::rms_norm::VARIANTS.iter().filter(|v| ops::rms_norm::BWD_ENTRIES.contains(&v.entry)).collect();
+    assert_eq!(bwd.len(), 5);
     for v in bwd {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
@@ -269,7 +269,7 @@ fn matmul_structure() {
         let specs: Vec<_> = v.tensor_specs().collect();
         let (e_in, e) = (tile_elem(specs[0].dtype), tile_elem(specs[2].dtype));
         let (bm, bn, bk) = (v.constant("BM"), v.constant("BN"), v.constant("BK"));
-        let fp8 = v.entry == "matmul_fp8";
+        let fp8 = ops::matmul::FP8_ENTRIES.contains(&v.entry);
         let tf32 = if fp8 { 0 } else { v.constant("CAST_TF32") };
         let (trans_a, trans_b) = (v.constant("TRANS_A"), v.constant("TRANS_B"));
         let operand = if tf32 == 1 { "tf32" } else { e_in };
@@ -300,6 +300,8 @@ fn matmul_structure() {
                 l.contains("= make_partition_view")
                     && !l.contains("padding_value")
                     && l.contains(&format!("tile=({bm}x{bk})"))
+                    // c's store view is (BM, BN) too when BN == BK (fp8 128x128x128): a is e_in.
+                    && l.contains(&format!("?x?x{e_in}"))
             })
             .count();
         assert_eq!(grid_view, 1, "{}: unpadded view of a for the K-tile count", v.name);
@@ -317,6 +319,28 @@ fn matmul_structure() {
             );
         } else {
             assert_eq!(count(text, "tf32"), 0, "{}: no tf32 outside the f32 variants", v.name);
+        }
+    }
+}
+
+/// The tuned entries (`<kernel>_o<N>`, `<kernel>_w8`, as in kernel.py) carry exactly their
+/// entry hint; the others none (the hint changes the schedule, not the IR body).
+#[test]
+fn tuned_entries_carry_their_optimization_hint() {
+    for v in ops::all_variants() {
+        let text = ir(v);
+        let hint = if let Some((_, n)) = v.entry.rsplit_once("_o").filter(|(_, n)| n.parse::<u32>().is_ok()) {
+            Some(format!("occupancy = {n}"))
+        } else if v.entry.ends_with("_w8") {
+            Some("num_worker_warps_per_cta = 8".to_string())
+        } else {
+            None
+        };
+        match hint {
+            Some(h) => {
+                assert_eq!(count(text, &h), 1, "{}/{}: {h}", v.op, v.name);
+            }
+            None => assert_eq!(count(text, "occupancy") + count(text, "num_worker_warps"), 0, "{}/{}", v.op, v.name),
         }
     }
 }

@@ -16,8 +16,9 @@ pytestmark = pytest.mark.cargo
 REFERENCE = Path(__file__).resolve().parents[2] / "reference"
 
 # Rust-only generics: the element type (a type generic where Python specializes on the
-# array dtype) and flags Python derives from the dtype at trace time.
-RUST_ONLY_GENERICS = {"E", "EIn", "EOut", "CAST_TF32"}
+# array dtype), flags Python derives from the dtype at trace time, and HALF_D = D // 2 (rope),
+# which a cuTile Rust shape cannot compute from D.
+RUST_ONLY_GENERICS = {"E", "EIn", "EOut", "CAST_TF32", "HALF_D"}
 RUST_TYPE_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f8e4m3fn": "float8_e4m3fn"}
 
 
@@ -83,6 +84,8 @@ def test_constants_are_the_rust_generics(rust_table):
             assert RUST_TYPE_NAMES[generics["EIn"]] == first_array["dtype"], rv["variant"]
             output = next(p for p in arrays if p["role"] == "output")
             assert RUST_TYPE_NAMES[generics["EOut"]] == output["dtype"], rv["variant"]
+        if "HALF_D" in generics:
+            assert generics["HALF_D"] == str(ref["constants"]["D"] // 2), rv["variant"]
         if "CAST_TF32" in generics:
             assert generics["CAST_TF32"] == str(int(first_array["dtype"] == "float32")), rv["variant"]
 

@@ -69,6 +69,8 @@ FUNCTIONS: tuple[PortFunction, ...] = (
     PortFunction("gelu", "cutile_gelu", "gelu", ("gelu",), _t("x", "out") + (Arg("approximate", "flag", "APPROX"),)),
     PortFunction("dropout", "cutile_dropout", "dropout", ("dropout",),
                  _t("x", "out") + (Arg("seed", "i32"), Arg("p", "f32"))),
+    PortFunction("rope", "cutile_rope", "rope", ("rope",),
+                 _t("positions", "q", "k", "cos_table", "sin_table", "q_out", "k_out") + (Arg("is_neox", "flag"),)),
 )
 
 #: Every ported op, in table order.

@@ -47,6 +47,7 @@ ops! {
     swiglu => swiglu_kernel,
     gelu => gelu_kernel,
     dropout => dropout_kernel,
+    rope => rope_kernel,
 }
 
 /// Every variant of every op, in a stable order.
