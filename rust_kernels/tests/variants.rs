@@ -323,6 +323,33 @@ fn matmul_structure() {
     }
 }
 
+#[test]
+fn rope_structure() {
+    for v in ops::rope::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().nth(1).unwrap().dtype);
+        let (bt, th, d, half) = (v.constant("BT"), v.constant("TH"), v.constant("D"), v.constant("HALF_D"));
+        assert_eq!(half * 2, d, "{}", v.name);
+        // positions, then the cos and sin rows gathered by position (sparse dim 0).
+        assert_eq!(count(text, "= make_gather_scatter_view"), 2, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{bt}x{half}xf32>, token")), "{}: gathered table rows", v.name);
+        assert_eq!(loads(text), 5, "{}: positions, cos, sin, q and k tiles", v.name);
+        assert_eq!(stores(text), 2, "{}: q_out and k_out tiles", v.name);
+        assert_eq!(count(text, "for "), 2, "{}: one head loop for q, one for k", v.name);
+        assert!(text.contains(&format!("-> tile<{bt}x{th}x{d}x{e}>, token")), "{}: head tile loads", v.name);
+        // Per head tile: x1 cos - x2 sin and x2 cos + x1 sin as fmas, joined by one cat.
+        assert_eq!(count(text, "= fma "), 4, "{}", v.name);
+        assert_eq!(count(text, "= cat "), 2, "{}", v.name);
+        let interleaved = v.constant("IS_NEOX") == 0;
+        assert_eq!(
+            text.contains(&format!("tile<{bt}x{th}x{d}xf32> -> tile<{bt}x{th}x{half}x2xf32>")),
+            interleaved,
+            "{}: interleaved pairs split by a (D/2, 2) reshape",
+            v.name
+        );
+    }
+}
+
 /// The tuned entries (`<kernel>_o<N>`, `<kernel>_w8`, as in kernel.py) carry exactly their
 /// entry hint; the others none (the hint changes the schedule, not the IR body).
 #[test]

@@ -229,6 +229,27 @@ def test_dropout_passes_seed_bits_and_p(fake_driver, library_with_fake_cubins, t
     assert "function dropout_entry" in log
 
 
+def test_rope_launch(fake_driver, library_with_fake_cubins, tmp_path):
+    t, hq, hkv, p = 20, 3, 2, 50
+    a = [X + (i << 32) for i in range(7)]
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        A = {a}
+        heads = lambda i, h: T(A[i], [{t}, h, 128], "bfloat16")
+        for neox in (1, 0):
+            call("cutile_rope", T(A[0], [{t}], "int32"), heads(1, {hq}), heads(2, {hkv}), T(A[3], [{p}, 64], "float32"),
+                 T(A[4], [{p}, 64], "float32"), heads(5, {hq}), heads(6, {hkv}), neox, 0, 0, nparams=41)
+    """, tmp_path)
+    assert codes == [0, 0]
+    assert images(log) == ["bf16_neox_d128", "bf16_gptj_d128"]
+    neox, gptj = launches(log)
+    assert "grid=3,1,1" in neox  # cdiv(20 tokens, BT = 8)
+    q = lambda i, h: [a[i], t, h, 128, h * 128, 128, 1]  # noqa: E731
+    table = lambda i: [a[i], p, 64, 64, 1]  # noqa: E731
+    assert params(neox) == [a[0], t, 1] + q(1, hq) + q(2, hkv) + table(3) + table(4) + q(5, hq) + q(6, hkv)
+    assert params(gptj) == params(neox)
+    assert "function rope_entry" in log
+
+
 @pytest.mark.parametrize("scenario, env, status", [
     ("host_pointer", {}, Status.DEVICE_MISMATCH),
     ("foreign_stream", {}, Status.DEVICE_MISMATCH),
@@ -268,6 +289,9 @@ VALID_CALLS = {
     "cutile_swiglu_bwd": 'T({x}, [4, 64], "float16"), *[T(A[i], [4, 64], "float16") for i in range(1, 5)]',
     "cutile_gelu": 'T({x}, [4, 64], "bfloat16"), T(A[1], [4, 64], "bfloat16"), 1',
     "cutile_dropout": 'T({x}, [64], "float16"), T(A[1], [64], "float16"), 7, ctypes.c_float(0.5)',
+    "cutile_rope": 'T({x}, [4], "int32"), T(A[1], [4, 2, 64], "float16"), T(A[2], [4, 1, 64], "float16"), '
+                   'T(A[3], [16, 32], "float32"), T(A[4], [16, 32], "float32"), T(A[5], [4, 2, 64], "float16"), '
+                   'T(A[6], [4, 1, 64], "float16"), 1',
 }
 
 
@@ -293,7 +317,7 @@ def test_driver_side_checks_of_every_function(fake_driver, library_with_fake_cub
     stream = 0xBAD if scenario == "foreign_stream" else 0
     device = 1 if scenario == "missing_device" else 0
     calls = "\n".join(f'call("{name}", {args.format(x=x)}, {device}, {stream})' for name, args in VALID_CALLS.items())
-    codes, log = run(fake_driver, library_with_fake_cubins, f"A = [{X} + (i << 32) for i in range(6)]\n{calls}\n",
+    codes, log = run(fake_driver, library_with_fake_cubins, f"A = [{X} + (i << 32) for i in range(7)]\n{calls}\n",
                      tmp_path, **env)
     assert dict(zip(VALID_CALLS, codes)) == {name: status for name in VALID_CALLS}
     assert len(launches(log)) == (len(VALID_CALLS) if status in (Status.OK, Status.LAUNCH_FAILED) else 0)

@@ -110,7 +110,11 @@ def _one_call_per_op():
              ("silu_and_mul", "bf16_m8_h512", {"M": 1024, "H": 4096}),
              ("swiglu", "fwd_f16", {"M": 1024, "N": 4096}), ("swiglu", "bwd_f32", {"M": 1000, "N": 1000}),
              ("gelu", "erf_bf16", {"M": 1024, "N": 4096}), ("gelu", "tanh_f32_a8", {"M": 1000, "N": 1000}),
-             ("dropout", "f16_t1024", {"N": 1 << 20}), ("dropout", "f32_strided_t1024", {"N": 65536, "noncontiguous": ["x"]})]
+             ("dropout", "f16_t1024", {"N": 1 << 20}), ("dropout", "f32_strided_t1024", {"N": 65536, "noncontiguous": ["x"]}),
+             ("softmax", "f16_row_a8_o8_m4_n1024", {"M": 4096, "N": 1024}),
+             ("matmul", "bf16_nt_w8_128x256x64", {"M": 4096, "N": 4096, "K": 256}),
+             ("rope", "bf16_neox_d128", {"T": 256, "Hq": 8, "Hkv": 8, "P": 4096}),
+             ("rope", "bf16_gptj_d128", {"T": 130, "Hq": 8, "Hkv": 2, "P": 512, "noncontiguous": ["q", "k"]})]
     for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
         yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}-{name}")

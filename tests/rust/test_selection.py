@@ -159,3 +159,16 @@ def test_matmul_fp8_selection(lib):
         seen.add(_agree(lib, expected, "cutile_matmul_fp8", *arrays, ctypes.c_float(1.0), ctypes.c_float(1.0), ta, tb,
                         case=f"{out_dtype} trans=({ta},{tb})"))
     assert {"fp8e4m3_f16_nt_w8_128x128x128", "fp8e4m3_bf16_nt_w8_128x128x128", None} <= seen
+
+
+def test_rope_selection(lib):
+    launcher = _launcher("rope")
+    seen = set()
+    for dtype, d, neox in itertools.product(DTYPES, (64, 128, 256), (0, 1)):
+        tokens, heads, rows = 9, 2, 16
+        arrays = [t(1, "int32", [tokens]), t(2, dtype, [tokens, heads, d]), t(3, dtype, [tokens, heads, d]),
+                  t(4, "float32", [rows, d // 2]), t(5, "float32", [rows, d // 2]), t(6, dtype, [tokens, heads, d]),
+                  t(7, dtype, [tokens, heads, d])]
+        expected = launcher.select_variant(dtype, d, bool(neox))
+        seen.add(_agree(lib, expected, "cutile_rope", *arrays, neox, case=f"{dtype} D={d} is_neox={neox}"))
+    assert {"bf16_neox_d128", "f16_neox_d64", "bf16_gptj_d128", None} <= seen

@@ -83,6 +83,12 @@ pub unsafe extern "C" fn cutile_rope(
             );
         }
         check_same_dtype(&[&q, &k, &q_out, &k_out])?;
+        if !matches!(q.dtype, DType::F16 | DType::BF16) {
+            return fail(
+                Status::UnsupportedDtype,
+                format!("q: rope takes float16 or bfloat16, got {}", q.dtype.torch_name()),
+            );
+        }
         check_same_dtype(&[&cos_table, &sin_table])?;
         if cos_table.dtype != DType::F32 {
             return fail(
