@@ -596,7 +596,8 @@ fn rope_validation() {
     assert!(passed_validation(call([&positions, &q, &k, &cos, &sin, &q, &k], 1)), "{}", last_error());
     let shifted = TileirTensor { data: addr(2) + 256, ..q_out };
     assert_eq!(call([&positions, &q, &k, &cos, &sin, &shifted, &k_out], 1), Status::InvalidArgument.code());
-    assert_eq!(call([&positions, &q, &k, &cos, &sin, &q_out, &q_out], 1), Status::InvalidArgument.code());
+    let k_over_q_out = TileirTensor { data: addr(6), ..k_out };
+    assert_eq!(call([&positions, &q, &k, &cos, &sin, &q_out, &k_over_q_out], 1), Status::InvalidArgument.code());
     assert_eq!(call(valid, 2), Status::InvalidArgument.code());
     let pos64 = tensor(addr(1), DType::I64, &[t]);
     assert_eq!(call([&pos64, &q, &k, &cos, &sin, &q_out, &k_out], 1), Status::UnsupportedDtype.code());
