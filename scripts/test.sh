@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 bash scripts/install.sh
 eval "$(scripts/setup_rust.sh)"
 rust_kernels/build_ports.sh
+# build_ports.sh has just compiled every variant's cubins: cargo test checks those instead of
+# running tileiras on every variant a second time.
+export TILEIR_CUBIN_DIR="$PWD/build/rust"
 (cd rust_kernels && cargo test --release --locked)
 export TILEIR_FUZZ_EXAMPLES="${TILEIR_FUZZ_EXAMPLES:-1500}"
 python3 -m pytest -q "$@"

@@ -39,9 +39,6 @@ class TileIRFormatError(ValueError):
         where = f"offset {self.offset}: " if self.offset is not None else ""
         return printable(f"{self.path}: {where}{self.message}")
 
-    def with_path(self, path: str) -> "TileIRFormatError":
-        return TileIRFormatError(self.message, path=path, offset=self.offset)
-
 
 class UnsupportedVersionError(TileIRFormatError):
     """A well-formed header announcing a bytecode version we refuse to guess at."""

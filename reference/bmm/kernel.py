@@ -22,9 +22,8 @@ def grouped_tile_coords(bid, M, N, BM, BN, GROUP_M):
     return first_m + (bid % rows_in_group), (bid % blocks_per_group) // rows_in_group
 
 
-@ct.kernel
-def bmm(a, b, c,
-        BM: ConstInt, BN: ConstInt, BK: ConstInt, GROUP_M: ConstInt, TRANS_B: ConstBool):
+def _bmm(a, b, c,
+         BM: ConstInt, BN: ConstInt, BK: ConstInt, GROUP_M: ConstInt, TRANS_B: ConstBool):
     """c[z, M, N] = a[z, M, K] @ (b[z].T if TRANS_B else b[z]); f32 accumulate."""
     z = ct.bid(1)
     M = c.shape[1]
@@ -47,29 +46,8 @@ def bmm(a, b, c,
     ct.store(c, index=(z, tile_m, tile_n), tile=out)
 
 
-# Same body as bmm; num_worker_warps=8: two consumer warpgroups (64 accumulator rows each) so a
-# 128x256 f32 accumulator fits in registers without spilling (one warpgroup needs 256 regs/thread
-# for it)
-@ct.kernel(num_worker_warps=8)
-def bmm_w8(a, b, c,
-           BM: ConstInt, BN: ConstInt, BK: ConstInt, GROUP_M: ConstInt, TRANS_B: ConstBool):
-    """c[z, M, N] = a[z, M, K] @ (b[z].T if TRANS_B else b[z]); f32 accumulate."""
-    z = ct.bid(1)
-    M = c.shape[1]
-    N = c.shape[2]
-    tile_m, tile_n = grouped_tile_coords(ct.bid(0), M, N, BM, BN, GROUP_M)
-    b_order = ct.static_eval((0, 2, 1) if TRANS_B else (0, 1, 2))
-    acc = ct.zeros((BM, BN), dtype=ct.float32)
-    for kk in range(ct.num_tiles(a, axis=2, shape=(1, BM, BK))):
-        ta = ct.load(a, index=(z, tile_m, kk), shape=(1, BM, BK), padding_mode=ct.PaddingMode.ZERO)
-        tb = ct.load(b, index=(z, kk, tile_n), shape=(1, BK, BN), order=b_order,
-                     padding_mode=ct.PaddingMode.ZERO)
-        ta = ct.reshape(ta, (BM, BK))
-        tb = ct.reshape(tb, (BK, BN))
-        if a.dtype == ct.float32:
-            # f32 operands run on tensor cores as tf32
-            ta = ct.astype(ta, ct.tfloat32)
-            tb = ct.astype(tb, ct.tfloat32)
-        acc = ct.mma(ta, tb, acc)
-    out = ct.reshape(ct.astype(acc, c.dtype), (1, BM, BN))
-    ct.store(c, index=(z, tile_m, tile_n), tile=out)
+# One body, two compiler-option sets.
+bmm = ct.kernel(_bmm)
+# num_worker_warps=8: two consumer warpgroups (64 accumulator rows each) so a 128x256 f32
+# accumulator fits in registers without spilling (one warpgroup needs 256 regs/thread for it)
+bmm_w8 = ct.kernel(_bmm, num_worker_warps=8)

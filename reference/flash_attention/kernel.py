@@ -38,10 +38,9 @@ def attend_tile(q, k, v, batch, kv_head, j, row_ids, m_i, l_i, acc, qk_scale, se
     return m_new, l_i, acc
 
 
-@ct.kernel
-def flash_attention(q, k, v, o, sm_scale,
-                    BM: ConstInt, BN: ConstInt, D: ConstInt,
-                    QUERY_GROUP: ConstInt, CAUSAL: ConstBool):
+def _flash_attention(q, k, v, o, sm_scale,
+                     BM: ConstInt, BN: ConstInt, D: ConstInt,
+                     QUERY_GROUP: ConstInt, CAUSAL: ConstBool):
     """o[b, h] = softmax(q[b, h] @ k[b, h // QUERY_GROUP].T * sm_scale [+ causal mask]) @ v[b, h // QUERY_GROUP]."""
     tile_q = ct.bid(0)
     num_heads = q.shape[1]
@@ -75,78 +74,9 @@ def flash_attention(q, k, v, o, sm_scale,
     ct.store(o, index=(batch, head, tile_q, 0), tile=ct.reshape(out, (1, 1, BM, D)))
 
 
-# Same body as flash_attention; num_worker_warps=8: two consumer warpgroups of 64 query rows each
-@ct.kernel(num_worker_warps=8)
-def flash_attention_w8(q, k, v, o, sm_scale,
-                       BM: ConstInt, BN: ConstInt, D: ConstInt,
-                       QUERY_GROUP: ConstInt, CAUSAL: ConstBool):
-    """o[b, h] = softmax(q[b, h] @ k[b, h // QUERY_GROUP].T * sm_scale [+ causal mask]) @ v[b, h // QUERY_GROUP]."""
-    tile_q = ct.bid(0)
-    num_heads = q.shape[1]
-    batch = ct.bid(1) // num_heads
-    head = ct.bid(1) % num_heads
-    kv_head = head // QUERY_GROUP
-    seq_k = k.shape[2]
-    qk_scale = sm_scale * LOG2E
-
-    q_tile = ct.reshape(ct.load(q, index=(batch, head, tile_q, 0), shape=(1, 1, BM, D),
-                                padding_mode=ct.PaddingMode.ZERO), (BM, D))
-    row_ids = tile_q * BM + ct.arange(BM, dtype=ct.int32)
-    m_i = ct.full((BM, 1), -float("inf"), dtype=ct.float32)
-    l_i = ct.zeros((BM, 1), dtype=ct.float32)
-    acc = ct.zeros((BM, D), dtype=ct.float32)
-
-    # Key tiles [0, full_end) are fully visible to every row of this block;
-    # [full_end, end) need the bounds/causal mask.
-    end = ct.cdiv(seq_k, BN)
-    full_end = seq_k // BN
-    if CAUSAL:
-        end = min(end, ct.cdiv((tile_q + 1) * BM, BN))
-        full_end = min(full_end, (tile_q * BM) // BN)
-    for j in range(full_end):
-        m_i, l_i, acc = attend_tile(q_tile, k, v, batch, kv_head, j, row_ids, m_i, l_i, acc,
-                                    qk_scale, seq_k, BN, D, CAUSAL, False)
-    for j in range(full_end, end):
-        m_i, l_i, acc = attend_tile(q_tile, k, v, batch, kv_head, j, row_ids, m_i, l_i, acc,
-                                    qk_scale, seq_k, BN, D, CAUSAL, True)
-    out = ct.astype(acc / l_i, o.dtype)
-    ct.store(o, index=(batch, head, tile_q, 0), tile=ct.reshape(out, (1, 1, BM, D)))
-
-
-# Same body as flash_attention; occupancy=2: two blocks per SM overlap one block's softmax with
-# the other's MMAs
-@ct.kernel(occupancy=2)
-def flash_attention_o2(q, k, v, o, sm_scale,
-                       BM: ConstInt, BN: ConstInt, D: ConstInt,
-                       QUERY_GROUP: ConstInt, CAUSAL: ConstBool):
-    """o[b, h] = softmax(q[b, h] @ k[b, h // QUERY_GROUP].T * sm_scale [+ causal mask]) @ v[b, h // QUERY_GROUP]."""
-    tile_q = ct.bid(0)
-    num_heads = q.shape[1]
-    batch = ct.bid(1) // num_heads
-    head = ct.bid(1) % num_heads
-    kv_head = head // QUERY_GROUP
-    seq_k = k.shape[2]
-    qk_scale = sm_scale * LOG2E
-
-    q_tile = ct.reshape(ct.load(q, index=(batch, head, tile_q, 0), shape=(1, 1, BM, D),
-                                padding_mode=ct.PaddingMode.ZERO), (BM, D))
-    row_ids = tile_q * BM + ct.arange(BM, dtype=ct.int32)
-    m_i = ct.full((BM, 1), -float("inf"), dtype=ct.float32)
-    l_i = ct.zeros((BM, 1), dtype=ct.float32)
-    acc = ct.zeros((BM, D), dtype=ct.float32)
-
-    # Key tiles [0, full_end) are fully visible to every row of this block;
-    # [full_end, end) need the bounds/causal mask.
-    end = ct.cdiv(seq_k, BN)
-    full_end = seq_k // BN
-    if CAUSAL:
-        end = min(end, ct.cdiv((tile_q + 1) * BM, BN))
-        full_end = min(full_end, (tile_q * BM) // BN)
-    for j in range(full_end):
-        m_i, l_i, acc = attend_tile(q_tile, k, v, batch, kv_head, j, row_ids, m_i, l_i, acc,
-                                    qk_scale, seq_k, BN, D, CAUSAL, False)
-    for j in range(full_end, end):
-        m_i, l_i, acc = attend_tile(q_tile, k, v, batch, kv_head, j, row_ids, m_i, l_i, acc,
-                                    qk_scale, seq_k, BN, D, CAUSAL, True)
-    out = ct.astype(acc / l_i, o.dtype)
-    ct.store(o, index=(batch, head, tile_q, 0), tile=ct.reshape(out, (1, 1, BM, D)))
+# One body, three compiler-option sets (each is a separate reference kernel and variant family).
+flash_attention = ct.kernel(_flash_attention)
+# num_worker_warps=8: two consumer warpgroups of 64 query rows each
+flash_attention_w8 = ct.kernel(_flash_attention, num_worker_warps=8)
+# occupancy=2: two blocks per SM overlap one block's softmax with the other's MMAs
+flash_attention_o2 = ct.kernel(_flash_attention, occupancy=2)

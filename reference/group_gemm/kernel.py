@@ -59,9 +59,8 @@ def group_gemm(a, w, offsets, c,
                    ct.astype(acc, c.dtype), mask=keep)
 
 
-@ct.kernel
-def group_gemm_sliced(a, w, offsets, c,
-                      BM: ConstInt, BN: ConstInt, BK: ConstInt, TRANS_W: ConstBool):
+def _group_gemm_sliced(a, w, offsets, c,
+                       BM: ConstInt, BN: ConstInt, BK: ConstInt, TRANS_W: ConstBool):
     """group_gemm with a and c viewed as the group's row range (Array.slice), so A tiles and C
     tiles are plain tiled loads/stores (TMA) bounded at the group's end instead of gather/scatter."""
     tile_n = ct.bid(0)
@@ -79,23 +78,6 @@ def group_gemm_sliced(a, w, offsets, c,
         ct.store(c_rows, index=(0, tile_n), tile=ct.astype(acc, c.dtype))
 
 
-@ct.kernel(num_worker_warps=8)
-def group_gemm_sliced_w8(a, w, offsets, c,
-                         BM: ConstInt, BN: ConstInt, BK: ConstInt, TRANS_W: ConstBool):
-    """group_gemm_sliced with two consumer warpgroups (num_worker_warps=8), for BN=256 tiles.
-
-    group_gemm with a and c viewed as the group's row range (Array.slice), so A tiles and C
-    tiles are plain tiled loads/stores (TMA) bounded at the group's end instead of gather/scatter."""
-    tile_n = ct.bid(0)
-    group, first_row, end_row = find_group_tile(offsets, ct.bid(1), BM)
-    if group >= 0:
-        a_rows = a.slice(axis=0, start=first_row, stop=end_row)
-        c_rows = c.slice(axis=0, start=first_row, stop=end_row)
-        w_order = ct.static_eval((0, 2, 1) if TRANS_W else (0, 1, 2))
-        acc = ct.zeros((BM, BN), dtype=ct.float32)
-        for kk in range(ct.cdiv(a.shape[1], BK)):
-            ta = ct.load(a_rows, index=(0, kk), shape=(BM, BK), padding_mode=ct.PaddingMode.ZERO)
-            tw = ct.load(w, index=(group, kk, tile_n), shape=(1, BK, BN), order=w_order,
-                         padding_mode=ct.PaddingMode.ZERO)
-            acc = ct.mma(ta, ct.reshape(tw, (BK, BN)), acc)
-        ct.store(c_rows, index=(0, tile_n), tile=ct.astype(acc, c.dtype))
+group_gemm_sliced = ct.kernel(_group_gemm_sliced)
+# num_worker_warps=8: two consumer warpgroups, for BN=256 tiles
+group_gemm_sliced_w8 = ct.kernel(_group_gemm_sliced, num_worker_warps=8)

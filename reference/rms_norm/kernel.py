@@ -12,8 +12,7 @@ block, and one row of dw partial sums per block (dw = dw_partial.sum(0) on the h
 import cuda.tile as ct
 
 
-@ct.kernel
-def rms_norm_fwd(x, w, out, rstd, eps, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
+def _rms_norm_fwd(x, w, out, rstd, eps, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
     block = ct.bid(0)
     n = x.shape[1]
     t = ct.astype(ct.load(x, index=(block, 0), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO), ct.float32)
@@ -25,8 +24,10 @@ def rms_norm_fwd(x, w, out, rstd, eps, TILE_M: ct.Constant[int], TILE_N: ct.Cons
     ct.store(rstd, index=(block,), tile=ct.reshape(r, (TILE_M,)))
 
 
-@ct.kernel
-def rms_norm_fwd_looped(x, w, out, rstd, eps, TILE_N: ct.Constant[int]):
+rms_norm_fwd = ct.kernel(_rms_norm_fwd)
+
+
+def _rms_norm_fwd_looped(x, w, out, rstd, eps, TILE_N: ct.Constant[int]):
     row = ct.bid(0)
     n = x.shape[1]
     num_col_tiles = ct.num_tiles(x, axis=1, shape=(1, TILE_N))
@@ -42,9 +43,11 @@ def rms_norm_fwd_looped(x, w, out, rstd, eps, TILE_N: ct.Constant[int]):
     ct.store(rstd, index=(row,), tile=ct.reshape(r, (1,)))
 
 
-@ct.kernel
-def rms_norm_bwd(dy, x, w, rstd, dx, dw_partial,
-                 TILE_M: ct.Constant[int], TILE_N: ct.Constant[int], ROW_TILES: ct.Constant[int]):
+rms_norm_fwd_looped = ct.kernel(_rms_norm_fwd_looped)
+
+
+def _rms_norm_bwd(dy, x, w, rstd, dx, dw_partial,
+                  TILE_M: ct.Constant[int], TILE_N: ct.Constant[int], ROW_TILES: ct.Constant[int]):
     block = ct.bid(0)
     n = x.shape[1]
     num_row_tiles = ct.cdiv(x.shape[0], TILE_M)
@@ -66,79 +69,15 @@ def rms_norm_bwd(dy, x, w, rstd, dx, dw_partial,
     ct.store(dw_partial, index=(block, 0), tile=ct.sum(dw_acc, axis=0, keepdims=True))
 
 
-# Same body as rms_norm_fwd; occupancy=4 caps registers so 4 blocks share an SM, hiding the load
-# -> reduce -> store latency of one block (H200 measurements in docs/results/tuning.md)
-@ct.kernel(occupancy=4)
-def rms_norm_fwd_o4(x, w, out, rstd, eps, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
-    block = ct.bid(0)
-    n = x.shape[1]
-    t = ct.astype(ct.load(x, index=(block, 0), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO), ct.float32)
-    mean_sq = ct.sum(t * t, axis=1, keepdims=True) / n
-    r = ct.rsqrt(mean_sq + eps)
-    g = ct.astype(ct.load(w, index=(0,), shape=(TILE_N,), padding_mode=ct.PaddingMode.ZERO), ct.float32)
-    y = t * r * ct.reshape(g, (1, TILE_N))
-    ct.store(out, index=(block, 0), tile=ct.astype(y, out.dtype))
-    ct.store(rstd, index=(block,), tile=ct.reshape(r, (TILE_M,)))
+rms_norm_bwd = ct.kernel(_rms_norm_bwd)
 
 
-# Same body as rms_norm_fwd; occupancy=2 caps registers so 2 blocks share an SM, hiding the load
-# -> reduce -> store latency of one block (H200 measurements in docs/results/tuning.md)
-@ct.kernel(occupancy=2)
-def rms_norm_fwd_o2(x, w, out, rstd, eps, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
-    block = ct.bid(0)
-    n = x.shape[1]
-    t = ct.astype(ct.load(x, index=(block, 0), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO), ct.float32)
-    mean_sq = ct.sum(t * t, axis=1, keepdims=True) / n
-    r = ct.rsqrt(mean_sq + eps)
-    g = ct.astype(ct.load(w, index=(0,), shape=(TILE_N,), padding_mode=ct.PaddingMode.ZERO), ct.float32)
-    y = t * r * ct.reshape(g, (1, TILE_N))
-    ct.store(out, index=(block, 0), tile=ct.astype(y, out.dtype))
-    ct.store(rstd, index=(block,), tile=ct.reshape(r, (TILE_M,)))
-
-
-# Same body as rms_norm_fwd_looped; occupancy=4 caps registers so 4 blocks share an SM, hiding the
-# load -> reduce -> store latency of one block (H200 measurements in docs/results/tuning.md)
-@ct.kernel(occupancy=4)
-def rms_norm_fwd_looped_o4(x, w, out, rstd, eps, TILE_N: ct.Constant[int]):
-    row = ct.bid(0)
-    n = x.shape[1]
-    num_col_tiles = ct.num_tiles(x, axis=1, shape=(1, TILE_N))
-    acc = ct.zeros((1, TILE_N), dtype=ct.float32)
-    for j in range(num_col_tiles):
-        t = ct.astype(ct.load(x, index=(row, j), shape=(1, TILE_N), padding_mode=ct.PaddingMode.ZERO), ct.float32)
-        acc = acc + t * t  # elementwise accumulation; one reduction after the loop
-    r = ct.rsqrt(ct.sum(acc, axis=1, keepdims=True) / n + eps)
-    for j in range(num_col_tiles):
-        t = ct.astype(ct.load(x, index=(row, j), shape=(1, TILE_N), padding_mode=ct.PaddingMode.ZERO), ct.float32)
-        g = ct.astype(ct.load(w, index=(j,), shape=(TILE_N,), padding_mode=ct.PaddingMode.ZERO), ct.float32)
-        ct.store(out, index=(row, j), tile=ct.astype(t * r * ct.reshape(g, (1, TILE_N)), out.dtype))
-    ct.store(rstd, index=(row,), tile=ct.reshape(r, (1,)))
-
-
-# Same body as rms_norm_bwd; occupancy=2 caps registers so 2 blocks share an SM, hiding the load
-# -> reduce -> store latency of one block (H200 measurements in docs/results/tuning.md)
-@ct.kernel(occupancy=2)
-def rms_norm_bwd_o2(dy, x, w, rstd, dx, dw_partial,
-                    TILE_M: ct.Constant[int], TILE_N: ct.Constant[int], ROW_TILES: ct.Constant[int]):
-    block = ct.bid(0)
-    n = x.shape[1]
-    num_row_tiles = ct.cdiv(x.shape[0], TILE_M)
-    first = block * ROW_TILES
-    count = min(ROW_TILES, num_row_tiles - first)  # the last block may own fewer row tiles
-    g_w = ct.reshape(ct.astype(ct.load(w, index=(0,), shape=(TILE_N,), padding_mode=ct.PaddingMode.ZERO),
-                               ct.float32), (1, TILE_N))
-    dw_acc = ct.zeros((TILE_M, TILE_N), dtype=ct.float32)
-    for k in range(count):
-        i = first + k
-        t = ct.astype(ct.load(x, index=(i, 0), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO), ct.float32)
-        d = ct.astype(ct.load(dy, index=(i, 0), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO), ct.float32)
-        # Padded rows get rstd 0, so they add nothing to dw.
-        r = ct.reshape(ct.load(rstd, index=(i,), shape=(TILE_M,), padding_mode=ct.PaddingMode.ZERO), (TILE_M, 1))
-        g = d * g_w
-        c = ct.sum(g * t, axis=1, keepdims=True) / n
-        ct.store(dx, index=(i, 0), tile=ct.astype(r * (g - t * (r * r) * c), dx.dtype))
-        dw_acc = dw_acc + d * t * r
-    ct.store(dw_partial, index=(block, 0), tile=ct.sum(dw_acc, axis=0, keepdims=True))
+# The same bodies under occupancy=K: K blocks share an SM (registers capped), hiding the
+# load -> reduce -> store latency of one block (H200 measurements in docs/results/tuning.md).
+rms_norm_fwd_o4 = ct.kernel(_rms_norm_fwd, occupancy=4)
+rms_norm_fwd_o2 = ct.kernel(_rms_norm_fwd, occupancy=2)
+rms_norm_fwd_looped_o4 = ct.kernel(_rms_norm_fwd_looped, occupancy=4)
+rms_norm_bwd_o2 = ct.kernel(_rms_norm_bwd, occupancy=2)
 
 
 _PREFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
@@ -146,12 +85,12 @@ _PREFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
 
 def select_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
     """The launcher's forward choice for x, out of `dtype` (a torch dtype name) with m rows of n
-    columns and the given row strides (elements; a single row has none that matters); None for a dtype no variant takes. Several
-    rows per block up to 1024 columns, one row in one tile up to 8192, the looped kernel
-    beyond. In each range the tuned variant (occupancy hint, docs/results/tuning.md) goes
-    first; the 16-bit ones also need n and the row strides multiples of 8 (`_a8`) and fall back
-    to the untuned variant otherwise. The Rust library's cutile_rms_norm chooses the same
-    (tests/rust/test_selection.py)."""
+    columns and the given row strides (elements; a single row has none that matters); None for a
+    dtype no variant takes. Several rows per block up to 1024 columns, one row in one tile up to
+    8192, the looped kernel beyond. In each range the tuned variant (occupancy hint,
+    docs/results/tuning.md) goes first; the 16-bit ones also need n and the row strides multiples of
+    8 (`_a8`) and fall back to the untuned variant otherwise. The Rust library's cutile_rms_norm
+    chooses the same (tests/rust/test_selection.py)."""
     prefix = _PREFIX.get(dtype)
     if prefix is None:
         return None

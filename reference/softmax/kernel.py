@@ -12,8 +12,7 @@ import cuda.tile as ct
 LOG2E = 1.4426950408889634
 
 
-@ct.kernel
-def softmax_row(x, out, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
+def _softmax_row(x, out, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
     block = ct.bid(0)
     # -inf padding: padded columns contribute exp(-inf) = 0 to the sum and never win the max.
     t = ct.load(x, index=(block, 0), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.NEG_INF)
@@ -24,8 +23,10 @@ def softmax_row(x, out, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
     ct.store(out, index=(block, 0), tile=ct.astype(e / row_sum, out.dtype))
 
 
-@ct.kernel
-def softmax_online(x, out, TILE_N: ct.Constant[int]):
+softmax_row = ct.kernel(_softmax_row)
+
+
+def _softmax_online(x, out, TILE_N: ct.Constant[int]):
     row = ct.bid(0)
     num_col_tiles = ct.num_tiles(x, axis=1, shape=(1, TILE_N))
     running_max = ct.full((1, 1), float("-inf"), dtype=ct.float32)
@@ -44,63 +45,23 @@ def softmax_online(x, out, TILE_N: ct.Constant[int]):
         ct.store(out, index=(row, j), tile=ct.astype(ct.exp2(t - running_max) * inv_sum, out.dtype))
 
 
-# Same body as softmax_row; occupancy=8 caps registers so 8 blocks share an SM, hiding the load ->
-# reduce -> store latency of one block (H200 measurements in docs/results/tuning.md)
-@ct.kernel(occupancy=8)
-def softmax_row_o8(x, out, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
-    block = ct.bid(0)
-    # -inf padding: padded columns contribute exp(-inf) = 0 to the sum and never win the max.
-    t = ct.load(x, index=(block, 0), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.NEG_INF)
-    t = ct.astype(t, ct.float32) * LOG2E
-    row_max = ct.max(t, axis=1, keepdims=True)
-    e = ct.exp2(t - row_max)
-    row_sum = ct.sum(e, axis=1, keepdims=True)
-    ct.store(out, index=(block, 0), tile=ct.astype(e / row_sum, out.dtype))
+softmax_online = ct.kernel(_softmax_online)
 
 
-# Same body as softmax_row; occupancy=4 caps registers so 4 blocks share an SM, hiding the load ->
-# reduce -> store latency of one block (H200 measurements in docs/results/tuning.md)
-@ct.kernel(occupancy=4)
-def softmax_row_o4(x, out, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
-    block = ct.bid(0)
-    # -inf padding: padded columns contribute exp(-inf) = 0 to the sum and never win the max.
-    t = ct.load(x, index=(block, 0), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.NEG_INF)
-    t = ct.astype(t, ct.float32) * LOG2E
-    row_max = ct.max(t, axis=1, keepdims=True)
-    e = ct.exp2(t - row_max)
-    row_sum = ct.sum(e, axis=1, keepdims=True)
-    ct.store(out, index=(block, 0), tile=ct.astype(e / row_sum, out.dtype))
-
-
-# Same body as softmax_online; occupancy=4 caps registers so 4 blocks share an SM, hiding the load
-# -> reduce -> store latency of one block (H200 measurements in docs/results/tuning.md)
-@ct.kernel(occupancy=4)
-def softmax_online_o4(x, out, TILE_N: ct.Constant[int]):
-    row = ct.bid(0)
-    num_col_tiles = ct.num_tiles(x, axis=1, shape=(1, TILE_N))
-    running_max = ct.full((1, 1), float("-inf"), dtype=ct.float32)
-    running_sum = ct.zeros((1, 1), dtype=ct.float32)
-    for j in range(num_col_tiles):
-        t = ct.load(x, index=(row, j), shape=(1, TILE_N), padding_mode=ct.PaddingMode.NEG_INF)
-        t = ct.astype(t, ct.float32) * LOG2E
-        new_max = ct.maximum(running_max, ct.max(t, axis=1, keepdims=True))
-        # Rescale the sum so far to the new maximum before adding this tile's terms.
-        running_sum = running_sum * ct.exp2(running_max - new_max) + ct.sum(ct.exp2(t - new_max), axis=1, keepdims=True)
-        running_max = new_max
-    inv_sum = 1.0 / running_sum
-    for j in range(num_col_tiles):
-        t = ct.load(x, index=(row, j), shape=(1, TILE_N), padding_mode=ct.PaddingMode.NEG_INF)
-        t = ct.astype(t, ct.float32) * LOG2E
-        ct.store(out, index=(row, j), tile=ct.astype(ct.exp2(t - running_max) * inv_sum, out.dtype))
+# The same bodies under occupancy=K: K blocks share an SM (registers capped), hiding the
+# load -> reduce -> store latency of one block (H200 measurements in docs/results/tuning.md).
+softmax_row_o8 = ct.kernel(_softmax_row, occupancy=8)
+softmax_row_o4 = ct.kernel(_softmax_row, occupancy=4)
+softmax_online_o4 = ct.kernel(_softmax_online, occupancy=4)
 
 
 def select_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
-    """The launcher's choice for x, out of `dtype` (a torch dtype name) with m rows of n columns
-    and the given row strides (elements; a single row has none that matters); None for a dtype no variant takes. Whole rows in one
-    tile up to 4096 columns (4 rows per block up to 1024), the online kernel beyond. In each
-    range the tuned variant (occupancy hint, docs/results/tuning.md) goes first; the 16-bit
-    ones also need n and the row strides multiples of 8 (`_a8`) and fall back to the untuned
-    variant otherwise. The Rust library's cutile_softmax chooses the same
+    """The launcher's choice for x, out of `dtype` (a torch dtype name) with m rows of n columns and
+    the given row strides (elements; a single row has none that matters); None for a dtype no
+    variant takes. Whole rows in one tile up to 4096 columns (4 rows per block up to 1024), the
+    online kernel beyond. In each range the tuned variant (occupancy hint, docs/results/tuning.md)
+    goes first; the 16-bit ones also need n and the row strides multiples of 8 (`_a8`) and fall back
+    to the untuned variant otherwise. The Rust library's cutile_softmax chooses the same
     (tests/rust/test_selection.py)."""
     prefix = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}.get(dtype)
     if prefix is None:

@@ -564,10 +564,19 @@ fn dropout_structure() {
 
 /// tileiras (from the nvidia-cuda-tileiras wheel) compiles every variant for sm_90 and
 /// sm_100. Set TILEIR_SKIP_TILEIRAS=1 only where the wheel cannot be installed.
+///
+/// With TILEIR_CUBIN_DIR set (scripts/test.sh: the `emit-ir --cubin` output build_ports.sh has
+/// just written), the cubins there are checked instead of compiled a second time: each
+/// variant's `.tileirbc` must be the bytecode the current sources give, and both cubins must be
+/// ELF files written after it (emit-ir writes the bytecode, then runs tileiras on it).
 #[test]
 fn tileiras_compiles_every_variant_for_sm90_and_sm100() {
     if std::env::var_os("TILEIR_SKIP_TILEIRAS").is_some() {
         eprintln!("TILEIR_SKIP_TILEIRAS set: not running tileiras");
+        return;
+    }
+    if let Some(dir) = std::env::var_os("TILEIR_CUBIN_DIR") {
+        check_prebuilt_cubins(std::path::Path::new(&dir));
         return;
     }
     let tileiras = match std::env::var_os("TILEIRAS") {
@@ -610,4 +619,26 @@ fn tileiras_compiles_every_variant_for_sm90_and_sm100() {
         }
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+fn check_prebuilt_cubins(dir: &std::path::Path) {
+    for v in ops::all_variants() {
+        let stem = dir.join(v.op).join(v.name);
+        let bc_path = stem.with_extension("tileirbc");
+        let bc = std::fs::read(&bc_path)
+            .unwrap_or_else(|e| panic!("{}: {e} (run rust_kernels/build_ports.sh)", bc_path.display()));
+        assert!(
+            bc == compiled()[&(v.op, v.name)].bytecode,
+            "{}: not the bytecode the current sources emit (stale: re-run build_ports.sh)",
+            bc_path.display()
+        );
+        let bc_time = std::fs::metadata(&bc_path).unwrap().modified().unwrap();
+        for arch in ["sm_90", "sm_100"] {
+            let path = stem.with_extension(format!("{arch}.cubin"));
+            let cubin = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(&cubin[..4], b"\x7fELF", "{}: not an ELF cubin", path.display());
+            let time = std::fs::metadata(&path).unwrap().modified().unwrap();
+            assert!(time >= bc_time, "{}: older than its bytecode", path.display());
+        }
+    }
 }

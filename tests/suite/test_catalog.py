@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tileir_diff.suite.catalog import CatalogError, is_ragged, kernel_signatures, load_catalog, load_op
+from tileir_diff.suite.catalog import (CatalogError, constant_params, is_ragged, kernel_signatures, load_catalog,
+                                       load_op)
 from tileir_diff.suite.expr import ExprError, evaluate, names_in
 
 REFERENCE = Path(__file__).resolve().parents[2] / "reference"
@@ -110,6 +111,19 @@ def test_missing_kernel_function_is_reported(op_copy):
     (folder / "kernel.py").write_text((folder / "kernel.py").read_text().replace("def vector_add(", "def vadd("))
     with pytest.raises(CatalogError, match="no @ct.kernel function 'vector_add'"):
         load_op(folder)
+
+
+def test_kernels_built_from_one_body_are_found(tmp_path):
+    # `name = ct.kernel(body, **options)` names a kernel as `@ct.kernel def name` does; a call on a
+    # name that is not a module-level function, or with two positional arguments, is not one.
+    src = tmp_path / "kernel.py"
+    src.write_text("import cuda.tile as ct\nC = ct.Constant[int]\n"
+                   "def _body(x, y, N: C):\n    pass\n"
+                   "plain = ct.kernel(_body)\nwide = ct.kernel(_body, num_worker_warps=8)\n"
+                   "@ct.kernel(occupancy=2)\ndef decorated(a, B: ct.Constant[int]):\n    pass\n"
+                   "unknown = ct.kernel(missing)\ntwo = ct.kernel(_body, _body)\n")
+    assert kernel_signatures(src) == {"plain": ["x", "y", "N"], "wide": ["x", "y", "N"], "decorated": ["a", "B"]}
+    assert constant_params(src) == {"plain": {"N"}, "wide": {"N"}, "decorated": {"B"}}
 
 
 def test_broken_json_reports_line(op_copy):

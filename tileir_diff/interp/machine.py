@@ -93,10 +93,6 @@ def _unsigned(a: np.ndarray) -> np.ndarray:
     return a.view(u) if a.dtype != np.bool_ else a
 
 
-def _signed_like(u: np.ndarray, like: np.dtype) -> np.ndarray:
-    return np.asarray(u).astype(u.dtype, copy=False).view(like)
-
-
 def _float_compute(a: np.ndarray, elem: str) -> np.ndarray:
     return np.asarray(a, dtype=dt.compute_dtype(elem))
 

@@ -156,5 +156,3 @@ class KeyBuilder:
         return k
 
 
-def value_keys(f: Function, arg_positions: bool = True) -> Dict[int, str]:
-    return KeyBuilder(arg_positions).function(f).value

@@ -578,16 +578,31 @@ def load_op(directory: Path | str) -> OpSpec:
     return spec
 
 
-def kernel_signatures(kernel_path: Path) -> dict[str, list[str]]:
-    """`@ct.kernel`-decorated function name -> parameter names, read with `ast` (no import)."""
-    tree = ast.parse(kernel_path.read_text(), filename=str(kernel_path))
-    out: dict[str, list[str]] = {}
+def kernel_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    """Kernel name -> the function it compiles: `@ct.kernel`-decorated functions, and module-level
+    `name = ct.kernel(function, **options)` assignments (one body under several option sets)."""
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    out: dict[str, ast.FunctionDef] = {}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and any(_is_kernel_decorator(d) for d in node.decorator_list):
-            a = node.args
-            if a.vararg or a.kwarg or a.kwonlyargs:
-                raise CatalogError(kernel_path, node.name, "kernels must take positional parameters only")
-            out[node.name] = [p.arg for p in a.posonlyargs + a.args]
+            out[node.name] = node
+        elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+              and isinstance(node.value, ast.Call) and _is_kernel_decorator(node.value.func)
+              and len(node.value.args) == 1 and isinstance(node.value.args[0], ast.Name)
+              and node.value.args[0].id in functions):
+            out[node.targets[0].id] = functions[node.value.args[0].id]
+    return out
+
+
+def kernel_signatures(kernel_path: Path) -> dict[str, list[str]]:
+    """Kernel name -> parameter names, read with `ast` (no import)."""
+    tree = ast.parse(kernel_path.read_text(), filename=str(kernel_path))
+    out: dict[str, list[str]] = {}
+    for name, node in kernel_functions(tree).items():
+        a = node.args
+        if a.vararg or a.kwarg or a.kwonlyargs:
+            raise CatalogError(kernel_path, name, "kernels must take positional parameters only")
+        out[name] = [p.arg for p in a.posonlyargs + a.args]
     return out
 
 
@@ -609,15 +624,13 @@ def constant_params(kernel_path: Path) -> dict[str, set[str]]:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             if is_constant_annotation(node.value, aliases):
                 aliases.add(node.targets[0].id)
-    out: dict[str, set[str]] = {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and any(_is_kernel_decorator(d) for d in node.decorator_list):
-            out[node.name] = {p.arg for p in node.args.posonlyargs + node.args.args
-                              if is_constant_annotation(p.annotation, aliases)}
-    return out
+    return {name: {p.arg for p in node.args.posonlyargs + node.args.args
+                   if is_constant_annotation(p.annotation, aliases)}
+            for name, node in kernel_functions(tree).items()}
 
 
 def _is_kernel_decorator(dec: ast.expr) -> bool:
+    """`ct.kernel`, `kernel`, or either called with options."""
     target = dec.func if isinstance(dec, ast.Call) else dec
     return (isinstance(target, ast.Attribute) and target.attr == "kernel") or (
         isinstance(target, ast.Name) and target.id == "kernel")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from ..dialect.ops import OPS_BY_NAME, op_def
+from ..dialect.ops import op_def
 from ..ir import Function, Operation, TileType, Value
 from .format import dense_text, shape_text
 
@@ -44,14 +44,6 @@ def operand_named(op: Operation, name: str) -> Tuple[Value, ...]:
         sizes[variadic[0]] += rest
     start = sum(sizes[:index])
     return tuple(op.operands[start:start + sizes[index]])
-
-
-def result_named(op: Operation, name: str) -> Optional[Value]:
-    try:
-        i = op_def(op.name).result_index(name)
-    except KeyError:
-        return None
-    return op.results[i] if i < len(op.results) else None
 
 
 @dataclass(slots=True)  # one per value of the kernel: slots make them cheaper to build
@@ -233,5 +225,3 @@ def _name_region_arg(idx: FunctionIndex, op: Operation, a: Value, a_i: int) -> N
         idx.names[a.vid] = f"{side}{a_i % half if half > 1 else ''}"
 
 
-def is_known_op(name: str) -> bool:
-    return name in OPS_BY_NAME

@@ -226,11 +226,6 @@ def round_to_bits(value: Fraction, name: str, negative: Optional[bool] = None) -
     return sign_bit | (field_e << mbits) | mant
 
 
-def parse_decimal(text: str) -> Fraction:
-    from fractions import Fraction
-    return Fraction(text)
-
-
 _DOUBLE = struct.Struct("<d")
 _U64 = struct.Struct("<Q")
 
