@@ -166,7 +166,8 @@ int32_t cutile_dropout(const tileir_tensor_t *x, const tileir_tensor_t *out, int
    k, k_out (T, Hkv, D), one dtype (f16, bf16), unit last stride, other strides multiples of 8;
    cos_table, sin_table (P, D/2) f32, unit last stride, row stride a multiple of 4; all 16-byte
    aligned. is_neox: 1 rotate-half pairs (GPT-NeoX, Llama), 0 interleaved (GPT-J). q_out may be
-   q and k_out k (exactly); no other overlap. Each position must be in [0, P) (device data,
+   q and k_out k (exactly); no other overlap (by byte range: in place on q, k viewing one fused
+   QKV buffer is refused). Each position must be in [0, P) (device data,
    not checked). Variants: bf16 D=128 both pairings, f16 D=64 rotate-half. */
 int32_t cutile_rope(const tileir_tensor_t *positions, const tileir_tensor_t *q, const tileir_tensor_t *k,
                     const tileir_tensor_t *cos_table, const tileir_tensor_t *sin_table,

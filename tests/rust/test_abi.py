@@ -501,10 +501,16 @@ def test_rope_rejections(lib):
     assert call() in PAST_VALIDATION, message(lib)
     assert lib.tileir_kernels_selected_variant().decode() == "bf16_neox_d128"
     assert call(is_neox=0) in PAST_VALIDATION and lib.tileir_kernels_selected_variant().decode() == "bf16_gptj_d128"
-    # q and k as views of a fused (T, Hq + 2 Hkv, D) QKV buffer; q_out exactly q (in place).
+    # q and k as views of a fused (T, Hq + 2 Hkv, D) QKV buffer (the GPU test's noncontiguous case),
+    # q_out exactly q (in place) with separate q, k buffers.
     fused = [(Hq + 2 * Hkv) * D, D, 1]
-    assert call(q=t(2, "bfloat16", [T, Hq, D], fused), k=t(2, "bfloat16", [T, Hkv, D], fused, offset=Hq * D * 2),
-                q_out=t(2, "bfloat16", [T, Hq, D], fused)) in PAST_VALIDATION, message(lib)
+    q_view, k_view = t(2, "bfloat16", [T, Hq, D], fused), t(2, "bfloat16", [T, Hkv, D], fused, offset=Hq * D * 2)
+    assert call(q=q_view, k=k_view) in PAST_VALIDATION, message(lib)
+    assert call(q_out=t(2, "bfloat16", [T, Hq, D]), k_out=t(3, "bfloat16", [T, Hkv, D])) in PAST_VALIDATION
+    # Overlap is judged by byte range: in place on views of one fused buffer is refused (q_out's
+    # range spans k's rows), never guessed safe.
+    assert call(q=q_view, k=k_view, q_out=t(2, "bfloat16", [T, Hq, D], fused)) == Status.INVALID_ARGUMENT
+    assert "q_out overlaps input k" in message(lib)
     assert rope(lib, None, *[t(i, "bfloat16", [T, Hq, D]) for i in (2, 3)], t(4, "float32", [P, 64]),
                 t(5, "float32", [P, 64]), t(6, "bfloat16", [T, Hq, D]), t(7, "bfloat16", [T, Hq, D])) \
         == Status.NULL_POINTER

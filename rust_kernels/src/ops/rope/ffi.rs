@@ -11,9 +11,11 @@ use crate::variant::{check_disjoint, check_in_place, check_rank, check_same_dtyp
 /// (float16 or bfloat16) with unit last stride and the other strides multiples of 8 elements;
 /// cos_table, sin_table (P, D/2) float32 with unit last stride and the row stride a multiple of
 /// 4; all 16-byte aligned. is_neox: 1 rotate-half pairs (GPT-NeoX, Llama), 0 interleaved
-/// (GPT-J). q_out may be exactly q and k_out exactly k; outputs overlap nothing else.
+/// (GPT-J). q_out may be exactly q and k_out exactly k; outputs overlap nothing else, judged
+/// by byte range (so an in-place call on q and k viewing one fused QKV buffer is refused).
 /// Positions are device data and not checked here: each must be in [0, P), the rows the
-/// caller's tables hold (the kernel's gather view bounds its reads to the table).
+/// caller's tables hold, as for the reference kernel (whether the gather view masks a
+/// position outside the table is not established here; do not rely on it).
 ///
 /// # Safety
 /// Each descriptor pointer is null or points to a readable descriptor; `stream` is a CUstream
