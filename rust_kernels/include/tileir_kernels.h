@@ -161,6 +161,39 @@ int32_t cutile_gelu(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_
 int32_t cutile_dropout(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_t seed, float p,
                        int32_t device, uint64_t stream);
 
+/* out[r] = index of the first maximum of x[r, :] (ties: the smallest index, as torch). x: (M, N)
+   f16, bf16 or f32, unit column stride, any non-negative row stride; out: (M,) int64, unit
+   stride; 16-byte aligned bases; N >= 1 when M >= 1. out must not overlap x. */
+int32_t cutile_argmax(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_t device,
+                      uint64_t stream);
+
+/* lse[r] = logsumexp(logits[r, :]); loss[r] = lse[r] - logits[r, target[r]], or 0 where
+   target[r] == -100 (ignored). logits: (M, V) f16, bf16 or f32, unit column stride, any
+   non-negative row stride; target: (M,) int64; loss, lse: (M,) float32; unit strides, 16-byte
+   aligned bases; V >= 1 when M >= 1. loss and lse must not overlap each other or the inputs.
+   Targets are not range-checked (as in the reference kernel): one outside [0, V) other than
+   -100 gets loss +inf when it falls in the -inf padding of the last 2048-column tile, else
+   loss = lse; no memory is read with it. */
+int32_t cutile_cross_entropy(const tileir_tensor_t *logits, const tileir_tensor_t *target,
+                             const tileir_tensor_t *loss, const tileir_tensor_t *lse,
+                             int32_t device, uint64_t stream);
+
+/* out = cumsum(x, dim=-1), accumulated in float32. x, out: (M, N), one dtype (f16, bf16, f32),
+   unit column stride, any non-negative row stride, 16-byte aligned bases. out may be x. */
+int32_t cutile_cumsum(const tileir_tensor_t *x, const tileir_tensor_t *out, int32_t device,
+                      uint64_t stream);
+
+/* out[t, :] = weight[ids[t], :] (torch.nn.functional.embedding), a bit-exact row copy.
+   ids: (T,) int32 or int64, unit stride; weight: (V, H) and out: (T, H), one dtype (f16, bf16,
+   f32), unit column stride, row strides multiples of 16 bytes; 16-byte aligned bases. out
+   must not overlap ids or weight. Prebuilt: f16 and f32 tables with int32 ids, bf16 with int32
+   or int64 ids (others: NO_VARIANT). Ids are not range-checked, as in the reference kernels,
+   and must lie in [0, V): an id >= V reads zeros in the gather kernel (T >= 64, bf16/f32 with
+   int32 ids); otherwise an id outside [0, V) is undefined (the one-token-per-block kernel
+   loads a tile outside the table). */
+int32_t cutile_embedding(const tileir_tensor_t *ids, const tileir_tensor_t *weight,
+                         const tileir_tensor_t *out, int32_t device, uint64_t stream);
+
 /* Rotary position embedding, out of place: q_out[t, h] = RoPE(q[t, h]), k_out[t, h] = RoPE(k[t, h])
    with the angles of table row positions[t]. positions (T,) int32; q, q_out (T, Hq, D) and
    k, k_out (T, Hkv, D), one dtype (f16, bf16), unit last stride, other strides multiples of 8;

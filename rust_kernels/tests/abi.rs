@@ -572,6 +572,127 @@ fn dropout_validation() {
     assert_eq!(unsafe { cutile_dropout(&x, std::ptr::null(), 1, 0.5, 0, 0) }, Status::NullPointer.code());
 }
 
+#[test]
+fn argmax_validation() {
+    use tileir_kernels::ops::argmax::ffi::cutile_argmax;
+    let (m, n) = (13, 1000);
+    let x = tensor(addr(1), DType::F16, &[m, n]);
+    let out = tensor(addr(2), DType::I64, &[m]);
+    let call = |x: &TileirTensor, out: &TileirTensor| unsafe { cutile_argmax(x, out, 0, 0) };
+    assert!(passed_validation(call(&x, &out)), "{}", last_error());
+    assert!(passed_validation(call(&strided(addr(1), DType::F32, &[m, n], &[1003, 1]), &out)), "{}", last_error());
+    assert_eq!(call(&x, &tensor(addr(2), DType::I32, &[m])), Status::UnsupportedDtype.code());
+    assert_eq!(call(&tensor(addr(1), DType::I32, &[m, n]), &out), Status::UnsupportedDtype.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::I64, &[m, 1])), Status::BadRank.code());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[m * n]), &out), Status::BadRank.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::I64, &[m + 1])), Status::ShapeMismatch.code());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[m, 0]), &out), Status::UnsupportedShape.code());
+    assert_eq!(call(&strided(addr(1), DType::F16, &[m, n], &[1, m]), &out), Status::BadStride.code());
+    assert_eq!(call(&x, &strided(addr(2), DType::I64, &[m], &[2])), Status::BadStride.code());
+    assert_eq!(call(&TileirTensor { data: addr(1) + 2, ..x }, &out), Status::Misaligned.code());
+    assert_eq!(call(&x, &TileirTensor { data: addr(2) + 8, ..out }), Status::Misaligned.code());
+    assert_eq!(call(&x, &TileirTensor { data: addr(1) + 64, ..out }), Status::InvalidArgument.code());
+    assert_eq!(unsafe { cutile_argmax(&x, &out, -1, 0) }, Status::InvalidDevice.code());
+    assert_eq!(unsafe { cutile_argmax(std::ptr::null(), &out, 0, 0) }, Status::NullPointer.code());
+    // The aligned variant when N and the row stride are multiples of 8; a forced one still checks it.
+    assert_eq!(force(c"argmax", Some(c"f16_a8_m4_n1024")), 0);
+    assert!(passed_validation(call(&x, &out)), "{}", last_error());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[m, 1001]), &out), Status::UnsupportedShape.code());
+    assert_eq!(force(c"argmax", Some(c"f32_m4_n1024")), 0);
+    assert_eq!(call(&x, &out), Status::UnsupportedDtype.code());
+    assert_eq!(force(c"argmax", None), 0);
+}
+
+#[test]
+fn cross_entropy_validation() {
+    use tileir_kernels::ops::cross_entropy::ffi::cutile_cross_entropy;
+    let (m, v) = (37, 1000);
+    let logits = tensor(addr(1), DType::BF16, &[m, v]);
+    let target = tensor(addr(2), DType::I64, &[m]);
+    let loss = tensor(addr(3), DType::F32, &[m]);
+    let lse = tensor(addr(4), DType::F32, &[m]);
+    let call = |logits: &TileirTensor, target: &TileirTensor, loss: &TileirTensor, lse: &TileirTensor| unsafe {
+        cutile_cross_entropy(logits, target, loss, lse, 0, 0)
+    };
+    assert!(passed_validation(call(&logits, &target, &loss, &lse)), "{}", last_error());
+    assert_eq!(call(&logits, &tensor(addr(2), DType::I32, &[m]), &loss, &lse), Status::UnsupportedDtype.code());
+    assert_eq!(call(&tensor(addr(1), DType::F64, &[m, v]), &target, &loss, &lse), Status::UnsupportedDtype.code());
+    assert_eq!(call(&logits, &target, &tensor(addr(3), DType::F32, &[m, 1]), &lse), Status::BadRank.code());
+    assert_eq!(call(&logits, &target, &loss, &tensor(addr(4), DType::F32, &[m + 1])), Status::ShapeMismatch.code());
+    assert_eq!(call(&tensor(addr(1), DType::BF16, &[m, 0]), &target, &loss, &lse), Status::UnsupportedShape.code());
+    assert_eq!(call(&strided(addr(1), DType::BF16, &[m, v], &[1, m]), &target, &loss, &lse), Status::BadStride.code());
+    assert_eq!(call(&logits, &strided(addr(2), DType::I64, &[m], &[2]), &loss, &lse), Status::BadStride.code());
+    assert_eq!(call(&logits, &target, &TileirTensor { data: addr(3) + 4, ..loss }, &lse), Status::Misaligned.code());
+    assert_eq!(call(&logits, &target, &loss, &TileirTensor { data: addr(3), ..lse }), Status::InvalidArgument.code());
+    assert_eq!(
+        call(&logits, &target, &TileirTensor { data: addr(1) + 64, ..loss }, &lse),
+        Status::InvalidArgument.code()
+    );
+    assert_eq!(unsafe { cutile_cross_entropy(&logits, &target, &loss, &lse, -1, 0) }, Status::InvalidDevice.code());
+    assert_eq!(
+        unsafe { cutile_cross_entropy(&logits, std::ptr::null(), &loss, &lse, 0, 0) },
+        Status::NullPointer.code()
+    );
+}
+
+#[test]
+fn cumsum_validation() {
+    use tileir_kernels::ops::cumsum::ffi::cutile_cumsum;
+    let (m, n) = (30, 77);
+    let x = tensor(addr(1), DType::F16, &[m, n]);
+    let out = tensor(addr(2), DType::F16, &[m, n]);
+    let call = |x: &TileirTensor, out: &TileirTensor| unsafe { cutile_cumsum(x, out, 0, 0) };
+    assert!(passed_validation(call(&x, &out)), "{}", last_error());
+    assert!(passed_validation(call(&x, &TileirTensor { data: addr(1), ..out })), "{}", last_error());
+    let long = |i| tensor(addr(i), DType::F32, &[m, 5000]);
+    assert!(passed_validation(call(&long(1), &long(2))), "{}", last_error());
+    assert_eq!(call(&x, &tensor(addr(2), DType::BF16, &[m, n])), Status::UnsupportedDtype.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::F16, &[m * n])), Status::BadRank.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::F16, &[m, n - 1])), Status::ShapeMismatch.code());
+    assert_eq!(call(&strided(addr(1), DType::F16, &[m, n], &[1, m]), &out), Status::BadStride.code());
+    assert_eq!(call(&TileirTensor { data: addr(1) + 2, ..x }, &out), Status::Misaligned.code());
+    assert_eq!(call(&x, &TileirTensor { data: addr(1) + 2 * n as u64, ..out }), Status::InvalidArgument.code());
+    assert_eq!(unsafe { cutile_cumsum(&x, &out, -1, 0) }, Status::InvalidDevice.code());
+    // A forced whole-row variant never truncates a longer row.
+    assert_eq!(force(c"cumsum", Some(c"row_f32_m4_n1024")), 0);
+    assert_eq!(call(&long(1), &long(2)), Status::UnsupportedShape.code());
+    assert_eq!(force(c"cumsum", None), 0);
+}
+
+#[test]
+fn embedding_validation() {
+    use tileir_kernels::ops::embedding::ffi::cutile_embedding;
+    let (t, v, h) = (77, 1000, 1000);
+    let ids = tensor(addr(1), DType::I32, &[t]);
+    let weight = tensor(addr(2), DType::BF16, &[v, h]);
+    let out = tensor(addr(3), DType::BF16, &[t, h]);
+    let call = |ids: &TileirTensor, weight: &TileirTensor, out: &TileirTensor| unsafe {
+        cutile_embedding(ids, weight, out, 0, 0)
+    };
+    assert!(passed_validation(call(&ids, &weight, &out)), "{}", last_error());
+    assert!(passed_validation(call(&tensor(addr(1), DType::I64, &[t]), &weight, &out)), "{}", last_error());
+    assert_eq!(call(&tensor(addr(1), DType::F32, &[t]), &weight, &out), Status::UnsupportedDtype.code());
+    assert!(last_error().contains("int32 or int64"), "{}", last_error());
+    assert_eq!(call(&ids, &weight, &tensor(addr(3), DType::F16, &[t, h])), Status::UnsupportedDtype.code());
+    let f16 = |i, shape: &[i64]| tensor(addr(i), DType::F16, shape);
+    assert_eq!(call(&tensor(addr(1), DType::I64, &[t]), &f16(2, &[v, h]), &f16(3, &[t, h])), Status::NoVariant.code());
+    assert_eq!(call(&ids, &weight, &tensor(addr(3), DType::BF16, &[t])), Status::BadRank.code());
+    assert_eq!(call(&ids, &weight, &tensor(addr(3), DType::BF16, &[t, h + 8])), Status::ShapeMismatch.code());
+    assert_eq!(call(&ids, &tensor(addr(2), DType::BF16, &[0, h]), &out), Status::UnsupportedShape.code());
+    // Row strides must be multiples of 8 bf16 elements (16 bytes).
+    let ragged = |i, rows| strided(addr(i), DType::BF16, &[rows, 1000], &[1004, 1]);
+    assert_eq!(call(&ids, &ragged(2, v), &out), Status::BadStride.code());
+    assert_eq!(call(&strided(addr(1), DType::I32, &[t], &[2]), &weight, &out), Status::BadStride.code());
+    assert_eq!(call(&TileirTensor { data: addr(1) + 4, ..ids }, &weight, &out), Status::Misaligned.code());
+    assert_eq!(call(&ids, &weight, &TileirTensor { data: addr(2) + 4096, ..out }), Status::InvalidArgument.code());
+    assert_eq!(unsafe { cutile_embedding(&ids, &weight, &out, -1, 0) }, Status::InvalidDevice.code());
+    assert_eq!(unsafe { cutile_embedding(&ids, std::ptr::null(), &out, 0, 0) }, Status::NullPointer.code());
+    // Decode (few tokens): one token per block; prefill: the gather kernel (bf16, int32 ids).
+    assert_eq!(tileir_kernels::ops::embedding::candidates(DType::BF16, DType::I32, 8)[0].entry, "embedding_rows");
+    assert_eq!(tileir_kernels::ops::embedding::candidates(DType::BF16, DType::I32, 64)[0].entry, "embedding_gather");
+    assert_eq!(tileir_kernels::ops::embedding::candidates(DType::F16, DType::I32, 4096)[0].entry, "embedding_rows");
+}
+
 fn selected() -> String {
     unsafe { CStr::from_ptr(tileir_kernels_selected_variant()) }.to_str().unwrap().to_string()
 }

@@ -621,6 +621,109 @@ fn tileiras_compiles_every_variant_for_sm90_and_sm100() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+#[test]
+fn argmax_structure() {
+    assert_eq!(ops::argmax::VARIANTS.len(), 5);
+    for v in ops::argmax::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, tn) = (v.constant("TILE_M"), v.constant("TILE_N"));
+        assert_eq!(count(text, "for "), 1, "{}: one loop over the column tiles", v.name);
+        assert_eq!(loads(text), 1, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}: row tile load", v.name);
+        assert_eq!(padded_views(text, "neg_inf"), 1, "{}: -inf padding never wins the max", v.name);
+        assert_eq!(count(text, "= iota "), 1, "{}: column indices", v.name);
+        // The tile max, the first matching column (min over matches, else NO_INDEX), and the
+        // strictly-greater merge that keeps the first index on ties across tiles.
+        assert_eq!(count(text, "cmpf equal ordered"), 1, "{}", v.name);
+        assert_eq!(count(text, "cmpf greater_than ordered"), 1, "{}", v.name);
+        assert_eq!(count(text, "mini "), 1, "{}", v.name);
+        assert!(text.contains(&format!("<i32: 2147483647> : tile<{tm}x{tn}xi32>")), "{}: NO_INDEX", v.name);
+        assert_eq!(count(text, "= select "), 3, "{}", v.name);
+        // The int32 index widened to int64 on store.
+        assert_eq!(count(text, "= exti "), 1, "{}: the int32 index widened once", v.name);
+        assert_eq!(stores(text), 1, "{}", v.name);
+        assert!(text.contains(&format!("tile<{tm}xi64>, partition_view<tile=({tm})")), "{}: int64 store", v.name);
+        assert!(text.contains("occupancy = 8"), "{}: occupancy hint as @ct.kernel(occupancy=8)", v.name);
+    }
+}
+
+#[test]
+fn cross_entropy_structure() {
+    assert_eq!(ops::cross_entropy::VARIANTS.len(), 4);
+    for v in ops::cross_entropy::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let tv = v.constant("TILE_V");
+        assert_eq!(count(text, "for "), 1, "{}: one pass over the vocabulary", v.name);
+        // The target id, then the logits tiles.
+        assert_eq!(loads(text), 2, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<1x{tv}x{e}>, token")), "{}: logits tile load", v.name);
+        assert!(text.contains("-> tile<1xi64>, token"), "{}: target load", v.name);
+        assert_eq!(padded_views(text, "neg_inf"), 1, "{}", v.name);
+        assert_eq!(count(text, "trunci "), 1, "{}: the target narrowed to i32", v.name);
+        // Online logsumexp: exp2 of the rescale and of the tile, one fma, then log2.
+        assert_eq!(count(text, "= exp2 "), 2, "{}", v.name);
+        assert_eq!(count(text, "= fma "), 1, "{}", v.name);
+        assert_eq!(count(text, "= log2 "), 1, "{}", v.name);
+        // Target column compare in the loop, IGNORE_INDEX compare after it.
+        assert_eq!(count(text, "cmpi equal"), 2, "{}", v.name);
+        assert!(text.contains(&format!("<i32: {}>", v.constant("IGNORE_INDEX"))), "{}: IGNORE_INDEX", v.name);
+        assert_eq!(stores(text), 2, "{}: loss and lse", v.name);
+        assert_eq!(count(text, "tile<1xf32>, partition_view<tile=(1)"), 2, "{}", v.name);
+    }
+}
+
+#[test]
+fn cumsum_structure() {
+    assert_eq!(ops::cumsum::VARIANTS.len(), 12);
+    for v in ops::cumsum::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, tn) = (v.constant("TILE_M"), v.constant("TILE_N"));
+        let looped = v.entry == "cumsum_looped";
+        assert_eq!(count(text, "for "), usize::from(looped), "{}: loops", v.name);
+        assert_eq!(loads(text), 1, "{}", v.name);
+        assert_eq!(stores(text), 1, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}: x tile load", v.name);
+        assert_eq!(padded_views(text, "zero"), 1, "{}: zero padding adds nothing to a row sum", v.name);
+        // The row scan as the column scan of the transposed tile (cuTile Rust 0.5.0 always
+        // writes scan dim = 0): one scan over (TILE_N, TILE_M), between two permutes.
+        let scans: Vec<&str> = text.lines().filter(|l| l.contains("= scan ")).collect();
+        assert_eq!(scans.len(), 1, "{}", v.name);
+        assert!(scans[0].contains("dim = 0") || scans[0].contains("dim=0"), "{}: {}", v.name, scans[0]);
+        assert!(scans[0].contains(&format!("tile<{tn}x{tm}xf32>")), "{}: scan of the transposed tile", v.name);
+        assert_eq!(count(text, "= permute "), 2, "{}", v.name);
+        // The looped kernel carries each row's total into the next tile.
+        assert_eq!(text.lines().filter(|l| l.contains("= reduce ")).count(), usize::from(looped), "{}", v.name);
+    }
+}
+
+#[test]
+fn embedding_structure() {
+    assert_eq!(ops::embedding::VARIANTS.len(), 6);
+    for v in ops::embedding::VARIANTS {
+        let text = ir(v);
+        let specs: Vec<_> = v.tensor_specs().collect();
+        let (idx, e) = (tile_elem(specs[0].dtype), tile_elem(specs[1].dtype));
+        let gather = v.entry == "embedding_gather";
+        let (bt, th) = (if gather { v.constant("BT") } else { 1 }, v.constant("TILE_H"));
+        assert_eq!(count(text, "for "), 1, "{}: one loop over the hidden tiles", v.name);
+        assert_eq!(count(text, "divi "), 1, "{}: cdiv(H, TILE_H) hidden tiles", v.name);
+        // The ids (as a scalar or a BT tile), then the rows: a pure copy, no arithmetic on them.
+        assert_eq!(loads(text), 2, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{bt}x{idx}>, token")), "{}: id load", v.name);
+        assert!(text.contains(&format!("-> tile<{bt}x{th}x{e}>, token")), "{}: row load", v.name);
+        assert_eq!(stores(text), 1, "{}", v.name);
+        assert!(text.contains(&format!("tile<{bt}x{th}x{e}>, partition_view<tile=({bt}x{th})")), "{}", v.name);
+        assert_eq!(count(text, "make_gather_scatter_view"), usize::from(gather), "{}", v.name);
+        assert_eq!(count(text, "trunci "), usize::from(idx == "i64"), "{}: int64 ids narrowed", v.name);
+        for op in ["addf", "mulf", "ftof"] {
+            assert_eq!(count(text, op), 0, "{}: {op} in a row copy", v.name);
+        }
+    }
+}
+
 fn check_prebuilt_cubins(dir: &std::path::Path) {
     for v in ops::all_variants() {
         let stem = dir.join(v.op).join(v.name);

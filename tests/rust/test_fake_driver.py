@@ -289,6 +289,11 @@ VALID_CALLS = {
     "cutile_swiglu_bwd": 'T({x}, [4, 64], "float16"), *[T(A[i], [4, 64], "float16") for i in range(1, 5)]',
     "cutile_gelu": 'T({x}, [4, 64], "bfloat16"), T(A[1], [4, 64], "bfloat16"), 1',
     "cutile_dropout": 'T({x}, [64], "float16"), T(A[1], [64], "float16"), 7, ctypes.c_float(0.5)',
+    "cutile_argmax": 'T({x}, [4, 64], "float32"), T(A[1], [4], "int64")',
+    "cutile_cross_entropy": 'T({x}, [4, 64], "bfloat16"), T(A[1], [4], "int64"), T(A[2], [4], "float32"), '
+                            'T(A[3], [4], "float32")',
+    "cutile_cumsum": 'T({x}, [4, 64], "float16"), T(A[1], [4, 64], "float16")',
+    "cutile_embedding": 'T({x}, [4], "int32"), T(A[1], [10, 64], "float32"), T(A[2], [4, 64], "float32")',
     "cutile_rope": 'T({x}, [4], "int32"), T(A[1], [4, 2, 64], "float16"), T(A[2], [4, 1, 64], "float16"), '
                    'T(A[3], [16, 32], "float32"), T(A[4], [16, 32], "float32"), T(A[5], [4, 2, 64], "float16"), '
                    'T(A[6], [4, 1, 64], "float16"), 1',
@@ -423,3 +428,36 @@ def test_extent_may_span_contiguously_mapped_chunks(fake_driver, library_with_fa
     assert errors[1].startswith(f"OUT_OF_BOUNDS: x: bytes [{X:#x}, {X + 260:#x}) run past its allocation "
                                 f"[{X:#x}, {X + 256:#x}) (256 bytes)"), errors[1]
     assert f"range 0x{X + 224:x} rc=0" in log and f"range 0x{X + 256:x} rc=0" in log
+
+
+def test_reductions_and_gathers_launch(fake_driver, library_with_fake_cubins, tmp_path):
+    """argmax, cross_entropy, cumsum, embedding: the variant each shape selects, its grid and
+    every argument word."""
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        W = {Z} + (1 << 32)
+        call("cutile_argmax", T({X}, [13, 1000], "float16", [1008, 1]), T({Z}, [13], "int64"), 0, 0, nparams=8)
+        call("cutile_cross_entropy", T({X}, [37, 50257], "float32"), T({Y}, [37], "int64"), T({Z}, [37], "float32"),
+             T(W, [37], "float32"), 0, 0, nparams=14)
+        call("cutile_cumsum", T({X}, [6, 3001], "bfloat16"), T({Z}, [6, 3001], "bfloat16"), 0, 0, nparams=10)
+        call("cutile_cumsum", T({X}, [30, 80], "float32"), T({X}, [30, 80], "float32"), 0, 0, nparams=10)
+        call("cutile_embedding", T({X}, [1], "int64"), T({Y}, [50, 72], "bfloat16"), T({Z}, [1, 72], "bfloat16"), 0, 0,
+             nparams=13)
+        call("cutile_embedding", T({X}, [300], "int32"), T({Y}, [37, 2056], "float32"), T({Z}, [300, 2056], "float32"),
+             0, 0, nparams=13)
+    """, tmp_path)
+    assert codes == [0] * 6
+    assert images(log) == ["f16_a8_m4_n1024", "f32_v2048", "looped_bf16_m4_n1024", "row_f32_a8_m4_n1024",
+                           "bf16_i64_rows_h1024", "f32_i32_gather_bt8_h256"]
+    argmax, ce, looped, row, decode, prefill = launches(log)
+    assert "grid=4,1,1" in argmax and params(argmax) == [X, 13, 1000, 1008, 1, Z, 13, 1]  # cdiv(13, 4)
+    assert "grid=37,1,1" in ce  # one row per block
+    assert params(ce) == [X, 37, 50257, 50257, 1, Y, 37, 1, Z, 37, 1, Z + (1 << 32), 37, 1]
+    assert "grid=2,1,1" in looped and params(looped) == [X, 6, 3001, 3001, 1, Z, 6, 3001, 3001, 1]
+    assert "grid=8,1,1" in row and params(row)[:5] == params(row)[5:]  # in place: out is x
+    # One token: out's row stride never moves the address (passed as 0, divisible by 8).
+    assert "grid=1,1,1" in decode and params(decode) == [X, 1, 1, Y, 50, 72, 72, 1, Z, 1, 72, 0, 1]
+    assert "grid=38,1,1" in prefill  # cdiv(300, 8)
+    assert params(prefill) == [X, 300, 1, Y, 37, 2056, 2056, 1, Z, 300, 2056, 2056, 1]
+    for entry in ("argmax_rows", "cross_entropy_fwd", "cumsum_looped", "cumsum_row", "embedding_rows",
+                  "embedding_gather"):
+        assert f"function {entry}_entry" in log, entry

@@ -20,6 +20,8 @@ import pytest
 
 from tileir_diff import ports
 
+from .test_variant_table import NOT_YET_PORTED
+
 torch = pytest.importorskip("torch")
 pytestmark = [
     pytest.mark.gpu,
@@ -56,6 +58,8 @@ def _cases():
     for op in PORTED_OPS:
         analysis = _analysis(op)
         for v in analysis["variants"]:
+            if (op, v["name"]) in NOT_YET_PORTED:
+                continue
             for i, shape in enumerate(v["test_shapes"]):
                 yield pytest.param(op, v, shape, analysis["tolerances"], id=f"{op}-{v['name']}-{i}")
 
@@ -70,7 +74,7 @@ def _case_params():
 def test_every_ported_op_ships_cubins():
     lib = ports.load_library()
     for op in PORTED_OPS:
-        names = [v["name"] for v in _analysis(op)["variants"]]
+        names = [v["name"] for v in _analysis(op)["variants"] if (op, v["name"]) not in NOT_YET_PORTED]
         missing = [n for n in names if not lib.tileir_kernels_has_kernel_image(op.encode(), n.encode())]
         assert not missing, f"{op}: the library embeds no cubin for {missing} (build with rust_kernels/build_ports.sh)"
 
@@ -88,9 +92,9 @@ def test_numerics_match_reference(op, variant, shape, tolerances):
         for name, want in expected.items():
             got = inputs[name]
             tol = tolerances[str(got.dtype).replace("torch.", "")]
-            err = (got.to(torch.float64) - want.to(torch.float64)).abs()
+            err = (got.to(torch.float64) - want.to(got.device, torch.float64)).abs()
             record["outputs"][name] = {"max_abs_err": float(err.max()) if err.numel() else 0.0, **tol}
-            torch.testing.assert_close(got.to(torch.float64), want.to(torch.float64), rtol=tol["rtol"],
+            torch.testing.assert_close(got.to(torch.float64), want.to(got.device, torch.float64), rtol=tol["rtol"],
                                        atol=tol["atol"], msg=lambda m: f"{op}/{variant['name']} {shape} {name}: {m}")
         record["result"] = "pass"
     except AssertionError:
@@ -111,6 +115,12 @@ def _one_call_per_op():
              ("swiglu", "fwd_f16", {"M": 1024, "N": 4096}), ("swiglu", "bwd_f32", {"M": 1000, "N": 1000}),
              ("gelu", "erf_bf16", {"M": 1024, "N": 4096}), ("gelu", "tanh_f32_a8", {"M": 1000, "N": 1000}),
              ("dropout", "f16_t1024", {"N": 1 << 20}), ("dropout", "f32_strided_t1024", {"N": 65536, "noncontiguous": ["x"]}),
+             ("argmax", "bf16_m4_n1024", {"M": 1000, "N": 5000}),
+             ("cross_entropy", "bf16_a8_v2048", {"M": 256, "V": 32000}),
+             ("cumsum", "row_f16_m4_n1024", {"M": 1000, "N": 1000}),
+             ("cumsum", "looped_f32_m4_n1024", {"M": 300, "N": 5000, "noncontiguous": ["x"]}),
+             ("embedding", "bf16_i64_rows_h1024", {"T": 256, "V": 32000, "H": 4096}),
+             ("embedding", "f32_i32_gather_bt8_h256", {"T": 300, "V": 5003, "H": 1000}),
              ("softmax", "f16_row_a8_o8_m4_n1024", {"M": 4096, "N": 1024}),
              ("matmul", "bf16_nt_w8_128x256x64", {"M": 4096, "N": 4096, "K": 256}),
              ("rope", "bf16_neox_d128", {"T": 256, "Hq": 8, "Hkv": 8, "P": 4096}),
@@ -149,6 +159,8 @@ def test_runs_in_order_on_a_non_default_stream(op, variant, shape, how):
     for k in read_only:
         if tensors[k].element_size() == 1:  # float8: 0x7F is e4m3fn's NaN
             tensors[k].view(torch.uint8).fill_(0x7F)
+        elif not tensors[k].is_floating_point():  # ids, targets: 0 is valid, but the wrong one
+            tensors[k].fill_(0)
         else:
             tensors[k].fill_(float("nan"))
     torch.cuda.synchronize()
@@ -169,7 +181,8 @@ def test_runs_in_order_on_a_non_default_stream(op, variant, shape, how):
     for name, want in expected.items():
         got = inputs[name]
         t = tol[str(got.dtype).replace("torch.", "")]
-        torch.testing.assert_close(got.to(torch.float64), want.to(torch.float64), rtol=t["rtol"], atol=t["atol"])
+        torch.testing.assert_close(got.to(torch.float64), want.to(got.device, torch.float64), rtol=t["rtol"],
+                                   atol=t["atol"])
 
 
 def test_gpu_rejections():

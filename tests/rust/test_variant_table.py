@@ -15,11 +15,19 @@ pytestmark = pytest.mark.cargo
 
 REFERENCE = Path(__file__).resolve().parents[2] / "reference"
 
+# Reference variants of ported ops that have no Rust port, each with the reason (docs/PORTS.md
+# lists them as missing). Everything else of a ported op must be ported.
+NOT_YET_PORTED: dict[tuple[str, str], str] = {
+    ('embedding', 'f16_i64_gather_bt8_h256_idx64'): 'indexes the table with int64 (index_dtype int64, for V * H >= 2**31); cuTile Rust 0.5.0 tensor shapes and strides are i32 only, so no port can take its huge-table test shape',
+}
+
 # Rust-only generics: the element type (a type generic where Python specializes on the
-# array dtype), flags Python derives from the dtype at trace time, and HALF_D = D // 2 (rope),
+# array dtype; EIdx: the element type of an index array) and flags Python derives from the
+# dtype at trace time (WIDE_IDS: int64 ids narrowed to int32), and HALF_D = D // 2 (rope),
 # which a cuTile Rust shape cannot compute from D.
-RUST_ONLY_GENERICS = {"E", "EIn", "EOut", "CAST_TF32", "HALF_D"}
-RUST_TYPE_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f8e4m3fn": "float8_e4m3fn"}
+RUST_ONLY_GENERICS = {"E", "EIn", "EOut", "CAST_TF32", "EIdx", "WIDE_IDS", "HALF_D"}
+RUST_TYPE_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f8e4m3fn": "float8_e4m3fn", "i32": "int32",
+                   "i64": "int64"}
 
 
 @pytest.fixture(scope="module")
@@ -56,11 +64,13 @@ def test_every_rust_variant_is_a_reference_variant(rust_table):
 
 
 def test_ported_ops_cover_their_reference_variants(rust_table):
-    """A ported op has every reference variant: none is left for the GPU test to skip."""
     ported = {(rv["op"], rv["variant"]) for rv in rust_table}
     for op in {rv["op"] for rv in rust_table}:
         for name in reference_variants(op):
-            assert (op, name) in ported, f"{op}/{name} has no Rust variant"
+            if (op, name) not in NOT_YET_PORTED:
+                assert (op, name) in ported, f"{op}/{name} has no Rust variant (port it or list it in NOT_YET_PORTED)"
+    for key in NOT_YET_PORTED:
+        assert key not in ported, f"{key} is ported now: drop it from NOT_YET_PORTED"
 
 
 def _as_generic(value):
@@ -77,8 +87,13 @@ def test_constants_are_the_rust_generics(rust_table):
         extra = set(generics) - set(ref["constants"])
         assert extra <= RUST_ONLY_GENERICS, f"{rv['variant']}: unexplained Rust generics {extra}"
         arrays = [p for p in ref["params"] if p["kind"] == "array"]
-        # E is the data's element type: index arrays (rope's int32 positions) have their own.
-        first_array = next(p for p in arrays if p["dtype"] not in ("int32", "int64"))
+        if "EIdx" in generics:  # an index array (the first integer one) and a data type E
+            index_array = next(p for p in arrays if p["dtype"].startswith("int"))
+            assert RUST_TYPE_NAMES[generics["EIdx"]] == index_array["dtype"], rv["variant"]
+            assert generics["WIDE_IDS"] == str(int(index_array["dtype"] == "int64")), rv["variant"]
+            arrays = [p for p in arrays if p is not index_array]
+        # E is the data's element type: an index array without EIdx (rope's int32 positions) is skipped.
+        first_array = next(p for p in arrays if not p["dtype"].startswith("int"))
         if "E" in generics:
             assert RUST_TYPE_NAMES[generics["E"]] == first_array["dtype"], rv["variant"]
         else:  # mixed precision: input and output element types

@@ -56,3 +56,7 @@ __all__ = [
     "swiglu_bwd", "gelu", "dropout", "rope", "RMS_NORM_BWD_ROWS_PER_BLOCK",
     "FUNCTIONS", "PORTED_OPS", "PortFunction", "function_for", "wrapper_kwargs",
 ]
+
+from tileir_diff.ports.torch_ops import argmax, cross_entropy, cumsum, embedding  # noqa: E402
+
+__all__ += ["argmax", "cross_entropy", "cumsum", "embedding"]

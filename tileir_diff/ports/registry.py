@@ -69,6 +69,12 @@ FUNCTIONS: tuple[PortFunction, ...] = (
     PortFunction("gelu", "cutile_gelu", "gelu", ("gelu",), _t("x", "out") + (Arg("approximate", "flag", "APPROX"),)),
     PortFunction("dropout", "cutile_dropout", "dropout", ("dropout",),
                  _t("x", "out") + (Arg("seed", "i32"), Arg("p", "f32"))),
+    PortFunction("argmax", "cutile_argmax", "argmax", ("argmax_rows",), _t("x", "out")),
+    PortFunction("cross_entropy", "cutile_cross_entropy", "cross_entropy", ("cross_entropy_fwd",),
+                 _t("logits", "target", "loss", "lse")),
+    PortFunction("cumsum", "cutile_cumsum", "cumsum", ("cumsum_row", "cumsum_looped"), _t("x", "out")),
+    PortFunction("embedding", "cutile_embedding", "embedding", ("embedding_rows", "embedding_gather"),
+                 _t("ids", "weight", "out")),
     PortFunction("rope", "cutile_rope", "rope", ("rope",),
                  _t("positions", "q", "k", "cos_table", "sin_table", "q_out", "k_out") + (Arg("is_neox", "flag"),)),
 )

@@ -12,7 +12,8 @@ from typing import Any, Optional
 from tileir_diff.ports._abi import TileirTensor, check, descriptor, load_library
 
 __all__ = ["vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "silu_and_mul", "swiglu",
-           "swiglu_bwd", "gelu", "dropout", "rope", "RMS_NORM_BWD_ROWS_PER_BLOCK"]
+           "swiglu_bwd", "gelu", "dropout", "RMS_NORM_BWD_ROWS_PER_BLOCK", "argmax",
+           "cross_entropy", "cumsum", "embedding", "rope"]
 
 # dw_partial of rms_norm_bwd has ceil(M / RMS_NORM_BWD_ROWS_PER_BLOCK) rows.
 RMS_NORM_BWD_ROWS_PER_BLOCK = 64
@@ -131,6 +132,35 @@ def dropout(x, out, seed: int, p: float, *, stream: Optional[Any] = None, librar
     bits = int(seed) & 0xFFFFFFFF
     _call("cutile_dropout", (x, out), bits - (1 << 32) if bits >= 1 << 31 else bits, float(p), stream=stream,
           library=library)
+    return out
+
+
+def argmax(x, out, *, stream: Optional[Any] = None, library=None):
+    """out = x.argmax(dim=-1) for 2-D x (float16, bfloat16, float32; row stride free, columns
+    contiguous) into out (M,) int64; ties give the first index. Returns out."""
+    _call("cutile_argmax", (x, out), stream=stream, library=library)
+    return out
+
+
+def cross_entropy(logits, target, loss, lse, *, stream: Optional[Any] = None, library=None):
+    """Per-row cross-entropy of 2-D logits (float16, bfloat16, float32) against int64 targets:
+    loss (M,) float32 = logsumexp - the target logit (0 where target == -100), lse (M,) float32
+    the logsumexp. Returns (loss, lse)."""
+    _call("cutile_cross_entropy", (logits, target, loss, lse), stream=stream, library=library)
+    return loss, lse
+
+
+def cumsum(x, out, *, stream: Optional[Any] = None, library=None):
+    """out = torch.cumsum(x, dim=-1) for 2-D x (float16, bfloat16, float32; row stride free,
+    columns contiguous), accumulated in float32. Returns out."""
+    _call("cutile_cumsum", (x, out), stream=stream, library=library)
+    return out
+
+
+def embedding(ids, weight, out, *, stream: Optional[Any] = None, library=None):
+    """out = torch.nn.functional.embedding(ids, weight): ids (T,) int32/int64 in [0, V) (not
+    checked), weight (V, H), out (T, H) of one dtype (float16, bfloat16, float32). Returns out."""
+    _call("cutile_embedding", (ids, weight, out), stream=stream, library=library)
     return out
 
 

@@ -47,6 +47,10 @@ ops! {
     swiglu => swiglu_kernel,
     gelu => gelu_kernel,
     dropout => dropout_kernel,
+    argmax => argmax_kernel,
+    cross_entropy => cross_entropy_kernel,
+    cumsum => cumsum_kernel,
+    embedding => embedding_kernel,
     rope => rope_kernel,
 }
 

@@ -1,0 +1,105 @@
+//! Inclusive prefix sum along the last axis of a 2-D array (reference/cumsum).
+
+pub mod ffi;
+#[cfg(feature = "compile")]
+pub mod kernel;
+
+use crate::descriptor::{DType, TensorSpec};
+use crate::variant::{ParamSpec, Variant};
+
+pub const OP: &str = "cumsum";
+
+/// Rows strided, columns contiguous, 16-byte aligned bases. `aligned`: the last dim and the
+/// row strides are multiples of 8 elements.
+const fn params(dtype: DType, aligned: bool) -> [ParamSpec; 2] {
+    let x = TensorSpec::input("x", dtype, 2).unit_last().align(16);
+    let out = TensorSpec::output("out", dtype, 2).unit_last().align(16);
+    if aligned {
+        [ParamSpec::Tensor(x.stride_div(8, 1).shape_div(1, 8)), ParamSpec::Tensor(out.stride_div(8, 1).shape_div(1, 8))]
+    } else {
+        [ParamSpec::Tensor(x), ParamSpec::Tensor(out)]
+    }
+}
+
+const fn variant(
+    name: &'static str,
+    entry: &'static str,
+    generics: &'static [&'static str],
+    params: &'static [ParamSpec],
+) -> Variant {
+    Variant {
+        op: OP,
+        name,
+        module: "cumsum_kernel",
+        entry,
+        generic_names: &["E", "TILE_M", "TILE_N"],
+        generics,
+        params,
+    }
+}
+
+const ROW: &str = "cumsum_row";
+const LOOPED: &str = "cumsum_looped";
+
+// Generics of both kernels: <E, TILE_M, TILE_N>.
+pub static ROW_F16: Variant = variant("row_f16_m4_n1024", ROW, &["f16", "4", "1024"], &params(DType::F16, false));
+pub static ROW_BF16: Variant = variant("row_bf16_m4_n1024", ROW, &["bf16", "4", "1024"], &params(DType::BF16, false));
+pub static ROW_F32: Variant = variant("row_f32_m4_n1024", ROW, &["f32", "4", "1024"], &params(DType::F32, false));
+pub static LOOPED_F16: Variant =
+    variant("looped_f16_m4_n1024", LOOPED, &["f16", "4", "1024"], &params(DType::F16, false));
+pub static LOOPED_BF16: Variant =
+    variant("looped_bf16_m4_n1024", LOOPED, &["bf16", "4", "1024"], &params(DType::BF16, false));
+pub static LOOPED_F32: Variant =
+    variant("looped_f32_m4_n1024", LOOPED, &["f32", "4", "1024"], &params(DType::F32, false));
+pub static ROW_F16_A8: Variant = variant("row_f16_a8_m4_n1024", ROW, &["f16", "4", "1024"], &params(DType::F16, true));
+pub static ROW_BF16_A8: Variant =
+    variant("row_bf16_a8_m4_n1024", ROW, &["bf16", "4", "1024"], &params(DType::BF16, true));
+pub static ROW_F32_A8: Variant = variant("row_f32_a8_m4_n1024", ROW, &["f32", "4", "1024"], &params(DType::F32, true));
+pub static LOOPED_F16_A8: Variant =
+    variant("looped_f16_a8_m4_n1024", LOOPED, &["f16", "4", "1024"], &params(DType::F16, true));
+pub static LOOPED_BF16_A8: Variant =
+    variant("looped_bf16_a8_m4_n1024", LOOPED, &["bf16", "4", "1024"], &params(DType::BF16, true));
+pub static LOOPED_F32_A8: Variant =
+    variant("looped_f32_a8_m4_n1024", LOOPED, &["f32", "4", "1024"], &params(DType::F32, true));
+
+pub static VARIANTS: &[&Variant] = &[
+    &ROW_F16,
+    &ROW_BF16,
+    &ROW_F32,
+    &LOOPED_F16,
+    &LOOPED_BF16,
+    &LOOPED_F32,
+    &ROW_F16_A8,
+    &ROW_BF16_A8,
+    &ROW_F32_A8,
+    &LOOPED_F16_A8,
+    &LOOPED_BF16_A8,
+    &LOOPED_F32_A8,
+];
+
+/// Whether `v` scans whole rows in one tile (so N must fit its TILE_N).
+pub fn whole_row(v: &Variant) -> bool {
+    v.entry == ROW
+}
+
+/// Candidates for a dtype and row length, most specific first (analysis.json `selects_when`):
+/// one tile per row up to 1024 columns, the looped kernel beyond; the aligned variant when the
+/// last dim and row strides are multiples of 8.
+pub fn candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
+    static ROW_F16S: [&Variant; 2] = [&ROW_F16_A8, &ROW_F16];
+    static ROW_BF16S: [&Variant; 2] = [&ROW_BF16_A8, &ROW_BF16];
+    static ROW_F32S: [&Variant; 2] = [&ROW_F32_A8, &ROW_F32];
+    static LOOPED_F16S: [&Variant; 2] = [&LOOPED_F16_A8, &LOOPED_F16];
+    static LOOPED_BF16S: [&Variant; 2] = [&LOOPED_BF16_A8, &LOOPED_BF16];
+    static LOOPED_F32S: [&Variant; 2] = [&LOOPED_F32_A8, &LOOPED_F32];
+    let row = n <= ROW_F16.constant("TILE_N");
+    match (dtype, row) {
+        (DType::F16, true) => &ROW_F16S,
+        (DType::BF16, true) => &ROW_BF16S,
+        (DType::F32, true) => &ROW_F32S,
+        (DType::F16, false) => &LOOPED_F16S,
+        (DType::BF16, false) => &LOOPED_BF16S,
+        (DType::F32, false) => &LOOPED_F32S,
+        _ => &[],
+    }
+}
