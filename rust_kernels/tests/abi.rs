@@ -707,7 +707,9 @@ fn rope_validation() {
     let sin = tensor(addr(5), DType::F32, &[p, d / 2]);
     let q_out = tensor(addr(6), DType::BF16, &[t, hq, d]);
     let k_out = tensor(addr(7), DType::BF16, &[t, hkv, d]);
-    let call = |a: [&TileirTensor; 7], is_neox: i32| unsafe { cutile_rope(a[0], a[1], a[2], a[3], a[4], a[5], a[6], is_neox, 0, 0) };
+    let call = |a: [&TileirTensor; 7], is_neox: i32| unsafe {
+        cutile_rope(a[0], a[1], a[2], a[3], a[4], a[5], a[6], is_neox, 0, 0)
+    };
     let valid = [&positions, &q, &k, &cos, &sin, &q_out, &k_out];
     assert!(passed_validation(call(valid, 1)), "{}", last_error());
     assert_eq!(selected(), "bf16_neox_d128");

@@ -237,7 +237,8 @@ fn rms_norm_structure() {
 
 #[test]
 fn rms_norm_bwd_structure() {
-    let bwd: Vec<_> = ops::rms_norm::VARIANTS.iter().filter(|v| ops::rms_norm::BWD_ENTRIES.contains(&v.entry)).collect();
+    let bwd: Vec<_> =
+        ops::rms_norm::VARIANTS.iter().filter(|v| ops::rms_norm::BWD_ENTRIES.contains(&v.entry)).collect();
     assert_eq!(bwd.len(), 5);
     for v in bwd {
         let text = ir(v);

@@ -35,7 +35,9 @@ fn pick_gemm(
     what: String,
 ) -> Result<&'static Variant> {
     if let Some(v) = forced(OP) {
-        if entries.contains(&v.entry) && (v.constant("TRANS_A"), v.constant("TRANS_B")) != (trans.0 as i64, trans.1 as i64) {
+        if entries.contains(&v.entry)
+            && (v.constant("TRANS_A"), v.constant("TRANS_B")) != (trans.0 as i64, trans.1 as i64)
+        {
             return fail(Status::InvalidArgument, format!("forced variant {} has other transpose flags", v.name));
         }
     } else if options.is_empty() {
@@ -98,7 +100,13 @@ pub unsafe extern "C" fn cutile_matmul(
         }
         let options = candidates(a.dtype, trans_a == 1, trans_b == 1, m * n);
         let tensors = [&a, &b, &c];
-        let v = pick_gemm(&MATMUL_ENTRIES, &tensors, options, (trans_a, trans_b), format!("{} matmul", a.dtype.torch_name()))?;
+        let v = pick_gemm(
+            &MATMUL_ENTRIES,
+            &tensors,
+            options,
+            (trans_a, trans_b),
+            format!("{} matmul", a.dtype.torch_name()),
+        )?;
         let Some(grid) = gemm_grid(v, m, n, k)? else { return Ok(()) };
         run(v, &[Value::Tensor(&a), Value::Tensor(&b), Value::Tensor(&c)], grid, device, stream)
     })

@@ -83,18 +83,30 @@ pub static TF32_NT_128X128X32: Variant =
     variant("tf32_nt_128x128x32", &["f32", "128", "128", "32", "8", "0", "1", "1"], &aligned(DType::F32, 4));
 
 // matmul_w8 (num_worker_warps=8): the 128x256 tiles on two consumer warpgroups.
-pub static F16_NN_W8_128X256X64: Variant =
-    variant_of("matmul_w8", "f16_nn_w8_128x256x64", &["f16", "128", "256", "64", "8", "0", "0", "0"], &aligned(DType::F16, 8));
+pub static F16_NN_W8_128X256X64: Variant = variant_of(
+    "matmul_w8",
+    "f16_nn_w8_128x256x64",
+    &["f16", "128", "256", "64", "8", "0", "0", "0"],
+    &aligned(DType::F16, 8),
+);
 pub static BF16_NN_W8_128X256X64: Variant = variant_of(
     "matmul_w8",
     "bf16_nn_w8_128x256x64",
     &["bf16", "128", "256", "64", "8", "0", "0", "0"],
     &aligned(DType::BF16, 8),
 );
-pub static F16_TN_W8_128X256X64: Variant =
-    variant_of("matmul_w8", "f16_tn_w8_128x256x64", &["f16", "128", "256", "64", "8", "1", "0", "0"], &aligned(DType::F16, 8));
-pub static F16_NT_W8_128X256X64: Variant =
-    variant_of("matmul_w8", "f16_nt_w8_128x256x64", &["f16", "128", "256", "64", "8", "0", "1", "0"], &aligned(DType::F16, 8));
+pub static F16_TN_W8_128X256X64: Variant = variant_of(
+    "matmul_w8",
+    "f16_tn_w8_128x256x64",
+    &["f16", "128", "256", "64", "8", "1", "0", "0"],
+    &aligned(DType::F16, 8),
+);
+pub static F16_NT_W8_128X256X64: Variant = variant_of(
+    "matmul_w8",
+    "f16_nt_w8_128x256x64",
+    &["f16", "128", "256", "64", "8", "0", "1", "0"],
+    &aligned(DType::F16, 8),
+);
 pub static BF16_TN_W8_128X256X64: Variant = variant_of(
     "matmul_w8",
     "bf16_tn_w8_128x256x64",

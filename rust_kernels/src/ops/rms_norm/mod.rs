@@ -44,7 +44,15 @@ const fn fwd_entry(
     generics: &'static [&'static str],
     params: &'static [ParamSpec],
 ) -> Variant {
-    Variant { op: OP, name, module: "rms_norm_kernel", entry, generic_names: &["E", "TILE_M", "TILE_N"], generics, params }
+    Variant {
+        op: OP,
+        name,
+        module: "rms_norm_kernel",
+        entry,
+        generic_names: &["E", "TILE_M", "TILE_N"],
+        generics,
+        params,
+    }
 }
 
 const fn looped_entry(
@@ -213,7 +221,13 @@ pub fn candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
     static F32_SHORT: [&Variant; 1] = [&FWD_F32_O4_M4_N1024];
     static F32_ROW: [&Variant; 1] = [&FWD_F32_O2_M1_N8192];
     static F32_LOOPED: [&Variant; 1] = [&FWD_LOOPED_F32_N2048];
-    let bucket = if n <= 1024 { 0 } else if n <= 8192 { 1 } else { 2 };
+    let bucket = if n <= 1024 {
+        0
+    } else if n <= 8192 {
+        1
+    } else {
+        2
+    };
     match dtype {
         DType::F16 => &F16[bucket],
         DType::BF16 => &BF16[bucket],

@@ -113,10 +113,7 @@ pub unsafe extern "C" fn cutile_rope(
             choose(q.dtype, d, is_neox == 1).ok_or_else(|| {
                 Error::new(
                     Status::NoVariant,
-                    format!(
-                        "no prebuilt rope for {} with head dim {d} and is_neox = {is_neox}",
-                        q.dtype.torch_name()
-                    ),
+                    format!("no prebuilt rope for {} with head dim {d} and is_neox = {is_neox}", q.dtype.torch_name()),
                 )
             })
         })?;

@@ -24,7 +24,8 @@ pub mod rope_kernel {
         if IS_NEOX == 1i32 {
             let x1: Tile<f32, { [BT, TH, HALF_D] }> = extract(x, [zero, zero, zero]);
             let x2: Tile<f32, { [BT, TH, HALF_D] }> = extract(x, [zero, zero, one]);
-            let y1: Tile<f32, { [BT, TH, HALF_D] }> = fma(x1, cos, negf(x2 * sin), rounding::NearestEven, ftz::Disabled);
+            let y1: Tile<f32, { [BT, TH, HALF_D] }> =
+                fma(x1, cos, negf(x2 * sin), rounding::NearestEven, ftz::Disabled);
             let y2: Tile<f32, { [BT, TH, HALF_D] }> = fma(x2, cos, x1 * sin, rounding::NearestEven, ftz::Disabled);
             cat(y1, y2, 2i32)
         } else {
@@ -33,7 +34,8 @@ pub mod rope_kernel {
             let x1: Tile<f32, { [BT, TH, HALF_D] }> = x1.reshape(shape![BT, TH, HALF_D]);
             let x2: Tile<f32, { [BT, TH, HALF_D, 1] }> = extract(pairs, [zero, zero, zero, one]);
             let x2: Tile<f32, { [BT, TH, HALF_D] }> = x2.reshape(shape![BT, TH, HALF_D]);
-            let y1: Tile<f32, { [BT, TH, HALF_D] }> = fma(x1, cos, negf(x2 * sin), rounding::NearestEven, ftz::Disabled);
+            let y1: Tile<f32, { [BT, TH, HALF_D] }> =
+                fma(x1, cos, negf(x2 * sin), rounding::NearestEven, ftz::Disabled);
             let y2: Tile<f32, { [BT, TH, HALF_D] }> = fma(x2, cos, x1 * sin, rounding::NearestEven, ftz::Disabled);
             let y1: Tile<f32, { [BT, TH, HALF_D, 1] }> = y1.reshape(shape![BT, TH, HALF_D, 1]);
             let y2: Tile<f32, { [BT, TH, HALF_D, 1] }> = y2.reshape(shape![BT, TH, HALF_D, 1]);
@@ -44,7 +46,14 @@ pub mod rope_kernel {
 
     /// dst[tokens of tile_t, all heads] = rotate(src[...]) over head tiles of TH.
     #[allow(unused_assignments)] // the one-pass loop below overwrites its zero iter value
-    fn rotate_heads<E: ElementType, const BT: i32, const TH: i32, const D: i32, const HALF_D: i32, const IS_NEOX: i32>(
+    fn rotate_heads<
+        E: ElementType,
+        const BT: i32,
+        const TH: i32,
+        const D: i32,
+        const HALF_D: i32,
+        const IS_NEOX: i32,
+    >(
         src: &Tensor<E, { [-1, -1, -1] }>,
         dst: &Tensor<E, { [-1, -1, -1] }>,
         tile_t: i32,
@@ -74,7 +83,14 @@ pub mod rope_kernel {
     }
 
     #[cutile::entry(unchecked_accesses = true)]
-    unsafe fn rope<E: ElementType, const BT: i32, const TH: i32, const D: i32, const HALF_D: i32, const IS_NEOX: i32>(
+    unsafe fn rope<
+        E: ElementType,
+        const BT: i32,
+        const TH: i32,
+        const D: i32,
+        const HALF_D: i32,
+        const IS_NEOX: i32,
+    >(
         positions: &Tensor<i32, { [-1] }>,
         q: &Tensor<E, { [-1, -1, -1] }>,
         k: &Tensor<E, { [-1, -1, -1] }>,

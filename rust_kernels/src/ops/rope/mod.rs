@@ -33,13 +33,23 @@ const fn params(dtype: DType) -> [ParamSpec; 7] {
 }
 
 const fn variant(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
-    Variant { op: OP, name, module: "rope_kernel", entry: "rope", generic_names: &["E", "BT", "TH", "D", "HALF_D", "IS_NEOX"], generics, params }
+    Variant {
+        op: OP,
+        name,
+        module: "rope_kernel",
+        entry: "rope",
+        generic_names: &["E", "BT", "TH", "D", "HALF_D", "IS_NEOX"],
+        generics,
+        params,
+    }
 }
 
 // Generics: <E, BT, TH, D, HALF_D, IS_NEOX>.
-pub static BF16_NEOX_D128: Variant = variant("bf16_neox_d128", &["bf16", "8", "8", "128", "64", "1"], &params(DType::BF16));
+pub static BF16_NEOX_D128: Variant =
+    variant("bf16_neox_d128", &["bf16", "8", "8", "128", "64", "1"], &params(DType::BF16));
 pub static F16_NEOX_D64: Variant = variant("f16_neox_d64", &["f16", "16", "8", "64", "32", "1"], &params(DType::F16));
-pub static BF16_GPTJ_D128: Variant = variant("bf16_gptj_d128", &["bf16", "8", "8", "128", "64", "0"], &params(DType::BF16));
+pub static BF16_GPTJ_D128: Variant =
+    variant("bf16_gptj_d128", &["bf16", "8", "8", "128", "64", "0"], &params(DType::BF16));
 
 pub static VARIANTS: &[&Variant] = &[&BF16_NEOX_D128, &F16_NEOX_D64, &BF16_GPTJ_D128];
 

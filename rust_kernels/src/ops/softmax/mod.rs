@@ -32,7 +32,15 @@ const fn row_entry(
     generics: &'static [&'static str],
     params: &'static [ParamSpec],
 ) -> Variant {
-    Variant { op: OP, name, module: "softmax_kernel", entry, generic_names: &["E", "TILE_M", "TILE_N"], generics, params }
+    Variant {
+        op: OP,
+        name,
+        module: "softmax_kernel",
+        entry,
+        generic_names: &["E", "TILE_M", "TILE_N"],
+        generics,
+        params,
+    }
 }
 
 const fn row(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
@@ -123,7 +131,13 @@ pub fn candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
     static F32_SHORT: [&Variant; 1] = [&F32_ROW_O8_M4_N1024];
     static F32_ROW: [&Variant; 1] = [&F32_ROW_M1_N4096];
     static F32_ONLINE: [&Variant; 1] = [&F32_ONLINE_N1024];
-    let bucket = if n <= 1024 { 0 } else if n <= 4096 { 1 } else { 2 };
+    let bucket = if n <= 1024 {
+        0
+    } else if n <= 4096 {
+        1
+    } else {
+        2
+    };
     match dtype {
         DType::F16 => &F16[bucket],
         DType::BF16 => &BF16[bucket],
