@@ -13,9 +13,9 @@ python3 -m tileir_diff.suite.cli export
 rust_kernels/build_ports.sh
 mkdir -p build/report
 status=0
+# also writes build/report/index.html and build/report/status.json
 tileir-diff suite status --markdown docs/PORTS.md --report-dir build/report || status=$?
-tileir-diff suite status --format json > build/report/status.json || true
 echo
-echo "port table: docs/PORTS.md; per-variant reports: build/report/<op>/<variant>.html; JSON: build/report/status.json"
+echo "port table: docs/PORTS.md and build/report/index.html; per-variant reports: build/report/<op>/<variant>.html; JSON: build/report/status.json"
 echo "GPU results (H200): docs/results/reference_results.md, docs/results/ports_results.md"
 exit "$status"

@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 
 def __getattr__(name):
     # The diff API pulls in networkx; import it only when asked for.
-    if name in ("diff", "assert_equivalent", "NotEquivalent", "summarize"):
+    if name in ("diff", "assert_equivalent", "NotEquivalent", "NotDifferent", "ComparisonFailed", "summarize"):
         from . import api
         return getattr(api, name)
     if name in ("print_module", "parse_text"):
@@ -24,4 +24,4 @@ def __getattr__(name):
 
 
 __all__ = ["load", "Module", "TileIRFormatError", "UnsupportedVersionError", "diff", "assert_equivalent",
-           "NotEquivalent", "summarize", "print_module", "parse_text", "read_bytecode"]
+           "NotEquivalent", "NotDifferent", "ComparisonFailed", "summarize", "print_module", "parse_text", "read_bytecode"]

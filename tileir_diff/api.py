@@ -6,21 +6,59 @@ Inputs are paths, bytes (bytecode or text) or ``Module`` objects; everything goe
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterable, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from .ir import Module
 from .loader import load
+from .options import EXECUTE_MODES  # one list for the API, the CLI and the plugin
 
-__all__ = ["diff", "assert_equivalent", "NotEquivalent", "summarize", "source_label", "apply_execution",
+__all__ = ["diff", "assert_equivalent", "NotEquivalent", "NotDifferent", "ComparisonFailed", "summarize", "source_label", "apply_execution",
            "execute_mode", "EXECUTE_MODES"]
 
 
-class NotEquivalent(AssertionError):
-    """Raised by ``assert_equivalent``; ``str()`` is the text report, ``.result`` the DiffResult."""
+class ComparisonFailed(AssertionError):
+    """A failed comparison assertion; ``.result`` is the DiffResult. ``str()`` starts with the
+    first root cause (pytest's short summary shows that line), then the text report, cut after
+    ``max_lines`` lines (None: never) with a pointer to ``report_paths`` when the pytest plugin
+    wrote the full report. Built on demand, so the plugin can set both before pytest prints it."""
 
-    def __init__(self, message: str, result: Any = None):
-        super().__init__(message)
+    expectation = ""
+
+    def __init__(self, message_or_result: Any = None, result: Any = None, *, max_lines: Optional[int] = 40):
+        # NotEquivalent(message, result) keeps working; NotEquivalent(result) is the usual form
+        if result is None and hasattr(message_or_result, "verdict"):
+            result, message_or_result = message_or_result, None
+        super().__init__(message_or_result)
         self.result = result
+        self.message = message_or_result
+        self.max_lines = max_lines
+        self.report_paths: List[str] = []
+
+    def __str__(self) -> str:
+        if self.message is not None or self.result is None:  # a message given by the caller
+            return str(self.message)
+        from .report.text import render_failure
+        return render_failure(self.result, expectation=self.expectation, max_lines=self.max_lines,
+                              report_paths=self.report_paths).rstrip("\n")
+
+
+class NotEquivalent(ComparisonFailed):
+    """Raised by ``assert_equivalent``: the verdict is not identical/equivalent (or an allowed one)."""
+
+
+# Named as users import them (pytest prints module.qualname on the failure's first line).
+ComparisonFailed.__module__ = NotEquivalent.__module__ = "tileir_diff"
+
+
+class NotDifferent(ComparisonFailed):
+    """Raised by the plugin's ``assert_different``: no difference, or other categories than expected."""
+
+    def __init__(self, result: Any, expectation: str, *, max_lines: Optional[int] = 40):
+        super().__init__(result, max_lines=max_lines)
+        self.expectation = expectation
+
+
+NotDifferent.__module__ = "tileir_diff"
 
 
 def source_label(source: Any) -> str:
@@ -36,7 +74,6 @@ def source_label(source: Any) -> str:
     return repr(source)
 
 
-EXECUTE_MODES = ("auto", "always")
 
 
 def execute_mode(execute: Any) -> Optional[str]:
@@ -52,7 +89,8 @@ def execute_mode(execute: Any) -> Optional[str]:
 
 def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iterable[str] = (),
          limits: Optional[Dict[str, Any]] = None, execute: Union[bool, str, None] = False, trials: int = 20,
-         seed: int = 0, execute_options: Optional[Dict[str, Any]] = None, **options: Any):
+         seed: int = 0, execute_options: Optional[Dict[str, Any]] = None,
+         labels: Optional[Sequence[str]] = None, **options: Any):
     """Structurally compare two kernels; returns a ``DiffResult``.
 
     ``rules``: normalization rule names to run (None: the default set); ``disable``: rule names
@@ -63,13 +101,16 @@ def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iter
     a ``different`` or ``unknown`` verdict only; ``"always"`` for every verdict, as a second
     opinion: a divergence on a pair the structural diff called identical or equivalent makes the
     verdict ``different`` (see ``apply_execution``).
+    ``labels``: how reports and errors name the two inputs (default: their paths, ``<bytes>``...;
+    the CLI passes ``<stdin>`` for ``-``).
     Raises ``TileIRFormatError`` for unreadable input.
     """
     from .compare.engine import compute_diff
     mode = execute_mode(execute)
-    left, right = load_pair(a, b)
+    left_label, right_label = labels or (source_label(a), source_label(b))
+    left, right = load_pair(a, b, labels)
     result = compute_diff(left, right, rules=None if rules is None else list(rules), disable=tuple(disable),
-                          limits=limits, left_source=source_label(a), right_source=source_label(b), **options)
+                          limits=limits, left_source=left_label, right_source=right_label, **options)
     if mode == "always" or (mode == "auto" and result.verdict in ("different", "unknown")):
         from .execute import check
         result.execution = check(left, right, trials=trials, seed=seed, **(execute_options or {})).to_dict()
@@ -96,16 +137,18 @@ def accepted(result: Any, allow: Any = (), allow_unknown: bool = False) -> bool:
     return result.verdict == "unknown" and (allow_unknown or "unknown" in allow)
 
 
-def load_pair(a: Any, b: Any):
-    """Both inputs as modules. Text carries no bytecode version: text compared with bytecode is
-    read at the bytecode's version (a file and its own disassembly are then the same IR)."""
+def load_pair(a: Any, b: Any, labels: Optional[Sequence[str]] = None):
+    """Both inputs as modules (``labels``: the names errors give them). Text carries no bytecode
+    version: text compared with bytecode is read at the bytecode's version (a file and its own
+    disassembly are then the same IR)."""
     from .loader import is_text
-    left, right = load(a), load(b)
+    pa, pb = labels or (None, None)
+    left, right = load(a, path=pa), load(b, path=pb)
     ta, tb = is_text(a), is_text(b)
     if ta and not tb and left.version != right.version:
-        left = load(a, text_version=right.version)
+        left = load(a, path=pa, text_version=right.version)
     elif tb and not ta and left.version != right.version:
-        right = load(b, text_version=left.version)
+        right = load(b, path=pb, text_version=left.version)
     return left, right
 
 
@@ -129,23 +172,26 @@ def apply_execution(result) -> None:
 
 def assert_equivalent(a: Any, b: Any, *, allow: Any = (), allow_unknown: bool = False, **options: Any):
     """Return the DiffResult when ``a`` and ``b`` are identical or equivalent, else raise
-    ``NotEquivalent`` whose message is the text report (root differences first).
+    ``NotEquivalent``: its first line is the first root cause, then the text report (cut after
+    40 lines; ``err.result.to_text()`` has all of it).
 
     ``allow="specialization"`` also accepts ``specialized`` (the same computation under other
     assumptions or hints); an ``unknown`` verdict (matcher limits hit) fails unless
     ``allow_unknown`` (or ``allow="unknown"``).
     """
+    __tracebackhide__ = True  # pytest: the failure points at the caller, not at this frame
     result = diff(a, b, **options)
     if accepted(result, allow, allow_unknown):
         return result
-    raise NotEquivalent(result.to_text(), result)
+    raise NotEquivalent(result)
 
 
-def summarize(source: Any) -> Dict[str, Any]:
-    """The summary dict of one kernel file / bytes / Module (see docs/json-format.md)."""
+def summarize(source: Any, *, label: Optional[str] = None) -> Dict[str, Any]:
+    """The summary dict of one kernel file / bytes / Module (see docs/json-format.md);
+    ``label`` names the input in errors and in the summary's ``source``."""
     from .summary import summarize as summarize_module
-    module = load(source)
+    module = load(source, path=label)
     summary = summarize_module(module)
-    if summary.get("source") is None:
-        summary["source"] = source_label(source)
+    if label is not None or summary.get("source") is None:
+        summary["source"] = label or source_label(source)
     return summary

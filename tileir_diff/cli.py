@@ -37,6 +37,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
         description="Read CUDA Tile IR (bytecode 13.1-13.5 or tileirdisasm text) and compare kernels structurally.",
         epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"tileir-diff {__version__}")
+    add_color_option(parser, default="auto")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     names = [SUBCOMMANDS[command]] if command in SUBCOMMANDS else list(SUBCOMMANDS.values())
     for name in names:
@@ -47,14 +48,43 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
                 continue
             raise
         module.register(subparsers)
+    for sub in subparsers.choices.values():  # also after the subcommand: `tileir-diff diff --color=never`
+        add_color_option(sub, default=argparse.SUPPRESS)
     return parser
+
+
+def add_color_option(parser: argparse.ArgumentParser, default) -> None:
+    from .report.color import COLOR_MODES
+    parser.add_argument("--color", choices=COLOR_MODES, default=default,
+                        help="colour the output: auto (a terminal, unless NO_COLOR is set; the default), "
+                             "always, never")
+
+
+def innermost_parser(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The (sub)parser the command line got to (``tileir-diff suite export``'s for
+    ``suite export ...``), so that an error shows that command's usage, not the top-level one."""
+    current = parser
+    rest = list(argv)
+    while True:
+        actions = [a for a in current._actions if isinstance(a, argparse._SubParsersAction)]
+        if not actions:
+            return current
+        names = actions[0].choices
+        chosen = next((i for i, x in enumerate(rest) if x in names), None)
+        if chosen is None:
+            return current
+        current = names[rest[chosen]]
+        rest = rest[chosen + 1:]
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     from .errors import TileIRFormatError, printable
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv[0] if argv else None)
-    args = parser.parse_args(argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(command)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # argparse would blame the top-level parser; the subcommand's usage is the helpful one
+        innermost_parser(parser, argv).error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
@@ -65,7 +95,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _stderr_line(str(e))
         return EXIT_USAGE
     except UsageError as e:
-        _stderr_line(printable(f"tileir-diff: {e}"))
+        sub = innermost_parser(parser, argv)
+        _stderr_line(sub.format_usage().rstrip("\n"))
+        _stderr_line(printable(f"{sub.prog}: error: {e}"))
         return EXIT_USAGE
     except BrokenPipeError:  # `tileir-diff ... | head`
         return EXIT_OK

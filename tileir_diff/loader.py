@@ -44,18 +44,26 @@ def read_bounded(p: str, limit: int = MAX_INPUT_BYTES) -> bytes:
                 st = None
             if st is not None and st.st_size > limit:
                 raise TileIRFormatError(f"file is {st.st_size} bytes, larger than the {limit}-byte limit", path=p)
-            chunks = []
-            total = 0
-            while True:
-                chunk = f.read(min(_CHUNK, limit + 1 - total))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                total += len(chunk)
-                if total > limit:
-                    raise TileIRFormatError(f"input is larger than the {limit}-byte limit", path=p)
+            return read_stream(f, p, limit)
     except OSError as e:
         raise TileIRFormatError(f"cannot read: {e.strerror or e}", path=p) from None
+
+
+def read_stream(f, label: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """All of a binary stream (a file, ``sys.stdin.buffer``), refused past ``limit`` bytes."""
+    chunks = []
+    total = 0
+    try:
+        while True:
+            chunk = f.read(min(_CHUNK, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise TileIRFormatError(f"input is larger than the {limit}-byte limit", path=label)
+    except OSError as e:
+        raise TileIRFormatError(f"cannot read: {e.strerror or e}", path=label) from None
     return b"".join(chunks)
 
 

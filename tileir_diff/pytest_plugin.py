@@ -13,6 +13,8 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
+from .options import add_diff_options, diff_kwargs
+
 _SESSION_KEY = pytest.StashKey["TileIRSession"]()
 _VERDICT_ORDER = ("identical", "equivalent", "specialized", "different", "unknown")
 
@@ -21,23 +23,32 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("tileir", "tileir-diff: structural comparison of Tile IR kernels")
     group.addoption("--tileir-report-dir", metavar="DIR", default=None,
                     help="write an HTML and a JSON diff report into DIR for every failing comparison")
-    group.addoption("--tileir-disable", action="append", default=[], metavar="RULE",
-                    help="switch off a normalization rule for every comparison (repeatable)")
+    group.addoption("--tileir-max-lines", metavar="N", type=int, default=40,
+                    help="cut a failing comparison's message after N lines, pointing to the written report "
+                         "(default 40; 0: never cut)")
+    # The same comparison options as `tileir-diff diff` (tileir_diff/options.py), applied to every
+    # comparison made through the fixture; a test's own keyword arguments come first.
+    add_diff_options(group.addoption, prefix="tileir-")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     report_dir = config.getoption("--tileir-report-dir", default=None)
-    config.stash[_SESSION_KEY] = TileIRSession(
-        Path(report_dir).resolve() if report_dir else None,
-        [r for v in config.getoption("--tileir-disable", default=[]) or [] for r in v.split(",") if r])
+    try:
+        options = diff_kwargs(lambda name: config.getoption(f"tileir_{name}"))
+    except ValueError as e:
+        raise pytest.UsageError(f"tileir: {e}") from None
+    max_lines = config.getoption("--tileir-max-lines", default=40)
+    config.stash[_SESSION_KEY] = TileIRSession(Path(report_dir).resolve() if report_dir else None, options,
+                                               max_lines if max_lines and max_lines > 0 else None)
 
 
 class TileIRSession:
-    """Per-run state: verdict counts and the reports written."""
+    """Per-run state: the comparison options, verdict counts and the reports written."""
 
-    def __init__(self, report_dir: Optional[Path], disable: List[str]):
+    def __init__(self, report_dir: Optional[Path], options: Dict[str, Any], max_lines: Optional[int] = 40):
         self.report_dir = report_dir
-        self.disable = disable
+        self.options = options
+        self.max_lines = max_lines
         self.verdicts: Counter = Counter()
         self.reports: List[Path] = []
 
@@ -78,9 +89,10 @@ class TileIR:
     def diff(self, left: Any, right: Any, **options: Any):
         """The DiffResult of ``left`` vs ``right`` (recorded for the verdict summary)."""
         from .api import diff
-        if self._session.disable:
-            options["disable"] = tuple(options.get("disable", ())) + tuple(self._session.disable)
-        result = diff(left, right, **options)
+        # the test's own options win; disabled rules add up
+        merged = {**self._session.options, **options,
+                  "disable": tuple(options.get("disable", ())) + tuple(self._session.options["disable"])}
+        result = diff(left, right, **merged)
         self._session.verdicts[result.verdict] += 1
         self.results.append(result)
         return result
@@ -94,21 +106,22 @@ class TileIR:
         result = self.diff(left, right, **options)
         if accepted(result, allow, allow_unknown):
             return result
-        raise NotEquivalent(result.to_text(), result)
+        raise NotEquivalent(result, max_lines=self._session.max_lines)
 
     def assert_different(self, left: Any, right: Any, *, categories: Optional[List[str]] = None,
                          **options: Any):
         """Fail unless the verdict is ``different`` (and, given ``categories``, the root
         differences have exactly those categories, in any order)."""
         __tracebackhide__ = True
+        from .api import NotDifferent
         result = self.diff(left, right, **options)
         if result.verdict != "different":
-            raise AssertionError(f"expected a difference, got {result.verdict}\n{result.to_text()}")
+            raise NotDifferent(result, "expected a difference", max_lines=self._session.max_lines)
         if categories is not None:
             got = sorted(d.category for d in result.differences)
             if got != sorted(categories):
-                raise AssertionError(f"expected root differences {sorted(categories)}, got {got}\n"
-                                     f"{result.to_text()}")
+                raise NotDifferent(result, f"expected root differences {sorted(categories)}, got {got}",
+                                   max_lines=self._session.max_lines)
         return result
 
     def summarize(self, source: Any) -> Dict[str, Any]:
@@ -128,19 +141,20 @@ def tileir(request: pytest.FixtureRequest) -> TileIR:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    # Before the report is built (pytest formats the exception then): write the HTML and JSON
+    # reports, so that the message can point at them. Any comparison failure counts, also
+    # tileir_diff.assert_equivalent called without the fixture.
+    error = call.excinfo.value if call.excinfo is not None else None
+    result = getattr(error, "result", None)
+    session = item.config.stash.get(_SESSION_KEY, None)
+    paths: List[Path] = []
+    if session is not None and result is not None and hasattr(result, "to_html"):
+        paths = session.write_reports(item.nodeid, result)
+        if hasattr(error, "report_paths"):
+            error.report_paths = [str(p) for p in paths]
     outcome = yield
     report = outcome.get_result()
-    if call.excinfo is None or report.passed:
-        return
-    result = getattr(call.excinfo.value, "result", None)
-    # Any NotEquivalent counts, also from tileir_diff.assert_equivalent called without the fixture.
-    if result is None or not hasattr(result, "to_html"):
-        return
-    session = item.config.stash.get(_SESSION_KEY, None)
-    if session is None:
-        return
-    paths = session.write_reports(item.nodeid, result)
-    if paths:
+    if paths and not report.passed:
         report.sections.append(("tileir reports", "\n".join(str(p) for p in paths)))
 
 

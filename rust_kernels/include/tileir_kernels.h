@@ -193,6 +193,38 @@ int32_t cutile_cumsum(const tileir_tensor_t *x, const tileir_tensor_t *out, int3
    loads a tile outside the table). */
 int32_t cutile_embedding(const tileir_tensor_t *ids, const tileir_tensor_t *weight,
                          const tileir_tensor_t *out, int32_t device, uint64_t stream);
+/* y = x.T. x: (M, N) and y: (N, M), f16, bf16 or f32; or x: (B, M, N) and y: (B, N, M) (the last
+   two axes swapped, batch of at most 65535), bf16. One dtype, unit last strides, leading strides
+   multiples of 16 bytes, 16-byte aligned bases. y must not overlap x. */
+int32_t cutile_transpose(const tileir_tensor_t *x, const tileir_tensor_t *y, int32_t device,
+                         uint64_t stream);
+
+/* Per-row fp8 quantization: scales[r] = max(max_c |x[r, c]|, 1e-12) / 448 and
+   q[r, c] = clamp(x[r, c] / scales[r], -448, 448) rounded to float8_e4m3fn. x: (M, N) f16
+   (N <= 1024) or bf16 (any N); q: (M, N) float8_e4m3fn; scales: (M,) float32. Unit last strides,
+   row strides of x multiples of 8 elements and of q multiples of 16 bytes (8 where N is a multiple
+   of 8), 16-byte aligned bases. No output may overlap x or the other output. */
+int32_t cutile_fp8_quantize(const tileir_tensor_t *x, const tileir_tensor_t *q,
+                            const tileir_tensor_t *scales, int32_t device, uint64_t stream);
+
+/* out = (x - mean) * rstd * w + b over the last axis; mean[i] and rstd[i] = 1 / sqrt(var + eps)
+   (biased variance) of row i. x, out: (M, N) with N <= 8192; w, b: (N,); mean, rstd: (M,)
+   float32; x, w, b, out one dtype (f16, bf16, f32). Unit last strides, 16-byte aligned bases.
+   out may be x; nothing else may overlap. eps: finite, >= 0. */
+int32_t cutile_layer_norm(const tileir_tensor_t *x, const tileir_tensor_t *w, const tileir_tensor_t *b,
+                          const tileir_tensor_t *out, const tileir_tensor_t *mean,
+                          const tileir_tensor_t *rstd, float eps, int32_t device, uint64_t stream);
+
+/* Backward of cutile_layer_norm for dy = dL/dout, one launch: dx (M, N), and dw_partial,
+   db_partial (ceil(M / 64), N) float32 whose column sums are dL/dw and dL/db (the caller sums
+   them; nothing is allocated). dy, x, dx: (M, N) with N <= 1024; w: (N,); mean, rstd: (M,)
+   float32 as the forward wrote them; dy, x, w, dx one dtype (f16, bf16, f32). Unit last strides,
+   16-byte aligned bases. No output may overlap an input or another output. */
+int32_t cutile_layer_norm_bwd(const tileir_tensor_t *dy, const tileir_tensor_t *x,
+                              const tileir_tensor_t *w, const tileir_tensor_t *mean,
+                              const tileir_tensor_t *rstd, const tileir_tensor_t *dx,
+                              const tileir_tensor_t *dw_partial, const tileir_tensor_t *db_partial,
+                              int32_t device, uint64_t stream);
 
 /* Rotary position embedding, out of place: q_out[t, h] = RoPE(q[t, h]), k_out[t, h] = RoPE(k[t, h])
    with the angles of table row positions[t]. positions (T,) int32; q, q_out (T, Hq, D) and

@@ -248,3 +248,23 @@ pub unsafe extern "C" fn tileir_kernels_force_variant(
         Ok(())
     })
 }
+
+/// Rejects rows of zero columns (M > 0, N = 0) for the row-reduction kernels: `stat` (the
+/// mean, the absmax) of an empty row is undefined, and the kernel would store it anyway.
+pub fn check_rows_have_columns(x: &Tensor, stat: &str) -> Result<()> {
+    if x.shape[0] > 0 && x.shape[1] == 0 {
+        return Err(Error::new(
+            Status::UnsupportedShape,
+            format!("{} has rows of zero columns: their {stat} is undefined", x.name),
+        ));
+    }
+    Ok(())
+}
+
+/// The normalization epsilon: finite and >= 0 (a NaN or negative one would make rstd NaN).
+pub fn check_eps(eps: f32) -> Result<()> {
+    if !eps.is_finite() || eps < 0.0 {
+        return Err(Error::new(Status::InvalidArgument, format!("eps = {eps} must be finite and >= 0")));
+    }
+    Ok(())
+}

@@ -693,6 +693,179 @@ fn embedding_validation() {
     assert_eq!(tileir_kernels::ops::embedding::candidates(DType::F16, DType::I32, 4096)[0].entry, "embedding_rows");
 }
 
+#[test]
+fn transpose_validation() {
+    use tileir_kernels::ops::transpose::ffi::cutile_transpose;
+    let call = |x: &TileirTensor, y: &TileirTensor| unsafe { cutile_transpose(x, y, 0, 0) };
+    let (m, n) = (328, 200);
+    let x = tensor(addr(1), DType::F16, &[m, n]);
+    let y = tensor(addr(2), DType::F16, &[n, m]);
+    assert!(passed_validation(call(&x, &y)), "{}", last_error());
+    let x3 = tensor(addr(1), DType::BF16, &[3, m, n]);
+    let y3 = tensor(addr(2), DType::BF16, &[3, n, m]);
+    assert!(passed_validation(call(&x3, &y3)), "{}", last_error());
+    assert_eq!(unsafe { cutile_transpose(std::ptr::null(), &y, 0, 0) }, Status::NullPointer.code());
+    assert_eq!(call(&x, &TileirTensor { data: 0, ..y }), Status::NullPointer.code());
+    // Rank: 2 or 3, and y's equal to x's.
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[m * n]), &y), Status::BadRank.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::F16, &[1, n, m])), Status::BadRank.code());
+    // y must be x with the last two axes swapped: not x's own shape.
+    assert_eq!(call(&x, &tensor(addr(2), DType::F16, &[m, n])), Status::ShapeMismatch.code());
+    assert_eq!(call(&x3, &tensor(addr(2), DType::BF16, &[2, n, m])), Status::ShapeMismatch.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::BF16, &[n, m])), Status::UnsupportedDtype.code());
+    // f16 has no batched variant, f64 none at all.
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[3, m, n]), &tensor(addr(2), DType::F16, &[3, n, m])), Status::UnsupportedDtype.code());
+    assert!(last_error().contains("3-D"), "{}", last_error());
+    assert_eq!(call(&tensor(addr(1), DType::F64, &[m, n]), &tensor(addr(2), DType::F64, &[n, m])), Status::UnsupportedDtype.code());
+    // A column-major x is not read as row-major; a row stride off 16 bytes is not assumed.
+    assert_eq!(call(&strided(addr(1), DType::F16, &[m, n], &[1, m]), &y), Status::BadStride.code());
+    assert_eq!(call(&strided(addr(1), DType::F16, &[m, n], &[n + 4, 1]), &y), Status::BadStride.code());
+    assert_eq!(call(&TileirTensor { data: addr(1) + 2, ..x }, &y), Status::Misaligned.code());
+    // Any overlap of y with x, in place included: a block writes the mirror of what it reads.
+    assert_eq!(call(&x, &TileirTensor { data: addr(1), ..y }), Status::InvalidArgument.code());
+    assert_eq!(call(&x, &TileirTensor { data: addr(1) + 2 * 64, ..y }), Status::InvalidArgument.code());
+    // A self-overlapping output (row stride 0).
+    assert_eq!(call(&x, &strided(addr(2), DType::F16, &[n, m], &[0, 1])), Status::BadStride.code());
+    assert_eq!(unsafe { cutile_transpose(&x, &y, -1, 0) }, Status::InvalidDevice.code());
+    // A batch beyond the driver's grid.z limit is unsupported, not a launch failure.
+    let big = [tensor(addr(1), DType::BF16, &[65536, 8, 8]), tensor(addr(2), DType::BF16, &[65536, 8, 8])];
+    assert_eq!(call(&big[0], &big[1]), Status::UnsupportedShape.code());
+    // The aligned f16 variant needs M and N multiples of 8: forced on N = 250 it refuses.
+    assert_eq!(force(c"transpose", Some(c"f16_tile_a8_64x64")), 0);
+    assert!(passed_validation(call(&x, &y)), "{}", last_error());
+    let ragged = [tensor(addr(1), DType::F16, &[m, 250]), tensor(addr(2), DType::F16, &[250, m])];
+    assert_eq!(call(&ragged[0], &ragged[1]), Status::UnsupportedShape.code());
+    // A forced batched variant on 2-D tensors is a rank error.
+    assert_eq!(force(c"transpose", Some(c"bf16_batched_64x64")), 0);
+    assert_eq!(call(&tensor(addr(1), DType::BF16, &[m, n]), &tensor(addr(2), DType::BF16, &[n, m])), Status::BadRank.code());
+    assert_eq!(force(c"transpose", None), 0);
+}
+
+#[test]
+fn fp8_quantize_validation() {
+    use tileir_kernels::ops::fp8_quantize::ffi::cutile_fp8_quantize;
+    let call = |x: &TileirTensor, q: &TileirTensor, s: &TileirTensor| unsafe { cutile_fp8_quantize(x, q, s, 0, 0) };
+    let (m, n) = (77, 1008);
+    let x = tensor(addr(1), DType::F16, &[m, n]);
+    let q = tensor(addr(2), DType::F8E4M3FN, &[m, n]);
+    let s = tensor(addr(3), DType::F32, &[m]);
+    assert!(passed_validation(call(&x, &q, &s)), "{}", last_error());
+    // bf16 rows of any length (the looped variant past 4096).
+    let long = [tensor(addr(1), DType::BF16, &[3, 14336]), tensor(addr(2), DType::F8E4M3FN, &[3, 14336])];
+    assert!(passed_validation(call(&long[0], &long[1], &tensor(addr(3), DType::F32, &[3]))), "{}", last_error());
+    assert_eq!(unsafe { cutile_fp8_quantize(&x, std::ptr::null(), &s, 0, 0) }, Status::NullPointer.code());
+    assert_eq!(call(&x, &q, &TileirTensor { data: 0, ..s }), Status::NullPointer.code());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[m * n]), &q, &s), Status::BadRank.code());
+    assert_eq!(call(&x, &q, &tensor(addr(3), DType::F32, &[m, 1])), Status::BadRank.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::F8E4M3FN, &[m, n + 8]), &s), Status::ShapeMismatch.code());
+    assert_eq!(call(&x, &q, &tensor(addr(3), DType::F32, &[m + 1])), Status::ShapeMismatch.code());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[m, 0]), &tensor(addr(2), DType::F8E4M3FN, &[m, 0]), &s), Status::UnsupportedShape.code());
+    // q must be e4m3 (not e5m2, not x's dtype), scales f32, x f16 or bf16.
+    assert_eq!(call(&x, &tensor(addr(2), DType::F8E5M2, &[m, n]), &s), Status::UnsupportedDtype.code());
+    assert_eq!(call(&x, &tensor(addr(2), DType::F16, &[m, n]), &s), Status::UnsupportedDtype.code());
+    assert_eq!(call(&x, &q, &tensor(addr(3), DType::F16, &[m])), Status::UnsupportedDtype.code());
+    assert_eq!(call(&tensor(addr(1), DType::F32, &[m, n]), &q, &s), Status::UnsupportedDtype.code());
+    // f16 rows past 1024 fit no f16 variant.
+    let wide = [tensor(addr(1), DType::F16, &[m, 1032]), tensor(addr(2), DType::F8E4M3FN, &[m, 1032])];
+    assert_eq!(call(&wide[0], &wide[1], &s), Status::UnsupportedShape.code());
+    // Strides: unit last, x rows multiples of 8 elements, q rows of 16 bytes (N = 1001: no a8).
+    let ragged_x = strided(addr(1), DType::F16, &[m, 1001], &[1008, 1]);
+    let q_1008 = strided(addr(2), DType::F8E4M3FN, &[m, 1001], &[1008, 1]);
+    assert!(passed_validation(call(&ragged_x, &q_1008, &s)), "{}", last_error());
+    let q_1001 = tensor(addr(2), DType::F8E4M3FN, &[m, 1001]);
+    assert_eq!(call(&ragged_x, &q_1001, &s), Status::BadStride.code());
+    assert_eq!(call(&strided(addr(1), DType::F16, &[m, n], &[1, m]), &q, &s), Status::BadStride.code());
+    assert_eq!(call(&strided(addr(1), DType::F16, &[m, n], &[n + 4, 1]), &q, &s), Status::BadStride.code());
+    assert_eq!(call(&x, &q, &strided(addr(3), DType::F32, &[m], &[2])), Status::BadStride.code());
+    assert_eq!(call(&x, &strided(addr(2), DType::F8E4M3FN, &[m, n], &[0, 1]), &s), Status::BadStride.code());
+    assert_eq!(call(&TileirTensor { data: addr(1) + 8, ..x }, &q, &s), Status::Misaligned.code());
+    assert_eq!(call(&x, &q, &TileirTensor { data: addr(3) + 4, ..s }), Status::Misaligned.code());
+    // Overlaps: q on x, scales in x or q.
+    assert_eq!(call(&x, &TileirTensor { data: addr(1), ..q }, &s), Status::InvalidArgument.code());
+    assert_eq!(call(&x, &q, &TileirTensor { data: addr(1) + 64, ..s }), Status::InvalidArgument.code());
+    assert_eq!(call(&x, &q, &TileirTensor { data: addr(2) + 1024, ..s }), Status::InvalidArgument.code());
+    assert_eq!(unsafe { cutile_fp8_quantize(&x, &q, &s, -1, 0) }, Status::InvalidDevice.code());
+    // A forced single-tile variant never truncates a longer row; the looped one takes it.
+    let bf = [tensor(addr(1), DType::BF16, &[8, 4112]), tensor(addr(2), DType::F8E4M3FN, &[8, 4112]), tensor(addr(3), DType::F32, &[8])];
+    assert_eq!(force(c"fp8_quantize", Some(c"bf16_rows_m4_n4096")), 0);
+    assert_eq!(call(&bf[0], &bf[1], &bf[2]), Status::UnsupportedShape.code());
+    assert_eq!(force(c"fp8_quantize", Some(c"bf16_looped_m1_n2048")), 0);
+    assert!(passed_validation(call(&bf[0], &bf[1], &bf[2])), "{}", last_error());
+    assert_eq!(force(c"fp8_quantize", None), 0);
+}
+
+#[test]
+fn layer_norm_validation() {
+    use tileir_kernels::ops::layer_norm::ffi::{cutile_layer_norm, cutile_layer_norm_bwd};
+    let (m, n) = (13, 1000);
+    let x = tensor(addr(1), DType::BF16, &[m, n]);
+    let w = tensor(addr(2), DType::BF16, &[n]);
+    let b = tensor(addr(3), DType::BF16, &[n]);
+    let out = tensor(addr(4), DType::BF16, &[m, n]);
+    let mean = tensor(addr(5), DType::F32, &[m]);
+    let rstd = tensor(addr(6), DType::F32, &[m]);
+    let fwd = |x: &TileirTensor, w: &TileirTensor, out: &TileirTensor, mean: &TileirTensor, eps: f32| unsafe {
+        cutile_layer_norm(x, w, &b, out, mean, &rstd, eps, 0, 0)
+    };
+    assert!(passed_validation(fwd(&x, &w, &out, &mean, 1e-5)), "{}", last_error());
+    assert!(passed_validation(fwd(&x, &w, &TileirTensor { data: addr(1), ..out }, &mean, 1e-5)), "in place: {}", last_error());
+    assert_eq!(unsafe { cutile_layer_norm(&x, &w, std::ptr::null(), &out, &mean, &rstd, 1e-5, 0, 0) }, Status::NullPointer.code());
+    assert_eq!(fwd(&x, &tensor(addr(2), DType::BF16, &[1, n]), &out, &mean, 1e-5), Status::BadRank.code());
+    assert_eq!(fwd(&x, &tensor(addr(2), DType::BF16, &[n + 1]), &out, &mean, 1e-5), Status::ShapeMismatch.code());
+    assert_eq!(fwd(&x, &w, &out, &tensor(addr(5), DType::F32, &[m + 1]), 1e-5), Status::ShapeMismatch.code());
+    assert_eq!(fwd(&x, &tensor(addr(2), DType::F16, &[n]), &out, &mean, 1e-5), Status::UnsupportedDtype.code());
+    assert_eq!(fwd(&x, &w, &out, &tensor(addr(5), DType::BF16, &[m]), 1e-5), Status::UnsupportedDtype.code());
+    for eps in [f32::NAN, -1e-5, f32::INFINITY] {
+        assert_eq!(fwd(&x, &w, &out, &mean, eps), Status::InvalidArgument.code());
+    }
+    assert_eq!(fwd(&strided(addr(1), DType::BF16, &[m, n], &[1, m]), &w, &out, &mean, 1e-5), Status::BadStride.code());
+    assert_eq!(fwd(&x, &w, &out, &strided(addr(5), DType::F32, &[m], &[2]), 1e-5), Status::BadStride.code());
+    assert_eq!(fwd(&TileirTensor { data: addr(1) + 2, ..x }, &w, &out, &mean, 1e-5), Status::Misaligned.code());
+    // out partly on x, on w; mean on rstd.
+    assert_eq!(fwd(&x, &w, &TileirTensor { data: addr(1) + 2 * n as u64, ..out }, &mean, 1e-5), Status::InvalidArgument.code());
+    assert_eq!(fwd(&x, &w, &TileirTensor { data: addr(2), ..out }, &mean, 1e-5), Status::InvalidArgument.code());
+    assert_eq!(fwd(&x, &w, &out, &TileirTensor { data: addr(6), ..mean }, 1e-5), Status::InvalidArgument.code());
+    assert_eq!(unsafe { cutile_layer_norm(&x, &w, &b, &out, &mean, &rstd, 1e-5, -1, 0) }, Status::InvalidDevice.code());
+    // Rows past 8192 fit no variant; a forced 4-row variant never truncates a row past 1024.
+    let long = [tensor(addr(1), DType::BF16, &[m, 8200]), tensor(addr(2), DType::BF16, &[8200])];
+    let long_out = tensor(addr(4), DType::BF16, &[m, 8200]);
+    assert_eq!(unsafe { cutile_layer_norm(&long[0], &long[1], &long[1], &long_out, &mean, &rstd, 1e-5, 0, 0) }, Status::UnsupportedShape.code());
+    let mid = [tensor(addr(1), DType::BF16, &[m, 2048]), tensor(addr(2), DType::BF16, &[2048]), tensor(addr(3), DType::BF16, &[2048])];
+    let mid_out = tensor(addr(4), DType::BF16, &[m, 2048]);
+    assert!(passed_validation(unsafe { cutile_layer_norm(&mid[0], &mid[1], &mid[2], &mid_out, &mean, &rstd, 1e-5, 0, 0) }), "{}", last_error());
+    assert_eq!(force(c"layer_norm", Some(c"fwd_bf16_m4_n1024")), 0);
+    assert_eq!(unsafe { cutile_layer_norm(&mid[0], &mid[1], &mid[2], &mid_out, &mean, &rstd, 1e-5, 0, 0) }, Status::UnsupportedShape.code());
+    // A forced forward variant is not a backward one.
+    let (dy, dx) = (tensor(addr(7), DType::BF16, &[m, n]), tensor(addr(8), DType::BF16, &[m, n]));
+    let (dw, db) = (tensor(addr(9), DType::F32, &[1, n]), tensor(addr(10), DType::F32, &[1, n]));
+    let bwd = |dy: &TileirTensor, dx: &TileirTensor, dw: &TileirTensor, db: &TileirTensor| unsafe {
+        cutile_layer_norm_bwd(dy, &x, &w, &mean, &rstd, dx, dw, db, 0, 0)
+    };
+    assert_eq!(bwd(&dy, &dx, &dw, &db), Status::InvalidArgument.code());
+    assert_eq!(force(c"layer_norm", None), 0);
+    assert!(passed_validation(bwd(&dy, &dx, &dw, &db)), "{}", last_error());
+    assert_eq!(unsafe { cutile_layer_norm_bwd(&dy, &x, &w, &mean, &rstd, &dx, &dw, std::ptr::null(), 0, 0) }, Status::NullPointer.code());
+    assert_eq!(bwd(&dy, &dx, &tensor(addr(9), DType::F32, &[n]), &db), Status::BadRank.code());
+    assert_eq!(bwd(&dy, &dx, &dw, &tensor(addr(10), DType::F32, &[2, n])), Status::ShapeMismatch.code());
+    assert_eq!(bwd(&tensor(addr(7), DType::BF16, &[m, n + 1]), &dx, &dw, &db), Status::ShapeMismatch.code());
+    assert_eq!(bwd(&dy, &tensor(addr(8), DType::F16, &[m, n]), &dw, &db), Status::UnsupportedDtype.code());
+    assert_eq!(bwd(&dy, &dx, &tensor(addr(9), DType::BF16, &[1, n]), &db), Status::UnsupportedDtype.code());
+    assert_eq!(bwd(&strided(addr(7), DType::BF16, &[m, n], &[1, m]), &dx, &dw, &db), Status::BadStride.code());
+    assert_eq!(bwd(&dy, &dx, &dw, &strided(addr(10), DType::F32, &[1, n], &[n, 2])), Status::BadStride.code());
+    assert_eq!(bwd(&dy, &TileirTensor { data: addr(8) + 2, ..dx }, &dw, &db), Status::Misaligned.code());
+    // dx on dy, dw on x, db on dw: every overlap is refused.
+    assert_eq!(bwd(&dy, &TileirTensor { data: addr(7), ..dx }, &dw, &db), Status::InvalidArgument.code());
+    assert_eq!(bwd(&dy, &dx, &TileirTensor { data: addr(1), ..dw }, &db), Status::InvalidArgument.code());
+    assert_eq!(bwd(&dy, &dx, &dw, &TileirTensor { data: addr(9), ..db }), Status::InvalidArgument.code());
+    assert_eq!(unsafe { cutile_layer_norm_bwd(&dy, &x, &w, &mean, &rstd, &dx, &dw, &db, -1, 0) }, Status::InvalidDevice.code());
+    // The backward holds one row per tile: rows past 1024 are unsupported.
+    let wide = [tensor(addr(7), DType::BF16, &[m, 1032]), tensor(addr(1), DType::BF16, &[m, 1032]), tensor(addr(2), DType::BF16, &[1032])];
+    let wide_out = [tensor(addr(8), DType::BF16, &[m, 1032]), tensor(addr(9), DType::F32, &[1, 1032]), tensor(addr(10), DType::F32, &[1, 1032])];
+    assert_eq!(
+        unsafe { cutile_layer_norm_bwd(&wide[0], &wide[1], &wide[2], &mean, &rstd, &wide_out[0], &wide_out[1], &wide_out[2], 0, 0) },
+        Status::UnsupportedShape.code()
+    );
+
 fn selected() -> String {
     unsafe { CStr::from_ptr(tileir_kernels_selected_variant()) }.to_str().unwrap().to_string()
 }

@@ -754,3 +754,108 @@ fn check_prebuilt_cubins(dir: &std::path::Path) {
         }
     }
 }
+
+#[test]
+fn transpose_structure() {
+    assert_eq!(ops::transpose::VARIANTS.len(), 7);
+    for v in ops::transpose::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, tn) = (v.constant("TM"), v.constant("TN"));
+        assert_eq!((loads(text), stores(text)), (1, 1), "{}", v.name);
+        // Python's load has no padding value: no view pads.
+        assert_eq!(count(text, "padding_value"), 0, "{}", v.name);
+        let ids = block_id_names(text);
+        let access = |op: &str| -> Vec<usize> {
+            let l = text.lines().find(|l| l.contains(op)).unwrap();
+            let inside = &l[l.find('[').unwrap() + 1..l.find(']').unwrap()];
+            inside.split(", ").map(|ix| ids.iter().position(|axis| axis.iter().any(|n| n == ix)).unwrap()).collect()
+        };
+        let permute_line = || text.lines().find(|l| l.contains("= permute ")).unwrap().trim();
+        match v.entry {
+            "transpose_2d" => {
+                // load (TM, TN) at (bid x, bid y), permute [1, 0], store (TN, TM) at (bid y, bid x).
+                assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}", v.name);
+                assert_eq!(count(text, "= permute "), 1, "{}", v.name);
+                assert!(permute_line().ends_with(&format!(" [1, 0] : tile<{tm}x{tn}x{e}> -> tile<{tn}x{tm}x{e}>")), "{}", v.name);
+                assert_eq!((access("= load_view_tko"), access("= store_view_tko")), (vec![0, 1], vec![1, 0]), "{}", v.name);
+            }
+            "transpose_2d_order" => {
+                // The transposed load (dim_map [1, 0]) at (bid y, bid x), no permute.
+                assert_eq!(count(text, "dim_map=[1,0]"), 2, "{}: view and load types", v.name);
+                assert_eq!(count(text, "permute"), 0, "{}", v.name);
+                assert_eq!((access("= load_view_tko"), access("= store_view_tko")), (vec![1, 0], vec![1, 0]), "{}", v.name);
+            }
+            "transpose_batched" => {
+                assert!(text.contains(&format!("-> tile<1x{tm}x{tn}x{e}>, token")), "{}", v.name);
+                assert_eq!(count(text, "= permute "), 1, "{}", v.name);
+                assert!(permute_line().ends_with(&format!(" [0, 2, 1] : tile<1x{tm}x{tn}x{e}> -> tile<1x{tn}x{tm}x{e}>")), "{}", v.name);
+                assert_eq!((access("= load_view_tko"), access("= store_view_tko")), (vec![2, 0, 1], vec![2, 1, 0]), "{}", v.name);
+            }
+            other => panic!("unknown entry {other}"),
+        }
+    }
+}
+
+/// Number of `for` ops, with or without results.
+fn for_loops(text: &str) -> usize {
+    text.lines().filter(|l| l.trim_start().starts_with("for ") || l.contains(" = for ")).count()
+}
+
+#[test]
+fn fp8_quantize_structure() {
+    assert_eq!(ops::fp8_quantize::VARIANTS.len(), 5);
+    for v in ops::fp8_quantize::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, tn) = (v.constant("TILE_M"), v.constant("TILE_N"));
+        // abs, a row max, an IEEE scale and quotient, a clamp, the cast to e4m3.
+        assert_eq!(count(text, "rounding<approx>"), 0, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}", v.name);
+        let f8 = tile_elem(DType::F8E4M3FN);
+        assert!(text.contains(&format!("tile<{tm}x{tn}xf32> -> tile<{tm}x{tn}x{f8}>")), "{}: e4m3 cast", v.name);
+        assert_eq!(count(text, "= absf "), 1, "{}", v.name);
+        assert_eq!(count(text, "= divf "), 2, "{}: scale = m / 448, then x / scale", v.name);
+        let hinted = text.contains("occupancy = 4");
+        if v.entry == "fp8_quant_rows" {
+            assert_eq!((loads(text), stores(text), for_loops(text)), (1, 2, 0), "{}", v.name);
+            assert!(hinted, "{}: occupancy=4 as in Python", v.name);
+        } else {
+            // Pass 1 over zero-padded tiles (the absmax), pass 2 over unpadded ones (the quantize).
+            assert_eq!((loads(text), stores(text), for_loops(text)), (2, 2, 2), "{}", v.name);
+            assert_eq!(padded_views(text, "zero"), 1, "{}", v.name);
+            assert!(!hinted, "{}", v.name);
+        }
+    }
+}
+
+#[test]
+fn layer_norm_structure() {
+    assert_eq!(ops::layer_norm::VARIANTS.len(), 15);
+    for v in ops::layer_norm::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (tm, tn) = (v.constant("TILE_M"), v.constant("TILE_N"));
+        assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}", v.name);
+        // The column mask: iota < N, and a select of the masked values.
+        assert_eq!(count(text, "= iota "), 1, "{}", v.name);
+        assert_eq!(count(text, "= select "), 1, "{}", v.name);
+        assert_eq!(count(text, "rounding<approx>") + count(text, "flush_to_zero"), 0, "{}", v.name);
+        if v.entry == "layer_norm_fwd" {
+            // x, w, b; out, mean, rstd; sum and sum of squares; mean and variance by IEEE division.
+            assert_eq!((loads(text), stores(text), for_loops(text)), (3, 3, 0), "{}", v.name);
+            assert_eq!(count(text, "= rsqrt "), 1, "{}", v.name);
+            assert_eq!(count(text, "= divf "), 2, "{}", v.name);
+            assert_eq!(count(text, "= fma "), 1, "{}: centered * r * w + b", v.name);
+            assert!(text.contains("occupancy = 4"), "{}", v.name);
+        } else {
+            // w before the loop; x, dy, mean, rstd in it; dx in it, dw and db after it.
+            assert_eq!((loads(text), stores(text), for_loops(text)), (5, 3, 1), "{}", v.name);
+            assert_eq!(count(text, "= rsqrt "), 0, "{}", v.name);
+            assert_eq!(count(text, "= divf "), 2, "{}: mean(g), mean(g * xhat)", v.name);
+            assert_eq!(count(text, "= fma "), 2, "{}: the dx fma and the dw accumulation", v.name);
+            assert!(text.contains("occupancy = 2"), "{}", v.name);
+            assert_eq!(v.constant("TILE_M") * v.constant("ROW_TILES"), ops::layer_norm::BWD_ROWS_PER_BLOCK);
+        }
+    }
+}

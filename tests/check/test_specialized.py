@@ -72,7 +72,8 @@ def test_allow_specialization_in_assert_equivalent_and_the_json_schema():
     assert accepted(r, ["specialization"]) and not accepted(r)
     import json
     data = json.loads(r.to_json())
-    assert data["schema_version"] == "1.2" and data["verdict"] == "specialized"
+    from tileir_diff.compare.result import SCHEMA_VERSION
+    assert data["schema_version"] == SCHEMA_VERSION and data["verdict"] == "specialized"
     from tileir_diff.report.json_schema import validate
     assert not validate(data)
     with pytest.raises(ValueError):

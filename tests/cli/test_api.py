@@ -49,8 +49,20 @@ def test_assert_equivalent_returns_the_result_or_raises_with_the_text_report():
         tileir_diff.assert_equivalent(MMA, swapped_text())
     err = info.value
     assert isinstance(err, NotEquivalent) and isinstance(err, tileir_diff.NotEquivalent)
-    assert str(err) == err.result.to_text()
-    assert str(err).startswith("DIFFERENT: ") and "[1] memory: " in str(err)
+    # first line: the first root cause; then the text report (short enough here to be whole)
+    first, rest = str(err).split("\n", 1)
+    assert first.startswith("DIFFERENT: memory: store_view_tko operands index[0] and index[1] swapped")
+    assert rest == err.result.to_text().rstrip("\n")
+
+
+def test_not_equivalent_message_is_cut_after_max_lines():
+    result = tileir_diff.diff(MMA, swapped_text())
+    whole = str(NotEquivalent(result, max_lines=None)).splitlines()
+    cut = str(NotEquivalent(result, max_lines=5)).splitlines()
+    assert len(whole) > 6 and cut[:5] == whole[:5]
+    assert cut[5] == f"... {len(whole) - 5} more lines (pytest --tileir-report-dir DIR writes the full report; " \
+                     "result.to_text() has it)"
+    assert len(cut) == 6
 
 
 def test_options_reach_the_engine():

@@ -20,11 +20,11 @@ CORPUS = ROOT / "tests" / "corpus" / "data"
 MMA = CORPUS / "mma_f16_f32acc.v13_4.tileirbc"
 
 
-def run_cli(*args):
+def run_cli(*args, stdin=None, env=None):
     """The CLI in a fresh interpreter, as a user runs it (stderr and exit status included)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
     return subprocess.run([sys.executable, "-m", "tileir_diff.cli", *map(str, args)], capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=120)
+                          text=stdin is None or isinstance(stdin, str), input=stdin, env=env, cwd=ROOT, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -112,11 +112,76 @@ def test_missing_file_and_usage_errors_exit_2(tmp_path):
     assert r.returncode == 2
 
 
-def test_list_rules():
+def test_list_rules_gives_whole_descriptions_as_plain_text():
+    from tileir_diff.normalize import REGISTRY
     r = run_cli("diff", "--list-rules")
     assert r.returncode == 0
-    names = [line.split()[0] for line in r.stdout.splitlines()]
-    assert "version-defaults" in names and "commutative-operands" in names
+    names = [line.split()[0] for line in r.stdout.splitlines() if line and not line.startswith(" ")]
+    assert names == list(REGISTRY)
+    assert "`" not in r.stdout  # no RST marks
+    # the whole description, not its first 99 characters: every paragraph's last words are there
+    flat = " ".join(r.stdout.split())
+    for rule in REGISTRY.values():
+        for paragraph in rule.doc().strip().split("\n\n"):
+            tail = " ".join(paragraph.replace("`", "").split()[-4:])
+            assert tail in flat, (rule.name, tail)
+
+
+def test_dash_reads_standard_input(mutant):
+    r = run_cli("diff", MMA, "-", stdin=mutant.read_text())
+    assert r.returncode == 1 and r.stdout.startswith(f"DIFFERENT: {MMA} vs <stdin> ")
+    r = run_cli("dump", "-", stdin=MMA.read_bytes())
+    assert r.returncode == 0 and r.stdout.decode() == tileir_diff.print_module(tileir_diff.load(MMA))
+    r = run_cli("summary", "-f", "json", "-", stdin=MMA.read_bytes())
+    assert r.returncode == 0 and json.loads(r.stdout)["source"] == "<stdin>"
+    r = run_cli("summary", "-", stdin="entry garbage")
+    assert r.returncode == 2 and r.stderr.startswith("<stdin>: offset 1:")
+    r = run_cli("diff", "-", "-", stdin="")
+    assert r.returncode == 2 and "only one input can be -" in r.stderr
+
+
+def test_dump_has_short_format_option():
+    r = run_cli("dump", "-f", "json", MMA)
+    assert r.returncode == 0 and json.loads(r.stdout)["format"] == "tileir_diff.ir"
+
+
+def test_errors_show_the_subcommands_usage():
+    r = run_cli("dump", MMA, MMA)
+    assert r.returncode == 2 and r.stderr.startswith("usage: tileir-diff dump ")
+    assert "tileir-diff dump: error: unrecognized arguments" in r.stderr
+    r = run_cli("diff", MMA)  # found after parsing, by the subcommand
+    assert r.returncode == 2 and r.stderr.startswith("usage: tileir-diff diff ")
+    assert r.stderr.splitlines()[-1] == "tileir-diff diff: error: diff needs two inputs: tileir-diff diff LEFT RIGHT"
+    r = run_cli("suite", "export", "--bogus")
+    assert r.returncode == 2 and r.stderr.startswith("usage: tileir-diff suite export ")
+
+
+def test_color_modes_and_no_color(mutant):
+    plain = run_cli("diff", MMA, mutant)  # not a terminal: auto means no colour
+    assert plain.returncode == 1 and "\x1b[" not in plain.stdout
+    coloured = run_cli("diff", MMA, mutant, "--color=always")
+    assert coloured.stdout.startswith("\x1b[31mDIFFERENT\x1b[0m: ")
+    assert "\x1b[31m    - f0/o27:" in coloured.stdout and "\x1b[32m    + f0/o27:" in coloured.stdout
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured.stdout) == plain.stdout  # colour only, same text
+    assert run_cli("--color=always", "diff", MMA, mutant).stdout == coloured.stdout
+    assert run_cli("diff", MMA, mutant, "--color=never").stdout == plain.stdout
+    assert run_cli("diff", MMA, mutant, "--color=always", env={"NO_COLOR": "1"}).stdout == coloured.stdout
+
+
+def test_color_auto_follows_the_terminal_and_no_color(monkeypatch):
+    import io
+    from tileir_diff.report.color import use_color
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert use_color("auto", Terminal()) and not use_color("auto", io.StringIO())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not use_color("auto", Terminal()) and use_color("always", io.StringIO())
+    monkeypatch.setenv("NO_COLOR", "")  # set but empty: no effect (no-color.org)
+    assert use_color("auto", Terminal())
 
 
 def test_summary_text_and_json(tmp_path):

@@ -74,14 +74,57 @@ def test_library_assert_without_fixture():
     return pytester
 
 
-def test_fixture_outcomes_and_compact_message(kernel_tests):
+def test_fixture_outcomes_and_compact_message(kernel_tests, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "240")  # the short summary line is cut at the terminal width
     result = run(kernel_tests)
     result.assert_outcomes(passed=2, failed=2)
-    # Root difference first, right under the exception line; no plugin frames in the traceback.
-    result.stdout.fnmatch_lines(["*NotEquivalent: DIFFERENT: *(1 root difference*",
-                                 "E*[[]1] memory: *"])
-    assert "pytest_plugin.py" not in result.stdout.str()
+    # The first root cause is the exception's first line, so also the short summary's; the
+    # headline with both paths follows.
+    result.stdout.fnmatch_lines(["E*tileir_diff.NotEquivalent: DIFFERENT: memory: store_view_tko operands "
+                                 "index[[]0] and index[[]1] swapped*",
+                                 "E*DIFFERENT: *mma_f16_f32acc.v13_4.tileirbc vs <text> (1 root difference*"])
+    result.stdout.fnmatch_lines(["FAILED test_kernels.py::test_port_has_a_bug - tileir_diff.NotEquivalent: "
+                                 "DIFFERENT: memory: store_view_tko operands index*swapped*"])
+    # Neither the plugin's nor the library's frames (with their docstrings) are shown.
+    out = result.stdout.str()
+    assert "pytest_plugin.py" not in out and "api.py" not in out
+    assert "Return the DiffResult when" not in out and "Fail the test" not in out
     result.stdout.fnmatch_lines(["tileir: 4 comparisons: 1 identical, 1 equivalent, 2 different"])
+
+
+def test_long_message_is_cut_with_a_pointer_to_the_report(kernel_tests, tmp_path):
+    report_dir = tmp_path / "reports"
+    result = run(kernel_tests, "--tileir-max-lines=6", f"--tileir-report-dir={report_dir}",
+                 "-k", "port_has_a_bug")
+    result.assert_outcomes(failed=1)
+    html = report_dir / "test_kernels.py_test_port_has_a_bug.html"
+    result.stdout.fnmatch_lines([f"E*... * more lines (full report: {html}, *.json)"])
+    # cut after 6 lines: the root difference's first line is in the message, what follows is not
+    out = result.stdout.str()
+    assert "[1] memory: store_view_tko" in out
+    assert "in @mma_f16_f32acc: f0/o27" not in out and "summary (what each side does" not in out
+
+
+def test_long_message_without_report_dir_says_how_to_get_it(kernel_tests):
+    result = run(kernel_tests, "--tileir-max-lines=6", "-k", "port_has_a_bug")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["E*... * more lines (pytest --tileir-report-dir DIR writes the full report*"])
+
+
+def test_assert_different_failure_gets_a_report(pytester, tmp_path):
+    pytester.makepyfile(test_same=f'''
+MMA = {str(MMA)!r}
+MMA_13_3 = {str(MMA_13_3)!r}
+
+def test_not_a_mutant(tileir):
+    tileir.assert_different(MMA_13_3, MMA)
+''')
+    report_dir = tmp_path / "reports"
+    result = run(pytester, f"--tileir-report-dir={report_dir}")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["E*tileir_diff.NotDifferent: expected a difference, got IDENTICAL: *"])
+    doc = json.loads((report_dir / "test_same.py_test_not_a_mutant.json").read_text())
+    assert doc["verdict"] == "identical"
 
 
 def test_report_dir_gets_html_and_json_per_failure(kernel_tests, tmp_path):
@@ -107,6 +150,22 @@ def test_disable_option_reaches_every_comparison(kernel_tests):
     result.stdout.fnmatch_lines(["tileir: 2 comparisons: 1 identical, 1 different"])
 
 
+def test_rules_option_is_the_clis(kernel_tests):
+    # only the rules named run: dead-code is not among them, so the dead constant is a difference
+    result = run(kernel_tests, "--tileir-rules=token-order,cse-pure-ops", "-k", "two_versions")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["tileir: 2 comparisons: 1 identical, 1 different"])
+    result = run(kernel_tests, "--tileir-rules=dead-code,token-order,cse-pure-ops,empty-target-hints",
+                 "-k", "two_versions")
+    result.assert_outcomes(passed=1)
+
+
+def test_bad_option_value_is_a_usage_error(kernel_tests):
+    result = run(kernel_tests, "--tileir-execute=sometimes")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*tileir: execute mode must be one of auto, always, got 'sometimes'*"])
+
+
 def test_no_summary_line_without_comparisons(pytester):
     pytester.makepyfile("def test_nothing():\n    assert True\n")
     result = run(pytester)
@@ -117,3 +176,7 @@ def test_no_summary_line_without_comparisons(pytester):
 def test_option_is_documented_in_help(pytester):
     result = run(pytester, "--help")
     result.stdout.fnmatch_lines(["*--tileir-report-dir=DIR*"])
+    # the comparison options are those of `tileir-diff diff`, under the tileir- prefix
+    from tileir_diff.options import DIFF_OPTIONS
+    for name in DIFF_OPTIONS:
+        result.stdout.fnmatch_lines([f"*--tileir-{name}*"])

@@ -89,3 +89,43 @@ def test_report_screenshot_is_a_real_page(tmp_path):
     # The verdict badge (top left) is red: the page rendered our CSS, not a fallback.
     badge = rows[45][60 * channels:60 * channels + 3]
     assert badge[0] > 150 and badge[1] < 90 and badge[2] < 90, badge
+
+
+def _layout_checker():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("check_report_layout", ROOT / "scripts" / "check_report_layout.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(browser() is None, reason="chromium not installed (apt-get install -y chromium)")
+def test_reports_are_aligned_wrapped_and_consistent_in_chromium(tmp_path):
+    checker = _layout_checker()
+    reports = checker.write_examples(tmp_path)
+    chromium = checker.find_chromium()
+    for report in reports:
+        res = checker.measure(chromium, report, 1200, 1400)
+        assert checker.problems(report.name, res) == []
+        assert res["closed"]["rows"] > 10 and res["open"]["rows"] >= res["closed"]["rows"]
+        assert res["chip_matched"] == res["table_matched"] and res["chip_matched"] > 0
+    different = checker.measure(chromium, reports[0], 1200, 1400)
+    assert different["folds"] >= 1 and different["open"]["rows"] > different["closed"]["rows"]
+
+
+@pytest.mark.skipif(browser() is None, reason="chromium not installed (apt-get install -y chromium)")
+def test_layout_checker_catches_broken_pages(tmp_path):
+    checker = _layout_checker()
+    report = checker.write_examples(tmp_path)[0]
+    page = report.read_text()
+    chromium = checker.find_chromium()
+    # lines that do not wrap, a same badge white on white, a row with one cell
+    broken = page.replace(".ln{white-space:pre-wrap;", ".ln{white-space:pre;") \
+                 .replace(".vb.v-same{background:var(--green)}", ".vb.v-same{background:#fff}") \
+                 .replace('<div class="ln gap gR"></div>', "", 1)
+    broken = broken.replace('<span class="vb v-different">different</span>',
+                            '<span class="vb v-same">same</span>', 1)
+    bad = tmp_path / "broken.html"
+    bad.write_text(broken)
+    found = " | ".join(checker.problems("broken", checker.measure(chromium, bad, 1200, 1400)))
+    assert "wider than its box" in found and "badge 'same' has contrast" in found and "has 1 cells" in found

@@ -430,14 +430,26 @@ def test_every_reference_test_shape_fits_its_forced_variant(lib, ports_library, 
     """What the GPU test (test_gpu_ports.py) launches: each variant forced, on each of its
     analysis.json test shapes laid out as ref.make_inputs lays them out. Every one must get past
     validation here, so that on the GPU each cubin runs on every test shape."""
+    assert_every_reference_test_shape_fits(lib, ports_library, op, _reference_args)
+
+
+def assert_every_reference_test_shape_fits(lib, ports_library, op, reference_args, skip=(), unforced=False):
+    """Each variant of `op` but those in `skip` forced on each of its analysis.json test shapes
+    (`reference_args(op, variant, shape)`: the C arguments as ref.make_inputs lays them out) gets
+    past validation; with `unforced`, the library's own choice on each shape does too."""
     analysis = json.loads((HEADER.parents[2] / "reference" / op / "analysis.json").read_text())
     for v in analysis["variants"]:
+        if (op, v["name"]) in skip:
+            continue
         f = ports.function_for(op, v["kernel"])
         for shape in v["test_shapes"]:
-            args = _reference_args(op, v, shape)
+            args = reference_args(op, v, shape)
             with ports.force_variant(op, v["name"], library=ports_library):
                 code = call(lib, f.name, *args)
             assert code in PAST_VALIDATION, f"{op}/{v['name']} {shape}: {code.name}: {message(lib)}"
+            if unforced:
+                code = call(lib, f.name, *args)
+                assert code in PAST_VALIDATION, f"{op} unforced {shape}: {code.name}: {message(lib)}"
 
 
 def test_registry_functions_are_in_the_header_with_their_arguments():
@@ -701,3 +713,218 @@ def test_missing_library_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("TILEIR_KERNELS_LIB", str(tmp_path / "nope.so"))
     with pytest.raises(ports.LibraryNotFoundError, match="nope.so"):
         ports.load_library()
+
+
+# transpose, fp8_quantize, layer_norm: each tensor's dims from an analysis.json test shape, as
+# ref.make_inputs builds them (the args of the registry row, in order).
+def _transpose_dims(name, shape, variant):
+    dims = ([shape["B"]] if "B" in shape else []) + [shape["M"], shape["N"]]
+    return dims if name == "x" else dims[:-2] + [dims[-1], dims[-2]]
+
+
+def _fp8_quantize_dims(name, shape, variant):
+    return [shape["M"]] if name == "scales" else [shape["M"], shape["N"]]
+
+
+def _layer_norm_dims(name, shape, variant):
+    m, n = shape["M"], shape["N"]
+    if name in ("w", "b"):
+        return [n]
+    if name in ("mean", "rstd"):
+        return [m]
+    if name in ("dw_partial", "db_partial"):
+        c = variant["constants"]
+        return [-(-m // (c["TILE_M"] * c["ROW_TILES"])), n]
+    return [m, n]
+
+
+REFERENCE_DIMS = {"transpose": _transpose_dims, "fp8_quantize": _fp8_quantize_dims, "layer_norm": _layer_norm_dims}
+
+
+def _reference_args_from_dims(op, variant, shape):
+    nc = set(shape.get("noncontiguous", []))
+    f = ports.function_for(op, variant["kernel"])
+    scalars = {p["name"]: p.get("value") for p in variant["params"] if p["kind"] == "scalar"}
+    args = []
+    for i, a in enumerate(f.args, 1):
+        if a.kind == "tensor":
+            dims = REFERENCE_DIMS[op](a.name, shape, variant)
+            args.append(_reference_layout(i, variant["dtypes"][a.name], dims, a.name in nc))
+        elif a.kind == "flag":
+            args.append(variant["constants"][a.constant_name])
+        else:
+            args.append(scalars[a.name])
+    return args
+
+
+@pytest.mark.parametrize("op", sorted(REFERENCE_DIMS))
+def test_every_reference_test_shape_fits_its_forced_variant_by_dims(lib, ports_library, op):
+    """As test_every_reference_test_shape_fits_its_forced_variant, for the ops whose tensors
+    have different shapes (transposed, per row, per block); unforced, the library also takes
+    every one of them (which variant it takes: test_fake_driver.py)."""
+    assert_every_reference_test_shape_fits(lib, ports_library, op, _reference_args_from_dims, unforced=True)
+
+
+def test_transpose_rejections(lib):
+    m, n = 328, 200
+    x, y = t(1, "float16", [m, n]), t(2, "float16", [n, m])
+
+    def tr(x, y, **kw):
+        return call(lib, "cutile_transpose", x, y, **kw)
+
+    assert tr(x, y) in PAST_VALIDATION, message(lib)
+    assert tr(t(1, "bfloat16", [3, m, n]), t(2, "bfloat16", [3, n, m])) in PAST_VALIDATION, message(lib)
+    assert tr(t(1, "float32", [m, n]), t(2, "float32", [n, m])) in PAST_VALIDATION, message(lib)
+    assert tr(None, y) == Status.NULL_POINTER
+    assert tr(t(1, "float16", [m * n]), y) == Status.BAD_RANK
+    assert tr(x, t(2, "float16", [1, n, m])) == Status.BAD_RANK
+    assert tr(x, t(2, "float16", [m, n])) == Status.SHAPE_MISMATCH  # not transposed
+    assert "last two axes swapped" in message(lib)
+    assert tr(x, t(2, "bfloat16", [n, m])) == Status.UNSUPPORTED_DTYPE
+    assert tr(t(1, "float16", [2, m, n]), t(2, "float16", [2, n, m])) == Status.UNSUPPORTED_DTYPE  # no f16 batched
+    assert tr(t(1, "float16", [m, n], [1, m]), y) == Status.BAD_STRIDE  # column-major x
+    assert tr(t(1, "float16", [m, n], [n + 4, 1]), y) == Status.BAD_STRIDE  # row stride not 16-byte
+    assert tr(x, t(2, "float16", [n, m], [0, 1])) == Status.BAD_STRIDE  # y overlaps itself
+    assert tr(x, t(2, "float16", [n, m], offset=2)) == Status.MISALIGNED
+    assert tr(x, t(1, "float16", [n, m])) == Status.INVALID_ARGUMENT  # y on top of x
+    assert tr(x, t(1, "float16", [n, m], offset=64 * 2)) == Status.INVALID_ARGUMENT  # y overlaps x
+    assert tr(x, y, device=-1) == Status.INVALID_DEVICE
+    assert tr(t(1, "bfloat16", [65536, 8, 8]), t(2, "bfloat16", [65536, 8, 8])) == Status.UNSUPPORTED_SHAPE
+    assert tr(t(1, "float16", [2**31, 8]), t(2, "float16", [8, 2**31])) == Status.INVALID_SHAPE
+
+
+def test_fp8_quantize_rejections(lib):
+    m, n = 77, 1008
+    x, q, s = t(1, "float16", [m, n]), t(2, "float8_e4m3fn", [m, n]), t(3, "float32", [m])
+
+    def quant(x, q, s, **kw):
+        return call(lib, "cutile_fp8_quantize", x, q, s, **kw)
+
+    assert quant(x, q, s) in PAST_VALIDATION, message(lib)
+    assert quant(t(1, "bfloat16", [3, 14336]), t(2, "float8_e4m3fn", [3, 14336]), t(3, "float32", [3])) \
+        in PAST_VALIDATION, message(lib)  # bf16 rows of any length
+    assert quant(x, None, s) == Status.NULL_POINTER
+    assert quant(x, q, t(3, "float32", [m, 1])) == Status.BAD_RANK
+    assert quant(x, q, t(3, "float32", [m + 1])) == Status.SHAPE_MISMATCH
+    assert quant(x, t(2, "float8_e5m2", [m, n]), s) == Status.UNSUPPORTED_DTYPE
+    assert quant(x, q, t(3, "float16", [m])) == Status.UNSUPPORTED_DTYPE
+    assert quant(t(1, "float32", [m, n]), q, s) == Status.UNSUPPORTED_DTYPE
+    assert quant(t(1, "float16", [m, 1032]), t(2, "float8_e4m3fn", [m, 1032]), s) == Status.UNSUPPORTED_SHAPE
+    assert "1024" in message(lib)
+    assert quant(t(1, "float16", [m, 1001], [1008, 1]), t(2, "float8_e4m3fn", [m, 1001]), s) == Status.BAD_STRIDE
+    assert quant(t(1, "float16", [m, n], [1, m]), q, s) == Status.BAD_STRIDE
+    assert quant(x, q, t(3, "float32", [m], [2])) == Status.BAD_STRIDE
+    assert quant(x, t(2, "float8_e4m3fn", [m, n], [0, 1]), s) == Status.BAD_STRIDE  # q overlaps itself
+    assert quant(t(1, "float16", [m, n], offset=8), q, s) == Status.MISALIGNED
+    assert quant(x, q, t(3, "float32", [m], offset=4)) == Status.MISALIGNED
+    assert quant(x, t(1, "float8_e4m3fn", [m, n]), s) == Status.INVALID_ARGUMENT  # q on x
+    assert quant(x, q, t(2, "float32", [m], offset=1024)) == Status.INVALID_ARGUMENT  # scales inside q
+    assert quant(x, q, s, device=-1) == Status.INVALID_DEVICE
+    assert quant(t(1, "float16", [m, 0]), t(2, "float8_e4m3fn", [m, 0]), s) == Status.UNSUPPORTED_SHAPE
+    assert quant(t(1, "float16", [m, -1]), q, s) == Status.INVALID_SHAPE
+
+
+def test_fp8_quantize_forced_single_tile_variant_never_truncates(lib, ports_library):
+    args = (t(1, "bfloat16", [8, 4112]), t(2, "float8_e4m3fn", [8, 4112]), t(3, "float32", [8]))
+    with ports.force_variant("fp8_quantize", "bf16_rows_m4_n4096", library=ports_library):
+        assert call(lib, "cutile_fp8_quantize", *args) == Status.UNSUPPORTED_SHAPE
+        assert "exceed its tile of 4096" in message(lib)
+    with ports.force_variant("fp8_quantize", "bf16_looped_m1_n2048", library=ports_library):
+        assert call(lib, "cutile_fp8_quantize", *args) in PAST_VALIDATION, message(lib)
+
+
+def test_layer_norm_rejections(lib):
+    m, n = 33, 333
+    x, w, b = t(1, "float32", [m, n]), t(2, "float32", [n]), t(3, "float32", [n])
+    out, mean, rstd = t(4, "float32", [m, n]), t(5, "float32", [m]), t(6, "float32", [m])
+
+    def fwd(*args, eps=1e-5, **kw):
+        return call(lib, "cutile_layer_norm", *args, eps, **kw)
+
+    assert fwd(x, w, b, out, mean, rstd) in PAST_VALIDATION, message(lib)
+    assert fwd(x, w, b, t(1, "float32", [m, n]), mean, rstd) in PAST_VALIDATION, message(lib)  # in place
+    assert fwd(x, w, None, out, mean, rstd) == Status.NULL_POINTER
+    assert fwd(x, w, b, out, t(5, "float32", [m, 1]), rstd) == Status.BAD_RANK
+    assert fwd(x, w, t(3, "float32", [n - 1]), out, mean, rstd) == Status.SHAPE_MISMATCH
+    assert fwd(x, w, b, out, mean, t(6, "float16", [m])) == Status.UNSUPPORTED_DTYPE
+    assert fwd(x, t(2, "float16", [n]), b, out, mean, rstd) == Status.UNSUPPORTED_DTYPE
+    assert fwd(*(t(i, "float64", [m, n] if i in (1, 4) else [n]) for i in (1, 2, 3, 4)), mean, rstd) \
+        == Status.UNSUPPORTED_DTYPE
+    for eps in (float("nan"), -1.0, float("inf")):
+        assert fwd(x, w, b, out, mean, rstd, eps=eps) == Status.INVALID_ARGUMENT
+    assert fwd(t(1, "float32", [m, n], [1, m]), w, b, out, mean, rstd) == Status.BAD_STRIDE
+    assert fwd(x, w, b, t(4, "float32", [m, n], [0, 1]), mean, rstd) == Status.BAD_STRIDE  # out overlaps itself
+    assert fwd(x, w, b, out, mean, t(6, "float32", [m], offset=4)) == Status.MISALIGNED
+    assert fwd(x, w, b, t(1, "float32", [m, n], offset=16), mean, rstd) == Status.INVALID_ARGUMENT
+    assert fwd(x, w, b, out, t(2, "float32", [m]), rstd) == Status.INVALID_ARGUMENT  # mean on w
+    assert fwd(x, w, b, out, mean, rstd, device=-1) == Status.INVALID_DEVICE
+    assert fwd(t(1, "float32", [m, 8200]), t(2, "float32", [8200]), t(3, "float32", [8200]), t(4, "float32", [m, 8200]),
+               mean, rstd) == Status.UNSUPPORTED_SHAPE
+    assert fwd(t(1, "float32", [m, 0]), t(2, "float32", [0]), t(3, "float32", [0]), t(4, "float32", [m, 0]),
+               mean, rstd) == Status.UNSUPPORTED_SHAPE
+
+    dy, dx = t(7, "float32", [m, n]), t(8, "float32", [m, n])
+    dw, db = t(9, "float32", [1, n]), t(10, "float32", [1, n])
+
+    def bwd(*args, **kw):
+        return call(lib, "cutile_layer_norm_bwd", *args, **kw)
+
+    assert bwd(dy, x, w, mean, rstd, dx, dw, db) in PAST_VALIDATION, message(lib)
+    assert bwd(dy, x, w, mean, rstd, dx, None, db) == Status.NULL_POINTER
+    assert bwd(dy, x, w, mean, rstd, dx, t(9, "float32", [n]), db) == Status.BAD_RANK
+    assert bwd(dy, x, w, mean, rstd, dx, dw, t(10, "float32", [2, n])) == Status.SHAPE_MISMATCH
+    assert "ceil(M/64)" in message(lib)
+    assert bwd(dy, x, w, mean, rstd, t(8, "float16", [m, n]), dw, db) == Status.UNSUPPORTED_DTYPE
+    assert bwd(dy, x, w, mean, rstd, dx, dw, t(10, "float16", [1, n])) == Status.UNSUPPORTED_DTYPE
+    assert bwd(t(7, "float32", [m, n], [1, m]), x, w, mean, rstd, dx, dw, db) == Status.BAD_STRIDE
+    assert bwd(dy, x, w, mean, rstd, dx, dw, t(10, "float32", [1, n], offset=4)) == Status.MISALIGNED
+    assert bwd(dy, x, w, mean, rstd, t(7, "float32", [m, n]), dw, db) == Status.INVALID_ARGUMENT  # dx on dy
+    assert bwd(dy, x, w, mean, rstd, dx, dw, t(9, "float32", [1, n])) == Status.INVALID_ARGUMENT  # db on dw
+    assert bwd(dy, x, w, mean, rstd, dx, t(6, "float32", [1, n]), db) == Status.INVALID_ARGUMENT  # dw on rstd
+    assert bwd(dy, x, w, mean, rstd, dx, dw, db, device=-1) == Status.INVALID_DEVICE
+    wide = [t(i, "float32", [m, 1032]) for i in (7, 1)]
+    assert bwd(*wide, t(2, "float32", [1032]), mean, rstd, t(8, "float32", [m, 1032]), t(9, "float32", [1, 1032]),
+               t(10, "float32", [1, 1032])) == Status.UNSUPPORTED_SHAPE
+
+
+@pytest.mark.parametrize("call, error, also", [
+    (lambda L: ports.transpose(FakeTensor(1, "torch.float16", [64, 32]), FakeTensor(2, "torch.float16", [64, 32]),
+                               library=L), ports.ShapeMismatchError, ValueError),
+    (lambda L: ports.transpose(FakeTensor(1, "torch.float32", [2, 64, 32]), FakeTensor(2, "torch.float32", [2, 32, 64]),
+                               library=L), ports.UnsupportedDtypeError, TypeError),
+    (lambda L: ports.fp8_quantize(FakeTensor(1, "torch.bfloat16", [4, 64]), FakeTensor(2, "torch.float8_e4m3fn", [4, 64]),
+                                  FakeTensor(3, "torch.float32", [5]), library=L), ports.ShapeMismatchError, ValueError),
+    (lambda L: ports.fp8_quantize(FakeTensor(1, "torch.float16", [4, 64]), FakeTensor(2, "torch.float16", [4, 64]),
+                                  FakeTensor(3, "torch.float32", [4]), library=L), ports.UnsupportedDtypeError, TypeError),
+    (lambda L: ports.layer_norm(FakeTensor(1, "torch.float16", [4, 64]), *(FakeTensor(i, "torch.float16", [64]) for i in (2, 3)),
+                                FakeTensor(4, "torch.float16", [4, 64]), *(FakeTensor(i, "torch.float32", [4]) for i in (5, 6)),
+                                eps=float("nan"), library=L), ports.InvalidArgumentError, ValueError),
+    (lambda L: ports.layer_norm_bwd(*(FakeTensor(i, "torch.float16", [4, 64]) for i in (1, 2)),
+                                    FakeTensor(3, "torch.float16", [64]), *(FakeTensor(i, "torch.float32", [4]) for i in (4, 5)),
+                                    FakeTensor(6, "torch.float16", [4, 64]),
+                                    *(FakeTensor(i, "torch.float32", [2, 64]) for i in (7, 8)), library=L),
+     ports.ShapeMismatchError, ValueError),
+])
+def test_layout_norm_quant_wrappers_raise_the_exception_of_the_code(ports_library, call, error, also):
+    test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also)
+
+
+@pytest.mark.skipif(driver_present(), reason="a CUDA driver is installed here")
+@pytest.mark.parametrize("call", [
+    lambda L: ports.transpose(FakeTensor(1, "torch.bfloat16", [64, 32]), FakeTensor(2, "torch.bfloat16", [32, 64]),
+                              library=L),
+    lambda L: ports.transpose(FakeTensor(1, "torch.bfloat16", [3, 64, 32]), FakeTensor(2, "torch.bfloat16", [3, 32, 64]),
+                              library=L),
+    lambda L: ports.fp8_quantize(FakeTensor(1, "torch.bfloat16", [4, 64]), FakeTensor(2, "torch.float8_e4m3fn", [4, 64]),
+                                 FakeTensor(3, "torch.float32", [4]), library=L),
+    lambda L: ports.layer_norm(FakeTensor(1, "torch.bfloat16", [4, 64]), *(FakeTensor(i, "torch.bfloat16", [64]) for i in (2, 3)),
+                               FakeTensor(4, "torch.bfloat16", [4, 64]), *(FakeTensor(i, "torch.float32", [4]) for i in (5, 6)),
+                               library=L),
+    lambda L: ports.layer_norm_bwd(*(FakeTensor(i, "torch.float32", [4, 64]) for i in (1, 2)),
+                                   FakeTensor(3, "torch.float32", [64]), *(FakeTensor(i, "torch.float32", [4]) for i in (4, 5)),
+                                   FakeTensor(6, "torch.float32", [4, 64]),
+                                   *(FakeTensor(i, "torch.float32", [1, 64]) for i in (7, 8)), library=L),
+], ids=["transpose_2d", "transpose_3d", "fp8_quantize", "layer_norm", "layer_norm_bwd"])
+def test_layout_norm_quant_wrappers_pass_validation_and_stop_at_the_driver(ports_library, call):
+    with pytest.raises(ports.DriverUnavailableError):
+        call(ports_library)

@@ -3,15 +3,15 @@ rejection path with its code, the exception the wrapper raises, and every analys
 shape getting past validation on its forced variant (what the GPU test launches)."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from tileir_diff import ports
 from tileir_diff.ports import Status
 from tileir_diff.ports._abi import descriptor
 
-from .test_abi import HEADER, PAST_VALIDATION, FakeTensor, _reference_layout, call, driver_present, message, t
+from .test_abi import (
+    PAST_VALIDATION, FakeTensor, _reference_layout, assert_every_reference_test_shape_fits, call, driver_present, message, t,
+)
 from .test_variant_table import NOT_YET_PORTED
 
 pytestmark = pytest.mark.cargo
@@ -180,16 +180,7 @@ def _reference_args(op, variant, shape):
 
 @pytest.mark.parametrize("op", OPS)
 def test_every_reference_test_shape_fits_its_forced_variant(lib, ports_library, op):
-    analysis = json.loads((HEADER.parents[2] / "reference" / op / "analysis.json").read_text())
-    for v in analysis["variants"]:
-        if (op, v["name"]) in NOT_YET_PORTED:
-            continue
-        f = ports.function_for(op, v["kernel"])
-        for shape in v["test_shapes"]:
-            args = _reference_args(op, v, shape)
-            with ports.force_variant(op, v["name"], library=ports_library):
-                code = call(lib, f.name, *args)
-            assert code in PAST_VALIDATION, f"{op}/{v['name']} {shape}: {code.name}: {message(lib)}"
+    assert_every_reference_test_shape_fits(lib, ports_library, op, _reference_args, skip=NOT_YET_PORTED)
 
 
 @pytest.mark.parametrize("wrapper, error, also", [

@@ -294,6 +294,14 @@ VALID_CALLS = {
                             'T(A[3], [4], "float32")',
     "cutile_cumsum": 'T({x}, [4, 64], "float16"), T(A[1], [4, 64], "float16")',
     "cutile_embedding": 'T({x}, [4], "int32"), T(A[1], [10, 64], "float32"), T(A[2], [4, 64], "float32")',
+    "cutile_transpose": 'T({x}, [64, 32], "float32"), T(A[1], [32, 64], "float32")',
+    "cutile_fp8_quantize": 'T({x}, [4, 64], "bfloat16"), T(A[1], [4, 64], "float8_e4m3fn"), T(A[2], [4], "float32")',
+    "cutile_layer_norm": 'T({x}, [4, 64], "float16"), T(A[1], [64], "float16"), T(A[2], [64], "float16"), '
+                         'T(A[3], [4, 64], "float16"), T(A[4], [4], "float32"), T(A[5], [4], "float32"), '
+                         'ctypes.c_float(1e-5)',
+    "cutile_layer_norm_bwd": 'T({x}, [4, 64], "float32"), T(A[1], [4, 64], "float32"), T(A[2], [64], "float32"), '
+                             'T(A[3], [4], "float32"), T(A[4], [4], "float32"), T(A[5], [4, 64], "float32"), '
+                             'T(A[6], [1, 64], "float32"), T(A[7], [1, 64], "float32")',
     "cutile_rope": 'T({x}, [4], "int32"), T(A[1], [4, 2, 64], "float16"), T(A[2], [4, 1, 64], "float16"), '
                    'T(A[3], [16, 32], "float32"), T(A[4], [16, 32], "float32"), T(A[5], [4, 2, 64], "float16"), '
                    'T(A[6], [4, 1, 64], "float16"), 1',
@@ -322,7 +330,7 @@ def test_driver_side_checks_of_every_function(fake_driver, library_with_fake_cub
     stream = 0xBAD if scenario == "foreign_stream" else 0
     device = 1 if scenario == "missing_device" else 0
     calls = "\n".join(f'call("{name}", {args.format(x=x)}, {device}, {stream})' for name, args in VALID_CALLS.items())
-    codes, log = run(fake_driver, library_with_fake_cubins, f"A = [{X} + (i << 32) for i in range(7)]\n{calls}\n",
+    codes, log = run(fake_driver, library_with_fake_cubins, f"A = [{X} + (i << 32) for i in range(8)]\n{calls}\n",
                      tmp_path, **env)
     assert dict(zip(VALID_CALLS, codes)) == {name: status for name in VALID_CALLS}
     assert len(launches(log)) == (len(VALID_CALLS) if status in (Status.OK, Status.LAUNCH_FAILED) else 0)
@@ -461,3 +469,79 @@ def test_reductions_and_gathers_launch(fake_driver, library_with_fake_cubins, tm
     for entry in ("argmax_rows", "cross_entropy_fwd", "cumsum_looped", "cumsum_row", "embedding_rows",
                   "embedding_gather"):
         assert f"function {entry}_entry" in log, entry
+def test_transpose_selects_per_dtype_rank_and_alignment(fake_driver, library_with_fake_cubins, tmp_path):
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        call("cutile_transpose", T({X}, [328, 200], "float16"), T({Z}, [200, 328], "float16"), 0, 0, nparams=10)
+        call("cutile_transpose", T({X}, [328, 202], "float16", [208, 1]), T({Z}, [202, 328], "float16"), 0, 0,
+             nparams=10)
+        call("cutile_transpose", T({X}, [136, 264], "bfloat16", [328, 1]), T({Z}, [264, 136], "bfloat16"), 0, 0,
+             nparams=10)
+        call("cutile_transpose", T({X}, [4, 1000], "float32"), T({Z}, [1000, 4], "float32"), 0, 0, nparams=10)
+        call("cutile_transpose", T({X}, [3, 104, 70], "bfloat16", [104 * 72, 72, 1]), T({Z}, [3, 70, 104], "bfloat16"),
+             0, 0, nparams=14)
+        call("cutile_transpose", T({X}, [3, 104, 72], "bfloat16"), T({Z}, [3, 72, 104], "bfloat16"), 0, 0, nparams=14)
+    """, tmp_path)
+    assert codes == [0] * 6
+    assert images(log) == ["f16_tile_a8_64x64", "f16_tile_64x64", "bf16_order_a8_64x64", "f32_tile_32x64",
+                           "bf16_batched_64x64", "bf16_batched_a8_64x64"]
+    a8, ragged, order, f32, batched, batched_a8 = launches(log)
+    assert "grid=6,4,1" in a8 and "grid=6,4,1" in ragged  # cdiv(328, 64), cdiv(200 or 202, 64)
+    assert params(a8) == [X, 328, 200, 200, 1, Z, 200, 328, 328, 1]
+    assert "grid=3,5,1" in order and params(order) == [X, 136, 264, 328, 1, Z, 264, 136, 136, 1]
+    assert "grid=1,16,1" in f32  # cdiv(4, 32), cdiv(1000, 64)
+    assert "grid=2,2,3" in batched  # batch on grid z
+    assert params(batched_a8) == [X, 3, 104, 72, 104 * 72, 72, 1, Z, 3, 72, 104, 72 * 104, 104, 1]
+    for entry in ("transpose_2d", "transpose_2d_order", "transpose_batched"):
+        assert f"function {entry}_entry" in log
+
+
+def test_fp8_quantize_selects_by_dtype_row_length_and_alignment(fake_driver, library_with_fake_cubins, tmp_path):
+    S = Z + (1 << 32)
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        call("cutile_fp8_quantize", T({X}, [333, 4000], "bfloat16"), T({Z}, [333, 4000], "float8_e4m3fn"),
+             T({S}, [333], "float32"), 0, 0, nparams=13)
+        call("cutile_fp8_quantize", T({X}, [33, 5008], "bfloat16"), T({Z}, [33, 5008], "float8_e4m3fn"),
+             T({S}, [33], "float32"), 0, 0, nparams=13)
+        call("cutile_fp8_quantize", T({X}, [77, 1001], "float16", [1008, 1]), T({Z}, [77, 1001], "float8_e4m3fn", [1008, 1]),
+             T({S}, [77], "float32"), 0, 0, nparams=13)
+        call("cutile_fp8_quantize", T({X}, [9, 512], "float16"), T({Z}, [9, 512], "float8_e4m3fn"),
+             T({S}, [9], "float32"), 0, 0, nparams=13)
+    """, tmp_path)
+    assert codes == [0] * 4
+    assert images(log) == ["bf16_rows_a8_m4_n4096", "bf16_looped_m1_n2048", "f16_rows_m8_n1024", "f16_rows_a8_m8_n1024"]
+    rows, looped, ragged, a8 = launches(log)
+    assert "grid=84,1,1" in rows  # cdiv(333, 4)
+    assert "grid=33,1,1" in looped  # one row per block
+    assert "grid=10,1,1" in ragged and "grid=2,1,1" in a8
+    assert params(ragged) == [X, 77, 1001, 1008, 1, Z, 77, 1001, 1008, 1, S, 77, 1]
+    assert "function fp8_quant_rows_entry" in log and "function fp8_quant_rows_looped_entry" in log
+
+
+def test_layer_norm_selects_by_row_length_and_launches_one_block_per_64_backward_rows(fake_driver,
+                                                                                   library_with_fake_cubins, tmp_path):
+    A = [X + (i << 32) for i in range(10)]
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        A = {A}
+        def fwd(m, n, dtype, stride=None):
+            call("cutile_layer_norm", T(A[0], [m, n], dtype, stride), T(A[1], [n], dtype), T(A[2], [n], dtype),
+                 T(A[3], [m, n], dtype, stride), T(A[4], [m], "float32"), T(A[5], [m], "float32"), ctypes.c_float(1e-5),
+                 0, 0, nparams=23)
+        fwd(13, 1000, "float16")
+        fwd(33, 333, "float16", [397, 1])
+        fwd(13, 8168, "bfloat16")
+        fwd(128, 8192, "float32")
+        p = (130 + 63) // 64
+        call("cutile_layer_norm_bwd", T(A[0], [130, 304], "bfloat16", [368, 1]), T(A[1], [130, 304], "bfloat16"),
+             T(A[2], [304], "bfloat16"), T(A[3], [130], "float32"), T(A[4], [130], "float32"),
+             T(A[5], [130, 304], "bfloat16"), T(A[6], [p, 304], "float32"), T(A[7], [p, 304], "float32"), 0, 0, nparams=34)
+    """, tmp_path)
+    assert codes == [0] * 5
+    assert images(log) == ["fwd_f16_a8_m4_n1024", "fwd_f16_m4_n1024", "fwd_bf16_a8_m1_n8192", "fwd_f32_m1_n8192",
+                           "bwd_bf16_a8_m4_n1024"]
+    a8, ragged, long_bf16, long_f32, bwd = launches(log)
+    assert "grid=4,1,1" in a8 and "grid=9,1,1" in ragged  # cdiv(13, 4), cdiv(33, 4)
+    assert "grid=13,1,1" in long_bf16 and "grid=128,1,1" in long_f32  # one row per block
+    assert params(ragged)[:5] == [A[0], 33, 333, 397, 1] and params(ragged)[-1] == f32_bits(1e-5)
+    assert "grid=3,1,1" in bwd  # cdiv(130, 64)
+    assert params(bwd)[-10:] == [A[6], 3, 304, 304, 1, A[7], 3, 304, 304, 1]
+    assert "function layer_norm_fwd_entry" in log and "function layer_norm_bwd_entry" in log

@@ -29,6 +29,9 @@ pytestmark = [
 ]
 
 REFERENCE = Path(__file__).resolve().parents[2] / "reference"
+# the cubins build_ports.sh embeds in the library: each result names the one it tested, so the
+# port table shows a result for an older build as stale (tileir_diff.suite.ports.numerics_state)
+RUST_BUILD = Path(os.environ.get("TILEIR_RUST_BUILD", Path(__file__).resolve().parents[2] / "build" / "rust"))
 PORTED_OPS = ports.PORTED_OPS  # tileir_diff/ports/registry.py: the one Python list of ported ops
 SEED = 20261130
 _results: list[dict] = []
@@ -87,7 +90,9 @@ def test_numerics_match_reference(op, variant, shape, tolerances):
         _call(op, variant, inputs)
     torch.cuda.synchronize()
     expected = ref.reference(variant, inputs)
-    record = {"op": op, "variant": variant["name"], "shape": shape, "outputs": {}}
+    from tileir_diff.suite.ports import cubin_digest
+    record = {"op": op, "variant": variant["name"], "shape": shape, "outputs": {},
+              "cubin_sha256": cubin_digest(RUST_BUILD / op / f"{variant['name']}.sm_90.cubin")}
     try:
         for name, want in expected.items():
             got = inputs[name]
@@ -121,6 +126,12 @@ def _one_call_per_op():
              ("cumsum", "looped_f32_m4_n1024", {"M": 300, "N": 5000, "noncontiguous": ["x"]}),
              ("embedding", "bf16_i64_rows_h1024", {"T": 256, "V": 32000, "H": 4096}),
              ("embedding", "f32_i32_gather_bt8_h256", {"T": 300, "V": 5003, "H": 1000}),
+             ("transpose", "bf16_order_64x64", {"M": 1000, "N": 1000}),
+             ("transpose", "bf16_batched_a8_64x64", {"B": 4, "M": 256, "N": 128}),
+             ("fp8_quantize", "bf16_rows_m4_n4096", {"M": 1024, "N": 4096}),
+             ("fp8_quantize", "bf16_looped_m1_n2048", {"M": 64, "N": 14336}),
+             ("layer_norm", "fwd_bf16_m1_n8192", {"M": 1024, "N": 4096}),
+             ("layer_norm", "bwd_f16_m4_n1024", {"M": 1000, "N": 1000}),
              ("softmax", "f16_row_a8_o8_m4_n1024", {"M": 4096, "N": 1024}),
              ("matmul", "bf16_nt_w8_128x256x64", {"M": 4096, "N": 4096, "K": 256}),
              ("rope", "bf16_neox_d128", {"T": 256, "Hq": 8, "Hkv": 8, "P": 4096}),

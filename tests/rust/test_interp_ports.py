@@ -42,3 +42,9 @@ def test_port_matches_the_reference_in_the_interpreter(key, rust_ir):
     op, name = key.split("/")
     report = fixtures.run_fixture(key, rust_ir / op / f"{name}.tileirbc")
     assert report["passed"], json.dumps(report, indent=1)
+
+
+def test_the_check_fails_a_wrong_port(rust_ir):
+    """The check sees a wrong Rust kernel: the tanh GELU port on the erf GELU's fixture."""
+    report = fixtures.run_fixture("gelu/erf_f32", rust_ir / "gelu" / "tanh_f32.tileirbc")
+    assert not report["passed"] and report["outputs"]["out"]["mismatches"] > 0, report

@@ -56,3 +56,34 @@ def test_export_one_op(capsys, tmp_path):
     (rec,) = json.loads(capsys.readouterr().out)
     assert rec["ok"] and rec["cubin_status"] == {"sm_90": "compiled"}
     assert (tmp_path / "vector_add" / "f16_t1024.sm_90.cubin").is_file()
+
+
+def test_export_jobs_not_capped_but_positive(capsys):
+    parser = argparse.ArgumentParser()
+    cli.register(parser.add_subparsers(dest="command"))
+    assert parser.parse_args(["suite", "export", "--jobs", "8"]).jobs == 8
+    with pytest.raises(SystemExit):
+        parser.parse_args(["suite", "export", "--jobs", "0"])
+    assert "must be at least 1" in capsys.readouterr().err
+
+
+def test_status_progress_on_stderr_only_when_asked(capsys, tmp_path):
+    # No Rust build in tmp_path: every row is "missing", quickly; the bar still counts them.
+    n = len(load_catalog(ops=["vector_add"])[0].variants)
+    args = ["status", "--op", "vector_add", "--rust-build", str(tmp_path), "--build-root", str(tmp_path)]
+    assert cli.main(args + ["--progress"]) == 0
+    out, err = capsys.readouterr()
+    assert f"{n}/{n}" in err and "status:" in err and "variant" in err  # count done/total, unit
+    assert "status:" not in out and f"0 of {n} variants ported" in out
+    assert cli.main(args) == 0  # stderr is not a terminal here: no bar
+    out2, err2 = capsys.readouterr()
+    assert err2 == "" and out2 == out
+
+
+def test_suite_subcommands_have_descriptions(capsys):
+    for name in ("list", "export", "status"):
+        with pytest.raises(SystemExit):
+            cli.main([name, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert {"list": "validated on the way", "export": "compile it to cubins with tileiras",
+                "status": "The port table"}[name] in text

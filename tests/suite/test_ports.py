@@ -143,4 +143,5 @@ def test_unsafe_blocks_are_counted_per_port():
     missing = PortRow("argmax", "f16_m4_n1024", "missing", "missing")
     assert "2+1" in render_text([row]).splitlines()[1] and "unsafe" in render_text([row]).splitlines()[0]
     table = render_markdown([row, missing])
-    assert "| unsafe blocks (kernel+ffi) |" in table and "| 2+1 |" in table and "| – |" in table
+    assert "| unsafe blocks (kernel+ffi) |" in table and "| [2+1](../rust_kernels/src/ops/gelu/kernel.rs) |" in table
+    assert "- [argmax](../reference/argmax/analysis.json): f16_m4_n1024" in table  # not ported: below the table

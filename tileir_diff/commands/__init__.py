@@ -4,7 +4,9 @@ the exception classes)."""
 from __future__ import annotations
 
 import sys
-from typing import List, Optional
+from typing import Any, List, Optional, Tuple
+
+from ..options import split_names  # noqa: F401 - re-exported for the subcommands
 
 
 class UsageError(Exception):
@@ -24,9 +26,20 @@ def write_output(text: str, path: Optional[str]) -> None:
         raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
 
 
-def split_names(values: Optional[List[str]]) -> List[str]:
-    """``--disable a,b --disable c`` -> ["a", "b", "c"]."""
-    out: List[str] = []
-    for v in values or ():
-        out.extend(x.strip() for x in v.split(",") if x.strip())
-    return out
+STDIN = "-"
+STDIN_LABEL = "<stdin>"
+
+
+def read_inputs(names: List[str]) -> Tuple[List[Any], List[str]]:
+    """The command line's inputs as sources and labels: ``-`` reads standard input (bytecode or
+    text; at most one input can be it), anything else is a path, left for ``load`` to read."""
+    if names.count(STDIN) > 1:
+        raise UsageError("only one input can be - (standard input)")
+    sources: List[Any] = []
+    for name in names:
+        if name == STDIN:
+            from ..loader import read_stream
+            sources.append(read_stream(sys.stdin.buffer, STDIN_LABEL))
+        else:
+            sources.append(name)
+    return sources, [STDIN_LABEL if n == STDIN else n for n in names]

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import re
+
+from ..options import EXECUTE_MODES, add_diff_options, diff_kwargs
 
 FORMATS = ("text", "json", "html", "markdown")
 
@@ -12,30 +15,25 @@ def register(subparsers) -> argparse.ArgumentParser:
         description="Compare two Tile IR kernels and report root differences. Exit status: 0 identical "
                     "or equivalent, 1 different, 2 bad input or usage, 3 unknown (matcher limits hit).")
     # Optional only so that --list-rules works alone; run() insists on both otherwise.
-    p.add_argument("left", metavar="LEFT", nargs="?", help="reference kernel: .tileirbc bytecode or tileirdisasm text")
+    p.add_argument("left", metavar="LEFT", nargs="?", help="reference kernel: .tileirbc bytecode or tileirdisasm text (- reads standard input)")
     p.add_argument("right", metavar="RIGHT", nargs="?", help="kernel to compare (e.g. the Rust port)")
     p.add_argument("-f", "--format", choices=FORMATS, default="text", help="report format (default: text)")
     p.add_argument("-o", "--output", metavar="PATH", help="write the report to PATH instead of stdout")
-    p.add_argument("--disable", action="append", metavar="RULE", default=[],
-                   help="switch off a normalization rule (repeatable, or comma-separated)")
-    p.add_argument("--rules", action="append", metavar="RULE", default=None,
-                   help="run only these normalization rules (repeatable, or comma-separated)")
     p.add_argument("--list-rules", action="store_true", help="list the normalization rules and exit")
+    p.add_argument("--accept", metavar="FILE",
+                   help="an analysis.json: its accepted_differences are applied to this diff (shown as accepted); "
+                        "the exit status counts only the others")
+    p.add_argument("--variant", metavar="NAME",
+                   help="--accept: the variant compared (default: from the file names, build/rust/<op>/<variant>.tileirbc)")
+    p.add_argument("--no-lines", action="store_true",
+                   help="json: leave out the printed modules (left_lines/right_lines), most of a report's size")
     p.add_argument("--max-affected", type=int, default=8, metavar="N",
                    help="affected op ids listed per difference in text output (default 8)")
-    p.add_argument("--execute", nargs="?", const="auto", default=None, metavar="MODE", action=_ExecuteAction,
-                   help="run both kernels with the CPU interpreter on generated inputs and report a counterexample "
-                        "(see docs/interpreter.md). MODE auto (the default of a bare --execute): only for a "
-                        "different/unknown verdict; always: for every verdict, and a divergence on an identical/"
-                        "equivalent pair makes the verdict different")
-    p.add_argument("--trials", type=int, default=20, metavar="N", help="--execute: inputs to try (default 20)")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="--execute: random seed (default 0)")
+    add_diff_options(p.add_argument, overrides={"execute": {"action": _ExecuteAction}})
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing; only the exit status")
     p.set_defaults(func=run)
     return p
 
-
-EXECUTE_MODES = ("auto", "always")
 
 
 class _ExecuteAction(argparse.Action):
@@ -56,7 +54,7 @@ class _ExecuteAction(argparse.Action):
 
 
 def run(args: argparse.Namespace) -> int:
-    from . import UsageError, split_names, write_output
+    from . import UsageError, read_inputs, write_output
     spill = getattr(args, "_execute_spill", None)
     if spill:
         # `--execute LEFT RIGHT` (LEFT went to --execute, RIGHT to the first positional) or
@@ -72,32 +70,69 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.left is None or args.right is None:
         raise UsageError("diff needs two inputs: tileir-diff diff LEFT RIGHT")
-    if args.trials < 1:
-        raise UsageError(f"--trials must be at least 1, got {args.trials}")
+    try:
+        kwargs = diff_kwargs(lambda name: getattr(args, name))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     from ..api import diff
     from ..normalize import UnknownRuleError
     try:
-        result = diff(args.left, args.right, rules=split_names(args.rules) if args.rules is not None else None,
-                      disable=split_names(args.disable), execute=args.execute, trials=args.trials, seed=args.seed)
+        (left, right), labels = read_inputs([args.left, args.right])
+        result = diff(left, right, labels=labels, **kwargs)
     except UnknownRuleError as e:
         # A misspelt or non-optional rule name is a usage error, not a crash.
         raise UsageError(str(e)) from None
+    if args.accept:
+        _apply_accept(result, args)
     if not args.quiet:
+        import sys
         from ..report import render
-        options = {"max_affected": args.max_affected} if args.format == "text" else {}
-        write_output(render(result, args.format, **options), args.output)
+        from ..report.color import colorize_report, use_color
+        options = {"text": {"max_affected": args.max_affected},
+                   "json": {"lines": not args.no_lines}}.get(args.format, {})
+        text = render(result, args.format, **options)
+        if args.format == "text" and args.output in (None, "-") and use_color(args.color, sys.stdout):
+            text = colorize_report(text)
+        write_output(text, args.output)
     return result.exit_code
 
 
-def _rules_listing() -> str:
-    """One line per rule, in pipeline order: name, whether it can be switched off, its summary."""
+def _apply_accept(result, args) -> None:
+    from ..suite.accept import AcceptFileError, apply_accepted, guess_variant, load_accept_file
+    from . import UsageError
+    try:
+        entries, variants = load_accept_file(args.accept)
+    except AcceptFileError as e:
+        raise UsageError(str(e)) from None
+    variant = args.variant or guess_variant([args.right, args.left], variants)
+    if args.variant and variants and args.variant not in variants:
+        raise UsageError(f"--variant {args.variant!r} is not a variant of {args.accept} ({', '.join(variants)})")
+    apply_accepted(result, entries, variant, args.accept)
+
+
+def _rules_listing(width: int = 0) -> str:
+    """Every rule in pipeline order: its name (and whether it can be switched off), then its whole
+    description as plain text (RST marks removed), wrapped to the terminal."""
+    import shutil
+    import textwrap
     from ..normalize import REGISTRY
-    lines = []
+    width = width or min(shutil.get_terminal_size((100, 24)).columns, 100)
+    blocks = []
     for name, rule in REGISTRY.items():
-        first_paragraph = " ".join(rule.doc().split("\n\n")[0].split())
-        sentence = first_paragraph.split(". ")[0].rstrip(".")
         fixed = "" if rule.optional else " (always on)"
-        if len(sentence) > 100:
-            sentence = sentence[:99].rstrip() + "…"
-        lines.append(f"{name + fixed:34s} {sentence}")
-    return "\n".join(lines) + "\n"
+        lines = [f"{name}{fixed}"]
+        for paragraph in rule.doc().strip().split("\n\n"):
+            lines += textwrap.wrap(plain_text(" ".join(paragraph.split())), width, initial_indent="    ",
+                                   subsequent_indent="    ")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
+
+
+_RST_ROLE = re.compile(r":[a-z]+:`([^`]*)`")
+_RST_MARK = re.compile(r"``([^`]*)``|`([^`]*)`|\*\*([^*]*)\*\*")
+
+
+def plain_text(rst: str) -> str:
+    """``x``, `x`, :role:`x` and **x** as x: docstrings are RST, a terminal shows plain text."""
+    text = _RST_ROLE.sub(r"\1", rst)
+    return _RST_MARK.sub(lambda m: next(g for g in m.groups() if g is not None), text)

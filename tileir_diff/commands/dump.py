@@ -8,16 +8,17 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("dump", help="print a Tile IR file (bytecode or text) as text or JSON",
                               description="Decode FILE and print it in tileirdisasm's text syntax "
                                           "(default) or as JSON.")
-    p.add_argument("file", metavar="FILE")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("file", metavar="FILE", help=".tileirbc bytecode or tileirdisasm text (- reads standard input)")
+    p.add_argument("-f", "--format", choices=("text", "json"), default="text", help="output format (default: text)")
     p.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from . import write_output
+    from . import read_inputs, write_output
     from ..loader import load
-    module = load(args.file)
+    (source,), (label,) = read_inputs([args.file])
+    module = load(source, path=label)
     if args.format == "json":
         from ..ir.to_json import module_to_json
         text = json.dumps(module_to_json(module), indent=1) + "\n"

@@ -10,7 +10,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("summary", help="summarize one kernel (bytecode or text)",
                               description="Summarize a Tile IR kernel: signature, tile shapes, memory ops "
                                           "per view, reductions/scans, mma, loops, assumptions, op counts.")
-    p.add_argument("file", metavar="FILE", help=".tileirbc bytecode or tileirdisasm text")
+    p.add_argument("file", metavar="FILE", help=".tileirbc bytecode or tileirdisasm text (- reads standard input)")
     p.add_argument("-f", "--format", choices=("text", "json"), default="text")
     p.add_argument("-o", "--output", metavar="PATH", help="write to PATH instead of stdout")
     p.add_argument("--no-histogram", action="store_true", help="leave the op histogram out (text)")
@@ -20,8 +20,9 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from ..api import summarize
-    from . import write_output
-    summary = summarize(args.file)
+    from . import read_inputs, write_output
+    (source,), (label,) = read_inputs([args.file])
+    summary = summarize(source, label=label)
     if args.format == "json":
         text = json_text(summary)
     else:

@@ -21,7 +21,7 @@ from ..match.operands import aligned_operand_pairs
 from ..ir.types import TensorViewType, VIEW_TYPES
 from ..normalize.canon import attr_key, attr_text, fmt_type
 from ..normalize.util import has_trait, operand_role, public_attributes
-from .describe import FunctionText, location_text
+from .describe import FunctionText, location_record, location_text
 from .result import Difference, OpRef
 
 MEMORY_OPS = _TABLE_MEMORY_OPS  # the op table's memory trait
@@ -318,7 +318,7 @@ class Classifier:
         orig = text.ops.get(base)
         if orig is None:
             return OpRef(base, n.name, None)
-        return OpRef(base, text.op_line(orig, base), location_text(orig))
+        return OpRef(base, text.op_line(orig, base), location_text(orig), location_record(orig))
 
     # --- classification -----------------------------------------------------------------
     def run(self) -> List[_Root]:
@@ -387,17 +387,13 @@ class Classifier:
     def _wiring_finding(self, l: str, r: str, slots) -> Finding:
         a, b = self.L.nodes[l], self.R.nodes[r]
         name = a.op.name
-        if len(slots) == 2 and len(a.operands) >= 2:
+        if self._is_swap(l, r, slots):
             (i1, j1), (i2, j2) = slots
-            sa1, sa2 = a.operands[i1][:2], a.operands[i2][:2]
-            sb1, sb2 = b.operands[j1][:2], b.operands[j2][:2]
-            m = self.m.l2r
-            if sa1[0] and sa2[0] and (m.get(sa1[0]), sa1[1]) == sb2 and (m.get(sa2[0]), sa2[1]) == sb1:
-                roles = (operand_role(a.op, i1, self.vl), operand_role(a.op, i2, self.vl))
-                return Finding(self._slot_category(name, roles[0]),
-                               f"{name} operands {roles[0]} and {roles[1]} swapped: "
-                               f"({self._operand_text(self.L, self.lt, l, i1)}, {self._operand_text(self.L, self.lt, l, i2)})"
-                               f" -> ({self._operand_text(self.R, self.rt, r, j1)}, {self._operand_text(self.R, self.rt, r, j2)})")
+            roles = (operand_role(a.op, i1, self.vl), operand_role(a.op, i2, self.vl))
+            return Finding(self._slot_category(name, roles[0]),
+                           f"{name} operands {roles[0]} and {roles[1]} swapped: "
+                           f"({self._operand_text(self.L, self.lt, l, i1)}, {self._operand_text(self.L, self.lt, l, i2)})"
+                           f" -> ({self._operand_text(self.R, self.rt, r, j1)}, {self._operand_text(self.R, self.rt, r, j2)})")
         parts = []
         cat = None
         for i, j in slots:
@@ -408,6 +404,17 @@ class Classifier:
                 lt, rt = self._producer_text(self.L, l, i, lt), self._producer_text(self.R, r, j, rt)
             parts.append(f"{name} {role} (operand {i}): {lt} -> {rt}")
         return Finding(cat or "arith", "; ".join(parts))
+
+    def _is_swap(self, l: str, r: str, slots) -> bool:
+        """Whether the two miswired slots hold each other's inputs (a swap, not two changes)."""
+        a, b = self.L.nodes[l], self.R.nodes[r]
+        if len(slots) != 2 or len(a.operands) < 2:
+            return False
+        (i1, j1), (i2, j2) = slots
+        sa1, sa2 = a.operands[i1][:2], a.operands[i2][:2]
+        sb1, sb2 = b.operands[j1][:2], b.operands[j2][:2]
+        m = self.m.l2r
+        return bool(sa1[0] and sa2[0] and (m.get(sa1[0]), sa1[1]) == sb2 and (m.get(sa2[0]), sa2[1]) == sb1)
 
     @staticmethod
     def _slot_category(name: str, role: str) -> str:
@@ -472,11 +479,24 @@ class Classifier:
         changed = [k for k in keys if (k in aa) != (k in ba) or attr_key(aa[k]) != attr_key(ba[k])]
         if changed:
             out["attributes"] = changed
+        if a.op.segments != b.op.segments:
+            names = _group_names(a.op, self.vl)
+            out["operand_groups"] = [{"group": names[i] if i < len(names) else str(i), "left": x, "right": y}
+                                     for i, (x, y) in enumerate(zip(a.op.segments, b.op.segments)) if x != y]
+            if len(a.op.segments) != len(b.op.segments):
+                out["operand_groups"].append({"group": "(count)", "left": len(a.op.segments),
+                                              "right": len(b.op.segments)})
         slots = self.wiring(root.left, root.right)
         if slots:
-            out["operands"] = [{"role": operand_role(a.op, i, self.vl),
-                                "left": self._producer_name(L, root.left, i),
-                                "right": self._producer_name(R, root.right, j)} for i, j in slots]
+            roles = [operand_role(a.op, i, self.vl) for i, _ in slots]
+            out["operands"] = [{"role": role, "left": self._producer_name(L, root.left, i),
+                                "right": self._producer_name(R, root.right, j)}
+                               for role, (i, j) in zip(roles, slots)]
+            if self._is_swap(root.left, root.right, slots):
+                # the same producers, crossed: say so (their op names alone read as "no change")
+                out["swapped"] = roles
+                out["operands"][0]["swapped_with"] = roles[1]
+                out["operands"][1]["swapped_with"] = roles[0]
         return out
 
     # --- unpaired nodes -------------------------------------------------------------------

@@ -6,7 +6,8 @@ when the printer is importable, else from a local scheme (``%arg3``, ``%blockId_
 """
 from __future__ import annotations
 
-from typing import Dict, Optional
+import functools
+from typing import Any, Dict, Optional
 
 from ..dialect import OPS_BY_NAME
 from ..ir import Function, Operation
@@ -112,7 +113,46 @@ def fallback_op_line(op: Operation, names: Dict[int, str]) -> str:
     return text + (f" : {types}" if types else "")
 
 
-def location_text(op: Optional[Operation]) -> Optional[str]:
+def location_record(op: Optional[Operation]) -> Optional[Dict[str, Any]]:
+    """The op's debug location for an agent: ``{"file", "line", "col", "scope", "inlined_at": [...]}``,
+    ``file`` relative to the repository root where it is one of its files (tileir_diff.paths),
+    ``inlined_at`` the call sites from the innermost out, each a ``{"file", "line", "col"}``;
+    ``written`` keeps the file name as the bytecode has it when that differs."""
     if op is None or op.location is None:
         return None
-    return str(op.location)
+    from ..paths import repo_relative
+    root = _root()
+
+    def one(loc) -> Dict[str, Any]:
+        file = repo_relative(loc.file, root)
+        rec: Dict[str, Any] = {"file": file, "line": loc.line, "col": loc.col}
+        if file != loc.file:
+            rec["written"] = loc.file
+        return rec
+
+    record = one(op.location)
+    record["scope"] = op.location.scope
+    chain = []
+    caller = op.location.caller
+    while caller is not None and len(chain) < 64:  # the reader bounds nesting; so does this
+        chain.append(one(caller))
+        caller = caller.caller
+    record["inlined_at"] = chain
+    return record
+
+
+def location_text(op: Optional[Operation]) -> Optional[str]:
+    """``file:line:col (inlined at file:line:col (inlined at ...))``, files as in location_record."""
+    record = location_record(op)
+    if record is None:
+        return None
+    text = ""
+    for site in reversed(record["inlined_at"]):
+        text = f" (inlined at {site['file']}:{site['line']}:{site['col']}{text})"
+    return f"{record['file']}:{record['line']}:{record['col']}{text}"
+
+
+@functools.lru_cache(maxsize=1)
+def _root():
+    from ..paths import find_root
+    return find_root()

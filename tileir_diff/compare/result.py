@@ -14,10 +14,14 @@ CATEGORIES = ("tile_shape", "memory", "reduction", "mma", "control_flow", "arith
 VERDICTS = ("identical", "equivalent", "specialized", "different", "unknown")
 # 1.1: Difference.detail filled (kind, left_op, right_op, attributes, operands, slot)
 # 1.2: verdict "specialized" (same computation, other assumptions/hints); detail.assumes_more
-SCHEMA_VERSION = "1.2"
+# 1.3: OpRef.source_location (file relative to the repo root, line, col, scope, inlined_at);
+#      detail.swapped, operands[].swapped_with, detail.operand_groups; diff --no-lines
+SCHEMA_VERSION = "1.3"
 
 #: Exit status per verdict (2 is reserved for bad input / usage, raised before a result exists).
 EXIT_CODES = {"identical": 0, "equivalent": 0, "different": 1, "unknown": 3, "specialized": 4}
+#: A different/specialized verdict whose root differences are all accepted (diff --accept).
+EXIT_OK_ACCEPTED = 0
 
 
 @dataclass(frozen=True)
@@ -25,16 +29,19 @@ class OpRef:
     """One side of a difference."""
     op_id: str                 # stable path "f<i>/o<j>[/r<k>/o<j>...]" (same ids as text.printer)
     text: str                  # the op printed on one line (names as in the printed module)
-    location: Optional[str] = None  # "file:line:col" when the bytecode has debug info
+    location: Optional[str] = None  # "file:line:col (inlined at ...)" when the bytecode has debug info
+    # the same, structured (1.3): file (repo-relative), line, col, scope, inlined_at [{file, line, col}]
+    source_location: Optional[Dict[str, Any]] = field(default=None, compare=False)
 
     def to_dict(self) -> dict:
-        return {"op_id": self.op_id, "text": self.text, "location": self.location}
+        return {"op_id": self.op_id, "text": self.text, "location": self.location,
+                "source_location": self.source_location}
 
     @classmethod
     def from_dict(cls, d: Optional[dict]) -> Optional["OpRef"]:
         if d is None:
             return None
-        return cls(d["op_id"], d["text"], d.get("location"))
+        return cls(d["op_id"], d["text"], d.get("location"), d.get("source_location"))
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,8 @@ class Difference:
     affected_right: Tuple[str, ...] = ()  # right op ids that differ only because of this one
     context: Tuple[str, ...] = ()    # path of enclosing ops, e.g. ("entry @k", "for f0/o12", "reduce ...")
     detail: Dict[str, Any] = field(default_factory=dict, compare=False)  # machine-readable specifics (1.1)
+    # an analysis.json entry covers it (1.3): {"what", "why", "file"}; None otherwise
+    accepted: Optional[Dict[str, str]] = field(default=None, compare=False)
 
     def __post_init__(self):
         if self.category not in CATEGORIES:
@@ -62,13 +71,14 @@ class Difference:
                 "right": self.right.to_dict() if self.right else None,
                 "function": self.function, "affected": list(self.affected),
                 "affected_right": list(self.affected_right), "rule_hint": self.rule_hint,
-                "context": list(self.context), "detail": _jsonable(self.detail)}
+                "context": list(self.context), "detail": _jsonable(self.detail), "accepted": self.accepted}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Difference":
         return cls(d["category"], d["message"], OpRef.from_dict(d.get("left")), OpRef.from_dict(d.get("right")),
                    d.get("function", ""), tuple(d.get("affected", ())), d.get("rule_hint"),
-                   tuple(d.get("affected_right", ())), tuple(d.get("context", ())), dict(d.get("detail") or {}))
+                   tuple(d.get("affected_right", ())), tuple(d.get("context", ())), dict(d.get("detail") or {}),
+                   d.get("accepted"))
 
 
 @dataclass
@@ -88,14 +98,26 @@ class DiffResult:
     # Added fields:
     rules_disabled: List[str] = field(default_factory=list)   # rule names switched off for this diff
     execution: Optional[dict] = None  # differential execution (tileir_diff.execute), when asked for
+    accepted_from: Optional[str] = None  # the analysis.json whose accepted differences were applied (1.3)
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"unknown verdict {self.verdict!r}; expected one of {VERDICTS}")
 
     @property
+    def unaccepted(self) -> List["Difference"]:
+        """The root differences no analysis.json entry accepts."""
+        return [d for d in self.differences if d.accepted is None]
+
+    @property
+    def all_accepted(self) -> bool:
+        """A different/specialized verdict whose every root difference is accepted (diff --accept):
+        still not the same kernels, but nothing the port's author has not explained."""
+        return self.verdict in ("different", "specialized") and bool(self.differences) and not self.unaccepted
+
+    @property
     def exit_code(self) -> int:
-        return EXIT_CODES[self.verdict]
+        return EXIT_OK_ACCEPTED if self.all_accepted else EXIT_CODES[self.verdict]
 
     @property
     def is_equivalent(self) -> bool:
@@ -123,6 +145,7 @@ class DiffResult:
             "left_lines": [list(x) for x in self.left_lines],
             "right_lines": [list(x) for x in self.right_lines],
             "execution": _jsonable(self.execution) if self.execution is not None else None,
+            "accepted_from": self.accepted_from,
         }
 
     @classmethod
@@ -134,7 +157,8 @@ class DiffResult:
                    stats=dict(d.get("stats") or {}), reason=d.get("reason"),
                    left_lines=[tuple(x) for x in d.get("left_lines", ())],
                    right_lines=[tuple(x) for x in d.get("right_lines", ())],
-                   rules_disabled=list(d.get("rules_disabled", ())), execution=d.get("execution"))
+                   rules_disabled=list(d.get("rules_disabled", ())), execution=d.get("execution"),
+                   accepted_from=d.get("accepted_from"))
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)

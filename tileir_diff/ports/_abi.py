@@ -221,16 +221,57 @@ def _declare(lib: ctypes.CDLL) -> None:
         fn.argtypes = [kinds[a.kind] for a in f.args] + [ctypes.c_int32, ctypes.c_uint64]  # + device, stream
 
 
+# load_library(None) resolved once per value of $TILEIR_KERNELS_LIB: (env value, library).
+# A call then costs one environment lookup, not a resolve + stat of every candidate.
+_default_library: Optional[tuple[object, ctypes.CDLL]] = None
+# os.environ.get costs ~0.5 µs (key encoding, Mapping machinery); on POSIX os.environ keeps the
+# raw bytes in a plain dict that os.environ's setters update, so the hot path reads that.
+_ENV_RAW = getattr(os.environ, "_data", None) if os.name == "posix" else None
+_ENV_KEY = os.fsencode(LIBRARY_ENV)
+
+
+def _library_env() -> object:
+    """$TILEIR_KERNELS_LIB as a cache key (raw bytes on POSIX, else str; None when unset)."""
+    if isinstance(_ENV_RAW, dict):
+        return _ENV_RAW.get(_ENV_KEY)
+    return os.environ.get(LIBRARY_ENV)
+_by_argument: dict[object, ctypes.CDLL] = {}  # load_library(path) by the caller's argument
+
+
 def load_library(path: str | os.PathLike | None = None) -> ctypes.CDLL:
-    """The loaded library (once per path). Raises LibraryNotFoundError when not built."""
+    """The loaded library (once per path). Raises LibraryNotFoundError when not built.
+
+    Without `path` the candidates (library_candidates) are searched on the first call only, and
+    again only when $TILEIR_KERNELS_LIB changes; a library built after that first call is not
+    picked up by a running process."""
+    global _default_library
     if path is None:
+        env = _library_env()
+        cached = _default_library
+        if cached is not None and cached[0] == env:
+            return cached[1]
         candidates = library_candidates()
         found = next((p for p in candidates if p.is_file()), None)
         if found is None:
             raise LibraryNotFoundError(
                 "libtileir_kernels.so not found in " + ", ".join(map(str, candidates))
                 + "; build it with rust_kernels/build_ports.sh or set " + LIBRARY_ENV)
-        path = found
+        lib = _load_resolved(found)
+        _default_library = (env, lib)
+        return lib
+    try:
+        return _by_argument[path]
+    except (KeyError, TypeError):  # TypeError: an unhashable path-like
+        pass
+    lib = _load_resolved(path)
+    try:
+        _by_argument[path] = lib
+    except TypeError:
+        pass
+    return lib
+
+
+def _load_resolved(path: str | os.PathLike) -> ctypes.CDLL:
     path = Path(path).resolve()
     with _lock:
         lib = _loaded.get(path)

@@ -7,44 +7,150 @@ ask for the current CUDA stream of a CUDA tensor.
 from __future__ import annotations
 
 import ctypes
+import struct
+import threading
 from typing import Any, Optional
 
-from tileir_diff.ports._abi import TileirTensor, check, descriptor, load_library
+from tileir_diff.ports._abi import (
+    DTYPE_CODES, MAX_RANK, Status, TileirTensor, UnsupportedDtypeError, check, load_library,
+)
 
 __all__ = ["vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "silu_and_mul", "swiglu",
            "swiglu_bwd", "gelu", "dropout", "RMS_NORM_BWD_ROWS_PER_BLOCK", "argmax",
-           "cross_entropy", "cumsum", "embedding", "rope"]
+           "cross_entropy", "cumsum", "embedding", "transpose", "fp8_quantize", "layer_norm", "layer_norm_bwd",
+           "LAYER_NORM_BWD_ROWS_PER_BLOCK", "rope"]
 
 # dw_partial of rms_norm_bwd has ceil(M / RMS_NORM_BWD_ROWS_PER_BLOCK) rows.
 RMS_NORM_BWD_ROWS_PER_BLOCK = 64
 
 
+_Dims = ctypes.c_int64 * MAX_RANK
+_dtype_codes: dict = {}  # dtype object -> TILEIR_DTYPE code, filled from DTYPE_CODES by name
+
+
+def _dtype_code(dtype: Any) -> int:
+    try:
+        return _dtype_codes[dtype]
+    except (KeyError, TypeError):  # TypeError: an unhashable stand-in dtype
+        pass
+    name = str(dtype)
+    name = name[len("torch."):] if name.startswith("torch.") else name
+    if name not in DTYPE_CODES:
+        raise UnsupportedDtypeError(f"UNSUPPORTED_DTYPE: {name} has no TILEIR_DTYPE code", Status.UNSUPPORTED_DTYPE)
+    code = DTYPE_CODES[name]
+    try:
+        _dtype_codes[dtype] = code
+    except TypeError:
+        pass
+    return code
+
+
 def _desc(t: Any) -> TileirTensor:
-    return descriptor(int(t.data_ptr()), tuple(t.shape), tuple(t.stride()), str(t.dtype))
+    """The descriptor of tensor `t`, as descriptor() builds it, in one constructor call. Rank > 5
+    keeps the true ndim (the library rejects it); the dims past 5 are dropped."""
+    shape, strides = tuple(t.shape), tuple(t.stride())
+    if len(shape) != len(strides):
+        raise ValueError(f"shape {shape} and strides {strides} differ in length")
+    return TileirTensor(int(t.data_ptr()), _Dims(*shape[:MAX_RANK]), _Dims(*strides[:MAX_RANK]), len(shape),
+                        _dtype_code(t.dtype))
+
+
+# The hot path writes the descriptors with one struct.pack_into each into a per-thread array of
+# TileirTensor and passes pointers made once: building ctypes objects per call cost ~3 µs a tensor.
+# The library copies each descriptor before it returns (descriptor.rs `read`), so reusing the
+# slots across calls is safe. A call made while the slots are in use on the same thread (a tensor
+# subclass whose `shape` or `data_ptr` hook calls a port) builds its own descriptors instead.
+# One layout per rank n <= 5: data, the n shape entries, zero padding to 5, the n strides, zero
+# padding, ndim, dtype code (pad bytes are written as zeros, so a slot keeps nothing of its last use).
+_LAYOUTS = tuple(struct.Struct(f"<Q{n}q{8 * (MAX_RANK - n)}x{n}q{8 * (MAX_RANK - n)}xii") for n in range(MAX_RANK + 1))
+_SIZE = ctypes.sizeof(TileirTensor)
+assert all(layout.size == _SIZE for layout in _LAYOUTS)
+_SLOTS = 8
+
+
+class _Slots(threading.local):
+    def __init__(self):
+        self.busy = False  # from the first descriptor written until the C call returns
+        self.array = (TileirTensor * _SLOTS)()
+        self.pointers = [ctypes.pointer(self.array[i]) for i in range(_SLOTS)]
+
+
+_slots = _Slots()
+
+
+def _descriptor_pointers(tensors) -> list:
+    """Pointers to descriptors of `tensors`, valid until this thread's next call."""
+    if len(tensors) > _SLOTS:
+        return [ctypes.byref(_desc(t)) for t in tensors]
+    slots = _slots
+    array = slots.array
+    offset = 0
+    for t in tensors:
+        shape, strides = t.shape, t.stride()
+        n = len(shape)
+        if n > MAX_RANK or n != len(strides):
+            array[offset // _SIZE] = _desc(t)  # rank > 5 (kept for the library to reject) or a bad tensor
+        else:
+            try:
+                _LAYOUTS[n].pack_into(array, offset, t.data_ptr(), *shape, *strides, n, _dtype_code(t.dtype))
+            except struct.error:  # a value outside its field's range: ctypes' conversion decides, as before
+                array[offset // _SIZE] = _desc(t)
+        offset += _SIZE
+    return slots.pointers[:len(tensors)]
+
+
+_current_raw_stream = None  # torch's current stream handle of a device, looked up on first use
+
+
+def _torch_current_stream():
+    """A function device -> torch's current stream handle there. torch's private raw getter
+    (what triton's launcher calls; no Stream object is built) when torch has it, else the
+    public torch.cuda.current_stream."""
+    global _current_raw_stream
+    if _current_raw_stream is None:
+        import torch  # only for the stream; the descriptors need no torch
+
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        _current_raw_stream = raw if raw is not None else (
+            lambda device: int(torch.cuda.current_stream(device).cuda_stream))
+    return _current_raw_stream
 
 
 def _device_and_stream(tensors, stream) -> tuple[int, int]:
     """Device of the first CUDA tensor and the stream to launch on: `stream` when given (a
     torch.cuda.Stream or a raw handle), else torch's current stream on that device. With no
     CUDA tensor: device 0, stream 0, and the library rejects the host memory."""
-    device = next((t.device.index for t in tensors if getattr(t.device, "type", None) == "cuda"), None)
+    device = None
+    for t in tensors:
+        d = t.device
+        if getattr(d, "type", None) == "cuda":
+            device = d.index
+            break
     if stream is not None:
         handle = getattr(stream, "cuda_stream", stream)
         return (0 if device is None else device), int(handle)
     if device is None:
         return 0, 0
-    import torch  # only for the stream; the descriptors need no torch
-
-    return device, int(torch.cuda.current_stream(device).cuda_stream)
+    return device, int(_torch_current_stream()(device))
 
 
 def _call(fn_name: str, tensors, *scalars, stream=None, library=None) -> None:
     lib = load_library(library)
-    descs = [_desc(t) for t in tensors]
-    device, handle = _device_and_stream(tensors, stream)
-    fn = getattr(lib, fn_name)
-    code = fn(*[ctypes.byref(d) for d in descs], *scalars, device, handle)
-    check(lib, code)
+    slots = _slots
+    if slots.busy:  # re-entered while this thread's slots are being filled or read
+        descs = [ctypes.byref(_desc(t)) for t in tensors]
+        device, handle = _device_and_stream(tensors, stream)
+        code = getattr(lib, fn_name)(*descs, *scalars, device, handle)
+    else:
+        slots.busy = True
+        try:
+            descs = _descriptor_pointers(tensors)
+            device, handle = _device_and_stream(tensors, stream)
+            code = getattr(lib, fn_name)(*descs, *scalars, device, handle)
+        finally:
+            slots.busy = False
+    if code:
+        check(lib, code)
 
 
 def vector_add(x, y, out, *, stream: Optional[Any] = None, library=None):
@@ -162,6 +268,40 @@ def embedding(ids, weight, out, *, stream: Optional[Any] = None, library=None):
     checked), weight (V, H), out (T, H) of one dtype (float16, bfloat16, float32). Returns out."""
     _call("cutile_embedding", (ids, weight, out), stream=stream, library=library)
     return out
+def transpose(x, y, *, stream: Optional[Any] = None, library=None):
+    """y = x.T for 2-D x (f16, bf16, f32; y is (N, M)), or the last two axes of 3-D bf16 x swapped
+    (y is (B, N, M)). Unit last strides; y must not overlap x. Returns y."""
+    _call("cutile_transpose", (x, y), stream=stream, library=library)
+    return y
+
+
+def fp8_quantize(x, q, scales, *, stream: Optional[Any] = None, library=None):
+    """Per-row fp8 e4m3 quantization of 2-D x (f16 with N <= 1024, or bf16): scales (M,) float32 =
+    max(row absmax, 1e-12) / 448, q (M, N) float8_e4m3fn = clamp(x / scale, -448, 448). Outputs must
+    not overlap x. Returns (q, scales)."""
+    _call("cutile_fp8_quantize", (x, q, scales), stream=stream, library=library)
+    return q, scales
+
+
+# dw_partial and db_partial of layer_norm_bwd have ceil(M / LAYER_NORM_BWD_ROWS_PER_BLOCK) rows.
+LAYER_NORM_BWD_ROWS_PER_BLOCK = 64
+
+
+def layer_norm(x, w, b, out, mean, rstd, eps: float = 1e-5, *, stream: Optional[Any] = None, library=None):
+    """out = layer_norm(x) * w + b over the last axis of 2-D x (N <= 8192); mean and rstd (M,) float32
+    are written for the backward. out may be x. Returns out."""
+    _call("cutile_layer_norm", (x, w, b, out, mean, rstd), float(eps), stream=stream, library=library)
+    return out
+
+
+def layer_norm_bwd(dy, x, w, mean, rstd, dx, dw_partial, db_partial, *, stream: Optional[Any] = None, library=None):
+    """Backward of layer_norm (N <= 1024): dx, and per-block partial sums dw_partial, db_partial of shape
+    (ceil(M / 64), N) float32 (dw = dw_partial.sum(0), db = db_partial.sum(0)). Returns dx."""
+    _call("cutile_layer_norm_bwd", (dy, x, w, mean, rstd, dx, dw_partial, db_partial), stream=stream,
+          library=library)
+    return dx
+
+
 
 
 def rope(positions, q, k, cos_table, sin_table, q_out, k_out, is_neox: bool = True, *,

@@ -17,13 +17,33 @@ def headline(result: Any) -> str:
     affected = sum(len(d.affected) for d in result.differences)
     text = f"{result.verdict.upper()}: {result.left_source} vs {result.right_source}"
     if result.verdict == "specialized":
-        text += f" ({n} assumption/hint difference{'s' if n != 1 else ''})"
+        text += f" ({n} assumption/hint difference{'s' if n != 1 else ''}{accepted_note(result)})"
     elif result.verdict == "different":
         text += f" ({n} root difference{'s' if n != 1 else ''}"
-        text += f", {affected} affected op{'s' if affected != 1 else ''})" if affected else ")"
+        text += f", {affected} affected op{'s' if affected != 1 else ''}" if affected else ""
+        text += f"{accepted_note(result)})"
     elif result.verdict == "unknown" and result.reason:
         text += f" ({result.reason})"
     return text
+
+
+def ops_matched(result: Any) -> Optional[int]:
+    """The one "ops matched" count every report shows: the matcher's pairs summed over the entry
+    pairs (what the functions table lists), or the mapping's size when there are no per-function
+    counts; None when nothing was matched at all."""
+    counts = [f["matched"] for f in result.functions if isinstance(f.get("matched"), int)]
+    if counts:
+        return sum(counts)
+    return len(result.mapping) if result.mapping else None
+
+
+def accepted_note(result: Any) -> str:
+    """``, 2 of 3 accepted by reference/x/analysis.json`` after diff --accept, else ''."""
+    source = getattr(result, "accepted_from", None)
+    if not source:
+        return ""
+    n = sum(1 for d in result.differences if getattr(d, "accepted", None))
+    return f", {n} of {len(result.differences)} accepted by {source}"
 
 
 def op_side(d: Any) -> str:

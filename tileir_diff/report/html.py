@@ -8,9 +8,10 @@ or code.
 from __future__ import annotations
 
 import html
+import re
 from typing import Any, Dict, Iterable, List, Optional
 
-from .common import VERDICT_MEANING, difference_op_ids, pair_summary, sorted_rules, stats_items
+from .common import VERDICT_MEANING, difference_op_ids, ops_matched, pair_summary, sorted_rules, stats_items
 
 SECTION_TITLES = {"signature": "Signature", "hints": "Entry hints", "tile_shapes": "Tile shapes",
                   "memory": "Memory (per view)", "reductions": "Reductions / scans", "mma": "MMA",
@@ -74,8 +75,9 @@ def _header(result: Any) -> str:
     chips = [f"<span class=\"chip\">{n_diff} root difference{'s' if n_diff != 1 else ''}</span>",
              f"<span class=\"chip\">{n_aff} affected op{'s' if n_aff != 1 else ''}</span>",
              f"<span class=\"chip\">{len(result.rules_applied)} rules applied ({n_rules} rewrites)</span>"]
-    if result.mapping:
-        chips.append(f"<span class=\"chip\">{len(result.mapping)} ops matched</span>")
+    matched = ops_matched(result)
+    if matched is not None:
+        chips.append(f"<span class=\"chip\">{matched} ops matched</span>")
     reason = f"<div class=\"reason\">Unknown because: {esc(result.reason)}</div>" if result.reason else ""
     return (f"<header class=\"top v-{esc(result.verdict)}\">\n"
             f"<div class=\"verdict\">{esc(result.verdict.upper())}</div>\n"
@@ -161,7 +163,7 @@ def _differences(result: Any, max_affected: int, lines_of: Dict[str, Any]) -> st
                 sides.append(f"<div class=\"{cls} absent\"><span class=\"sign\">{sign}</span>"
                              f"<span class=\"abs\">absent on this side</span></div>")
             else:
-                loc = f"<span class=\"loc\">{esc(ref.location)}</span>" if ref.location else ""
+                loc = f"<div class=\"loc\">at {esc(ref.location)}</div>" if ref.location else ""
                 sides.append(f"<div class=\"{cls}\"><span class=\"sign\">{sign}</span>"
                              f"<code>{esc(ref.text)}</code>{loc}</div>")
         affected = ""
@@ -171,7 +173,12 @@ def _differences(result: Any, max_affected: int, lines_of: Dict[str, Any]) -> st
             more_text = f" <span class=\"more\">+{more} more</span>" if more > 0 else ""
             affected = f"<div class=\"aff\">affected downstream: {links}{more_text}</div>"
         hint = f"<div class=\"hint\">{esc(d.rule_hint)}</div>" if d.rule_hint else ""
-        out.append(f"<li id=\"d{i}\"><div class=\"dhead\"><span class=\"cat c-{esc(d.category)}\">"
+        accepted = getattr(d, "accepted", None)
+        if accepted:
+            hint += (f"<div class=\"accepted\"><span class=\"acc\">accepted</span> by <code>{esc(accepted.get('file'))}"
+                     f"</code>: {esc(accepted.get('what'))}<div class=\"why\">{esc(accepted.get('why'))}</div></div>")
+        li_class = " class=\"is-accepted\"" if accepted else ""
+        out.append(f"<li id=\"d{i}\"{li_class}><div class=\"dhead\"><span class=\"cat c-{esc(d.category)}\">"
                    f"{esc(d.category)}</span><span class=\"msg\">{esc(d.message)}</span></div>"
                    f"<div class=\"where\">{' '.join(where)}</div>{ctx}"
                    f"<div class=\"sides\">{''.join(sides)}</div>{affected}{hint}</li>\n")
@@ -185,60 +192,129 @@ def _code(result: Any, left_roles: Dict[str, str], right_roles: Dict[str, str],
         return ("<section id=\"code\"><h2>Side by side</h2><p class=\"none\">The result carries no "
                 "printed modules.</p></section>\n")
     legend = ("<div class=\"legend\"><span class=\"ln diff\">root difference</span>"
-              "<span class=\"ln affected\">affected</span><span class=\"ln unmatched\">unmatched (one side only, or absorbed by a rule)</span>"
-              "<span class=\"ln hl\">hovered / selected pair</span>"
-              "<span class=\"tip\">Hover a line to see its partner; click to scroll the other side to it.</span></div>")
-    left = _pane("L", "left", result.left_source, result.left_lines, left_roles, partner_l, stage_l,
-                 bool(result.mapping))
-    right = _pane("R", "right", result.right_source, result.right_lines, right_roles, partner_r, {},
-                  bool(result.mapping))
-    return (f"<section id=\"code\"><h2>Side by side</h2>{legend}\n<div class=\"sbs\">{left}{right}</div>"
-            "</section>\n")
+              "<span class=\"ln affected\">affected</span>"
+              "<span class=\"ln unmatched\">one side only (no partner: added, removed, or absorbed by a rule)</span>"
+              "<span class=\"ln moved\">matched, but written elsewhere</span><span class=\"ln hl\">hovered pair</span>"
+              "<span class=\"tip\">Matched ops share a row; <mark>marked</mark> tokens differ. Hover a line to see "
+              "its partner; click to bring it into view.</span></div>")
+    have_mapping = bool(result.mapping)
+    rules = ", ".join(name for name, _ in sorted_rules(result))
+    left = [_line_cell("L", n, op_id, text, left_roles, partner_l, stage_l, have_mapping, rules)
+            for n, (op_id, text) in enumerate(result.left_lines, 1)]
+    right = [_line_cell("R", n, op_id, text, right_roles, partner_r, {}, have_mapping, rules)
+             for n, (op_id, text) in enumerate(result.right_lines, 1)]
+    rows: List[str] = []
+    marked: List[bool] = []
+    for i, j in align_lines(result.left_lines, result.right_lines, partner_l, partner_r):
+        lcell = left[i] if i is not None else None
+        rcell = right[j] if j is not None else None
+        if lcell is not None and rcell is not None and ("diff" in (lcell[1], rcell[1])):
+            # a root difference on both sides: mark the tokens that differ
+            ltext, rtext = intraline(result.left_lines[i][1], result.right_lines[j][1])
+            lcell = (lcell[0].replace(_SRC_SLOT, ltext), lcell[1], lcell[2])
+            rcell = (rcell[0].replace(_SRC_SLOT, rtext), rcell[1], rcell[2])
+        cells = []
+        alone = (lcell is None) != (rcell is None)
+        for cell, side, lines, index in ((lcell, "L", result.left_lines, i), (rcell, "R", result.right_lines, j)):
+            if cell is None:
+                cells.append(f"<div class=\"ln gap g{side}\"></div>")
+                continue
+            html_text = cell[0].replace(_SRC_SLOT, esc(lines[index][1]))
+            if alone and " data-partner=" in html_text:  # its partner sits on another row
+                html_text = html_text.replace(f"class=\"ln s{side}", f"class=\"ln s{side} moved", 1)
+            cells.append(html_text)
+        rows.append(f"<div class=\"row\">{''.join(cells)}</div>")
+        marked.append(bool((lcell and lcell[2]) or (rcell and rcell[2])))
+    has_differences = any(left_roles.values()) or any(right_roles.values())
+    body = _fold(rows, marked) if has_differences else "".join(rows)
+    head = (f"<div class=\"row phead\"><div class=\"ptitle\"><span class=\"side sl\">left</span> "
+            f"<code>{esc(result.left_source)}</code></div><div class=\"ptitle\"><span class=\"side sr\">right</span> "
+            f"<code>{esc(result.right_source)}</code></div></div>")
+    return (f"<section id=\"code\"><h2>Side by side</h2>{legend}\n<div class=\"sbs\">{head}"
+            f"<div class=\"code\">{body}</div></div></section>\n")
 
 
-FOLD_CONTEXT = 3   # unchanged lines kept around each marked line
+_SRC_SLOT = "\x00src\x00"  # where a line's (escaped, maybe token-marked) text goes
+
+
+def _line_cell(side: str, n: int, op_id: Optional[str], text: str, roles: Dict[str, str], partners: Dict[str, str],
+               stages: Dict[str, str], have_mapping: bool, rules: str):
+    """(html with a text slot, role, whether the line stays visible when unchanged runs fold)."""
+    classes = ["ln", f"s{side}"]
+    attrs = ""
+    role = ""
+    if op_id:
+        role = roles.get(op_id, "")
+        partner = partners.get(op_id)
+        tip = op_id
+        if role:
+            classes.append(role)
+        elif have_mapping and partner is None:
+            classes.append("unmatched")
+            # which rule absorbed this op is not recorded per op: name the candidates
+            tip += " — no partner: only on this side" + (f", or absorbed by one of the rules applied ({rules})"
+                                                           if rules else "")
+        attrs = f" id=\"{esc(side)}:{esc(op_id)}\" data-side=\"{side}\" data-op=\"{esc(op_id)}\""
+        if partner:
+            attrs += f" data-partner=\"{esc(partner)}\""
+            tip += f" ↔ {partner}" + (f" (matched by {stages[op_id]})" if op_id in stages else "")
+        attrs += f" title=\"{esc(tip)}\""
+    keep = bool(op_id and (role or "/" not in op_id))
+    return (f"<div class=\"{' '.join(classes)}\"{attrs}><span class=\"no\">{n}</span>"
+            f"<span class=\"src\">{_SRC_SLOT}</span></div>", role, keep)
+
+
+def align_lines(left_lines, right_lines, partner_l: Dict[str, str], partner_r: Dict[str, str]):
+    """Rows of the side-by-side: (left index or None, right index or None). A left line and its
+    matched partner share a row when the order allows (the longest common subsequence of the
+    pairs, difflib); lines without a partner, and partners written in another order, get a row
+    of their own with a gap on the other side. Lines without an op (closing braces) pair by text."""
+    import difflib
+    lk = [f"P{partner_l[i]}" if i and i in partner_l else (f"L{i}" if i else f"T{t.strip()}") for i, t in left_lines]
+    rk = [f"P{i}" if i and i in partner_r else (f"R{i}" if i else f"T{t.strip()}") for i, t in right_lines]
+    rows = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, lk, rk, autojunk=False).get_opcodes():
+        if tag == "equal":
+            rows.extend(zip(range(i1, i2), range(j1, j2)))
+        else:
+            rows.extend((i, None) for i in range(i1, i2))
+            rows.extend((None, j) for j in range(j1, j2))
+    return rows
+
+
+_TOKEN = re.compile(r"%[\w.$#-]+|@[\w.$-]+|[A-Za-z_][\w.]*|-?\d[\w.+-]*|\s+|.")
+
+
+def intraline(left: str, right: str):
+    """Both texts escaped, the tokens that differ wrapped in <mark>."""
+    import difflib
+    lt, rt = _TOKEN.findall(left), _TOKEN.findall(right)
+    lo, ro = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, lt, rt, autojunk=False).get_opcodes():
+        a, b = esc("".join(lt[i1:i2])), esc("".join(rt[j1:j2]))
+        if tag == "equal":
+            lo.append(a)
+            ro.append(b)
+        else:
+            lo.append(f"<mark>{a}</mark>" if a.strip() else a)
+            ro.append(f"<mark>{b}</mark>" if b.strip() else b)
+    return "".join(lo), "".join(ro)
+
+
+FOLD_CONTEXT = 3   # unchanged rows kept around each marked row
 FOLD_MIN_RUN = 6   # shorter unchanged runs are not worth a fold
 
 
-def _pane(side: str, label: str, source: str, lines: Iterable, roles: Dict[str, str],
-          partners: Dict[str, str], stages: Dict[str, str], have_mapping: bool) -> str:
-    lines = list(lines)
-    rows = []
-    marked = []
-    for n, (op_id, text) in enumerate(lines, 1):
-        classes = ["ln"]
-        attrs = ""
-        if op_id:
-            role = roles.get(op_id)
-            partner = partners.get(op_id)
-            if role:
-                classes.append(role)
-            elif have_mapping and partner is None:
-                classes.append("unmatched")
-            attrs = f" id=\"{esc(side)}:{esc(op_id)}\" data-side=\"{side}\" data-op=\"{esc(op_id)}\""
-            if partner:
-                attrs += f" data-partner=\"{esc(partner)}\""
-            tip = op_id + (f" ↔ {partner}" if partner else "") + (f" ({stages[op_id]})" if op_id in stages else "")
-            attrs += f" title=\"{esc(tip)}\""
-        # Entry lines and differences stay visible; runs of unchanged lines between them fold.
-        marked.append(bool(op_id and (roles.get(op_id) or "/" not in op_id)))
-        rows.append(f"<div class=\"{' '.join(classes)}\"{attrs}><span class=\"no\">{n}</span>"
-                    f"<span class=\"src\">{esc(text)}</span></div>")
-    # Fold only when something is marked besides entry lines (an identical pair shows in full).
-    has_differences = any(op_id and roles.get(op_id) for op_id, _ in lines)
-    body = _fold(rows, marked) if has_differences else "".join(rows)
-    return (f"<div class=\"pane p{side}\"><div class=\"ptitle\"><span class=\"side s{side.lower()}\">{label}</span>"
-            f" <code>{esc(source)}</code></div><div class=\"code\">{body}</div></div>")
-
-
 def _fold(rows: List[str], marked: List[bool]) -> str:
-    """Wrap runs of unmarked rows far from any marked row in a closed <details>."""
+    """Wrap runs of unmarked rows far from any marked row in a closed <details>: a fold spans
+    both sides, so they unfold together."""
     keep = [False] * len(rows)
     for i, m in enumerate(marked):
         if m:
             for j in range(max(0, i - FOLD_CONTEXT), min(len(rows), i + FOLD_CONTEXT + 1)):
                 keep[j] = True
-    keep[-1] = True  # the closing brace
+    if keep:
+        keep[-1] = True  # the closing brace
     out: List[str] = []
     i = 0
     while i < len(rows):
@@ -250,7 +326,7 @@ def _fold(rows: List[str], marked: List[bool]) -> str:
         while j < len(rows) and not keep[j]:
             j += 1
         if j - i >= FOLD_MIN_RUN:
-            out.append(f"<details class=\"fold\"><summary>⋯ {j - i} unchanged lines</summary>"
+            out.append(f"<details class=\"fold\"><summary>⋯ {j - i} unchanged rows</summary>"
                        f"{''.join(rows[i:j])}</details>")
         else:
             out.extend(rows[i:j])
@@ -280,30 +356,39 @@ def _summary(result: Any, lines_of: Dict[str, Any]) -> str:
     if not pair:
         out.append("<p class=\"none\">No summary in this result.</p></section>\n")
         return "".join(out)
+    # On a page whose verdict says "same", a summary that differs as written is what the rules
+    # absorbed: say so in a neutral colour, never in the red of a difference.
+    same_page = result.verdict in ("identical", "equivalent")
+    bad = "note" if same_page else "bad"
     for fp in pair.get("functions", []):
         name = fp["left"] if fp["left"] == fp["right"] else f"{fp['left']} / {fp['right']}"
+        differs = (f"written differently in {esc(', '.join(fp['differing_sections']))} (absorbed by the rules)"
+                   if same_page else f"differs in {esc(', '.join(fp['differing_sections']))}")
         status = ("<span class=\"ok\">summaries agree</span>" if fp["same"] else
-                  f"<span class=\"bad\">differs in {esc(', '.join(fp['differing_sections']))}</span>")
+                  f"<span class=\"{bad}\">{differs}</span>")
         out.append(f"<h3>@{esc(name)} {status}</h3>\n")
         for key, section in fp.get("sections", {}).items():
             if not section.get("rows"):
                 continue
             same = section.get("same", True)
-            out.append(f"<details class=\"sec{'' if same else ' neq'}\"{'' if same else ' open'}>"
-                       f"<summary>{esc(SECTION_TITLES.get(key, key))}"
-                       f"{'' if same else ' <span class=bad>differs</span>'}</summary>\n")
-            out.append(_section_table(key, section, lines_of))
+            label = "" if same else (" <span class=note>written differently</span>" if same_page
+                                     else " <span class=bad>differs</span>")
+            klass = "" if same else (" written" if same_page else " neq")
+            out.append(f"<details class=\"sec{klass}\"{'' if same or same_page else ' open'}>"
+                       f"<summary>{esc(SECTION_TITLES.get(key, key))}{label}</summary>\n")
+            out.append(_section_table(key, section, lines_of, "written" if same_page else "neq"))
             out.append("</details>\n")
     out.append("</section>\n")
     return "".join(out)
 
 
-def _section_table(key: str, section: Dict[str, Any], lines_of: Dict[str, Any]) -> str:
+def _section_table(key: str, section: Dict[str, Any], lines_of: Dict[str, Any], neq: str = "neq") -> str:
+    """``neq``: the class of a differing row (``written``, neutral, on a page whose verdict is same)."""
     rows = []
     if key == "op_histogram":
         rows.append("<tr><th>op</th><th>left</th><th>right</th></tr>")
         for r in section["rows"]:
-            rows.append(f"<tr class=\"{'' if r['same'] else 'neq'}\"><td><code>{esc(r['op'])}</code></td>"
+            rows.append(f"<tr class=\"{'' if r['same'] else neq}\"><td><code>{esc(r['op'])}</code></td>"
                         f"<td class=\"num\">{esc(r['left'])}</td><td class=\"num\">{esc(r['right'])}</td></tr>")
         return f"<table class=\"sum hist\">{''.join(rows)}</table>\n"
     rows.append("<tr><th class=\"flag\"></th><th>left</th><th>right</th></tr>")
@@ -319,12 +404,12 @@ def _section_table(key: str, section: Dict[str, Any], lines_of: Dict[str, Any]) 
                 left = _opref_link("L", r["left_op"], lines_of) + " " + left
             if r.get("right_op"):
                 right = _opref_link("R", r["right_op"], lines_of) + " " + right
-        rows.append(f"<tr class=\"{'' if r['same'] else 'neq'}\"><td class=\"flag\">{flag}</td>"
+        rows.append(f"<tr class=\"{'' if r['same'] else neq}\"><td class=\"flag\">{flag}</td>"
                     f"<td>{left}</td><td>{right}</td></tr>")
         for a in r.get("accesses", []):
             la = (_opref_link("L", a["left_op"], lines_of) + " " if a.get("left_op") else "") + _cell(a.get("left"))
             ra = (_opref_link("R", a["right_op"], lines_of) + " " if a.get("right_op") else "") + _cell(a.get("right"))
-            rows.append(f"<tr class=\"sub{'' if a['same'] else ' neq'}\"><td class=\"flag\">"
+            rows.append(f"<tr class=\"sub{'' if a['same'] else ' ' + neq}\"><td class=\"flag\">"
                         f"{'=' if a['same'] else '≠'}</td><td>{la}</td><td>{ra}</td></tr>")
     return f"<table class=\"sum\">{''.join(rows)}</table>\n"
 
@@ -378,7 +463,8 @@ border-bottom:1px solid var(--line);position:sticky;top:0;z-index:5}
 .v-equivalent .verdict,.vb.v-equivalent{background:var(--teal)}
 .v-different .verdict,.vb.v-different{background:var(--red)}
 .v-unknown .verdict,.vb.v-unknown{background:var(--amber)}
-.vb{color:#fff;border-radius:4px;padding:1px 7px;font-size:12px}
+.vb{color:#fff;background:var(--mute);border-radius:4px;padding:1px 7px;font-size:12px}
+.vb.v-same{background:var(--green)}.vb.v-specialized,.v-specialized .verdict{background:#6a4fb3}
 .head-body{flex:1;min-width:300px}
 .sources code{background:var(--grey);padding:1px 6px;border-radius:4px;margin-right:10px}
 .side{font-size:11px;font-weight:700;text-transform:uppercase;border-radius:3px;padding:1px 5px;color:#fff}
@@ -402,10 +488,15 @@ background:var(--redbg);color:var(--red);border-radius:4px;padding:1px 7px;margi
 .where{margin:4px 0 2px 22px;color:var(--mute);font-size:13px}.where .fn{font-family:ui-monospace,monospace}
 .ctx{margin-left:22px;color:var(--mute);font-size:12px}
 .sides{margin:6px 0 0 22px}
-.dl,.dr{padding:3px 8px;border-radius:4px;margin:2px 0;overflow-x:auto;white-space:nowrap}
+.dl,.dr{padding:3px 8px;border-radius:4px;margin:2px 0;white-space:pre-wrap;overflow-wrap:anywhere}
 .dl{background:#f6eefa}.dr{background:#e8f6f7}
 .sign{display:inline-block;width:16px;font-weight:700;color:var(--mute)}
-.loc{margin-left:12px;color:var(--mute);font-size:12px}
+.loc{margin:1px 0 0 16px;color:var(--mute);font-size:12px}
+.accepted{margin:6px 0 0 22px;font-size:12.5px}.acc{background:#dafbe1;color:var(--green);font-weight:700;
+border-radius:4px;padding:0 6px;text-transform:uppercase;font-size:11px}.why{color:var(--mute);margin-top:2px}
+ol.diffs>li.is-accepted{border-left-color:var(--green)}
+.note{color:var(--mute);font-size:12px;font-weight:600;margin-left:8px}
+details.sec.written{border-left:4px solid #9aa3af}
 .abs{color:var(--mute);font-style:italic}
 .aff{margin:6px 0 0 22px;font-size:12.5px;color:var(--mute)}
 .hint{margin:4px 0 0 22px;font-size:12.5px;color:var(--amber)}
@@ -414,12 +505,17 @@ background:var(--bluebg);border-radius:3px;padding:0 4px}
 .legend{margin:0 0 6px;font-size:12px;color:var(--mute)}
 .legend .ln{display:inline-block;padding:1px 8px;margin-right:8px;border-radius:3px}
 .legend .tip{margin-left:8px}
-.sbs{display:grid;grid-template-columns:1fr 1fr;gap:12px}
-.pane{background:var(--card);border:1px solid var(--line);border-radius:6px;min-width:0}
-.ptitle{padding:6px 10px;border-bottom:1px solid var(--line);font-size:13px;white-space:nowrap;overflow:hidden;
-text-overflow:ellipsis}
-.code{position:relative;max-height:70vh;overflow:auto;padding:4px 0}
-.ln{white-space:pre;display:flex;border-left:3px solid transparent}
+.sbs{background:var(--card);border:1px solid var(--line);border-radius:6px}
+.row{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr)}
+.row>.ln.sR,.row>.gap.gR,.phead>.ptitle+.ptitle{border-left:1px solid var(--line)}
+.ptitle{padding:6px 10px;border-bottom:1px solid var(--line);font-size:13px;overflow-wrap:anywhere}
+.code{position:relative;max-height:75vh;overflow:auto;padding:4px 0}
+.ln{white-space:pre-wrap;overflow-wrap:anywhere;display:flex;border-left:3px solid transparent;min-width:0}
+.ln .src{min-width:0}
+.gap{background:repeating-linear-gradient(135deg,#fafbfc,#fafbfc 5px,#f1f3f6 5px,#f1f3f6 10px)}
+.ln.moved{background:#f3efff;border-left-color:#8a63d2}
+mark{background:#ffc9c2;color:inherit;border-radius:2px;padding:0 1px}
+.ln.sR.diff mark{background:#b9efc6}
 .ln .no{flex:none;width:42px;text-align:right;padding-right:8px;color:#a3aab5;user-select:none;font-size:11.5px;
 font-family:ui-monospace,monospace;line-height:19px}
 .ln .src{line-height:19px;padding-right:12px}
@@ -439,11 +535,12 @@ th{text-align:left;font-size:12px;color:var(--mute);font-weight:600;border-botto
 td{padding:3px 6px;border-bottom:1px solid #eef0f3;vertical-align:top;word-break:break-word}
 table.sum td{width:48%}table.sum td.flag,th.flag{width:22px;text-align:center;color:var(--mute)}
 tr.neq td{background:var(--redbg)}tr.neq td.flag{color:var(--red);font-weight:700}
+tr.written td{background:#f3f4f6}tr.written td.flag{color:var(--mute);font-weight:700}
 tr.sub td:nth-child(2),tr.sub td:nth-child(3){padding-left:22px}
 table.kv{width:auto}table.kv td,table.kv th{padding-right:24px}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 table.hist{width:auto}
-details.fold>summary{list-style:none;cursor:pointer;color:var(--blue);font-size:12px;padding:2px 0 2px 50px;
+details.fold>summary{list-style:none;cursor:pointer;color:var(--blue);font-size:12px;padding:2px 0 2px 50px;text-align:left;
 background:#f8f9fb;border-top:1px dashed var(--line);border-bottom:1px dashed var(--line)}
 details.fold>summary::-webkit-details-marker{display:none}
 details.fold[open]>summary{color:var(--mute)}

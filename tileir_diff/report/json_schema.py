@@ -1,13 +1,8 @@
-"""JSON report: ``DiffResult.to_dict()`` under the versioned schema in ``diff.schema.json``.
-
-Also a small validator for the subset of JSON Schema that file uses (type, enum, required,
-properties, additionalProperties, items, prefixItems, min/maxItems, minimum, pattern, anyOf,
-local $ref), so checking a report needs no extra dependency.
-"""
+"""JSON report: ``DiffResult.to_dict()`` under the versioned schema in ``diff.schema.json``,
+and ``validate`` (the jsonschema library against that file)."""
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, List
@@ -38,85 +33,25 @@ def load_schema() -> Dict[str, Any]:
 
 
 def validate(instance: Any, schema: Dict[str, Any] | None = None) -> List[str]:
-    """Errors (``$.path: message``) of ``instance`` against the report schema; [] when valid."""
+    """Errors (``$.path: message``) of ``instance`` against the report schema, sorted by path;
+    [] when valid. The jsonschema library checks it (Draft 2020-12, the schema's ``$schema``): a
+    test-time dependency (``pip install tileir_diff[test]``), not one of the library's."""
+    try:
+        import jsonschema
+    except ImportError as e:  # pragma: no cover - the test extra installs it
+        raise ImportError("validating a report needs jsonschema: pip install 'tileir_diff[test]'") from e
     root = schema if schema is not None else load_schema()
-    errors: List[str] = []
-    _check(instance, root, root, "$", errors)
-    return errors
+    validator = jsonschema.validators.validator_for(root)(root)
+    errors = sorted((_deepest(e) for e in validator.iter_errors(instance)),
+                    key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    return [f"{e.json_path}: {e.message}" for e in errors]
 
 
-_TYPES = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-}
-
-
-def _resolve(ref: str, root: Dict[str, Any]) -> Dict[str, Any]:
-    if not ref.startswith("#/"):
-        raise ValueError(f"only local $ref is supported, not {ref!r}")
-    node: Any = root
-    for part in ref[2:].split("/"):
-        node = node[part]
-    return node
-
-
-def _check(v: Any, schema: Dict[str, Any], root: Dict[str, Any], path: str, errors: List[str]) -> None:
-    if "$ref" in schema:
-        _check(v, _resolve(schema["$ref"], root), root, path, errors)
-    if "anyOf" in schema:
-        results = [_collect(v, s, root, path) for s in schema["anyOf"]]
-        if all(results):
-            # Show the inner errors of the form whose type fits (e.g. a malformed op ref rather
-            # than "not null"); when no type fits, say so.
-            fitting = [errs for errs in results if not any(e.startswith(f"{path}: expected ") for e in errs)]
-            errors.extend(fitting[0] if fitting else [f"{path}: matches none of the allowed forms"])
-        return
-    types = schema.get("type")
-    if types is not None:
-        names = [types] if isinstance(types, str) else types
-        if not any(_TYPES[t](v) for t in names):
-            errors.append(f"{path}: expected {' or '.join(names)}, got {type(v).__name__}")
-            return
-    if "enum" in schema and v not in schema["enum"]:
-        errors.append(f"{path}: {v!r} is not one of {schema['enum']}")
-    if "const" in schema and v != schema["const"]:
-        errors.append(f"{path}: expected {schema['const']!r}")
-    if isinstance(v, str) and "pattern" in schema and not re.search(schema["pattern"], v):
-        errors.append(f"{path}: {v!r} does not match {schema['pattern']}")
-    if isinstance(v, (int, float)) and not isinstance(v, bool) and "minimum" in schema and v < schema["minimum"]:
-        errors.append(f"{path}: {v} < minimum {schema['minimum']}")
-    if isinstance(v, dict):
-        for key in schema.get("required", ()):
-            if key not in v:
-                errors.append(f"{path}: missing required key {key!r}")
-        props = schema.get("properties", {})
-        extra = schema.get("additionalProperties", True)
-        for key, value in v.items():
-            if key in props:
-                _check(value, props[key], root, f"{path}.{key}", errors)
-            elif extra is False:
-                errors.append(f"{path}: unexpected key {key!r}")
-            elif isinstance(extra, dict):
-                _check(value, extra, root, f"{path}.{key}", errors)
-    if isinstance(v, list):
-        if "minItems" in schema and len(v) < schema["minItems"]:
-            errors.append(f"{path}: {len(v)} items, fewer than {schema['minItems']}")
-        if "maxItems" in schema and len(v) > schema["maxItems"]:
-            errors.append(f"{path}: {len(v)} items, more than {schema['maxItems']}")
-        prefix = schema.get("prefixItems", [])
-        for i, item in enumerate(v):
-            if i < len(prefix):
-                _check(item, prefix[i], root, f"{path}[{i}]", errors)
-            elif "items" in schema:
-                _check(item, schema["items"], root, f"{path}[{i}]", errors)
-
-
-def _collect(v: Any, schema: Dict[str, Any], root: Dict[str, Any], path: str) -> List[str]:
-    errs: List[str] = []
-    _check(v, schema, root, path, errs)
-    return errs
+def _deepest(error):
+    """For "not valid under any of the given schemas" (an op ref or null, ...): the error of the
+    form the value was meant to be, the one a reader can act on (jsonschema's best_match), unless
+    the value fits none of the forms' types at all."""
+    from jsonschema.exceptions import best_match
+    # a form whose type the value has fails by a keyword other than "type"
+    fitting = [e for e in error.context or () if e.validator != "type"]
+    return _deepest(best_match(fitting)) if fitting else error

@@ -64,6 +64,9 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
                 lines.append(f"   affected downstream: {listed}{f' (+{more} more)' if more > 0 else ''}")
             if d.rule_hint:
                 lines.append(f"   _note:_ {text(d.rule_hint)}")
+            accepted = getattr(d, "accepted", None)
+            if accepted:
+                lines.append(f"   _accepted_ by {code(accepted.get('file', ''))}: {text(accepted.get('what', ''))}")
     rules = sorted_rules(result)
     lines += ["", "### Rules applied", ""]
     if rules:

@@ -1,7 +1,7 @@
 """Compact text report: verdict line, root differences first, then rules, functions, summary."""
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, List, Optional, Sequence
 
 from ..errors import printable
 from .common import VERDICT_MEANING, headline, op_side, pair_summary, sorted_rules
@@ -17,13 +17,16 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
     matcher figures.
     """
     lines: List[str] = [headline(result), f"  verdict means: {VERDICT_MEANING.get(result.verdict, '')}"]
+    if getattr(result, "all_accepted", False):
+        lines.append("  every root difference is accepted (listed below with its reason): exit status 0")
     diffs = result.differences
     shown = diffs if max_differences is None else diffs[:max_differences]
     if shown:
         lines.append("")
         lines.append("root differences:")
     for i, d in enumerate(shown, 1):
-        lines.append(f"[{i}] {d.category}: {d.message}")
+        accepted = getattr(d, "accepted", None)
+        lines.append(f"[{i}] {d.category}: {d.message}" + (" (accepted)" if accepted else ""))
         lines.append(f"    in @{d.function}: {op_side(d)}")
         context = getattr(d, "context", ())
         if context:
@@ -40,6 +43,8 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
             lines.append(f"    affected downstream: {listed}")
         if d.rule_hint:
             lines.append(f"    note: {d.rule_hint}")
+        if accepted:
+            lines.append(f"    accepted by {accepted.get('file')}: {accepted.get('what')}")
     if len(shown) < len(diffs):
         lines.append(f"... {len(diffs) - len(shown)} more root differences (see the JSON report)")
     if result.verdict == "unknown" and result.reason:
@@ -86,3 +91,38 @@ def _function_line(f: dict) -> str:
     if counts:
         parts.append("(" + ", ".join(counts) + ")")
     return " ".join(parts)
+
+
+def first_cause(result: Any) -> str:
+    """One line that says why two kernels are not the same: the first root difference (with how
+    many more there are), else the reason (unknown, or a counterexample from execution)."""
+    diffs = result.differences
+    verdict = result.verdict.upper()
+    if diffs:
+        d = diffs[0]
+        more = f" (+{len(diffs) - 1} more root difference{'s' if len(diffs) > 2 else ''})" if len(diffs) > 1 else ""
+        return printable(f"{verdict}: {d.category}: {d.message}{more}")
+    if result.reason:
+        return printable(f"{verdict}: {result.reason}")
+    return printable(f"{verdict}: {result.left_source} vs {result.right_source}")
+
+
+def render_failure(result: Any, *, expectation: str = "", max_lines: Optional[int] = 40,
+                   report_paths: Sequence[str] = ()) -> str:
+    """The message of a failed assertion: the first root cause on the first line (what pytest's
+    short summary shows), then the text report, cut after ``max_lines`` lines with a pointer to
+    the full report (``report_paths``, written by the pytest plugin) when there is one."""
+    head = first_cause(result)
+    if expectation:
+        head = f"{expectation}, got {head}"
+    body = render(result).rstrip("\n").splitlines()
+    lines = [head] + body
+    if max_lines is not None and len(lines) > max_lines:
+        cut = len(lines) - max_lines
+        lines = lines[:max_lines]
+        where = (f"full report: {', '.join(str(p) for p in report_paths)}" if report_paths else
+                 "pytest --tileir-report-dir DIR writes the full report; result.to_text() has it")
+        lines.append(f"... {cut} more line{'s' if cut != 1 else ''} ({where})")
+    elif report_paths:
+        lines.append(f"report: {', '.join(str(p) for p in report_paths)}")
+    return "\n".join(lines) + "\n"

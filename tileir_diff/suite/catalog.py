@@ -56,7 +56,8 @@ class CatalogError(ValueError):
         self.field_path = field_path
         self.message = message
         from ..errors import printable  # one line, whatever the path or the JSON holds
-        super().__init__(printable(f"{file}: {field_path}: {message}" if field_path else f"{file}: {message}"))
+        where = f"{file}: " if str(file) else ""
+        super().__init__(printable(f"{where}{field_path}: {message}" if field_path else f"{where}{message}"))
 
 
 @dataclass(frozen=True)
@@ -181,12 +182,18 @@ class OpSpec:
         raise KeyError(f"op {self.op!r} has no variant {name!r} (has: {[v.name for v in self.variants]})")
 
 
-def repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]
+def repo_root(explicit: Path | str | None = None) -> Path:
+    """The repository the suite lives in (tileir_diff.paths: --root, $TILEIR_DIFF_ROOT, the
+    checkout, the working directory's); CatalogError with a hint when there is none."""
+    from ..paths import RootNotFound, require_root
+    try:
+        return require_root(explicit)
+    except RootNotFound as e:
+        raise CatalogError("", "", str(e)) from None
 
 
-def default_reference_root() -> Path:
-    return repo_root() / "reference"
+def default_reference_root(root: Path | str | None = None) -> Path:
+    return repo_root(root) / "reference"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -566,11 +573,11 @@ def load_op(directory: Path | str) -> OpSpec:
     if dup:
         ck.fail("variants", f"duplicate variant name(s) {sorted(dup)}")
     accepted = ck.get(data, "accepted_differences", "", list, required=False, default=[])
+    from .accept import entry_problem
     for i, a in enumerate(accepted):
-        if not isinstance(a, dict) or not {"category", "what", "why"} <= set(a):
-            ck.fail(f"accepted_differences[{i}]", "expected an object with category, what, why")
-        if "match" in a and not isinstance(a["match"], dict):
-            ck.fail(f"accepted_differences[{i}].match", "expected an object (fields of a difference's detail)")
+        problem = entry_problem(a)
+        if problem:
+            ck.fail(f"accepted_differences[{i}]", problem)
 
     spec = OpSpec(op=op, family=family, summary=summary, kernels=dict(kernels), variants=variants,
                   tolerances=tolerances, accepted_differences=tuple(accepted), directory=directory)
@@ -666,13 +673,15 @@ def _check_sources(spec: OpSpec) -> None:
             raise CatalogError(spec.ref_path, fn, "required function is not defined")
 
 
-def load_catalog(root: Path | str | None = None, *, ops: Iterable[str] | None = None) -> list[OpSpec]:
-    """Every `reference/<op>/` folder that has an analysis.json, sorted by op name.
+def load_catalog(root: Path | str | None = None, *, ops: Iterable[str] | None = None,
+                 repo: Path | str | None = None) -> list[OpSpec]:
+    """Every `reference/<op>/` folder that has an analysis.json, sorted by op name; `root` is the
+    reference folder (default: `<repo>/reference`, `repo` found by tileir_diff.paths).
 
     Folders without analysis.json are errors too (a half-written operator must not be skipped
     silently); folders whose name starts with `_` or `.` are ignored.
     """
-    root = Path(root) if root is not None else default_reference_root()
+    root = Path(root) if root is not None else default_reference_root(repo)
     if not root.is_dir():
         raise CatalogError(root, "", "reference root is not a directory")
     wanted = set(ops) if ops is not None else None

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
 
 from tileir_diff.suite.catalog import CatalogError, OpSpec, load_catalog
+from tileir_diff.progress import add_progress_option, progress_bar
 from tileir_diff.suite.export import DEFAULT_ARCHS, ExportError, ToolNotFound, artifact_paths, export_all
 
 __all__ = ["register", "main", "list_records"]
@@ -48,6 +50,9 @@ def list_records(specs: Sequence[OpSpec], *, build_root: Path | None = None,
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", type=Path, default=None, metavar="DIR",
+                   help="the tileir_diff checkout (default: $TILEIR_DIFF_ROOT, this package's checkout, "
+                        "or the working directory's)")
     p.add_argument("--reference-root", type=Path, default=None, help="folder of reference/<op>/ (default: the repo's)")
     p.add_argument("--build-root", type=Path, default=None, help="output folder (default: <repo>/build/reference)")
     p.add_argument("--op", action="append", dest="ops", metavar="OP", help="only this op (repeatable)")
@@ -56,41 +61,98 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
 
 def _populate(suite_parser: argparse.ArgumentParser) -> None:
-    sub = suite_parser.add_subparsers(dest="suite_command", metavar="{list,export,status}")
+    sub = suite_parser.add_subparsers(dest="suite_command", metavar="{list,export,status,sass}",
+                                      title="subcommands")
     sub.required = True
-    p_list = sub.add_parser("list", help="list every reference op and variant (validates analysis.json)")
+    p_list = sub.add_parser(
+        "list", help="list every reference op and variant (validates analysis.json)",
+        description="List every reference operator and variant of the catalog (reference/<op>/analysis.json, "
+                    "validated on the way): kernel, dtypes, constants, and which of its bytecode and cubins "
+                    "are built. --format json gives what a port or a launcher needs to find and call each.")
     _add_common(p_list)
     p_list.add_argument("--format", choices=("text", "json"), default="text")
     p_list.set_defaults(suite_func=_cmd_list)
-    p_exp = sub.add_parser("export", help="export variants to bytecode 13.3 and compile cubins with tileiras")
+    p_exp = sub.add_parser(
+        "export", help="export variants to bytecode 13.3 and compile cubins with tileiras",
+        description="Export each reference variant with cuTile Python to Tile IR bytecode 13.3 and compile "
+                    "it to cubins with tileiras; outputs newer than their inputs are kept. Needs cuda-tile "
+                    "and nvidia-cuda-tileiras (pip install -e .[tools]). Exit 1 when a variant fails.")
     _add_common(p_exp)
     p_exp.add_argument("--variant", action="append", dest="variants", metavar="NAME", help="only this variant (repeatable)")
     p_exp.add_argument("--force", action="store_true", help="rebuild even when outputs are newer than inputs")
     p_exp.add_argument("--no-cubin", action="store_true", help="bytecode only")
-    p_exp.add_argument("--jobs", type=int, default=2, choices=(1, 2))
+    p_exp.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
+                       help="variants exported at once (default: the CPU count, here %(default)s)")
     p_exp.add_argument("--format", choices=("text", "json"), default="text")
+    add_progress_option(p_exp)
     p_exp.set_defaults(suite_func=_cmd_export)
-    p_st = sub.add_parser("status", help="the port table: each variant's Rust port vs its Python reference")
+    p_st = sub.add_parser(
+        "status", help="the port table: each variant's Rust port vs its Python reference",
+        description="The port table: for every reference variant, the verdict of its cuTile Rust port's IR "
+                    "(build/rust) against the Python reference IR (build/reference), the differences "
+                    "analysis.json accepts, the cubin, unsafe blocks and the last numerics run. Exit 0 when "
+                    "every ported variant passes, 1 otherwise.")
     _add_common(p_st)
     p_st.add_argument("--format", choices=("text", "json"), default="text")
     p_st.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
     p_st.add_argument("--markdown", type=Path, metavar="PATH", help="also write the table as Markdown (docs/PORTS.md)")
-    p_st.add_argument("--report-dir", type=Path, metavar="DIR", help="write an HTML + JSON diff report per ported variant")
+    p_st.add_argument("--report-dir", type=Path, metavar="DIR",
+                      help="write an HTML + JSON diff report per ported variant, DIR/index.html (every variant, "
+                           "linked) and DIR/status.json (the table as JSON)")
     p_st.add_argument("--ported-only", action="store_true", help="list only variants that have a port")
+    add_progress_option(p_st)
     p_st.set_defaults(suite_func=_cmd_status)
+    p_sass = sub.add_parser(
+        "sass", help="SASS identity: each port's sm_90 cubin against its Python reference's",
+        description="Disassemble each ported variant's sm_90 cubin and its Python reference's (nvdisasm, "
+                    "cuobjdump: pip install -e .[sass]) and compare the SASS, registers, shared memory and "
+                    "constant banks; the port table reads the results (docs/results/ports_sass.json).")
+    _add_common(p_sass)
+    p_sass.add_argument("--json", type=Path, metavar="PATH",
+                        help="write the results here (the port table reads docs/results/ports_sass.json)")
+    p_sass.add_argument("--format", choices=("text", "json"), default="text")
+    p_sass.add_argument("--merge", action="store_true",
+                        help="keep the --json file's records of the ops not compared now (with --op)")
+    p_sass.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
+    p_sass.set_defaults(suite_func=_cmd_sass)
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def register(subparsers) -> argparse.ArgumentParser:
     """Add `suite` to the main CLI's subparsers; dispatch with `args.suite_func(args)` (returns an exit code)."""
-    p = subparsers.add_parser("suite", help="reference operators: list, export to bytecode and cubins",
-                              description=__doc__.splitlines()[0])
+    p = subparsers.add_parser("suite", help="the reference suite: list, export to bytecode and cubins, the port table",
+                              description="The reference suite (reference/<op>/): list its variants, export them "
+                                          "to bytecode and cubins, and compare the Rust ports (the port table).")
     _populate(p)
     p.set_defaults(func=run)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "root", None) is not None:
+        try:
+            _apply_root(args)
+        except CatalogError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     return args.suite_func(args)
+
+
+def _apply_root(args: argparse.Namespace) -> None:
+    """--root DIR: every folder not given explicitly is DIR's."""
+    from tileir_diff.suite.catalog import repo_root
+    root = repo_root(args.root)
+    args.root = root
+    args.reference_root = args.reference_root or root / "reference"
+    args.build_root = args.build_root or root / "build" / "reference"
+    if hasattr(args, "rust_build"):
+        args.rust_build = args.rust_build or root / "build" / "rust"
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -122,8 +184,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
     try:
         specs = load_catalog(args.reference_root, ops=args.ops)
         archs = () if args.no_cubin else tuple(args.archs or DEFAULT_ARCHS)
-        records = export_all(specs, archs=archs, build_root=args.build_root, force=args.force,
-                             jobs=args.jobs, variants=args.variants)
+        with progress_bar(0, "export", args.progress) as bar:
+            records = export_all(specs, archs=archs, build_root=args.build_root, force=args.force,
+                                 jobs=args.jobs, variants=args.variants,
+                                 on_start=lambda n: bar.reset(total=n),
+                                 on_done=lambda r: (bar.set_postfix_str(r.symbol, refresh=False), bar.update(1)))
     except (CatalogError, ToolNotFound, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -151,20 +216,33 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 def _cmd_status(args: argparse.Namespace) -> int:
     """Exit 0 when every ported variant passes (identical/equivalent or only accepted differences), else 1."""
-    from tileir_diff.suite.ports import port_rows, render_markdown, render_text
+    from tileir_diff.suite.catalog import repo_root
+    from tileir_diff.suite.ports import Links, port_rows, render_index_html, render_markdown, render_text, \
+        status_document
     try:
         specs = load_catalog(args.reference_root, ops=args.ops)
+        root = args.root or repo_root()
     except CatalogError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    rows = port_rows(specs, reference_build=args.build_root, rust_build=args.rust_build, report_dir=args.report_dir)
+    if args.report_dir:
+        args.report_dir = args.report_dir.resolve()  # rows keep absolute report paths; links are relative
+    with progress_bar(sum(len(s.variants) for s in specs), "status", args.progress) as bar:
+        rows = port_rows(specs, root=root, reference_build=args.build_root, rust_build=args.rust_build,
+                         report_dir=args.report_dir, on_row=lambda r: bar.update(1))
     if args.markdown:
-        args.markdown.write_text(render_markdown(rows), encoding="utf-8")
+        args.markdown.write_text(render_markdown(rows, links=Links(root, args.markdown.resolve().parent)),
+                                 encoding="utf-8")
+    if args.report_dir:
+        report_dir = args.report_dir.resolve()
+        (report_dir / "index.html").write_text(render_index_html(rows, Links(root, report_dir)), encoding="utf-8")
+        (report_dir / "status.json").write_text(json.dumps(status_document(rows, root), indent=1) + "\n",
+                                                encoding="utf-8")
     shown = [r for r in rows if r.verdict != "missing"] if args.ported_only else rows
     if args.format == "json":
-        print(json.dumps([r.to_dict() for r in shown], indent=1))
+        print(json.dumps(status_document(shown, root), indent=1))
     else:
-        sys.stdout.write(render_text(shown))
+        sys.stdout.write(render_text(shown, all_rows=rows))
     return 0 if all(r.status != "fail" for r in rows) else 1
 
 
@@ -180,3 +258,46 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _cmd_sass(args: argparse.Namespace) -> int:
+    """Exit 0 when every pair was compared (identical or different), 1 when a tool or cubin failed,
+    2 on a usage or catalog error."""
+    from tileir_diff.errors import printable
+    from tileir_diff.suite.catalog import repo_root
+    from tileir_diff.suite.sass import compare_ports, find_tool, merge_documents, results_document, summary_cell
+    try:
+        specs = load_catalog(args.reference_root, ops=args.ops)
+    except CatalogError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    missing = [name for name in ("nvdisasm", "cuobjdump") if find_tool(name) is None]
+    if missing:
+        print(f"error: {', '.join(missing)} not found: pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump "
+              f"or set TILEIR_CUDA_BIN to their folder", file=sys.stderr)
+        return 2
+    root = repo_root()
+    rows = compare_ports(specs, root=root, ops=args.ops, reference_build=args.build_root, rust_build=args.rust_build)
+    doc = results_document(rows, root)
+    if args.merge:
+        if not args.json:
+            print("error: --merge needs --json PATH (the file to merge into)", file=sys.stderr)
+            return 2
+        if args.json.is_file():
+            try:
+                doc = merge_documents(json.loads(args.json.read_text(encoding="utf-8")), doc)
+            except (ValueError, KeyError, TypeError) as e:
+                print(printable(f"error: {args.json}: not a ports_sass.json document ({e})"), file=sys.stderr)
+                return 2
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    if args.format == "json":
+        print(json.dumps(doc, indent=1))
+    else:
+        for r in rows:
+            line = summary_cell(r.to_dict()) if r.verdict != "error" else f"error: {r.error}"
+            print(printable(f"{r.op:14} {r.variant:30} {line}"))
+        print(", ".join(f"{n} {k}" for k, n in sorted(doc["summary"].items())) or "no ported variant has a cubin")
+    return 0 if all(r.verdict in ("identical", "different") for r in rows) else 1
+

@@ -14,11 +14,11 @@ import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from tileir_diff.suite.catalog import OpSpec, ParamSpec, VariantSpec, repo_root
 
@@ -261,15 +261,24 @@ def export_variant(op: OpSpec, variant: VariantSpec, *, archs: Sequence[str] = D
 
 
 def export_all(specs: Sequence[OpSpec], *, archs: Sequence[str] = DEFAULT_ARCHS, build_root: Path | None = None,
-               force: bool = False, jobs: int = 2, variants: Iterable[str] | None = None) -> list[ExportRecord]:
-    """Export every variant of `specs` (optionally only those named in `variants`), at most `jobs` at once."""
-    if not 1 <= jobs <= 2:
-        raise ValueError("jobs must be 1 or 2 (the machines have 2 cores shared with others)")
+               force: bool = False, jobs: int = 2, variants: Iterable[str] | None = None,
+               on_done: Callable[[ExportRecord], None] | None = None,
+               on_start: Callable[[int], None] | None = None) -> list[ExportRecord]:
+    """Export every variant of `specs` (optionally only those named in `variants`), at most `jobs` at
+    once; `on_start(n)` is told how many variants there are, `on_done(record)` is called as each
+    finishes (progress). The records come back in catalog order."""
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
     _ct()  # fail early and clearly when cuda.tile is missing
     tileiras = find_tileiras() if archs else None
     wanted = set(variants) if variants is not None else None
     work = [(op, v) for op in specs for v in op.variants if wanted is None or v.name in wanted]
+    if on_start is not None:
+        on_start(len(work))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(export_variant, op, v, archs=archs, build_root=build_root, force=force,
                                tileiras=tileiras) for op, v in work]
+        if on_done is not None:
+            for f in as_completed(futures):
+                on_done(f.result())
         return [f.result() for f in futures]

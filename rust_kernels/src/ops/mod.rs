@@ -51,6 +51,9 @@ ops! {
     cross_entropy => cross_entropy_kernel,
     cumsum => cumsum_kernel,
     embedding => embedding_kernel,
+    transpose => transpose_kernel,
+    fp8_quantize => fp8_quantize_kernel,
+    layer_norm => layer_norm_kernel,
     rope => rope_kernel,
 }
 

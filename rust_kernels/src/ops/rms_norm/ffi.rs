@@ -5,7 +5,9 @@ use super::{BWD_ENTRIES, BWD_ROWS_PER_BLOCK, FWD_ENTRIES, LOOPED_ENTRIES, OP, bw
 use crate::descriptor::{TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Status, fail, guard};
-use crate::variant::{check_disjoint, check_in_place, check_rank, check_same_dtype, pick, select};
+use crate::variant::{
+    check_disjoint, check_eps, check_in_place, check_rank, check_rows_have_columns, check_same_dtype, pick, select,
+};
 
 /// out = x * rsqrt(mean(x^2, last axis) + eps) * w, and rstd[i] = that rsqrt for row i.
 /// x, out: (M, N); w: (N,); rstd: (M,) float32; x, w, out share one dtype (f16, bf16, f32).
@@ -43,12 +45,8 @@ pub unsafe extern "C" fn cutile_rms_norm(
                 ),
             );
         }
-        if m > 0 && n == 0 {
-            return fail(Status::UnsupportedShape, "x has rows of zero columns: their mean is undefined");
-        }
-        if !eps.is_finite() || eps < 0.0 {
-            return fail(Status::InvalidArgument, format!("eps = {eps} must be finite and >= 0"));
-        }
+        check_rows_have_columns(&x, "mean")?;
+        check_eps(eps)?;
         check_same_dtype(&[&x, &w, &out])?;
         check_in_place(&out, &x)?;
         check_disjoint(&out, &w)?;

@@ -1,0 +1,68 @@
+//! Per-row (per-token) dynamic fp8 e4m3 quantization (reference/fp8_quantize).
+
+pub mod ffi;
+#[cfg(feature = "compile")]
+pub mod kernel;
+
+use crate::descriptor::{DType, TensorSpec};
+use crate::variant::{ParamSpec, Variant};
+
+pub const OP: &str = "fp8_quantize";
+
+/// x (M, N) and q (M, N) float8_e4m3fn with unit column strides and 16-byte aligned bases,
+/// scales (M,) float32 contiguous. x's row stride is a multiple of 8 elements; q's of 16 (16
+/// bytes), or of 8 with N a multiple of 8 in the aligned specialization (`a8`).
+const fn params(dtype: DType, a8: bool) -> [ParamSpec; 3] {
+    let last_div = if a8 { 8 } else { 1 };
+    let q_stride_div = if a8 { 8 } else { 16 };
+    [
+        ParamSpec::Tensor(TensorSpec::input("x", dtype, 2).unit_last().align(16).stride_div(8, 1).shape_div(1, last_div)),
+        ParamSpec::Tensor(
+            TensorSpec::output("q", DType::F8E4M3FN, 2).unit_last().align(16).stride_div(q_stride_div, 1).shape_div(1, last_div),
+        ),
+        ParamSpec::Tensor(TensorSpec::output("scales", DType::F32, 1).unit_last().align(16)),
+    ]
+}
+
+const fn variant(name: &'static str, entry: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant { op: OP, name, module: "fp8_quantize_kernel", entry, generic_names: &["E", "TILE_M", "TILE_N"], generics, params }
+}
+
+// Generics: <E, TILE_M, TILE_N>.
+pub static BF16_ROWS_M4_N4096: Variant =
+    variant("bf16_rows_m4_n4096", "fp8_quant_rows", &["bf16", "4", "4096"], &params(DType::BF16, false));
+pub static F16_ROWS_M8_N1024: Variant =
+    variant("f16_rows_m8_n1024", "fp8_quant_rows", &["f16", "8", "1024"], &params(DType::F16, false));
+pub static BF16_LOOPED_M1_N2048: Variant =
+    variant("bf16_looped_m1_n2048", "fp8_quant_rows_looped", &["bf16", "1", "2048"], &params(DType::BF16, false));
+pub static BF16_ROWS_A8_M4_N4096: Variant =
+    variant("bf16_rows_a8_m4_n4096", "fp8_quant_rows", &["bf16", "4", "4096"], &params(DType::BF16, true));
+pub static F16_ROWS_A8_M8_N1024: Variant =
+    variant("f16_rows_a8_m8_n1024", "fp8_quant_rows", &["f16", "8", "1024"], &params(DType::F16, true));
+
+pub static VARIANTS: &[&Variant] = &[
+    &BF16_ROWS_M4_N4096,
+    &F16_ROWS_M8_N1024,
+    &BF16_LOOPED_M1_N2048,
+    &BF16_ROWS_A8_M4_N4096,
+    &F16_ROWS_A8_M8_N1024,
+];
+
+/// The kernels `cutile_fp8_quantize` launches.
+pub const ENTRIES: &[&str] = &["fp8_quant_rows", "fp8_quant_rows_looped"];
+
+/// Candidates for a dtype and row length, most specific first (analysis.json `selects_when`):
+/// bf16 rows up to 4096 columns in one tile, longer ones looped; f16 rows up to 1024 in one
+/// tile (no f16 variant takes longer rows); the aligned variant first where N and the row
+/// strides are multiples of 8.
+pub fn candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
+    static BF16_SHORT: [&Variant; 2] = [&BF16_ROWS_A8_M4_N4096, &BF16_ROWS_M4_N4096];
+    static BF16_LONG: [&Variant; 1] = [&BF16_LOOPED_M1_N2048];
+    static F16_SHORT: [&Variant; 2] = [&F16_ROWS_A8_M8_N1024, &F16_ROWS_M8_N1024];
+    match dtype {
+        DType::BF16 if n <= 4096 => &BF16_SHORT,
+        DType::BF16 => &BF16_LONG,
+        DType::F16 if n <= 1024 => &F16_SHORT,
+        _ => &[],
+    }
+}

@@ -1,0 +1,160 @@
+//! LayerNorm over the last axis of a 2-D array, forward and backward (reference/layer_norm).
+
+pub mod ffi;
+#[cfg(feature = "compile")]
+pub mod kernel;
+
+use crate::descriptor::{DType, TensorSpec};
+use crate::variant::{ParamSpec, Variant};
+
+pub const OP: &str = "layer_norm";
+
+/// A row-major (M, N) array: unit column stride, 16-byte aligned base; `a8` adds N and the row
+/// stride multiples of 8 elements.
+const fn rows(spec: TensorSpec, a8: bool) -> ParamSpec {
+    let spec = spec.unit_last().align(16);
+    ParamSpec::Tensor(if a8 { spec.stride_div(8, 1).shape_div(1, 8) } else { spec })
+}
+
+/// A contiguous 1-D array (w, b, mean, rstd), 16-byte aligned.
+const fn vector(spec: TensorSpec) -> ParamSpec {
+    ParamSpec::Tensor(spec.unit_last().align(16))
+}
+
+/// x, w, b, out, mean, rstd, eps.
+const fn fwd_params(dtype: DType, a8: bool) -> [ParamSpec; 7] {
+    [
+        rows(TensorSpec::input("x", dtype, 2), a8),
+        vector(TensorSpec::input("w", dtype, 1)),
+        vector(TensorSpec::input("b", dtype, 1)),
+        rows(TensorSpec::output("out", dtype, 2), a8),
+        vector(TensorSpec::output("mean", DType::F32, 1)),
+        vector(TensorSpec::output("rstd", DType::F32, 1)),
+        ParamSpec::F32("eps"),
+    ]
+}
+
+/// dy, x, w, mean, rstd, dx, dw_partial, db_partial.
+const fn bwd_params(dtype: DType, a8: bool) -> [ParamSpec; 8] {
+    [
+        rows(TensorSpec::input("dy", dtype, 2), a8),
+        rows(TensorSpec::input("x", dtype, 2), a8),
+        vector(TensorSpec::input("w", dtype, 1)),
+        vector(TensorSpec::input("mean", DType::F32, 1)),
+        vector(TensorSpec::input("rstd", DType::F32, 1)),
+        rows(TensorSpec::output("dx", dtype, 2), a8),
+        rows(TensorSpec::output("dw_partial", DType::F32, 2), a8),
+        rows(TensorSpec::output("db_partial", DType::F32, 2), a8),
+    ]
+}
+
+const fn fwd(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant {
+        op: OP,
+        name,
+        module: "layer_norm_kernel",
+        entry: "layer_norm_fwd",
+        generic_names: &["E", "TILE_M", "TILE_N"],
+        generics,
+        params,
+    }
+}
+
+const fn bwd(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant {
+        op: OP,
+        name,
+        module: "layer_norm_kernel",
+        entry: "layer_norm_bwd",
+        generic_names: &["E", "TILE_M", "TILE_N", "ROW_TILES"],
+        generics,
+        params,
+    }
+}
+
+// Forward generics: <E, TILE_M, TILE_N>.
+pub static FWD_F16_M4_N1024: Variant = fwd("fwd_f16_m4_n1024", &["f16", "4", "1024"], &fwd_params(DType::F16, false));
+pub static FWD_F16_M1_N8192: Variant = fwd("fwd_f16_m1_n8192", &["f16", "1", "8192"], &fwd_params(DType::F16, false));
+pub static FWD_BF16_M4_N1024: Variant =
+    fwd("fwd_bf16_m4_n1024", &["bf16", "4", "1024"], &fwd_params(DType::BF16, false));
+pub static FWD_BF16_M1_N8192: Variant =
+    fwd("fwd_bf16_m1_n8192", &["bf16", "1", "8192"], &fwd_params(DType::BF16, false));
+pub static FWD_F32_M4_N1024: Variant = fwd("fwd_f32_m4_n1024", &["f32", "4", "1024"], &fwd_params(DType::F32, false));
+pub static FWD_F32_M1_N8192: Variant = fwd("fwd_f32_m1_n8192", &["f32", "1", "8192"], &fwd_params(DType::F32, false));
+pub static FWD_F16_A8_M4_N1024: Variant =
+    fwd("fwd_f16_a8_m4_n1024", &["f16", "4", "1024"], &fwd_params(DType::F16, true));
+pub static FWD_BF16_A8_M4_N1024: Variant =
+    fwd("fwd_bf16_a8_m4_n1024", &["bf16", "4", "1024"], &fwd_params(DType::BF16, true));
+pub static FWD_F16_A8_M1_N8192: Variant =
+    fwd("fwd_f16_a8_m1_n8192", &["f16", "1", "8192"], &fwd_params(DType::F16, true));
+pub static FWD_BF16_A8_M1_N8192: Variant =
+    fwd("fwd_bf16_a8_m1_n8192", &["bf16", "1", "8192"], &fwd_params(DType::BF16, true));
+
+// Backward generics: <E, TILE_M, TILE_N, ROW_TILES>.
+pub static BWD_F16_M4_N1024: Variant =
+    bwd("bwd_f16_m4_n1024", &["f16", "4", "1024", "16"], &bwd_params(DType::F16, false));
+pub static BWD_BF16_M4_N1024: Variant =
+    bwd("bwd_bf16_m4_n1024", &["bf16", "4", "1024", "16"], &bwd_params(DType::BF16, false));
+pub static BWD_F32_M4_N1024: Variant =
+    bwd("bwd_f32_m4_n1024", &["f32", "4", "1024", "16"], &bwd_params(DType::F32, false));
+pub static BWD_F16_A8_M4_N1024: Variant =
+    bwd("bwd_f16_a8_m4_n1024", &["f16", "4", "1024", "16"], &bwd_params(DType::F16, true));
+pub static BWD_BF16_A8_M4_N1024: Variant =
+    bwd("bwd_bf16_a8_m4_n1024", &["bf16", "4", "1024", "16"], &bwd_params(DType::BF16, true));
+
+pub static VARIANTS: &[&Variant] = &[
+    &FWD_F16_M4_N1024,
+    &FWD_F16_M1_N8192,
+    &FWD_BF16_M4_N1024,
+    &FWD_BF16_M1_N8192,
+    &FWD_F32_M4_N1024,
+    &FWD_F32_M1_N8192,
+    &BWD_F16_M4_N1024,
+    &BWD_BF16_M4_N1024,
+    &BWD_F32_M4_N1024,
+    &FWD_F16_A8_M4_N1024,
+    &FWD_BF16_A8_M4_N1024,
+    &FWD_F16_A8_M1_N8192,
+    &FWD_BF16_A8_M1_N8192,
+    &BWD_F16_A8_M4_N1024,
+    &BWD_BF16_A8_M4_N1024,
+];
+
+/// Rows of dw_partial and db_partial: one per block of TILE_M * ROW_TILES rows (every backward
+/// variant has 4 * 16).
+pub const BWD_ROWS_PER_BLOCK: i64 = 64;
+
+/// Forward candidates for a dtype and row length, most specific first (analysis.json
+/// `selects_when`): rows up to 1024 columns four to a tile, up to 8192 one to a tile; the
+/// aligned variant first where N and the row strides are multiples of 8 (f16, bf16).
+pub fn fwd_candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
+    static F16_SHORT: [&Variant; 2] = [&FWD_F16_A8_M4_N1024, &FWD_F16_M4_N1024];
+    static F16_LONG: [&Variant; 2] = [&FWD_F16_A8_M1_N8192, &FWD_F16_M1_N8192];
+    static BF16_SHORT: [&Variant; 2] = [&FWD_BF16_A8_M4_N1024, &FWD_BF16_M4_N1024];
+    static BF16_LONG: [&Variant; 2] = [&FWD_BF16_A8_M1_N8192, &FWD_BF16_M1_N8192];
+    static F32_SHORT: [&Variant; 1] = [&FWD_F32_M4_N1024];
+    static F32_LONG: [&Variant; 1] = [&FWD_F32_M1_N8192];
+    match (dtype, n) {
+        (_, n) if n > 8192 => &[],
+        (DType::F16, n) if n <= 1024 => &F16_SHORT,
+        (DType::F16, _) => &F16_LONG,
+        (DType::BF16, n) if n <= 1024 => &BF16_SHORT,
+        (DType::BF16, _) => &BF16_LONG,
+        (DType::F32, n) if n <= 1024 => &F32_SHORT,
+        (DType::F32, _) => &F32_LONG,
+        _ => &[],
+    }
+}
+
+/// Backward candidates for a dtype (rows up to 1024 columns), the aligned variant first.
+pub fn bwd_candidates(dtype: DType) -> &'static [&'static Variant] {
+    static F16: [&Variant; 2] = [&BWD_F16_A8_M4_N1024, &BWD_F16_M4_N1024];
+    static BF16: [&Variant; 2] = [&BWD_BF16_A8_M4_N1024, &BWD_BF16_M4_N1024];
+    static F32: [&Variant; 1] = [&BWD_F32_M4_N1024];
+    match dtype {
+        DType::F16 => &F16,
+        DType::BF16 => &BF16,
+        DType::F32 => &F32,
+        _ => &[],
+    }
+}

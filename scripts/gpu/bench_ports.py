@@ -1,0 +1,534 @@
+#!/usr/bin/env python3
+"""Device time of every ported variant: the cuTile Python reference cubin against the cuTile Rust port.
+
+For every C function of tileir_diff/ports/registry.py, every analysis.json variant whose sm_90 cubin
+the library embeds, and every test shape plus two large shapes (the variant's bench_shape and the
+same with its first dimension divided by 4):
+
+* the Python reference cubin (build/reference/<op>/<variant>.sm_90.cubin) is launched through
+  tileir_diff.launch (prepare_launch: a bare cuLaunchKernel), the Rust port through its C ABI
+  (cutile_<op> with the variant forced), on inputs made twice by ref.make_inputs with one seed
+  and checked to be bit-identical; after one launch each, the outputs are compared bit for bit;
+* device time comes from CUPTI (torch.profiler kernel events), with CUDA events around each
+  launch as a cross-check; the L2 is flushed (256 MiB memset) before every launch;
+* a launch that follows a launch of the same kernel runs faster even after a flush, so the sides
+  run in cycles of GROUP launches each (A A A B B B ...): each side's first launch of a cycle
+  follows the other side, the rest follow itself. The A-vs-A control times the Python cubin
+  against a second module load of the same cubin (identical SASS, its own code address) in the
+  same cycles; its ratio is the method's noise floor. The placement control times the Python
+  cubin on the Rust side's buffers against itself on its own: the two sides' inputs are separate
+  allocations, and where data lands can move a few-µs kernel by some per cent.
+
+Ratios are Rust time / Python time (the seed's orientation: under 1 means the port is faster).
+Run on the GPU machine (carry build/reference and build/rust):
+
+    python3 scripts/gpu/bench_ports.py --out "$OUT"           # all; --op NAME to select
+    python3 scripts/gpu/bench_ports.py --render docs/results/ports_bench.json   # here: .md + PNGs
+
+`--render` needs only matplotlib (no torch, no GPU).
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import datetime as _dt
+import importlib.util
+import json
+import math
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from tileir_diff.suite.catalog import load_op  # noqa: E402
+
+SEED = 20261201
+GROUP = 3
+FLUSH_BYTES = 256 * 1024 * 1024
+RESULTS_NAME = "ports_bench"
+
+
+# ------------------------------------------------------------------------------------------
+# shapes and inputs
+
+
+def large_shapes(variant) -> list[dict]:
+    """The variant's bench_shape and the same with its first dimension divided by 4 (keeps the
+    divisibility of the other dimensions that _a8 variants require)."""
+    base = dict(variant.bench_shape)
+    first = next(iter(base))
+    smaller = dict(base, **{first: max(1, base[first] // 4)})
+    return [base, smaller]
+
+
+def _load_ref(op):
+    spec = importlib.util.spec_from_file_location(f"_ref_{op.op}", op.ref_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _bits(torch, t):
+    """The tensor's elements as bytes (contiguous copy), so that NaN payloads and -0 compare exactly."""
+    return t.contiguous().view(torch.uint8) if t.element_size() > 0 else t
+
+
+def bitwise_equal(torch, a, b) -> bool:
+    if tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype:
+        return False
+    return bool(torch.equal(_bits(torch, a), _bits(torch, b)))
+
+
+def c_abi_launcher(function, variant_raw, inputs, device: int, stream: int):
+    """cutile_<op> on prebuilt descriptors: the C ABI call alone, as a C caller makes it."""
+    from tileir_diff import ports
+
+    lib = ports.load_library()
+    kwargs = ports.wrapper_kwargs(function, variant_raw, inputs)
+    args, keep = [], []
+    for a in function.args:
+        value = kwargs[a.name]
+        if a.kind == "tensor":
+            d = ports.descriptor(value.data_ptr(), tuple(value.shape), tuple(value.stride()), str(value.dtype))
+            keep.append(d)
+            args.append(ctypes.byref(d))
+        elif a.kind == "f32":
+            args.append(float(value))
+        else:  # i32 / flag: the low 32 bits, signed, as the wrapper passes them
+            bits = int(value) & 0xFFFFFFFF
+            args.append(bits - (1 << 32) if bits >= 1 << 31 else bits)
+    fn = getattr(lib, function.name)
+
+    def call() -> None:
+        code = fn(*args, device, stream)
+        if code:
+            ports.check(lib, code)
+
+    call.keep = keep  # the descriptors live as long as the callable
+    return call
+
+
+# ------------------------------------------------------------------------------------------
+# timing
+
+
+class Timer:
+    """Cycles of GROUP launches per side, L2 flushed before each, timed by CUPTI and CUDA events."""
+
+    def __init__(self, torch, reps: int, warmup: int):
+        self.torch, self.reps, self.warmup = torch, reps, warmup
+        self.flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda")
+
+    def _profile(self, body, names: set) -> list:
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            body()
+            self.torch.cuda.synchronize()
+        return [k for k in kernel_events(prof) if k[0] in names]
+
+    def pair(self, side_a, side_b, names: set) -> dict:
+        """Device times (µs) of two zero-argument launchers whose kernels are named in `names`:
+        {"a": stats, "b": stats}. CUPTI records are assigned to launches in start-time order."""
+        torch = self.torch
+        for _ in range(self.warmup):
+            side_a()
+            side_b()
+        torch.cuda.synchronize()
+        cycles = math.ceil(self.reps / GROUP)
+        sequence = []
+        for _ in range(cycles):
+            sequence += ["a"] * GROUP + ["b"] * GROUP
+        fns = {"a": side_a, "b": side_b}
+        events = []
+
+        def body():
+            for label in sequence:
+                self.flush.zero_()
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                fns[label]()
+                end.record()
+                events.append((label, start, end))
+
+        kernels = self._profile(body, names)
+        out = {}
+        if len(kernels) != len(sequence):
+            raise RuntimeError(f"CUPTI reported {len(kernels)} kernels for {len(sequence)} launches "
+                               f"(names {sorted({k[0] for k in kernels})[:4]})")
+        kernels.sort(key=lambda k: k[1])
+        for side in ("a", "b"):
+            cupti = [dur for (label, _, _), (_, _, dur) in zip(events, kernels) if label == side]
+            ev = [s.elapsed_time(e) * 1000.0 for label, s, e in events if label == side]
+            names = sorted({k[0] for (label, _, _), k in zip(events, kernels) if label == side})
+            out[side] = {"cupti_median_us": statistics.median(cupti), "cupti_best_us": min(cupti),
+                         "events_median_us": statistics.median(ev), "events_best_us": min(ev),
+                         "reps": len(cupti), "kernel_names": names}
+        return out
+
+
+def kernel_events(prof) -> list[tuple[str, float, float]]:
+    """(name, start µs, duration µs) of every CUDA kernel the profiler saw (CUPTI activity records)."""
+    from torch.autograd import DeviceType
+
+    out = []
+    for e in prof.profiler.kineto_results.events():
+        if e.device_type() != DeviceType.CUDA:
+            continue
+        if hasattr(e, "start_ns"):
+            start, duration = e.start_ns() / 1000.0, e.duration_ns() / 1000.0
+        else:  # older torch
+            start, duration = float(e.start_us()), float(e.duration_us())
+        out.append((e.name(), start, duration))
+    return out
+
+
+def copy_bandwidth_gbps(torch) -> float:
+    n = 1 << 30
+    src = torch.empty(n, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    for _ in range(3):
+        dst.copy_(src)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(10):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        dst.copy_(src)
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e) * 1e-3)
+    return 2 * n / statistics.median(times) / 1e9
+
+
+# ------------------------------------------------------------------------------------------
+# one configuration
+
+
+def rust_symbol_of(op: str, variant: str) -> str:
+    """The port's entry symbol, from build/rust/<op>/<variant>.json (written by emit-ir)."""
+    return json.loads((REPO / "build" / "rust" / op / f"{variant}.json").read_text())["symbol"]
+
+
+def bench_config(torch, timer, op, variant, ref, function, shape, kind, cubin, control_kernel, stream) -> dict:
+    from tileir_diff import ports
+    from tileir_diff.launch import prepare_launch
+
+    rec = {"op": op.op, "variant": variant.name, "kernel": variant.kernel, "function": function.name,
+           "shape": shape, "shape_key": json.dumps(shape, sort_keys=True), "kind": kind}
+    py_inputs = ref.make_inputs(variant.raw, shape, seed=SEED, device="cuda")
+    rs_inputs = ref.make_inputs(variant.raw, shape, seed=SEED, device="cuda")
+    for name, value in py_inputs.items():
+        if torch.is_tensor(value) and not bitwise_equal(torch, value, rs_inputs[name]):
+            raise RuntimeError(f"make_inputs gave different {name!r} for one seed")
+    device = torch.cuda.current_device()
+    rust_symbol = rust_symbol_of(op.op, variant.name)
+    python_launch = prepare_launch(variant, cubin, py_inputs, stream=stream)
+    control_launch = prepare_launch(variant, control_kernel, py_inputs, stream=stream)
+    placement_launch = prepare_launch(variant, cubin, rs_inputs, stream=stream)
+    with ports.force_variant(op.op, variant.name):
+        rust_launch = c_abi_launcher(function, variant.raw, rs_inputs, device, stream)
+        python_launch()
+        rust_launch()
+        torch.cuda.synchronize()
+        outputs = {}
+        for p in variant.outputs:
+            outputs[p.name] = bitwise_equal(torch, py_inputs[p.name], rs_inputs[p.name])
+        rec["bitwise_equal"] = all(outputs.values())
+        rec["outputs_equal"] = outputs
+        timed = timer.pair(python_launch, rust_launch, {variant.symbol, rust_symbol})
+    control = timer.pair(python_launch, control_launch, {variant.symbol})
+    placement = timer.pair(python_launch, placement_launch, {variant.symbol})
+    rec["placement_ratio"] = placement["b"]["cupti_median_us"] / placement["a"]["cupti_median_us"]
+    rec["python"], rec["rust"] = timed["a"], timed["b"]
+    rec["control_python"], rec["control_second_load"] = control["a"], control["b"]
+    rec["ratio"] = timed["b"]["cupti_median_us"] / timed["a"]["cupti_median_us"]
+    rec["ratio_best"] = timed["b"]["cupti_best_us"] / timed["a"]["cupti_best_us"]
+    rec["ratio_events"] = timed["b"]["events_median_us"] / timed["a"]["events_median_us"]
+    rec["control_ratio"] = control["b"]["cupti_median_us"] / control["a"]["cupti_median_us"]
+    nbytes = variant.bytes_for(shape)
+    rec["bytes"] = nbytes
+    rec["python_gbps"] = nbytes / (timed["a"]["cupti_median_us"] * 1e-6) / 1e9
+    return rec
+
+
+def configs(ops_filter=None):
+    """(op spec, variant spec, port function, [(shape, kind)]) of every ported variant."""
+    from tileir_diff import ports
+
+    lib = ports.load_library()
+    seen = set()
+    for function in ports.FUNCTIONS:
+        if ops_filter and function.op not in ops_filter:
+            continue
+        op = load_op(REPO / "reference" / function.op)
+        for variant in op.variants:
+            if variant.kernel not in function.kernels or (op.op, variant.name) in seen:
+                continue
+            if not lib.tileir_kernels_has_kernel_image(op.op.encode(), variant.name.encode()):
+                continue  # not ported yet
+            seen.add((op.op, variant.name))
+            shapes = [(s, "test") for s in variant.test_shapes] + [(s, "large") for s in large_shapes(variant)]
+            yield op, variant, function, shapes
+
+
+def environment(torch, args) -> dict:
+    props = torch.cuda.get_device_properties(0)
+    env = {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "gpu": props.name,
+           "compute_capability": f"{props.major}.{props.minor}", "torch": torch.__version__,
+           "python": platform.python_version(), "arch": "sm_90",
+           "method": (f"device time by CUPTI (torch.profiler kernel activity records), CUDA events around each "
+                      f"launch as a cross-check; L2 flushed ({FLUSH_BYTES >> 20} MiB memset) before every launch; "
+                      f"{args.warmup} warm-up launches per side, then {math.ceil(args.reps / GROUP)} cycles of "
+                      f"{GROUP} Python + {GROUP} Rust launches ({math.ceil(args.reps / GROUP) * GROUP} per side); "
+                      f"median and best; control: the Python cubin against a second module load of itself in "
+                      f"the same cycles; placement control: the Python cubin on the Rust side's buffers against "
+                      f"itself on its own. Python side: tileir_diff.launch.prepare_launch (bare cuLaunchKernel); "
+                      f"Rust side: cutile_<op> through its C ABI with the variant forced.")}
+    try:
+        env["driver"] = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                                       capture_output=True, text=True, timeout=30).stdout.strip().splitlines()[0]
+    except Exception as exc:  # the figure is informative only
+        env["driver"] = f"unknown ({type(exc).__name__})"
+    env["copy_bandwidth_gbps"] = copy_bandwidth_gbps(torch)
+    return env
+
+
+def run(args) -> dict:
+    import torch
+
+    from tileir_diff.launch import CubinKernel
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.cuda.init()
+    env = environment(torch, args)
+    timer = Timer(torch, args.reps, args.warmup)
+    stream = int(torch.cuda.current_stream().cuda_stream)
+    results, errors = [], []
+    deadline = time.monotonic() + args.budget_s
+    for op, variant, function, shapes in configs(set(args.ops) if args.ops else None):
+        ref = _load_ref(op)
+        cubin = REPO / "build" / "reference" / op.op / f"{variant.name}.sm_90.cubin"
+        control_kernel = CubinKernel(cubin, variant.symbol)  # its own module load
+        for shape, kind in shapes:
+            if time.monotonic() > deadline:
+                errors.append({"op": op.op, "variant": variant.name, "shape": shape, "error": "time budget spent"})
+                continue
+            try:
+                rec = bench_config(torch, timer, op, variant, ref, function, shape, kind, cubin, control_kernel,
+                                   stream)
+                results.append(rec)
+                print(f"{op.op:14} {variant.name:30} {kind:5} {rec['shape_key']:48} "
+                      f"py {rec['python']['cupti_median_us']:9.2f} rs {rec['rust']['cupti_median_us']:9.2f} "
+                      f"ratio {rec['ratio']:.3f} ctl {rec['control_ratio']:.3f} plc {rec['placement_ratio']:.3f} "
+                      f"{'bits-equal' if rec['bitwise_equal'] else 'BITS DIFFER'}", flush=True)
+            except Exception as exc:  # one failing config must not stop the rest
+                errors.append({"op": op.op, "variant": variant.name, "shape": shape,
+                               "error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=5)})
+                print(f"ERROR {op.op}/{variant.name} {shape}: {type(exc).__name__}: {exc}", flush=True)
+            torch.cuda.empty_cache()
+    return {"schema_version": 1, "environment": env, "results": results, "errors": errors,
+            "summary": summarize(results)}
+
+
+# ------------------------------------------------------------------------------------------
+# summary and rendering (no torch)
+
+
+def _stats(values) -> dict:
+    values = [v for v in values if v and v > 0]
+    if not values:
+        return {"count": 0}
+    return {"count": len(values), "geomean": math.exp(sum(math.log(v) for v in values) / len(values)),
+            "min": min(values), "max": max(values)}
+
+
+def summarize(results) -> dict:
+    by_op: dict = {}
+    for r in results:
+        by_op.setdefault(r["op"], []).append(r)
+
+    def block(rows):
+        return {"ratio": _stats([r["ratio"] for r in rows]), "ratio_best": _stats([r["ratio_best"] for r in rows]),
+                "ratio_events": _stats([r["ratio_events"] for r in rows]),
+                "control_ratio": _stats([r["control_ratio"] for r in rows]),
+                "placement_ratio": _stats([r.get("placement_ratio") for r in rows]),
+                "bitwise_equal": sum(bool(r["bitwise_equal"]) for r in rows), "configs": len(rows),
+                "variants": len({(r["op"], r["variant"]) for r in rows})}
+
+    return {"overall": block(results), "ops": {op: block(rows) for op, rows in sorted(by_op.items())},
+            "outside_band": [f"{r['op']}/{r['variant']} {r['shape_key']}" for r in results
+                             if not 0.97 <= r["ratio"] <= 1.03]}
+
+
+def _f(x, d=3):
+    return "–" if x is None else f"{x:.{d}f}"
+
+
+def render_markdown(doc: dict, plots: list[str]) -> str:
+    env, s = doc["environment"], doc["summary"]
+    o = s["overall"]
+    lines = ["# Rust ports vs Python references: device time on the H200", "",
+             f"Generated by `scripts/gpu/bench_ports.py` on {env['date']}: {env['gpu']} "
+             f"(compute capability {env['compute_capability']}), driver {env['driver']}, torch {env['torch']}, "
+             f"{env['arch']} cubins; device-to-device copy {env['copy_bandwidth_gbps']:.0f} GB/s.", "",
+             f"**Method.** {env['method']}", "",
+             "Ratios are **Rust time / Python time** (the seed's orientation; under 1 = the port is faster). "
+             "`control` is the Python cubin against a second load of itself (the noise floor of the method); "
+             "`placement` is the Python cubin on the Rust side's buffers against itself on its own (what the "
+             "separate allocations alone do).", "",
+             f"**Overall:** {o['configs']} configurations of {o['variants']} variants; ratio (CUPTI median) geomean "
+             f"{_f(o['ratio'].get('geomean'), 4)}, min {_f(o['ratio'].get('min'))}, max {_f(o['ratio'].get('max'))}; "
+             f"best-of ratio geomean {_f(o['ratio_best'].get('geomean'), 4)}; CUDA-events ratio geomean "
+             f"{_f(o['ratio_events'].get('geomean'), 4)}; control geomean {_f(o['control_ratio'].get('geomean'), 4)} "
+             f"(min {_f(o['control_ratio'].get('min'))}, max {_f(o['control_ratio'].get('max'))}); placement geomean "
+             f"{_f(o.get('placement_ratio', {}).get('geomean'), 4)}; outputs "
+             f"bit-identical in {o['bitwise_equal']} of {o['configs']}.", ""]
+    if doc.get("errors"):
+        lines += [f"**Errors:** {len(doc['errors'])} configurations did not run: " + "; ".join(
+            f"{e['op']}/{e['variant']} {json.dumps(e['shape'], sort_keys=True)}: {e['error']}"
+            for e in doc["errors"][:10]), ""]
+    lines += [f"![{p}]({p})" for p in plots] + [""]
+    lines += ["## Per operator", "",
+              "| op | variants | configs | ratio geomean | min | max | best-of geomean | events geomean | "
+              "control geomean | control min–max | placement geomean | bit-identical |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for op, b in s["ops"].items():
+        r, c = b["ratio"], b["control_ratio"]
+        lines.append(f"| {op} | {b['variants']} | {b['configs']} | {_f(r.get('geomean'), 4)} | {_f(r.get('min'))} | "
+                     f"{_f(r.get('max'))} | {_f(b['ratio_best'].get('geomean'), 4)} | "
+                     f"{_f(b['ratio_events'].get('geomean'), 4)} | {_f(c.get('geomean'), 4)} | "
+                     f"{_f(c.get('min'))}–{_f(c.get('max'))} | {_f(b.get('placement_ratio', {}).get('geomean'), 4)} | "
+                     f"{b['bitwise_equal']}/{b['configs']} |")
+    lines += outside_band_section(doc)
+    lines += ["", "## Per configuration", "",
+              "| op | variant | kind | shape | Python µs (median / best) | Rust µs (median / best) | ratio | "
+              "best-of | events | control | placement | bits |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in doc["results"]:
+        p, q = r["python"], r["rust"]
+        lines.append(f"| {r['op']} | {r['variant']} | {r['kind']} | `{r['shape_key']}` | "
+                     f"{p['cupti_median_us']:.2f} / {p['cupti_best_us']:.2f} | {q['cupti_median_us']:.2f} / "
+                     f"{q['cupti_best_us']:.2f} | {r['ratio']:.3f} | {r['ratio_best']:.3f} | {r['ratio_events']:.3f} | "
+                     f"{r['control_ratio']:.3f} | {_f(r.get('placement_ratio'))} | "
+                     f"{'equal' if r['bitwise_equal'] else '**differ**'} |")
+    return "\n".join(lines) + "\n"
+
+
+def outside_band_section(doc: dict) -> list[str]:
+    """The configurations outside 0.97–1.03 with the evidence that explains them: the SASS verdict
+    (docs/results/ports_sass.json), the two controls, best-of and CUDA-event ratios, kernel length."""
+    sass_path = REPO / "docs" / "results" / "ports_sass.json"
+    sass = {}
+    if sass_path.is_file():
+        sass = {(r["op"], r["variant"]): r["verdict"] for r in json.loads(sass_path.read_text())["results"]}
+    rows = [r for r in doc["results"] if not 0.97 <= r["ratio"] <= 1.03]
+    long_rows = [r for r in doc["results"] if r["python"]["cupti_median_us"] >= 10.0]
+    worst_long = max(long_rows, key=lambda r: abs(r["ratio"] - 1.0), default=None)
+    out = ["", "## Configurations outside 0.97–1.03", "",
+           f"{len(rows)} of {len(doc['results'])}; every one runs under "
+           f"{max((r['python']['cupti_median_us'] for r in rows), default=0):.1f} µs. Of the "
+           f"{len(long_rows)} configurations of 10 µs or more, the farthest from 1 is "
+           + (f"{worst_long['op']}/{worst_long['variant']} at {worst_long['ratio']:.3f}." if worst_long else "none.")
+           + " See docs/results/README.md for the reading.", "",
+           "| op | variant | shape | Python µs | ratio | best-of | events | control | placement | SASS |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['op']} | {r['variant']} | `{r['shape_key']}` | {r['python']['cupti_median_us']:.2f} | "
+                   f"{r['ratio']:.3f} | {r['ratio_best']:.3f} | {r['ratio_events']:.3f} | {r['control_ratio']:.3f} | "
+                   f"{_f(r.get('placement_ratio'))} | {sass.get((r['op'], r['variant']), '–')} |")
+    return out
+
+
+def render_plots(doc: dict, out_dir: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ops = list(doc["summary"]["ops"])
+    fig, ax = plt.subplots(figsize=(12, 5))
+    for i, op in enumerate(ops):
+        rows = [r for r in doc["results"] if r["op"] == op]
+        xs = [i + (j - len(rows) / 2) * 0.6 / max(1, len(rows)) for j in range(len(rows))]
+        ax.scatter(xs, [r["ratio"] for r in rows], s=10, label=None, color="tab:blue")
+        ax.scatter(xs, [r["control_ratio"] for r in rows], s=6, marker="x", color="tab:gray")
+    ax.axhline(1.0, color="black", lw=0.8)
+    for y in (0.97, 1.03):
+        ax.axhline(y, color="tab:red", lw=0.6, ls="--")
+    ax.set_xticks(range(len(ops)), ops, rotation=30, ha="right")
+    ax.set_ylabel("Rust time / Python time (CUPTI median)")
+    ax.set_title(f"Ports vs references per configuration ({doc['environment']['gpu']}, "
+                 f"{doc['environment']['date'][:10]}); x = A-vs-A control")
+    fig.tight_layout()
+    names = [f"{RESULTS_NAME}_ratio.png", f"{RESULTS_NAME}_ratio_vs_time.png"]
+    fig.savefig(out_dir / names[0], dpi=110)
+    plt.close(fig)
+
+    # The spread against kernel length: short kernels scatter, in the controls as much as in the ratio.
+    fig, ax = plt.subplots(figsize=(9, 5))
+    rows = doc["results"]
+    times = [r["python"]["cupti_median_us"] for r in rows]
+    ax.scatter(times, [r["ratio"] for r in rows], s=10, label="Rust / Python")
+    ax.scatter(times, [r["control_ratio"] for r in rows], s=8, marker="x", color="tab:gray",
+               label="control (second load of the Python cubin)")
+    if all("placement_ratio" in r for r in rows):
+        ax.scatter(times, [r["placement_ratio"] for r in rows], s=8, marker="+", color="tab:green",
+                   label="placement (Python cubin on the Rust buffers)")
+    ax.set_xscale("log")
+    ax.axhline(1.0, color="black", lw=0.8)
+    for y in (0.97, 1.03):
+        ax.axhline(y, color="tab:red", lw=0.6, ls="--")
+    ax.set_xlabel("Python reference device time, µs (CUPTI median, log scale)")
+    ax.set_ylabel("ratio")
+    ax.set_title("Ratio against kernel length")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out_dir / names[1], dpi=110)
+    plt.close(fig)
+    return names
+
+
+def render(json_path: Path) -> None:
+    doc = json.loads(json_path.read_text())
+    plots = render_plots(doc, json_path.parent)
+    (json_path.parent / f"{RESULTS_NAME}.md").write_text(render_markdown(doc, plots), encoding="utf-8")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, help="folder for ports_bench.json (and .md)")
+    ap.add_argument("--op", dest="ops", action="append", help="only this op (repeatable)")
+    ap.add_argument("--reps", type=int, default=21, help="timed launches per side (rounded up to cycles of 3)")
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--budget-s", type=float, default=480.0, help="stop starting configurations after this")
+    ap.add_argument("--render", type=Path, help="render this JSON to .md + PNG beside it (no GPU) and exit")
+    args = ap.parse_args(argv)
+    if args.render:
+        render(args.render)
+        return 0
+    if args.out is None:
+        ap.error("--out is required")
+    args.out.mkdir(parents=True, exist_ok=True)
+    doc = run(args)
+    path = args.out / f"{RESULTS_NAME}.json"
+    path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    (args.out / f"{RESULTS_NAME}.md").write_text(render_markdown(doc, []), encoding="utf-8")
+    o = doc["summary"]["overall"]
+    print(f"\n{o['configs']} configs, ratio geomean {_f(o['ratio'].get('geomean'), 4)} "
+          f"min {_f(o['ratio'].get('min'))} max {_f(o['ratio'].get('max'))}; control geomean "
+          f"{_f(o['control_ratio'].get('geomean'), 4)}; bit-identical {o['bitwise_equal']}/{o['configs']}; "
+          f"errors {len(doc['errors'])}")
+    for op, b in doc["summary"]["ops"].items():
+        print(f"  {op:14} n={b['configs']:3} geomean {_f(b['ratio'].get('geomean'), 4)} "
+              f"[{_f(b['ratio'].get('min'))}, {_f(b['ratio'].get('max'))}] ctl {_f(b['control_ratio'].get('geomean'), 4)}")
+    return 0 if not doc["errors"] and o["bitwise_equal"] == o["configs"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

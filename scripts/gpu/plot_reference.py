@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""The reference kernels against what users call instead, as a picture (no GPU; matplotlib).
+
+Reads docs/results/reference_results.json (scripts/gpu/run_reference.py) and writes
+reference_vs_baseline.png beside it: per operator, the best variant's speedup over its baseline
+(ref.torch_baseline: torch, cuBLAS, SDPA) on a log axis, and, for the memory-bound families, the
+best variant's share of the measured copy bandwidth per dtype class (16-bit, f32) against the
+85 % goal of issue 17.
+
+    python3 scripts/gpu/plot_reference.py [docs/results/reference_results.json]
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+MEMORY_BOUND = {"elementwise", "normalization", "reduction", "layout", "quantization", "positional"}
+GOAL_PCT = 85.0
+
+
+def dtype_class(variant: str) -> str:
+    """16-bit, f32 or other, from the variant name's dtype token (f16/bf16/f32/tf32 ...)."""
+    tokens = set(variant.split("_"))
+    if tokens & {"f16", "bf16"}:
+        return "16-bit"
+    if tokens & {"f32", "tf32"}:
+        return "f32"
+    return "other"
+
+
+def best_speedup(bench: list[dict]) -> dict:
+    """op -> the row of its best speedup over the baseline."""
+    out: dict = {}
+    for row in bench:
+        if row.get("speedup_vs_baseline") is None:
+            continue
+        if row["op"] not in out or row["speedup_vs_baseline"] > out[row["op"]]["speedup_vs_baseline"]:
+            out[row["op"]] = row
+    return dict(sorted(out.items()))
+
+
+def best_bandwidth(bench: list[dict]) -> dict:
+    """(op, dtype class) -> the best share of copy bandwidth among the memory-bound variants."""
+    out: dict = {}
+    for row in bench:
+        if row.get("family") not in MEMORY_BOUND or row.get("pct_copy_bw") is None:
+            continue
+        key = (row["op"], dtype_class(row["variant"]))
+        out[key] = max(out.get(key, 0.0), row["pct_copy_bw"])
+    return dict(sorted(out.items()))
+
+
+def main(argv=None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    path = Path(args[0]) if args else REPO / "docs" / "results" / "reference_results.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    best = best_speedup(doc["bench"])
+    bandwidth = best_bandwidth(doc["bench"])
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    env = doc["environment"]
+    ops = list(best)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(12, 8))
+    speeds = [best[o]["speedup_vs_baseline"] for o in ops]
+    top.bar(range(len(ops)), speeds, color=["tab:green" if s >= 1 else "tab:orange" for s in speeds])
+    top.set_yscale("log")
+    top.axhline(1.0, color="black", lw=0.8)
+    top.set_xticks(range(len(ops)), ops, rotation=30, ha="right", fontsize=8)
+    top.set_ylabel("best variant: baseline time / reference time")
+    top.set_title(f"References vs what users call instead ({env.get('gpu')}, {env.get('date', '')[:10]})")
+    mem = sorted({op for op, _ in bandwidth})
+    for shift, cls, colour in ((-0.2, "16-bit", "tab:blue"), (0.2, "f32", "tab:purple")):
+        xs = [i + shift for i, op in enumerate(mem) if (op, cls) in bandwidth]
+        ys = [bandwidth[(op, cls)] for op in mem if (op, cls) in bandwidth]
+        bottom.bar(xs, ys, width=0.4, color=colour, label=cls)
+    bottom.axhline(GOAL_PCT, color="tab:red", lw=0.8, ls="--", label=f"goal {GOAL_PCT:.0f} % of copy bandwidth")
+    bottom.set_xticks(range(len(mem)), mem, rotation=30, ha="right", fontsize=8)
+    bottom.set_ylabel("best variant per dtype, % of copy BW")
+    bottom.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    out = path.parent / "reference_vs_baseline.png"
+    fig.savefig(out, dpi=110)
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

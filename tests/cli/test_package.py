@@ -1,0 +1,95 @@
+"""The package as a user installs it: `pip wheel .` leaves the repository's build/ alone, and
+the installed wheel diffs anywhere but finds the reference suite only from a checkout, --root or
+$TILEIR_DIFF_ROOT, saying so in one line otherwise. Slow (a wheel build and a venv)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MMA = ROOT / "tests" / "corpus" / "data" / "mma_f16_f32acc.v13_4.tileirbc"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """A copy of the tracked tree, its wheel, and a venv (seeing this interpreter's numpy and
+    networkx) with only that wheel installed."""
+    base = tmp_path_factory.mktemp("package")
+    tree = base / "tree"
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    tree.mkdir()
+    subprocess.run(["tar", "-c", "--null", "-T", "-", "-f", "-"], cwd=ROOT, input=files, check=True,
+                   stdout=open(base / "tree.tar", "wb"))
+    subprocess.run(["tar", "-x", "-f", str(base / "tree.tar")], cwd=tree, check=True)
+    wheels = base / "wheels"
+    # an isolated build, as users get it (pip fetches setuptools>=68 and wheel: needs the index)
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps",
+                            "-q", "-w", str(wheels)], cwd=tree, capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    env_dir = base / "venv"
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    (wheel,) = wheels.glob("tileir_diff-*.whl")
+    # pip of this interpreter, installing into the venv's site-packages
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", site, str(wheel)],
+                   check=True, capture_output=True)
+    return tree, wheel, python, base
+
+
+def _run(python, *args, cwd, env=None):
+    environ = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TILEIR_DIFF_ROOT")}
+    return subprocess.run([str(python), "-m", "tileir_diff.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, env={**environ, **(env or {})}, timeout=300)
+
+
+def test_wheel_build_leaves_build_folder_alone(installed):
+    tree, wheel, _, _ = installed
+    assert not (tree / "build").exists()  # setuptools' scratch went to .setuptools-build/
+    assert wheel.name.startswith("tileir_diff-") and wheel.stat().st_size > 0
+
+
+def test_installed_package_diffs_outside_the_repo(installed, tmp_path):
+    _, _, python, _ = installed
+    where = subprocess.run([str(python), "-c", "import tileir_diff; print(tileir_diff.__file__)"], capture_output=True,
+                           text=True, cwd=tmp_path, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert "site-packages" in where.stdout and str(ROOT) not in where.stdout
+    r = _run(python, "diff", MMA, MMA, cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout.startswith("IDENTICAL: ")
+
+
+def test_suite_needs_a_root_and_says_how(installed, tmp_path):
+    tree, _, python, _ = installed
+    r = _run(python, "suite", "list", cwd=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip() == ("error: no tileir_diff checkout found (this installed package has no reference "
+                                "suite): run inside a checkout, or pass --root DIR, or set TILEIR_DIFF_ROOT=DIR")
+    r = _run(python, "suite", "list", "--op", "vector_add", "--root", tree, cwd=tmp_path)
+    assert r.returncode == 0 and "1 ops, " in r.stdout
+    r = _run(python, "suite", "list", "--op", "vector_add", cwd=tmp_path, env={"TILEIR_DIFF_ROOT": str(tree)})
+    assert r.returncode == 0 and "1 ops, " in r.stdout
+    r = _run(python, "suite", "list", "--op", "vector_add", cwd=tree / "docs")  # inside a checkout
+    assert r.returncode == 0 and "1 ops, " in r.stdout
+    r = _run(python, "suite", "list", "--root", tmp_path, cwd=tmp_path)
+    assert r.returncode == 2 and f"{tmp_path}: no reference/ folder there (from --root)" in r.stderr
+
+
+def test_metadata_is_true(installed):
+    _, wheel, _, _ = installed
+    import zipfile
+    with zipfile.ZipFile(wheel) as z:
+        meta = z.read(next(n for n in z.namelist() if n.endswith("/METADATA"))).decode()
+        names = z.namelist()
+    assert "Summary: Read CUDA Tile IR (bytecode 13.1-13.5 and text)" in meta
+    for extra in ("tools", "torch", "gpu", "test"):
+        assert f"Provides-Extra: {extra}" in meta
+    assert 'Requires-Dist: torch>=2.4; extra == "torch"' in meta
+    assert "tileir_diff/report/diff.schema.json" in names

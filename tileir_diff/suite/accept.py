@@ -1,0 +1,111 @@
+"""Accepted differences: an operator's ``analysis.json`` lists the root differences of its Rust
+port that are intended (``accepted_differences``: category, what, why, optional ``match`` over the
+difference's detail and ``variants``). The port table and ``tileir-diff diff --accept FILE``
+apply them the same way: a covered difference stays in the report, marked accepted with its
+reason; the exit status and a port's pass/fail count only the others. The verdict itself is
+never changed: an accepted difference is still a difference."""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+
+def accepted_by(diff: Dict[str, Any], entries: Iterable[Dict[str, Any]], variant: Optional[str]) -> Optional[Dict[str, Any]]:
+    """The accepted_differences entry that covers ``diff`` (a Difference as a dict): same
+    category, ``variants`` (when given) listing this variant, and either ``match`` (when given)
+    fitting the difference's ``detail`` (see detail_matches) or else ``what`` found in the
+    message. ``match`` is the robust form: op names and roles, never value names or op ids that
+    move when code changes. An entry limited to some variants covers nothing when the variant is
+    not known."""
+    message = diff.get("message", "").lower()
+    detail = diff.get("detail") or {}
+    for e in entries:
+        if e.get("category") != diff.get("category"):
+            continue
+        if e.get("variants") and variant not in e["variants"]:
+            continue
+        if "match" in e:
+            if detail_matches(e["match"], detail):
+                return e
+        elif str(e.get("what", "")).lower() in message:
+            return e
+    return None
+
+
+def detail_matches(pattern: Any, value: Any) -> bool:
+    """Whether ``value`` (a Difference.detail, or part of one) fits ``pattern``: a dict fits when
+    every key of the pattern fits the value's entry; a list fits when each of its items fits some
+    item of the value's list; anything else must be equal."""
+    if isinstance(pattern, dict):
+        return isinstance(value, dict) and all(k in value and detail_matches(v, value[k]) for k, v in pattern.items())
+    if isinstance(pattern, list):
+        return isinstance(value, list) and all(any(detail_matches(p, v) for v in value) for p in pattern)
+    return pattern == value
+
+
+class AcceptFileError(ValueError):
+    """An --accept file that is not an analysis.json with a valid accepted_differences list."""
+
+
+def load_accept_file(path: str) -> Tuple[List[Dict[str, Any]], List[str]]:
+    """``(accepted_differences, variant names)`` of an analysis.json; AcceptFileError (naming the
+    file and the field) when it cannot be read or does not have that shape."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise AcceptFileError(f"{path}: cannot read: {e.strerror or e}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise AcceptFileError(f"{path}: not JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise AcceptFileError(f"{path}: expected an analysis.json object")
+    entries = data.get("accepted_differences", [])
+    if not isinstance(entries, list):
+        raise AcceptFileError(f"{path}: accepted_differences: expected a list")
+    for i, e in enumerate(entries):
+        problem = entry_problem(e)
+        if problem:
+            raise AcceptFileError(f"{path}: accepted_differences[{i}]: {problem}")
+    variants = [v.get("name") for v in data.get("variants", []) if isinstance(v, dict) and isinstance(v.get("name"), str)]
+    return entries, variants
+
+
+def entry_problem(entry: Any) -> Optional[str]:
+    """Why ``entry`` is not a valid accepted_differences item (None when it is); shared with the
+    catalog's validation of analysis.json."""
+    if not isinstance(entry, dict) or not {"category", "what", "why"} <= set(entry):
+        return "expected an object with category, what, why"
+    if "match" in entry and not isinstance(entry["match"], dict):
+        return "match: expected an object (fields of a difference's detail)"
+    if "variants" in entry and not (isinstance(entry["variants"], list)
+                                    and all(isinstance(v, str) for v in entry["variants"])):
+        return "variants: expected a list of variant names"
+    return None
+
+
+def guess_variant(paths: Sequence[str], variants: Sequence[str]) -> Optional[str]:
+    """The variant two compared files are of, from their names (``build/rust/<op>/<variant>.tileirbc``):
+    the first file stem that is one of ``variants``."""
+    for p in paths:
+        stem = Path(p).name.split(".")[0] if p else ""
+        if stem in variants:
+            return stem
+    return None
+
+
+def apply_accepted(result: Any, entries: Sequence[Dict[str, Any]], variant: Optional[str], source: str) -> int:
+    """Mark each difference of ``result`` that an entry covers (``Difference.accepted``: what, why,
+    file) and record ``result.accepted_from``; returns how many were accepted."""
+    marked = []
+    count = 0
+    for d in result.differences:
+        entry = accepted_by(d.to_dict(), entries, variant)
+        if entry is not None:
+            count += 1
+            d = dataclasses.replace(d, accepted={"what": str(entry.get("what", "")), "why": str(entry.get("why", "")),
+                                                 "file": source})
+        marked.append(d)
+    result.differences = marked
+    result.accepted_from = source
+    return count
