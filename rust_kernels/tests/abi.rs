@@ -865,6 +865,7 @@ fn layer_norm_validation() {
         unsafe { cutile_layer_norm_bwd(&wide[0], &wide[1], &wide[2], &mean, &rstd, &wide_out[0], &wide_out[1], &wide_out[2], 0, 0) },
         Status::UnsupportedShape.code()
     );
+}
 
 fn selected() -> String {
     unsafe { CStr::from_ptr(tileir_kernels_selected_variant()) }.to_str().unwrap().to_string()
