@@ -131,8 +131,9 @@ def accepted(result: Any, allow: Any = (), allow_unknown: bool = False) -> bool:
     if result.is_equivalent:
         return True
     if result.verdict == "specialized" and allow & {"specialization", "specialized"}:
-        # a reordered signature is right only with a caller that passes that order: say so
-        reordered = any(d.detail.get("calling_convention") for d in result.differences)
+        # a reordered (or other-arity) signature is right only with a caller that passes that
+        # convention: say so
+        reordered = any("calling_convention" in d.detail for d in result.differences)
         return not reordered or "calling-convention" in allow
     return result.verdict == "unknown" and (allow_unknown or "unknown" in allow)
 

@@ -72,30 +72,78 @@ impl Default for Options {
     }
 }
 
-/// Compiles one variant. Runs on a thread with a large stack: the compiler recurses deeply.
-pub fn compile(v: &'static Variant, opts: &Options) -> Result<CompileArtifacts, String> {
+/// What one compile needs: the module, the entry, its generics, the tensor parameters'
+/// specializations and the divisibility hints of scalar and raw-pointer parameters.
+pub struct Job {
+    /// `<op>/<variant>` (or `independent/<port>`), for messages.
+    pub label: String,
+    pub module_ast: fn() -> AstModule,
+    pub module: &'static str,
+    pub entry: &'static str,
+    pub generics: Vec<String>,
+    pub tensors: Vec<TensorSpec>,
+    /// `(parameter, divisor)`: `assume div_by` on an integer scalar or a raw pointer.
+    pub scalar_hints: Vec<(&'static str, i32)>,
+}
+
+/// Compiles one job. Runs on a thread with a large stack: the compiler recurses deeply.
+pub fn compile_job(job: Job, opts: &Options) -> Result<CompileArtifacts, String> {
     let target = opts.target.clone();
     let version = opts.bytecode_version;
+    let label = job.label.clone();
     let worker = std::thread::Builder::new()
-        .name(format!("compile-{}-{}", v.op, v.name))
+        .name(format!("compile-{label}"))
         .stack_size(64 << 20)
         .spawn(move || {
-            let specs: Vec<&TensorSpec> = v.tensor_specs().collect();
             let strides: Vec<(String, Vec<i32>)> =
-                specs.iter().map(|t| (t.name.to_string(), t.static_strides())).collect();
+                job.tensors.iter().map(|t| (t.name.to_string(), t.static_strides())).collect();
             let stride_refs: Vec<(&str, &[i32])> = strides.iter().map(|(n, s)| (n.as_str(), s.as_slice())).collect();
-            let bits: Vec<(&str, SpecializationBits)> = specs.iter().map(|t| (t.name, spec_bits(t))).collect();
-            KernelCompiler::new(module_ast(v), v.module, v.entry)
+            let bits: Vec<(&str, SpecializationBits)> = job.tensors.iter().map(|t| (t.name, spec_bits(t))).collect();
+            let hints: Vec<(&str, DivHint)> = job.scalar_hints.iter().map(|(n, d)| (*n, div(*d as i64))).collect();
+            KernelCompiler::new(job.module_ast, job.module, job.entry)
                 .target(&target)
                 .bytecode_version(version)
-                .generics(v.generics.iter().map(|g| g.to_string()).collect())
+                .generics(job.generics)
                 .strides(&stride_refs)
                 .spec_args(&bits)
+                .scalar_hints(&hints)
                 .compile()
-                .map_err(|e| format!("{}/{}: {e}", v.op, v.name))
+                .map_err(|e| format!("{}: {e}", job.label))
         })
         .map_err(|e| format!("cannot start compiler thread: {e}"))?;
-    worker.join().map_err(|_| format!("{}/{}: the compiler panicked", v.op, v.name))?
+    worker.join().map_err(|_| format!("{label}: the compiler panicked"))?
+}
+
+/// Compiles one port of the independent-style corpus (src/independent/).
+pub fn compile_port(p: &'static crate::independent::Port, opts: &Options) -> Result<CompileArtifacts, String> {
+    compile_job(
+        Job {
+            label: format!("independent/{}", p.name),
+            module_ast: crate::independent::kernels::independent_kernels::__module_ast_self,
+            module: crate::independent::MODULE,
+            entry: p.entry,
+            generics: p.generics.iter().map(|g| g.to_string()).collect(),
+            tensors: p.tensors.to_vec(),
+            scalar_hints: p.scalar_hints.to_vec(),
+        },
+        opts,
+    )
+}
+
+/// Compiles one variant of a ported op.
+pub fn compile(v: &'static Variant, opts: &Options) -> Result<CompileArtifacts, String> {
+    compile_job(
+        Job {
+            label: format!("{}/{}", v.op, v.name),
+            module_ast: module_ast(v),
+            module: v.module,
+            entry: v.entry,
+            generics: v.generics.iter().map(|g| g.to_string()).collect(),
+            tensors: v.tensor_specs().copied().collect(),
+            scalar_hints: Vec::new(),
+        },
+        opts,
+    )
 }
 
 /// Compiles and serializes one variant to bytecode.

@@ -9,6 +9,7 @@
 
 pub mod descriptor;
 pub mod driver;
+pub mod independent;
 pub mod launch;
 pub mod ops;
 pub mod status;

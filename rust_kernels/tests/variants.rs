@@ -18,12 +18,15 @@ struct Compiled {
     launch_checks: usize,
 }
 
-/// Compiles every variant once per test binary (about 1 s each).
+/// Compiles every variant once per test binary (about 1 s each); with $TILEIR_TEST_OP only that
+/// op's variants (`tileir-diff verify` runs one op's `<op>_*` tests without compiling the rest).
 fn compiled() -> &'static HashMap<(&'static str, &'static str), Compiled> {
     static ALL: OnceLock<HashMap<(&'static str, &'static str), Compiled>> = OnceLock::new();
+    let only = std::env::var("TILEIR_TEST_OP").ok();
     ALL.get_or_init(|| {
         ops::all_variants()
             .into_iter()
+            .filter(|v| only.as_deref().is_none_or(|op| v.op == op))
             .map(|v| {
                 let a = compile::compile(v, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
                 let bytecode = a.bytecode().unwrap_or_else(|e| panic!("{}/{}: {e}", v.op, v.name));

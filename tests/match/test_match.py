@@ -64,9 +64,23 @@ def test_inserted_argument_does_not_shift_the_other_anchors():
     a = kernel(load("a") + store("%a"), args=base)
     b = kernel(load("a") + store("%a"), args="%argX: tile<f32>, " + base)
     r = compute_diff(a, b, with_summary=False, with_lines=False)
+    # an extra argument nothing reads is a calling-convention difference: the same computation
+    assert r.verdict == "specialized"
+    assert [d.category for d in r.differences] == ["signature"]
+    d = r.differences[0]
+    assert "right %arg0 unused" in d.message and d.detail["unused_right"] == [0]
+    assert [(m["left"], m["right"]) for m in d.detail["calling_convention"]] == [(0, 1), (1, 2), (2, 3)]
+
+
+def test_inserted_argument_that_is_read_is_different():
+    base = "%arg0: tile<ptr<f32>>, %arg1: tile<ptr<f32>>, %arg2: tile<i32>"
+    a = kernel(load("a") + store("%a"), args=base)
+    scaled = load("a") + f"  %k1 = reshape %argX : tile<f32> -> tile<1xf32>\n  %k = broadcast %k1 : tile<1xf32> -> {F}\n  %s = mulf %a, %k : {F}\n" + store("%s")
+    b = kernel(scaled, args="%argX: tile<f32>, " + base)
+    r = compute_diff(a, b, with_summary=False, with_lines=False)
+    # the argument is read: not a calling-convention difference, and not a pinned constant either
     assert r.verdict == "different"
-    assert [(d.category, d.left) for d in r.differences] == [("signature", None)]
-    assert "only on the right" in r.differences[0].message
+    assert any(d.category != "signature" and "store_view_tko" in d.message for d in r.differences)
 
 
 # --- symmetric copies: the matcher must pick the right one -------------------------------------
@@ -139,3 +153,37 @@ def test_duplicated_loads_below_a_changed_view_pair_by_their_index():
         return kernel(body + store("%s3"), prologue=pro)
     r = _diff(k(0), k(1))  # an assumption alone: the same computation, specialized
     assert r.verdict == "specialized" and [d.category for d in r.differences] == ["specialization"], r.brief()
+
+
+# --- pinned constants (compare/pins.py) ----------------------------------------------------------
+_BASE = "%arg0: tile<ptr<f32>>, %arg1: tile<ptr<f32>>, %arg2: tile<i32>"
+
+
+def _scaled_by_constant(value: str) -> str:
+    return kernel(load("a") + f"  %k = constant <f32: {value}> : {F}\n  %s = mulf %a, %k : {F}\n" + store("%s"),
+                  args=_BASE)
+
+
+def _scaled_by_argument(extra: str = "") -> str:
+    body = load("a") + f"  %k1 = reshape %argS : tile<f32> -> tile<1xf32>\n  %k = broadcast %k1 : tile<1xf32> -> {F}\n" \
+        f"  %s = mulf %a, %k : {F}\n{extra}" + store("%s")
+    return kernel(body, args=_BASE + ", %argS: tile<f32>")
+
+
+def test_a_constant_the_port_takes_as_an_argument_is_a_pinned_specialization():
+    r = compute_diff(_scaled_by_constant("2.000000e+00"), _scaled_by_argument(), with_summary=False, with_lines=False)
+    assert r.verdict == "specialized", r.brief()
+    pins = [d for d in r.differences if "pin" in d.detail]
+    assert len(pins) == 1 and "2.0" in pins[0].message and pins[0].detail["assumes_more"] == "left"
+    assert pins[0].detail["pin"]["argument"] == 3
+
+
+def test_an_argument_meeting_two_different_constants_is_not_pinned():
+    # the left scales by 2 and adds 3 where the right uses its one argument for both
+    left = kernel(load("a") + f"  %k = constant <f32: 2.000000e+00> : {F}\n  %m = mulf %a, %k : {F}\n"
+                  f"  %c = constant <f32: 3.000000e+00> : {F}\n  %s = addf %m, %c : {F}\n" + store("%s"), args=_BASE)
+    right = kernel(load("a") + f"  %k1 = reshape %argS : tile<f32> -> tile<1xf32>\n  %k = broadcast %k1 : tile<1xf32> -> {F}\n"
+                   f"  %m = mulf %a, %k : {F}\n  %s = addf %m, %k : {F}\n" + store("%s"), args=_BASE + ", %argS: tile<f32>")
+    r = compute_diff(left, right, with_summary=False, with_lines=False)
+    assert r.verdict == "different"
+    assert not any("pin" in d.detail for d in r.differences)

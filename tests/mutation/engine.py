@@ -270,7 +270,7 @@ def evaluate_mutation(kernel: Kernel, mut, execute_caught: bool = False) -> Outc
         out.detail = f"diff raised {type(exc).__name__}: {exc}"[:200]
         out.seconds = time.perf_counter() - t0
         return out
-    if out.verdict == "specialized" and any(d.detail.get("calling_convention") for d in r.differences):
+    if out.verdict == "specialized" and any("calling_convention" in d.detail for d in r.differences):
         # the mutant is the original with its arguments in another order, and the report says so
         # as a signature difference (which allow="specialization" alone does not accept)
         out.status = "caught"

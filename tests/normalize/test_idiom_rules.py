@@ -133,3 +133,32 @@ def test_ordering_compare_operands_do_not_commute():
     a = _int_kernel(_guarded("less_than", "%arg2", "%bx"), "%i")
     b = _int_kernel(_guarded("less_than", "%bx", "%arg2"), "%i")
     assert_not_absorbed(a, b)
+
+
+# --- if-select ----------------------------------------------------------------------------------
+def _if_min(then_arm: str) -> str:
+    return (f"  %g = cmpi less_than %bx, %arg2, signed : {I} -> tile<i1>\n"
+            f"  %i = if %g -> ({I}) {{\n{then_arm}  }} else {{\n    yield %arg2 : {I}\n  }}\n")
+
+
+def test_if_select_min_written_as_an_if():
+    # cuTile Rust `if a < b { a } else { b }` against Python's min(a, b)
+    a = _int_kernel(f"  %i = mini %bx, %arg2 signed : {I}\n", "%i")
+    b = _int_kernel(_if_min(f"    yield %bx : {I}\n"), "%i")
+    r = verdict(a, b)
+    assert r.verdict == "equivalent", r.brief()
+    assert "if-select" in r.rules_applied and "select-min-max" in r.rules_applied
+    assert verdict(a, b, disable=["if-select"]).verdict == "different"
+
+
+def test_if_select_mutants():
+    a = _int_kernel(f"  %i = mini %bx, %arg2 signed : {I}\n", "%i")
+    # an arm that computes before yielding is control flow, not a choice between two values
+    computes = _int_kernel(_if_min(f"    %c = constant <i32: 1> : {I}\n    %t = addi %bx, %c : {I}\n"
+                                   f"    yield %t : {I}\n"), "%i")
+    assert_not_absorbed(a, computes)
+    # the arms swapped: max, not min
+    swapped = _int_kernel(f"  %g = cmpi less_than %bx, %arg2, signed : {I} -> tile<i1>\n"
+                          f"  %i = if %g -> ({I}) {{\n    yield %arg2 : {I}\n  }} else {{\n    yield %bx : {I}\n  }}\n",
+                          "%i")
+    assert_not_absorbed(a, swapped)

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-CRATE = REPO / "rust_kernels"
+# $TILEIR_PORTS_CRATE: a copy of the crate to build and test instead (tileir-diff verify runs
+# these tests on the copy an agent edits, never on the repository's kernels).
+CRATE = Path(os.environ.get("TILEIR_PORTS_CRATE") or REPO / "rust_kernels")
 BUILD_TIMEOUT_S = 1800
 
 

@@ -39,14 +39,19 @@ def fake_driver(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def library_with_fake_cubins(tmp_path_factory) -> Path:
+def library_with_fake_cubins() -> Path:
     """The library with an ELF-magic placeholder as every variant's cubin (the fake driver
     checks the magic and logs the variant name, NUL-terminated, as `image <name>`)."""
-    cubins = tmp_path_factory.mktemp("fake_cubins")
+    # A stable folder, files rewritten only when they change: build.rs reruns (and the library
+    # rebuilds) only when a placeholder does, not in every session.
+    cubins = CRATE / "target" / "fake-cubins"
     for op in PORTED_OPS:
-        (cubins / op).mkdir()
+        (cubins / op).mkdir(parents=True, exist_ok=True)
         for v in json.loads((REPO / "reference" / op / "analysis.json").read_text())["variants"]:
-            (cubins / op / f"{v['name']}.sm_90.cubin").write_bytes(b"\x7fELF fake cubin " + v["name"].encode() + b"\0")
+            path = cubins / op / f"{v['name']}.sm_90.cubin"
+            data = b"\x7fELF fake cubin " + v["name"].encode() + b"\0"
+            if not path.is_file() or path.read_bytes() != data:
+                path.write_bytes(data)
     _cargo(["build", "--release", "--locked", "--lib", "--no-default-features", "--target-dir", "target/abi-fake"],
            env={"TILEIR_CUBIN_DIR": str(cubins)})
     return CRATE / "target" / "abi-fake" / "release" / "libtileir_kernels.so"

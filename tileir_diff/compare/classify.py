@@ -156,6 +156,7 @@ class Classifier:
         self.commutative = commutative
         self.lt, self.rt = ltext, rtext
         self.vl, self.vr = version_l, version_r
+        self.pinned: Set[Tuple[str, int]] = set()  # (side, argument index) read as a constant (compare/pins.py)
 
     # --- per pair -----------------------------------------------------------------------
     def pair_findings(self, l: str, r: str) -> List[Finding]:
@@ -600,6 +601,8 @@ class Classifier:
             else:
                 side_l = bool(lnodes)
                 g, text, nodes = (L, self.lt, lnodes) if side_l else (R, self.rt, rnodes)
+                if all(g.nodes[x].kind == "arg" and not g.nodes[x].users for x in nodes):
+                    continue  # an argument nothing reads: part of the calling-convention root
                 rewired = self._rewired_user(side_l, set(nodes))
                 if rewired is not None:
                     lu, ru, finding = rewired
@@ -715,7 +718,9 @@ class Classifier:
             cat = fs[0].category
         elif a.kind == b.kind == "op":
             fa, fb = family(a.name), family(b.name)
-            cat = fa if fa == fb else next((c for c in ("specialization", "memory", "reduction", "mma",
+            # an assume replaced by a computation is a change in what is computed, not in what is
+            # assumed: the other side's family names it
+            cat = fa if fa == fb else next((c for c in ("memory", "reduction", "mma",
                                                          "control_flow", "constant") if c in (fa, fb)), "arith")
         else:
             cat = "structure"
@@ -846,6 +851,82 @@ def checker_roots(cl: Classifier, violations, roots: List[_Root]) -> List[_Root]
     return out
 
 
+def tie_arguments(f, g: FunctionGraph, ties, side: str):
+    """``f`` with each argument tied on ``side`` read as the argument it is tied to (Tie)."""
+    from ..normalize.util import rewrite_block
+    from dataclasses import replace
+    subst = {g.nodes[t.tied].value.vid: g.nodes[t.kept].value for t in ties if t.side == side and t.kept}
+    if not subst:
+        return f
+    body = rewrite_block(f.body, lambda op, s: None, subst)
+    return f if body is f.body else replace(f, body=body)
+
+
+def merge_restated_assumes(cl: Classifier, roots: List[_Root]) -> List[_Root]:
+    """One root per one-sided assumption: the same predicate on the same value, stated by several
+    ``assume`` ops of one side (one per array whose extent a tie made the same argument), is one
+    cause; the restatements are listed under the first."""
+    first: Dict[tuple, _Root] = {}
+    out: List[_Root] = []
+    for r in roots:
+        if r.category == "specialization" and r.kind in ("only_left", "only_right"):
+            g, nid = (cl.L, r.left) if r.kind == "only_left" else (cl.R, r.right)
+            n = g.nodes.get(nid) if nid else None
+            if n is not None and n.kind == "op" and n.name == "assume" and n.operands:
+                key = (r.kind, n.operands[0][0], attr_key(n.op.attributes.get("predicate")))
+                if key in first:
+                    into = first[key].affected_left if r.kind == "only_left" else first[key].affected_right
+                    into.add(nid)
+                    into.update(r.affected_left if r.kind == "only_left" else r.affected_right)
+                    continue
+                first[key] = r
+        out.append(r)
+    return out
+
+
+def pin_roots(cl: Classifier, pins) -> List[_Root]:
+    """One ``specialization`` root per pinned argument (compare/pins.py): the side with the
+    constant assumes the caller passes it."""
+    from .pins import pin_message
+    out = []
+    for p in pins:
+        g, text = (cl.L, cl.lt) if p.side == "left" else (cl.R, cl.rt)
+        nid = next((n.nid for n in g.node_list if n.kind == "arg" and n.arg_index == p.argument), None)
+        if nid is None:
+            continue
+        name = ("L" if p.side == "left" else "R") + text.names.get(g.nodes[nid].value.vid, nid)
+        other = "right" if p.side == "left" else "left"
+        l, r = (nid, None) if p.side == "left" else (None, nid)
+        out.append(_Root(l, r, "specialization", pin_message(p, name),
+                         kind="only_right" if p.side == "left" else "only_left",
+                         extra={"pin": {"side": p.side, "argument": p.argument, "value": attr_text(p.value)},
+                                "assumes_more": other}))
+    return out
+
+
+def tie_roots(cl: Classifier, ties) -> List[_Root]:
+    """One ``specialization`` root per tie: the side passing one scalar assumes the other
+    side's two arguments equal."""
+    out = []
+    for t in ties:
+        g, text, other, otext = (cl.L, cl.lt, cl.R, cl.rt) if t.side == "left" else (cl.R, cl.rt, cl.L, cl.lt)
+        kind, base, d = t.slot
+        if t.kept is None:  # static vs dynamic: the view's own root says it ("the right fixes it")
+            continue
+        tied, kept, via = g.nodes[t.tied], g.nodes[t.kept], other.nodes[t.via]
+        mine, theirs = ("L", "R") if t.side == "left" else ("R", "L")
+        more = "right" if t.side == "left" else "left"
+        msg = (f"{more} passes one scalar {theirs}{otext.names.get(via.value.vid, t.via)} (entry argument "
+               f"{via.arg_index}) where the {t.side} has two: {kind}[{d}] of the array at {t.side} argument "
+               f"{g.nodes[base].arg_index} ({mine}{text.names.get(tied.value.vid, t.tied)}) is assumed equal to "
+               f"{mine}{text.names.get(kept.value.vid, t.kept)} (entry argument {kept.arg_index})")
+        l, r = (t.tied, None) if t.side == "left" else (None, t.tied)
+        out.append(_Root(l, r, "specialization", msg, kind="only_right" if t.side == "left" else "only_left",
+                         extra={"tie": {"side": t.side, "argument": tied.arg_index, "equals": kept.arg_index,
+                                        "slot": kind, "dim": d}, "assumes_more": more}))
+    return out
+
+
 def _calling_convention_root(cl: Classifier, violations) -> _Root:
     """Arguments paired out of position (by role): one ``signature`` root showing the mapping."""
     from ..match.arguments import argument_roles, describe_role
@@ -862,20 +943,42 @@ def _calling_convention_root(cl: Classifier, violations) -> _Root:
         moved.append({"left": a.arg_index, "right": b.arg_index, "role": describe_role(L, l, roles)})
         parts.append(f"left {cl.lt.names.get(a.value.vid, l)} <-> right {cl.rt.names.get(b.value.vid, r)} "
                      f"({describe_role(L, l, roles)})")
-    if not parts:
-        v = violations[0]
-        return _Root(v.left if v.left in L.nodes else None, v.right if v.right in R.nodes else None,
-                     "signature", v.message)
     largs = [n for n in L.node_list if n.kind == "arg"]
     rargs = [n for n in R.node_list if n.kind == "arg"]
-    pure = len(largs) == len(rargs) and all(
-        cl.m.l2r.get(a.nid) in R.nodes and R.nodes[cl.m.l2r[a.nid]].kind == "arg"
-        and R.nodes[cl.m.l2r[a.nid]].value.type == a.value.type for a in largs)
+
+    def paired_same_type(a):
+        b = R.nodes.get(cl.m.l2r.get(a.nid))
+        return b is not None and b.kind == "arg" and b.value.type == a.value.type
+
+    # arguments nothing reads (strides a view folds to 1, arguments tied to another) pair with
+    # nothing: the calling convention differs in them, the computation does not
+    unused_l = [a for a in largs if not a.users and a.nid not in cl.m.l2r]
+    unused_r = [b for b in rargs if not b.users and b.nid not in cl.m.r2l]
+    # and every pair of arguments, read or not, of one type (another type is another ABI)
+    pure = all(paired_same_type(a) for a in largs if a not in unused_l) and \
+        all(b.nid in cl.m.r2l for b in rargs if b not in unused_r) and \
+        all(L.nodes[l].value.type == R.nodes[r].value.type for l, r in cl.m.l2r.items()
+            if L.nodes[l].kind == "arg" and r in R.nodes and R.nodes[r].kind == "arg") and \
+        all(a.value.type == b.value.type for a in unused_l for b in unused_r if a.arg_index == b.arg_index
+            and ("left", a.arg_index) not in cl.pinned and ("right", b.arg_index) not in cl.pinned)
+    for side, unused, text in (("left", unused_l, cl.lt), ("right", unused_r, cl.rt)):
+        if unused:
+            parts.append(f"{side} " + ", ".join(text.names.get(a.value.vid, a.nid) for a in unused) + " unused")
+            first_l = first_l or (unused[0].nid if side == "left" else None)
+            first_r = first_r or (unused[0].nid if side == "right" else None)
+    if not parts:
+        v = violations[0]
+        l, r = (v.left if v.left in L.nodes else None), (v.right if v.right in R.nodes else None)
+        if l is None and r is None:  # an arity change: anchor at an argument paired with nothing
+            r = next((b.nid for b in R.node_list if b.kind == "arg" and b.nid not in cl.m.r2l), None)
+            l = None if r else next((a.nid for a in L.node_list if a.kind == "arg"), None)
+        return _Root(l, r, "signature", v.message)
     if not pure:  # not only a reordering: a plain signature difference
         return _Root(first_l, first_r, "signature", "entry arguments paired out of position: " + "; ".join(parts))
     return _Root(first_l, first_r, "signature",
-                 "calling convention: the arguments are in another order: " + "; ".join(parts),
-                 extra={"calling_convention": moved})
+                 "calling convention: " + ("the arguments are in another order: " if moved else "") + "; ".join(parts),
+                 extra={"calling_convention": moved, "unused_left": [a.arg_index for a in unused_l],
+                        "unused_right": [b.arg_index for b in unused_r]})
 
 
 def _group_names(op, version):

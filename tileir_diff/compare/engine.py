@@ -16,12 +16,15 @@ from ..check import check_functions, check_module_level, covered
 from ..graph import FunctionGraph, input_op_id
 from ..ir import Module
 from ..match import LimitExceeded, Limits, match_functions
+from ..match.arguments import align_with_ties
 from ..normalize import normalize, one_sided_declines, select_rules, tag_origins
 from ..normalize.util import count_ops
 from ..normalize.canon import attr_key, attr_text
 from ..normalize.keys import clear_caches as clear_key_caches
-from .classify import Classifier, checker_roots, to_differences
+from .classify import (Classifier, checker_roots, merge_restated_assumes, pin_roots, tie_arguments, tie_roots,
+                       to_differences)
 from .describe import FunctionText
+from .pins import Pin, apply_pins, find_pins
 from .result import DeferredLines, DiffResult, Difference, OpRef
 from .specialization import assumes_more, is_specialization, strip_assumptions
 
@@ -29,13 +32,14 @@ from .specialization import assumes_more, is_specialization, strip_assumptions
 class _Run:
     """One pass of the pipeline under one rule set."""
 
-    def __init__(self, differences, functions, mapping, stats, counts, limits_hit):
+    def __init__(self, differences, functions, mapping, stats, counts, limits_hit, pins=()):
         self.differences: List[Difference] = differences
         self.functions: List[dict] = functions
         self.mapping: List[Tuple[str, str, str]] = mapping
         self.stats: dict = stats
         self.counts: Dict[str, int] = counts
         self.limits_hit: List[str] = limits_hit
+        self.pins: List[Pin] = list(pins)  # found on this run (pinned=None) or applied (pinned given)
 
 
 def pair_functions(left: Module, right: Module) -> Tuple[List[Tuple[int, int]], List[int], List[int]]:
@@ -57,7 +61,9 @@ def pair_functions(left: Module, right: Module) -> Tuple[List[Tuple[int, int]], 
 
 
 def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[str]], disable: Iterable[str],
-         limits: Limits, deadline: float) -> _Run:
+         limits: Limits, deadline: float, pinned: Optional[List[Pin]] = None) -> _Run:
+    """One pass. ``pinned``: the pins already applied to ``left``/``right`` (reported as roots);
+    None: look for pins (returned in ``_Run.pins``, for the caller to apply and run again)."""
     t0 = time.perf_counter()
     # a rule whose precondition fails on one function of a pair is applied to neither
     keep_l, keep_r = one_sided_declines(left, right, pair_functions(left, right)[0], rules, disable)
@@ -68,18 +74,29 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
     pairs, only_l, only_r = pair_functions(nl, nr)
     diffs: List[Difference] = []
     functions, mapping, limits_hit = [], [], []
+    found_pins: List[Pin] = []
     stats = {"normalize_s": round(t_norm, 4), "functions": []}
     for i, j in pairs:
         lf, rf = nl.functions[i], nr.functions[j]
         fname = lf.name if lf.name == rf.name else f"{lf.name}/{rf.name}"
         t1 = time.perf_counter()
         L, R = FunctionGraph(lf, i), FunctionGraph(rf, j)
+        # one scalar on one side for several arguments of the other: a stated assumption (a
+        # specialization root below); the tied arguments are read as the one they must equal
+        ties = align_with_ties(L, R)[1]
+        if ties:
+            lf, rf = tie_arguments(lf, L, ties, "left"), tie_arguments(rf, R, ties, "right")
+            L, R = FunctionGraph(lf, i), FunctionGraph(rf, j)
         t_graph = time.perf_counter() - t1
         ctx = match_functions(L, R, limits, deadline)
         limits_hit.extend(ctx.limits_hit)
+        if pinned is None:
+            found_pins.extend(find_pins(L, R, ctx.mapping, i))
         cls = Classifier(L, R, ctx.mapping, ltexts[i], rtexts[j], nl.version, nr.version,
                          commutative="commutative-operands" in (rules or ()), unpaired=(ctx.lfree, ctx.rfree))
-        roots = cls.run()
+        cls.pinned = {(p.side, p.argument) for p in pinned or () if p.function == i}
+        roots = merge_restated_assumes(cls, cls.run() + tie_roots(cls, ties) +
+                                       pin_roots(cls, [p for p in pinned or () if p.function == i]))
         # The trusted checker decides: every violation of the mapping must be a reported root
         # (or, for cascades, listed under one); what is not becomes a root of its own.
         violations = check_functions(lf, i, rf, j, ctx.mapping.l2r, left.functions[i], right.functions[j])
@@ -96,8 +113,14 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         diffs.extend(fdiffs)
         ul = len(L.order) - len(ctx.mapping.l2r)  # every pair holds one node of each side
         ur = len(R.order) - len(ctx.mapping.r2l)
+        lnodes, rnodes = L.nodes, R.nodes
+        arguments = sorted([lnodes[l].arg_index, rnodes[r].arg_index] for l, r in ctx.mapping.l2r.items()
+                           if lnodes[l].kind == "arg" and rnodes[r].kind == "arg"
+                           and (lnodes[l].users or rnodes[r].users))  # two unused ones pair by position
         functions.append({"left": lf.name, "right": rf.name, "verdict": "different" if fdiffs else "same",
-                          "matched": len(ctx.mapping), "unmatched_left": ul, "unmatched_right": ur})
+                          "matched": len(ctx.mapping), "unmatched_left": ul, "unmatched_right": ur,
+                          "arguments": arguments,
+                          "tied_arguments": [_tie_json(t, lnodes if t.side == "left" else rnodes) for t in ties]})
         lnodes, rnodes, stage = L.nodes, R.nodes, ctx.mapping.stage
         for l, r in ctx.mapping.l2r.items():
             if lnodes[l].kind == "op" and rnodes[r].kind == "op":
@@ -120,7 +143,17 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
     for j in only_r:
         diffs.append(Difference("structure", f"entry @{nr.functions[j].name} only on the right",
                                 None, OpRef(f"f{j}", f"entry @{nr.functions[j].name}", None), nr.functions[j].name))
-    return _Run(diffs, functions, mapping, stats, counts, limits_hit)
+    return _Run(diffs, functions, mapping, stats, counts, limits_hit, found_pins if pinned is None else pinned)
+
+
+def _tie_json(t, nodes) -> dict:
+    """A tie as data: the argument, and the one it must equal or the value the other side fixes."""
+    out = {"side": t.side, "argument": nodes[t.tied].arg_index}
+    if t.kept is None:
+        out["static"] = int(t.via)
+    else:
+        out["equals"] = nodes[t.kept].arg_index
+    return out
 
 
 def _root_sets(roots):
@@ -181,6 +214,10 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
     rules_applied: Dict[str, int] = {}
     try:
         run = _run(tl, tr, ltexts, rtexts, chosen, (), limits, deadline)
+        if run.pins and not run.limits_hit:
+            # constants the other side takes as arguments: read them as those constants, once
+            tl, tr = apply_pins(tl, tr, run.pins)
+            run = _run(tl, tr, ltexts, rtexts, chosen, (), limits, deadline, pinned=run.pins)
         if run.limits_hit:
             verdict, reason = "unknown", "; ".join(run.limits_hit)
         elif run.differences:
@@ -189,8 +226,11 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
             if all(is_specialization(d) for d in run.differences):
                 # the same computation under other assumptions? proven on the kernels without them
                 bare = _run(strip_assumptions(tl), strip_assumptions(tr), ltexts, rtexts, chosen, (), limits,
-                            deadline)
-                if all(is_specialization(d) and d.category == "signature" for d in bare.differences) \
+                            deadline, pinned=run.pins)
+                # what may remain: the calling convention, and arguments tied to one scalar (a
+                # stated assumption, listed as a root of its own)
+                if all(is_specialization(d) and (d.category == "signature" or "tie" in d.detail or
+                                                 "pin" in d.detail) for d in bare.differences) \
                         and not bare.limits_hit:
                     verdict = "specialized"
                     run.differences = [_with_assumption_side(d) for d in run.differences]

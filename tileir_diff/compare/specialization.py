@@ -24,9 +24,10 @@ SPECIALIZATION_CATEGORIES = frozenset({"specialization", "hints"})
 
 
 def is_specialization(difference) -> bool:
-    """An assumption, a hint, or the calling convention (arguments in another order)."""
+    """An assumption, a hint, or the calling convention (arguments in another order, or arguments
+    nothing reads on one side only)."""
     return difference.category in SPECIALIZATION_CATEGORIES or (
-        difference.category == "signature" and bool(difference.detail.get("calling_convention")))
+        difference.category == "signature" and "calling_convention" in difference.detail)
 
 
 def strip_assumptions(module: Module) -> Module:
@@ -81,6 +82,8 @@ def assumes_more(difference) -> Optional[str]:
     the two are not comparable, None when not an assumption difference."""
     if difference.category != "specialization":
         return None
+    if "tie" in difference.detail or "pin" in difference.detail:  # an argument the other side does not have
+        return difference.detail.get("assumes_more")
     kind = difference.detail.get("kind")
     if kind == "only_right" or (difference.left is None and difference.right is not None):
         return "right"

@@ -19,7 +19,8 @@ a reordering as one ``signature`` difference (the calling convention).
 from __future__ import annotations
 
 import difflib
-from typing import Dict, List, Optional, Tuple
+import re
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ..graph import FunctionGraph
 from ..normalize.canon import fmt_type
@@ -64,30 +65,7 @@ def argument_roles(g: FunctionGraph) -> Dict[str, tuple]:
                     tiles[root].add(fmt_type(g.nodes[n.operands[k][0]].op.results[0].type)
                                     if g.nodes[n.operands[k][0]].kind == "op" else "")
     roles: Dict[str, tuple] = {}
-    slot_of: Dict[str, Tuple[str, str, int]] = {}  # scalar arg -> (shape|stride, array arg, dim)
-    for n in g.node_list:
-        if n.kind != "op" or n.name != "make_tensor_view":
-            continue
-        base = _view_base(g, n.nid)
-        if base is None:
-            continue
-        segs = n.op.segments
-        shapes = range(1, 1 + (segs[1] if len(segs) > 1 else 0))
-        strides = range(shapes.stop, shapes.stop + (segs[2] if len(segs) > 2 else 0))
-        for k, (src, _, _) in enumerate(n.operands):
-            if src is None:
-                continue
-            a = src
-            while g.nodes[a].kind == "op" and g.nodes[a].name == "assume" and g.nodes[a].operands:
-                a = g.nodes[a].operands[0][0]
-                if a is None:
-                    break
-            if a is None or g.nodes[a].kind != "arg":
-                continue
-            if k in shapes:
-                slot_of.setdefault(a, ("shape", base, k - shapes.start))
-            elif k in strides:
-                slot_of.setdefault(a, ("stride", base, k - strides.start))
+    slot_of = {a: slots[0] for a, slots in argument_slots(g).items()}  # the first slot names the role
     for a in args:
         n = g.nodes[a]
         t = fmt_type(n.value.type)
@@ -102,13 +80,68 @@ def argument_roles(g: FunctionGraph) -> Dict[str, tuple]:
     return roles
 
 
-def align_arguments(L: FunctionGraph, R: FunctionGraph) -> List[Tuple[str, str]]:
-    """Pairs of entry-argument node ids: by position when the roles agree position by position;
-    else by role (arrays first, then their shapes and strides, then the rest; ties by position)
-    when that pairs every argument on both sides (a reordering); else by position."""
-    largs = [n.nid for n in L.node_list if n.kind == "arg"]
-    rargs = [n.nid for n in R.node_list if n.kind == "arg"]
-    lr, rr = argument_roles(L), argument_roles(R)
+def _static_dims(g: FunctionGraph) -> Dict[Tuple[str, str, int], int]:
+    """(``shape``|``stride``, array argument, dim) -> the value a tensor view's type fixes."""
+    out: Dict[Tuple[str, str, int], int] = {}
+    for n in g.node_list:
+        if n.kind == "op" and n.name == "make_tensor_view" and n.op.results:
+            base = _view_base(g, n.nid)
+            vt = n.op.results[0].type
+            for kind, dims in (("shape", getattr(vt, "shape", ())), ("stride", getattr(vt, "strides", ()))):
+                for d, x in enumerate(dims or ()):
+                    if x is not None and base is not None:
+                        out.setdefault((kind, base, d), x)
+    return out
+
+
+def _dynamic_dims(dims, count: int) -> List[int]:
+    """The dimensions the ``count`` dynamic operands of a shape or strides group stand for."""
+    unknown = [d for d, x in enumerate(dims or ()) if x is None]
+    return unknown if len(unknown) == count else list(range(count))
+
+
+def argument_slots(g: FunctionGraph) -> Dict[str, List[Tuple[str, str, int]]]:
+    """Every (``shape``|``stride``, array argument, dim) an entry argument feeds, through assumes,
+    in program order: a port that passes one extent for several arrays fills several slots."""
+    slot_of: Dict[str, List[Tuple[str, str, int]]] = {}
+    for n in g.node_list:
+        if n.kind != "op" or n.name != "make_tensor_view":
+            continue
+        base = _view_base(g, n.nid)
+        if base is None:
+            continue
+        segs = n.op.segments
+        shapes = range(1, 1 + (segs[1] if len(segs) > 1 else 0))
+        strides = range(shapes.stop, shapes.stop + (segs[2] if len(segs) > 2 else 0))
+        # the dynamic operands fill the view type's unknown dims, in order: operand i of a group
+        # is the i-th '?' of shape/strides (a port may fix a dim statically: tensor_view<?x2x?>)
+        vt = n.op.results[0].type if n.op.results else None
+        shape_dims = _dynamic_dims(getattr(vt, "shape", None), len(shapes))
+        stride_dims = _dynamic_dims(getattr(vt, "strides", None), len(strides))
+        for k, (src, _, _) in enumerate(n.operands):
+            if src is None:
+                continue
+            a = src
+            while g.nodes[a].kind == "op" and g.nodes[a].name == "assume" and g.nodes[a].operands:
+                a = g.nodes[a].operands[0][0]
+                if a is None:
+                    break
+            if a is None or g.nodes[a].kind != "arg":
+                continue
+            slot = None
+            if k in shapes:
+                slot = ("shape", base, shape_dims[k - shapes.start])
+            elif k in strides:
+                slot = ("stride", base, stride_dims[k - strides.start])
+            if slot is not None and slot not in slot_of.setdefault(a, []):
+                slot_of[a].append(slot)
+    return slot_of
+
+
+def _align_strict(L, R, largs, rargs, lr, rr) -> Optional[List[Tuple[str, str]]]:
+    """By position when the roles agree position by position; else by role (arrays first, then
+    their shapes and strides, then the rest; ties by position) when that pairs every argument on
+    both sides (a reordering); else None."""
 
     def plain(role):  # a role without the array it refers to
         return role[:2] + role[3:] if role[0] in ("shape", "stride") else role
@@ -147,7 +180,183 @@ def align_arguments(L: FunctionGraph, R: FunctionGraph) -> List[Tuple[str, str]]
     if len(pairs) == len(largs) == len(rargs):
         # every argument found its role on the other side: the same arguments, reordered
         return sorted(pairs.items(), key=lambda p: largs.index(p[0]))
-    return positional(L, R, largs, rargs)
+    return None
+
+
+class Tie(NamedTuple):
+    """Two entry arguments of one side (``side``) that the other side passes as one scalar
+    (``via``): that side computes the same only when the caller passes them equal.
+    ``kept`` is paired with ``via``; ``tied`` fills ``slot`` (kind, array, dim) of its side.
+    With ``kept`` None, the other side fixes that extent or stride in its view type instead, to
+    the value ``via`` (static vs dynamic shape)."""
+    side: str
+    kept: str
+    tied: str
+    via: str
+    slot: Tuple[str, str, int]
+
+
+def align_arguments(L: FunctionGraph, R: FunctionGraph) -> List[Tuple[str, str]]:
+    """Pairs of entry-argument node ids (see ``align_with_ties``)."""
+    return align_with_ties(L, R)[0]
+
+
+def align_with_ties(L: FunctionGraph, R: FunctionGraph) -> Tuple[List[Tuple[str, str]], List[Tie]]:
+    """Pairs of entry-argument node ids, and the ties (``Tie``) the pairing needs.
+
+    By position when the roles agree position by position; else by role when that pairs every
+    argument on both sides (a reordering); else by role when every *used* argument of both
+    sides finds its role on the other side, an extent or stride the other side passes once for
+    several arrays counted as a tie (a port with raw pointers and one ``len`` for three
+    arrays; unused arguments, like strides the view folds to 1, pair with nothing); else by
+    position."""
+    largs = [n.nid for n in L.node_list if n.kind == "arg"]
+    rargs = [n.nid for n in R.node_list if n.kind == "arg"]
+    lr, rr = argument_roles(L), argument_roles(R)
+    strict = _align_strict(L, R, largs, rargs, lr, rr)
+    if strict is not None:
+        return strict, []
+    covered = _align_covering(L, R, largs, rargs, lr, rr)
+    if covered is not None and (len(largs) != len(rargs) or
+                                _agreeing(covered[0], largs, rargs, lr, rr) + len(covered[1]) >
+                                _agreeing(list(zip(largs, rargs)), largs, rargs, lr, rr)):
+        # with as many arguments on both sides, role pairing must explain more than position
+        # does (one argument changed in place is a difference at that argument, not a reordering)
+        return covered
+    return positional(L, R, largs, rargs), []
+
+
+def _agreeing(pairs, largs, rargs, lr, rr) -> int:
+    """How many of ``pairs`` agree in role (arrays up to fixed extents; an extent or stride also
+    in the position of its array)."""
+    pair_of = dict(pairs)
+    n = 0
+    for a, b in pairs:
+        x, y = lr[a], rr[b]
+        if x[0] != y[0]:
+            continue
+        if x[0] == "array":
+            n += _loose(x) == _loose(y)
+        elif x[0] in ("shape", "stride"):
+            n += x[1] == y[1] and x[3] == y[3] and pair_of.get(x[2]) == y[2]
+        else:
+            n += x == y
+    return n
+
+
+def _loose(role: tuple) -> tuple:
+    """An array role without the tensor view's extents and strides (static on one side, dynamic
+    on the other: a specialization, reported as such)."""
+    return role[:3] + (tuple(sorted(re.sub(r"tensor_view<[^>]*>", "tensor_view", t) for t in role[3])),)
+
+
+def _idle_pointer(role: tuple) -> bool:
+    """A pointer argument nothing but assumes reads (a port that never touches that array)."""
+    return role[0] == "scalar" and "ptr<" in role[1] and not role[2]
+
+
+def _used(g: FunctionGraph, nid: str) -> bool:
+    return bool(g.nodes[nid].users)
+
+
+def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str, str]], List[Tie]]]:
+    """Role pairing with ties, or None when some used argument finds no role on the other side."""
+    pairs: Dict[str, str] = {}
+    back: Dict[str, str] = {}
+
+    def pair(a, b):
+        pairs[a] = b
+        back[b] = a
+
+    # arrays: equal roles up to the extents the view types fix, ties by position; but only when
+    # that agrees on more roles than pairing the arrays in order does (a changed role, such as
+    # another padding on one array, must not swap two arrays)
+    l_arrays = [a for a in largs if lr[a][0] == "array" and _used(L, a)]
+    r_arrays = [b for b in rargs if rr[b][0] == "array" and _used(R, b)]
+    groups: Dict[tuple, List[str]] = {}
+    for b in r_arrays:
+        groups.setdefault(_loose(rr[b]), []).append(b)
+    by_role = []
+    for a in l_arrays:
+        if groups.get(_loose(lr[a])):
+            by_role.append((a, groups[_loose(lr[a])].pop(0)))
+    in_order = sum(_loose(lr[a]) == _loose(rr[b]) for a, b in zip(l_arrays, r_arrays))
+    for a, b in (by_role if len(by_role) > in_order else zip(l_arrays, r_arrays)):
+        pair(a, b)
+    # arrays read or written differently (a store one side lacks), or not at all on the right (an
+    # argument nothing reads): same pointer type, by position
+    rest = [b for b in rargs if b not in back and ((rr[b][0] == "array" and _used(R, b)) or _idle_pointer(rr[b]))]
+    for a in largs:
+        if lr[a][0] == "array" and _used(L, a) and a not in pairs:
+            b = next((b for b in rest if rr[b][1] == lr[a][1]), None)
+            if b is not None:
+                rest.remove(b)
+                pair(a, b)
+    # extents and strides: the other side's argument in the same slot of the paired array
+    lslots, rslots = argument_slots(L), argument_slots(R)
+    r_at = {(kind, base, d): b for b, slots in rslots.items() for kind, base, d in slots}
+    l_at = {(kind, base, d): a for a, slots in lslots.items() for kind, base, d in slots}
+    ties: List[Tie] = []
+    lstatic, rstatic = _static_dims(L), _static_dims(R)
+    for a in largs:
+        if a not in pairs and lslots.get(a):
+            kind, base, d = lslots[a][0]
+            fixed = rstatic.get((kind, pairs.get(base), d))
+            if fixed is not None and (kind, pairs.get(base), d) not in r_at:
+                ties.append(Tie("left", None, a, str(fixed), (kind, base, d)))  # the right fixes it
+                pairs[a] = None
+                continue
+        for kind, base, d in lslots.get(a, ()):
+            b = r_at.get((kind, pairs.get(base), d))
+            if b is None or fmt_type(L.nodes[a].value.type) != fmt_type(R.nodes[b].value.type):
+                continue
+            if a in pairs:
+                if pairs[a] != b and b not in back:  # the left passes once what the right passes twice
+                    ties.append(Tie("right", pairs[a], b, a, (kind, pairs.get(base), d)))
+                continue
+            if b in back:  # the right passes once what the left passes twice
+                ties.append(Tie("left", back[b], a, b, (kind, base, d)))
+                pairs[a] = None  # tied, not paired
+                break
+            pair(a, b)
+            break
+    for b in rargs:  # right extents that only tie to an already paired left argument
+        if b in back or not _used(R, b):
+            continue
+        for kind, base, d in rslots.get(b, ()):
+            lbase = next((x for x, y in pairs.items() if y == base), None)
+            a = l_at.get((kind, lbase, d))
+            if a is not None and pairs.get(a) not in (None, b):
+                ties.append(Tie("right", pairs[a], b, a, (kind, base, d)))
+                back[b] = None
+                break
+    for b in rargs:  # right extents the left fixes in its view type
+        if b not in back and rslots.get(b):
+            kind, base, d = rslots[b][0]
+            lbase = next((x for x, y in pairs.items() if y == base), None)
+            fixed = lstatic.get((kind, lbase, d))
+            if fixed is not None and (kind, lbase, d) not in l_at:
+                ties.append(Tie("right", None, b, str(fixed), (kind, base, d)))
+                back[b] = None
+    # other scalars: equal roles, ties by position
+    groups = {}
+    for b in rargs:
+        if rr[b][0] == "scalar" and _used(R, b) and b not in back:
+            groups.setdefault(rr[b], []).append(b)
+    for a in largs:
+        if lr[a][0] == "scalar" and _used(L, a) and a not in pairs and groups.get(lr[a]):
+            pair(a, groups[lr[a]].pop(0))
+    # a used argument left over must be a plain scalar (one the other side may have as a constant:
+    # compare/pins.py); an array, extent or stride without a counterpart means no role pairing
+    idle = {a for a, b in pairs.items() if b is not None and _idle_pointer(rr[b])}  # arrays the right ignores
+    if any(_used(L, a) and a not in pairs and lr[a][0] != "scalar" and
+           not (lr[a][0] in ("shape", "stride") and lr[a][2] in idle) for a in largs) or \
+            any(_used(R, b) and b not in back and rr[b][0] != "scalar" for b in rargs):
+        return None
+    real = [(a, b) for a, b in pairs.items() if b is not None]
+    if not ties and all(largs.index(a) == rargs.index(b) for a, b in real):
+        return None  # the roles agree with the positions: position pairs the unused ones too
+    return sorted(real, key=lambda p: largs.index(p[0])), ties
 
 
 def positional(L: FunctionGraph, R: FunctionGraph, largs: List[str], rargs: List[str]) -> List[Tuple[str, str]]:

@@ -30,6 +30,7 @@ __all__ = [
     "ToolNotFound",
     "artifact_paths",
     "build_signature",
+    "compile_cubin",
     "default_build_root",
     "export_all",
     "export_variant",
@@ -206,7 +207,7 @@ def _export_bytecode(op: OpSpec, variant: VariantSpec, out: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _compile_cubin(tileiras: Path, bytecode: Path, arch: str, out: Path) -> None:
+def compile_cubin(tileiras: Path, bytecode: Path, arch: str, out: Path) -> None:
     tmp = out.with_name(out.name + f".tmp{os.getpid()}.{threading.get_ident()}")
     try:
         proc = subprocess.run([str(tileiras), f"--gpu-name={arch}", str(bytecode), "-o", str(tmp)],
@@ -251,7 +252,7 @@ def export_variant(op: OpSpec, variant: VariantSpec, *, archs: Sequence[str] = D
             if not force and _newer(cubin, [bytecode]):
                 rec.cubin_status[arch] = "up_to_date"
             else:
-                _compile_cubin(tileiras, bytecode, arch, cubin)  # type: ignore[arg-type]
+                compile_cubin(tileiras, bytecode, arch, cubin)  # type: ignore[arg-type]
                 rec.cubin_status[arch] = "compiled"
         except Exception as exc:
             rec.cubin_status[arch] = "failed"

@@ -3,19 +3,24 @@
 //!   emit-ir --all [--out DIR] [--cubin sm_90 --cubin sm_100]
 //!   emit-ir --op matmul [--variant f16_nn_128x128x64] [--out DIR]
 //!   emit-ir --list [--json]
+//!   emit-ir --corpus independent [--out DIR]
 //!
 //! Output: DIR/<op>/<variant>.tileirbc (DIR defaults to <repo>/build/rust), a sidecar
 //! DIR/<op>/<variant>.json (entry symbol, generics, parameters, check counts), and with
 //! --cubin ARCH also DIR/<op>/<variant>.<ARCH>.cubin compiled by tileiras.
+//! `--corpus independent` writes the independent-style corpus (src/independent/) instead:
+//! DIR/<port>.tileirbc and DIR/<port>.json (entry, generics, the reference variant it pairs
+//! with), DIR defaulting to <repo>/tests/corpus/independent.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use tileir_kernels::compile::{self, Options};
+use tileir_kernels::independent;
 use tileir_kernels::ops;
 use tileir_kernels::variant::{ParamSpec, Variant};
 
-const USAGE: &str = "usage: emit-ir (--all | --op OP [--variant NAME] | --list [--json]) [--out DIR] \
+const USAGE: &str = "usage: emit-ir (--all | --op OP [--variant NAME] | --list [--json] | --corpus independent) [--out DIR] \
 [--target sm_90] [--bytecode-version 13.3] [--cubin ARCH]...";
 
 struct Args {
@@ -24,7 +29,8 @@ struct Args {
     json: bool,
     op: Option<String>,
     variant: Option<String>,
-    out: PathBuf,
+    corpus: Option<String>,
+    out: Option<PathBuf>,
     cubins: Vec<String>,
     options: Options,
 }
@@ -36,7 +42,8 @@ fn parse_args() -> Result<Args, String> {
         json: false,
         op: None,
         variant: None,
-        out: Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("build").join("rust"),
+        corpus: None,
+        out: None,
         cubins: Vec::new(),
         options: Options::default(),
     };
@@ -49,7 +56,8 @@ fn parse_args() -> Result<Args, String> {
             "--json" => args.json = true,
             "--op" => args.op = Some(value("--op")?),
             "--variant" => args.variant = Some(value("--variant")?),
-            "--out" => args.out = PathBuf::from(value("--out")?),
+            "--out" => args.out = Some(PathBuf::from(value("--out")?)),
+            "--corpus" => args.corpus = Some(value("--corpus")?),
             "--target" => args.options.target = value("--target")?,
             "--bytecode-version" => {
                 args.options.bytecode_version = compile::parse_bytecode_version(&value("--bytecode-version")?)?
@@ -58,6 +66,15 @@ fn parse_args() -> Result<Args, String> {
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
+    }
+    if let Some(corpus) = &args.corpus {
+        if corpus != "independent" {
+            return Err(format!("unknown corpus {corpus:?}; known: independent"));
+        }
+        if args.all || args.list || args.op.is_some() || !args.cubins.is_empty() {
+            return Err("--corpus takes only --out, --target and --bytecode-version".into());
+        }
+        return Ok(args);
     }
     if !args.list && args.all == args.op.is_some() {
         return Err("give exactly one of --all and --op".into());
@@ -171,11 +188,41 @@ fn sidecar(v: &Variant, opts: &Options, checks: Option<((u32, u32, u32), usize)>
     )
 }
 
+fn repo_dir(parts: &[&str]) -> PathBuf {
+    parts.iter().fold(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."), |p, part| p.join(part))
+}
+
+/// `--corpus independent`: one port's bytecode and its sidecar.
+fn emit_port(p: &'static independent::Port, args: &Args, dir: &Path) -> Result<(), String> {
+    let artifacts = compile::compile_port(p, &args.options)?;
+    let bytes = artifacts.bytecode().map_err(|e| format!("independent/{}: bytecode: {e}", p.name))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let bc = dir.join(format!("{}.tileirbc", p.name));
+    std::fs::write(&bc, &bytes).map_err(|e| format!("{}: {e}", bc.display()))?;
+    let generics: Vec<String> = p.generics.iter().map(|g| json_str(g)).collect();
+    let json = format!(
+        "{{\n  \"port\": {},\n  \"frontend\": \"cutile-rs 0.5.0\",\n  \"module\": {},\n  \"entry\": {},\n  \
+\"generics\": [{}],\n  \"reference\": {{\"op\": {}, \"variant\": {}}},\n  \"target\": {},\n  \"bytecode_version\": {}\n}}\n",
+        json_str(p.name),
+        json_str(independent::MODULE),
+        json_str(p.entry),
+        generics.join(", "),
+        json_str(p.reference.0),
+        json_str(p.reference.1),
+        json_str(&args.options.target),
+        json_str(&args.options.bytecode_version.to_string()),
+    );
+    let side = dir.join(format!("{}.json", p.name));
+    std::fs::write(&side, json).map_err(|e| format!("{}: {e}", side.display()))?;
+    println!("independent/{}: {} bytes -> {}", p.name, bytes.len(), bc.display());
+    Ok(())
+}
+
 fn emit(v: &'static Variant, args: &Args) -> Result<(), String> {
     let start = std::time::Instant::now();
     let artifacts = compile::compile(v, &args.options)?;
     let bytes = artifacts.bytecode().map_err(|e| format!("{}/{}: bytecode: {e}", v.op, v.name))?;
-    let dir = args.out.join(v.op);
+    let dir = args.out.clone().unwrap_or_else(|| repo_dir(&["build", "rust"])).join(v.op);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let bc = dir.join(format!("{}.tileirbc", v.name));
     std::fs::write(&bc, &bytes).map_err(|e| format!("{}: {e}", bc.display()))?;
@@ -229,6 +276,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.corpus.is_some() {
+        let dir = args.out.clone().unwrap_or_else(|| repo_dir(&["tests", "corpus", "independent"]));
+        let failed = independent::PORTS
+            .iter()
+            .filter(|p| emit_port(p, &args, &dir).map_err(|msg| eprintln!("emit-ir: {msg}")).is_err())
+            .count();
+        return if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS };
+    }
     let variants = match selected(&args) {
         Ok(v) => v,
         Err(msg) => {

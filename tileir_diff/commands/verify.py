@@ -1,0 +1,57 @@
+"""``tileir-diff verify OP [VARIANT]``: verify a cuTile Rust port stage by stage (docs/agents.md).
+
+Exit status: 0 no stage failed and at least one passed (the others skipped with a reason), 1 a
+stage failed or the repair loop did not converge, 2 bad usage (unknown op, variant or stage), 3
+every selected stage was skipped here (nothing verified, e.g. performance without a GPU).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    from ..verify.stages import STAGES
+    p = subparsers.add_parser("verify", help="verify a cuTile Rust port: cargo test, IR, tileiras, ABI, numerics, perf",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("op", metavar="OP", help="reference operator (reference/OP, rust_kernels/src/ops/OP)")
+    p.add_argument("variant", metavar="VARIANT", nargs="?", help="only this analysis.json variant")
+    p.add_argument("--json", action="store_true", help="print the versioned JSON report (docs/verify.schema.json)")
+    p.add_argument("--stages", metavar="LIST", help=f"comma-separated stage names or numbers (default all: "
+                                                   f"{','.join(STAGES)})")
+    p.add_argument("--max-attempts", type=int, default=1, metavar="N", help="attempts with --repair-command (default 1)")
+    p.add_argument("--repair-command", metavar="CMD",
+                   help="run CMD with the failed attempt's JSON on stdin; its stdout is the new kernel.rs "
+                        "(or {\"files\": {...}}); empty output gives up")
+    p.add_argument("--workdir", metavar="DIR", help="cache, crate copy and diagnostics (default build/verify)")
+    p.add_argument("--kernel", metavar="PATH", help="verify this kernel.rs instead of the crate's (on a copy)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from . import UsageError, split_names
+    from ..verify import VerifyUsageError, command_repair, verify_port
+    sources = None
+    if args.kernel:
+        try:
+            sources = {"kernel.rs": Path(args.kernel).read_text(encoding="utf-8")}
+        except (OSError, UnicodeDecodeError) as e:
+            raise UsageError(f"cannot read {args.kernel}: {e}") from None
+    progress = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    try:
+        report = verify_port(args.op, args.variant, stages=split_names([args.stages]) if args.stages else None,
+                             max_attempts=args.max_attempts,
+                             repair=command_repair(args.repair_command) if args.repair_command else None,
+                             workdir=Path(args.workdir) if args.workdir else None, sources=sources, progress=progress)
+    except VerifyUsageError as e:
+        raise UsageError(str(e)) from None
+    if args.json:
+        sys.stdout.write(report.to_json() + "\n")
+    else:  # reasons quote test output and compiler messages: no terminal control characters
+        from ..errors import printable
+        sys.stdout.write("".join(printable(line) + "\n" for line in report.to_text().splitlines()))
+    return report.exit_code
