@@ -109,3 +109,42 @@ def matmul_fp8_w8(a, b, c, scale_a, scale_b,
     acc = gemm_mainloop(a, b, tile_m, tile_n, BM, BN, BK, TRANS_A, TRANS_B)
     acc = acc * (scale_a * scale_b)
     ct.store(c, index=(tile_m, tile_n), tile=ct.astype(acc, c.dtype))
+
+
+# Outputs at least this large (M*N) take the 128x256 tile on two consumer warpgroups when an
+# operand is stored transposed.
+WIDE_TILE_MIN_MN = 4096 * 4096
+
+
+def select_variant(dtype: str, m: int, n: int, trans_a: bool, trans_b: bool, aligned: bool) -> str | None:
+    """The launcher's choice for c (m, n) = op(a) @ op(b) with a, b, c of `dtype` (a torch dtype
+    name); `aligned`: every base address 16-byte aligned and every row stride a multiple of 16
+    bytes. None when no variant takes the combination (an f16 TT product, an unaligned bf16 or
+    f32 one). The rule follows the H200 times in docs/results/reference_results.md: NN takes
+    128x128x64 at every size (the one-warpgroup 128x256x64 spills its accumulator, 16x slower
+    at 8192^3, and the w8 128x256x64 is no faster at 4096^3); TN and NT take w8 128x256x64 from
+    4096x4096 outputs on (7-15% faster at 4096^3), 128x128x64 below; odd strides take the f16
+    64x64x32 fallback. The Rust library's cutile_matmul chooses the same
+    (tests/rust/test_selection.py; docs/rust_ports.md, "GEMM variant selection")."""
+    layout = ("t" if trans_a else "n") + ("t" if trans_b else "n")
+    wide = m * n >= WIDE_TILE_MIN_MN
+    if dtype == "float32":
+        return f"tf32_{layout}_128x128x32" if aligned and layout in ("nn", "nt") else None
+    prefix = {"float16": "f16", "bfloat16": "bf16"}.get(dtype)
+    if prefix is None or (layout == "tt" and dtype != "bfloat16"):
+        return None
+    if not aligned:
+        return "f16_nn_unaligned_64x64x32" if dtype == "float16" and layout == "nn" else None
+    if layout in ("tn", "nt") and wide:
+        return f"{prefix}_{layout}_w8_128x256x64"
+    return f"{prefix}_{layout}_128x128x64"
+
+
+def select_fp8_variant(out_dtype: str, trans_a: bool, trans_b: bool) -> str | None:
+    """The fp8 launcher's choice: e4m3 a (M, K) and b stored (N, K) only, on 128x128x128 with
+    two consumer warpgroups (1048 us vs 1286 us on one and 22497 us at 128x256x128, whose
+    accumulator spills, f16 out at 8192^3 on the H200)."""
+    prefix = {"float16": "f16", "bfloat16": "bf16"}.get(out_dtype)
+    if prefix is None or trans_a or not trans_b:
+        return None
+    return f"fp8e4m3_{prefix}_nt_w8_128x128x128"

@@ -78,3 +78,38 @@ rms_norm_fwd_o4 = ct.kernel(_rms_norm_fwd, occupancy=4)
 rms_norm_fwd_o2 = ct.kernel(_rms_norm_fwd, occupancy=2)
 rms_norm_fwd_looped_o4 = ct.kernel(_rms_norm_fwd_looped, occupancy=4)
 rms_norm_bwd_o2 = ct.kernel(_rms_norm_bwd, occupancy=2)
+
+
+_PREFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
+
+
+def select_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
+    """The launcher's forward choice for x, out of `dtype` (a torch dtype name) with m rows of n
+    columns and the given row strides (elements; a single row has none that matters); None for a
+    dtype no variant takes. Several rows per block up to 1024 columns, one row in one tile up to
+    8192, the looped kernel beyond. In each range the tuned variant (occupancy hint,
+    docs/results/tuning.md) goes first; the 16-bit ones also need n and the row strides multiples of
+    8 (`_a8`) and fall back to the untuned variant otherwise. The Rust library's cutile_rms_norm
+    chooses the same (tests/rust/test_selection.py)."""
+    prefix = _PREFIX.get(dtype)
+    if prefix is None:
+        return None
+    a8 = n % 8 == 0 and (m <= 1 or all(s % 8 == 0 for s in row_strides))
+    if dtype == "float32":
+        return "fwd_f32_o4_m4_n1024" if n <= 1024 else "fwd_f32_o2_m1_n8192" if n <= 8192 else "fwd_looped_f32_n2048"
+    if n <= 1024:
+        return f"fwd_{prefix}_a8_o4_m8_n1024" if a8 else f"fwd_{prefix}_m4_n1024"
+    if n <= 8192:
+        return f"fwd_{prefix}_a8_o4_m1_n8192" if a8 else f"fwd_{prefix}_m1_n8192"
+    return f"fwd_looped_{prefix}_a8_o4_n2048" if a8 else f"fwd_looped_{prefix}_n2048"
+
+
+def select_bwd_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
+    """The launcher's backward choice (n <= 1024; row_strides of dy, x, dx and dw_partial): the
+    tuned `_a8_o2` kernel for 16-bit rows whose n and row strides are multiples of 8, else the
+    untuned one."""
+    prefix = _PREFIX.get(dtype)
+    if prefix is None:
+        return None
+    a8 = dtype != "float32" and n % 8 == 0 and (m <= 1 or all(s % 8 == 0 for s in row_strides))
+    return f"bwd_{prefix}_a8_o2_m4_n1024" if a8 else f"bwd_{prefix}_m4_n1024"

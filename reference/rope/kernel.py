@@ -49,3 +49,12 @@ def rope(positions, q, k, cos_table, sin_table, q_out, k_out,
     sin = ct.reshape(ct.astype(sin, ct.float32), (BT, 1, D // 2))
     rotate_heads(q, q_out, tile_t, cos, sin, BT, TH, D, IS_NEOX)
     rotate_heads(k, k_out, tile_t, cos, sin, BT, TH, D, IS_NEOX)
+
+
+def select_variant(dtype: str, head_dim: int, is_neox: bool) -> str | None:
+    """The launcher's choice for q, k of `dtype` (a torch dtype name) with head_dim D: the one
+    variant built for (dtype, D, pairing), None for any other combination. The Rust library's
+    cutile_rope chooses the same (tests/rust/test_selection.py)."""
+    built = {("bfloat16", 128, True): "bf16_neox_d128", ("float16", 64, True): "f16_neox_d64",
+             ("bfloat16", 128, False): "bf16_gptj_d128"}
+    return built.get((dtype, head_dim, bool(is_neox)))

@@ -53,3 +53,24 @@ softmax_online = ct.kernel(_softmax_online)
 softmax_row_o8 = ct.kernel(_softmax_row, occupancy=8)
 softmax_row_o4 = ct.kernel(_softmax_row, occupancy=4)
 softmax_online_o4 = ct.kernel(_softmax_online, occupancy=4)
+
+
+def select_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
+    """The launcher's choice for x, out of `dtype` (a torch dtype name) with m rows of n columns and
+    the given row strides (elements; a single row has none that matters); None for a dtype no
+    variant takes. Whole rows in one tile up to 4096 columns (4 rows per block up to 1024), the
+    online kernel beyond. In each range the tuned variant (occupancy hint, docs/results/tuning.md)
+    goes first; the 16-bit ones also need n and the row strides multiples of 8 (`_a8`) and fall back
+    to the untuned variant otherwise. The Rust library's cutile_softmax chooses the same
+    (tests/rust/test_selection.py)."""
+    prefix = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}.get(dtype)
+    if prefix is None:
+        return None
+    a8 = n % 8 == 0 and (m <= 1 or all(s % 8 == 0 for s in row_strides))
+    if dtype == "float32":
+        return "f32_row_o8_m4_n1024" if n <= 1024 else "f32_row_m1_n4096" if n <= 4096 else "f32_online_n1024"
+    if n <= 1024:
+        return f"{prefix}_row_a8_o8_m4_n1024" if a8 else f"{prefix}_row_m4_n1024"
+    if n <= 4096:
+        return f"{prefix}_row_a8_o4_m1_n4096" if a8 else f"{prefix}_row_m1_n4096"
+    return f"{prefix}_online_a8_o4_n1024" if a8 else f"{prefix}_online_n1024"

@@ -80,6 +80,11 @@ int32_t tileir_kernels_has_kernel_image(const char *op, const char *variant);
    instead of choosing one; the call still validates against that variant. variant = NULL
    clears it. Returns TILEIR_NO_VARIANT for an unknown name. For testing every prebuilt variant. */
 int32_t tileir_kernels_force_variant(const char *op, const char *variant);
+/* Name of the variant the last status-returning call on this thread selected and validated its
+   arguments against, whatever it returned after that (e.g. TILEIR_DRIVER_UNAVAILABLE); "" when
+   that call stopped before selection. Checks the selection rule without a GPU. Valid until the
+   next call into the library from this thread. */
+const char *tileir_kernels_selected_variant(void);
 
 /* out = x + y. x, y, out: 1-D, one dtype (f16, bf16, f32), one length. Unit stride and
    16-byte aligned bases; f32 also takes any non-negative strides. out may be x or y. */
@@ -220,6 +225,19 @@ int32_t cutile_layer_norm_bwd(const tileir_tensor_t *dy, const tileir_tensor_t *
                               const tileir_tensor_t *rstd, const tileir_tensor_t *dx,
                               const tileir_tensor_t *dw_partial, const tileir_tensor_t *db_partial,
                               int32_t device, uint64_t stream);
+
+/* Rotary position embedding, out of place: q_out[t, h] = RoPE(q[t, h]), k_out[t, h] = RoPE(k[t, h])
+   with the angles of table row positions[t]. positions (T,) int32; q, q_out (T, Hq, D) and
+   k, k_out (T, Hkv, D), one dtype (f16, bf16), unit last stride, other strides multiples of 8;
+   cos_table, sin_table (P, D/2) f32, unit last stride, row stride a multiple of 4; all 16-byte
+   aligned. is_neox: 1 rotate-half pairs (GPT-NeoX, Llama), 0 interleaved (GPT-J). q_out may be
+   q and k_out k (exactly); no other overlap (by byte range: in place on q, k viewing one fused
+   QKV buffer is refused). Each position must be in [0, P) (device data,
+   not checked). Variants: bf16 D=128 both pairings, f16 D=64 rotate-half. */
+int32_t cutile_rope(const tileir_tensor_t *positions, const tileir_tensor_t *q, const tileir_tensor_t *k,
+                    const tileir_tensor_t *cos_table, const tileir_tensor_t *sin_table,
+                    const tileir_tensor_t *q_out, const tileir_tensor_t *k_out, int32_t is_neox,
+                    int32_t device, uint64_t stream);
 
 #ifdef __cplusplus
 }

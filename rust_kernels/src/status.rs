@@ -144,6 +144,7 @@ pub fn finish(result: Result<()>) -> i32 {
 
 /// Runs an entry body, converting a panic into DriverError instead of unwinding into C.
 pub fn guard(body: impl FnOnce() -> Result<()>) -> i32 {
+    crate::variant::clear_selected();
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
         Ok(result) => finish(result),
         Err(_) => finish(fail(Status::DriverError, "internal panic in tileir_kernels")),

@@ -163,6 +163,8 @@ pub fn check_rank(tensors: &[&Tensor], rank: usize) -> Result<()> {
 }
 
 thread_local! {
+    // The variant the current (or last) cutile_<op> call on this thread passed validation for.
+    static SELECTED: std::cell::RefCell<std::ffi::CString> = std::cell::RefCell::new(std::ffi::CString::default());
     // (op, variant) pairs forced on this thread by tileir_kernels_force_variant.
     static FORCED: std::cell::RefCell<Vec<(String, &'static Variant)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
@@ -197,7 +199,23 @@ pub fn pick(
         None => choose()?,
     };
     v.accepts(tensors)?;
+    SELECTED.with(|s| *s.borrow_mut() = std::ffi::CString::new(v.name).unwrap_or_default());
     Ok(v)
+}
+
+/// Forgets the last selection; `status::guard` calls it before each C entry runs.
+pub fn clear_selected() {
+    SELECTED.with(|s| *s.borrow_mut() = std::ffi::CString::default());
+}
+
+/// The variant the last status-returning call on this thread chose and validated its
+/// arguments against ("" when the call stopped before, or was not a cutile_<op> call),
+/// whatever the call returned after that (a missing driver, a launch failure). Lets a host
+/// check the selection rule without a GPU. The pointer stays valid until the next call into
+/// the library from this thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn tileir_kernels_selected_variant() -> *const std::ffi::c_char {
+    SELECTED.with(|s| s.borrow().as_ptr())
 }
 
 /// Makes later `cutile_<op>` calls on this thread launch `variant` instead of choosing one

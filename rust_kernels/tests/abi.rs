@@ -9,11 +9,13 @@ use tileir_kernels::ops::dropout::ffi::cutile_dropout;
 use tileir_kernels::ops::gelu::ffi::cutile_gelu;
 use tileir_kernels::ops::matmul::ffi::{cutile_matmul, cutile_matmul_fp8};
 use tileir_kernels::ops::rms_norm::ffi::{cutile_rms_norm, cutile_rms_norm_bwd};
+use tileir_kernels::ops::rope::ffi::cutile_rope;
 use tileir_kernels::ops::silu_and_mul::ffi::cutile_silu_and_mul;
 use tileir_kernels::ops::softmax::ffi::cutile_softmax;
 use tileir_kernels::ops::swiglu::ffi::{cutile_swiglu, cutile_swiglu_bwd};
 use tileir_kernels::ops::vector_add::ffi::cutile_vector_add;
 use tileir_kernels::status::{Status, tileir_kernels_last_error, tileir_kernels_status_name};
+use tileir_kernels::variant::tileir_kernels_selected_variant;
 
 const HEADER: &str = include_str!("../include/tileir_kernels.h");
 
@@ -863,4 +865,52 @@ fn layer_norm_validation() {
         unsafe { cutile_layer_norm_bwd(&wide[0], &wide[1], &wide[2], &mean, &rstd, &wide_out[0], &wide_out[1], &wide_out[2], 0, 0) },
         Status::UnsupportedShape.code()
     );
+}
+
+fn selected() -> String {
+    unsafe { CStr::from_ptr(tileir_kernels_selected_variant()) }.to_str().unwrap().to_string()
+}
+
+#[test]
+fn rope_validation() {
+    let (t, hq, hkv, d, p) = (77, 12, 4, 128, 1000);
+    let positions = tensor(addr(1), DType::I32, &[t]);
+    let q = tensor(addr(2), DType::BF16, &[t, hq, d]);
+    let k = tensor(addr(3), DType::BF16, &[t, hkv, d]);
+    let cos = tensor(addr(4), DType::F32, &[p, d / 2]);
+    let sin = tensor(addr(5), DType::F32, &[p, d / 2]);
+    let q_out = tensor(addr(6), DType::BF16, &[t, hq, d]);
+    let k_out = tensor(addr(7), DType::BF16, &[t, hkv, d]);
+    let call = |a: [&TileirTensor; 7], is_neox: i32| unsafe {
+        cutile_rope(a[0], a[1], a[2], a[3], a[4], a[5], a[6], is_neox, 0, 0)
+    };
+    let valid = [&positions, &q, &k, &cos, &sin, &q_out, &k_out];
+    assert!(passed_validation(call(valid, 1)), "{}", last_error());
+    assert_eq!(selected(), "bf16_neox_d128");
+    assert!(passed_validation(call(valid, 0)), "{}", last_error());
+    assert_eq!(selected(), "bf16_gptj_d128");
+    // Exactly in place is allowed; a shifted output over its input is not.
+    assert!(passed_validation(call([&positions, &q, &k, &cos, &sin, &q, &k], 1)), "{}", last_error());
+    let shifted = TileirTensor { data: addr(2) + 256, ..q_out };
+    assert_eq!(call([&positions, &q, &k, &cos, &sin, &shifted, &k_out], 1), Status::InvalidArgument.code());
+    let k_over_q_out = TileirTensor { data: addr(6), ..k_out };
+    assert_eq!(call([&positions, &q, &k, &cos, &sin, &q_out, &k_over_q_out], 1), Status::InvalidArgument.code());
+    assert_eq!(call(valid, 2), Status::InvalidArgument.code());
+    let pos64 = tensor(addr(1), DType::I64, &[t]);
+    assert_eq!(call([&pos64, &q, &k, &cos, &sin, &q_out, &k_out], 1), Status::UnsupportedDtype.code());
+    let q16 = tensor(addr(2), DType::F16, &[t, hq, d]);
+    assert_eq!(call([&positions, &q16, &k, &cos, &sin, &q_out, &k_out], 1), Status::UnsupportedDtype.code());
+    let short = tensor(addr(4), DType::F32, &[p, d / 2 + 1]);
+    assert_eq!(call([&positions, &q, &k, &short, &short, &q_out, &k_out], 1), Status::ShapeMismatch.code());
+    let flat = tensor(addr(2), DType::BF16, &[t, hq * d]);
+    assert_eq!(call([&positions, &flat, &k, &cos, &sin, &q_out, &k_out], 1), Status::BadRank.code());
+    let odd_heads = strided(addr(2), DType::BF16, &[t, hq, d], &[hq * 132 + 4, 132, 1]);
+    assert_eq!(call([&positions, &odd_heads, &k, &cos, &sin, &q_out, &k_out], 1), Status::BadStride.code());
+    let misaligned = TileirTensor { data: addr(5) + 4, ..sin };
+    assert_eq!(call([&positions, &q, &k, &cos, &misaligned, &q_out, &k_out], 1), Status::Misaligned.code());
+    assert_eq!(
+        unsafe { cutile_rope(&positions, &q, &k, &cos, &sin, &q_out, std::ptr::null(), 1, 0, 0) },
+        Status::NullPointer.code()
+    );
+    assert_eq!(selected(), "", "a call stopped before selection names no variant");
 }

@@ -200,7 +200,7 @@ fn softmax_structure() {
     for v in ops::softmax::VARIANTS {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
-        let online = v.entry == "softmax_online";
+        let online = ops::softmax::ONLINE_ENTRIES.contains(&v.entry);
         let (tm, tn) = if online { (1, v.constant("TILE_N")) } else { (v.constant("TILE_M"), v.constant("TILE_N")) };
         assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}: row tile load", v.name);
         assert_eq!(padded_views(text, "neg_inf"), 1, "{}: -inf padding keeps the max and sum exact", v.name);
@@ -220,10 +220,10 @@ fn softmax_structure() {
 
 #[test]
 fn rms_norm_structure() {
-    for v in ops::rms_norm::VARIANTS.iter().filter(|v| v.entry != "rms_norm_bwd") {
+    for v in ops::rms_norm::VARIANTS.iter().filter(|v| !ops::rms_norm::BWD_ENTRIES.contains(&v.entry)) {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
-        let looped = v.entry == "rms_norm_fwd_looped";
+        let looped = ops::rms_norm::LOOPED_ENTRIES.contains(&v.entry);
         let (tm, tn) = if looped { (1, v.constant("TILE_N")) } else { (v.constant("TILE_M"), v.constant("TILE_N")) };
         assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}: x tile load", v.name);
         assert!(text.contains(&format!("-> tile<{tn}x{e}>, token")), "{}: w tile load", v.name);
@@ -240,8 +240,9 @@ fn rms_norm_structure() {
 
 #[test]
 fn rms_norm_bwd_structure() {
-    let bwd: Vec<_> = ops::rms_norm::VARIANTS.iter().filter(|v| v.entry == "rms_norm_bwd").collect();
-    assert_eq!(bwd.len(), 3);
+    let bwd: Vec<_> =
+        ops::rms_norm::VARIANTS.iter().filter(|v| ops::rms_norm::BWD_ENTRIES.contains(&v.entry)).collect();
+    assert_eq!(bwd.len(), 5);
     for v in bwd {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
@@ -272,7 +273,7 @@ fn matmul_structure() {
         let specs: Vec<_> = v.tensor_specs().collect();
         let (e_in, e) = (tile_elem(specs[0].dtype), tile_elem(specs[2].dtype));
         let (bm, bn, bk) = (v.constant("BM"), v.constant("BN"), v.constant("BK"));
-        let fp8 = v.entry == "matmul_fp8";
+        let fp8 = ops::matmul::FP8_ENTRIES.contains(&v.entry);
         let tf32 = if fp8 { 0 } else { v.constant("CAST_TF32") };
         let (trans_a, trans_b) = (v.constant("TRANS_A"), v.constant("TRANS_B"));
         let operand = if tf32 == 1 { "tf32" } else { e_in };
@@ -303,6 +304,8 @@ fn matmul_structure() {
                 l.contains("= make_partition_view")
                     && !l.contains("padding_value")
                     && l.contains(&format!("tile=({bm}x{bk})"))
+                    // c's store view is (BM, BN) too when BN == BK (fp8 128x128x128): a is e_in.
+                    && l.contains(&format!("?x?x{e_in}"))
             })
             .count();
         assert_eq!(grid_view, 1, "{}: unpadded view of a for the K-tile count", v.name);
@@ -322,6 +325,63 @@ fn matmul_structure() {
             assert_eq!(count(text, "tf32"), 0, "{}: no tf32 outside the f32 variants", v.name);
         }
     }
+}
+
+#[test]
+fn rope_structure() {
+    for v in ops::rope::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().nth(1).unwrap().dtype);
+        let (bt, th, d, half) = (v.constant("BT"), v.constant("TH"), v.constant("D"), v.constant("HALF_D"));
+        assert_eq!(half * 2, d, "{}", v.name);
+        // positions, then the cos and sin rows gathered by position (sparse dim 0).
+        assert_eq!(count(text, "= make_gather_scatter_view"), 2, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{bt}x{half}xf32>, token")), "{}: gathered table rows", v.name);
+        assert_eq!(loads(text), 5, "{}: positions, cos, sin, q and k tiles", v.name);
+        assert_eq!(stores(text), 2, "{}: q_out and k_out tiles", v.name);
+        assert_eq!(count(text, "for "), 2, "{}: one head loop for q, one for k", v.name);
+        assert!(text.contains(&format!("-> tile<{bt}x{th}x{d}x{e}>, token")), "{}: head tile loads", v.name);
+        // Per head tile: x1 cos - x2 sin and x2 cos + x1 sin as fmas, joined by one cat.
+        assert_eq!(count(text, "= fma "), 4, "{}", v.name);
+        assert_eq!(count(text, "= cat "), 2, "{}", v.name);
+        let interleaved = v.constant("IS_NEOX") == 0;
+        assert_eq!(
+            text.contains(&format!("tile<{bt}x{th}x{d}xf32> -> tile<{bt}x{th}x{half}x2xf32>")),
+            interleaved,
+            "{}: interleaved pairs split by a (D/2, 2) reshape",
+            v.name
+        );
+    }
+}
+
+/// The tuned entries (`<kernel>_o<N>`, `<kernel>_w8`, as in kernel.py) carry exactly their
+/// entry hint, and the plain entry they share a body with carries none (the hint changes the
+/// schedule, not the IR body). Hints of other entries (argmax_rows' occupancy) are compared
+/// with the Python kernels by the IR diff.
+#[test]
+fn tuned_entries_carry_their_optimization_hint() {
+    let tuned = |entry: &str| -> Option<(String, String)> {
+        if let Some((base, n)) = entry.rsplit_once("_o").filter(|(_, n)| n.parse::<u32>().is_ok()) {
+            Some((base.to_string(), format!("occupancy = {n}")))
+        } else {
+            entry.strip_suffix("_w8").map(|base| (base.to_string(), "num_worker_warps_per_cta = 8".to_string()))
+        }
+    };
+    let all = ops::all_variants();
+    let twinned: std::collections::HashSet<(&str, String)> =
+        all.iter().filter_map(|v| tuned(v.entry).map(|(base, _)| (v.op, base))).collect();
+    let mut checked = 0;
+    for v in &all {
+        let text = ir(v);
+        if let Some((_, hint)) = tuned(v.entry) {
+            assert_eq!(count(text, &hint), 1, "{}/{}: {hint}", v.op, v.name);
+            checked += 1;
+        } else if twinned.contains(&(v.op, v.entry.to_string())) {
+            assert_eq!(count(text, "occupancy") + count(text, "num_worker_warps"), 0, "{}/{}", v.op, v.name);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 50, "{checked} variants checked");
 }
 
 #[test]

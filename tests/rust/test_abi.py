@@ -496,6 +496,85 @@ class FakeDevice:
     index = None
 
 
+def rope(lib, positions, q, k, cos, sin, q_out, k_out, is_neox=1, device=0):
+    args = [v and ctypes.byref(v) for v in (positions, q, k, cos, sin, q_out, k_out)]
+    return Status(lib.cutile_rope(*args, is_neox, device, 0))
+
+
+def test_rope_rejections(lib):
+    T, Hq, Hkv, D, P = 77, 12, 4, 128, 1000
+
+    def call(positions=None, q=None, k=None, cos=None, sin=None, q_out=None, k_out=None, dtype="bfloat16", **kw):
+        arrays = [positions or t(1, "int32", [T]), q or t(2, dtype, [T, Hq, D]), k or t(3, dtype, [T, Hkv, D]),
+                  cos or t(4, "float32", [P, D // 2]), sin or t(5, "float32", [P, D // 2]),
+                  q_out or t(6, dtype, [T, Hq, D]), k_out or t(7, dtype, [T, Hkv, D])]
+        return rope(lib, *arrays, **kw)
+
+    assert call() in PAST_VALIDATION, message(lib)
+    assert lib.tileir_kernels_selected_variant().decode() == "bf16_neox_d128"
+    assert call(is_neox=0) in PAST_VALIDATION and lib.tileir_kernels_selected_variant().decode() == "bf16_gptj_d128"
+    # q and k as views of a fused (T, Hq + 2 Hkv, D) QKV buffer (the GPU test's noncontiguous case),
+    # q_out exactly q (in place) with separate q, k buffers.
+    fused = [(Hq + 2 * Hkv) * D, D, 1]
+    q_view, k_view = t(2, "bfloat16", [T, Hq, D], fused), t(2, "bfloat16", [T, Hkv, D], fused, offset=Hq * D * 2)
+    assert call(q=q_view, k=k_view) in PAST_VALIDATION, message(lib)
+    assert call(q_out=t(2, "bfloat16", [T, Hq, D]), k_out=t(3, "bfloat16", [T, Hkv, D])) in PAST_VALIDATION
+    # Overlap is judged by byte range: in place on views of one fused buffer is refused (q_out's
+    # range spans k's rows), never guessed safe.
+    assert call(q=q_view, k=k_view, q_out=t(2, "bfloat16", [T, Hq, D], fused)) == Status.INVALID_ARGUMENT
+    assert "q_out overlaps input k" in message(lib)
+    assert rope(lib, None, *[t(i, "bfloat16", [T, Hq, D]) for i in (2, 3)], t(4, "float32", [P, 64]),
+                t(5, "float32", [P, 64]), t(6, "bfloat16", [T, Hq, D]), t(7, "bfloat16", [T, Hq, D])) \
+        == Status.NULL_POINTER
+    # dtype
+    assert call(positions=t(1, "int64", [T])) == Status.UNSUPPORTED_DTYPE
+    assert call(dtype="float32") == Status.UNSUPPORTED_DTYPE
+    assert call(k=t(3, "float16", [T, Hkv, D])) == Status.UNSUPPORTED_DTYPE
+    assert call(cos=t(4, "bfloat16", [P, 64]), sin=t(5, "bfloat16", [P, 64])) == Status.UNSUPPORTED_DTYPE
+    assert call(dtype="float16") == Status.NO_VARIANT  # f16 is built for D = 64 only
+    assert "head dim 128" in message(lib)
+    # rank and shape
+    assert call(q=t(2, "bfloat16", [T, Hq * D])) == Status.BAD_RANK
+    assert call(positions=t(1, "int32", [T, 1])) == Status.BAD_RANK
+    assert call(k=t(3, "bfloat16", [T + 1, Hkv, D])) == Status.SHAPE_MISMATCH
+    assert call(positions=t(1, "int32", [T - 1])) == Status.SHAPE_MISMATCH
+    assert call(q_out=t(6, "bfloat16", [T, Hq - 1, D])) == Status.SHAPE_MISMATCH
+    assert call(cos=t(4, "float32", [P, 65]), sin=t(5, "float32", [P, 65])) == Status.SHAPE_MISMATCH
+    assert call(sin=t(5, "float32", [P + 1, 64])) == Status.SHAPE_MISMATCH
+    # strides and alignment
+    assert call(q=t(2, "bfloat16", [T, Hq, D], [Hq * 130, 130, 1])) == Status.BAD_STRIDE  # head stride % 8
+    assert call(q=t(2, "bfloat16", [T, Hq, D], [Hq * D * 2, D * 2, 2])) == Status.BAD_STRIDE  # non-unit last
+    assert call(cos=t(4, "float32", [P, 64], [66, 1])) == Status.BAD_STRIDE  # row stride % 4
+    assert call(k_out=t(7, "bfloat16", [T, Hkv, D], [0, D, 1])) == Status.BAD_STRIDE  # tokens collide
+    assert call(q=t(2, "bfloat16", [T, Hq, D], offset=2)) == Status.MISALIGNED
+    assert call(positions=t(1, "int32", [T], offset=4)) == Status.MISALIGNED
+    # overlap: an output over another input or output, or partly over its own input
+    assert call(q_out=t(3, "bfloat16", [T, Hq, D])) == Status.INVALID_ARGUMENT  # over k
+    assert call(k_out=t(6, "bfloat16", [T, Hkv, D])) == Status.INVALID_ARGUMENT  # over q_out
+    assert call(q_out=t(4, "bfloat16", [T, Hq, D])) == Status.INVALID_ARGUMENT  # over cos_table
+    assert call(q_out=t(2, "bfloat16", [T, Hq, D], offset=256)) == Status.INVALID_ARGUMENT  # shifted in-place
+    # flag and device
+    assert call(is_neox=2) == Status.INVALID_ARGUMENT
+    assert call(device=-1) == Status.INVALID_DEVICE
+    # empty: no driver
+    e = [t(0, d, s) for d, s in (("int32", [0]), ("bfloat16", [0, Hq, D]), ("bfloat16", [0, Hkv, D]))]
+    tables = [t(4, "float32", [P, 64]), t(5, "float32", [P, 64])]
+    assert rope(lib, *e, *tables, t(0, "bfloat16", [0, Hq, D]), t(0, "bfloat16", [0, Hkv, D])) == Status.OK
+
+
+def test_forced_rope_variant_must_compute_the_pairing_asked_for(lib):
+    T, H, D, P = 9, 2, 128, 16
+    arrays = [t(1, "int32", [T]), t(2, "bfloat16", [T, H, D]), t(3, "bfloat16", [T, H, D]), t(4, "float32", [P, 64]),
+              t(5, "float32", [P, 64]), t(6, "bfloat16", [T, H, D]), t(7, "bfloat16", [T, H, D])]
+    assert lib.tileir_kernels_force_variant(b"rope", b"bf16_gptj_d128") == Status.OK
+    try:
+        assert rope(lib, *arrays, is_neox=1) == Status.INVALID_ARGUMENT
+        assert "is_neox = 0" in message(lib)
+        assert rope(lib, *arrays, is_neox=0) in PAST_VALIDATION
+    finally:
+        lib.tileir_kernels_force_variant(b"rope", None)
+
+
 class FakeTensor:
     """What the wrapper reads from a torch tensor, without torch."""
 
@@ -555,6 +634,10 @@ class FakeTensor:
                              library=L), ports.InvalidArgumentError, ValueError),
     (lambda L: ports.dropout(FakeTensor(1, "torch.bfloat16", [8]), FakeTensor(2, "torch.float16", [8]), 3, 0.5,
                              library=L), ports.UnsupportedDtypeError, TypeError),
+    (lambda L: ports.rope(FakeTensor(1, "torch.int32", [4]), *(FakeTensor(i, "torch.float16", [4, 2, 128]) for i in (2, 3)),
+                          *(FakeTensor(i, "torch.float32", [16, 64]) for i in (4, 5)),
+                          *(FakeTensor(i, "torch.float16", [4, 2, 128]) for i in (6, 7)), library=L),
+     ports.NoVariantError, ValueError),
 ])
 def test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also):
     with pytest.raises(error) as info:
@@ -594,7 +677,11 @@ def test_gelu_wrapper_takes_torch_spellings(ports_library):
                             0.25, library=L),
     lambda L: ports.dropout(FakeTensor(1, "torch.float16", [8]), FakeTensor(2, "torch.float16", [8]), -7, 0.0,
                             library=L),
-], ids=["silu_2d", "silu_3d", "swiglu", "swiglu_bwd", "gelu_none", "gelu_true", "dropout_big_seed", "dropout_neg"])
+    lambda L: ports.rope(FakeTensor(1, "torch.int32", [4]), *(FakeTensor(i, "torch.bfloat16", [4, 2, 128]) for i in (2, 3)),
+                         *(FakeTensor(i, "torch.float32", [16, 64]) for i in (4, 5)),
+                         *(FakeTensor(i, "torch.bfloat16", [4, 2, 128]) for i in (6, 7)), is_neox=False, library=L),
+], ids=["silu_2d", "silu_3d", "swiglu", "swiglu_bwd", "gelu_none", "gelu_true", "dropout_big_seed", "dropout_neg",
+        "rope_gptj"])
 def test_new_wrappers_pass_validation_and_stop_at_the_driver(ports_library, call):
     with pytest.raises(ports.DriverUnavailableError):
         call(ports_library)

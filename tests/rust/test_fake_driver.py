@@ -152,8 +152,9 @@ def test_scalar_arguments_are_f32_bits(fake_driver, library_with_fake_cubins, tm
     bits = struct.unpack("<I", struct.pack("<f", 1e-6))[0]
     assert params(rms)[-1] == bits and "grid=4,1,1" in rms  # 13 rows, 4 per block
     assert params(fp8)[-2:] == [struct.unpack("<I", struct.pack("<f", v))[0] for v in (0.5, 0.25)]
-    assert "grid=4,1,1" in fp8  # ceil(256/128) * ceil(384/256)
-    assert "function rms_norm_fwd_entry" in log and "function matmul_fp8_entry" in log
+    assert "grid=6,1,1" in fp8  # ceil(256/128) * ceil(384/128): fp8 runs on 128x128 tiles
+    # The launcher picks the tuned kernels here: rms_norm_fwd_o4 (f32, N <= 1024) and matmul_fp8_w8.
+    assert "function rms_norm_fwd_o4_entry" in log and "function matmul_fp8_w8_entry" in log
 
 
 def test_forced_variant_launches_that_cubin(fake_driver, library_with_fake_cubins, tmp_path):
@@ -233,6 +234,27 @@ def test_dropout_passes_seed_bits_and_p(fake_driver, library_with_fake_cubins, t
     assert "function dropout_entry" in log
 
 
+def test_rope_launch(fake_driver, library_with_fake_cubins, tmp_path):
+    t, hq, hkv, p = 20, 3, 2, 50
+    a = [X + (i << 32) for i in range(7)]
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        A = {a}
+        heads = lambda i, h: T(A[i], [{t}, h, 128], "bfloat16")
+        for neox in (1, 0):
+            call("cutile_rope", T(A[0], [{t}], "int32"), heads(1, {hq}), heads(2, {hkv}), T(A[3], [{p}, 64], "float32"),
+                 T(A[4], [{p}, 64], "float32"), heads(5, {hq}), heads(6, {hkv}), neox, 0, 0, nparams=41)
+    """, tmp_path)
+    assert codes == [0, 0]
+    assert images(log) == ["bf16_neox_d128", "bf16_gptj_d128"]
+    neox, gptj = launches(log)
+    assert "grid=3,1,1" in neox  # cdiv(20 tokens, BT = 8)
+    q = lambda i, h: [a[i], t, h, 128, h * 128, 128, 1]  # noqa: E731
+    table = lambda i: [a[i], p, 64, 64, 1]  # noqa: E731
+    assert params(neox) == [a[0], t, 1] + q(1, hq) + q(2, hkv) + table(3) + table(4) + q(5, hq) + q(6, hkv)
+    assert params(gptj) == params(neox)
+    assert "function rope_entry" in log
+
+
 @pytest.mark.parametrize("scenario, env, status", [
     ("host_pointer", {}, Status.DEVICE_MISMATCH),
     ("foreign_stream", {}, Status.DEVICE_MISMATCH),
@@ -285,6 +307,9 @@ VALID_CALLS = {
     "cutile_layer_norm_bwd": 'T({x}, [4, 64], "float32"), T(A[1], [4, 64], "float32"), T(A[2], [64], "float32"), '
                              'T(A[3], [4], "float32"), T(A[4], [4], "float32"), T(A[5], [4, 64], "float32"), '
                              'T(A[6], [1, 64], "float32"), T(A[7], [1, 64], "float32")',
+    "cutile_rope": 'T({x}, [4], "int32"), T(A[1], [4, 2, 64], "float16"), T(A[2], [4, 1, 64], "float16"), '
+                   'T(A[3], [16, 32], "float32"), T(A[4], [16, 32], "float32"), T(A[5], [4, 2, 64], "float16"), '
+                   'T(A[6], [4, 1, 64], "float16"), 1',
 }
 
 

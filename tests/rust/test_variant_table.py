@@ -15,45 +15,17 @@ pytestmark = pytest.mark.cargo
 
 REFERENCE = Path(__file__).resolve().parents[2] / "reference"
 
-# Reference variants of ported ops that have no Rust port yet, with the reason.
-# Reference variants without a Rust port yet, each with the reason (docs/PORTS.md lists them as missing).
+# Reference variants of ported ops that have no Rust port, each with the reason (docs/PORTS.md
+# lists them as missing). Everything else of a ported op must be ported.
 NOT_YET_PORTED: dict[tuple[str, str], str] = {
-    ('vector_add', 'f16_a8_t1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('vector_add', 'bf16_a8_t1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('softmax', 'f16_row_a8_o8_m4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('softmax', 'bf16_row_a8_o8_m4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('softmax', 'f32_row_o8_m4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('softmax', 'f16_row_a8_o4_m1_n4096'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('softmax', 'bf16_row_a8_o4_m1_n4096'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('softmax', 'bf16_online_a8_o4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('softmax', 'f16_online_a8_o4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_f16_a8_o4_m8_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_bf16_a8_o4_m8_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_f32_o4_m4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_f16_a8_o4_m1_n8192'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_bf16_a8_o4_m1_n8192'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_f32_o2_m1_n8192'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_looped_f16_a8_o4_n2048'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'fwd_looped_bf16_a8_o4_n2048'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'bwd_f16_a8_o2_m4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('rms_norm', 'bwd_bf16_a8_o2_m4_n1024'): 'tuned variant (16-byte alignment contract / occupancy hint) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'f16_nn_w8_128x256x64'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'bf16_nn_w8_128x256x64'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'f16_tn_w8_128x256x64'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'f16_nt_w8_128x256x64'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'bf16_tn_w8_128x256x64'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'bf16_nt_w8_128x256x64'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'fp8e4m3_f16_nt_128x128x128'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'fp8e4m3_bf16_nt_128x128x128'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'fp8e4m3_f16_nt_w8_128x128x128'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
-    ('matmul', 'fp8e4m3_bf16_nt_w8_128x128x128'): 'tuned variant (num_worker_warps=8 / fp8 128x128x128) added by the H200 tuning after the port; port in part 2',
     ('embedding', 'f16_i64_gather_bt8_h256_idx64'): 'indexes the table with int64 (index_dtype int64, for V * H >= 2**31); cuTile Rust 0.5.0 tensor shapes and strides are i32 only, so no port can take its huge-table test shape',
 }
 
 # Rust-only generics: the element type (a type generic where Python specializes on the
 # array dtype; EIdx: the element type of an index array) and flags Python derives from the
-# dtype at trace time (WIDE_IDS: int64 ids narrowed to int32).
-RUST_ONLY_GENERICS = {"E", "EIn", "EOut", "CAST_TF32", "EIdx", "WIDE_IDS"}
+# dtype at trace time (WIDE_IDS: int64 ids narrowed to int32), and HALF_D = D // 2 (rope),
+# which a cuTile Rust shape cannot compute from D.
+RUST_ONLY_GENERICS = {"E", "EIn", "EOut", "CAST_TF32", "EIdx", "WIDE_IDS", "HALF_D"}
 RUST_TYPE_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f8e4m3fn": "float8_e4m3fn", "i32": "int32",
                    "i64": "int64"}
 
@@ -120,13 +92,16 @@ def test_constants_are_the_rust_generics(rust_table):
             assert RUST_TYPE_NAMES[generics["EIdx"]] == index_array["dtype"], rv["variant"]
             assert generics["WIDE_IDS"] == str(int(index_array["dtype"] == "int64")), rv["variant"]
             arrays = [p for p in arrays if p is not index_array]
-        first_array = arrays[0]
+        # E is the data's element type: an index array without EIdx (rope's int32 positions) is skipped.
+        first_array = next(p for p in arrays if not p["dtype"].startswith("int"))
         if "E" in generics:
             assert RUST_TYPE_NAMES[generics["E"]] == first_array["dtype"], rv["variant"]
         else:  # mixed precision: input and output element types
             assert RUST_TYPE_NAMES[generics["EIn"]] == first_array["dtype"], rv["variant"]
             output = next(p for p in arrays if p["role"] == "output")
             assert RUST_TYPE_NAMES[generics["EOut"]] == output["dtype"], rv["variant"]
+        if "HALF_D" in generics:
+            assert generics["HALF_D"] == str(ref["constants"]["D"] // 2), rv["variant"]
         if "CAST_TF32" in generics:
             assert generics["CAST_TF32"] == str(int(first_array["dtype"] == "float32")), rv["variant"]
 

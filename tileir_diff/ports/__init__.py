@@ -23,8 +23,8 @@ from tileir_diff.ports._abi import (
 )
 from tileir_diff.ports.registry import FUNCTIONS, PORTED_OPS, PortFunction, function_for, wrapper_kwargs
 from tileir_diff.ports.torch_ops import (
-    RMS_NORM_BWD_ROWS_PER_BLOCK, dropout, gelu, matmul, matmul_fp8, rms_norm, rms_norm_bwd, silu_and_mul, softmax,
-    swiglu, swiglu_bwd, vector_add,
+    RMS_NORM_BWD_ROWS_PER_BLOCK, dropout, gelu, matmul, matmul_fp8, rms_norm, rms_norm_bwd, rope, silu_and_mul,
+    softmax, swiglu, swiglu_bwd, vector_add,
 )
 from tileir_diff.ports.torch_ops import (
     LAYER_NORM_BWD_ROWS_PER_BLOCK, fp8_quantize, layer_norm, layer_norm_bwd, transpose,
@@ -56,7 +56,7 @@ __all__ = [
     "UnsupportedShapeError", "NoVariantError", "OutOfBoundsError", "DriverUnavailableError", "DriverError", "KernelImageMissingError",
     "LaunchFailedError", "check", "descriptor", "library_candidates", "load_library", "has_kernel_image", "force_variant",
     "vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "silu_and_mul", "swiglu",
-    "swiglu_bwd", "gelu", "dropout", "RMS_NORM_BWD_ROWS_PER_BLOCK",
+    "swiglu_bwd", "gelu", "dropout", "rope", "RMS_NORM_BWD_ROWS_PER_BLOCK",
     "FUNCTIONS", "PORTED_OPS", "PortFunction", "function_for", "wrapper_kwargs",
     "transpose", "fp8_quantize", "layer_norm", "layer_norm_bwd", "LAYER_NORM_BWD_ROWS_PER_BLOCK",
 ]

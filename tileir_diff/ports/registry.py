@@ -51,14 +51,16 @@ def _t(*names: str) -> tuple[Arg, ...]:
 
 FUNCTIONS: tuple[PortFunction, ...] = (
     PortFunction("vector_add", "cutile_vector_add", "vector_add", ("vector_add",), _t("x", "y", "out")),
-    PortFunction("softmax", "cutile_softmax", "softmax", ("softmax_row", "softmax_online"), _t("x", "out")),
-    PortFunction("rms_norm", "cutile_rms_norm", "rms_norm", ("rms_norm_fwd", "rms_norm_fwd_looped"),
+    PortFunction("softmax", "cutile_softmax", "softmax", ("softmax_row", "softmax_online", "softmax_row_o8", "softmax_row_o4", "softmax_online_o4"),
+                 _t("x", "out")),
+    PortFunction("rms_norm", "cutile_rms_norm", "rms_norm", ("rms_norm_fwd", "rms_norm_fwd_looped", "rms_norm_fwd_o4", "rms_norm_fwd_o2",
+                                                     "rms_norm_fwd_looped_o4"),
                  _t("x", "w", "out", "rstd") + (Arg("eps", "f32"),)),
-    PortFunction("rms_norm", "cutile_rms_norm_bwd", "rms_norm_bwd", ("rms_norm_bwd",),
+    PortFunction("rms_norm", "cutile_rms_norm_bwd", "rms_norm_bwd", ("rms_norm_bwd", "rms_norm_bwd_o2"),
                  _t("dy", "x", "w", "rstd", "dx", "dw_partial")),
-    PortFunction("matmul", "cutile_matmul", "matmul", ("matmul",),
+    PortFunction("matmul", "cutile_matmul", "matmul", ("matmul", "matmul_w8"),
                  _t("a", "b", "c") + (Arg("trans_a", "flag"), Arg("trans_b", "flag"))),
-    PortFunction("matmul", "cutile_matmul_fp8", "matmul_fp8", ("matmul_fp8",),
+    PortFunction("matmul", "cutile_matmul_fp8", "matmul_fp8", ("matmul_fp8", "matmul_fp8_w8"),
                  _t("a", "b", "c") + (Arg("scale_a", "f32"), Arg("scale_b", "f32"), Arg("trans_a", "flag"),
                                       Arg("trans_b", "flag"))),
     PortFunction("silu_and_mul", "cutile_silu_and_mul", "silu_and_mul", ("silu_and_mul",), _t("x", "out")),
@@ -81,6 +83,8 @@ FUNCTIONS: tuple[PortFunction, ...] = (
                  _t("x", "w", "b", "out", "mean", "rstd") + (Arg("eps", "f32"),)),
     PortFunction("layer_norm", "cutile_layer_norm_bwd", "layer_norm_bwd", ("layer_norm_bwd",),
                  _t("dy", "x", "w", "mean", "rstd", "dx", "dw_partial", "db_partial")),
+    PortFunction("rope", "cutile_rope", "rope", ("rope",),
+                 _t("positions", "q", "k", "cos_table", "sin_table", "q_out", "k_out") + (Arg("is_neox", "flag"),)),
 )
 
 #: Every ported op, in table order.

@@ -18,7 +18,7 @@ from tileir_diff.ports._abi import (
 __all__ = ["vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "silu_and_mul", "swiglu",
            "swiglu_bwd", "gelu", "dropout", "RMS_NORM_BWD_ROWS_PER_BLOCK", "argmax",
            "cross_entropy", "cumsum", "embedding", "transpose", "fp8_quantize", "layer_norm", "layer_norm_bwd",
-           "LAYER_NORM_BWD_ROWS_PER_BLOCK"]
+           "LAYER_NORM_BWD_ROWS_PER_BLOCK", "rope"]
 
 # dw_partial of rms_norm_bwd has ceil(M / RMS_NORM_BWD_ROWS_PER_BLOCK) rows.
 RMS_NORM_BWD_ROWS_PER_BLOCK = 64
@@ -300,3 +300,15 @@ def layer_norm_bwd(dy, x, w, mean, rstd, dx, dw_partial, db_partial, *, stream: 
     _call("cutile_layer_norm_bwd", (dy, x, w, mean, rstd, dx, dw_partial, db_partial), stream=stream,
           library=library)
     return dx
+
+
+
+
+def rope(positions, q, k, cos_table, sin_table, q_out, k_out, is_neox: bool = True, *,
+         stream: Optional[Any] = None, library=None):
+    """Rotary embedding of q (T, Hq, D) and k (T, Hkv, D) into q_out and k_out by the rows
+    positions[t] (int32, each in [0, P)) of the float32 (P, D/2) cos/sin tables; is_neox: rotate-half
+    pairs, else interleaved (GPT-J). q_out may be q, k_out may be k. Returns (q_out, k_out)."""
+    _call("cutile_rope", (positions, q, k, cos_table, sin_table, q_out, k_out), int(bool(is_neox)), stream=stream,
+          library=library)
+    return q_out, k_out

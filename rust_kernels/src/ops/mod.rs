@@ -54,6 +54,7 @@ ops! {
     transpose => transpose_kernel,
     fp8_quantize => fp8_quantize_kernel,
     layer_norm => layer_norm_kernel,
+    rope => rope_kernel,
 }
 
 /// Every variant of every op, in a stable order.

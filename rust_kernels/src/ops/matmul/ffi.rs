@@ -1,7 +1,7 @@
 //! C ABI: `cutile_matmul(a, b, c, trans_a, trans_b, device, stream)` and
 //! `cutile_matmul_fp8(a, b, c, scale_a, scale_b, trans_a, trans_b, device, stream)`.
 
-use super::{OP, candidates, fp8_candidates};
+use super::{FP8_ENTRIES, MATMUL_ENTRIES, OP, candidates, fp8_candidates};
 use crate::descriptor::{DType, Tensor, TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Result, Status, fail, guard};
@@ -28,14 +28,16 @@ fn check_gemm(a: &Tensor, b: &Tensor, c: &Tensor, trans_a: i32, trans_b: i32) ->
 
 /// Picks the variant (forced or from `options`), checks a forced one's transpose flags.
 fn pick_gemm(
-    entry: &str,
+    entries: &[&str],
     tensors: &[&Tensor],
     options: Vec<&'static Variant>,
     trans: (i32, i32),
     what: String,
 ) -> Result<&'static Variant> {
     if let Some(v) = forced(OP) {
-        if v.entry == entry && (v.constant("TRANS_A"), v.constant("TRANS_B")) != (trans.0 as i64, trans.1 as i64) {
+        if entries.contains(&v.entry)
+            && (v.constant("TRANS_A"), v.constant("TRANS_B")) != (trans.0 as i64, trans.1 as i64)
+        {
             return fail(Status::InvalidArgument, format!("forced variant {} has other transpose flags", v.name));
         }
     } else if options.is_empty() {
@@ -44,7 +46,7 @@ fn pick_gemm(
             format!("no prebuilt {what} with trans_a = {}, trans_b = {}", trans.0, trans.1),
         );
     }
-    pick(OP, &[entry], tensors, || select(&options, tensors))
+    pick(OP, entries, tensors, || select(&options, tensors))
 }
 
 /// One block per BMxBN tile of c. An empty c needs no launch; K = 0 is rejected: the K loop
@@ -98,7 +100,13 @@ pub unsafe extern "C" fn cutile_matmul(
         }
         let options = candidates(a.dtype, trans_a == 1, trans_b == 1, m * n);
         let tensors = [&a, &b, &c];
-        let v = pick_gemm("matmul", &tensors, options, (trans_a, trans_b), format!("{} matmul", a.dtype.torch_name()))?;
+        let v = pick_gemm(
+            &MATMUL_ENTRIES,
+            &tensors,
+            options,
+            (trans_a, trans_b),
+            format!("{} matmul", a.dtype.torch_name()),
+        )?;
         let Some(grid) = gemm_grid(v, m, n, k)? else { return Ok(()) };
         run(v, &[Value::Tensor(&a), Value::Tensor(&b), Value::Tensor(&c)], grid, device, stream)
     })
@@ -147,7 +155,7 @@ pub unsafe extern "C" fn cutile_matmul_fp8(
         let options = fp8_candidates(c.dtype, trans_a == 1, trans_b == 1);
         let tensors = [&a, &b, &c];
         let what = format!("fp8 matmul to {}", c.dtype.torch_name());
-        let v = pick_gemm("matmul_fp8", &tensors, options, (trans_a, trans_b), what)?;
+        let v = pick_gemm(&FP8_ENTRIES, &tensors, options, (trans_a, trans_b), what)?;
         let Some(grid) = gemm_grid(v, m, n, k)? else { return Ok(()) };
         let values =
             [Value::Tensor(&a), Value::Tensor(&b), Value::Tensor(&c), Value::F32(scale_a), Value::F32(scale_b)];

@@ -80,8 +80,8 @@ pub mod matmul_kernel {
         acc
     }
 
-    #[cutile::entry(unchecked_accesses = true)]
-    unsafe fn matmul<
+    /// The body of `matmul` and `matmul_w8`.
+    fn matmul_body<
         E: ElementType,
         const BM: i32,
         const BN: i32,
@@ -106,9 +106,9 @@ pub mod matmul_kernel {
     }
 
     /// c = (scale_a * scale_b) * (op(a) @ op(b)) with fp8 operands (EIn) and a 16-bit output
-    /// (EOut); the scale product is applied once to the f32 accumulator.
-    #[cutile::entry(unchecked_accesses = true)]
-    unsafe fn matmul_fp8<
+    /// (EOut); the scale product is applied once to the f32 accumulator. The body of
+    /// `matmul_fp8` and `matmul_fp8_w8`.
+    fn matmul_fp8_body<
         EIn: ElementType,
         EOut: ElementType,
         const BM: i32,
@@ -133,5 +133,83 @@ pub mod matmul_kernel {
         let c_tile: Tile<EOut, { [BM, BN] }> = convert_tile(acc);
         let mut c_tiles: PartitionMut<EOut, { [BM, BN] }> = unsafe { c.partition_full_mut(shape![BM, BN]) };
         unsafe { c_tiles.store_unchecked(c_tile, [tile_m, tile_n]) };
+    }
+
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn matmul<
+        E: ElementType,
+        const BM: i32,
+        const BN: i32,
+        const BK: i32,
+        const GROUP_M: i32,
+        const TRANS_A: i32,
+        const TRANS_B: i32,
+        const CAST_TF32: i32,
+    >(
+        a: &Tensor<E, { [-1, -1] }>,
+        b: &Tensor<E, { [-1, -1] }>,
+        c: &Tensor<E, { [-1, -1] }>,
+    ) {
+        matmul_body::<E, BM, BN, BK, GROUP_M, TRANS_A, TRANS_B, CAST_TF32>(a, b, c);
+    }
+
+    /// `ct.kernel(num_worker_warps=8)`: two consumer warpgroups, so a 128x256 f32 accumulator
+    /// fits in registers (Python writes `optimization_hints=<default = {num_worker_warps_per_cta = 8}>`).
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (num_worker_warps_per_cta = 8,),))]
+    unsafe fn matmul_w8<
+        E: ElementType,
+        const BM: i32,
+        const BN: i32,
+        const BK: i32,
+        const GROUP_M: i32,
+        const TRANS_A: i32,
+        const TRANS_B: i32,
+        const CAST_TF32: i32,
+    >(
+        a: &Tensor<E, { [-1, -1] }>,
+        b: &Tensor<E, { [-1, -1] }>,
+        c: &Tensor<E, { [-1, -1] }>,
+    ) {
+        matmul_body::<E, BM, BN, BK, GROUP_M, TRANS_A, TRANS_B, CAST_TF32>(a, b, c);
+    }
+
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn matmul_fp8<
+        EIn: ElementType,
+        EOut: ElementType,
+        const BM: i32,
+        const BN: i32,
+        const BK: i32,
+        const GROUP_M: i32,
+        const TRANS_A: i32,
+        const TRANS_B: i32,
+    >(
+        a: &Tensor<EIn, { [-1, -1] }>,
+        b: &Tensor<EIn, { [-1, -1] }>,
+        c: &Tensor<EOut, { [-1, -1] }>,
+        scale_a: f32,
+        scale_b: f32,
+    ) {
+        matmul_fp8_body::<EIn, EOut, BM, BN, BK, GROUP_M, TRANS_A, TRANS_B>(a, b, c, scale_a, scale_b);
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (num_worker_warps_per_cta = 8,),))]
+    unsafe fn matmul_fp8_w8<
+        EIn: ElementType,
+        EOut: ElementType,
+        const BM: i32,
+        const BN: i32,
+        const BK: i32,
+        const GROUP_M: i32,
+        const TRANS_A: i32,
+        const TRANS_B: i32,
+    >(
+        a: &Tensor<EIn, { [-1, -1] }>,
+        b: &Tensor<EIn, { [-1, -1] }>,
+        c: &Tensor<EOut, { [-1, -1] }>,
+        scale_a: f32,
+        scale_b: f32,
+    ) {
+        matmul_fp8_body::<EIn, EOut, BM, BN, BK, GROUP_M, TRANS_A, TRANS_B>(a, b, c, scale_a, scale_b);
     }
 }

@@ -30,17 +30,31 @@ const fn unaligned(dtype: DType) -> [ParamSpec; 3] {
     ]
 }
 
-const fn variant(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+/// A `matmul` kernel: `matmul` or `matmul_w8` (the same body on two consumer warpgroups).
+const fn variant_of(
+    entry: &'static str,
+    name: &'static str,
+    generics: &'static [&'static str],
+    params: &'static [ParamSpec],
+) -> Variant {
     Variant {
         op: OP,
         name,
         module: "matmul_kernel",
-        entry: "matmul",
+        entry,
         generic_names: &["E", "BM", "BN", "BK", "GROUP_M", "TRANS_A", "TRANS_B", "CAST_TF32"],
         generics,
         params,
     }
 }
+
+const fn variant(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    variant_of("matmul", name, generics, params)
+}
+
+/// The kernels `cutile_matmul` and `cutile_matmul_fp8` launch.
+pub const MATMUL_ENTRIES: [&str; 2] = ["matmul", "matmul_w8"];
+pub const FP8_ENTRIES: [&str; 2] = ["matmul_fp8", "matmul_fp8_w8"];
 
 // Generics: <E, BM, BN, BK, GROUP_M, TRANS_A, TRANS_B, CAST_TF32>.
 pub static F16_NN_128X128X64: Variant =
@@ -68,6 +82,44 @@ pub static TF32_NN_128X128X32: Variant =
 pub static TF32_NT_128X128X32: Variant =
     variant("tf32_nt_128x128x32", &["f32", "128", "128", "32", "8", "0", "1", "1"], &aligned(DType::F32, 4));
 
+// matmul_w8 (num_worker_warps=8): the 128x256 tiles on two consumer warpgroups.
+pub static F16_NN_W8_128X256X64: Variant = variant_of(
+    "matmul_w8",
+    "f16_nn_w8_128x256x64",
+    &["f16", "128", "256", "64", "8", "0", "0", "0"],
+    &aligned(DType::F16, 8),
+);
+pub static BF16_NN_W8_128X256X64: Variant = variant_of(
+    "matmul_w8",
+    "bf16_nn_w8_128x256x64",
+    &["bf16", "128", "256", "64", "8", "0", "0", "0"],
+    &aligned(DType::BF16, 8),
+);
+pub static F16_TN_W8_128X256X64: Variant = variant_of(
+    "matmul_w8",
+    "f16_tn_w8_128x256x64",
+    &["f16", "128", "256", "64", "8", "1", "0", "0"],
+    &aligned(DType::F16, 8),
+);
+pub static F16_NT_W8_128X256X64: Variant = variant_of(
+    "matmul_w8",
+    "f16_nt_w8_128x256x64",
+    &["f16", "128", "256", "64", "8", "0", "1", "0"],
+    &aligned(DType::F16, 8),
+);
+pub static BF16_TN_W8_128X256X64: Variant = variant_of(
+    "matmul_w8",
+    "bf16_tn_w8_128x256x64",
+    &["bf16", "128", "256", "64", "8", "1", "0", "0"],
+    &aligned(DType::BF16, 8),
+);
+pub static BF16_NT_W8_128X256X64: Variant = variant_of(
+    "matmul_w8",
+    "bf16_nt_w8_128x256x64",
+    &["bf16", "128", "256", "64", "8", "0", "1", "0"],
+    &aligned(DType::BF16, 8),
+);
+
 /// fp8: a (M, K) and b stored (N, K) (trans_b), row strides a multiple of 16 elements; c 16-bit.
 const fn fp8(out: DType) -> [ParamSpec; 5] {
     [
@@ -79,16 +131,25 @@ const fn fp8(out: DType) -> [ParamSpec; 5] {
     ]
 }
 
-const fn variant_fp8(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+const fn variant_fp8_of(
+    entry: &'static str,
+    name: &'static str,
+    generics: &'static [&'static str],
+    params: &'static [ParamSpec],
+) -> Variant {
     Variant {
         op: OP,
         name,
         module: "matmul_kernel",
-        entry: "matmul_fp8",
+        entry,
         generic_names: &["EIn", "EOut", "BM", "BN", "BK", "GROUP_M", "TRANS_A", "TRANS_B"],
         generics,
         params,
     }
+}
+
+const fn variant_fp8(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    variant_fp8_of("matmul_fp8", name, generics, params)
 }
 
 // Generics: <EIn, EOut, BM, BN, BK, GROUP_M, TRANS_A, TRANS_B>.
@@ -102,12 +163,36 @@ pub static FP8E4M3_BF16_NT_128X256X128: Variant = variant_fp8(
     &["f8e4m3fn", "bf16", "128", "256", "128", "8", "0", "1"],
     &fp8(DType::BF16),
 );
+pub static FP8E4M3_F16_NT_128X128X128: Variant = variant_fp8(
+    "fp8e4m3_f16_nt_128x128x128",
+    &["f8e4m3fn", "f16", "128", "128", "128", "8", "0", "1"],
+    &fp8(DType::F16),
+);
+pub static FP8E4M3_BF16_NT_128X128X128: Variant = variant_fp8(
+    "fp8e4m3_bf16_nt_128x128x128",
+    &["f8e4m3fn", "bf16", "128", "128", "128", "8", "0", "1"],
+    &fp8(DType::BF16),
+);
+pub static FP8E4M3_F16_NT_W8_128X128X128: Variant = variant_fp8_of(
+    "matmul_fp8_w8",
+    "fp8e4m3_f16_nt_w8_128x128x128",
+    &["f8e4m3fn", "f16", "128", "128", "128", "8", "0", "1"],
+    &fp8(DType::F16),
+);
+pub static FP8E4M3_BF16_NT_W8_128X128X128: Variant = variant_fp8_of(
+    "matmul_fp8_w8",
+    "fp8e4m3_bf16_nt_w8_128x128x128",
+    &["f8e4m3fn", "bf16", "128", "128", "128", "8", "0", "1"],
+    &fp8(DType::BF16),
+);
 
-/// fp8 candidates: only the (M, K) x (N, K) layout Hopper's fp8 MMA wants.
+/// fp8 candidates: only the (M, K) x (N, K) layout Hopper's fp8 MMA wants, on the
+/// 128x128x128 tile with two consumer warpgroups (measured fastest at 8192^3: 1048 us vs
+/// 1286 us on one warpgroup and 22497 us at 128x256x128, whose accumulator spills; f16 out).
 pub fn fp8_candidates(out: DType, trans_a: bool, trans_b: bool) -> Vec<&'static Variant> {
     match (out, trans_a, trans_b) {
-        (DType::F16, false, true) => vec![&FP8E4M3_F16_NT_128X256X128],
-        (DType::BF16, false, true) => vec![&FP8E4M3_BF16_NT_128X256X128],
+        (DType::F16, false, true) => vec![&FP8E4M3_F16_NT_W8_128X128X128],
+        (DType::BF16, false, true) => vec![&FP8E4M3_BF16_NT_W8_128X128X128],
         _ => vec![],
     }
 }
@@ -127,23 +212,41 @@ pub static VARIANTS: &[&Variant] = &[
     &TF32_NT_128X128X32,
     &FP8E4M3_F16_NT_128X256X128,
     &FP8E4M3_BF16_NT_128X256X128,
+    &F16_NN_W8_128X256X64,
+    &BF16_NN_W8_128X256X64,
+    &F16_TN_W8_128X256X64,
+    &F16_NT_W8_128X256X64,
+    &BF16_TN_W8_128X256X64,
+    &BF16_NT_W8_128X256X64,
+    &FP8E4M3_F16_NT_128X128X128,
+    &FP8E4M3_BF16_NT_128X128X128,
+    &FP8E4M3_F16_NT_W8_128X128X128,
+    &FP8E4M3_BF16_NT_W8_128X128X128,
 ];
 
-/// Problems at least this large (M*N) take the 128x256 tiles (analysis.json selects_when).
+/// Problems at least this large (M*N) take the 128x256 tiles on two consumer warpgroups
+/// when an operand is transposed (reference/matmul/kernel.py `select_variant`).
 pub const WIDE_TILE_MIN_MN: i64 = 4096 * 4096;
 
 /// Candidates for (dtype, flags, problem size), most specific first; the unaligned f16
-/// kernel is the fallback when an aligned one rejects the layout.
+/// kernel is the fallback when an aligned one rejects the layout. The rule follows the H200
+/// times in docs/results/reference_results.md (docs/rust_ports.md, "GEMM variant selection"):
+/// NN takes 128x128x64 at every size (the one-warpgroup 128x256x64 spills its accumulator,
+/// 16x slower; the w8 128x256x64 is no faster: 233 vs 210 us f16, 206 vs 211 us bf16 at
+/// 4096^3); TN and NT take w8 128x256x64 from 4096x4096 outputs (202 vs 220 us f16 TN,
+/// 199 vs 236 us bf16 NT), 128x128x64 below.
 pub fn candidates(dtype: DType, trans_a: bool, trans_b: bool, mn: i64) -> Vec<&'static Variant> {
     let wide = mn >= WIDE_TILE_MIN_MN;
     match (dtype, trans_a, trans_b) {
-        (DType::F16, false, false) if wide => vec![&F16_NN_128X256X64, &F16_NN_128X128X64, &F16_NN_UNALIGNED_64X64X32],
         (DType::F16, false, false) => vec![&F16_NN_128X128X64, &F16_NN_UNALIGNED_64X64X32],
+        (DType::F16, true, false) if wide => vec![&F16_TN_W8_128X256X64],
         (DType::F16, true, false) => vec![&F16_TN_128X128X64],
+        (DType::F16, false, true) if wide => vec![&F16_NT_W8_128X256X64],
         (DType::F16, false, true) => vec![&F16_NT_128X128X64],
-        (DType::BF16, false, false) if wide => vec![&BF16_NN_128X256X64, &BF16_NN_128X128X64],
         (DType::BF16, false, false) => vec![&BF16_NN_128X128X64],
+        (DType::BF16, true, false) if wide => vec![&BF16_TN_W8_128X256X64],
         (DType::BF16, true, false) => vec![&BF16_TN_128X128X64],
+        (DType::BF16, false, true) if wide => vec![&BF16_NT_W8_128X256X64],
         (DType::BF16, false, true) => vec![&BF16_NT_128X128X64],
         (DType::BF16, true, true) => vec![&BF16_TT_128X128X64],
         (DType::F32, false, false) => vec![&TF32_NN_128X128X32],

@@ -1,11 +1,13 @@
 //! C ABI: `cutile_rms_norm(x, w, out, rstd, eps, device, stream)` and
 //! `cutile_rms_norm_bwd(dy, x, w, rstd, dx, dw_partial, device, stream)`.
 
-use super::{BWD_ROWS_PER_BLOCK, FWD_LOOPED_F16_N2048, OP, choose, choose_bwd};
+use super::{BWD_ENTRIES, BWD_ROWS_PER_BLOCK, FWD_ENTRIES, LOOPED_ENTRIES, OP, bwd_candidates, candidates};
 use crate::descriptor::{TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
-use crate::status::{Error, Status, fail, guard};
-use crate::variant::{check_disjoint, check_eps, check_in_place, check_rank, check_rows_have_columns, check_same_dtype, pick};
+use crate::status::{Status, fail, guard};
+use crate::variant::{
+    check_disjoint, check_eps, check_in_place, check_rank, check_rows_have_columns, check_same_dtype, pick, select,
+};
 
 /// out = x * rsqrt(mean(x^2, last axis) + eps) * w, and rstd[i] = that rsqrt for row i.
 /// x, out: (M, N); w: (N,); rstd: (M,) float32; x, w, out share one dtype (f16, bf16, f32).
@@ -51,19 +53,18 @@ pub unsafe extern "C" fn cutile_rms_norm(
         for other in [&x, &w, &out] {
             check_disjoint(&rstd, other)?;
         }
-        let v = pick(OP, &["rms_norm_fwd", "rms_norm_fwd_looped"], &[&x, &w, &out, &rstd], || {
-            choose(x.dtype, n).ok_or_else(|| {
-                Error::new(Status::UnsupportedDtype, format!("x: no rms_norm variant for {}", x.dtype.torch_name()))
-            })
-        })?;
+        let tensors = [&x, &w, &out, &rstd];
+        let entries = [&FWD_ENTRIES[..], &LOOPED_ENTRIES[..]].concat();
+        let v = pick(OP, &entries, &tensors, || select(candidates(x.dtype, n), &tensors))?;
+        let looped = LOOPED_ENTRIES.contains(&v.entry);
         // rms_norm_fwd holds a whole row in one tile: a longer row would be silently truncated.
-        if v.entry != FWD_LOOPED_F16_N2048.entry && n > v.constant("TILE_N") {
+        if !looped && n > v.constant("TILE_N") {
             return fail(
                 Status::UnsupportedShape,
                 format!("{}: rows of {n} columns exceed its tile of {}", v.name, v.constant("TILE_N")),
             );
         }
-        let rows_per_block = if v.entry == FWD_LOOPED_F16_N2048.entry { 1 } else { v.constant("TILE_M") };
+        let rows_per_block = if looped { 1 } else { v.constant("TILE_M") };
         let grid = (blocks(m, rows_per_block)?, 1, 1);
         run(
             v,
@@ -138,11 +139,8 @@ pub unsafe extern "C" fn cutile_rms_norm_bwd(
             }
         }
         check_disjoint(&dx, &dw_partial)?;
-        let v = pick(OP, &["rms_norm_bwd"], &[&dy, &x, &w, &rstd, &dx, &dw_partial], || {
-            choose_bwd(x.dtype).ok_or_else(|| {
-                Error::new(Status::UnsupportedDtype, format!("x: no rms_norm backward for {}", x.dtype.torch_name()))
-            })
-        })?;
+        let tensors = [&dy, &x, &w, &rstd, &dx, &dw_partial];
+        let v = pick(OP, &BWD_ENTRIES, &tensors, || select(bwd_candidates(x.dtype), &tensors))?;
         // The whole row is one tile: a longer row would be silently truncated.
         if n > v.constant("TILE_N") {
             return fail(

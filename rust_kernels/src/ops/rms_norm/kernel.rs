@@ -8,8 +8,8 @@
 pub mod rms_norm_kernel {
     use cutile::core::*;
 
-    #[cutile::entry(unchecked_accesses = true)]
-    unsafe fn rms_norm_fwd<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+    /// The body of `rms_norm_fwd` and its occupancy-hinted entries.
+    fn rms_norm_fwd_body<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
         x: &Tensor<E, { [-1, -1] }>,
         w: &Tensor<E, { [-1] }>,
         out: &Tensor<E, { [-1, -1] }>,
@@ -39,8 +39,8 @@ pub mod rms_norm_kernel {
         unsafe { rstd_tiles.store_unchecked(r.reshape(shape![TILE_M]), [block.0]) };
     }
 
-    #[cutile::entry(unchecked_accesses = true)]
-    unsafe fn rms_norm_fwd_looped<E: ElementType, const TILE_N: i32>(
+    /// The body of `rms_norm_fwd_looped` and its occupancy-hinted entries.
+    fn rms_norm_fwd_looped_body<E: ElementType, const TILE_N: i32>(
         x: &Tensor<E, { [-1, -1] }>,
         w: &Tensor<E, { [-1] }>,
         out: &Tensor<E, { [-1, -1] }>,
@@ -89,8 +89,8 @@ pub mod rms_norm_kernel {
 
     /// dx for TILE_M whole rows per step, ROW_TILES steps per block (the last block may own
     /// fewer), and one row of dw partial sums per block (dw = dw_partial.sum(0) on the host).
-    #[cutile::entry(unchecked_accesses = true)]
-    unsafe fn rms_norm_bwd<E: ElementType, const TILE_M: i32, const TILE_N: i32, const ROW_TILES: i32>(
+    /// The body of `rms_norm_bwd` and `rms_norm_bwd_o2`.
+    fn rms_norm_bwd_body<E: ElementType, const TILE_M: i32, const TILE_N: i32, const ROW_TILES: i32>(
         dy: &Tensor<E, { [-1, -1] }>,
         x: &Tensor<E, { [-1, -1] }>,
         w: &Tensor<E, { [-1] }>,
@@ -139,5 +139,84 @@ pub mod rms_norm_kernel {
         let mut dw_tiles: PartitionMut<f32, { [1, TILE_N] }> =
             unsafe { dw_partial.partition_full_mut(shape![1, TILE_N]) };
         unsafe { dw_tiles.store_unchecked(dw.reshape(shape![1, TILE_N]), [block, 0i32]) };
+    }
+
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn rms_norm_fwd<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        eps: f32,
+    ) {
+        rms_norm_fwd_body::<E, TILE_M, TILE_N>(x, w, out, rstd, eps);
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 4,),))]
+    unsafe fn rms_norm_fwd_o4<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        eps: f32,
+    ) {
+        rms_norm_fwd_body::<E, TILE_M, TILE_N>(x, w, out, rstd, eps);
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 2,),))]
+    unsafe fn rms_norm_fwd_o2<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        eps: f32,
+    ) {
+        rms_norm_fwd_body::<E, TILE_M, TILE_N>(x, w, out, rstd, eps);
+    }
+
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn rms_norm_fwd_looped<E: ElementType, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        eps: f32,
+    ) {
+        rms_norm_fwd_looped_body::<E, TILE_N>(x, w, out, rstd, eps);
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 4,),))]
+    unsafe fn rms_norm_fwd_looped_o4<E: ElementType, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        eps: f32,
+    ) {
+        rms_norm_fwd_looped_body::<E, TILE_N>(x, w, out, rstd, eps);
+    }
+
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn rms_norm_bwd<E: ElementType, const TILE_M: i32, const TILE_N: i32, const ROW_TILES: i32>(
+        dy: &Tensor<E, { [-1, -1] }>,
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        dx: &Tensor<E, { [-1, -1] }>,
+        dw_partial: &Tensor<f32, { [-1, -1] }>,
+    ) {
+        rms_norm_bwd_body::<E, TILE_M, TILE_N, ROW_TILES>(dy, x, w, rstd, dx, dw_partial);
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 2,),))]
+    unsafe fn rms_norm_bwd_o2<E: ElementType, const TILE_M: i32, const TILE_N: i32, const ROW_TILES: i32>(
+        dy: &Tensor<E, { [-1, -1] }>,
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        dx: &Tensor<E, { [-1, -1] }>,
+        dw_partial: &Tensor<f32, { [-1, -1] }>,
+    ) {
+        rms_norm_bwd_body::<E, TILE_M, TILE_N, ROW_TILES>(dy, x, w, rstd, dx, dw_partial);
     }
 }

@@ -21,28 +21,55 @@ const fn params(dtype: DType) -> [ParamSpec; 5] {
     ]
 }
 
-const fn fwd(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+/// The tuned `_a8` contract: x and out with N and the row stride multiples of 8 elements.
+const fn params_a8(dtype: DType) -> [ParamSpec; 5] {
+    [
+        ParamSpec::Tensor(TensorSpec::input("x", dtype, 2).unit_last().align(16).stride_div(8, 1).shape_div(1, 8)),
+        ParamSpec::Tensor(TensorSpec::input("w", dtype, 1).unit_last().align(16)),
+        ParamSpec::Tensor(TensorSpec::output("out", dtype, 2).unit_last().align(16).stride_div(8, 1).shape_div(1, 8)),
+        ParamSpec::Tensor(TensorSpec::output("rstd", DType::F32, 1).unit_last().align(16)),
+        ParamSpec::F32("eps"),
+    ]
+}
+
+/// The forward kernels `cutile_rms_norm` launches; the looped ones hold one row per block.
+pub const FWD_ENTRIES: [&str; 3] = ["rms_norm_fwd", "rms_norm_fwd_o4", "rms_norm_fwd_o2"];
+pub const LOOPED_ENTRIES: [&str; 2] = ["rms_norm_fwd_looped", "rms_norm_fwd_looped_o4"];
+pub const BWD_ENTRIES: [&str; 2] = ["rms_norm_bwd", "rms_norm_bwd_o2"];
+
+/// An `rms_norm_fwd` kernel: the plain entry or an occupancy-hinted one (one body).
+const fn fwd_entry(
+    entry: &'static str,
+    name: &'static str,
+    generics: &'static [&'static str],
+    params: &'static [ParamSpec],
+) -> Variant {
     Variant {
         op: OP,
         name,
         module: "rms_norm_kernel",
-        entry: "rms_norm_fwd",
+        entry,
         generic_names: &["E", "TILE_M", "TILE_N"],
         generics,
         params,
     }
 }
 
+const fn looped_entry(
+    entry: &'static str,
+    name: &'static str,
+    generics: &'static [&'static str],
+    params: &'static [ParamSpec],
+) -> Variant {
+    Variant { op: OP, name, module: "rms_norm_kernel", entry, generic_names: &["E", "TILE_N"], generics, params }
+}
+
+const fn fwd(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    fwd_entry("rms_norm_fwd", name, generics, params)
+}
+
 const fn looped(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
-    Variant {
-        op: OP,
-        name,
-        module: "rms_norm_kernel",
-        entry: "rms_norm_fwd_looped",
-        generic_names: &["E", "TILE_N"],
-        generics,
-        params,
-    }
+    looped_entry("rms_norm_fwd_looped", name, generics, params)
 }
 
 // rms_norm_fwd generics: <E, TILE_M, TILE_N>; rms_norm_fwd_looped: <E, TILE_N>.
@@ -69,16 +96,39 @@ const fn bwd_params(dtype: DType) -> [ParamSpec; 6] {
     ]
 }
 
-const fn bwd(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+/// The backward's `_a8` contract: the 2-D arrays with N and the row stride multiples of 8.
+const fn bwd_params_a8(dtype: DType) -> [ParamSpec; 6] {
+    [
+        ParamSpec::Tensor(TensorSpec::input("dy", dtype, 2).unit_last().align(16).stride_div(8, 1).shape_div(1, 8)),
+        ParamSpec::Tensor(TensorSpec::input("x", dtype, 2).unit_last().align(16).stride_div(8, 1).shape_div(1, 8)),
+        ParamSpec::Tensor(TensorSpec::input("w", dtype, 1).unit_last().align(16)),
+        ParamSpec::Tensor(TensorSpec::input("rstd", DType::F32, 1).unit_last().align(16)),
+        ParamSpec::Tensor(TensorSpec::output("dx", dtype, 2).unit_last().align(16).stride_div(8, 1).shape_div(1, 8)),
+        ParamSpec::Tensor(
+            TensorSpec::output("dw_partial", DType::F32, 2).unit_last().align(16).stride_div(8, 1).shape_div(1, 8),
+        ),
+    ]
+}
+
+const fn bwd_entry(
+    entry: &'static str,
+    name: &'static str,
+    generics: &'static [&'static str],
+    params: &'static [ParamSpec],
+) -> Variant {
     Variant {
         op: OP,
         name,
         module: "rms_norm_kernel",
-        entry: "rms_norm_bwd",
+        entry,
         generic_names: &["E", "TILE_M", "TILE_N", "ROW_TILES"],
         generics,
         params,
     }
+}
+
+const fn bwd(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    bwd_entry("rms_norm_bwd", name, generics, params)
 }
 
 // rms_norm_bwd generics: <E, TILE_M, TILE_N, ROW_TILES>.
@@ -87,16 +137,43 @@ pub static BWD_BF16_M4_N1024: Variant =
     bwd("bwd_bf16_m4_n1024", &["bf16", "4", "1024", "16"], &bwd_params(DType::BF16));
 pub static BWD_F32_M4_N1024: Variant = bwd("bwd_f32_m4_n1024", &["f32", "4", "1024", "16"], &bwd_params(DType::F32));
 
+// Tuned on the H200 (docs/results/tuning.md): occupancy hints, and the `_a8` contract for 16-bit rows.
+pub static FWD_F16_A8_O4_M8_N1024: Variant =
+    fwd_entry("rms_norm_fwd_o4", "fwd_f16_a8_o4_m8_n1024", &["f16", "8", "1024"], &params_a8(DType::F16));
+pub static FWD_BF16_A8_O4_M8_N1024: Variant =
+    fwd_entry("rms_norm_fwd_o4", "fwd_bf16_a8_o4_m8_n1024", &["bf16", "8", "1024"], &params_a8(DType::BF16));
+pub static FWD_F32_O4_M4_N1024: Variant =
+    fwd_entry("rms_norm_fwd_o4", "fwd_f32_o4_m4_n1024", &["f32", "4", "1024"], &params(DType::F32));
+pub static FWD_F16_A8_O4_M1_N8192: Variant =
+    fwd_entry("rms_norm_fwd_o4", "fwd_f16_a8_o4_m1_n8192", &["f16", "1", "8192"], &params_a8(DType::F16));
+pub static FWD_BF16_A8_O4_M1_N8192: Variant =
+    fwd_entry("rms_norm_fwd_o4", "fwd_bf16_a8_o4_m1_n8192", &["bf16", "1", "8192"], &params_a8(DType::BF16));
+pub static FWD_F32_O2_M1_N8192: Variant =
+    fwd_entry("rms_norm_fwd_o2", "fwd_f32_o2_m1_n8192", &["f32", "1", "8192"], &params(DType::F32));
+pub static FWD_LOOPED_F16_A8_O4_N2048: Variant =
+    looped_entry("rms_norm_fwd_looped_o4", "fwd_looped_f16_a8_o4_n2048", &["f16", "2048"], &params_a8(DType::F16));
+pub static FWD_LOOPED_BF16_A8_O4_N2048: Variant =
+    looped_entry("rms_norm_fwd_looped_o4", "fwd_looped_bf16_a8_o4_n2048", &["bf16", "2048"], &params_a8(DType::BF16));
+pub static BWD_F16_A8_O2_M4_N1024: Variant =
+    bwd_entry("rms_norm_bwd_o2", "bwd_f16_a8_o2_m4_n1024", &["f16", "4", "1024", "16"], &bwd_params_a8(DType::F16));
+pub static BWD_BF16_A8_O2_M4_N1024: Variant =
+    bwd_entry("rms_norm_bwd_o2", "bwd_bf16_a8_o2_m4_n1024", &["bf16", "4", "1024", "16"], &bwd_params_a8(DType::BF16));
+
 /// Rows of x each backward block covers (TILE_M * ROW_TILES of every bwd variant): dw_partial
 /// has ceil(M / BWD_ROWS_PER_BLOCK) rows.
 pub const BWD_ROWS_PER_BLOCK: i64 = 64;
 
-pub fn choose_bwd(dtype: DType) -> Option<&'static Variant> {
+/// The reference launcher's backward choice, most specific first: the tuned `_a8` kernel
+/// (16-bit, N and row strides multiples of 8), else the plain one.
+pub fn bwd_candidates(dtype: DType) -> &'static [&'static Variant] {
+    static F16: [&Variant; 2] = [&BWD_F16_A8_O2_M4_N1024, &BWD_F16_M4_N1024];
+    static BF16: [&Variant; 2] = [&BWD_BF16_A8_O2_M4_N1024, &BWD_BF16_M4_N1024];
+    static F32: [&Variant; 1] = [&BWD_F32_M4_N1024];
     match dtype {
-        DType::F16 => Some(&BWD_F16_M4_N1024),
-        DType::BF16 => Some(&BWD_BF16_M4_N1024),
-        DType::F32 => Some(&BWD_F32_M4_N1024),
-        _ => None,
+        DType::F16 => &F16,
+        DType::BF16 => &BF16,
+        DType::F32 => &F32,
+        _ => &[],
     }
 }
 
@@ -113,22 +190,48 @@ pub static VARIANTS: &[&Variant] = &[
     &BWD_F16_M4_N1024,
     &BWD_BF16_M4_N1024,
     &BWD_F32_M4_N1024,
+    &FWD_F16_A8_O4_M8_N1024,
+    &FWD_BF16_A8_O4_M8_N1024,
+    &FWD_F32_O4_M4_N1024,
+    &FWD_F16_A8_O4_M1_N8192,
+    &FWD_BF16_A8_O4_M1_N8192,
+    &FWD_F32_O2_M1_N8192,
+    &FWD_LOOPED_F16_A8_O4_N2048,
+    &FWD_LOOPED_BF16_A8_O4_N2048,
+    &BWD_F16_A8_O2_M4_N1024,
+    &BWD_BF16_A8_O2_M4_N1024,
 ];
 
-/// The reference's host-side choice: several rows per block up to 1024 columns, one row
-/// in one tile up to 8192, the looped kernel beyond.
-pub fn choose(dtype: DType, n: i64) -> Option<&'static Variant> {
-    let by_dtype = match dtype {
-        DType::F16 => [&FWD_F16_M4_N1024, &FWD_F16_M1_N8192, &FWD_LOOPED_F16_N2048],
-        DType::BF16 => [&FWD_BF16_M4_N1024, &FWD_BF16_M1_N8192, &FWD_LOOPED_BF16_N2048],
-        DType::F32 => [&FWD_F32_M4_N1024, &FWD_F32_M1_N8192, &FWD_LOOPED_F32_N2048],
-        _ => return None,
-    };
-    Some(if n <= 1024 {
-        by_dtype[0]
+/// The reference launcher's forward choice (reference/rms_norm/kernel.py `select_variant`),
+/// most specific first: several rows per block up to 1024 columns, one row in one tile up to
+/// 8192, the looped kernel beyond; in each, the tuned variant (occupancy hint; the 16-bit
+/// ones need N and the row stride multiples of 8) before the plain one. The f32 tuned
+/// variants take every layout the plain ones take, so those run only when forced.
+pub fn candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
+    static F16: [[&Variant; 2]; 3] = [
+        [&FWD_F16_A8_O4_M8_N1024, &FWD_F16_M4_N1024],
+        [&FWD_F16_A8_O4_M1_N8192, &FWD_F16_M1_N8192],
+        [&FWD_LOOPED_F16_A8_O4_N2048, &FWD_LOOPED_F16_N2048],
+    ];
+    static BF16: [[&Variant; 2]; 3] = [
+        [&FWD_BF16_A8_O4_M8_N1024, &FWD_BF16_M4_N1024],
+        [&FWD_BF16_A8_O4_M1_N8192, &FWD_BF16_M1_N8192],
+        [&FWD_LOOPED_BF16_A8_O4_N2048, &FWD_LOOPED_BF16_N2048],
+    ];
+    static F32_SHORT: [&Variant; 1] = [&FWD_F32_O4_M4_N1024];
+    static F32_ROW: [&Variant; 1] = [&FWD_F32_O2_M1_N8192];
+    static F32_LOOPED: [&Variant; 1] = [&FWD_LOOPED_F32_N2048];
+    let bucket = if n <= 1024 {
+        0
     } else if n <= 8192 {
-        by_dtype[1]
+        1
     } else {
-        by_dtype[2]
-    })
+        2
+    };
+    match dtype {
+        DType::F16 => &F16[bucket],
+        DType::BF16 => &BF16[bucket],
+        DType::F32 => [&F32_SHORT[..], &F32_ROW[..], &F32_LOOPED[..]][bucket],
+        _ => &[],
+    }
 }

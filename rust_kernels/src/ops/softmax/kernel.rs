@@ -10,8 +10,9 @@ pub mod softmax_kernel {
     /// exp(v) = exp2(v * log2(e)); exp2 is the native instruction.
     const LOG2E: f32 = 1.4426950408889634f32;
 
-    #[cutile::entry(unchecked_accesses = true)]
-    unsafe fn softmax_row<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+    /// The body of `softmax_row` and its occupancy-hinted twins (one body, several entries,
+    /// as kernel.py's `softmax_row_o8`/`_o4` repeat `softmax_row` under `ct.kernel(occupancy=..)`).
+    fn softmax_row_body<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
         x: &Tensor<E, { [-1, -1] }>,
         out: &Tensor<E, { [-1, -1] }>,
     ) {
@@ -36,8 +37,8 @@ pub mod softmax_kernel {
         unsafe { out_tiles.store_unchecked(y, [block.0, 0i32]) };
     }
 
-    #[cutile::entry(unchecked_accesses = true)]
-    unsafe fn softmax_online<E: ElementType, const TILE_N: i32>(
+    /// The body of `softmax_online` and `softmax_online_o4`.
+    fn softmax_online_body<E: ElementType, const TILE_N: i32>(
         x: &Tensor<E, { [-1, -1] }>,
         out: &Tensor<E, { [-1, -1] }>,
     ) {
@@ -81,5 +82,46 @@ pub mod softmax_kernel {
             let y: Tile<E, { [1, TILE_N] }> = convert_tile(exp2(shifted, ftz::Disabled) * inv_sum);
             unsafe { out_tiles.store_unchecked(y, [row, j]) };
         }
+    }
+
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn softmax_row<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+    ) {
+        softmax_row_body::<E, TILE_M, TILE_N>(x, out);
+    }
+
+    /// `ct.kernel(occupancy=8)`: the hint Python writes as `optimization_hints=<default = {occupancy = 8}>`.
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 8,),))]
+    unsafe fn softmax_row_o8<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+    ) {
+        softmax_row_body::<E, TILE_M, TILE_N>(x, out);
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 4,),))]
+    unsafe fn softmax_row_o4<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+    ) {
+        softmax_row_body::<E, TILE_M, TILE_N>(x, out);
+    }
+
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn softmax_online<E: ElementType, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+    ) {
+        softmax_online_body::<E, TILE_N>(x, out);
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 4,),))]
+    unsafe fn softmax_online_o4<E: ElementType, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+    ) {
+        softmax_online_body::<E, TILE_N>(x, out);
     }
 }

@@ -1,0 +1,174 @@
+"""The Rust library's variant selection against the reference launchers (`select_variant` in
+reference/<op>/kernel.py) over a grid of shapes, dtypes, strides and alignments.
+
+No GPU: each call passes validation with fake device addresses and stops at the driver, and
+`tileir_kernels_selected_variant` names the variant it chose. A combination the launcher has
+no variant for must be refused before selection.
+"""
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import itertools
+from pathlib import Path
+
+import pytest
+
+from tileir_diff import ports
+from tileir_diff.ports import Status
+
+from .test_abi import PAST_VALIDATION, t
+
+pytestmark = pytest.mark.cargo
+
+REFERENCE = Path(__file__).resolve().parents[2] / "reference"
+DTYPES = ("float16", "bfloat16", "float32")
+
+
+def _launcher(op):
+    pytest.importorskip("cuda.tile")
+    spec = importlib.util.spec_from_file_location(f"_launcher_{op}", REFERENCE / op / "kernel.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def lib(ports_library):
+    lib = ports.load_library(ports_library)
+    for op in ports.PORTED_OPS:  # a variant another test forced on this thread would bypass selection
+        lib.tileir_kernels_force_variant(op.encode(), None)
+    return lib
+
+
+def _call(lib, symbol, *args):
+    """(status, selected variant name or None) of one cutile_<op> call."""
+    refs = [ctypes.byref(a) if isinstance(a, ports._abi.TileirTensor) else a for a in args]
+    status = Status(getattr(lib, symbol)(*refs, 0, 0))
+    return status, (lib.tileir_kernels_selected_variant().decode() or None)
+
+
+def _agree(lib, expected, symbol, *args, case=""):
+    status, selected = _call(lib, symbol, *args)
+    message = lib.tileir_kernels_last_error().decode()
+    assert selected == expected, f"{symbol} {case}: Rust chose {selected}, the launcher {expected} ({message})"
+    if expected is None:
+        assert status not in PAST_VALIDATION, f"{symbol} {case}: accepted without a variant"
+    else:
+        assert status in PAST_VALIDATION, f"{symbol} {case}: {status.name} {message}"
+    return expected
+
+
+def test_selected_variant_is_reset_by_each_call(lib):
+    x = t(1, "float16", [1000])
+    assert _call(lib, "cutile_vector_add", x, t(2, "float16", [1000]), t(3, "float16", [1000]))[1] == "f16_a8_t1024"
+    assert _call(lib, "cutile_vector_add", x, t(2, "float16", [1001]), t(3, "float16", [1000])) \
+        == (Status.SHAPE_MISMATCH, None)
+
+
+def test_vector_add_selection(lib):
+    launcher = _launcher("vector_add")
+    seen = set()
+    for dtype, n, x_stride in itertools.product(DTYPES + ("int32",), (1, 7, 8, 1000, 1000003, 1048576), (1, 2)):
+        strides = (x_stride, 1, 1)
+        expected = launcher.select_variant(dtype, n, strides)
+        args = [t(i + 1, dtype, [n], [s]) for i, s in enumerate(strides)]
+        seen.add(_agree(lib, expected, "cutile_vector_add", *args, case=f"{dtype} n={n} strides={strides}"))
+    assert {"f16_a8_t1024", "bf16_t1024", "f32_strided_t1024", None} <= seen
+
+
+def test_softmax_selection(lib):
+    launcher = _launcher("softmax")
+    seen = set()
+    grid = itertools.product(DTYPES, (1, 3, 37), (1, 8, 515, 1024, 1025, 2048, 4095, 4096, 4104, 8192, 50257), (0, 3, 8))
+    for dtype, m, n, pad in grid:
+        stride = n + pad  # an (m, n) view into rows of n + pad elements
+        expected = launcher.select_variant(dtype, m, n, (stride, n))
+        x, out = t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [m, n])
+        seen.add(_agree(lib, expected, "cutile_softmax", x, out, case=f"{dtype} ({m}, {n}) row stride {stride}"))
+    tuned = {"f16_row_a8_o8_m4_n1024", "bf16_row_a8_o4_m1_n4096", "f16_online_a8_o4_n1024", "f32_row_o8_m4_n1024"}
+    assert tuned | {"f16_row_m4_n1024", "bf16_online_n1024"} <= seen
+
+
+def test_rms_norm_selection(lib):
+    launcher = _launcher("rms_norm")
+    seen = set()
+    grid = itertools.product(DTYPES, (1, 13, 64), (8, 1000, 1024, 1032, 4096, 8192, 8200, 16384), (0, 3, 8))
+    for dtype, m, n, pad in grid:
+        stride = n + pad  # an (m, n) view into rows of n + pad elements
+        expected = launcher.select_variant(dtype, m, n, (stride, n))
+        args = (t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [n]), t(3, dtype, [m, n]), t(4, "float32", [m]))
+        seen.add(_agree(lib, expected, "cutile_rms_norm", *args, ctypes.c_float(1e-6),
+                        case=f"{dtype} ({m}, {n}) row stride {stride}"))
+    tuned = {"fwd_f16_a8_o4_m8_n1024", "fwd_bf16_a8_o4_m1_n8192", "fwd_looped_f16_a8_o4_n2048",
+             "fwd_f32_o4_m4_n1024", "fwd_f32_o2_m1_n8192"}
+    assert tuned | {"fwd_bf16_m4_n1024", "fwd_looped_f32_n2048"} <= seen
+
+
+def test_rms_norm_bwd_selection(lib):
+    launcher = _launcher("rms_norm")
+    seen = set()
+    for dtype, m, n, pad in itertools.product(DTYPES, (1, 13, 200), (8, 100, 512, 1024), (0, 3, 8)):
+        stride = n + pad  # an (m, n) view into rows of n + pad elements
+        blocks = -(-m // 64)
+        expected = launcher.select_bwd_variant(dtype, m, n, (stride, n, n, n))
+        args = (t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [m, n]), t(3, dtype, [n]), t(4, "float32", [m]),
+                t(5, dtype, [m, n]), t(6, "float32", [blocks, n]))
+        seen.add(_agree(lib, expected, "cutile_rms_norm_bwd", *args, case=f"{dtype} ({m}, {n}) row stride {stride}"))
+    assert {"bwd_f16_a8_o2_m4_n1024", "bwd_bf16_m4_n1024", "bwd_f32_m4_n1024"} <= seen
+
+
+def _gemm_operands(dtype, out_dtype, m, n, k, trans_a, trans_b, pad, offset):
+    """Stored a, b, c (rows padded by `pad` elements, a's base moved by `offset` bytes)."""
+    a_shape = [k, m] if trans_a else [m, k]
+    b_shape = [n, k] if trans_b else [k, n]
+    a = t(1, dtype, a_shape, [a_shape[1] + pad, 1], offset=offset)
+    b = t(2, dtype, b_shape, [b_shape[1] + pad, 1])
+    c = t(3, out_dtype, [m, n], [n + pad, 1])
+    return a, b, c
+
+
+def _aligned(arrays, offset):
+    """Every base 16-byte aligned and every row stride (of an array with more than one row) a
+    multiple of 16 bytes: the launcher's `aligned`."""
+    size = {0: 4, 1: 2, 2: 2, 5: 1}
+    return offset % 16 == 0 and all(x.shape[0] <= 1 or x.strides[0] * size[x.dtype] % 16 == 0 for x in arrays)
+
+
+def test_matmul_selection(lib):
+    launcher = _launcher("matmul")
+    seen = set()
+    shapes = ((333, 200, 328), (127, 129, 131), (4096, 4096, 64), (8192, 2048, 72), (4095, 4097, 64))
+    for dtype, (m, n, k), ta, tb, pad, offset in itertools.product(DTYPES, shapes, (0, 1), (0, 1), (0, 8), (0, 2)):
+        arrays = _gemm_operands(dtype, dtype, m, n, k, ta, tb, pad, offset)
+        expected = launcher.select_variant(dtype, m, n, bool(ta), bool(tb), _aligned(arrays, offset))
+        case = f"{dtype} {m}x{n}x{k} trans=({ta},{tb}) pad={pad} offset={offset}"
+        seen.add(_agree(lib, expected, "cutile_matmul", *arrays, ta, tb, case=case))
+    # The NN rule: never the one-warpgroup 128x256x64 (16x slower at 8192^3 on the H200).
+    assert not {"f16_nn_128x256x64", "bf16_nn_128x256x64"} & seen
+    assert {"f16_nn_128x128x64", "bf16_tn_w8_128x256x64", "f16_nt_w8_128x256x64", "f16_nt_128x128x64",
+            "f16_nn_unaligned_64x64x32", "bf16_tt_128x128x64", "tf32_nt_128x128x32", None} <= seen
+
+
+def test_matmul_fp8_selection(lib):
+    launcher = _launcher("matmul")
+    seen = set()
+    for out_dtype, ta, tb in itertools.product(("float16", "bfloat16", "float32"), (0, 1), (0, 1)):
+        arrays = _gemm_operands("float8_e4m3fn", out_dtype, 4096, 4096, 512, ta, tb, 0, 0)
+        expected = launcher.select_fp8_variant(out_dtype, bool(ta), bool(tb))
+        seen.add(_agree(lib, expected, "cutile_matmul_fp8", *arrays, ctypes.c_float(1.0), ctypes.c_float(1.0), ta, tb,
+                        case=f"{out_dtype} trans=({ta},{tb})"))
+    assert {"fp8e4m3_f16_nt_w8_128x128x128", "fp8e4m3_bf16_nt_w8_128x128x128", None} <= seen
+
+
+def test_rope_selection(lib):
+    launcher = _launcher("rope")
+    seen = set()
+    for dtype, d, neox in itertools.product(DTYPES, (64, 128, 256), (0, 1)):
+        tokens, heads, rows = 9, 2, 16
+        arrays = [t(1, "int32", [tokens]), t(2, dtype, [tokens, heads, d]), t(3, dtype, [tokens, heads, d]),
+                  t(4, "float32", [rows, d // 2]), t(5, "float32", [rows, d // 2]), t(6, dtype, [tokens, heads, d]),
+                  t(7, dtype, [tokens, heads, d])]
+        expected = launcher.select_variant(dtype, d, bool(neox))
+        seen.add(_agree(lib, expected, "cutile_rope", *arrays, neox, case=f"{dtype} D={d} is_neox={neox}"))
+    assert {"bf16_neox_d128", "f16_neox_d64", "bf16_gptj_d128", None} <= seen
