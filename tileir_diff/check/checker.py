@@ -23,7 +23,15 @@ isomorphism that preserves meaning:
    assumed disjoint: Tile IR 13.1-13.5 records aliasing only through the token chains the
    frontend writes, so an ordering one side writes and the other omits is a difference.
 
-It imports only the IR and the op table: no graph, matcher, key or classifier code.
+With a ``ProofOptions`` (the optional rule ``smt-equivalence``), a label or operand violation
+at a mapped pair of integer/boolean (or small float) ops is discharged when this module, through
+its own encoding (``check/smt.py``), proves the two values equal for every input satisfying the
+facts: the pair's results (an attribute such as a division's rounding differs) or the operands at
+the violating slots (an operand is produced by unpaired ops). Unpaired pure ops are discharged
+only when every use of their results lies inside such a proof. Nothing the matcher or the
+classifier says enters the query: the cones are read from the two functions and the mapping.
+
+It imports only the IR, the op table and ``smt.py``: no graph, matcher, key or classifier code.
 """
 from __future__ import annotations
 
@@ -32,6 +40,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
 from ..ir import Block, Function, Module, Operation, TokenType
+from . import smt
 
 #: Ops whose regions are combiners, compared op by op inside the op's label (not mapped).
 _COMBINER_OPS = frozenset({"reduce", "scan"})
@@ -54,6 +63,26 @@ class Violation:
     message: str
     slots: Tuple[Tuple[int, int], ...] = ()
     cascade: bool = False
+
+
+@dataclass(frozen=True)
+class ProofOptions:
+    """Switches the proof step on. ``timeout_s``: z3's budget per query. ``entry_facts``: the
+    (left, right) functions whose top-level ``assume``s on entry arguments are facts (default:
+    the functions checked). ``launch``: caller-stated facts, (name, encoder -> z3 bool)."""
+    timeout_s: float = smt.DEFAULT_TIMEOUT_S
+    entry_facts: Tuple[Optional[Function], Optional[Function]] = (None, None)
+    launch: Tuple[Tuple[str, object], ...] = ()
+
+
+@dataclass
+class Proof:
+    """One query the checker posed: at the mapped pair (left, right), of its results
+    (``slot`` None) or of operand ``slot``. ``outcome``: smt.Outcome."""
+    left: str
+    right: str
+    slot: Optional[int]
+    outcome: "smt.Outcome"
 
 
 class _Index:
@@ -223,11 +252,18 @@ class FunctionCheck:
     """Checks 1-6 (and 7 when the raw functions are given) for one pair of functions."""
 
     def __init__(self, left: Function, li: int, right: Function, ri: int, l2r: Mapping[str, str],
-                 raw_left: Optional[Function] = None, raw_right: Optional[Function] = None):
+                 raw_left: Optional[Function] = None, raw_right: Optional[Function] = None,
+                 proof: Optional[ProofOptions] = None):
         self.L, self.R = _Index(left, li), _Index(right, ri)
         self.l2r = dict(l2r)
         self.raw = (raw_left, raw_right)
         self.violations: List[Violation] = []
+        self.proof = proof
+        self.proofs: List[Proof] = []
+        #: node ids whose violations a proof discharged (mapped pairs and unpaired pure ops)
+        self.discharged_left: set = set()
+        self.discharged_right: set = set()
+        self.proof_skipped: Optional[str] = None
 
     def _v(self, kind, left, right, message, slots=(), cascade=False):
         self.violations.append(Violation(kind, left, right, message, tuple(slots), cascade))
@@ -264,7 +300,126 @@ class FunctionCheck:
         self._order()
         if self.raw[0] is not None and self.raw[1] is not None:
             self._memory_order()
+        if self.proof is not None and self.violations:
+            self._prove()
         return self.violations
+
+    # --- 8. proofs where the mapping alone does not show equality ---------------------------
+    def _shared(self, nid: str, res: int, is_left: bool) -> Optional[str]:
+        """The leaf name both sides share for a value produced by node ``nid`` (None: fresh)."""
+        _, _, tail = nid.partition("/")
+        if tail.startswith("a") and tail[1:].isdigit():
+            return f"arg{tail[1:]}"  # entry argument k on both sides (check 1 pairs them)
+        op_id, sep, suffix = nid.rpartition("/r")
+        if not (sep and "/a" in suffix):
+            op_id, suffix = nid, None
+        if is_left:
+            left_id = op_id if op_id in self.l2r else None
+        else:
+            left_id = self.r2l.get(op_id)
+        if left_id is None:
+            return None
+        return f"m:{left_id}{'' if suffix is None else '/r' + suffix}#{res}"
+
+    def _prove(self) -> None:
+        if not smt.available():
+            self.proof_skipped = smt.skipped_reason()
+            return
+        L, R, l2r, r2l = self.L, self.R, self.l2r, self.r2l
+        if any(v.kind in ("signature", "unverifiable") for v in self.violations):
+            return  # entry argument k is one leaf on both sides only when check 1 holds
+        opts = self.proof
+        facts = tuple(f if f is not None else g for f, g in zip(opts.entry_facts, (L.f, R.f)))
+        enc = smt.ConeEncoder(L, R, lambda nid, res: self._shared(nid, res, True),
+                              lambda nid, res: self._shared(nid, res, False),
+                              entry_facts=facts, launch=opts.launch, timeout_s=opts.timeout_s)
+        by_pair: Dict[Tuple[str, str], List[Violation]] = {}
+        for v in self.violations:
+            if v.left is not None and v.right is not None and v.kind in ("label", "operand"):
+                by_pair.setdefault((v.left, v.right), []).append(v)
+        if not by_pair:
+            return
+        blocked = {(v.left, v.right) for v in self.violations if v.kind not in ("label", "operand", "unmapped")}
+        proven_pairs = set()
+        slots_l, slots_r = set(), set()  # (user, operand index) proven, per side (ids may coincide)
+        cone_l, cone_r = set(), set()
+        for (l, r), vs in by_pair.items():
+            if (l, r) in blocked or l not in L.ops or r not in R.ops:
+                continue
+            a, b = L.ops[l], R.ops[r]
+            if "assume" in (a.name, b.name):
+                continue  # a changed predicate is the specialization itself, never proven away
+            queries = []
+            if _encodable(a) and _encodable(b) and len(a.results) == len(b.results) and a.results:
+                queries = [(None, x, y) for x, y in zip(a.results, b.results)]
+            elif all(v.kind == "operand" for v in vs) and len(a.operands) == len(b.operands):
+                queries = [(i, a.operands[i], b.operands[j]) for v in vs for i, j in v.slots]
+            if not queries:
+                continue
+            results = []
+            for slot, x, y in queries:
+                out = enc.prove(x, y)
+                if out.status == "equal" and self._one_sided_assume(out):
+                    # an assume on one side only is a specialization fact, reported as such:
+                    # a proof through it would hide it
+                    out.status, out.note = "unsupported", "the cones hold an assume that is on one side only"
+                self.proofs.append(Proof(l, r, slot, out))
+                results.append(out)
+                if out.status != "equal":
+                    break
+            if results and all(o.status == "equal" for o in results):
+                for o in results:
+                    cone_l |= o.cone_left
+                    cone_r |= o.cone_right
+                if queries[0][0] is None:
+                    proven_pairs.add((l, r))
+                else:
+                    slots_l |= {(l, slot) for slot, _, _ in queries}
+                    slots_r |= {(r, slot) for slot, _, _ in queries}
+                    proven_pairs.add((l, r))
+        if not proven_pairs:
+            return
+        whole_l = {l for l, _ in proven_pairs if l in L.ops and _encodable(L.ops[l])}
+        whole_r = {r for _, r in proven_pairs if r in R.ops and _encodable(R.ops[r])}
+        free_l = self._free(L, {x for x in cone_l if x not in l2r}, whole_l, slots_l)
+        free_r = self._free(R, {x for x in cone_r if x not in r2l}, whole_r, slots_r)
+        pairs_l = {l for l, _ in proven_pairs}
+        pairs_r = {r for _, r in proven_pairs}
+        self.discharged_left = pairs_l | free_l
+        self.discharged_right = pairs_r | free_r
+        kept = []
+        for v in self.violations:
+            if v.kind in ("label", "operand") and (v.left, v.right) in proven_pairs:
+                continue
+            if v.kind == "unmapped" and ((v.left in free_l and v.right is None) or (v.right in free_r and v.left is None)):
+                continue
+            kept.append(v)
+        self.violations = kept
+
+    def _one_sided_assume(self, out) -> bool:
+        return any(x not in self.l2r and self.L.ops[x].name == "assume" for x in out.cone_left if x in self.L.ops) \
+            or any(x not in self.r2l and self.R.ops[x].name == "assume" for x in out.cone_right if x in self.R.ops)
+
+    def _free(self, ix: _Index, candidates: set, whole: set, slots: set) -> set:
+        """The unpaired pure ops of a proven cone every use of which lies inside a proof."""
+        users: Dict[str, List[Tuple[str, int]]] = {}
+        for nid in ix.order:
+            for k, v in enumerate(ix.ops[nid].operands):
+                src = ix.producer.get(v.vid)
+                if src is not None:
+                    users.setdefault(src[0], []).append((nid, k))
+        free = {x for x in candidates if x in ix.ops and "pure" in _traits(ix.ops[x])}
+        changed = True
+        while changed:
+            changed = False
+            for x in list(free):
+                for u, k in users.get(x, ()):
+                    if u in free or u in whole or (u, k) in slots:
+                        continue
+                    free.discard(x)
+                    changed = True
+                    break
+        return free
 
     # --- 1. signature ------------------------------------------------------------------------
     def _signature(self) -> None:
@@ -553,9 +708,17 @@ def check_module_level(left: Module, right: Module, pairs: Sequence[Tuple[int, i
 
 
 def check_functions(left: Function, li: int, right: Function, ri: int, l2r: Mapping[str, str],
-                    raw_left: Optional[Function] = None, raw_right: Optional[Function] = None) -> List[Violation]:
-    """All violations of checks 1-7 for one function pair (empty: the mapping proves them the same)."""
-    return FunctionCheck(left, li, right, ri, l2r, raw_left, raw_right).run()
+                    raw_left: Optional[Function] = None, raw_right: Optional[Function] = None,
+                    proof: Optional[ProofOptions] = None) -> List[Violation]:
+    """All violations of checks 1-7 for one function pair (empty: the mapping proves them the
+    same), less those check 8 discharged by a proof when ``proof`` is given."""
+    return FunctionCheck(left, li, right, ri, l2r, raw_left, raw_right, proof).run()
+
+
+def _encodable(op: Operation) -> bool:
+    """An op the proof step encodes (not a leaf): its row has ``semantics`` and it is pure."""
+    d = OPS_BY_NAME.get(op.name)
+    return d is not None and d.semantics is not None and "pure" in d.traits and not op.regions
 
 
 def covered(violations: Iterable[Violation], own_left: set, own_right: set, listed_left: set,

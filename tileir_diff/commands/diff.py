@@ -31,6 +31,11 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="affected op ids listed per difference in text output (default 8)")
     add_diff_options(p.add_argument, overrides={"execute": {"action": _ExecuteAction}})
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing; only the exit status")
+    p.add_argument("--smt-timeout", type=float, default=None, metavar="S",
+                   help="smt-equivalence: z3's budget per query in seconds (default 2); past it: undecided")
+    p.add_argument("--launch-fact", action="append", default=[], metavar="EXPR",
+                   help="smt-equivalence: a fact of the launch, e.g. 'grid.x == cdiv(arg11, 128) * cdiv(arg12, 128)' "
+                        "(repeatable; names arg<k>, bid.x, grid.x; reported when a proof uses it)")
     p.set_defaults(func=run)
     return p
 
@@ -70,10 +75,21 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.left is None or args.right is None:
         raise UsageError("diff needs two inputs: tileir-diff diff LEFT RIGHT")
+    if args.smt_timeout is not None and not args.smt_timeout > 0:
+        raise UsageError(f"--smt-timeout must be positive, got {args.smt_timeout}")
+    from ..check.smt import launch_fact
+    for text in args.launch_fact:
+        try:
+            launch_fact(text)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
     try:
         kwargs = diff_kwargs(lambda name: getattr(args, name))
     except ValueError as e:
         raise UsageError(str(e)) from None
+    if args.smt_timeout is not None:
+        kwargs["limits"] = {**(kwargs.get("limits") or {}), "smt_timeout_s": args.smt_timeout}
+    kwargs["launch"] = list(args.launch_fact)
     from ..api import diff
     from ..normalize import UnknownRuleError
     try:

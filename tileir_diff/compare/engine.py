@@ -12,7 +12,8 @@ import time
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..bytecode.gc_pause import gc_paused
-from ..check import check_functions, check_module_level, covered
+from ..check import FunctionCheck, ProofOptions, check_module_level, covered
+from ..check import smt
 from ..graph import FunctionGraph, input_op_id
 from ..ir import Module
 from ..match import LimitExceeded, Limits, match_functions
@@ -32,7 +33,8 @@ from .specialization import assumes_more, is_specialization, strip_assumptions
 class _Run:
     """One pass of the pipeline under one rule set."""
 
-    def __init__(self, differences, functions, mapping, stats, counts, limits_hit, pins=()):
+    def __init__(self, differences, functions, mapping, stats, counts, limits_hit, pins=(), proofs=None):
+        self.proofs: List[dict] = proofs or []
         self.differences: List[Difference] = differences
         self.functions: List[dict] = functions
         self.mapping: List[Tuple[str, str, str]] = mapping
@@ -61,9 +63,11 @@ def pair_functions(left: Module, right: Module) -> Tuple[List[Tuple[int, int]], 
 
 
 def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[str]], disable: Iterable[str],
-         limits: Limits, deadline: float, pinned: Optional[List[Pin]] = None) -> _Run:
+         limits: Limits, deadline: float, pinned: Optional[List[Pin]] = None,
+         facts_from: Optional[Tuple[Module, Module]] = None, launch: Sequence = ()) -> _Run:
     """One pass. ``pinned``: the pins already applied to ``left``/``right`` (reported as roots);
-    None: look for pins (returned in ``_Run.pins``, for the caller to apply and run again)."""
+    None: look for pins (returned in ``_Run.pins``, for the caller to apply and run again).
+    ``facts_from``/``launch``: the proof step's facts (check 8)."""
     t0 = time.perf_counter()
     # a rule whose precondition fails on one function of a pair is applied to neither
     keep_l, keep_r = one_sided_declines(left, right, pair_functions(left, right)[0], rules, disable)
@@ -76,6 +80,10 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
     functions, mapping, limits_hit = [], [], []
     found_pins: List[Pin] = []
     stats = {"normalize_s": round(t_norm, 4), "functions": []}
+    proving = "smt-equivalence" in (rules or ())
+    proofs: List[dict] = []
+    if proving and not smt.available():
+        stats["smt"] = smt.skipped_reason()
     for i, j in pairs:
         lf, rf = nl.functions[i], nr.functions[j]
         fname = lf.name if lf.name == rf.name else f"{lf.name}/{rf.name}"
@@ -99,7 +107,17 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
                                        pin_roots(cls, [p for p in pinned or () if p.function == i]))
         # The trusted checker decides: every violation of the mapping must be a reported root
         # (or, for cascades, listed under one); what is not becomes a root of its own.
-        violations = check_functions(lf, i, rf, j, ctx.mapping.l2r, left.functions[i], right.functions[j])
+        fl, fr = (facts_from[0].functions[i], facts_from[1].functions[j]) if facts_from else \
+            (left.functions[i], right.functions[j])
+        proof = ProofOptions(limits.smt_timeout_s, (fl, fr), tuple(launch)) if proving else None
+        check = FunctionCheck(lf, i, rf, j, ctx.mapping.l2r, left.functions[i], right.functions[j], proof)
+        violations = check.run()
+        if check.proofs:
+            roots = _absorb_proven(roots, check)
+            proofs.extend(_proof_record(p, fname) for p in check.proofs)
+            n = len({(p.left, p.right) for p in check.proofs if p.left in check.discharged_left})
+            if n:
+                counts["smt-equivalence"] = counts.get("smt-equivalence", 0) + n
         open_violations = covered(violations, *_root_sets(roots))
         if any(r.category == "signature" for r in roots):
             # arguments shifted by an inserted or removed one: the signature root names the cause
@@ -108,7 +126,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         if unverifiable:
             limits_hit.append(f"checker could not verify @{fname}: {unverifiable[0].message}")
         roots.extend(checker_roots(cls, [v for v in open_violations if v.kind != "unverifiable"], roots))
-        fdiffs = to_differences(cls, roots, fname)
+        fdiffs = _with_counterexamples(to_differences(cls, roots, fname), check.proofs)
         fdiffs.extend(_function_level(lf, rf, i, j, fname))
         diffs.extend(fdiffs)
         ul = len(L.order) - len(ctx.mapping.l2r)  # every pair holds one node of each side
@@ -143,6 +161,59 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
     for j in only_r:
         diffs.append(Difference("structure", f"entry @{nr.functions[j].name} only on the right",
                                 None, OpRef(f"f{j}", f"entry @{nr.functions[j].name}", None), nr.functions[j].name))
+    if proofs:
+        stats["smt_queries"] = len(proofs)
+        stats["smt_s"] = round(sum(p["seconds"] for p in proofs), 4)
+    return _Run(diffs, functions, mapping, stats, counts, limits_hit, found_pins if pinned is None else pinned,
+                proofs)
+
+
+def _absorb_proven(roots, check: FunctionCheck):
+    """The classifier's roots less those at ops the checker's proofs discharged (check 8)."""
+    dl, dr = check.discharged_left, check.discharged_right
+    return [r for r in roots
+            if not ((r.left or r.right) and (r.left is None or r.left in dl) and (r.right is None or r.right in dr))]
+
+
+def _proof_record(p, fname: str) -> dict:
+    o = p.outcome
+    rec = {"function": fname, "left": input_op_id(p.left), "right": input_op_id(p.right),
+           "of": "results" if p.slot is None else f"operand {p.slot}", "status": o.status,
+           "seconds": round(o.seconds, 4)}
+    if o.status == "equal":
+        rec["rule"] = "smt-equivalence"
+        rec["assumptions"] = list(o.facts)
+    if o.counterexample:
+        rec["counterexample"] = dict(o.counterexample)
+    if o.note:
+        rec["note"] = o.note
+    return rec
+
+
+def _with_counterexamples(diffs: List[Difference], proofs) -> List[Difference]:
+    """A root at a pair whose query was ``sat``, or at an op of that query's cones, carries the
+    model (``detail.counterexample``)."""
+    left_of, right_of = {}, {}
+    for p in proofs:
+        if p.outcome.status == "different":
+            for nid in {p.left} | p.outcome.cone_left:
+                left_of.setdefault(input_op_id(nid), p.outcome.counterexample)
+            for nid in {p.right} | p.outcome.cone_right:
+                right_of.setdefault(input_op_id(nid), p.outcome.counterexample)
+    if not left_of and not right_of:
+        return diffs
+    out = []
+    for d in diffs:
+        cex = (left_of.get(d.left.op_id) if d.left else None) or (right_of.get(d.right.op_id) if d.right else None)
+        if cex is not None:
+            detail = dict(d.detail)
+            detail["counterexample"] = dict(cex)
+            d = Difference(d.category, d.message, d.left, d.right, d.function, d.affected, d.rule_hint,
+                           d.affected_right, d.context, detail)
+        out.append(d)
+    return out
+
+
     return _Run(diffs, functions, mapping, stats, counts, limits_hit, found_pins if pinned is None else pinned)
 
 
@@ -183,21 +254,25 @@ def _diff_key(d: Difference):
 
 def compute_diff(left: Module, right: Module, *, rules: Optional[Sequence[str]] = None, disable: Iterable[str] = (),
                  limits=None, left_source: Optional[str] = None, right_source: Optional[str] = None,
-                 with_summary: bool = True, with_lines: bool = True) -> DiffResult:
-    """Diff two modules (see the module docstring for the verdicts)."""
+                 with_summary: bool = True, with_lines: bool = True, launch: Sequence[str] = ()) -> DiffResult:
+    """Diff two modules (see the module docstring for the verdicts). ``launch``: facts of the
+    launch both kernels run under, for the proof step (``smt.launch_fact``: e.g.
+    ``"grid.x == cdiv(arg11, 128) * cdiv(arg12, 128)"``); each one a proof uses is reported."""
+    facts = tuple(smt.launch_fact(t) for t in launch)
     if not isinstance(left, Module) or not isinstance(right, Module):
         raise TypeError("compute_diff takes two tileir_diff.ir.Module objects (use tileir_diff.diff() for paths/bytes)")
     # The pipeline builds many long-lived objects and no garbage cycles: see gc_pause.
     with gc_paused():
         try:
             return _compute_diff(left, right, rules=rules, disable=disable, limits=limits, left_source=left_source,
-                                 right_source=right_source, with_summary=with_summary, with_lines=with_lines)
+                                 right_source=right_source, with_summary=with_summary, with_lines=with_lines,
+                                 launch=facts)
         finally:
             clear_key_caches()
 
 
 def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_source, right_source,
-                  with_summary: bool, with_lines: bool) -> DiffResult:
+                  with_summary: bool, with_lines: bool, launch=()) -> DiffResult:
     limits = Limits.coerce(limits)
     disable = list(disable or ())
     chosen = [r.name for r in select_rules(rules, disable)]  # validates names
@@ -213,11 +288,11 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
     verdict, reason = None, None
     rules_applied: Dict[str, int] = {}
     try:
-        run = _run(tl, tr, ltexts, rtexts, chosen, (), limits, deadline)
+        run = _run(tl, tr, ltexts, rtexts, chosen, (), limits, deadline, launch=launch)
         if run.pins and not run.limits_hit:
             # constants the other side takes as arguments: read them as those constants, once
             tl, tr = apply_pins(tl, tr, run.pins)
-            run = _run(tl, tr, ltexts, rtexts, chosen, (), limits, deadline, pinned=run.pins)
+            run = _run(tl, tr, ltexts, rtexts, chosen, (), limits, deadline, pinned=run.pins, launch=launch)
         if run.limits_hit:
             verdict, reason = "unknown", "; ".join(run.limits_hit)
         elif run.differences:
@@ -225,8 +300,9 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
             rules_applied = {k: v for k, v in run.counts.items() if v}
             if all(is_specialization(d) for d in run.differences):
                 # the same computation under other assumptions? proven on the kernels without them
+                # the proof step keeps both sides' assumptions as facts: they are listed as roots
                 bare = _run(strip_assumptions(tl), strip_assumptions(tr), ltexts, rtexts, chosen, (), limits,
-                            deadline, pinned=run.pins)
+                            deadline, pinned=run.pins, facts_from=(tl, tr), launch=launch)
                 # what may remain: the calling convention, and arguments tied to one scalar (a
                 # stated assumption, listed as a root of its own)
                 if all(is_specialization(d) and (d.category == "signature" or "tie" in d.detail or
@@ -236,13 +312,13 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
                     run.differences = [_with_assumption_side(d) for d in run.differences]
             optional_off = [n for n in _all_optional() if n not in chosen]
             if optional_off:
-                _add_rule_hints(run, tl, tr, ltexts, rtexts, chosen, optional_off, limits, deadline)
+                _add_rule_hints(run, tl, tr, ltexts, rtexts, chosen, optional_off, limits, deadline, launch)
         else:
             applied = {k: v for k, v in run.counts.items() if v}
             if not applied:
                 verdict = "identical"
             else:
-                raw = _run(tl, tr, ltexts, rtexts, [], (), limits, deadline)
+                raw = _run(tl, tr, ltexts, rtexts, [], (), limits, deadline, launch=launch)
                 if not raw.differences and not raw.limits_hit:
                     verdict, run = "identical", raw
                 else:
@@ -262,7 +338,8 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
                       rules_applied=rules_applied, summary=summary, left_source=lsrc, right_source=rsrc,
                       functions=run.functions, mapping=run.mapping, stats=stats, reason=reason,
                       left_lines=llines, right_lines=rlines,
-                      rules_disabled=[n for n in _all_optional() if n not in chosen])
+                      rules_disabled=[n for n in _all_optional() if n not in chosen],
+                      proofs=run.proofs if verdict != "unknown" else [])
 
 
 def _with_assumption_side(d: Difference) -> Difference:
@@ -284,10 +361,10 @@ def _all_optional() -> List[str]:
     return [n for n, r in REGISTRY.items() if r.optional]
 
 
-def _add_rule_hints(run: _Run, tl, tr, ltexts, rtexts, chosen, off, limits, deadline) -> None:
+def _add_rule_hints(run: _Run, tl, tr, ltexts, rtexts, chosen, off, limits, deadline, launch=()) -> None:
     """For each rule switched off: which differences would it absorb if enabled."""
     for name in off:
-        other = _run(tl, tr, ltexts, rtexts, chosen + [name], (), limits, deadline)
+        other = _run(tl, tr, ltexts, rtexts, chosen + [name], (), limits, deadline, launch=launch)
         if other.limits_hit:
             continue
         remaining = {_diff_key(d) for d in other.differences}

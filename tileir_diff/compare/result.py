@@ -98,6 +98,9 @@ class DiffResult:
     # Added fields:
     rules_disabled: List[str] = field(default_factory=list)   # rule names switched off for this diff
     execution: Optional[dict] = None  # differential execution (tileir_diff.execute), when asked for
+    # the proof step's queries (smt-equivalence): function, left, right, of, status, seconds,
+    # assumptions (equal), counterexample (different), note
+    proofs: List[dict] = field(default_factory=list)
     accepted_from: Optional[str] = None  # the analysis.json whose accepted differences were applied (1.3)
 
     def __post_init__(self):
@@ -145,6 +148,7 @@ class DiffResult:
             "left_lines": [list(x) for x in self.left_lines],
             "right_lines": [list(x) for x in self.right_lines],
             "execution": _jsonable(self.execution) if self.execution is not None else None,
+            "proofs": _jsonable(self.proofs),
             "accepted_from": self.accepted_from,
         }
 
@@ -158,6 +162,7 @@ class DiffResult:
                    left_lines=[tuple(x) for x in d.get("left_lines", ())],
                    right_lines=[tuple(x) for x in d.get("right_lines", ())],
                    rules_disabled=list(d.get("rules_disabled", ())), execution=d.get("execution"),
+                   proofs=list(d.get("proofs", ())),
                    accepted_from=d.get("accepted_from"))
 
     def to_json(self, indent: Optional[int] = 2) -> str:

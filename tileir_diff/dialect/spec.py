@@ -120,6 +120,13 @@ class OpDef:
     # Terminators: the ops whose region they may end (NVIDIA's ParentOneOf), directly or, with the
     # trait ``through_if``, from inside ``if``s nested in them (early exits: return, break, continue).
     parents: Tuple[str, ...] = ()
+    # What the op computes on integers and booleans, for the proof step's bit-vector encoding
+    # (check/smt.py, which reads signedness, overflow, rounding and predicate from the op's own
+    # attributes): ``int.<op>`` for add sub mul div rem and or xor shl shr min max neg abs cmp ext
+    # trunc; ``select``, ``constant``, ``assume``, ``iota``, ``splat`` (broadcast/reshape, encoded
+    # only from a one-element source), ``block_id``, ``num_blocks``; ``float.<op>`` for the
+    # bit-exact FP cones (add sub mul neg). None: the op is a leaf of any cone.
+    semantics: Optional[str] = None
 
     def attr(self, name: str) -> AttrDef:
         for a in self.attrs:

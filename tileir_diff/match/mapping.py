@@ -17,6 +17,7 @@ class Limits:
     vf2_timeout_s: float = 2.0        # all VF2 calls of one function together
     max_candidates: int = 64          # candidates scored per node in bottom-up matching
     consistency_budget: int = 20_000  # nodes one exact-subgraph consistency check may visit
+    smt_timeout_s: float = 2.0        # z3's budget per proof query (smt-equivalence); past it: undecided
 
     @classmethod
     def coerce(cls, value) -> "Limits":

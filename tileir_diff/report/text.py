@@ -43,6 +43,9 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
             lines.append(f"    affected downstream: {listed}")
         if d.rule_hint:
             lines.append(f"    note: {d.rule_hint}")
+        cex = (getattr(d, "detail", None) or {}).get("counterexample")
+        if cex:
+            lines.append("    counterexample (z3): " + ", ".join(f"{k}={v}" for k, v in cex.items()))
         if accepted:
             lines.append(f"    accepted by {accepted.get('file')}: {accepted.get('what')}")
     if len(shown) < len(diffs):
@@ -55,6 +58,14 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
     lines.append("")
     rules = sorted_rules(result)
     lines.append("rules applied: " + (", ".join(f"{k} ×{v}" for k, v in rules) if rules else "none"))
+    for p in getattr(result, "proofs", None) or ():
+        if p.get("status") == "equal":
+            facts = "; ".join(p.get("assumptions") or ()) or "no assumption"
+            lines.append(f"  proven equal (smt-equivalence): {p['left']} ↔ {p['right']} {p['of']}, using: {facts}")
+        elif p.get("status") == "undecided":
+            lines.append(f"  undecided (smt-equivalence): {p['left']} ↔ {p['right']} {p['of']}: {p.get('note', '')}")
+    if (getattr(result, "stats", None) or {}).get("smt"):
+        lines.append(f"  note: {result.stats['smt']}")
     disabled = getattr(result, "rules_disabled", None)
     if disabled:
         lines.append("rules disabled: " + ", ".join(disabled))

@@ -1,0 +1,259 @@
+"""The proof step (smt-equivalence, the checker's check 8): integer/boolean cones that the
+pattern rules leave different are proven equal by z3 (absorbed, with the facts the proof used)
+or shown different with a counterexample; its mutants stay different."""
+from __future__ import annotations
+
+import pytest
+
+from tileir_diff.check import ProofOptions, check_functions, smt
+from tileir_diff.compare import compute_diff
+from tileir_diff.match import match_functions, Limits
+from tileir_diff.graph import FunctionGraph
+from tileir_diff.normalize import normalize
+
+from ..normalize.kernels import kernel, load, store
+
+pytestmark = pytest.mark.skipif(not smt.available(), reason="z3-solver not installed")
+
+F = "tile<128xf32>"
+BOUND = "  %n = assume bounded<0, 1000000>, %arg2 : tile<i32>\n"
+
+
+def _indexed(lines: str, index: str = "%q"):
+    """A kernel whose load index is the value ``index`` computed by ``lines``."""
+    return kernel(lines + load("a", index=index) + store("%a"))
+
+
+def _diff(a, b, **kw):
+    return compute_diff(a, b, with_summary=False, with_lines=False, **kw)
+
+
+def _absorbed(a, b, **kw):
+    r = _diff(a, b, **kw)
+    assert r.verdict == "equivalent", r.brief()
+    assert r.rules_applied.get("smt-equivalence", 0) > 0, r.rules_applied
+    equal = [p for p in r.proofs if p["status"] == "equal"]
+    assert equal and all(p["rule"] == "smt-equivalence" for p in equal)
+    off = _diff(a, b, disable=["smt-equivalence"])
+    assert off.verdict == "different", off.brief()
+    assert any(d.rule_hint == "smt-equivalence" for d in off.differences)
+    return r
+
+
+def _refuted(a, b):
+    r = _diff(a, b)
+    assert r.verdict == "different", r.brief()
+    cex = [d.detail["counterexample"] for d in r.differences if "counterexample" in d.detail]
+    assert cex, r.brief()
+    assert cex[0]["left"] != cex[0]["right"]
+    return r, cex[0]
+
+
+CDIV_PY = BOUND + "  %c = constant <i32: 128> : tile<i32>\n  %q = divi %n, %c signed rounding<positive_inf> : tile<i32>\n"
+CDIV_RS = (BOUND + "  %c = constant <i32: 128> : tile<i32>\n  %d = constant <i32: 127> : tile<i32>\n"
+           "  %s = addi %n, %d : tile<i32>\n  %q = divi %s, %c signed : tile<i32>\n")
+
+
+def test_ceil_division_by_hand_is_proven_with_the_bound_it_uses():
+    r = _absorbed(_indexed(CDIV_PY), _indexed(CDIV_RS))
+    facts = [f for p in r.proofs if p["status"] == "equal" for f in p["assumptions"]]
+    assert any("assume bounded<0, 1000000>" in f for f in facts), facts
+
+
+def test_ceil_division_mutant_without_the_bound_wraps():
+    # n + 127 wraps for n near 2^31: a counterexample, not a proof
+    a = _indexed(CDIV_PY.replace(BOUND, "  %n = assume bounded<0, ?>, %arg2 : tile<i32>\n"))
+    b = _indexed(CDIV_RS.replace(BOUND, "  %n = assume bounded<0, ?>, %arg2 : tile<i32>\n"))
+    _, cex = _refuted(a, b)
+    assert cex["arg2"] > 2 ** 31 - 128
+
+
+def test_ceil_division_mutant_off_by_one():
+    _, cex = _refuted(_indexed(CDIV_PY), _indexed(CDIV_RS.replace("<i32: 127>", "<i32: 128>")))
+    assert cex["arg2"] % 128 == 0
+
+
+def test_mask_and_unsigned_remainder_of_a_power_of_two():
+    a = _indexed("  %m = constant <i32: 7> : tile<i32>\n  %q = andi %bx, %m : tile<i32>\n")
+    b = _indexed("  %m = constant <i32: 8> : tile<i32>\n  %q = remi %bx, %m unsigned : tile<i32>\n")
+    _absorbed(a, b)
+
+
+def test_mutant_wrong_mask_width():
+    a = _indexed("  %m = constant <i32: 15> : tile<i32>\n  %q = andi %bx, %m : tile<i32>\n")
+    b = _indexed("  %m = constant <i32: 8> : tile<i32>\n  %q = remi %bx, %m unsigned : tile<i32>\n")
+    _, cex = _refuted(a, b)
+    assert cex["bid.x"] & 8
+
+
+def test_shift_as_division_of_a_block_id_uses_the_ir_fact():
+    a = _indexed("  %m = constant <i32: 3> : tile<i32>\n  %q = shri %bx, %m signed : tile<i32>\n")
+    b = _indexed("  %m = constant <i32: 8> : tile<i32>\n  %q = divi %bx, %m signed : tile<i32>\n")
+    r = _absorbed(a, b)
+    facts = [f for p in r.proofs if p["status"] == "equal" for f in p["assumptions"]]
+    assert any("bid.x" in f and "IR fact" in f for f in facts), facts
+
+
+def test_mutant_floor_vs_truncation_on_a_possibly_negative_operand():
+    a = _indexed("  %m = constant <i32: 3> : tile<i32>\n  %q = shri %arg2, %m signed : tile<i32>\n")
+    b = _indexed("  %m = constant <i32: 8> : tile<i32>\n  %q = divi %arg2, %m signed : tile<i32>\n")
+    _, cex = _refuted(a, b)
+    assert cex["arg2"] < 0
+
+
+SEL = ("  %z = constant <i32: 0> : tile<i32>\n  %p = cmpi less_than %bx, {n}, {sign} : tile<i32> -> tile<i1>\n"
+       "  %q = select %p, %bx, %z : tile<i1>, tile<i32>\n")
+
+
+def test_signed_and_unsigned_compare_of_non_negative_values():
+    a = _indexed(BOUND + SEL.format(n="%n", sign="signed"))
+    b = _indexed(BOUND + SEL.format(n="%n", sign="unsigned"))
+    _absorbed(a, b)
+
+
+def test_mutant_signed_vs_unsigned_compare_on_a_possibly_negative_value():
+    a = _indexed(SEL.format(n="%arg2", sign="signed"))
+    b = _indexed(SEL.format(n="%arg2", sign="unsigned"))
+    _, cex = _refuted(a, b)
+    assert cex["arg2"] < 0
+
+
+def test_mutant_off_by_one_bound():
+    a = _indexed(BOUND + SEL.format(n="%n", sign="signed"))
+    b = _indexed(BOUND + SEL.format(n="%n", sign="signed").replace("less_than", "less_than_or_equal"))
+    _, cex = _refuted(a, b)
+    assert cex["bid.x"] == cex["arg2"]
+
+
+def test_float_x_plus_x_is_two_x_bit_exactly():
+    a = kernel(load("a") + f"  %s = addf %a, %a : {F}\n" + store("%s"))
+    b = kernel(load("a") + f"  %two = constant <f32: 2.000000e+00> : {F}\n  %s = mulf %a, %two : {F}\n" + store("%s"))
+    _absorbed(a, b, limits={"smt_timeout_s": 30})  # an f32 multiplier: ~1 s of z3, more on a loaded machine
+
+
+def test_float_mutant_x_plus_x_vs_three_x():
+    a = kernel(load("a") + f"  %s = addf %a, %a : {F}\n" + store("%s"))
+    b = kernel(load("a") + f"  %two = constant <f32: 3.000000e+00> : {F}\n  %s = mulf %a, %two : {F}\n" + store("%s"))
+    r = _diff(a, b)
+    assert r.verdict == "different"
+    assert any(p["status"] == "different" for p in r.proofs), r.proofs
+
+
+def test_the_checker_itself_decides_not_the_classifier():
+    """Check 8 run directly on the normalized functions and the matcher's mapping."""
+    def violations(a, b, proof):
+        na, _ = normalize(a)
+        nb, _ = normalize(b)
+        fa, fb = na.functions[0], nb.functions[0]
+        ctx = match_functions(FunctionGraph(fa, 0), FunctionGraph(fb, 0), Limits(), float("inf"))
+        return check_functions(fa, 0, fb, 0, ctx.mapping.l2r, a.functions[0], b.functions[0], proof)
+    a, b = _indexed(CDIV_PY), _indexed(CDIV_RS)
+    assert violations(a, b, None)
+    assert violations(a, b, ProofOptions()) == []
+    assert violations(a, _indexed(CDIV_RS.replace("<i32: 127>", "<i32: 128>")), ProofOptions())
+
+
+def test_time_budget_gives_undecided_not_absorbed():
+    r = _diff(_indexed(CDIV_PY), _indexed(CDIV_RS), limits={"smt_timeout_s": 0.0001})
+    if r.verdict == "equivalent":  # z3 may answer within its first check of the clock
+        pytest.skip("z3 answered before its 1 ms budget ran out")
+    assert r.verdict == "different"
+    assert any(p["status"] == "undecided" for p in r.proofs)
+
+
+def test_without_z3_the_step_is_skipped_and_says_so(monkeypatch):
+    monkeypatch.setattr(smt, "z3", None)
+    r = _diff(_indexed(CDIV_PY), _indexed(CDIV_RS))
+    assert r.verdict == "different"
+    assert "z3-solver is not installed" in r.stats.get("smt", "")
+
+
+def test_launch_fact_is_used_and_reported():
+    a = _indexed("  %c = constant <i32: 4> : tile<i32>\n  %q = mini %bx, %c signed : tile<i32>\n")
+    b = _indexed("", index="%bx")
+    assert _diff(a, b).verdict == "different"
+    r = _diff(a, b, launch=["grid.x <= 4"])
+    assert r.verdict == "equivalent", r.brief()
+    facts = [f for p in r.proofs for f in p.get("assumptions", ())]
+    assert any("grid.x <= 4 (launch fact" in f for f in facts), facts
+
+
+@pytest.mark.parametrize("bad", ["grid.x", "arg99 == 1", "__import__('os') == 1", "arg2 * arg2 * arg2 * arg2 == 1"])
+def test_launch_fact_refuses_what_it_cannot_state_exactly(bad):
+    a = _indexed(CDIV_PY)
+    with pytest.raises(ValueError):
+        name, make = smt.launch_fact(bad)
+        # parsing is lazy for names and bounds: build it against an encoder
+        from tileir_diff.check.checker import _Index
+        ix = _Index(a.functions[0], 0)
+        make(smt.ConeEncoder(ix, ix, lambda *_: None, lambda *_: None))
+
+
+def _attempt(a, b, ints: bool):
+    """The first operand slot of the load pair, posed directly in one encoding."""
+    from tileir_diff.check.checker import FunctionCheck
+    na, _ = normalize(a)
+    nb, _ = normalize(b)
+    fa, fb = na.functions[0], nb.functions[0]
+    ctx = match_functions(FunctionGraph(fa, 0), FunctionGraph(fb, 0), Limits(), float("inf"))
+    fc = FunctionCheck(fa, 0, fb, 0, ctx.mapping.l2r, a.functions[0], b.functions[0])
+    fc.run()
+    enc = smt.ConeEncoder(fc.L, fc.R, lambda n, r: fc._shared(n, r, True), lambda n, r: fc._shared(n, r, False),
+                          entry_facts=(a.functions[0], b.functions[0]))
+    load_l = next(op for op in fa.body.operations if op.name == "load_view_tko")
+    load_r = next(op for op in fb.body.operations if op.name == "load_view_tko")
+    enc.shape = None
+    return enc._attempt(load_l.operands[1], load_r.operands[1], ints, 5.0)
+
+
+@pytest.mark.parametrize("ints", [False, True])
+def test_both_encodings_agree_on_ceil_division_and_its_mutants(ints):
+    assert _attempt(_indexed(CDIV_PY), _indexed(CDIV_RS), ints).status == "equal"
+    off_by_one = _attempt(_indexed(CDIV_PY), _indexed(CDIV_RS.replace("<i32: 127>", "<i32: 128>")), ints)
+    assert off_by_one.status == "different" and off_by_one.counterexample["arg2"] % 128 == 0
+
+
+def test_integer_encoding_refuses_when_a_step_may_wrap():
+    # without the upper bound n + 127 may leave 32 bits: the integer encoding must not answer
+    unbounded = "  %n = assume bounded<0, ?>, %arg2 : tile<i32>\n"
+    out = _attempt(_indexed(CDIV_PY.replace(BOUND, unbounded)), _indexed(CDIV_RS.replace(BOUND, unbounded)), True)
+    assert out.status == "undecided" and "width" in out.note
+
+
+def test_a_pair_is_never_its_own_leaf():
+    """Mutation-engine find: a broadcast (a leaf unless its source has one element) whose
+    source was rewired was "proven" equal to itself through its own shared leaf."""
+    a = kernel(load("a") + "  %r = reshape %a : tile<128xf32> -> tile<128x1xf32>\n"
+               "  %b = broadcast %r : tile<128x1xf32> -> tile<128x1xf32>\n"
+               "  %c = reshape %b : tile<128x1xf32> -> tile<128xf32>\n" + store("%c"))
+    b = kernel(load("a") + "  %n = negf %a : tile<128xf32>\n  %r = reshape %n : tile<128xf32> -> tile<128x1xf32>\n"
+               "  %b = broadcast %r : tile<128x1xf32> -> tile<128x1xf32>\n"
+               "  %c = reshape %b : tile<128x1xf32> -> tile<128xf32>\n" + store("%c"))
+    r = _diff(a, b)
+    assert r.verdict == "different", r.brief()
+    assert not any(p["status"] == "equal" for p in r.proofs), r.proofs
+
+
+def test_cli_launch_fact_and_timeout(tmp_path, capsys):
+    from tileir_diff.cli import main
+    from tileir_diff.text.printer import print_module
+    a = _indexed("  %c = constant <i32: 4> : tile<i32>\n  %q = mini %bx, %c signed : tile<i32>\n")
+    b = _indexed("", index="%bx")
+    pa, pb = tmp_path / "a.mlir", tmp_path / "b.mlir"
+    pa.write_text(print_module(a))
+    pb.write_text(print_module(b))
+    assert main(["diff", str(pa), str(pb)]) == 1
+    out = capsys.readouterr().out
+    assert "counterexample (z3): bid.x=" in out
+    assert main(["diff", str(pa), str(pb), "--launch-fact", "grid.x <= 4", "--smt-timeout", "5"]) == 0
+    assert "proven equal (smt-equivalence)" in capsys.readouterr().out
+    assert main(["diff", str(pa), str(pb), "--launch-fact", "grid.x <="]) == 2
+    assert main(["diff", str(pa), str(pb), "--smt-timeout", "0"]) == 2
+
+
+def test_a_view_operand_is_unsupported_not_a_crash():
+    """A rewired view (not a tile) reaches the proof step as a slot query: unsupported."""
+    a = kernel(load("a") + store("%a"))
+    b = kernel(load("a", view="%py") + store("%a"))
+    r = _diff(a, b)
+    assert r.verdict == "different", r.brief()

@@ -1,0 +1,44 @@
+"""smt-equivalence: integer/boolean expression cones proven equal by z3 (the checker's check 8)."""
+from __future__ import annotations
+
+from ..rule import Rule, register
+
+
+@register
+class SmtEquivalence(Rule):
+    """Absorbs: two paired integer or boolean values (index expressions, masks, loop bounds,
+    tile-id swizzles) that still differ after the other rules, when z3 proves them equal for
+    every input that satisfies the facts: e.g. floor division and floor modulo with cuTile
+    Python's sign fix-up against truncating ``divi``/``remi`` where the divisor is positive for
+    every block of the launched grid, ``(a + b - 1) / b`` against ``divi rounding<positive_inf>``
+    for ``a >= 0, b > 0``, a mask written ``iota < n`` against ``not (n <= iota)``. Small
+    bit-exact float cones (``a - b`` vs ``a + (-b)``, ``x + x`` vs ``2 * x``) use z3's FP theory.
+    This rule rewrites nothing: it switches on check 8 of the trusted checker
+    (``check/checker.py``), which poses the query itself through ``check/smt.py`` from the two
+    functions and the mapping, and discharges a difference only on ``unsat``. Its count in
+    ``rules_applied`` is the number of proven pairs; the result's ``proofs`` list each query with
+    the facts its proof used (the unsat core), or the counterexample z3 found.
+
+    Why meaning is kept: the encoding follows the op table (``semantics`` of each row; signedness,
+    overflow flags, division rounding and compare predicates from the op's own attributes) at the
+    IR's bit widths; a value defined on one side and undefined on the other (a zero divisor, a wrap
+    an overflow flag excludes, a failing ``assume``) is a difference too. Facts are only IR facts
+    (``0 <= bid < grid <= 2^31 - 1``), top-level ``assume``s on entry arguments of either side (an
+    extra one is still a `specialization` difference of its own), and facts the caller states
+    (the suite's launch grid); every fact a proof used is reported.
+
+    Never touches: a pair whose query is ``sat`` (reported, with the counterexample in the
+    difference's ``detail.counterexample``) or undecided within the time budget
+    (``Limits.smt_timeout_s``, default 2 s), values of pointer, view or token type, ops with
+    regions, memory ops (only their integer operands are compared), float ops with
+    ``flush_to_zero`` or a rounding mode other than the four IEEE ones, tiles reshaped or
+    broadcast from more than one element. Without z3 installed the step is skipped and the result
+    says so (``stats.smt``).
+    """
+    name = "smt-equivalence"
+    mutant = ("`x / y` floor vs truncating where y may be negative; `i <= n` vs `i < n`; `cmpi signed` vs "
+              "`unsigned` on a possibly negative value; `andi x, 0xFF` vs `andi x, 0x7F`")
+    acts_on = frozenset()  # check 8 does the work; normalization is skipped
+
+    def apply(self, module):
+        return module, 0
