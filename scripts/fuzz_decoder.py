@@ -16,33 +16,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.fuzz.harness import mutate_bytes  # noqa: E402
 from tileir_diff import TileIRFormatError, load  # noqa: E402
 
 
-def mutate(rng: random.Random, data: bytes, other: bytes):
-    kind = rng.choice(("truncate", "flip", "byte", "splice", "insert", "delete", "varint"))
-    b = bytearray(data)
-    if kind == "truncate":
-        return kind, bytes(b[:rng.randrange(len(b))])
-    if kind == "flip":
-        for _ in range(rng.randint(1, 4)):
-            i = rng.randrange(len(b))
-            b[i] ^= 1 << rng.randrange(8)
-    elif kind == "byte":
-        for _ in range(rng.randint(1, 4)):
-            b[rng.randrange(len(b))] = rng.randrange(256)
-    elif kind == "splice":
-        return kind, bytes(b[:max(12, rng.randrange(len(b)))]) + other[rng.randrange(len(other)):]
-    elif kind == "insert":
-        i = rng.randrange(len(b))
-        b[i:i] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
-    elif kind == "delete":
-        i = rng.randrange(len(b))
-        del b[i:i + rng.randint(1, 8)]
-    else:  # a large varint somewhere
-        i = rng.randrange(12, len(b))
-        b[i:i + 1] = bytes([0xFF] * rng.randint(2, 9) + [0x7F])
-    return kind, bytes(b)
+# One set of byte mutations for the script and the tests (tests/fuzz/harness.py).
+mutate = mutate_bytes
 
 
 def main() -> int:
