@@ -20,7 +20,7 @@ from ..match.opsets import MEMORY_OPS as _TABLE_MEMORY_OPS, ops_with
 from ..match.operands import aligned_operand_pairs
 from ..ir.types import TensorViewType, VIEW_TYPES
 from ..normalize.canon import attr_key, attr_text, fmt_type
-from ..normalize.util import has_trait, operand_role, public_attributes
+from ..normalize.util import has_trait, operand_role
 from .describe import FunctionText, location_record, location_text
 from .result import Difference, OpRef
 

@@ -214,9 +214,6 @@ def _with_counterexamples(diffs: List[Difference], proofs) -> List[Difference]:
     return out
 
 
-    return _Run(diffs, functions, mapping, stats, counts, limits_hit, found_pins if pinned is None else pinned)
-
-
 def _tie_json(t, nodes) -> dict:
     """A tie as data: the argument, and the one it must equal or the value the other side fixes."""
     out = {"side": t.side, "argument": nodes[t.tied].arg_index}

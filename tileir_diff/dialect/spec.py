@@ -7,8 +7,7 @@ parser interpret it; nothing else describes an op.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Optional, Tuple
 
 Version = Tuple[int, int]
