@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ..graph import FunctionGraph, Node, combiner_expression, input_op_id
 from ..ir import TileType
+from ..match.address import address_root
 from ..match.opsets import MEMORY_OPS as _TABLE_MEMORY_OPS, ops_with
 from ..match.operands import aligned_operand_pairs
 from ..ir.types import TensorViewType, VIEW_TYPES
@@ -630,7 +631,56 @@ class Classifier:
                 else:
                     root.affected_right = set(nodes) - {sink}
             roots.append(root)
-        return roots
+        return self._fold_moved_effects(roots)
+
+    def _fold_moved_effects(self, roots: List[_Root]) -> List[_Root]:
+        """One cause, one root: an effect op (a store) one side does outside any region, when the
+        other side's one-sided region op (a persistent ``loop``) holds the same op on the same
+        array, is that region's difference (the effect moved into it), not a second root. The
+        region's root lists the effect (its ``affected``) and says so."""
+        L, R, m = self.L, self.R, self.m
+        regions = [r for r in roots if r.kind in ("only_left", "only_right")
+                   and (self.L if r.kind == "only_left" else self.R).nodes[r.left or r.right].name in CONTROL_OPS]
+        if not regions:
+            return roots
+        out = []
+        for root in roots:
+            if root.kind not in ("only_left", "only_right") or root in regions:
+                out.append(root)
+                continue
+            side_l = root.kind == "only_left"
+            g, og = (L, R) if side_l else (R, L)
+            sink = g.nodes[root.left if side_l else root.right]
+            array = address_root(g, sink.nid) if sink.kind == "op" and sink.name in MEMORY_OPS else None
+            other_array = (m.l2r if side_l else m.r2l).get(array) if array is not None else None
+            host = None
+            if sink.parent is None and other_array is not None and not has_trait(sink.op, "pure"):
+                for region in regions:
+                    if (region.kind == "only_left") == side_l:
+                        continue
+                    rid = region.right if side_l else region.left
+                    held = [n for n in og.node_list if n.kind == "op" and n.name == sink.name
+                            and self._inside(og, n.nid, rid) and address_root(og, n.nid) == other_array]
+                    if held:
+                        host = region
+                        break
+            if host is None:
+                out.append(root)
+                continue
+            (host.affected_left if side_l else host.affected_right).update({sink.nid} | (
+                root.affected_left if side_l else root.affected_right))
+            host.message += (f"; it holds the {self._describe_node(g, self.lt if side_l else self.rt, sink.nid)}"
+                             f" that the {'left' if side_l else 'right'} does outside any region")
+        return out
+
+    @staticmethod
+    def _inside(g: FunctionGraph, nid: str, region: str) -> bool:
+        p = g.nodes[nid].parent
+        while p is not None:
+            if p == region:
+                return True
+            p = g.nodes[p].parent
+        return False
 
     def _rewired_user(self, side_l: bool, nodes: Set[str]):
         """A one-sided component that feeds a slot of a paired user, where the other side's user
