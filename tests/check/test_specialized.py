@@ -110,10 +110,18 @@ def test_static_vs_dynamic_shape_is_a_specialization_root():
         .replace("shape = [%arg1], strides = [1]", "shape = [64], strides = [1]") \
         .replace("shape = [%arg3], strides = [1]", "shape = [64], strides = [1]")
     r = tileir_diff.diff(a, b)
-    # not proven the same computation (the checker does not equate a fixed size with an argument)
-    assert r.verdict == "different"
-    assert {d.category for d in r.differences} == {"specialization"}
-    assert all("static vs dynamic (the right fixes it)" in d.message for d in r.differences)
+    # the left's views are read with the size the right fixes (a static tie, issue 11): the
+    # checker proves the rest, and each fixed size is one root saying the right assumes more
+    assert r.verdict == "specialized", r.to_text()
+    assert [d.category for d in r.differences] == ["specialization"] * 2
+    assert all("static vs dynamic shape: the right fixes shape[0]" in d.message and " to 64 " in d.message
+               and d.detail["assumes_more"] == "right" for d in r.differences)
+    # mutant: the same fixed sizes around a real change stay different, the change named
+    wrong = K.exp2_sub(True).replace("tensor_view<?xf32, strides=[1]>", "tensor_view<64xf32, strides=[1]>") \
+        .replace("shape = [%arg1], strides = [1]", "shape = [64], strides = [1]") \
+        .replace("shape = [%arg3], strides = [1]", "shape = [64], strides = [1]")
+    r = tileir_diff.diff(a, wrong)
+    assert r.verdict == "different" and "arith" in {d.category for d in r.differences}
 
 
 def test_a_reordered_signature_needs_its_own_allowance():

@@ -463,14 +463,17 @@ def index_space_extent(index, op: Operation, res: int):
     operand, a Value) and the tile size along it. None for any other view."""
     src = index.producer.get(op.operands[0].vid)
     pv = index.ops.get(src[0]) if src else None
-    pt = op.operands[0].type
+    # the view's type as its producer made it (an operand's own copy of the type must agree)
+    pt = pv.results[src[1]].type if pv is not None and src[1] < len(pv.results) else None
+    if pt != op.operands[0].type:
+        return None
     if pv is None or pv.name != "make_partition_view" or not isinstance(pt, PartitionViewType) \
             or res >= len(pt.tile_shape) or len(pt.dim_map) != len(pt.tile_shape):
         return None
     src = index.producer.get(pv.operands[0].vid)
     tv = index.ops.get(src[0]) if src else None
     tt = pv.operands[0].type
-    if tv is None or tv.name != "make_tensor_view" or not isinstance(tt, TensorViewType):
+    if tv is None or tv.name != "make_tensor_view" or not isinstance(tt, TensorViewType) or tv.results[0].type != tt:
         return None
     dim, tile = pt.dim_map[res], pt.tile_shape[res]
     if tile <= 0 or dim >= len(tt.shape):

@@ -22,7 +22,7 @@ from ..normalize import normalize, one_sided_declines, select_rules, tag_origins
 from ..normalize.util import count_ops
 from ..normalize.canon import attr_key, attr_text
 from ..normalize.keys import clear_caches as clear_key_caches
-from .classify import (Classifier, checker_roots, merge_restated_assumes, pin_roots, tie_arguments, tie_roots,
+from .classify import (MEMORY_OPS, Classifier, checker_roots, merge_restated_assumes, pin_roots, tie_arguments, tie_roots,
                        to_differences)
 from .describe import FunctionText
 from .expressions import counterexample_text, expression
@@ -217,23 +217,23 @@ def _with_counterexamples(diffs: List[Difference], check: FunctionCheck, ltext, 
             # no model, but the cones are known: the root says both expressions, and what its
             # cones hold is listed under it, the same whichever way z3's time budget falls
             at_pair.setdefault((input_op_id(p.left), input_op_id(p.right)), p)
-    if not left_of and not right_of and not at_pair:
-        return diffs
     out = []
     for d in diffs:
         cex = (left_of.get(d.left.op_id) if d.left else None) or (right_of.get(d.right.op_id) if d.right else None)
         p = at_pair.get((d.left.op_id, d.right.op_id)) if d.left and d.right else None
-        if cex is not None or p is not None:
+        if p is None and d.left and d.right:  # a replacement at a user's operand: the slot's proof
+            p = next((q for q in at_pair.values() if q.slot is not None
+                      and d.left.op_id in {input_op_id(n) for n in q.outcome.cone_left}
+                      and d.right.op_id in {input_op_id(n) for n in q.outcome.cone_right}), None)
+        if p is None and cex is None and d.detail.get("kind") == "replaced" and d.left and d.right:
+            d = _replacement_in_values(d, check, ltext, rtext)
+        elif cex is not None or p is not None:
             detail = dict(d.detail)
             if cex is not None:
                 detail["counterexample"] = dict(cex)
             category, message = d.category, d.message
-            if p is None and d.left and d.right:  # a replacement at a user's operand: the slot's proof
-                p = next((q for q in at_pair.values() if q.slot is not None
-                          and d.left.op_id in {input_op_id(n) for n in q.outcome.cone_left}
-                          and d.right.op_id in {input_op_id(n) for n in q.outcome.cone_right}), None)
             if p is not None:
-                category, message, detail["expressions"] = _in_values(d, p, check, ltext, rtext)
+                category, message = _in_values(d, p, check, ltext, rtext)
             d = Difference(category, message, d.left, d.right, d.function, d.affected, d.rule_hint,
                            d.affected_right, d.context, detail)
             if p is not None:
@@ -362,12 +362,28 @@ def _fold_into_refuted(diffs: List[Difference], refuted) -> List[Difference]:
     return out
 
 
+def _replacement_in_values(d: Difference, check: FunctionCheck, ltext, rtext) -> Difference:
+    """A replacement (a left and a right component feeding one slot) with both values as
+    expressions: ``addf lhs: exp (f0/o29) -> exp2 (f0/o61): exp(-L%reshape) -> exp2(...)``."""
+    L, R = check.L, check.R
+    ln = next((n for n in L.ops if input_op_id(n) == d.left.op_id), None)
+    rn = next((n for n in R.ops if input_op_id(n) == d.right.op_id), None)
+    a, b = L.ops.get(ln), R.ops.get(rn)
+    if a is None or b is None or len(a.results) != 1 or len(b.results) != 1:
+        return d
+    le = expression(L, a.results[0].vid, "L", lambda vid: ltext.names.get(vid, "%?"))
+    re_ = expression(R, b.results[0].vid, "R", lambda vid: rtext.names.get(vid, "%?"))
+    return Difference(d.category, f"{d.message}: {le} -> {re_}", d.left, d.right, d.function, d.affected,
+                      d.rule_hint, d.affected_right, d.context, d.detail)
+
+
 def _in_values(d: Difference, p, check: FunctionCheck, ltext, rtext):
-    """(category, message, {"left", "right"} expressions) of a root at a refuted pair."""
+    """(category, message) of a root at a refuted (or undecided) pair: both cones as
+    expressions (in the message only: ``detail`` names no value)."""
     L, R = check.L, check.R
     a, b = L.ops.get(p.left), R.ops.get(p.right)
     if a is None or b is None:
-        return d.category, d.message, {}
+        return d.category, d.message
     if p.slot is None:
         x, y = a.results[0], b.results[0]
     else:
@@ -382,8 +398,13 @@ def _in_values(d: Difference, p, check: FunctionCheck, ltext, rtext):
         why = "not decided within the proof's time budget"
     restructured = any(n not in check.l2r for n in p.outcome.cone_left) or \
         any(n not in check.r2l for n in p.outcome.cone_right)
-    category = "arith" if restructured and d.category in ("attribute", "memory", "arith", "constant") else d.category
-    return category, f"{d.message}: {le} -> {re_}, {why}", {"left": le, "right": re_}
+    # a changed constant stays a constant difference; a rounding or a view-slot replacement
+    # whose cones are computed by other ops is an arithmetic one
+    at_memory_op = (d.detail.get("slot") or {}).get("user") in MEMORY_OPS or \
+        (d.detail.get("right_op") in MEMORY_OPS and d.detail.get("left_op") in MEMORY_OPS)
+    category = "arith" if restructured and (d.category == "attribute" or (d.category == "memory" and not at_memory_op)) \
+        else d.category
+    return category, f"{d.message}: {le} -> {re_}, {why}"
 
 
 def _tie_json(t, nodes) -> dict:

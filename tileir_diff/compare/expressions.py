@@ -9,11 +9,13 @@ itself is the checker's (check/smt.py).
 """
 from __future__ import annotations
 
+import re
 from typing import Callable, Dict, Optional
 
 from ..dialect import OPS_BY_NAME
 from ..ir.attributes import DenseElements, IntegerAttr
 from ..check.smt import index_space_extent
+from ..normalize.canon import attr_text
 from ..normalize.util import enum_name
 
 #: the widest expression a message shows; deeper operands are named by their value
@@ -36,10 +38,13 @@ def _constant(op) -> Optional[str]:
     if isinstance(v, IntegerAttr):
         return str(v.value)
     if isinstance(v, DenseElements) and (v.is_splat or v.type.num_elements == 1):
-        bits = int(v.bits()[0])
-        width = getattr(getattr(op.results[0].type, "element", None), "width", None)
-        if getattr(op.results[0].type.element, "is_int", False) and width:
+        el = getattr(op.results[0].type, "element", None)
+        width = getattr(el, "width", None)
+        if getattr(el, "is_int", False) and width:
+            bits = int(v.bits()[0])
             return str(bits - (1 << width) if width > 1 and bits >> (width - 1) else bits)
+        m = re.match(r"<\w+: ([^>]*)>", attr_text(v))  # <f32: 1.4426950216293335>
+        return m.group(1) if m else None
     return None
 
 
@@ -56,18 +61,23 @@ def expression(index, vid: int, side: str, name_of: Callable[[int], str], depth:
     def sub(k: int) -> str:
         return expression(index, op.operands[k].vid, side, name_of, depth + 1)
 
-    if sem == "constant":
+    if sem == "constant" or op.name == "constant":
         c = _constant(op)
         if c is not None:
             return c
+    if sem == "splat" and op.operands and getattr(op.operands[0].type, "num_elements", 0) == 1:
+        return sub(0)
     if sem == "assume":
         return sub(0)
     if sem == "block_id":
         return f"bid.{'xyz'[res]}"
     if sem == "num_blocks":
         return f"grid.{'xyz'[res]}"
-    if depth >= MAX_DEPTH or sem is None:
+    if depth >= MAX_DEPTH or (sem is None and (not op.operands or len(op.results) != 1 or op.regions
+                                                or "pure" not in OPS_BY_NAME[op.name].traits)):
         return f"{side}{name_of(vid)}"
+    if sem is None:  # a pure op the encoding does not model (exp2, divf, ftof): named with its operands
+        return f"{op.name}({', '.join(sub(k) for k in range(len(op.operands)))})"
     if sem == "index_space":
         found = index_space_extent(index, op, res)
         if found is None:
@@ -112,4 +122,5 @@ def counterexample_text(cex: Dict[str, object], right_argument: Callable[[int], 
             r = right_argument(int(k[3:]))
             k = f"L%{k}" + (f" = R%arg{r}" if r is not None else "")
         parts.append(f"{k} = {v}")
-    return f"{', '.join(parts)}: left {cex.get('left')}, right {cex.get('right')}"
+    values = f"left {cex.get('left')}, right {cex.get('right')}"
+    return f"{', '.join(parts)}: {values}" if parts else f"some input: {values}"
