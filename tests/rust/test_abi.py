@@ -1065,7 +1065,7 @@ def test_attention_sink_rejections(lib, ports_library):
     assert selected() == "f16_d128_mha_window256"
     # dtype
     assert sink(sinks=t(4, "bfloat16", [Hq])) == Status.UNSUPPORTED_DTYPE and "sinks" in message(lib)
-    assert sink(dtype="float32") == Status.UNSUPPORTED_DTYPE
+    assert sink(dtype="float32") == Status.UNSUPPORTED_DTYPE and "q: attention_sink takes" in message(lib)
     assert sink(k=t(2, "float16", [B, Hkv, S, D])) == Status.UNSUPPORTED_DTYPE
     # no variant: another window, head dim or group
     assert sink(window=64) == Status.NO_VARIANT and "window 64" in message(lib)

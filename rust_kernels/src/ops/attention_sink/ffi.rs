@@ -38,7 +38,7 @@ pub unsafe extern "C" fn cutile_attention_sink(
         if window < 0 {
             return fail(Status::InvalidArgument, format!("window = {window} must be >= 0 (0: no window)"));
         }
-        let heads = check_heads(&q, &k, &v, &o, sm_scale)?;
+        let heads = check_heads(OP, &q, &k, &v, &o, sm_scale)?;
         check_rank(&[&sinks], 1)?;
         if heads.seq_k != heads.seq_q || sinks.shape[0] != heads.q_heads {
             return fail(

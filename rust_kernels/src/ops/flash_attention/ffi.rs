@@ -18,10 +18,10 @@ pub struct Heads {
     pub group: i64,
 }
 
-/// Checks shared by the attention ops: ranks, the (B, H, S, D) shapes of q, k, v and o (o like
+/// Checks shared by the attention ops (`op` names the caller in messages): ranks, the (B, H, S, D) shapes of q, k, v and o (o like
 /// q, Hq a multiple of Hkv), one 16-bit float dtype, a finite sm_scale, at least one key when
 /// there are queries, and o overlapping no input (every block reads all of its head's k and v).
-pub fn check_heads(q: &Tensor, k: &Tensor, v: &Tensor, o: &Tensor, sm_scale: f32) -> Result<Heads> {
+pub fn check_heads(op: &str, q: &Tensor, k: &Tensor, v: &Tensor, o: &Tensor, sm_scale: f32) -> Result<Heads> {
     check_rank(&[q, k, v, o], 4)?;
     let (batch, q_heads, seq_q, head_dim) = (q.shape[0], q.shape[1], q.shape[2], q.shape[3]);
     let (kv_heads, seq_k) = (k.shape[1], k.shape[2]);
@@ -47,7 +47,7 @@ pub fn check_heads(q: &Tensor, k: &Tensor, v: &Tensor, o: &Tensor, sm_scale: f32
     if !matches!(q.dtype, DType::F16 | DType::BF16) {
         return fail(
             Status::UnsupportedDtype,
-            format!("q: {OP} takes float16 or bfloat16, got {}", q.dtype.torch_name()),
+            format!("q: {op} takes float16 or bfloat16, got {}", q.dtype.torch_name()),
         );
     }
     if !sm_scale.is_finite() {
@@ -108,7 +108,7 @@ pub unsafe extern "C" fn cutile_flash_attention(
         if !(0..=1).contains(&causal) {
             return fail(Status::InvalidArgument, format!("causal = {causal} must be 0 or 1"));
         }
-        let heads = check_heads(&q, &k, &v, &o, sm_scale)?;
+        let heads = check_heads(OP, &q, &k, &v, &o, sm_scale)?;
         let tensors = [&q, &k, &v, &o];
         let variant = pick(OP, &ENTRIES, &tensors, || {
             choose(q.dtype, heads.head_dim, heads.group, causal == 1).ok_or_else(|| {
