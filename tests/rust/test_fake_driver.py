@@ -255,7 +255,7 @@ def test_rope_launch(fake_driver, library_with_fake_cubins, tmp_path):
     assert "function rope_entry" in log
 
 
-def test_attention_launches(fake_driver, library_with_fake_cubins, tmp_path):
+def test_flash_attention_and_attention_sink_launches(fake_driver, library_with_fake_cubins, tmp_path):
     """flash_attention and attention_sink: the tuned variant of (dtype, D, query group, causal /
     window), grid (cdiv(Sq, BM), B * Hq), four (B, H, S, D) tensors then sm_scale's f32 bits."""
     a = [X + (i << 32) for i in range(5)]
