@@ -239,6 +239,25 @@ int32_t cutile_rope(const tileir_tensor_t *positions, const tileir_tensor_t *q, 
                     const tileir_tensor_t *q_out, const tileir_tensor_t *k_out, int32_t is_neox,
                     int32_t device, uint64_t stream);
 
+/* Flash attention forward (prefill): o[b, h] = softmax(q[b, h] @ k[b, h / G].T * sm_scale
+   [+ causal mask]) @ v[b, h / G], G = Hq / Hkv. q, o (B, Hq, Sq, D) and k, v (B, Hkv, Sk, D),
+   one dtype (f16, bf16), unit last stride, other strides multiples of 8, 16-byte aligned; o
+   overlaps no input; sm_scale finite; Sk > 0. causal: 0/1, key j visible to query i iff
+   j <= i (top-left, as SDPA is_causal). Variants: f16 D=64 G=1, bf16 D=128 G=1 causal,
+   G=4 causal, G=8 non-causal. */
+int32_t cutile_flash_attention(const tileir_tensor_t *q, const tileir_tensor_t *k, const tileir_tensor_t *v,
+                               const tileir_tensor_t *o, float sm_scale, int32_t causal,
+                               int32_t device, uint64_t stream);
+
+/* Causal prefill attention with per-head sink logits (a key of value zero) and an optional
+   sliding window: query i sees keys i - window < j <= i (window 0: every j <= i). q, o
+   (B, Hq, S, D), k, v (B, Hkv, S, D) as for cutile_flash_attention; sinks (Hq,) f32,
+   contiguous, 16-byte aligned. Variants: bf16 D=64 G=8 window 128 and 0, f16 D=128 G=1
+   window 256. */
+int32_t cutile_attention_sink(const tileir_tensor_t *q, const tileir_tensor_t *k, const tileir_tensor_t *v,
+                              const tileir_tensor_t *sinks, const tileir_tensor_t *o, float sm_scale,
+                              int32_t window, int32_t device, uint64_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,7 +5,9 @@
 use std::ffi::CStr;
 
 use tileir_kernels::descriptor::{DType, TileirTensor};
+use tileir_kernels::ops::attention_sink::ffi::cutile_attention_sink;
 use tileir_kernels::ops::dropout::ffi::cutile_dropout;
+use tileir_kernels::ops::flash_attention::ffi::cutile_flash_attention;
 use tileir_kernels::ops::gelu::ffi::cutile_gelu;
 use tileir_kernels::ops::matmul::ffi::{cutile_matmul, cutile_matmul_fp8};
 use tileir_kernels::ops::rms_norm::ffi::{cutile_rms_norm, cutile_rms_norm_bwd};
@@ -913,4 +915,67 @@ fn rope_validation() {
         Status::NullPointer.code()
     );
     assert_eq!(selected(), "", "a call stopped before selection names no variant");
+}
+
+#[test]
+fn flash_attention_validation() {
+    let (b, hq, hkv, sq, sk, d) = (2, 8, 2, 200, 300, 128);
+    let q = tensor(addr(1), DType::BF16, &[b, hq, sq, d]);
+    let k = tensor(addr(2), DType::BF16, &[b, hkv, sk, d]);
+    let v = tensor(addr(3), DType::BF16, &[b, hkv, sk, d]);
+    let o = tensor(addr(4), DType::BF16, &[b, hq, sq, d]);
+    let call = |a: [&TileirTensor; 4], sm_scale: f32, causal: i32| unsafe {
+        cutile_flash_attention(a[0], a[1], a[2], a[3], sm_scale, causal, 0, 0)
+    };
+    assert!(passed_validation(call([&q, &k, &v, &o], 0.088, 1)), "{}", last_error());
+    assert_eq!(selected(), "bf16_d128_causal_gqa4_w8_bn128");
+    // q as the transpose(1, 2) of a (B, S, H, D) buffer
+    let bshd = strided(addr(1), DType::BF16, &[b, hq, sq, d], &[sq * hq * d, d, hq * d, 1]);
+    assert!(passed_validation(call([&bshd, &k, &v, &o], 0.088, 1)), "{}", last_error());
+    // GQA 4 has no non-causal variant
+    assert_eq!(call([&q, &k, &v, &o], 0.088, 0), Status::NoVariant.code());
+    assert_eq!(call([&q, &k, &v, &o], f32::NAN, 1), Status::InvalidArgument.code());
+    assert_eq!(call([&q, &k, &v, &o], 0.088, 2), Status::InvalidArgument.code());
+    assert_eq!(call([&q, &k, &v, &q], 0.088, 1), Status::InvalidArgument.code(), "o over q");
+    let k16 = tensor(addr(2), DType::F16, &[b, hkv, sk, d]);
+    assert_eq!(call([&q, &k16, &v, &o], 0.088, 1), Status::UnsupportedDtype.code());
+    let k3 = tensor(addr(2), DType::BF16, &[b, 3, sk, d]);
+    assert_eq!(call([&q, &k3, &k3, &o], 0.088, 1), Status::ShapeMismatch.code());
+    let flat = tensor(addr(1), DType::BF16, &[b * hq, sq, d]);
+    assert_eq!(call([&flat, &k, &v, &o], 0.088, 1), Status::BadRank.code());
+    let odd = strided(addr(3), DType::BF16, &[b, hkv, sk, d], &[hkv * sk * 132, sk * 132, 132, 1]);
+    assert_eq!(call([&q, &k, &odd, &o], 0.088, 1), Status::BadStride.code());
+    let misaligned = TileirTensor { data: addr(4) + 8, ..o };
+    assert_eq!(call([&q, &k, &v, &misaligned], 0.088, 1), Status::Misaligned.code());
+    assert_eq!(
+        unsafe { cutile_flash_attention(&q, &k, std::ptr::null(), &o, 0.088, 1, 0, 0) },
+        Status::NullPointer.code()
+    );
+}
+
+#[test]
+fn attention_sink_validation() {
+    let (b, hq, hkv, s, d) = (1, 16, 2, 333, 64);
+    let q = tensor(addr(1), DType::BF16, &[b, hq, s, d]);
+    let k = tensor(addr(2), DType::BF16, &[b, hkv, s, d]);
+    let v = tensor(addr(3), DType::BF16, &[b, hkv, s, d]);
+    let sinks = tensor(addr(4), DType::F32, &[hq]);
+    let o = tensor(addr(5), DType::BF16, &[b, hq, s, d]);
+    let call = |a: [&TileirTensor; 5], window: i32| unsafe {
+        cutile_attention_sink(a[0], a[1], a[2], a[3], a[4], 0.125, window, 0, 0)
+    };
+    assert!(passed_validation(call([&q, &k, &v, &sinks, &o], 128)), "{}", last_error());
+    assert_eq!(selected(), "bf16_d64_gqa8_window128");
+    assert!(passed_validation(call([&q, &k, &v, &sinks, &o], 0)), "{}", last_error());
+    assert_eq!(selected(), "bf16_d64_gqa8_full");
+    assert_eq!(call([&q, &k, &v, &sinks, &o], 256), Status::NoVariant.code());
+    assert_eq!(call([&q, &k, &v, &sinks, &o], -1), Status::InvalidArgument.code());
+    let short = tensor(addr(4), DType::F32, &[hq - 1]);
+    assert_eq!(call([&q, &k, &v, &short, &o], 128), Status::ShapeMismatch.code());
+    let half = tensor(addr(4), DType::BF16, &[hq]);
+    assert_eq!(call([&q, &k, &v, &half, &o], 128), Status::UnsupportedDtype.code());
+    let gapped = strided(addr(4), DType::F32, &[hq], &[2]);
+    assert_eq!(call([&q, &k, &v, &gapped, &o], 128), Status::BadStride.code());
+    let over_sinks = TileirTensor { data: addr(4), ..o };
+    assert_eq!(call([&q, &k, &v, &sinks, &over_sinks], 128), Status::InvalidArgument.code());
 }

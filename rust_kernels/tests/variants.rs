@@ -862,3 +862,56 @@ fn layer_norm_structure() {
         }
     }
 }
+
+/// The attention kernels: one q tile load, then per key-loop phase (`phases`) a K tile read
+/// transposed (dim_map [0, 1, 3, 2]) and a V tile, two mmas (QK^T into a (BM, BN) f32 tile, PV
+/// into the (BM, D) f32 accumulator), two exp2, one fma for the running sum, three carried
+/// values (acc, sum, max); one `select` (the mask) per masked phase (`masked`); one store.
+fn check_attention_structure(variants: &[&Variant], phases: usize, masked: usize) {
+    for v in variants {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (bm, bn, d) = (v.constant("BM"), v.constant("BN"), v.constant("D"));
+        let sinks = usize::from(v.op == "attention_sink");
+        assert_eq!(count(text, " for "), phases, "{}: key loop phases", v.name);
+        assert_eq!(count(text, "= mmaf "), 2 * phases, "{}", v.name);
+        let qk = format!("tile<{bm}x{d}x{e}>, tile<{d}x{bn}x{e}>, tile<{bm}x{bn}xf32>");
+        let pv = format!("tile<{bm}x{bn}x{e}>, tile<{bn}x{d}x{e}>, tile<{bm}x{d}xf32>");
+        if qk == pv {
+            assert_eq!(count(text, &qk), 2 * phases, "{}: QK^T and PV mmas (D = BN)", v.name);
+        } else {
+            assert_eq!(count(text, &qk), phases, "{}: QK^T mmas", v.name);
+            assert_eq!(count(text, &pv), phases, "{}: PV mmas", v.name);
+        }
+        assert_eq!(count(text, "= exp2 "), 2 * phases, "{}", v.name);
+        assert_eq!(count(text, "= fma "), phases, "{}: l * alpha + sum(p)", v.name);
+        assert_eq!(count(text, "= select "), masked, "{}: one mask per masked phase", v.name);
+        assert_eq!(loads(text), 1 + sinks + 2 * phases, "{}: q, (sinks), K and V per phase", v.name);
+        assert_eq!(stores(text), 1, "{}", v.name);
+        let kt = format!("tile=(1x1x{d}x{bn})");
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.contains("= make_partition_view")
+                    && l.contains(&kt)
+                    && l.contains("padding_value = zero")
+                    && l.contains("dim_map=[0,1,3,2]"))
+                .count(),
+            1,
+            "{}: K read transposed through one view",
+            v.name
+        );
+        assert!(!text.contains("rounding<approx>") && !text.contains("flush_to_zero"), "{}", v.name);
+    }
+}
+
+/// flash_attention: an unmasked and a masked key phase.
+#[test]
+fn flash_attention_structure() {
+    check_attention_structure(ops::flash_attention::VARIANTS, 2, 1);
+}
+
+/// attention_sink: window edge (masked), fully visible, diagonal (masked); the sink logit load.
+#[test]
+fn attention_sink_structure() {
+    check_attention_structure(ops::attention_sink::VARIANTS, 3, 2);
+}

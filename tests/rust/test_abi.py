@@ -461,7 +461,7 @@ def test_registry_functions_are_in_the_header_with_their_arguments():
         args = [" ".join(a.split()).replace(" *", "* ") for a in m[2].split(",")]
         protos[m[1]] = [tuple(a.rsplit(" ", 1)) for a in args]
     assert sorted(protos) == sorted(f.name for f in ports.FUNCTIONS)
-    ctype = {"tensor": "const tileir_tensor_t*", "f32": "float", "i32": "int32_t", "flag": "int32_t"}
+    ctype = {"tensor": "const tileir_tensor_t*", "f32": "float", "i32": "int32_t", "flag": "int32_t", "int": "int32_t"}
     for f in ports.FUNCTIONS:
         want = [(ctype[a.kind], a.name) for a in f.args] + [("int32_t", "device"), ("uint64_t", "stream")]
         assert protos[f.name] == want, f.name
@@ -638,6 +638,13 @@ class FakeTensor:
                           *(FakeTensor(i, "torch.float32", [16, 64]) for i in (4, 5)),
                           *(FakeTensor(i, "torch.float16", [4, 2, 128]) for i in (6, 7)), library=L),
      ports.NoVariantError, ValueError),
+    (lambda L: ports.flash_attention(*(FakeTensor(i, "torch.float16", [1, 2, 64, 64]) for i in (1, 2, 3, 4)),
+                                     float("inf"), library=L), ports.InvalidArgumentError, ValueError),
+    (lambda L: ports.flash_attention(*(FakeTensor(i, "torch.bfloat16", [1, 2, 64, 64]) for i in (1, 2, 3, 4)), 0.125,
+                                     causal=True, library=L), ports.NoVariantError, ValueError),
+    (lambda L: ports.attention_sink(*(FakeTensor(i, "torch.bfloat16", [1, 8, 64, 64]) for i in (1, 2, 3)),
+                                    FakeTensor(4, "torch.float16", [8]), FakeTensor(5, "torch.bfloat16", [1, 8, 64, 64]),
+                                    0.125, 128, library=L), ports.UnsupportedDtypeError, TypeError),
 ])
 def test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also):
     with pytest.raises(error) as info:
@@ -680,8 +687,14 @@ def test_gelu_wrapper_takes_torch_spellings(ports_library):
     lambda L: ports.rope(FakeTensor(1, "torch.int32", [4]), *(FakeTensor(i, "torch.bfloat16", [4, 2, 128]) for i in (2, 3)),
                          *(FakeTensor(i, "torch.float32", [16, 64]) for i in (4, 5)),
                          *(FakeTensor(i, "torch.bfloat16", [4, 2, 128]) for i in (6, 7)), is_neox=False, library=L),
+    lambda L: ports.flash_attention(FakeTensor(1, "torch.bfloat16", [2, 8, 100, 128]),
+                                    *(FakeTensor(i, "torch.bfloat16", [2, 1, 300, 128]) for i in (2, 3)),
+                                    FakeTensor(4, "torch.bfloat16", [2, 8, 100, 128]), 0.088, library=L),
+    lambda L: ports.attention_sink(*(FakeTensor(i, "torch.float16", [1, 2, 200, 128]) for i in (1, 2, 3)),
+                                   FakeTensor(4, "torch.float32", [2]), FakeTensor(5, "torch.float16", [1, 2, 200, 128]),
+                                   0.088, window=256, library=L),
 ], ids=["silu_2d", "silu_3d", "swiglu", "swiglu_bwd", "gelu_none", "gelu_true", "dropout_big_seed", "dropout_neg",
-        "rope_gptj"])
+        "rope_gptj", "flash_attention_gqa8", "attention_sink_window256"])
 def test_new_wrappers_pass_validation_and_stop_at_the_driver(ports_library, call):
     with pytest.raises(ports.DriverUnavailableError):
         call(ports_library)
@@ -750,7 +763,7 @@ def _reference_args_from_dims(op, variant, shape):
         if a.kind == "tensor":
             dims = REFERENCE_DIMS[op](a.name, shape, variant)
             args.append(_reference_layout(i, variant["dtypes"][a.name], dims, a.name in nc))
-        elif a.kind == "flag":
+        elif a.kind in ("flag", "int"):
             args.append(variant["constants"][a.constant_name])
         else:
             args.append(scalars[a.name])
@@ -928,3 +941,160 @@ def test_layout_norm_quant_wrappers_raise_the_exception_of_the_code(ports_librar
 def test_layout_norm_quant_wrappers_pass_validation_and_stop_at_the_driver(ports_library, call):
     with pytest.raises(ports.DriverUnavailableError):
         call(ports_library)
+
+
+def _attention_reference_args(op, variant, shape):
+    """The C arguments ref.make_inputs gives for one analysis.json test shape: q, k, v
+    (B, H, S, D), dense or (noncontiguous) the transpose(1, 2) of a (B, S, H, D) buffer; o
+    dense; sinks (Hq,); sm_scale, then the causal flag or the window."""
+    c, nc = variant["constants"], set(shape.get("noncontiguous", ()))
+    dtype, d = variant["dtypes"]["q"], c["D"]
+    sq, sk = (shape["Sq"], shape["Sk"]) if op == "flash_attention" else (shape["S"], shape["S"])
+
+    def heads(i, name, h, s):
+        if name in nc:
+            return t(i, dtype, [shape["B"], h, s, d], [s * h * d, d, h * d, 1])
+        return t(i, dtype, [shape["B"], h, s, d])
+
+    q, k, v = heads(1, "q", shape["Hq"], sq), heads(2, "k", shape["Hkv"], sk), heads(3, "v", shape["Hkv"], sk)
+    o = t(5, dtype, [shape["B"], shape["Hq"], sq, d])
+    if op == "flash_attention":
+        return [q, k, v, o, 1.0 / d ** 0.5, int(c["CAUSAL"])]
+    return [q, k, v, t(4, "float32", [shape["Hq"]]), o, 1.0 / d ** 0.5, c["WINDOW"]]
+
+
+@pytest.mark.parametrize("op", ["flash_attention", "attention_sink"])
+def test_every_attention_test_shape_fits_its_forced_variant(lib, ports_library, op):
+    """What test_gpu_ports.py launches for the attention ops (each variant forced on each of its
+    test shapes, noncontiguous q, k, v included) gets past validation; unforced, the library
+    takes every shape too (the tuned twin of the variant's combination)."""
+    assert_every_reference_test_shape_fits(lib, ports_library, op, _attention_reference_args, unforced=True)
+
+
+def test_flash_attention_rejections(lib, ports_library):
+    B, Hq, Hkv, Sq, Sk, D = 2, 8, 2, 200, 300, 128
+
+    def fa(q=None, k=None, v=None, o=None, sm_scale=0.088, causal=1, dtype="bfloat16", **kw):
+        arrays = [q or t(1, dtype, [B, Hq, Sq, D]), k or t(2, dtype, [B, Hkv, Sk, D]), v or t(3, dtype, [B, Hkv, Sk, D]),
+                  o or t(4, dtype, [B, Hq, Sq, D])]
+        return call(lib, "cutile_flash_attention", *arrays, sm_scale, causal, **kw)
+
+    def selected():
+        return lib.tileir_kernels_selected_variant().decode()
+
+    assert fa() in PAST_VALIDATION, message(lib)
+    assert selected() == "bf16_d128_causal_gqa4_w8_bn128"
+    assert fa(k=t(2, "bfloat16", [B, 1, Sk, D]), v=t(3, "bfloat16", [B, 1, Sk, D]), causal=0) in PAST_VALIDATION
+    assert selected() == "bf16_d128_noncausal_gqa8_w8_bn128"
+    f16 = [t(i, "float16", [3, 4, 77, 64]) for i in (1, 2, 3, 4)]
+    assert call(lib, "cutile_flash_attention", *f16, 0.125, 1) in PAST_VALIDATION and selected() == "f16_d64_causal_o2"
+    # a (B, S, H, D) buffer seen as (B, H, S, D): strides (S H D, D, H D, 1)
+    assert fa(q=t(1, "bfloat16", [B, Hq, Sq, D], [Sq * Hq * D, D, Hq * D, 1])) in PAST_VALIDATION, message(lib)
+    assert call(lib, "cutile_flash_attention", None, *[t(i, "bfloat16", [B, Hq, Sq, D]) for i in (2, 3, 4)], 0.1, 1) \
+        == Status.NULL_POINTER
+    # dtype
+    assert fa(dtype="float32") == Status.UNSUPPORTED_DTYPE
+    assert fa(v=t(3, "float16", [B, Hkv, Sk, D])) == Status.UNSUPPORTED_DTYPE
+    assert fa(o=t(4, "float32", [B, Hq, Sq, D])) == Status.UNSUPPORTED_DTYPE
+    # a combination no variant is built for: f16 with D = 128, bf16 non-causal MHA, GQA 2
+    assert fa(dtype="float16") == Status.NO_VARIANT and "head dim 128" in message(lib)
+    assert fa(k=t(2, "bfloat16", [B, Hq, Sk, D]), v=t(3, "bfloat16", [B, Hq, Sk, D]), causal=0) == Status.NO_VARIANT
+    assert fa(k=t(2, "bfloat16", [B, 4, Sk, D]), v=t(3, "bfloat16", [B, 4, Sk, D])) == Status.NO_VARIANT
+    assert "query group 2" in message(lib)
+    # rank and shape
+    assert fa(q=t(1, "bfloat16", [B * Hq, Sq, D])) == Status.BAD_RANK
+    assert fa(o=t(4, "bfloat16", [1, B, Hq, Sq, D])) == Status.BAD_RANK
+    assert fa(k=t(2, "bfloat16", [B + 1, Hkv, Sk, D])) == Status.SHAPE_MISMATCH
+    assert fa(k=t(2, "bfloat16", [B, Hkv, Sk, 64])) == Status.SHAPE_MISMATCH
+    assert fa(v=t(3, "bfloat16", [B, Hkv, Sk - 1, D])) == Status.SHAPE_MISMATCH
+    assert fa(o=t(4, "bfloat16", [B, Hq, Sq + 1, D])) == Status.SHAPE_MISMATCH
+    assert fa(k=t(2, "bfloat16", [B, 3, Sk, D]), v=t(3, "bfloat16", [B, 3, Sk, D])) == Status.SHAPE_MISMATCH  # 8 % 3
+    assert fa(k=t(2, "bfloat16", [B, 0, Sk, D]), v=t(3, "bfloat16", [B, 0, Sk, D])) == Status.SHAPE_MISMATCH
+    assert fa(k=t(2, "bfloat16", [B, Hkv, 0, D]), v=t(3, "bfloat16", [B, Hkv, 0, D])) == Status.UNSUPPORTED_SHAPE
+    # strides and alignment
+    assert fa(q=t(1, "bfloat16", [B, Hq, Sq, D], [Hq * Sq * 132, Sq * 132, 132, 1])) == Status.BAD_STRIDE  # 132 % 8
+    assert fa(k=t(2, "bfloat16", [B, Hkv, Sk, D], [Hkv * Sk * D * 2, Sk * D * 2, D * 2, 2])) == Status.BAD_STRIDE
+    assert fa(o=t(4, "bfloat16", [B, Hq, Sq, D], [Hq * Sq * D, Sq * D, 0, 1])) == Status.BAD_STRIDE  # rows collide
+    assert fa(q=t(1, "bfloat16", [B, Hq, Sq, D], offset=8)) == Status.MISALIGNED
+    assert fa(o=t(4, "bfloat16", [B, Hq, Sq, D], offset=2)) == Status.MISALIGNED
+    # overlap: o over any input, also exactly in place over q (every block reads all of k and v)
+    assert fa(o=t(1, "bfloat16", [B, Hq, Sq, D])) == Status.INVALID_ARGUMENT and "o overlaps input q" in message(lib)
+    assert fa(o=t(2, "bfloat16", [B, Hq, Sq, D])) == Status.INVALID_ARGUMENT
+    assert fa(o=t(3, "bfloat16", [B, Hq, Sq, D], offset=1024)) == Status.INVALID_ARGUMENT
+    # scalars, flag and device
+    assert fa(sm_scale=float("nan")) == Status.INVALID_ARGUMENT and "sm_scale" in message(lib)
+    assert fa(sm_scale=float("-inf")) == Status.INVALID_ARGUMENT
+    assert fa(causal=2) == Status.INVALID_ARGUMENT and "causal" in message(lib)
+    assert fa(device=-1) == Status.INVALID_DEVICE
+    # a grid.y (B * Hq) past the driver's 65535
+    assert fa(q=t(1, "bfloat16", [1, 65536, 1, D]), k=t(2, "bfloat16", [1, 16384, 1, D]),
+              v=t(3, "bfloat16", [1, 16384, 1, D]), o=t(4, "bfloat16", [1, 65536, 1, D])) == Status.UNSUPPORTED_SHAPE
+    # a forced variant must compute what was asked: its head dim, query group and causal flag
+    for name in ("bf16_d128_causal", "bf16_d128_causal_w8_bn128", "bf16_d128_noncausal_gqa8"):
+        with ports.force_variant("flash_attention", name, library=ports_library):
+            code, text = fa(), message(lib)
+        assert code == Status.INVALID_ARGUMENT and name in text, (name, text)
+    with ports.force_variant("flash_attention", "bf16_d128_causal_gqa4", library=ports_library):
+        assert fa() in PAST_VALIDATION and selected() == "bf16_d128_causal_gqa4"
+    with ports.force_variant("flash_attention", "f16_d64_causal", library=ports_library):
+        assert fa() == Status.UNSUPPORTED_DTYPE  # the variant's own TensorSpec: f16
+    # empty output: no driver
+    e = [t(0, "bfloat16", [0, Hq, Sq, D]), t(0, "bfloat16", [0, Hkv, Sk, D]), t(0, "bfloat16", [0, Hkv, Sk, D]),
+         t(0, "bfloat16", [0, Hq, Sq, D])]
+    assert call(lib, "cutile_flash_attention", *e, 0.1, 1) == Status.OK
+    assert fa(q=t(1, "bfloat16", [B, Hq, 0, D]), o=t(4, "bfloat16", [B, Hq, 0, D])) == Status.OK
+
+
+def test_attention_sink_rejections(lib, ports_library):
+    B, Hq, Hkv, S, D = 2, 16, 2, 333, 64
+
+    def sink(q=None, k=None, v=None, sinks=None, o=None, sm_scale=0.125, window=128, dtype="bfloat16", **kw):
+        arrays = [q or t(1, dtype, [B, Hq, S, D]), k or t(2, dtype, [B, Hkv, S, D]), v or t(3, dtype, [B, Hkv, S, D]),
+                  sinks or t(4, "float32", [Hq]), o or t(5, dtype, [B, Hq, S, D])]
+        return call(lib, "cutile_attention_sink", *arrays, sm_scale, window, **kw)
+
+    def selected():
+        return lib.tileir_kernels_selected_variant().decode()
+
+    assert sink() in PAST_VALIDATION, message(lib)
+    assert selected() == "bf16_d64_gqa8_window128"
+    assert sink(window=0) in PAST_VALIDATION and selected() == "bf16_d64_gqa8_full"
+    mha = [t(1, "float16", [1, 2, 200, 128], [200 * 2 * 128, 128, 2 * 128, 1])] + \
+        [t(i, "float16", [1, 2, 200, 128]) for i in (2, 3)] + [t(4, "float32", [2]), t(5, "float16", [1, 2, 200, 128])]
+    assert call(lib, "cutile_attention_sink", *mha, 0.088, 256) in PAST_VALIDATION, message(lib)
+    assert selected() == "f16_d128_mha_window256"
+    # dtype
+    assert sink(sinks=t(4, "bfloat16", [Hq])) == Status.UNSUPPORTED_DTYPE and "sinks" in message(lib)
+    assert sink(dtype="float32") == Status.UNSUPPORTED_DTYPE and "q: attention_sink takes" in message(lib)
+    assert sink(k=t(2, "float16", [B, Hkv, S, D])) == Status.UNSUPPORTED_DTYPE
+    # no variant: another window, head dim or group
+    assert sink(window=64) == Status.NO_VARIANT and "window 64" in message(lib)
+    assert sink(dtype="float16") == Status.NO_VARIANT
+    assert sink(k=t(2, "bfloat16", [B, 4, S, D]), v=t(3, "bfloat16", [B, 4, S, D])) == Status.NO_VARIANT
+    # rank and shape
+    assert sink(sinks=t(4, "float32", [1, Hq])) == Status.BAD_RANK
+    assert sink(q=t(1, "bfloat16", [Hq, S, D])) == Status.BAD_RANK
+    assert sink(sinks=t(4, "float32", [Hq - 1])) == Status.SHAPE_MISMATCH
+    assert sink(k=t(2, "bfloat16", [B, Hkv, S + 1, D]), v=t(3, "bfloat16", [B, Hkv, S + 1, D])) == Status.SHAPE_MISMATCH
+    assert sink(o=t(5, "bfloat16", [B, Hq, S, D + 8])) == Status.SHAPE_MISMATCH
+    # strides and alignment
+    assert sink(sinks=t(4, "float32", [Hq], [2])) == Status.BAD_STRIDE
+    assert sink(v=t(3, "bfloat16", [B, Hkv, S, D], [Hkv * S * 68, S * 68, 68, 1])) == Status.BAD_STRIDE
+    assert sink(sinks=t(4, "float32", [Hq], offset=4)) == Status.MISALIGNED
+    assert sink(k=t(2, "bfloat16", [B, Hkv, S, D], offset=2)) == Status.MISALIGNED
+    # overlap, scalars, device
+    assert sink(o=t(4, "bfloat16", [B, Hq, S, D])) == Status.INVALID_ARGUMENT and "o overlaps input sinks" in message(lib)
+    assert sink(o=t(1, "bfloat16", [B, Hq, S, D])) == Status.INVALID_ARGUMENT
+    assert sink(window=-1) == Status.INVALID_ARGUMENT and "window" in message(lib)
+    assert sink(sm_scale=float("inf")) == Status.INVALID_ARGUMENT
+    assert sink(device=-1) == Status.INVALID_DEVICE
+    # a forced variant must have the call's window
+    with ports.force_variant("attention_sink", "bf16_d64_gqa8_full", library=ports_library):
+        code, text = sink(), message(lib)
+    assert code == Status.INVALID_ARGUMENT and "WINDOW = 0" in text, text
+    with ports.force_variant("attention_sink", "f16_d128_mha_window256", library=ports_library):
+        assert sink(window=256) == Status.UNSUPPORTED_DTYPE
+    # empty output: no driver
+    assert sink(q=t(1, "bfloat16", [B, Hq, 0, D]), k=t(2, "bfloat16", [B, Hkv, 0, D]), v=t(3, "bfloat16", [B, Hkv, 0, D]),
+                o=t(5, "bfloat16", [B, Hq, 0, D])) == Status.OK
+

@@ -255,6 +255,57 @@ def test_rope_launch(fake_driver, library_with_fake_cubins, tmp_path):
     assert "function rope_entry" in log
 
 
+def test_flash_attention_and_attention_sink_launches(fake_driver, library_with_fake_cubins, tmp_path):
+    """flash_attention and attention_sink: the tuned variant of (dtype, D, query group, causal /
+    window), grid (cdiv(Sq, BM), B * Hq), four (B, H, S, D) tensors then sm_scale's f32 bits."""
+    a = [X + (i << 32) for i in range(5)]
+    bshd = lambda b, h, s, d: [s * h * d, d, h * d, 1]  # noqa: E731  a (B, S, H, D) buffer seen as (B, H, S, D)
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        A = {a}
+        call("cutile_flash_attention", T(A[0], [2, 8, 200, 128], "bfloat16"), T(A[1], [2, 2, 300, 128], "bfloat16"),
+             T(A[2], [2, 2, 300, 128], "bfloat16"), T(A[3], [2, 8, 200, 128], "bfloat16"), ctypes.c_float(0.125), 1,
+             0, 0, nparams=37)
+        call("cutile_flash_attention", T(A[0], [1, 8, 64, 128], "bfloat16", {bshd(1, 8, 64, 128)}),
+             T(A[1], [1, 1, 64, 128], "bfloat16"), T(A[2], [1, 1, 64, 128], "bfloat16"),
+             T(A[3], [1, 8, 64, 128], "bfloat16"), ctypes.c_float(0.5), 0, 0, 0, nparams=37)
+        call("cutile_flash_attention", *[T(A[i], [3, 4, 77, 64], "float16") for i in range(4)], ctypes.c_float(0.125),
+             0, 0, 0, nparams=37)
+        call("cutile_attention_sink", T(A[0], [1, 16, 333, 64], "bfloat16"), T(A[1], [1, 2, 333, 64], "bfloat16"),
+             T(A[2], [1, 2, 333, 64], "bfloat16"), T(A[3], [16], "float32"), T(A[4], [1, 16, 333, 64], "bfloat16"),
+             ctypes.c_float(0.125), 128, 0, 0, nparams=40)
+        call("cutile_attention_sink", T(A[0], [1, 16, 333, 64], "bfloat16"), T(A[1], [1, 2, 333, 64], "bfloat16"),
+             T(A[2], [1, 2, 333, 64], "bfloat16"), T(A[3], [16], "float32"), T(A[4], [1, 16, 333, 64], "bfloat16"),
+             ctypes.c_float(0.125), 0, 0, 0, nparams=40)
+    """, tmp_path)
+    assert codes == [0, 0, 0, 0, 0]
+    assert images(log) == ["bf16_d128_causal_gqa4_w8_bn128", "bf16_d128_noncausal_gqa8_w8_bn128",
+                           "f16_d64_noncausal_o2", "bf16_d64_gqa8_window128", "bf16_d64_gqa8_full"]
+    gqa4, gqa8, mha, window, full = launches(log)
+    dense = lambda ptr, dims: [ptr, *dims, *_dense(dims)]  # noqa: E731
+    assert "grid=2,16,1" in gqa4  # cdiv(200, 128), B * Hq
+    assert params(gqa4) == (dense(a[0], [2, 8, 200, 128]) + dense(a[1], [2, 2, 300, 128])
+                            + dense(a[2], [2, 2, 300, 128]) + dense(a[3], [2, 8, 200, 128]) + [f32_bits(0.125)])
+    assert "grid=1,8,1" in gqa8
+    # the batch stride of B = 1 reaches the kernel as 0 (an extent-1 dimension's stride never moves the address)
+    assert params(gqa8)[:9] == [a[0], 1, 8, 64, 128, 0, *bshd(1, 8, 64, 128)[1:]] and params(gqa8)[-1] == f32_bits(0.5)
+    assert "grid=1,12,1" in mha
+    assert "grid=3,16,1" in window and "grid=3,16,1" in full
+    sink_params = (dense(a[0], [1, 16, 333, 64]) + dense(a[1], [1, 2, 333, 64]) + dense(a[2], [1, 2, 333, 64])
+                   + [a[3], 16, 1] + dense(a[4], [1, 16, 333, 64]) + [f32_bits(0.125)])
+    assert params(window) == sink_params and params(full) == sink_params
+    assert "function flash_attention_w8_entry" in log and "function flash_attention_o2_entry" in log
+    assert "function attention_sink_entry" in log
+
+
+def _dense(dims):
+    """Row-major strides of `dims` in elements, as the kernel gets them: 0 for an extent-1 dimension."""
+    strides, acc = [], 1
+    for n in reversed(dims):
+        strides.insert(0, acc if n != 1 else 0)
+        acc *= n
+    return strides
+
+
 @pytest.mark.parametrize("scenario, env, status", [
     ("host_pointer", {}, Status.DEVICE_MISMATCH),
     ("foreign_stream", {}, Status.DEVICE_MISMATCH),
@@ -310,6 +361,12 @@ VALID_CALLS = {
     "cutile_rope": 'T({x}, [4], "int32"), T(A[1], [4, 2, 64], "float16"), T(A[2], [4, 1, 64], "float16"), '
                    'T(A[3], [16, 32], "float32"), T(A[4], [16, 32], "float32"), T(A[5], [4, 2, 64], "float16"), '
                    'T(A[6], [4, 1, 64], "float16"), 1',
+    "cutile_flash_attention": 'T({x}, [1, 2, 64, 64], "float16"), T(A[1], [1, 2, 64, 64], "float16"), '
+                              'T(A[2], [1, 2, 64, 64], "float16"), T(A[3], [1, 2, 64, 64], "float16"), '
+                              'ctypes.c_float(0.125), 1',
+    "cutile_attention_sink": 'T({x}, [1, 8, 64, 64], "bfloat16"), T(A[1], [1, 1, 64, 64], "bfloat16"), '
+                             'T(A[2], [1, 1, 64, 64], "bfloat16"), T(A[3], [8], "float32"), '
+                             'T(A[4], [1, 8, 64, 64], "bfloat16"), ctypes.c_float(0.125), 128',
 }
 
 

@@ -135,7 +135,11 @@ def _one_call_per_op():
              ("softmax", "f16_row_a8_o8_m4_n1024", {"M": 4096, "N": 1024}),
              ("matmul", "bf16_nt_w8_128x256x64", {"M": 4096, "N": 4096, "K": 256}),
              ("rope", "bf16_neox_d128", {"T": 256, "Hq": 8, "Hkv": 8, "P": 4096}),
-             ("rope", "bf16_gptj_d128", {"T": 130, "Hq": 8, "Hkv": 2, "P": 512, "noncontiguous": ["q", "k"]})]
+             ("rope", "bf16_gptj_d128", {"T": 130, "Hq": 8, "Hkv": 2, "P": 512, "noncontiguous": ["q", "k"]}),
+             ("flash_attention", "bf16_d128_causal_gqa4_w8_bn128", {"B": 2, "Hq": 8, "Hkv": 2, "Sq": 256, "Sk": 256}),
+             ("flash_attention", "f16_d64_noncausal_o2", {"B": 2, "Hq": 4, "Hkv": 4, "Sq": 100, "Sk": 300}),
+             ("attention_sink", "bf16_d64_gqa8_window128",
+              {"B": 1, "Hq": 16, "Hkv": 2, "S": 333, "noncontiguous": ["q", "k", "v"]})]
     for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
         yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}-{name}")

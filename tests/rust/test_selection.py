@@ -172,3 +172,32 @@ def test_rope_selection(lib):
         expected = launcher.select_variant(dtype, d, bool(neox))
         seen.add(_agree(lib, expected, "cutile_rope", *arrays, neox, case=f"{dtype} D={d} is_neox={neox}"))
     assert {"bf16_neox_d128", "f16_neox_d64", "bf16_gptj_d128", None} <= seen
+
+
+def test_flash_attention_selection(lib):
+    launcher = _launcher("flash_attention")
+    seen = set()
+    for dtype, d, group, causal in itertools.product(DTYPES, (64, 128), (1, 2, 4, 8), (0, 1)):
+        b, kv_heads, sq, sk = 2, 2, 100, 300
+        q_heads = kv_heads * group
+        arrays = [t(1, dtype, [b, q_heads, sq, d]), t(2, dtype, [b, kv_heads, sk, d]), t(3, dtype, [b, kv_heads, sk, d]),
+                  t(4, dtype, [b, q_heads, sq, d])]
+        expected = launcher.select_variant(dtype, d, group, bool(causal))
+        seen.add(_agree(lib, expected, "cutile_flash_attention", *arrays, 0.1, causal,
+                        case=f"{dtype} D={d} group={group} causal={causal}"))
+    assert {"f16_d64_noncausal_o2", "f16_d64_causal_o2", "bf16_d128_causal_w8_bn128", "bf16_d128_causal_gqa4_w8_bn128",
+            "bf16_d128_noncausal_gqa8_w8_bn128", None} == seen
+
+
+def test_attention_sink_selection(lib):
+    launcher = _launcher("attention_sink")
+    seen = set()
+    for dtype, d, group, window in itertools.product(DTYPES, (64, 128), (1, 8), (0, 128, 256)):
+        b, kv_heads, s = 1, 2, 200
+        q_heads = kv_heads * group
+        arrays = [t(1, dtype, [b, q_heads, s, d]), t(2, dtype, [b, kv_heads, s, d]), t(3, dtype, [b, kv_heads, s, d]),
+                  t(4, "float32", [q_heads]), t(5, dtype, [b, q_heads, s, d])]
+        expected = launcher.select_variant(dtype, d, group, window)
+        seen.add(_agree(lib, expected, "cutile_attention_sink", *arrays, 0.1, window,
+                        case=f"{dtype} D={d} group={group} window={window}"))
+    assert {"bf16_d64_gqa8_window128", "bf16_d64_gqa8_full", "f16_d128_mha_window256", None} == seen

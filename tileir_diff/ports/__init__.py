@@ -62,5 +62,7 @@ __all__ = [
 ]
 
 from tileir_diff.ports.torch_ops import argmax, cross_entropy, cumsum, embedding  # noqa: E402
+from tileir_diff.ports.torch_ops import attention_sink, flash_attention  # noqa: E402
 
 __all__ += ["argmax", "cross_entropy", "cumsum", "embedding"]
+__all__ += ["flash_attention", "attention_sink"]

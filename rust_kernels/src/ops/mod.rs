@@ -55,6 +55,8 @@ ops! {
     fp8_quantize => fp8_quantize_kernel,
     layer_norm => layer_norm_kernel,
     rope => rope_kernel,
+    flash_attention => flash_attention_kernel,
+    attention_sink => attention_sink_kernel,
 }
 
 /// Every variant of every op, in a stable order.
