@@ -382,21 +382,8 @@ class Classifier:
                 root_of_left[l] = root
                 root_of_right[r] = root
 
-        self._deferred: List[Tuple[bool, List[str]]] = []
         roots.extend(self._unpaired_groups(dirty_l, dirty_r, root_of_left, root_of_right))
         self._assign_affected(roots, dirty_l, dirty_r, root_of_left, root_of_right)
-        owned_l = {n for r in roots for n in r.affected_left} | {r.left for r in roots if r.left}
-        owned_r = {n for r in roots for n in r.affected_right} | {r.right for r in roots if r.right}
-        late = []
-        for side_l, nodes in self._deferred:
-            if all(n in (owned_l if side_l else owned_r) for n in nodes):
-                continue
-            root = self._one_sided_root(side_l, nodes, root_of_left, root_of_right)
-            if root is not None:
-                late.append(root)
-        if late:
-            roots.extend(late)
-            self._assign_affected(roots, dirty_l, dirty_r, root_of_left, root_of_right)
         return roots
 
     def _wiring_finding(self, l: str, r: str, slots) -> Finding:
@@ -617,11 +604,6 @@ class Classifier:
                 g, nodes = (L, lnodes) if side_l else (R, rnodes)
                 if all(g.nodes[x].kind == "arg" and not g.nodes[x].users for x in nodes):
                     continue  # an argument nothing reads: part of the calling-convention root
-                if self._downstream_of_a_change(g, set(nodes), dirty_l if side_l else dirty_r):
-                    # computed from a changed value: listed under the root that reaches it, if one
-                    # does (run() makes it a root of its own otherwise)
-                    self._deferred.append((side_l, list(nodes)))
-                    continue
                 root = self._one_sided_root(side_l, nodes, root_of_left, root_of_right)
                 if root is None:
                     continue
@@ -706,19 +688,6 @@ class Classifier:
                 return True
             p = g.nodes[p].parent
         return False
-
-    @staticmethod
-    def _downstream_of_a_change(g: FunctionGraph, nodes: Set[str], dirty: Set[str]) -> bool:
-        """One cause, one root: a one-sided component of pure ops that reads a value a PAIRED op
-        produces whose pair differs (the sigmoid written ``x * (e / (1 + e))`` where the other
-        side divides ``x / (1 + exp(-x))``: the ``divf`` pair differs, the ``mulf`` after it is
-        new code computed from it) is part of that difference; ``_assign_affected`` lists it
-        under the root that reaches it. A component with effects, or reading only clean values,
-        stays a root of its own."""
-        if not all(g.nodes[n].kind == "op" and has_trait(g.nodes[n].op, "pure") for n in nodes):
-            return False
-        inputs = {src for n in nodes for src, _, _ in g.nodes[n].operands if src and src not in nodes}
-        return any(src in dirty and src not in nodes and g.nodes[src].kind == "op" for src in inputs)
 
     def _rewired_user(self, side_l: bool, nodes: Set[str]):
         """A one-sided component that feeds a slot of a paired user, where the other side's user
