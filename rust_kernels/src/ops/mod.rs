@@ -56,6 +56,7 @@ ops! {
     layer_norm => layer_norm_kernel,
     rope => rope_kernel,
     bmm => bmm_kernel,
+    splitk_matmul => splitk_matmul_kernel,
 }
 
 /// Every variant of every op, in a stable order.
