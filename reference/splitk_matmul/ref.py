@@ -60,3 +60,40 @@ def torch_baseline(variant, inputs):
         return torch.matmul(inputs["a"], inputs["b"])
     c = inputs["c"]
     return torch.sum(inputs["partial"], dim=0, dtype=torch.float32).to(c.dtype)
+
+
+# --- the Rust port's one call (cutile_splitk_matmul runs partial then reduce) ----------------
+
+PARTIAL_BK = 64  # the K tile of the partial kernel the port launches with a forced reduce variant
+
+
+def make_port_inputs(variant, shape, *, seed, device):
+    """Arrays of one cutile_splitk_matmul call (a, b, partial, c) for a variant's test shape: the
+    call runs the forced variant's kernel with the partner the library picks. A partial variant's
+    inputs plus a poisoned c; for a reduce variant, whose shapes have no K, K = 128 * S + 40
+    (2S + 1 K tiles: a ragged last tile, and splits past the last tile that write zeros) and the
+    partial slabs keep the reduce shape's layout (every other slab of a 2S-slab buffer when
+    non-contiguous)."""
+    if variant["kernel"] == "splitk_partial":
+        inputs = make_inputs(variant, shape, seed=seed, device=device)
+        dt = inputs["a"].dtype
+    else:
+        dt = getattr(torch, variant["dtypes"]["c"])
+        M, N, S = shape["M"], shape["N"], shape["S"]
+        partial_shape = {"M": M, "N": N, "S": S, "K": 2 * PARTIAL_BK * S + 40}
+        partial_variant = {"kernel": "splitk_partial", "dtypes": {"a": variant["dtypes"]["c"]}}
+        inputs = make_inputs(partial_variant, partial_shape, seed=seed, device=device)
+        if "partial" in shape.get("noncontiguous", ()):
+            inputs["partial"] = torch.full((2 * S, M, N), float("nan"), dtype=torch.float32, device=device)[::2]
+    M, N = inputs["partial"].shape[1:]
+    inputs["c"] = torch.full((M, N), float("nan"), dtype=dt, device=device)
+    return inputs
+
+
+def port_reference(variant, inputs):
+    """What the call writes: the slabs (as splitk_partial's reference, at the partial kernel's BK)
+    and c, their sum."""
+    partial_variant = {"kernel": "splitk_partial", "constants": {"BK": PARTIAL_BK}}
+    slabs = reference(partial_variant, inputs)["partial"]
+    a, b = inputs["a"].to(torch.float64), inputs["b"].to(torch.float64)
+    return {"partial": slabs, "c": (a @ b).to(torch.float32)}

@@ -56,6 +56,16 @@ def _call(op, variant, inputs, stream=None):
     getattr(ports, function.wrapper)(**ports.wrapper_kwargs(function, variant, inputs), stream=stream)
 
 
+def _inputs(op, ref, variant, shape):
+    """ref.make_inputs, or for a multi-kernel C function (one call runs the forced variant's kernel
+    and its partners) ref.make_port_inputs: registry.call_inputs."""
+    return ports.call_inputs(ports.function_for(op, variant["kernel"]), ref, variant, shape, seed=SEED, device="cuda")
+
+
+def _expected(op, ref, variant, inputs):
+    return ports.call_reference(ports.function_for(op, variant["kernel"]), ref, variant, inputs)
+
+
 def _cases():
     ports.load_library()
     for op in PORTED_OPS:
@@ -85,11 +95,11 @@ def test_every_ported_op_ships_cubins():
 @pytest.mark.parametrize("op, variant, shape, tolerances", _case_params())
 def test_numerics_match_reference(op, variant, shape, tolerances):
     ref = _ref_module(op)
-    inputs = ref.make_inputs(variant, shape, seed=SEED, device="cuda")
+    inputs = _inputs(op, ref, variant, shape)
     with ports.force_variant(op, variant["name"]):
         _call(op, variant, inputs)
     torch.cuda.synchronize()
-    expected = ref.reference(variant, inputs)
+    expected = _expected(op, ref, variant, inputs)
     from tileir_diff.suite.ports import cubin_digest
     record = {"op": op, "variant": variant["name"], "shape": shape, "outputs": {},
               "cubin_sha256": cubin_digest(RUST_BUILD / op / f"{variant['name']}.sm_90.cubin")}
@@ -135,7 +145,11 @@ def _one_call_per_op():
              ("softmax", "f16_row_a8_o8_m4_n1024", {"M": 4096, "N": 1024}),
              ("matmul", "bf16_nt_w8_128x256x64", {"M": 4096, "N": 4096, "K": 256}),
              ("rope", "bf16_neox_d128", {"T": 256, "Hq": 8, "Hkv": 8, "P": 4096}),
-             ("rope", "bf16_gptj_d128", {"T": 130, "Hq": 8, "Hkv": 2, "P": 512, "noncontiguous": ["q", "k"]})]
+             ("rope", "bf16_gptj_d128", {"T": 130, "Hq": 8, "Hkv": 2, "P": 512, "noncontiguous": ["q", "k"]}),
+             ("bmm", "f16_nn_w8_128x256x64", {"B": 8, "M": 1024, "N": 1024, "K": 512}),
+             ("bmm", "bf16_nt_128x128x64", {"B": 3, "M": 129, "N": 136, "K": 264, "noncontiguous": ["a", "b"]}),
+             ("splitk_matmul", "partial_bf16_64x128x64", {"M": 64, "N": 4096, "K": 8192, "S": 16}),
+             ("splitk_matmul", "reduce_f16_4x256", {"M": 65, "N": 128, "S": 4, "noncontiguous": ["partial"]})]
     for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
         yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}-{name}")
@@ -144,7 +158,7 @@ def _one_call_per_op():
 @pytest.mark.parametrize("op, variant, shape", list(_one_call_per_op()))
 def test_launch_allocates_nothing(op, variant, shape):
     ref = _ref_module(op)
-    inputs = ref.make_inputs(variant, shape, seed=SEED, device="cuda")
+    inputs = _inputs(op, ref, variant, shape)
     _call(op, variant, inputs)  # first call loads the module (driver memory, once)
     torch.cuda.synchronize()
     allocated = torch.cuda.memory_allocated()
@@ -163,9 +177,9 @@ def test_runs_in_order_on_a_non_default_stream(op, variant, shape, how):
     """The inputs are written on a side stream after a long spin; a launch on any other stream
     would read them before the write and fail the comparison."""
     ref = _ref_module(op)
-    inputs = ref.make_inputs(variant, shape, seed=SEED, device="cuda")
+    inputs = _inputs(op, ref, variant, shape)
     tensors = {k: v for k, v in inputs.items() if torch.is_tensor(v)}
-    read_only = [k for k in tensors if k not in ref.reference(variant, inputs)]
+    read_only = [k for k in tensors if k not in _expected(op, ref, variant, inputs)]
     saved = {k: tensors[k].clone() for k in read_only}
     for k in read_only:
         if tensors[k].element_size() == 1:  # float8: 0x7F is e4m3fn's NaN
@@ -187,7 +201,7 @@ def test_runs_in_order_on_a_non_default_stream(op, variant, shape, how):
         # Current stream is the default one here; the explicit argument must win.
         _call(op, variant, inputs, stream=side)
     side.synchronize()
-    expected = ref.reference(variant, inputs)
+    expected = _expected(op, ref, variant, inputs)
     tol = _analysis(op)["tolerances"]
     for name, want in expected.items():
         got = inputs[name]

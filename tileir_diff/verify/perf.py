@@ -38,13 +38,13 @@ def measure(spec, variants, log: Callable[[str], None]) -> List[Dict[str, Any]]:
     ref = _ref_module(spec)
     rows = []
     for v in variants:
-        inputs = ref.make_inputs(v.raw, v.bench_shape, seed=1, device="cuda")
         function = ports.function_for(spec.op, v.kernel)
+        inputs = ports.call_inputs(function, ref, v.raw, v.bench_shape, seed=1, device="cuda")
         wrapper = getattr(ports, function.wrapper)
         kwargs = ports.wrapper_kwargs(function, v.raw, inputs)
         with ports.force_variant(spec.op, v.name):  # time this variant, not the one selection picks
             port_ms = _device_ms(lambda: wrapper(**kwargs))
-        ref_ms = _device_ms(lambda: ref.reference(v.raw, inputs))
+        ref_ms = _device_ms(lambda: ports.call_reference(function, ref, v.raw, inputs))
         row = {"variant": v.name, "shape": v.bench_shape, "port_ms": round(port_ms, 4),
                "reference_ms": round(ref_ms, 4), "ratio": round(port_ms / ref_ms, 3) if ref_ms else None}
         log(str(row))
