@@ -428,17 +428,20 @@ fn block_id_names(text: &str) -> [Vec<String>; 3] {
     axes
 }
 
+/// The index operands of every load and store, in order.
+fn access_indices(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .filter(|l| l.contains("= load_view_tko") || l.contains("= store_view_tko"))
+        .map(|l| l[l.find('[').unwrap() + 1..l.find(']').unwrap()].split(", ").map(str::to_string).collect())
+        .collect()
+}
+
 /// Whether every load and store indexes (block x, block y): one tile per block of a 2-D grid.
 fn indexed_by_2d_block(text: &str) -> bool {
     let ids = block_id_names(text);
-    let accesses: Vec<&str> =
-        text.lines().filter(|l| l.contains("= load_view_tko") || l.contains("= store_view_tko")).collect();
+    let accesses = access_indices(text);
     !accesses.is_empty()
-        && accesses.iter().all(|l| {
-            let inside = &l[l.find('[').unwrap() + 1..l.find(']').unwrap()];
-            let ix: Vec<&str> = inside.split(", ").collect();
-            ix.len() == 2 && ids[0].iter().any(|n| n == ix[0]) && ids[1].iter().any(|n| n == ix[1])
-        })
+        && accesses.iter().all(|ix| ix.len() == 2 && ids[0].contains(&ix[0]) && ids[1].contains(&ix[1]))
 }
 
 /// The index operands of each load_view_tko, in order.
@@ -863,17 +866,11 @@ fn layer_norm_structure() {
     }
 }
 
-/// The first index operand of every load and store, and whether each is the block id of `axis`.
+/// Whether the first index of every load and store is the block id of grid `axis`.
 fn first_index_is_block(text: &str, axis: usize) -> bool {
     let ids = block_id_names(text);
-    let accesses: Vec<&str> =
-        text.lines().filter(|l| l.contains("= load_view_tko") || l.contains("= store_view_tko")).collect();
-    !accesses.is_empty()
-        && accesses.iter().all(|l| {
-            let inside = &l[l.find('[').unwrap() + 1..l.find(']').unwrap()];
-            let first = inside.split(", ").next().unwrap();
-            ids[axis].iter().any(|n| n == first)
-        })
+    let accesses = access_indices(text);
+    !accesses.is_empty() && accesses.iter().all(|ix| ids[axis].contains(&ix[0]))
 }
 
 #[test]

@@ -5,19 +5,16 @@ pub mod ffi;
 #[cfg(feature = "compile")]
 pub mod kernel;
 
-use crate::descriptor::{DType, TensorSpec};
+use crate::descriptor::DType;
+use crate::ops::matmul::aligned_operands;
 use crate::variant::{ParamSpec, Variant};
 
 pub const OP: &str = "bmm";
 
-/// a, b, c (B, ., .): unit last stride, batch and row strides multiples of 16 bytes
-/// (`stride_div` elements), 16-byte aligned bases.
+/// a, b, c (B, ., .): matmul's aligned operands, rank 3 (batch and row strides multiples of 16
+/// bytes).
 const fn aligned(dtype: DType, stride_div: i64) -> [ParamSpec; 3] {
-    [
-        ParamSpec::Tensor(TensorSpec::input("a", dtype, 3).unit_last().align(16).stride_div(stride_div, 1)),
-        ParamSpec::Tensor(TensorSpec::input("b", dtype, 3).unit_last().align(16).stride_div(stride_div, 1)),
-        ParamSpec::Tensor(TensorSpec::output("c", dtype, 3).unit_last().align(16).stride_div(stride_div, 1)),
-    ]
+    aligned_operands(dtype, 3, stride_div)
 }
 
 /// A `bmm` or `bmm_w8` variant (the same body on one or two consumer warpgroups).
