@@ -6,6 +6,7 @@ for the H200 machine; this module is never imported where no CUDA device is pres
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 from typing import Any, Callable, Dict, List
 
@@ -43,8 +44,8 @@ def measure(spec, variants, log: Callable[[str], None]) -> List[Dict[str, Any]]:
         wrapper = getattr(ports, function.wrapper)
         kwargs = ports.wrapper_kwargs(function, v.raw, inputs)
         with ports.force_variant(spec.op, v.name):  # time this variant, not the one selection picks
-            port_ms = _device_ms(lambda: wrapper(**kwargs))
-        ref_ms = _device_ms(lambda: ports.call_reference(function, ref, v.raw, inputs))
+            port_ms = _device_ms(functools.partial(wrapper, **kwargs))
+        ref_ms = _device_ms(functools.partial(ports.call_reference, function, ref, v.raw, inputs))
         row = {"variant": v.name, "shape": v.bench_shape, "port_ms": round(port_ms, 4),
                "reference_ms": round(ref_ms, 4), "ratio": round(port_ms / ref_ms, 3) if ref_ms else None}
         log(str(row))
