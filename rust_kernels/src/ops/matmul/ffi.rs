@@ -36,14 +36,14 @@ pub(crate) fn pick_gemm(
     flags: &[(&str, i32)],
     what: String,
 ) -> Result<&'static Variant> {
-    let described =
-        || flags.iter().map(|(name, value)| format!("{} = {value}", name.to_lowercase())).collect::<Vec<_>>();
     if let Some(v) = forced(op) {
         if entries.contains(&v.entry) && flags.iter().any(|(name, value)| v.constant(name) != *value as i64) {
             return fail(Status::InvalidArgument, format!("forced variant {} has other transpose flags", v.name));
         }
     } else if options.is_empty() {
-        return fail(Status::NoVariant, format!("no prebuilt {what} with {}", described().join(", ")));
+        let described: Vec<String> =
+            flags.iter().map(|(name, value)| format!("{} = {value}", name.to_lowercase())).collect();
+        return fail(Status::NoVariant, format!("no prebuilt {what} with {}", described.join(", ")));
     }
     pick(op, entries, tensors, || select(&options, tensors))
 }
