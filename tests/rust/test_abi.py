@@ -1034,7 +1034,7 @@ def test_splitk_matmul_rejections(lib):
     assert splitk(t(0, "bfloat16", [0, k]), b, t(0, "float32", [s, 0, n]), t(0, "bfloat16", [0, n])) == Status.OK
 
 
-def test_forced_splitk_variant_runs_with_its_partner(lib, ports_library):
+def test_forced_splitk_matmul_variant_runs_with_its_partner(lib, ports_library):
     """One call launches both kernels: forcing one of them keeps the library's choice of the other
     (same dtype); a forced kernel of another dtype is refused, not swapped."""
     args = (t(1, "float16", [64, 4096]), t(2, "float16", [4096, 512]), t(3, "float32", [8, 64, 512]),
@@ -1062,7 +1062,7 @@ def test_forced_splitk_variant_runs_with_its_partner(lib, ports_library):
                                    FakeTensor(3, "torch.float32", [4, 64, 64], offset=4),
                                    FakeTensor(4, "torch.bfloat16", [64, 64]), library=L), ports.MisalignedError,
      ValueError),
-])
+], ids=["bmm_shape", "bmm_f32_nt", "splitk_matmul_f16_slabs", "splitk_matmul_misaligned_slabs"])
 def test_gemm_family_wrappers_raise_the_exception_of_the_code(ports_library, call, error, also):
     test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also)
 
@@ -1074,7 +1074,7 @@ def test_gemm_family_wrappers_raise_the_exception_of_the_code(ports_library, cal
     lambda L: ports.splitk_matmul(FakeTensor(1, "torch.float16", [64, 256]), FakeTensor(2, "torch.float16", [256, 64]),
                                   FakeTensor(3, "torch.float32", [4, 64, 64]), FakeTensor(4, "torch.float16", [64, 64]),
                                   library=L),
-], ids=["bmm_nt", "bmm_tf32", "splitk"])
+], ids=["bmm_nt", "bmm_tf32", "splitk_matmul"])
 def test_gemm_family_wrappers_pass_validation_and_stop_at_the_driver(ports_library, call):
     with pytest.raises(ports.DriverUnavailableError):
         call(ports_library)

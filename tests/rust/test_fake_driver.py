@@ -577,7 +577,7 @@ def test_bmm_launches_the_batch_on_grid_y(fake_driver, library_with_fake_cubins,
     assert "function bmm_w8_entry" in log and "function bmm_entry" in log
 
 
-def test_splitk_launches_partial_then_reduce_on_the_callers_stream(fake_driver, library_with_fake_cubins, tmp_path):
+def test_splitk_matmul_launches_partial_then_reduce_on_the_callers_stream(fake_driver, library_with_fake_cubins, tmp_path):
     """One call, two launches in order on the stream: the partial kernel over (tiles, S), then the
     reduce over c's 4x256 tiles, both on the caller's slabs; a forced reduce keeps the partial."""
     m, n, k, s = 100, 520, 4096, 5
