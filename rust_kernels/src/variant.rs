@@ -174,27 +174,6 @@ pub fn forced(op: &str) -> Option<&'static Variant> {
     FORCED.with(|f| f.borrow().iter().find(|(o, _)| o == op).map(|(_, v)| *v))
 }
 
-/// The variant forced for `op` on this thread, if any, when it is one of `entries` (the kernels
-/// the calling C function launches: a forced variant of another kernel takes other arguments,
-/// which is an error).
-fn forced_among(op: &str, entries: &[&str]) -> Result<Option<&'static Variant>> {
-    match forced(op) {
-        Some(v) if !entries.contains(&v.entry) => Err(Error::new(
-            Status::InvalidArgument,
-            format!("forced variant {} is a {} kernel; this function launches {}", v.name, v.entry, entries.join(", ")),
-        )),
-        v => Ok(v),
-    }
-}
-
-/// Records what a call chose and validated: the variant names in launch order, joined by ","
-/// (`tileir_kernels_selected_variant`). `pick` records its one variant; a multi-kernel call
-/// records all of its `pick_stage` results once every one is validated.
-pub fn set_selected(variants: &[&Variant]) {
-    let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
-    SELECTED.with(|s| *s.borrow_mut() = std::ffi::CString::new(names.join(",")).unwrap_or_default());
-}
-
 /// The forced variant of `op` if one is set, else `choose()`; either way checked against
 /// `tensors`, so forcing never bypasses validation. `entries` are the kernels the calling C
 /// function launches (a forced variant of another kernel takes other arguments).
@@ -204,33 +183,49 @@ pub fn pick(
     tensors: &[&Tensor],
     choose: impl FnOnce() -> Result<&'static Variant>,
 ) -> Result<&'static Variant> {
-    let v = match forced_among(op, entries)? {
+    let v = match forced(op) {
+        Some(v) if !entries.contains(&v.entry) => {
+            return Err(Error::new(
+                Status::InvalidArgument,
+                format!(
+                    "forced variant {} is a {} kernel; this function launches {}",
+                    v.name,
+                    v.entry,
+                    entries.join(", ")
+                ),
+            ));
+        }
         Some(v) => v,
         None => choose()?,
     };
     v.accepts(tensors)?;
-    set_selected(&[v]);
+    SELECTED.with(|s| *s.borrow_mut() = std::ffi::CString::new(v.name).unwrap_or_default());
     Ok(v)
 }
 
-/// One launch of a C function that launches several kernels in order (`entries`: all of them;
-/// `stage`: the kernels this launch may run): the forced variant of `op` when it is one of
-/// `stage`, else `choose()`, checked against `tensors`. Forcing one kernel thus runs it with the
-/// partners the call chooses for the other launches. Records nothing: the caller passes every
-/// stage's variant to `set_selected` once all are validated.
+/// One stage of a C function that launches several kernels in order (flash_decode partial +
+/// combine, moe_align histogram + sort): the forced variant of `op` when it is a kernel of this
+/// stage (`entry`), else `choose()`; either way checked against the stage's `tensors`. Record the
+/// stages' variants with `record_selected` once all are picked.
 pub fn pick_stage(
     op: &str,
-    entries: &[&str],
-    stage: &[&str],
+    entry: &str,
     tensors: &[&Tensor],
     choose: impl FnOnce() -> Result<&'static Variant>,
 ) -> Result<&'static Variant> {
-    let v = match forced_among(op, entries)? {
-        Some(v) if stage.contains(&v.entry) => v,
+    let v = match forced(op) {
+        Some(v) if v.entry == entry => v,
         _ => choose()?,
     };
     v.accepts(tensors)?;
     Ok(v)
+}
+
+/// Names the variants of a multi-kernel call in launch order, comma-separated, as
+/// `tileir_kernels_selected_variant` reports them.
+pub fn record_selected(variants: &[&Variant]) {
+    let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
+    SELECTED.with(|s| *s.borrow_mut() = std::ffi::CString::new(names.join(",")).unwrap_or_default());
 }
 
 /// Forgets the last selection; `status::guard` calls it before each C entry runs.

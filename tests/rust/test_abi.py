@@ -945,7 +945,7 @@ def _bmm_reference_args(op, variant, shape):
 
 
 def _splitk_reference_args(op, variant, shape):
-    """The cutile_splitk_matmul arguments of reference/splitk_matmul/ref.py's make_port_inputs
+    """The cutile_splitk_matmul arguments of reference/splitk_matmul/port_call.py's call_inputs
     (no torch): a (M, K) (rows padded by 64 when non-contiguous), b (K, N), the (S, M, N) f32 slabs
     (every other slab of a 2S buffer when non-contiguous), c (M, N); K = 128 S + 40 for a reduce
     variant, whose shapes have none."""

@@ -21,9 +21,7 @@ from tileir_diff.ports._abi import (
     PortError, ShapeMismatchError, Status, TileirTensor, UnsupportedDtypeError, UnsupportedShapeError, check, descriptor,
     library_candidates, load_library,
 )
-from tileir_diff.ports.registry import (
-    FUNCTIONS, PORTED_OPS, PortFunction, call_inputs, call_reference, function_for, wrapper_kwargs,
-)
+from tileir_diff.ports.registry import FUNCTIONS, PORTED_OPS, PortFunction, function_for, wrapper_kwargs
 from tileir_diff.ports.torch_ops import (
     RMS_NORM_BWD_ROWS_PER_BLOCK, dropout, gelu, matmul, matmul_fp8, rms_norm, rms_norm_bwd, rope, silu_and_mul,
     softmax, swiglu, swiglu_bwd, vector_add,
@@ -69,4 +67,4 @@ __all__ += ["argmax", "cross_entropy", "cumsum", "embedding"]
 
 from tileir_diff.ports.torch_ops import bmm, splitk_matmul  # noqa: E402
 
-__all__ += ["bmm", "splitk_matmul", "call_inputs", "call_reference"]
+__all__ += ["bmm", "splitk_matmul"]

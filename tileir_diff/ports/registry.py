@@ -14,8 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-__all__ = ["Arg", "PortFunction", "FUNCTIONS", "PORTED_OPS", "function_for", "wrapper_kwargs", "call_inputs",
-           "call_reference"]
+__all__ = ["Arg", "PortFunction", "FUNCTIONS", "PORTED_OPS", "function_for", "wrapper_kwargs"]
 
 
 @dataclass(frozen=True)
@@ -44,10 +43,12 @@ class PortFunction:
     wrapper: str  # the torch wrapper: tileir_diff.ports.<wrapper>
     kernels: tuple[str, ...]  # analysis.json `kernel`s this function launches
     args: tuple[Arg, ...]
-    # True: every call launches all `kernels`, in this order (an operator of several kernels, e.g.
-    # splitk partial + reduce); its ref.py then has make_port_inputs and port_reference (call_inputs).
-    # False: each call launches one of them.
-    multi_kernel: bool = False
+    # For a function that launches several kernels in one call (flash_decode): the module
+    # reference/<op>/<call_module>.py whose call_inputs(variant, shape, *, seed, device) and
+    # call_reference(variant, inputs) replace ref.make_inputs / ref.reference in the GPU test. A
+    # forced variant's call runs its partner kernel too, so it needs both kernels' arguments and
+    # writes both kernels' outputs.
+    call_module: str | None = None
 
 
 def _t(*names: str) -> tuple[Arg, ...]:
@@ -92,7 +93,7 @@ FUNCTIONS: tuple[PortFunction, ...] = (
                  _t("positions", "q", "k", "cos_table", "sin_table", "q_out", "k_out") + (Arg("is_neox", "flag"),)),
     PortFunction("bmm", "cutile_bmm", "bmm", ("bmm", "bmm_w8"), _t("a", "b", "c") + (Arg("trans_b", "flag"),)),
     PortFunction("splitk_matmul", "cutile_splitk_matmul", "splitk_matmul", ("splitk_partial", "splitk_reduce"),
-                 _t("a", "b", "partial", "c"), multi_kernel=True),
+                 _t("a", "b", "partial", "c"), call_module="port_call"),
 )
 
 #: Every ported op, in table order.
@@ -117,19 +118,3 @@ def wrapper_kwargs(function: PortFunction, variant: Mapping[str, Any], inputs: M
         else:
             kwargs[a.name] = inputs[a.name]
     return kwargs
-
-
-def call_inputs(function: PortFunction, ref: Any, variant: Mapping[str, Any], shape: Mapping[str, Any], *, seed: int,
-                device: str) -> dict:
-    """The arrays of one port call for an analysis.json variant and test shape: ref.make_inputs (the
-    variant's kernel parameters), or for a multi-kernel function ref.make_port_inputs, which adds
-    what the call's other kernels read and write (the call runs the forced variant's kernel with
-    the partners the library chooses)."""
-    make = ref.make_port_inputs if function.multi_kernel else ref.make_inputs
-    return make(variant, shape, seed=seed, device=device)
-
-
-def call_reference(function: PortFunction, ref: Any, variant: Mapping[str, Any], inputs: Mapping[str, Any]) -> dict:
-    """What the call must write, by output name: ref.reference, or ref.port_reference (every
-    kernel's outputs) for a multi-kernel function."""
-    return (ref.port_reference if function.multi_kernel else ref.reference)(variant, inputs)

@@ -21,6 +21,18 @@ def _ref_module(spec):
     return module
 
 
+def _call_functions(spec, function, ref):
+    """(inputs, expected) of one port call: ref.make_inputs / ref.reference, or for a function of
+    several kernels those of reference/<op>/<call_module>.py (the registry's `call_module`)."""
+    if function.call_module is None:
+        return ref.make_inputs, ref.reference
+    path = spec.ref_path.with_name(f"{function.call_module}.py")
+    module_spec = importlib.util.spec_from_file_location(f"_verify_call_{spec.op}", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module.call_inputs, module.call_reference
+
+
 def _device_ms(fn: Callable[[], Any]) -> float:
     import torch
     for _ in range(WARMUP):
@@ -40,12 +52,13 @@ def measure(spec, variants, log: Callable[[str], None]) -> List[Dict[str, Any]]:
     rows = []
     for v in variants:
         function = ports.function_for(spec.op, v.kernel)
-        inputs = ports.call_inputs(function, ref, v.raw, v.bench_shape, seed=1, device="cuda")
+        make_inputs, reference = _call_functions(spec, function, ref)
+        inputs = make_inputs(v.raw, v.bench_shape, seed=1, device="cuda")
         wrapper = getattr(ports, function.wrapper)
         kwargs = ports.wrapper_kwargs(function, v.raw, inputs)
         with ports.force_variant(spec.op, v.name):  # time this variant, not the one selection picks
             port_ms = _device_ms(functools.partial(wrapper, **kwargs))
-        ref_ms = _device_ms(functools.partial(ports.call_reference, function, ref, v.raw, inputs))
+        ref_ms = _device_ms(functools.partial(reference, v.raw, inputs))
         row = {"variant": v.name, "shape": v.bench_shape, "port_ms": round(port_ms, 4),
                "reference_ms": round(ref_ms, 4), "ratio": round(port_ms / ref_ms, 3) if ref_ms else None}
         log(str(row))

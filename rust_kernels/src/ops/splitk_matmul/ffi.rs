@@ -1,10 +1,10 @@
 //! C ABI: `cutile_splitk_matmul(a, b, partial, c, device, stream)`, both kernels in one call.
 
-use super::{ENTRIES, OP, PARTIAL_ENTRIES, REDUCE_ENTRIES, candidates};
+use super::{OP, PARTIAL_ENTRY, REDUCE_ENTRY, candidates};
 use crate::descriptor::{DType, TileirTensor, read};
 use crate::launch::{Value, blocks, blocks_yz, check_device_id, run};
 use crate::status::{Error, Result, Status, fail, guard};
-use crate::variant::{Variant, check_disjoint, check_rank, check_same_dtype, pick_stage, set_selected};
+use crate::variant::{Variant, check_disjoint, check_rank, check_same_dtype, pick_stage, record_selected};
 
 /// The dtype's (partial, reduce) pair; `NoVariant` for a dtype split-K has no kernels for.
 fn chosen(dtype: DType) -> Result<(&'static Variant, &'static Variant)> {
@@ -68,9 +68,9 @@ pub unsafe extern "C" fn cutile_splitk_matmul(
             );
         }
         let (partial_choice, reduce_choice) = chosen(a.dtype)?;
-        let p = pick_stage(OP, &ENTRIES, &PARTIAL_ENTRIES, &[&a, &b, &partial], || Ok(partial_choice))?;
-        let r = pick_stage(OP, &ENTRIES, &REDUCE_ENTRIES, &[&partial, &c], || Ok(reduce_choice))?;
-        set_selected(&[p, r]);
+        let p = pick_stage(OP, PARTIAL_ENTRY, &[&a, &b, &partial], || Ok(partial_choice))?;
+        let r = pick_stage(OP, REDUCE_ENTRY, &[&partial, &c], || Ok(reduce_choice))?;
+        record_selected(&[p, r]);
         if m == 0 || n == 0 {
             return Ok(());
         }

@@ -60,9 +60,8 @@ const fn reduce(name: &'static str, generics: &'static [&'static str], params: &
 }
 
 /// The kernels `cutile_splitk_matmul` launches, in launch order.
-pub const PARTIAL_ENTRIES: [&str; 1] = ["splitk_partial"];
-pub const REDUCE_ENTRIES: [&str; 1] = ["splitk_reduce"];
-pub const ENTRIES: [&str; 2] = ["splitk_partial", "splitk_reduce"];
+pub const PARTIAL_ENTRY: &str = "splitk_partial";
+pub const REDUCE_ENTRY: &str = "splitk_reduce";
 
 // splitk_partial generics: <E, BM, BN, BK>; splitk_reduce: <EOut, TM, TN>.
 pub static PARTIAL_F16_64X128X64: Variant =
