@@ -257,6 +257,24 @@ int32_t cutile_flash_attention(const tileir_tensor_t *q, const tileir_tensor_t *
 int32_t cutile_attention_sink(const tileir_tensor_t *q, const tileir_tensor_t *k, const tileir_tensor_t *v,
                               const tileir_tensor_t *sinks, const tileir_tensor_t *o, float sm_scale,
                               int32_t window, int32_t device, uint64_t stream);
+/* c[z] = a[z] @ op(b[z]) for every batch z, f32 accumulation; f32 operands are rounded to tf32.
+   a (B, M, K); b (B, K, N), or stored (B, N, K) with trans_b = 1; c (B, M, N); one dtype. Unit
+   last strides, batch and row strides multiples of 16 bytes, 16-byte aligned bases; c must not
+   overlap a or b. trans_b: 0 or 1. Variants: f16 and bf16 without trans_b, bf16 with it, f32
+   without it; B <= 65535 (grid y). */
+int32_t cutile_bmm(const tileir_tensor_t *a, const tileir_tensor_t *b, const tileir_tensor_t *c,
+                   int32_t trans_b, int32_t device, uint64_t stream);
+
+/* Split-K GEMM c = a @ b, two launches in order on `stream`: splitk_partial writes the S f32
+   slabs partial[s] = a[:, K slice s] @ b[K slice s, :] (split s takes K tiles
+   [s * per, min((s + 1) * per, k_tiles)) of 64, per = cdiv(k_tiles, S); an empty split writes
+   zeros), then splitk_reduce writes c = the slabs' f32 sum cast once. a (M, K), b (K, N),
+   c (M, N) one dtype (f16, bf16); partial (S, M, N) float32, scratch the caller passes (S >= 1,
+   at most 65535). Unit last strides, 16-byte aligned bases, rows and slabs multiples of 16
+   bytes; partial and c must not overlap each other, a or b. */
+int32_t cutile_splitk_matmul(const tileir_tensor_t *a, const tileir_tensor_t *b,
+                             const tileir_tensor_t *partial, const tileir_tensor_t *c, int32_t device,
+                             uint64_t stream);
 
 #ifdef __cplusplus
 }

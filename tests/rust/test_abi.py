@@ -1098,3 +1098,151 @@ def test_attention_sink_rejections(lib, ports_library):
     assert sink(q=t(1, "bfloat16", [B, Hq, 0, D]), k=t(2, "bfloat16", [B, Hkv, 0, D]), v=t(3, "bfloat16", [B, Hkv, 0, D]),
                 o=t(5, "bfloat16", [B, Hq, 0, D])) == Status.OK
 
+def _bmm_reference_args(op, variant, shape):
+    """The cutile_bmm arguments of reference/bmm/ref.py's make_inputs (no torch): a (B, M, K), or
+    non-contiguous a view of an (M, B, K) buffer; b (B, K, N) or (B, N, K) with TRANS_B, or
+    non-contiguous every other batch of a 2B buffer; c (B, M, N)."""
+    nc = set(shape.get("noncontiguous", []))
+    batch, m, n, k = shape["B"], shape["M"], shape["N"], shape["K"]
+    trans_b = variant["constants"]["TRANS_B"]
+    dt = variant["dtypes"]["a"]
+    a = t(1, dt, [batch, m, k], [k, batch * k, 1] if "a" in nc else None)
+    b_dims = [batch, n, k] if trans_b else [batch, k, n]
+    b = t(2, dt, b_dims, [2 * b_dims[1] * b_dims[2], b_dims[2], 1] if "b" in nc else None)
+    return [a, b, t(3, variant["dtypes"]["c"], [batch, m, n]), int(trans_b)]
+
+
+def _splitk_reference_args(op, variant, shape):
+    """The cutile_splitk_matmul arguments of reference/splitk_matmul/port_call.py's call_inputs
+    (no torch): a (M, K) (rows padded by 64 when non-contiguous), b (K, N), the (S, M, N) f32 slabs
+    (every other slab of a 2S buffer when non-contiguous), c (M, N); K = 128 S + 40 for a reduce
+    variant, whose shapes have none."""
+    nc = set(shape.get("noncontiguous", []))
+    m, n, s = shape["M"], shape["N"], shape["S"]
+    dt = variant["dtypes"].get("a") or variant["dtypes"]["c"]
+    k = shape["K"] if variant["kernel"] == "splitk_partial" else 128 * s + 40
+    a = _reference_layout(1, dt, [m, k], "a" in nc)
+    partial = t(3, "float32", [s, m, n], [2 * m * n, n, 1] if "partial" in nc else None)
+    return [a, t(2, dt, [k, n]), partial, t(4, dt, [m, n])]
+
+
+@pytest.mark.parametrize("op, reference_args", [("bmm", _bmm_reference_args), ("splitk_matmul", _splitk_reference_args)])
+def test_every_reference_test_shape_fits_its_forced_gemm_variant(lib, ports_library, op, reference_args):
+    """bmm and splitk_matmul: each variant forced on each analysis.json test shape, laid out as
+    ref.py lays it out for the GPU test, gets past validation (and the library's own choice too).
+    A forced splitk variant runs with the partner kernel the library picks."""
+    assert_every_reference_test_shape_fits(lib, ports_library, op, reference_args, unforced=True)
+
+
+def test_bmm_rejections(lib):
+    batch, m, n, k = 3, 100, 72, 200
+    a, b, c = t(1, "float16", [batch, m, k]), t(2, "float16", [batch, k, n]), t(3, "float16", [batch, m, n])
+
+    def bmm(a, b, c, trans_b=0, **kw):
+        return call(lib, "cutile_bmm", a, b, c, trans_b, **kw)
+
+    assert bmm(a, b, c) in PAST_VALIDATION, message(lib)
+    assert bmm(t(1, "bfloat16", [batch, m, k]), t(2, "bfloat16", [batch, n, k]), t(3, "bfloat16", [batch, m, n]), 1) \
+        in PAST_VALIDATION, message(lib)
+    assert bmm(None, b, c) == Status.NULL_POINTER
+    assert bmm(t(1, "float16", [m, k]), b, c) == Status.BAD_RANK
+    assert bmm(a, t(2, "float16", [batch, k + 8, n]), c) == Status.SHAPE_MISMATCH
+    assert bmm(a, b, t(3, "float16", [batch + 1, m, n])) == Status.SHAPE_MISMATCH
+    assert bmm(a, b, c, 2) == Status.INVALID_ARGUMENT
+    assert bmm(a, t(2, "float16", [batch, n, k]), c, 1) == Status.NO_VARIANT  # f16 NT: no variant
+    assert bmm(a, b, t(3, "bfloat16", [batch, m, n])) == Status.UNSUPPORTED_DTYPE
+    assert bmm(*(t(i, "float64", d) for i, d in ((1, [batch, m, k]), (2, [batch, k, n]), (3, [batch, m, n])))) \
+        == Status.UNSUPPORTED_DTYPE
+    assert bmm(t(1, "float16", [batch, m, k], [m * k, 1, m]), b, c) == Status.BAD_STRIDE  # columns not contiguous
+    assert bmm(a, t(2, "float16", [batch, k, n], [k * n + 4, n, 1]), c) == Status.BAD_STRIDE  # batch stride
+    assert bmm(a, b, t(3, "float16", [batch, m, n], [0, n, 1])) == Status.BAD_STRIDE  # c overlaps itself
+    assert bmm(t(1, "float16", [batch, m, k], offset=8), b, c) == Status.MISALIGNED
+    assert bmm(a, b, t(2, "float16", [batch, m, n], offset=64)) == Status.INVALID_ARGUMENT  # c inside b
+    assert bmm(a, b, c, device=-1) == Status.INVALID_DEVICE
+    assert bmm(t(1, "float16", [batch, m, 0]), t(2, "float16", [batch, 0, n]), c) == Status.UNSUPPORTED_SHAPE
+    assert bmm(*(t(i, "float16", [65536, 8, 8]) for i in (1, 2, 3))) == Status.UNSUPPORTED_SHAPE  # grid y
+    assert bmm(t(0, "float16", [0, m, k]), t(0, "float16", [0, k, n]), t(0, "float16", [0, m, n])) == Status.OK
+
+
+def test_splitk_matmul_rejections(lib):
+    m, n, k, s = 100, 136, 200, 3
+    a, b = t(1, "bfloat16", [m, k]), t(2, "bfloat16", [k, n])
+    p, c = t(3, "float32", [s, m, n]), t(4, "bfloat16", [m, n])
+
+    def splitk(a, b, p, c, **kw):
+        return call(lib, "cutile_splitk_matmul", a, b, p, c, **kw)
+
+    assert splitk(a, b, p, c) in PAST_VALIDATION, message(lib)
+    assert lib.tileir_kernels_selected_variant().decode() == "partial_bf16_64x128x64,reduce_bf16_4x256"
+    assert splitk(a, b, None, c) == Status.NULL_POINTER
+    assert splitk(a, b, t(3, "float32", [m, n]), c) == Status.BAD_RANK
+    assert splitk(a, t(2, "bfloat16", [k + 8, n]), p, c) == Status.SHAPE_MISMATCH
+    assert splitk(a, b, t(3, "float32", [s, m, n + 8]), c) == Status.SHAPE_MISMATCH
+    assert splitk(a, b, p, t(4, "bfloat16", [m + 1, n])) == Status.SHAPE_MISMATCH
+    assert splitk(a, b, t(3, "float32", [0, m, n]), c) == Status.UNSUPPORTED_SHAPE  # no split
+    assert "S = 0" in message(lib)
+    assert splitk(a, b, t(3, "float32", [65536, 8, 8]), t(4, "bfloat16", [8, 8])) == Status.SHAPE_MISMATCH
+    assert splitk(t(1, "bfloat16", [8, k]), t(2, "bfloat16", [k, 8]), t(3, "float32", [65536, 8, 8]),
+                  t(4, "bfloat16", [8, 8])) == Status.UNSUPPORTED_SHAPE  # S is grid y
+    assert splitk(t(1, "bfloat16", [m, 0]), t(2, "bfloat16", [0, n]), p, c) == Status.UNSUPPORTED_SHAPE
+    assert splitk(a, b, t(3, "bfloat16", [s, m, n]), c) == Status.UNSUPPORTED_DTYPE  # slabs are f32
+    assert splitk(a, b, p, t(4, "float16", [m, n])) == Status.UNSUPPORTED_DTYPE
+    assert splitk(t(1, "float32", [m, k]), t(2, "float32", [k, n]), p, t(4, "float32", [m, n])) \
+        == Status.UNSUPPORTED_DTYPE
+    assert splitk(t(1, "bfloat16", [m, k], [k + 4, 1]), b, p, c) == Status.BAD_STRIDE
+    assert splitk(a, b, t(3, "float32", [s, m, n], [m * n + 2, n, 1]), c) == Status.BAD_STRIDE  # slab stride
+    assert splitk(a, b, t(3, "float32", [s, m, n], [0, n, 1]), c) == Status.BAD_STRIDE  # slabs overlap
+    assert splitk(a, b, p, t(4, "bfloat16", [m, n], [1, m])) == Status.BAD_STRIDE
+    assert splitk(a, b, t(3, "float32", [s, m, n], offset=4), c) == Status.MISALIGNED
+    assert splitk(a, b, p, t(4, "bfloat16", [m, n], offset=2)) == Status.MISALIGNED
+    assert splitk(a, b, t(1, "float32", [s, m, n]), c) == Status.INVALID_ARGUMENT  # slabs on a
+    assert splitk(a, b, p, t(2, "bfloat16", [m, n])) == Status.INVALID_ARGUMENT  # c on b
+    assert splitk(a, b, p, t(3, "bfloat16", [m, n], offset=4096)) == Status.INVALID_ARGUMENT  # c inside the slabs
+    assert splitk(a, b, p, c, device=-1) == Status.INVALID_DEVICE
+    assert splitk(t(0, "bfloat16", [0, k]), b, t(0, "float32", [s, 0, n]), t(0, "bfloat16", [0, n])) == Status.OK
+
+
+def test_forced_splitk_matmul_variant_runs_with_its_partner(lib, ports_library):
+    """One call launches both kernels: forcing one of them keeps the library's choice of the other
+    (same dtype); a forced kernel of another dtype is refused, not swapped."""
+    args = (t(1, "float16", [64, 4096]), t(2, "float16", [4096, 512]), t(3, "float32", [8, 64, 512]),
+            t(4, "float16", [64, 512]))
+    cases = [("reduce_f16_64x128", "partial_f16_64x128x64,reduce_f16_64x128"),
+             ("partial_f16_64x128x64", "partial_f16_64x128x64,reduce_f16_4x256")]
+    for forced, launched in cases:
+        with ports.force_variant("splitk_matmul", forced, library=ports_library):
+            assert call(lib, "cutile_splitk_matmul", *args) in PAST_VALIDATION, message(lib)
+            assert lib.tileir_kernels_selected_variant().decode() == launched
+    with ports.force_variant("splitk_matmul", "reduce_bf16_4x256", library=ports_library):
+        assert call(lib, "cutile_splitk_matmul", *args) == Status.UNSUPPORTED_DTYPE
+        assert lib.tileir_kernels_selected_variant().decode() == ""
+
+
+@pytest.mark.parametrize("call, error, also", [
+    (lambda L: ports.bmm(FakeTensor(1, "torch.float16", [2, 64, 64]), FakeTensor(2, "torch.float16", [2, 64, 64]),
+                         FakeTensor(3, "torch.float16", [3, 64, 64]), library=L), ports.ShapeMismatchError, ValueError),
+    (lambda L: ports.bmm(*(FakeTensor(i, "torch.float32", [2, 64, 64]) for i in (1, 2, 3)), trans_b=True, library=L),
+     ports.NoVariantError, ValueError),
+    (lambda L: ports.splitk_matmul(FakeTensor(1, "torch.float16", [64, 256]), FakeTensor(2, "torch.float16", [256, 64]),
+                                   FakeTensor(3, "torch.float16", [4, 64, 64]), FakeTensor(4, "torch.float16", [64, 64]),
+                                   library=L), ports.UnsupportedDtypeError, TypeError),
+    (lambda L: ports.splitk_matmul(FakeTensor(1, "torch.bfloat16", [64, 256]), FakeTensor(2, "torch.bfloat16", [256, 64]),
+                                   FakeTensor(3, "torch.float32", [4, 64, 64], offset=4),
+                                   FakeTensor(4, "torch.bfloat16", [64, 64]), library=L), ports.MisalignedError,
+     ValueError),
+], ids=["bmm_shape", "bmm_f32_nt", "splitk_matmul_f16_slabs", "splitk_matmul_misaligned_slabs"])
+def test_gemm_family_wrappers_raise_the_exception_of_the_code(ports_library, call, error, also):
+    test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also)
+
+
+@pytest.mark.skipif(driver_present(), reason="a CUDA driver is installed here")
+@pytest.mark.parametrize("call", [
+    lambda L: ports.bmm(*(FakeTensor(i, "torch.bfloat16", [2, 64, 64]) for i in (1, 2, 3)), trans_b=True, library=L),
+    lambda L: ports.bmm(*(FakeTensor(i, "torch.float32", [2, 64, 64]) for i in (1, 2, 3)), library=L),
+    lambda L: ports.splitk_matmul(FakeTensor(1, "torch.float16", [64, 256]), FakeTensor(2, "torch.float16", [256, 64]),
+                                  FakeTensor(3, "torch.float32", [4, 64, 64]), FakeTensor(4, "torch.float16", [64, 64]),
+                                  library=L),
+], ids=["bmm_nt", "bmm_tf32", "splitk_matmul"])
+def test_gemm_family_wrappers_pass_validation_and_stop_at_the_driver(ports_library, call):
+    with pytest.raises(ports.DriverUnavailableError):
+        call(ports_library)

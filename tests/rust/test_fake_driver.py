@@ -367,7 +367,12 @@ VALID_CALLS = {
     "cutile_attention_sink": 'T({x}, [1, 8, 64, 64], "bfloat16"), T(A[1], [1, 1, 64, 64], "bfloat16"), '
                              'T(A[2], [1, 1, 64, 64], "bfloat16"), T(A[3], [8], "float32"), '
                              'T(A[4], [1, 8, 64, 64], "bfloat16"), ctypes.c_float(0.125), 128',
+    "cutile_bmm": 'T({x}, [2, 64, 64], "bfloat16"), T(A[1], [2, 64, 64], "bfloat16"), T(A[2], [2, 64, 64], "bfloat16"), 1',
+    "cutile_splitk_matmul": 'T({x}, [64, 64], "float16"), T(A[1], [64, 64], "float16"), T(A[2], [2, 64, 64], "float32"), '
+                            'T(A[3], [64, 64], "float16")',
 }
+# Kernels one valid call launches in order (1 where not listed); a failed launch stops the call.
+KERNELS_PER_CALL = {"cutile_splitk_matmul": 2}
 
 
 def test_valid_calls_cover_every_function():
@@ -395,7 +400,9 @@ def test_driver_side_checks_of_every_function(fake_driver, library_with_fake_cub
     codes, log = run(fake_driver, library_with_fake_cubins, f"A = [{X} + (i << 32) for i in range(8)]\n{calls}\n",
                      tmp_path, **env)
     assert dict(zip(VALID_CALLS, codes)) == {name: status for name in VALID_CALLS}
-    assert len(launches(log)) == (len(VALID_CALLS) if status in (Status.OK, Status.LAUNCH_FAILED) else 0)
+    launched = {Status.OK: sum(KERNELS_PER_CALL.get(name, 1) for name in VALID_CALLS),
+                Status.LAUNCH_FAILED: len(VALID_CALLS)}
+    assert len(launches(log)) == launched.get(status, 0)
     assert sum(line.startswith("push") for line in log) == log.count("pop")
 
 
@@ -607,3 +614,49 @@ def test_layer_norm_selects_by_row_length_and_launches_one_block_per_64_backward
     assert "grid=3,1,1" in bwd  # cdiv(130, 64)
     assert params(bwd)[-10:] == [A[6], 3, 304, 304, 1, A[7], 3, 304, 304, 1]
     assert "function layer_norm_fwd_entry" in log and "function layer_norm_bwd_entry" in log
+
+
+def test_bmm_launches_the_batch_on_grid_y(fake_driver, library_with_fake_cubins, tmp_path):
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        # 3 batches of 1000 x 520 x 64 f16: w8 128x256x64; a batch-interleaved a (batch stride K).
+        call("cutile_bmm", T({X}, [3, 1000, 64], "float16", [64, 192, 1]), T({Y}, [3, 64, 520], "float16"),
+             T({Z}, [3, 1000, 520], "float16"), 0, 0, {STREAM}, nparams=21)
+        # bf16 with b stored (B, N, K), small: 128x128x64.
+        call("cutile_bmm", T({X}, [2, 100, 200], "bfloat16"), T({Y}, [2, 72, 200], "bfloat16"),
+             T({Z}, [2, 100, 72], "bfloat16"), 1, 0, 0, nparams=21)
+    """, tmp_path)
+    assert codes == [0, 0]
+    assert images(log) == ["f16_nn_w8_128x256x64", "bf16_nt_128x128x64"]
+    wide, nt = launches(log)
+    assert f"grid=24,3,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in wide  # cdiv(1000, 128) * cdiv(520, 256), B
+    assert params(wide) == [X, 3, 1000, 64, 64, 192, 1, Y, 3, 64, 520, 64 * 520, 520, 1,
+                            Z, 3, 1000, 520, 1000 * 520, 520, 1]
+    assert "grid=1,2,1" in nt
+    assert params(nt)[7:14] == [Y, 2, 72, 200, 72 * 200, 200, 1]
+    assert "function bmm_w8_entry" in log and "function bmm_entry" in log
+
+
+def test_splitk_matmul_launches_partial_then_reduce_on_the_callers_stream(fake_driver, library_with_fake_cubins, tmp_path):
+    """One call, two launches in order on the stream: the partial kernel over (tiles, S), then the
+    reduce over c's 4x256 tiles, both on the caller's slabs; a forced reduce keeps the partial."""
+    m, n, k, s = 100, 520, 4096, 5
+    P = Z + (1 << 32)
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        args = (T({X}, [{m}, {k}], "bfloat16"), T({Y}, [{k}, {n}], "bfloat16"),
+                T({P}, [{s}, {m}, {n}], "float32", [2 * {m} * {n}, {n}, 1]), T({Z}, [{m}, {n}], "bfloat16"))
+        # 12 words: all of the reduce's, the first 12 of the partial's 17
+        call("cutile_splitk_matmul", *args, 0, {STREAM}, nparams=12)
+        lib.tileir_kernels_force_variant(b"splitk_matmul", b"reduce_bf16_64x128")
+        call("cutile_splitk_matmul", *args, 0, {STREAM}, nparams=12)
+    """, tmp_path)
+    assert codes == [0, 0]
+    assert images(log) == ["partial_bf16_64x128x64", "reduce_bf16_4x256", "reduce_bf16_64x128"]
+    partial, reduce, partial_again, forced = launches(log)
+    assert f"grid=10,{s},1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in partial  # cdiv(100, 64) * cdiv(520, 128), S
+    slabs = [P, s, m, n, 2 * m * n, n, 1]
+    assert params(partial) == [X, m, k, k, 1, Y, k, n, n, 1] + slabs[:2]
+    assert f"grid=25,3,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in reduce  # cdiv(100, 4), cdiv(520, 256)
+    assert params(reduce) == slabs + [Z, m, n, n, 1]
+    assert partial_again == partial
+    assert "grid=2,5,1" in forced  # cdiv(100, 64), cdiv(520, 128)
+    assert "function splitk_partial_entry" in log and "function splitk_reduce_entry" in log

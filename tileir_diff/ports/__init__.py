@@ -66,3 +66,7 @@ from tileir_diff.ports.torch_ops import attention_sink, flash_attention  # noqa:
 
 __all__ += ["argmax", "cross_entropy", "cumsum", "embedding"]
 __all__ += ["flash_attention", "attention_sink"]
+
+from tileir_diff.ports.torch_ops import bmm, splitk_matmul  # noqa: E402
+
+__all__ += ["bmm", "splitk_matmul"]

@@ -57,6 +57,8 @@ ops! {
     rope => rope_kernel,
     flash_attention => flash_attention_kernel,
     attention_sink => attention_sink_kernel,
+    bmm => bmm_kernel,
+    splitk_matmul => splitk_matmul_kernel,
 }
 
 /// Every variant of every op, in a stable order.
