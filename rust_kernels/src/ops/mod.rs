@@ -55,6 +55,8 @@ ops! {
     fp8_quantize => fp8_quantize_kernel,
     layer_norm => layer_norm_kernel,
     rope => rope_kernel,
+    group_gemm => group_gemm_kernel,
+    fused_moe => group_gemm_kernel,
 }
 
 /// Every variant of every op, in a stable order.

@@ -1,0 +1,1 @@
+//! C ABI: `cutile_fused_moe` (todo).

@@ -1,0 +1,1 @@
+//! C ABI: `cutile_group_gemm` (todo).
