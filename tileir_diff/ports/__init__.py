@@ -64,3 +64,7 @@ __all__ = [
 from tileir_diff.ports.torch_ops import argmax, cross_entropy, cumsum, embedding  # noqa: E402
 
 __all__ += ["argmax", "cross_entropy", "cumsum", "embedding"]
+
+from tileir_diff.ports.torch_ops import fused_moe, group_gemm  # noqa: E402
+
+__all__ += ["group_gemm", "fused_moe"]

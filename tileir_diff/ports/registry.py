@@ -21,11 +21,12 @@ __all__ = ["Arg", "PortFunction", "FUNCTIONS", "PORTED_OPS", "function_for", "wr
 class Arg:
     """One argument of a cutile_<op> function before (device, stream).
 
-    kind: ``tensor`` (a tileir_tensor_t*), ``f32`` (float), ``i32`` (int32_t) or ``flag`` (an
-    int32_t 0/1, a bool in the wrapper). ``name`` is the wrapper's parameter name and, for
-    tensors and scalars, the analysis.json param name; a ``flag`` is the lower-cased name of the
-    analysis.json constant it must equal (``trans_a`` = ``TRANS_A``) unless ``constant`` names
-    another one."""
+    kind: ``tensor`` (a tileir_tensor_t*), ``f32`` (float), ``i32`` (int32_t), ``flag`` (an
+    int32_t 0/1, a bool in the wrapper) or ``const`` (an int32_t that must equal an analysis.json
+    integer constant, e.g. the block size the routing was aligned to). ``name`` is the wrapper's
+    parameter name and, for tensors and scalars, the analysis.json param name; a ``flag`` or ``const`` is the lower-cased
+    name of the analysis.json constant it must equal (``trans_a`` = ``TRANS_A``) unless
+    ``constant`` names another one (``block_m`` = ``BM``)."""
 
     name: str
     kind: str = "tensor"
@@ -85,6 +86,11 @@ FUNCTIONS: tuple[PortFunction, ...] = (
                  _t("dy", "x", "w", "mean", "rstd", "dx", "dw_partial", "db_partial")),
     PortFunction("rope", "cutile_rope", "rope", ("rope",),
                  _t("positions", "q", "k", "cos_table", "sin_table", "q_out", "k_out") + (Arg("is_neox", "flag"),)),
+    PortFunction("group_gemm", "cutile_group_gemm", "group_gemm", ("group_gemm", "group_gemm_sliced", "group_gemm_sliced_w8"),
+                 _t("a", "w", "offsets", "c") + (Arg("trans_w", "flag"),)),
+    PortFunction("fused_moe", "cutile_fused_moe", "fused_moe", ("fused_moe",),
+                 _t("hidden", "w", "sorted_token_ids", "expert_ids", "num_tokens_post_padded", "topk_weights", "out")
+                 + (Arg("mul_routed_weight", "flag"), Arg("block_m", "const", "BM"))),
 )
 
 #: Every ported op, in table order.
@@ -101,11 +107,13 @@ def function_for(op: str, kernel: str) -> PortFunction:
 
 def wrapper_kwargs(function: PortFunction, variant: Mapping[str, Any], inputs: Mapping[str, Any]) -> dict:
     """The wrapper's arguments for one analysis.json variant and its ref.make_inputs: tensors and
-    scalars by name from `inputs`, flags from the variant's constants."""
+    scalars by name from `inputs`, flags and constants from the variant's constants."""
     kwargs = {}
     for a in function.args:
         if a.kind == "flag":
             kwargs[a.name] = bool(variant["constants"][a.constant_name])
+        elif a.kind == "const":
+            kwargs[a.name] = int(variant["constants"][a.constant_name])
         else:
             kwargs[a.name] = inputs[a.name]
     return kwargs

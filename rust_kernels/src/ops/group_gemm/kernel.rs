@@ -53,13 +53,11 @@ pub mod group_gemm_kernel {
     ) {
         let row_wide: Tile<u64, { [BM, 1] }> = exti(rows);
         let row_idx: Tile<u64, { [BM, BN] }> = row_wide.broadcast(shape![BM, BN]);
-        let row_ok: Tile<bool, { [BM, BN] }> =
-            lt_tile(row_idx, wide::<BM, BN>(get_shape_dim(dst.shape(), 0i32)));
+        let row_ok: Tile<bool, { [BM, BN] }> = lt_tile(row_idx, wide::<BM, BN>(get_shape_dim(dst.shape(), 0i32)));
         let row_off: Tile<u64, { [BM, BN] }> = row_idx * wide::<BM, BN>(row_stride(dst));
         let col_wide: Tile<u64, { [1, BN] }> = exti(cols);
         let col_idx: Tile<u64, { [BM, BN] }> = col_wide.broadcast(shape![BM, BN]);
-        let col_ok: Tile<bool, { [BM, BN] }> =
-            lt_tile(col_idx, wide::<BM, BN>(get_shape_dim(dst.shape(), 1i32)));
+        let col_ok: Tile<bool, { [BM, BN] }> = lt_tile(col_idx, wide::<BM, BN>(get_shape_dim(dst.shape(), 1i32)));
         let in_bounds: Tile<bool, { [BM, BN] }> = andi(row_ok, col_ok);
         let col_off: Tile<u64, { [BM, BN] }> = col_idx * constant(1u64, shape![BM, BN]);
         let offsets: Tile<u64, { [BM, BN] }> = row_off + col_off;
@@ -69,7 +67,15 @@ pub mod group_gemm_kernel {
         let ptrs: PointerTile<*mut E, { [BM, BN] }> = base.offset_tile(offsets);
         let mask: Tile<bool, { [BM, BN] }> = andi(in_bounds, keep.broadcast(shape![BM, BN]));
         let _done: Token = unsafe {
-            store_ptr_tko(ptrs, value, ordering::Weak, None::<scope::TileBlock>, Some(mask), Some(get_tensor_token(dst)), Latency::<0>)
+            store_ptr_tko(
+                ptrs,
+                value,
+                ordering::Weak,
+                None::<scope::TileBlock>,
+                Some(mask),
+                Some(get_tensor_token(dst)),
+                Latency::<0>,
+            )
         };
     }
 
@@ -301,7 +307,13 @@ pub mod group_gemm_kernel {
             let expert: i32 = load_scalar(expert_ids, tile_m);
             let num_ids: i32 = get_shape_dim(out.shape(), 0i32);
             let id_tiles: Partition<i32, { [BM] }> = unsafe {
-                make_partition_view(sorted_token_ids, shape![BM], padding::None, dim_map::Identity, sorted_token_ids.token())
+                make_partition_view(
+                    sorted_token_ids,
+                    shape![BM],
+                    padding::None,
+                    dim_map::Identity,
+                    sorted_token_ids.token(),
+                )
             };
             let ids: Tile<i32, { [BM] }> = id_tiles.load([tile_m]);
             let valid: Tile<bool, { [BM] }> = lt_tile(ids, broadcast_scalar(num_ids, shape![BM]));

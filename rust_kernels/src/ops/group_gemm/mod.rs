@@ -50,7 +50,8 @@ pub static BF16_KN_128X128X64: Variant =
     variant(GATHER, "bf16_kn_128x128x64", &["bf16", "128", "128", "64", "0"], DType::BF16);
 pub static BF16_NK_128X128X64: Variant =
     variant(GATHER, "bf16_nk_128x128x64", &["bf16", "128", "128", "64", "1"], DType::BF16);
-pub static F16_NK_64X128X64: Variant = variant(GATHER, "f16_nk_64x128x64", &["f16", "64", "128", "64", "1"], DType::F16);
+pub static F16_NK_64X128X64: Variant =
+    variant(GATHER, "f16_nk_64x128x64", &["f16", "64", "128", "64", "1"], DType::F16);
 pub static BF16_KN_SLICED_128X128X64: Variant =
     variant(SLICED, "bf16_kn_sliced_128x128x64", &["bf16", "128", "128", "64", "0"], DType::BF16);
 pub static BF16_NK_SLICED_128X128X64: Variant =
@@ -72,3 +73,19 @@ pub static VARIANTS: &[&Variant] = &[
     &BF16_KN_SLICED_W8_128X256X64,
     &BF16_NK_SLICED_W8_128X256X64,
 ];
+
+/// The launcher's rule (`select_variant` in reference/group_gemm/kernel.py): the gather kernel
+/// for the dtype and weight layout; f16 has only (G, N, K) weights, on 64-row tiles. The sliced
+/// kernels (and their w8 twin) are ported and compared, and run only when forced: no
+/// measurement says when they are faster, and they trust the offsets to lie in [0, T].
+pub fn candidates(dtype: DType, trans_w: bool) -> &'static [&'static Variant] {
+    static BF16_KN: [&Variant; 1] = [&BF16_KN_128X128X64];
+    static BF16_NK: [&Variant; 1] = [&BF16_NK_128X128X64];
+    static F16_NK: [&Variant; 1] = [&F16_NK_64X128X64];
+    match (dtype, trans_w) {
+        (DType::BF16, false) => &BF16_KN,
+        (DType::BF16, true) => &BF16_NK,
+        (DType::F16, true) => &F16_NK,
+        _ => &[],
+    }
+}
