@@ -107,15 +107,29 @@ pub unsafe extern "C" fn cutile_fused_moe(
         for input in [&hidden, &w, &ids, &experts, &total, &weights] {
             check_disjoint(&out, input)?;
         }
+        // out has T * TOPK rows; with no tokens TOPK is open and the variant's own is taken.
+        let topk = if t > 0 {
+            if out.shape[0] % t != 0 {
+                return fail(
+                    Status::ShapeMismatch,
+                    format!("out: need T * TOPK rows for hidden's T = {t}, got {}", out.shape[0]),
+                );
+            }
+            Some(out.shape[0] / t)
+        } else {
+            None
+        };
         let tensors = [&hidden, &w, &ids, &experts, &total, &weights, &out];
         let variant = pick(OP, &[ENTRY], &tensors, || {
-            let found = candidates(hidden.dtype, block_m as i64, mul_routed_weight == 1);
+            let found = candidates(hidden.dtype, block_m as i64, topk, mul_routed_weight == 1);
             if found.is_empty() {
                 return Err(Error::new(
                     Status::NoVariant,
                     format!(
-                        "no prebuilt fused_moe variant for {} with block_m {block_m} and mul_routed_weight {mul_routed_weight}",
-                        hidden.dtype.torch_name()
+                        "no prebuilt fused_moe variant for {} with block_m {block_m}, TOPK {} and mul_routed_weight \
+                         {mul_routed_weight}",
+                        hidden.dtype.torch_name(),
+                        topk.map_or("any".to_string(), |k| k.to_string())
                     ),
                 ));
             }
@@ -125,6 +139,7 @@ pub unsafe extern "C" fn cutile_fused_moe(
         check_constant(variant, "MUL_ROUTED_WEIGHT", mul_routed_weight as i64)?;
         let topk = variant.constant("TOPK");
         if out.shape[0] != t * topk {
+            // a forced variant of another TOPK
             return fail(
                 Status::ShapeMismatch,
                 format!(

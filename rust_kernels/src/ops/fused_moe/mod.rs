@@ -53,16 +53,26 @@ pub static F16_TOP8_BM16_MUL: Variant = variant("f16_top8_bm16_mul", &["f16", "1
 pub static VARIANTS: &[&Variant] = &[&BF16_TOP2_BM64_MUL, &BF16_TOP2_BM64_NOMUL, &F16_TOP8_BM16_MUL];
 
 /// The launcher's rule (`select_variant` in reference/fused_moe/kernel.py): the variant built for
-/// the dtype, the block size the routing was aligned to (`block_m`) and whether the routed weight
-/// scales the rows. Its TOPK must then match the shapes (out has T * TOPK rows).
-pub fn candidates(dtype: DType, block_m: i64, mul_routed_weight: bool) -> &'static [&'static Variant] {
+/// the dtype, the block size the routing was aligned to (`block_m`), the experts per token
+/// (`topk`, out's rows over hidden's; None when there are no tokens: any) and whether the routed
+/// weight scales the rows.
+pub fn candidates(
+    dtype: DType,
+    block_m: i64,
+    topk: Option<i64>,
+    mul_routed_weight: bool,
+) -> &'static [&'static Variant] {
     static BF16_MUL: [&Variant; 1] = [&BF16_TOP2_BM64_MUL];
     static BF16_NOMUL: [&Variant; 1] = [&BF16_TOP2_BM64_NOMUL];
     static F16_MUL: [&Variant; 1] = [&F16_TOP8_BM16_MUL];
-    match (dtype, block_m, mul_routed_weight) {
+    let found: &'static [&'static Variant] = match (dtype, block_m, mul_routed_weight) {
         (DType::BF16, 64, true) => &BF16_MUL,
         (DType::BF16, 64, false) => &BF16_NOMUL,
         (DType::F16, 16, true) => &F16_MUL,
         _ => &[],
+    };
+    match topk {
+        Some(k) if found.iter().any(|v| v.constant("TOPK") != k) => &[],
+        _ => found,
     }
 }
