@@ -135,7 +135,9 @@ def _one_call_per_op():
              ("softmax", "f16_row_a8_o8_m4_n1024", {"M": 4096, "N": 1024}),
              ("matmul", "bf16_nt_w8_128x256x64", {"M": 4096, "N": 4096, "K": 256}),
              ("rope", "bf16_neox_d128", {"T": 256, "Hq": 8, "Hkv": 8, "P": 4096}),
-             ("rope", "bf16_gptj_d128", {"T": 130, "Hq": 8, "Hkv": 2, "P": 512, "noncontiguous": ["q", "k"]})]
+             ("rope", "bf16_gptj_d128", {"T": 130, "Hq": 8, "Hkv": 2, "P": 512, "noncontiguous": ["q", "k"]}),
+             ("group_gemm", "bf16_nk_128x128x64", {"T": 4096, "G": 8, "K": 1024, "N": 1024, "split": "with_empty"}),
+             ("fused_moe", "bf16_top2_bm64_mul", {"T": 512, "E": 8, "K": 1024, "N": 1024})]
     for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
         yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}-{name}")
