@@ -4,9 +4,7 @@
 
 pub mod ffi;
 #[cfg(feature = "compile")]
-pub mod kernel {
-    pub use crate::ops::group_gemm::kernel::group_gemm_kernel;
-}
+pub mod kernel;
 
 use crate::descriptor::{DType, TensorSpec};
 use crate::variant::{ParamSpec, Variant};
