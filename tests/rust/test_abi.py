@@ -461,7 +461,7 @@ def test_registry_functions_are_in_the_header_with_their_arguments():
         args = [" ".join(a.split()).replace(" *", "* ") for a in m[2].split(",")]
         protos[m[1]] = [tuple(a.rsplit(" ", 1)) for a in args]
     assert sorted(protos) == sorted(f.name for f in ports.FUNCTIONS)
-    ctype = {"tensor": "const tileir_tensor_t*", "f32": "float", "i32": "int32_t", "flag": "int32_t"}
+    ctype = {"tensor": "const tileir_tensor_t*", "f32": "float", "i32": "int32_t", "flag": "int32_t", "const": "int32_t"}
     for f in ports.FUNCTIONS:
         want = [(ctype[a.kind], a.name) for a in f.args] + [("int32_t", "device"), ("uint64_t", "stream")]
         assert protos[f.name] == want, f.name
