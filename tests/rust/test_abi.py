@@ -738,7 +738,20 @@ def _layer_norm_dims(name, shape, variant):
     return [m, n]
 
 
-REFERENCE_DIMS = {"transpose": _transpose_dims, "fp8_quantize": _fp8_quantize_dims, "layer_norm": _layer_norm_dims}
+def _group_gemm_dims(name, shape, variant):
+    T, G, K, N = shape["T"], shape["G"], shape["K"], shape["N"]
+    return {"a": [T, K], "w": [G, N, K] if variant["constants"]["TRANS_W"] else [G, K, N], "offsets": [G + 1],
+            "c": [T, N]}[name]
+
+
+def _fused_moe_dims(name, shape, variant):
+    T, E, K, N, rows = shape["T"], shape["E"], shape["K"], shape["N"], shape["T"] * variant["constants"]["TOPK"]
+    return {"hidden": [T, K], "w": [E, N, K], "sorted_token_ids": [shape["EM"]], "expert_ids": [shape["NB"]],
+            "num_tokens_post_padded": [1], "topk_weights": [rows], "out": [rows, N]}[name]
+
+
+REFERENCE_DIMS = {"transpose": _transpose_dims, "fp8_quantize": _fp8_quantize_dims, "layer_norm": _layer_norm_dims,
+                  "group_gemm": _group_gemm_dims, "fused_moe": _fused_moe_dims}
 
 
 def _reference_args_from_dims(op, variant, shape):
@@ -750,7 +763,7 @@ def _reference_args_from_dims(op, variant, shape):
         if a.kind == "tensor":
             dims = REFERENCE_DIMS[op](a.name, shape, variant)
             args.append(_reference_layout(i, variant["dtypes"][a.name], dims, a.name in nc))
-        elif a.kind == "flag":
+        elif a.kind in ("flag", "const"):
             args.append(variant["constants"][a.constant_name])
         else:
             args.append(scalars[a.name])
