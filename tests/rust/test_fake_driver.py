@@ -587,3 +587,21 @@ def test_layer_norm_selects_by_row_length_and_launches_one_block_per_64_backward
     assert "grid=3,1,1" in bwd  # cdiv(130, 64)
     assert params(bwd)[-10:] == [A[6], 3, 304, 304, 1, A[7], 3, 304, 304, 1]
     assert "function layer_norm_fwd_entry" in log and "function layer_norm_bwd_entry" in log
+
+
+def test_fused_moe_routing_arrays_must_fit_their_allocation(fake_driver, library_with_fake_cubins, tmp_path):
+    """The routing arrays are bound-checked like the data: with 16 KiB allocations (w fills one),
+    64 int32 ids fit and 8192 do not."""
+    a = [X + (i << 32) for i in range(7)]
+    body = f"""
+        A = {a}
+        for em in (64, 8192):
+            call("cutile_fused_moe", T(A[0], [1, 64], "float16"), T(A[1], [1, 128, 64], "float16"),
+                 T(A[2], [em], "int32"), T(A[3], [em // 16], "int32"), T(A[4], [1], "int32"),
+                 T(A[5], [8], "float32"), T(A[6], [8, 128], "float16"), 1, 16, 0, 0)
+    """
+    codes, errors, log = run_with_errors(fake_driver, library_with_fake_cubins, body, tmp_path,
+                                         FAKE_CUDA_ALLOC_SIZE=16384)
+    assert codes == [Status.OK, Status.OUT_OF_BOUNDS], errors
+    assert errors[1].startswith("OUT_OF_BOUNDS: sorted_token_ids: ") and "16384 bytes more" in errors[1], errors[1]
+    assert len(launches(log)) == 1
