@@ -41,16 +41,22 @@ pub mod group_gemm_kernel {
         v.reshape(shape![1, 1]).broadcast(shape![R, C])
     }
 
-    /// `ct.scatter(dst, (rows, cols), value, mask=keep)` of a (BM, BN) tile, as Python lowers
-    /// it: 64-bit offsets `row * stride + col * 1`, lanes outside dst's extents (unsigned
-    /// compare, so negative indices too) or outside `keep` are not written.
+    /// `ct.scatter(dst, (rows[:, None], cols[None, :]), value, mask=keep[:, None])` with the
+    /// columns of column tile `tile_n`, as Python lowers it: 64-bit offsets
+    /// `row * stride + col * 1`; lanes outside dst's extents (unsigned compares, so negative
+    /// indices too) or outside `keep` are not written. `value` is the f32 accumulator, cast here.
     fn scatter_rows<E: ElementType, const BM: i32, const BN: i32>(
         dst: &Tensor<E, { [-1, -1] }>,
-        rows: Tile<i32, { [BM, 1] }>,
-        cols: Tile<i32, { [1, BN] }>,
-        value: Tile<E, { [BM, BN] }>,
-        keep: Tile<bool, { [BM, 1] }>,
+        rows: Tile<i32, { [BM] }>,
+        tile_n: i32,
+        value: Tile<f32, { [BM, BN] }>,
+        keep: Tile<bool, { [BM] }>,
     ) {
+        let cols: Tile<i32, { [BN] }> = broadcast_scalar(tile_n * BN, shape![BN]) + iota(shape![BN]);
+        let keep: Tile<bool, { [BM, 1] }> = keep.reshape(shape![BM, 1]);
+        let rows: Tile<i32, { [BM, 1] }> = rows.reshape(shape![BM, 1]);
+        let cols: Tile<i32, { [1, BN] }> = cols.reshape(shape![1, BN]);
+        let value: Tile<E, { [BM, BN] }> = convert_tile(value);
         let row_wide: Tile<u64, { [BM, 1] }> = exti(rows);
         let row_idx: Tile<u64, { [BM, BN] }> = row_wide.broadcast(shape![BM, BN]);
         let row_ok: Tile<bool, { [BM, BN] }> = lt_tile(row_idx, wide::<BM, BN>(get_shape_dim(dst.shape(), 0i32)));
@@ -117,6 +123,42 @@ pub mod group_gemm_kernel {
         }
     }
 
+    /// The f32 (BM, BN) accumulator of a[rows] @ op(w[group])[:, tile_n] over all of K: the BM rows
+    /// `rows` of `a` gathered through a gather/scatter view (`ct.load_advanced_indexing`, rows
+    /// outside `a` zero padded), weak loads like Python's; op(w[group]) as `weight_tiles` reads it.
+    fn gathered_gemm<E: ElementType, const BM: i32, const BN: i32, const BK: i32, const TRANS_W: i32>(
+        a: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1, -1, -1] }>,
+        rows: Tile<i32, { [BM] }>,
+        group: i32,
+        tile_n: i32,
+    ) -> Tile<f32, { [BM, BN] }> {
+        let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, shape![BM, BN]);
+        let k_tiles: i32 = ceil_div(get_shape_dim(a.shape(), 1i32), BK);
+        let a_rows: GatherScatterView<E, { [BM, BK] }, 0> =
+            unsafe { make_gather_scatter_view(a, shape![BM, BK], padding::Zero) };
+        let w_tiles: Partition<E, { [1, BK, BN] }> = weight_tiles::<E, BK, BN, TRANS_W>(w);
+        for kk in 0i32..k_tiles {
+            // The raw load: the gather helper takes no weak ordering (as in the embedding port).
+            let (ta, _read): (Tile<E, { [BM, BK] }>, Token) = unsafe {
+                load_view_raw(
+                    &a_rows,
+                    (rows, kk * BK),
+                    Some(get_tensor_token(a)),
+                    ordering::Weak,
+                    scope::TileBlock,
+                    tma::Enabled,
+                    None,
+                    [false, false],
+                    shape![BM, BK],
+                )
+            };
+            let tw: Tile<E, { [1, BK, BN] }> = w_tiles.load([group, kk, tile_n]);
+            acc = mma(ta, tw.reshape(shape![BK, BN]), acc);
+        }
+        acc
+    }
+
     #[cutile::entry(unchecked_accesses = true)]
     unsafe fn group_gemm<E: ElementType, const BM: i32, const BN: i32, const BK: i32, const TRANS_W: i32>(
         a: &Tensor<E, { [-1, -1] }>,
@@ -128,40 +170,11 @@ pub mod group_gemm_kernel {
         let (group, first_row, end_row): (i32, i32, i32) = find_group_tile::<BM>(offsets, get_tile_block_id().1);
         if group >= 0i32 {
             let rows: Tile<i32, { [BM] }> = broadcast_scalar(first_row, shape![BM]) + iota(shape![BM]);
-            let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, shape![BM, BN]);
-            let k_tiles: i32 = ceil_div(get_shape_dim(a.shape(), 1i32), BK);
             // Rows past end_row belong to the next group (or are past T: zero padded); the
             // scatter drops their results.
-            let a_rows: GatherScatterView<E, { [BM, BK] }, 0> =
-                unsafe { make_gather_scatter_view(a, shape![BM, BK], padding::Zero) };
-            let w_tiles: Partition<E, { [1, BK, BN] }> = weight_tiles::<E, BK, BN, TRANS_W>(w);
-            for kk in 0i32..k_tiles {
-                let (ta, _read): (Tile<E, { [BM, BK] }>, Token) = unsafe {
-                    load_view_raw(
-                        &a_rows,
-                        (rows, kk * BK),
-                        Some(a.token()),
-                        ordering::Weak,
-                        scope::TileBlock,
-                        tma::Enabled,
-                        None,
-                        [false, false],
-                        shape![BM, BK],
-                    )
-                };
-                let tw: Tile<E, { [1, BK, BN] }> = w_tiles.load([group, kk, tile_n]);
-                acc = mma(ta, tw.reshape(shape![BK, BN]), acc);
-            }
-            let cols: Tile<i32, { [BN] }> = broadcast_scalar(tile_n * BN, shape![BN]) + iota(shape![BN]);
+            let acc: Tile<f32, { [BM, BN] }> = gathered_gemm::<E, BM, BN, BK, TRANS_W>(a, w, rows, group, tile_n);
             let keep: Tile<bool, { [BM] }> = lt_tile(rows, broadcast_scalar(end_row, shape![BM]));
-            let c_tile: Tile<E, { [BM, BN] }> = convert_tile(acc);
-            scatter_rows::<E, BM, BN>(
-                c,
-                rows.reshape(shape![BM, 1]),
-                cols.reshape(shape![1, BN]),
-                c_tile,
-                keep.reshape(shape![BM, 1]),
-            );
+            scatter_rows::<E, BM, BN>(c, rows, tile_n, acc, keep);
         }
     }
 
@@ -319,43 +332,14 @@ pub mod group_gemm_kernel {
             let valid: Tile<bool, { [BM] }> = lt_tile(ids, broadcast_scalar(num_ids, shape![BM]));
             let topk: Tile<i32, { [BM] }> = broadcast_scalar(TOPK, shape![BM]);
             let tokens: Tile<i32, { [BM] }> = divi(ids, topk, rounding::NegativeInf);
-            let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, shape![BM, BN]);
-            let k_tiles: i32 = ceil_div(get_shape_dim(hidden.shape(), 1i32), BK);
-            let rows: GatherScatterView<E, { [BM, BK] }, 0> =
-                unsafe { make_gather_scatter_view(hidden, shape![BM, BK], padding::Zero) };
             // w[e] is stored (N, K) like nn.Linear: read as (K, N) through order (0, 2, 1).
-            let w_tiles: Partition<E, { [1, BK, BN] }> = weight_tiles::<E, BK, BN, 1>(w);
-            for kk in 0i32..k_tiles {
-                let (x, _read): (Tile<E, { [BM, BK] }>, Token) = unsafe {
-                    load_view_raw(
-                        &rows,
-                        (tokens, kk * BK),
-                        Some(hidden.token()),
-                        ordering::Weak,
-                        scope::TileBlock,
-                        tma::Enabled,
-                        None,
-                        [false, false],
-                        shape![BM, BK],
-                    )
-                };
-                let wt: Tile<E, { [1, BK, BN] }> = w_tiles.load([expert, kk, tile_n]);
-                acc = mma(x, wt.reshape(shape![BK, BN]), acc);
-            }
+            let mut acc: Tile<f32, { [BM, BN] }> = gathered_gemm::<E, BM, BN, BK, 1>(hidden, w, tokens, expert, tile_n);
             if MUL_ROUTED_WEIGHT == 1i32 {
                 let routed: Tile<f32, { [BM] }> = gather_masked::<BM>(topk_weights, ids, valid);
                 let routed: Tile<f32, { [BM, 1] }> = routed.reshape(shape![BM, 1]);
                 acc = acc * routed.broadcast(shape![BM, BN]);
             }
-            let cols: Tile<i32, { [BN] }> = broadcast_scalar(tile_n * BN, shape![BN]) + iota(shape![BN]);
-            let out_tile: Tile<E, { [BM, BN] }> = convert_tile(acc);
-            scatter_rows::<E, BM, BN>(
-                out,
-                ids.reshape(shape![BM, 1]),
-                cols.reshape(shape![1, BN]),
-                out_tile,
-                valid.reshape(shape![BM, 1]),
-            );
+            scatter_rows::<E, BM, BN>(out, ids, tile_n, acc, valid);
         }
     }
 }
