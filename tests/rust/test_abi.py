@@ -1116,3 +1116,21 @@ def test_forced_fused_moe_variant_must_match_the_routing(lib):
 ], ids=["group_gemm", "fused_moe"])
 def test_moe_gemm_wrappers_raise_the_exception_of_the_code(ports_library, call, error, also):
     test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also)
+
+
+def test_wrapper_kwargs_take_flags_and_constants_from_the_variant():
+    """The GPU test calls each wrapper with registry.wrapper_kwargs: tensors and scalars by name
+    from ref.make_inputs, flags (bool) and `const` arguments (int) from the variant's constants."""
+    analysis = json.loads((HEADER.parents[2] / "reference" / "fused_moe" / "analysis.json").read_text())
+    f = ports.function_for("fused_moe", "fused_moe")
+    for v in analysis["variants"]:
+        inputs = {a.name: object() for a in f.args if a.kind == "tensor"}
+        kwargs = ports.wrapper_kwargs(f, v, inputs)
+        assert list(kwargs) == [a.name for a in f.args]
+        assert all(kwargs[name] is inputs[name] for name in inputs)
+        assert kwargs["block_m"] == v["constants"]["BM"] and type(kwargs["block_m"]) is int
+        assert kwargs["mul_routed_weight"] is v["constants"]["MUL_ROUTED_WEIGHT"]
+    group = ports.function_for("group_gemm", "group_gemm_sliced_w8")
+    nk = next(v for v in json.loads((HEADER.parents[2] / "reference" / "group_gemm" / "analysis.json").read_text())
+              ["variants"] if v["name"] == "bf16_nk_sliced_w8_128x256x64")
+    assert ports.wrapper_kwargs(group, nk, {n: n for n in ("a", "w", "offsets", "c")})["trans_w"] is True
