@@ -22,11 +22,11 @@ class Arg:
     """One argument of a cutile_<op> function before (device, stream).
 
     kind: ``tensor`` (a tileir_tensor_t*), ``f32`` (float), ``i32`` (int32_t), ``flag`` (an
-    int32_t 0/1, a bool in the wrapper) or ``const`` (an int32_t that must equal an analysis.json
-    integer constant, e.g. the block size the routing was aligned to). ``name`` is the wrapper's
-    parameter name and, for tensors and scalars, the analysis.json param name; a ``flag`` or ``const`` is the lower-cased
-    name of the analysis.json constant it must equal (``trans_a`` = ``TRANS_A``) unless
-    ``constant`` names another one (``block_m`` = ``BM``)."""
+    int32_t 0/1, a bool in the wrapper) or ``int`` (an int32_t that selects by an integer
+    constant, an int in the wrapper). ``name`` is the wrapper's parameter name and, for tensors
+    and scalars, the analysis.json param name; a ``flag`` or ``int`` is the lower-cased name of
+    the analysis.json constant it must equal (``trans_a`` = ``TRANS_A``, ``window`` = ``WINDOW``)
+    unless ``constant`` names another one."""
 
     name: str
     kind: str = "tensor"
@@ -44,6 +44,12 @@ class PortFunction:
     wrapper: str  # the torch wrapper: tileir_diff.ports.<wrapper>
     kernels: tuple[str, ...]  # analysis.json `kernel`s this function launches
     args: tuple[Arg, ...]
+    # For a function that launches several kernels in one call (flash_decode): the module
+    # reference/<op>/<call_module>.py whose call_inputs(variant, shape, *, seed, device) and
+    # call_reference(variant, inputs) replace ref.make_inputs / ref.reference in the GPU test. A
+    # forced variant's call runs its partner kernel too, so it needs both kernels' arguments and
+    # writes both kernels' outputs.
+    call_module: str | None = None
 
 
 def _t(*names: str) -> tuple[Arg, ...]:
@@ -86,11 +92,19 @@ FUNCTIONS: tuple[PortFunction, ...] = (
                  _t("dy", "x", "w", "mean", "rstd", "dx", "dw_partial", "db_partial")),
     PortFunction("rope", "cutile_rope", "rope", ("rope",),
                  _t("positions", "q", "k", "cos_table", "sin_table", "q_out", "k_out") + (Arg("is_neox", "flag"),)),
+    PortFunction("flash_attention", "cutile_flash_attention", "flash_attention",
+                 ("flash_attention", "flash_attention_w8", "flash_attention_o2"),
+                 _t("q", "k", "v", "o") + (Arg("sm_scale", "f32"), Arg("causal", "flag"))),
+    PortFunction("attention_sink", "cutile_attention_sink", "attention_sink", ("attention_sink",),
+                 _t("q", "k", "v", "sinks", "o") + (Arg("sm_scale", "f32"), Arg("window", "int"))),
+    PortFunction("bmm", "cutile_bmm", "bmm", ("bmm", "bmm_w8"), _t("a", "b", "c") + (Arg("trans_b", "flag"),)),
+    PortFunction("splitk_matmul", "cutile_splitk_matmul", "splitk_matmul", ("splitk_partial", "splitk_reduce"),
+                 _t("a", "b", "partial", "c"), call_module="port_call"),
     PortFunction("group_gemm", "cutile_group_gemm", "group_gemm", ("group_gemm", "group_gemm_sliced", "group_gemm_sliced_w8"),
                  _t("a", "w", "offsets", "c") + (Arg("trans_w", "flag"),)),
     PortFunction("fused_moe", "cutile_fused_moe", "fused_moe", ("fused_moe",),
                  _t("hidden", "w", "sorted_token_ids", "expert_ids", "num_tokens_post_padded", "topk_weights", "out")
-                 + (Arg("mul_routed_weight", "flag"), Arg("block_m", "const", "BM"))),
+                 + (Arg("mul_routed_weight", "flag"), Arg("block_m", "int", "BM"))),
 )
 
 #: Every ported op, in table order.
@@ -107,12 +121,12 @@ def function_for(op: str, kernel: str) -> PortFunction:
 
 def wrapper_kwargs(function: PortFunction, variant: Mapping[str, Any], inputs: Mapping[str, Any]) -> dict:
     """The wrapper's arguments for one analysis.json variant and its ref.make_inputs: tensors and
-    scalars by name from `inputs`, flags and constants from the variant's constants."""
+    scalars by name from `inputs`, flags and ints from the variant's constants."""
     kwargs = {}
     for a in function.args:
         if a.kind == "flag":
             kwargs[a.name] = bool(variant["constants"][a.constant_name])
-        elif a.kind == "const":
+        elif a.kind == "int":
             kwargs[a.name] = int(variant["constants"][a.constant_name])
         else:
             kwargs[a.name] = inputs[a.name]
