@@ -1105,7 +1105,9 @@ fn splitk_matmul_validation() {
     assert!(passed_validation(call(&bf(&a), &bf(&b), &p, &bf(&c))), "{}", last_error());
     assert_eq!(selected(), "partial_bf16_64x128x64,reduce_bf16_4x256");
     assert_eq!(force(c"splitk_matmul", None), 0);
+}
 
+#[test]
 fn group_gemm_validation() {
     use tileir_kernels::ops::group_gemm::ffi::cutile_group_gemm;
     let (t, g, k, n) = (333, 5, 200, 136);
