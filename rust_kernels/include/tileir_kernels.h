@@ -276,6 +276,30 @@ int32_t cutile_splitk_matmul(const tileir_tensor_t *a, const tileir_tensor_t *b,
                              const tileir_tensor_t *partial, const tileir_tensor_t *c, int32_t device,
                              uint64_t stream);
 
+/* Grouped GEMM: c[o[g]:o[g+1]] = a[o[g]:o[g+1]] @ op(w[g]) for g < G, with offsets o (G + 1,)
+   int32 on the device (not read by the library: they must rise from 0 to at most T). a (T, K),
+   c (T, N); w (G, K, N), or (G, N, K) with trans_w = 1 (nn.Linear / MoE expert layout). One
+   dtype: bf16, or f16 with trans_w = 1. Unit last strides, leading strides multiples of 8
+   elements, 16-byte aligned bases; c must not overlap a, w or offsets. Rows of c in no group are
+   not written. At most 65535 row tiles (cdiv(T, BM) + G). */
+int32_t cutile_group_gemm(const tileir_tensor_t *a, const tileir_tensor_t *w, const tileir_tensor_t *offsets,
+                          const tileir_tensor_t *c, int32_t trans_w, int32_t device, uint64_t stream);
+
+/* Fused MoE expert GEMM on the moe_align_block_size layout: out[id] = hidden[id / TOPK] @ w[e].T
+   (* topk_weights[id] when mul_routed_weight) for the routed rows id = token * TOPK + k, e the
+   expert of id's block_m-row block. hidden (T, K), w (E, N, K), out (T * TOPK, N), one dtype;
+   sorted_token_ids (EM,), expert_ids (cdiv(EM, block_m),), num_tokens_post_padded (1,) int32
+   and topk_weights (T * TOPK,) f32, contiguous. Unit last strides, leading strides multiples of
+   8, 16-byte bases (sorted_token_ids too). out must not overlap any input. One kernel on the
+   caller's stream; the routing arrays are the caller's (device data, not checked: ids >= T * TOPK
+   are padding). Variants: bf16 block_m 64 TOPK 2 with and without the scale, f16 block_m 16
+   TOPK 8 with it. */
+int32_t cutile_fused_moe(const tileir_tensor_t *hidden, const tileir_tensor_t *w,
+                         const tileir_tensor_t *sorted_token_ids, const tileir_tensor_t *expert_ids,
+                         const tileir_tensor_t *num_tokens_post_padded, const tileir_tensor_t *topk_weights,
+                         const tileir_tensor_t *out, int32_t mul_routed_weight, int32_t block_m,
+                         int32_t device, uint64_t stream);
+
 #ifdef __cplusplus
 }
 #endif

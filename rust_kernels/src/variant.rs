@@ -293,3 +293,16 @@ pub fn check_eps(eps: f32) -> Result<()> {
     }
     Ok(())
 }
+
+/// A variant (forced or chosen) must have been built with the constant `name` = `value` that
+/// the call's flag asks for (a transposed weight layout, the routed-weight scale, the block size
+/// the routing was aligned to); INVALID_ARGUMENT otherwise.
+pub fn check_constant(v: &Variant, name: &str, value: i64) -> Result<()> {
+    if v.constant(name) != value {
+        return Err(Error::new(
+            Status::InvalidArgument,
+            format!("variant {} is built with {name} = {}, the call asks for {value}", v.name, v.constant(name)),
+        ));
+    }
+    Ok(())
+}

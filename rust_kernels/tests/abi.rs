@@ -1106,3 +1106,79 @@ fn splitk_matmul_validation() {
     assert_eq!(selected(), "partial_bf16_64x128x64,reduce_bf16_4x256");
     assert_eq!(force(c"splitk_matmul", None), 0);
 }
+
+#[test]
+fn group_gemm_validation() {
+    use tileir_kernels::ops::group_gemm::ffi::cutile_group_gemm;
+    let (t, g, k, n) = (333, 5, 200, 136);
+    let a = tensor(addr(1), DType::BF16, &[t, k]);
+    let w = tensor(addr(2), DType::BF16, &[g, k, n]);
+    let offsets = tensor(addr(3), DType::I32, &[g + 1]);
+    let c = tensor(addr(4), DType::BF16, &[t, n]);
+    let call =
+        |x: [&TileirTensor; 4], trans_w: i32| unsafe { cutile_group_gemm(x[0], x[1], x[2], x[3], trans_w, 0, 0) };
+    assert!(passed_validation(call([&a, &w, &offsets, &c], 0)), "{}", last_error());
+    assert_eq!(selected(), "bf16_kn_128x128x64");
+    let w_nk = tensor(addr(2), DType::BF16, &[g, n, k]);
+    assert!(passed_validation(call([&a, &w_nk, &offsets, &c], 1)), "{}", last_error());
+    assert_eq!(selected(), "bf16_nk_128x128x64");
+    assert_eq!(call([&a, &w_nk, &offsets, &c], 0), Status::ShapeMismatch.code());
+    assert_eq!(call([&a, &w, &tensor(addr(3), DType::I32, &[g]), &c], 0), Status::ShapeMismatch.code());
+    assert_eq!(call([&a, &w, &tensor(addr(3), DType::I64, &[g + 1]), &c], 0), Status::UnsupportedDtype.code());
+    let f16 = |i, shape: &[i64]| tensor(addr(i), DType::F16, shape);
+    assert_eq!(call([&f16(1, &[t, k]), &f16(2, &[g, k, n]), &offsets, &f16(4, &[t, n])], 0), Status::NoVariant.code());
+    assert!(passed_validation(call([&f16(1, &[t, k]), &f16(2, &[g, n, k]), &offsets, &f16(4, &[t, n])], 1)));
+    assert_eq!(selected(), "f16_nk_64x128x64");
+    assert_eq!(
+        call([&strided(addr(1), DType::BF16, &[t, k], &[204, 1]), &w, &offsets, &c], 0),
+        Status::BadStride.code()
+    );
+    assert_eq!(call([&TileirTensor { data: addr(1) + 8, ..a }, &w, &offsets, &c], 0), Status::Misaligned.code());
+    assert_eq!(call([&a, &w, &offsets, &tensor(addr(1), DType::BF16, &[t, n])], 0), Status::InvalidArgument.code());
+    assert_eq!(call([&a, &w, &offsets, &c], 2), Status::InvalidArgument.code());
+    assert_eq!(unsafe { cutile_group_gemm(&a, &w, std::ptr::null(), &c, 0, 0, 0) }, Status::NullPointer.code());
+    assert_eq!(unsafe { cutile_group_gemm(&a, &w, &offsets, &c, 0, -1, 0) }, Status::InvalidDevice.code());
+    // f16 runs only with (G, N, K) weights; the sliced kernels only when forced.
+    assert!(tileir_kernels::ops::group_gemm::candidates(DType::F16, false).is_empty());
+    assert!(tileir_kernels::ops::group_gemm::candidates(DType::BF16, true).iter().all(|v| v.entry == "group_gemm"));
+}
+
+#[test]
+fn fused_moe_validation() {
+    use tileir_kernels::ops::fused_moe::ffi::cutile_fused_moe;
+    let (t, e, k, n, topk, bm) = (33, 6, 200, 136, 2, 64);
+    let em = t * topk + e * (bm - 1);
+    let hidden = tensor(addr(1), DType::BF16, &[t, k]);
+    let w = tensor(addr(2), DType::BF16, &[e, n, k]);
+    let ids = tensor(addr(3), DType::I32, &[em]);
+    let experts = tensor(addr(4), DType::I32, &[(em + bm - 1) / bm]);
+    let total = tensor(addr(5), DType::I32, &[1]);
+    let weights = tensor(addr(6), DType::F32, &[t * topk]);
+    let out = tensor(addr(7), DType::BF16, &[t * topk, n]);
+    let call = |x: [&TileirTensor; 7], mul: i32, block_m: i32| unsafe {
+        cutile_fused_moe(x[0], x[1], x[2], x[3], x[4], x[5], x[6], mul, block_m, 0, 0)
+    };
+    let valid = [&hidden, &w, &ids, &experts, &total, &weights, &out];
+    assert!(passed_validation(call(valid, 1, 64)), "{}", last_error());
+    assert_eq!(selected(), "bf16_top2_bm64_mul");
+    assert!(passed_validation(call(valid, 0, 64)), "{}", last_error());
+    assert_eq!(selected(), "bf16_top2_bm64_nomul");
+    // expert_ids must have one entry per block_m ids: block_m 16 does not fit this layout.
+    assert_eq!(call(valid, 1, 16), Status::ShapeMismatch.code());
+    assert_eq!(call(valid, 2, 64), Status::InvalidArgument.code());
+    assert_eq!(call(valid, 1, 0), Status::InvalidArgument.code());
+    let wide_weights = tensor(addr(6), DType::F64, &[t * topk]);
+    assert_eq!(
+        call([&hidden, &w, &ids, &experts, &total, &wide_weights, &out], 1, 64),
+        Status::UnsupportedDtype.code()
+    );
+    let overlapping = tensor(addr(3), DType::BF16, &[t * topk, n]);
+    assert_eq!(
+        call([&hidden, &w, &ids, &experts, &total, &weights, &overlapping], 1, 64),
+        Status::InvalidArgument.code()
+    );
+    let misaligned = TileirTensor { data: addr(3) + 4, ..ids };
+    assert_eq!(call([&hidden, &w, &misaligned, &experts, &total, &weights, &out], 1, 64), Status::Misaligned.code());
+    assert!(tileir_kernels::ops::fused_moe::candidates(DType::BF16, 64, Some(8), true).is_empty());
+    assert_eq!(tileir_kernels::ops::fused_moe::candidates(DType::F16, 16, None, true)[0].name, "f16_top8_bm16_mul");
+}

@@ -126,6 +126,13 @@ fn view_type(t: &TensorSpec) -> String {
 }
 
 /// What the descriptors are validated against is what the IR assumes.
+/// Tensor views a kernel derives from its parameters, on top of one per parameter:
+/// group_gemm_sliced re-views `a` and `c` as the group's rows (Python's `Array.slice`), each with
+/// the parameter's view type and a base pointer assumed 16-byte aligned.
+fn derived_views(v: &Variant) -> usize {
+    if v.op == "group_gemm" && v.entry.starts_with("group_gemm_sliced") { 2 } else { 0 }
+}
+
 #[test]
 fn specialization_assumptions_are_in_the_ir() {
     for v in ops::all_variants() {
@@ -135,6 +142,9 @@ fn specialization_assumptions_are_in_the_ir() {
         for t in &specs {
             *views.entry(view_type(t)).or_default() += 1;
         }
+        if derived_views(v) > 0 {
+            *views.get_mut(&view_type(specs[0])).unwrap() += derived_views(v);
+        }
         for (view, n) in &views {
             let made = text
                 .lines()
@@ -143,7 +153,8 @@ fn specialization_assumptions_are_in_the_ir() {
             assert_eq!(made, *n, "{}/{}: expected {n} views of type {view}", v.op, v.name);
         }
         for align in [2u64, 4, 8, 16] {
-            let want = specs.iter().filter(|t| t.base_align == align).count();
+            let want = specs.iter().filter(|t| t.base_align == align).count()
+                + if align == 16 { derived_views(v) } else { 0 };
             let got = text
                 .lines()
                 .filter(|l| l.contains(&format!("assume div_by<{align}>")) && l.contains("tile<ptr<"))
@@ -993,3 +1004,54 @@ fn splitk_matmul_structure() {
         }
     }
 }
+
+/// group_gemm: the group scan (a loop over G reading two offsets per group) and the K loop of one
+/// mma; the gather kernel reads A through a gather view and writes C with one masked pointer
+/// scatter, the sliced kernels view a and c as the group's rows (two more tensor views, the base
+/// offset by first_row * stride) and store one tile.
+#[test]
+fn group_gemm_structure() {
+    assert_eq!(ops::group_gemm::VARIANTS.len(), 8);
+    for v in ops::group_gemm::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (bm, bn, bk) = (v.constant("BM"), v.constant("BN"), v.constant("BK"));
+        let gather = v.entry == "group_gemm";
+        assert_eq!(count(text, "for "), 2, "{}: the group scan and the K loop", v.name);
+        assert_eq!(count(text, "mmaf "), 1, "{}", v.name);
+        assert!(text.contains(&format!("tile<{bm}x{bk}x{e}>, tile<{bk}x{bn}x{e}>, tile<{bm}x{bn}xf32>")), "{}", v.name);
+        assert_eq!(loads(text), 4, "{}: offsets[g], offsets[g + 1], the A rows, the W tile", v.name);
+        assert_eq!(count(text, "make_gather_scatter_view"), usize::from(gather), "{}", v.name);
+        assert_eq!(count(text, "store_ptr_tko"), usize::from(gather), "{}: the masked row scatter", v.name);
+        assert_eq!(stores(text), usize::from(!gather), "{}: the tile store into the group's rows", v.name);
+        assert_eq!(count(text, "= make_tensor_view"), if gather { 4 } else { 6 }, "{}", v.name);
+        assert_eq!(text.contains("dim_map=[0,2,1]"), v.constant("TRANS_W") == 1, "{}: (G, N, K) weights", v.name);
+        // The scatter's bounds are unsigned 64-bit compares (negative indices are out of bounds).
+        assert_eq!(count(text, "unsigned"), if gather { 2 } else { 0 }, "{}", v.name);
+    }
+}
+
+/// fused_moe: the scalar routing loads, the ids tile, one K loop of gathered hidden rows times the
+/// expert's transposed weights, the routed-weight gather only with MUL_ROUTED_WEIGHT, and the
+/// masked scatter; Python's floor `//` and `%` are kept (rounding<negative_inf> and the sign fix-up).
+#[test]
+fn fused_moe_structure() {
+    assert_eq!(ops::fused_moe::VARIANTS.len(), 3);
+    for v in ops::fused_moe::VARIANTS {
+        let text = ir(v);
+        let mul = v.constant("MUL_ROUTED_WEIGHT") == 1;
+        let (bm, bn, bk) = (v.constant("BM"), v.constant("BN"), v.constant("BK"));
+        assert_eq!(count(text, "for "), 1, "{}", v.name);
+        assert_eq!(count(text, "mmaf "), 1, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{bm}x{bk}x")), "{}: the gathered hidden rows", v.name);
+        assert!(text.contains("dim_map=[0,2,1]"), "{}: w[e] read transposed", v.name);
+        assert_eq!(loads(text), 5, "{}: total, expert, ids, hidden rows, w tile", v.name);
+        assert_eq!(count(text, "load_ptr_tko"), usize::from(mul), "{}: topk_weights gathered", v.name);
+        assert_eq!(count(text, "store_ptr_tko"), 1, "{}", v.name);
+        assert_eq!(stores(text), 0, "{}", v.name);
+        assert_eq!(count(text, "rounding negative_inf"), 2, "{}: tile_m = bid // tiles_n, ids // TOPK", v.name);
+        assert_eq!(count(text, "remi "), 1, "{}: tile_n = bid % tiles_n", v.name);
+        assert!(text.contains(&format!("tile<{bm}x{bn}xf32>")), "{}", v.name);
+    }
+}
+

@@ -751,7 +751,20 @@ def _layer_norm_dims(name, shape, variant):
     return [m, n]
 
 
-REFERENCE_DIMS = {"transpose": _transpose_dims, "fp8_quantize": _fp8_quantize_dims, "layer_norm": _layer_norm_dims}
+def _group_gemm_dims(name, shape, variant):
+    T, G, K, N = shape["T"], shape["G"], shape["K"], shape["N"]
+    return {"a": [T, K], "w": [G, N, K] if variant["constants"]["TRANS_W"] else [G, K, N], "offsets": [G + 1],
+            "c": [T, N]}[name]
+
+
+def _fused_moe_dims(name, shape, variant):
+    T, E, K, N, rows = shape["T"], shape["E"], shape["K"], shape["N"], shape["T"] * variant["constants"]["TOPK"]
+    return {"hidden": [T, K], "w": [E, N, K], "sorted_token_ids": [shape["EM"]], "expert_ids": [shape["NB"]],
+            "num_tokens_post_padded": [1], "topk_weights": [rows], "out": [rows, N]}[name]
+
+
+REFERENCE_DIMS = {"transpose": _transpose_dims, "fp8_quantize": _fp8_quantize_dims, "layer_norm": _layer_norm_dims,
+                  "group_gemm": _group_gemm_dims, "fused_moe": _fused_moe_dims}
 
 
 def _reference_args_from_dims(op, variant, shape):
@@ -1246,3 +1259,196 @@ def test_gemm_family_wrappers_raise_the_exception_of_the_code(ports_library, cal
 def test_gemm_family_wrappers_pass_validation_and_stop_at_the_driver(ports_library, call):
     with pytest.raises(ports.DriverUnavailableError):
         call(ports_library)
+
+
+def group_gemm(lib, a, w, offsets, c, trans_w=0, device=0):
+    args = [v and ctypes.byref(v) for v in (a, w, offsets, c)]
+    return Status(lib.cutile_group_gemm(*args, trans_w, device, 0))
+
+
+def test_group_gemm_rejections(lib):
+    T, G, K, N = 333, 5, 200, 136
+
+    def call(a=None, w=None, offsets=None, c=None, dtype="bfloat16", trans_w=0, **kw):
+        w_shape = [G, N, K] if trans_w else [G, K, N]
+        arrays = [a or t(1, dtype, [T, K]), w or t(2, dtype, w_shape), offsets or t(3, "int32", [G + 1]),
+                  c or t(4, dtype, [T, N])]
+        return group_gemm(lib, *arrays, trans_w=trans_w, **kw)
+
+    assert call() in PAST_VALIDATION, message(lib)
+    assert lib.tileir_kernels_selected_variant().decode() == "bf16_kn_128x128x64"
+    assert call(trans_w=1) in PAST_VALIDATION and lib.tileir_kernels_selected_variant().decode() == "bf16_nk_128x128x64"
+    assert call(dtype="float16", trans_w=1) in PAST_VALIDATION
+    assert lib.tileir_kernels_selected_variant().decode() == "f16_nk_64x128x64"
+    assert call(a=t(1, "bfloat16", [T, K], [K + 64, 1])) in PAST_VALIDATION, message(lib)  # a padded view
+    assert group_gemm(lib, None, t(2, "bfloat16", [G, K, N]), t(3, "int32", [G + 1]), t(4, "bfloat16", [T, N])) \
+        == Status.NULL_POINTER
+    # dtype
+    assert call(offsets=t(3, "int64", [G + 1])) == Status.UNSUPPORTED_DTYPE
+    assert call(w=t(2, "float16", [G, K, N])) == Status.UNSUPPORTED_DTYPE
+    assert call(dtype="float32") == Status.NO_VARIANT
+    assert call(dtype="float16") == Status.NO_VARIANT  # f16 is built for (G, N, K) weights only
+    assert "float16 with (G, K, N) weights" in message(lib)
+    # rank and shape
+    assert call(w=t(2, "bfloat16", [K, N])) == Status.BAD_RANK
+    assert call(offsets=t(3, "int32", [G + 1, 1])) == Status.BAD_RANK
+    assert call(offsets=t(3, "int32", [G])) == Status.SHAPE_MISMATCH
+    assert call(c=t(4, "bfloat16", [T, N + 8])) == Status.SHAPE_MISMATCH
+    assert call(c=t(4, "bfloat16", [T - 1, N])) == Status.SHAPE_MISMATCH
+    assert call(w=t(2, "bfloat16", [G, N, K])) == Status.SHAPE_MISMATCH  # (G, N, K) without trans_w
+    assert call(w=t(2, "bfloat16", [G, K, N]), trans_w=1) == Status.SHAPE_MISMATCH
+    assert call(a=t(1, "bfloat16", [T, 128 * 512]), w=t(2, "bfloat16", [G, 128 * 512, N]),
+                c=t(4, "bfloat16", [T, N])) in PAST_VALIDATION
+    big = 65535 * 128
+    assert call(a=t(1, "bfloat16", [big, K]), c=t(4, "bfloat16", [big, N])) == Status.UNSUPPORTED_SHAPE
+    assert "grid.y" in message(lib)
+    # strides and alignment
+    assert call(a=t(1, "bfloat16", [T, K], [K + 4, 1])) == Status.BAD_STRIDE  # row stride % 8
+    assert call(w=t(2, "bfloat16", [G, K, N], [K * N, N, 2])) == Status.BAD_STRIDE  # non-unit last
+    assert call(offsets=t(3, "int32", [G + 1], [2])) == Status.BAD_STRIDE
+    assert call(c=t(4, "bfloat16", [T, N], [0, 1])) == Status.BAD_STRIDE  # rows collide
+    assert call(a=t(1, "bfloat16", [T, K], offset=8)) == Status.MISALIGNED
+    assert call(offsets=t(3, "int32", [G + 1], offset=4)) == Status.MISALIGNED
+    # overlap: c over any input
+    assert call(c=t(1, "bfloat16", [T, N])) == Status.INVALID_ARGUMENT
+    assert call(c=t(2, "bfloat16", [T, N])) == Status.INVALID_ARGUMENT
+    assert call(c=t(3, "bfloat16", [T, N])) == Status.INVALID_ARGUMENT
+    # flag and device
+    assert call(trans_w=2) == Status.INVALID_ARGUMENT
+    assert call(device=-1) == Status.INVALID_DEVICE
+    # empty: no driver
+    assert call(a=t(0, "bfloat16", [0, K]), c=t(0, "bfloat16", [0, N])) == Status.OK
+
+
+def test_forced_group_gemm_variant_must_read_the_weight_layout_asked_for(lib):
+    T, G, K, N = 64, 2, 64, 128
+    kn = [t(1, "bfloat16", [T, K]), t(2, "bfloat16", [G, K, N]), t(3, "int32", [G + 1]), t(4, "bfloat16", [T, N])]
+    assert lib.tileir_kernels_force_variant(b"group_gemm", b"bf16_nk_sliced_128x128x64") == Status.OK
+    try:
+        assert group_gemm(lib, *kn, trans_w=0) == Status.INVALID_ARGUMENT
+        assert "TRANS_W = 1" in message(lib)
+        nk = [kn[0], t(2, "bfloat16", [G, N, K]), kn[2], kn[3]]
+        assert group_gemm(lib, *nk, trans_w=1) in PAST_VALIDATION
+        assert lib.tileir_kernels_selected_variant().decode() == "bf16_nk_sliced_128x128x64"
+    finally:
+        lib.tileir_kernels_force_variant(b"group_gemm", None)
+
+
+def fused_moe(lib, hidden, w, ids, experts, total, weights, out, mul_routed_weight=1, block_m=64, device=0):
+    args = [v and ctypes.byref(v) for v in (hidden, w, ids, experts, total, weights, out)]
+    return Status(lib.cutile_fused_moe(*args, mul_routed_weight, block_m, device, 0))
+
+
+def test_fused_moe_rejections(lib):
+    T, E, K, N, TOPK, BM = 33, 6, 200, 136, 2, 64
+    EM = T * TOPK + E * (BM - 1)
+    NB = -(-EM // BM)
+
+    def call(hidden=None, w=None, ids=None, experts=None, total=None, weights=None, out=None, dtype="bfloat16",
+             topk=TOPK, em=EM, nb=NB, **kw):
+        arrays = [hidden or t(1, dtype, [T, K]), w or t(2, dtype, [E, N, K]), ids or t(3, "int32", [em]),
+                  experts or t(4, "int32", [nb]), total or t(5, "int32", [1]), weights or t(6, "float32", [T * topk]),
+                  out or t(7, dtype, [T * topk, N])]
+        return fused_moe(lib, *arrays, **kw)
+
+    assert call() in PAST_VALIDATION, message(lib)
+    assert lib.tileir_kernels_selected_variant().decode() == "bf16_top2_bm64_mul"
+    assert call(mul_routed_weight=0) in PAST_VALIDATION
+    assert lib.tileir_kernels_selected_variant().decode() == "bf16_top2_bm64_nomul"
+    em16 = T * 8 + E * 15
+    assert call(dtype="float16", topk=8, em=em16, nb=-(-em16 // 16), block_m=16) in PAST_VALIDATION, message(lib)
+    assert lib.tileir_kernels_selected_variant().decode() == "f16_top8_bm16_mul"
+    assert call(hidden=t(1, "bfloat16", [T, K], [K + 64, 1])) in PAST_VALIDATION, message(lib)
+    assert fused_moe(lib, t(1, "bfloat16", [T, K]), t(2, "bfloat16", [E, N, K]), None, t(4, "int32", [NB]),
+                     t(5, "int32", [1]), t(6, "float32", [T * TOPK]), t(7, "bfloat16", [T * TOPK, N])) \
+        == Status.NULL_POINTER
+    # dtype
+    assert call(ids=t(3, "int64", [EM])) == Status.UNSUPPORTED_DTYPE
+    assert call(experts=t(4, "int64", [NB])) == Status.UNSUPPORTED_DTYPE
+    assert call(total=t(5, "int64", [1])) == Status.UNSUPPORTED_DTYPE
+    assert call(weights=t(6, "bfloat16", [T * TOPK])) == Status.UNSUPPORTED_DTYPE
+    assert call(w=t(2, "float16", [E, N, K])) == Status.UNSUPPORTED_DTYPE
+    assert call(dtype="float32") == Status.NO_VARIANT
+    assert call(dtype="float16") == Status.NO_VARIANT  # f16 is built for block_m 16
+    assert call(block_m=16, nb=-(-EM // 16)) == Status.NO_VARIANT  # bf16 for block_m 64
+    assert call(dtype="float16", topk=8, em=em16, nb=-(-em16 // 16), block_m=16, mul_routed_weight=0) \
+        == Status.NO_VARIANT
+    # rank and shape
+    assert call(w=t(2, "bfloat16", [N, K])) == Status.BAD_RANK
+    assert call(ids=t(3, "int32", [EM, 1])) == Status.BAD_RANK
+    assert call(w=t(2, "bfloat16", [E, N, K + 8])) == Status.SHAPE_MISMATCH
+    assert call(out=t(7, "bfloat16", [T * TOPK, N + 8])) == Status.SHAPE_MISMATCH
+    assert call(nb=NB + 1) == Status.SHAPE_MISMATCH  # expert_ids: one entry per block_m ids
+    assert call(total=t(5, "int32", [2])) == Status.SHAPE_MISMATCH
+    assert call(weights=t(6, "float32", [T * TOPK + 1])) == Status.SHAPE_MISMATCH
+    assert call(topk=3) == Status.NO_VARIANT  # out rows T * 3: no variant has TOPK = 3
+    assert call(out=t(7, "bfloat16", [T * TOPK + 1, N]), weights=t(6, "float32", [T * TOPK + 1])) \
+        == Status.SHAPE_MISMATCH  # out rows not a multiple of T
+    # strides and alignment
+    assert call(hidden=t(1, "bfloat16", [T, K], [K + 4, 1])) == Status.BAD_STRIDE
+    assert call(w=t(2, "bfloat16", [E, N, K], [N * K, K, 2])) == Status.BAD_STRIDE
+    assert call(ids=t(3, "int32", [EM], [2])) == Status.BAD_STRIDE
+    assert call(weights=t(6, "float32", [T * TOPK], [2])) == Status.BAD_STRIDE
+    assert call(out=t(7, "bfloat16", [T * TOPK, N], [0, 1])) == Status.BAD_STRIDE
+    assert call(hidden=t(1, "bfloat16", [T, K], offset=8)) == Status.MISALIGNED
+    assert call(ids=t(3, "int32", [EM], offset=4)) == Status.MISALIGNED
+    assert call(experts=t(4, "int32", [NB], offset=2)) == Status.MISALIGNED
+    # overlap: out over any input
+    for i in range(1, 7):
+        assert call(out=t(i, "bfloat16", [T * TOPK, N])) == Status.INVALID_ARGUMENT, i
+    # flags and device
+    assert call(mul_routed_weight=2) == Status.INVALID_ARGUMENT
+    assert call(block_m=0) == Status.INVALID_ARGUMENT
+    assert call(device=-1) == Status.INVALID_DEVICE
+    # empty: no driver
+    assert call(hidden=t(0, "bfloat16", [0, K]), weights=t(0, "float32", [0]), out=t(0, "bfloat16", [0, N])) \
+        == Status.OK
+
+
+def test_forced_fused_moe_variant_must_match_the_routing(lib):
+    T, E, K, N = 4, 8, 64, 128
+    em = T * 2 + E * 63
+    arrays = [t(1, "bfloat16", [T, K]), t(2, "bfloat16", [E, N, K]), t(3, "int32", [em]), t(4, "int32", [-(-em // 64)]),
+              t(5, "int32", [1]), t(6, "float32", [T * 2]), t(7, "bfloat16", [T * 2, N])]
+    assert lib.tileir_kernels_force_variant(b"fused_moe", b"bf16_top2_bm64_nomul") == Status.OK
+    try:
+        assert fused_moe(lib, *arrays, mul_routed_weight=1) == Status.INVALID_ARGUMENT
+        assert "MUL_ROUTED_WEIGHT = 0" in message(lib)
+        assert fused_moe(lib, *arrays, mul_routed_weight=0) in PAST_VALIDATION
+        top8 = arrays[:5] + [t(6, "float32", [T * 8]), t(7, "bfloat16", [T * 8, N])]
+        assert fused_moe(lib, *top8, mul_routed_weight=0) == Status.SHAPE_MISMATCH
+        assert "TOPK = 2" in message(lib)
+    finally:
+        lib.tileir_kernels_force_variant(b"fused_moe", None)
+
+
+@pytest.mark.parametrize("call, error, also", [
+    (lambda L: ports.group_gemm(FakeTensor(1, "torch.bfloat16", [4, 64]), FakeTensor(2, "torch.bfloat16", [2, 64, 64]),
+                                FakeTensor(3, "torch.int64", [3]), FakeTensor(4, "torch.bfloat16", [4, 64]), library=L),
+     ports.UnsupportedDtypeError, TypeError),
+    (lambda L: ports.fused_moe(FakeTensor(1, "torch.bfloat16", [4, 64]), FakeTensor(2, "torch.bfloat16", [8, 64, 64]),
+                               FakeTensor(3, "torch.int32", [512]), FakeTensor(4, "torch.int32", [9]),
+                               FakeTensor(5, "torch.int32", [1]), FakeTensor(6, "torch.float32", [8]),
+                               FakeTensor(7, "torch.bfloat16", [8, 64]), library=L),
+     ports.ShapeMismatchError, ValueError),
+], ids=["group_gemm", "fused_moe"])
+def test_moe_gemm_wrappers_raise_the_exception_of_the_code(ports_library, call, error, also):
+    test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also)
+
+
+def test_wrapper_kwargs_take_flags_and_constants_from_the_variant():
+    """The GPU test calls each wrapper with registry.wrapper_kwargs: tensors and scalars by name
+    from ref.make_inputs, flags (bool) and `const` arguments (int) from the variant's constants."""
+    analysis = json.loads((HEADER.parents[2] / "reference" / "fused_moe" / "analysis.json").read_text())
+    f = ports.function_for("fused_moe", "fused_moe")
+    for v in analysis["variants"]:
+        inputs = {a.name: object() for a in f.args if a.kind == "tensor"}
+        kwargs = ports.wrapper_kwargs(f, v, inputs)
+        assert list(kwargs) == [a.name for a in f.args]
+        assert all(kwargs[name] is inputs[name] for name in inputs)
+        assert kwargs["block_m"] == v["constants"]["BM"] and type(kwargs["block_m"]) is int
+        assert kwargs["mul_routed_weight"] is v["constants"]["MUL_ROUTED_WEIGHT"]
+    group = ports.function_for("group_gemm", "group_gemm_sliced_w8")
+    nk = next(v for v in json.loads((HEADER.parents[2] / "reference" / "group_gemm" / "analysis.json").read_text())
+              ["variants"] if v["name"] == "bf16_nk_sliced_w8_128x256x64")
+    assert ports.wrapper_kwargs(group, nk, {n: n for n in ("a", "w", "offsets", "c")})["trans_w"] is True

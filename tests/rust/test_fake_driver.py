@@ -306,6 +306,38 @@ def _dense(dims):
     return strides
 
 
+def test_group_gemm_and_fused_moe_launch(fake_driver, library_with_fake_cubins, tmp_path):
+    """The upper bound of row tiles on grid.y (group_gemm), the (block, column tile) 1-D grid
+    (fused_moe), and every argument word of the seven routing and data tensors."""
+    a = [X + (i << 32) for i in range(7)]
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        A = {a}
+        call("cutile_group_gemm", T(A[0], [300, 136], "bfloat16"), T(A[1], [6, 136, 72], "bfloat16"),
+             T(A[2], [7], "int32"), T(A[3], [300, 72], "bfloat16"), 0, 0, 0, nparams=20)
+        call("cutile_group_gemm", T(A[0], [257, 264], "float16", [328, 1]), T(A[1], [3, 128, 264], "float16"),
+             T(A[2], [4], "int32"), T(A[3], [257, 128], "float16"), 1, 0, 0, nparams=20)
+        call("cutile_fused_moe", T(A[0], [33, 200], "bfloat16"), T(A[1], [6, 136, 200], "bfloat16"),
+             T(A[2], [444], "int32"), T(A[3], [7], "int32"), T(A[4], [1], "int32"), T(A[5], [66], "float32"),
+             T(A[6], [66, 136], "bfloat16"), 1, 64, 0, 0, nparams=29)
+        call("cutile_fused_moe", T(A[0], [1, 512], "float16"), T(A[1], [16, 128, 512], "float16"),
+             T(A[2], [248], "int32"), T(A[3], [16], "int32"), T(A[4], [1], "int32"), T(A[5], [8], "float32"),
+             T(A[6], [8, 128], "float16"), 1, 16, 0, 0, nparams=29)
+    """, tmp_path)
+    assert codes == [0, 0, 0, 0]
+    assert images(log) == ["bf16_kn_128x128x64", "f16_nk_64x128x64", "bf16_top2_bm64_mul", "f16_top8_bm16_mul"]
+    kn, nk, moe, moe16 = launches(log)
+    assert "grid=1,9,1" in kn  # cdiv(72, 128), cdiv(300, 128) + 6 groups
+    assert params(kn) == [a[0], 300, 136, 136, 1, a[1], 6, 136, 72, 136 * 72, 72, 1, a[2], 7, 1,
+                          a[3], 300, 72, 72, 1]
+    assert "grid=1,8,1" in nk  # cdiv(128, 128), cdiv(257, 64) + 3 groups
+    assert params(nk)[:5] == [a[0], 257, 264, 328, 1]
+    assert "grid=14,1,1" in moe  # 7 blocks of 64 ids x cdiv(136, 128) column tiles
+    assert params(moe) == [a[0], 33, 200, 200, 1, a[1], 6, 136, 200, 136 * 200, 200, 1, a[2], 444, 1, a[3], 7, 1,
+                           a[4], 1, 1, a[5], 66, 1, a[6], 66, 136, 136, 1]
+    assert "grid=16,1,1" in moe16  # 16 blocks of 16 ids x 1 column tile
+    assert log.count("function group_gemm_entry") == 2 and log.count("function fused_moe_entry") == 2
+
+
 @pytest.mark.parametrize("scenario, env, status", [
     ("host_pointer", {}, Status.DEVICE_MISMATCH),
     ("foreign_stream", {}, Status.DEVICE_MISMATCH),
@@ -370,6 +402,11 @@ VALID_CALLS = {
     "cutile_bmm": 'T({x}, [2, 64, 64], "bfloat16"), T(A[1], [2, 64, 64], "bfloat16"), T(A[2], [2, 64, 64], "bfloat16"), 1',
     "cutile_splitk_matmul": 'T({x}, [64, 64], "float16"), T(A[1], [64, 64], "float16"), T(A[2], [2, 64, 64], "float32"), '
                             'T(A[3], [64, 64], "float16")',
+    "cutile_group_gemm": 'T({x}, [4, 64], "bfloat16"), T(A[1], [2, 64, 64], "bfloat16"), T(A[2], [3], "int32"), '
+                         'T(A[3], [4, 64], "bfloat16"), 0',
+    "cutile_fused_moe": 'T({x}, [4, 64], "bfloat16"), T(A[1], [8, 64, 64], "bfloat16"), T(A[2], [512], "int32"), '
+                        'T(A[3], [8], "int32"), T(A[4], [1], "int32"), T(A[5], [8], "float32"), '
+                        'T(A[6], [8, 64], "bfloat16"), 1, 64',
 }
 # Kernels one valid call launches in order (1 where not listed); a failed launch stops the call.
 KERNELS_PER_CALL = {"cutile_splitk_matmul": 2}
@@ -660,3 +697,21 @@ def test_splitk_matmul_launches_partial_then_reduce_on_the_callers_stream(fake_d
     assert partial_again == partial
     assert "grid=2,5,1" in forced  # cdiv(100, 64), cdiv(520, 128)
     assert "function splitk_partial_entry" in log and "function splitk_reduce_entry" in log
+
+
+def test_fused_moe_routing_arrays_must_fit_their_allocation(fake_driver, library_with_fake_cubins, tmp_path):
+    """The routing arrays are bound-checked like the data: with 16 KiB allocations (w fills one),
+    64 int32 ids fit and 8192 do not."""
+    a = [X + (i << 32) for i in range(7)]
+    body = f"""
+        A = {a}
+        for em in (64, 8192):
+            call("cutile_fused_moe", T(A[0], [1, 64], "float16"), T(A[1], [1, 128, 64], "float16"),
+                 T(A[2], [em], "int32"), T(A[3], [em // 16], "int32"), T(A[4], [1], "int32"),
+                 T(A[5], [8], "float32"), T(A[6], [8, 128], "float16"), 1, 16, 0, 0)
+    """
+    codes, errors, log = run_with_errors(fake_driver, library_with_fake_cubins, body, tmp_path,
+                                         FAKE_CUDA_ALLOC_SIZE=16384)
+    assert codes == [Status.OK, Status.OUT_OF_BOUNDS], errors
+    assert errors[1].startswith("OUT_OF_BOUNDS: sorted_token_ids: ") and "16384 bytes more" in errors[1], errors[1]
+    assert len(launches(log)) == 1

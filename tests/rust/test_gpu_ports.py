@@ -164,7 +164,9 @@ def _one_call_per_op():
              ("bmm", "f16_nn_w8_128x256x64", {"B": 8, "M": 1024, "N": 1024, "K": 512}),
              ("bmm", "bf16_nt_128x128x64", {"B": 3, "M": 129, "N": 136, "K": 264, "noncontiguous": ["a", "b"]}),
              ("splitk_matmul", "partial_bf16_64x128x64", {"M": 64, "N": 4096, "K": 8192, "S": 16}),
-             ("splitk_matmul", "reduce_f16_4x256", {"M": 65, "N": 128, "S": 4, "noncontiguous": ["partial"]})]
+             ("splitk_matmul", "reduce_f16_4x256", {"M": 65, "N": 128, "S": 4, "noncontiguous": ["partial"]}),
+             ("group_gemm", "bf16_nk_128x128x64", {"T": 4096, "G": 8, "K": 1024, "N": 1024, "split": "with_empty"}),
+             ("fused_moe", "bf16_top2_bm64_mul", {"T": 512, "E": 8, "K": 1024, "N": 1024})]
     for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
         yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}-{name}")

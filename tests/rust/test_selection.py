@@ -239,3 +239,32 @@ def test_splitk_matmul_selection(lib):
         case = f"{dtype} {m}x{n}x{k} S={s} pad={pad} offset={offset}"
         seen.add(_agree(lib, expected, "cutile_splitk_matmul", a, b, partial, c, case=case))
     assert {"partial_f16_64x128x64,reduce_f16_4x256", "partial_bf16_64x128x64,reduce_bf16_4x256", None} <= seen
+
+
+def test_group_gemm_selection(lib):
+    launcher = _launcher("group_gemm")
+    seen = set()
+    T, G, K, N = 300, 6, 136, 72
+    for dtype, trans_w, pad, offset in itertools.product(DTYPES, (0, 1), (0, 4, 8), (0, 8)):
+        w_shape = [G, N, K] if trans_w else [G, K, N]
+        arrays = [t(1, dtype, [T, K], [K + pad, 1], offset=offset), t(2, dtype, w_shape), t(3, "int32", [G + 1]),
+                  t(4, dtype, [T, N])]
+        expected = launcher.select_variant(dtype, bool(trans_w), _aligned(arrays[:1], offset))
+        seen.add(_agree(lib, expected, "cutile_group_gemm", *arrays, trans_w,
+                        case=f"{dtype} trans_w={trans_w} a row stride {K + pad} offset {offset}"))
+    assert {"bf16_kn_128x128x64", "bf16_nk_128x128x64", "f16_nk_64x128x64", None} <= seen
+
+
+def test_fused_moe_selection(lib):
+    launcher = _launcher("fused_moe")
+    seen = set()
+    T, E, K, N = 33, 8, 200, 136
+    for dtype, block_m, topk, mul, pad in itertools.product(DTYPES, (16, 64), (2, 8), (0, 1), (0, 4)):
+        em = T * topk + E * (block_m - 1)
+        arrays = [t(1, dtype, [T, K], [K + pad, 1]), t(2, dtype, [E, N, K]), t(3, "int32", [em]),
+                  t(4, "int32", [-(-em // block_m)]), t(5, "int32", [1]), t(6, "float32", [T * topk]),
+                  t(7, dtype, [T * topk, N])]
+        expected = launcher.select_variant(dtype, block_m, topk, bool(mul), _aligned(arrays[:1], 0))
+        seen.add(_agree(lib, expected, "cutile_fused_moe", *arrays, mul, block_m,
+                        case=f"{dtype} block_m={block_m} topk={topk} mul={mul} hidden row stride {K + pad}"))
+    assert {"bf16_top2_bm64_mul", "bf16_top2_bm64_nomul", "f16_top8_bm16_mul", None} <= seen

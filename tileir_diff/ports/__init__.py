@@ -70,3 +70,7 @@ __all__ += ["flash_attention", "attention_sink"]
 from tileir_diff.ports.torch_ops import bmm, splitk_matmul  # noqa: E402
 
 __all__ += ["bmm", "splitk_matmul"]
+
+from tileir_diff.ports.torch_ops import fused_moe, group_gemm  # noqa: E402
+
+__all__ += ["group_gemm", "fused_moe"]

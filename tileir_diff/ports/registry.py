@@ -100,6 +100,11 @@ FUNCTIONS: tuple[PortFunction, ...] = (
     PortFunction("bmm", "cutile_bmm", "bmm", ("bmm", "bmm_w8"), _t("a", "b", "c") + (Arg("trans_b", "flag"),)),
     PortFunction("splitk_matmul", "cutile_splitk_matmul", "splitk_matmul", ("splitk_partial", "splitk_reduce"),
                  _t("a", "b", "partial", "c"), call_module="port_call"),
+    PortFunction("group_gemm", "cutile_group_gemm", "group_gemm", ("group_gemm", "group_gemm_sliced", "group_gemm_sliced_w8"),
+                 _t("a", "w", "offsets", "c") + (Arg("trans_w", "flag"),)),
+    PortFunction("fused_moe", "cutile_fused_moe", "fused_moe", ("fused_moe",),
+                 _t("hidden", "w", "sorted_token_ids", "expert_ids", "num_tokens_post_padded", "topk_weights", "out")
+                 + (Arg("mul_routed_weight", "flag"), Arg("block_m", "int", "BM"))),
 )
 
 #: Every ported op, in table order.

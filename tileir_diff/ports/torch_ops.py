@@ -18,7 +18,8 @@ from tileir_diff.ports._abi import (
 __all__ = ["vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "silu_and_mul", "swiglu",
            "swiglu_bwd", "gelu", "dropout", "RMS_NORM_BWD_ROWS_PER_BLOCK", "argmax",
            "cross_entropy", "cumsum", "embedding", "transpose", "fp8_quantize", "layer_norm", "layer_norm_bwd",
-           "LAYER_NORM_BWD_ROWS_PER_BLOCK", "rope", "flash_attention", "attention_sink", "bmm", "splitk_matmul"]
+           "LAYER_NORM_BWD_ROWS_PER_BLOCK", "rope", "flash_attention", "attention_sink", "bmm", "splitk_matmul",
+           "group_gemm", "fused_moe"]
 
 # dw_partial of rms_norm_bwd has ceil(M / RMS_NORM_BWD_ROWS_PER_BLOCK) rows.
 RMS_NORM_BWD_ROWS_PER_BLOCK = 64
@@ -342,3 +343,22 @@ def splitk_matmul(a, b, partial, c, *, stream: Optional[Any] = None, library=Non
     and then summed into c, both launches on the stream. Returns c."""
     _call("cutile_splitk_matmul", (a, b, partial, c), stream=stream, library=library)
     return c
+
+
+def group_gemm(a, w, offsets, c, trans_w: bool = False, *, stream: Optional[Any] = None, library=None):
+    """c[o[g]:o[g+1]] = a[o[g]:o[g+1]] @ op(w[g]): a (T, K), w (G, K, N), or (G, N, K) with trans_w
+    (nn.Linear layout), c (T, N) of one dtype (bfloat16; float16 with trans_w); offsets (G + 1,)
+    int32 on the device, rising from 0 to at most T (not checked). Returns c."""
+    _call("cutile_group_gemm", (a, w, offsets, c), int(bool(trans_w)), stream=stream, library=library)
+    return c
+
+
+def fused_moe(hidden, w, sorted_token_ids, expert_ids, num_tokens_post_padded, topk_weights, out,
+              mul_routed_weight: bool = True, block_m: int = 64, *, stream: Optional[Any] = None, library=None):
+    """out[id] = hidden[id // TOPK] @ w[e].T (* topk_weights[id] when mul_routed_weight) on the
+    moe_align_block_size layout aligned to block_m: hidden (T, K), w (E, N, K), out (T * TOPK, N);
+    sorted_token_ids (EM,), expert_ids (cdiv(EM, block_m),), num_tokens_post_padded (1,) int32,
+    topk_weights (T * TOPK,) float32. Returns out."""
+    _call("cutile_fused_moe", (hidden, w, sorted_token_ids, expert_ids, num_tokens_post_padded, topk_weights, out),
+          int(bool(mul_routed_weight)), int(block_m), stream=stream, library=library)
+    return out

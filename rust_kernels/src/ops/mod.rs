@@ -59,6 +59,8 @@ ops! {
     attention_sink => attention_sink_kernel,
     bmm => bmm_kernel,
     splitk_matmul => splitk_matmul_kernel,
+    group_gemm => group_gemm_kernel,
+    fused_moe => group_gemm_kernel,
 }
 
 /// Every variant of every op, in a stable order.
