@@ -203,6 +203,31 @@ pub fn pick(
     Ok(v)
 }
 
+/// One stage of a C function that launches several kernels in order (flash_decode partial +
+/// combine, moe_align histogram + sort): the forced variant of `op` when it is a kernel of this
+/// stage (`entry`), else `choose()`; either way checked against the stage's `tensors`. Record the
+/// stages' variants with `record_selected` once all are picked.
+pub fn pick_stage(
+    op: &str,
+    entry: &str,
+    tensors: &[&Tensor],
+    choose: impl FnOnce() -> Result<&'static Variant>,
+) -> Result<&'static Variant> {
+    let v = match forced(op) {
+        Some(v) if v.entry == entry => v,
+        _ => choose()?,
+    };
+    v.accepts(tensors)?;
+    Ok(v)
+}
+
+/// Names the variants of a multi-kernel call in launch order, comma-separated, as
+/// `tileir_kernels_selected_variant` reports them.
+pub fn record_selected(variants: &[&Variant]) {
+    let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
+    SELECTED.with(|s| *s.borrow_mut() = std::ffi::CString::new(names.join(",")).unwrap_or_default());
+}
+
 /// Forgets the last selection; `status::guard` calls it before each C entry runs.
 pub fn clear_selected() {
     SELECTED.with(|s| *s.borrow_mut() = std::ffi::CString::default());

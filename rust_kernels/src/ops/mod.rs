@@ -55,6 +55,7 @@ ops! {
     fp8_quantize => fp8_quantize_kernel,
     layer_norm => layer_norm_kernel,
     rope => rope_kernel,
+    flash_decode => flash_decode_kernel,
 }
 
 /// Every variant of every op, in a stable order.
