@@ -310,7 +310,13 @@ VALID_CALLS = {
     "cutile_rope": 'T({x}, [4], "int32"), T(A[1], [4, 2, 64], "float16"), T(A[2], [4, 1, 64], "float16"), '
                    'T(A[3], [16, 32], "float32"), T(A[4], [16, 32], "float32"), T(A[5], [4, 2, 64], "float16"), '
                    'T(A[6], [4, 1, 64], "float16"), 1',
+    "cutile_flash_decode": 'T({x}, [2, 4, 128], "bfloat16"), T(A[1], [2, 1, 64, 128], "bfloat16"), '
+                           'T(A[2], [2, 1, 64, 128], "bfloat16"), T(A[3], [2], "int32"), '
+                           'T(A[4], [2, 4, 3, 128], "float32"), T(A[5], [2, 4, 3], "float32"), '
+                           'T(A[6], [2, 4, 128], "bfloat16"), ctypes.c_float(0.1)',
 }
+# Kernels one valid call launches in order (1 where not listed); a failed launch stops the call.
+KERNELS_PER_CALL = {"cutile_flash_decode": 2}
 
 
 def test_valid_calls_cover_every_function():
@@ -338,7 +344,9 @@ def test_driver_side_checks_of_every_function(fake_driver, library_with_fake_cub
     codes, log = run(fake_driver, library_with_fake_cubins, f"A = [{X} + (i << 32) for i in range(8)]\n{calls}\n",
                      tmp_path, **env)
     assert dict(zip(VALID_CALLS, codes)) == {name: status for name in VALID_CALLS}
-    assert len(launches(log)) == (len(VALID_CALLS) if status in (Status.OK, Status.LAUNCH_FAILED) else 0)
+    launched = {Status.OK: sum(KERNELS_PER_CALL.get(name, 1) for name in VALID_CALLS),
+                Status.LAUNCH_FAILED: len(VALID_CALLS)}
+    assert len(launches(log)) == launched.get(status, 0)
     assert sum(line.startswith("push") for line in log) == log.count("pop")
 
 
@@ -550,3 +558,37 @@ def test_layer_norm_selects_by_row_length_and_launches_one_block_per_64_backward
     assert "grid=3,1,1" in bwd  # cdiv(130, 64)
     assert params(bwd)[-10:] == [A[6], 3, 304, 304, 1, A[7], 3, 304, 304, 1]
     assert "function layer_norm_fwd_entry" in log and "function layer_norm_bwd_entry" in log
+
+
+def test_flash_decode_launches_partial_then_combine_on_the_callers_stream(fake_driver, library_with_fake_cubins,
+                                                                          tmp_path):
+    b, hq, hkv, smax, s, d = 3, 8, 2, 300, 5, 128
+    a = [X + (i << 32) for i in range(7)]
+    body = f"""
+        A = {a}
+        args = (T(A[0], [{b}, {hq}, {d}], "bfloat16"), T(A[1], [{b}, {hkv}, {smax}, {d}], "bfloat16"),
+                T(A[2], [{b}, {hkv}, {smax}, {d}], "bfloat16"), T(A[3], [{b}], "int32"),
+                T(A[4], [{b}, {hq}, {s}, {d}], "float32"), T(A[5], [{b}, {hq}, {s}], "float32"),
+                T(A[6], [{b}, {hq}, {d}], "bfloat16"), ctypes.c_float(0.25), 0, {STREAM})
+        call("cutile_flash_decode", *args, nparams={{nparams}})
+    """
+    codes, log = run(fake_driver, library_with_fake_cubins, body.format(nparams=23), tmp_path)
+    assert codes == [0]
+    assert images(log) == ["partial_bf16_d128_g4", "combine_bf16_d128"]
+    partial, combine = launches(log)
+    assert log.index(partial) < log.index(combine)
+    assert f"grid={s},{b * hkv},1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in partial
+    assert f"grid={b * hq},1,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in combine
+    assert "function flash_decode_partial_entry" in log and "function flash_decode_combine_entry" in log
+    q = [a[0], b, hq, d, hq * d, d, 1]
+    kv = lambda i: [a[i], b, hkv, smax, d, hkv * smax * d, smax * d, d, 1]  # noqa: E731
+    partial_o = [a[4], b, hq, s, d, hq * s * d, s * d, d, 1]
+    partial_lse = [a[5], b, hq, s, hq * s, s, 1]
+    o = [a[6], b, hq, d, hq * d, d, 1]
+    assert params(combine) == partial_o + partial_lse + o
+    assert params(partial) == (q + kv(1) + kv(2))[:23]
+    # Every word of the partial kernel's 45: its launch fails, so the combine never launches.
+    codes, log = run(fake_driver, library_with_fake_cubins, body.format(nparams=45), tmp_path, FAKE_CUDA_LAUNCH_RC=700)
+    assert codes == [Status.LAUNCH_FAILED]
+    (partial,) = launches(log)
+    assert params(partial) == q + kv(1) + kv(2) + [a[3], b, 1] + partial_o + partial_lse + [f32_bits(0.25)]

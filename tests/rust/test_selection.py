@@ -172,3 +172,20 @@ def test_rope_selection(lib):
         expected = launcher.select_variant(dtype, d, bool(neox))
         seen.add(_agree(lib, expected, "cutile_rope", *arrays, neox, case=f"{dtype} D={d} is_neox={neox}"))
     assert {"bf16_neox_d128", "f16_neox_d64", "bf16_gptj_d128", None} <= seen
+
+
+def test_flash_decode_selection(lib):
+    """One call launches two kernels: the library names both (partial, combine) as the launcher does."""
+    launcher = _launcher("flash_decode")
+    seen = set()
+    for dtype, d, group, splits in itertools.product(DTYPES, (64, 128), (1, 2, 4, 8), (1, 7, 16, 17)):
+        b, hkv, smax = 2, 2, 300
+        hq = hkv * group
+        arrays = [t(1, dtype, [b, hq, d]), t(2, dtype, [b, hkv, smax, d]), t(3, dtype, [b, hkv, smax, d]),
+                  t(4, "int32", [b]), t(5, "float32", [b, hq, splits, d]), t(6, "float32", [b, hq, splits]),
+                  t(7, dtype, [b, hq, d])]
+        expected = launcher.select_variant(dtype, d, group, splits)
+        seen.add(_agree(lib, expected, "cutile_flash_decode", *arrays, ctypes.c_float(0.1),
+                        case=f"{dtype} D={d} group={group} S={splits}"))
+    assert {"partial_bf16_d128_g1,combine_bf16_d128", "partial_bf16_d128_g4,combine_bf16_d128",
+            "partial_f16_d64_g8,combine_f16_d64", None} <= seen

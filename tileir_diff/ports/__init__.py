@@ -64,3 +64,7 @@ __all__ = [
 from tileir_diff.ports.torch_ops import argmax, cross_entropy, cumsum, embedding  # noqa: E402
 
 __all__ += ["argmax", "cross_entropy", "cumsum", "embedding"]
+
+from tileir_diff.ports.torch_ops import flash_decode, moe_align_block_size  # noqa: E402
+
+__all__ += ["flash_decode", "moe_align_block_size"]

@@ -43,6 +43,12 @@ class PortFunction:
     wrapper: str  # the torch wrapper: tileir_diff.ports.<wrapper>
     kernels: tuple[str, ...]  # analysis.json `kernel`s this function launches
     args: tuple[Arg, ...]
+    # For a function that launches several kernels in one call (flash_decode): the module
+    # reference/<op>/<call_module>.py whose call_inputs(variant, shape, *, seed, device) and
+    # call_reference(variant, inputs) replace ref.make_inputs / ref.reference in the GPU test. A
+    # forced variant's call runs its partner kernel too, so it needs both kernels' arguments and
+    # writes both kernels' outputs.
+    call_module: str | None = None
 
 
 def _t(*names: str) -> tuple[Arg, ...]:
@@ -85,6 +91,13 @@ FUNCTIONS: tuple[PortFunction, ...] = (
                  _t("dy", "x", "w", "mean", "rstd", "dx", "dw_partial", "db_partial")),
     PortFunction("rope", "cutile_rope", "rope", ("rope",),
                  _t("positions", "q", "k", "cos_table", "sin_table", "q_out", "k_out") + (Arg("is_neox", "flag"),)),
+    PortFunction("flash_decode", "cutile_flash_decode", "flash_decode", ("flash_decode_partial", "flash_decode_combine"),
+                 _t("q", "k", "v", "seq_lens", "partial_o", "partial_lse", "o") + (Arg("sm_scale", "f32"),),
+                 call_module="port_call"),
+    PortFunction("moe_align_block_size", "cutile_moe_align_block_size", "moe_align_block_size",
+                 ("moe_align_histogram", "moe_align_sort"),
+                 _t("topk_ids", "expert_counts", "expert_offsets", "expert_ids", "num_tokens_post_padded",
+                    "sorted_token_ids") + (Arg("block_m", "i32"),), call_module="port_call"),
 )
 
 #: Every ported op, in table order.

@@ -56,6 +56,7 @@ ops! {
     layer_norm => layer_norm_kernel,
     rope => rope_kernel,
     flash_decode => flash_decode_kernel,
+    moe_align_block_size => moe_align_block_size_kernel,
 }
 
 /// Every variant of every op, in a stable order.

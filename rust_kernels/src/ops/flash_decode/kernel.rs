@@ -5,7 +5,8 @@
 //! and log2-sum-exp go to the caller's partial_o / partial_lse. An empty split (a short
 //! sequence) runs no iteration and writes o = 0, lse = -inf. `flash_decode_combine`: one block
 //! per (batch, query head) merges the S partials, loaded as one MAX_SPLITS tile (-inf / 0
-//! padding), with weights exp2(lse_s - max lse).
+//! padding), with weights exp2(lse_s - max lse); its output element type is `EOut` (the partials
+//! are f32).
 //!
 //! Both block-id splits (bid // heads, bid % heads) use Rust's truncating `/` and `%`: block ids
 //! and extents are non-negative, where truncation and Python's floor agree.
@@ -109,10 +110,10 @@ pub mod flash_decode_kernel {
     }
 
     #[cutile::entry(unchecked_accesses = true)]
-    unsafe fn flash_decode_combine<E: ElementType, const MAX_SPLITS: i32, const D: i32>(
+    unsafe fn flash_decode_combine<EOut: ElementType, const MAX_SPLITS: i32, const D: i32>(
         partial_o: &Tensor<f32, { [-1, -1, -1, -1] }>,
         partial_lse: &Tensor<f32, { [-1, -1, -1] }>,
-        o: &Tensor<E, { [-1, -1, -1] }>,
+        o: &Tensor<EOut, { [-1, -1, -1] }>,
     ) {
         let block: (i32, i32, i32) = get_tile_block_id();
         let num_heads: i32 = get_shape_dim(o.shape(), 1i32);
@@ -145,8 +146,8 @@ pub mod flash_decode_kernel {
             rounding::NearestEven,
             ftz::Disabled,
         );
-        let out: Tile<E, { [1, D] }> = convert_tile(out);
-        let mut o_tiles: PartitionMut<E, { [1, 1, D] }> = unsafe { o.partition_full_mut(shape![1, 1, D]) };
+        let out: Tile<EOut, { [1, D] }> = convert_tile(out);
+        let mut o_tiles: PartitionMut<EOut, { [1, 1, D] }> = unsafe { o.partition_full_mut(shape![1, 1, D]) };
         unsafe { o_tiles.store_unchecked(out.reshape(shape![1, 1, D]), [batch, head, 0i32]) };
     }
 }

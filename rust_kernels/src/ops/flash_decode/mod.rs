@@ -66,13 +66,13 @@ const fn combine(name: &'static str, generics: &'static [&'static str], params: 
         name,
         module: "flash_decode_kernel",
         entry: COMBINE,
-        generic_names: &["E", "MAX_SPLITS", "D"],
+        generic_names: &["EOut", "MAX_SPLITS", "D"],
         generics,
         params,
     }
 }
 
-// flash_decode_partial: <E, BN, D, QUERY_GROUP>; flash_decode_combine: <E, MAX_SPLITS, D>.
+// flash_decode_partial: <E, BN, D, QUERY_GROUP>; flash_decode_combine: <EOut, MAX_SPLITS, D>.
 pub static PARTIAL_BF16_D128_G1: Variant =
     partial("partial_bf16_d128_g1", &["bf16", "128", "128", "1"], &partial_params(DType::BF16));
 pub static PARTIAL_BF16_D128_G4: Variant =
@@ -86,7 +86,7 @@ pub static COMBINE_F16_D64: Variant = combine("combine_f16_d64", &["f16", "16", 
 pub static VARIANTS: &[&Variant] =
     &[&PARTIAL_BF16_D128_G1, &PARTIAL_BF16_D128_G4, &PARTIAL_F16_D64_G8, &COMBINE_BF16_D128, &COMBINE_F16_D64];
 
-/// The q/k/v (and o) dtype of a variant: its type generic.
+/// The q/k/v (partial) or o (combine) dtype of a variant: its type generic.
 fn dtype_of(v: &Variant) -> &'static str {
     v.generics[0]
 }
