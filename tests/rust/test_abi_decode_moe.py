@@ -171,3 +171,123 @@ def test_wrapper_raises_the_exception_of_the_code(ports_library, wrapper, error,
     with pytest.raises(error) as info:
         wrapper(ports_library)
     assert isinstance(info.value, also) and info.value.status == error.status and str(info.value)
+
+
+# --- moe_align_block_size -------------------------------------------------------------------------
+
+N, E = 1000, 60
+
+
+def _moe_arrays(n=N, e=E, block_m=64, em=None, nb=None, **override):
+    em = n + e * (block_m - 1) if em is None else em
+    nb = -(-em // block_m) if nb is None else nb
+    arrays = {"topk_ids": t(1, "int32", [n]), "expert_counts": t(2, "int32", [e]),
+              "expert_offsets": t(3, "int32", [e + 1]), "expert_ids": t(4, "int32", [nb]),
+              "num_tokens_post_padded": t(5, "int32", [1]), "sorted_token_ids": t(6, "int32", [em])}
+    arrays.update(override)
+    return [arrays[k] for k in ("topk_ids", "expert_counts", "expert_offsets", "expert_ids", "num_tokens_post_padded",
+                                "sorted_token_ids")]
+
+
+def moe(lib, *arrays, block_m=64, **kw):
+    return call(lib, "cutile_moe_align_block_size", *arrays, block_m, **kw)
+
+
+def test_moe_align_selects_both_kernels(lib):
+    assert moe(lib, *_moe_arrays()) in PAST_VALIDATION, message(lib)
+    assert _selected(lib) == "hist_bm64_e128,sort_bm64_e128"
+    assert moe(lib, *_moe_arrays(e=200, block_m=16), block_m=16) in PAST_VALIDATION, message(lib)
+    assert _selected(lib) == "hist_bm16_e256,sort_bm16_e256"
+    # Larger outputs than the minimum are fine (the slots past the total get the sentinel).
+    assert moe(lib, *_moe_arrays(em=N + E * 63 + 100, nb=200)) in PAST_VALIDATION, message(lib)
+
+
+def test_moe_align_rejections(lib):
+    def bad(block_m=64, **override):
+        return moe(lib, *_moe_arrays(**override), block_m=block_m)
+
+    assert moe(lib, None, *_moe_arrays()[1:]) == Status.NULL_POINTER
+    assert bad(sorted_token_ids=t(0, "int32", [N + E * 63])) == Status.NULL_POINTER
+    # dtype
+    assert bad(topk_ids=t(1, "int64", [N])) == Status.UNSUPPORTED_DTYPE
+    assert bad(expert_ids=t(4, "float32", [-(-(N + E * 63) // 64)])) == Status.UNSUPPORTED_DTYPE
+    # block size and expert count: only the built pairs
+    assert moe(lib, *_moe_arrays(block_m=32), block_m=32) == Status.NO_VARIANT and "block_m = 32" in message(lib)
+    assert moe(lib, *_moe_arrays(e=128)) == Status.NO_VARIANT  # E_PAD = 128 needs E < 128
+    assert moe(lib, *_moe_arrays(e=127)) in PAST_VALIDATION, message(lib)
+    assert moe(lib, *_moe_arrays(e=256, block_m=16), block_m=16) == Status.NO_VARIANT
+    assert bad(block_m=0) == Status.INVALID_ARGUMENT
+    # rank and shape
+    assert bad(topk_ids=t(1, "int32", [N // 2, 2])) == Status.BAD_RANK
+    assert bad(expert_offsets=t(3, "int32", [E])) == Status.SHAPE_MISMATCH  # needs E + 1
+    assert bad(num_tokens_post_padded=t(5, "int32", [2])) == Status.SHAPE_MISMATCH
+    assert bad(em=N + E * 63 - 1) == Status.SHAPE_MISMATCH and "N + E * (block_m - 1)" in message(lib)
+    assert bad(nb=-(-(N + E * 63) // 64) - 1) == Status.SHAPE_MISMATCH
+    assert bad(e=0) == Status.UNSUPPORTED_SHAPE
+    # strides and alignment
+    assert bad(topk_ids=t(1, "int32", [N], [2])) == Status.BAD_STRIDE
+    assert bad(sorted_token_ids=t(6, "int32", [N + E * 63], [2])) == Status.BAD_STRIDE
+    assert bad(topk_ids=t(1, "int32", [N], offset=2)) == Status.MISALIGNED
+    assert bad(expert_ids=t(4, "int32", [-(-(N + E * 63) // 64)], offset=1)) == Status.MISALIGNED
+    assert bad(topk_ids=t(1, "int32", [N], offset=4)) in PAST_VALIDATION, message(lib)  # 4-byte aligned suffices
+    # overlap: every array against every other
+    assert bad(sorted_token_ids=t(1, "int32", [N + E * 63])) == Status.INVALID_ARGUMENT  # over topk_ids
+    assert bad(expert_offsets=t(2, "int32", [E + 1], offset=8)) == Status.INVALID_ARGUMENT  # over expert_counts
+    assert bad(num_tokens_post_padded=t(4, "int32", [1])) == Status.INVALID_ARGUMENT  # over expert_ids
+    # device
+    assert moe(lib, *_moe_arrays(), device=-1) == Status.INVALID_DEVICE
+
+
+def test_forced_moe_variant_runs_with_its_partner(lib, ports_library):
+    with ports.force_variant("moe_align_block_size", "sort_bm16_e256", library=ports_library):
+        assert moe(lib, *_moe_arrays(block_m=16), block_m=16) in PAST_VALIDATION, message(lib)
+        assert _selected(lib) == "hist_bm16_e256,sort_bm16_e256"
+        # The sort's 256 expert lanes also serve block_m 64 (the histogram chosen for it has 128).
+        assert moe(lib, *_moe_arrays()) in PAST_VALIDATION, message(lib)
+        assert _selected(lib) == "hist_bm64_e128,sort_bm16_e256"
+    with ports.force_variant("moe_align_block_size", "hist_bm16_e256", library=ports_library):
+        # A forced histogram must pad to the block size asked for.
+        assert moe(lib, *_moe_arrays()) == Status.INVALID_ARGUMENT and "block_m = 16" in message(lib)
+    with ports.force_variant("moe_align_block_size", "sort_bm64_e128", library=ports_library):
+        assert moe(lib, *_moe_arrays(e=200, block_m=16), block_m=16) == Status.INVALID_ARGUMENT  # E >= its E_PAD
+
+
+def _moe_reference_args(variant, shape):
+    """The C arguments reference/moe_align_block_size/port_call.call_inputs gives (no torch)."""
+    n, e = shape["N"], shape["E"]
+    if variant["kernel"] == "moe_align_histogram":
+        block_m = variant["constants"]["BLOCK_M"]
+        return _moe_arrays(n, e, block_m, nb=shape.get("NB")) + [block_m]
+    block_m = int(shape["block_m"])
+    return _moe_arrays(n, e, block_m, em=shape.get("EM")) + [block_m]
+
+
+def test_every_moe_align_test_shape_fits_its_forced_variant(lib, ports_library):
+    analysis = json.loads((HEADER.parents[2] / "reference" / "moe_align_block_size" / "analysis.json").read_text())
+    for v in analysis["variants"]:
+        for shape in v["test_shapes"]:
+            with ports.force_variant("moe_align_block_size", v["name"], library=ports_library):
+                code = call(lib, "cutile_moe_align_block_size", *_moe_reference_args(v, shape))
+                selected = _selected(lib).split(",")
+            assert code in PAST_VALIDATION, f"{v['name']} {shape}: {code.name}: {message(lib)}"
+            assert v["name"] in selected
+
+
+@pytest.mark.parametrize("wrapper, error, also", [
+    (lambda L: ports.moe_align_block_size(FakeTensor(1, "torch.int32", [100]), FakeTensor(2, "torch.int32", [8]),
+                                          FakeTensor(3, "torch.int32", [9]), FakeTensor(4, "torch.int32", [10]),
+                                          FakeTensor(5, "torch.int32", [1]), FakeTensor(6, "torch.int32", [603]),
+                                          64, library=L), ports.ShapeMismatchError, ValueError),  # EM < 100 + 8*63
+    (lambda L: ports.moe_align_block_size(FakeTensor(1, "torch.int64", [100]), FakeTensor(2, "torch.int32", [8]),
+                                          FakeTensor(3, "torch.int32", [9]), FakeTensor(4, "torch.int32", [10]),
+                                          FakeTensor(5, "torch.int32", [1]), FakeTensor(6, "torch.int32", [604]),
+                                          64, library=L), ports.UnsupportedDtypeError, TypeError),
+    (lambda L: ports.moe_align_block_size(FakeTensor(1, "torch.int32", [100]), FakeTensor(2, "torch.int32", [8]),
+                                          FakeTensor(3, "torch.int32", [9]), FakeTensor(4, "torch.int32", [40]),
+                                          FakeTensor(5, "torch.int32", [1]), FakeTensor(6, "torch.int32", [620]),
+                                          32, library=L), ports.NoVariantError, ValueError),
+])
+def test_moe_wrapper_raises_the_exception_of_the_code(ports_library, wrapper, error, also):
+    with pytest.raises(error) as info:
+        wrapper(ports_library)
+    assert isinstance(info.value, also) and info.value.status == error.status and str(info.value)

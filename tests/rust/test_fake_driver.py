@@ -314,9 +314,11 @@ VALID_CALLS = {
                            'T(A[2], [2, 1, 64, 128], "bfloat16"), T(A[3], [2], "int32"), '
                            'T(A[4], [2, 4, 3, 128], "float32"), T(A[5], [2, 4, 3], "float32"), '
                            'T(A[6], [2, 4, 128], "bfloat16"), ctypes.c_float(0.1)',
+    "cutile_moe_align_block_size": 'T({x}, [10], "int32"), T(A[1], [4], "int32"), T(A[2], [5], "int32"), '
+                                   'T(A[3], [5], "int32"), T(A[4], [1], "int32"), T(A[5], [262], "int32"), 64',
 }
 # Kernels one valid call launches in order (1 where not listed); a failed launch stops the call.
-KERNELS_PER_CALL = {"cutile_flash_decode": 2}
+KERNELS_PER_CALL = {"cutile_flash_decode": 2, "cutile_moe_align_block_size": 2}
 
 
 def test_valid_calls_cover_every_function():
@@ -592,3 +594,25 @@ def test_flash_decode_launches_partial_then_combine_on_the_callers_stream(fake_d
     assert codes == [Status.LAUNCH_FAILED]
     (partial,) = launches(log)
     assert params(partial) == q + kv(1) + kv(2) + [a[3], b, 1] + partial_o + partial_lse + [f32_bits(0.25)]
+
+
+def test_moe_align_launches_histogram_then_sort_as_one_block_each(fake_driver, library_with_fake_cubins, tmp_path):
+    n, e, block_m = 300, 20, 16
+    em = n + e * (block_m - 1)
+    nb = -(-em // block_m)
+    a = [X + (i << 32) for i in range(6)]
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        A = {a}
+        call("cutile_moe_align_block_size", T(A[0], [{n}], "int32"), T(A[1], [{e}], "int32"), T(A[2], [{e + 1}], "int32"),
+             T(A[3], [{nb}], "int32"), T(A[4], [1], "int32"), T(A[5], [{em}], "int32"), {block_m}, 0, {STREAM}, nparams=12)
+    """, tmp_path)
+    assert codes == [0]
+    assert images(log) == ["hist_bm16_e256", "sort_bm16_e256"]
+    histogram, sort = launches(log)
+    assert log.index(histogram) < log.index(sort)
+    for line in (histogram, sort):
+        assert f"grid=1,1,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in line
+    assert "function moe_align_histogram_entry" in log and "function moe_align_sort_entry" in log
+    arrays = lambda *pairs: [w for i, extent in pairs for w in (a[i], extent, 1)]  # noqa: E731
+    assert params(histogram) == arrays((0, n), (1, e), (2, e + 1), (3, nb))
+    assert params(sort) == arrays((0, n), (1, e), (2, e + 1), (5, em))
