@@ -17,7 +17,7 @@ use crate::ops;
 use crate::variant::Variant;
 
 /// The Python reference exports are pinned to 13.3 (the version both frontends write and
-/// tileiras 13.x accepts for sm_90); tileir_diff's reader covers 13.1-13.4.
+/// tileiras 13.x accepts for sm_90); tileir_diff's reader covers 13.1-13.5.
 pub const DEFAULT_BYTECODE_VERSION: &str = "13.3";
 
 /// The entry hints key cuTile Rust writes for this target. The bytecode itself is

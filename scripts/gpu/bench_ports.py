@@ -304,6 +304,7 @@ def run(args) -> dict:
     import torch
 
     from tileir_diff.launch import CubinKernel
+    from tileir_diff.suite.ports import cubin_digest
 
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.cuda.init()
@@ -316,6 +317,7 @@ def run(args) -> dict:
         ref = _load_ref(op)
         cubin = REPO / "build" / "reference" / op.op / f"{variant.name}.sm_90.cubin"
         control_kernel = CubinKernel(cubin, variant.symbol)  # its own module load
+        digests = (cubin_digest(cubin), cubin_digest(REPO / "build" / "rust" / op.op / f"{variant.name}.sm_90.cubin"))
         for shape, kind in shapes:
             if time.monotonic() > deadline:
                 errors.append({"op": op.op, "variant": variant.name, "shape": shape, "error": "time budget spent"})
@@ -323,6 +325,8 @@ def run(args) -> dict:
             try:
                 rec = bench_config(torch, timer, op, variant, ref, function, shape, kind, cubin, control_kernel,
                                    stream)
+                # the port table shows a timing measured on other builds of the cubins as stale
+                rec["reference_cubin_sha256"], rec["cubin_sha256"] = digests
                 results.append(rec)
                 print(f"{op.op:14} {variant.name:30} {kind:5} {rec['shape_key']:48} "
                       f"py {rec['python']['cupti_median_us']:9.2f} rs {rec['rust']['cupti_median_us']:9.2f} "

@@ -113,3 +113,36 @@ def test_region_bodies_pair_under_their_matched_op():
     assert "unmatched" not in lines_by_id["L:f0/o1/r0/o1"]["class"]
     # A top-level op the mapping leaves out stays unmatched: the function is no evidence.
     assert "data-partner" not in lines_by_id["L:f0/o0"] and "unmatched" in lines_by_id["L:f0/o0"]["class"]
+
+
+def _line_titles(page):
+    """op id -> the hover text of its line, per side ("L"/"R")."""
+    out = {}
+    for tag, attrs in parse(page).tags:
+        if tag == "div" and attrs.get("data-op"):
+            out[(attrs["data-side"], attrs["data-op"])] = (attrs.get("title", ""), attrs.get("data-rule"))
+    return out
+
+
+def test_a_line_without_partner_names_the_rule_that_absorbed_it():
+    """The right side adds a dead multiply (dead-code absorbs it) and the left side an op the
+    other side does not have (an extra addf that reaches the store): hovering the first names
+    dead-code, the second says it is only on its side."""
+    from tests.normalize.kernels import kernel, load, store
+    from tileir_diff.compare import compute_diff
+    left = kernel(load("a") + "  %s = addf %a, %a : tile<128xf32>\n" + store("%s"))
+    right = kernel(load("a") + "  %dead = mulf %a, %a : tile<128xf32>\n" + store("%a"))
+    result = compute_diff(left, right)
+    assert result.verdict == "different"
+    dead = [op for op, rule in result.absorbed_by["right"].items() if rule == "dead-code"]
+    assert dead, result.absorbed_by
+    titles = _line_titles(render(result, "html"))
+    title, rule = titles[("R", dead[0])]
+    assert rule == "dead-code" and "absorbed by rule dead-code" in title
+    unpartnered = [(side, op, t) for (side, op), (t, r) in titles.items() if "no partner" in t]
+    for side, op, t in unpartnered:  # each says the rule that absorbed it, or that no rule did
+        rule = result.absorbed_by["left" if side == "L" else "right"].get(op)
+        assert (f"absorbed by rule {rule}" in t) if rule else ("only on this side" in t and "absorbed" not in t)
+    # the JSON carries the same attribution, and reads back
+    from tileir_diff.compare.result import DiffResult
+    assert DiffResult.from_dict(result.to_dict()).absorbed_by == result.absorbed_by

@@ -24,7 +24,7 @@ def test_schema_enums_match_the_result_module():
     assert tuple(schema["properties"]["verdict"]["enum"]) == VERDICTS
     assert tuple(schema["$defs"]["difference"]["properties"]["category"]["enum"]) == CATEGORIES
     assert json_schema.validate({"schema_version": SCHEMA_VERSION}, schema)  # not a full report
-    assert SCHEMA_VERSION == "1.3" and schema["properties"]["schema_version"]["pattern"] == "^1\\.[0-9]+$"
+    assert SCHEMA_VERSION == "1.4" and schema["properties"]["schema_version"]["pattern"] == "^1\\.[0-9]+$"
 
 
 @pytest.mark.parametrize("mutate, expected", [

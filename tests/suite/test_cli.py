@@ -87,3 +87,20 @@ def test_suite_subcommands_have_descriptions(capsys):
         text = " ".join(capsys.readouterr().out.split())
         assert {"list": "validated on the way", "export": "compile it to cubins with tileiras",
                 "status": "The port table"}[name] in text
+
+
+def test_sass_progress_counts_the_comparisons(capsys, tmp_path):
+    from tileir_diff.suite.sass import find_tool
+    if find_tool("nvdisasm") is None or find_tool("cuobjdump") is None:
+        pytest.skip("nvdisasm/cuobjdump not installed (pip install -e .[sass])")
+    # two variants with (unreadable) cubins on both sides: two comparisons, each an error row
+    variants = [v.name for v in load_catalog(ops=["vector_add"])[0].variants][:2]
+    for side in ("ref", "rust"):
+        for name in variants:
+            (tmp_path / side / "vector_add").mkdir(parents=True, exist_ok=True)
+            (tmp_path / side / "vector_add" / f"{name}.sm_90.cubin").write_bytes(b"not an ELF")
+    args = ["sass", "--op", "vector_add", "--build-root", str(tmp_path / "ref"), "--rust-build", str(tmp_path / "rust")]
+    cli.main(args + ["--progress"])
+    out, err = capsys.readouterr()
+    assert "sass:" in err and "2/2" in err and "sass:" not in out
+    assert sum(name in out for name in variants) == 2

@@ -267,7 +267,7 @@ class _FunctionReader:
                 raise self.err(f"opcode 0x{opcode:X} ({later.name}) needs bytecode "
                                f"{later.since[0]}.{later.since[1]}, file is {v[0]}.{v[1]}", at)
             raise self.err(f"unknown opcode 0x{opcode:X}", at)
-        if od.syntax is None and od.name in ("entry", "module", "global"):
+        if od.syntax is None and od.has("top_level"):
             raise self.err(f"op {od.name} cannot appear inside a function body", at)
         plan = self.plans[opcode] = _OpPlan.of(od, self.version)
         return plan

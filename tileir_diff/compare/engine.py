@@ -42,6 +42,8 @@ class _Run:
         self.counts: Dict[str, int] = counts
         self.limits_hit: List[str] = limits_hit
         self.pins: List[Pin] = list(pins)  # found on this run (pinned=None) or applied (pinned given)
+        # side -> op id -> the rule under which the op left the normalized module
+        self.absorbed: Dict[str, Dict[str, str]] = {"left": {}, "right": {}}
 
 
 def pair_functions(left: Module, right: Module) -> Tuple[List[Tuple[int, int]], List[int], List[int]]:
@@ -71,8 +73,10 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
     t0 = time.perf_counter()
     # a rule whose precondition fails on one function of a pair is applied to neither
     keep_l, keep_r = one_sided_declines(left, right, pair_functions(left, right)[0], rules, disable)
-    nl, cl = normalize(left, rules, disable, keep=keep_l)
-    nr, cr = normalize(right, rules, disable, keep=keep_r)
+    absorbed_l: Dict[str, str] = {}
+    absorbed_r: Dict[str, str] = {}
+    nl, cl = normalize(left, rules, disable, keep=keep_l, absorbed=absorbed_l)
+    nr, cr = normalize(right, rules, disable, keep=keep_r, absorbed=absorbed_r)
     counts = {k: cl.get(k, 0) + cr.get(k, 0) for k in dict.fromkeys(list(cl) + list(cr))}
     t_norm = time.perf_counter() - t0
     pairs, only_l, only_r = pair_functions(nl, nr)
@@ -164,8 +168,10 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
     if proofs:
         stats["smt_queries"] = len(proofs)
         stats["smt_s"] = round(sum(p["seconds"] for p in proofs), 4)
-    return _Run(diffs, functions, mapping, stats, counts, limits_hit, found_pins if pinned is None else pinned,
-                proofs)
+    run = _Run(diffs, functions, mapping, stats, counts, limits_hit, found_pins if pinned is None else pinned,
+               proofs)
+    run.absorbed = {"left": absorbed_l, "right": absorbed_r}
+    return run
 
 
 def _absorb_proven(roots, check: FunctionCheck):
@@ -336,7 +342,8 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
                       functions=run.functions, mapping=run.mapping, stats=stats, reason=reason,
                       left_lines=llines, right_lines=rlines,
                       rules_disabled=[n for n in _all_optional() if n not in chosen],
-                      proofs=run.proofs if verdict != "unknown" else [])
+                      proofs=run.proofs if verdict != "unknown" else [],
+                      absorbed_by={side: dict(sorted(ops.items())) for side, ops in run.absorbed.items()})
 
 
 def _with_assumption_side(d: Difference) -> Difference:

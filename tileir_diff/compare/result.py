@@ -16,7 +16,7 @@ VERDICTS = ("identical", "equivalent", "specialized", "different", "unknown")
 # 1.2: verdict "specialized" (same computation, other assumptions/hints); detail.assumes_more
 # 1.3: OpRef.source_location (file relative to the repo root, line, col, scope, inlined_at);
 #      detail.swapped, operands[].swapped_with, detail.operand_groups; diff --no-lines
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 
 #: Exit status per verdict (2 is reserved for bad input / usage, raised before a result exists).
 EXIT_CODES = {"identical": 0, "equivalent": 0, "different": 1, "unknown": 3, "specialized": 4}
@@ -102,6 +102,9 @@ class DiffResult:
     # assumptions (equal), counterexample (different), note
     proofs: List[dict] = field(default_factory=list)
     accepted_from: Optional[str] = None  # the analysis.json whose accepted differences were applied (1.3)
+    # side ("left"/"right") -> op id -> the normalization rule under which that op left the
+    # module (folded, merged or rewritten); the reports name it on an op without a partner (1.4)
+    absorbed_by: Dict[str, Dict[str, str]] = field(default_factory=lambda: {"left": {}, "right": {}})
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -150,6 +153,7 @@ class DiffResult:
             "execution": _jsonable(self.execution) if self.execution is not None else None,
             "proofs": _jsonable(self.proofs),
             "accepted_from": self.accepted_from,
+            "absorbed_by": {side: dict(ops) for side, ops in self.absorbed_by.items()},
         }
 
     @classmethod
@@ -163,7 +167,9 @@ class DiffResult:
                    right_lines=[tuple(x) for x in d.get("right_lines", ())],
                    rules_disabled=list(d.get("rules_disabled", ())), execution=d.get("execution"),
                    proofs=list(d.get("proofs", ())),
-                   accepted_from=d.get("accepted_from"))
+                   accepted_from=d.get("accepted_from"),
+                   absorbed_by={side: dict(ops) for side, ops in (d.get("absorbed_by") or {}).items()}
+                   or {"left": {}, "right": {}})
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from math import gcd
 from typing import Dict, List, Optional, Tuple, Union
 
+from tileir_diff.dialect.access import POINTER_ACCESS, VIEW_ACCESS
+from tileir_diff.dialect.traits import MAKES_VIEW, ops_with
 from tileir_diff.ir import Bounded, DivBy, Module
 from tileir_diff.ir.types import PartitionViewType, PointerType, TileType
 
@@ -28,6 +30,7 @@ from tileir_diff.interp import dtypes as dt
 from tileir_diff.interp.errors import InterpreterError
 
 DEFAULT_TILE = 16
+_VIEW_MAKERS = ops_with(MAKES_VIEW)
 # ops whose result carries the value of their first operand (for following an argument to a slot)
 _SAME_VALUE = ("assume", "exti", "trunci")
 
@@ -175,8 +178,7 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
                                  "stride_args": [None if a == -1 else a for a in stride_args],
                                  "computed": computed})
             tv_of[op.results[0].vid] = p
-        elif op.name in ("make_partition_view", "make_strided_view", "make_gather_scatter_view") \
-                and op.operands and op.operands[0].vid in tv_of:
+        elif op.name in _VIEW_MAKERS and op.operands and op.operands[0].vid in tv_of:
             p = tv_of[op.operands[0].vid]
             t = op.results[0].type
             pviews[op.results[0].vid] = (p, t)
@@ -187,14 +189,13 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
         elif op.name == "constant" and op.results and isinstance(op.results[0].type, TileType) \
                 and not op.results[0].type.shape and op.results[0].type.element.name in dt.INT_DTYPES:
             consts[op.results[0].vid] = int(op.attributes["value"].to_numpy().reshape(-1)[0])
-        elif op.name in ("load_view_tko", "store_view_tko", "atomic_red_view_tko"):
+        elif op.name in VIEW_ACCESS:
             # a constant view index k (a statically unrolled chunk) needs (k + 1) tiles of extent
-            view = op.operands[1] if op.name == "store_view_tko" else op.operands[0]
-            if view.vid in pviews:
-                p, t = pviews[view.vid]
-                first = 2 if op.name == "store_view_tko" else 1
+            view = operand_group(op, VIEW_ACCESS[op.name].address)
+            if view and view[0].vid in pviews:
+                p, t = pviews[view[0].vid]
                 dm = tuple(getattr(t, "dim_map", ()) or range(len(t.tile_shape)))
-                for d, v in enumerate(op.operands[first:first + len(t.tile_shape)]):
+                for d, v in enumerate(operand_group(op, "index")[:len(t.tile_shape)]):
                     if v.vid in consts and isinstance(t, PartitionViewType):
                         extent = (consts[v.vid] + 1) * int(t.tile_shape[d])
                         tiles.setdefault(p, {})[dm[d]] = max(tiles.get(p, {}).get(dm[d], 0), extent)
@@ -289,8 +290,7 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
     return Layout(f.name, items, tuple(axes), [str(a.type) for a in args], slots)
 
 
-_PTR_OPS = {"load_ptr_tko": "source", "store_ptr_tko": "destination", "atomic_rmw_tko": "pointers",
-            "atomic_cas_tko": "pointers"}
+_PTR_OPS = {n: a.address for n, a in POINTER_ACCESS.items()}  # memory op -> its pointer operand group
 _PASS = ("broadcast", "reshape", "exti", "trunci", "assume", "permute")
 
 

@@ -18,23 +18,26 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, Iterable, List, Set, Tuple
 
+from tileir_diff.dialect.access import MEMORY_ACCESS
+from tileir_diff.dialect.ops import OPS_BY_NAME
+from tileir_diff.dialect.traits import CONTROL_FLOW, TERMINATOR, ops_with
 from tileir_diff.ir import Module
 from tileir_diff.ir.types import TokenType
 
 from .signature import Layout, _entry
 
-#: memory op -> (index of the operand holding its view/pointer, writes?)
-MEMORY_OPS = {"load_view_tko": (0, False), "store_view_tko": (1, True), "load_ptr_tko": (0, False),
-              "store_ptr_tko": (0, True), "atomic_rmw_tko": (0, True), "atomic_cas_tko": (0, True),
-              "atomic_red_view_tko": (0, True)}
-_REGION_OPS = ("for", "loop", "if")
+#: memory op -> (index of the operand holding its view/pointer, writes?), from the op table
+MEMORY_OPS = {n: (a.address_index, a.writes) for n, a in MEMORY_ACCESS.items()}
+_REGION_OPS = ops_with(CONTROL_FLOW)
+# the terminators that end a region of a control-flow op (yield, continue, break; not return)
+_REGION_TERMINATORS = frozenset(n for n in ops_with(TERMINATOR) if set(OPS_BY_NAME[n].parents) & _REGION_OPS)
 
 
 def _terminators(op) -> Iterable:
     for r in op.regions:
         for b in r.blocks:
             for o in b.operations:
-                if o.name in ("yield", "continue", "break"):
+                if o.name in _REGION_TERMINATORS:
                     yield o
                 if o.name == "if":  # an if may end in continue/break of this loop
                     yield from (t for t in _terminators(o) if t.name != "yield")

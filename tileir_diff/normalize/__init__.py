@@ -11,7 +11,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from ..ir import Module
 from .rule import REGISTRY, Rule, rule_names
 from . import rules as _rules  # noqa: F401  (registers the rules)
-from .util import op_names, tag_origins
+from .util import op_names, origins, tag_origins
 
 
 class UnknownRuleError(ValueError):
@@ -34,11 +34,16 @@ def select_rules(rules: Optional[Sequence[str]] = None, disable: Iterable[str] =
 
 
 def normalize(module: Module, rules: Optional[Sequence[str]] = None, disable: Iterable[str] = (),
-              keep: Optional[Dict[str, Set[int]]] = None) -> Tuple[Module, Dict[str, int]]:
+              keep: Optional[Dict[str, Set[int]]] = None,
+              absorbed: Optional[Dict[str, str]] = None) -> Tuple[Module, Dict[str, int]]:
     """Run the selected rules in order. ``keep``: rule name -> indices of functions that rule
-    must leave as written (the engine's symmetric application, see ``Rule.declines``)."""
+    must leave as written (the engine's symmetric application, see ``Rule.declines``).
+    ``absorbed``, when given, is filled with op id -> the rule under which that op (as tagged by
+    ``tag_origins``) left the module: folded, merged or rewritten into other ops (the reports
+    name it on the line of an op that has no partner)."""
     counts: Dict[str, int] = {}
     present = None  # op names in the module, taken when a rule with ``acts_on`` asks
+    alive = origins(module) if absorbed is not None else None
     for rule in select_rules(rules, disable):
         if rule.acts_on is not None:
             if present is None:
@@ -54,6 +59,11 @@ def normalize(module: Module, rules: Optional[Sequence[str]] = None, disable: It
         counts[rule.name] = n
         if n:
             present = None  # the rule may have added or removed ops
+            if alive is not None:
+                now = origins(module)
+                for gone in alive - now:
+                    absorbed.setdefault(gone, rule.name)
+                alive = now
     return module, counts
 
 

@@ -56,6 +56,19 @@ def tag_origins(module: Module) -> Module:
     return replace(module, functions=funcs)
 
 
+def origins(module: Module) -> set:
+    """The origin tags of every op in ``module``, nested regions included."""
+    out = set()
+    stack = [f.body for f in module.functions]
+    while stack:
+        for op in stack.pop().operations:
+            if op.origin is not None:
+                out.add(op.origin)
+            for r in op.regions:
+                stack.extend(r.blocks)
+    return out
+
+
 def op_ids(function: Function, index: int) -> Iterator[Tuple[str, Operation]]:
     """(op id, op) pairs in pre-order, ids as ``tag_origins`` assigns them."""
     def walk(block: Block, prefix: str):

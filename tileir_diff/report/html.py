@@ -198,10 +198,12 @@ def _code(result: Any, left_roles: Dict[str, str], right_roles: Dict[str, str],
               "<span class=\"tip\">Matched ops share a row; <mark>marked</mark> tokens differ. Hover a line to see "
               "its partner; click to bring it into view.</span></div>")
     have_mapping = bool(result.mapping)
-    rules = ", ".join(name for name, _ in sorted_rules(result))
-    left = [_line_cell("L", n, op_id, text, left_roles, partner_l, stage_l, have_mapping, rules)
+    absorbed = getattr(result, "absorbed_by", None) or {}
+    left = [_line_cell("L", n, op_id, text, left_roles, partner_l, stage_l, have_mapping,
+                       absorbed.get("left", {}))
             for n, (op_id, text) in enumerate(result.left_lines, 1)]
-    right = [_line_cell("R", n, op_id, text, right_roles, partner_r, {}, have_mapping, rules)
+    right = [_line_cell("R", n, op_id, text, right_roles, partner_r, {}, have_mapping,
+                        absorbed.get("right", {}))
              for n, (op_id, text) in enumerate(result.right_lines, 1)]
     rows: List[str] = []
     marked: List[bool] = []
@@ -238,7 +240,7 @@ _SRC_SLOT = "\x00src\x00"  # where a line's (escaped, maybe token-marked) text g
 
 
 def _line_cell(side: str, n: int, op_id: Optional[str], text: str, roles: Dict[str, str], partners: Dict[str, str],
-               stages: Dict[str, str], have_mapping: bool, rules: str):
+               stages: Dict[str, str], have_mapping: bool, absorbed: Dict[str, str]):
     """(html with a text slot, role, whether the line stays visible when unchanged runs fold)."""
     classes = ["ln", f"s{side}"]
     attrs = ""
@@ -251,10 +253,14 @@ def _line_cell(side: str, n: int, op_id: Optional[str], text: str, roles: Dict[s
             classes.append(role)
         elif have_mapping and partner is None:
             classes.append("unmatched")
-            # which rule absorbed this op is not recorded per op: name the candidates
-            tip += " — no partner: only on this side" + (f", or absorbed by one of the rules applied ({rules})"
-                                                           if rules else "")
-        attrs = f" id=\"{esc(side)}:{esc(op_id)}\" data-side=\"{side}\" data-op=\"{esc(op_id)}\""
+            rule = absorbed.get(op_id)
+            if rule:
+                tip += f" — no partner: absorbed by rule {rule}"
+                attrs += f" data-rule=\"{esc(rule)}\""
+            else:
+                # an op the rules left in place: it has no counterpart on the other side
+                tip += " — no partner: only on this side"
+        attrs += f" id=\"{esc(side)}:{esc(op_id)}\" data-side=\"{side}\" data-op=\"{esc(op_id)}\""
         if partner:
             attrs += f" data-partner=\"{esc(partner)}\""
             tip += f" ↔ {partner}" + (f" (matched by {stages[op_id]})" if op_id in stages else "")

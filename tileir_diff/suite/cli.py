@@ -114,6 +114,7 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
     p_sass.add_argument("--merge", action="store_true",
                         help="keep the --json file's records of the ops not compared now (with --op)")
     p_sass.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
+    add_progress_option(p_sass)
     p_sass.set_defaults(suite_func=_cmd_sass)
 
 
@@ -277,7 +278,12 @@ def _cmd_sass(args: argparse.Namespace) -> int:
               f"or set TILEIR_CUDA_BIN to their folder", file=sys.stderr)
         return 2
     root = repo_root()
-    rows = compare_ports(specs, root=root, ops=args.ops, reference_build=args.build_root, rust_build=args.rust_build)
+    with progress_bar(0, "sass", args.progress) as bar:
+        def total(n: int) -> None:
+            bar.total = n
+            bar.refresh()
+        rows = compare_ports(specs, root=root, ops=args.ops, reference_build=args.build_root,
+                             rust_build=args.rust_build, on_total=total, on_row=lambda _row: bar.update(1))
     doc = results_document(rows, root)
     if args.merge:
         if not args.json:

@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import re
-import hashlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
@@ -26,6 +25,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 from .accept import accepted_by, detail_matches  # noqa: F401 - detail_matches: re-exported
 from .catalog import OpSpec, VariantSpec, repo_root
 from .sass import load_sass, summary_cell
+from .timing import load_timing, timing_cell, timing_state
 
 RESULTS_FILE = "docs/results/ports_results.json"
 RUST_OPS_DIR = "rust_kernels/src/ops"
@@ -54,7 +54,8 @@ class PortRow:
     report_json: Optional[str] = None  # the JSON report next to it
     error: Optional[str] = None
     cubin_sha256: Optional[str] = None  # of the port's sm_90 cubin, to tie numerics results to it
-    # device time of the port against the reference; None until a GPU timing run fills it
+    # device time of the port against the reference (suite/timing.py: geomean of the benchmark's
+    # Rust / Python ratios over the variant's configurations, with its state); None until measured
     timing: Optional[Dict[str, Any]] = None
 
     def to_dict(self) -> Dict[str, Any]:
@@ -140,6 +141,7 @@ def port_rows(specs: Sequence[OpSpec], *, root: Optional[Path] = None, reference
     rust_build = rust_build or root / "build" / "rust"
     numerics = load_numerics(root)
     sass_records = load_sass(root)
+    timings = load_timing(root)
     wanted = set(ops) if ops else None
     rows: List[PortRow] = []
     for spec in specs:
@@ -151,8 +153,12 @@ def port_rows(specs: Sequence[OpSpec], *, root: Optional[Path] = None, reference
             if row.rust_ir is not None:
                 row.unsafe_blocks = unsafe
             row.sass = sass_records.get((spec.op, v.name))
+            cubins = _cubin_hashes(reference_build, rust_build, spec.op, v.name)
             if row.sass is not None:
-                row.sass_cell = summary_cell(row.sass, _cubin_hashes(reference_build, rust_build, spec.op, v.name))
+                row.sass_cell = summary_cell(row.sass, cubins)
+            timing = timings.get((spec.op, v.name))
+            if timing is not None and row.rust_ir is not None:
+                row.timing = {**timing, "state": timing_state(timing, cubins)}
             rows.append(row)
             if on_row is not None:
                 on_row(row)
@@ -275,8 +281,7 @@ def _unexplained_cell(r: PortRow) -> str:
 
 
 def _timing_cell(r: PortRow) -> str:
-    t = r.timing
-    return "–" if not t else f"{t.get('ratio', '?')}x"
+    return timing_cell(r.timing)
 
 
 def _rust_source(r: PortRow, links: Links) -> Optional[str]:
@@ -302,6 +307,8 @@ COLUMNS: List[Column] = [
 _TEXT_CELLS = {"accepted differences": lambda r: str(len(r.accepted_differences)),
                "unexplained": lambda r: str(len(r.unexplained_differences)),
                "SASS sm_90": lambda r: r.sass_cell.split(" ")[0],
+               "device time vs reference": lambda r: "–" if not r.timing else f"{r.timing['ratio']:.3f}x" + (
+                   "" if r.timing.get("state") == "current" else f" ({r.timing.get('state')})"),
                "numerics": lambda r: r.numerics.get("result", "not_run") + (
                    "" if r.numerics.get("state") in ("current", "not_run") else f" ({r.numerics.get('state')})")}
 _TEXT_HEADERS = {"accepted differences": "acc", "unexplained": "unexp", "cubin sm_90": "sm90",
@@ -331,8 +338,10 @@ def render_markdown(rows: Sequence[PortRow], *, title: str = "cuTile Rust ports"
              "whether an sm_90 cubin exists, the `unsafe` blocks of the op's Rust sources (kernel.rs + the C "
              "entry, ffi.rs and mod.rs), the last GPU numerics run (`stale` when it tested another build of the "
              "cubin), whether the two sm_90 cubins have the same SASS, registers, shared memory and constant banks "
-             "(`tileir-diff suite sass`; docs/rust_ports.md, \"SASS identity\") and the device time (not measured "
-             "yet: –). Variant links go to the per-variant reports "
+             "(`tileir-diff suite sass`; docs/rust_ports.md, \"SASS identity\") and the device time of the port "
+             "against the reference (geomean of the Rust / Python CUPTI median ratios over the variant's "
+             "configurations in docs/results/ports_bench.json, `scripts/gpu/bench_ports.py`; under 1 = the port is "
+             "faster; `stale` when it timed other builds of the cubins). Variant links go to the per-variant reports "
              "under build/report/ (generated, not committed); build/report/index.html lists them all.", "",
              f"{table_counts(rows)}.", ""]
     lines += _markdown_table(done, COLUMNS, links)
@@ -430,10 +439,13 @@ def render_index_html(rows: Sequence[PortRow], links: Links, *, title: str = "cu
                 klass = f' class="{escape(r.status)}"'
             elif c.header == "numerics" and r.numerics.get("state") == "stale":
                 klass = ' class="stale"'
+            elif c.header == "device time vs reference" and r.timing and r.timing.get("state") != "current":
+                klass = ' class="stale"'
             cells.append(f"<td{klass}>{text}</td>")
         body.append(f'<tr class="r-{escape(r.status)}">{"".join(cells)}</tr>')
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)}</title><style>{_INDEX_CSS}</style></head><body>"
             f"<h1>{escape(title)}</h1><p>{escape(table_counts(rows))}. Numerics: the last GPU run "
-            "(<em>stale</em>: it tested another build of the cubin). Device time: not measured yet (–).</p>"
+            "(<em>stale</em>: it tested another build of the cubin). Device time: geomean of the port's Rust / Python "
+            "ratios over its benchmark configurations (under 1 = the port is faster).</p>"
             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></body></html>\n")

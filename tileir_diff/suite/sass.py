@@ -31,7 +31,7 @@ import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ..errors import printable
 
@@ -320,22 +320,24 @@ def summary_cell(record: Optional[Dict[str, Any]], current: Optional[tuple] = No
 
 
 def compare_ports(specs, *, root: Path, ops: Optional[Sequence[str]] = None, reference_build: Optional[Path] = None,
-                  rust_build: Optional[Path] = None) -> List[SassComparison]:
+                  rust_build: Optional[Path] = None, on_total: Optional[Callable[[int], None]] = None,
+                  on_row: Optional[Callable[[SassComparison], None]] = None) -> List[SassComparison]:
     """One comparison per variant that has a Rust sm_90 cubin (<rust_build>/<op>/<variant>.sm_90.cubin;
-    default build/rust and build/reference under `root`)."""
+    default build/rust and build/reference under `root`). ``on_total(n)`` is told how many
+    comparisons will run, ``on_row`` is called as each is done (progress)."""
     reference_build = reference_build or root / "build" / "reference"
     rust_build = rust_build or root / "build" / "rust"
     nvdisasm, cuobjdump = find_tool("nvdisasm"), find_tool("cuobjdump")
+    todo = [(spec.op, v.name) for spec in specs if not ops or spec.op in ops for v in spec.variants
+            if (rust_build / spec.op / f"{v.name}.sm_90.cubin").is_file()]
+    if on_total is not None:
+        on_total(len(todo))
     rows = []
-    for spec in specs:
-        if ops and spec.op not in ops:
-            continue
-        for v in spec.variants:
-            rust = rust_build / spec.op / f"{v.name}.sm_90.cubin"
-            if not rust.is_file():
-                continue
-            python = reference_build / spec.op / f"{v.name}.sm_90.cubin"
-            rows.append(compare_cubins(spec.op, v.name, python, rust, nvdisasm=nvdisasm, cuobjdump=cuobjdump))
+    for op, name in todo:
+        python, rust = (build / op / f"{name}.sm_90.cubin" for build in (reference_build, rust_build))
+        rows.append(compare_cubins(op, name, python, rust, nvdisasm=nvdisasm, cuobjdump=cuobjdump))
+        if on_row is not None:
+            on_row(rows[-1])
     return rows
 
 

@@ -8,20 +8,18 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Dict, List
 
+from ..dialect.access import MEMORY_ACCESS
 from ..dialect.ops import op_def
+from ..dialect.traits import COMBINER, CONTROL_FLOW, MMA, ops_with
 from ..ir import Function, Module, Operation
 from ..ir import types as T
 from .format import attr_json, attr_text, hints_json, shape_text, type_text
 from .walk import FunctionIndex, index_function, operand_named
 
-VIEW_MEMORY_OPS = {"load_view_tko": "load", "store_view_tko": "store",
-                   "atomic_red_view_tko": "atomic_red", "multimem_load_reduce_view_tko": "multimem_load_reduce",
-                   "multimem_reduce_view_tko": "multimem_reduce", "multimem_store_view_tko": "multimem_store"}
-POINTER_MEMORY_OPS = {"load_ptr_tko": "load", "store_ptr_tko": "store",
-                      "atomic_cas_tko": "atomic_cas", "atomic_rmw_tko": "atomic_rmw"}
-POINTER_OPERAND = {"load_ptr_tko": "source", "store_ptr_tko": "destination",
-                   "atomic_cas_tko": "pointers", "atomic_rmw_tko": "pointers"}
-MMA_OPS = ("mmaf", "mmai", "mmaf_scaled")
+# op sets from the op table's traits (dialect/traits.py, dialect/access.py)
+MMA_OPS = ops_with(MMA)
+COMBINER_OPS = ops_with(COMBINER)
+CONTROL_FLOW_OPS = ops_with(CONTROL_FLOW)
 # Attributes that are the access itself, not a property worth listing again.
 _ACCESS_ATTRS = {"memory_ordering_semantics", "memory_scope", "optimization_hints"}
 
@@ -124,26 +122,27 @@ def _memory(idx: FunctionIndex) -> List[Dict[str, Any]]:
     groups: Dict[tuple, Dict[str, Any]] = {}
     order = 0
     for op_id, op, depth in idx.ops:
-        if op.name in VIEW_MEMORY_OPS:
-            view = operand_named(op, "view")
+        access = MEMORY_ACCESS.get(op.name)
+        if access is None:
+            continue
+        if access.through == "view":
+            view = operand_named(op, access.address)
             if not view:
                 continue
             label = idx.view_label(view[0])
             info = _view_info(view[0].type)
             key = ("view", label, info["type"])
             index = "[" + ", ".join(idx.expr(v) for v in operand_named(op, "index")) + "]"
-            kind = VIEW_MEMORY_OPS[op.name]
-        elif op.name in POINTER_MEMORY_OPS:
-            ptr = operand_named(op, POINTER_OPERAND[op.name])
+            kind = access.kind
+        else:
+            ptr = operand_named(op, access.address)
             if not ptr:
                 continue
             label = idx.pointer_base(ptr[0])
             info = {"type": type_text(ptr[0].type)}
             key = ("pointer", label, info["type"])
             index = idx.expr(ptr[0])
-            kind = POINTER_MEMORY_OPS[op.name]
-        else:
-            continue
+            kind = access.kind
         group = groups.get(key)
         if group is None:
             group = groups[key] = {"view": label, "access": key[0], **info, "loads": 0, "stores": 0,
@@ -187,8 +186,8 @@ def _is_default(op: Operation, name: str, value: Any) -> bool:
 
 
 def _access_tile(op: Operation, kind: str) -> str | None:
-    if op.name in ("load_view_tko", "load_ptr_tko", "multimem_load_reduce_view_tko",
-                   "atomic_cas_tko", "atomic_rmw_tko"):
+    access = MEMORY_ACCESS.get(op.name)
+    if access is not None and access.returns_tile:
         v = op.results[0] if op.results else None
     else:
         named = (operand_named(op, "tile") or operand_named(op, "value"))
@@ -248,7 +247,7 @@ def _compact(v: Any) -> str:
 def _reductions(idx: FunctionIndex) -> List[Dict[str, Any]]:
     out = []
     for op_id, op, _ in idx.ops:
-        if op.name not in ("reduce", "scan"):
+        if op.name not in COMBINER_OPS:
             continue
         body = [o for r in op.regions for b in r.blocks for o in b.operations]
         combiner = [o.name for o in body if o.name != "yield"]
@@ -331,7 +330,7 @@ def _loops(idx: FunctionIndex) -> List[Dict[str, Any]]:
             item["text"] = (f"for {item['induction']} in [{item['lower']}, {item['upper']}) step {item['step']}"
                             f"{' unsigned' if item['unsigned_cmp'] else ''}"
                             f" iter_values=[{', '.join(item['iter_values'])}] body={item['body_ops']} ops")
-        elif op.name in ("loop", "if"):
+        elif op.name in CONTROL_FLOW_OPS:  # loop, if (for is above)
             item = {"op_id": op_id, "op": op.name, "depth": depth,
                     "iter_values": [f"{idx.expr(v)} : {type_text(v.type)}" for v in op.operands]
                     if op.name == "loop" else [],

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from ..dialect.ops import op_def
+from ..dialect import traits
 from ..ir import Function, Operation, TileType, Value
 from .format import dense_text, shape_text
 
@@ -21,6 +22,10 @@ TRANSPARENT = {"assume", "exti", "trunci", "bitcast", "reshape", "broadcast"}
 COMPARE = {"equal": "==", "not_equal": "!=", "less_than": "<", "less_than_or_equal": "<=",
            "greater_than": ">", "greater_than_or_equal": ">="}
 MAX_EXPR_DEPTH = 5
+# op sets from the op table's traits (dialect/traits.py)
+_COMPARES, _SHAPE_QUERIES = traits.ops_with(traits.COMPARE), traits.ops_with(traits.SHAPE_QUERY)
+_VIEW_MAKERS, _LOOPS = traits.ops_with(traits.MAKES_VIEW), traits.ops_with(traits.LOOP)
+_COMBINERS, _GRID_QUERIES = traits.ops_with(traits.COMBINER), traits.ops_with(traits.GRID_QUERY)
 
 
 def operand_named(op: Operation, name: str) -> Tuple[Value, ...]:
@@ -113,7 +118,7 @@ class FunctionIndex:
         if op.name in INFIX and len(op.operands) == 2:
             a, b = (self.expr(x, depth + 1) for x in op.operands)
             return f"({a} {INFIX[op.name]} {b})"
-        if op.name in ("cmpi", "cmpf") and len(op.operands) == 2:
+        if op.name in _COMPARES and len(op.operands) == 2:
             pred = op.attributes.get("comparison_predicate")
             sym = COMPARE.get(getattr(pred, "name", None), getattr(pred, "name", "?"))
             a, b = (self.expr(x, depth + 1) for x in op.operands)
@@ -122,7 +127,7 @@ class FunctionIndex:
             return f"iota({shape_text(op.results[0].type) if isinstance(op.results[0].type, TileType) else ''})"
         if op.name in ("negi", "negf") and op.operands:
             return f"-{self.expr(op.operands[0], depth + 1)}"
-        if op.name in ("get_index_space_shape", "get_tensor_shape") and op.operands:
+        if op.name in _SHAPE_QUERIES and op.operands:
             what = "index_space" if op.name == "get_index_space_shape" else "shape"
             return f"{what}({self.view_label(op.operands[0])})[{d.index}]"
         if op.name in ("maxi", "mini", "maxf", "minf") and len(op.operands) == 2:
@@ -140,7 +145,7 @@ class FunctionIndex:
             op = self.producer(v)
             if op is None:
                 return self.expr(v)
-            if op.name in ("make_partition_view", "make_strided_view", "make_gather_scatter_view"):
+            if op.name in _VIEW_MAKERS:
                 v = self.strip_transparent(op.operands[0])
                 continue
             if op.name == "make_tensor_view":
@@ -186,7 +191,7 @@ def _index_block(idx: FunctionIndex, ops, prefix: str, depth: int) -> None:
             _name_results(idx, op)
         if not op.regions:
             continue
-        is_loop = op.name in ("for", "loop")
+        is_loop = op.name in _LOOPS
         if is_loop:
             idx.loop_ordinal[id(op)] = len(idx.loop_ordinal)
         for r_i, region in enumerate(op.regions):
@@ -199,7 +204,7 @@ def _index_block(idx: FunctionIndex, ops, prefix: str, depth: int) -> None:
                 _index_block(idx, block.operations, rp, depth + (1 if is_loop else 0))
 
 
-_NAMED_RESULT_OPS = frozenset({"get_tile_block_id", "get_num_tile_blocks"})
+_NAMED_RESULT_OPS = _GRID_QUERIES
 
 
 def _name_results(idx: FunctionIndex, op: Operation) -> None:
@@ -219,7 +224,7 @@ def _name_region_arg(idx: FunctionIndex, op: Operation, a: Value, a_i: int) -> N
     elif op.name == "loop":
         n = idx.loop_ordinal.get(id(op), 0)
         idx.names[a.vid] = f"iter{n or ''}_{a_i}"
-    elif op.name in ("reduce", "scan"):
+    elif op.name in _COMBINERS:
         half = max(1, len(op.operands))
         side = "lhs" if a_i < half else "rhs"
         idx.names[a.vid] = f"{side}{a_i % half if half > 1 else ''}"

@@ -426,7 +426,7 @@ class Parser:
             raise self.error("the generic op form is not supported", name_tok)
         self.expect("ident")
         od = _op_def(name_tok.text)
-        if od is None or od.name in ("entry", "module", "global"):
+        if od is None or od.has("top_level"):
             raise self.error(f"unknown op {name_tok.text!r}" if od is None
                              else f"op {od.name!r} cannot appear inside a function", name_tok)
         nres = sum(n for _, n in lhs)

@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Tuple
 from ..bytecode.gc_pause import gc_paused
 from ..dialect.enums import PTR_ATTRS
 from ..dialect.ops import OPS_BY_NAME
+from ..dialect.traits import NAMES_RESULTS, ops_with
 from ..ir import types as T
 from ..ir.core import Block, Function, Module, Operation, Region, Value
 from . import custom
@@ -18,12 +19,10 @@ from .template import PrintContext, dense_elements, print_with_template
 
 INDENT = "  "
 
-# Ops implementing MLIR's OpAsmOpInterface: `assume` names its result after such a producer's
-# suggested name ("assume_" + hint, or "assume_" when the producer names nothing for that value).
-_ASM_INTERFACE_OPS = {"assume", "broadcast", "constant", "for", "make_tensor_view", "make_partition_view",
-                      "make_strided_view", "make_gather_scatter_view", "reduce", "reshape", "if", "loop",
-                      "scan", "load_view_tko", "load_ptr_tko", "atomic_cas_tko", "atomic_rmw_tko",
-                      "get_tile_block_id", "get_num_tile_blocks"}
+# Ops implementing MLIR's OpAsmOpInterface (the op table's `names_results` trait): `assume` names
+# its result after such a producer's suggested name ("assume_" + hint, or "assume_" when the
+# producer names nothing for that value).
+_ASM_INTERFACE_OPS = ops_with(NAMES_RESULTS)
 
 
 # --- types ---------------------------------------------------------------------------------
