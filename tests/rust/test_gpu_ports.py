@@ -158,7 +158,8 @@ def _one_call_per_op():
              ("rope", "bf16_neox_d128", {"T": 256, "Hq": 8, "Hkv": 8, "P": 4096}),
              ("rope", "bf16_gptj_d128", {"T": 130, "Hq": 8, "Hkv": 2, "P": 512, "noncontiguous": ["q", "k"]}),
              ("flash_decode", "partial_bf16_d128_g4",
-              {"B": 3, "Hq": 8, "Hkv": 2, "Smax": 1000, "S": 8, "lens": "random", "noncontiguous": ["k", "v"]})]
+              {"B": 3, "Hq": 8, "Hkv": 2, "Smax": 1000, "S": 8, "lens": "random", "noncontiguous": ["k", "v"]}),
+             ("moe_align_block_size", "hist_bm64_e128", {"N": 4096, "E": 64, "topk": "8", "NB": 127})]
     for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
         yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}-{name}")
