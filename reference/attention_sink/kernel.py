@@ -81,3 +81,13 @@ def attention_sink(q, k, v, sinks, o, sm_scale,
                                     qk_scale, seq_k, BN, D, WINDOW, True)
     out = ct.astype(acc / l_i, o.dtype)
     ct.store(o, index=(batch, head, tile_q, 0), tile=ct.reshape(out, (1, 1, BM, D)))
+
+
+def select_variant(dtype: str, head_dim: int, query_group: int, window: int) -> str | None:
+    """The launcher's choice for q, k, v of `dtype` (a torch dtype name) with head_dim D,
+    Hq = query_group * Hkv and sliding `window` (0: full causal): the one variant built for
+    (dtype, D, query_group, window), None for any other combination. The Rust library's
+    cutile_attention_sink chooses the same (tests/rust/test_selection.py)."""
+    built = {("bfloat16", 64, 8, 128): "bf16_d64_gqa8_window128", ("bfloat16", 64, 8, 0): "bf16_d64_gqa8_full",
+             ("float16", 128, 1, 256): "f16_d128_mha_window256"}
+    return built.get((dtype, head_dim, query_group, window))

@@ -80,3 +80,19 @@ flash_attention = ct.kernel(_flash_attention)
 flash_attention_w8 = ct.kernel(_flash_attention, num_worker_warps=8)
 # occupancy=2: two blocks per SM overlap one block's softmax with the other's MMAs
 flash_attention_o2 = ct.kernel(_flash_attention, occupancy=2)
+
+
+def select_variant(dtype: str, head_dim: int, query_group: int, causal: bool) -> str | None:
+    """The launcher's choice for q, k, v of `dtype` (a torch dtype name) with head_dim D and
+    Hq = query_group * Hkv: the tuned variant built for (dtype, D, query_group, causal), which
+    the H200 runs faster than its untuned twin at the bench shape (occupancy 2 for f16 D=64,
+    1595 vs 1862 us non-causal and 935 vs 1111 causal; two warpgroups on 128x128 score tiles for
+    bf16 D=128, 1222 vs 1659 causal and 2164 vs 2882 for GQA 8; docs/results/reference_results.md).
+    The untuned variants take the same layouts and run only when forced. None for any other
+    combination. The Rust library's cutile_flash_attention chooses the same
+    (tests/rust/test_selection.py)."""
+    built = {("float16", 64, 1, False): "f16_d64_noncausal_o2", ("float16", 64, 1, True): "f16_d64_causal_o2",
+             ("bfloat16", 128, 1, True): "bf16_d128_causal_w8_bn128",
+             ("bfloat16", 128, 4, True): "bf16_d128_causal_gqa4_w8_bn128",
+             ("bfloat16", 128, 8, False): "bf16_d128_noncausal_gqa8_w8_bn128"}
+    return built.get((dtype, head_dim, query_group, bool(causal)))

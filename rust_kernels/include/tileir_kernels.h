@@ -82,7 +82,7 @@ int32_t tileir_kernels_has_kernel_image(const char *op, const char *variant);
 int32_t tileir_kernels_force_variant(const char *op, const char *variant);
 /* Name of the variant the last status-returning call on this thread selected and validated its
    arguments against, whatever it returned after that (e.g. TILEIR_DRIVER_UNAVAILABLE); "" when
-   that call stopped before selection. A function that launches several kernels (flash_decode, moe_align_block_size)
+   that call stopped before selection. A function that launches several kernels (splitk_matmul, flash_decode, moe_align_block_size)
    names their variants in launch order, comma-separated. Checks the selection rule without a
    GPU. Valid until the next call into the library from this thread. */
 const char *tileir_kernels_selected_variant(void);
@@ -240,6 +240,42 @@ int32_t cutile_rope(const tileir_tensor_t *positions, const tileir_tensor_t *q, 
                     const tileir_tensor_t *q_out, const tileir_tensor_t *k_out, int32_t is_neox,
                     int32_t device, uint64_t stream);
 
+/* Flash attention forward (prefill): o[b, h] = softmax(q[b, h] @ k[b, h / G].T * sm_scale
+   [+ causal mask]) @ v[b, h / G], G = Hq / Hkv. q, o (B, Hq, Sq, D) and k, v (B, Hkv, Sk, D),
+   one dtype (f16, bf16), unit last stride, other strides multiples of 8, 16-byte aligned; o
+   overlaps no input; sm_scale finite; Sk > 0. causal: 0/1, key j visible to query i iff
+   j <= i (top-left, as SDPA is_causal). Variants: f16 D=64 G=1, bf16 D=128 G=1 causal,
+   G=4 causal, G=8 non-causal. */
+int32_t cutile_flash_attention(const tileir_tensor_t *q, const tileir_tensor_t *k, const tileir_tensor_t *v,
+                               const tileir_tensor_t *o, float sm_scale, int32_t causal,
+                               int32_t device, uint64_t stream);
+
+/* Causal prefill attention with per-head sink logits (a key of value zero) and an optional
+   sliding window: query i sees keys i - window < j <= i (window 0: every j <= i). q, o
+   (B, Hq, S, D), k, v (B, Hkv, S, D) as for cutile_flash_attention; sinks (Hq,) f32,
+   contiguous, 16-byte aligned. Variants: bf16 D=64 G=8 window 128 and 0, f16 D=128 G=1
+   window 256. */
+int32_t cutile_attention_sink(const tileir_tensor_t *q, const tileir_tensor_t *k, const tileir_tensor_t *v,
+                              const tileir_tensor_t *sinks, const tileir_tensor_t *o, float sm_scale,
+                              int32_t window, int32_t device, uint64_t stream);
+/* c[z] = a[z] @ op(b[z]) for every batch z, f32 accumulation; f32 operands are rounded to tf32.
+   a (B, M, K); b (B, K, N), or stored (B, N, K) with trans_b = 1; c (B, M, N); one dtype. Unit
+   last strides, batch and row strides multiples of 16 bytes, 16-byte aligned bases; c must not
+   overlap a or b. trans_b: 0 or 1. Variants: f16 and bf16 without trans_b, bf16 with it, f32
+   without it; B <= 65535 (grid y). */
+int32_t cutile_bmm(const tileir_tensor_t *a, const tileir_tensor_t *b, const tileir_tensor_t *c,
+                   int32_t trans_b, int32_t device, uint64_t stream);
+
+/* Split-K GEMM c = a @ b, two launches in order on `stream`: splitk_partial writes the S f32
+   slabs partial[s] = a[:, K slice s] @ b[K slice s, :] (split s takes K tiles
+   [s * per, min((s + 1) * per, k_tiles)) of 64, per = cdiv(k_tiles, S); an empty split writes
+   zeros), then splitk_reduce writes c = the slabs' f32 sum cast once. a (M, K), b (K, N),
+   c (M, N) one dtype (f16, bf16); partial (S, M, N) float32, scratch the caller passes (S >= 1,
+   at most 65535). Unit last strides, 16-byte aligned bases, rows and slabs multiples of 16
+   bytes; partial and c must not overlap each other, a or b. */
+int32_t cutile_splitk_matmul(const tileir_tensor_t *a, const tileir_tensor_t *b,
+                             const tileir_tensor_t *partial, const tileir_tensor_t *c, int32_t device,
+                             uint64_t stream);
 /* Split-KV decode attention, two kernels launched in order on `stream`: flash_decode_partial
    writes each split's normalised output and base-2 log-sum-exp into the caller's scratch
    partial_o (B, Hq, S, D) and partial_lse (B, Hq, S), float32; flash_decode_combine merges them

@@ -428,17 +428,20 @@ fn block_id_names(text: &str) -> [Vec<String>; 3] {
     axes
 }
 
+/// The index operands of every load and store, in order.
+fn access_indices(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .filter(|l| l.contains("= load_view_tko") || l.contains("= store_view_tko"))
+        .map(|l| l[l.find('[').unwrap() + 1..l.find(']').unwrap()].split(", ").map(str::to_string).collect())
+        .collect()
+}
+
 /// Whether every load and store indexes (block x, block y): one tile per block of a 2-D grid.
 fn indexed_by_2d_block(text: &str) -> bool {
     let ids = block_id_names(text);
-    let accesses: Vec<&str> =
-        text.lines().filter(|l| l.contains("= load_view_tko") || l.contains("= store_view_tko")).collect();
+    let accesses = access_indices(text);
     !accesses.is_empty()
-        && accesses.iter().all(|l| {
-            let inside = &l[l.find('[').unwrap() + 1..l.find(']').unwrap()];
-            let ix: Vec<&str> = inside.split(", ").collect();
-            ix.len() == 2 && ids[0].iter().any(|n| n == ix[0]) && ids[1].iter().any(|n| n == ix[1])
-        })
+        && accesses.iter().all(|ix| ix.len() == 2 && ids[0].contains(&ix[0]) && ids[1].contains(&ix[1]))
 }
 
 /// The index operands of each load_view_tko, in order.
@@ -863,6 +866,133 @@ fn layer_norm_structure() {
     }
 }
 
+/// The attention kernels: one q tile load, then per key-loop phase (`phases`) a K tile read
+/// transposed (dim_map [0, 1, 3, 2]) and a V tile, two mmas (QK^T into a (BM, BN) f32 tile, PV
+/// into the (BM, D) f32 accumulator), two exp2, one fma for the running sum, three carried
+/// values (acc, sum, max); one `select` (the mask) per masked phase (`masked`); one store.
+fn check_attention_structure(variants: &[&Variant], phases: usize, masked: usize) {
+    for v in variants {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (bm, bn, d) = (v.constant("BM"), v.constant("BN"), v.constant("D"));
+        let sinks = usize::from(v.op == "attention_sink");
+        assert_eq!(count(text, " for "), phases, "{}: key loop phases", v.name);
+        assert_eq!(count(text, "= mmaf "), 2 * phases, "{}", v.name);
+        let qk = format!("tile<{bm}x{d}x{e}>, tile<{d}x{bn}x{e}>, tile<{bm}x{bn}xf32>");
+        let pv = format!("tile<{bm}x{bn}x{e}>, tile<{bn}x{d}x{e}>, tile<{bm}x{d}xf32>");
+        if qk == pv {
+            assert_eq!(count(text, &qk), 2 * phases, "{}: QK^T and PV mmas (D = BN)", v.name);
+        } else {
+            assert_eq!(count(text, &qk), phases, "{}: QK^T mmas", v.name);
+            assert_eq!(count(text, &pv), phases, "{}: PV mmas", v.name);
+        }
+        assert_eq!(count(text, "= exp2 "), 2 * phases, "{}", v.name);
+        assert_eq!(count(text, "= fma "), phases, "{}: l * alpha + sum(p)", v.name);
+        assert_eq!(count(text, "= select "), masked, "{}: one mask per masked phase", v.name);
+        assert_eq!(loads(text), 1 + sinks + 2 * phases, "{}: q, (sinks), K and V per phase", v.name);
+        assert_eq!(stores(text), 1, "{}", v.name);
+        let kt = format!("tile=(1x1x{d}x{bn})");
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.contains("= make_partition_view")
+                    && l.contains(&kt)
+                    && l.contains("padding_value = zero")
+                    && l.contains("dim_map=[0,1,3,2]"))
+                .count(),
+            1,
+            "{}: K read transposed through one view",
+            v.name
+        );
+        assert!(!text.contains("rounding<approx>") && !text.contains("flush_to_zero"), "{}", v.name);
+    }
+}
+
+/// flash_attention: an unmasked and a masked key phase.
+#[test]
+fn flash_attention_structure() {
+    check_attention_structure(ops::flash_attention::VARIANTS, 2, 1);
+}
+
+/// attention_sink: window edge (masked), fully visible, diagonal (masked); the sink logit load.
+#[test]
+fn attention_sink_structure() {
+    check_attention_structure(ops::attention_sink::VARIANTS, 3, 2);
+}
+
+/// Whether the first index of every load and store is the block id of grid `axis`.
+fn first_index_is_block(text: &str, axis: usize) -> bool {
+    let ids = block_id_names(text);
+    let accesses = access_indices(text);
+    !accesses.is_empty() && accesses.iter().all(|ix| ids[axis].contains(&ix[0]))
+}
+
+#[test]
+fn bmm_structure() {
+    assert_eq!(ops::bmm::VARIANTS.len(), 8);
+    for v in ops::bmm::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (bm, bn, bk) = (v.constant("BM"), v.constant("BN"), v.constant("BK"));
+        let (trans_b, tf32) = (v.constant("TRANS_B"), v.constant("CAST_TF32"));
+        assert_eq!(tf32 == 1, e == "f32", "{}: tf32 rounding exactly for f32 operands", v.name);
+        let operand = if tf32 == 1 { "tf32" } else { e };
+        let mma = format!("tile<{bm}x{bk}x{operand}>, tile<{bk}x{bn}x{operand}>, tile<{bm}x{bn}xf32>");
+        assert_eq!(count(text, "mmaf "), 1, "{}", v.name);
+        assert!(text.contains(&mma), "{}: expected mmaf over {mma}", v.name);
+        assert_eq!((loads(text), stores(text), for_loops(text)), (2, 1, 1), "{}: one K loop", v.name);
+        // (1, BM, BK) and (1, BK, BN) slabs of the 3-D arrays, reshaped to 2-D; the (1, BM, BN)
+        // c tile stored; every access at batch = block y.
+        assert!(text.contains(&format!("-> tile<1x{bm}x{bk}x{e}>, token")), "{}: a slab", v.name);
+        assert!(text.contains(&format!("-> tile<1x{bk}x{bn}x{e}>, token")), "{}: b slab", v.name);
+        assert!(text.contains(&format!("tile<1x{bm}x{bn}x{e}>, partition_view<tile=(1x{bm}x{bn})")), "{}", v.name);
+        assert_eq!(count(text, "= reshape "), 3, "{}: a, b to 2-D, c back to 3-D", v.name);
+        assert!(first_index_is_block(text, 1), "{}: batch index is block y", v.name);
+        assert_eq!(padded_views(text, "zero"), 2, "{}: zero-padded operands (a ragged K tile adds 0)", v.name);
+        assert_eq!(count(text, "dim_map=[0,2,1]") > 0, trans_b == 1, "{}: b read through order (0, 2, 1)", v.name);
+        assert_eq!(count(text, "tf32") > 0, tf32 == 1, "{}", v.name);
+        assert_eq!(count(text, "num_worker_warps_per_cta = 8"), usize::from(v.entry == "bmm_w8"), "{}", v.name);
+    }
+}
+
+#[test]
+fn splitk_matmul_structure() {
+    assert_eq!(ops::splitk_matmul::VARIANTS.len(), 6);
+    for v in ops::splitk_matmul::VARIANTS {
+        let text = ir(v);
+        let specs: Vec<_> = v.tensor_specs().collect();
+        assert_eq!(count(text, "rounding<approx>") + count(text, "flush_to_zero"), 0, "{}", v.name);
+        if v.entry == "splitk_partial" {
+            let e = tile_elem(specs[0].dtype);
+            let (bm, bn, bk) = (v.constant("BM"), v.constant("BN"), v.constant("BK"));
+            let mma = format!("tile<{bm}x{bk}x{e}>, tile<{bk}x{bn}x{e}>, tile<{bm}x{bn}xf32>");
+            assert!(text.contains(&mma), "{}: expected mmaf over {mma}", v.name);
+            assert_eq!((loads(text), stores(text), for_loops(text)), (2, 1, 1), "{}", v.name);
+            assert_eq!(padded_views(text, "zero"), 2, "{}", v.name);
+            // The f32 accumulator is the slab: stored as (1, BM, BN) f32 at split = block y, never cast.
+            assert!(text.contains(&format!("tile<1x{bm}x{bn}xf32>, partition_view<tile=(1x{bm}x{bn})")), "{}", v.name);
+            assert_eq!(count(text, "= ftof "), 0, "{}", v.name);
+            let store = text.lines().find(|l| l.contains("= store_view_tko")).unwrap();
+            let first = &store[store.find('[').unwrap() + 1..];
+            let first = first.split(", ").next().unwrap();
+            assert!(block_id_names(text)[1].iter().any(|n| n == first), "{}: slab index is block y", v.name);
+            // The split's K range: the loop starts at min(split * per_split, k_tiles), not 0.
+            let for_line = text.lines().find(|l| l.contains(" = for ")).unwrap();
+            let start = for_line.split(" in (").nth(1).unwrap().split(" to ").next().unwrap();
+            assert!(!i32_scalar_constants(text).contains_key(start), "{}: loop from {start}", v.name);
+        } else {
+            let e = tile_elem(specs[1].dtype);
+            let (tm, tn) = (v.constant("TM"), v.constant("TN"));
+            // One unpadded (1, TM, TN) f32 slab load per split, summed in f32, one cast, one store.
+            assert_eq!((loads(text), stores(text), for_loops(text)), (1, 1, 1), "{}", v.name);
+            assert_eq!(count(text, "padding_value"), 0, "{}: Python loads the slabs without padding", v.name);
+            assert!(text.contains(&format!("-> tile<1x{tm}x{tn}xf32>, token")), "{}", v.name);
+            assert_eq!(count(text, "= addf "), 1, "{}", v.name);
+            assert!(text.contains(&format!("tile<{tm}x{tn}xf32> -> tile<{tm}x{tn}x{e}>")), "{}: one cast", v.name);
+            assert!(text.contains(&format!("tile<{tm}x{tn}x{e}>, partition_view<tile=({tm}x{tn})")), "{}", v.name);
+            assert_eq!(count(text, "mmaf"), 0, "{}", v.name);
+        }
+    }
+}
 #[test]
 fn flash_decode_structure() {
     for v in ops::flash_decode::VARIANTS {

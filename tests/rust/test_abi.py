@@ -461,7 +461,7 @@ def test_registry_functions_are_in_the_header_with_their_arguments():
         args = [" ".join(a.split()).replace(" *", "* ") for a in m[2].split(",")]
         protos[m[1]] = [tuple(a.rsplit(" ", 1)) for a in args]
     assert sorted(protos) == sorted(f.name for f in ports.FUNCTIONS)
-    ctype = {"tensor": "const tileir_tensor_t*", "f32": "float", "i32": "int32_t", "flag": "int32_t"}
+    ctype = {"tensor": "const tileir_tensor_t*", "f32": "float", "i32": "int32_t", "flag": "int32_t", "int": "int32_t"}
     for f in ports.FUNCTIONS:
         want = [(ctype[a.kind], a.name) for a in f.args] + [("int32_t", "device"), ("uint64_t", "stream")]
         assert protos[f.name] == want, f.name
@@ -638,6 +638,13 @@ class FakeTensor:
                           *(FakeTensor(i, "torch.float32", [16, 64]) for i in (4, 5)),
                           *(FakeTensor(i, "torch.float16", [4, 2, 128]) for i in (6, 7)), library=L),
      ports.NoVariantError, ValueError),
+    (lambda L: ports.flash_attention(*(FakeTensor(i, "torch.float16", [1, 2, 64, 64]) for i in (1, 2, 3, 4)),
+                                     float("inf"), library=L), ports.InvalidArgumentError, ValueError),
+    (lambda L: ports.flash_attention(*(FakeTensor(i, "torch.bfloat16", [1, 2, 64, 64]) for i in (1, 2, 3, 4)), 0.125,
+                                     causal=True, library=L), ports.NoVariantError, ValueError),
+    (lambda L: ports.attention_sink(*(FakeTensor(i, "torch.bfloat16", [1, 8, 64, 64]) for i in (1, 2, 3)),
+                                    FakeTensor(4, "torch.float16", [8]), FakeTensor(5, "torch.bfloat16", [1, 8, 64, 64]),
+                                    0.125, 128, library=L), ports.UnsupportedDtypeError, TypeError),
 ])
 def test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also):
     with pytest.raises(error) as info:
@@ -680,8 +687,14 @@ def test_gelu_wrapper_takes_torch_spellings(ports_library):
     lambda L: ports.rope(FakeTensor(1, "torch.int32", [4]), *(FakeTensor(i, "torch.bfloat16", [4, 2, 128]) for i in (2, 3)),
                          *(FakeTensor(i, "torch.float32", [16, 64]) for i in (4, 5)),
                          *(FakeTensor(i, "torch.bfloat16", [4, 2, 128]) for i in (6, 7)), is_neox=False, library=L),
+    lambda L: ports.flash_attention(FakeTensor(1, "torch.bfloat16", [2, 8, 100, 128]),
+                                    *(FakeTensor(i, "torch.bfloat16", [2, 1, 300, 128]) for i in (2, 3)),
+                                    FakeTensor(4, "torch.bfloat16", [2, 8, 100, 128]), 0.088, library=L),
+    lambda L: ports.attention_sink(*(FakeTensor(i, "torch.float16", [1, 2, 200, 128]) for i in (1, 2, 3)),
+                                   FakeTensor(4, "torch.float32", [2]), FakeTensor(5, "torch.float16", [1, 2, 200, 128]),
+                                   0.088, window=256, library=L),
 ], ids=["silu_2d", "silu_3d", "swiglu", "swiglu_bwd", "gelu_none", "gelu_true", "dropout_big_seed", "dropout_neg",
-        "rope_gptj"])
+        "rope_gptj", "flash_attention_gqa8", "attention_sink_window256"])
 def test_new_wrappers_pass_validation_and_stop_at_the_driver(ports_library, call):
     with pytest.raises(ports.DriverUnavailableError):
         call(ports_library)
@@ -750,7 +763,7 @@ def _reference_args_from_dims(op, variant, shape):
         if a.kind == "tensor":
             dims = REFERENCE_DIMS[op](a.name, shape, variant)
             args.append(_reference_layout(i, variant["dtypes"][a.name], dims, a.name in nc))
-        elif a.kind == "flag":
+        elif a.kind in ("flag", "int"):
             args.append(variant["constants"][a.constant_name])
         else:
             args.append(scalars[a.name])
@@ -926,5 +939,310 @@ def test_layout_norm_quant_wrappers_raise_the_exception_of_the_code(ports_librar
                                    *(FakeTensor(i, "torch.float32", [1, 64]) for i in (7, 8)), library=L),
 ], ids=["transpose_2d", "transpose_3d", "fp8_quantize", "layer_norm", "layer_norm_bwd"])
 def test_layout_norm_quant_wrappers_pass_validation_and_stop_at_the_driver(ports_library, call):
+    with pytest.raises(ports.DriverUnavailableError):
+        call(ports_library)
+
+
+def _attention_reference_args(op, variant, shape):
+    """The C arguments ref.make_inputs gives for one analysis.json test shape: q, k, v
+    (B, H, S, D), dense or (noncontiguous) the transpose(1, 2) of a (B, S, H, D) buffer; o
+    dense; sinks (Hq,); sm_scale, then the causal flag or the window."""
+    c, nc = variant["constants"], set(shape.get("noncontiguous", ()))
+    dtype, d = variant["dtypes"]["q"], c["D"]
+    sq, sk = (shape["Sq"], shape["Sk"]) if op == "flash_attention" else (shape["S"], shape["S"])
+
+    def heads(i, name, h, s):
+        if name in nc:
+            return t(i, dtype, [shape["B"], h, s, d], [s * h * d, d, h * d, 1])
+        return t(i, dtype, [shape["B"], h, s, d])
+
+    q, k, v = heads(1, "q", shape["Hq"], sq), heads(2, "k", shape["Hkv"], sk), heads(3, "v", shape["Hkv"], sk)
+    o = t(5, dtype, [shape["B"], shape["Hq"], sq, d])
+    if op == "flash_attention":
+        return [q, k, v, o, 1.0 / d ** 0.5, int(c["CAUSAL"])]
+    return [q, k, v, t(4, "float32", [shape["Hq"]]), o, 1.0 / d ** 0.5, c["WINDOW"]]
+
+
+@pytest.mark.parametrize("op", ["flash_attention", "attention_sink"])
+def test_every_attention_test_shape_fits_its_forced_variant(lib, ports_library, op):
+    """What test_gpu_ports.py launches for the attention ops (each variant forced on each of its
+    test shapes, noncontiguous q, k, v included) gets past validation; unforced, the library
+    takes every shape too (the tuned twin of the variant's combination)."""
+    assert_every_reference_test_shape_fits(lib, ports_library, op, _attention_reference_args, unforced=True)
+
+
+def test_flash_attention_rejections(lib, ports_library):
+    B, Hq, Hkv, Sq, Sk, D = 2, 8, 2, 200, 300, 128
+
+    def fa(q=None, k=None, v=None, o=None, sm_scale=0.088, causal=1, dtype="bfloat16", **kw):
+        arrays = [q or t(1, dtype, [B, Hq, Sq, D]), k or t(2, dtype, [B, Hkv, Sk, D]), v or t(3, dtype, [B, Hkv, Sk, D]),
+                  o or t(4, dtype, [B, Hq, Sq, D])]
+        return call(lib, "cutile_flash_attention", *arrays, sm_scale, causal, **kw)
+
+    def selected():
+        return lib.tileir_kernels_selected_variant().decode()
+
+    assert fa() in PAST_VALIDATION, message(lib)
+    assert selected() == "bf16_d128_causal_gqa4_w8_bn128"
+    assert fa(k=t(2, "bfloat16", [B, 1, Sk, D]), v=t(3, "bfloat16", [B, 1, Sk, D]), causal=0) in PAST_VALIDATION
+    assert selected() == "bf16_d128_noncausal_gqa8_w8_bn128"
+    f16 = [t(i, "float16", [3, 4, 77, 64]) for i in (1, 2, 3, 4)]
+    assert call(lib, "cutile_flash_attention", *f16, 0.125, 1) in PAST_VALIDATION and selected() == "f16_d64_causal_o2"
+    # a (B, S, H, D) buffer seen as (B, H, S, D): strides (S H D, D, H D, 1)
+    assert fa(q=t(1, "bfloat16", [B, Hq, Sq, D], [Sq * Hq * D, D, Hq * D, 1])) in PAST_VALIDATION, message(lib)
+    assert call(lib, "cutile_flash_attention", None, *[t(i, "bfloat16", [B, Hq, Sq, D]) for i in (2, 3, 4)], 0.1, 1) \
+        == Status.NULL_POINTER
+    # dtype
+    assert fa(dtype="float32") == Status.UNSUPPORTED_DTYPE
+    assert fa(v=t(3, "float16", [B, Hkv, Sk, D])) == Status.UNSUPPORTED_DTYPE
+    assert fa(o=t(4, "float32", [B, Hq, Sq, D])) == Status.UNSUPPORTED_DTYPE
+    # a combination no variant is built for: f16 with D = 128, bf16 non-causal MHA, GQA 2
+    assert fa(dtype="float16") == Status.NO_VARIANT and "head dim 128" in message(lib)
+    assert fa(k=t(2, "bfloat16", [B, Hq, Sk, D]), v=t(3, "bfloat16", [B, Hq, Sk, D]), causal=0) == Status.NO_VARIANT
+    assert fa(k=t(2, "bfloat16", [B, 4, Sk, D]), v=t(3, "bfloat16", [B, 4, Sk, D])) == Status.NO_VARIANT
+    assert "query group 2" in message(lib)
+    # rank and shape
+    assert fa(q=t(1, "bfloat16", [B * Hq, Sq, D])) == Status.BAD_RANK
+    assert fa(o=t(4, "bfloat16", [1, B, Hq, Sq, D])) == Status.BAD_RANK
+    assert fa(k=t(2, "bfloat16", [B + 1, Hkv, Sk, D])) == Status.SHAPE_MISMATCH
+    assert fa(k=t(2, "bfloat16", [B, Hkv, Sk, 64])) == Status.SHAPE_MISMATCH
+    assert fa(v=t(3, "bfloat16", [B, Hkv, Sk - 1, D])) == Status.SHAPE_MISMATCH
+    assert fa(o=t(4, "bfloat16", [B, Hq, Sq + 1, D])) == Status.SHAPE_MISMATCH
+    assert fa(k=t(2, "bfloat16", [B, 3, Sk, D]), v=t(3, "bfloat16", [B, 3, Sk, D])) == Status.SHAPE_MISMATCH  # 8 % 3
+    assert fa(k=t(2, "bfloat16", [B, 0, Sk, D]), v=t(3, "bfloat16", [B, 0, Sk, D])) == Status.SHAPE_MISMATCH
+    assert fa(k=t(2, "bfloat16", [B, Hkv, 0, D]), v=t(3, "bfloat16", [B, Hkv, 0, D])) == Status.UNSUPPORTED_SHAPE
+    # strides and alignment
+    assert fa(q=t(1, "bfloat16", [B, Hq, Sq, D], [Hq * Sq * 132, Sq * 132, 132, 1])) == Status.BAD_STRIDE  # 132 % 8
+    assert fa(k=t(2, "bfloat16", [B, Hkv, Sk, D], [Hkv * Sk * D * 2, Sk * D * 2, D * 2, 2])) == Status.BAD_STRIDE
+    assert fa(o=t(4, "bfloat16", [B, Hq, Sq, D], [Hq * Sq * D, Sq * D, 0, 1])) == Status.BAD_STRIDE  # rows collide
+    assert fa(q=t(1, "bfloat16", [B, Hq, Sq, D], offset=8)) == Status.MISALIGNED
+    assert fa(o=t(4, "bfloat16", [B, Hq, Sq, D], offset=2)) == Status.MISALIGNED
+    # overlap: o over any input, also exactly in place over q (every block reads all of k and v)
+    assert fa(o=t(1, "bfloat16", [B, Hq, Sq, D])) == Status.INVALID_ARGUMENT and "o overlaps input q" in message(lib)
+    assert fa(o=t(2, "bfloat16", [B, Hq, Sq, D])) == Status.INVALID_ARGUMENT
+    assert fa(o=t(3, "bfloat16", [B, Hq, Sq, D], offset=1024)) == Status.INVALID_ARGUMENT
+    # scalars, flag and device
+    assert fa(sm_scale=float("nan")) == Status.INVALID_ARGUMENT and "sm_scale" in message(lib)
+    assert fa(sm_scale=float("-inf")) == Status.INVALID_ARGUMENT
+    assert fa(causal=2) == Status.INVALID_ARGUMENT and "causal" in message(lib)
+    assert fa(device=-1) == Status.INVALID_DEVICE
+    # a grid.y (B * Hq) past the driver's 65535
+    assert fa(q=t(1, "bfloat16", [1, 65536, 1, D]), k=t(2, "bfloat16", [1, 16384, 1, D]),
+              v=t(3, "bfloat16", [1, 16384, 1, D]), o=t(4, "bfloat16", [1, 65536, 1, D])) == Status.UNSUPPORTED_SHAPE
+    # a forced variant must compute what was asked: its head dim, query group and causal flag
+    for name in ("bf16_d128_causal", "bf16_d128_causal_w8_bn128", "bf16_d128_noncausal_gqa8"):
+        with ports.force_variant("flash_attention", name, library=ports_library):
+            code, text = fa(), message(lib)
+        assert code == Status.INVALID_ARGUMENT and name in text, (name, text)
+    with ports.force_variant("flash_attention", "bf16_d128_causal_gqa4", library=ports_library):
+        assert fa() in PAST_VALIDATION and selected() == "bf16_d128_causal_gqa4"
+    with ports.force_variant("flash_attention", "f16_d64_causal", library=ports_library):
+        assert fa() == Status.UNSUPPORTED_DTYPE  # the variant's own TensorSpec: f16
+    # empty output: no driver
+    e = [t(0, "bfloat16", [0, Hq, Sq, D]), t(0, "bfloat16", [0, Hkv, Sk, D]), t(0, "bfloat16", [0, Hkv, Sk, D]),
+         t(0, "bfloat16", [0, Hq, Sq, D])]
+    assert call(lib, "cutile_flash_attention", *e, 0.1, 1) == Status.OK
+    assert fa(q=t(1, "bfloat16", [B, Hq, 0, D]), o=t(4, "bfloat16", [B, Hq, 0, D])) == Status.OK
+
+
+def test_attention_sink_rejections(lib, ports_library):
+    B, Hq, Hkv, S, D = 2, 16, 2, 333, 64
+
+    def sink(q=None, k=None, v=None, sinks=None, o=None, sm_scale=0.125, window=128, dtype="bfloat16", **kw):
+        arrays = [q or t(1, dtype, [B, Hq, S, D]), k or t(2, dtype, [B, Hkv, S, D]), v or t(3, dtype, [B, Hkv, S, D]),
+                  sinks or t(4, "float32", [Hq]), o or t(5, dtype, [B, Hq, S, D])]
+        return call(lib, "cutile_attention_sink", *arrays, sm_scale, window, **kw)
+
+    def selected():
+        return lib.tileir_kernels_selected_variant().decode()
+
+    assert sink() in PAST_VALIDATION, message(lib)
+    assert selected() == "bf16_d64_gqa8_window128"
+    assert sink(window=0) in PAST_VALIDATION and selected() == "bf16_d64_gqa8_full"
+    mha = [t(1, "float16", [1, 2, 200, 128], [200 * 2 * 128, 128, 2 * 128, 1])] + \
+        [t(i, "float16", [1, 2, 200, 128]) for i in (2, 3)] + [t(4, "float32", [2]), t(5, "float16", [1, 2, 200, 128])]
+    assert call(lib, "cutile_attention_sink", *mha, 0.088, 256) in PAST_VALIDATION, message(lib)
+    assert selected() == "f16_d128_mha_window256"
+    # dtype
+    assert sink(sinks=t(4, "bfloat16", [Hq])) == Status.UNSUPPORTED_DTYPE and "sinks" in message(lib)
+    assert sink(dtype="float32") == Status.UNSUPPORTED_DTYPE and "q: attention_sink takes" in message(lib)
+    assert sink(k=t(2, "float16", [B, Hkv, S, D])) == Status.UNSUPPORTED_DTYPE
+    # no variant: another window, head dim or group
+    assert sink(window=64) == Status.NO_VARIANT and "window 64" in message(lib)
+    assert sink(dtype="float16") == Status.NO_VARIANT
+    assert sink(k=t(2, "bfloat16", [B, 4, S, D]), v=t(3, "bfloat16", [B, 4, S, D])) == Status.NO_VARIANT
+    # rank and shape
+    assert sink(sinks=t(4, "float32", [1, Hq])) == Status.BAD_RANK
+    assert sink(q=t(1, "bfloat16", [Hq, S, D])) == Status.BAD_RANK
+    assert sink(sinks=t(4, "float32", [Hq - 1])) == Status.SHAPE_MISMATCH
+    assert sink(k=t(2, "bfloat16", [B, Hkv, S + 1, D]), v=t(3, "bfloat16", [B, Hkv, S + 1, D])) == Status.SHAPE_MISMATCH
+    assert sink(o=t(5, "bfloat16", [B, Hq, S, D + 8])) == Status.SHAPE_MISMATCH
+    # strides and alignment
+    assert sink(sinks=t(4, "float32", [Hq], [2])) == Status.BAD_STRIDE
+    assert sink(v=t(3, "bfloat16", [B, Hkv, S, D], [Hkv * S * 68, S * 68, 68, 1])) == Status.BAD_STRIDE
+    assert sink(sinks=t(4, "float32", [Hq], offset=4)) == Status.MISALIGNED
+    assert sink(k=t(2, "bfloat16", [B, Hkv, S, D], offset=2)) == Status.MISALIGNED
+    # overlap, scalars, device
+    assert sink(o=t(4, "bfloat16", [B, Hq, S, D])) == Status.INVALID_ARGUMENT and "o overlaps input sinks" in message(lib)
+    assert sink(o=t(1, "bfloat16", [B, Hq, S, D])) == Status.INVALID_ARGUMENT
+    assert sink(window=-1) == Status.INVALID_ARGUMENT and "window" in message(lib)
+    assert sink(sm_scale=float("inf")) == Status.INVALID_ARGUMENT
+    assert sink(device=-1) == Status.INVALID_DEVICE
+    # a forced variant must have the call's window
+    with ports.force_variant("attention_sink", "bf16_d64_gqa8_full", library=ports_library):
+        code, text = sink(), message(lib)
+    assert code == Status.INVALID_ARGUMENT and "WINDOW = 0" in text, text
+    with ports.force_variant("attention_sink", "f16_d128_mha_window256", library=ports_library):
+        assert sink(window=256) == Status.UNSUPPORTED_DTYPE
+    # empty output: no driver
+    assert sink(q=t(1, "bfloat16", [B, Hq, 0, D]), k=t(2, "bfloat16", [B, Hkv, 0, D]), v=t(3, "bfloat16", [B, Hkv, 0, D]),
+                o=t(5, "bfloat16", [B, Hq, 0, D])) == Status.OK
+
+def _bmm_reference_args(op, variant, shape):
+    """The cutile_bmm arguments of reference/bmm/ref.py's make_inputs (no torch): a (B, M, K), or
+    non-contiguous a view of an (M, B, K) buffer; b (B, K, N) or (B, N, K) with TRANS_B, or
+    non-contiguous every other batch of a 2B buffer; c (B, M, N)."""
+    nc = set(shape.get("noncontiguous", []))
+    batch, m, n, k = shape["B"], shape["M"], shape["N"], shape["K"]
+    trans_b = variant["constants"]["TRANS_B"]
+    dt = variant["dtypes"]["a"]
+    a = t(1, dt, [batch, m, k], [k, batch * k, 1] if "a" in nc else None)
+    b_dims = [batch, n, k] if trans_b else [batch, k, n]
+    b = t(2, dt, b_dims, [2 * b_dims[1] * b_dims[2], b_dims[2], 1] if "b" in nc else None)
+    return [a, b, t(3, variant["dtypes"]["c"], [batch, m, n]), int(trans_b)]
+
+
+def _splitk_reference_args(op, variant, shape):
+    """The cutile_splitk_matmul arguments of reference/splitk_matmul/port_call.py's call_inputs
+    (no torch): a (M, K) (rows padded by 64 when non-contiguous), b (K, N), the (S, M, N) f32 slabs
+    (every other slab of a 2S buffer when non-contiguous), c (M, N); K = 128 S + 40 for a reduce
+    variant, whose shapes have none."""
+    nc = set(shape.get("noncontiguous", []))
+    m, n, s = shape["M"], shape["N"], shape["S"]
+    dt = variant["dtypes"].get("a") or variant["dtypes"]["c"]
+    k = shape["K"] if variant["kernel"] == "splitk_partial" else 128 * s + 40
+    a = _reference_layout(1, dt, [m, k], "a" in nc)
+    partial = t(3, "float32", [s, m, n], [2 * m * n, n, 1] if "partial" in nc else None)
+    return [a, t(2, dt, [k, n]), partial, t(4, dt, [m, n])]
+
+
+@pytest.mark.parametrize("op, reference_args", [("bmm", _bmm_reference_args), ("splitk_matmul", _splitk_reference_args)])
+def test_every_reference_test_shape_fits_its_forced_gemm_variant(lib, ports_library, op, reference_args):
+    """bmm and splitk_matmul: each variant forced on each analysis.json test shape, laid out as
+    ref.py lays it out for the GPU test, gets past validation (and the library's own choice too).
+    A forced splitk variant runs with the partner kernel the library picks."""
+    assert_every_reference_test_shape_fits(lib, ports_library, op, reference_args, unforced=True)
+
+
+def test_bmm_rejections(lib):
+    batch, m, n, k = 3, 100, 72, 200
+    a, b, c = t(1, "float16", [batch, m, k]), t(2, "float16", [batch, k, n]), t(3, "float16", [batch, m, n])
+
+    def bmm(a, b, c, trans_b=0, **kw):
+        return call(lib, "cutile_bmm", a, b, c, trans_b, **kw)
+
+    assert bmm(a, b, c) in PAST_VALIDATION, message(lib)
+    assert bmm(t(1, "bfloat16", [batch, m, k]), t(2, "bfloat16", [batch, n, k]), t(3, "bfloat16", [batch, m, n]), 1) \
+        in PAST_VALIDATION, message(lib)
+    assert bmm(None, b, c) == Status.NULL_POINTER
+    assert bmm(t(1, "float16", [m, k]), b, c) == Status.BAD_RANK
+    assert bmm(a, t(2, "float16", [batch, k + 8, n]), c) == Status.SHAPE_MISMATCH
+    assert bmm(a, b, t(3, "float16", [batch + 1, m, n])) == Status.SHAPE_MISMATCH
+    assert bmm(a, b, c, 2) == Status.INVALID_ARGUMENT
+    assert bmm(a, t(2, "float16", [batch, n, k]), c, 1) == Status.NO_VARIANT  # f16 NT: no variant
+    assert bmm(a, b, t(3, "bfloat16", [batch, m, n])) == Status.UNSUPPORTED_DTYPE
+    assert bmm(*(t(i, "float64", d) for i, d in ((1, [batch, m, k]), (2, [batch, k, n]), (3, [batch, m, n])))) \
+        == Status.UNSUPPORTED_DTYPE
+    assert bmm(t(1, "float16", [batch, m, k], [m * k, 1, m]), b, c) == Status.BAD_STRIDE  # columns not contiguous
+    assert bmm(a, t(2, "float16", [batch, k, n], [k * n + 4, n, 1]), c) == Status.BAD_STRIDE  # batch stride
+    assert bmm(a, b, t(3, "float16", [batch, m, n], [0, n, 1])) == Status.BAD_STRIDE  # c overlaps itself
+    assert bmm(t(1, "float16", [batch, m, k], offset=8), b, c) == Status.MISALIGNED
+    assert bmm(a, b, t(2, "float16", [batch, m, n], offset=64)) == Status.INVALID_ARGUMENT  # c inside b
+    assert bmm(a, b, c, device=-1) == Status.INVALID_DEVICE
+    assert bmm(t(1, "float16", [batch, m, 0]), t(2, "float16", [batch, 0, n]), c) == Status.UNSUPPORTED_SHAPE
+    assert bmm(*(t(i, "float16", [65536, 8, 8]) for i in (1, 2, 3))) == Status.UNSUPPORTED_SHAPE  # grid y
+    assert bmm(t(0, "float16", [0, m, k]), t(0, "float16", [0, k, n]), t(0, "float16", [0, m, n])) == Status.OK
+
+
+def test_splitk_matmul_rejections(lib):
+    m, n, k, s = 100, 136, 200, 3
+    a, b = t(1, "bfloat16", [m, k]), t(2, "bfloat16", [k, n])
+    p, c = t(3, "float32", [s, m, n]), t(4, "bfloat16", [m, n])
+
+    def splitk(a, b, p, c, **kw):
+        return call(lib, "cutile_splitk_matmul", a, b, p, c, **kw)
+
+    assert splitk(a, b, p, c) in PAST_VALIDATION, message(lib)
+    assert lib.tileir_kernels_selected_variant().decode() == "partial_bf16_64x128x64,reduce_bf16_4x256"
+    assert splitk(a, b, None, c) == Status.NULL_POINTER
+    assert splitk(a, b, t(3, "float32", [m, n]), c) == Status.BAD_RANK
+    assert splitk(a, t(2, "bfloat16", [k + 8, n]), p, c) == Status.SHAPE_MISMATCH
+    assert splitk(a, b, t(3, "float32", [s, m, n + 8]), c) == Status.SHAPE_MISMATCH
+    assert splitk(a, b, p, t(4, "bfloat16", [m + 1, n])) == Status.SHAPE_MISMATCH
+    assert splitk(a, b, t(3, "float32", [0, m, n]), c) == Status.UNSUPPORTED_SHAPE  # no split
+    assert "S = 0" in message(lib)
+    assert splitk(a, b, t(3, "float32", [65536, 8, 8]), t(4, "bfloat16", [8, 8])) == Status.SHAPE_MISMATCH
+    assert splitk(t(1, "bfloat16", [8, k]), t(2, "bfloat16", [k, 8]), t(3, "float32", [65536, 8, 8]),
+                  t(4, "bfloat16", [8, 8])) == Status.UNSUPPORTED_SHAPE  # S is grid y
+    assert splitk(t(1, "bfloat16", [m, 0]), t(2, "bfloat16", [0, n]), p, c) == Status.UNSUPPORTED_SHAPE
+    assert splitk(a, b, t(3, "bfloat16", [s, m, n]), c) == Status.UNSUPPORTED_DTYPE  # slabs are f32
+    assert splitk(a, b, p, t(4, "float16", [m, n])) == Status.UNSUPPORTED_DTYPE
+    assert splitk(t(1, "float32", [m, k]), t(2, "float32", [k, n]), p, t(4, "float32", [m, n])) \
+        == Status.UNSUPPORTED_DTYPE
+    assert splitk(t(1, "bfloat16", [m, k], [k + 4, 1]), b, p, c) == Status.BAD_STRIDE
+    assert splitk(a, b, t(3, "float32", [s, m, n], [m * n + 2, n, 1]), c) == Status.BAD_STRIDE  # slab stride
+    assert splitk(a, b, t(3, "float32", [s, m, n], [0, n, 1]), c) == Status.BAD_STRIDE  # slabs overlap
+    assert splitk(a, b, p, t(4, "bfloat16", [m, n], [1, m])) == Status.BAD_STRIDE
+    assert splitk(a, b, t(3, "float32", [s, m, n], offset=4), c) == Status.MISALIGNED
+    assert splitk(a, b, p, t(4, "bfloat16", [m, n], offset=2)) == Status.MISALIGNED
+    assert splitk(a, b, t(1, "float32", [s, m, n]), c) == Status.INVALID_ARGUMENT  # slabs on a
+    assert splitk(a, b, p, t(2, "bfloat16", [m, n])) == Status.INVALID_ARGUMENT  # c on b
+    assert splitk(a, b, p, t(3, "bfloat16", [m, n], offset=4096)) == Status.INVALID_ARGUMENT  # c inside the slabs
+    assert splitk(a, b, p, c, device=-1) == Status.INVALID_DEVICE
+    assert splitk(t(0, "bfloat16", [0, k]), b, t(0, "float32", [s, 0, n]), t(0, "bfloat16", [0, n])) == Status.OK
+
+
+def test_forced_splitk_matmul_variant_runs_with_its_partner(lib, ports_library):
+    """One call launches both kernels: forcing one of them keeps the library's choice of the other
+    (same dtype); a forced kernel of another dtype is refused, not swapped."""
+    args = (t(1, "float16", [64, 4096]), t(2, "float16", [4096, 512]), t(3, "float32", [8, 64, 512]),
+            t(4, "float16", [64, 512]))
+    cases = [("reduce_f16_64x128", "partial_f16_64x128x64,reduce_f16_64x128"),
+             ("partial_f16_64x128x64", "partial_f16_64x128x64,reduce_f16_4x256")]
+    for forced, launched in cases:
+        with ports.force_variant("splitk_matmul", forced, library=ports_library):
+            assert call(lib, "cutile_splitk_matmul", *args) in PAST_VALIDATION, message(lib)
+            assert lib.tileir_kernels_selected_variant().decode() == launched
+    with ports.force_variant("splitk_matmul", "reduce_bf16_4x256", library=ports_library):
+        assert call(lib, "cutile_splitk_matmul", *args) == Status.UNSUPPORTED_DTYPE
+        assert lib.tileir_kernels_selected_variant().decode() == ""
+
+
+@pytest.mark.parametrize("call, error, also", [
+    (lambda L: ports.bmm(FakeTensor(1, "torch.float16", [2, 64, 64]), FakeTensor(2, "torch.float16", [2, 64, 64]),
+                         FakeTensor(3, "torch.float16", [3, 64, 64]), library=L), ports.ShapeMismatchError, ValueError),
+    (lambda L: ports.bmm(*(FakeTensor(i, "torch.float32", [2, 64, 64]) for i in (1, 2, 3)), trans_b=True, library=L),
+     ports.NoVariantError, ValueError),
+    (lambda L: ports.splitk_matmul(FakeTensor(1, "torch.float16", [64, 256]), FakeTensor(2, "torch.float16", [256, 64]),
+                                   FakeTensor(3, "torch.float16", [4, 64, 64]), FakeTensor(4, "torch.float16", [64, 64]),
+                                   library=L), ports.UnsupportedDtypeError, TypeError),
+    (lambda L: ports.splitk_matmul(FakeTensor(1, "torch.bfloat16", [64, 256]), FakeTensor(2, "torch.bfloat16", [256, 64]),
+                                   FakeTensor(3, "torch.float32", [4, 64, 64], offset=4),
+                                   FakeTensor(4, "torch.bfloat16", [64, 64]), library=L), ports.MisalignedError,
+     ValueError),
+], ids=["bmm_shape", "bmm_f32_nt", "splitk_matmul_f16_slabs", "splitk_matmul_misaligned_slabs"])
+def test_gemm_family_wrappers_raise_the_exception_of_the_code(ports_library, call, error, also):
+    test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also)
+
+
+@pytest.mark.skipif(driver_present(), reason="a CUDA driver is installed here")
+@pytest.mark.parametrize("call", [
+    lambda L: ports.bmm(*(FakeTensor(i, "torch.bfloat16", [2, 64, 64]) for i in (1, 2, 3)), trans_b=True, library=L),
+    lambda L: ports.bmm(*(FakeTensor(i, "torch.float32", [2, 64, 64]) for i in (1, 2, 3)), library=L),
+    lambda L: ports.splitk_matmul(FakeTensor(1, "torch.float16", [64, 256]), FakeTensor(2, "torch.float16", [256, 64]),
+                                  FakeTensor(3, "torch.float32", [4, 64, 64]), FakeTensor(4, "torch.float16", [64, 64]),
+                                  library=L),
+], ids=["bmm_nt", "bmm_tf32", "splitk_matmul"])
+def test_gemm_family_wrappers_pass_validation_and_stop_at_the_driver(ports_library, call):
     with pytest.raises(ports.DriverUnavailableError):
         call(ports_library)

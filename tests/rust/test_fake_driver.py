@@ -255,6 +255,57 @@ def test_rope_launch(fake_driver, library_with_fake_cubins, tmp_path):
     assert "function rope_entry" in log
 
 
+def test_flash_attention_and_attention_sink_launches(fake_driver, library_with_fake_cubins, tmp_path):
+    """flash_attention and attention_sink: the tuned variant of (dtype, D, query group, causal /
+    window), grid (cdiv(Sq, BM), B * Hq), four (B, H, S, D) tensors then sm_scale's f32 bits."""
+    a = [X + (i << 32) for i in range(5)]
+    bshd = lambda b, h, s, d: [s * h * d, d, h * d, 1]  # noqa: E731  a (B, S, H, D) buffer seen as (B, H, S, D)
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        A = {a}
+        call("cutile_flash_attention", T(A[0], [2, 8, 200, 128], "bfloat16"), T(A[1], [2, 2, 300, 128], "bfloat16"),
+             T(A[2], [2, 2, 300, 128], "bfloat16"), T(A[3], [2, 8, 200, 128], "bfloat16"), ctypes.c_float(0.125), 1,
+             0, 0, nparams=37)
+        call("cutile_flash_attention", T(A[0], [1, 8, 64, 128], "bfloat16", {bshd(1, 8, 64, 128)}),
+             T(A[1], [1, 1, 64, 128], "bfloat16"), T(A[2], [1, 1, 64, 128], "bfloat16"),
+             T(A[3], [1, 8, 64, 128], "bfloat16"), ctypes.c_float(0.5), 0, 0, 0, nparams=37)
+        call("cutile_flash_attention", *[T(A[i], [3, 4, 77, 64], "float16") for i in range(4)], ctypes.c_float(0.125),
+             0, 0, 0, nparams=37)
+        call("cutile_attention_sink", T(A[0], [1, 16, 333, 64], "bfloat16"), T(A[1], [1, 2, 333, 64], "bfloat16"),
+             T(A[2], [1, 2, 333, 64], "bfloat16"), T(A[3], [16], "float32"), T(A[4], [1, 16, 333, 64], "bfloat16"),
+             ctypes.c_float(0.125), 128, 0, 0, nparams=40)
+        call("cutile_attention_sink", T(A[0], [1, 16, 333, 64], "bfloat16"), T(A[1], [1, 2, 333, 64], "bfloat16"),
+             T(A[2], [1, 2, 333, 64], "bfloat16"), T(A[3], [16], "float32"), T(A[4], [1, 16, 333, 64], "bfloat16"),
+             ctypes.c_float(0.125), 0, 0, 0, nparams=40)
+    """, tmp_path)
+    assert codes == [0, 0, 0, 0, 0]
+    assert images(log) == ["bf16_d128_causal_gqa4_w8_bn128", "bf16_d128_noncausal_gqa8_w8_bn128",
+                           "f16_d64_noncausal_o2", "bf16_d64_gqa8_window128", "bf16_d64_gqa8_full"]
+    gqa4, gqa8, mha, window, full = launches(log)
+    dense = lambda ptr, dims: [ptr, *dims, *_dense(dims)]  # noqa: E731
+    assert "grid=2,16,1" in gqa4  # cdiv(200, 128), B * Hq
+    assert params(gqa4) == (dense(a[0], [2, 8, 200, 128]) + dense(a[1], [2, 2, 300, 128])
+                            + dense(a[2], [2, 2, 300, 128]) + dense(a[3], [2, 8, 200, 128]) + [f32_bits(0.125)])
+    assert "grid=1,8,1" in gqa8
+    # the batch stride of B = 1 reaches the kernel as 0 (an extent-1 dimension's stride never moves the address)
+    assert params(gqa8)[:9] == [a[0], 1, 8, 64, 128, 0, *bshd(1, 8, 64, 128)[1:]] and params(gqa8)[-1] == f32_bits(0.5)
+    assert "grid=1,12,1" in mha
+    assert "grid=3,16,1" in window and "grid=3,16,1" in full
+    sink_params = (dense(a[0], [1, 16, 333, 64]) + dense(a[1], [1, 2, 333, 64]) + dense(a[2], [1, 2, 333, 64])
+                   + [a[3], 16, 1] + dense(a[4], [1, 16, 333, 64]) + [f32_bits(0.125)])
+    assert params(window) == sink_params and params(full) == sink_params
+    assert "function flash_attention_w8_entry" in log and "function flash_attention_o2_entry" in log
+    assert "function attention_sink_entry" in log
+
+
+def _dense(dims):
+    """Row-major strides of `dims` in elements, as the kernel gets them: 0 for an extent-1 dimension."""
+    strides, acc = [], 1
+    for n in reversed(dims):
+        strides.insert(0, acc if n != 1 else 0)
+        acc *= n
+    return strides
+
+
 @pytest.mark.parametrize("scenario, env, status", [
     ("host_pointer", {}, Status.DEVICE_MISMATCH),
     ("foreign_stream", {}, Status.DEVICE_MISMATCH),
@@ -310,6 +361,15 @@ VALID_CALLS = {
     "cutile_rope": 'T({x}, [4], "int32"), T(A[1], [4, 2, 64], "float16"), T(A[2], [4, 1, 64], "float16"), '
                    'T(A[3], [16, 32], "float32"), T(A[4], [16, 32], "float32"), T(A[5], [4, 2, 64], "float16"), '
                    'T(A[6], [4, 1, 64], "float16"), 1',
+    "cutile_flash_attention": 'T({x}, [1, 2, 64, 64], "float16"), T(A[1], [1, 2, 64, 64], "float16"), '
+                              'T(A[2], [1, 2, 64, 64], "float16"), T(A[3], [1, 2, 64, 64], "float16"), '
+                              'ctypes.c_float(0.125), 1',
+    "cutile_attention_sink": 'T({x}, [1, 8, 64, 64], "bfloat16"), T(A[1], [1, 1, 64, 64], "bfloat16"), '
+                             'T(A[2], [1, 1, 64, 64], "bfloat16"), T(A[3], [8], "float32"), '
+                             'T(A[4], [1, 8, 64, 64], "bfloat16"), ctypes.c_float(0.125), 128',
+    "cutile_bmm": 'T({x}, [2, 64, 64], "bfloat16"), T(A[1], [2, 64, 64], "bfloat16"), T(A[2], [2, 64, 64], "bfloat16"), 1',
+    "cutile_splitk_matmul": 'T({x}, [64, 64], "float16"), T(A[1], [64, 64], "float16"), T(A[2], [2, 64, 64], "float32"), '
+                            'T(A[3], [64, 64], "float16")',
     "cutile_flash_decode": 'T({x}, [2, 4, 128], "bfloat16"), T(A[1], [2, 1, 64, 128], "bfloat16"), '
                            'T(A[2], [2, 1, 64, 128], "bfloat16"), T(A[3], [2], "int32"), '
                            'T(A[4], [2, 4, 3, 128], "float32"), T(A[5], [2, 4, 3], "float32"), '
@@ -318,7 +378,7 @@ VALID_CALLS = {
                                    'T(A[3], [5], "int32"), T(A[4], [1], "int32"), T(A[5], [262], "int32"), 64',
 }
 # Kernels one valid call launches in order (1 where not listed); a failed launch stops the call.
-KERNELS_PER_CALL = {"cutile_flash_decode": 2, "cutile_moe_align_block_size": 2}
+KERNELS_PER_CALL = {"cutile_splitk_matmul": 2, "cutile_flash_decode": 2, "cutile_moe_align_block_size": 2}
 
 
 def test_valid_calls_cover_every_function():
@@ -560,6 +620,52 @@ def test_layer_norm_selects_by_row_length_and_launches_one_block_per_64_backward
     assert "grid=3,1,1" in bwd  # cdiv(130, 64)
     assert params(bwd)[-10:] == [A[6], 3, 304, 304, 1, A[7], 3, 304, 304, 1]
     assert "function layer_norm_fwd_entry" in log and "function layer_norm_bwd_entry" in log
+
+
+def test_bmm_launches_the_batch_on_grid_y(fake_driver, library_with_fake_cubins, tmp_path):
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        # 3 batches of 1000 x 520 x 64 f16: w8 128x256x64; a batch-interleaved a (batch stride K).
+        call("cutile_bmm", T({X}, [3, 1000, 64], "float16", [64, 192, 1]), T({Y}, [3, 64, 520], "float16"),
+             T({Z}, [3, 1000, 520], "float16"), 0, 0, {STREAM}, nparams=21)
+        # bf16 with b stored (B, N, K), small: 128x128x64.
+        call("cutile_bmm", T({X}, [2, 100, 200], "bfloat16"), T({Y}, [2, 72, 200], "bfloat16"),
+             T({Z}, [2, 100, 72], "bfloat16"), 1, 0, 0, nparams=21)
+    """, tmp_path)
+    assert codes == [0, 0]
+    assert images(log) == ["f16_nn_w8_128x256x64", "bf16_nt_128x128x64"]
+    wide, nt = launches(log)
+    assert f"grid=24,3,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in wide  # cdiv(1000, 128) * cdiv(520, 256), B
+    assert params(wide) == [X, 3, 1000, 64, 64, 192, 1, Y, 3, 64, 520, 64 * 520, 520, 1,
+                            Z, 3, 1000, 520, 1000 * 520, 520, 1]
+    assert "grid=1,2,1" in nt
+    assert params(nt)[7:14] == [Y, 2, 72, 200, 72 * 200, 200, 1]
+    assert "function bmm_w8_entry" in log and "function bmm_entry" in log
+
+
+def test_splitk_matmul_launches_partial_then_reduce_on_the_callers_stream(fake_driver, library_with_fake_cubins, tmp_path):
+    """One call, two launches in order on the stream: the partial kernel over (tiles, S), then the
+    reduce over c's 4x256 tiles, both on the caller's slabs; a forced reduce keeps the partial."""
+    m, n, k, s = 100, 520, 4096, 5
+    P = Z + (1 << 32)
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        args = (T({X}, [{m}, {k}], "bfloat16"), T({Y}, [{k}, {n}], "bfloat16"),
+                T({P}, [{s}, {m}, {n}], "float32", [2 * {m} * {n}, {n}, 1]), T({Z}, [{m}, {n}], "bfloat16"))
+        # 12 words: all of the reduce's, the first 12 of the partial's 17
+        call("cutile_splitk_matmul", *args, 0, {STREAM}, nparams=12)
+        lib.tileir_kernels_force_variant(b"splitk_matmul", b"reduce_bf16_64x128")
+        call("cutile_splitk_matmul", *args, 0, {STREAM}, nparams=12)
+    """, tmp_path)
+    assert codes == [0, 0]
+    assert images(log) == ["partial_bf16_64x128x64", "reduce_bf16_4x256", "reduce_bf16_64x128"]
+    partial, reduce, partial_again, forced = launches(log)
+    assert f"grid=10,{s},1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in partial  # cdiv(100, 64) * cdiv(520, 128), S
+    slabs = [P, s, m, n, 2 * m * n, n, 1]
+    assert params(partial) == [X, m, k, k, 1, Y, k, n, n, 1] + slabs[:2]
+    assert f"grid=25,3,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in reduce  # cdiv(100, 4), cdiv(520, 256)
+    assert params(reduce) == slabs + [Z, m, n, n, 1]
+    assert partial_again == partial
+    assert "grid=2,5,1" in forced  # cdiv(100, 64), cdiv(520, 128)
+    assert "function splitk_partial_entry" in log and "function splitk_reduce_entry" in log
 
 
 def test_flash_decode_launches_partial_then_combine_on_the_callers_stream(fake_driver, library_with_fake_cubins,

@@ -174,6 +174,73 @@ def test_rope_selection(lib):
     assert {"bf16_neox_d128", "f16_neox_d64", "bf16_gptj_d128", None} <= seen
 
 
+def test_flash_attention_selection(lib):
+    launcher = _launcher("flash_attention")
+    seen = set()
+    for dtype, d, group, causal in itertools.product(DTYPES, (64, 128), (1, 2, 4, 8), (0, 1)):
+        b, kv_heads, sq, sk = 2, 2, 100, 300
+        q_heads = kv_heads * group
+        arrays = [t(1, dtype, [b, q_heads, sq, d]), t(2, dtype, [b, kv_heads, sk, d]), t(3, dtype, [b, kv_heads, sk, d]),
+                  t(4, dtype, [b, q_heads, sq, d])]
+        expected = launcher.select_variant(dtype, d, group, bool(causal))
+        seen.add(_agree(lib, expected, "cutile_flash_attention", *arrays, 0.1, causal,
+                        case=f"{dtype} D={d} group={group} causal={causal}"))
+    assert {"f16_d64_noncausal_o2", "f16_d64_causal_o2", "bf16_d128_causal_w8_bn128", "bf16_d128_causal_gqa4_w8_bn128",
+            "bf16_d128_noncausal_gqa8_w8_bn128", None} == seen
+
+
+def test_attention_sink_selection(lib):
+    launcher = _launcher("attention_sink")
+    seen = set()
+    for dtype, d, group, window in itertools.product(DTYPES, (64, 128), (1, 8), (0, 128, 256)):
+        b, kv_heads, s = 1, 2, 200
+        q_heads = kv_heads * group
+        arrays = [t(1, dtype, [b, q_heads, s, d]), t(2, dtype, [b, kv_heads, s, d]), t(3, dtype, [b, kv_heads, s, d]),
+                  t(4, "float32", [q_heads]), t(5, dtype, [b, q_heads, s, d])]
+        expected = launcher.select_variant(dtype, d, group, window)
+        seen.add(_agree(lib, expected, "cutile_attention_sink", *arrays, 0.1, window,
+                        case=f"{dtype} D={d} group={group} window={window}"))
+    assert {"bf16_d64_gqa8_window128", "bf16_d64_gqa8_full", "f16_d128_mha_window256", None} == seen
+def test_bmm_selection(lib):
+    launcher = _launcher("bmm")
+    seen = set()
+    shapes = ((4, 100, 72, 200), (2, 256, 256, 64), (3, 257, 128, 64), (2, 1000, 520, 136), (1, 129, 136, 264))
+    size = {"float16": 2, "bfloat16": 2, "float32": 4}
+    for dtype, (batch, m, n, k), tb, pad, offset in itertools.product(DTYPES, shapes, (0, 1), (0, 4, 8), (0, 8)):
+        b_dims = [batch, n, k] if tb else [batch, k, n]
+        # rows padded by `pad` elements; a's base moved by `offset` bytes
+        a = t(1, dtype, [batch, m, k], [m * (k + pad), k + pad, 1], offset=offset)
+        b = t(2, dtype, b_dims, [b_dims[1] * (b_dims[2] + pad), b_dims[2] + pad, 1])
+        c = t(3, dtype, [batch, m, n], [m * (n + pad), n + pad, 1])
+        aligned = offset % 16 == 0 and all(x.strides[i] * size[dtype] % 16 == 0 for x in (a, b, c) for i in (0, 1))
+        expected = launcher.select_variant(dtype, m, n, bool(tb), aligned)
+        case = f"{dtype} {batch}x{m}x{n}x{k} trans_b={tb} pad={pad} offset={offset}"
+        seen.add(_agree(lib, expected, "cutile_bmm", a, b, c, tb, case=case))
+    assert {"f16_nn_w8_128x128x64", "f16_nn_w8_128x256x64", "bf16_nn_128x128x64", "bf16_nn_w8_128x256x64",
+            "bf16_nt_128x128x64", "tf32_nn_128x128x32", None} <= seen
+
+
+def test_splitk_matmul_selection(lib):
+    """The library's two launches are the launcher's (partial, reduce) pair, named in launch order."""
+    launcher = _launcher("splitk_matmul")
+    seen = set()
+    grid = itertools.product(DTYPES + ("float8_e4m3fn",), ((64, 512, 4096, 8), (33, 264, 1000, 5), (100, 136, 200, 1)),
+                             (0, 4, 8), (0, 4))
+    size = {"float16": 2, "bfloat16": 2, "float32": 4, "float8_e4m3fn": 1}
+    for dtype, (m, n, k, s), pad, offset in grid:
+        a = t(1, dtype, [m, k], [k + pad, 1], offset=offset)
+        b = t(2, dtype, [k, n], [n + pad, 1])
+        partial = t(3, "float32", [s, m, n], [m * (n + pad), n + pad, 1])
+        c = t(4, dtype, [m, n], [n + pad, 1])
+        aligned = offset % 16 == 0 and all(x.strides[0] * size[dtype] % 16 == 0 for x in (a, b, c)) \
+            and all(partial.strides[i] * 4 % 16 == 0 for i in (0, 1))
+        pair = launcher.select_variant(dtype, aligned)
+        expected = ",".join(pair) if pair else None
+        case = f"{dtype} {m}x{n}x{k} S={s} pad={pad} offset={offset}"
+        seen.add(_agree(lib, expected, "cutile_splitk_matmul", a, b, partial, c, case=case))
+    assert {"partial_f16_64x128x64,reduce_f16_4x256", "partial_bf16_64x128x64,reduce_bf16_4x256", None} <= seen
+
+
 def test_flash_decode_selection(lib):
     """One call launches two kernels: the library names both (partial, combine) as the launcher does."""
     launcher = _launcher("flash_decode")

@@ -62,8 +62,14 @@ __all__ = [
 ]
 
 from tileir_diff.ports.torch_ops import argmax, cross_entropy, cumsum, embedding  # noqa: E402
+from tileir_diff.ports.torch_ops import attention_sink, flash_attention  # noqa: E402
 
 __all__ += ["argmax", "cross_entropy", "cumsum", "embedding"]
+__all__ += ["flash_attention", "attention_sink"]
+
+from tileir_diff.ports.torch_ops import bmm, splitk_matmul  # noqa: E402
+
+__all__ += ["bmm", "splitk_matmul"]
 
 from tileir_diff.ports.torch_ops import flash_decode, moe_align_block_size  # noqa: E402
 

@@ -214,7 +214,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.tileir_kernels_force_variant.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
     lib.tileir_kernels_selected_variant.restype = ctypes.c_char_p
     lib.tileir_kernels_selected_variant.argtypes = []
-    kinds = {"tensor": _T, "f32": ctypes.c_float, "i32": ctypes.c_int32, "flag": ctypes.c_int32}
+    kinds = {"tensor": _T, "f32": ctypes.c_float, "i32": ctypes.c_int32, "flag": ctypes.c_int32,
+             "int": ctypes.c_int32}
     for f in FUNCTIONS:
         fn = getattr(lib, f.name)
         fn.restype = ctypes.c_int32

@@ -21,11 +21,12 @@ __all__ = ["Arg", "PortFunction", "FUNCTIONS", "PORTED_OPS", "function_for", "wr
 class Arg:
     """One argument of a cutile_<op> function before (device, stream).
 
-    kind: ``tensor`` (a tileir_tensor_t*), ``f32`` (float), ``i32`` (int32_t) or ``flag`` (an
-    int32_t 0/1, a bool in the wrapper). ``name`` is the wrapper's parameter name and, for
-    tensors and scalars, the analysis.json param name; a ``flag`` is the lower-cased name of the
-    analysis.json constant it must equal (``trans_a`` = ``TRANS_A``) unless ``constant`` names
-    another one."""
+    kind: ``tensor`` (a tileir_tensor_t*), ``f32`` (float), ``i32`` (int32_t), ``flag`` (an
+    int32_t 0/1, a bool in the wrapper) or ``int`` (an int32_t that selects by an integer
+    constant, an int in the wrapper). ``name`` is the wrapper's parameter name and, for tensors
+    and scalars, the analysis.json param name; a ``flag`` or ``int`` is the lower-cased name of
+    the analysis.json constant it must equal (``trans_a`` = ``TRANS_A``, ``window`` = ``WINDOW``)
+    unless ``constant`` names another one."""
 
     name: str
     kind: str = "tensor"
@@ -91,6 +92,14 @@ FUNCTIONS: tuple[PortFunction, ...] = (
                  _t("dy", "x", "w", "mean", "rstd", "dx", "dw_partial", "db_partial")),
     PortFunction("rope", "cutile_rope", "rope", ("rope",),
                  _t("positions", "q", "k", "cos_table", "sin_table", "q_out", "k_out") + (Arg("is_neox", "flag"),)),
+    PortFunction("flash_attention", "cutile_flash_attention", "flash_attention",
+                 ("flash_attention", "flash_attention_w8", "flash_attention_o2"),
+                 _t("q", "k", "v", "o") + (Arg("sm_scale", "f32"), Arg("causal", "flag"))),
+    PortFunction("attention_sink", "cutile_attention_sink", "attention_sink", ("attention_sink",),
+                 _t("q", "k", "v", "sinks", "o") + (Arg("sm_scale", "f32"), Arg("window", "int"))),
+    PortFunction("bmm", "cutile_bmm", "bmm", ("bmm", "bmm_w8"), _t("a", "b", "c") + (Arg("trans_b", "flag"),)),
+    PortFunction("splitk_matmul", "cutile_splitk_matmul", "splitk_matmul", ("splitk_partial", "splitk_reduce"),
+                 _t("a", "b", "partial", "c"), call_module="port_call"),
     PortFunction("flash_decode", "cutile_flash_decode", "flash_decode", ("flash_decode_partial", "flash_decode_combine"),
                  _t("q", "k", "v", "seq_lens", "partial_o", "partial_lse", "o") + (Arg("sm_scale", "f32"),),
                  call_module="port_call"),
@@ -114,11 +123,13 @@ def function_for(op: str, kernel: str) -> PortFunction:
 
 def wrapper_kwargs(function: PortFunction, variant: Mapping[str, Any], inputs: Mapping[str, Any]) -> dict:
     """The wrapper's arguments for one analysis.json variant and its ref.make_inputs: tensors and
-    scalars by name from `inputs`, flags from the variant's constants."""
+    scalars by name from `inputs`, flags and ints from the variant's constants."""
     kwargs = {}
     for a in function.args:
         if a.kind == "flag":
             kwargs[a.name] = bool(variant["constants"][a.constant_name])
+        elif a.kind == "int":
+            kwargs[a.name] = int(variant["constants"][a.constant_name])
         else:
             kwargs[a.name] = inputs[a.name]
     return kwargs

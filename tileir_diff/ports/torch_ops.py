@@ -18,7 +18,7 @@ from tileir_diff.ports._abi import (
 __all__ = ["vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "silu_and_mul", "swiglu",
            "swiglu_bwd", "gelu", "dropout", "RMS_NORM_BWD_ROWS_PER_BLOCK", "argmax",
            "cross_entropy", "cumsum", "embedding", "transpose", "fp8_quantize", "layer_norm", "layer_norm_bwd",
-           "LAYER_NORM_BWD_ROWS_PER_BLOCK", "rope"]
+           "LAYER_NORM_BWD_ROWS_PER_BLOCK", "rope", "flash_attention", "attention_sink", "bmm", "splitk_matmul"]
 
 # dw_partial of rms_norm_bwd has ceil(M / RMS_NORM_BWD_ROWS_PER_BLOCK) rows.
 RMS_NORM_BWD_ROWS_PER_BLOCK = 64
@@ -312,6 +312,36 @@ def rope(positions, q, k, cos_table, sin_table, q_out, k_out, is_neox: bool = Tr
     _call("cutile_rope", (positions, q, k, cos_table, sin_table, q_out, k_out), int(bool(is_neox)), stream=stream,
           library=library)
     return q_out, k_out
+
+
+def flash_attention(q, k, v, o, sm_scale: float, causal: bool = False, *, stream: Optional[Any] = None, library=None):
+    """o = softmax(q @ k^T * sm_scale [causal, top-left]) @ v per head, GQA by Hq / Hkv: q, o
+    (B, Hq, Sq, D), k, v (B, Hkv, Sk, D), float16 or bfloat16 (a (B, S, H, D) buffer's
+    transpose(1, 2) is taken as it is). o overlaps no input. Returns o."""
+    _call("cutile_flash_attention", (q, k, v, o), float(sm_scale), int(bool(causal)), stream=stream, library=library)
+    return o
+
+
+def attention_sink(q, k, v, sinks, o, sm_scale: float, window: int = 0, *, stream: Optional[Any] = None,
+                   library=None):
+    """Causal attention with one sink logit per query head (sinks (Hq,) float32, a key of value
+    zero) and, for window > 0, a sliding window (query i sees keys i - window < j <= i): q, o
+    (B, Hq, S, D), k, v (B, Hkv, S, D). Returns o."""
+    _call("cutile_attention_sink", (q, k, v, sinks, o), float(sm_scale), int(window), stream=stream, library=library)
+    return o
+def bmm(a, b, c, *, trans_b: bool = False, stream: Optional[Any] = None, library=None):
+    """c[z] = a[z] @ op(b[z]) for 3-D a (B, M, K) and c (B, M, N); b is the stored array, (B, K, N),
+    or (B, N, K) with trans_b (e.g. Q @ K^T). Returns c."""
+    _call("cutile_bmm", (a, b, c), int(bool(trans_b)), stream=stream, library=library)
+    return c
+
+
+def splitk_matmul(a, b, partial, c, *, stream: Optional[Any] = None, library=None):
+    """c = a @ b for a (M, K), b (K, N), c (M, N) float16/bfloat16 through S = partial.shape[0]
+    float32 slabs: partial (S, M, N) is the caller's scratch, written with the K slices' products
+    and then summed into c, both launches on the stream. Returns c."""
+    _call("cutile_splitk_matmul", (a, b, partial, c), stream=stream, library=library)
+    return c
 
 
 def flash_decode(q, k, v, seq_lens, partial_o, partial_lse, o, sm_scale: float, *, stream: Optional[Any] = None,

@@ -55,6 +55,10 @@ ops! {
     fp8_quantize => fp8_quantize_kernel,
     layer_norm => layer_norm_kernel,
     rope => rope_kernel,
+    flash_attention => flash_attention_kernel,
+    attention_sink => attention_sink_kernel,
+    bmm => bmm_kernel,
+    splitk_matmul => splitk_matmul_kernel,
     flash_decode => flash_decode_kernel,
     moe_align_block_size => moe_align_block_size_kernel,
 }
