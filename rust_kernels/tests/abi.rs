@@ -1182,3 +1182,57 @@ fn fused_moe_validation() {
     assert!(tileir_kernels::ops::fused_moe::candidates(DType::BF16, 64, Some(8), true).is_empty());
     assert_eq!(tileir_kernels::ops::fused_moe::candidates(DType::F16, 16, None, true)[0].name, "f16_top8_bm16_mul");
 }
+
+#[test]
+fn flash_decode_validation() {
+    use tileir_kernels::ops::flash_decode::ffi::cutile_flash_decode;
+    let (b, hq, hkv, smax, s, d) = (3, 8, 2, 1000, 8, 128);
+    let q = tensor(addr(1), DType::BF16, &[b, hq, d]);
+    let k = tensor(addr(2), DType::BF16, &[b, hkv, smax, d]);
+    let v = tensor(addr(3), DType::BF16, &[b, hkv, smax, d]);
+    let lens = tensor(addr(4), DType::I32, &[b]);
+    let po = tensor(addr(5), DType::F32, &[b, hq, s, d]);
+    let plse = tensor(addr(6), DType::F32, &[b, hq, s]);
+    let o = tensor(addr(7), DType::BF16, &[b, hq, d]);
+    let call = |a: [&TileirTensor; 7], scale: f32| unsafe {
+        cutile_flash_decode(a[0], a[1], a[2], a[3], a[4], a[5], a[6], scale, 0, 0)
+    };
+    assert!(passed_validation(call([&q, &k, &v, &lens, &po, &plse, &o], 0.1)), "{}", last_error());
+    assert_eq!(selected(), "partial_bf16_d128_g4,combine_bf16_d128");
+    assert_eq!(call([&q, &k, &v, &lens, &po, &plse, &o], f32::NAN), Status::InvalidArgument.code());
+    let k3 = tensor(addr(2), DType::BF16, &[b, 3, smax, d]);
+    assert_eq!(call([&q, &k3, &k3, &lens, &po, &plse, &o], 0.1), Status::ShapeMismatch.code());
+    let o32 = tensor(addr(7), DType::F32, &[b, hq, d]);
+    assert_eq!(call([&q, &k, &v, &lens, &po, &plse, &o32], 0.1), Status::UnsupportedDtype.code());
+    let po17 = tensor(addr(5), DType::F32, &[b, hq, 17, d]);
+    let plse17 = tensor(addr(6), DType::F32, &[b, hq, 17]);
+    assert_eq!(call([&q, &k, &v, &lens, &po17, &plse17, &o], 0.1), Status::NoVariant.code());
+    let o_over_q = TileirTensor { data: addr(1), ..o };
+    assert_eq!(call([&q, &k, &v, &lens, &po, &plse, &o_over_q], 0.1), Status::InvalidArgument.code());
+    assert_eq!(selected(), "", "a call stopped before selection names no variant");
+}
+
+#[test]
+fn moe_align_block_size_validation() {
+    use tileir_kernels::ops::moe_align_block_size::ffi::cutile_moe_align_block_size;
+    let (n, e, bm) = (1000, 60, 64);
+    let em = n + e * (bm - 1);
+    let ids = tensor(addr(1), DType::I32, &[n]);
+    let counts = tensor(addr(2), DType::I32, &[e]);
+    let offsets = tensor(addr(3), DType::I32, &[e + 1]);
+    let blocks = tensor(addr(4), DType::I32, &[(em + bm - 1) / bm]);
+    let total = tensor(addr(5), DType::I32, &[1]);
+    let sorted = tensor(addr(6), DType::I32, &[em]);
+    let call = |a: [&TileirTensor; 6], block_m: i32| unsafe {
+        cutile_moe_align_block_size(a[0], a[1], a[2], a[3], a[4], a[5], block_m, 0, 0)
+    };
+    assert!(passed_validation(call([&ids, &counts, &offsets, &blocks, &total, &sorted], 64)), "{}", last_error());
+    assert_eq!(selected(), "hist_bm64_e128,sort_bm64_e128");
+    assert_eq!(call([&ids, &counts, &offsets, &blocks, &total, &sorted], 32), Status::ShapeMismatch.code());
+    let short = tensor(addr(6), DType::I32, &[em - 1]);
+    assert_eq!(call([&ids, &counts, &offsets, &blocks, &total, &short], 64), Status::ShapeMismatch.code());
+    let ids64 = tensor(addr(1), DType::I64, &[n]);
+    assert_eq!(call([&ids64, &counts, &offsets, &blocks, &total, &sorted], 64), Status::UnsupportedDtype.code());
+    let over = TileirTensor { data: addr(1), ..sorted };
+    assert_eq!(call([&ids, &counts, &offsets, &blocks, &total, &over], 64), Status::InvalidArgument.code());
+}

@@ -1055,3 +1055,55 @@ fn fused_moe_structure() {
     }
 }
 
+#[test]
+fn flash_decode_structure() {
+    for v in ops::flash_decode::VARIANTS {
+        let text = ir(v);
+        let d = v.constant("D");
+        if v.entry == ops::flash_decode::PARTIAL {
+            let (bn, g) = (v.constant("BN"), v.constant("QUERY_GROUP"));
+            let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+            // One loop over the split's key tiles: Q K^T, then P V into the carried accumulator.
+            assert_eq!(count(text, "for "), 1, "{}", v.name);
+            assert_eq!(count(text, "= mmaf "), 2, "{}", v.name);
+            assert!(text.contains(&format!("tile<{g}x{d}x{e}>, tile<{d}x{bn}x{e}>, tile<{g}x{bn}xf32>")), "{}", v.name);
+            assert!(text.contains(&format!("tile<{g}x{bn}x{e}>, tile<{bn}x{d}x{e}>, tile<{g}x{d}xf32>")), "{}", v.name);
+            assert!(text.contains("dim_map=[0,1,3,2]"), "{}: K read transposed", v.name);
+            assert_eq!(padded_views(text, "zero"), 2, "{}: K and V tiles zero-padded", v.name);
+            assert_eq!(loads(text), 4, "{}: seq_len, q, K and V tiles", v.name);
+            assert_eq!(stores(text), 2, "{}: partial_o and partial_lse", v.name);
+            assert_eq!(count(text, "= exp2 "), 2, "{}", v.name);
+            assert_eq!(count(text, "= fma "), 1, "{}: l * alpha + sum(p)", v.name);
+        } else {
+            let m = v.constant("MAX_SPLITS");
+            assert_eq!(count(text, "for "), 0, "{}", v.name);
+            assert_eq!(padded_views(text, "neg_inf"), 1, "{}: lse tile padded with -inf", v.name);
+            assert!(text.contains(&format!("tile<1x1x{m}x{d}xf32>")), "{}: all partials in one tile", v.name);
+            assert_eq!((loads(text), stores(text)), (2, 1), "{}", v.name);
+        }
+    }
+}
+
+#[test]
+fn moe_align_block_size_structure() {
+    for v in ops::moe_align_block_size::VARIANTS {
+        let text = ir(v);
+        let (tile, e_pad) = (v.constant("TILE"), v.constant("E_PAD"));
+        assert!(text.contains(&format!("tile<{tile}x{e_pad}xi32>")), "{}: the one-hot tile", v.name);
+        assert_eq!(count(text, "for "), 2, "{}: over the id tiles, then the blocks / padding slots", v.name);
+        if v.entry == ops::moe_align_block_size::HISTOGRAM {
+            assert_eq!(count(text, "= scan "), 1, "{}: cumsum of the padded counts", v.name);
+            assert_eq!(stores(text), 4, "{}: counts, offsets, total, expert_ids", v.name);
+            assert_eq!(count(text, "store_ptr_tko"), 0, "{}", v.name);
+            assert!(text.contains(&format!("constant <i32: {}>", v.constant("BLOCK_M"))), "{}", v.name);
+        } else {
+            assert_eq!(count(text, "= scan "), 1, "{}: in-tile ranks", v.name);
+            assert_eq!(stores(text), 0, "{}", v.name);
+            // Two masked scatters, bound-checked unsigned against the length, ordered by one token.
+            assert_eq!(count(text, "store_ptr_tko weak"), 2, "{}", v.name);
+            let unsigned_compares = text.lines().filter(|l| l.contains("= cmpi ") && l.contains(" unsigned")).count();
+            assert_eq!(unsigned_compares, 2, "{}: the scatters' bound checks", v.name);
+            assert!(text.contains("-> (tile<") && text.contains(", token)"), "{}: a loop-carried token", v.name);
+        }
+    }
+}

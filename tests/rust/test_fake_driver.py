@@ -407,9 +407,15 @@ VALID_CALLS = {
     "cutile_fused_moe": 'T({x}, [4, 64], "bfloat16"), T(A[1], [8, 64, 64], "bfloat16"), T(A[2], [512], "int32"), '
                         'T(A[3], [8], "int32"), T(A[4], [1], "int32"), T(A[5], [8], "float32"), '
                         'T(A[6], [8, 64], "bfloat16"), 1, 64',
+    "cutile_flash_decode": 'T({x}, [2, 4, 128], "bfloat16"), T(A[1], [2, 1, 64, 128], "bfloat16"), '
+                           'T(A[2], [2, 1, 64, 128], "bfloat16"), T(A[3], [2], "int32"), '
+                           'T(A[4], [2, 4, 3, 128], "float32"), T(A[5], [2, 4, 3], "float32"), '
+                           'T(A[6], [2, 4, 128], "bfloat16"), ctypes.c_float(0.1)',
+    "cutile_moe_align_block_size": 'T({x}, [10], "int32"), T(A[1], [4], "int32"), T(A[2], [5], "int32"), '
+                                   'T(A[3], [5], "int32"), T(A[4], [1], "int32"), T(A[5], [262], "int32"), 64',
 }
 # Kernels one valid call launches in order (1 where not listed); a failed launch stops the call.
-KERNELS_PER_CALL = {"cutile_splitk_matmul": 2}
+KERNELS_PER_CALL = {"cutile_splitk_matmul": 2, "cutile_flash_decode": 2, "cutile_moe_align_block_size": 2}
 
 
 def test_valid_calls_cover_every_function():
@@ -715,3 +721,57 @@ def test_fused_moe_routing_arrays_must_fit_their_allocation(fake_driver, library
     assert codes == [Status.OK, Status.OUT_OF_BOUNDS], errors
     assert errors[1].startswith("OUT_OF_BOUNDS: sorted_token_ids: ") and "16384 bytes more" in errors[1], errors[1]
     assert len(launches(log)) == 1
+def test_flash_decode_launches_partial_then_combine_on_the_callers_stream(fake_driver, library_with_fake_cubins,
+                                                                          tmp_path):
+    b, hq, hkv, smax, s, d = 3, 8, 2, 300, 5, 128
+    a = [X + (i << 32) for i in range(7)]
+    body = f"""
+        A = {a}
+        args = (T(A[0], [{b}, {hq}, {d}], "bfloat16"), T(A[1], [{b}, {hkv}, {smax}, {d}], "bfloat16"),
+                T(A[2], [{b}, {hkv}, {smax}, {d}], "bfloat16"), T(A[3], [{b}], "int32"),
+                T(A[4], [{b}, {hq}, {s}, {d}], "float32"), T(A[5], [{b}, {hq}, {s}], "float32"),
+                T(A[6], [{b}, {hq}, {d}], "bfloat16"), ctypes.c_float(0.25), 0, {STREAM})
+        call("cutile_flash_decode", *args, nparams={{nparams}})
+    """
+    codes, log = run(fake_driver, library_with_fake_cubins, body.format(nparams=23), tmp_path)
+    assert codes == [0]
+    assert images(log) == ["partial_bf16_d128_g4", "combine_bf16_d128"]
+    partial, combine = launches(log)
+    assert log.index(partial) < log.index(combine)
+    assert f"grid={s},{b * hkv},1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in partial
+    assert f"grid={b * hq},1,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in combine
+    assert "function flash_decode_partial_entry" in log and "function flash_decode_combine_entry" in log
+    q = [a[0], b, hq, d, hq * d, d, 1]
+    kv = lambda i: [a[i], b, hkv, smax, d, hkv * smax * d, smax * d, d, 1]  # noqa: E731
+    partial_o = [a[4], b, hq, s, d, hq * s * d, s * d, d, 1]
+    partial_lse = [a[5], b, hq, s, hq * s, s, 1]
+    o = [a[6], b, hq, d, hq * d, d, 1]
+    assert params(combine) == partial_o + partial_lse + o
+    assert params(partial) == (q + kv(1) + kv(2))[:23]
+    # Every word of the partial kernel's 45: its launch fails, so the combine never launches.
+    codes, log = run(fake_driver, library_with_fake_cubins, body.format(nparams=45), tmp_path, FAKE_CUDA_LAUNCH_RC=700)
+    assert codes == [Status.LAUNCH_FAILED]
+    (partial,) = launches(log)
+    assert params(partial) == q + kv(1) + kv(2) + [a[3], b, 1] + partial_o + partial_lse + [f32_bits(0.25)]
+
+
+def test_moe_align_launches_histogram_then_sort_as_one_block_each(fake_driver, library_with_fake_cubins, tmp_path):
+    n, e, block_m = 300, 20, 16
+    em = n + e * (block_m - 1)
+    nb = -(-em // block_m)
+    a = [X + (i << 32) for i in range(6)]
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        A = {a}
+        call("cutile_moe_align_block_size", T(A[0], [{n}], "int32"), T(A[1], [{e}], "int32"), T(A[2], [{e + 1}], "int32"),
+             T(A[3], [{nb}], "int32"), T(A[4], [1], "int32"), T(A[5], [{em}], "int32"), {block_m}, 0, {STREAM}, nparams=12)
+    """, tmp_path)
+    assert codes == [0]
+    assert images(log) == ["hist_bm16_e256", "sort_bm16_e256"]
+    histogram, sort = launches(log)
+    assert log.index(histogram) < log.index(sort)
+    for line in (histogram, sort):
+        assert f"grid=1,1,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in line
+    assert "function moe_align_histogram_entry" in log and "function moe_align_sort_entry" in log
+    arrays = lambda *pairs: [w for i, extent in pairs for w in (a[i], extent, 1)]  # noqa: E731
+    assert params(histogram) == arrays((0, n), (1, e), (2, e + 1), (3, nb))
+    assert params(sort) == arrays((0, n), (1, e), (2, e + 1), (5, em))

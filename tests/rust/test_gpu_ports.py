@@ -166,7 +166,10 @@ def _one_call_per_op():
              ("splitk_matmul", "partial_bf16_64x128x64", {"M": 64, "N": 4096, "K": 8192, "S": 16}),
              ("splitk_matmul", "reduce_f16_4x256", {"M": 65, "N": 128, "S": 4, "noncontiguous": ["partial"]}),
              ("group_gemm", "bf16_nk_128x128x64", {"T": 4096, "G": 8, "K": 1024, "N": 1024, "split": "with_empty"}),
-             ("fused_moe", "bf16_top2_bm64_mul", {"T": 512, "E": 8, "K": 1024, "N": 1024})]
+             ("fused_moe", "bf16_top2_bm64_mul", {"T": 512, "E": 8, "K": 1024, "N": 1024}),
+             ("flash_decode", "partial_bf16_d128_g4",
+              {"B": 3, "Hq": 8, "Hkv": 2, "Smax": 1000, "S": 8, "lens": "random", "noncontiguous": ["k", "v"]}),
+             ("moe_align_block_size", "hist_bm64_e128", {"N": 4096, "E": 64, "topk": "8", "NB": 127})]
     for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
         yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}-{name}")

@@ -268,3 +268,33 @@ def test_fused_moe_selection(lib):
         seen.add(_agree(lib, expected, "cutile_fused_moe", *arrays, mul, block_m,
                         case=f"{dtype} block_m={block_m} topk={topk} mul={mul} hidden row stride {K + pad}"))
     assert {"bf16_top2_bm64_mul", "bf16_top2_bm64_nomul", "f16_top8_bm16_mul", None} <= seen
+def test_flash_decode_selection(lib):
+    """One call launches two kernels: the library names both (partial, combine) as the launcher does."""
+    launcher = _launcher("flash_decode")
+    seen = set()
+    for dtype, d, group, splits in itertools.product(DTYPES, (64, 128), (1, 2, 4, 8), (1, 7, 16, 17)):
+        b, hkv, smax = 2, 2, 300
+        hq = hkv * group
+        arrays = [t(1, dtype, [b, hq, d]), t(2, dtype, [b, hkv, smax, d]), t(3, dtype, [b, hkv, smax, d]),
+                  t(4, "int32", [b]), t(5, "float32", [b, hq, splits, d]), t(6, "float32", [b, hq, splits]),
+                  t(7, dtype, [b, hq, d])]
+        expected = launcher.select_variant(dtype, d, group, splits)
+        seen.add(_agree(lib, expected, "cutile_flash_decode", *arrays, ctypes.c_float(0.1),
+                        case=f"{dtype} D={d} group={group} S={splits}"))
+    assert {"partial_bf16_d128_g1,combine_bf16_d128", "partial_bf16_d128_g4,combine_bf16_d128",
+            "partial_f16_d64_g8,combine_f16_d64", None} <= seen
+
+
+def test_moe_align_block_size_selection(lib):
+    """One call launches two kernels: the library names both (histogram, sort) as the launcher does."""
+    launcher = _launcher("moe_align_block_size")
+    seen = set()
+    for block_m, experts in itertools.product((8, 16, 32, 64, 128), (1, 8, 64, 127, 128, 200, 255, 256)):
+        n = 512
+        em = n + experts * (block_m - 1)
+        arrays = [t(1, "int32", [n]), t(2, "int32", [experts]), t(3, "int32", [experts + 1]),
+                  t(4, "int32", [-(-em // block_m)]), t(5, "int32", [1]), t(6, "int32", [em])]
+        expected = launcher.select_variant(block_m, experts)
+        seen.add(_agree(lib, expected, "cutile_moe_align_block_size", *arrays, block_m,
+                        case=f"block_m={block_m} E={experts}"))
+    assert {"hist_bm64_e128,sort_bm64_e128", "hist_bm16_e256,sort_bm16_e256", None} <= seen

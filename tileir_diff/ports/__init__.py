@@ -74,3 +74,6 @@ __all__ += ["bmm", "splitk_matmul"]
 from tileir_diff.ports.torch_ops import fused_moe, group_gemm  # noqa: E402
 
 __all__ += ["group_gemm", "fused_moe"]
+from tileir_diff.ports.torch_ops import flash_decode, moe_align_block_size  # noqa: E402
+
+__all__ += ["flash_decode", "moe_align_block_size"]

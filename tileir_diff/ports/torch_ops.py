@@ -19,7 +19,7 @@ __all__ = ["vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmu
            "swiglu_bwd", "gelu", "dropout", "RMS_NORM_BWD_ROWS_PER_BLOCK", "argmax",
            "cross_entropy", "cumsum", "embedding", "transpose", "fp8_quantize", "layer_norm", "layer_norm_bwd",
            "LAYER_NORM_BWD_ROWS_PER_BLOCK", "rope", "flash_attention", "attention_sink", "bmm", "splitk_matmul",
-           "group_gemm", "fused_moe"]
+           "group_gemm", "fused_moe", "flash_decode", "moe_align_block_size"]
 
 # dw_partial of rms_norm_bwd has ceil(M / RMS_NORM_BWD_ROWS_PER_BLOCK) rows.
 RMS_NORM_BWD_ROWS_PER_BLOCK = 64
@@ -362,3 +362,24 @@ def fused_moe(hidden, w, sorted_token_ids, expert_ids, num_tokens_post_padded, t
     _call("cutile_fused_moe", (hidden, w, sorted_token_ids, expert_ids, num_tokens_post_padded, topk_weights, out),
           int(bool(mul_routed_weight)), int(block_m), stream=stream, library=library)
     return out
+def flash_decode(q, k, v, seq_lens, partial_o, partial_lse, o, sm_scale: float, *, stream: Optional[Any] = None,
+                 library=None):
+    """Decode attention o (B, Hq, D) of q (B, Hq, D) over the first seq_lens[b] (int32, each in [1, Smax]) keys
+    of k, v (B, Hkv, Smax, D), Hq a multiple of Hkv (GQA), scaled by sm_scale: the split-KV partial kernel writes
+    the caller's float32 scratch partial_o (B, Hq, S, D) and partial_lse (B, Hq, S) (base-2 log-sum-exps,
+    1 <= S <= 16 splits), then the combine kernel merges them into o; both on one stream, in order. Returns o."""
+    _call("cutile_flash_decode", (q, k, v, seq_lens, partial_o, partial_lse, o), float(sm_scale), stream=stream,
+          library=library)
+    return o
+
+
+def moe_align_block_size(topk_ids, expert_counts, expert_offsets, expert_ids, num_tokens_post_padded,
+                         sorted_token_ids, block_m: int, *, stream: Optional[Any] = None, library=None):
+    """vLLM's moe_align_block_size on int32 arrays: from the flat top-k expert ids topk_ids (N,), each in
+    [0, E), the histogram kernel writes expert_counts (E,), expert_offsets (E + 1,), expert_ids (NB,) and
+    num_tokens_post_padded (1,), then the sort kernel sorted_token_ids (EM,) (segments padded to block_m with
+    the sentinel N); EM >= N + E * (block_m - 1), NB >= ceil(that / block_m). Returns sorted_token_ids."""
+    _call("cutile_moe_align_block_size",
+          (topk_ids, expert_counts, expert_offsets, expert_ids, num_tokens_post_padded, sorted_token_ids),
+          int(block_m), stream=stream, library=library)
+    return sorted_token_ids

@@ -61,6 +61,8 @@ ops! {
     splitk_matmul => splitk_matmul_kernel,
     group_gemm => group_gemm_kernel,
     fused_moe => group_gemm_kernel,
+    flash_decode => flash_decode_kernel,
+    moe_align_block_size => moe_align_block_size_kernel,
 }
 
 /// Every variant of every op, in a stable order.
