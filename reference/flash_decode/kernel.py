@@ -74,3 +74,17 @@ def flash_decode_combine(partial_o, partial_lse, o, MAX_SPLITS: ConstInt, D: Con
                                padding_mode=ct.PaddingMode.ZERO), (MAX_SPLITS, D))
     out = ct.sum(parts * weights, axis=0, keepdims=True) / ct.sum(weights, axis=0, keepdims=True)
     ct.store(o, index=(batch, head, 0), tile=ct.reshape(ct.astype(out, o.dtype), (1, 1, D)))
+
+
+def select_variant(dtype: str, head_dim: int, query_group: int, splits: int) -> str | None:
+    """The launcher's choice for one decode step, q/k/v of `dtype` (a torch dtype name), head_dim
+    D, query_group = Hq // Hkv query heads per kv head, `splits` = S KV splits: the pair
+    "<partial>,<combine>" it launches in that order (the partial built for (dtype, D, group),
+    the combine for (dtype, D) when S <= MAX_SPLITS = 16), None for any other combination. The
+    Rust library's cutile_flash_decode chooses the same (tests/rust/test_selection.py)."""
+    partial = {("bfloat16", 128, 1): "partial_bf16_d128_g1", ("bfloat16", 128, 4): "partial_bf16_d128_g4",
+               ("float16", 64, 8): "partial_f16_d64_g8"}.get((dtype, head_dim, query_group))
+    combine = {("bfloat16", 128): "combine_bf16_d128", ("float16", 64): "combine_f16_d64"}.get((dtype, head_dim))
+    if partial is None or combine is None or not 1 <= splits <= 16:
+        return None
+    return f"{partial},{combine}"

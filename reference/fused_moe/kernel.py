@@ -43,3 +43,19 @@ def fused_moe(hidden, w, sorted_token_ids, expert_ids, num_tokens_post_padded, t
         cols = tile_n * BN + ct.arange(BN, dtype=ct.int32)
         ct.scatter(out, (ct.expand_dims(ids, 1), ct.expand_dims(cols, 0)), ct.astype(acc, out.dtype),
                    mask=ct.expand_dims(valid, 1))
+
+
+def select_variant(dtype: str, block_m: int, topk: int, mul_routed_weight: bool, aligned: bool) -> str | None:
+    """The launcher's choice for hidden/w/out of `dtype` (a torch dtype name) on a routing aligned
+    to `block_m` rows with `topk` experts per token; `aligned`: 16-byte bases and leading strides
+    a multiple of 8 elements. Each variant is built for one (dtype, BM, TOPK, MUL_ROUTED_WEIGHT):
+    bf16 BM=64 TOPK=2 with or without the routed-weight scale (Mixtral's down and gate/up
+    projections), f16 BM=16 TOPK=8 with it (decode with many experts); None for anything else.
+    The Rust library's cutile_fused_moe chooses the same (tests/rust/test_selection.py)."""
+    if not aligned:
+        return None
+    if dtype == "bfloat16" and block_m == 64 and topk == 2:
+        return "bf16_top2_bm64_mul" if mul_routed_weight else "bf16_top2_bm64_nomul"
+    if dtype == "float16" and block_m == 16 and topk == 8 and mul_routed_weight:
+        return "f16_top8_bm16_mul"
+    return None

@@ -81,3 +81,21 @@ def _group_gemm_sliced(a, w, offsets, c,
 group_gemm_sliced = ct.kernel(_group_gemm_sliced)
 # num_worker_warps=8: two consumer warpgroups, for BN=256 tiles
 group_gemm_sliced_w8 = ct.kernel(_group_gemm_sliced, num_worker_warps=8)
+
+
+def select_variant(dtype: str, trans_w: bool, aligned: bool) -> str | None:
+    """The launcher's choice for a grouped GEMM of `dtype` (a torch dtype name) with weights stored
+    (G, N, K) when `trans_w`, else (G, K, N); `aligned`: every base 16-byte aligned and every
+    leading stride a multiple of 8 elements. None when no variant takes it (f16 with (G, K, N)
+    weights, other dtypes, unaligned operands). The gather kernel `group_gemm` runs: f16 only on
+    64-row tiles (the variant for many small groups), bf16 on 128x128x64. The sliced kernels run
+    only when forced: no measurement says when their tiled loads beat the gather, and they trust the
+    offsets to stay within [0, T]. The Rust library's cutile_group_gemm chooses the same
+    (tests/rust/test_selection.py)."""
+    if not aligned:
+        return None
+    if dtype == "bfloat16":
+        return "bf16_nk_128x128x64" if trans_w else "bf16_kn_128x128x64"
+    if dtype == "float16" and trans_w:
+        return "f16_nk_64x128x64"
+    return None

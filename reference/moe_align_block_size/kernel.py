@@ -84,3 +84,14 @@ def moe_align_sort(topk_ids, expert_counts, expert_offsets, sorted_token_ids,
         filled_end = ct.sum(ct.where(owner_one_hot, seg_fill, 0), axis=1)
         slot_1d = ct.reshape(slot, (PAD_TILE,))
         ct.scatter(sorted_token_ids, slot_1d, num_ids, mask=slot_1d >= filled_end)
+
+
+def select_variant(block_m: int, num_experts: int) -> str | None:
+    """The launcher's choice for BLOCK_M = block_m and E = num_experts: the pair
+    "<histogram>,<sort>" it launches in that order (E_PAD = 128 for block_m 64, 256 for 16; E must
+    be below E_PAD), None for any other combination. The Rust library's
+    cutile_moe_align_block_size chooses the same (tests/rust/test_selection.py)."""
+    built = {64: ("hist_bm64_e128", "sort_bm64_e128", 128), 16: ("hist_bm16_e256", "sort_bm16_e256", 256)}
+    if block_m not in built or not 1 <= num_experts < built[block_m][2]:
+        return None
+    return f"{built[block_m][0]},{built[block_m][1]}"

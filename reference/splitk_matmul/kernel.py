@@ -41,3 +41,18 @@ def splitk_reduce(partial, c, TM: ConstInt, TN: ConstInt):
     for s in range(partial.shape[0]):
         acc = acc + ct.load(partial, index=(s, tile_m, tile_n), shape=(1, TM, TN))
     ct.store(c, index=(tile_m, tile_n), tile=ct.astype(ct.reshape(acc, (TM, TN)), c.dtype))
+
+
+def select_variant(dtype: str, aligned: bool) -> tuple[str, str] | None:
+    """The launcher's (partial, reduce) pair for a, b, c of `dtype` (a torch dtype name) and any
+    M, N, K and split count S (the caller's choice, partial.shape[0]); `aligned`: every base
+    16-byte aligned and every row and slab stride a multiple of 16 bytes. None for another dtype
+    or an unaligned layout. The dtype's one partial kernel and the 4x256 reduce at every shape:
+    16.2 vs 108.8 us (f16) and 15.8 vs 108.8 us (bf16) for 64x128 at M=64, N=4096, S=16 on the
+    H200 (docs/results/reference_results.md), where 64x128's 32 blocks leave most of 132 SMs
+    idle; split-K is for small M * N. The 64x128 reduce runs only when forced. The Rust library's
+    cutile_splitk_matmul chooses the same (tests/rust/test_selection.py)."""
+    prefix = {"float16": "f16", "bfloat16": "bf16"}.get(dtype)
+    if prefix is None or not aligned:
+        return None
+    return f"partial_{prefix}_64x128x64", f"reduce_{prefix}_4x256"

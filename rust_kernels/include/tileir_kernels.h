@@ -82,8 +82,9 @@ int32_t tileir_kernels_has_kernel_image(const char *op, const char *variant);
 int32_t tileir_kernels_force_variant(const char *op, const char *variant);
 /* Name of the variant the last status-returning call on this thread selected and validated its
    arguments against, whatever it returned after that (e.g. TILEIR_DRIVER_UNAVAILABLE); "" when
-   that call stopped before selection. Checks the selection rule without a GPU. Valid until the
-   next call into the library from this thread. */
+   that call stopped before selection. A function that launches several kernels (splitk_matmul, flash_decode, moe_align_block_size)
+   names their variants in launch order, comma-separated. Checks the selection rule without a
+   GPU. Valid until the next call into the library from this thread. */
 const char *tileir_kernels_selected_variant(void);
 
 /* out = x + y. x, y, out: 1-D, one dtype (f16, bf16, f32), one length. Unit stride and
@@ -257,6 +258,74 @@ int32_t cutile_flash_attention(const tileir_tensor_t *q, const tileir_tensor_t *
 int32_t cutile_attention_sink(const tileir_tensor_t *q, const tileir_tensor_t *k, const tileir_tensor_t *v,
                               const tileir_tensor_t *sinks, const tileir_tensor_t *o, float sm_scale,
                               int32_t window, int32_t device, uint64_t stream);
+/* c[z] = a[z] @ op(b[z]) for every batch z, f32 accumulation; f32 operands are rounded to tf32.
+   a (B, M, K); b (B, K, N), or stored (B, N, K) with trans_b = 1; c (B, M, N); one dtype. Unit
+   last strides, batch and row strides multiples of 16 bytes, 16-byte aligned bases; c must not
+   overlap a or b. trans_b: 0 or 1. Variants: f16 and bf16 without trans_b, bf16 with it, f32
+   without it; B <= 65535 (grid y). */
+int32_t cutile_bmm(const tileir_tensor_t *a, const tileir_tensor_t *b, const tileir_tensor_t *c,
+                   int32_t trans_b, int32_t device, uint64_t stream);
+
+/* Split-K GEMM c = a @ b, two launches in order on `stream`: splitk_partial writes the S f32
+   slabs partial[s] = a[:, K slice s] @ b[K slice s, :] (split s takes K tiles
+   [s * per, min((s + 1) * per, k_tiles)) of 64, per = cdiv(k_tiles, S); an empty split writes
+   zeros), then splitk_reduce writes c = the slabs' f32 sum cast once. a (M, K), b (K, N),
+   c (M, N) one dtype (f16, bf16); partial (S, M, N) float32, scratch the caller passes (S >= 1,
+   at most 65535). Unit last strides, 16-byte aligned bases, rows and slabs multiples of 16
+   bytes; partial and c must not overlap each other, a or b. */
+int32_t cutile_splitk_matmul(const tileir_tensor_t *a, const tileir_tensor_t *b,
+                             const tileir_tensor_t *partial, const tileir_tensor_t *c, int32_t device,
+                             uint64_t stream);
+/* Split-KV decode attention, two kernels launched in order on `stream`: flash_decode_partial
+   writes each split's normalised output and base-2 log-sum-exp into the caller's scratch
+   partial_o (B, Hq, S, D) and partial_lse (B, Hq, S), float32; flash_decode_combine merges them
+   into o (B, Hq, D). q (B, Hq, D), k, v (B, Hkv, Smax, D) and o share one dtype; seq_lens (B,)
+   int32, each in [1, Smax] (device data, not checked). Hq a multiple of Hkv; 1 <= S <= 16. Unit
+   last strides; the other strides of q, k, v, o multiples of 8 elements, of partial_o of 4; all
+   16-byte aligned but partial_lse (4). The outputs overlap nothing. Variants: bf16 D=128 with
+   Hq/Hkv 1 or 4, f16 D=64 with Hq/Hkv 8. */
+int32_t cutile_flash_decode(const tileir_tensor_t *q, const tileir_tensor_t *k, const tileir_tensor_t *v,
+                            const tileir_tensor_t *seq_lens, const tileir_tensor_t *partial_o,
+                            const tileir_tensor_t *partial_lse, const tileir_tensor_t *o, float sm_scale,
+                            int32_t device, uint64_t stream);
+
+/* vLLM's moe_align_block_size, two single-block kernels launched in order on `stream`:
+   moe_align_histogram writes expert_counts (E,), the block_m-padded segment starts
+   expert_offsets (E + 1,), the expert of every block_m block expert_ids (NB,; -1 past the
+   total) and num_tokens_post_padded (1,); moe_align_sort then writes sorted_token_ids (EM,),
+   the flat ids of topk_ids (N,) grouped by expert in ascending order, segments padded with the
+   sentinel N. All int32, contiguous, 4-byte aligned, none overlapping another; EM >=
+   N + E*(block_m - 1), NB >= ceil((N + E*(block_m - 1)) / block_m). Ids in [0, E) (device data,
+   not checked). Variants: block_m 64 with E <= 127, block_m 16 with E <= 255. */
+int32_t cutile_moe_align_block_size(const tileir_tensor_t *topk_ids, const tileir_tensor_t *expert_counts,
+                                    const tileir_tensor_t *expert_offsets, const tileir_tensor_t *expert_ids,
+                                    const tileir_tensor_t *num_tokens_post_padded,
+                                    const tileir_tensor_t *sorted_token_ids, int32_t block_m, int32_t device,
+                                    uint64_t stream);
+
+/* Grouped GEMM: c[o[g]:o[g+1]] = a[o[g]:o[g+1]] @ op(w[g]) for g < G, with offsets o (G + 1,)
+   int32 on the device (not read by the library: they must rise from 0 to at most T). a (T, K),
+   c (T, N); w (G, K, N), or (G, N, K) with trans_w = 1 (nn.Linear / MoE expert layout). One
+   dtype: bf16, or f16 with trans_w = 1. Unit last strides, leading strides multiples of 8
+   elements, 16-byte aligned bases; c must not overlap a, w or offsets. Rows of c in no group are
+   not written. At most 65535 row tiles (cdiv(T, BM) + G). */
+int32_t cutile_group_gemm(const tileir_tensor_t *a, const tileir_tensor_t *w, const tileir_tensor_t *offsets,
+                          const tileir_tensor_t *c, int32_t trans_w, int32_t device, uint64_t stream);
+
+/* Fused MoE expert GEMM on the moe_align_block_size layout: out[id] = hidden[id / TOPK] @ w[e].T
+   (* topk_weights[id] when mul_routed_weight) for the routed rows id = token * TOPK + k, e the
+   expert of id's block_m-row block. hidden (T, K), w (E, N, K), out (T * TOPK, N), one dtype;
+   sorted_token_ids (EM,), expert_ids (cdiv(EM, block_m),), num_tokens_post_padded (1,) int32
+   and topk_weights (T * TOPK,) f32, contiguous. Unit last strides, leading strides multiples of
+   8, 16-byte bases (sorted_token_ids too). out must not overlap any input. One kernel on the
+   caller's stream; the routing arrays are the caller's (device data, not checked: ids >= T * TOPK
+   are padding). Variants: bf16 block_m 64 TOPK 2 with and without the scale, f16 block_m 16
+   TOPK 8 with it. */
+int32_t cutile_fused_moe(const tileir_tensor_t *hidden, const tileir_tensor_t *w,
+                         const tileir_tensor_t *sorted_token_ids, const tileir_tensor_t *expert_ids,
+                         const tileir_tensor_t *num_tokens_post_padded, const tileir_tensor_t *topk_weights,
+                         const tileir_tensor_t *out, int32_t mul_routed_weight, int32_t block_m,
+                         int32_t device, uint64_t stream);
 
 #ifdef __cplusplus
 }

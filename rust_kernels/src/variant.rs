@@ -203,6 +203,31 @@ pub fn pick(
     Ok(v)
 }
 
+/// One stage of a C function that launches several kernels in order (flash_decode partial +
+/// combine, moe_align histogram + sort): the forced variant of `op` when it is a kernel of this
+/// stage (`entry`), else `choose()`; either way checked against the stage's `tensors`. Record the
+/// stages' variants with `record_selected` once all are picked.
+pub fn pick_stage(
+    op: &str,
+    entry: &str,
+    tensors: &[&Tensor],
+    choose: impl FnOnce() -> Result<&'static Variant>,
+) -> Result<&'static Variant> {
+    let v = match forced(op) {
+        Some(v) if v.entry == entry => v,
+        _ => choose()?,
+    };
+    v.accepts(tensors)?;
+    Ok(v)
+}
+
+/// Names the variants of a multi-kernel call in launch order, comma-separated, as
+/// `tileir_kernels_selected_variant` reports them.
+pub fn record_selected(variants: &[&Variant]) {
+    let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
+    SELECTED.with(|s| *s.borrow_mut() = std::ffi::CString::new(names.join(",")).unwrap_or_default());
+}
+
 /// Forgets the last selection; `status::guard` calls it before each C entry runs.
 pub fn clear_selected() {
     SELECTED.with(|s| *s.borrow_mut() = std::ffi::CString::default());
@@ -265,6 +290,19 @@ pub fn check_rows_have_columns(x: &Tensor, stat: &str) -> Result<()> {
 pub fn check_eps(eps: f32) -> Result<()> {
     if !eps.is_finite() || eps < 0.0 {
         return Err(Error::new(Status::InvalidArgument, format!("eps = {eps} must be finite and >= 0")));
+    }
+    Ok(())
+}
+
+/// A variant (forced or chosen) must have been built with the constant `name` = `value` that
+/// the call's flag asks for (a transposed weight layout, the routed-weight scale, the block size
+/// the routing was aligned to); INVALID_ARGUMENT otherwise.
+pub fn check_constant(v: &Variant, name: &str, value: i64) -> Result<()> {
+    if v.constant(name) != value {
+        return Err(Error::new(
+            Status::InvalidArgument,
+            format!("variant {} is built with {name} = {}, the call asks for {value}", v.name, v.constant(name)),
+        ));
     }
     Ok(())
 }

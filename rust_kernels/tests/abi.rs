@@ -6,6 +6,7 @@ use std::ffi::CStr;
 
 use tileir_kernels::descriptor::{DType, TileirTensor};
 use tileir_kernels::ops::attention_sink::ffi::cutile_attention_sink;
+use tileir_kernels::ops::bmm::ffi::cutile_bmm;
 use tileir_kernels::ops::dropout::ffi::cutile_dropout;
 use tileir_kernels::ops::flash_attention::ffi::cutile_flash_attention;
 use tileir_kernels::ops::gelu::ffi::cutile_gelu;
@@ -14,6 +15,7 @@ use tileir_kernels::ops::rms_norm::ffi::{cutile_rms_norm, cutile_rms_norm_bwd};
 use tileir_kernels::ops::rope::ffi::cutile_rope;
 use tileir_kernels::ops::silu_and_mul::ffi::cutile_silu_and_mul;
 use tileir_kernels::ops::softmax::ffi::cutile_softmax;
+use tileir_kernels::ops::splitk_matmul::ffi::cutile_splitk_matmul;
 use tileir_kernels::ops::swiglu::ffi::{cutile_swiglu, cutile_swiglu_bwd};
 use tileir_kernels::ops::vector_add::ffi::cutile_vector_add;
 use tileir_kernels::status::{Status, tileir_kernels_last_error, tileir_kernels_status_name};
@@ -978,4 +980,259 @@ fn attention_sink_validation() {
     assert_eq!(call([&q, &k, &v, &gapped, &o], 128), Status::BadStride.code());
     let over_sinks = TileirTensor { data: addr(4), ..o };
     assert_eq!(call([&q, &k, &v, &sinks, &over_sinks], 128), Status::InvalidArgument.code());
+}
+
+#[test]
+fn bmm_validation() {
+    let (batch, m, n, k) = (3, 100, 72, 200);
+    let a = tensor(addr(1), DType::F16, &[batch, m, k]);
+    let b = tensor(addr(2), DType::F16, &[batch, k, n]);
+    let c = tensor(addr(3), DType::F16, &[batch, m, n]);
+    let call = |a: &TileirTensor, b: &TileirTensor, c: &TileirTensor, tb: i32| unsafe { cutile_bmm(a, b, c, tb, 0, 0) };
+    assert!(passed_validation(call(&a, &b, &c, 0)), "{}", last_error());
+    assert_eq!(selected(), "f16_nn_w8_128x128x64", "small f16 matrices");
+    let big = [tensor(addr(1), DType::F16, &[2, 512, 64]), tensor(addr(2), DType::F16, &[2, 64, 512])];
+    assert!(passed_validation(call(&big[0], &big[1], &tensor(addr(3), DType::F16, &[2, 512, 512]), 0)), "{}", last_error());
+    assert_eq!(selected(), "f16_nn_w8_128x256x64");
+    // bf16 with b stored (B, N, K).
+    let bf = |t: &TileirTensor| TileirTensor { dtype: DType::BF16 as i32, ..*t };
+    let b_t = tensor(addr(2), DType::BF16, &[batch, n, k]);
+    assert!(passed_validation(call(&bf(&a), &b_t, &bf(&c), 1)), "{}", last_error());
+    assert_eq!(selected(), "bf16_nt_128x128x64");
+    // f16 NT has no variant; a flag other than 0/1 is invalid.
+    assert_eq!(call(&a, &tensor(addr(2), DType::F16, &[batch, n, k]), &c, 1), Status::NoVariant.code());
+    assert_eq!(call(&a, &b, &c, 2), Status::InvalidArgument.code());
+    // Shapes: batch, K and the output must agree; ranks are 3.
+    assert_eq!(call(&a, &tensor(addr(2), DType::F16, &[batch + 1, k, n]), &c, 0), Status::ShapeMismatch.code());
+    assert_eq!(call(&a, &tensor(addr(2), DType::F16, &[batch, k + 1, n]), &c, 0), Status::ShapeMismatch.code());
+    assert_eq!(call(&a, &b, &tensor(addr(3), DType::F16, &[batch, m, n + 8]), 0), Status::ShapeMismatch.code());
+    assert_eq!(call(&tensor(addr(1), DType::F16, &[m, k]), &b, &c, 0), Status::BadRank.code());
+    // dtypes: one of f16/bf16/f32, the same for all three.
+    assert_eq!(call(&a, &b, &bf(&c), 0), Status::UnsupportedDtype.code());
+    let i32s = |t: &TileirTensor| TileirTensor { dtype: DType::I32 as i32, ..*t };
+    assert_eq!(call(&i32s(&a), &i32s(&b), &i32s(&c), 0), Status::UnsupportedDtype.code());
+    // Strides: unit last, batch and row strides multiples of 8 elements (a batch-interleaved
+    // view is fine when they are).
+    let odd_k = [tensor(addr(1), DType::F16, &[batch, m, 201]), tensor(addr(2), DType::F16, &[batch, 201, n])];
+    assert_eq!(call(&odd_k[0], &odd_k[1], &c, 0), Status::BadStride.code());
+    let interleaved = strided(addr(1), DType::F16, &[batch, m, k], &[k, batch * k, 1]);
+    assert!(passed_validation(call(&interleaved, &b, &c, 0)), "{}", last_error());
+    let column_major = strided(addr(1), DType::F16, &[batch, m, k], &[m * k, 1, m]);
+    assert_eq!(call(&column_major, &b, &c, 0), Status::BadStride.code());
+    let odd_batch = strided(addr(2), DType::F16, &[batch, k, n], &[k * n + 4, n, 1]);
+    assert_eq!(call(&a, &odd_batch, &c, 0), Status::BadStride.code());
+    // Alignment; c overlapping an input; an output overlapping itself.
+    assert_eq!(call(&TileirTensor { data: addr(1) + 8, ..a }, &b, &c, 0), Status::Misaligned.code());
+    assert_eq!(call(&a, &b, &TileirTensor { data: addr(2) + 64, ..c }, 0), Status::InvalidArgument.code());
+    let self_overlap = strided(addr(3), DType::F16, &[batch, m, n], &[0, n, 1]);
+    assert_eq!(call(&a, &b, &self_overlap, 0), Status::BadStride.code());
+    // K = 0 is refused; an empty batch or output is a no-op; the batch is grid y (<= 65535).
+    let k0 = [tensor(addr(1), DType::F16, &[batch, m, 0]), tensor(addr(2), DType::F16, &[batch, 0, n])];
+    assert_eq!(call(&k0[0], &k0[1], &c, 0), Status::UnsupportedShape.code());
+    let e = [tensor(0, DType::F16, &[0, m, k]), tensor(0, DType::F16, &[0, k, n]), tensor(0, DType::F16, &[0, m, n])];
+    assert_eq!(call(&e[0], &e[1], &e[2], 0), Status::Ok.code());
+    let huge = [tensor(addr(1), DType::F16, &[65536, 8, 8]), tensor(addr(2), DType::F16, &[65536, 8, 8])];
+    assert_eq!(call(&huge[0], &huge[1], &tensor(addr(3), DType::F16, &[65536, 8, 8]), 0), Status::UnsupportedShape.code());
+    assert_eq!(unsafe { cutile_bmm(&a, &b, &c, 0, -1, 0) }, Status::InvalidDevice.code());
+    assert_eq!(unsafe { cutile_bmm(&a, std::ptr::null(), &c, 0, 0, 0) }, Status::NullPointer.code());
+    // A forced variant keeps its own flag and tile; the w8 and one-warpgroup kernels are one op.
+    assert_eq!(force(c"bmm", Some(c"f16_nn_64x64x64")), 0);
+    assert!(passed_validation(call(&a, &b, &c, 0)), "{}", last_error());
+    assert_eq!(selected(), "f16_nn_64x64x64");
+    assert_eq!(force(c"bmm", Some(c"bf16_nt_128x128x64")), 0);
+    assert_eq!(call(&bf(&a), &bf(&b), &bf(&c), 0), Status::InvalidArgument.code());
+    assert_eq!(force(c"bmm", None), 0);
+}
+
+#[test]
+fn splitk_matmul_validation() {
+    let (m, n, k, s) = (100, 136, 200, 3);
+    let a = tensor(addr(1), DType::F16, &[m, k]);
+    let b = tensor(addr(2), DType::F16, &[k, n]);
+    let p = tensor(addr(3), DType::F32, &[s, m, n]);
+    let c = tensor(addr(4), DType::F16, &[m, n]);
+    let call = |a: &TileirTensor, b: &TileirTensor, p: &TileirTensor, c: &TileirTensor| unsafe {
+        cutile_splitk_matmul(a, b, p, c, 0, 0)
+    };
+    assert!(passed_validation(call(&a, &b, &p, &c)), "{}", last_error());
+    assert_eq!(selected(), "partial_f16_64x128x64,reduce_f16_4x256", "both launches, in order");
+    let bf = |t: &TileirTensor| TileirTensor { dtype: DType::BF16 as i32, ..*t };
+    assert!(passed_validation(call(&bf(&a), &bf(&b), &p, &bf(&c))), "{}", last_error());
+    assert_eq!(selected(), "partial_bf16_64x128x64,reduce_bf16_4x256");
+    // Shapes: K, M, N agree across a, b, the slabs and c; S = 0 slabs is refused; ranks.
+    assert_eq!(call(&a, &tensor(addr(2), DType::F16, &[k + 8, n]), &p, &c), Status::ShapeMismatch.code());
+    assert_eq!(call(&a, &b, &tensor(addr(3), DType::F32, &[s, m + 1, n]), &c), Status::ShapeMismatch.code());
+    assert_eq!(call(&a, &b, &p, &tensor(addr(4), DType::F16, &[m, n + 8])), Status::ShapeMismatch.code());
+    assert_eq!(call(&a, &b, &tensor(addr(3), DType::F32, &[m, n]), &c), Status::BadRank.code());
+    assert_eq!(call(&a, &b, &tensor(addr(3), DType::F32, &[0, m, n]), &c), Status::UnsupportedShape.code());
+    assert_eq!(call(&a, &b, &tensor(addr(3), DType::F32, &[65536, m, n]), &c), Status::UnsupportedShape.code());
+    let k0 = [tensor(addr(1), DType::F16, &[m, 0]), tensor(addr(2), DType::F16, &[0, n])];
+    assert_eq!(call(&k0[0], &k0[1], &p, &c), Status::UnsupportedShape.code());
+    // dtypes: f16/bf16 operands and c of one dtype, f32 slabs.
+    assert_eq!(call(&a, &b, &p, &bf(&c)), Status::UnsupportedDtype.code());
+    assert_eq!(call(&a, &b, &TileirTensor { dtype: DType::F16 as i32, ..p }, &c), Status::UnsupportedDtype.code());
+    let f32s = |t: &TileirTensor| TileirTensor { dtype: DType::F32 as i32, ..*t };
+    assert_eq!(call(&f32s(&a), &f32s(&b), &p, &f32s(&c)), Status::UnsupportedDtype.code());
+    // Strides and alignment, per kernel: a's rows, the slabs' rows and slab stride, c's rows.
+    let odd_k = [tensor(addr(1), DType::F16, &[m, 201]), tensor(addr(2), DType::F16, &[201, n])];
+    assert_eq!(call(&odd_k[0], &odd_k[1], &p, &c), Status::BadStride.code());
+    let odd_slabs = strided(addr(3), DType::F32, &[s, m, n], &[m * n + 2, n, 1]);
+    assert_eq!(call(&a, &b, &odd_slabs, &c), Status::BadStride.code());
+    let every_other = strided(addr(3), DType::F32, &[s, m, n], &[2 * m * n, n, 1]);
+    assert!(passed_validation(call(&a, &b, &every_other, &c)), "{}", last_error());
+    let odd_c = strided(addr(4), DType::F16, &[m, n], &[n + 4, 1]);
+    assert_eq!(call(&a, &b, &p, &odd_c), Status::BadStride.code());
+    assert_eq!(call(&a, &b, &TileirTensor { data: addr(3) + 8, ..p }, &c), Status::Misaligned.code());
+    assert_eq!(call(&a, &b, &p, &TileirTensor { data: addr(4) + 2, ..c }), Status::Misaligned.code());
+    // Overlap: the slabs or c over an input, c over the slabs, slabs over themselves.
+    assert_eq!(call(&a, &b, &TileirTensor { data: addr(1), ..p }, &c), Status::InvalidArgument.code());
+    assert_eq!(call(&a, &b, &p, &TileirTensor { data: addr(2), ..c }), Status::InvalidArgument.code());
+    assert_eq!(call(&a, &b, &p, &TileirTensor { data: addr(3) + 1024, ..c }), Status::InvalidArgument.code());
+    let shared_slab = strided(addr(3), DType::F32, &[s, m, n], &[0, n, 1]);
+    assert_eq!(call(&a, &b, &shared_slab, &c), Status::BadStride.code());
+    assert_eq!(selected(), "", "a call stopped in validation names no variant");
+    // Empty output: nothing to launch.
+    let e = [tensor(0, DType::F16, &[0, k]), tensor(0, DType::F32, &[s, 0, n]), tensor(0, DType::F16, &[0, n])];
+    assert_eq!(call(&e[0], &b, &e[1], &e[2]), Status::Ok.code());
+    assert_eq!(unsafe { cutile_splitk_matmul(&a, &b, &p, &c, -1, 0) }, Status::InvalidDevice.code());
+    assert_eq!(unsafe { cutile_splitk_matmul(&a, &b, std::ptr::null(), &c, 0, 0) }, Status::NullPointer.code());
+    // Forcing either kernel runs it with the chosen partner; a reduce of another dtype is refused.
+    assert_eq!(force(c"splitk_matmul", Some(c"reduce_f16_64x128")), 0);
+    assert!(passed_validation(call(&a, &b, &p, &c)), "{}", last_error());
+    assert_eq!(selected(), "partial_f16_64x128x64,reduce_f16_64x128");
+    assert_eq!(call(&bf(&a), &bf(&b), &p, &bf(&c)), Status::UnsupportedDtype.code());
+    assert_eq!(force(c"splitk_matmul", Some(c"partial_bf16_64x128x64")), 0);
+    assert!(passed_validation(call(&bf(&a), &bf(&b), &p, &bf(&c))), "{}", last_error());
+    assert_eq!(selected(), "partial_bf16_64x128x64,reduce_bf16_4x256");
+    assert_eq!(force(c"splitk_matmul", None), 0);
+}
+
+#[test]
+fn group_gemm_validation() {
+    use tileir_kernels::ops::group_gemm::ffi::cutile_group_gemm;
+    let (t, g, k, n) = (333, 5, 200, 136);
+    let a = tensor(addr(1), DType::BF16, &[t, k]);
+    let w = tensor(addr(2), DType::BF16, &[g, k, n]);
+    let offsets = tensor(addr(3), DType::I32, &[g + 1]);
+    let c = tensor(addr(4), DType::BF16, &[t, n]);
+    let call =
+        |x: [&TileirTensor; 4], trans_w: i32| unsafe { cutile_group_gemm(x[0], x[1], x[2], x[3], trans_w, 0, 0) };
+    assert!(passed_validation(call([&a, &w, &offsets, &c], 0)), "{}", last_error());
+    assert_eq!(selected(), "bf16_kn_128x128x64");
+    let w_nk = tensor(addr(2), DType::BF16, &[g, n, k]);
+    assert!(passed_validation(call([&a, &w_nk, &offsets, &c], 1)), "{}", last_error());
+    assert_eq!(selected(), "bf16_nk_128x128x64");
+    assert_eq!(call([&a, &w_nk, &offsets, &c], 0), Status::ShapeMismatch.code());
+    assert_eq!(call([&a, &w, &tensor(addr(3), DType::I32, &[g]), &c], 0), Status::ShapeMismatch.code());
+    assert_eq!(call([&a, &w, &tensor(addr(3), DType::I64, &[g + 1]), &c], 0), Status::UnsupportedDtype.code());
+    let f16 = |i, shape: &[i64]| tensor(addr(i), DType::F16, shape);
+    assert_eq!(call([&f16(1, &[t, k]), &f16(2, &[g, k, n]), &offsets, &f16(4, &[t, n])], 0), Status::NoVariant.code());
+    assert!(passed_validation(call([&f16(1, &[t, k]), &f16(2, &[g, n, k]), &offsets, &f16(4, &[t, n])], 1)));
+    assert_eq!(selected(), "f16_nk_64x128x64");
+    assert_eq!(
+        call([&strided(addr(1), DType::BF16, &[t, k], &[204, 1]), &w, &offsets, &c], 0),
+        Status::BadStride.code()
+    );
+    assert_eq!(call([&TileirTensor { data: addr(1) + 8, ..a }, &w, &offsets, &c], 0), Status::Misaligned.code());
+    assert_eq!(call([&a, &w, &offsets, &tensor(addr(1), DType::BF16, &[t, n])], 0), Status::InvalidArgument.code());
+    assert_eq!(call([&a, &w, &offsets, &c], 2), Status::InvalidArgument.code());
+    assert_eq!(unsafe { cutile_group_gemm(&a, &w, std::ptr::null(), &c, 0, 0, 0) }, Status::NullPointer.code());
+    assert_eq!(unsafe { cutile_group_gemm(&a, &w, &offsets, &c, 0, -1, 0) }, Status::InvalidDevice.code());
+    // f16 runs only with (G, N, K) weights; the sliced kernels only when forced.
+    assert!(tileir_kernels::ops::group_gemm::candidates(DType::F16, false).is_empty());
+    assert!(tileir_kernels::ops::group_gemm::candidates(DType::BF16, true).iter().all(|v| v.entry == "group_gemm"));
+}
+
+#[test]
+fn fused_moe_validation() {
+    use tileir_kernels::ops::fused_moe::ffi::cutile_fused_moe;
+    let (t, e, k, n, topk, bm) = (33, 6, 200, 136, 2, 64);
+    let em = t * topk + e * (bm - 1);
+    let hidden = tensor(addr(1), DType::BF16, &[t, k]);
+    let w = tensor(addr(2), DType::BF16, &[e, n, k]);
+    let ids = tensor(addr(3), DType::I32, &[em]);
+    let experts = tensor(addr(4), DType::I32, &[(em + bm - 1) / bm]);
+    let total = tensor(addr(5), DType::I32, &[1]);
+    let weights = tensor(addr(6), DType::F32, &[t * topk]);
+    let out = tensor(addr(7), DType::BF16, &[t * topk, n]);
+    let call = |x: [&TileirTensor; 7], mul: i32, block_m: i32| unsafe {
+        cutile_fused_moe(x[0], x[1], x[2], x[3], x[4], x[5], x[6], mul, block_m, 0, 0)
+    };
+    let valid = [&hidden, &w, &ids, &experts, &total, &weights, &out];
+    assert!(passed_validation(call(valid, 1, 64)), "{}", last_error());
+    assert_eq!(selected(), "bf16_top2_bm64_mul");
+    assert!(passed_validation(call(valid, 0, 64)), "{}", last_error());
+    assert_eq!(selected(), "bf16_top2_bm64_nomul");
+    // expert_ids must have one entry per block_m ids: block_m 16 does not fit this layout.
+    assert_eq!(call(valid, 1, 16), Status::ShapeMismatch.code());
+    assert_eq!(call(valid, 2, 64), Status::InvalidArgument.code());
+    assert_eq!(call(valid, 1, 0), Status::InvalidArgument.code());
+    let wide_weights = tensor(addr(6), DType::F64, &[t * topk]);
+    assert_eq!(
+        call([&hidden, &w, &ids, &experts, &total, &wide_weights, &out], 1, 64),
+        Status::UnsupportedDtype.code()
+    );
+    let overlapping = tensor(addr(3), DType::BF16, &[t * topk, n]);
+    assert_eq!(
+        call([&hidden, &w, &ids, &experts, &total, &weights, &overlapping], 1, 64),
+        Status::InvalidArgument.code()
+    );
+    let misaligned = TileirTensor { data: addr(3) + 4, ..ids };
+    assert_eq!(call([&hidden, &w, &misaligned, &experts, &total, &weights, &out], 1, 64), Status::Misaligned.code());
+    assert!(tileir_kernels::ops::fused_moe::candidates(DType::BF16, 64, Some(8), true).is_empty());
+    assert_eq!(tileir_kernels::ops::fused_moe::candidates(DType::F16, 16, None, true)[0].name, "f16_top8_bm16_mul");
+}
+
+#[test]
+fn flash_decode_validation() {
+    use tileir_kernels::ops::flash_decode::ffi::cutile_flash_decode;
+    let (b, hq, hkv, smax, s, d) = (3, 8, 2, 1000, 8, 128);
+    let q = tensor(addr(1), DType::BF16, &[b, hq, d]);
+    let k = tensor(addr(2), DType::BF16, &[b, hkv, smax, d]);
+    let v = tensor(addr(3), DType::BF16, &[b, hkv, smax, d]);
+    let lens = tensor(addr(4), DType::I32, &[b]);
+    let po = tensor(addr(5), DType::F32, &[b, hq, s, d]);
+    let plse = tensor(addr(6), DType::F32, &[b, hq, s]);
+    let o = tensor(addr(7), DType::BF16, &[b, hq, d]);
+    let call = |a: [&TileirTensor; 7], scale: f32| unsafe {
+        cutile_flash_decode(a[0], a[1], a[2], a[3], a[4], a[5], a[6], scale, 0, 0)
+    };
+    assert!(passed_validation(call([&q, &k, &v, &lens, &po, &plse, &o], 0.1)), "{}", last_error());
+    assert_eq!(selected(), "partial_bf16_d128_g4,combine_bf16_d128");
+    assert_eq!(call([&q, &k, &v, &lens, &po, &plse, &o], f32::NAN), Status::InvalidArgument.code());
+    let k3 = tensor(addr(2), DType::BF16, &[b, 3, smax, d]);
+    assert_eq!(call([&q, &k3, &k3, &lens, &po, &plse, &o], 0.1), Status::ShapeMismatch.code());
+    let o32 = tensor(addr(7), DType::F32, &[b, hq, d]);
+    assert_eq!(call([&q, &k, &v, &lens, &po, &plse, &o32], 0.1), Status::UnsupportedDtype.code());
+    let po17 = tensor(addr(5), DType::F32, &[b, hq, 17, d]);
+    let plse17 = tensor(addr(6), DType::F32, &[b, hq, 17]);
+    assert_eq!(call([&q, &k, &v, &lens, &po17, &plse17, &o], 0.1), Status::NoVariant.code());
+    let o_over_q = TileirTensor { data: addr(1), ..o };
+    assert_eq!(call([&q, &k, &v, &lens, &po, &plse, &o_over_q], 0.1), Status::InvalidArgument.code());
+    assert_eq!(selected(), "", "a call stopped before selection names no variant");
+}
+
+#[test]
+fn moe_align_block_size_validation() {
+    use tileir_kernels::ops::moe_align_block_size::ffi::cutile_moe_align_block_size;
+    let (n, e, bm) = (1000, 60, 64);
+    let em = n + e * (bm - 1);
+    let ids = tensor(addr(1), DType::I32, &[n]);
+    let counts = tensor(addr(2), DType::I32, &[e]);
+    let offsets = tensor(addr(3), DType::I32, &[e + 1]);
+    let blocks = tensor(addr(4), DType::I32, &[(em + bm - 1) / bm]);
+    let total = tensor(addr(5), DType::I32, &[1]);
+    let sorted = tensor(addr(6), DType::I32, &[em]);
+    let call = |a: [&TileirTensor; 6], block_m: i32| unsafe {
+        cutile_moe_align_block_size(a[0], a[1], a[2], a[3], a[4], a[5], block_m, 0, 0)
+    };
+    assert!(passed_validation(call([&ids, &counts, &offsets, &blocks, &total, &sorted], 64)), "{}", last_error());
+    assert_eq!(selected(), "hist_bm64_e128,sort_bm64_e128");
+    assert_eq!(call([&ids, &counts, &offsets, &blocks, &total, &sorted], 32), Status::ShapeMismatch.code());
+    let short = tensor(addr(6), DType::I32, &[em - 1]);
+    assert_eq!(call([&ids, &counts, &offsets, &blocks, &total, &short], 64), Status::ShapeMismatch.code());
+    let ids64 = tensor(addr(1), DType::I64, &[n]);
+    assert_eq!(call([&ids64, &counts, &offsets, &blocks, &total, &sorted], 64), Status::UnsupportedDtype.code());
+    let over = TileirTensor { data: addr(1), ..sorted };
+    assert_eq!(call([&ids, &counts, &offsets, &blocks, &total, &over], 64), Status::InvalidArgument.code());
 }

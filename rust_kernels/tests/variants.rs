@@ -126,6 +126,13 @@ fn view_type(t: &TensorSpec) -> String {
 }
 
 /// What the descriptors are validated against is what the IR assumes.
+/// Tensor views a kernel derives from its parameters, on top of one per parameter:
+/// group_gemm_sliced re-views `a` and `c` as the group's rows (Python's `Array.slice`), each with
+/// the parameter's view type and a base pointer assumed 16-byte aligned.
+fn derived_views(v: &Variant) -> usize {
+    if v.op == "group_gemm" && v.entry.starts_with("group_gemm_sliced") { 2 } else { 0 }
+}
+
 #[test]
 fn specialization_assumptions_are_in_the_ir() {
     for v in ops::all_variants() {
@@ -135,6 +142,9 @@ fn specialization_assumptions_are_in_the_ir() {
         for t in &specs {
             *views.entry(view_type(t)).or_default() += 1;
         }
+        if derived_views(v) > 0 {
+            *views.get_mut(&view_type(specs[0])).unwrap() += derived_views(v);
+        }
         for (view, n) in &views {
             let made = text
                 .lines()
@@ -143,7 +153,8 @@ fn specialization_assumptions_are_in_the_ir() {
             assert_eq!(made, *n, "{}/{}: expected {n} views of type {view}", v.op, v.name);
         }
         for align in [2u64, 4, 8, 16] {
-            let want = specs.iter().filter(|t| t.base_align == align).count();
+            let want = specs.iter().filter(|t| t.base_align == align).count()
+                + if align == 16 { derived_views(v) } else { 0 };
             let got = text
                 .lines()
                 .filter(|l| l.contains(&format!("assume div_by<{align}>")) && l.contains("tile<ptr<"))
@@ -428,17 +439,20 @@ fn block_id_names(text: &str) -> [Vec<String>; 3] {
     axes
 }
 
+/// The index operands of every load and store, in order.
+fn access_indices(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .filter(|l| l.contains("= load_view_tko") || l.contains("= store_view_tko"))
+        .map(|l| l[l.find('[').unwrap() + 1..l.find(']').unwrap()].split(", ").map(str::to_string).collect())
+        .collect()
+}
+
 /// Whether every load and store indexes (block x, block y): one tile per block of a 2-D grid.
 fn indexed_by_2d_block(text: &str) -> bool {
     let ids = block_id_names(text);
-    let accesses: Vec<&str> =
-        text.lines().filter(|l| l.contains("= load_view_tko") || l.contains("= store_view_tko")).collect();
+    let accesses = access_indices(text);
     !accesses.is_empty()
-        && accesses.iter().all(|l| {
-            let inside = &l[l.find('[').unwrap() + 1..l.find(']').unwrap()];
-            let ix: Vec<&str> = inside.split(", ").collect();
-            ix.len() == 2 && ids[0].iter().any(|n| n == ix[0]) && ids[1].iter().any(|n| n == ix[1])
-        })
+        && accesses.iter().all(|ix| ix.len() == 2 && ids[0].contains(&ix[0]) && ids[1].contains(&ix[1]))
 }
 
 /// The index operands of each load_view_tko, in order.
@@ -914,4 +928,182 @@ fn flash_attention_structure() {
 #[test]
 fn attention_sink_structure() {
     check_attention_structure(ops::attention_sink::VARIANTS, 3, 2);
+}
+
+/// Whether the first index of every load and store is the block id of grid `axis`.
+fn first_index_is_block(text: &str, axis: usize) -> bool {
+    let ids = block_id_names(text);
+    let accesses = access_indices(text);
+    !accesses.is_empty() && accesses.iter().all(|ix| ids[axis].contains(&ix[0]))
+}
+
+#[test]
+fn bmm_structure() {
+    assert_eq!(ops::bmm::VARIANTS.len(), 8);
+    for v in ops::bmm::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (bm, bn, bk) = (v.constant("BM"), v.constant("BN"), v.constant("BK"));
+        let (trans_b, tf32) = (v.constant("TRANS_B"), v.constant("CAST_TF32"));
+        assert_eq!(tf32 == 1, e == "f32", "{}: tf32 rounding exactly for f32 operands", v.name);
+        let operand = if tf32 == 1 { "tf32" } else { e };
+        let mma = format!("tile<{bm}x{bk}x{operand}>, tile<{bk}x{bn}x{operand}>, tile<{bm}x{bn}xf32>");
+        assert_eq!(count(text, "mmaf "), 1, "{}", v.name);
+        assert!(text.contains(&mma), "{}: expected mmaf over {mma}", v.name);
+        assert_eq!((loads(text), stores(text), for_loops(text)), (2, 1, 1), "{}: one K loop", v.name);
+        // (1, BM, BK) and (1, BK, BN) slabs of the 3-D arrays, reshaped to 2-D; the (1, BM, BN)
+        // c tile stored; every access at batch = block y.
+        assert!(text.contains(&format!("-> tile<1x{bm}x{bk}x{e}>, token")), "{}: a slab", v.name);
+        assert!(text.contains(&format!("-> tile<1x{bk}x{bn}x{e}>, token")), "{}: b slab", v.name);
+        assert!(text.contains(&format!("tile<1x{bm}x{bn}x{e}>, partition_view<tile=(1x{bm}x{bn})")), "{}", v.name);
+        assert_eq!(count(text, "= reshape "), 3, "{}: a, b to 2-D, c back to 3-D", v.name);
+        assert!(first_index_is_block(text, 1), "{}: batch index is block y", v.name);
+        assert_eq!(padded_views(text, "zero"), 2, "{}: zero-padded operands (a ragged K tile adds 0)", v.name);
+        assert_eq!(count(text, "dim_map=[0,2,1]") > 0, trans_b == 1, "{}: b read through order (0, 2, 1)", v.name);
+        assert_eq!(count(text, "tf32") > 0, tf32 == 1, "{}", v.name);
+        assert_eq!(count(text, "num_worker_warps_per_cta = 8"), usize::from(v.entry == "bmm_w8"), "{}", v.name);
+    }
+}
+
+#[test]
+fn splitk_matmul_structure() {
+    assert_eq!(ops::splitk_matmul::VARIANTS.len(), 6);
+    for v in ops::splitk_matmul::VARIANTS {
+        let text = ir(v);
+        let specs: Vec<_> = v.tensor_specs().collect();
+        assert_eq!(count(text, "rounding<approx>") + count(text, "flush_to_zero"), 0, "{}", v.name);
+        if v.entry == "splitk_partial" {
+            let e = tile_elem(specs[0].dtype);
+            let (bm, bn, bk) = (v.constant("BM"), v.constant("BN"), v.constant("BK"));
+            let mma = format!("tile<{bm}x{bk}x{e}>, tile<{bk}x{bn}x{e}>, tile<{bm}x{bn}xf32>");
+            assert!(text.contains(&mma), "{}: expected mmaf over {mma}", v.name);
+            assert_eq!((loads(text), stores(text), for_loops(text)), (2, 1, 1), "{}", v.name);
+            assert_eq!(padded_views(text, "zero"), 2, "{}", v.name);
+            // The f32 accumulator is the slab: stored as (1, BM, BN) f32 at split = block y, never cast.
+            assert!(text.contains(&format!("tile<1x{bm}x{bn}xf32>, partition_view<tile=(1x{bm}x{bn})")), "{}", v.name);
+            assert_eq!(count(text, "= ftof "), 0, "{}", v.name);
+            let store = text.lines().find(|l| l.contains("= store_view_tko")).unwrap();
+            let first = &store[store.find('[').unwrap() + 1..];
+            let first = first.split(", ").next().unwrap();
+            assert!(block_id_names(text)[1].iter().any(|n| n == first), "{}: slab index is block y", v.name);
+            // The split's K range: the loop starts at min(split * per_split, k_tiles), not 0.
+            let for_line = text.lines().find(|l| l.contains(" = for ")).unwrap();
+            let start = for_line.split(" in (").nth(1).unwrap().split(" to ").next().unwrap();
+            assert!(!i32_scalar_constants(text).contains_key(start), "{}: loop from {start}", v.name);
+        } else {
+            let e = tile_elem(specs[1].dtype);
+            let (tm, tn) = (v.constant("TM"), v.constant("TN"));
+            // One unpadded (1, TM, TN) f32 slab load per split, summed in f32, one cast, one store.
+            assert_eq!((loads(text), stores(text), for_loops(text)), (1, 1, 1), "{}", v.name);
+            assert_eq!(count(text, "padding_value"), 0, "{}: Python loads the slabs without padding", v.name);
+            assert!(text.contains(&format!("-> tile<1x{tm}x{tn}xf32>, token")), "{}", v.name);
+            assert_eq!(count(text, "= addf "), 1, "{}", v.name);
+            assert!(text.contains(&format!("tile<{tm}x{tn}xf32> -> tile<{tm}x{tn}x{e}>")), "{}: one cast", v.name);
+            assert!(text.contains(&format!("tile<{tm}x{tn}x{e}>, partition_view<tile=({tm}x{tn})")), "{}", v.name);
+            assert_eq!(count(text, "mmaf"), 0, "{}", v.name);
+        }
+    }
+}
+
+/// group_gemm: the group scan (a loop over G reading two offsets per group) and the K loop of one
+/// mma; the gather kernel reads A through a gather view and writes C with one masked pointer
+/// scatter, the sliced kernels view a and c as the group's rows (two more tensor views, the base
+/// offset by first_row * stride) and store one tile.
+#[test]
+fn group_gemm_structure() {
+    assert_eq!(ops::group_gemm::VARIANTS.len(), 8);
+    for v in ops::group_gemm::VARIANTS {
+        let text = ir(v);
+        let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+        let (bm, bn, bk) = (v.constant("BM"), v.constant("BN"), v.constant("BK"));
+        let gather = v.entry == "group_gemm";
+        assert_eq!(count(text, "for "), 2, "{}: the group scan and the K loop", v.name);
+        assert_eq!(count(text, "mmaf "), 1, "{}", v.name);
+        assert!(text.contains(&format!("tile<{bm}x{bk}x{e}>, tile<{bk}x{bn}x{e}>, tile<{bm}x{bn}xf32>")), "{}", v.name);
+        assert_eq!(loads(text), 4, "{}: offsets[g], offsets[g + 1], the A rows, the W tile", v.name);
+        assert_eq!(count(text, "make_gather_scatter_view"), usize::from(gather), "{}", v.name);
+        assert_eq!(count(text, "store_ptr_tko"), usize::from(gather), "{}: the masked row scatter", v.name);
+        assert_eq!(stores(text), usize::from(!gather), "{}: the tile store into the group's rows", v.name);
+        assert_eq!(count(text, "= make_tensor_view"), if gather { 4 } else { 6 }, "{}", v.name);
+        assert_eq!(text.contains("dim_map=[0,2,1]"), v.constant("TRANS_W") == 1, "{}: (G, N, K) weights", v.name);
+        // The scatter's bounds are unsigned 64-bit compares (negative indices are out of bounds).
+        assert_eq!(count(text, "unsigned"), if gather { 2 } else { 0 }, "{}", v.name);
+    }
+}
+
+/// fused_moe: the scalar routing loads, the ids tile, one K loop of gathered hidden rows times the
+/// expert's transposed weights, the routed-weight gather only with MUL_ROUTED_WEIGHT, and the
+/// masked scatter; Python's floor `//` and `%` are kept (rounding<negative_inf> and the sign fix-up).
+#[test]
+fn fused_moe_structure() {
+    assert_eq!(ops::fused_moe::VARIANTS.len(), 3);
+    for v in ops::fused_moe::VARIANTS {
+        let text = ir(v);
+        let mul = v.constant("MUL_ROUTED_WEIGHT") == 1;
+        let (bm, bn, bk) = (v.constant("BM"), v.constant("BN"), v.constant("BK"));
+        assert_eq!(count(text, "for "), 1, "{}", v.name);
+        assert_eq!(count(text, "mmaf "), 1, "{}", v.name);
+        assert!(text.contains(&format!("-> tile<{bm}x{bk}x")), "{}: the gathered hidden rows", v.name);
+        assert!(text.contains("dim_map=[0,2,1]"), "{}: w[e] read transposed", v.name);
+        assert_eq!(loads(text), 5, "{}: total, expert, ids, hidden rows, w tile", v.name);
+        assert_eq!(count(text, "load_ptr_tko"), usize::from(mul), "{}: topk_weights gathered", v.name);
+        assert_eq!(count(text, "store_ptr_tko"), 1, "{}", v.name);
+        assert_eq!(stores(text), 0, "{}", v.name);
+        assert_eq!(count(text, "rounding negative_inf"), 2, "{}: tile_m = bid // tiles_n, ids // TOPK", v.name);
+        assert_eq!(count(text, "remi "), 1, "{}: tile_n = bid % tiles_n", v.name);
+        assert!(text.contains(&format!("tile<{bm}x{bn}xf32>")), "{}", v.name);
+    }
+}
+
+#[test]
+fn flash_decode_structure() {
+    for v in ops::flash_decode::VARIANTS {
+        let text = ir(v);
+        let d = v.constant("D");
+        if v.entry == ops::flash_decode::PARTIAL {
+            let (bn, g) = (v.constant("BN"), v.constant("QUERY_GROUP"));
+            let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+            // One loop over the split's key tiles: Q K^T, then P V into the carried accumulator.
+            assert_eq!(count(text, "for "), 1, "{}", v.name);
+            assert_eq!(count(text, "= mmaf "), 2, "{}", v.name);
+            assert!(text.contains(&format!("tile<{g}x{d}x{e}>, tile<{d}x{bn}x{e}>, tile<{g}x{bn}xf32>")), "{}", v.name);
+            assert!(text.contains(&format!("tile<{g}x{bn}x{e}>, tile<{bn}x{d}x{e}>, tile<{g}x{d}xf32>")), "{}", v.name);
+            assert!(text.contains("dim_map=[0,1,3,2]"), "{}: K read transposed", v.name);
+            assert_eq!(padded_views(text, "zero"), 2, "{}: K and V tiles zero-padded", v.name);
+            assert_eq!(loads(text), 4, "{}: seq_len, q, K and V tiles", v.name);
+            assert_eq!(stores(text), 2, "{}: partial_o and partial_lse", v.name);
+            assert_eq!(count(text, "= exp2 "), 2, "{}", v.name);
+            assert_eq!(count(text, "= fma "), 1, "{}: l * alpha + sum(p)", v.name);
+        } else {
+            let m = v.constant("MAX_SPLITS");
+            assert_eq!(count(text, "for "), 0, "{}", v.name);
+            assert_eq!(padded_views(text, "neg_inf"), 1, "{}: lse tile padded with -inf", v.name);
+            assert!(text.contains(&format!("tile<1x1x{m}x{d}xf32>")), "{}: all partials in one tile", v.name);
+            assert_eq!((loads(text), stores(text)), (2, 1), "{}", v.name);
+        }
+    }
+}
+
+#[test]
+fn moe_align_block_size_structure() {
+    for v in ops::moe_align_block_size::VARIANTS {
+        let text = ir(v);
+        let (tile, e_pad) = (v.constant("TILE"), v.constant("E_PAD"));
+        assert!(text.contains(&format!("tile<{tile}x{e_pad}xi32>")), "{}: the one-hot tile", v.name);
+        assert_eq!(count(text, "for "), 2, "{}: over the id tiles, then the blocks / padding slots", v.name);
+        if v.entry == ops::moe_align_block_size::HISTOGRAM {
+            assert_eq!(count(text, "= scan "), 1, "{}: cumsum of the padded counts", v.name);
+            assert_eq!(stores(text), 4, "{}: counts, offsets, total, expert_ids", v.name);
+            assert_eq!(count(text, "store_ptr_tko"), 0, "{}", v.name);
+            assert!(text.contains(&format!("constant <i32: {}>", v.constant("BLOCK_M"))), "{}", v.name);
+        } else {
+            assert_eq!(count(text, "= scan "), 1, "{}: in-tile ranks", v.name);
+            assert_eq!(stores(text), 0, "{}", v.name);
+            // Two masked scatters, bound-checked unsigned against the length, ordered by one token.
+            assert_eq!(count(text, "store_ptr_tko weak"), 2, "{}", v.name);
+            let unsigned_compares = text.lines().filter(|l| l.contains("= cmpi ") && l.contains(" unsigned")).count();
+            assert_eq!(unsigned_compares, 2, "{}: the scatters' bound checks", v.name);
+            assert!(text.contains("-> (tile<") && text.contains(", token)"), "{}: a loop-carried token", v.name);
+        }
+    }
 }

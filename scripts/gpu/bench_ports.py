@@ -133,9 +133,10 @@ class Timer:
             self.torch.cuda.synchronize()
         return [k for k in kernel_events(prof) if k[0] in names]
 
-    def pair(self, side_a, side_b, names: set) -> dict:
+    def pair(self, side_a, side_b, names: set, per_launch: int = 1) -> dict:
         """Device times (µs) of two zero-argument launchers whose kernels are named in `names`:
-        {"a": stats, "b": stats}. CUPTI records are assigned to launches in start-time order."""
+        {"a": stats, "b": stats}. CUPTI records are assigned to launches in start-time order;
+        `per_launch` kernels of `names` per launch (a call of several kernels) are summed."""
         torch = self.torch
         for _ in range(self.warmup):
             side_a()
@@ -159,10 +160,13 @@ class Timer:
 
         kernels = self._profile(body, names)
         out = {}
-        if len(kernels) != len(sequence):
-            raise RuntimeError(f"CUPTI reported {len(kernels)} kernels for {len(sequence)} launches "
+        if len(kernels) != len(sequence) * per_launch:
+            raise RuntimeError(f"CUPTI reported {len(kernels)} kernels for {len(sequence)} launches of {per_launch} "
                                f"(names {sorted({k[0] for k in kernels})[:4]})")
         kernels.sort(key=lambda k: k[1])
+        if per_launch > 1:  # one record per launch: the launch's kernels, their durations summed
+            kernels = [(",".join(k[0] for k in group), group[0][1], sum(k[2] for k in group))
+                       for group in (kernels[i:i + per_launch] for i in range(0, len(kernels), per_launch))]
         for side in ("a", "b"):
             cupti = [dur for (label, _, _), (_, _, dur) in zip(events, kernels) if label == side]
             ev = [s.elapsed_time(e) * 1000.0 for label, s, e in events if label == side]
@@ -258,6 +262,85 @@ def bench_config(torch, timer, op, variant, ref, function, shape, kind, cubin, c
     return rec
 
 
+def _call_module(op, function):
+    """reference/<op>/<call_module>.py: the inputs and outputs of a call of several kernels."""
+    spec = importlib.util.spec_from_file_location(f"_call_{op.op}", op.ref_path.with_name(f"{function.call_module}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def bench_call_config(torch, timer, op, variant, call, function, shape, kind, stream) -> dict:
+    """A C function that launches several kernels (splitk partial + reduce, ...): the one Rust call
+    against the Python reference's cubins of the same kernels, launched in the call's order on the
+    call's arrays (the partners the library chose, read back from tileir_kernels_selected_variant).
+    `ratio` times the forced variant's kernel on each side (as for one-kernel functions),
+    `ratio_call` the whole call; every array the call writes is compared bit for bit."""
+    from tileir_diff import ports
+    from tileir_diff.launch import CubinKernel, prepare_launch
+
+    lib = ports.load_library()
+    rec = {"op": op.op, "variant": variant.name, "kernel": variant.kernel, "function": function.name,
+           "shape": shape, "shape_key": json.dumps(shape, sort_keys=True), "kind": kind, "multi_kernel": True}
+    py_inputs = call.call_inputs(variant.raw, shape, seed=SEED, device="cuda")
+    rs_inputs = call.call_inputs(variant.raw, shape, seed=SEED, device="cuda")
+    for name, value in py_inputs.items():
+        if torch.is_tensor(value) and not bitwise_equal(torch, value, rs_inputs[name]):
+            raise RuntimeError(f"call_inputs gave different {name!r} for one seed")
+    device = torch.cuda.current_device()
+    by_name = {v.name: v for v in op.variants}
+
+    def cubin(v):
+        return REPO / "build" / "reference" / op.op / f"{v.name}.sm_90.cubin"
+
+    with ports.force_variant(op.op, variant.name):
+        rust_launch = c_abi_launcher(function, variant.raw, rs_inputs, device, stream)
+        rust_launch()
+        torch.cuda.synchronize()
+        chosen = lib.tileir_kernels_selected_variant().decode().split(",")
+        if variant.name not in chosen:
+            raise RuntimeError(f"the call ran {chosen}, not the forced {variant.name}")
+        sequence = [by_name[n] for n in chosen]
+
+        def python_sequence(inputs, replace=None):
+            launches = [prepare_launch(v, replace if (replace is not None and v.name == variant.name) else cubin(v),
+                                       inputs, stream=stream) for v in sequence]
+
+            def run() -> None:
+                for launch in launches:
+                    launch()
+            run.keep = launches
+            return run
+
+        python_launch = python_sequence(py_inputs)
+        python_launch()
+        torch.cuda.synchronize()
+        outputs = {name: bitwise_equal(torch, value, rs_inputs[name])
+                   for name, value in py_inputs.items() if torch.is_tensor(value)}
+        rec["sequence"], rec["outputs_equal"] = chosen, outputs
+        rec["bitwise_equal"] = all(outputs.values())
+        forced = {variant.symbol, rust_symbol_of(op.op, variant.name)}
+        every = {v.symbol for v in sequence} | {rust_symbol_of(op.op, v.name) for v in sequence}
+        timed = timer.pair(python_launch, rust_launch, forced)
+        whole = timer.pair(python_launch, rust_launch, every, per_launch=len(sequence))
+    control_launch = python_sequence(py_inputs, replace=CubinKernel(cubin(variant), variant.symbol))
+    control = timer.pair(python_launch, control_launch, {variant.symbol})
+    placement = timer.pair(python_launch, python_sequence(rs_inputs), {variant.symbol})
+    rec["placement_ratio"] = placement["b"]["cupti_median_us"] / placement["a"]["cupti_median_us"]
+    rec["python"], rec["rust"] = timed["a"], timed["b"]
+    rec["python_call"], rec["rust_call"] = whole["a"], whole["b"]
+    rec["control_python"], rec["control_second_load"] = control["a"], control["b"]
+    rec["ratio"] = timed["b"]["cupti_median_us"] / timed["a"]["cupti_median_us"]
+    rec["ratio_best"] = timed["b"]["cupti_best_us"] / timed["a"]["cupti_best_us"]
+    rec["ratio_events"] = whole["b"]["events_median_us"] / whole["a"]["events_median_us"]  # events see the call
+    rec["ratio_call"] = whole["b"]["cupti_median_us"] / whole["a"]["cupti_median_us"]
+    rec["control_ratio"] = control["b"]["cupti_median_us"] / control["a"]["cupti_median_us"]
+    nbytes = variant.bytes_for(shape)
+    rec["bytes"] = nbytes
+    rec["python_gbps"] = nbytes / (timed["a"]["cupti_median_us"] * 1e-6) / 1e9
+    return rec
+
+
 def configs(ops_filter=None):
     """(op spec, variant spec, port function, [(shape, kind)]) of every ported variant."""
     from tileir_diff import ports
@@ -315,6 +398,7 @@ def run(args) -> dict:
     deadline = time.monotonic() + args.budget_s
     for op, variant, function, shapes in configs(set(args.ops) if args.ops else None):
         ref = _load_ref(op)
+        call = _call_module(op, function) if function.call_module is not None else None
         cubin = REPO / "build" / "reference" / op.op / f"{variant.name}.sm_90.cubin"
         control_kernel = CubinKernel(cubin, variant.symbol)  # its own module load
         digests = (cubin_digest(cubin), cubin_digest(REPO / "build" / "rust" / op.op / f"{variant.name}.sm_90.cubin"))
@@ -323,8 +407,11 @@ def run(args) -> dict:
                 errors.append({"op": op.op, "variant": variant.name, "shape": shape, "error": "time budget spent"})
                 continue
             try:
-                rec = bench_config(torch, timer, op, variant, ref, function, shape, kind, cubin, control_kernel,
-                                   stream)
+                if call is not None:
+                    rec = bench_call_config(torch, timer, op, variant, call, function, shape, kind, stream)
+                else:
+                    rec = bench_config(torch, timer, op, variant, ref, function, shape, kind, cubin, control_kernel,
+                                       stream)
                 # the port table shows a timing measured on other builds of the cubins as stale
                 rec["reference_cubin_sha256"], rec["cubin_sha256"] = digests
                 results.append(rec)
@@ -369,6 +456,24 @@ def summarize(results) -> dict:
     return {"overall": block(results), "ops": {op: block(rows) for op, rows in sorted(by_op.items())},
             "outside_band": [f"{r['op']}/{r['variant']} {r['shape_key']}" for r in results
                              if not 0.97 <= r["ratio"] <= 1.03]}
+
+
+def merge_runs(docs: list) -> dict:
+    """One document from several runs of the same build: results keyed by (op, variant, shape),
+    the last run winning; errors of a configuration some run measured are dropped; the first
+    run's environment, with every run's date listed."""
+    results, errors = {}, []
+    for doc in docs:
+        for r in doc["results"]:
+            results[(r["op"], r["variant"], r["shape_key"])] = r
+    measured = {(op, v) for op, v, _ in results}
+    for doc in docs:
+        errors += [e for e in doc.get("errors", []) if (e["op"], e["variant"]) not in measured]
+    env = dict(docs[0]["environment"])
+    env["runs"] = [d["environment"]["date"] for d in docs]
+    rows = list(results.values())
+    return {"schema_version": docs[0].get("schema_version", 1), "environment": env, "results": rows,
+            "errors": errors, "summary": summarize(rows)}
 
 
 def _f(x, d=3):
@@ -512,9 +617,20 @@ def main(argv=None) -> int:
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--budget-s", type=float, default=480.0, help="stop starting configurations after this")
     ap.add_argument("--render", type=Path, help="render this JSON to .md + PNG beside it (no GPU) and exit")
+    ap.add_argument("--merge", type=Path, nargs="+", metavar="JSON",
+                    help="merge the results of several runs (e.g. one per device call, split by --op) into "
+                         "--out/ports_bench.json and exit (no GPU); a configuration measured twice keeps the last")
     args = ap.parse_args(argv)
     if args.render:
         render(args.render)
+        return 0
+    if args.merge:
+        if args.out is None:
+            ap.error("--merge needs --out")
+        args.out.mkdir(parents=True, exist_ok=True)
+        doc = merge_runs([json.loads(p.read_text()) for p in args.merge])
+        (args.out / f"{RESULTS_NAME}.json").write_text(json.dumps(doc, indent=1), encoding="utf-8")
+        print(f"merged {len(args.merge)} runs: {doc['summary']['overall']['configs']} configs")
         return 0
     if args.out is None:
         ap.error("--out is required")

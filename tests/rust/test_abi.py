@@ -751,7 +751,20 @@ def _layer_norm_dims(name, shape, variant):
     return [m, n]
 
 
-REFERENCE_DIMS = {"transpose": _transpose_dims, "fp8_quantize": _fp8_quantize_dims, "layer_norm": _layer_norm_dims}
+def _group_gemm_dims(name, shape, variant):
+    T, G, K, N = shape["T"], shape["G"], shape["K"], shape["N"]
+    return {"a": [T, K], "w": [G, N, K] if variant["constants"]["TRANS_W"] else [G, K, N], "offsets": [G + 1],
+            "c": [T, N]}[name]
+
+
+def _fused_moe_dims(name, shape, variant):
+    T, E, K, N, rows = shape["T"], shape["E"], shape["K"], shape["N"], shape["T"] * variant["constants"]["TOPK"]
+    return {"hidden": [T, K], "w": [E, N, K], "sorted_token_ids": [shape["EM"]], "expert_ids": [shape["NB"]],
+            "num_tokens_post_padded": [1], "topk_weights": [rows], "out": [rows, N]}[name]
+
+
+REFERENCE_DIMS = {"transpose": _transpose_dims, "fp8_quantize": _fp8_quantize_dims, "layer_norm": _layer_norm_dims,
+                  "group_gemm": _group_gemm_dims, "fused_moe": _fused_moe_dims}
 
 
 def _reference_args_from_dims(op, variant, shape):
@@ -1098,3 +1111,344 @@ def test_attention_sink_rejections(lib, ports_library):
     assert sink(q=t(1, "bfloat16", [B, Hq, 0, D]), k=t(2, "bfloat16", [B, Hkv, 0, D]), v=t(3, "bfloat16", [B, Hkv, 0, D]),
                 o=t(5, "bfloat16", [B, Hq, 0, D])) == Status.OK
 
+def _bmm_reference_args(op, variant, shape):
+    """The cutile_bmm arguments of reference/bmm/ref.py's make_inputs (no torch): a (B, M, K), or
+    non-contiguous a view of an (M, B, K) buffer; b (B, K, N) or (B, N, K) with TRANS_B, or
+    non-contiguous every other batch of a 2B buffer; c (B, M, N)."""
+    nc = set(shape.get("noncontiguous", []))
+    batch, m, n, k = shape["B"], shape["M"], shape["N"], shape["K"]
+    trans_b = variant["constants"]["TRANS_B"]
+    dt = variant["dtypes"]["a"]
+    a = t(1, dt, [batch, m, k], [k, batch * k, 1] if "a" in nc else None)
+    b_dims = [batch, n, k] if trans_b else [batch, k, n]
+    b = t(2, dt, b_dims, [2 * b_dims[1] * b_dims[2], b_dims[2], 1] if "b" in nc else None)
+    return [a, b, t(3, variant["dtypes"]["c"], [batch, m, n]), int(trans_b)]
+
+
+def _splitk_reference_args(op, variant, shape):
+    """The cutile_splitk_matmul arguments of reference/splitk_matmul/port_call.py's call_inputs
+    (no torch): a (M, K) (rows padded by 64 when non-contiguous), b (K, N), the (S, M, N) f32 slabs
+    (every other slab of a 2S buffer when non-contiguous), c (M, N); K = 128 S + 40 for a reduce
+    variant, whose shapes have none."""
+    nc = set(shape.get("noncontiguous", []))
+    m, n, s = shape["M"], shape["N"], shape["S"]
+    dt = variant["dtypes"].get("a") or variant["dtypes"]["c"]
+    k = shape["K"] if variant["kernel"] == "splitk_partial" else 128 * s + 40
+    a = _reference_layout(1, dt, [m, k], "a" in nc)
+    partial = t(3, "float32", [s, m, n], [2 * m * n, n, 1] if "partial" in nc else None)
+    return [a, t(2, dt, [k, n]), partial, t(4, dt, [m, n])]
+
+
+@pytest.mark.parametrize("op, reference_args", [("bmm", _bmm_reference_args), ("splitk_matmul", _splitk_reference_args)])
+def test_every_reference_test_shape_fits_its_forced_gemm_variant(lib, ports_library, op, reference_args):
+    """bmm and splitk_matmul: each variant forced on each analysis.json test shape, laid out as
+    ref.py lays it out for the GPU test, gets past validation (and the library's own choice too).
+    A forced splitk variant runs with the partner kernel the library picks."""
+    assert_every_reference_test_shape_fits(lib, ports_library, op, reference_args, unforced=True)
+
+
+def test_bmm_rejections(lib):
+    batch, m, n, k = 3, 100, 72, 200
+    a, b, c = t(1, "float16", [batch, m, k]), t(2, "float16", [batch, k, n]), t(3, "float16", [batch, m, n])
+
+    def bmm(a, b, c, trans_b=0, **kw):
+        return call(lib, "cutile_bmm", a, b, c, trans_b, **kw)
+
+    assert bmm(a, b, c) in PAST_VALIDATION, message(lib)
+    assert bmm(t(1, "bfloat16", [batch, m, k]), t(2, "bfloat16", [batch, n, k]), t(3, "bfloat16", [batch, m, n]), 1) \
+        in PAST_VALIDATION, message(lib)
+    assert bmm(None, b, c) == Status.NULL_POINTER
+    assert bmm(t(1, "float16", [m, k]), b, c) == Status.BAD_RANK
+    assert bmm(a, t(2, "float16", [batch, k + 8, n]), c) == Status.SHAPE_MISMATCH
+    assert bmm(a, b, t(3, "float16", [batch + 1, m, n])) == Status.SHAPE_MISMATCH
+    assert bmm(a, b, c, 2) == Status.INVALID_ARGUMENT
+    assert bmm(a, t(2, "float16", [batch, n, k]), c, 1) == Status.NO_VARIANT  # f16 NT: no variant
+    assert bmm(a, b, t(3, "bfloat16", [batch, m, n])) == Status.UNSUPPORTED_DTYPE
+    assert bmm(*(t(i, "float64", d) for i, d in ((1, [batch, m, k]), (2, [batch, k, n]), (3, [batch, m, n])))) \
+        == Status.UNSUPPORTED_DTYPE
+    assert bmm(t(1, "float16", [batch, m, k], [m * k, 1, m]), b, c) == Status.BAD_STRIDE  # columns not contiguous
+    assert bmm(a, t(2, "float16", [batch, k, n], [k * n + 4, n, 1]), c) == Status.BAD_STRIDE  # batch stride
+    assert bmm(a, b, t(3, "float16", [batch, m, n], [0, n, 1])) == Status.BAD_STRIDE  # c overlaps itself
+    assert bmm(t(1, "float16", [batch, m, k], offset=8), b, c) == Status.MISALIGNED
+    assert bmm(a, b, t(2, "float16", [batch, m, n], offset=64)) == Status.INVALID_ARGUMENT  # c inside b
+    assert bmm(a, b, c, device=-1) == Status.INVALID_DEVICE
+    assert bmm(t(1, "float16", [batch, m, 0]), t(2, "float16", [batch, 0, n]), c) == Status.UNSUPPORTED_SHAPE
+    assert bmm(*(t(i, "float16", [65536, 8, 8]) for i in (1, 2, 3))) == Status.UNSUPPORTED_SHAPE  # grid y
+    assert bmm(t(0, "float16", [0, m, k]), t(0, "float16", [0, k, n]), t(0, "float16", [0, m, n])) == Status.OK
+
+
+def test_splitk_matmul_rejections(lib):
+    m, n, k, s = 100, 136, 200, 3
+    a, b = t(1, "bfloat16", [m, k]), t(2, "bfloat16", [k, n])
+    p, c = t(3, "float32", [s, m, n]), t(4, "bfloat16", [m, n])
+
+    def splitk(a, b, p, c, **kw):
+        return call(lib, "cutile_splitk_matmul", a, b, p, c, **kw)
+
+    assert splitk(a, b, p, c) in PAST_VALIDATION, message(lib)
+    assert lib.tileir_kernels_selected_variant().decode() == "partial_bf16_64x128x64,reduce_bf16_4x256"
+    assert splitk(a, b, None, c) == Status.NULL_POINTER
+    assert splitk(a, b, t(3, "float32", [m, n]), c) == Status.BAD_RANK
+    assert splitk(a, t(2, "bfloat16", [k + 8, n]), p, c) == Status.SHAPE_MISMATCH
+    assert splitk(a, b, t(3, "float32", [s, m, n + 8]), c) == Status.SHAPE_MISMATCH
+    assert splitk(a, b, p, t(4, "bfloat16", [m + 1, n])) == Status.SHAPE_MISMATCH
+    assert splitk(a, b, t(3, "float32", [0, m, n]), c) == Status.UNSUPPORTED_SHAPE  # no split
+    assert "S = 0" in message(lib)
+    assert splitk(a, b, t(3, "float32", [65536, 8, 8]), t(4, "bfloat16", [8, 8])) == Status.SHAPE_MISMATCH
+    assert splitk(t(1, "bfloat16", [8, k]), t(2, "bfloat16", [k, 8]), t(3, "float32", [65536, 8, 8]),
+                  t(4, "bfloat16", [8, 8])) == Status.UNSUPPORTED_SHAPE  # S is grid y
+    assert splitk(t(1, "bfloat16", [m, 0]), t(2, "bfloat16", [0, n]), p, c) == Status.UNSUPPORTED_SHAPE
+    assert splitk(a, b, t(3, "bfloat16", [s, m, n]), c) == Status.UNSUPPORTED_DTYPE  # slabs are f32
+    assert splitk(a, b, p, t(4, "float16", [m, n])) == Status.UNSUPPORTED_DTYPE
+    assert splitk(t(1, "float32", [m, k]), t(2, "float32", [k, n]), p, t(4, "float32", [m, n])) \
+        == Status.UNSUPPORTED_DTYPE
+    assert splitk(t(1, "bfloat16", [m, k], [k + 4, 1]), b, p, c) == Status.BAD_STRIDE
+    assert splitk(a, b, t(3, "float32", [s, m, n], [m * n + 2, n, 1]), c) == Status.BAD_STRIDE  # slab stride
+    assert splitk(a, b, t(3, "float32", [s, m, n], [0, n, 1]), c) == Status.BAD_STRIDE  # slabs overlap
+    assert splitk(a, b, p, t(4, "bfloat16", [m, n], [1, m])) == Status.BAD_STRIDE
+    assert splitk(a, b, t(3, "float32", [s, m, n], offset=4), c) == Status.MISALIGNED
+    assert splitk(a, b, p, t(4, "bfloat16", [m, n], offset=2)) == Status.MISALIGNED
+    assert splitk(a, b, t(1, "float32", [s, m, n]), c) == Status.INVALID_ARGUMENT  # slabs on a
+    assert splitk(a, b, p, t(2, "bfloat16", [m, n])) == Status.INVALID_ARGUMENT  # c on b
+    assert splitk(a, b, p, t(3, "bfloat16", [m, n], offset=4096)) == Status.INVALID_ARGUMENT  # c inside the slabs
+    assert splitk(a, b, p, c, device=-1) == Status.INVALID_DEVICE
+    assert splitk(t(0, "bfloat16", [0, k]), b, t(0, "float32", [s, 0, n]), t(0, "bfloat16", [0, n])) == Status.OK
+
+
+def test_forced_splitk_matmul_variant_runs_with_its_partner(lib, ports_library):
+    """One call launches both kernels: forcing one of them keeps the library's choice of the other
+    (same dtype); a forced kernel of another dtype is refused, not swapped."""
+    args = (t(1, "float16", [64, 4096]), t(2, "float16", [4096, 512]), t(3, "float32", [8, 64, 512]),
+            t(4, "float16", [64, 512]))
+    cases = [("reduce_f16_64x128", "partial_f16_64x128x64,reduce_f16_64x128"),
+             ("partial_f16_64x128x64", "partial_f16_64x128x64,reduce_f16_4x256")]
+    for forced, launched in cases:
+        with ports.force_variant("splitk_matmul", forced, library=ports_library):
+            assert call(lib, "cutile_splitk_matmul", *args) in PAST_VALIDATION, message(lib)
+            assert lib.tileir_kernels_selected_variant().decode() == launched
+    with ports.force_variant("splitk_matmul", "reduce_bf16_4x256", library=ports_library):
+        assert call(lib, "cutile_splitk_matmul", *args) == Status.UNSUPPORTED_DTYPE
+        assert lib.tileir_kernels_selected_variant().decode() == ""
+
+
+@pytest.mark.parametrize("call, error, also", [
+    (lambda L: ports.bmm(FakeTensor(1, "torch.float16", [2, 64, 64]), FakeTensor(2, "torch.float16", [2, 64, 64]),
+                         FakeTensor(3, "torch.float16", [3, 64, 64]), library=L), ports.ShapeMismatchError, ValueError),
+    (lambda L: ports.bmm(*(FakeTensor(i, "torch.float32", [2, 64, 64]) for i in (1, 2, 3)), trans_b=True, library=L),
+     ports.NoVariantError, ValueError),
+    (lambda L: ports.splitk_matmul(FakeTensor(1, "torch.float16", [64, 256]), FakeTensor(2, "torch.float16", [256, 64]),
+                                   FakeTensor(3, "torch.float16", [4, 64, 64]), FakeTensor(4, "torch.float16", [64, 64]),
+                                   library=L), ports.UnsupportedDtypeError, TypeError),
+    (lambda L: ports.splitk_matmul(FakeTensor(1, "torch.bfloat16", [64, 256]), FakeTensor(2, "torch.bfloat16", [256, 64]),
+                                   FakeTensor(3, "torch.float32", [4, 64, 64], offset=4),
+                                   FakeTensor(4, "torch.bfloat16", [64, 64]), library=L), ports.MisalignedError,
+     ValueError),
+], ids=["bmm_shape", "bmm_f32_nt", "splitk_matmul_f16_slabs", "splitk_matmul_misaligned_slabs"])
+def test_gemm_family_wrappers_raise_the_exception_of_the_code(ports_library, call, error, also):
+    test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also)
+
+
+@pytest.mark.skipif(driver_present(), reason="a CUDA driver is installed here")
+@pytest.mark.parametrize("call", [
+    lambda L: ports.bmm(*(FakeTensor(i, "torch.bfloat16", [2, 64, 64]) for i in (1, 2, 3)), trans_b=True, library=L),
+    lambda L: ports.bmm(*(FakeTensor(i, "torch.float32", [2, 64, 64]) for i in (1, 2, 3)), library=L),
+    lambda L: ports.splitk_matmul(FakeTensor(1, "torch.float16", [64, 256]), FakeTensor(2, "torch.float16", [256, 64]),
+                                  FakeTensor(3, "torch.float32", [4, 64, 64]), FakeTensor(4, "torch.float16", [64, 64]),
+                                  library=L),
+], ids=["bmm_nt", "bmm_tf32", "splitk_matmul"])
+def test_gemm_family_wrappers_pass_validation_and_stop_at_the_driver(ports_library, call):
+    with pytest.raises(ports.DriverUnavailableError):
+        call(ports_library)
+
+
+def group_gemm(lib, a, w, offsets, c, trans_w=0, device=0):
+    args = [v and ctypes.byref(v) for v in (a, w, offsets, c)]
+    return Status(lib.cutile_group_gemm(*args, trans_w, device, 0))
+
+
+def test_group_gemm_rejections(lib):
+    T, G, K, N = 333, 5, 200, 136
+
+    def call(a=None, w=None, offsets=None, c=None, dtype="bfloat16", trans_w=0, **kw):
+        w_shape = [G, N, K] if trans_w else [G, K, N]
+        arrays = [a or t(1, dtype, [T, K]), w or t(2, dtype, w_shape), offsets or t(3, "int32", [G + 1]),
+                  c or t(4, dtype, [T, N])]
+        return group_gemm(lib, *arrays, trans_w=trans_w, **kw)
+
+    assert call() in PAST_VALIDATION, message(lib)
+    assert lib.tileir_kernels_selected_variant().decode() == "bf16_kn_128x128x64"
+    assert call(trans_w=1) in PAST_VALIDATION and lib.tileir_kernels_selected_variant().decode() == "bf16_nk_128x128x64"
+    assert call(dtype="float16", trans_w=1) in PAST_VALIDATION
+    assert lib.tileir_kernels_selected_variant().decode() == "f16_nk_64x128x64"
+    assert call(a=t(1, "bfloat16", [T, K], [K + 64, 1])) in PAST_VALIDATION, message(lib)  # a padded view
+    assert group_gemm(lib, None, t(2, "bfloat16", [G, K, N]), t(3, "int32", [G + 1]), t(4, "bfloat16", [T, N])) \
+        == Status.NULL_POINTER
+    # dtype
+    assert call(offsets=t(3, "int64", [G + 1])) == Status.UNSUPPORTED_DTYPE
+    assert call(w=t(2, "float16", [G, K, N])) == Status.UNSUPPORTED_DTYPE
+    assert call(dtype="float32") == Status.NO_VARIANT
+    assert call(dtype="float16") == Status.NO_VARIANT  # f16 is built for (G, N, K) weights only
+    assert "float16 with (G, K, N) weights" in message(lib)
+    # rank and shape
+    assert call(w=t(2, "bfloat16", [K, N])) == Status.BAD_RANK
+    assert call(offsets=t(3, "int32", [G + 1, 1])) == Status.BAD_RANK
+    assert call(offsets=t(3, "int32", [G])) == Status.SHAPE_MISMATCH
+    assert call(c=t(4, "bfloat16", [T, N + 8])) == Status.SHAPE_MISMATCH
+    assert call(c=t(4, "bfloat16", [T - 1, N])) == Status.SHAPE_MISMATCH
+    assert call(w=t(2, "bfloat16", [G, N, K])) == Status.SHAPE_MISMATCH  # (G, N, K) without trans_w
+    assert call(w=t(2, "bfloat16", [G, K, N]), trans_w=1) == Status.SHAPE_MISMATCH
+    assert call(a=t(1, "bfloat16", [T, 128 * 512]), w=t(2, "bfloat16", [G, 128 * 512, N]),
+                c=t(4, "bfloat16", [T, N])) in PAST_VALIDATION
+    big = 65535 * 128
+    assert call(a=t(1, "bfloat16", [big, K]), c=t(4, "bfloat16", [big, N])) == Status.UNSUPPORTED_SHAPE
+    assert "grid.y" in message(lib)
+    # strides and alignment
+    assert call(a=t(1, "bfloat16", [T, K], [K + 4, 1])) == Status.BAD_STRIDE  # row stride % 8
+    assert call(w=t(2, "bfloat16", [G, K, N], [K * N, N, 2])) == Status.BAD_STRIDE  # non-unit last
+    assert call(offsets=t(3, "int32", [G + 1], [2])) == Status.BAD_STRIDE
+    assert call(c=t(4, "bfloat16", [T, N], [0, 1])) == Status.BAD_STRIDE  # rows collide
+    assert call(a=t(1, "bfloat16", [T, K], offset=8)) == Status.MISALIGNED
+    assert call(offsets=t(3, "int32", [G + 1], offset=4)) == Status.MISALIGNED
+    # overlap: c over any input
+    assert call(c=t(1, "bfloat16", [T, N])) == Status.INVALID_ARGUMENT
+    assert call(c=t(2, "bfloat16", [T, N])) == Status.INVALID_ARGUMENT
+    assert call(c=t(3, "bfloat16", [T, N])) == Status.INVALID_ARGUMENT
+    # flag and device
+    assert call(trans_w=2) == Status.INVALID_ARGUMENT
+    assert call(device=-1) == Status.INVALID_DEVICE
+    # empty: no driver
+    assert call(a=t(0, "bfloat16", [0, K]), c=t(0, "bfloat16", [0, N])) == Status.OK
+
+
+def test_forced_group_gemm_variant_must_read_the_weight_layout_asked_for(lib):
+    T, G, K, N = 64, 2, 64, 128
+    kn = [t(1, "bfloat16", [T, K]), t(2, "bfloat16", [G, K, N]), t(3, "int32", [G + 1]), t(4, "bfloat16", [T, N])]
+    assert lib.tileir_kernels_force_variant(b"group_gemm", b"bf16_nk_sliced_128x128x64") == Status.OK
+    try:
+        assert group_gemm(lib, *kn, trans_w=0) == Status.INVALID_ARGUMENT
+        assert "TRANS_W = 1" in message(lib)
+        nk = [kn[0], t(2, "bfloat16", [G, N, K]), kn[2], kn[3]]
+        assert group_gemm(lib, *nk, trans_w=1) in PAST_VALIDATION
+        assert lib.tileir_kernels_selected_variant().decode() == "bf16_nk_sliced_128x128x64"
+    finally:
+        lib.tileir_kernels_force_variant(b"group_gemm", None)
+
+
+def fused_moe(lib, hidden, w, ids, experts, total, weights, out, mul_routed_weight=1, block_m=64, device=0):
+    args = [v and ctypes.byref(v) for v in (hidden, w, ids, experts, total, weights, out)]
+    return Status(lib.cutile_fused_moe(*args, mul_routed_weight, block_m, device, 0))
+
+
+def test_fused_moe_rejections(lib):
+    T, E, K, N, TOPK, BM = 33, 6, 200, 136, 2, 64
+    EM = T * TOPK + E * (BM - 1)
+    NB = -(-EM // BM)
+
+    def call(hidden=None, w=None, ids=None, experts=None, total=None, weights=None, out=None, dtype="bfloat16",
+             topk=TOPK, em=EM, nb=NB, **kw):
+        arrays = [hidden or t(1, dtype, [T, K]), w or t(2, dtype, [E, N, K]), ids or t(3, "int32", [em]),
+                  experts or t(4, "int32", [nb]), total or t(5, "int32", [1]), weights or t(6, "float32", [T * topk]),
+                  out or t(7, dtype, [T * topk, N])]
+        return fused_moe(lib, *arrays, **kw)
+
+    assert call() in PAST_VALIDATION, message(lib)
+    assert lib.tileir_kernels_selected_variant().decode() == "bf16_top2_bm64_mul"
+    assert call(mul_routed_weight=0) in PAST_VALIDATION
+    assert lib.tileir_kernels_selected_variant().decode() == "bf16_top2_bm64_nomul"
+    em16 = T * 8 + E * 15
+    assert call(dtype="float16", topk=8, em=em16, nb=-(-em16 // 16), block_m=16) in PAST_VALIDATION, message(lib)
+    assert lib.tileir_kernels_selected_variant().decode() == "f16_top8_bm16_mul"
+    assert call(hidden=t(1, "bfloat16", [T, K], [K + 64, 1])) in PAST_VALIDATION, message(lib)
+    assert fused_moe(lib, t(1, "bfloat16", [T, K]), t(2, "bfloat16", [E, N, K]), None, t(4, "int32", [NB]),
+                     t(5, "int32", [1]), t(6, "float32", [T * TOPK]), t(7, "bfloat16", [T * TOPK, N])) \
+        == Status.NULL_POINTER
+    # dtype
+    assert call(ids=t(3, "int64", [EM])) == Status.UNSUPPORTED_DTYPE
+    assert call(experts=t(4, "int64", [NB])) == Status.UNSUPPORTED_DTYPE
+    assert call(total=t(5, "int64", [1])) == Status.UNSUPPORTED_DTYPE
+    assert call(weights=t(6, "bfloat16", [T * TOPK])) == Status.UNSUPPORTED_DTYPE
+    assert call(w=t(2, "float16", [E, N, K])) == Status.UNSUPPORTED_DTYPE
+    assert call(dtype="float32") == Status.NO_VARIANT
+    assert call(dtype="float16") == Status.NO_VARIANT  # f16 is built for block_m 16
+    assert call(block_m=16, nb=-(-EM // 16)) == Status.NO_VARIANT  # bf16 for block_m 64
+    assert call(dtype="float16", topk=8, em=em16, nb=-(-em16 // 16), block_m=16, mul_routed_weight=0) \
+        == Status.NO_VARIANT
+    # rank and shape
+    assert call(w=t(2, "bfloat16", [N, K])) == Status.BAD_RANK
+    assert call(ids=t(3, "int32", [EM, 1])) == Status.BAD_RANK
+    assert call(w=t(2, "bfloat16", [E, N, K + 8])) == Status.SHAPE_MISMATCH
+    assert call(out=t(7, "bfloat16", [T * TOPK, N + 8])) == Status.SHAPE_MISMATCH
+    assert call(nb=NB + 1) == Status.SHAPE_MISMATCH  # expert_ids: one entry per block_m ids
+    assert call(total=t(5, "int32", [2])) == Status.SHAPE_MISMATCH
+    assert call(weights=t(6, "float32", [T * TOPK + 1])) == Status.SHAPE_MISMATCH
+    assert call(topk=3) == Status.NO_VARIANT  # out rows T * 3: no variant has TOPK = 3
+    assert call(out=t(7, "bfloat16", [T * TOPK + 1, N]), weights=t(6, "float32", [T * TOPK + 1])) \
+        == Status.SHAPE_MISMATCH  # out rows not a multiple of T
+    # strides and alignment
+    assert call(hidden=t(1, "bfloat16", [T, K], [K + 4, 1])) == Status.BAD_STRIDE
+    assert call(w=t(2, "bfloat16", [E, N, K], [N * K, K, 2])) == Status.BAD_STRIDE
+    assert call(ids=t(3, "int32", [EM], [2])) == Status.BAD_STRIDE
+    assert call(weights=t(6, "float32", [T * TOPK], [2])) == Status.BAD_STRIDE
+    assert call(out=t(7, "bfloat16", [T * TOPK, N], [0, 1])) == Status.BAD_STRIDE
+    assert call(hidden=t(1, "bfloat16", [T, K], offset=8)) == Status.MISALIGNED
+    assert call(ids=t(3, "int32", [EM], offset=4)) == Status.MISALIGNED
+    assert call(experts=t(4, "int32", [NB], offset=2)) == Status.MISALIGNED
+    # overlap: out over any input
+    for i in range(1, 7):
+        assert call(out=t(i, "bfloat16", [T * TOPK, N])) == Status.INVALID_ARGUMENT, i
+    # flags and device
+    assert call(mul_routed_weight=2) == Status.INVALID_ARGUMENT
+    assert call(block_m=0) == Status.INVALID_ARGUMENT
+    assert call(device=-1) == Status.INVALID_DEVICE
+    # empty: no driver
+    assert call(hidden=t(0, "bfloat16", [0, K]), weights=t(0, "float32", [0]), out=t(0, "bfloat16", [0, N])) \
+        == Status.OK
+
+
+def test_forced_fused_moe_variant_must_match_the_routing(lib):
+    T, E, K, N = 4, 8, 64, 128
+    em = T * 2 + E * 63
+    arrays = [t(1, "bfloat16", [T, K]), t(2, "bfloat16", [E, N, K]), t(3, "int32", [em]), t(4, "int32", [-(-em // 64)]),
+              t(5, "int32", [1]), t(6, "float32", [T * 2]), t(7, "bfloat16", [T * 2, N])]
+    assert lib.tileir_kernels_force_variant(b"fused_moe", b"bf16_top2_bm64_nomul") == Status.OK
+    try:
+        assert fused_moe(lib, *arrays, mul_routed_weight=1) == Status.INVALID_ARGUMENT
+        assert "MUL_ROUTED_WEIGHT = 0" in message(lib)
+        assert fused_moe(lib, *arrays, mul_routed_weight=0) in PAST_VALIDATION
+        top8 = arrays[:5] + [t(6, "float32", [T * 8]), t(7, "bfloat16", [T * 8, N])]
+        assert fused_moe(lib, *top8, mul_routed_weight=0) == Status.SHAPE_MISMATCH
+        assert "TOPK = 2" in message(lib)
+    finally:
+        lib.tileir_kernels_force_variant(b"fused_moe", None)
+
+
+@pytest.mark.parametrize("call, error, also", [
+    (lambda L: ports.group_gemm(FakeTensor(1, "torch.bfloat16", [4, 64]), FakeTensor(2, "torch.bfloat16", [2, 64, 64]),
+                                FakeTensor(3, "torch.int64", [3]), FakeTensor(4, "torch.bfloat16", [4, 64]), library=L),
+     ports.UnsupportedDtypeError, TypeError),
+    (lambda L: ports.fused_moe(FakeTensor(1, "torch.bfloat16", [4, 64]), FakeTensor(2, "torch.bfloat16", [8, 64, 64]),
+                               FakeTensor(3, "torch.int32", [512]), FakeTensor(4, "torch.int32", [9]),
+                               FakeTensor(5, "torch.int32", [1]), FakeTensor(6, "torch.float32", [8]),
+                               FakeTensor(7, "torch.bfloat16", [8, 64]), library=L),
+     ports.ShapeMismatchError, ValueError),
+], ids=["group_gemm", "fused_moe"])
+def test_moe_gemm_wrappers_raise_the_exception_of_the_code(ports_library, call, error, also):
+    test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also)
+
+
+def test_wrapper_kwargs_take_flags_and_constants_from_the_variant():
+    """The GPU test calls each wrapper with registry.wrapper_kwargs: tensors and scalars by name
+    from ref.make_inputs, flags (bool) and `const` arguments (int) from the variant's constants."""
+    analysis = json.loads((HEADER.parents[2] / "reference" / "fused_moe" / "analysis.json").read_text())
+    f = ports.function_for("fused_moe", "fused_moe")
+    for v in analysis["variants"]:
+        inputs = {a.name: object() for a in f.args if a.kind == "tensor"}
+        kwargs = ports.wrapper_kwargs(f, v, inputs)
+        assert list(kwargs) == [a.name for a in f.args]
+        assert all(kwargs[name] is inputs[name] for name in inputs)
+        assert kwargs["block_m"] == v["constants"]["BM"] and type(kwargs["block_m"]) is int
+        assert kwargs["mul_routed_weight"] is v["constants"]["MUL_ROUTED_WEIGHT"]
+    group = ports.function_for("group_gemm", "group_gemm_sliced_w8")
+    nk = next(v for v in json.loads((HEADER.parents[2] / "reference" / "group_gemm" / "analysis.json").read_text())
+              ["variants"] if v["name"] == "bf16_nk_sliced_w8_128x256x64")
+    assert ports.wrapper_kwargs(group, nk, {n: n for n in ("a", "w", "offsets", "c")})["trans_w"] is True

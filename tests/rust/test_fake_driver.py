@@ -306,6 +306,38 @@ def _dense(dims):
     return strides
 
 
+def test_group_gemm_and_fused_moe_launch(fake_driver, library_with_fake_cubins, tmp_path):
+    """The upper bound of row tiles on grid.y (group_gemm), the (block, column tile) 1-D grid
+    (fused_moe), and every argument word of the seven routing and data tensors."""
+    a = [X + (i << 32) for i in range(7)]
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        A = {a}
+        call("cutile_group_gemm", T(A[0], [300, 136], "bfloat16"), T(A[1], [6, 136, 72], "bfloat16"),
+             T(A[2], [7], "int32"), T(A[3], [300, 72], "bfloat16"), 0, 0, 0, nparams=20)
+        call("cutile_group_gemm", T(A[0], [257, 264], "float16", [328, 1]), T(A[1], [3, 128, 264], "float16"),
+             T(A[2], [4], "int32"), T(A[3], [257, 128], "float16"), 1, 0, 0, nparams=20)
+        call("cutile_fused_moe", T(A[0], [33, 200], "bfloat16"), T(A[1], [6, 136, 200], "bfloat16"),
+             T(A[2], [444], "int32"), T(A[3], [7], "int32"), T(A[4], [1], "int32"), T(A[5], [66], "float32"),
+             T(A[6], [66, 136], "bfloat16"), 1, 64, 0, 0, nparams=29)
+        call("cutile_fused_moe", T(A[0], [1, 512], "float16"), T(A[1], [16, 128, 512], "float16"),
+             T(A[2], [248], "int32"), T(A[3], [16], "int32"), T(A[4], [1], "int32"), T(A[5], [8], "float32"),
+             T(A[6], [8, 128], "float16"), 1, 16, 0, 0, nparams=29)
+    """, tmp_path)
+    assert codes == [0, 0, 0, 0]
+    assert images(log) == ["bf16_kn_128x128x64", "f16_nk_64x128x64", "bf16_top2_bm64_mul", "f16_top8_bm16_mul"]
+    kn, nk, moe, moe16 = launches(log)
+    assert "grid=1,9,1" in kn  # cdiv(72, 128), cdiv(300, 128) + 6 groups
+    assert params(kn) == [a[0], 300, 136, 136, 1, a[1], 6, 136, 72, 136 * 72, 72, 1, a[2], 7, 1,
+                          a[3], 300, 72, 72, 1]
+    assert "grid=1,8,1" in nk  # cdiv(128, 128), cdiv(257, 64) + 3 groups
+    assert params(nk)[:5] == [a[0], 257, 264, 328, 1]
+    assert "grid=14,1,1" in moe  # 7 blocks of 64 ids x cdiv(136, 128) column tiles
+    assert params(moe) == [a[0], 33, 200, 200, 1, a[1], 6, 136, 200, 136 * 200, 200, 1, a[2], 444, 1, a[3], 7, 1,
+                           a[4], 1, 1, a[5], 66, 1, a[6], 66, 136, 136, 1]
+    assert "grid=16,1,1" in moe16  # 16 blocks of 16 ids x 1 column tile
+    assert log.count("function group_gemm_entry") == 2 and log.count("function fused_moe_entry") == 2
+
+
 @pytest.mark.parametrize("scenario, env, status", [
     ("host_pointer", {}, Status.DEVICE_MISMATCH),
     ("foreign_stream", {}, Status.DEVICE_MISMATCH),
@@ -367,7 +399,23 @@ VALID_CALLS = {
     "cutile_attention_sink": 'T({x}, [1, 8, 64, 64], "bfloat16"), T(A[1], [1, 1, 64, 64], "bfloat16"), '
                              'T(A[2], [1, 1, 64, 64], "bfloat16"), T(A[3], [8], "float32"), '
                              'T(A[4], [1, 8, 64, 64], "bfloat16"), ctypes.c_float(0.125), 128',
+    "cutile_bmm": 'T({x}, [2, 64, 64], "bfloat16"), T(A[1], [2, 64, 64], "bfloat16"), T(A[2], [2, 64, 64], "bfloat16"), 1',
+    "cutile_splitk_matmul": 'T({x}, [64, 64], "float16"), T(A[1], [64, 64], "float16"), T(A[2], [2, 64, 64], "float32"), '
+                            'T(A[3], [64, 64], "float16")',
+    "cutile_group_gemm": 'T({x}, [4, 64], "bfloat16"), T(A[1], [2, 64, 64], "bfloat16"), T(A[2], [3], "int32"), '
+                         'T(A[3], [4, 64], "bfloat16"), 0',
+    "cutile_fused_moe": 'T({x}, [4, 64], "bfloat16"), T(A[1], [8, 64, 64], "bfloat16"), T(A[2], [512], "int32"), '
+                        'T(A[3], [8], "int32"), T(A[4], [1], "int32"), T(A[5], [8], "float32"), '
+                        'T(A[6], [8, 64], "bfloat16"), 1, 64',
+    "cutile_flash_decode": 'T({x}, [2, 4, 128], "bfloat16"), T(A[1], [2, 1, 64, 128], "bfloat16"), '
+                           'T(A[2], [2, 1, 64, 128], "bfloat16"), T(A[3], [2], "int32"), '
+                           'T(A[4], [2, 4, 3, 128], "float32"), T(A[5], [2, 4, 3], "float32"), '
+                           'T(A[6], [2, 4, 128], "bfloat16"), ctypes.c_float(0.1)',
+    "cutile_moe_align_block_size": 'T({x}, [10], "int32"), T(A[1], [4], "int32"), T(A[2], [5], "int32"), '
+                                   'T(A[3], [5], "int32"), T(A[4], [1], "int32"), T(A[5], [262], "int32"), 64',
 }
+# Kernels one valid call launches in order (1 where not listed); a failed launch stops the call.
+KERNELS_PER_CALL = {"cutile_splitk_matmul": 2, "cutile_flash_decode": 2, "cutile_moe_align_block_size": 2}
 
 
 def test_valid_calls_cover_every_function():
@@ -395,7 +443,9 @@ def test_driver_side_checks_of_every_function(fake_driver, library_with_fake_cub
     codes, log = run(fake_driver, library_with_fake_cubins, f"A = [{X} + (i << 32) for i in range(8)]\n{calls}\n",
                      tmp_path, **env)
     assert dict(zip(VALID_CALLS, codes)) == {name: status for name in VALID_CALLS}
-    assert len(launches(log)) == (len(VALID_CALLS) if status in (Status.OK, Status.LAUNCH_FAILED) else 0)
+    launched = {Status.OK: sum(KERNELS_PER_CALL.get(name, 1) for name in VALID_CALLS),
+                Status.LAUNCH_FAILED: len(VALID_CALLS)}
+    assert len(launches(log)) == launched.get(status, 0)
     assert sum(line.startswith("push") for line in log) == log.count("pop")
 
 
@@ -607,3 +657,121 @@ def test_layer_norm_selects_by_row_length_and_launches_one_block_per_64_backward
     assert "grid=3,1,1" in bwd  # cdiv(130, 64)
     assert params(bwd)[-10:] == [A[6], 3, 304, 304, 1, A[7], 3, 304, 304, 1]
     assert "function layer_norm_fwd_entry" in log and "function layer_norm_bwd_entry" in log
+
+
+def test_bmm_launches_the_batch_on_grid_y(fake_driver, library_with_fake_cubins, tmp_path):
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        # 3 batches of 1000 x 520 x 64 f16: w8 128x256x64; a batch-interleaved a (batch stride K).
+        call("cutile_bmm", T({X}, [3, 1000, 64], "float16", [64, 192, 1]), T({Y}, [3, 64, 520], "float16"),
+             T({Z}, [3, 1000, 520], "float16"), 0, 0, {STREAM}, nparams=21)
+        # bf16 with b stored (B, N, K), small: 128x128x64.
+        call("cutile_bmm", T({X}, [2, 100, 200], "bfloat16"), T({Y}, [2, 72, 200], "bfloat16"),
+             T({Z}, [2, 100, 72], "bfloat16"), 1, 0, 0, nparams=21)
+    """, tmp_path)
+    assert codes == [0, 0]
+    assert images(log) == ["f16_nn_w8_128x256x64", "bf16_nt_128x128x64"]
+    wide, nt = launches(log)
+    assert f"grid=24,3,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in wide  # cdiv(1000, 128) * cdiv(520, 256), B
+    assert params(wide) == [X, 3, 1000, 64, 64, 192, 1, Y, 3, 64, 520, 64 * 520, 520, 1,
+                            Z, 3, 1000, 520, 1000 * 520, 520, 1]
+    assert "grid=1,2,1" in nt
+    assert params(nt)[7:14] == [Y, 2, 72, 200, 72 * 200, 200, 1]
+    assert "function bmm_w8_entry" in log and "function bmm_entry" in log
+
+
+def test_splitk_matmul_launches_partial_then_reduce_on_the_callers_stream(fake_driver, library_with_fake_cubins, tmp_path):
+    """One call, two launches in order on the stream: the partial kernel over (tiles, S), then the
+    reduce over c's 4x256 tiles, both on the caller's slabs; a forced reduce keeps the partial."""
+    m, n, k, s = 100, 520, 4096, 5
+    P = Z + (1 << 32)
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        args = (T({X}, [{m}, {k}], "bfloat16"), T({Y}, [{k}, {n}], "bfloat16"),
+                T({P}, [{s}, {m}, {n}], "float32", [2 * {m} * {n}, {n}, 1]), T({Z}, [{m}, {n}], "bfloat16"))
+        # 12 words: all of the reduce's, the first 12 of the partial's 17
+        call("cutile_splitk_matmul", *args, 0, {STREAM}, nparams=12)
+        lib.tileir_kernels_force_variant(b"splitk_matmul", b"reduce_bf16_64x128")
+        call("cutile_splitk_matmul", *args, 0, {STREAM}, nparams=12)
+    """, tmp_path)
+    assert codes == [0, 0]
+    assert images(log) == ["partial_bf16_64x128x64", "reduce_bf16_4x256", "reduce_bf16_64x128"]
+    partial, reduce, partial_again, forced = launches(log)
+    assert f"grid=10,{s},1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in partial  # cdiv(100, 64) * cdiv(520, 128), S
+    slabs = [P, s, m, n, 2 * m * n, n, 1]
+    assert params(partial) == [X, m, k, k, 1, Y, k, n, n, 1] + slabs[:2]
+    assert f"grid=25,3,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in reduce  # cdiv(100, 4), cdiv(520, 256)
+    assert params(reduce) == slabs + [Z, m, n, n, 1]
+    assert partial_again == partial
+    assert "grid=2,5,1" in forced  # cdiv(100, 64), cdiv(520, 128)
+    assert "function splitk_partial_entry" in log and "function splitk_reduce_entry" in log
+
+
+def test_fused_moe_routing_arrays_must_fit_their_allocation(fake_driver, library_with_fake_cubins, tmp_path):
+    """The routing arrays are bound-checked like the data: with 16 KiB allocations (w fills one),
+    64 int32 ids fit and 8192 do not."""
+    a = [X + (i << 32) for i in range(7)]
+    body = f"""
+        A = {a}
+        for em in (64, 8192):
+            call("cutile_fused_moe", T(A[0], [1, 64], "float16"), T(A[1], [1, 128, 64], "float16"),
+                 T(A[2], [em], "int32"), T(A[3], [em // 16], "int32"), T(A[4], [1], "int32"),
+                 T(A[5], [8], "float32"), T(A[6], [8, 128], "float16"), 1, 16, 0, 0)
+    """
+    codes, errors, log = run_with_errors(fake_driver, library_with_fake_cubins, body, tmp_path,
+                                         FAKE_CUDA_ALLOC_SIZE=16384)
+    assert codes == [Status.OK, Status.OUT_OF_BOUNDS], errors
+    assert errors[1].startswith("OUT_OF_BOUNDS: sorted_token_ids: ") and "16384 bytes more" in errors[1], errors[1]
+    assert len(launches(log)) == 1
+def test_flash_decode_launches_partial_then_combine_on_the_callers_stream(fake_driver, library_with_fake_cubins,
+                                                                          tmp_path):
+    b, hq, hkv, smax, s, d = 3, 8, 2, 300, 5, 128
+    a = [X + (i << 32) for i in range(7)]
+    body = f"""
+        A = {a}
+        args = (T(A[0], [{b}, {hq}, {d}], "bfloat16"), T(A[1], [{b}, {hkv}, {smax}, {d}], "bfloat16"),
+                T(A[2], [{b}, {hkv}, {smax}, {d}], "bfloat16"), T(A[3], [{b}], "int32"),
+                T(A[4], [{b}, {hq}, {s}, {d}], "float32"), T(A[5], [{b}, {hq}, {s}], "float32"),
+                T(A[6], [{b}, {hq}, {d}], "bfloat16"), ctypes.c_float(0.25), 0, {STREAM})
+        call("cutile_flash_decode", *args, nparams={{nparams}})
+    """
+    codes, log = run(fake_driver, library_with_fake_cubins, body.format(nparams=23), tmp_path)
+    assert codes == [0]
+    assert images(log) == ["partial_bf16_d128_g4", "combine_bf16_d128"]
+    partial, combine = launches(log)
+    assert log.index(partial) < log.index(combine)
+    assert f"grid={s},{b * hkv},1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in partial
+    assert f"grid={b * hq},1,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in combine
+    assert "function flash_decode_partial_entry" in log and "function flash_decode_combine_entry" in log
+    q = [a[0], b, hq, d, hq * d, d, 1]
+    kv = lambda i: [a[i], b, hkv, smax, d, hkv * smax * d, smax * d, d, 1]  # noqa: E731
+    partial_o = [a[4], b, hq, s, d, hq * s * d, s * d, d, 1]
+    partial_lse = [a[5], b, hq, s, hq * s, s, 1]
+    o = [a[6], b, hq, d, hq * d, d, 1]
+    assert params(combine) == partial_o + partial_lse + o
+    assert params(partial) == (q + kv(1) + kv(2))[:23]
+    # Every word of the partial kernel's 45: its launch fails, so the combine never launches.
+    codes, log = run(fake_driver, library_with_fake_cubins, body.format(nparams=45), tmp_path, FAKE_CUDA_LAUNCH_RC=700)
+    assert codes == [Status.LAUNCH_FAILED]
+    (partial,) = launches(log)
+    assert params(partial) == q + kv(1) + kv(2) + [a[3], b, 1] + partial_o + partial_lse + [f32_bits(0.25)]
+
+
+def test_moe_align_launches_histogram_then_sort_as_one_block_each(fake_driver, library_with_fake_cubins, tmp_path):
+    n, e, block_m = 300, 20, 16
+    em = n + e * (block_m - 1)
+    nb = -(-em // block_m)
+    a = [X + (i << 32) for i in range(6)]
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        A = {a}
+        call("cutile_moe_align_block_size", T(A[0], [{n}], "int32"), T(A[1], [{e}], "int32"), T(A[2], [{e + 1}], "int32"),
+             T(A[3], [{nb}], "int32"), T(A[4], [1], "int32"), T(A[5], [{em}], "int32"), {block_m}, 0, {STREAM}, nparams=12)
+    """, tmp_path)
+    assert codes == [0]
+    assert images(log) == ["hist_bm16_e256", "sort_bm16_e256"]
+    histogram, sort = launches(log)
+    assert log.index(histogram) < log.index(sort)
+    for line in (histogram, sort):
+        assert f"grid=1,1,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in line
+    assert "function moe_align_histogram_entry" in log and "function moe_align_sort_entry" in log
+    arrays = lambda *pairs: [w for i, extent in pairs for w in (a[i], extent, 1)]  # noqa: E731
+    assert params(histogram) == arrays((0, n), (1, e), (2, e + 1), (3, nb))
+    assert params(sort) == arrays((0, n), (1, e), (2, e + 1), (5, em))

@@ -48,6 +48,28 @@ def _analysis(op):
     return json.loads((REFERENCE / op / "analysis.json").read_text())
 
 
+def _one_call(op, variant):
+    """(inputs, expected) functions for one call that runs `variant`: ref.make_inputs and
+    ref.reference, or, for a C function that launches several kernels, those of the module the
+    registry names (the call runs the partner kernel too and needs all the kernels' arguments)."""
+    function = ports.function_for(op, variant["kernel"])
+    if function.call_module is None:
+        ref = _ref_module(op)
+        return ref.make_inputs, ref.reference
+    spec = importlib.util.spec_from_file_location(f"_call_{op}", REFERENCE / op / f"{function.call_module}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.call_inputs, mod.call_reference
+
+
+def _inputs(op, variant, shape):
+    return _one_call(op, variant)[0](variant, shape, seed=SEED, device="cuda")
+
+
+def _expected(op, variant, inputs):
+    return _one_call(op, variant)[1](variant, inputs)
+
+
 def _call(op, variant, inputs, stream=None):
     """The port of `op` on the reference's inputs (names as in analysis.json params), through the
     torch wrapper the registry names for the variant's kernel; `stream` overrides torch's current
@@ -84,12 +106,11 @@ def test_every_ported_op_ships_cubins():
 
 @pytest.mark.parametrize("op, variant, shape, tolerances", _case_params())
 def test_numerics_match_reference(op, variant, shape, tolerances):
-    ref = _ref_module(op)
-    inputs = ref.make_inputs(variant, shape, seed=SEED, device="cuda")
+    inputs = _inputs(op, variant, shape)
     with ports.force_variant(op, variant["name"]):
         _call(op, variant, inputs)
     torch.cuda.synchronize()
-    expected = ref.reference(variant, inputs)
+    expected = _expected(op, variant, inputs)
     from tileir_diff.suite.ports import cubin_digest
     record = {"op": op, "variant": variant["name"], "shape": shape, "outputs": {},
               "cubin_sha256": cubin_digest(RUST_BUILD / op / f"{variant['name']}.sm_90.cubin")}
@@ -139,7 +160,16 @@ def _one_call_per_op():
              ("flash_attention", "bf16_d128_causal_gqa4_w8_bn128", {"B": 2, "Hq": 8, "Hkv": 2, "Sq": 256, "Sk": 256}),
              ("flash_attention", "f16_d64_noncausal_o2", {"B": 2, "Hq": 4, "Hkv": 4, "Sq": 100, "Sk": 300}),
              ("attention_sink", "bf16_d64_gqa8_window128",
-              {"B": 1, "Hq": 16, "Hkv": 2, "S": 333, "noncontiguous": ["q", "k", "v"]})]
+              {"B": 1, "Hq": 16, "Hkv": 2, "S": 333, "noncontiguous": ["q", "k", "v"]}),
+             ("bmm", "f16_nn_w8_128x256x64", {"B": 8, "M": 1024, "N": 1024, "K": 512}),
+             ("bmm", "bf16_nt_128x128x64", {"B": 3, "M": 129, "N": 136, "K": 264, "noncontiguous": ["a", "b"]}),
+             ("splitk_matmul", "partial_bf16_64x128x64", {"M": 64, "N": 4096, "K": 8192, "S": 16}),
+             ("splitk_matmul", "reduce_f16_4x256", {"M": 65, "N": 128, "S": 4, "noncontiguous": ["partial"]}),
+             ("group_gemm", "bf16_nk_128x128x64", {"T": 4096, "G": 8, "K": 1024, "N": 1024, "split": "with_empty"}),
+             ("fused_moe", "bf16_top2_bm64_mul", {"T": 512, "E": 8, "K": 1024, "N": 1024}),
+             ("flash_decode", "partial_bf16_d128_g4",
+              {"B": 3, "Hq": 8, "Hkv": 2, "Smax": 1000, "S": 8, "lens": "random", "noncontiguous": ["k", "v"]}),
+             ("moe_align_block_size", "hist_bm64_e128", {"N": 4096, "E": 64, "topk": "8", "NB": 127})]
     for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
         yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}-{name}")
@@ -147,8 +177,7 @@ def _one_call_per_op():
 
 @pytest.mark.parametrize("op, variant, shape", list(_one_call_per_op()))
 def test_launch_allocates_nothing(op, variant, shape):
-    ref = _ref_module(op)
-    inputs = ref.make_inputs(variant, shape, seed=SEED, device="cuda")
+    inputs = _inputs(op, variant, shape)
     _call(op, variant, inputs)  # first call loads the module (driver memory, once)
     torch.cuda.synchronize()
     allocated = torch.cuda.memory_allocated()
@@ -166,10 +195,9 @@ def test_launch_allocates_nothing(op, variant, shape):
 def test_runs_in_order_on_a_non_default_stream(op, variant, shape, how):
     """The inputs are written on a side stream after a long spin; a launch on any other stream
     would read them before the write and fail the comparison."""
-    ref = _ref_module(op)
-    inputs = ref.make_inputs(variant, shape, seed=SEED, device="cuda")
+    inputs = _inputs(op, variant, shape)
     tensors = {k: v for k, v in inputs.items() if torch.is_tensor(v)}
-    read_only = [k for k in tensors if k not in ref.reference(variant, inputs)]
+    read_only = [k for k in tensors if k not in _expected(op, variant, inputs)]
     saved = {k: tensors[k].clone() for k in read_only}
     for k in read_only:
         if tensors[k].element_size() == 1:  # float8: 0x7F is e4m3fn's NaN
@@ -191,7 +219,7 @@ def test_runs_in_order_on_a_non_default_stream(op, variant, shape, how):
         # Current stream is the default one here; the explicit argument must win.
         _call(op, variant, inputs, stream=side)
     side.synchronize()
-    expected = ref.reference(variant, inputs)
+    expected = _expected(op, variant, inputs)
     tol = _analysis(op)["tolerances"]
     for name, want in expected.items():
         got = inputs[name]

@@ -201,3 +201,100 @@ def test_attention_sink_selection(lib):
         seen.add(_agree(lib, expected, "cutile_attention_sink", *arrays, 0.1, window,
                         case=f"{dtype} D={d} group={group} window={window}"))
     assert {"bf16_d64_gqa8_window128", "bf16_d64_gqa8_full", "f16_d128_mha_window256", None} == seen
+def test_bmm_selection(lib):
+    launcher = _launcher("bmm")
+    seen = set()
+    shapes = ((4, 100, 72, 200), (2, 256, 256, 64), (3, 257, 128, 64), (2, 1000, 520, 136), (1, 129, 136, 264))
+    size = {"float16": 2, "bfloat16": 2, "float32": 4}
+    for dtype, (batch, m, n, k), tb, pad, offset in itertools.product(DTYPES, shapes, (0, 1), (0, 4, 8), (0, 8)):
+        b_dims = [batch, n, k] if tb else [batch, k, n]
+        # rows padded by `pad` elements; a's base moved by `offset` bytes
+        a = t(1, dtype, [batch, m, k], [m * (k + pad), k + pad, 1], offset=offset)
+        b = t(2, dtype, b_dims, [b_dims[1] * (b_dims[2] + pad), b_dims[2] + pad, 1])
+        c = t(3, dtype, [batch, m, n], [m * (n + pad), n + pad, 1])
+        aligned = offset % 16 == 0 and all(x.strides[i] * size[dtype] % 16 == 0 for x in (a, b, c) for i in (0, 1))
+        expected = launcher.select_variant(dtype, m, n, bool(tb), aligned)
+        case = f"{dtype} {batch}x{m}x{n}x{k} trans_b={tb} pad={pad} offset={offset}"
+        seen.add(_agree(lib, expected, "cutile_bmm", a, b, c, tb, case=case))
+    assert {"f16_nn_w8_128x128x64", "f16_nn_w8_128x256x64", "bf16_nn_128x128x64", "bf16_nn_w8_128x256x64",
+            "bf16_nt_128x128x64", "tf32_nn_128x128x32", None} <= seen
+
+
+def test_splitk_matmul_selection(lib):
+    """The library's two launches are the launcher's (partial, reduce) pair, named in launch order."""
+    launcher = _launcher("splitk_matmul")
+    seen = set()
+    grid = itertools.product(DTYPES + ("float8_e4m3fn",), ((64, 512, 4096, 8), (33, 264, 1000, 5), (100, 136, 200, 1)),
+                             (0, 4, 8), (0, 4))
+    size = {"float16": 2, "bfloat16": 2, "float32": 4, "float8_e4m3fn": 1}
+    for dtype, (m, n, k, s), pad, offset in grid:
+        a = t(1, dtype, [m, k], [k + pad, 1], offset=offset)
+        b = t(2, dtype, [k, n], [n + pad, 1])
+        partial = t(3, "float32", [s, m, n], [m * (n + pad), n + pad, 1])
+        c = t(4, dtype, [m, n], [n + pad, 1])
+        aligned = offset % 16 == 0 and all(x.strides[0] * size[dtype] % 16 == 0 for x in (a, b, c)) \
+            and all(partial.strides[i] * 4 % 16 == 0 for i in (0, 1))
+        pair = launcher.select_variant(dtype, aligned)
+        expected = ",".join(pair) if pair else None
+        case = f"{dtype} {m}x{n}x{k} S={s} pad={pad} offset={offset}"
+        seen.add(_agree(lib, expected, "cutile_splitk_matmul", a, b, partial, c, case=case))
+    assert {"partial_f16_64x128x64,reduce_f16_4x256", "partial_bf16_64x128x64,reduce_bf16_4x256", None} <= seen
+
+
+def test_group_gemm_selection(lib):
+    launcher = _launcher("group_gemm")
+    seen = set()
+    T, G, K, N = 300, 6, 136, 72
+    for dtype, trans_w, pad, offset in itertools.product(DTYPES, (0, 1), (0, 4, 8), (0, 8)):
+        w_shape = [G, N, K] if trans_w else [G, K, N]
+        arrays = [t(1, dtype, [T, K], [K + pad, 1], offset=offset), t(2, dtype, w_shape), t(3, "int32", [G + 1]),
+                  t(4, dtype, [T, N])]
+        expected = launcher.select_variant(dtype, bool(trans_w), _aligned(arrays[:1], offset))
+        seen.add(_agree(lib, expected, "cutile_group_gemm", *arrays, trans_w,
+                        case=f"{dtype} trans_w={trans_w} a row stride {K + pad} offset {offset}"))
+    assert {"bf16_kn_128x128x64", "bf16_nk_128x128x64", "f16_nk_64x128x64", None} <= seen
+
+
+def test_fused_moe_selection(lib):
+    launcher = _launcher("fused_moe")
+    seen = set()
+    T, E, K, N = 33, 8, 200, 136
+    for dtype, block_m, topk, mul, pad in itertools.product(DTYPES, (16, 64), (2, 8), (0, 1), (0, 4)):
+        em = T * topk + E * (block_m - 1)
+        arrays = [t(1, dtype, [T, K], [K + pad, 1]), t(2, dtype, [E, N, K]), t(3, "int32", [em]),
+                  t(4, "int32", [-(-em // block_m)]), t(5, "int32", [1]), t(6, "float32", [T * topk]),
+                  t(7, dtype, [T * topk, N])]
+        expected = launcher.select_variant(dtype, block_m, topk, bool(mul), _aligned(arrays[:1], 0))
+        seen.add(_agree(lib, expected, "cutile_fused_moe", *arrays, mul, block_m,
+                        case=f"{dtype} block_m={block_m} topk={topk} mul={mul} hidden row stride {K + pad}"))
+    assert {"bf16_top2_bm64_mul", "bf16_top2_bm64_nomul", "f16_top8_bm16_mul", None} <= seen
+def test_flash_decode_selection(lib):
+    """One call launches two kernels: the library names both (partial, combine) as the launcher does."""
+    launcher = _launcher("flash_decode")
+    seen = set()
+    for dtype, d, group, splits in itertools.product(DTYPES, (64, 128), (1, 2, 4, 8), (1, 7, 16, 17)):
+        b, hkv, smax = 2, 2, 300
+        hq = hkv * group
+        arrays = [t(1, dtype, [b, hq, d]), t(2, dtype, [b, hkv, smax, d]), t(3, dtype, [b, hkv, smax, d]),
+                  t(4, "int32", [b]), t(5, "float32", [b, hq, splits, d]), t(6, "float32", [b, hq, splits]),
+                  t(7, dtype, [b, hq, d])]
+        expected = launcher.select_variant(dtype, d, group, splits)
+        seen.add(_agree(lib, expected, "cutile_flash_decode", *arrays, ctypes.c_float(0.1),
+                        case=f"{dtype} D={d} group={group} S={splits}"))
+    assert {"partial_bf16_d128_g1,combine_bf16_d128", "partial_bf16_d128_g4,combine_bf16_d128",
+            "partial_f16_d64_g8,combine_f16_d64", None} <= seen
+
+
+def test_moe_align_block_size_selection(lib):
+    """One call launches two kernels: the library names both (histogram, sort) as the launcher does."""
+    launcher = _launcher("moe_align_block_size")
+    seen = set()
+    for block_m, experts in itertools.product((8, 16, 32, 64, 128), (1, 8, 64, 127, 128, 200, 255, 256)):
+        n = 512
+        em = n + experts * (block_m - 1)
+        arrays = [t(1, "int32", [n]), t(2, "int32", [experts]), t(3, "int32", [experts + 1]),
+                  t(4, "int32", [-(-em // block_m)]), t(5, "int32", [1]), t(6, "int32", [em])]
+        expected = launcher.select_variant(block_m, experts)
+        seen.add(_agree(lib, expected, "cutile_moe_align_block_size", *arrays, block_m,
+                        case=f"block_m={block_m} E={experts}"))
+    assert {"hist_bm64_e128,sort_bm64_e128", "hist_bm16_e256,sort_bm16_e256", None} <= seen

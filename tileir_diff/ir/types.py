@@ -38,13 +38,13 @@ class ScalarType(Type):
         return self.name[0] == "i"
 
     def __str__(self) -> str:
-        return self.name
+        return type_text(self)
 
 
 @dataclass(frozen=True)
 class TokenType(Type):
     def __str__(self) -> str:
-        return "token"
+        return type_text(self)
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class PointerType(Type):
     ptr_attr: Optional[int] = None  # 13.4+ optional pointer attribute byte
 
     def __str__(self) -> str:
-        return f"ptr<{self.pointee}>"
+        return type_text(self)
 
 
 @dataclass(frozen=True)
@@ -73,12 +73,7 @@ class TileType(Type):
         return n
 
     def __str__(self) -> str:
-        dims = "".join(f"{d}x" for d in self.shape)
-        return f"tile<{dims}{self.element}>"
-
-
-def _dims(ds) -> str:
-    return ",".join("?" if d is None else str(d) for d in ds)
+        return type_text(self)
 
 
 @dataclass(frozen=True)
@@ -89,8 +84,7 @@ class TensorViewType(Type):
     ptr_attr: Optional[int] = None
 
     def __str__(self) -> str:
-        dims = "".join(("?" if d is None else str(d)) + "x" for d in self.shape)
-        return f"tensor_view<{dims}{self.element}, strides=[{_dims(self.strides)}]>"
+        return type_text(self)
 
 
 @dataclass(frozen=True)
@@ -101,8 +95,7 @@ class PartitionViewType(Type):
     padding: Optional[str] = None  # PaddingValue name or None
 
     def __str__(self) -> str:
-        from ..text.printer import print_type
-        return print_type(self)
+        return type_text(self)
 
 
 @dataclass(frozen=True)
@@ -114,8 +107,7 @@ class StridedViewType(Type):
     padding: Optional[str] = None
 
     def __str__(self) -> str:
-        from ..text.printer import print_type
-        return print_type(self)
+        return type_text(self)
 
 
 @dataclass(frozen=True)
@@ -126,8 +118,7 @@ class GatherScatterViewType(Type):
     padding: Optional[str] = None
 
     def __str__(self) -> str:
-        from ..text.printer import print_type
-        return print_type(self)
+        return type_text(self)
 
 
 @dataclass(frozen=True)
@@ -136,7 +127,7 @@ class FunctionType(Type):
     results: Tuple[Type, ...]
 
     def __str__(self) -> str:
-        return f"({', '.join(map(str, self.inputs))}) -> ({', '.join(map(str, self.results))})"
+        return type_text(self)
 
 
 VIEW_TYPES = (PartitionViewType, StridedViewType, GatherScatterViewType)
@@ -151,3 +142,7 @@ def element_type(t: Type) -> Type:
     if isinstance(t, VIEW_TYPES):
         return t.tensor_view.element
     return t
+
+
+# the one spelling of a type (ir/type_text.py); imported last, it reads the classes above
+from .type_text import type_text  # noqa: E402

@@ -35,6 +35,7 @@ from . import types as T
 from .attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
                          OptimizationHints, SameElements)
 from .core import Block, Function, Module, Operation, Value
+from .type_text import type_text
 
 #: Where an op or function is in the input: ``id(obj) -> offset`` (bytes) or ``"line:col"``.
 Locator = Callable[[object], object]
@@ -217,9 +218,8 @@ _RELATIONS = {"same_type": _rel_same_type, "same_types": _rel_same_types,
 
 
 def _t(t) -> str:
-    from ..text.printer import print_type
     try:
-        return print_type(t)
+        return type_text(t)
     except Exception:  # noqa: BLE001 - a message must not fail
         return type(t).__name__
 

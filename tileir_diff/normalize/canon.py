@@ -13,12 +13,8 @@ import numpy as np
 from ..ir import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr, OptimizationHints,
                   SameElements)
 from ..ir.attributes import decode_float_bits
-from ..ir.types import (FunctionType, GatherScatterViewType, PartitionViewType, PointerType, ScalarType,
-                        StridedViewType, TensorViewType, TileType, TokenType, Type)
-
-
-def _dims(ds) -> str:
-    return ",".join("?" if d is None else str(d) for d in ds)
+from ..ir.type_text import type_text
+from ..ir.types import Type
 
 
 #: id(type) -> (type, text). Types come from a module's type table, so the same few objects are
@@ -28,7 +24,7 @@ _TYPE_TEXT_BY_ID: dict = {}
 
 
 def fmt_type(t: Any) -> str:
-    """A type in tileirdisasm's spelling (kept here so the engine does not depend on the printer)."""
+    """A type in tileirdisasm's spelling (ir/type_text.py), looked up by identity first."""
     hit = _TYPE_TEXT_BY_ID.get(id(t))
     if hit is not None and hit[0] is t:
         return hit[1]
@@ -41,43 +37,10 @@ def fmt_type(t: Any) -> str:
 
 @lru_cache(maxsize=65536)
 def _fmt_type_by_value(t: Any) -> str:
-    if isinstance(t, ScalarType):
-        return t.name
-    if isinstance(t, TokenType):
-        return "token"
-    if isinstance(t, PointerType):
-        return f"ptr<{fmt_type(t.pointee)}>"
-    if isinstance(t, TileType):
-        return "tile<" + "".join(f"{d}x" for d in t.shape) + fmt_type(t.element) + ">"
-    if isinstance(t, TensorViewType):
-        dims = "".join(("?" if d is None else str(d)) + "x" for d in t.shape)
-        return f"tensor_view<{dims}{fmt_type(t.element)}, strides=[{_dims(t.strides)}]>"
-    if isinstance(t, PartitionViewType):
-        parts = [f"tile=({'x'.join(map(str, t.tile_shape))})"]
-        if t.padding:
-            parts.append(f"padding_value = {t.padding}")
-        parts.append(fmt_type(t.tensor_view))
-        if tuple(t.dim_map) != tuple(range(len(t.dim_map))):
-            parts.append(f"dim_map=[{','.join(map(str, t.dim_map))}]")
-        return f"partition_view<{', '.join(parts)}>"
-    if isinstance(t, StridedViewType):
-        parts = [f"tile=({'x'.join(map(str, t.tile_shape))})",
-                 f"traversal_strides=[{','.join(map(str, t.traversal_strides))}]"]
-        if t.padding:
-            parts.append(f"padding_value = {t.padding}")
-        parts.append(fmt_type(t.tensor_view))
-        if tuple(t.dim_map) != tuple(range(len(t.dim_map))):
-            parts.append(f"dim_map=[{','.join(map(str, t.dim_map))}]")
-        return f"strided_view<{', '.join(parts)}>"
-    if isinstance(t, GatherScatterViewType):
-        parts = [f"tile=({'x'.join(map(str, t.tile_shape))})", f"sparse_dim={t.sparse_dim}"]
-        if t.padding:
-            parts.append(f"padding_value = {t.padding}")
-        parts.append(fmt_type(t.tensor_view))
-        return f"gather_scatter_view<{', '.join(parts)}>"
-    if isinstance(t, FunctionType):
-        return f"({', '.join(map(fmt_type, t.inputs))}) -> ({', '.join(map(fmt_type, t.results))})"
-    return str(t)
+    try:
+        return type_text(t)  # the printer's spelling (ir/type_text.py), the one spelling of a type
+    except TypeError:
+        return str(t)
 
 
 def _float_text(bits: int, name: str) -> str:

@@ -66,3 +66,14 @@ from tileir_diff.ports.torch_ops import attention_sink, flash_attention  # noqa:
 
 __all__ += ["argmax", "cross_entropy", "cumsum", "embedding"]
 __all__ += ["flash_attention", "attention_sink"]
+
+from tileir_diff.ports.torch_ops import bmm, splitk_matmul  # noqa: E402
+
+__all__ += ["bmm", "splitk_matmul"]
+
+from tileir_diff.ports.torch_ops import fused_moe, group_gemm  # noqa: E402
+
+__all__ += ["group_gemm", "fused_moe"]
+from tileir_diff.ports.torch_ops import flash_decode, moe_align_block_size  # noqa: E402
+
+__all__ += ["flash_decode", "moe_align_block_size"]

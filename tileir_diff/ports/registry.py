@@ -44,6 +44,12 @@ class PortFunction:
     wrapper: str  # the torch wrapper: tileir_diff.ports.<wrapper>
     kernels: tuple[str, ...]  # analysis.json `kernel`s this function launches
     args: tuple[Arg, ...]
+    # For a function that launches several kernels in one call (flash_decode): the module
+    # reference/<op>/<call_module>.py whose call_inputs(variant, shape, *, seed, device) and
+    # call_reference(variant, inputs) replace ref.make_inputs / ref.reference in the GPU test. A
+    # forced variant's call runs its partner kernel too, so it needs both kernels' arguments and
+    # writes both kernels' outputs.
+    call_module: str | None = None
 
 
 def _t(*names: str) -> tuple[Arg, ...]:
@@ -91,6 +97,21 @@ FUNCTIONS: tuple[PortFunction, ...] = (
                  _t("q", "k", "v", "o") + (Arg("sm_scale", "f32"), Arg("causal", "flag"))),
     PortFunction("attention_sink", "cutile_attention_sink", "attention_sink", ("attention_sink",),
                  _t("q", "k", "v", "sinks", "o") + (Arg("sm_scale", "f32"), Arg("window", "int"))),
+    PortFunction("bmm", "cutile_bmm", "bmm", ("bmm", "bmm_w8"), _t("a", "b", "c") + (Arg("trans_b", "flag"),)),
+    PortFunction("splitk_matmul", "cutile_splitk_matmul", "splitk_matmul", ("splitk_partial", "splitk_reduce"),
+                 _t("a", "b", "partial", "c"), call_module="port_call"),
+    PortFunction("group_gemm", "cutile_group_gemm", "group_gemm", ("group_gemm", "group_gemm_sliced", "group_gemm_sliced_w8"),
+                 _t("a", "w", "offsets", "c") + (Arg("trans_w", "flag"),)),
+    PortFunction("fused_moe", "cutile_fused_moe", "fused_moe", ("fused_moe",),
+                 _t("hidden", "w", "sorted_token_ids", "expert_ids", "num_tokens_post_padded", "topk_weights", "out")
+                 + (Arg("mul_routed_weight", "flag"), Arg("block_m", "int", "BM"))),
+    PortFunction("flash_decode", "cutile_flash_decode", "flash_decode", ("flash_decode_partial", "flash_decode_combine"),
+                 _t("q", "k", "v", "seq_lens", "partial_o", "partial_lse", "o") + (Arg("sm_scale", "f32"),),
+                 call_module="port_call"),
+    PortFunction("moe_align_block_size", "cutile_moe_align_block_size", "moe_align_block_size",
+                 ("moe_align_histogram", "moe_align_sort"),
+                 _t("topk_ids", "expert_counts", "expert_offsets", "expert_ids", "num_tokens_post_padded",
+                    "sorted_token_ids") + (Arg("block_m", "i32"),), call_module="port_call"),
 )
 
 #: Every ported op, in table order.

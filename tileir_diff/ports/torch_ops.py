@@ -18,7 +18,8 @@ from tileir_diff.ports._abi import (
 __all__ = ["vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "silu_and_mul", "swiglu",
            "swiglu_bwd", "gelu", "dropout", "RMS_NORM_BWD_ROWS_PER_BLOCK", "argmax",
            "cross_entropy", "cumsum", "embedding", "transpose", "fp8_quantize", "layer_norm", "layer_norm_bwd",
-           "LAYER_NORM_BWD_ROWS_PER_BLOCK", "rope", "flash_attention", "attention_sink"]
+           "LAYER_NORM_BWD_ROWS_PER_BLOCK", "rope", "flash_attention", "attention_sink", "bmm", "splitk_matmul",
+           "group_gemm", "fused_moe", "flash_decode", "moe_align_block_size"]
 
 # dw_partial of rms_norm_bwd has ceil(M / RMS_NORM_BWD_ROWS_PER_BLOCK) rows.
 RMS_NORM_BWD_ROWS_PER_BLOCK = 64
@@ -329,3 +330,56 @@ def attention_sink(q, k, v, sinks, o, sm_scale: float, window: int = 0, *, strea
     (B, Hq, S, D), k, v (B, Hkv, S, D). Returns o."""
     _call("cutile_attention_sink", (q, k, v, sinks, o), float(sm_scale), int(window), stream=stream, library=library)
     return o
+def bmm(a, b, c, *, trans_b: bool = False, stream: Optional[Any] = None, library=None):
+    """c[z] = a[z] @ op(b[z]) for 3-D a (B, M, K) and c (B, M, N); b is the stored array, (B, K, N),
+    or (B, N, K) with trans_b (e.g. Q @ K^T). Returns c."""
+    _call("cutile_bmm", (a, b, c), int(bool(trans_b)), stream=stream, library=library)
+    return c
+
+
+def splitk_matmul(a, b, partial, c, *, stream: Optional[Any] = None, library=None):
+    """c = a @ b for a (M, K), b (K, N), c (M, N) float16/bfloat16 through S = partial.shape[0]
+    float32 slabs: partial (S, M, N) is the caller's scratch, written with the K slices' products
+    and then summed into c, both launches on the stream. Returns c."""
+    _call("cutile_splitk_matmul", (a, b, partial, c), stream=stream, library=library)
+    return c
+
+
+def group_gemm(a, w, offsets, c, trans_w: bool = False, *, stream: Optional[Any] = None, library=None):
+    """c[o[g]:o[g+1]] = a[o[g]:o[g+1]] @ op(w[g]): a (T, K), w (G, K, N), or (G, N, K) with trans_w
+    (nn.Linear layout), c (T, N) of one dtype (bfloat16; float16 with trans_w); offsets (G + 1,)
+    int32 on the device, rising from 0 to at most T (not checked). Returns c."""
+    _call("cutile_group_gemm", (a, w, offsets, c), int(bool(trans_w)), stream=stream, library=library)
+    return c
+
+
+def fused_moe(hidden, w, sorted_token_ids, expert_ids, num_tokens_post_padded, topk_weights, out,
+              mul_routed_weight: bool = True, block_m: int = 64, *, stream: Optional[Any] = None, library=None):
+    """out[id] = hidden[id // TOPK] @ w[e].T (* topk_weights[id] when mul_routed_weight) on the
+    moe_align_block_size layout aligned to block_m: hidden (T, K), w (E, N, K), out (T * TOPK, N);
+    sorted_token_ids (EM,), expert_ids (cdiv(EM, block_m),), num_tokens_post_padded (1,) int32,
+    topk_weights (T * TOPK,) float32. Returns out."""
+    _call("cutile_fused_moe", (hidden, w, sorted_token_ids, expert_ids, num_tokens_post_padded, topk_weights, out),
+          int(bool(mul_routed_weight)), int(block_m), stream=stream, library=library)
+    return out
+def flash_decode(q, k, v, seq_lens, partial_o, partial_lse, o, sm_scale: float, *, stream: Optional[Any] = None,
+                 library=None):
+    """Decode attention o (B, Hq, D) of q (B, Hq, D) over the first seq_lens[b] (int32, each in [1, Smax]) keys
+    of k, v (B, Hkv, Smax, D), Hq a multiple of Hkv (GQA), scaled by sm_scale: the split-KV partial kernel writes
+    the caller's float32 scratch partial_o (B, Hq, S, D) and partial_lse (B, Hq, S) (base-2 log-sum-exps,
+    1 <= S <= 16 splits), then the combine kernel merges them into o; both on one stream, in order. Returns o."""
+    _call("cutile_flash_decode", (q, k, v, seq_lens, partial_o, partial_lse, o), float(sm_scale), stream=stream,
+          library=library)
+    return o
+
+
+def moe_align_block_size(topk_ids, expert_counts, expert_offsets, expert_ids, num_tokens_post_padded,
+                         sorted_token_ids, block_m: int, *, stream: Optional[Any] = None, library=None):
+    """vLLM's moe_align_block_size on int32 arrays: from the flat top-k expert ids topk_ids (N,), each in
+    [0, E), the histogram kernel writes expert_counts (E,), expert_offsets (E + 1,), expert_ids (NB,) and
+    num_tokens_post_padded (1,), then the sort kernel sorted_token_ids (EM,) (segments padded to block_m with
+    the sentinel N); EM >= N + E * (block_m - 1), NB >= ceil(that / block_m). Returns sorted_token_ids."""
+    _call("cutile_moe_align_block_size",
+          (topk_ids, expert_counts, expert_offsets, expert_ids, num_tokens_post_padded, sorted_token_ids),
+          int(block_m), stream=stream, library=library)
+    return sorted_token_ids

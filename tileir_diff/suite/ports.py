@@ -72,15 +72,26 @@ def count_unsafe_blocks(source: str) -> int:
     return len(_UNSAFE_BLOCK.findall(_COMMENTS.sub("", source)))
 
 
+# A kernel.rs whose cuTile module lives in another op's kernel.rs (fused_moe shares group_gemm's).
+_SHARED_MODULE = re.compile(r"\bpub\s+use\s+crate::ops::(\w+)::kernel::\w+\s*;")
+
+
 def unsafe_blocks(root: Path, op: str) -> Optional[Dict[str, int]]:
     """Unsafe blocks of rust_kernels/src/ops/<op>/: in kernel.rs (the cuTile port) and in the
-    other files (the C entry); None when the op has no Rust port directory."""
+    other files (the C entry); None when the op has no Rust port directory. A kernel.rs that
+    re-exports another op's module (`pub use crate::ops::<other>::kernel::<module>;`) counts that
+    op's kernel.rs: the shared module is this port's kernel too."""
     folder = root / RUST_OPS_DIR / op
     if not folder.is_dir():
         return None
     counts = {"kernel": 0, "ffi": 0}
     for path in sorted(folder.glob("*.rs")):
-        counts["kernel" if path.name == "kernel.rs" else "ffi"] += count_unsafe_blocks(path.read_text(encoding="utf-8"))
+        source = path.read_text(encoding="utf-8")
+        if path.name == "kernel.rs":
+            shared = _SHARED_MODULE.search(_COMMENTS.sub("", source))
+            if shared and shared.group(1) != op:
+                source = (root / RUST_OPS_DIR / shared.group(1) / "kernel.rs").read_text(encoding="utf-8")
+        counts["kernel" if path.name == "kernel.rs" else "ffi"] += count_unsafe_blocks(source)
     return counts
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..ir import attributes as A
 from ..ir import types as T
+from ..ir.type_text import type_text as _type_text
 
 
 def dims_text(dims) -> str:
@@ -22,42 +23,11 @@ def shape_text(tile: T.TileType) -> str:
 
 
 def type_text(t: Any) -> str:
-    if isinstance(t, T.ScalarType):
-        return t.name
-    if isinstance(t, T.TokenType):
-        return "token"
-    if isinstance(t, T.PointerType):
-        return f"ptr<{type_text(t.pointee)}>"
-    if isinstance(t, T.TileType):
-        return f"tile<{shape_text(t)}>"
-    if isinstance(t, T.TensorViewType):
-        dims = "".join(("?" if d is None else str(d)) + "x" for d in t.shape)
-        strides = ",".join("?" if s is None else str(s) for s in t.strides)
-        return f"tensor_view<{dims}{type_text(t.element)}, strides=[{strides}]>"
-    if isinstance(t, T.PartitionViewType):
-        return (f"partition_view<tile=({dims_text(t.tile_shape)}){_dim_map(t.dim_map)}"
-                f"{_padding(t.padding)}, {type_text(t.tensor_view)}>")
-    if isinstance(t, T.StridedViewType):
-        return (f"strided_view<tile=({dims_text(t.tile_shape)}), "
-                f"traversal_strides=[{','.join(map(str, t.traversal_strides))}]{_dim_map(t.dim_map)}"
-                f"{_padding(t.padding)}, {type_text(t.tensor_view)}>")
-    if isinstance(t, T.GatherScatterViewType):
-        return (f"gather_scatter_view<tile=({dims_text(t.tile_shape)}), sparse_dim={t.sparse_dim}"
-                f"{_padding(t.padding)}, {type_text(t.tensor_view)}>")
-    if isinstance(t, T.FunctionType):
-        return f"({', '.join(map(type_text, t.inputs))}) -> ({', '.join(map(type_text, t.results))})"
-    return str(t)
-
-
-def _dim_map(dim_map) -> str:
-    # tileirdisasm omits the identity map; so do we, so that summaries stay short.
-    if tuple(dim_map) == tuple(range(len(dim_map))):
-        return ""
-    return f", dim_map=[{','.join(map(str, dim_map))}]"
-
-
-def _padding(padding) -> str:
-    return f", padding_value = {padding}" if padding else ""
+    """A type as the printer spells it (ir/type_text.py: one spelling everywhere)."""
+    try:
+        return _type_text(t)
+    except TypeError:
+        return str(t)
 
 
 def float_text(value: float) -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from ..bytecode.gc_pause import gc_paused
-from ..dialect.enums import PTR_ATTRS
 from ..dialect.ops import OPS_BY_NAME
 from ..dialect.traits import NAMES_RESULTS, ops_with
 from ..ir import types as T
+from ..ir.type_text import type_text
 from ..ir.core import Block, Function, Module, Operation, Region, Value
 from . import custom
 from .template import PrintContext, dense_elements, print_with_template
@@ -25,75 +25,8 @@ INDENT = "  "
 _ASM_INTERFACE_OPS = ops_with(NAMES_RESULTS)
 
 
-# --- types ---------------------------------------------------------------------------------
-#: Printed types by type (types are frozen, hashable values; a module uses a few dozen distinct
-#: ones, printed thousands of times).
-_TYPE_TEXT: Dict[T.Type, str] = {}
-
-
-def print_type(t: T.Type) -> str:
-    try:
-        return _TYPE_TEXT[t]
-    except KeyError:
-        pass
-    except TypeError:  # not hashable: not a type we print (the error comes below)
-        return _print_type(t)
-    text = _print_type(t)
-    if len(_TYPE_TEXT) > 1 << 14:  # bound the memo in long-running processes
-        _TYPE_TEXT.clear()
-    _TYPE_TEXT[t] = text
-    return text
-
-
-def _print_type(t: T.Type) -> str:
-    if isinstance(t, T.ScalarType):
-        return t.name
-    if isinstance(t, T.TokenType):
-        return "token"
-    if isinstance(t, T.PointerType):
-        if t.ptr_attr is not None:
-            return f"ptr<{print_type(t.pointee)}, <{PTR_ATTRS[t.ptr_attr]}>>"
-        return f"ptr<{print_type(t.pointee)}>"
-    if isinstance(t, T.TileType):
-        dims = "".join(f"{d}x" for d in t.shape)
-        return f"tile<{dims}{print_type(t.element)}>"
-    if isinstance(t, T.TensorViewType):
-        dims = "".join(("?" if d is None else str(d)) + "x" for d in t.shape)
-        s = f"tensor_view<{dims}{print_type(t.element)}"
-        if t.shape:
-            s += ", strides=[" + ",".join("?" if d is None else str(d) for d in t.strides) + "]"
-        if t.ptr_attr is not None:
-            s += f", #cuda_tile.ptr_attr<{PTR_ATTRS[t.ptr_attr]}>"
-        return s + ">"
-    if isinstance(t, T.PartitionViewType):
-        return (f"partition_view<{_tile_shape(t.tile_shape)}, {_padding(t.padding)}"
-                f"{print_type(t.tensor_view)}{_dim_map(t.dim_map)}>")
-    if isinstance(t, T.StridedViewType):
-        return (f"strided_view<{_tile_shape(t.tile_shape)}, traversal_strides=["
-                + ",".join(map(str, t.traversal_strides)) + f"], {_padding(t.padding)}"
-                f"{print_type(t.tensor_view)}{_dim_map(t.dim_map)}>")
-    if isinstance(t, T.GatherScatterViewType):
-        return (f"gather_scatter_view<{_tile_shape(t.tile_shape)}, {_padding(t.padding)}"
-                f"{print_type(t.tensor_view)}, sparse_dim={t.sparse_dim}>")
-    if isinstance(t, T.FunctionType):
-        ins = ", ".join(print_type(x) for x in t.inputs)
-        outs = ", ".join(print_type(x) for x in t.results)
-        return f"({ins}) -> ({outs})"
-    raise TypeError(f"cannot print type {t!r}")
-
-
-def _tile_shape(shape) -> str:
-    return "tile=(" + "x".join(map(str, shape)) + ")"
-
-
-def _padding(p) -> str:
-    return f"padding_value = {p}, " if p is not None else ""
-
-
-def _dim_map(dm) -> str:
-    if tuple(dm) == tuple(range(len(dm))):
-        return ""  # the identity map is not printed (MLIR printOptionalViewDimMap)
-    return ", dim_map=[" + ", ".join(map(str, dm)) + "]"
+# --- types: one spelling, in ir/type_text.py ---------------------------------------------
+print_type = type_text
 
 
 def print_attr(value) -> str:

@@ -57,6 +57,12 @@ ops! {
     rope => rope_kernel,
     flash_attention => flash_attention_kernel,
     attention_sink => attention_sink_kernel,
+    bmm => bmm_kernel,
+    splitk_matmul => splitk_matmul_kernel,
+    group_gemm => group_gemm_kernel,
+    fused_moe => group_gemm_kernel,
+    flash_decode => flash_decode_kernel,
+    moe_align_block_size => moe_align_block_size_kernel,
 }
 
 /// Every variant of every op, in a stable order.

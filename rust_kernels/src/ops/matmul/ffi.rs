@@ -26,32 +26,31 @@ fn check_gemm(a: &Tensor, b: &Tensor, c: &Tensor, trans_a: i32, trans_b: i32) ->
     Ok((m, n, k))
 }
 
-/// Picks the variant (forced or from `options`), checks a forced one's transpose flags.
-fn pick_gemm(
+/// Picks the variant (forced or from `options`), checks that a forced one was built for the
+/// call's flags (`flags`: generic name and value, e.g. ("TRANS_A", 1)). Shared with bmm.
+pub(crate) fn pick_gemm(
+    op: &str,
     entries: &[&str],
     tensors: &[&Tensor],
     options: Vec<&'static Variant>,
-    trans: (i32, i32),
+    flags: &[(&str, i32)],
     what: String,
 ) -> Result<&'static Variant> {
-    if let Some(v) = forced(OP) {
-        if entries.contains(&v.entry)
-            && (v.constant("TRANS_A"), v.constant("TRANS_B")) != (trans.0 as i64, trans.1 as i64)
-        {
+    if let Some(v) = forced(op) {
+        if entries.contains(&v.entry) && flags.iter().any(|(name, value)| v.constant(name) != *value as i64) {
             return fail(Status::InvalidArgument, format!("forced variant {} has other transpose flags", v.name));
         }
     } else if options.is_empty() {
-        return fail(
-            Status::NoVariant,
-            format!("no prebuilt {what} with trans_a = {}, trans_b = {}", trans.0, trans.1),
-        );
+        let described: Vec<String> =
+            flags.iter().map(|(name, value)| format!("{} = {value}", name.to_lowercase())).collect();
+        return fail(Status::NoVariant, format!("no prebuilt {what} with {}", described.join(", ")));
     }
-    pick(OP, entries, tensors, || select(&options, tensors))
+    pick(op, entries, tensors, || select(&options, tensors))
 }
 
 /// One block per BMxBN tile of c. An empty c needs no launch; K = 0 is rejected: the K loop
 /// would not run and the kernel is not the place to define an empty product.
-fn gemm_grid(v: &Variant, m: i64, n: i64, k: i64) -> Result<Option<(u32, u32, u32)>> {
+pub(crate) fn gemm_grid(v: &Variant, m: i64, n: i64, k: i64) -> Result<Option<(u32, u32, u32)>> {
     if m == 0 || n == 0 {
         return Ok(None);
     }
@@ -100,13 +99,8 @@ pub unsafe extern "C" fn cutile_matmul(
         }
         let options = candidates(a.dtype, trans_a == 1, trans_b == 1, m * n);
         let tensors = [&a, &b, &c];
-        let v = pick_gemm(
-            &MATMUL_ENTRIES,
-            &tensors,
-            options,
-            (trans_a, trans_b),
-            format!("{} matmul", a.dtype.torch_name()),
-        )?;
+        let flags = [("TRANS_A", trans_a), ("TRANS_B", trans_b)];
+        let v = pick_gemm(OP, &MATMUL_ENTRIES, &tensors, options, &flags, format!("{} matmul", a.dtype.torch_name()))?;
         let Some(grid) = gemm_grid(v, m, n, k)? else { return Ok(()) };
         run(v, &[Value::Tensor(&a), Value::Tensor(&b), Value::Tensor(&c)], grid, device, stream)
     })
@@ -155,7 +149,7 @@ pub unsafe extern "C" fn cutile_matmul_fp8(
         let options = fp8_candidates(c.dtype, trans_a == 1, trans_b == 1);
         let tensors = [&a, &b, &c];
         let what = format!("fp8 matmul to {}", c.dtype.torch_name());
-        let v = pick_gemm(&FP8_ENTRIES, &tensors, options, (trans_a, trans_b), what)?;
+        let v = pick_gemm(OP, &FP8_ENTRIES, &tensors, options, &[("TRANS_A", trans_a), ("TRANS_B", trans_b)], what)?;
         let Some(grid) = gemm_grid(v, m, n, k)? else { return Ok(()) };
         let values =
             [Value::Tensor(&a), Value::Tensor(&b), Value::Tensor(&c), Value::F32(scale_a), Value::F32(scale_b)];

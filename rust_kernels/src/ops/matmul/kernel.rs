@@ -18,7 +18,7 @@ pub mod matmul_kernel {
     /// walk down a column of GROUP_M row-tiles before the next column, so shared B tiles stay
     /// in L2. All values are non-negative, so Rust's truncating `/` and `%` equal Python's
     /// floor `//` and `%`.
-    fn grouped_tile_coords<const BM: i32, const BN: i32, const GROUP_M: i32>(m: i32, n: i32) -> (i32, i32) {
+    pub fn grouped_tile_coords<const BM: i32, const BN: i32, const GROUP_M: i32>(m: i32, n: i32) -> (i32, i32) {
         let bid: i32 = get_tile_block_id().0;
         let tiles_m: i32 = ceil_div(m, BM);
         let tiles_n: i32 = ceil_div(n, BN);

@@ -10,14 +10,20 @@ use crate::variant::{ParamSpec, Variant};
 
 pub const OP: &str = "matmul";
 
-/// Stored (not logical) arrays: row-major, unit last stride, row strides a multiple of
-/// 16 bytes (`stride_div` elements), 16-byte aligned bases.
-const fn aligned(dtype: DType, stride_div: i64) -> [ParamSpec; 3] {
+/// GEMM operands a, b (inputs) and c (output) of rank `ndim`, as stored (not logical): row-major,
+/// unit last stride, every other stride a multiple of 16 bytes (`stride_div` elements), 16-byte
+/// aligned bases. Shared with bmm (rank 3).
+pub(crate) const fn aligned_operands(dtype: DType, ndim: usize, stride_div: i64) -> [ParamSpec; 3] {
     [
-        ParamSpec::Tensor(TensorSpec::input("a", dtype, 2).unit_last().align(16).stride_div(stride_div, 1)),
-        ParamSpec::Tensor(TensorSpec::input("b", dtype, 2).unit_last().align(16).stride_div(stride_div, 1)),
-        ParamSpec::Tensor(TensorSpec::output("c", dtype, 2).unit_last().align(16).stride_div(stride_div, 1)),
+        ParamSpec::Tensor(TensorSpec::input("a", dtype, ndim).unit_last().align(16).stride_div(stride_div, 1)),
+        ParamSpec::Tensor(TensorSpec::input("b", dtype, ndim).unit_last().align(16).stride_div(stride_div, 1)),
+        ParamSpec::Tensor(TensorSpec::output("c", dtype, ndim).unit_last().align(16).stride_div(stride_div, 1)),
     ]
+}
+
+/// 2-D `aligned_operands`.
+const fn aligned(dtype: DType, stride_div: i64) -> [ParamSpec; 3] {
+    aligned_operands(dtype, 2, stride_div)
 }
 
 /// No divisibility beyond element alignment (odd K or N, offset views).

@@ -1,0 +1,91 @@
+//! Batched GEMM c[z] = a[z] @ op(b[z]) (reference/bmm): kernels `bmm` and `bmm_w8`, one body
+//! under two option sets (f16, bf16, f32 operands via tf32).
+
+pub mod ffi;
+#[cfg(feature = "compile")]
+pub mod kernel;
+
+use crate::descriptor::DType;
+use crate::ops::matmul::aligned_operands;
+use crate::variant::{ParamSpec, Variant};
+
+pub const OP: &str = "bmm";
+
+/// a, b, c (B, ., .): matmul's aligned operands, rank 3 (batch and row strides multiples of 16
+/// bytes).
+const fn aligned(dtype: DType, stride_div: i64) -> [ParamSpec; 3] {
+    aligned_operands(dtype, 3, stride_div)
+}
+
+/// A `bmm` or `bmm_w8` variant (the same body on one or two consumer warpgroups).
+const fn variant(
+    entry: &'static str,
+    name: &'static str,
+    generics: &'static [&'static str],
+    params: &'static [ParamSpec],
+) -> Variant {
+    Variant {
+        op: OP,
+        name,
+        module: "bmm_kernel",
+        entry,
+        generic_names: &["E", "BM", "BN", "BK", "GROUP_M", "TRANS_B", "CAST_TF32"],
+        generics,
+        params,
+    }
+}
+
+/// The kernels `cutile_bmm` launches.
+pub const ENTRIES: [&str; 2] = ["bmm", "bmm_w8"];
+
+// Generics: <E, BM, BN, BK, GROUP_M, TRANS_B, CAST_TF32>.
+pub static F16_NN_128X128X64: Variant =
+    variant("bmm", "f16_nn_128x128x64", &["f16", "128", "128", "64", "8", "0", "0"], &aligned(DType::F16, 8));
+pub static BF16_NN_128X128X64: Variant =
+    variant("bmm", "bf16_nn_128x128x64", &["bf16", "128", "128", "64", "8", "0", "0"], &aligned(DType::BF16, 8));
+pub static BF16_NT_128X128X64: Variant =
+    variant("bmm", "bf16_nt_128x128x64", &["bf16", "128", "128", "64", "8", "1", "0"], &aligned(DType::BF16, 8));
+pub static F16_NN_64X64X64: Variant =
+    variant("bmm", "f16_nn_64x64x64", &["f16", "64", "64", "64", "8", "0", "0"], &aligned(DType::F16, 8));
+pub static TF32_NN_128X128X32: Variant =
+    variant("bmm", "tf32_nn_128x128x32", &["f32", "128", "128", "32", "8", "0", "1"], &aligned(DType::F32, 4));
+pub static BF16_NN_W8_128X256X64: Variant =
+    variant("bmm_w8", "bf16_nn_w8_128x256x64", &["bf16", "128", "256", "64", "8", "0", "0"], &aligned(DType::BF16, 8));
+pub static F16_NN_W8_128X256X64: Variant =
+    variant("bmm_w8", "f16_nn_w8_128x256x64", &["f16", "128", "256", "64", "8", "0", "0"], &aligned(DType::F16, 8));
+pub static F16_NN_W8_128X128X64: Variant =
+    variant("bmm_w8", "f16_nn_w8_128x128x64", &["f16", "128", "128", "64", "8", "0", "0"], &aligned(DType::F16, 8));
+
+pub static VARIANTS: &[&Variant] = &[
+    &F16_NN_128X128X64,
+    &BF16_NN_128X128X64,
+    &BF16_NT_128X128X64,
+    &F16_NN_64X64X64,
+    &TF32_NN_128X128X32,
+    &BF16_NN_W8_128X256X64,
+    &F16_NN_W8_128X256X64,
+    &F16_NN_W8_128X128X64,
+];
+
+/// Matrices at most this large in M and N count as small: the launcher gives them 128x128
+/// tiles (more blocks per batch) instead of 128x256.
+pub const SMALL_MN: i64 = 256;
+
+/// The candidate for (dtype, trans_b, M, N), the rule of `select_variant` in
+/// reference/bmm/kernel.py (H200 times in docs/results/reference_results.md): f16 and bf16 NN
+/// take w8 128x256x64 (434.5 vs 453.7 us f16, 424.4 vs 443.2 us bf16 at B=16, 2048^3), small
+/// f16 matrices (M, N <= 256) w8 128x128x64 (52.3 vs 95.1 us for 64x64x64 at B=256, 256^3),
+/// small bf16 ones 128x128x64; bf16 NT has 128x128x64 only, f32 NN tf32 128x128x32. Other
+/// combinations (f16 or f32 NT) have no variant.
+pub fn candidate(dtype: DType, trans_b: bool, m: i64, n: i64) -> Option<&'static Variant> {
+    let small = m <= SMALL_MN && n <= SMALL_MN;
+    match (dtype, trans_b) {
+        (DType::F16, false) if small => Some(&F16_NN_W8_128X128X64),
+        (DType::F16, false) => Some(&F16_NN_W8_128X256X64),
+        (DType::BF16, false) if small => Some(&BF16_NN_128X128X64),
+        (DType::BF16, false) => Some(&BF16_NN_W8_128X256X64),
+        (DType::BF16, true) => Some(&BF16_NT_128X128X64),
+        (DType::F32, false) => Some(&TF32_NN_128X128X32),
+        _ => None,
+    }
+}

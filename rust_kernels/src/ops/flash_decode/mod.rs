@@ -1,0 +1,113 @@
+//! Split-KV decode attention, partial + combine (reference/flash_decode). One C call launches
+//! both kernels in order on the caller's stream, into the caller's partial_o / partial_lse.
+
+pub mod ffi;
+#[cfg(feature = "compile")]
+pub mod kernel;
+
+use crate::descriptor::{DType, TensorSpec};
+use crate::variant::{ParamSpec, Variant};
+
+pub const OP: &str = "flash_decode";
+pub const PARTIAL: &str = "flash_decode_partial";
+pub const COMBINE: &str = "flash_decode_combine";
+
+/// 16-bit q (B, Hq, D), k, v (B, Hkv, Smax, D): unit last stride, the others multiples of 8
+/// elements, 16-byte aligned.
+const fn kv_input(name: &'static str, dtype: DType, ndim: usize) -> ParamSpec {
+    ParamSpec::Tensor(TensorSpec::input(name, dtype, ndim).unit_last().align(16).stride_div(8, 1))
+}
+
+/// partial_o (B, Hq, S, D) f32: unit last stride, the others multiples of 4, 16-byte aligned.
+const fn partial_o(spec: TensorSpec) -> ParamSpec {
+    ParamSpec::Tensor(spec.unit_last().align(16).stride_div(4, 1))
+}
+
+/// partial_lse (B, Hq, S) f32: unit last stride, 4-byte aligned, no stride assumption (S is arbitrary).
+const fn partial_lse(spec: TensorSpec) -> ParamSpec {
+    ParamSpec::Tensor(spec.unit_last().align(4))
+}
+
+const fn partial_params(dtype: DType) -> [ParamSpec; 7] {
+    [
+        kv_input("q", dtype, 3),
+        kv_input("k", dtype, 4),
+        kv_input("v", dtype, 4),
+        ParamSpec::Tensor(TensorSpec::input("seq_lens", DType::I32, 1).unit_last().align(16)),
+        partial_o(TensorSpec::output("partial_o", DType::F32, 4)),
+        partial_lse(TensorSpec::output("partial_lse", DType::F32, 3)),
+        ParamSpec::F32("sm_scale"),
+    ]
+}
+
+const fn combine_params(dtype: DType) -> [ParamSpec; 3] {
+    [
+        partial_o(TensorSpec::input("partial_o", DType::F32, 4)),
+        partial_lse(TensorSpec::input("partial_lse", DType::F32, 3)),
+        ParamSpec::Tensor(TensorSpec::output("o", dtype, 3).unit_last().align(16).stride_div(8, 1)),
+    ]
+}
+
+const fn partial(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant {
+        op: OP,
+        name,
+        module: "flash_decode_kernel",
+        entry: PARTIAL,
+        generic_names: &["E", "BN", "D", "QUERY_GROUP"],
+        generics,
+        params,
+    }
+}
+
+const fn combine(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant {
+        op: OP,
+        name,
+        module: "flash_decode_kernel",
+        entry: COMBINE,
+        generic_names: &["EOut", "MAX_SPLITS", "D"],
+        generics,
+        params,
+    }
+}
+
+// flash_decode_partial: <E, BN, D, QUERY_GROUP>; flash_decode_combine: <EOut, MAX_SPLITS, D>.
+pub static PARTIAL_BF16_D128_G1: Variant =
+    partial("partial_bf16_d128_g1", &["bf16", "128", "128", "1"], &partial_params(DType::BF16));
+pub static PARTIAL_BF16_D128_G4: Variant =
+    partial("partial_bf16_d128_g4", &["bf16", "128", "128", "4"], &partial_params(DType::BF16));
+pub static PARTIAL_F16_D64_G8: Variant =
+    partial("partial_f16_d64_g8", &["f16", "128", "64", "8"], &partial_params(DType::F16));
+pub static COMBINE_BF16_D128: Variant =
+    combine("combine_bf16_d128", &["bf16", "16", "128"], &combine_params(DType::BF16));
+pub static COMBINE_F16_D64: Variant = combine("combine_f16_d64", &["f16", "16", "64"], &combine_params(DType::F16));
+
+pub static VARIANTS: &[&Variant] =
+    &[&PARTIAL_BF16_D128_G1, &PARTIAL_BF16_D128_G4, &PARTIAL_F16_D64_G8, &COMBINE_BF16_D128, &COMBINE_F16_D64];
+
+/// The q/k/v (partial) or o (combine) dtype of a variant: its type generic.
+fn dtype_of(v: &Variant) -> &'static str {
+    v.generics[0]
+}
+
+/// The reference launcher's choice (reference/flash_decode/kernel.py `select_variant`): the
+/// partial kernel built for (dtype, head dim, Hq / Hkv); None for any other combination.
+pub fn choose_partial(dtype: DType, head_dim: i64, query_group: i64) -> Option<&'static Variant> {
+    VARIANTS.iter().copied().find(|v| {
+        v.entry == PARTIAL
+            && dtype_of(v) == dtype.rust_name()
+            && v.constant("D") == head_dim
+            && v.constant("QUERY_GROUP") == query_group
+    })
+}
+
+/// The combine kernel for (dtype, head dim) that merges `splits` partials (S <= MAX_SPLITS).
+pub fn choose_combine(dtype: DType, head_dim: i64, splits: i64) -> Option<&'static Variant> {
+    VARIANTS.iter().copied().find(|v| {
+        v.entry == COMBINE
+            && dtype_of(v) == dtype.rust_name()
+            && v.constant("D") == head_dim
+            && splits <= v.constant("MAX_SPLITS")
+    })
+}
