@@ -131,3 +131,24 @@ def test_a_reordered_signature_needs_its_own_allowance():
     assert r.verdict == "specialized"
     assert not accepted(r, "specialization")          # the caller must pass the new order
     assert accepted(r, ["specialization", "calling-convention"])
+
+
+def _rewired_shape_mutant():
+    """corpus/mma_scaled_fp8 with one view's extent read from another argument (the mutation
+    engine's rewire of make_tensor_view's dynamicShape[0]); its own extent argument stays in the
+    signature, read by nothing but its assume."""
+    from tests.mutation import engine, operators
+    kernel = next(k for k in engine.corpus_kernels() if k.name == "corpus/mma_scaled_fp8")
+    mutation = operators.find_mutation(kernel.module, "rewire|f0/o15|1:%32")
+    assert mutation is not None
+    return kernel.module, engine.validate(kernel, mutation.build).module
+
+
+def test_a_use_moved_to_another_argument_of_one_signature_is_different_not_a_tie():
+    """Reading arg7 where the reference reads arg11, with arg11 still taken and unused, is a wrong
+    argument, not a port for inputs with arg7 == arg11: `different`, the root names the operand."""
+    original, mutant = _rewired_shape_mutant()
+    r = tileir_diff.diff(original, mutant)
+    assert r.verdict == "different", [d.message for d in r.differences]
+    assert any(d.category == "memory" and "dynamicShape[0]" in d.message for d in r.differences)
+    assert not any("passes one scalar" in d.message for d in r.differences)
