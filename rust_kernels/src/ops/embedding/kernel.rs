@@ -107,8 +107,11 @@ pub mod embedding_kernel {
 
     /// An i64 extent or stride as an (R, C) u64 tile (the same bits): unsigned compares against
     /// it bound ids and columns, as the gather view's padding does.
+    /// Like Python, it assumes the argument non-negative (`bounded<0, ?>`), which the C ABI
+    /// checks.
     fn wide_extent<const R: i32, const C: i32>(x: i64) -> Tile<u64, { [R, C] }> {
         let x: Tile<i64, { [] }> = scalar_to_tile(x);
+        let x: Tile<i64, { [] }> = unsafe { assume_bounds_lower::<_, 0>(x) };
         let x: Tile<u64, { [] }> = bitcast(x);
         let x: Tile<u64, { [1, 1] }> = x.reshape(shape![1, 1]);
         x.broadcast(shape![R, C])
