@@ -218,8 +218,13 @@ impl Tensor {
         &self.strides[..self.rank]
     }
 
+    /// The element count, saturating at i64::MAX (five extents of up to 2^31 - 1 can pass
+    /// i64; a wrapped product could read as 0, an empty tensor that skips every check).
     pub fn numel(&self) -> i64 {
-        self.dims().iter().product()
+        if self.dims().contains(&0) {
+            return 0;
+        }
+        self.dims().iter().try_fold(1i64, |n, &d| n.checked_mul(d)).unwrap_or(i64::MAX)
     }
 
     /// Offset in elements of the last element (0 for an empty tensor). `check_indexed`
@@ -522,6 +527,30 @@ mod tests {
             status_of(check(&desc(DType::F32, &[65536, 65536], &[65536, 1], 16), "x")),
             Status::UnsupportedShape
         );
+    }
+
+    #[test]
+    fn i64_indexed_tensors_may_pass_the_i32_offset_range() {
+        // (131072, 16400) f16: the largest offset 2,149,580,799 passes 2^31 - 1.
+        let huge = contiguous(DType::F16, &[131072, 16400]);
+        assert_eq!(status_of(check(&huge, "w")), Status::UnsupportedShape);
+        let t = check_indexed(&huge, "w", IndexWidth::I64).unwrap();
+        assert_eq!(t.max_offset(), 131071 * 16400 + 16399);
+        assert_eq!(t.byte_range(), (0x1000, 0x1000 + 131072 * 16400 * 2));
+        let wide = MATRIX.index64();
+        assert!(wide.accepts(&t).is_ok());
+        assert_eq!(status_of(MATRIX.accepts(&t)), Status::UnsupportedShape);
+        // Strides past INT32_MAX only for an i64-indexed read; offsets past i64 never.
+        let d = desc(DType::F16, &[3, 16], &[(1 << 31) + 8, 1], 0x1000);
+        assert_eq!(status_of(check(&d, "w")), Status::BadStride);
+        assert!(wide.accepts(&check_indexed(&d, "w", IndexWidth::I64).unwrap()).is_ok());
+        let d = desc(DType::F16, &[4, 16], &[1 << 62, 1], 0x1000);
+        assert_eq!(status_of(check_indexed(&d, "w", IndexWidth::I64)), Status::InvalidShape);
+        let d = desc(DType::F16, &[4, 16], &[-8, 1], 0x1000);
+        assert_eq!(status_of(check_indexed(&d, "w", IndexWidth::I64)), Status::BadStride);
+        // Rank 5 of i32-sized extents and strides: the i64 sum overflows, it does not wrap.
+        let d = desc(DType::F16, &[1 << 30; 5], &[(1 << 31) - 1; 5], 0x1000);
+        assert_eq!(status_of(check(&d, "w")), Status::InvalidShape);
     }
 
     #[test]
