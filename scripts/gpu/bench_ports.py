@@ -458,6 +458,24 @@ def summarize(results) -> dict:
                              if not 0.97 <= r["ratio"] <= 1.03]}
 
 
+def merge_runs(docs: list) -> dict:
+    """One document from several runs of the same build: results keyed by (op, variant, shape),
+    the last run winning; errors of a configuration some run measured are dropped; the first
+    run's environment, with every run's date listed."""
+    results, errors = {}, []
+    for doc in docs:
+        for r in doc["results"]:
+            results[(r["op"], r["variant"], r["shape_key"])] = r
+    measured = {(op, v) for op, v, _ in results}
+    for doc in docs:
+        errors += [e for e in doc.get("errors", []) if (e["op"], e["variant"]) not in measured]
+    env = dict(docs[0]["environment"])
+    env["runs"] = [d["environment"]["date"] for d in docs]
+    rows = list(results.values())
+    return {"schema_version": docs[0].get("schema_version", 1), "environment": env, "results": rows,
+            "errors": errors, "summary": summarize(rows)}
+
+
 def _f(x, d=3):
     return "–" if x is None else f"{x:.{d}f}"
 
@@ -599,9 +617,20 @@ def main(argv=None) -> int:
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--budget-s", type=float, default=480.0, help="stop starting configurations after this")
     ap.add_argument("--render", type=Path, help="render this JSON to .md + PNG beside it (no GPU) and exit")
+    ap.add_argument("--merge", type=Path, nargs="+", metavar="JSON",
+                    help="merge the results of several runs (e.g. one per device call, split by --op) into "
+                         "--out/ports_bench.json and exit (no GPU); a configuration measured twice keeps the last")
     args = ap.parse_args(argv)
     if args.render:
         render(args.render)
+        return 0
+    if args.merge:
+        if args.out is None:
+            ap.error("--merge needs --out")
+        args.out.mkdir(parents=True, exist_ok=True)
+        doc = merge_runs([json.loads(p.read_text()) for p in args.merge])
+        (args.out / f"{RESULTS_NAME}.json").write_text(json.dumps(doc, indent=1), encoding="utf-8")
+        print(f"merged {len(args.merge)} runs: {doc['summary']['overall']['configs']} configs")
         return 0
     if args.out is None:
         ap.error("--out is required")

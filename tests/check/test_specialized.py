@@ -110,10 +110,18 @@ def test_static_vs_dynamic_shape_is_a_specialization_root():
         .replace("shape = [%arg1], strides = [1]", "shape = [64], strides = [1]") \
         .replace("shape = [%arg3], strides = [1]", "shape = [64], strides = [1]")
     r = tileir_diff.diff(a, b)
-    # not proven the same computation (the checker does not equate a fixed size with an argument)
-    assert r.verdict == "different"
-    assert {d.category for d in r.differences} == {"specialization"}
-    assert all("static vs dynamic (the right fixes it)" in d.message for d in r.differences)
+    # the left's views are read with the size the right fixes (a static tie, issue 11): the
+    # checker proves the rest, and each fixed size is one root saying the right assumes more
+    assert r.verdict == "specialized", r.to_text()
+    assert [d.category for d in r.differences] == ["specialization"] * 2
+    assert all("static vs dynamic shape: the right fixes shape[0]" in d.message and " to 64 " in d.message
+               and d.detail["assumes_more"] == "right" for d in r.differences)
+    # mutant: the same fixed sizes around a real change stay different, the change named
+    wrong = K.exp2_sub(True).replace("tensor_view<?xf32, strides=[1]>", "tensor_view<64xf32, strides=[1]>") \
+        .replace("shape = [%arg1], strides = [1]", "shape = [64], strides = [1]") \
+        .replace("shape = [%arg3], strides = [1]", "shape = [64], strides = [1]")
+    r = tileir_diff.diff(a, wrong)
+    assert r.verdict == "different" and "arith" in {d.category for d in r.differences}
 
 
 def test_a_reordered_signature_needs_its_own_allowance():
@@ -123,3 +131,24 @@ def test_a_reordered_signature_needs_its_own_allowance():
     assert r.verdict == "specialized"
     assert not accepted(r, "specialization")          # the caller must pass the new order
     assert accepted(r, ["specialization", "calling-convention"])
+
+
+def _rewired_shape_mutant():
+    """corpus/mma_scaled_fp8 with one view's extent read from another argument (the mutation
+    engine's rewire of make_tensor_view's dynamicShape[0]); its own extent argument stays in the
+    signature, read by nothing but its assume."""
+    from tests.mutation import engine, operators
+    kernel = next(k for k in engine.corpus_kernels() if k.name == "corpus/mma_scaled_fp8")
+    mutation = operators.find_mutation(kernel.module, "rewire|f0/o15|1:%32")
+    assert mutation is not None
+    return kernel.module, engine.validate(kernel, mutation.build).module
+
+
+def test_a_use_moved_to_another_argument_of_one_signature_is_different_not_a_tie():
+    """Reading arg7 where the reference reads arg11, with arg11 still taken and unused, is a wrong
+    argument, not a port for inputs with arg7 == arg11: `different`, the root names the operand."""
+    original, mutant = _rewired_shape_mutant()
+    r = tileir_diff.diff(original, mutant)
+    assert r.verdict == "different", [d.message for d in r.differences]
+    assert any(d.category == "memory" and "dynamicShape[0]" in d.message for d in r.differences)
+    assert not any("passes one scalar" in d.message for d in r.differences)

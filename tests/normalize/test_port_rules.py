@@ -238,3 +238,32 @@ def test_assume_chains_an_unused_copy_restating_a_used_fact_goes():
     a = _two_facts()
     b = _two_facts(extra=f"  %n0b = assume div_by<4>, %arg2 : {I32}\n", first_use="%n0b")
     assert verdict(a, b).verdict == "equivalent"
+
+
+def _min_as_if(other: str = "8") -> str:
+    """``if x < 8 { x } else { 8 }`` with each 8 its own constant op, the arm making its own."""
+    return ("  %eight = constant <i32: 8> : tile<i32>\n"
+            "  %lt = cmpi less_than %arg2, %eight, signed : tile<i32> -> tile<i1>\n"
+            "  %q = if %lt -> (tile<i32>) {\n    yield %arg2 : tile<i32>\n  } else {\n"
+            f"    %k = constant <i32: {other}> : tile<i32>\n    yield %k : tile<i32>\n  }}\n")
+
+
+def test_min_as_if_with_a_constant_arm_is_mini():
+    from tileir_diff.compare import compute_diff
+    from .kernels import kernel, load, store
+    py = kernel("  %eight = constant <i32: 8> : tile<i32>\n  %q = mini %arg2, %eight signed : tile<i32>\n"
+                + load("a", index="%q") + store("%a"))
+    rs = kernel(_min_as_if() + load("a", index="%q") + store("%a"))
+    r = compute_diff(py, rs, with_summary=False, with_lines=False, disable=["smt-equivalence"])
+    assert r.verdict == "equivalent", r.brief()
+    assert r.rules_applied.get("if-select") and r.rules_applied.get("select-min-max"), r.rules_applied
+
+
+def test_mutant_min_as_if_with_another_constant_stays_different():
+    from tileir_diff.compare import compute_diff
+    from .kernels import kernel, load, store
+    py = kernel("  %eight = constant <i32: 8> : tile<i32>\n  %q = mini %arg2, %eight signed : tile<i32>\n"
+                + load("a", index="%q") + store("%a"))
+    rs = kernel(_min_as_if("7") + load("a", index="%q") + store("%a"))
+    r = compute_diff(py, rs, with_summary=False, with_lines=False)
+    assert r.verdict == "different", r.brief()

@@ -97,8 +97,10 @@ class _Index:
         self.blocks: Dict[Tuple[Optional[str], int, int], List[str]] = {}
         self.producer: Dict[int, Tuple[str, int]] = {}               # vid -> (node id, result index)
         self.problems: List[str] = []
+        self.arg_index: Dict[str, int] = {}                          # entry argument node id -> k
         for k, a in enumerate(f.arguments):
             self.producer[a.vid] = (f"{self.prefix}/a{k}", 0)
+            self.arg_index[f"{self.prefix}/a{k}"] = k
         self._block(f.body, self.prefix, None, 0, 0)
 
     def _block(self, block: Block, prefix: str, parent: Optional[str], region: int, blk: int) -> None:
@@ -309,7 +311,15 @@ class FunctionCheck:
         """The leaf name both sides share for a value produced by node ``nid`` (None: fresh)."""
         _, _, tail = nid.partition("/")
         if tail.startswith("a") and tail[1:].isdigit():
-            return f"arg{tail[1:]}"  # entry argument k on both sides (check 1 pairs them)
+            # entry argument k of the left and the right argument the mapping pairs with it
+            # (check 1 reports every pairing other than k with k as a signature violation,
+            # which a calling-convention root must cover; the proof holds under that pairing)
+            if is_left:
+                return f"arg{tail[1:]}"
+            left_arg = self.r2l.get(nid)
+            if left_arg is None or left_arg not in self.L.arg_index:
+                return None
+            return f"arg{self.L.arg_index[left_arg]}"
         op_id, sep, suffix = nid.rpartition("/r")
         if not (sep and "/a" in suffix):
             op_id, suffix = nid, None
@@ -326,13 +336,15 @@ class FunctionCheck:
             self.proof_skipped = smt.skipped_reason()
             return
         L, R, l2r, r2l = self.L, self.R, self.l2r, self.r2l
-        if any(v.kind in ("signature", "unverifiable") for v in self.violations):
-            return  # entry argument k is one leaf on both sides only when check 1 holds
+        if any(v.kind == "unverifiable" for v in self.violations):
+            return
         opts = self.proof
         facts = tuple(f if f is not None else g for f, g in zip(opts.entry_facts, (L.f, R.f)))
+        right_of = {L.arg_index[l]: R.arg_index[r] for l, r in l2r.items() if l in L.arg_index and r in R.arg_index}
         enc = smt.ConeEncoder(L, R, lambda nid, res: self._shared(nid, res, True),
                               lambda nid, res: self._shared(nid, res, False),
-                              entry_facts=facts, launch=opts.launch, timeout_s=opts.timeout_s)
+                              entry_facts=facts, launch=opts.launch, timeout_s=opts.timeout_s,
+                              right_argument=right_of.get)
         by_pair: Dict[Tuple[str, str], List[Violation]] = {}
         for v in self.violations:
             if v.left is not None and v.right is not None and v.kind in ("label", "operand"):

@@ -9,7 +9,9 @@ value the encoding does not model (``ftz``, a rounding mode other than the four 
 **leaf**: a variable. Leaves are shared between the sides only where the two values are the same
 by construction or by the checker's own verdict on the mapping:
 
-* entry argument k is ``arg<k>`` on both sides (check 1 pairs argument k with argument k);
+* entry argument k of the left is ``arg<k>``, and so is the right argument the mapping pairs with
+  it (k itself unless the calling convention differs, which check 1 reports as a ``signature``
+  violation that a calling-convention root must cover: a proof holds under that pairing);
 * ``get_tile_block_id`` / ``get_num_tile_blocks`` results are ``bid.x`` ... / ``grid.x`` ...;
 * the element position of an ``iota`` in a 1-D cone is ``pos``;
 * a value produced by a mapped op (or a block argument of a mapped region op) is one variable
@@ -37,6 +39,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
 from ..ir import Function, Operation, TileType, Value
+from ..ir.types import PartitionViewType, TensorViewType
 from ..ir.attributes import Bounded, DenseElements, DivBy, IntegerAttr
 from ..ir.types import ScalarType
 
@@ -161,7 +164,7 @@ class _Side:
 
     def _op(self, op: Operation, sem: str, res: int, v: Value, et: ScalarType):
         enc = self.enc
-        ops = [self.value(x) for x in op.operands] if sem not in ("assume", "splat", "iota") else None
+        ops = [self.value(x) for x in op.operands] if sem not in ("assume", "splat", "iota", "index_space") else None
         if sem == "block_id":
             return enc.block_var("bid", "xyz"[res])
         if sem == "num_blocks":
@@ -188,6 +191,8 @@ class _Side:
                 self.assumes.append(f"{self.name} {op.origin or '?'}: assume {_predicate_text(p)} "
                                     f"(in the cone: where it fails, that side is undefined)")
             return x
+        if sem == "index_space":
+            return self._index_space(op, res, v)
         if sem == "select":
             c, t, f = ops
             return z3.If(c == 1, t, f)
@@ -199,6 +204,30 @@ class _Side:
         if self.enc.ints:
             return self._ideal(op, what, ops, v)
         return self._int(op, what, ops, v)
+
+    def _index_space(self, op: Operation, res: int, v: Value):
+        """Result ``res`` of ``get_index_space_shape`` of a partition view: cdiv(extent, tile) of
+        the tensor dim the view maps it to, the extent a static dim of the tensor view's type or
+        its dynamic shape operand. Defined only for an extent >= 0 (a tile count of a negative
+        extent is not one the interpreter or the hardware gives a meaning to). Any other view,
+        or a view not built in this function, is a leaf."""
+        found = index_space_extent(self.index, op, res)
+        if found is None:
+            raise _Leaf()
+        x, tile = found
+        et = _elem(v.type)
+        if isinstance(x, int):
+            extent = self.enc.constant(IntegerAttr(x, et), v.type)
+        elif x.type != v.type:
+            raise _Leaf()
+        else:
+            extent = self.value(x)
+        zero = z3.IntVal(0) if self.enc.ints else z3.BitVecVal(0, et.width)
+        self.defined.append(extent >= zero)
+        if self.enc.ints:
+            return -((-extent) / tile)  # z3's integer division floors for a positive divisor
+        b = z3.BitVecVal(tile, et.width)
+        return z3.If(z3.SRem(extent, b) != 0, extent / b + 1, extent / b)
 
     def _ideal(self, op, what, ops, v):
         """The integer mode: each value is its signed reading as a mathematical integer (i1: 0
@@ -427,6 +456,34 @@ class _Side:
         raise _Leaf()
 
 
+def index_space_extent(index, op: Operation, res: int):
+    """(extent, tile) of result ``res`` of a ``get_index_space_shape`` whose view is a
+    ``make_partition_view`` of a ``make_tensor_view`` of the same function: the extent of the
+    tensor dim the view maps that dim to (an int for a static dim, else its dynamic shape
+    operand, a Value) and the tile size along it. None for any other view."""
+    src = index.producer.get(op.operands[0].vid)
+    pv = index.ops.get(src[0]) if src else None
+    # the view's type as its producer made it (an operand's own copy of the type must agree)
+    pt = pv.results[src[1]].type if pv is not None and src[1] < len(pv.results) else None
+    if pt != op.operands[0].type:
+        return None
+    if pv is None or pv.name != "make_partition_view" or not isinstance(pt, PartitionViewType) \
+            or res >= len(pt.tile_shape) or len(pt.dim_map) != len(pt.tile_shape):
+        return None
+    src = index.producer.get(pv.operands[0].vid)
+    tv = index.ops.get(src[0]) if src else None
+    tt = pv.operands[0].type
+    if tv is None or tv.name != "make_tensor_view" or not isinstance(tt, TensorViewType) or tv.results[0].type != tt:
+        return None
+    dim, tile = pt.dim_map[res], pt.tile_shape[res]
+    if tile <= 0 or dim >= len(tt.shape):
+        return None
+    if tt.shape[dim] is not None:
+        return tt.shape[dim], tile
+    k = sum(1 for d in tt.shape[:dim] if d is None)  # the dynamic shape operands follow the base
+    return tv.operands[1 + k], tile
+
+
 class _Leaf(Exception):
     """This op, as configured, is encoded as a leaf variable."""
 
@@ -436,13 +493,16 @@ class ConeEncoder:
 
     ``left``/``right``: the checker's per-function indexes (``ops``, ``producer``, ``f``);
     ``shared_left(nid, res)`` / ``shared_right``: the shared leaf name of a value produced by
-    that node, or None. ``entry_facts``: the functions whose top-level ``assume``s on entry
-    arguments are facts (the kernels as read). ``launch``: caller-stated facts,
-    (name, function of the encoder returning a z3 bool)."""
+    that node, or None; ``arg<k>`` is the left's entry argument k and the right argument
+    ``right_argument(k)`` (the mapping's pairing; None: none). ``entry_facts``: the functions
+    whose top-level ``assume``s on entry arguments are facts (the kernels as read). ``launch``:
+    caller-stated facts, (name, function of the encoder returning a z3 bool)."""
 
     def __init__(self, left, right, shared_left, shared_right, *, entry_facts: Sequence[Function] = (),
-                 launch: Sequence[Tuple[str, Callable]] = (), timeout_s: float = DEFAULT_TIMEOUT_S):
+                 launch: Sequence[Tuple[str, Callable]] = (), timeout_s: float = DEFAULT_TIMEOUT_S,
+                 right_argument: Callable[[int], Optional[int]] = lambda k: k):
         self.left, self.right = left, right
+        self.right_argument = right_argument
         self.shared_left, self.shared_right = shared_left, shared_right
         self.entry_facts = list(entry_facts)
         self.launch = list(launch)
@@ -532,9 +592,10 @@ class ConeEncoder:
     def _arg_facts(self, name: str, v) -> None:
         k = int(name[3:].split(":")[0])
         for side, f in zip(("left", "right"), self.entry_facts):
-            if f is None or k >= len(f.arguments):
+            at = k if side == "left" else self.right_argument(k)
+            if f is None or at is None or at >= len(f.arguments):
                 continue
-            for text, fact in _entry_assumes(f, k, v, self):
+            for text, fact in _entry_assumes(f, at, v, self):
                 label = f"{name} {text} ({side} assume at the top level of @{f.name})"
                 if not any(n == label for n, _ in self._facts):
                     self._facts.append((label, fact))

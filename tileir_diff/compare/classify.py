@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ..graph import FunctionGraph, Node, combiner_expression, input_op_id
 from ..ir import TileType
+from ..match.address import address_root
 from ..match.opsets import MEMORY_OPS as _TABLE_MEMORY_OPS, ops_with
 from ..match.operands import aligned_operand_pairs
 from ..ir.types import TensorViewType, VIEW_TYPES
@@ -600,37 +601,93 @@ class Classifier:
                 root.affected_right = set(rnodes) - {rs}
             else:
                 side_l = bool(lnodes)
-                g, text, nodes = (L, self.lt, lnodes) if side_l else (R, self.rt, rnodes)
+                g, nodes = (L, lnodes) if side_l else (R, rnodes)
                 if all(g.nodes[x].kind == "arg" and not g.nodes[x].users for x in nodes):
                     continue  # an argument nothing reads: part of the calling-convention root
-                rewired = self._rewired_user(side_l, set(nodes))
-                if rewired is not None:
-                    lu, ru, finding = rewired
-                    existing = root_of_left.get(lu)
-                    if existing is not None:  # the user is already a root: this is part of it
-                        (existing.affected_left if side_l else existing.affected_right).update(nodes)
-                        continue
-                    root = _Root(lu, ru, finding.category, finding.message, kind="rewired")
-                    (root.affected_left if side_l else root.affected_right).update(nodes)
-                    root_of_left[lu] = root
-                    root_of_right[ru] = root
-                    roots.append(root)
+                root = self._one_sided_root(side_l, nodes, root_of_left, root_of_right)
+                if root is None:
                     continue
-                sink = self._sink(g, set(nodes))
-                n = g.nodes[sink]
-                desc = self._describe_node(g, text, sink)
-                cat = family(n.name) if n.kind == "op" else ("signature" if n.kind == "arg" else "control_flow")
-                if cat == "constant" and n.kind == "op":
-                    cat = "constant"
-                msg = f"{desc} only on the {'left' if side_l else 'right'}"
-                root = _Root(sink if side_l else None, None if side_l else sink, cat, msg,
-                             kind="only_left" if side_l else "only_right")
-                if side_l:
-                    root.affected_left = set(nodes) - {sink}
-                else:
-                    root.affected_right = set(nodes) - {sink}
             roots.append(root)
-        return roots
+        return self._fold_moved_effects(roots)
+
+    def _one_sided_root(self, side_l: bool, nodes, root_of_left, root_of_right) -> Optional[_Root]:
+        """The root of a one-sided component: a rewired input of a paired user, else an
+        insertion/deletion at its sink (None: part of a root already at that user)."""
+        L, R = self.L, self.R
+        g, text = (L, self.lt) if side_l else (R, self.rt)
+        rewired = self._rewired_user(side_l, set(nodes))
+        if rewired is not None:
+            lu, ru, finding = rewired
+            existing = root_of_left.get(lu)
+            if existing is not None:  # the user is already a root: this is part of it
+                (existing.affected_left if side_l else existing.affected_right).update(nodes)
+                return None
+            root = _Root(lu, ru, finding.category, finding.message, kind="rewired")
+            (root.affected_left if side_l else root.affected_right).update(nodes)
+            root_of_left[lu] = root
+            root_of_right[ru] = root
+            return root
+        sink = self._sink(g, set(nodes))
+        n = g.nodes[sink]
+        desc = self._describe_node(g, text, sink)
+        cat = family(n.name) if n.kind == "op" else ("signature" if n.kind == "arg" else "control_flow")
+        msg = f"{desc} only on the {'left' if side_l else 'right'}"
+        root = _Root(sink if side_l else None, None if side_l else sink, cat, msg,
+                     kind="only_left" if side_l else "only_right")
+        if side_l:
+            root.affected_left = set(nodes) - {sink}
+        else:
+            root.affected_right = set(nodes) - {sink}
+        return root
+
+    def _fold_moved_effects(self, roots: List[_Root]) -> List[_Root]:
+        """One cause, one root: an effect op (a store) one side does outside any region, when the
+        other side's one-sided region op (a persistent ``loop``) holds the same op on the same
+        array, is that region's difference (the effect moved into it), not a second root. The
+        region's root lists the effect (its ``affected``) and says so."""
+        L, R, m = self.L, self.R, self.m
+        regions = [r for r in roots if r.kind in ("only_left", "only_right")
+                   and (self.L if r.kind == "only_left" else self.R).nodes[r.left or r.right].name in CONTROL_OPS]
+        if not regions:
+            return roots
+        out = []
+        for root in roots:
+            if root.kind not in ("only_left", "only_right") or root in regions:
+                out.append(root)
+                continue
+            side_l = root.kind == "only_left"
+            g, og = (L, R) if side_l else (R, L)
+            sink = g.nodes[root.left if side_l else root.right]
+            array = address_root(g, sink.nid) if sink.kind == "op" and sink.name in MEMORY_OPS else None
+            other_array = (m.l2r if side_l else m.r2l).get(array) if array is not None else None
+            host = None
+            if sink.parent is None and other_array is not None and not has_trait(sink.op, "pure"):
+                for region in regions:
+                    if (region.kind == "only_left") == side_l:
+                        continue
+                    rid = region.right if side_l else region.left
+                    held = [n for n in og.node_list if n.kind == "op" and n.name == sink.name
+                            and self._inside(og, n.nid, rid) and address_root(og, n.nid) == other_array]
+                    if held:
+                        host = region
+                        break
+            if host is None:
+                out.append(root)
+                continue
+            (host.affected_left if side_l else host.affected_right).update({sink.nid} | (
+                root.affected_left if side_l else root.affected_right))
+            host.message += (f"; it holds the {self._describe_node(g, self.lt if side_l else self.rt, sink.nid)}"
+                             f" that the {'left' if side_l else 'right'} does outside any region")
+        return out
+
+    @staticmethod
+    def _inside(g: FunctionGraph, nid: str, region: str) -> bool:
+        p = g.nodes[nid].parent
+        while p is not None:
+            if p == region:
+                return True
+            p = g.nodes[p].parent
+        return False
 
     def _rewired_user(self, side_l: bool, nodes: Set[str]):
         """A one-sided component that feeds a slot of a paired user, where the other side's user
@@ -852,14 +909,88 @@ def checker_roots(cl: Classifier, violations, roots: List[_Root]) -> List[_Root]
 
 
 def tie_arguments(f, g: FunctionGraph, ties, side: str):
-    """``f`` with each argument tied on ``side`` read as the argument it is tied to (Tie)."""
+    """``f`` with each argument tied on ``side`` read as the argument it is tied to (Tie), and
+    each extent or stride the other side fixes in its view type (a static tie) read as that
+    static value in this side's view type too."""
     from ..normalize.util import rewrite_block
     from dataclasses import replace
     subst = {g.nodes[t.tied].value.vid: g.nodes[t.kept].value for t in ties if t.side == side and t.kept}
-    if not subst:
+    if subst:
+        body = rewrite_block(f.body, lambda op, s: None, subst)
+        f = f if body is f.body else replace(f, body=body)
+    static = [t for t in ties if t.side == side and t.kept is None]
+    return _read_static(f, g, static) if static else f
+
+
+def _read_static(f, g: FunctionGraph, ties):
+    """``f`` with the tied arguments' dims of its ``make_tensor_view``s static (Tie with
+    ``kept`` None: the other side's view type fixes that extent or stride to ``via``). The view
+    types that hold the tensor view change with it; assumes left reading only a tied argument
+    are dropped (under the tie the argument is that constant, which the tie's root states)."""
+    from dataclasses import replace
+    from ..ir import Value
+    from ..ir.types import PartitionViewType, StridedViewType
+    from ..normalize.util import rewrite_block
+    tied = {g.nodes[t.tied].value.vid: (t.slot[0], int(t.via)) for t in ties}
+    through = dict(tied)  # assume results on a tied argument stand for it
+    for op in f.body.operations:
+        if op.name == "assume" and op.operands and op.operands[0].vid in through and op.results:
+            through[op.results[0].vid] = through[op.operands[0].vid]
+    assumes = {op.results[0].vid for op in f.body.operations if op.name == "assume" and op.results
+               and op.operands and op.operands[0].vid in through}
+    views: Dict[int, Value] = {}
+
+    def fn(op, subst):
+        if op.name == "make_tensor_view" and op.results and isinstance(op.results[0].type, TensorViewType):
+            t = op.results[0].type
+            segs = list(op.segments)
+            if len(segs) != 3:
+                return None
+            shape, strides = list(t.shape), list(t.strides)
+            shape_ops = list(op.operands[1:1 + segs[1]])
+            stride_ops = list(op.operands[1 + segs[1]:1 + segs[1] + segs[2]])
+            changed = False
+            for kind, dims, ops_ in (("shape", shape, shape_ops), ("stride", strides, stride_ops)):
+                dyn = [d for d, x in enumerate(dims) if x is None]
+                keep = []
+                for d, v in zip(dyn, ops_):
+                    hit = through.get(v.vid)
+                    if hit is not None and hit[0] == kind:
+                        dims[d] = hit[1]
+                        changed = True
+                    else:
+                        keep.append(v)
+                ops_[:] = keep
+            if not changed:
+                return None
+            nt = replace(t, shape=tuple(shape), strides=tuple(strides))
+            res = Value(op.results[0].vid, nt)
+            views[res.vid] = res
+            subst[res.vid] = res
+            return [op.replace(operands=(op.operands[0],) + tuple(shape_ops) + tuple(stride_ops),
+                               segments=(1, len(shape_ops), len(stride_ops)), results=(res,))]
+        if op.name in ("make_partition_view", "make_strided_view") and op.operands and op.results \
+                and op.operands[0].vid in views and isinstance(op.results[0].type, (PartitionViewType, StridedViewType)):
+            res = Value(op.results[0].vid, replace(op.results[0].type, tensor_view=views[op.operands[0].vid].type))
+            subst[res.vid] = res
+            return [op.replace(results=(res,))]
+        return None
+
+    body = rewrite_block(f.body, fn, {})
+    if not views:
         return f
-    body = rewrite_block(f.body, lambda op, s: None, subst)
-    return f if body is f.body else replace(f, body=body)
+    used = {v.vid for op in _walk_ops(body) for v in op.operands}
+    ops = tuple(op for op in body.operations if not (op.name == "assume" and op.results[0].vid in assumes
+                                                      and op.results[0].vid not in used))
+    return replace(f, body=replace(body, operations=ops))
+
+
+def _walk_ops(block):
+    for op in block.operations:
+        yield op
+        for r in op.regions:
+            for b in r.blocks:
+                yield from _walk_ops(b)
 
 
 def merge_restated_assumes(cl: Classifier, roots: List[_Root]) -> List[_Root]:
@@ -911,11 +1042,20 @@ def tie_roots(cl: Classifier, ties) -> List[_Root]:
     for t in ties:
         g, text, other, otext = (cl.L, cl.lt, cl.R, cl.rt) if t.side == "left" else (cl.R, cl.rt, cl.L, cl.lt)
         kind, base, d = t.slot
-        if t.kept is None:  # static vs dynamic: the view's own root says it ("the right fixes it")
-            continue
-        tied, kept, via = g.nodes[t.tied], g.nodes[t.kept], other.nodes[t.via]
         mine, theirs = ("L", "R") if t.side == "left" else ("R", "L")
         more = "right" if t.side == "left" else "left"
+        if t.kept is None:  # static vs dynamic: the other side's view type fixes the value
+            tied = g.nodes[t.tied]
+            msg = (f"static vs dynamic {kind}: the {more} fixes {kind}[{d}] of the array at {t.side} argument "
+                   f"{g.nodes[base].arg_index} to {t.via} in its view type, where the {t.side} passes "
+                   f"{mine}{text.names.get(tied.value.vid, t.tied)} (entry argument {tied.arg_index}); "
+                   f"the {t.side}'s view is read with it static")
+            l, r = (t.tied, None) if t.side == "left" else (None, t.tied)
+            out.append(_Root(l, r, "specialization", msg, kind="only_right" if t.side == "left" else "only_left",
+                             extra={"tie": {"side": t.side, "argument": tied.arg_index, "static": int(t.via),
+                                            "slot": kind, "dim": d}, "assumes_more": more}))
+            continue
+        tied, kept, via = g.nodes[t.tied], g.nodes[t.kept], other.nodes[t.via]
         msg = (f"{more} passes one scalar {theirs}{otext.names.get(via.value.vid, t.via)} (entry argument "
                f"{via.arg_index}) where the {t.side} has two: {kind}[{d}] of the array at {t.side} argument "
                f"{g.nodes[base].arg_index} ({mine}{text.names.get(tied.value.vid, t.tied)}) is assumed equal to "

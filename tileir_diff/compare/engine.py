@@ -22,9 +22,10 @@ from ..normalize import normalize, one_sided_declines, select_rules, tag_origins
 from ..normalize.util import count_ops
 from ..normalize.canon import attr_key, attr_text
 from ..normalize.keys import clear_caches as clear_key_caches
-from .classify import (Classifier, checker_roots, merge_restated_assumes, pin_roots, tie_arguments, tie_roots,
+from .classify import (MEMORY_OPS, Classifier, checker_roots, merge_restated_assumes, pin_roots, tie_arguments, tie_roots,
                        to_differences)
 from .describe import FunctionText
+from .expressions import counterexample_text, expression
 from .pins import Pin, apply_pins, find_pins
 from .result import DeferredLines, DiffResult, Difference, OpRef
 from .specialization import assumes_more, is_specialization, strip_assumptions
@@ -130,7 +131,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         if unverifiable:
             limits_hit.append(f"checker could not verify @{fname}: {unverifiable[0].message}")
         roots.extend(checker_roots(cls, [v for v in open_violations if v.kind != "unverifiable"], roots))
-        fdiffs = _with_counterexamples(to_differences(cls, roots, fname), check.proofs)
+        fdiffs = _with_counterexamples(to_differences(cls, roots, fname), check, ltexts[i], rtexts[j])
         fdiffs.extend(_function_level(lf, rf, i, j, fname))
         diffs.extend(fdiffs)
         ul = len(L.order) - len(ctx.mapping.l2r)  # every pair holds one node of each side
@@ -196,28 +197,214 @@ def _proof_record(p, fname: str) -> dict:
     return rec
 
 
-def _with_counterexamples(diffs: List[Difference], proofs) -> List[Difference]:
+def _with_counterexamples(diffs: List[Difference], check: FunctionCheck, ltext, rtext) -> List[Difference]:
     """A root at a pair whose query was ``sat``, or at an op of that query's cones, carries the
-    model (``detail.counterexample``)."""
-    left_of, right_of = {}, {}
-    for p in proofs:
+    model (``detail.counterexample``). The root at the refuted pair itself says it in values:
+    both sides' expressions and the model (``cdiv(L%arg16, 128) -> (R%arg2 + 128 - 1) / 128,
+    which differ for L%arg16 = R%arg2 = 2147483584: left 16777216, right -16777215``); its
+    category is ``arith`` when the two cones are computed by different ops (a ceil-division
+    written by hand), else it stays what changed (a compare's predicate is an ``attribute``)."""
+    left_of, right_of, at_pair = {}, {}, {}
+    refuted = []  # (index in the output, proof) of the roots at refuted pairs
+    for p in check.proofs:
         if p.outcome.status == "different":
             for nid in {p.left} | p.outcome.cone_left:
                 left_of.setdefault(input_op_id(nid), p.outcome.counterexample)
             for nid in {p.right} | p.outcome.cone_right:
                 right_of.setdefault(input_op_id(nid), p.outcome.counterexample)
-    if not left_of and not right_of:
-        return diffs
+            at_pair.setdefault((input_op_id(p.left), input_op_id(p.right)), p)
+        elif p.outcome.status == "undecided" and (p.outcome.cone_left or p.outcome.cone_right):
+            # no model, but the cones are known: the root says both expressions, and what its
+            # cones hold is listed under it, the same whichever way z3's time budget falls
+            at_pair.setdefault((input_op_id(p.left), input_op_id(p.right)), p)
     out = []
     for d in diffs:
         cex = (left_of.get(d.left.op_id) if d.left else None) or (right_of.get(d.right.op_id) if d.right else None)
-        if cex is not None:
+        p = at_pair.get((d.left.op_id, d.right.op_id)) if d.left and d.right else None
+        if p is None and d.left and d.right:  # a replacement at a user's operand: the slot's proof
+            p = next((q for q in at_pair.values() if q.slot is not None
+                      and d.left.op_id in {input_op_id(n) for n in q.outcome.cone_left}
+                      and d.right.op_id in {input_op_id(n) for n in q.outcome.cone_right}), None)
+        if p is None and cex is None and d.detail.get("kind") == "replaced" and d.left and d.right:
+            d = _replacement_in_values(d, check, ltext, rtext)
+        elif cex is not None or p is not None:
             detail = dict(d.detail)
-            detail["counterexample"] = dict(cex)
-            d = Difference(d.category, d.message, d.left, d.right, d.function, d.affected, d.rule_hint,
+            if cex is not None:
+                detail["counterexample"] = dict(cex)
+            category, message = d.category, d.message
+            if p is not None:
+                category, message = _in_values(d, p, check, ltext, rtext)
+            d = Difference(category, message, d.left, d.right, d.function, d.affected, d.rule_hint,
                            d.affected_right, d.context, detail)
+            if p is not None:
+                refuted.append((len(out), p))
+        out.append(d)
+    return _fold_floor_modulo(_fold_into_refuted(out, refuted), check)
+
+
+def _divisor_remainders(ix, nid: str, depth: int = 3) -> set:
+    """Node ids of the divisors of the ``remi`` ops within ``depth`` producers of op ``nid``."""
+    found, frontier = set(), [nid]
+    for _ in range(depth):
+        nxt = []
+        for n in frontier:
+            op = ix.ops.get(n)
+            if op is None:
+                continue
+            for k, v in enumerate(op.operands):
+                src = ix.producer.get(v.vid)
+                if src is None:
+                    continue
+                prod = ix.ops.get(src[0])
+                if prod is not None and prod.name == "remi" and len(prod.operands) == 2:
+                    d = ix.producer.get(prod.operands[1].vid)
+                    if d is not None:
+                        found.add(d[0])
+                nxt.append(src[0])
+        frontier = nxt
+    return found
+
+
+def _fold_floor_modulo(diffs: List[Difference], check: FunctionCheck) -> List[Difference]:
+    """One cause, one root: floor division by a divisor ``g`` against truncation (a root at the
+    ``divi`` pair) and, at another op, floor modulo by that same ``g`` (the left's sign fix-up
+    ``select`` of a ``remi``) against a plain ``remi`` by its counterpart: both follow from one
+    fact, that ``g`` may be negative; the second is listed under the first."""
+    L, R, l2r = check.L, check.R, check.l2r
+    by_left = {}
+    for nid, op in L.ops.items():
+        by_left[input_op_id(nid)] = nid
+    by_right = {input_op_id(nid): nid for nid in R.ops}
+    divisions = []
+    for k, d in enumerate(diffs):
+        ln = by_left.get(d.left.op_id) if d.left else None
+        rn = by_right.get(d.right.op_id) if d.right else None
+        a, b = (L.ops.get(ln), R.ops.get(rn)) if ln and rn else (None, None)
+        if a is not None and b is not None and a.name == b.name == "divi" and len(a.operands) == 2 and \
+                _rounding(a) == "negative_inf" and _rounding(b) == "zero":
+            g = L.producer.get(a.operands[1].vid)
+            if g is not None and l2r.get(g[0]) is not None:
+                divisions.append((k, g[0], l2r[g[0]]))
+    if not divisions:
+        return diffs
+    owner: Dict[int, int] = {}
+    for k, d in enumerate(diffs):
+        if d.category in ("specialization", "signature", "hints") or not (d.left and d.right) or \
+                any(k == at for at, _, _ in divisions):
+            continue
+        ln, rn = by_left.get(d.left.op_id), by_right.get(d.right.op_id)
+        if ln is None or rn is None:
+            continue
+        gl, gr = _divisor_remainders(L, ln), _divisor_remainders(R, rn)
+        for at, g_left, g_right in divisions:
+            if g_left in gl and g_right in gr:
+                owner[k] = at
+                break
+    out = []
+    for k, d in enumerate(diffs):
+        if k in owner:
+            continue
+        mine = [diffs[j] for j, at in owner.items() if at == k]
+        if mine and not d.message.startswith("floor division"):
+            d = Difference("arith", f"floor division against truncation where the divisor may be negative: "
+                           f"{d.message}", d.left, d.right, d.function, d.affected, d.rule_hint, d.affected_right,
+                           d.context, d.detail)
+        if mine:
+            d = Difference(d.category, d.message + "; the floor modulo by the same divisor against a truncating "
+                           "remainder follows from it (" + ", ".join(f"{m.left.op_id}" for m in mine) + ")",
+                           d.left, d.right, d.function,
+                           tuple(sorted(set(d.affected) | {m.left.op_id for m in mine} |
+                                        {a for m in mine for a in m.affected})), d.rule_hint,
+                           tuple(sorted(set(d.affected_right) | {m.right.op_id for m in mine} |
+                                        {a for m in mine for a in m.affected_right})), d.context, d.detail)
         out.append(d)
     return out
+
+
+def _rounding(op) -> str:
+    r = op.attributes.get("rounding")
+    return getattr(r, "name", r) or "zero"
+
+
+def _fold_into_refuted(diffs: List[Difference], refuted) -> List[Difference]:
+    """One cause, one root: a root whose ops all lie in the cones of a refuted (or undecided)
+    pair (the hand ceil-division's ``addi``/``subi`` feeding the ``divi`` whose rounding
+    differs) is that pair's difference, listed under it (``affected``), not a root of its own;
+    the pair's root shows both cones as expressions. Assumptions and
+    the calling convention stay roots of their own."""
+    if not refuted:
+        return diffs
+    folded: Dict[int, Tuple[set, set]] = {}
+    owner_of: Dict[int, int] = {}
+    for k, d in enumerate(diffs):
+        if any(k == at for at, _ in refuted) or d.category in ("specialization", "signature", "hints"):
+            continue
+        for at, p in refuted:
+            inside_l = {input_op_id(n) for n in {p.left} | p.outcome.cone_left}
+            inside_r = {input_op_id(n) for n in {p.right} | p.outcome.cone_right}
+            if (d.left or d.right) and (d.left is None or d.left.op_id in inside_l) and \
+                    (d.right is None or d.right.op_id in inside_r):
+                owner_of[k] = at
+                fl, fr = folded.setdefault(at, (set(), set()))
+                fl.update(([d.left.op_id] if d.left else []) + list(d.affected))
+                fr.update(([d.right.op_id] if d.right else []) + list(d.affected_right))
+                break
+    out = []
+    for k, d in enumerate(diffs):
+        if k in owner_of:
+            continue
+        if k in folded:
+            fl, fr = folded[k]
+            d = Difference(d.category, d.message, d.left, d.right, d.function,
+                           tuple(sorted(set(d.affected) | fl)), d.rule_hint,
+                           tuple(sorted(set(d.affected_right) | fr)), d.context, d.detail)
+        out.append(d)
+    return out
+
+
+def _replacement_in_values(d: Difference, check: FunctionCheck, ltext, rtext) -> Difference:
+    """A replacement (a left and a right component feeding one slot) with both values as
+    expressions: ``addf lhs: exp (f0/o29) -> exp2 (f0/o61): exp(-L%reshape) -> exp2(...)``."""
+    L, R = check.L, check.R
+    ln = next((n for n in L.ops if input_op_id(n) == d.left.op_id), None)
+    rn = next((n for n in R.ops if input_op_id(n) == d.right.op_id), None)
+    a, b = L.ops.get(ln), R.ops.get(rn)
+    if a is None or b is None or len(a.results) != 1 or len(b.results) != 1:
+        return d
+    le = expression(L, a.results[0].vid, "L", lambda vid: ltext.names.get(vid, "%?"))
+    re_ = expression(R, b.results[0].vid, "R", lambda vid: rtext.names.get(vid, "%?"))
+    return Difference(d.category, f"{d.message}: {le} -> {re_}", d.left, d.right, d.function, d.affected,
+                      d.rule_hint, d.affected_right, d.context, d.detail)
+
+
+def _in_values(d: Difference, p, check: FunctionCheck, ltext, rtext):
+    """(category, message) of a root at a refuted (or undecided) pair: both cones as
+    expressions (in the message only: ``detail`` names no value)."""
+    L, R = check.L, check.R
+    a, b = L.ops.get(p.left), R.ops.get(p.right)
+    if a is None or b is None:
+        return d.category, d.message
+    if p.slot is None:
+        x, y = a.results[0], b.results[0]
+    else:
+        x, y = a.operands[p.slot], b.operands[p.slot]
+    lname = lambda vid: ltext.names.get(vid, "%?")  # noqa: E731
+    rname = lambda vid: rtext.names.get(vid, "%?")  # noqa: E731
+    le, re_ = expression(L, x.vid, "L", lname), expression(R, y.vid, "R", rname)
+    right_of = {L.arg_index[l]: R.arg_index[r] for l, r in check.l2r.items() if l in L.arg_index and r in R.arg_index}
+    if p.outcome.status == "different":
+        why = "which differ for " + counterexample_text(p.outcome.counterexample, right_of.get)
+    else:
+        why = "not decided within the proof's time budget"
+    restructured = any(n not in check.l2r for n in p.outcome.cone_left) or \
+        any(n not in check.r2l for n in p.outcome.cone_right)
+    # a changed constant stays a constant difference; a rounding or a view-slot replacement
+    # whose cones are computed by other ops is an arithmetic one
+    at_memory_op = (d.detail.get("slot") or {}).get("user") in MEMORY_OPS or \
+        (d.detail.get("right_op") in MEMORY_OPS and d.detail.get("left_op") in MEMORY_OPS)
+    category = "arith" if restructured and (d.category == "attribute" or (d.category == "memory" and not at_memory_op)) \
+        else d.category
+    return category, f"{d.message}: {le} -> {re_}, {why}"
 
 
 def _tie_json(t, nodes) -> dict:

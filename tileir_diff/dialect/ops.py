@@ -223,7 +223,7 @@ OPS: Tuple[OpDef, ...] = (
           traits=PURE, constraints=("check:global(result)",)),
     OpDef("get_index_space_shape", 0x2D, " $src : type($src) -> @itype($result)", results=res("result*:" + INDEX),
           operands=opnds("src:view"), counted_results=True, traits=PURE | {SHAPE_QUERY},
-          constraints=("check:index_space(src,result)",)),
+          constraints=("check:index_space(src,result)",), semantics="index_space"),
     OpDef("get_num_tile_blocks", 0x2E, " : type($gridSize_x)@same($gridSize_y,$gridSize_x)@same($gridSize_z,$gridSize_x)",
           results=res("gridSize_x:scalar<i32>", "gridSize_y:scalar<i32>", "gridSize_z:scalar<i32>"),
           traits=PURE | {GRID_QUERY, NAMES_RESULTS}, result_names=("gridSize_x", "gridSize_y", "gridSize_z"), semantics="num_blocks"),

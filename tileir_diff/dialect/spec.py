@@ -123,8 +123,10 @@ class OpDef:
     # (check/smt.py, which reads signedness, overflow, rounding and predicate from the op's own
     # attributes): ``int.<op>`` for add sub mul div rem and or xor shl shr min max neg abs cmp ext
     # trunc; ``select``, ``constant``, ``assume``, ``iota``, ``splat`` (broadcast/reshape, encoded
-    # only from a one-element source), ``block_id``, ``num_blocks``; ``float.<op>`` for the
-    # bit-exact FP cones (add sub mul neg). None: the op is a leaf of any cone.
+    # only from a one-element source), ``block_id``, ``num_blocks``; ``index_space`` (the tile
+    # count per dim of a partition view: cdiv(extent, tile), the extent read through the view's
+    # make_partition_view / make_tensor_view); ``float.<op>`` for the bit-exact FP cones (add sub
+    # mul neg). None: the op is a leaf of any cone.
     semantics: Optional[str] = None
 
     def attr(self, name: str) -> AttrDef:

@@ -353,10 +353,29 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
            not (lr[a][0] in ("shape", "stride") and lr[a][2] in idle) for a in largs) or \
             any(_used(R, b) and b not in back and rr[b][0] != "scalar" for b in rargs):
         return None
+    if len(largs) == len(rargs) and any(_rewired(L, R, largs, rargs, lr, rr, t) for t in ties):
+        return None  # a use moved to another argument of one signature: a difference, not a tie
     real = [(a, b) for a, b in pairs.items() if b is not None]
     if not ties and all(largs.index(a) == rargs.index(b) for a, b in real):
         return None  # the roles agree with the positions: position pairs the unused ones too
     return sorted(real, key=lambda p: largs.index(p[0])), ties
+
+
+def _rewired(L: FunctionGraph, R: FunctionGraph, largs: List[str], rargs: List[str], lr, rr, tie: Tie) -> bool:
+    """Whether a tie between two signatures of one length is a rewired use instead: the side
+    that passes one scalar has, in the tied argument's position, an argument of its type that
+    nothing but assumes reads. A port written for square inputs drops the second argument; a kernel that
+    reads the wrong one of two arguments it takes is wrong (the mutation engine's rewire of a
+    shape operand), and must not read as a specialization."""
+    if tie.kept is None:  # the other side fixes the extent in its view type: not a rewire
+        return False
+    if tie.side == "left":  # the right passes one scalar; the left's `tied` argument has no partner
+        mine, theirs, g_mine, g_theirs, roles = largs, rargs, L, R, rr
+    else:
+        mine, theirs, g_mine, g_theirs, roles = rargs, largs, R, L, lr
+    other = theirs[mine.index(tie.tied)]
+    idle = roles[other][0] == "scalar" and not roles[other][2]
+    return idle and fmt_type(g_theirs.nodes[other].value.type) == fmt_type(g_mine.nodes[tie.tied].value.type)
 
 
 def positional(L: FunctionGraph, R: FunctionGraph, largs: List[str], rargs: List[str]) -> List[Tuple[str, str]]:

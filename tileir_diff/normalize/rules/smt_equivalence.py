@@ -25,7 +25,9 @@ class SmtEquivalence(Rule):
     an overflow flag excludes, a failing ``assume``) is a difference too. Facts are only IR facts
     (``0 <= bid < grid <= 2^31 - 1``), top-level ``assume``s on entry arguments of either side (an
     extra one is still a `specialization` difference of its own), and facts the caller states
-    (the suite's launch grid); every fact a proof used is reported.
+    (the suite's launch grid); every fact a proof used is reported. Entry arguments are shared
+    under the mapping's pairing (a reordered calling convention, still its own ``signature``
+    root), and a view's tile count (``get_index_space_shape``) is ``cdiv(extent, tile)``.
 
     Never touches: a pair whose query is ``sat`` (reported, with the counterexample in the
     difference's ``detail.counterexample``) or undecided within the time budget
@@ -37,7 +39,9 @@ class SmtEquivalence(Rule):
     """
     name = "smt-equivalence"
     mutant = ("`x / y` floor vs truncating where y may be negative; `i <= n` vs `i < n`; `cmpi signed` vs "
-              "`unsigned` on a possibly negative value; `andi x, 0xFF` vs `andi x, 0x7F`")
+              "`unsigned` on a possibly negative value; `andi x, 0xFF` vs `andi x, 0x7F`; reordered arguments "
+              "with `(n + 127) / 128` vs `cdiv(n, 128)` for n >= 0 unbounded above; a view's tile count vs "
+              "`floordiv(n, 128)`")
     acts_on = frozenset()  # check 8 does the work; normalization is skipped
 
     def apply(self, module):
