@@ -69,11 +69,11 @@ def main() -> int:
         nops = sum(1 for _ in m.walk())
         ours_out = print_module(m)
         ref_out = subprocess.run([disasm, str(path)], capture_output=True, text=True).stdout
-        t_ref = best_of(lambda: subprocess.run([disasm, str(path)], capture_output=True, check=True), args.repeat)
-        t_decode = best_of(lambda: load(data), args.repeat)
-        t_print = best_of(lambda: print_module(m), args.repeat)
-        t_lib = best_of(lambda: print_module(load(data)), args.repeat)
-        t_cmd = best_of(lambda: subprocess.run(cli + [str(path)], capture_output=True, check=True, env=env),
+        t_ref = best_of(lambda: subprocess.run([disasm, str(path)], capture_output=True, check=True), args.repeat)  # noqa: B023
+        t_decode = best_of(lambda: load(data), args.repeat)  # noqa: B023
+        t_print = best_of(lambda: print_module(m), args.repeat)  # noqa: B023
+        t_lib = best_of(lambda: print_module(load(data)), args.repeat)  # noqa: B023
+        t_cmd = best_of(lambda: subprocess.run(cli + [str(path)], capture_output=True, check=True, env=env),  # noqa: B023
                         args.repeat)
         same = "identical" if ours_out == ref_out else "DIFFERS"
         ratio = t_lib / t_ref

@@ -29,9 +29,7 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import tileir_diff  # noqa: E402
 from tileir_diff.bytecode.writer import write_bytecode  # noqa: E402
-from tileir_diff.compare import compute_diff  # noqa: E402
 from tileir_diff.text.parser import parse_text  # noqa: E402
 from tileir_diff.tools import find_tool  # noqa: E402
 
@@ -185,7 +183,7 @@ def main(argv=None) -> int:
         r = m["result"]
         one_root = r.verdict == "different" and len(r.differences) == 1 and r.differences[0].category == "constant"
         ok &= one_root
-        ms = lambda key: f"{m[key] * 1e3:5.0f}ms"  # noqa: E731
+        ms = lambda key: f"{m[key] * 1e3:5.0f}ms"  # noqa: B023, E731
         print(f"{m['ops']:>10} {m['disasm_s'] * 1e3:13.1f}ms {m['full_s'] * 1e3:8.0f}ms "
               f"{m['full_s'] / m['disasm_s']:5.1f}x {'<=10x':>5} {m['full_lines_s'] * 1e3:7.0f}ms "
               f"{m['full_lines_s'] / m['disasm_s']:5.1f}x | {ms('load_s')} {ms('engine_s')} {ms('summary_s')} "

@@ -23,7 +23,6 @@ from tileir_diff import load  # noqa: E402
 from tileir_diff.interp import HostArray, run_variant  # noqa: E402
 from tileir_diff.interp import dtypes as dt  # noqa: E402
 from tileir_diff.suite.catalog import load_catalog, repo_root  # noqa: E402
-from tileir_diff.suite.expr import evaluate  # noqa: E402
 
 
 def smallest(variant):

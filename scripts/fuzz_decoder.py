@@ -36,7 +36,7 @@ def main() -> int:
     crashes = []
     slowest = 0.0
     t0 = time.perf_counter()
-    for n in range(args.cases):
+    for _n in range(args.cases):
         kind, data = mutate(rng, rng.choice(files), rng.choice(files))
         t = time.perf_counter()
         try:

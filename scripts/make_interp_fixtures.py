@@ -192,7 +192,7 @@ def derive_shape(torch, variant, ref, base: dict, max_bytes: int):
     while size > max_bytes:
         best = None
         # Phase 2 takes the short dimensions (counts: batch, heads, splits) before the long ones.
-        order = (lambda s: -shape[s]) if floor > 1 else (lambda s: (shape[s] >= LONG_DIM_FLOOR, -shape[s]))
+        order = (lambda s: -shape[s]) if floor > 1 else (lambda s: (shape[s] >= LONG_DIM_FLOOR, -shape[s]))  # noqa: B023
         for sym in sorted(symbols(variant, shape), key=order):
             tied = [k for k in symbols(variant, shape) if shape[k] == shape[sym]]
             for new in shrunk(shape[sym], floor):

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs every test on a fresh machine: installs what is needed, builds the cuTile Rust ports
-# (emit-ir bytecode, tileiras cubins, the C ABI library), runs cargo test, then pytest.
+# (emit-ir bytecode, tileiras cubins, the C ABI library), runs ruff, cargo test, then pytest.
 # Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
+# the linter first (configured in pyproject.toml; a second or two): a finding fails the run
+python3 -m ruff check .
 eval "$(scripts/setup_rust.sh)"
 rust_kernels/build_ports.sh
 # build_ports.sh has just compiled every variant's cubins: cargo test checks those instead of

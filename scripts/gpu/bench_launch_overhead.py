@@ -83,21 +83,21 @@ def main(argv=None) -> int:
         def wrapper_python():
             ports.load_library()
             if hasattr(torch_ops, "_descriptor_pointers"):
-                torch_ops._descriptor_pointers(tensors)
+                torch_ops._descriptor_pointers(tensors)  # noqa: B023
             else:  # an older wrapper (run against another checkout's tileir_diff for a before figure)
-                [torch_ops._desc(t) for t in tensors]
-            torch_ops._device_and_stream(tensors, None)
+                [torch_ops._desc(t) for t in tensors]  # noqa: B023
+            torch_ops._device_and_stream(tensors, None)  # noqa: B023
 
         c_abi = c_abi_launcher(function, variant.raw, inputs, torch.cuda.current_device(), stream)
         with ports.force_variant(op.op, variant.name):  # the same variant on every path
             c_abi_runs, ports_runs = [], []
             for _ in range(ROUNDS):
                 c_abi_runs.append(per_call_us(torch, c_abi))
-                ports_runs.append(per_call_us(torch, lambda: wrapper(**kwargs)))
+                ports_runs.append(per_call_us(torch, lambda: wrapper(**kwargs)))  # noqa: B023
             row = {"function": function.name, "op": op.op, "variant": variant.name, "shape": shape,
                    "c_abi_us": min(c_abi_runs), "ports_us": min(ports_runs),
                    "wrapper_python_us": per_call_us(torch, wrapper_python),
-                   "launch_variant_us": per_call_us(torch, lambda: launch_variant(variant, cubin, inputs)),
+                   "launch_variant_us": per_call_us(torch, lambda: launch_variant(variant, cubin, inputs)),  # noqa: B023
                    "prepare_launch_us": per_call_us(torch, prepare_launch(variant, cubin, inputs))}
         row["ports_minus_c_abi_us"] = row["ports_us"] - row["c_abi_us"]
         rows.append(row)

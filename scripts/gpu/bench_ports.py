@@ -303,8 +303,10 @@ def bench_call_config(torch, timer, op, variant, call, function, shape, kind, st
         sequence = [by_name[n] for n in chosen]
 
         def python_sequence(inputs, replace=None):
+            # each kernel takes its own parameters of the call's arrays
             launches = [prepare_launch(v, replace if (replace is not None and v.name == variant.name) else cubin(v),
-                                       inputs, stream=stream) for v in sequence]
+                                       {k: x for k, x in inputs.items() if k in {q.name for q in v.params}},
+                                       stream=stream) for v in sequence]
 
             def run() -> None:
                 for launch in launches:

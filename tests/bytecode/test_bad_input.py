@@ -7,7 +7,6 @@ lengths, invalid UTF-8, and 10,000-deep region nesting.
 from __future__ import annotations
 
 import os
-import struct
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -222,7 +221,8 @@ def _nested_loops(depth: int) -> bytes:
 def _hints_end(payload: bytes) -> int:
     """Offset of the body length in a one-function Func section without hints."""
     s = Stream(payload)
-    s.varint(); s.varint(); s.varint()  # count, name, signature
+    for _ in range(3):  # count, name, signature
+        s.varint()
     flags = s.u8()
     s.varint()  # location index
     assert not flags & 0x04

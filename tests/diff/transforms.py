@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from tileir_diff.dialect import OPS_BY_NAME
 from tileir_diff.ir import (Block, Bounded, DenseElements, DivBy, EnumValue, FloatAttr, Function, Module,
                             Operation, Region, TileType, Value)
-from tileir_diff.ir.types import PartitionViewType, ScalarType, TensorViewType, TokenType
+from tileir_diff.ir.types import ScalarType
 from tileir_diff.normalize.keys import commutative_positions
 from tileir_diff.normalize.util import has_trait, max_vid, use_counts
 

@@ -37,7 +37,8 @@ def test_hash_is_operand_order_aware_and_name_free():
     a = graph(kernel(load("a") + load("b", view="%py") + f"  %s = subf %a, %b : {F}\n" + store("%s")))
     b = graph(kernel(load("p") + load("q", view="%py") + f"  %t = subf %p, %q : {F}\n" + store("%t")))
     c = graph(kernel(load("a") + load("b", view="%py") + f"  %s = subf %b, %a : {F}\n" + store("%s")))
-    h = lambda g: next(n.hash for n in g.op_nodes() if n.name == "subf")
+    def h(g):
+        return next(n.hash for n in g.op_nodes() if n.name == "subf")
     assert h(a) == h(b)
     assert h(a) != h(c)
 

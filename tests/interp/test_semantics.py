@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from tileir_diff import load, parse_text
+from tileir_diff.ir import Module
 from tileir_diff.interp import (HostArray, InterpreterError, KernelAssertionError, Memory, MemoryAccessError, Options,
                                 UnsupportedOpError, run_kernel)
 from tileir_diff.interp import dtypes as dt

@@ -412,13 +412,13 @@ def token_orderings(module: Module) -> set:
         preds: Dict[Tuple[int, int], frozenset] = {}
 
         def get(v: Value) -> frozenset:
-            return before.get(v.vid, frozenset())
+            return before.get(v.vid, frozenset())  # noqa: B023
 
         def add(vid: int, s) -> bool:
-            old = before.get(vid, frozenset())
+            old = before.get(vid, frozenset())  # noqa: B023
             new = old | s
             if new != old:
-                before[vid] = new
+                before[vid] = new  # noqa: B023
                 return True
             return False
 
@@ -440,10 +440,10 @@ def token_orderings(module: Module) -> set:
                 for v in op.operands:
                     if isinstance(v.type, TokenType):
                         tok_in |= get(v)
-                lab = labels.get(id(op))
+                lab = labels.get(id(op))  # noqa: B023
                 if lab is not None:
-                    if preds.get(lab) != tok_in:
-                        preds[lab] = tok_in
+                    if preds.get(lab) != tok_in:  # noqa: B023
+                        preds[lab] = tok_in  # noqa: B023
                         changed = True
                 if op.name in ("for", "loop"):
                     body = op.regions[0].blocks[0]

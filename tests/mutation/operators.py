@@ -309,7 +309,7 @@ def move_above(module: Module, bpath: Path, a: int, b: int) -> Optional[Module]:
 
 def _roots(module: Module):
     out = {}
-    for fi, f in enumerate(module.functions):
+    for _fi, f in enumerate(module.functions):
         prod = producers(f)
         for op in f.walk():
             if op.name in MEMORY_OPS:

@@ -41,7 +41,7 @@ def cases():
     def chain_in_loop(x, out, n, TILE: ct.Constant[int]):
         bid = ct.bid(0)
         acc = ct.zeros((TILE,), dtype=ct.float32)
-        for k in range(n):
+        for _k in range(n):
             t = ct.load(x, index=(bid,), shape=(TILE,))
             ct.store(x, index=(bid,), tile=t + 1.0)
             ct.store(x, index=(bid,), tile=t * 2.0)

@@ -28,7 +28,7 @@ def printed_lines(module):
         for i, fn in enumerate(module.functions):
             lines.append((None, f"entry @{fn.name}(...) {{"))
             idx = index_function(fn, i)
-            for op_id, op, depth in idx.ops:
+            for op_id, op, _depth in idx.ops:
                 res = ", ".join(f"%v{r.vid}" for r in op.results)
                 args = ", ".join(f"%v{v.vid}" for v in op.operands)
                 lines.append((op_id, "  " * (op_id.count("/r") + 1) + (f"{res} = " if res else "") +

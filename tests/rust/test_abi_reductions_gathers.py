@@ -7,7 +7,6 @@ import pytest
 
 from tileir_diff import ports
 from tileir_diff.ports import Status
-from tileir_diff.ports._abi import descriptor
 
 from .test_abi import (
     PAST_VALIDATION, FakeTensor, _reference_layout, assert_every_reference_test_shape_fits, call, driver_present, message, t,

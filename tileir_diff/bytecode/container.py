@@ -2,7 +2,7 @@
 and debug tables the Func section refers to."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from ..dialect.enums import PADDING_VALUES, PTR_ATTRS

@@ -6,7 +6,7 @@ mutants, and to generate large kernels for benchmarks. Writes cuTile Python's se
 from __future__ import annotations
 
 import struct
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 from ..dialect.enums import ENUMS, PADDING_VALUES
 from ..dialect.ops import OPS_BY_NAME
@@ -14,7 +14,7 @@ from ..dialect.spec import SUPPORTED_VERSIONS, V13_3, V13_4, V13_5, Version
 from ..ir import types as T
 from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
                              OptimizationHints, SameElements)
-from ..ir.core import Block, Function, Module, Operation
+from ..ir.core import Function, Module, Operation
 from .container import MAGIC
 
 _SCALAR_CODES = {"i1": 0x00, "i8": 0x01, "i16": 0x02, "i32": 0x03, "i64": 0x04, "f16": 0x05, "bf16": 0x06,

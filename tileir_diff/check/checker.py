@@ -549,7 +549,7 @@ class FunctionCheck:
         for i in shared.values():
             mapped_mask |= 1 << i
         reads_l = left.read_mask(list(range(len(left.ids))))
-        for nid, ri in zip(right.ids, rindex):
+        for nid, _ri in zip(right.ids, rindex):
             if nid not in shared:
                 continue
             li = shared[nid]

@@ -55,7 +55,7 @@ class _ExecuteAction(argparse.Action):
             parser.error(f"argument --execute: {values!r} is neither a mode (auto, always) nor a kernel file")
         setattr(namespace, self.dest, "auto")
         # `A --execute B`: A is already the first input when the option takes B
-        setattr(namespace, "_execute_spill", (values, getattr(namespace, "left", None) is not None))
+        namespace._execute_spill = values, getattr(namespace, "left", None) is not None
 
 
 def run(args: argparse.Namespace) -> int:

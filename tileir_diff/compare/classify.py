@@ -387,7 +387,7 @@ class Classifier:
         return roots
 
     def _wiring_finding(self, l: str, r: str, slots) -> Finding:
-        a, b = self.L.nodes[l], self.R.nodes[r]
+        a = self.L.nodes[l]
         name = a.op.name
         if self._is_swap(l, r, slots):
             (i1, j1), (i2, j2) = slots
@@ -538,7 +538,6 @@ class Classifier:
         ul, ur = set(self._unpaired_l()), set(self._unpaired_r())
         lcomps = self._components(L, ul)
         rcomps = self._components(R, ur)
-        lcomp_of = {n: i for i, c in enumerate(lcomps) for n in c}
         rcomp_of = {n: i for i, c in enumerate(rcomps) for n in c}
         # union left and right components that feed the same slot of a paired user
         parent = {("l", i): ("l", i) for i in range(len(lcomps))}
@@ -699,7 +698,7 @@ class Classifier:
         order = g.position_of
         consumed = {src for n in nodes for src, _, _ in g.nodes[n].operands if src}
         for x in sorted(nodes, key=order.get):
-            for u, k, res in g.nodes[x].users:
+            for u, k, _res in g.nodes[x].users:
                 ou = to_other.get(u)
                 if ou is None or g.nodes[u].kind != "op" or og.nodes[ou].kind != "op":
                     continue

@@ -251,7 +251,7 @@ def _divisor_remainders(ix, nid: str, depth: int = 3) -> set:
             op = ix.ops.get(n)
             if op is None:
                 continue
-            for k, v in enumerate(op.operands):
+            for _k, v in enumerate(op.operands):
                 src = ix.producer.get(v.vid)
                 if src is None:
                     continue
@@ -272,7 +272,7 @@ def _fold_floor_modulo(diffs: List[Difference], check: FunctionCheck) -> List[Di
     fact, that ``g`` may be negative; the second is listed under the first."""
     L, R, l2r = check.L, check.R, check.l2r
     by_left = {}
-    for nid, op in L.ops.items():
+    for nid, _op in L.ops.items():
         by_left[input_op_id(nid)] = nid
     by_right = {input_op_id(nid): nid for nid in R.ops}
     divisions = []

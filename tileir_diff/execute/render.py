@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import html
-from typing import Any, List, Optional
+from typing import List, Optional
 
 
 def execution_lines(execution: Optional[dict]) -> List[str]:

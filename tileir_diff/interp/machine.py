@@ -7,14 +7,14 @@ order over (z, y, x) with x fastest, all sharing one ``Memory``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from tileir_diff.dialect.ops import OPS_BY_NAME
 from tileir_diff.ir import (Block, EnumValue, FloatAttr, IntegerAttr, Module, Operation)
-from tileir_diff.ir.types import PointerType, ScalarType, TensorViewType, TileType, TokenType
+from tileir_diff.ir.types import PointerType, TensorViewType, TileType, TokenType
 
 from . import dtypes as dt
 from .errors import AssumeViolation, InterpreterError, KernelAssertionError, UnsupportedOpError
@@ -924,7 +924,6 @@ def _ftoi(it, op, ins, env):
     inner = np.clip(r, lo, hi)
     t = dt.compute_dtype(elem)
     if signed:
-        out = np.where(too_high, hi, np.where(too_low, lo, inner)).astype(np.float64)
         vals = np.where(too_high, 0, inner).astype(np.int64)
         res = np.where(too_high, np.int64(hi), np.where(too_low, np.int64(lo), vals)).astype(t)
         return [res]

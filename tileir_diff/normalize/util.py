@@ -167,8 +167,8 @@ def drop_unused(function: Function, droppable: Callable[[Operation], bool]) -> F
         removed = [0]
 
         def fn(op, subst):
-            if droppable(op) and all(uses[r.vid] == 0 for r in op.results):
-                removed[0] += 1
+            if droppable(op) and all(uses[r.vid] == 0 for r in op.results):  # noqa: B023
+                removed[0] += 1  # noqa: B023
                 return []
             return None
         function = rewrite_function(function, fn)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, List, Optional
 
 from .common import VERDICT_MEANING, difference_op_ids, ops_matched, pair_summary, sorted_rules, stats_items
 

@@ -13,7 +13,10 @@ import re
 
 import struct
 from functools import lru_cache
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Tuple
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 # name -> (exponent bits, mantissa bits, has sign bit, special-value convention)
 # conventions: ieee (inf + NaN at max exponent), fn (no inf; NaN = all ones), fnu (unsigned fn),

@@ -277,7 +277,7 @@ class Namer:
             return op
         od = OPS_BY_NAME[op.name]
         extra = []
-        for r in od.results[len(op.results):]:
+        for _r in od.results[len(op.results):]:
             self._phantom -= 1
             extra.append(Value(self._phantom, T.TokenType()))
         new = op.replace(results=op.results + tuple(extra))

@@ -231,7 +231,7 @@ def _attempt(spec, work: Crate, variant, chosen, attempt_dir: Path, number: int,
     results: List[StageResult] = []
     failed: Optional[StageResult] = None
     t0 = time.monotonic()
-    for i, name in enumerate(chosen):
+    for _i, name in enumerate(chosen):
         if failed is not None:
             results.append(StageResult(name, "skip", reason=f"not run: stage {failed.name} failed"))
             continue

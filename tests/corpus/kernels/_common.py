@@ -5,7 +5,7 @@ built by hand (``KernelSignature.from_kernel_args`` needs a GPU driver).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import cuda.tile as ct

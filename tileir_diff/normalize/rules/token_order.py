@@ -76,7 +76,6 @@ class _FunctionTokens:
 
 def canonical_order(ft: _FunctionTokens):
     """Per tracked op: the transitive reduction of the happens-before pairs that matter."""
-    n = len(ft.tracked)
     kinds = [ft.kind(op) for op in ft.tracked]
 
     def conflict(a: int, b: int) -> bool:

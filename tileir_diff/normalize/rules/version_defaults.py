@@ -5,7 +5,7 @@ import re
 from dataclasses import replace
 
 from ...dialect import OPS_BY_NAME, V13_1, V13_3
-from ...ir import DictAttr, OptimizationHints
+from ...ir import OptimizationHints
 from ..rule import Rule, register
 from ..util import enum_name, map_functions, rewrite_function
 
