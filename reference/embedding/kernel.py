@@ -44,3 +44,36 @@ def embedding_gather(ids, weight, out, BT: ConstInt, TILE_H: ConstInt):
         slab = ct.load_advanced_indexing(weight, (rows, ct.Slice(h * TILE_H, TILE_H)),
                                          padding_mode=ct.PaddingMode.ZERO)
         ct.store(out, index=(block, h), tile=slab)
+
+
+# Host-side choice: kernels of 16-byte rows, one token per block for decode, the gather kernel
+# from GATHER_FROM_TOKENS tokens on (8 gather blocks of BT = 8) where the dtypes have one.
+GATHER_FROM_TOKENS = 64
+INT32_MAX = 2**31 - 1
+
+
+def select_variant(weight_dtype: str, ids_dtype: str, tokens: int, rows: int, hidden: int,
+                   weight_row_stride: int, out_row_stride: int) -> str | None:
+    """The launcher's choice for a (rows, hidden) table of `weight_dtype` with row stride
+    `weight_row_stride`, `tokens` ids of `ids_dtype` and out's row stride (elements, unit column
+    strides): None where no variant takes it (rows not 16-byte multiples, an int32-indexed
+    table or an out past the int32 offset range, a dtype pair without a variant). The Rust
+    library's cutile_embedding chooses the same (tests/rust/test_selection.py)."""
+    row_div = 4 if weight_dtype == "float32" else 8
+    if (tokens > 1 and out_row_stride % row_div) or (rows > 1 and weight_row_stride % row_div):
+        return None
+    if tokens and hidden and (tokens - 1) * out_row_stride + hidden - 1 > INT32_MAX:
+        return None
+    table_fits_int32 = not (rows and hidden) or (rows - 1) * weight_row_stride + hidden - 1 <= INT32_MAX
+    many = tokens >= GATHER_FROM_TOKENS
+    if (weight_dtype, ids_dtype) == ("float16", "int64"):
+        return "f16_i64_gather_bt8_h256_idx64"  # int64 table offsets: any table size, every T
+    if not table_fits_int32:
+        return None
+    rows_variants = {("float16", "int32"): "f16_i32_rows_h1024", ("bfloat16", "int32"): "bf16_i32_rows_h1024",
+                     ("float32", "int32"): "f32_i32_rows_h1024", ("bfloat16", "int64"): "bf16_i64_rows_h1024"}
+    gather_variants = {("bfloat16", "int32"): "bf16_i32_gather_bt8_h256",
+                       ("float32", "int32"): "f32_i32_gather_bt8_h256"}
+    if many and (weight_dtype, ids_dtype) in gather_variants:
+        return gather_variants[(weight_dtype, ids_dtype)]
+    return rows_variants.get((weight_dtype, ids_dtype))

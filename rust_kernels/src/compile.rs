@@ -79,11 +79,11 @@ pub struct Job {
     pub label: String,
     pub module_ast: fn() -> AstModule,
     pub module: &'static str,
-    pub entry: &'static str,
+    pub entry: String,
     pub generics: Vec<String>,
     pub tensors: Vec<TensorSpec>,
     /// `(parameter, divisor)`: `assume div_by` on an integer scalar or a raw pointer.
-    pub scalar_hints: Vec<(&'static str, i32)>,
+    pub scalar_hints: Vec<(String, i32)>,
 }
 
 /// Compiles one job. Runs on a thread with a large stack: the compiler recurses deeply.
@@ -99,8 +99,9 @@ pub fn compile_job(job: Job, opts: &Options) -> Result<CompileArtifacts, String>
                 job.tensors.iter().map(|t| (t.name.to_string(), t.static_strides())).collect();
             let stride_refs: Vec<(&str, &[i32])> = strides.iter().map(|(n, s)| (n.as_str(), s.as_slice())).collect();
             let bits: Vec<(&str, SpecializationBits)> = job.tensors.iter().map(|t| (t.name, spec_bits(t))).collect();
-            let hints: Vec<(&str, DivHint)> = job.scalar_hints.iter().map(|(n, d)| (*n, div(*d as i64))).collect();
-            KernelCompiler::new(job.module_ast, job.module, job.entry)
+            let hints: Vec<(&str, DivHint)> =
+                job.scalar_hints.iter().map(|(n, d)| (n.as_str(), div(*d as i64))).collect();
+            KernelCompiler::new(job.module_ast, job.module, &job.entry)
                 .target(&target)
                 .bytecode_version(version)
                 .generics(job.generics)
@@ -121,13 +122,31 @@ pub fn compile_port(p: &'static crate::independent::Port, opts: &Options) -> Res
             label: format!("independent/{}", p.name),
             module_ast: crate::independent::kernels::independent_kernels::__module_ast_self,
             module: crate::independent::MODULE,
-            entry: p.entry,
+            entry: p.entry.to_string(),
             generics: p.generics.iter().map(|g| g.to_string()).collect(),
             tensors: p.tensors.to_vec(),
-            scalar_hints: p.scalar_hints.to_vec(),
+            scalar_hints: p.scalar_hints.iter().map(|(n, d)| (n.to_string(), *d)).collect(),
         },
         opts,
     )
+}
+
+/// The assumptions of an i64-indexed tensor, which the kernel takes as the raw pointer
+/// `<name>` and the i64 scalars `<name>_shape<i>`, `<name>_stride<i>` (cuTile Rust 0.5.0 gives a
+/// `&Tensor` i32 extents and strides): `div_by` on the pointer (the base alignment), on each
+/// dynamic stride and on each extent with a divisor. A unit stride is not an assumption the raw
+/// form can state; the kernel ignores that argument (the C ABI checks it is 1).
+fn raw_tensor_hints(t: &TensorSpec) -> Vec<(String, i32)> {
+    let mut hints = vec![(t.name.to_string(), t.base_align as i32)];
+    for i in 0..t.ndim {
+        if t.shape_div[i] > 1 {
+            hints.push((format!("{}_shape{i}", t.name), t.shape_div[i] as i32));
+        }
+        if !t.unit_stride(i) && t.stride_div[i] > 1 {
+            hints.push((format!("{}_stride{i}", t.name), t.stride_div[i] as i32));
+        }
+    }
+    hints
 }
 
 /// Compiles one variant of a ported op.
@@ -137,10 +156,10 @@ pub fn compile(v: &'static Variant, opts: &Options) -> Result<CompileArtifacts, 
             label: format!("{}/{}", v.op, v.name),
             module_ast: module_ast(v),
             module: v.module,
-            entry: v.entry,
+            entry: v.rust_entry(),
             generics: v.generics.iter().map(|g| g.to_string()).collect(),
-            tensors: v.tensor_specs().copied().collect(),
-            scalar_hints: Vec::new(),
+            tensors: v.tensor_specs().filter(|t| !t.index64).copied().collect(),
+            scalar_hints: v.tensor_specs().filter(|t| t.index64).flat_map(raw_tensor_hints).collect(),
         },
         opts,
     )

@@ -101,22 +101,49 @@ pub struct Tensor {
 /// arguments are i32 (`tile<i32>` in the entry signature).
 pub const MAX_INDEX: i64 = i32::MAX as i64;
 
+/// How a kernel parameter indexes its tensor: the width of its extent and stride arguments
+/// and of its offset math (analysis.json `index_dtype`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexWidth {
+    /// i32 extents, strides and element offsets (every `&Tensor` parameter of cuTile Rust).
+    I32,
+    /// i64 extents and strides, i64 offsets: the largest element offset may pass 2^31 - 1
+    /// (a raw-pointer parameter; `TensorSpec::index64`).
+    I64,
+}
+
 /// Reads and checks one descriptor.
 ///
 /// # Safety
 /// `desc` is null or points to a readable `TileirTensor`.
 pub unsafe fn read(desc: *const TileirTensor, name: &'static str) -> Result<Tensor> {
+    // SAFETY: forwarded caller contract.
+    unsafe { read_indexed(desc, name, IndexWidth::I32) }
+}
+
+/// `read` for a tensor that some variant indexes with `width`: with `IndexWidth::I64` the
+/// largest element offset may pass the i32 range (the variant's `TensorSpec::accepts` then
+/// rejects it for an i32-indexed variant); extents and strides stay within 0..=INT32_MAX.
+///
+/// # Safety
+/// `desc` is null or points to a readable `TileirTensor`.
+pub unsafe fn read_indexed(desc: *const TileirTensor, name: &'static str, width: IndexWidth) -> Result<Tensor> {
     if desc.is_null() {
         return fail(Status::NullPointer, format!("{name}: descriptor pointer is null"));
     }
     // SAFETY: non-null and, per the contract, points to a descriptor; read_unaligned
     // because a C caller may pack descriptors anywhere.
     let d = unsafe { desc.read_unaligned() };
-    check(&d, name)
+    check_indexed(&d, name, width)
 }
 
 /// The checks of `read` on a descriptor value.
 pub fn check(d: &TileirTensor, name: &'static str) -> Result<Tensor> {
+    check_indexed(d, name, IndexWidth::I32)
+}
+
+/// The checks of `read_indexed` on a descriptor value.
+pub fn check_indexed(d: &TileirTensor, name: &'static str, width: IndexWidth) -> Result<Tensor> {
     if d.ndim < 1 || d.ndim as usize > MAX_RANK {
         return fail(Status::BadRank, format!("{name}: ndim {} is outside 1..={MAX_RANK}", d.ndim));
     }
@@ -139,18 +166,30 @@ pub fn check(d: &TileirTensor, name: &'static str) -> Result<Tensor> {
         // Nothing is read or written; strides and address are irrelevant.
         return Ok(t);
     }
+    // An i32-indexed kernel takes strides as i32; an i64-indexed one as i64.
+    let max_stride = match width {
+        IndexWidth::I32 => MAX_INDEX,
+        IndexWidth::I64 => i64::MAX,
+    };
     for i in 0..rank {
         let s = d.strides[i];
-        // The kernels assume strides >= 0 (`assume bounded<0, ?>`) and take them as i32.
-        if !(0..=MAX_INDEX).contains(&s) {
-            return fail(Status::BadStride, format!("{name}: stride[{i}] = {s} is outside 0..={MAX_INDEX}"));
+        // The kernels assume strides >= 0 (`assume bounded<0, ?>`).
+        if !(0..=max_stride).contains(&s) {
+            return fail(Status::BadStride, format!("{name}: stride[{i}] = {s} is outside 0..={max_stride}"));
         }
     }
-    if t.max_offset() > MAX_INDEX {
+    if t.checked_max_offset().is_none() {
         return fail(
-            Status::UnsupportedShape,
-            format!("{name}: largest element offset {} exceeds the kernels' i32 index range", t.max_offset()),
+            Status::InvalidShape,
+            format!(
+                "{name}: largest element offset of shape {:?}, strides {:?} overflows i64",
+                t.dims(),
+                t.stride_slice()
+            ),
         );
+    }
+    if width == IndexWidth::I32 {
+        t.check_i32_offsets()?;
     }
     if t.data == 0 {
         return fail(Status::NullPointer, format!("{name}: data pointer is null for a non-empty tensor"));
@@ -179,16 +218,46 @@ impl Tensor {
         &self.strides[..self.rank]
     }
 
+    /// The element count, saturating at i64::MAX (five extents of up to 2^31 - 1 can pass
+    /// i64; a wrapped product could read as 0, an empty tensor that skips every check).
     pub fn numel(&self) -> i64 {
-        self.dims().iter().product()
-    }
-
-    /// Offset in elements of the last element (0 for an empty tensor).
-    pub fn max_offset(&self) -> i64 {
-        if self.numel() == 0 {
+        if self.dims().contains(&0) {
             return 0;
         }
-        self.dims().iter().zip(self.stride_slice()).map(|(d, s)| (d - 1) * s).sum()
+        self.dims().iter().try_fold(1i64, |n, &d| n.checked_mul(d)).unwrap_or(i64::MAX)
+    }
+
+    /// Offset in elements of the last element (0 for an empty tensor). `check_indexed`
+    /// rejects a tensor for which it overflows; for one that did not pass it saturates.
+    pub fn max_offset(&self) -> i64 {
+        self.checked_max_offset().unwrap_or(i64::MAX)
+    }
+
+    /// `max_offset` in checked arithmetic: `None` when it overflows i64.
+    pub fn checked_max_offset(&self) -> Option<i64> {
+        if self.numel() == 0 {
+            return Some(0);
+        }
+        let mut sum = 0i64;
+        for (&d, &s) in self.dims().iter().zip(self.stride_slice()) {
+            sum = sum.checked_add((d - 1).checked_mul(s)?)?;
+        }
+        Some(sum)
+    }
+
+    /// Rejects a tensor whose largest element offset passes the i32 index math of a kernel.
+    pub fn check_i32_offsets(&self) -> Result<()> {
+        if self.max_offset() > MAX_INDEX {
+            return fail(
+                Status::UnsupportedShape,
+                format!(
+                    "{}: largest element offset {} exceeds the kernels' i32 index range",
+                    self.name,
+                    self.max_offset()
+                ),
+            );
+        }
+        Ok(())
     }
 
     /// Byte range [start, end) touched by the tensor, in checked arithmetic: `None` when the
@@ -267,6 +336,10 @@ pub struct TensorSpec {
     pub stride_div: [i64; MAX_RANK],
     /// Written by the kernel: must not overlap itself.
     pub output: bool,
+    /// analysis.json `index_dtype` int64: the kernel takes the tensor as a raw pointer with
+    /// i64 extents and strides (cuTile Rust 0.5.0 gives a `&Tensor` parameter i32 ones), so
+    /// its element offsets may pass 2^31 - 1.
+    pub index64: bool,
 }
 
 impl TensorSpec {
@@ -281,6 +354,7 @@ impl TensorSpec {
             shape_div: [1; MAX_RANK],
             stride_div: [1; MAX_RANK],
             output: false,
+            index64: false,
         }
     }
 
@@ -293,6 +367,16 @@ impl TensorSpec {
     pub const fn unit_last(mut self) -> Self {
         self.unit_last_stride = true;
         self
+    }
+
+    /// i64 extents, strides and offsets (analysis.json `index_dtype` int64).
+    pub const fn index64(mut self) -> Self {
+        self.index64 = true;
+        self
+    }
+
+    pub const fn index_width(&self) -> IndexWidth {
+        if self.index64 { IndexWidth::I64 } else { IndexWidth::I32 }
     }
 
     pub const fn align(mut self, bytes: u64) -> Self {
@@ -349,6 +433,9 @@ impl TensorSpec {
         }
         if t.numel() == 0 {
             return Ok(());
+        }
+        if !self.index64 {
+            t.check_i32_offsets()?;
         }
         let strides = t.kernel_strides(self);
         for (i, &stride) in strides.iter().enumerate().take(t.rank) {
@@ -440,6 +527,30 @@ mod tests {
             status_of(check(&desc(DType::F32, &[65536, 65536], &[65536, 1], 16), "x")),
             Status::UnsupportedShape
         );
+    }
+
+    #[test]
+    fn i64_indexed_tensors_may_pass_the_i32_offset_range() {
+        // (131072, 16400) f16: the largest offset 2,149,580,799 passes 2^31 - 1.
+        let huge = contiguous(DType::F16, &[131072, 16400]);
+        assert_eq!(status_of(check(&huge, "w")), Status::UnsupportedShape);
+        let t = check_indexed(&huge, "w", IndexWidth::I64).unwrap();
+        assert_eq!(t.max_offset(), 131071 * 16400 + 16399);
+        assert_eq!(t.byte_range(), (0x1000, 0x1000 + 131072 * 16400 * 2));
+        let wide = MATRIX.index64();
+        assert!(wide.accepts(&t).is_ok());
+        assert_eq!(status_of(MATRIX.accepts(&t)), Status::UnsupportedShape);
+        // Strides past INT32_MAX only for an i64-indexed read; offsets past i64 never.
+        let d = desc(DType::F16, &[3, 16], &[(1 << 31) + 8, 1], 0x1000);
+        assert_eq!(status_of(check(&d, "w")), Status::BadStride);
+        assert!(wide.accepts(&check_indexed(&d, "w", IndexWidth::I64).unwrap()).is_ok());
+        let d = desc(DType::F16, &[4, 16], &[1 << 62, 1], 0x1000);
+        assert_eq!(status_of(check_indexed(&d, "w", IndexWidth::I64)), Status::InvalidShape);
+        let d = desc(DType::F16, &[4, 16], &[-8, 1], 0x1000);
+        assert_eq!(status_of(check_indexed(&d, "w", IndexWidth::I64)), Status::BadStride);
+        // Rank 5 of i32-sized extents and strides: the i64 sum overflows, it does not wrap.
+        let d = desc(DType::F16, &[1 << 30; 5], &[(1 << 31) - 1; 5], 0x1000);
+        assert_eq!(status_of(check(&d, "w")), Status::InvalidShape);
     }
 
     #[test]

@@ -236,13 +236,15 @@ fn open_device(api: &Api, ordinal: i32) -> Result<Device> {
 pub enum Arg {
     Ptr(u64),
     I32(i32),
+    /// An i64 extent or stride (an i64-indexed tensor, `TensorSpec::index64`).
+    I64(i64),
     F32(f32),
 }
 
 impl Arg {
     pub fn size(self) -> usize {
         match self {
-            Arg::Ptr(_) => 8,
+            Arg::Ptr(_) | Arg::I64(_) => 8,
             Arg::I32(_) | Arg::F32(_) => 4,
         }
     }
@@ -422,6 +424,7 @@ pub fn launch(l: &Launch) -> Result<()> {
         .map(|a| match *a {
             Arg::Ptr(p) => p,
             Arg::I32(v) => v as u32 as u64,
+            Arg::I64(v) => v as u64,
             Arg::F32(v) => v.to_bits() as u64,
         })
         .collect();

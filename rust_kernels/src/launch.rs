@@ -28,7 +28,8 @@ pub enum Value<'a> {
 }
 
 /// Packs the entry arguments: per tensor the address, then every extent, then every stride
-/// as i32 (all of them, also those folded to constants in the view type); per scalar its value.
+/// as i32, or as i64 for an i64-indexed tensor (all of them, also those folded to constants in
+/// the view type); per scalar its value.
 pub fn pack_args(v: &Variant, values: &[Value]) -> Vec<Arg> {
     assert_eq!(v.params.len(), values.len(), "{}/{}: wrong number of values", v.op, v.name);
     let mut args = Vec::with_capacity(v.kernel_arg_count());
@@ -36,10 +37,14 @@ pub fn pack_args(v: &Variant, values: &[Value]) -> Vec<Arg> {
         match (param, value) {
             (ParamSpec::Tensor(spec), Value::Tensor(t)) => {
                 args.push(Arg::Ptr(t.data));
-                // Extents and strides were range-checked to fit i32 in descriptor::check.
-                args.extend(t.dims().iter().map(|&d| Arg::I32(d as i32)));
                 let strides = t.kernel_strides(spec);
-                args.extend(strides[..t.rank].iter().map(|&s| Arg::I32(s as i32)));
+                let words = t.dims().iter().chain(&strides[..t.rank]);
+                if spec.index64 {
+                    args.extend(words.map(|&w| Arg::I64(w)));
+                } else {
+                    // Extents and strides were range-checked to fit i32 in descriptor::check_indexed.
+                    args.extend(words.map(|&w| Arg::I32(w as i32)));
+                }
             }
             (ParamSpec::F32(_), Value::F32(x)) => args.push(Arg::F32(*x)),
             (ParamSpec::I32(_), Value::I32(x)) => args.push(Arg::I32(*x)),

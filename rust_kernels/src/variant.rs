@@ -11,7 +11,9 @@ use crate::status::{Error, Result, Status};
 /// One entry parameter of the Rust kernel, in declaration order.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ParamSpec {
-    /// Passed as: pointer, `ndim` i32 extents, `ndim` i32 strides.
+    /// Passed as: pointer, `ndim` i32 extents, `ndim` i32 strides (i64 ones where the spec is
+    /// `index64`: then the Rust kernel takes `<name>: *mut E` and the scalars
+    /// `<name>_shape<i>`, `<name>_stride<i>`, see `compile::raw_tensor_hints`).
     Tensor(TensorSpec),
     /// A runtime f32 (`tile<f32>`): Python float constants land here, since Rust const
     /// generics cannot be floats.
@@ -40,7 +42,15 @@ pub struct Variant {
 impl Variant {
     /// Symbol of the entry kernel in the cubin (cuTile Rust appends `_entry`).
     pub fn symbol(&self) -> String {
-        format!("{}_entry", self.entry)
+        format!("{}_entry", self.rust_entry())
+    }
+
+    /// The Rust function that ports `entry` (the Python kernel): `entry` itself, or
+    /// `<entry>_idx64` for a variant with an i64-indexed tensor, which cuTile Rust 0.5.0 can
+    /// only take as a raw pointer plus i64 extents and strides (a `&Tensor` parameter has i32
+    /// ones), so the one Python kernel is a second Rust function.
+    pub fn rust_entry(&self) -> String {
+        if self.tensor_specs().any(|t| t.index64) { format!("{}_idx64", self.entry) } else { self.entry.to_string() }
     }
 
     pub fn tensor_specs(&self) -> impl Iterator<Item = &TensorSpec> {

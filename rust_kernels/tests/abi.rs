@@ -679,7 +679,11 @@ fn embedding_validation() {
     assert!(last_error().contains("int32 or int64"), "{}", last_error());
     assert_eq!(call(&ids, &weight, &tensor(addr(3), DType::F16, &[t, h])), Status::UnsupportedDtype.code());
     let f16 = |i, shape: &[i64]| tensor(addr(i), DType::F16, shape);
-    assert_eq!(call(&tensor(addr(1), DType::I64, &[t]), &f16(2, &[v, h]), &f16(3, &[t, h])), Status::NoVariant.code());
+    let f16_i64 = call(&tensor(addr(1), DType::I64, &[t]), &f16(2, &[v, h]), &f16(3, &[t, h]));
+    assert!(passed_validation(f16_i64), "{}", last_error());
+    let f32 = |i, shape: &[i64]| tensor(addr(i), DType::F32, shape);
+    let f32_i64 = call(&tensor(addr(1), DType::I64, &[t]), &f32(2, &[v, h]), &f32(3, &[t, h]));
+    assert_eq!(f32_i64, Status::NoVariant.code());
     assert_eq!(call(&ids, &weight, &tensor(addr(3), DType::BF16, &[t])), Status::BadRank.code());
     assert_eq!(call(&ids, &weight, &tensor(addr(3), DType::BF16, &[t, h + 8])), Status::ShapeMismatch.code());
     assert_eq!(call(&ids, &tensor(addr(2), DType::BF16, &[0, h]), &out), Status::UnsupportedShape.code());
@@ -695,6 +699,31 @@ fn embedding_validation() {
     assert_eq!(tileir_kernels::ops::embedding::candidates(DType::BF16, DType::I32, 8)[0].entry, "embedding_rows");
     assert_eq!(tileir_kernels::ops::embedding::candidates(DType::BF16, DType::I32, 64)[0].entry, "embedding_gather");
     assert_eq!(tileir_kernels::ops::embedding::candidates(DType::F16, DType::I32, 4096)[0].entry, "embedding_rows");
+    // f16 with int64 ids: the int64-indexed gather at every T; it alone takes a table past 2^31
+    // elements (4.3 GB here, out 8 GiB past it) and a row stride past INT32_MAX.
+    for tokens in [1, 64] {
+        assert_eq!(
+            tileir_kernels::ops::embedding::candidates(DType::F16, DType::I64, tokens)[0].name,
+            "f16_i64_gather_bt8_h256_idx64"
+        );
+    }
+    let huge = f16(2, &[131072, 16400]);
+    assert!(
+        passed_validation(call(&tensor(addr(1), DType::I64, &[64]), &huge, &f16(4, &[64, 16400]))),
+        "{}",
+        last_error()
+    );
+    let bf16_huge = tensor(addr(2), DType::BF16, &[131072, 16400]);
+    assert_eq!(call(&ids, &bf16_huge, &tensor(addr(4), DType::BF16, &[t, 16400])), Status::UnsupportedShape.code());
+    let wide_rows = strided(addr(2), DType::F16, &[3, 16], &[(1 << 31) + 8, 1]);
+    assert!(
+        passed_validation(call(&tensor(addr(1), DType::I64, &[4]), &wide_rows, &f16(9, &[4, 16]))),
+        "{}",
+        last_error()
+    );
+    let overflowing = strided(addr(2), DType::F16, &[4, 16], &[1 << 62, 1]);
+    assert_eq!(call(&tensor(addr(1), DType::I64, &[4]), &overflowing, &f16(9, &[4, 16])), Status::InvalidShape.code());
+    assert!(last_error().contains("overflows i64"), "{}", last_error());
 }
 
 #[test]

@@ -131,8 +131,11 @@ def test_embedding_rejections(lib, ports_library):
         assert "ids" in message(lib)
     assert emb(ids, weight, t(3, "float16", [tokens, h])) == Status.UNSUPPORTED_DTYPE
     assert emb(ids, t(2, "float64", [v, h]), t(3, "float64", [tokens, h])) == Status.UNSUPPORTED_DTYPE
-    # f16 with int64 ids exists only as the int64-indexed gather, which cuTile Rust cannot express.
-    assert emb(t(1, "int64", [tokens]), t(2, "float16", [v, h]), t(3, "float16", [tokens, h])) == Status.NO_VARIANT
+    # f16 with int64 ids: the int64-indexed gather, at every T.
+    for n in (1, tokens):
+        assert emb(t(1, "int64", [n]), t(2, "float16", [v, h]), t(3, "float16", [n, h])) in PAST_VALIDATION
+        assert lib.tileir_kernels_selected_variant().decode() == "f16_i64_gather_bt8_h256_idx64"
+    assert emb(t(1, "int64", [tokens]), t(2, "float32", [v, h]), t(3, "float32", [tokens, h])) == Status.NO_VARIANT
     assert emb(t(1, "int32", [tokens, 1]), weight, out) == Status.BAD_RANK
     assert emb(ids, t(2, "bfloat16", [v * h]), out) == Status.BAD_RANK
     assert emb(ids, weight, t(3, "bfloat16", [tokens + 1, h])) == Status.SHAPE_MISMATCH
@@ -148,8 +151,30 @@ def test_embedding_rejections(lib, ports_library):
     assert emb(ids, weight, t(1, "bfloat16", [tokens, h])) == Status.INVALID_ARGUMENT  # out over ids
     assert emb(ids, weight, out, device=-1) == Status.INVALID_DEVICE
     assert emb(t(0, "int32", [0]), weight, t(0, "bfloat16", [0, h])) == Status.OK
-    # Offsets past the i32 index range of the table (the int64-indexed variant is not ported).
-    assert emb(ids, t(2, "bfloat16", [131072, 16400]), t(3, "bfloat16", [tokens, 16400])) == Status.UNSUPPORTED_SHAPE
+    # Offsets past the i32 index range of the table: only the int64-indexed (f16, int64 ids)
+    # variant takes them; out (at 8 GiB past the table's start) stays i32-indexed.
+    huge = t(2, "float16", [131072, 16400])  # 4.3 GB: byte extent and largest offset past 2^31
+    assert emb(ids, t(2, "bfloat16", [131072, 16400]), t(4, "bfloat16", [tokens, 16400])) == Status.UNSUPPORTED_SHAPE
+    assert "i32 index range" in message(lib)
+    with ports.force_variant("embedding", "bf16_i32_gather_bt8_h256", library=ports_library):
+        assert emb(ids, t(2, "bfloat16", [131072, 16400]), t(4, "bfloat16", [tokens, 16400])) \
+            == Status.UNSUPPORTED_SHAPE
+    assert emb(t(1, "int64", [64]), huge, t(4, "float16", [64, 16400])) in PAST_VALIDATION, message(lib)
+    assert lib.tileir_kernels_selected_variant().decode() == "f16_i64_gather_bt8_h256_idx64"
+    # A row stride past INT32_MAX is an i64 argument of that variant, not truncated.
+    wide_rows = t(2, "float16", [3, 16], [(1 << 31) + 8, 1])
+    assert emb(t(1, "int64", [4]), wide_rows, t(9, "float16", [4, 16])) in PAST_VALIDATION, message(lib)
+    assert emb(t(1, "int32", [4]), t(2, "bfloat16", [3, 16], [(1 << 31) + 8, 1]), t(9, "bfloat16", [4, 16])) \
+        == Status.UNSUPPORTED_SHAPE
+    # A largest offset that overflows i64 is rejected, never wrapped; so is a negative stride.
+    assert emb(t(1, "int64", [4]), t(2, "float16", [4, 16], [1 << 62, 1]), t(9, "float16", [4, 16])) \
+        == Status.INVALID_SHAPE
+    assert "overflows i64" in message(lib)
+    assert emb(t(1, "int64", [4]), t(2, "float16", [4, 16], [-16, 1]), t(9, "float16", [4, 16])) == Status.BAD_STRIDE
+    # Its out is indexed in i32: an out past that range is rejected.
+    assert emb(t(1, "int64", [1 << 17]), t(2, "float16", [v, 16400]), t(4, "float16", [1 << 17, 16400])) \
+        == Status.UNSUPPORTED_SHAPE
+    assert "out" in message(lib)
     # A forced variant still checks its own dtypes.
     with ports.force_variant("embedding", "bf16_i64_rows_h1024", library=ports_library):
         assert emb(ids, weight, out) == Status.UNSUPPORTED_DTYPE
@@ -171,9 +196,10 @@ def _reference_args(op, variant, shape):
         return [_reference_layout(1, dt["x"], dims, "x" in nc), _reference_layout(2, dt["out"], dims, "out" in nc)]
     if op == "embedding":
         tokens, h = shape["T"], shape["H"]
+        # out 8 GiB past the table's start: the _idx64 test table is 4.3 GB
         return [_reference_layout(1, dt["ids"], [tokens], False),
                 _reference_layout(2, dt["weight"], [shape["V"], h], "weight" in nc),
-                _reference_layout(3, dt["out"], [tokens, h], "out" in nc)]
+                _reference_layout(4, dt["out"], [tokens, h], "out" in nc)]
     raise AssertionError(op)
 
 

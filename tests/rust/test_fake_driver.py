@@ -581,6 +581,33 @@ def test_reductions_and_gathers_launch(fake_driver, library_with_fake_cubins, tm
     for entry in ("argmax_rows", "cross_entropy_fwd", "cumsum_looped", "cumsum_row", "embedding_rows",
                   "embedding_gather"):
         assert f"function {entry}_entry" in log, entry
+def test_embedding_idx64_passes_the_table_extents_and_strides_as_i64(fake_driver, library_with_fake_cubins, tmp_path):
+    """The analysis.json huge-table shape (V * H >= 2^31 elements, 4.3 GB): int64 ids on an f16
+    table launch the i64-indexed gather with V, H, the row stride and 1 as 8-byte words; a
+    row stride past INT32_MAX travels untruncated; the table must fit its allocation (16 GiB
+    here: the second table spans 8.6 GB)."""
+    body = f"""
+        OUT = {Y} + (3 << 32)
+        call("cutile_embedding", T({X}, [64], "int64"), T({Y}, [131072, 16400], "float16"),
+             T(OUT, [64, 16400], "float16"), 0, 0, nparams=13)
+        call("cutile_embedding", T({X}, [5], "int64"), T({Y}, [3, 16], "float16", [(1 << 31) + 8, 1]),
+             T(OUT, [5, 16], "float16"), 0, 0, nparams=13)
+    """
+    codes, log = run(fake_driver, library_with_fake_cubins, body, tmp_path, FAKE_CUDA_ALLOC_SIZE=1 << 34)
+    assert codes == [0, 0]
+    assert images(log) == ["f16_i64_gather_bt8_h256_idx64"]  # loaded once
+    assert "function embedding_gather_idx64_entry" in log
+    huge, wide = launches(log)
+    out = Y + (3 << 32)
+    assert "grid=8,1,1" in huge  # cdiv(64, 8)
+    assert params(huge) == [X, 64, 1, Y, 131072, 16400, 16400, 1, out, 64, 16400, 16400, 1]
+    assert "grid=1,1,1" in wide and params(wide)[3:8] == [Y, 3, 16, (1 << 31) + 8, 1]
+    # 131072 * 16400 * 2 bytes = 4.3 GB, and (2 * ((1 << 31) + 8) + 16) * 2 bytes, run past a
+    # 3.75 GiB allocation: the extents are not truncated to i32 in the bound check either.
+    codes, log = run(fake_driver, library_with_fake_cubins, body, tmp_path, FAKE_CUDA_ALLOC_SIZE=0xF000_0000)
+    assert codes == [Status.OUT_OF_BOUNDS] * 2 and not launches(log)
+
+
 def test_transpose_selects_per_dtype_rank_and_alignment(fake_driver, library_with_fake_cubins, tmp_path):
     codes, log = run(fake_driver, library_with_fake_cubins, f"""
         call("cutile_transpose", T({X}, [328, 200], "float16"), T({Z}, [200, 328], "float16"), 0, 0, nparams=10)

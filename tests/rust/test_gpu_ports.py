@@ -169,7 +169,8 @@ def _one_call_per_op():
              ("fused_moe", "bf16_top2_bm64_mul", {"T": 512, "E": 8, "K": 1024, "N": 1024}),
              ("flash_decode", "partial_bf16_d128_g4",
               {"B": 3, "Hq": 8, "Hkv": 2, "Smax": 1000, "S": 8, "lens": "random", "noncontiguous": ["k", "v"]}),
-             ("moe_align_block_size", "hist_bm64_e128", {"N": 4096, "E": 64, "topk": "8", "NB": 127})]
+             ("moe_align_block_size", "hist_bm64_e128", {"N": 4096, "E": 64, "topk": "8", "NB": 127}),
+             ("embedding", "f16_i64_gather_bt8_h256_idx64", {"T": 130, "V": 5003, "H": 1000, "noncontiguous": ["out"]})]
     for op, name, shape in picks:
         variant = next(v for v in _analysis(op)["variants"] if v["name"] == name)
         yield pytest.param(op, variant, shape, id=f"{op}-{variant['kernel']}-{name}")

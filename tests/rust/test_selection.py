@@ -298,3 +298,19 @@ def test_moe_align_block_size_selection(lib):
         seen.add(_agree(lib, expected, "cutile_moe_align_block_size", *arrays, block_m,
                         case=f"block_m={block_m} E={experts}"))
     assert {"hist_bm64_e128,sort_bm64_e128", "hist_bm16_e256,sort_bm16_e256", None} <= seen
+
+
+def test_embedding_selection(lib):
+    launcher = _launcher("embedding")
+    seen = set()
+    shapes = [(1000, 72), (1000, 1000), (37, 1004), (131072, 16400)]
+    for dtype, ids_dtype, tokens, (rows, hidden), pad in itertools.product(
+            DTYPES, ("int32", "int64"), (1, 63, 64, 300), shapes, (0, 4, 64)):
+        row = hidden + pad
+        expected = launcher.select_variant(dtype, ids_dtype, tokens, rows, hidden, row, row)
+        # out 8 GiB past the table's start (the huge table is 4.3 GB of f16)
+        args = [t(1, ids_dtype, [tokens]), t(2, dtype, [rows, hidden], [row, 1]), t(4, dtype, [tokens, hidden], [row, 1])]
+        seen.add(_agree(lib, expected, "cutile_embedding", *args,
+                        case=f"{dtype} {ids_dtype} T={tokens} V={rows} H={hidden} row={row}"))
+    assert {"f16_i64_gather_bt8_h256_idx64", "bf16_i32_gather_bt8_h256", "f32_i32_rows_h1024", "bf16_i64_rows_h1024",
+            None} <= seen

@@ -141,11 +141,12 @@ fn sidecar(v: &Variant, opts: &Options, checks: Option<((u32, u32, u32), usize)>
         .iter()
         .map(|p| match p {
             ParamSpec::Tensor(t) => format!(
-                "{{\"name\": {}, \"kind\": \"array\", \"dtype\": {}, \"ndim\": {}, \"stride_constant\": [{}], \
+                "{{\"name\": {}, \"kind\": \"array\", \"dtype\": {}, \"ndim\": {}, \"index_dtype\": {}, \"stride_constant\": [{}], \
 \"base_addr_divisible_by\": {}, \"shape_divisible_by\": {:?}, \"stride_divisible_by\": {:?}, \"role\": {}}}",
                 json_str(t.name),
                 json_str(t.dtype.torch_name()),
                 t.ndim,
+                json_str(if t.index64 { "int64" } else { "int32" }),
                 (0..t.ndim).map(|i| if t.unit_stride(i) { "1" } else { "null" }).collect::<Vec<_>>().join(", "),
                 t.base_align,
                 &t.shape_div[..t.ndim],

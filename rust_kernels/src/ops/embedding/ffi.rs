@@ -1,7 +1,7 @@
 //! C ABI: `cutile_embedding(ids, weight, out, device, stream)`.
 
 use super::{GATHER, OP, ROWS, candidates, tokens_per_block};
-use crate::descriptor::{DType, TileirTensor, read};
+use crate::descriptor::{DType, IndexWidth, TileirTensor, read, read_indexed};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Error, Status, fail, guard};
 use crate::variant::{check_disjoint, check_rank, check_same_dtype, pick, select};
@@ -10,8 +10,11 @@ use crate::variant::{check_disjoint, check_rank, check_same_dtype, pick, select}
 /// ids: (T,) int32 or int64, contiguous; weight: (V, H), out: (T, H), one dtype (f16, bf16,
 /// f32), unit column stride, row strides multiples of 16 bytes (8 elements, f32: 4); all
 /// 16-byte aligned. out must not overlap ids or weight. Prebuilt: f16 and f32 tables with int32
-/// ids, bf16 with int32 or int64 ids (other combinations are NO_VARIANT); from 64 tokens on the
-/// gather kernel where one exists (bf16, f32 with int32 ids), else one token per block.
+/// ids, bf16 with int32 or int64 ids, f16 with int64 ids (other combinations are NO_VARIANT);
+/// from 64 tokens on the gather kernel where one exists (bf16, f32 with int32 ids), else one
+/// token per block; f16 tables with int64 ids take the i64-indexed gather kernel at every T,
+/// the only one whose table may hold more than 2^31 - 1 elements (its row stride may pass
+/// INT32_MAX too; out stays i32-indexed).
 ///
 /// Ids are not range-checked (the library never reads device memory before the launch), as in
 /// the reference kernels, and must lie in [0, V) as torch requires: an id >= V reads zeros in
@@ -32,7 +35,10 @@ pub unsafe extern "C" fn cutile_embedding(
 ) -> i32 {
     guard(|| {
         // SAFETY: forwarded caller contract.
-        let (ids, weight, out) = unsafe { (read(ids, "ids")?, read(weight, "weight")?, read(out, "out")?) };
+        // The table may pass 2^31 - 1 elements: the `_idx64` variant indexes it in i64, the
+        // others' TensorSpec rejects it (i32 offsets).
+        let (ids, weight, out) =
+            unsafe { (read(ids, "ids")?, read_indexed(weight, "weight", IndexWidth::I64)?, read(out, "out")?) };
         check_device_id(device)?;
         check_rank(&[&ids], 1)?;
         check_rank(&[&weight, &out], 2)?;

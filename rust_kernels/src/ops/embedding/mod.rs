@@ -14,9 +14,19 @@ pub const OP: &str = "embedding";
 const fn params(dtype: DType, ids: DType, row_div: i64) -> [ParamSpec; 3] {
     [
         ParamSpec::Tensor(TensorSpec::input("ids", ids, 1).unit_last().align(16)),
-        ParamSpec::Tensor(TensorSpec::input("weight", dtype, 2).unit_last().align(16).stride_div(row_div, 1)),
+        ParamSpec::Tensor(table(dtype, row_div)),
         ParamSpec::Tensor(TensorSpec::output("out", dtype, 2).unit_last().align(16).stride_div(row_div, 1)),
     ]
+}
+
+const fn table(dtype: DType, row_div: i64) -> TensorSpec {
+    TensorSpec::input("weight", dtype, 2).unit_last().align(16).stride_div(row_div, 1)
+}
+
+/// `params` with the table indexed in i64 (the `_idx64` variant: `embedding_gather_idx64`).
+const fn params_idx64(dtype: DType, ids: DType, row_div: i64) -> [ParamSpec; 3] {
+    let [ids, _, out] = params(dtype, ids, row_div);
+    [ids, ParamSpec::Tensor(table(dtype, row_div).index64()), out]
 }
 
 pub const ROWS: &str = "embedding_rows";
@@ -60,12 +70,22 @@ pub static BF16_I32_GATHER: Variant =
     gather("bf16_i32_gather_bt8_h256", &["bf16", "i32", "0", "8", "256"], &params(DType::BF16, DType::I32, 8));
 pub static F32_I32_GATHER: Variant =
     gather("f32_i32_gather_bt8_h256", &["f32", "i32", "0", "8", "256"], &params(DType::F32, DType::I32, 4));
+pub static F16_I64_GATHER_IDX64: Variant =
+    gather("f16_i64_gather_bt8_h256_idx64", &["f16", "i64", "1", "8", "256"], &params_idx64(DType::F16, DType::I64, 8));
 
-pub static VARIANTS: &[&Variant] =
-    &[&F16_I32_ROWS, &BF16_I32_ROWS, &F32_I32_ROWS, &BF16_I64_ROWS, &BF16_I32_GATHER, &F32_I32_GATHER];
+pub static VARIANTS: &[&Variant] = &[
+    &F16_I32_ROWS,
+    &BF16_I32_ROWS,
+    &F32_I32_ROWS,
+    &BF16_I64_ROWS,
+    &BF16_I32_GATHER,
+    &F32_I32_GATHER,
+    &F16_I64_GATHER_IDX64,
+];
 
 /// From this many tokens on (prefill), the gather kernel, where the table dtype and id dtype
-/// have one; fewer (decode), one token per block. analysis.json names no number ("few tokens
+/// have one; fewer (decode), one token per block (f16 tables with int64 ids have only the
+/// i64-indexed gather kernel, at every T). analysis.json names no number ("few tokens
 /// (decode)" vs "many tokens (prefill)"): 64 tokens make 8 gather blocks of BT = 8.
 pub const GATHER_FROM_TOKENS: i64 = 64;
 
@@ -77,6 +97,7 @@ pub fn candidates(dtype: DType, ids: DType, tokens: i64) -> &'static [&'static V
     static F32_I32_FEW: [&Variant; 1] = [&F32_I32_ROWS];
     static F32_I32_MANY: [&Variant; 2] = [&F32_I32_GATHER, &F32_I32_ROWS];
     static BF16_I64: [&Variant; 1] = [&BF16_I64_ROWS];
+    static F16_I64: [&Variant; 1] = [&F16_I64_GATHER_IDX64];
     let many = tokens >= GATHER_FROM_TOKENS;
     match (dtype, ids, many) {
         (DType::F16, DType::I32, _) => &F16_I32,
@@ -85,6 +106,8 @@ pub fn candidates(dtype: DType, ids: DType, tokens: i64) -> &'static [&'static V
         (DType::F32, DType::I32, false) => &F32_I32_FEW,
         (DType::F32, DType::I32, true) => &F32_I32_MANY,
         (DType::BF16, DType::I64, _) => &BF16_I64,
+        // The one f16 kernel for int64 ids, at every T: it gathers tables of any size.
+        (DType::F16, DType::I64, _) => &F16_I64,
         _ => &[],
     }
 }
