@@ -472,7 +472,7 @@ def merge_runs(docs: list) -> dict:
     for doc in docs:
         errors += [e for e in doc.get("errors", []) if (e["op"], e["variant"]) not in measured]
     env = dict(docs[0]["environment"])
-    env["runs"] = [d["environment"]["date"] for d in docs]
+    env["runs"] = [date for d in docs for date in d["environment"].get("runs", [d["environment"]["date"]])]
     rows = list(results.values())
     return {"schema_version": docs[0].get("schema_version", 1), "environment": env, "results": rows,
             "errors": errors, "summary": summarize(rows)}
