@@ -25,3 +25,20 @@ def progress_bar(total: int, description: str, enabled: Optional[bool] = None, u
     # mininterval: redraw at most ~4 times a second; the final bar stays (count, elapsed time)
     return tqdm(total=total, desc=description, unit=unit, file=sys.stderr, disable=not enabled,
                 dynamic_ncols=True, mininterval=0.25)
+
+
+class Eta:
+    """Elapsed time and an ETA for progress *lines* (verify's stages, analyze), where a bar would
+    mix with the stage messages: ``eta.line(i, n)`` -> ``" [12s, ~30s left]"`` after item i of n."""
+
+    def __init__(self, clock=None):
+        import time
+        self._clock = clock or time.monotonic
+        self._t0 = self._clock()
+
+    def line(self, done: int, total: int) -> str:
+        elapsed = self._clock() - self._t0
+        if done <= 1 or total <= 0:
+            return f" [{elapsed:.0f}s]"
+        left = elapsed / (done - 1) * (total - done + 1)  # item `done` is starting now
+        return f" [{elapsed:.0f}s, ~{left:.0f}s left]"

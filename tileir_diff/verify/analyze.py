@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from tileir_diff.suite.catalog import OpSpec, VariantSpec, load_catalog
+from tileir_diff.progress import Eta
 
 SCHEMA_VERSION = "1.0"
 
@@ -234,8 +235,9 @@ def analyze(kernel_py: Path, *, cache_root: Optional[Path] = None,
     module = load_kernel_module(spec)
     combos, kinds, unused = combinations(spec, module)
     by_name = {v.name: v for v in spec.variants}
+    eta = Eta()
     for i, c in enumerate(combos, 1):
-        progress(f"analyze {spec.op}: {i}/{len(combos)} {c.kernel} {c.changed or 'as declared'}")
+        progress(f"analyze {spec.op}: {i}/{len(combos)} {c.kernel} {c.changed or 'as declared'}{eta.line(i, len(combos))}")
         try:
             path = _export(spec, by_name[c.base], c, cache_root)
             c.skeleton = skeleton(load(str(path)))

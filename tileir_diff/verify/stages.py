@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
+from tileir_diff.progress import Eta
 from tileir_diff.suite.catalog import OpSpec, VariantSpec, repo_root
 
 from .cache import BuildCache, CacheStats
@@ -263,8 +264,9 @@ def stage_ir_compare(ctx: Context) -> StageResult:
     diff_dir.mkdir(exist_ok=True)
     rows, artifacts, failing = [], [], []
     accepted = list(ctx.spec.accepted_differences)
+    eta = Eta()
     for i, v in enumerate(ctx.variants, 1):
-        ctx.progress(f"ir_compare {i}/{len(ctx.variants)}: {v.name}")
+        ctx.progress(f"ir_compare {i}/{len(ctx.variants)}: {v.name}{eta.line(i, len(ctx.variants))}")
         try:
             ref = _reference_ir(ctx, v, log)
         except BuildError as e:
@@ -361,6 +363,7 @@ def stage_tileiras(ctx: Context) -> StageResult:
     shipped = _shipped_cubin_dir(ctx)
     total = len(ctx.port_ir) * len(ARCHS)
     done = 0
+    eta = Eta()
     for name, bytecode in sorted(ctx.port_ir.items()):
         for arch in ARCHS:
             done += 1
@@ -370,7 +373,7 @@ def stage_tileiras(ctx: Context) -> StageResult:
             if hit is not None:
                 out.write_bytes(hit.file("cubin").read_bytes())
             else:
-                ctx.progress(f"tileiras {done}/{total}: {name} {arch}")
+                ctx.progress(f"tileiras {done}/{total}: {name} {arch}{eta.line(done, total)}")
                 t0 = time.monotonic()
                 try:
                     compile_cubin(tileiras, bytecode, arch, out)
@@ -477,6 +480,7 @@ def _numerics_interpreter(ctx: Context) -> StageResult:
     log = ctx.logger("numerics")
     recorded = manifest()
     rows, failing, skipped = [], [], []
+    eta = Eta()
     for i, v in enumerate(ctx.variants, 1):
         key_name = f"{ctx.op}/{v.name}"
         entry = recorded["fixtures"].get(key_name)
@@ -484,7 +488,8 @@ def _numerics_interpreter(ctx: Context) -> StageResult:
             why = recorded.get("skipped", {}).get(key_name, {}).get("reason", "no fixture recorded")
             skipped.append({"variant": v.name, "reason": why})
             continue
-        ctx.progress(f"numerics {i}/{len(ctx.variants)}: {v.name} in the interpreter, shape {entry['shape']}")
+        ctx.progress(f"numerics {i}/{len(ctx.variants)}: {v.name} in the interpreter, shape {entry['shape']}"
+                     f"{eta.line(i, len(ctx.variants))}")
         port = ctx.port_ir[v.name]
         key = sha256_json({"port": sha256_bytes(port.read_bytes()), "fixture": entry["sha256"], "variant": v.name,
                            "tolerances": v.tolerances, "code": package_fingerprint()})
