@@ -220,17 +220,23 @@ def rust_symbol_of(op: str, variant: str) -> str:
     return json.loads((REPO / "build" / "rust" / op / f"{variant}.json").read_text())["symbol"]
 
 
+def twin_inputs(torch, make, variant, shape):
+    """Two sets of inputs from one seed, one per side, checked bit-identical."""
+    py_inputs = make(variant.raw, shape, seed=SEED, device="cuda")
+    rs_inputs = make(variant.raw, shape, seed=SEED, device="cuda")
+    for name, value in py_inputs.items():
+        if torch.is_tensor(value) and not bitwise_equal(torch, value, rs_inputs[name]):
+            raise RuntimeError(f"{make.__name__} gave different {name!r} for one seed")
+    return py_inputs, rs_inputs
+
+
 def bench_config(torch, timer, op, variant, ref, function, shape, kind, cubin, control_kernel, stream) -> dict:
     from tileir_diff import ports
     from tileir_diff.launch import prepare_launch
 
     rec = {"op": op.op, "variant": variant.name, "kernel": variant.kernel, "function": function.name,
            "shape": shape, "shape_key": json.dumps(shape, sort_keys=True), "kind": kind}
-    py_inputs = ref.make_inputs(variant.raw, shape, seed=SEED, device="cuda")
-    rs_inputs = ref.make_inputs(variant.raw, shape, seed=SEED, device="cuda")
-    for name, value in py_inputs.items():
-        if torch.is_tensor(value) and not bitwise_equal(torch, value, rs_inputs[name]):
-            raise RuntimeError(f"make_inputs gave different {name!r} for one seed")
+    py_inputs, rs_inputs = twin_inputs(torch, ref.make_inputs, variant, shape)
     device = torch.cuda.current_device()
     rust_symbol = rust_symbol_of(op.op, variant.name)
     python_launch = prepare_launch(variant, cubin, py_inputs, stream=stream)
@@ -282,11 +288,7 @@ def bench_call_config(torch, timer, op, variant, call, function, shape, kind, st
     lib = ports.load_library()
     rec = {"op": op.op, "variant": variant.name, "kernel": variant.kernel, "function": function.name,
            "shape": shape, "shape_key": json.dumps(shape, sort_keys=True), "kind": kind, "multi_kernel": True}
-    py_inputs = call.call_inputs(variant.raw, shape, seed=SEED, device="cuda")
-    rs_inputs = call.call_inputs(variant.raw, shape, seed=SEED, device="cuda")
-    for name, value in py_inputs.items():
-        if torch.is_tensor(value) and not bitwise_equal(torch, value, rs_inputs[name]):
-            raise RuntimeError(f"call_inputs gave different {name!r} for one seed")
+    py_inputs, rs_inputs = twin_inputs(torch, call.call_inputs, variant, shape)
     device = torch.cuda.current_device()
     by_name = {v.name: v for v in op.variants}
 
