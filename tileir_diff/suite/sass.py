@@ -283,16 +283,21 @@ def _count_instructions(lines: Sequence[str]) -> int:
     return sum(1 for line in lines if _is_instruction(line))
 
 
-def opcodes(lines: Sequence[str]) -> List[str]:
-    """The opcode of each instruction line (predicate guard such as ``@!P0`` dropped)."""
+def instructions(lines: Sequence[str]) -> List[tuple[str, str]]:
+    """(opcode, operands) of each instruction line, the predicate guard such as ``@!P0`` dropped."""
     out = []
     for line in lines:
         if _is_instruction(line):
             words = line.split()
             if words[0].startswith("@") and len(words) > 1:
                 words = words[1:]
-            out.append(words[0].rstrip(";"))
+            out.append((words[0].rstrip(";"), " ".join(words[1:]).rstrip(";").strip()))
     return out
+
+
+def opcodes(lines: Sequence[str]) -> List[str]:
+    """The opcode of each instruction line (predicate guard such as ``@!P0`` dropped)."""
+    return [op for op, _ in instructions(lines)]
 
 
 def summary_cell(record: Optional[Dict[str, Any]], current: Optional[tuple] = None) -> str:

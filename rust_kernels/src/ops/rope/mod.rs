@@ -60,27 +60,39 @@ pub static BF16_NEOX_D128: Variant =
 pub static F16_NEOX_D64: Variant = variant("f16_neox_d64", &["f16", "16", "8", "64", "32", "1"], &params(DType::F16, 1));
 pub static BF16_GPTJ_D128: Variant =
     variant("bf16_gptj_d128", &["bf16", "8", "8", "128", "64", "0"], &params(DType::BF16, 1));
+// Tuned (docs/results/tuning.md): with D divisible by 8 each thread's 16-byte vector holds whole
+// interleaved pairs, so the pair split needs no shared memory; TH=2 keeps 128 registers.
+pub static BF16_GPTJ_D128_A8_TH2: Variant =
+    variant("bf16_gptj_d128_a8_th2", &["bf16", "8", "2", "128", "64", "0"], &params(DType::BF16, 8));
 // Generics: <E, BT, TH, D, HALF_D>; rotate-half only.
 pub static BF16_NEOX_D128_SPLIT: Variant =
     split_variant("bf16_neox_d128_split", &["bf16", "8", "4", "128", "64"], &params(DType::BF16, 8));
 pub static F16_NEOX_D64_SPLIT: Variant =
     split_variant("f16_neox_d64_split", &["f16", "16", "4", "64", "32"], &params(DType::F16, 8));
 
-pub static VARIANTS: &[&Variant] =
-    &[&BF16_NEOX_D128, &F16_NEOX_D64, &BF16_GPTJ_D128, &BF16_NEOX_D128_SPLIT, &F16_NEOX_D64_SPLIT];
+pub static VARIANTS: &[&Variant] = &[
+    &BF16_NEOX_D128,
+    &F16_NEOX_D64,
+    &BF16_GPTJ_D128,
+    &BF16_NEOX_D128_SPLIT,
+    &F16_NEOX_D64_SPLIT,
+    &BF16_GPTJ_D128_A8_TH2,
+];
+
+/// What the launcher chooses from: the untuned variants until the H200 run has timed the tuned
+/// ones (which are launched only when forced).
+static LAUNCHER_CHOICES: &[&Variant] = &[&BF16_NEOX_D128, &F16_NEOX_D64, &BF16_GPTJ_D128];
 
 /// 1 for rotate-half pairs, 0 for interleaved: the `IS_NEOX` generic, or 1 for the split kernel.
 pub fn is_neox_of(v: &Variant) -> i64 {
     if v.entry == "rope_neox_split" { 1 } else { v.constant("IS_NEOX") }
 }
 
-/// The reference launcher's choice (reference/rope/kernel.py `select_variant`): the one `rope`
-/// variant built for (dtype, head dim, pairing); None for any other combination. The `_split`
-/// variants are launched only when forced until the H200 run has timed them.
+/// The reference launcher's choice (reference/rope/kernel.py `select_variant`): the one
+/// variant of LAUNCHER_CHOICES built for (dtype, head dim, pairing); None for any other combination.
 pub fn choose(dtype: DType, head_dim: i64, is_neox: bool) -> Option<&'static Variant> {
-    VARIANTS.iter().copied().find(|v| {
-        v.entry == "rope"
-            && v.tensor_specs().nth(1).map(|q| q.dtype) == Some(dtype)
+    LAUNCHER_CHOICES.iter().copied().find(|v| {
+        v.tensor_specs().nth(1).map(|q| q.dtype) == Some(dtype)
             && v.constant("D") == head_dim
             && (is_neox_of(v) == 1) == is_neox
     })
