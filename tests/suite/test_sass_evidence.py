@@ -54,6 +54,7 @@ LISTING = """\t.target\tsm_90a
         /*0060*/                   HFMA2.MMA R9, -RZ, RZ, 0, 0 ;
         /*0068*/                   HFMA2 R9, R9, R9, R9 ;
         /*0070*/                   HGMMA.64x256x16.F32.BF16 R24, gdesc[UR4], RZ ;
+        /*0078*/                   QGMMA.64x128x32.F32.E4M3.E4M3 R24, gdesc[UR4], RZ ;
         /*0080*/                   STL [R1], R9 ;
         /*0090*/                   LDL R9, [R1] ;
         /*00a0*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
@@ -112,7 +113,8 @@ def test_access_width(mnemonic, bits):
     assert ev.access_width(mnemonic) == bits
 
 
-def test_cubin_stats_counts_the_listing(fake_tools, tmp_path):
+@pytest.mark.usefixtures("fake_tools")
+def test_cubin_stats_counts_the_listing(tmp_path):
     cubin = fake_cubin(tmp_path, reqntid(128))
     s = ev.cubin_stats(cubin, sass.find_tool("nvdisasm"), sass.find_tool("cuobjdump"))
     assert (s.threads, s.registers, s.stack, s.shared) == (128, 255, 8, 140288)
@@ -120,13 +122,28 @@ def test_cubin_stats_counts_the_listing(fake_tools, tmp_path):
     assert (s.tma_loads, s.tma_stores, s.local, s.barriers) == (1, 0, 2, 1)
     # HFMA2.MMA Rd, -RZ, RZ: the compiler's constant move, not math
     assert s.mufu == {"EX2": 1, "RCP": 1} and s.ffma == 1 and s.hfma2 == 1
-    assert s.hgmma == {"64x256x16": 1}
-    assert s.instructions == 15  # the NOP padding is not counted
+    assert s.hgmma == {"64x256x16": 1, "64x128x32 fp8": 1}
+    assert s.instructions == 16  # the NOP padding is not counted
     assert s.occupancy["fit"] == 1
     # one thread loads 1 + 8 + 2 bf16 elements through LDG (the TMA load is not counted)
     assert ev.loaded_elements(s, 16) == 11
     per = ev.math_per_element(s, 16)
     assert per["mufu"] == pytest.approx(2 / 11) and per["math"] == pytest.approx(4 / 11)
+
+
+def test_math_per_element_falls_back_to_the_bench_bytes_for_tma_kernels():
+    tma = _stats(ldg={}, stg={}, tma_loads=4, instructions=200, ffma=64, mufu={"EX2": 16})
+    assert ev.math_per_element(tma, 16) is None
+    per = ev.math_per_element(tma, 16, bench_elements_per_thread=32.0)
+    assert per["elements_from"] == "bench bytes" and per["instructions"] == 200 / 32 and per["mufu"] == 0.5
+
+    class Spec:  # grid of 64 x 2 blocks at the bench shape
+        @staticmethod
+        def grid_for(shape):
+            return (64, 2, 1)
+    bench = {"shape": {"M": 1}, "bytes": 2 * 2 * 64 * 2 * 256 * 8}  # 8 f16 elements per thread, read and written
+    assert ev.bench_elements_per_thread(Spec, bench, 16, 256) == 8
+    assert ev.bench_elements_per_thread(Spec, bench, 16, None) is None
 
 
 def _stats(**kw):
@@ -144,9 +161,14 @@ def test_bound_rules():
     assert ev.bound("% copy BW", spilling, 16, None)[0].startswith("spills (232 B stack, 40 LDL/STL)")
     one_block = _stats(threads=128, registers=255, shared=140288, occupancy=ev.blocks_per_sm(128, 255, 140288))
     assert ev.bound("% copy BW", one_block, 16, None) == ["occupancy (1 block(s) x 4 warps per SM, by shared)"]
-    # a GEMM at one block of 12 warps is not an occupancy bound; no block fitting always is
-    gemm = _stats(threads=384, registers=168, occupancy=ev.blocks_per_sm(384, 168, 197632))
+    # a GEMM at one block of 12 warps is not an occupancy bound, nor are its 16-bit epilogue
+    # stores a narrow-access one; a wgmma narrower than 256 columns is reported
+    gemm = _stats(threads=384, registers=168, occupancy=ev.blocks_per_sm(384, 168, 197632),
+                  stg={16: 64}, hgmma={"64x256x16": 8})
     assert ev.bound("x cuBLAS", gemm, 16, None) == []
+    assert ev.bound("x cuBLAS", _stats(hgmma={"64x128x16": 16, "64x64x16": 4}), 16, None) == [
+        "narrow wgmma (N ≤ 128: the B tile is re-read from shared memory per 64 rows)"]
+    assert ev.bound("x cuBLAS", _stats(hgmma={"64x128x32 fp8": 4}), 8, None)[0].startswith("narrow wgmma (N ≤ 128")
     narrow = _stats(ldg={16: 8}, stg={16: 8})
     assert ev.bound("% copy BW", narrow, 16, None) == ["narrow access (16 8/16-bit LDG/STG)"]
     assert ev.bound("% copy BW", narrow, 32, None) == []  # f32 scalar access is full width for f32
