@@ -64,7 +64,7 @@ def parse_args(argv):
     ap.add_argument("--repro", nargs=2, metavar=("KERNEL", "KEY"), help="evaluate one mutant/transformation verbosely")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--from-json", type=Path, metavar="PATH",
-                    help="no run: print the tables (and --markdown) of a saved --json file")
+                    help="no run: print the tables (and --markdown) of a saved --json file (or its .gz)")
     ap.add_argument("--markdown", type=Path, metavar="PATH", help="also write the tables as Markdown")
     return ap.parse_args(argv)
 
@@ -150,7 +150,11 @@ def write_outputs(args, kernels, mut_out, inv_out, site_counts, elapsed, final):
 
 
 def outcomes_from_json(path: Path):
-    doc = json.loads(path.read_text())
+    if path.suffix == ".gz":
+        import gzip
+        doc = json.loads(gzip.decompress(path.read_bytes()))
+    else:
+        doc = json.loads(path.read_text())
     def mk(d):
         return engine.Outcome(**{k: d[k] for k in ("kernel", "family", "kind", "cls", "key", "desc", "status",
                                                     "discard", "verdict", "detail", "interp", "seconds")})
