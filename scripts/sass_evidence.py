@@ -198,9 +198,10 @@ def cubin_stats(cubin: Path, nvdisasm: str, cuobjdump: str) -> CubinStats:
             stats.ffma += 1
         elif base in ("HFMA2", "HMUL2", "HADD2") and not _is_move(operands):
             stats.hfma2 += 1
-        elif base == "HGMMA":
+        elif base in ("HGMMA", "QGMMA"):  # 16-bit/tf32 and fp8 warpgroup MMA
             shape = mnemonic.split(".")[1] if "." in mnemonic else "?"
-            stats.hgmma[shape] = stats.hgmma.get(shape, 0) + 1
+            key = shape if base == "HGMMA" else f"{shape} fp8"
+            stats.hgmma[key] = stats.hgmma.get(key, 0) + 1
     if threads:
         stats.occupancy = blocks_per_sm(threads, stats.registers, stats.shared)
     return stats
@@ -241,13 +242,28 @@ def element_bits_of(variant_raw: dict) -> int:
     return 32
 
 
-def math_per_element(stats: CubinStats, element_bits: int) -> Optional[Dict[str, float]]:
-    elements = loaded_elements(stats, element_bits)
+def math_per_element(stats: CubinStats, element_bits: int,
+                     bench_elements_per_thread: Optional[float] = None) -> Optional[Dict[str, float]]:
+    """Static counts per element a thread loads: the elements of the listing's LDG instructions or,
+    where the data comes by TMA, `bench_elements_per_thread` (the bench shape's bytes / 2 (read and
+    written) / element size / (blocks x threads); a loop body counts once, so for a looping kernel
+    this is a lower bound)."""
+    elements, source = loaded_elements(stats, element_bits), "ldg"
+    if elements < 1 and bench_elements_per_thread:
+        elements, source = bench_elements_per_thread, "bench bytes"
     if elements < 1:
         return None
     mufu = sum(stats.mufu.values())
     return {"mufu": mufu / elements, "f32": stats.ffma / elements, "hfma2": stats.hfma2 / elements,
-            "math": (mufu + stats.ffma + stats.hfma2) / elements, "instructions": stats.instructions / elements}
+            "math": (mufu + stats.ffma + stats.hfma2) / elements, "instructions": stats.instructions / elements,
+            "elements_from": source}
+
+
+def bench_elements_per_thread(spec, bench: dict, element_bits: int, threads: Optional[int]) -> Optional[float]:
+    if not threads or not bench.get("bytes"):
+        return None
+    gx, gy, gz = spec.grid_for(bench["shape"])
+    return bench["bytes"] / 2 / (element_bits / 8) / (gx * gy * gz * threads)
 
 
 def alu_demand(per_element: Dict[str, float], element_bits: int, copy_bw_gbps: float) -> Dict[str, float]:
@@ -265,7 +281,8 @@ def bound(kind: str, stats: CubinStats, element_bits: int, demand: Optional[Dict
     """The bounds the SASS shows. Rules: spills (>= SPILL_ACCESSES LDL/STL); occupancy (<= LOW_WARPS
     warps per SM for memory-bound and attention kernels, no block fits for any); narrow access (any
     8/16-bit LDG or STG of a 16-bit kernel); ALU (memory-bound: the goal needs >= ALU_SHARE of the
-    SM's issue slots or MUFU rate, alu_demand); sync (>= SYNC_BARRIERS barriers)."""
+    SM's issue slots or MUFU rate, alu_demand); sync (>= SYNC_BARRIERS barriers). collect() adds grid
+    (fewer blocks than SMs at the bench shape)."""
     out = []
     if stats.local >= SPILL_ACCESSES:
         out.append(f"spills ({stats.stack} B stack, {stats.local} LDL/STL)")
@@ -274,9 +291,13 @@ def bound(kind: str, stats: CubinStats, element_bits: int, demand: Optional[Dict
         limit = "/".join(k for k in ("registers", "shared", "threads") if occ[k] == occ["fit"])
         if (kind != "x cuBLAS" and occ["warps_per_sm"] <= LOW_WARPS) or occ["fit"] == 0:
             out.append(f"occupancy ({occ['fit']} block(s) x {-(-stats.threads // 32)} warps per SM, by {limit})")
-    narrow = sum(n for bits, n in {**stats.ldg}.items() if bits < 32) + sum(n for bits, n in stats.stg.items() if bits < 32)
-    if narrow and element_bits < 32:
+    narrow = sum(n for bits, n in stats.ldg.items() if bits < 32) + sum(n for bits, n in stats.stg.items() if bits < 32)
+    if kind == "% copy BW" and narrow and element_bits < 32:
         out.append(f"narrow access ({narrow} 8/16-bit LDG/STG)")
+    if kind != "% copy BW" and stats.hgmma:
+        widest = max(int(k.split("x")[1]) for k in stats.hgmma if k.count("x") >= 2)
+        if widest < 256:
+            out.append(f"narrow wgmma (N ≤ {widest}: the B tile is re-read from shared memory per 64 rows)")
     if kind == "% copy BW" and demand is not None:
         if demand["issue"] >= ALU_SHARE or demand["mufu"] >= ALU_SHARE:
             out.append(f"ALU (the goal needs {demand['issue']:.0%} of the issue slots, {demand['mufu']:.0%} of MUFU)")
@@ -301,6 +322,7 @@ class Row:
     stats: Optional[Dict] = None
     per_element: Optional[Dict[str, float]] = None
     demand: Optional[Dict[str, float]] = None  # alu_demand at the goal
+    grid_blocks: Optional[int] = None  # blocks of the bench shape's grid
     bounds: List[str] = field(default_factory=list)
     sentence: str = ""
     tunes: Optional[str] = None  # for a variant without a bench row: the one it tunes
@@ -310,13 +332,19 @@ class Row:
 def _sentence(row: Row) -> str:
     if row.error:
         return "no SASS: " + row.error
-    if not row.bounds:
-        if row.kind == "x cuBLAS":
-            return "no spill, occupancy or access limit in the SASS: the schedule (wgmma shape, pipelining) remains"
-        if row.kernel_us is not None and row.kernel_us < 20:
-            return "no SASS limit stands out; a short kernel (launch and tail effects)"
-        return "no SASS limit stands out by these rules"
-    return "; ".join(row.bounds)
+    short = row.kernel_us is not None and row.kernel_us < 20
+    if row.bounds:
+        return "; ".join(row.bounds) + (f"; a short kernel ({row.kernel_us:.0f} µs)" if short else "")
+    s = row.stats or {}
+    warps = (s.get("occupancy") or {}).get("warps_per_sm")
+    if short:
+        return f"no SASS limit by these rules; a short kernel ({row.kernel_us:.0f} µs: launch and tail effects)"
+    if row.kind == "x cuBLAS":
+        return "no spill, occupancy or wgmma-width limit in the SASS: the schedule (pipelining, tile order) remains"
+    if row.per_element is None and s.get("tma_loads") and not s.get("ldg"):
+        return (f"no SASS limit by these rules ({warps} warps/SM, TMA loads, no spills); the per-element mix is not "
+                "in the listing: needs a profile")
+    return f"no SASS limit by these rules ({warps} warps/SM, no spills): needs a profile"
 
 
 def _tuned_from(variant_raw: dict) -> Optional[str]:
@@ -329,7 +357,8 @@ def collect(results: dict, build: Path, ops: Optional[Sequence[str]] = None) -> 
     if nvdisasm is None or cuobjdump is None:
         raise sass.SassError("nvdisasm/cuobjdump not found: pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump, "
                              "or set " + sass.TOOLS_ENV)
-    catalog = {spec.op: {v.name: v.raw for v in spec.variants} for spec in load_catalog()}
+    specs = {spec.op: {v.name: v for v in spec.variants} for spec in load_catalog()}
+    catalog = {op: {name: v.raw for name, v in variants.items()} for op, variants in specs.items()}
     benched = {(b["op"], b["variant"]): b for b in results["bench"]}
     copy_bw = results["environment"]["copy_bandwidth_gbps"]
     rows: List[Row] = []
@@ -360,10 +389,18 @@ def collect(results: dict, build: Path, ops: Optional[Sequence[str]] = None) -> 
                 row.error = printable(str(exc))
             else:
                 row.stats = asdict(stats)
-                row.per_element = math_per_element(stats, bits)
+                bench = benched.get((op, name))
+                per_thread = (bench_elements_per_thread(specs[op][name], bench, bits, stats.threads)
+                              if bench and row.kind == "% copy BW" else None)
+                row.per_element = math_per_element(stats, bits, per_thread)
                 if row.per_element is not None and (row.kind or "% copy BW") == "% copy BW":
                     row.demand = alu_demand(row.per_element, bits, copy_bw)
                 row.bounds = bound(row.kind or "% copy BW", stats, bits, row.demand)
+                if bench:
+                    gx, gy, gz = specs[op][name].grid_for(bench["shape"])
+                    row.grid_blocks = gx * gy * gz
+                    if row.grid_blocks < SMS:
+                        row.bounds.insert(0, f"grid ({row.grid_blocks} blocks for {SMS} SMs at the bench shape)")
         row.sentence = _sentence(row)
         rows.append(row)
     return rows
@@ -386,7 +423,8 @@ def _cell(row: Row) -> List[str]:
     mufu = " ".join(f"{k} {v}" for k, v in sorted(s["mufu"].items())) or "0"
     math = f"MUFU {mufu}; FFMA {s['ffma']}; HFMA2 {s['hfma2']}"
     if row.per_element:
-        math += (f"; per elem {row.per_element['instructions']:.1f} instr, {row.per_element['math']:.1f} math, "
+        math += (f"; per elem{'*' if row.per_element.get('elements_from') == 'bench bytes' else ''} "
+                 f"{row.per_element['instructions']:.1f} instr, {row.per_element['math']:.1f} math, "
                  f"{row.per_element['mufu']:.1f} MUFU")
         if row.demand:
             math += f"; at goal {row.demand['issue']:.0%} issue, {row.demand['mufu']:.0%} MUFU"
@@ -409,7 +447,8 @@ def markdown(rows: Sequence[Row], results: dict) -> str:
            f"GEMMs < {GEMM_GOAL}× cuBLAS, flash attention < {FLASH_ATTENTION_GOAL}× SDPA. Counts are static "
            "instructions of the sm_90 listing (a loop body counts once); blocks/SM from the sm_90 limits "
            f"({REGS_PER_SM} registers in units of {REG_ALLOC_UNIT} per warp, {SMEM_PER_SM:,} B shared with "
-           f"{SMEM_RESERVED_PER_BLOCK} B reserved per block, {MAX_WARPS_PER_SM} warps).", ""]
+           f"{SMEM_RESERVED_PER_BLOCK} B reserved per block, {MAX_WARPS_PER_SM} warps). Per elem*: a TMA-loaded "
+           "kernel's elements per thread from the bench shape's bytes (a lower bound of the mix where it loops).", ""]
     tally: Dict[str, int] = {}
     for r in misses:
         for b in r.bounds or ["none"]:
