@@ -82,9 +82,10 @@ def rope_neox_split(positions, q, k, cos_table, sin_table, q_out, k_out,
 def select_variant(dtype: str, head_dim: int, is_neox: bool) -> str | None:
     """The launcher's choice for q, k of `dtype` (a torch dtype name) with head_dim D: the one
     variant built for (dtype, D, pairing), None for any other combination. The Rust library's
-    cutile_rope chooses the same (tests/rust/test_selection.py). The tuned variants
-    (bf16_neox_d128_split, f16_neox_d64_split, bf16_gptj_d128_a8_th2) are not chosen until the
-    H200 run has timed them against these (docs/results/tuning.md)."""
-    built = {("bfloat16", 128, True): "bf16_neox_d128", ("float16", 64, True): "f16_neox_d64",
-             ("bfloat16", 128, False): "bf16_gptj_d128"}
+    cutile_rope chooses the same (tests/rust/test_selection.py). The tuned variants: on the
+    H200 (2026-12-01, T=16384, Hq=32, Hkv=8) bf16_neox_d128_split takes 148 us against
+    bf16_neox_d128's 1483, f16_neox_d64_split 77 against 1193, bf16_gptj_d128_a8_th2 111 against
+    1487 (docs/results/tuning.md, "rope"); they accept every input the untuned ones do."""
+    built = {("bfloat16", 128, True): "bf16_neox_d128_split", ("float16", 64, True): "f16_neox_d64_split",
+             ("bfloat16", 128, False): "bf16_gptj_d128_a8_th2"}
     return built.get((dtype, head_dim, bool(is_neox)))

@@ -28,6 +28,8 @@ def render(doc: dict, tests_passed: int | None = None) -> str:
              ": numerics of every variant and test shape through the C ABI (each variant forced), no "
              "allocation by a launch, in-order execution on a non-default stream, the driver-side "
              "rejections.",
+             *[f"- updated {u['date']}: the cases of {', '.join(u['ops'])} replaced by a later run ({u.get('note', '')})"
+               for u in doc.get("updates", ())],
              f"- {len(doc['cases'])} numerics cases over {len(rows)} variants; {passed} variants pass every case.", "",
              "Each case records the sha256 of the sm_90 cubin it ran; the port table (docs/PORTS.md) shows a "
              "result for another build of the cubin as stale.", "",
