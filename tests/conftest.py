@@ -1,6 +1,9 @@
-"""Shared fixtures: the decoder-oracle corpus and NVIDIA's tools."""
+"""Shared fixtures: the decoder-oracle corpus, NVIDIA's tools, the exported reference suite."""
 from __future__ import annotations
 
+import importlib.util
+import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -30,3 +33,33 @@ def disassemble(tool: str, path) -> str:
     r = subprocess.run([tool, str(path)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, f"tileirdisasm failed on {path}: {r.stderr}"
     return r.stdout
+
+
+# scripts/test.sh exports and compiles the reference suite once (`tileir-diff suite export`) and
+# names the folder here; tests read it and never write into the repo.
+REFERENCE_BUILD_ENV = "TILEIR_REFERENCE_BUILD"
+
+
+def built_reference_dir() -> Path:
+    """The reference suite's exported bytecode and cubins, read only: $TILEIR_REFERENCE_BUILD, else
+    the repo's build/reference (what `tileir-diff suite export` writes)."""
+    from tileir_diff.suite.export import default_build_root
+    return Path(os.environ.get(REFERENCE_BUILD_ENV) or default_build_root())
+
+
+def fresh_reference_bytecode(dest: Path, specs) -> list:
+    """Fill ``dest`` (a temporary folder) with the bytecode of every variant of ``specs``: the built
+    files copied (times kept, so that fresh ones count as up to date), the missing or stale ones
+    exported there (when cuda.tile is installed). Returns the failed export records."""
+    from tileir_diff.suite.export import artifact_paths, export_all
+    built = built_reference_dir()
+    for op in specs:
+        for v in op.variants:
+            src, _ = artifact_paths(v, built, archs=())
+            if src.is_file():
+                dst, _ = artifact_paths(v, dest, archs=())
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dst)
+    if importlib.util.find_spec("cuda.tile") is None:
+        return []
+    return [r for r in export_all(specs, archs=(), build_root=dest, jobs=2) if not r.ok]
