@@ -15,7 +15,7 @@ from tileir_diff.bytecode.writer import write_bytecode
 from tileir_diff.report.json_schema import validate
 from tileir_diff.suite.catalog import repo_root
 
-from ..diff.transforms import MUTATIONS
+from ..compare.transforms import MUTATIONS
 
 KERNEL = repo_root() / "tests" / "corpus" / "data" / "reduce_builtin_float.v13_4.tileirbc"
 
