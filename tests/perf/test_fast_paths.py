@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tileir_diff.bytecode.gc_pause import gc_paused
-from tileir_diff.compare.result import DeferredLines, DiffResult
+from tileir_diff.compare.result import DeferredLines, DiffResult, MatchStats
 from tileir_diff.ir import DenseElements
 from tileir_diff.ir.types import SCALAR_TYPES, ScalarType, TileType
 from tileir_diff.normalize.canon import _dense_splat_bits
@@ -91,7 +91,7 @@ def test_splat_bits_without_numpy_match_dense_bits():
 
 
 def _result(lines):
-    return DiffResult("identical", [], {}, {}, "a", "b", [], [], {}, left_lines=lines, right_lines=[])
+    return DiffResult("identical", [], {}, None, "a", "b", (), [], MatchStats(), left_lines=lines, right_lines=[])
 
 
 def test_deferred_lines_print_once_on_first_access():

@@ -31,7 +31,7 @@ def ops_matched(result: Any) -> Optional[int]:
     """The one "ops matched" count every report shows: the matcher's pairs summed over the entry
     pairs (what the functions table lists), or the mapping's size when there are no per-function
     counts; None when nothing was matched at all."""
-    counts = [f["matched"] for f in result.functions if isinstance(f.get("matched"), int)]
+    counts = [f.matched for f in result.functions if isinstance(f.matched, int)]
     if counts:
         return sum(counts)
     return len(result.mapping) if result.mapping else None
@@ -79,8 +79,7 @@ def difference_op_ids(result: Any) -> Tuple[Dict[str, str], Dict[str, str]]:
 
 
 def pair_summary(result: Any) -> Optional[Dict[str, Any]]:
-    summary = result.summary or {}
-    return summary.get("pair")
+    return result.summary.pair if result.summary is not None else None
 
 
 def stats_items(result: Any) -> List[Tuple[str, Any]]:
@@ -94,5 +93,5 @@ def stats_items(result: Any) -> List[Tuple[str, Any]]:
         else:
             out.append((prefix, v))
 
-    walk("", result.stats or {})
+    walk("", result.stats.to_dict())
     return out

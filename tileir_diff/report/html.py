@@ -65,7 +65,7 @@ def _execution(result: Any) -> str:
     if not getattr(result, "execution", None):
         return ""
     from ..execute.render import execution_html
-    return execution_html(result.execution)
+    return execution_html(result.execution.to_dict())
 
 
 def _header(result: Any) -> str:
@@ -437,11 +437,11 @@ def _rules_and_functions(result: Any) -> str:
         out.append("<h2>Functions</h2><table class=\"kv\"><tr><th>left</th><th>right</th><th>verdict</th>"
                    "<th>matched</th><th>left only</th><th>right only</th></tr>")
         for f in result.functions:
-            out.append(f"<tr><td><code>@{esc(f.get('left'))}</code></td><td><code>@{esc(f.get('right'))}</code></td>"
-                       f"<td><span class=\"vb v-{esc(f.get('verdict', ''))}\">{esc(f.get('verdict', ''))}</span></td>"
-                       f"<td class=\"num\">{esc(f.get('matched', ''))}</td>"
-                       f"<td class=\"num\">{esc(f.get('unmatched_left', ''))}</td>"
-                       f"<td class=\"num\">{esc(f.get('unmatched_right', ''))}</td></tr>")
+            out.append(f"<tr><td><code>@{esc(f.left)}</code></td><td><code>@{esc(f.right)}</code></td>"
+                       f"<td><span class=\"vb v-{esc(f.verdict)}\">{esc(f.verdict)}</span></td>"
+                       f"<td class=\"num\">{esc(f.matched)}</td>"
+                       f"<td class=\"num\">{esc(f.unmatched_left)}</td>"
+                       f"<td class=\"num\">{esc(f.unmatched_right)}</td></tr>")
         out.append("</table>\n")
     out.append("</section>\n")
     return "".join(out)

@@ -43,7 +43,7 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
         lines += ["", f"> unknown because: {text(result.reason)}"]
     if getattr(result, "execution", None):
         from ..execute.render import execution_lines
-        body = [printable(line) for line in execution_lines(result.execution)]
+        body = [printable(line) for line in execution_lines(result.execution.to_dict())]
         fence = "```"
         while any(fence in line for line in body):
             fence += "`"
@@ -81,9 +81,8 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
         lines += ["", "### Functions", "", "| left | right | verdict | matched | left only | right only |",
                   "|---|---|---|---:|---:|---:|"]
         for f in result.functions:
-            lines.append(f"| {code('@' + str(f.get('left')))} | {code('@' + str(f.get('right')))} | "
-                         f"{text(f.get('verdict', ''))} | {f.get('matched', '')} | "
-                         f"{f.get('unmatched_left', '')} | {f.get('unmatched_right', '')} |")
+            lines.append(f"| {code('@' + str(f.left))} | {code('@' + str(f.right))} | "
+                         f"{text(f.verdict)} | {f.matched} | {f.unmatched_left} | {f.unmatched_right} |")
     pair = pair_summary(result)
     if summary and pair:
         lines += ["", "### Summary", ""]

@@ -1,7 +1,7 @@
 """Summaries of a kernel and of a pair of kernels, as plain JSON-ready dicts.
 
 ``summarize(module)`` describes one module; ``summarize_pair(left, right)`` gives
-``{"left": ..., "right": ..., "pair": ...}``, the shape ``DiffResult.summary`` holds.
+``{"left": ..., "right": ..., "pair": ...}``, what ``DiffResult.summary`` (a PairSummary) holds.
 Imports only the IR and the op table, so ``tileir-diff summary`` starts fast.
 """
 from __future__ import annotations
