@@ -11,7 +11,7 @@ import pytest
 
 import tileir_diff
 from tileir_diff.report import json_schema
-from tileir_diff.suite.ports import (COLUMNS, Links, PortRow, cubin_digest, load_numerics, numerics_state,
+from tileir_diff.suite.port_table import (COLUMNS, Links, PortRow, cubin_digest, load_numerics, numerics_state,
                                      render_index_html, render_markdown, render_text, status_document)
 
 ROOT = Path(__file__).resolve().parents[2]

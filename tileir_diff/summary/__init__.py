@@ -11,10 +11,10 @@ from typing import Any, Dict
 from ..bytecode.gc_pause import gc_paused
 from ..ir import Module
 from .kernel import summarize_function, summarize_module
-from .pair import SECTIONS, pair_functions, summarize_pair_dicts
+from .pair import SECTIONS, pair_function_summaries, summarize_pair_dicts
 
 __all__ = ["summarize", "summarize_module", "summarize_function", "summarize_pair",
-           "summarize_pair_dicts", "pair_functions", "SECTIONS"]
+           "summarize_pair_dicts", "pair_function_summaries", "SECTIONS"]
 
 
 def summarize(module: Module) -> Dict[str, Any]:
