@@ -1,7 +1,7 @@
 """Facts every renderer shows the same way: headline, difference locations, counts."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 VERDICT_MEANING = {
     "identical": "same after renaming values only",
@@ -80,6 +80,28 @@ def difference_op_ids(result: Any) -> Tuple[Dict[str, str], Dict[str, str]]:
 
 def pair_summary(result: Any) -> Optional[Dict[str, Any]]:
     return result.summary.pair if result.summary is not None else None
+
+
+def compact(v: Any) -> str:
+    """A summary value on one line: ``{k: v, ...}``, ``[a, b]`` (no quotes, unlike repr)."""
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {compact(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(compact(x) for x in v) + "]"
+    return str(v)
+
+
+def function_pairs(pair: Dict[str, Any]) -> Iterator[Tuple[str, Optional[List[str]], List[Tuple[str, Any]]]]:
+    """Per function pair of a pair summary: its title (``k``, or ``k / k_port`` when renamed), the
+    names of its differing sections (None when the summaries agree), and those sections that have
+    rows, as (name, section)."""
+    for fp in pair.get("functions", []):
+        title = fp["left"] if fp["left"] == fp["right"] else f"{fp['left']} / {fp['right']}"
+        if fp["same"]:
+            yield title, None, []
+            continue
+        differing = fp["differing_sections"]
+        yield title, differing, [(k, fp["sections"][k]) for k in differing if fp["sections"].get(k)]
 
 
 def stats_items(result: Any) -> List[Tuple[str, Any]]:

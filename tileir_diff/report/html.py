@@ -11,7 +11,8 @@ import html
 import re
 from typing import Any, Dict, List, Optional
 
-from .common import VERDICT_MEANING, difference_op_ids, ops_matched, pair_summary, sorted_rules, stats_items
+from .common import (VERDICT_MEANING, compact, difference_op_ids, ops_matched, pair_summary, sorted_rules,
+                     stats_items)
 
 SECTION_TITLES = {"signature": "Signature", "hints": "Entry hints", "tile_shapes": "Tile shapes",
                   "memory": "Memory (per view)", "reductions": "Reductions / scans", "mma": "MMA",
@@ -344,16 +345,10 @@ def _cell(value: Any) -> str:
     if value is None:
         return "<span class=\"abs\">—</span>"
     if isinstance(value, (dict, list)):
-        return f"<code>{esc(_compact(value))}</code>"
+        return f"<code>{esc(compact(value))}</code>"
     return f"<code>{esc(value)}</code>"
 
 
-def _compact(v: Any) -> str:
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}: {_compact(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, list):
-        return "[" + ", ".join(_compact(x) for x in v) + "]"
-    return str(v)
 
 
 def _summary(result: Any, lines_of: Dict[str, Any]) -> str:

@@ -10,7 +10,7 @@ from typing import Any, List
 
 from ..errors import printable
 
-from .common import VERDICT_MEANING, op_side, pair_summary, sorted_rules
+from .common import VERDICT_MEANING, function_pairs, op_side, pair_summary, sorted_rules
 from .html import SECTION_TITLES
 
 
@@ -86,16 +86,12 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
     pair = pair_summary(result)
     if summary and pair:
         lines += ["", "### Summary", ""]
-        for fp in pair.get("functions", []):
-            name = fp["left"] if fp["left"] == fp["right"] else f"{fp['left']} / {fp['right']}"
-            if fp["same"]:
+        for name, differing, sections in function_pairs(pair):
+            if differing is None:
                 lines.append(f"- {code('@' + str(name))}: summaries agree")
                 continue
-            lines.append(f"- {code('@' + str(name))}: differs in {text(', '.join(fp['differing_sections']))}")
-            for key in fp["differing_sections"]:
-                section = fp["sections"].get(key)
-                if not section:
-                    continue
+            lines.append(f"- {code('@' + str(name))}: differs in {text(', '.join(differing))}")
+            for key, section in sections:
                 lines += ["", f"  **{text(SECTION_TITLES.get(key, key))}**", ""]
                 lines += ["  | | left | right |", "  |---|---|---|"] if key != "op_histogram" else \
                          ["  | op | left | right |", "  |---|---:|---:|"]
