@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.reference_build import built_reference_dir
 from tileir_diff.tools import find_tool
 
 CORPUS = Path(__file__).parent / "corpus" / "data"
@@ -33,18 +33,6 @@ def disassemble(tool: str, path) -> str:
     r = subprocess.run([tool, str(path)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, f"tileirdisasm failed on {path}: {r.stderr}"
     return r.stdout
-
-
-# scripts/test.sh exports and compiles the reference suite once (`tileir-diff suite export`) and
-# names the folder here; tests read it and never write into the repo.
-REFERENCE_BUILD_ENV = "TILEIR_REFERENCE_BUILD"
-
-
-def built_reference_dir() -> Path:
-    """The reference suite's exported bytecode and cubins, read only: $TILEIR_REFERENCE_BUILD, else
-    the repo's build/reference (what `tileir-diff suite export` writes)."""
-    from tileir_diff.suite.export import default_build_root
-    return Path(os.environ.get(REFERENCE_BUILD_ENV) or default_build_root())
 
 
 def fresh_reference_bytecode(dest: Path, specs) -> list:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REFERENCE_BUILD_ENV
+from tests.reference_build import REFERENCE_BUILD_ENV
 from tileir_diff.suite.catalog import load_catalog
 from tileir_diff.suite.export import ToolNotFound, artifact_paths, export_all, find_tileiras
 
