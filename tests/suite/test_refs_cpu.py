@@ -48,26 +48,39 @@ def _array_arg(t) -> ArrayArg:
     return ArrayArg(t.data_ptr(), tuple(t.shape), tuple(t.stride()), str(t.dtype).removeprefix("torch."))
 
 
-@pytest.mark.parametrize("op, variant, shape_index", CASES,
-                         ids=[f"{op.op}-{v.name}-{i}" for op, v, i in CASES])
-def test_make_inputs_and_reference(op, variant, shape_index):
-    ref = _load(op.ref_path, f"_ref_cpu_{op.op}")
-    shape = variant.test_shapes[shape_index]
+def _poisoned(t) -> bool:
+    if t.dtype.is_floating_point:
+        return bool(torch.isnan(t.float()).all())
+    return bool((t == POISON_INT).all())
+
+
+def _inputs_as_exported(ref, variant, shape, *, scalars_may_default: bool = False) -> dict:
+    """make_inputs' values for ``shape``, checked against what the export assumes: every parameter
+    but the constants (a scalar with a default may be left out where ``scalars_may_default``), each
+    array's dtype, rank and layout, poisoned outputs, the signature's alignment / static stride /
+    index assumptions (pack_arguments raises) and the grid."""
     inputs = ref.make_inputs(variant.raw, shape, seed=1234, device="cpu")
-    assert set(inputs) == {p.name for p in variant.params if p.kind != "constant"} - \
-        {p.name for p in variant.params if p.kind == "scalar" and p.name not in inputs and p.value is not None}
+    defaulted = {p.name for p in variant.params if p.kind == "scalar" and p.name not in inputs
+                 and p.value is not None} if scalars_may_default else set()
+    assert set(inputs) == {p.name for p in variant.params if p.kind != "constant"} - defaulted
     for p in variant.arrays:
         t = inputs[p.name]
         assert str(t.dtype).removeprefix("torch.") == p.dtype and t.dim() == p.ndim, p.name
         if p.name in shape.get("noncontiguous", []):
             assert not t.is_contiguous(), p.name
         if p.is_output:
-            poisoned = torch.isnan(t).all() if t.dtype.is_floating_point else (t == POISON_INT).all()
-            assert poisoned, f"output {p.name} is not poisoned"
-    # the export's assumptions hold for these tensors (alignment, static strides, index range)
+            assert _poisoned(t), f"output {p.name} is not poisoned"
     values = {k: (_array_arg(v) if isinstance(v, torch.Tensor) else v) for k, v in inputs.items()}
     pack_arguments(variant, values)
     assert grid_for_inputs(variant, values) == variant.grid_for(shape)
+    return inputs
+
+
+@pytest.mark.parametrize("op, variant, shape_index", CASES,
+                         ids=[f"{op.op}-{v.name}-{i}" for op, v, i in CASES])
+def test_make_inputs_and_reference(op, variant, shape_index):
+    ref = _load(op.ref_path, f"_ref_cpu_{op.op}")
+    inputs = _inputs_as_exported(ref, variant, variant.test_shapes[shape_index], scalars_may_default=True)
     clone = {k: (v.clone() if isinstance(v, torch.Tensor) else v) for k, v in inputs.items()}
     expected = ref.reference(variant.raw, clone)
     for p in variant.outputs:
@@ -105,12 +118,6 @@ def test_dropout_mask_matches_plain_integer_hash():
 
 # --- part B ----------------------------------------------------------------------------------
 
-def _poisoned(t) -> bool:
-    if t.dtype.is_floating_point:
-        return bool(torch.isnan(t.float()).all())
-    return bool((t == POISON_INT).all())
-
-
 def test_every_part_b_op_is_in_the_catalog():
     assert {s.op for s in SPECS_B} == PART_B_OPS
 
@@ -119,20 +126,7 @@ def test_every_part_b_op_is_in_the_catalog():
                          ids=[f"{op.op}-{v.name}-{i}" for op, v, i in CASES_B])
 def test_make_inputs_reference_and_baseline(op, variant, shape_index):
     ref = _load(op.ref_path, f"_ref_cpu_b_{op.op}")
-    shape = variant.test_shapes[shape_index]
-    inputs = ref.make_inputs(variant.raw, shape, seed=1234, device="cpu")
-    assert set(inputs) == {p.name for p in variant.params if p.kind != "constant"}
-    for p in variant.arrays:
-        t = inputs[p.name]
-        assert str(t.dtype).removeprefix("torch.") == p.dtype and t.dim() == p.ndim, p.name
-        if p.name in shape.get("noncontiguous", []):
-            assert not t.is_contiguous(), p.name
-        if p.is_output:
-            assert _poisoned(t), f"output {p.name} is not poisoned"
-    values = {k: (_array_arg(v) if isinstance(v, torch.Tensor) else v) for k, v in inputs.items()}
-    pack_arguments(variant, values)  # raises if a tensor breaks the exported alignment/stride assumptions
-    assert grid_for_inputs(variant, values) == variant.grid_for(shape)
-
+    inputs = _inputs_as_exported(ref, variant, variant.test_shapes[shape_index])
     clone = {k: (v.clone() if isinstance(v, torch.Tensor) else v) for k, v in inputs.items()}
     expected = ref.reference(variant.raw, clone)
     assert set(expected) == {p.name for p in variant.outputs}
