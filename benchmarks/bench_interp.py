@@ -109,7 +109,7 @@ def main(argv=None) -> int:
             desc = ",".join(f"{k}={x}" for k, x in shape.items() if isinstance(x, int))
             print(f"{v.symbol:48s} {desc[:34]:34s} {str(tuple(grid)):>14s} {blocks:6d} {med:9.4f} {1e6 * med / blocks:9.0f}")
     if missing:
-        print(f"\nnot exported (python3 -m tileir_diff.suite.cli export): {len(missing)} variants")
+        print(f"\nnot exported (python3 -m tileir_diff.suite.command export): {len(missing)} variants")
     if rows:
         print(f"\n{len(rows)} variants; median {statistics.median(rows):.4f} s/launch, total {sum(rows):.2f} s")
     return 0

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
 eval "$(scripts/setup_rust.sh)"
-python3 -m tileir_diff.suite.cli export
+python3 -m tileir_diff.suite.command export
 rust_kernels/build_ports.sh
 mkdir -p build/report
 status=0

@@ -29,7 +29,7 @@ LAYER = {unit: i for i, units in enumerate(LAYERS) for unit in units}
 ALLOWED_UPWARD = {
     ("compare", "report"): "DiffResult.to_text/to_json/to_html render through report/ (the result's "
                            "convenience methods; the renderers take the result, not the reverse)",
-    ("interp", "launch"): "interp/api.py packs kernel arguments with launch/abi.py's descriptions "
+    ("interp", "launch"): "interp/run.py packs kernel arguments with launch/abi.py's descriptions "
                           "(one description of a kernel's arguments for the interpreter and the launcher)",
 }
 

@@ -5,6 +5,7 @@ Inputs are paths, bytes (bytecode or text) or ``Module`` objects; everything goe
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
@@ -112,10 +113,10 @@ def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iter
     result = compute_diff(left, right, rules=None if rules is None else list(rules), disable=tuple(disable),
                           limits=limits, left_source=left_label, right_source=right_label, **options)
     if mode == "always" or (mode == "auto" and result.verdict in ("different", "unknown")):
+        from .compare.result import Execution
         from .execute import check
-        result.execution = check(left, right, trials=trials, seed=seed, **(execute_options or {})).to_dict()
-        result.execution["mode"] = mode
-        apply_execution(result)
+        found = check(left, right, trials=trials, seed=seed, **(execute_options or {})).to_dict()
+        result = apply_execution(result.replaced(execution=Execution(found, mode)))
     return result
 
 
@@ -153,22 +154,23 @@ def load_pair(a: Any, b: Any, labels: Optional[Sequence[str]] = None):
     return left, right
 
 
-def apply_execution(result) -> None:
-    """Let a divergence overrule a verdict that says the kernels compute the same thing.
+def apply_execution(result):
+    """``result`` with a divergence overruling a verdict that says the kernels compute the same
+    thing (the same result when there is nothing to overrule; results are never changed in place).
 
     When ``result.execution`` found a counterexample (status ``diverged``; its inputs satisfy both
     kernels' assumptions) and the verdict is ``identical``, ``equivalent`` or ``specialized``, the verdict becomes ``different``, ``result.reason`` says
-    why, and ``result.execution["structural_verdict"]`` keeps what the structural diff said (its
+    why, and ``result.execution.structural_verdict`` keeps what the structural diff said (its
     ``differences`` stay as they were: none, or the ones a rule absorbed). ``unknown`` and
     ``different`` verdicts are left as they are. The exit status follows the final verdict.
     """
     ex = result.execution
-    if not ex or ex.get("status") != "diverged" or result.verdict not in ("identical", "equivalent", "specialized"):
-        return
-    ex["structural_verdict"] = result.verdict
-    result.verdict = "different"
-    result.reason = (f"execution found a counterexample the structural diff ({ex['structural_verdict']}) "
-                     f"missed: {ex.get('message')}")
+    if ex is None or ex.status != "diverged" or result.verdict not in ("identical", "equivalent", "specialized"):
+        return result
+    return result.replaced(
+        verdict="different", execution=dataclasses.replace(ex, structural_verdict=result.verdict),
+        reason=f"execution found a counterexample the structural diff ({result.verdict}) missed: "
+               f"{ex.report.get('message')}")
 
 
 def assert_equivalent(a: Any, b: Any, *, allow: Any = (), allow_unknown: bool = False, **options: Any):

@@ -19,7 +19,7 @@ from .commands import UsageError
 
 #: Subcommand name -> module, in help order; a missing module (not written yet) is skipped.
 SUBCOMMANDS = {"diff": "tileir_diff.commands.diff", "summary": "tileir_diff.commands.summary",
-               "dump": "tileir_diff.commands.dump", "suite": "tileir_diff.suite.cli",
+               "dump": "tileir_diff.commands.dump", "suite": "tileir_diff.suite.command",
                "verify": "tileir_diff.commands.verify", "analyze": "tileir_diff.commands.analyze",
                "mcp": "tileir_diff.commands.mcp"}
 

@@ -391,7 +391,7 @@ def run(args) -> dict:
     import torch
 
     from tileir_diff.launch import CubinKernel
-    from tileir_diff.suite.ports import cubin_digest
+    from tileir_diff.suite.port_table import cubin_digest
 
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.cuda.init()

@@ -7,8 +7,9 @@ Besides the values, each output must be written in full (a poisoned element the 
 stored fails even where the poison would compare equal), nothing may be written outside an
 output's (possibly non-contiguous) view, and inputs must come back unchanged.
 
-The bytecode is build/reference/<op>/<variant>.tileirbc, exported there first when missing or
-older than its kernel (as `python3 -m tileir_diff.suite.cli export` would, bytecode only).
+The bytecode is build/reference/<op>/<variant>.tileirbc copied into a temporary folder, where the
+variants missing or older than their kernel are exported first (bytecode only; see
+tests/conftest.py fresh_reference_bytecode).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import pytest
 from tileir_diff import load
 from tileir_diff.verify.fixtures import FIXTURES, compare_output, host_values, load_fixture, run_fixture_on
 from tileir_diff.suite.catalog import load_catalog, repo_root
+from tests.conftest import fresh_reference_bytecode
 
 ROOT = repo_root()
 MANIFEST = json.loads((FIXTURES / "manifest.json").read_text())
@@ -50,17 +52,17 @@ def run_fixture(key: str, bytecode_path: Path, grid=None) -> dict:
 # --- bytecode ------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def bytecode():
-    """variant key -> bytecode path (exported into build/reference when missing or stale)."""
-    from tileir_diff.suite.export import artifact_paths, export_all
+def bytecode(tmp_path_factory):
+    """variant key -> bytecode path: the built reference copied into a temporary folder, the missing
+    or stale variants exported there (the repo's build/ is only read)."""
+    from tileir_diff.suite.export import artifact_paths
 
+    root = tmp_path_factory.mktemp("reference")
     wanted = sorted({key.split("/")[0] for key in MANIFEST["fixtures"] if key in VARIANTS})
-    paths = {key: artifact_paths(VARIANTS[key][1], archs=())[0] for key in MANIFEST["fixtures"] if key in VARIANTS}
-    errors = {}
-    if importlib.util.find_spec("cuda.tile") is not None:
-        records = export_all([CATALOG[o] for o in wanted], archs=(), jobs=2)
-        errors = {f"{r.op}/{r.variant}": r.errors for r in records if not r.ok}
-    return paths, errors
+    failed = fresh_reference_bytecode(root, [CATALOG[o] for o in wanted])
+    paths = {key: artifact_paths(VARIANTS[key][1], root, archs=())[0]
+             for key in MANIFEST["fixtures"] if key in VARIANTS}
+    return paths, {f"{r.op}/{r.variant}": r.errors for r in failed}
 
 
 @pytest.mark.parametrize("key", sorted(MANIFEST["fixtures"]))

@@ -3,7 +3,7 @@ ref.reference at the suite's tolerances (CPU torch; skipped without torch).
 
 The smallest test shape of each variant runs by default (the interpreter is slow);
 TILEIR_INTERP_ALL_SHAPES=1 runs every test shape. Needs build/reference/*.tileirbc
-(``python3 -m tileir_diff.suite.cli export``).
+(``python3 -m tileir_diff.suite.command export``).
 """
 from __future__ import annotations
 

@@ -42,6 +42,7 @@ CORPUS = ROOT / "tests" / "corpus" / "data"
 CORPUS_KERNELS_SRC = ROOT / "tests" / "corpus" / "kernels"
 RUST = ROOT / "tests" / "corpus" / "rust"
 SYNTHETIC = Path(__file__).resolve().parent / "data"
+# the reference suite exported for the mutation run (scripts/mutation_on_device.sh pack)
 REFERENCE_CACHE = ROOT / "build" / "mutation" / "reference"
 
 SAME = ("identical", "equivalent")
@@ -108,14 +109,18 @@ def synthetic_kernels() -> List[Kernel]:
     return [Kernel(f"synthetic/{p.name.split('.')[0]}", "synthetic", p) for p in sorted(SYNTHETIC.glob("*.tileirbc"))]
 
 
-def reference_kernels(cache: Path = REFERENCE_CACHE, one_per_op: bool = False) -> List[Kernel]:
-    """The reference suite exported to bytecode (13.3, as the suite exports) under ``cache``;
-    exported on first use (needs cuda.tile). [] when it cannot be exported."""
-    if not any(cache.glob("*/*.tileirbc")):
-        try:
-            export_reference(cache)
-        except Exception:  # cuda.tile missing: the reference suite is skipped
-            return []
+def reference_kernels(cache: Optional[Path] = None, one_per_op: bool = False) -> List[Kernel]:
+    """The reference suite's bytecode (13.3), read only: ``cache``; else REFERENCE_CACHE when it
+    holds any (what ``export_reference`` wrote: scripts/mutation_on_device.sh packs it); else the
+    built suite (tests/conftest.py built_reference_dir); else exported once into a temporary folder
+    (needs cuda.tile). Nothing is written into the repo. [] when it cannot be exported."""
+    if cache is None:
+        from tests.reference_build import built_reference_dir
+        cache = next((c for c in (REFERENCE_CACHE, built_reference_dir()) if any(c.glob("*/*.tileirbc"))), None)
+        if cache is None:
+            cache = _exported_reference()
+    if cache is None or not any(cache.glob("*/*.tileirbc")):
+        return []
     out = []
     for op_dir in sorted(p for p in cache.iterdir() if p.is_dir()):
         files = sorted(op_dir.glob("*.tileirbc"))
@@ -125,11 +130,23 @@ def reference_kernels(cache: Path = REFERENCE_CACHE, one_per_op: bool = False) -
     return out
 
 
+@lru_cache(maxsize=None)
+def _exported_reference() -> Optional[Path]:
+    """The reference suite exported into a temporary folder (once per process); None without cuda.tile."""
+    cache = Path(tempfile.mkdtemp(prefix="tileir_mutation_reference_"))
+    try:
+        export_reference(cache)
+    except Exception:  # cuda.tile missing: the reference suite is skipped
+        return None
+    return cache
+
+
 def export_reference(cache: Path = REFERENCE_CACHE) -> int:
+    """Export the reference suite's bytecode into ``cache`` (scripts/mutation_on_device.sh packs
+    REFERENCE_CACHE for a machine without cuda.tile); how many variants were exported."""
     from tileir_diff.suite.catalog import load_catalog
     from tileir_diff.suite.export import export_all
-    recs = export_all(load_catalog(), archs=(), build_root=cache, jobs=1)
-    return sum(r.ok for r in recs)
+    return sum(r.ok for r in export_all(load_catalog(), archs=(), build_root=cache, jobs=1))
 
 
 def all_kernels(reference: bool = True) -> List[Kernel]:

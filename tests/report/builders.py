@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 
 import tileir_diff
-from tileir_diff.compare.result import DiffResult, Difference, OpRef
+from tileir_diff.compare.result import DiffResult, Difference, FunctionPair, MatchStats, OpRef, PairSummary
 from tileir_diff.summary import summarize_pair
 from tileir_diff.summary.walk import index_function
 
@@ -45,11 +45,12 @@ def make_result(left, right, *, verdict="different", differences=None, left_sour
     mapping = [(a, b, "exact") for a, b in zip(left_ids, right_ids)]
     return DiffResult(
         verdict=verdict, differences=list(differences or []), rules_applied=dict(rules or {}),
-        summary=summarize_pair(left, right), left_source=left_source, right_source=right_source,
-        functions=[{"left": lf.name, "right": rf.name, "verdict": verdict, "matched": len(mapping),
-                    "unmatched_left": len(left_ids) - len(mapping), "unmatched_right": len(right_ids) - len(mapping)}
-                   for lf, rf in zip(left.functions, right.functions)],
-        mapping=mapping, stats={"ops": {"left": len(left_ids), "right": len(right_ids)}, "seconds": 0.01},
+        summary=PairSummary.from_dict(summarize_pair(left, right)), left_source=left_source,
+        right_source=right_source,
+        functions=tuple(FunctionPair(lf.name, rf.name, verdict, len(mapping), len(left_ids) - len(mapping),
+                                     len(right_ids) - len(mapping))
+                        for lf, rf in zip(left.functions, right.functions)),
+        mapping=mapping, stats=MatchStats(ops_left=len(left_ids), ops_right=len(right_ids), seconds=0.01),
         reason=reason, left_lines=left_lines, right_lines=right_lines)
 
 
@@ -81,5 +82,5 @@ def build_evil_result():
                                                  OpRef("f0/o3", f"print_tko \"{EVIL}\""),
                                                  OpRef("f0/o3", "x | y `z`"), EVIL, rule_hint=EVIL)],
                          rules={EVIL: 1}, reason=None)
-    result.left_lines = [(op_id, f"{text} // {EVIL}") for op_id, text in result.left_lines]
+    result = result.replaced(left_lines=[(op_id, f"{text} // {EVIL}") for op_id, text in result.left_lines])
     return result

@@ -95,17 +95,17 @@ def test_summary_tables_flag_differing_rows(different_result):
 
 
 def test_identical_result_without_lines_still_renders():
-    from tileir_diff.compare.result import DiffResult
-    page = render(DiffResult("identical", [], {}, {}, "a", "b", [], [], {}), "html")
+    from tileir_diff.compare.result import DiffResult, MatchStats
+    page = render(DiffResult("identical", [], {}, None, "a", "b", (), [], MatchStats()), "html")
     assert "IDENTICAL" in page and "carries no printed modules" in page
     assert page.rstrip().endswith("</html>")
 
 
 def test_region_bodies_pair_under_their_matched_op():
-    from tileir_diff.compare.result import DiffResult
+    from tileir_diff.compare.result import DiffResult, MatchStats
     lines = [("f0", "entry @k() {"), ("f0/o0", "%t = make_token"), ("f0/o1", "%r = reduce ..."),
              ("f0/o1/r0/o0", "%s = addf %a, %b"), ("f0/o1/r0/o1", "yield %s"), (None, "}")]
-    result = DiffResult("identical", [], {}, {}, "a", "b", [], [("f0/o1", "f0/o1", "exact")], {},
+    result = DiffResult("identical", [], {}, None, "a", "b", (), [("f0/o1", "f0/o1", "exact")], MatchStats(),
                         left_lines=lines, right_lines=lines)
     parsed = parse(render(result, "html"))
     lines_by_id = {a["id"]: a for t, a in parsed.tags if t == "div" and a.get("data-op")}

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tileir_diff.compare.result import CATEGORIES, SCHEMA_VERSION, VERDICTS, DiffResult
+from tileir_diff.compare.result import CATEGORIES, SCHEMA_VERSION, VERDICTS, DiffResult, MatchStats
 from tileir_diff.report import json_schema
 
 
@@ -64,5 +64,5 @@ def test_schema_is_valid_draft_2020_12():
 
 
 def test_minimal_result_validates():
-    r = DiffResult("identical", [], {}, {}, "<bytes>", "<bytes>", [], [], {})
+    r = DiffResult("identical", [], {}, None, "<bytes>", "<bytes>", (), [], MatchStats())
     assert json_schema.validate(json.loads(r.to_json())) == []

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from tests.report.builders import EVIL
-from tileir_diff.compare.result import DiffResult
+from tileir_diff.compare.result import DiffResult, MatchStats
 from tileir_diff.report import FORMATS, render
 
 
@@ -33,11 +33,11 @@ def test_summary_section_shows_what_differs(different_result):
 
 
 def test_equivalent_and_unknown_verdicts(different_result):
-    eq = DiffResult("equivalent", [], {"constant-dedup": 4}, {}, "a", "b", [], [], {})
+    eq = DiffResult("equivalent", [], {"constant-dedup": 4}, None, "a", "b", (), [], MatchStats())
     text = eq.to_text()
     assert text.startswith("EQUIVALENT: a vs b") and "root differences" not in text
     assert "constant-dedup ×4" in text
-    unknown = DiffResult("unknown", [], {}, {}, "a", "b", [], [], {}, reason="vf2 budget of 1000 states hit")
+    unknown = DiffResult("unknown", [], {}, None, "a", "b", (), [], MatchStats(), reason="vf2 budget of 1000 states hit")
     assert "unknown because: vf2 budget of 1000 states hit" in unknown.to_text()
 
 

@@ -30,7 +30,7 @@ pytestmark = [
 
 REFERENCE = Path(__file__).resolve().parents[2] / "reference"
 # the cubins build_ports.sh embeds in the library: each result names the one it tested, so the
-# port table shows a result for an older build as stale (tileir_diff.suite.ports.numerics_state)
+# port table shows a result for an older build as stale (tileir_diff.suite.port_table.numerics_state)
 RUST_BUILD = Path(os.environ.get("TILEIR_RUST_BUILD", Path(__file__).resolve().parents[2] / "build" / "rust"))
 PORTED_OPS = ports.PORTED_OPS  # tileir_diff/ports/registry.py: the one Python list of ported ops
 SEED = 20261130
@@ -111,7 +111,7 @@ def test_numerics_match_reference(op, variant, shape, tolerances):
         _call(op, variant, inputs)
     torch.cuda.synchronize()
     expected = _expected(op, variant, inputs)
-    from tileir_diff.suite.ports import cubin_digest
+    from tileir_diff.suite.port_table import cubin_digest
     record = {"op": op, "variant": variant["name"], "shape": shape, "outputs": {},
               "cubin_sha256": cubin_digest(RUST_BUILD / op / f"{variant['name']}.sm_90.cubin")}
     try:

@@ -9,13 +9,13 @@ import pytest
 
 from tileir_diff.suite.catalog import load_catalog
 
-from tileir_diff.suite import cli
+from tileir_diff.suite import command
 
 REFERENCE = Path(__file__).resolve().parents[2] / "reference"
 
 
 def test_list_json_has_every_variant(capsys, tmp_path):
-    assert cli.main(["list", "--format", "json", "--build-root", str(tmp_path)]) == 0
+    assert command.main(["list", "--format", "json", "--build-root", str(tmp_path)]) == 0
     rows = json.loads(capsys.readouterr().out)
     ops = sorted(p.name for p in REFERENCE.iterdir() if (p / "analysis.json").is_file())
     assert sorted({r["op"] for r in rows}) == ops
@@ -28,29 +28,29 @@ def test_list_json_has_every_variant(capsys, tmp_path):
 
 
 def test_list_text_and_main_cli_spelling(capsys):
-    assert cli.main(["suite", "list", "--op", "vector_add"]) == 0
+    assert command.main(["suite", "list", "--op", "vector_add"]) == 0
     out = capsys.readouterr().out
     n = len(load_catalog(ops=["vector_add"])[0].variants)
     assert "vector_add" in out and "f32_strided_t1024" in out and f"1 ops, {n} variants" in out
 
 
 def test_unknown_op_is_exit_2(capsys):
-    assert cli.main(["list", "--op", "nope"]) == 2
+    assert command.main(["list", "--op", "nope"]) == 2
     assert "no such op" in capsys.readouterr().err
 
 
 def test_register_adds_suite_command():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command")
-    cli.register(sub)
+    command.register(sub)
     args = parser.parse_args(["suite", "export", "--op", "vector_add", "--arch", "sm_90", "--arch", "sm_100"])
     assert args.archs == ["sm_90", "sm_100"] and args.ops == ["vector_add"]
-    assert args.func is cli.run
+    assert args.func is command.run
 
 
 def test_export_one_op(capsys, tmp_path):
     pytest.importorskip("cuda.tile", reason="cuda-tile not installed")
-    rc = cli.main(["export", "--op", "vector_add", "--variant", "f16_t1024", "--arch", "sm_90",
+    rc = command.main(["export", "--op", "vector_add", "--variant", "f16_t1024", "--arch", "sm_90",
                    "--build-root", str(tmp_path), "--format", "json"])
     assert rc == 0
     (rec,) = json.loads(capsys.readouterr().out)
@@ -60,7 +60,7 @@ def test_export_one_op(capsys, tmp_path):
 
 def test_export_jobs_not_capped_but_positive(capsys):
     parser = argparse.ArgumentParser()
-    cli.register(parser.add_subparsers(dest="command"))
+    command.register(parser.add_subparsers(dest="command"))
     assert parser.parse_args(["suite", "export", "--jobs", "8"]).jobs == 8
     with pytest.raises(SystemExit):
         parser.parse_args(["suite", "export", "--jobs", "0"])
@@ -71,11 +71,11 @@ def test_status_progress_on_stderr_only_when_asked(capsys, tmp_path):
     # No Rust build in tmp_path: every row is "missing", quickly; the bar still counts them.
     n = len(load_catalog(ops=["vector_add"])[0].variants)
     args = ["status", "--op", "vector_add", "--rust-build", str(tmp_path), "--build-root", str(tmp_path)]
-    assert cli.main(args + ["--progress"]) == 0
+    assert command.main(args + ["--progress"]) == 0
     out, err = capsys.readouterr()
     assert f"{n}/{n}" in err and "status:" in err and "variant" in err  # count done/total, unit
     assert "status:" not in out and f"0 of {n} variants ported" in out
-    assert cli.main(args) == 0  # stderr is not a terminal here: no bar
+    assert command.main(args) == 0  # stderr is not a terminal here: no bar
     out2, err2 = capsys.readouterr()
     assert err2 == "" and out2 == out
 
@@ -83,7 +83,7 @@ def test_status_progress_on_stderr_only_when_asked(capsys, tmp_path):
 def test_suite_subcommands_have_descriptions(capsys):
     for name in ("list", "export", "status"):
         with pytest.raises(SystemExit):
-            cli.main([name, "--help"])
+            command.main([name, "--help"])
         text = " ".join(capsys.readouterr().out.split())
         assert {"list": "validated on the way", "export": "compile it to cubins with tileiras",
                 "status": "The port table"}[name] in text
@@ -100,7 +100,7 @@ def test_sass_progress_counts_the_comparisons(capsys, tmp_path):
             (tmp_path / side / "vector_add").mkdir(parents=True, exist_ok=True)
             (tmp_path / side / "vector_add" / f"{name}.sm_90.cubin").write_bytes(b"not an ELF")
     args = ["sass", "--op", "vector_add", "--build-root", str(tmp_path / "ref"), "--rust-build", str(tmp_path / "rust")]
-    cli.main(args + ["--progress"])
+    command.main(args + ["--progress"])
     out, err = capsys.readouterr()
     assert "sass:" in err and "2/2" in err and "sass:" not in out
     assert sum(name in out for name in variants) == 2

@@ -11,7 +11,7 @@ import pytest
 
 import tileir_diff
 from tileir_diff.report import json_schema
-from tileir_diff.suite.ports import (COLUMNS, Links, PortRow, cubin_digest, load_numerics, numerics_state,
+from tileir_diff.suite.port_table import (COLUMNS, Links, PortRow, cubin_digest, load_numerics, numerics_state,
                                      render_index_html, render_markdown, render_text, status_document)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,7 +160,8 @@ def test_every_report_format_says_what_is_accepted(swapped):
     from tileir_diff.suite.accept import apply_accepted
     result = tileir_diff.diff(MMA, swapped)
     entry = {"category": "memory", "what": "swap <b>", "why": "rows <i>", "match": {"swapped": ["index[0]", "index[1]"]}}
-    assert apply_accepted(result, [entry], None, "ref/analysis.json") == 1
+    result, count = apply_accepted(result, [entry], None, "ref/analysis.json")
+    assert count == 1
     assert result.exit_code == 0 and result.verdict == "different" and result.all_accepted
     page = result.to_html()
     assert '<span class="acc">accepted</span> by <code>ref/analysis.json</code>: swap &lt;b&gt;' in page
@@ -169,6 +170,7 @@ def test_every_report_format_says_what_is_accepted(swapped):
     assert "accepted by ref/analysis.json: swap <b>" in result.to_text()
     # an entry that covers nothing leaves the exit status to the verdict
     other = tileir_diff.diff(MMA, swapped)
-    assert apply_accepted(other, [{**entry, "match": {"swapped": ["index[1]", "index[2]"]}}], None, "x") == 0
+    other, count = apply_accepted(other, [{**entry, "match": {"swapped": ["index[1]", "index[2]"]}}], None, "x")
+    assert count == 0
     assert other.exit_code == 1 and not other.all_accepted
     assert "0 of 1 accepted by x)" in other.to_text() and "(accepted)" not in other.to_text()

@@ -16,7 +16,7 @@ import pytest
 
 import tileir_diff
 from tileir_diff.suite.catalog import load_catalog
-from tileir_diff.suite.ports import accepted_by, count_unsafe_blocks, render_markdown, render_text, unsafe_blocks
+from tileir_diff.suite.port_table import accepted_by, count_unsafe_blocks, render_markdown, render_text, unsafe_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOTS = ROOT / "tests" / "corpus" / "rust"
@@ -140,7 +140,7 @@ def test_unsafe_blocks_are_counted_per_port():
     assert unsafe_blocks(ROOT, "no_such_op") is None
     # fused_moe's kernel.rs re-exports group_gemm's module: it counts that module's blocks.
     assert unsafe_blocks(ROOT, "fused_moe")["kernel"] == unsafe_blocks(ROOT, "group_gemm")["kernel"] > 0
-    from tileir_diff.suite.ports import PortRow
+    from tileir_diff.suite.port_table import PortRow
     row = PortRow("gelu", "erf_f16", "equivalent", "pass", unsafe_blocks={"kernel": 2, "ffi": 1})
     missing = PortRow("argmax", "f16_m4_n1024", "missing", "missing")
     assert "2+1" in render_text([row]).splitlines()[1] and "unsafe" in render_text([row]).splitlines()[0]

@@ -16,7 +16,7 @@ import pytest
 
 from tileir_diff.suite import sass
 from tileir_diff.suite.catalog import load_catalog
-from tileir_diff.suite.ports import port_rows, render_markdown
+from tileir_diff.suite.port_table import port_rows, render_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import math
 
-from tileir_diff.suite.ports import Links, PortRow, render_index_html, render_markdown
+from tileir_diff.suite.port_table import Links, PortRow, render_index_html, render_markdown
 from tileir_diff.suite.timing import load_timing, timing_cell, timing_state
 
 PAIR = ("a" * 64, "b" * 64)

@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         # A misspelt or non-optional rule name is a usage error, not a crash.
         raise UsageError(str(e)) from None
     if args.accept:
-        _apply_accept(result, args)
+        result = _accepted(result, args)
     if not args.quiet:
         import sys
         from ..report import render
@@ -113,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-def _apply_accept(result, args) -> None:
+def _accepted(result, args):
+    """``result`` with the differences ``args.accept`` accepts marked."""
     from ..suite.accept import AcceptFileError, apply_accepted, guess_variant, load_accept_file
     from . import UsageError
     try:
@@ -123,7 +124,7 @@ def _apply_accept(result, args) -> None:
     variant = args.variant or guess_variant([args.right, args.left], variants)
     if args.variant and variants and args.variant not in variants:
         raise UsageError(f"--variant {args.variant!r} is not a variant of {args.accept} ({', '.join(variants)})")
-    apply_accepted(result, entries, variant, args.accept)
+    return apply_accepted(result, entries, variant, args.accept)[0]
 
 
 def _rules_listing(width: int = 0) -> str:

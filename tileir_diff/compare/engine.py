@@ -9,6 +9,7 @@ needed only to tell identical from equivalent when some rule rewrote something.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..bytecode.gc_pause import gc_paused
@@ -27,7 +28,7 @@ from .classify import (MEMORY_OPS, Classifier, checker_roots, merge_restated_ass
 from .describe import FunctionText
 from .expressions import counterexample_text, expression
 from .pins import Pin, apply_pins, find_pins
-from .result import DeferredLines, DiffResult, Difference, OpRef
+from .result import DeferredLines, DiffResult, Difference, FunctionPair, MatchStats, OpRef, PairSummary
 from .specialization import assumes_more, is_specialization, never_holding_assumptions, strip_assumptions
 
 
@@ -234,8 +235,7 @@ def _with_counterexamples(diffs: List[Difference], check: FunctionCheck, ltext, 
             category, message = d.category, d.message
             if p is not None:
                 category, message = _in_values(d, p, check, ltext, rtext)
-            d = Difference(category, message, d.left, d.right, d.function, d.affected, d.rule_hint,
-                           d.affected_right, d.context, detail)
+            d = replace(d, category=category, message=message, detail=detail)
             if p is not None:
                 refuted.append((len(out), p))
         out.append(d)
@@ -306,17 +306,15 @@ def _fold_floor_modulo(diffs: List[Difference], check: FunctionCheck) -> List[Di
             continue
         mine = [diffs[j] for j, at in owner.items() if at == k]
         if mine and not d.message.startswith("floor division"):
-            d = Difference("arith", f"floor division against truncation where the divisor may be negative: "
-                           f"{d.message}", d.left, d.right, d.function, d.affected, d.rule_hint, d.affected_right,
-                           d.context, d.detail)
+            d = replace(d, category="arith",
+                        message=f"floor division against truncation where the divisor may be negative: {d.message}")
         if mine:
-            d = Difference(d.category, d.message + "; the floor modulo by the same divisor against a truncating "
-                           "remainder follows from it (" + ", ".join(f"{m.left.op_id}" for m in mine) + ")",
-                           d.left, d.right, d.function,
-                           tuple(sorted(set(d.affected) | {m.left.op_id for m in mine} |
-                                        {a for m in mine for a in m.affected})), d.rule_hint,
-                           tuple(sorted(set(d.affected_right) | {m.right.op_id for m in mine} |
-                                        {a for m in mine for a in m.affected_right})), d.context, d.detail)
+            d = replace(d, message=d.message + "; the floor modulo by the same divisor against a truncating "
+                        "remainder follows from it (" + ", ".join(f"{m.left.op_id}" for m in mine) + ")",
+                        affected=tuple(sorted(set(d.affected) | {m.left.op_id for m in mine} |
+                                              {a for m in mine for a in m.affected})),
+                        affected_right=tuple(sorted(set(d.affected_right) | {m.right.op_id for m in mine} |
+                                                    {a for m in mine for a in m.affected_right})))
         out.append(d)
     return out
 
@@ -355,9 +353,8 @@ def _fold_into_refuted(diffs: List[Difference], refuted) -> List[Difference]:
             continue
         if k in folded:
             fl, fr = folded[k]
-            d = Difference(d.category, d.message, d.left, d.right, d.function,
-                           tuple(sorted(set(d.affected) | fl)), d.rule_hint,
-                           tuple(sorted(set(d.affected_right) | fr)), d.context, d.detail)
+            d = replace(d, affected=tuple(sorted(set(d.affected) | fl)),
+                        affected_right=tuple(sorted(set(d.affected_right) | fr)))
         out.append(d)
     return out
 
@@ -373,8 +370,7 @@ def _replacement_in_values(d: Difference, check: FunctionCheck, ltext, rtext) ->
         return d
     le = expression(L, a.results[0].vid, "L", lambda vid: ltext.names.get(vid, "%?"))
     re_ = expression(R, b.results[0].vid, "R", lambda vid: rtext.names.get(vid, "%?"))
-    return Difference(d.category, f"{d.message}: {le} -> {re_}", d.left, d.right, d.function, d.affected,
-                      d.rule_hint, d.affected_right, d.context, d.detail)
+    return replace(d, message=f"{d.message}: {le} -> {re_}")
 
 
 def _in_values(d: Difference, p, check: FunctionCheck, ltext, rtext):
@@ -531,8 +527,9 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
     # Printed on first use of result.left_lines/right_lines (HTML and JSON reports), not here.
     llines, rlines = (DeferredLines(lines_l.lines), DeferredLines(lines_r.lines)) if with_lines else ([], [])
     return DiffResult(verdict=verdict, differences=run.differences if verdict in ("different", "specialized") else [],
-                      rules_applied=rules_applied, summary=summary, left_source=lsrc, right_source=rsrc,
-                      functions=run.functions, mapping=run.mapping, stats=stats, reason=reason,
+                      rules_applied=rules_applied, summary=PairSummary.from_dict(summary), left_source=lsrc,
+                      right_source=rsrc, functions=tuple(FunctionPair.from_dict(f) for f in run.functions),
+                      mapping=run.mapping, stats=MatchStats.from_dict(stats), reason=reason,
                       left_lines=llines, right_lines=rlines,
                       rules_disabled=[n for n in _all_optional() if n not in chosen],
                       proofs=run.proofs if verdict != "unknown" else [],
@@ -550,9 +547,8 @@ def _never_holds(d: Difference, broken: Dict[str, str]) -> Difference:
         return d
     detail = dict(d.detail)
     detail["never_holds"] = hit[0]
-    return Difference(d.category, f"{d.message}: it can never hold ({hit[0]}), so every launch of that kernel is "
-                      "undefined", d.left, d.right, d.function, d.affected, d.rule_hint, d.affected_right,
-                      d.context, detail)
+    return replace(d, message=f"{d.message}: it can never hold ({hit[0]}), so every launch of that kernel is "
+                   "undefined", detail=detail)
 
 
 def _with_assumption_side(d: Difference) -> Difference:
@@ -565,8 +561,7 @@ def _with_assumption_side(d: Difference) -> Difference:
             "neither": "neither implies the other"}.get(side, side)
     detail = dict(d.detail)
     detail["assumes_more"] = side
-    return Difference(d.category, f"{d.message} ({note})", d.left, d.right, d.function, d.affected, d.rule_hint,
-                      d.affected_right, d.context, detail)
+    return replace(d, message=f"{d.message} ({note})", detail=detail)
 
 
 def _all_optional() -> List[str]:
@@ -582,8 +577,7 @@ def _add_rule_hints(run: _Run, tl, tr, ltexts, rtexts, chosen, off, limits, dead
             continue
         remaining = {_diff_key(d) for d in other.differences}
         run.differences = [d if _diff_key(d) in remaining or d.rule_hint else
-                           Difference(d.category, d.message, d.left, d.right, d.function, d.affected, name,
-                                      d.affected_right, d.context, d.detail)
+                           replace(d, rule_hint=name)
                            for d in run.differences]
 
 

@@ -5,6 +5,7 @@ This is the contract between the engine (normalize -> graph -> match -> diff) an
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
@@ -81,23 +82,166 @@ class Difference:
                    d.get("accepted"))
 
 
-@dataclass
+@dataclass(frozen=True)
+class FunctionPair:
+    """One pair of entries the engine compared: names, verdict, the matcher's counts."""
+    left: str
+    right: str
+    verdict: str                 # "same" or "different"
+    matched: int                 # node pairs the matcher mapped
+    unmatched_left: int          # nodes of each side without a partner
+    unmatched_right: int
+    arguments: Tuple[Tuple[int, int], ...] = ()    # (left, right) argument indices paired
+    # arguments one side ties to another argument or to a value: side, argument, equals | static
+    tied_arguments: Tuple[Dict[str, Any], ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"left": self.left, "right": self.right, "verdict": self.verdict, "matched": self.matched,
+                "unmatched_left": self.unmatched_left, "unmatched_right": self.unmatched_right,
+                "arguments": [list(a) for a in self.arguments],
+                "tied_arguments": [dict(t) for t in self.tied_arguments]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "FunctionPair":
+        return cls(d.get("left", ""), d.get("right", ""), d.get("verdict", ""), d.get("matched", 0),
+                   d.get("unmatched_left", 0), d.get("unmatched_right", 0),
+                   tuple(tuple(a) for a in d.get("arguments", ())),
+                   tuple(dict(t) for t in d.get("tied_arguments", ())))
+
+
+@dataclass(frozen=True)
+class FunctionStats:
+    """The matcher's figures for one entry pair: graph sizes, graph build time, and the counters
+    the match stages report (pairs per stage, seconds, components skipped, ...)."""
+    left: str
+    right: str
+    nodes_left: int
+    nodes_right: int
+    graph_s: float
+    matcher: Dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"left": self.left, "right": self.right, "nodes_left": self.nodes_left,
+                "nodes_right": self.nodes_right, "graph_s": self.graph_s, **self.matcher}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "FunctionStats":
+        own = ("left", "right", "nodes_left", "nodes_right", "graph_s")
+        return cls(d.get("left", ""), d.get("right", ""), d.get("nodes_left", 0), d.get("nodes_right", 0),
+                   d.get("graph_s", 0.0), {k: v for k, v in d.items() if k not in own})
+
+
+@dataclass(frozen=True)
+class MatchStats:
+    """How the diff went: sizes, times, limits hit, the rules run. A figure the run did not
+    produce is None (an ``unknown`` verdict has no per-function figures; ``smt`` is set only when
+    the proof step was skipped) and is left out of the JSON."""
+    normalize_s: Optional[float] = None
+    functions: Optional[Tuple[FunctionStats, ...]] = None
+    smt: Optional[str] = None              # why the proof step was skipped
+    smt_queries: Optional[int] = None
+    smt_s: Optional[float] = None
+    ops_left: Optional[int] = None
+    ops_right: Optional[int] = None
+    limits_hit: Optional[Tuple[str, ...]] = None
+    seconds: Optional[float] = None
+    rules_enabled: Optional[Tuple[str, ...]] = None
+    rule_counts: Optional[Dict[str, int]] = None
+
+    def to_dict(self) -> dict:
+        """The JSON's ``stats`` object (the keys in this order, those that are None left out)."""
+        out: Dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if v is None:
+                continue
+            if f.name == "functions":
+                v = [x.to_dict() for x in v]
+            elif isinstance(v, tuple):
+                v = list(v)
+            elif isinstance(v, dict):
+                v = dict(v)
+            out[f.name] = v
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Optional[dict]) -> "MatchStats":
+        d = dict(d or {})
+        if d.get("functions") is not None:
+            d["functions"] = tuple(FunctionStats.from_dict(x) for x in d["functions"])
+        for name in ("limits_hit", "rules_enabled"):
+            if d.get(name) is not None:
+                d[name] = tuple(d[name])
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+@dataclass(frozen=True)
+class PairSummary:
+    """What each kernel does (tileir_diff.summary: one module summary per side) and where the two
+    differ (``pair``)."""
+    left: Dict[str, Any]
+    right: Dict[str, Any]
+    pair: Dict[str, Any]
+
+    def to_dict(self) -> dict:
+        return {"left": self.left, "right": self.right, "pair": self.pair}
+
+    @classmethod
+    def from_dict(cls, d: Optional[dict]) -> Optional["PairSummary"]:
+        """None for a result made without summaries (``{}``)."""
+        if not d:
+            return None
+        return cls(d.get("left") or {}, d.get("right") or {}, d.get("pair") or {})
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What differential execution (tileir_diff.execute) found, how it was asked for, and, when a
+    divergence overruled a same verdict, the verdict the structural diff had given."""
+    report: Dict[str, Any]                   # the check's own report (status, message, trials, ...)
+    mode: Optional[str] = None               # "auto" or "always" (diff --execute MODE)
+    structural_verdict: Optional[str] = None
+
+    @property
+    def status(self) -> Optional[str]:
+        return self.report.get("status")
+
+    def to_dict(self) -> dict:
+        out = dict(self.report)
+        if self.mode is not None:
+            out["mode"] = self.mode
+        if self.structural_verdict is not None:
+            out["structural_verdict"] = self.structural_verdict
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Optional[dict]) -> Optional["Execution"]:
+        if d is None:
+            return None
+        report = {k: v for k, v in d.items() if k not in ("mode", "structural_verdict")}
+        return cls(report, d.get("mode"), d.get("structural_verdict"))
+
+
+@dataclass(frozen=True)
 class DiffResult:
+    """Built once (frozen): a later step (execution, --accept) makes a new result with
+    ``dataclasses.replace``."""
     verdict: str
     differences: List[Difference]
     rules_applied: Dict[str, int]          # rule name -> rewrites that mattered (both sides)
-    summary: dict                          # {"left": KernelSummary dict, "right": ..., "pair": ...}
+    summary: Optional[PairSummary]         # None: made without summaries (with_summary=False)
     left_source: str                       # path or "<bytes>"
     right_source: str
-    functions: List[dict]                  # per entry pair: left, right, verdict, matched, unmatched_left/right
+    functions: Tuple[FunctionPair, ...]    # per entry pair
     mapping: List[Tuple[str, str, str]]    # (left op id, right op id, matcher stage)
-    stats: dict                            # ops per side, per-stage counts, limits hit, seconds
+    stats: MatchStats                      # ops per side, per-stage counts, limits hit, seconds
     reason: Optional[str] = None           # why unknown
     left_lines: List[Tuple[Optional[str], str]] = field(default_factory=list)   # printed modules
     right_lines: List[Tuple[Optional[str], str]] = field(default_factory=list)
     # Added fields:
     rules_disabled: List[str] = field(default_factory=list)   # rule names switched off for this diff
-    execution: Optional[dict] = None  # differential execution (tileir_diff.execute), when asked for
+    execution: Optional[Execution] = None  # differential execution (tileir_diff.execute), when asked for
     # the proof step's queries (smt-equivalence): function, left, right, of, status, seconds,
     # assumptions (equal), counterexample (different), note
     proofs: List[dict] = field(default_factory=list)
@@ -144,13 +288,13 @@ class DiffResult:
             "differences": [d.to_dict() for d in self.differences],
             "rules_applied": dict(sorted(self.rules_applied.items())),
             "rules_disabled": list(self.rules_disabled),
-            "functions": [_jsonable(f) for f in self.functions],
+            "functions": [_jsonable(f.to_dict()) for f in self.functions],
             "mapping": [list(m) for m in self.mapping],
-            "stats": _jsonable(self.stats),
-            "summary": _jsonable(self.summary),
+            "stats": _jsonable(self.stats.to_dict()),
+            "summary": _jsonable(self.summary.to_dict()) if self.summary is not None else {},
             "left_lines": [list(x) for x in self.left_lines],
             "right_lines": [list(x) for x in self.right_lines],
-            "execution": _jsonable(self.execution) if self.execution is not None else None,
+            "execution": _jsonable(self.execution.to_dict()) if self.execution is not None else None,
             "proofs": _jsonable(self.proofs),
             "accepted_from": self.accepted_from,
             "absorbed_by": {side: dict(ops) for side, ops in self.absorbed_by.items()},
@@ -159,17 +303,25 @@ class DiffResult:
     @classmethod
     def from_dict(cls, d: dict) -> "DiffResult":
         return cls(verdict=d["verdict"], differences=[Difference.from_dict(x) for x in d.get("differences", ())],
-                   rules_applied=dict(d.get("rules_applied", {})), summary=dict(d.get("summary") or {}),
+                   rules_applied=dict(d.get("rules_applied", {})), summary=PairSummary.from_dict(d.get("summary")),
                    left_source=d.get("left_source", ""), right_source=d.get("right_source", ""),
-                   functions=list(d.get("functions", ())), mapping=[tuple(m) for m in d.get("mapping", ())],
-                   stats=dict(d.get("stats") or {}), reason=d.get("reason"),
+                   functions=tuple(FunctionPair.from_dict(f) for f in d.get("functions", ())),
+                   mapping=[tuple(m) for m in d.get("mapping", ())],
+                   stats=MatchStats.from_dict(d.get("stats")), reason=d.get("reason"),
                    left_lines=[tuple(x) for x in d.get("left_lines", ())],
                    right_lines=[tuple(x) for x in d.get("right_lines", ())],
-                   rules_disabled=list(d.get("rules_disabled", ())), execution=d.get("execution"),
+                   rules_disabled=list(d.get("rules_disabled", ())), execution=Execution.from_dict(d.get("execution")),
                    proofs=list(d.get("proofs", ())),
                    accepted_from=d.get("accepted_from"),
                    absorbed_by={side: dict(ops) for side, ops in (d.get("absorbed_by") or {}).items()}
                    or {"left": {}, "right": {}})
+
+    def replaced(self, **changes: Any) -> "DiffResult":
+        """A new result with ``changes`` (results are never changed in place); the printed
+        modules stay unprinted until first used, as in this one."""
+        for name in ("left_lines", "right_lines"):
+            changes.setdefault(name, self.__dict__["_" + name])
+        return dataclasses.replace(self, **changes)
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)

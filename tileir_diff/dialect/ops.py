@@ -39,11 +39,7 @@ def opnds(*specs) -> Tuple[OperandDef, ...]:
     """"x" single, "x?" optional, "x*" variadic, each with an optional ":type" constraint
     (``spec.py``: "lhs:tile<int>"); a (spec, since) pair for later additions."""
     out = []
-    for s in specs:
-        since = V13_1
-        if isinstance(s, tuple):
-            s, since = s
-        s, ty = _split(s)
+    for s, since, ty in map(_spec, specs):
         arity = {"?": "optional", "*": "variadic"}.get(s[-1], "single")
         out.append(OperandDef(s.rstrip("?*"), arity, since, ty))
     return tuple(out)
@@ -51,14 +47,16 @@ def opnds(*specs) -> Tuple[OperandDef, ...]:
 
 def res(*specs) -> Tuple[ResultDef, ...]:
     """"x" or "x*" (variadic) with an optional ":type" constraint."""
-    out = []
-    for s in specs:
-        since = V13_1
-        if isinstance(s, tuple):
-            s, since = s
-        s, ty = _split(s)
-        out.append(ResultDef(s.rstrip("*"), s.endswith("*"), since, ty))
-    return tuple(out)
+    return tuple(ResultDef(s.rstrip("*"), s.endswith("*"), since, ty) for s, since, ty in map(_spec, specs))
+
+
+def _spec(s):
+    """An operand or result spec, "x:type" or ("x:type", since): (name with its arity mark, since, type)."""
+    since = V13_1
+    if isinstance(s, tuple):
+        s, since = s
+    s, ty = _split(s)
+    return s, since, ty
 
 
 OVERFLOW = enum("overflow", "IntegerOverflow", default="none")

@@ -8,7 +8,7 @@ parser interpret it; nothing else describes an op.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Optional, Tuple
 
 Version = Tuple[int, int]
 V13_1: Version = (13, 1)
@@ -163,3 +163,12 @@ class OpDef:
 
     def has(self, trait: str) -> bool:
         return trait in self.traits
+
+    def derived(self, key: str, build: Callable[["OpDef"], Any]) -> Any:
+        """What a stage derives from this row (the printer's plan, the verifier's, ...): built by
+        ``build(self)`` on first use and kept; OpDef is frozen, so the cache lives in the instance
+        dict, not among its fields."""
+        value = self.__dict__.get(key)
+        if value is None:
+            value = self.__dict__[key] = build(self)
+        return value

@@ -7,7 +7,7 @@
 
 See docs/interpreter.md for the semantics, the memory model and the known gaps.
 """
-from .api import HostArray, RunResult, entry_layout, flatten_args, run_kernel, run_variant, variant_args
+from .run import HostArray, RunResult, entry_layout, flatten_args, run_kernel, run_variant, variant_args
 from .errors import InterpreterError, KernelAssertionError, MemoryAccessError, UnsupportedOpError
 from .machine import SUPPORTED_OPS, Interpreter, Options
 from .memory import Memory

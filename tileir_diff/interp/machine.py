@@ -813,12 +813,17 @@ def _minmaxi(it, op, ins, env):
     return [fn(_unsigned(a), _unsigned(b)).view(a.dtype)]
 
 
+def _shift_amounts(a, b):
+    """(the bit width of ``a``, the shift amounts ``b`` read unsigned, where they reach the width)."""
+    width = a.dtype.itemsize * 8
+    ub = _unsigned(b).astype(np.uint64)
+    return width, ub, ub >= width
+
+
 @handler("shli")
 def _shli(it, op, ins, env):
     a, b = _int_pair(ins)
-    width = a.dtype.itemsize * 8
-    ub = _unsigned(b).astype(np.uint64)
-    big = ub >= width
+    _, ub, big = _shift_amounts(a, b)
     sh = np.where(big, 0, ub).astype(a.dtype)
     r = np.left_shift(_unsigned(a), sh.astype(_unsigned(a).dtype)).view(a.dtype)
     return [np.where(big, np.zeros((), a.dtype), r)]
@@ -827,9 +832,7 @@ def _shli(it, op, ins, env):
 @handler("shri")
 def _shri(it, op, ins, env):
     a, b = _int_pair(ins)
-    width = a.dtype.itemsize * 8
-    ub = _unsigned(b).astype(np.uint64)
-    big = ub >= width
+    width, ub, big = _shift_amounts(a, b)
     sh = np.where(big, width - 1, ub)
     if _signed_attr(op):
         r = np.right_shift(a, sh.astype(a.dtype))  # arithmetic; by width-1 gives the sign fill

@@ -39,18 +39,24 @@ def _function(lf: Function, rf: Function, out: List[str], limit: int, locs: bool
 
 def _block(lb: Block, rb: Block, vmap: Dict[int, int], out: List[str], where: str, limit: int,
            locs: bool) -> None:
-    if len(lb.arguments) != len(rb.arguments):
-        out.append(f"{where}: block argument count {len(lb.arguments)} != {len(rb.arguments)}")
-    for a, b in zip(lb.arguments, rb.arguments):
-        if a.type != b.type:
-            out.append(f"{where}: block argument type {a.type} != {b.type}")
-        vmap[a.vid] = b.vid
+    _pair_values("block argument", lb.arguments, rb.arguments, vmap, out, where)
     if len(lb.operations) != len(rb.operations):
         out.append(f"{where}: op count {len(lb.operations)} != {len(rb.operations)}")
     for i, (lo, ro) in enumerate(zip(lb.operations, rb.operations)):
         if len(out) >= limit:
             return
         _op(lo, ro, vmap, out, f"{where}/op{i}({lo.name})", limit, locs)
+
+
+def _pair_values(what: str, left, right, vmap: Dict[int, int], out: List[str], where: str) -> None:
+    """Values defined at the same place on both sides (block arguments, results): same count and
+    types; each left value maps to its right one."""
+    if len(left) != len(right):
+        out.append(f"{where}: {what} count {len(left)} != {len(right)}")
+    for a, b in zip(left, right):
+        if a.type != b.type:
+            out.append(f"{where}: {what} type {a.type} != {b.type}")
+        vmap[a.vid] = b.vid
 
 
 def _op(lo: Operation, ro: Operation, vmap: Dict[int, int], out: List[str], where: str, limit: int,
@@ -72,12 +78,7 @@ def _op(lo: Operation, ro: Operation, vmap: Dict[int, int], out: List[str], wher
             out.append(f"{where}: operand {k} comes from a different value")
         if a.type != b.type:
             out.append(f"{where}: operand {k} type {a.type} != {b.type}")
-    if len(lo.results) != len(ro.results):
-        out.append(f"{where}: result count {len(lo.results)} != {len(ro.results)}")
-    for a, b in zip(lo.results, ro.results):
-        if a.type != b.type:
-            out.append(f"{where}: result type {a.type} != {b.type}")
-        vmap[a.vid] = b.vid
+    _pair_values("result", lo.results, ro.results, vmap, out, where)
     if locs and lo.location != ro.location:
         out.append(f"{where}: location {lo.location} != {ro.location}")
     if len(lo.regions) != len(ro.regions):

@@ -155,11 +155,7 @@ class _Plan:
 
 
 def _plan(od: OpDef) -> _Plan:
-    plan = od.__dict__.get("_verify_plan")
-    if plan is None:
-        plan = _Plan(od)
-        od.__dict__["_verify_plan"] = plan  # OpDef is frozen; this cache is not one of its fields
-    return plan
+    return od.derived("_verify_plan", _Plan)
 
 
 def check_op_table() -> None:
@@ -627,6 +623,13 @@ CHECKS: Dict[str, Callable] = {
 _VALID_TYPES: Dict[T.Type, None] = {}
 
 
+def _ptr_attr_error(t) -> Optional[str]:
+    """A pointer or tensor_view's pointer attribute, when set, names one of PTR_ATTRS."""
+    if t.ptr_attr is not None and t.ptr_attr not in range(len(PTR_ATTRS)):
+        return f"unknown pointer attribute {t.ptr_attr!r}"
+    return None
+
+
 def type_error(t, depth: int = 0) -> Optional[str]:
     """Why ``t`` is not a valid value type (None when it is)."""
     try:
@@ -666,9 +669,7 @@ def _type_error(t, depth: int) -> Optional[str]:
     if k is T.PointerType:
         if type(t.pointee) is not T.ScalarType or t.pointee.name not in _NUMBERS:
             return f"a pointer must point to a number type, not {_t(t.pointee)}"
-        if t.ptr_attr is not None and t.ptr_attr not in range(len(PTR_ATTRS)):
-            return f"unknown pointer attribute {t.ptr_attr!r}"
-        return None
+        return _ptr_attr_error(t)
     if k is T.TileType:
         e = t.element
         if type(e) is T.PointerType:
@@ -686,9 +687,7 @@ def _type_error(t, depth: int) -> Optional[str]:
         for d in t.shape + t.strides:
             if d is not None and (type(d) is not int or not 1 <= d <= L.MAX_DIM):
                 return f"tensor_view dimensions and strides must be positive 64-bit integers or ?, got {d}"
-        if t.ptr_attr is not None and t.ptr_attr not in range(len(PTR_ATTRS)):
-            return f"unknown pointer attribute {t.ptr_attr!r}"
-        return None
+        return _ptr_attr_error(t)
     if k in T.VIEW_TYPES:
         tv = t.tensor_view
         if type(tv) is not T.TensorViewType:
@@ -994,7 +993,7 @@ class _Verifier:
         od = OPS_BY_NAME.get(op.name)
         if od is None or od.has("top_level"):
             raise self.error("not an op of a function body", op, f"{op.name} ({oid} in @{self.function.name})")
-        plan = od.__dict__.get("_verify_plan") or _plan(od)
+        plan = _plan(od)
         try:
             groups = self.structure(op, od, plan)
             for name, c in plan.operand_checks:

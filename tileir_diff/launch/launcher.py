@@ -26,7 +26,7 @@ class CubinKernel:
         if isinstance(cubin, (str, Path)):
             path = Path(cubin)
             if not path.is_file():
-                raise LaunchError(f"cubin not found: {path} (run `python3 -m tileir_diff.suite.cli export` on a "
+                raise LaunchError(f"cubin not found: {path} (run `python3 -m tileir_diff.suite.command export` on a "
                                   f"machine with cuda-tile and tileiras, then carry build/ over)")
             self.image = path.read_bytes()
             self.origin = str(path)

@@ -1,7 +1,7 @@
 """Facts every renderer shows the same way: headline, difference locations, counts."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 VERDICT_MEANING = {
     "identical": "same after renaming values only",
@@ -31,7 +31,7 @@ def ops_matched(result: Any) -> Optional[int]:
     """The one "ops matched" count every report shows: the matcher's pairs summed over the entry
     pairs (what the functions table lists), or the mapping's size when there are no per-function
     counts; None when nothing was matched at all."""
-    counts = [f["matched"] for f in result.functions if isinstance(f.get("matched"), int)]
+    counts = [f.matched for f in result.functions if isinstance(f.matched, int)]
     if counts:
         return sum(counts)
     return len(result.mapping) if result.mapping else None
@@ -79,8 +79,29 @@ def difference_op_ids(result: Any) -> Tuple[Dict[str, str], Dict[str, str]]:
 
 
 def pair_summary(result: Any) -> Optional[Dict[str, Any]]:
-    summary = result.summary or {}
-    return summary.get("pair")
+    return result.summary.pair if result.summary is not None else None
+
+
+def compact(v: Any) -> str:
+    """A summary value on one line: ``{k: v, ...}``, ``[a, b]`` (no quotes, unlike repr)."""
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {compact(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(compact(x) for x in v) + "]"
+    return str(v)
+
+
+def function_pairs(pair: Dict[str, Any]) -> Iterator[Tuple[str, Optional[List[str]], List[Tuple[str, Any]]]]:
+    """Per function pair of a pair summary: its title (``k``, or ``k / k_port`` when renamed), the
+    names of its differing sections (None when the summaries agree), and those sections that have
+    rows, as (name, section)."""
+    for fp in pair.get("functions", []):
+        title = fp["left"] if fp["left"] == fp["right"] else f"{fp['left']} / {fp['right']}"
+        if fp["same"]:
+            yield title, None, []
+            continue
+        differing = fp["differing_sections"]
+        yield title, differing, [(k, fp["sections"][k]) for k in differing if fp["sections"].get(k)]
 
 
 def stats_items(result: Any) -> List[Tuple[str, Any]]:
@@ -94,5 +115,5 @@ def stats_items(result: Any) -> List[Tuple[str, Any]]:
         else:
             out.append((prefix, v))
 
-    walk("", result.stats or {})
+    walk("", result.stats.to_dict())
     return out

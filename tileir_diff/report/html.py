@@ -11,7 +11,8 @@ import html
 import re
 from typing import Any, Dict, List, Optional
 
-from .common import VERDICT_MEANING, difference_op_ids, ops_matched, pair_summary, sorted_rules, stats_items
+from .common import (VERDICT_MEANING, compact, difference_op_ids, ops_matched, pair_summary, sorted_rules,
+                     stats_items)
 
 SECTION_TITLES = {"signature": "Signature", "hints": "Entry hints", "tile_shapes": "Tile shapes",
                   "memory": "Memory (per view)", "reductions": "Reductions / scans", "mma": "MMA",
@@ -65,7 +66,7 @@ def _execution(result: Any) -> str:
     if not getattr(result, "execution", None):
         return ""
     from ..execute.render import execution_html
-    return execution_html(result.execution)
+    return execution_html(result.execution.to_dict())
 
 
 def _header(result: Any) -> str:
@@ -344,16 +345,10 @@ def _cell(value: Any) -> str:
     if value is None:
         return "<span class=\"abs\">—</span>"
     if isinstance(value, (dict, list)):
-        return f"<code>{esc(_compact(value))}</code>"
+        return f"<code>{esc(compact(value))}</code>"
     return f"<code>{esc(value)}</code>"
 
 
-def _compact(v: Any) -> str:
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}: {_compact(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, list):
-        return "[" + ", ".join(_compact(x) for x in v) + "]"
-    return str(v)
 
 
 def _summary(result: Any, lines_of: Dict[str, Any]) -> str:
@@ -437,11 +432,11 @@ def _rules_and_functions(result: Any) -> str:
         out.append("<h2>Functions</h2><table class=\"kv\"><tr><th>left</th><th>right</th><th>verdict</th>"
                    "<th>matched</th><th>left only</th><th>right only</th></tr>")
         for f in result.functions:
-            out.append(f"<tr><td><code>@{esc(f.get('left'))}</code></td><td><code>@{esc(f.get('right'))}</code></td>"
-                       f"<td><span class=\"vb v-{esc(f.get('verdict', ''))}\">{esc(f.get('verdict', ''))}</span></td>"
-                       f"<td class=\"num\">{esc(f.get('matched', ''))}</td>"
-                       f"<td class=\"num\">{esc(f.get('unmatched_left', ''))}</td>"
-                       f"<td class=\"num\">{esc(f.get('unmatched_right', ''))}</td></tr>")
+            out.append(f"<tr><td><code>@{esc(f.left)}</code></td><td><code>@{esc(f.right)}</code></td>"
+                       f"<td><span class=\"vb v-{esc(f.verdict)}\">{esc(f.verdict)}</span></td>"
+                       f"<td class=\"num\">{esc(f.matched)}</td>"
+                       f"<td class=\"num\">{esc(f.unmatched_left)}</td>"
+                       f"<td class=\"num\">{esc(f.unmatched_right)}</td></tr>")
         out.append("</table>\n")
     out.append("</section>\n")
     return "".join(out)

@@ -10,7 +10,7 @@ from typing import Any, List
 
 from ..errors import printable
 
-from .common import VERDICT_MEANING, op_side, pair_summary, sorted_rules
+from .common import VERDICT_MEANING, function_pairs, op_side, pair_summary, sorted_rules
 from .html import SECTION_TITLES
 
 
@@ -43,7 +43,7 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
         lines += ["", f"> unknown because: {text(result.reason)}"]
     if getattr(result, "execution", None):
         from ..execute.render import execution_lines
-        body = [printable(line) for line in execution_lines(result.execution)]
+        body = [printable(line) for line in execution_lines(result.execution.to_dict())]
         fence = "```"
         while any(fence in line for line in body):
             fence += "`"
@@ -81,22 +81,17 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
         lines += ["", "### Functions", "", "| left | right | verdict | matched | left only | right only |",
                   "|---|---|---|---:|---:|---:|"]
         for f in result.functions:
-            lines.append(f"| {code('@' + str(f.get('left')))} | {code('@' + str(f.get('right')))} | "
-                         f"{text(f.get('verdict', ''))} | {f.get('matched', '')} | "
-                         f"{f.get('unmatched_left', '')} | {f.get('unmatched_right', '')} |")
+            lines.append(f"| {code('@' + str(f.left))} | {code('@' + str(f.right))} | "
+                         f"{text(f.verdict)} | {f.matched} | {f.unmatched_left} | {f.unmatched_right} |")
     pair = pair_summary(result)
     if summary and pair:
         lines += ["", "### Summary", ""]
-        for fp in pair.get("functions", []):
-            name = fp["left"] if fp["left"] == fp["right"] else f"{fp['left']} / {fp['right']}"
-            if fp["same"]:
+        for name, differing, sections in function_pairs(pair):
+            if differing is None:
                 lines.append(f"- {code('@' + str(name))}: summaries agree")
                 continue
-            lines.append(f"- {code('@' + str(name))}: differs in {text(', '.join(fp['differing_sections']))}")
-            for key in fp["differing_sections"]:
-                section = fp["sections"].get(key)
-                if not section:
-                    continue
+            lines.append(f"- {code('@' + str(name))}: differs in {text(', '.join(differing))}")
+            for key, section in sections:
                 lines += ["", f"  **{text(SECTION_TITLES.get(key, key))}**", ""]
                 lines += ["  | | left | right |", "  |---|---|---|"] if key != "op_histogram" else \
                          ["  | op | left | right |", "  |---|---:|---:|"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from ..errors import printable
+from .common import compact, function_pairs
 
 SECTION_TITLES = {"memory": "memory", "reductions": "reductions/scans", "mma": "mma", "loops": "control flow",
                   "assumptions": "assumptions"}
@@ -29,7 +30,7 @@ def function_lines(fn: Dict[str, Any], *, histogram: bool = True, indent: str = 
     lines = [f"{indent}{kind} {fn['signature']['text']}  [{fn['num_ops']} ops]"]
     i2 = indent + "  "
     if fn.get("hints"):
-        lines.append(f"{i2}hints: {_compact(fn['hints'])}")
+        lines.append(f"{i2}hints: {compact(fn['hints'])}")
     if fn.get("tile_shapes"):
         lines.append(f"{i2}tile shapes: {', '.join(fn['tile_shapes'])}")
     if fn.get("memory"):
@@ -53,16 +54,12 @@ def function_lines(fn: Dict[str, Any], *, histogram: bool = True, indent: str = 
 def pair_lines(pair: Dict[str, Any], *, only_differing: bool = True, indent: str = "  ") -> List[str]:
     """Differing rows of a pair summary, ``- left`` / ``+ right`` style."""
     lines: List[str] = []
-    for fp in pair.get("functions", []):
-        title = fp["left"] if fp["left"] == fp["right"] else f"{fp['left']} / {fp['right']}"
-        if fp["same"]:
+    for title, differing, sections in function_pairs(pair):
+        if differing is None:
             lines.append(f"{indent}@{title}: summaries agree")
             continue
-        lines.append(f"{indent}@{title}: differs in {', '.join(fp['differing_sections'])}")
-        for name in fp["differing_sections"]:
-            section = fp["sections"].get(name)
-            if not section:
-                continue
+        lines.append(f"{indent}@{title}: differs in {', '.join(differing)}")
+        for name, section in sections:
             lines.append(f"{indent}  {name}:")
             lines.extend(_section_rows(name, section, indent + "    ", only_differing))
     return lines
@@ -103,16 +100,10 @@ def _section_rows(name: str, section: Dict[str, Any], indent: str, only_differin
 
 
 def _cell(v: Any) -> Any:
-    return _compact(v) if isinstance(v, (dict, list)) else v
+    return compact(v) if isinstance(v, (dict, list)) else v
 
 
 def _or_absent(v: Any) -> str:
     return "(absent)" if v is None else str(v)
 
 
-def _compact(v: Any) -> str:
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}: {_compact(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, list):
-        return "[" + ", ".join(_compact(x) for x in v) + "]"
-    return str(v)

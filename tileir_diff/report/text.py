@@ -54,7 +54,7 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
         lines += ["", f"unknown because: {result.reason}"]
     if getattr(result, "execution", None):
         from ..execute.render import execution_lines
-        lines += [""] + execution_lines(result.execution)
+        lines += [""] + execution_lines(result.execution.to_dict())
     lines.append("")
     rules = sorted_rules(result)
     lines.append("rules applied: " + (", ".join(f"{k} ×{v}" for k, v in rules) if rules else "none"))
@@ -64,8 +64,8 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
             lines.append(f"  proven equal (smt-equivalence): {p['left']} ↔ {p['right']} {p['of']}, using: {facts}")
         elif p.get("status") == "undecided":
             lines.append(f"  undecided (smt-equivalence): {p['left']} ↔ {p['right']} {p['of']}: {p.get('note', '')}")
-    if (getattr(result, "stats", None) or {}).get("smt"):
-        lines.append(f"  note: {result.stats['smt']}")
+    if result.stats.smt:
+        lines.append(f"  note: {result.stats.smt}")
     disabled = getattr(result, "rules_disabled", None)
     if disabled:
         lines.append("rules disabled: " + ", ".join(disabled))
@@ -80,7 +80,7 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
             if len(differing) > max_summary_lines:
                 lines.append(f"  ... {len(differing) - max_summary_lines} more summary lines "
                              "(--format json or html shows them all)")
-    if stats and result.stats:
+    if stats and result.stats.to_dict():
         from .common import stats_items
         lines.append("stats: " + ", ".join(f"{k}={v}" for k, v in stats_items(result)))
     # Names, paths, locations and op text come from the files: a newline or an ANSI escape in
@@ -88,17 +88,15 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
     return "\n".join(printable(line) for line in lines).rstrip() + "\n"
 
 
-def _function_line(f: dict) -> str:
-    left, right = f.get("left"), f.get("right")
+def _function_line(f) -> str:
+    left, right = f.left, f.right
     names = f"@{left}" if left == right else f"@{left} ↔ @{right}"
-    parts = [f"function {names}: {f.get('verdict', '?')}"]
-    counts = []
-    if "matched" in f:
-        counts.append(f"{f['matched']} ops matched")
-    if f.get("unmatched_left"):
-        counts.append(f"{f['unmatched_left']} left only")
-    if f.get("unmatched_right"):
-        counts.append(f"{f['unmatched_right']} right only")
+    parts = [f"function {names}: {f.verdict or '?'}"]
+    counts = [f"{f.matched} ops matched"]
+    if f.unmatched_left:
+        counts.append(f"{f.unmatched_left} left only")
+    if f.unmatched_right:
+        counts.append(f"{f.unmatched_right} right only")
     if counts:
         parts.append("(" + ", ".join(counts) + ")")
     return " ".join(parts)

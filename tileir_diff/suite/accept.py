@@ -94,9 +94,10 @@ def guess_variant(paths: Sequence[str], variants: Sequence[str]) -> Optional[str
     return None
 
 
-def apply_accepted(result: Any, entries: Sequence[Dict[str, Any]], variant: Optional[str], source: str) -> int:
-    """Mark each difference of ``result`` that an entry covers (``Difference.accepted``: what, why,
-    file) and record ``result.accepted_from``; returns how many were accepted."""
+def apply_accepted(result: Any, entries: Sequence[Dict[str, Any]], variant: Optional[str],
+                   source: str) -> Tuple[Any, int]:
+    """(``result`` with each difference an entry covers marked (``Difference.accepted``: what, why,
+    file) and ``accepted_from`` recorded, how many were accepted); ``result`` itself is not changed."""
     marked = []
     count = 0
     for d in result.differences:
@@ -106,6 +107,4 @@ def apply_accepted(result: Any, entries: Sequence[Dict[str, Any]], variant: Opti
             d = dataclasses.replace(d, accepted={"what": str(entry.get("what", "")), "why": str(entry.get("why", "")),
                                                  "file": source})
         marked.append(d)
-    result.differences = marked
-    result.accepted_from = source
-    return count
+    return result.replaced(differences=marked, accepted_from=source), count

@@ -1,7 +1,7 @@
 """Summaries of a kernel and of a pair of kernels, as plain JSON-ready dicts.
 
 ``summarize(module)`` describes one module; ``summarize_pair(left, right)`` gives
-``{"left": ..., "right": ..., "pair": ...}``, the shape ``DiffResult.summary`` holds.
+``{"left": ..., "right": ..., "pair": ...}``, what ``DiffResult.summary`` (a PairSummary) holds.
 Imports only the IR and the op table, so ``tileir-diff summary`` starts fast.
 """
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import Any, Dict
 from ..bytecode.gc_pause import gc_paused
 from ..ir import Module
 from .kernel import summarize_function, summarize_module
-from .pair import SECTIONS, pair_functions, summarize_pair_dicts
+from .pair import SECTIONS, pair_function_summaries, summarize_pair_dicts
 
 __all__ = ["summarize", "summarize_module", "summarize_function", "summarize_pair",
-           "summarize_pair_dicts", "pair_functions", "SECTIONS"]
+           "summarize_pair_dicts", "pair_function_summaries", "SECTIONS"]
 
 
 def summarize(module: Module) -> Dict[str, Any]:

@@ -11,7 +11,7 @@ SECTIONS = ("signature", "hints", "tile_shapes", "memory", "reductions", "mma", 
             "assumptions", "op_histogram")
 
 
-def pair_functions(left: Sequence[dict], right: Sequence[dict]) -> List[tuple]:
+def pair_function_summaries(left: Sequence[dict], right: Sequence[dict]) -> List[tuple]:
     """Pair function summaries by name, then the rest by position (ports often rename)."""
     right_by_name = {f["name"]: f for f in right}
     pairs, used = [], set()
@@ -33,7 +33,7 @@ def pair_functions(left: Sequence[dict], right: Sequence[dict]) -> List[tuple]:
 def summarize_pair_dicts(left: dict, right: dict) -> Dict[str, Any]:
     """``{"functions": [...], "same": bool}`` from two module summaries."""
     functions = []
-    for lf, rf in pair_functions(left.get("functions", []), right.get("functions", [])):
+    for lf, rf in pair_function_summaries(left.get("functions", []), right.get("functions", [])):
         functions.append(_function_pair(lf, rf))
     same = all(f["same"] for f in functions) and left.get("globals") == right.get("globals")
     return {"functions": functions, "same": same,

@@ -30,8 +30,7 @@ from ..ir.core import (Block, Function, Global, Location, Module, Operation, Reg
 from . import custom
 from .floatfmt import FORMATS, float_from_text
 from .lexer import Lexer, Token
-from .template import (attr_default, dense_from_text, parse_with_template, result_groups,
-                       _parse_dense_body)
+from .template import attr_default, dense_from_text, parse_dense_literal, parse_with_template, result_groups
 
 DEFAULT_VERSION: Version = V13_4
 #: Regions nest at most this deep (ir/limits.py, shared with the bytecode reader; real kernels
@@ -744,13 +743,7 @@ class Parser:
             self.next()
             self.expect("punct", "=")
             align = self.expect("int").value
-        tok = self.expect("punct", "<")
-        elem = self.parse_type()
-        self.expect("punct", ":")
-        raw = _parse_dense_body(self, elem)
-        self.expect("punct", ">")
-        self.expect("punct", ":")
-        ty = self.parse_type()
+        tok, elem, raw, ty = parse_dense_literal(self)
         value = dense_from_text(self, raw, elem, ty, tok)
         self.parse_trailing_location()
         g = Global(name, value, align, vis, const)
@@ -760,11 +753,8 @@ class Parser:
 
 def _result_shape(od: OpDef) -> Tuple[int, bool]:
     """(fixed result count, whether a group is variadic), memoized on the op definition."""
-    shape = od.__dict__.get("_result_shape")
-    if shape is None:
-        shape = od.__dict__["_result_shape"] = (sum(1 for r in od.results if not r.variadic),
-                                                any(r.variadic for r in od.results))
-    return shape
+    return od.derived("_result_shape", lambda d: (sum(1 for r in d.results if not r.variadic),
+                                                  any(r.variadic for r in d.results)))
 
 
 def _op_def(name: str) -> Optional[OpDef]:

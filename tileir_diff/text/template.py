@@ -369,11 +369,7 @@ class PrintPlan:
 
 
 def print_plan(od: OpDef) -> PrintPlan:
-    plan = od.__dict__.get("_print_plan")
-    if plan is None:
-        plan = PrintPlan(od)
-        od.__dict__["_print_plan"] = plan  # OpDef is frozen; this cache is not one of its fields
-    return plan
+    return od.derived("_print_plan", PrintPlan)
 
 
 def _compile_steps(elems, od: OpDef) -> Tuple[Any, ...]:
@@ -809,13 +805,7 @@ def _parse_directive(d: Dir, p, st: ParseState):
         return
     if n == "dense":
         aname, rname = d.args
-        tok = p.expect("punct", "<")
-        elem = p.parse_type()
-        p.expect("punct", ":")
-        raw = _parse_dense_body(p, elem)
-        p.expect("punct", ">")
-        p.expect("punct", ":")
-        ty = p.parse_type()
+        tok, elem, raw, ty = parse_dense_literal(p)
         st.result_types[rname] = [ty]
         st.attrs[aname] = dense_from_text(p, raw, elem, ty, tok)
         return
@@ -878,6 +868,18 @@ def _parse_directive(d: Dir, p, st: ParseState):
         st.regions.append(p.parse_arg_region())
         return
     raise p.error(f"unknown template directive @{n}")
+
+
+def parse_dense_literal(p):
+    """``<elem: values> : type`` (a constant's or a global's value): (the ``<`` token, the element
+    type, the values as _parse_dense_body reads them, the type)."""
+    tok = p.expect("punct", "<")
+    elem = p.parse_type()
+    p.expect("punct", ":")
+    raw = _parse_dense_body(p, elem)
+    p.expect("punct", ">")
+    p.expect("punct", ":")
+    return tok, elem, raw, p.parse_type()
 
 
 def _parse_dense_body(p, elem):

@@ -292,7 +292,7 @@ def stage_ir_compare(ctx: Context) -> StageResult:
                 msg = f"{v.name}: the emitted IR does not read: {e}"
                 return StageResult("ir_compare", "fail", reason=msg, failure={"message": msg})
             # marked as `tileir-diff diff --accept` marks them: the reports say what is accepted
-            apply_accepted(result, accepted, v.name, str(ctx.spec.analysis_path))
+            result, _ = apply_accepted(result, accepted, v.name, str(ctx.spec.analysis_path))
             ok = result.verdict in ("identical", "equivalent") or result.all_accepted
             acc = [{"category": d.category, "message": d.message, "accepted_as": d.accepted["what"]}
                    for d in result.differences if d.accepted is not None]

@@ -50,7 +50,7 @@ def evaluate(name: str) -> dict:
     problems = []
     if result.verdict != expect["verdict"]:
         problems.append(f"verdict {result.verdict}, expected {expect['verdict']}")
-    got_args = {tuple(p) for f in result.functions for p in f.get("arguments", [])}
+    got_args = {tuple(p) for f in result.functions for p in f.arguments}
     want_args = {tuple(p) for p in expect["arguments"]}
     mispaired = sorted(want_args ^ got_args)
     if mispaired:

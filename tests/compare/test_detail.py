@@ -1,8 +1,8 @@
 """Difference.detail: what a root difference is about, as data, and the accepted-differences
-patterns that match on it (tileir_diff.suite.ports)."""
+patterns that match on it (tileir_diff.suite.port_table)."""
 from __future__ import annotations
 
-from tileir_diff.suite.ports import accepted_by, detail_matches
+from tileir_diff.suite.port_table import accepted_by, detail_matches
 
 from ..normalize.kernels import kernel, load, store, verdict
 

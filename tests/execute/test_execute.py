@@ -1,4 +1,4 @@
-"""Differential execution against the mutation and invariance catalogs of tests/diff/transforms.py.
+"""Differential execution against the mutation and invariance catalogs of tests/compare/transforms.py.
 
 * invariances (renumbering, reordering, duplicated constants/pure ops, commuted operands, dead
   ops) never diverge;
@@ -21,7 +21,7 @@ from tileir_diff import load
 from tileir_diff.execute import check
 from tileir_diff.suite.catalog import repo_root
 
-from ..diff.transforms import INVARIANCES, MUTATIONS
+from ..compare.transforms import INVARIANCES, MUTATIONS
 
 ROOT = repo_root()
 CORPUS = ROOT / "tests" / "corpus" / "data"

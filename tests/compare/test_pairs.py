@@ -21,7 +21,7 @@ def test_pair(name, ka, kb, pa, pb, verdicts, categories):
     for d in r.differences:  # root differences point at ops with source locations from the .py file
         ref = d.left or d.right
         assert ref.location and "kernels.py" in ref.location, d
-    assert r.summary.get("left") is not None and r.left_lines
+    assert r.summary is not None and r.summary.left and r.left_lines
 
 
 def test_messages_are_specific():

@@ -1,6 +1,6 @@
 """`tileir-diff suite ...`: list the reference operators and export them to bytecode/cubins.
 
-`register(subparsers)` adds the `suite` command to the main CLI; `python3 -m tileir_diff.suite.cli
+`register(subparsers)` adds the `suite` command to the main CLI; `python3 -m tileir_diff.suite.command
 list|export ...` runs the same commands standalone. Exit codes: 0 ok, 1 some variant failed to
 export or compile, 2 bad input (invalid analysis.json, unknown op) or missing tools.
 """
@@ -218,7 +218,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_status(args: argparse.Namespace) -> int:
     """Exit 0 when every ported variant passes (identical/equivalent or only accepted differences), else 1."""
     from tileir_diff.suite.catalog import repo_root
-    from tileir_diff.suite.ports import Links, port_rows, render_index_html, render_markdown, render_text, \
+    from tileir_diff.suite.port_table import Links, port_rows, render_index_html, render_markdown, render_text, \
         status_document
     try:
         specs = load_catalog(args.reference_root, ops=args.ops)
@@ -251,14 +251,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["suite"]:  # accept the main CLI's spelling too
         argv = argv[1:]
-    parser = argparse.ArgumentParser(prog="python3 -m tileir_diff.suite.cli", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python3 -m tileir_diff.suite.command", description=__doc__.splitlines()[0])
     _populate(parser)
     args = parser.parse_args(argv)
     return run(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
 
 
 def _cmd_sass(args: argparse.Namespace) -> int:
@@ -307,3 +303,6 @@ def _cmd_sass(args: argparse.Namespace) -> int:
         print(", ".join(f"{n} {k}" for k, n in sorted(doc["summary"].items())) or "no ported variant has a cubin")
     return 0 if all(r.verdict in ("identical", "different") for r in rows) else 1
 
+
+if __name__ == "__main__":
+    sys.exit(main())

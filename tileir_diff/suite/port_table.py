@@ -208,7 +208,7 @@ def _row(spec: OpSpec, v: VariantSpec, root: Path, reference_build: Path, rust_b
         row.verdict, row.status, row.error = "error", "fail", str(e)
         return row
     # the same marking as `tileir-diff diff --accept`: the reports then say what is accepted
-    apply_accepted(result, spec.accepted_differences, v.name, _relative(spec.analysis_path, root))
+    result, _ = apply_accepted(result, spec.accepted_differences, v.name, _relative(spec.analysis_path, root))
     row.verdict = result.verdict
     row.rules_applied = dict(result.rules_applied)
     for d in result.differences:

@@ -17,6 +17,7 @@ import pytest
 
 from tileir_diff import load
 from tileir_diff.api import diff
+from tileir_diff.compare.result import Execution
 from tileir_diff.execute import check, infer_layout
 from tileir_diff.interp import run_kernel
 from tileir_diff.suite.catalog import repo_root
@@ -37,8 +38,8 @@ MISSED = {
 def test_execute_always_finds_a_valid_counterexample(name):
     make = MISSED[name]
     r = diff(make(False), make(True), execute="always", trials=20, seed=0)
-    ex = r.execution
-    assert ex is not None and ex["mode"] == "always"
+    assert r.execution is not None and r.execution.mode == "always"
+    ex = r.execution.to_dict()
     assert ex["status"] == "diverged", ex
     assert r.verdict == "different" and r.exit_code == 1
     if "structural_verdict" in ex:  # the structural diff said "same": overruled, and said so
@@ -76,21 +77,20 @@ def test_a_same_verdict_is_overruled_by_a_divergence():
     from tileir_diff.api import apply_execution
     r = diff(P.commuted(False), P.commuted(False))
     assert r.verdict == "identical"
-    r.execution = {"status": "diverged", "message": "diverged: array1[0] is 1.0 (left) vs 2.0 (right)"}
-    apply_execution(r)
+    r = apply_execution(r.replaced(execution=Execution(
+        {"status": "diverged", "message": "diverged: array1[0] is 1.0 (left) vs 2.0 (right)"}, "always")))
     assert r.verdict == "different" and r.exit_code == 1
-    assert r.execution["structural_verdict"] == "identical" and "array1[0]" in r.reason
+    assert r.execution.structural_verdict == "identical" and "array1[0]" in r.reason
     # a divergence never touches a different or unknown verdict, nor does no divergence a same one
     r2 = diff(P.commuted(False), P.commuted(False))
-    r2.execution = {"status": "no_divergence"}
-    apply_execution(r2)
+    r2 = apply_execution(r2.replaced(execution=Execution({"status": "no_divergence"}, "always")))
     assert r2.verdict == "identical"
 
 
 def test_really_equivalent_pair_never_diverges_across_families():
     r = diff(P.commuted(False), P.commuted(True), execute="always", trials=24, seed=0)
     assert r.verdict in ("identical", "equivalent"), r.brief()
-    ex = r.execution
+    ex = r.execution.to_dict()
     assert ex["status"] == "no_divergence" and ex["invalid_trials"] == 0, ex
     fams = ex["families"]
     for family in ("normal", "ints", "wide", "large", "zeros", "special: signed zeros, subnormals",
@@ -195,7 +195,7 @@ def test_a_violated_assume_is_reported_never_a_counterexample():
 def test_approx_math_is_noted_as_not_modelled():
     m = load(P.approx_exp())
     r = diff(m, m, execute="always", trials=3)
-    notes = r.execution["notes"]
+    notes = r.execution.report["notes"]
     assert any("approx math not modelled" in n and "exp" in n for n in notes), notes
     assert "note: approx math not modelled" in r.to_text()
 

@@ -15,7 +15,7 @@ from tileir_diff.bytecode.writer import write_bytecode
 from tileir_diff.report.json_schema import validate
 from tileir_diff.suite.catalog import repo_root
 
-from ..diff.transforms import MUTATIONS
+from ..compare.transforms import MUTATIONS
 
 KERNEL = repo_root() / "tests" / "corpus" / "data" / "reduce_builtin_float.v13_4.tileirbc"
 
@@ -40,7 +40,7 @@ def test_execute_off_by_default(pair):
 
 def test_execute_reports_a_counterexample(pair):
     r = diff(*pair, execute=True, trials=8, seed=3)
-    ex = r.execution
+    ex = r.execution.to_dict()
     assert ex["status"] == "diverged" and ex["seed"] == 3
     cex = ex["counterexample"]
     assert cex["kind"] == "values" and cex["left"] != cex["right"]
