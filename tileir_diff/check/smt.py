@@ -725,13 +725,21 @@ def _py(v):
             return "-inf" if v.isNegative() else "inf"
         if v.isZero():
             return -0.0 if v.isNegative() else 0.0
-        text = v.as_string()  # "m*(2**e)" or "m"
-        mant, _, exp = text.partition("*(2**")
-        try:
-            return float(mant) * 2.0 ** int(exp.rstrip(")")) if exp else float(mant)
-        except (ValueError, OverflowError):
-            return text
+        return _fp_number(v)
     return str(v)
+
+
+def _fp_number(v) -> object:
+    """A finite z3 float numeral as a Python float, through its IEEE bits (z3's own text form
+    differs between versions: ``m*(2**e)``, ``FPVal(p/q, FPSort(8, 24))``)."""
+    import struct
+    bits = z3.simplify(z3.fpToIEEEBV(v)).as_long()
+    layout = {(5, 11): (">H", ">e", 0), (8, 24): (">I", ">f", 0), (11, 53): (">Q", ">d", 0),
+              (8, 8): (">I", ">f", 16)}.get((v.ebits(), v.sbits()))
+    if layout is None:
+        return str(v)
+    raw, fmt, shift = layout
+    return struct.unpack(fmt, struct.pack(raw, bits << shift))[0]
 
 
 def _input_name(name: str) -> bool:

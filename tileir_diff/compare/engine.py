@@ -225,7 +225,8 @@ def _with_counterexamples(diffs: List[Difference], check: FunctionCheck, ltext, 
             p = next((q for q in at_pair.values() if q.slot is not None
                       and d.left.op_id in {input_op_id(n) for n in q.outcome.cone_left}
                       and d.right.op_id in {input_op_id(n) for n in q.outcome.cone_right}), None)
-        if p is None and cex is None and d.detail.get("kind") == "replaced" and d.left and d.right:
+        if p is None and cex is None and d.detail.get("kind") == "replaced" and d.left and d.right \
+                and "reaches" not in d.detail:  # (a formula's root says its values already)
             d = _replacement_in_values(d, check, ltext, rtext)
         elif cex is not None or p is not None:
             detail = dict(d.detail)
