@@ -906,13 +906,15 @@ def _predicate_text(p) -> str:
     return str(p)
 
 
-def launch_fact(text: str) -> Tuple[str, Callable]:
+def launch_fact(text: str, origin: Optional[str] = None) -> Tuple[str, Callable]:
     """A caller-stated fact, e.g. ``grid.x == cdiv(arg11, 128) * cdiv(arg12, 128)``, as
     (name, encoder -> z3 bool). Names: ``arg<k>`` (entry argument k of at most 32 bits, read as
     a signed integer), ``bid.x``/``grid.x`` (and y, z); integers; ``+ - * // %`` (floor
     division and modulo, positive divisor), ``cdiv``, ``min``, ``max``; one comparison. It is
     evaluated on 64-bit vectors, and refused (ValueError) unless interval bounds show that no
-    step can leave 64 bits, so the encoded fact says exactly what the text says."""
+    step can leave 64 bits, so the encoded fact says exactly what the text says. ``origin``: where
+    the fact comes from, in its name (the suite's: declared in analysis.json, checked against both
+    launchers)."""
     import ast
 
     try:
@@ -991,4 +993,4 @@ def launch_fact(text: str) -> Tuple[str, Callable]:
             raise ValueError(f"launch fact {text!r}: unsupported comparison")
         return cmp()
 
-    return f"{text} (launch fact stated by the caller)", make
+    return f"{text} (launch fact {origin or 'stated by the caller'})", make
