@@ -6,6 +6,7 @@ the reference suite: prints the per-operator tables and totals (see docs/verific
     ... --budget 500 --ops rms_norm,softmax --kinds swap-operands,rewire      # a slice
     ... --json build/mutation/full.json --dump-false-same build/false_same
     ... --repro 'corpus/float_arith' 'swap-operands|f0/o20|0<->1'             # one mutant, verbose
+    ... --jobs 16                                       # the same run on 16 cores (same outcomes)
 
 An "operator" of the tables is a kernel family: a reference-suite op (rms_norm, softmax, ...),
 a corpus theme (corpus:memory, ...), a Rust port family (rust:matmul) or "synthetic".
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import sys
 import time
 from collections import Counter
@@ -54,11 +57,14 @@ def parse_args(argv):
                     help="write original/mutant pairs of false-same mutants (and maybe-equivalent ones under "
                          "DIR/maybe_equivalent) plus summary.txt")
     ap.add_argument("--dump-false-alarms", type=Path, metavar="DIR")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="evaluate in N worker processes (fork); the plan, the outcomes and their order are those "
+                         "of --jobs 1 (a counterexample in a detail may be another model)")
     ap.add_argument("--checkpoint", type=int, default=500, help="rewrite --json/--dump every N evaluations")
     ap.add_argument("--repro", nargs=2, metavar=("KERNEL", "KEY"), help="evaluate one mutant/transformation verbosely")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--from-json", type=Path, metavar="PATH",
-                    help="no run: print the tables (and --markdown) of a saved --json file")
+                    help="no run: print the tables (and --markdown) of a saved --json file (or its .gz)")
     ap.add_argument("--markdown", type=Path, metavar="PATH", help="also write the tables as Markdown")
     return ap.parse_args(argv)
 
@@ -116,7 +122,7 @@ def write_outputs(args, kernels, mut_out, inv_out, site_counts, elapsed, final):
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         doc = {"final": final, "seconds": round(elapsed, 1), "seed": args.seed, "argv": sys.argv[1:],
-               "kernels": len(kernels), "tables": tables,
+               "kernels": len(kernels), "jobs": args.jobs, "cpus": os.cpu_count(), "tables": tables,
                "mutations": [o.to_dict() for o in mut_out or ()],
                "invariances": [o.to_dict() for o in inv_out or ()]}
         tmp = args.json.with_suffix(".tmp")
@@ -144,14 +150,18 @@ def write_outputs(args, kernels, mut_out, inv_out, site_counts, elapsed, final):
 
 
 def outcomes_from_json(path: Path):
-    doc = json.loads(path.read_text())
+    if path.suffix == ".gz":
+        import gzip
+        doc = json.loads(gzip.decompress(path.read_bytes()))
+    else:
+        doc = json.loads(path.read_text())
     def mk(d):
         return engine.Outcome(**{k: d[k] for k in ("kernel", "family", "kind", "cls", "key", "desc", "status",
                                                     "discard", "verdict", "detail", "interp", "seconds")})
     return doc, [mk(d) for d in doc["mutations"]], [mk(d) for d in doc["invariances"]]
 
 
-def markdown(tables, elapsed, mut_out, inv_out) -> str:
+def markdown(tables, elapsed, mut_out, inv_out, jobs: int = 1, cpus=None) -> str:
     cols = [c for c in runner.MUT_COLUMNS if c not in ("crash",)] + ["crash"]
     out = []
     if mut_out:
@@ -178,8 +188,35 @@ def markdown(tables, elapsed, mut_out, inv_out) -> str:
         out.append("")
         out.append(runner.markdown_table(tables["invariance_by_family"], runner.INV_COLUMNS, "operator"))
         out.append("")
-    out.append(f"Run time: {elapsed / 60:.0f} min (one process, nice 10, 2 shared cores).")
+    out.append(f"Run time: {elapsed / 60:.0f} min ({jobs} process{'es' if jobs > 1 else ''} on "
+               f"{cpus or '?'} cores).")
     return "\n".join(out) + "\n"
+
+
+# The plans and the evaluator of the current pass, inherited by forked workers: only an index goes
+# to a worker and an Outcome comes back, so nothing about a kernel is pickled.
+_PASS: tuple = ()
+
+
+def _evaluate_index(i: int):
+    plans, evaluate = _PASS
+    return evaluate(plans[i])
+
+
+def evaluate_all(plans, evaluate, jobs: int, cb) -> None:
+    """``cb(i, n, outcome)`` for every plan in order, evaluated here or in ``jobs`` forked workers."""
+    global _PASS
+    if jobs <= 1 or len(plans) < 2:
+        for i, p in enumerate(plans):
+            cb(i, len(plans), evaluate(p))
+        return
+    _PASS = (plans, evaluate)
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for i, o in enumerate(pool.imap(_evaluate_index, range(len(plans)), chunksize=4)):
+                cb(i, len(plans), o)
+    finally:
+        _PASS = ()
 
 
 def main(argv=None) -> int:
@@ -197,7 +234,8 @@ def main(argv=None) -> int:
         inv_out = inv_out if "invariance_by_family" in doc["tables"] else None
         print_tables(doc["tables"], mut_out, inv_out, doc["seconds"])
         if args.markdown:
-            args.markdown.write_text(markdown(doc["tables"], doc["seconds"], mut_out, inv_out))
+            args.markdown.write_text(markdown(doc["tables"], doc["seconds"], mut_out, inv_out,
+                                              doc.get("jobs", 1), doc.get("cpus")))
         return 0
     t0 = time.time()
     kernels = select_kernels(args)
@@ -223,21 +261,19 @@ def main(argv=None) -> int:
         plans = runner.plan_mutations(kernels, kinds, pk, pf, args.budget, args.seed, site_counts)
         print(f"mutations: {sum(n for _, n in site_counts.values())} enumerated at "
               f"{sum(s for s, _ in site_counts.values())} sites; {len(plans)} planned", flush=True)
-        cb = progress("mutations", mut_out)
-        for i, p in enumerate(plans):
-            cb(i, len(plans), engine.evaluate_mutation(p.kernel, p.item, args.execute_caught))
+        evaluate_all(plans, lambda p: engine.evaluate_mutation(p.kernel, p.item, args.execute_caught),
+                     args.jobs, progress("mutations", mut_out))
     if inv_out is not None:
         plans = runner.plan_invariances(kernels, inv_kinds, None if args.exhaustive else args.inv_per_kernel_kind,
                                         args.inv_budget, args.seed)
         print(f"invariances: {len(plans)} planned", flush=True)
-        cb = progress("invariances", inv_out)
-        for i, p in enumerate(plans):
-            cb(i, len(plans), engine.evaluate_invariance(p.kernel, p.item))
+        evaluate_all(plans, lambda p: engine.evaluate_invariance(p.kernel, p.item),
+                     args.jobs, progress("invariances", inv_out))
     elapsed = time.time() - t0
     tables = write_outputs(args, kernels, mut_out, inv_out, site_counts, elapsed, True)
     print_tables(tables, mut_out, inv_out, elapsed)
     if args.markdown:
-        args.markdown.write_text(markdown(tables, elapsed, mut_out, inv_out))
+        args.markdown.write_text(markdown(tables, elapsed, mut_out, inv_out, args.jobs, os.cpu_count()))
     return 0
 
 

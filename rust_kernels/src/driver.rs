@@ -325,7 +325,7 @@ fn check_allocation_range(api: &Api, name: &str, address: u64, end: u64) -> Resu
     }
     api.check(rc, Status::DriverError, &format!("cuMemGetAddressRange({name})"))?;
     // A limit past 2^64 cannot be exceeded by an end that fits u64.
-    let mut limit = base.checked_add(size as u64).unwrap_or(u64::MAX);
+    let mut limit = base.saturating_add(size as u64);
     while end > limit {
         let (mut next, mut next_size) = (0u64, 0usize);
         // SAFETY: as above.
@@ -333,7 +333,7 @@ fn check_allocation_range(api: &Api, name: &str, address: u64, end: u64) -> Resu
         if rc != CUDA_SUCCESS || next != limit || next_size == 0 {
             break;
         }
-        limit = next.checked_add(next_size as u64).unwrap_or(u64::MAX);
+        limit = next.saturating_add(next_size as u64);
     }
     if address < base || end > limit {
         return fail(

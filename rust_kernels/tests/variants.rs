@@ -753,7 +753,7 @@ fn embedding_structure() {
             assert!(text.contains(&offsets), "{}: i64 offsets", v.name);
             assert!(text.contains(&format!("tile<{bt}x{th}xptr<{e}>>, tile<{bt}x{th}xi1> -> ")), "{}: mask", v.name);
             assert_eq!(count(text, "cmpi less_than"), 2, "{}: rows < V, columns < H", v.name);
-            assert!(text.contains(&format!("= select %")), "{}: zero padding", v.name);
+            assert!(text.contains("= select %"), "{}: zero padding", v.name);
         }
         assert_eq!(count(text, "trunci "), usize::from(idx == "i64"), "{}: int64 ids narrowed", v.name);
         for op in ["addf", "mulf", "ftof"] {

@@ -152,3 +152,34 @@ def test_a_use_moved_to_another_argument_of_one_signature_is_different_not_a_tie
     assert r.verdict == "different", [d.message for d in r.differences]
     assert any(d.category == "memory" and "dynamicShape[0]" in d.message for d in r.differences)
     assert not any("passes one scalar" in d.message for d in r.differences)
+
+
+def _with_dead_assume_on_constant(text: str, value: int, predicate: str) -> str:
+    """An extra ``assume`` whose operand is a constant and whose result nothing reads."""
+    return text.replace("  %0 = make_token : token\n",
+                        f"  %0 = make_token : token\n  %k = constant <i32: {value}> : tile<i32>\n"
+                        f"  %ka = assume {predicate}, %k : tile<i32>\n", 1)
+
+
+@pytest.mark.parametrize("value,predicate,why", [(-1, "bounded<0, ?>", "-1 is below 0"),
+                                                 (12, "div_by<8>", "12 is not a multiple of 8"),
+                                                 (300, "bounded<?, 255>", "300 is above 255")])
+def test_an_assumption_no_input_satisfies_is_different_not_specialized(value, predicate, why):
+    # found by the mutation engine (rust/bmm, an assume rewired to the constant -1): a kernel that
+    # assumes something false of a constant is undefined for every launch
+    base = K.exp2_sub()
+    port = _with_dead_assume_on_constant(base, value, predicate)
+    for r in (tileir_diff.diff(base, port), tileir_diff.diff(port, base)):
+        assert r.verdict == "different", r.to_text()
+        assert [d.category for d in r.differences] == ["specialization"]
+        assert "can never hold" in r.differences[0].message and why in r.differences[0].message
+        assert r.differences[0].detail["never_holds"]
+
+
+@pytest.mark.parametrize("value,predicate", [(0, "bounded<0, ?>"), (16, "div_by<8>"), (255, "bounded<?, 255>")])
+def test_an_assumption_a_constant_satisfies_is_not_flagged(value, predicate):
+    # implied by the constant itself (implied-assumptions removes it) or a plain specialization
+    base = K.exp2_sub()
+    r = tileir_diff.diff(base, _with_dead_assume_on_constant(base, value, predicate))
+    assert r.verdict in ("equivalent", "specialized"), r.to_text()
+    assert not any("can never hold" in d.message for d in r.differences)

@@ -28,7 +28,7 @@ from .describe import FunctionText
 from .expressions import counterexample_text, expression
 from .pins import Pin, apply_pins, find_pins
 from .result import DeferredLines, DiffResult, Difference, OpRef
-from .specialization import assumes_more, is_specialization, strip_assumptions
+from .specialization import assumes_more, is_specialization, never_holding_assumptions, strip_assumptions
 
 
 class _Run:
@@ -500,8 +500,14 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
                 if all(is_specialization(d) and (d.category == "signature" or "tie" in d.detail or
                                                  "pin" in d.detail) for d in bare.differences) \
                         and not bare.limits_hit:
-                    verdict = "specialized"
-                    run.differences = [_with_assumption_side(d) for d in run.differences]
+                    broken = {**never_holding_assumptions(tl), **never_holding_assumptions(tr)}
+                    if any(_ref_ids(d) & broken.keys() for d in run.differences):
+                        # an assumption no input satisfies: undefined for every launch, not a
+                        # specialization; the verdict stays different and the root says why
+                        run.differences = [_never_holds(d, broken) for d in run.differences]
+                    else:
+                        verdict = "specialized"
+                        run.differences = [_with_assumption_side(d) for d in run.differences]
             optional_off = [n for n in _all_optional() if n not in chosen]
             if optional_off:
                 _add_rule_hints(run, tl, tr, ltexts, rtexts, chosen, optional_off, limits, deadline, launch)
@@ -533,6 +539,22 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
                       rules_disabled=[n for n in _all_optional() if n not in chosen],
                       proofs=run.proofs if verdict != "unknown" else [],
                       absorbed_by={side: dict(sorted(ops.items())) for side, ops in run.absorbed.items()})
+
+
+def _ref_ids(d: Difference) -> set:
+    return {r.op_id for r in (d.left, d.right) if r is not None}
+
+
+def _never_holds(d: Difference, broken: Dict[str, str]) -> Difference:
+    """``d``, saying that its assumption can never hold (``broken``: op id -> why)."""
+    hit = [broken[i] for i in sorted(_ref_ids(d) & broken.keys())]
+    if not hit:
+        return d
+    detail = dict(d.detail)
+    detail["never_holds"] = hit[0]
+    return Difference(d.category, f"{d.message}: it can never hold ({hit[0]}), so every launch of that kernel is "
+                      "undefined", d.left, d.right, d.function, d.affected, d.rule_hint, d.affected_right,
+                      d.context, detail)
 
 
 def _with_assumption_side(d: Difference) -> Difference:

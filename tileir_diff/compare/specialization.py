@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from ..ir import Bounded, DivBy, Module
+from ..ir import Bounded, DenseElements, DivBy, Module
 from ..normalize.util import map_functions, rewrite_function
 
 #: Categories a specialized pair may differ in (and a signature root that only reorders the
@@ -90,3 +90,52 @@ def assumes_more(difference) -> Optional[str]:
     if kind == "only_left" or (difference.right is None and difference.left is not None):
         return "left"
     return difference.detail.get("assumes_more", "neither")
+
+
+def never_holding_assumptions(module: Module) -> dict:
+    """Op id -> why, for each ``assume`` whose operand is a constant that violates its predicate
+    (``bounded<0, ?>`` on -1, ``div_by<8>`` on 12): every launch of that kernel breaks the
+    assumption, so its behaviour is undefined for every input. Such a kernel is not a
+    specialization of one without it (no input satisfies what it assumes): the pair stays
+    ``different``. Only constants are decided here (through chains of assumes)."""
+    out = {}
+    for f in module.functions:
+        producers = {}
+        for op in f.walk():
+            for r in op.results:
+                producers[r.vid] = op
+        for op in f.walk():
+            if op.name != "assume" or len(op.operands) != 1 or op.origin is None:
+                continue
+            src = producers.get(op.operands[0].vid)
+            while src is not None and src.name == "assume" and len(src.operands) == 1:
+                src = producers.get(src.operands[0].vid)
+            if src is None or src.name != "constant":
+                continue
+            why = _violation(op.attributes.get("predicate"), src.attributes.get("value"))
+            if why:
+                out[op.origin] = why
+    return out
+
+
+def _violation(predicate, value) -> Optional[str]:
+    if not isinstance(value, DenseElements):
+        return None
+    try:
+        elems = value.to_numpy()
+    except (ValueError, TypeError):
+        return None
+    if elems.dtype.kind not in "iu" or elems.size == 0:
+        return None
+    lo, hi = int(elems.min()), int(elems.max())
+    if isinstance(predicate, Bounded):
+        if predicate.lb is not None and lo < predicate.lb:
+            return f"the constant {lo} is below {predicate.lb}"
+        if predicate.ub is not None and hi > predicate.ub:
+            return f"the constant {hi} is above {predicate.ub}"
+    elif isinstance(predicate, DivBy) and predicate.every is None and predicate.along is None \
+            and predicate.divisor > 0 and elems.ndim == 0:
+        v = int(elems)
+        if v % predicate.divisor:
+            return f"the constant {v} is not a multiple of {predicate.divisor}"
+    return None

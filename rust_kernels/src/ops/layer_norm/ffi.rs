@@ -205,7 +205,7 @@ pub unsafe extern "C" fn cutile_layer_norm_bwd(
         let v = pick_row_variant("layer_norm_bwd", &tensors, bwd_candidates(x.dtype), &x)?;
         debug_assert_eq!(v.constant("TILE_M") * v.constant("ROW_TILES"), BWD_ROWS_PER_BLOCK);
         let grid = (blocks(m, BWD_ROWS_PER_BLOCK)?, 1, 1);
-        let values = tensors.map(|t| Value::Tensor(t));
+        let values = tensors.map(Value::Tensor);
         run(v, &values, grid, device, stream)
     })
 }
