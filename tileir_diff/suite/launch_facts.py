@@ -76,7 +76,8 @@ def facts_for(spec, variant, source: str) -> List[Tuple[str, str]]:
     origin names the declaration and says it is an assumption the IR does not hold."""
     return [(resolve(e["fact"], variant),
              f"declared as {e['fact']} in {source} launch_facts, not in the IR; both launchers checked "
-             f"against it by tests/suite/test_launch_facts.py") for e in spec.launch_facts]
+             f"against it: tests/suite/test_launch_facts.py, the Python reference launcher, and "
+             f"tests/rust/test_launch_facts_rust.py, the Rust C ABI") for e in spec.launch_facts]
 
 
 def holds(resolved: str, arguments: Sequence[int], grid: Sequence[int]) -> bool:
