@@ -51,10 +51,40 @@ def rope(positions, q, k, cos_table, sin_table, q_out, k_out,
     rotate_heads(k, k_out, tile_t, cos, sin, BT, TH, D, IS_NEOX)
 
 
+def rotate_halves(src, dst, tile_t, cos, sin, BT, TH, half):
+    """rotate_heads for rotate-half pairs, each half of D its own tile: tile index 0 / 1 on
+    the last axis is elements [0, D/2) / [D/2, D)."""
+    for h in range(ct.cdiv(src.shape[1], TH)):
+        x1 = ct.astype(ct.load(src, index=(tile_t, h, 0), shape=(BT, TH, half)), ct.float32)
+        x2 = ct.astype(ct.load(src, index=(tile_t, h, 1), shape=(BT, TH, half)), ct.float32)
+        ct.store(dst, index=(tile_t, h, 0), tile=ct.astype(x1 * cos - x2 * sin, dst.dtype))
+        ct.store(dst, index=(tile_t, h, 1), tile=ct.astype(x2 * cos + x1 * sin, dst.dtype))
+
+
+# 4 blocks per SM: registers capped at 128 (with TH=4 the tiles fit without spills)
+@ct.kernel(occupancy=4)
+def rope_neox_split(positions, q, k, cos_table, sin_table, q_out, k_out,
+                    BT: ConstInt, TH: ConstInt, D: ConstInt):
+    """rope with IS_NEOX=True, tuned for the H200 (docs/results/tuning.md): the two halves of D
+    are tiles of their own (rotate_halves), so no extract/cat moves the rotation through shared
+    memory; its variants declare the last extent D a multiple of 8 (16-byte accesses)."""
+    tile_t = ct.bid(0)
+    half = D // 2
+    pos = ct.load(positions, index=(tile_t,), shape=(BT,), padding_mode=ct.PaddingMode.ZERO)
+    cos = ct.load_advanced_indexing(cos_table, (pos, ct.Slice(0, half)))
+    sin = ct.load_advanced_indexing(sin_table, (pos, ct.Slice(0, half)))
+    cos = ct.reshape(ct.astype(cos, ct.float32), (BT, 1, half))
+    sin = ct.reshape(ct.astype(sin, ct.float32), (BT, 1, half))
+    rotate_halves(q, q_out, tile_t, cos, sin, BT, TH, half)
+    rotate_halves(k, k_out, tile_t, cos, sin, BT, TH, half)
+
+
 def select_variant(dtype: str, head_dim: int, is_neox: bool) -> str | None:
     """The launcher's choice for q, k of `dtype` (a torch dtype name) with head_dim D: the one
     variant built for (dtype, D, pairing), None for any other combination. The Rust library's
-    cutile_rope chooses the same (tests/rust/test_selection.py)."""
+    cutile_rope chooses the same (tests/rust/test_selection.py). The tuned variants
+    (bf16_neox_d128_split, f16_neox_d64_split, bf16_gptj_d128_a8_th2) are not chosen until the
+    H200 run has timed them against these (docs/results/tuning.md)."""
     built = {("bfloat16", 128, True): "bf16_neox_d128", ("float16", 64, True): "f16_neox_d64",
              ("bfloat16", 128, False): "bf16_gptj_d128"}
     return built.get((dtype, head_dim, bool(is_neox)))

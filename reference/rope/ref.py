@@ -38,8 +38,13 @@ def _rotate(x, cos, sin, neox):
     return torch.stack([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1).flatten(-2)
 
 
+def _is_neox(variant):
+    """The pairing: rope's IS_NEOX constant; rope_neox_split computes rotate-half pairs only."""
+    return variant["kernel"] == "rope_neox_split" or bool(variant["constants"]["IS_NEOX"])
+
+
 def reference(variant, inputs):
-    neox = variant["constants"]["IS_NEOX"]
+    neox = _is_neox(variant)
     pos = inputs["positions"].long()
     cos = inputs["cos_table"].to(torch.float64)[pos]
     sin = inputs["sin_table"].to(torch.float64)[pos]
@@ -49,7 +54,7 @@ def reference(variant, inputs):
 
 def torch_baseline(variant, inputs):
     """Eager torch RoPE in f32 (what model code does without a fused kernel)."""
-    neox = variant["constants"]["IS_NEOX"]
+    neox = _is_neox(variant)
     pos = inputs["positions"].long()
     cos, sin = inputs["cos_table"][pos], inputs["sin_table"][pos]
     inputs["q_out"].copy_(_rotate(inputs["q"].float(), cos, sin, neox))

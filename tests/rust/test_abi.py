@@ -573,6 +573,18 @@ def test_forced_rope_variant_must_compute_the_pairing_asked_for(lib):
         assert rope(lib, *arrays, is_neox=0) in PAST_VALIDATION
     finally:
         lib.tileir_kernels_force_variant(b"rope", None)
+    # the tuned rotate-half kernel has no IS_NEOX constant: its pairing is rotate-half
+    assert lib.tileir_kernels_force_variant(b"rope", b"bf16_neox_d128_split") == Status.OK
+    try:
+        assert rope(lib, *arrays, is_neox=0) == Status.INVALID_ARGUMENT
+        assert "is_neox = 1" in message(lib)
+        assert rope(lib, *arrays, is_neox=1) in PAST_VALIDATION
+        assert lib.tileir_kernels_selected_variant().decode() == "bf16_neox_d128_split"
+    finally:
+        lib.tileir_kernels_force_variant(b"rope", None)
+    # unforced, the launcher keeps the untuned variant (reference/rope/kernel.py select_variant)
+    assert rope(lib, *arrays, is_neox=1) in PAST_VALIDATION
+    assert lib.tileir_kernels_selected_variant().decode() == "bf16_neox_d128"
 
 
 class FakeTensor:

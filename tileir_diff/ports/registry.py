@@ -26,11 +26,13 @@ class Arg:
     constant, an int in the wrapper). ``name`` is the wrapper's parameter name and, for tensors
     and scalars, the analysis.json param name; a ``flag`` or ``int`` is the lower-cased name of
     the analysis.json constant it must equal (``trans_a`` = ``TRANS_A``, ``window`` = ``WINDOW``)
-    unless ``constant`` names another one."""
+    unless ``constant`` names another one. ``implied``: (kernel, value) pairs for the kernels
+    that fix the value by their structure instead of a constant (rope_neox_split: is_neox)."""
 
     name: str
     kind: str = "tensor"
     constant: str | None = None
+    implied: tuple[tuple[str, int], ...] = ()
 
     @property
     def constant_name(self) -> str:
@@ -90,8 +92,9 @@ FUNCTIONS: tuple[PortFunction, ...] = (
                  _t("x", "w", "b", "out", "mean", "rstd") + (Arg("eps", "f32"),)),
     PortFunction("layer_norm", "cutile_layer_norm_bwd", "layer_norm_bwd", ("layer_norm_bwd",),
                  _t("dy", "x", "w", "mean", "rstd", "dx", "dw_partial", "db_partial")),
-    PortFunction("rope", "cutile_rope", "rope", ("rope",),
-                 _t("positions", "q", "k", "cos_table", "sin_table", "q_out", "k_out") + (Arg("is_neox", "flag"),)),
+    PortFunction("rope", "cutile_rope", "rope", ("rope", "rope_neox_split"),
+                 _t("positions", "q", "k", "cos_table", "sin_table", "q_out", "k_out")
+                 + (Arg("is_neox", "flag", implied=(("rope_neox_split", 1),)),)),
     PortFunction("flash_attention", "cutile_flash_attention", "flash_attention",
                  ("flash_attention", "flash_attention_w8", "flash_attention_o2"),
                  _t("q", "k", "v", "o") + (Arg("sm_scale", "f32"), Arg("causal", "flag"))),
@@ -131,10 +134,11 @@ def wrapper_kwargs(function: PortFunction, variant: Mapping[str, Any], inputs: M
     scalars by name from `inputs`, flags and ints from the variant's constants."""
     kwargs = {}
     for a in function.args:
-        if a.kind == "flag":
-            kwargs[a.name] = bool(variant["constants"][a.constant_name])
-        elif a.kind == "int":
-            kwargs[a.name] = int(variant["constants"][a.constant_name])
+        if a.kind in ("flag", "int"):
+            value = variant["constants"].get(a.constant_name)
+            if value is None:
+                value = dict(a.implied)[variant["kernel"]]
+            kwargs[a.name] = bool(value) if a.kind == "flag" else int(value)
         else:
             kwargs[a.name] = inputs[a.name]
     return kwargs

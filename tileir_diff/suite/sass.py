@@ -256,7 +256,7 @@ def compare_cubins(op: str, variant: str, python_cubin: Path, rust_cubin: Path, 
         _, i1, i2, j1, j2 = changes[0]
         row.first_difference = {"python": py_lines[i1] if i1 < i2 else "", "rust": rs_lines[j1] if j1 < j2 else "",
                                 "python_line": i1}
-    py_ops, rs_ops = _opcodes(py_lines), _opcodes(rs_lines)
+    py_ops, rs_ops = opcodes(py_lines), opcodes(rs_lines)
     op_matcher = difflib.SequenceMatcher(a=py_ops, b=rs_ops, autojunk=False)
     row.changed_opcodes = sum((i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in op_matcher.get_opcodes()
                               if tag != "equal")
@@ -283,16 +283,21 @@ def _count_instructions(lines: Sequence[str]) -> int:
     return sum(1 for line in lines if _is_instruction(line))
 
 
-def _opcodes(lines: Sequence[str]) -> List[str]:
-    """The opcode of each instruction line (predicate guard such as ``@!P0`` dropped)."""
+def instructions(lines: Sequence[str]) -> List[tuple[str, str]]:
+    """(opcode, operands) of each instruction line, the predicate guard such as ``@!P0`` dropped."""
     out = []
     for line in lines:
         if _is_instruction(line):
             words = line.split()
             if words[0].startswith("@") and len(words) > 1:
                 words = words[1:]
-            out.append(words[0].rstrip(";"))
+            out.append((words[0].rstrip(";"), " ".join(words[1:]).rstrip(";").strip()))
     return out
+
+
+def opcodes(lines: Sequence[str]) -> List[str]:
+    """The opcode of each instruction line (predicate guard such as ``@!P0`` dropped)."""
+    return [op for op, _ in instructions(lines)]
 
 
 def summary_cell(record: Optional[Dict[str, Any]], current: Optional[tuple] = None) -> str:

@@ -1,6 +1,6 @@
 //! C ABI: `cutile_rope(positions, q, k, cos_table, sin_table, q_out, k_out, is_neox, device, stream)`.
 
-use super::{OP, choose};
+use super::{OP, choose, is_neox_of};
 use crate::descriptor::{DType, TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Error, Status, fail, guard};
@@ -109,7 +109,7 @@ pub unsafe extern "C" fn cutile_rope(
         check_disjoint(&q_out, &k)?;
         check_disjoint(&k_out, &q)?;
         let tensors = [&positions, &q, &k, &cos_table, &sin_table, &q_out, &k_out];
-        let v = pick(OP, &["rope"], &tensors, || {
+        let v = pick(OP, &["rope", "rope_neox_split"], &tensors, || {
             choose(q.dtype, d, is_neox == 1).ok_or_else(|| {
                 Error::new(
                     Status::NoVariant,
@@ -118,10 +118,10 @@ pub unsafe extern "C" fn cutile_rope(
             })
         })?;
         // A forced variant must compute what was asked: the pairing and the head dim are its constants.
-        if v.constant("IS_NEOX") != is_neox as i64 || v.constant("D") != d {
+        if is_neox_of(v) != is_neox as i64 || v.constant("D") != d {
             return fail(
                 Status::InvalidArgument,
-                format!("variant {} is for is_neox = {}, D = {}", v.name, v.constant("IS_NEOX"), v.constant("D")),
+                format!("variant {} is for is_neox = {}, D = {}", v.name, is_neox_of(v), v.constant("D")),
             );
         }
         let grid = (blocks(t, v.constant("BT"))?, 1, 1);

@@ -6,6 +6,8 @@
 //! interleaved pairs (x[2i], x[2i+1]), the latter by reshaping the last axis to (D/2, 2).
 //! `HALF_D` = D / 2 is a generic of its own: a cuTile Rust shape cannot compute it from `D`
 //! (the variant table sets both; tests/rust/test_variant_table.py checks HALF_D = D / 2).
+//! `rope_neox_split` is Python's tuned rotate-half kernel: each half of D is loaded, rotated and
+//! stored as a (BT, TH, D/2) tile of its own (no extract/cat), under `occupancy = 4`.
 
 #[cutile::module]
 pub mod rope_kernel {
@@ -82,24 +84,13 @@ pub mod rope_kernel {
         }
     }
 
-    #[cutile::entry(unchecked_accesses = true)]
-    unsafe fn rope<
-        E: ElementType,
-        const BT: i32,
-        const TH: i32,
-        const D: i32,
-        const HALF_D: i32,
-        const IS_NEOX: i32,
-    >(
+    /// The cos/sin rows of the block's BT tokens, broadcast over TH heads.
+    fn angles<const BT: i32, const TH: i32, const HALF_D: i32>(
         positions: &Tensor<i32, { [-1] }>,
-        q: &Tensor<E, { [-1, -1, -1] }>,
-        k: &Tensor<E, { [-1, -1, -1] }>,
         cos_table: &Tensor<f32, { [-1, -1] }>,
         sin_table: &Tensor<f32, { [-1, -1] }>,
-        q_out: &Tensor<E, { [-1, -1, -1] }>,
-        k_out: &Tensor<E, { [-1, -1, -1] }>,
-    ) {
-        let tile_t: i32 = get_tile_block_id().0;
+        tile_t: i32,
+    ) -> (Tile<f32, { [BT, TH, HALF_D] }>, Tile<f32, { [BT, TH, HALF_D] }>) {
         // Tokens past T read position 0 (zero padding); their results are not stored. The rows
         // are gathered weakly ordered, like Python's load_advanced_indexing.
         let pos: Tile<i32, { [BT] }> = positions.partition(shape![BT]).load([tile_t]);
@@ -137,7 +128,103 @@ pub mod rope_kernel {
         let sin: Tile<f32, { [BT, 1, HALF_D] }> = sin.reshape(shape![BT, 1, HALF_D]);
         let cos: Tile<f32, { [BT, TH, HALF_D] }> = cos.broadcast(shape![BT, TH, HALF_D]);
         let sin: Tile<f32, { [BT, TH, HALF_D] }> = sin.broadcast(shape![BT, TH, HALF_D]);
+        (cos, sin)
+    }
+
+    /// rotate_heads for rotate-half pairs, each half of D its own tile: tile index 0 / 1 on the
+    /// last axis is elements [0, D/2) / [D/2, D).
+    fn rotate_halves<E: ElementType, const BT: i32, const TH: i32, const HALF_D: i32>(
+        src: &Tensor<E, { [-1, -1, -1] }>,
+        dst: &Tensor<E, { [-1, -1, -1] }>,
+        tile_t: i32,
+        cos: Tile<f32, { [BT, TH, HALF_D] }>,
+        sin: Tile<f32, { [BT, TH, HALF_D] }>,
+    ) {
+        let src_tiles: Partition<E, { [BT, TH, HALF_D] }> = unsafe {
+            make_partition_view(src, shape![BT, TH, HALF_D], padding::None, dim_map::Identity, src.token())
+        };
+        // Python threads one token through the loop: each iteration's two stores to dst are
+        // ordered after the previous ones (store_view_raw with the carried token).
+        let dst_tiles: Partition<E, { [BT, TH, HALF_D] }> = unsafe {
+            make_partition_view(dst, shape![BT, TH, HALF_D], padding::None, dim_map::Identity, dst.token())
+        };
+        let mut token: Token = dst.token();
+        let head_tiles: i32 = ceil_div(get_shape_dim(src.shape(), 1i32), TH);
+        for h in 0i32..head_tiles {
+            let raw1: Tile<E, { [BT, TH, HALF_D] }> = src_tiles.load([tile_t, h, 0i32]);
+            let x1: Tile<f32, { [BT, TH, HALF_D] }> = convert_tile(raw1);
+            let raw2: Tile<E, { [BT, TH, HALF_D] }> = src_tiles.load([tile_t, h, 1i32]);
+            let x2: Tile<f32, { [BT, TH, HALF_D] }> = convert_tile(raw2);
+            let y1: Tile<f32, { [BT, TH, HALF_D] }> =
+                fma(x1, cos, negf(x2 * sin), rounding::NearestEven, ftz::Disabled);
+            let y1_out: Tile<E, { [BT, TH, HALF_D] }> = convert_tile(y1);
+            token = unsafe { store_half::<E, BT, TH, HALF_D>(&dst_tiles, y1_out, tile_t, h, 0i32, token) };
+            let y2: Tile<f32, { [BT, TH, HALF_D] }> = fma(x2, cos, x1 * sin, rounding::NearestEven, ftz::Disabled);
+            let y2_out: Tile<E, { [BT, TH, HALF_D] }> = convert_tile(y2);
+            token = unsafe { store_half::<E, BT, TH, HALF_D>(&dst_tiles, y2_out, tile_t, h, 1i32, token) };
+        }
+    }
+
+    /// One (BT, TH, D/2) store of rotate_halves, ordered after `token`.
+    unsafe fn store_half<E: ElementType, const BT: i32, const TH: i32, const HALF_D: i32>(
+        dst_tiles: &Partition<E, { [BT, TH, HALF_D] }>,
+        y: Tile<E, { [BT, TH, HALF_D] }>,
+        tile_t: i32,
+        h: i32,
+        half: i32,
+        token: Token,
+    ) -> Token {
+        unsafe {
+            store_view_raw(
+                dst_tiles,
+                y,
+                (tile_t, h, half),
+                Some(token),
+                ordering::Weak,
+                scope::TileBlock,
+                tma::Enabled,
+                None,
+                [false, false, false],
+            )
+        }
+    }
+
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn rope<
+        E: ElementType,
+        const BT: i32,
+        const TH: i32,
+        const D: i32,
+        const HALF_D: i32,
+        const IS_NEOX: i32,
+    >(
+        positions: &Tensor<i32, { [-1] }>,
+        q: &Tensor<E, { [-1, -1, -1] }>,
+        k: &Tensor<E, { [-1, -1, -1] }>,
+        cos_table: &Tensor<f32, { [-1, -1] }>,
+        sin_table: &Tensor<f32, { [-1, -1] }>,
+        q_out: &Tensor<E, { [-1, -1, -1] }>,
+        k_out: &Tensor<E, { [-1, -1, -1] }>,
+    ) {
+        let tile_t: i32 = get_tile_block_id().0;
+        let (cos, sin) = angles::<BT, TH, HALF_D>(positions, cos_table, sin_table, tile_t);
         rotate_heads::<E, BT, TH, D, HALF_D, IS_NEOX>(q, q_out, tile_t, cos, sin);
         rotate_heads::<E, BT, TH, D, HALF_D, IS_NEOX>(k, k_out, tile_t, cos, sin);
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 4,),))]
+    unsafe fn rope_neox_split<E: ElementType, const BT: i32, const TH: i32, const D: i32, const HALF_D: i32>(
+        positions: &Tensor<i32, { [-1] }>,
+        q: &Tensor<E, { [-1, -1, -1] }>,
+        k: &Tensor<E, { [-1, -1, -1] }>,
+        cos_table: &Tensor<f32, { [-1, -1] }>,
+        sin_table: &Tensor<f32, { [-1, -1] }>,
+        q_out: &Tensor<E, { [-1, -1, -1] }>,
+        k_out: &Tensor<E, { [-1, -1, -1] }>,
+    ) {
+        let tile_t: i32 = get_tile_block_id().0;
+        let (cos, sin) = angles::<BT, TH, HALF_D>(positions, cos_table, sin_table, tile_t);
+        rotate_halves::<E, BT, TH, HALF_D>(q, q_out, tile_t, cos, sin);
+        rotate_halves::<E, BT, TH, HALF_D>(k, k_out, tile_t, cos, sin);
     }
 }

@@ -12,23 +12,24 @@ pub const OP: &str = "rope";
 /// positions (T,) int32; q, k, q_out, k_out (T, H, D) with the head and token strides
 /// multiples of 8 elements (16-byte rows); the f32 cos/sin tables (P, D/2) with the row
 /// stride a multiple of 4 elements; every base 16-byte aligned.
-const fn heads(spec: TensorSpec) -> ParamSpec {
-    ParamSpec::Tensor(spec.unit_last().align(16).stride_div(8, 1))
+const fn heads(spec: TensorSpec, d_div: i64) -> ParamSpec {
+    ParamSpec::Tensor(spec.unit_last().align(16).stride_div(8, 1).shape_div(2, d_div))
 }
 
 const fn table(name: &'static str) -> ParamSpec {
     ParamSpec::Tensor(TensorSpec::input(name, DType::F32, 2).unit_last().align(16).stride_div(4, 1))
 }
 
-const fn params(dtype: DType) -> [ParamSpec; 7] {
+/// `d_div`: D a multiple of it (8: the `_split` variants' 16-byte accesses; 1: runtime D).
+const fn params(dtype: DType, d_div: i64) -> [ParamSpec; 7] {
     [
         ParamSpec::Tensor(TensorSpec::input("positions", DType::I32, 1).unit_last().align(16)),
-        heads(TensorSpec::input("q", dtype, 3)),
-        heads(TensorSpec::input("k", dtype, 3)),
+        heads(TensorSpec::input("q", dtype, 3), d_div),
+        heads(TensorSpec::input("k", dtype, 3), d_div),
         table("cos_table"),
         table("sin_table"),
-        heads(TensorSpec::output("q_out", dtype, 3)),
-        heads(TensorSpec::output("k_out", dtype, 3)),
+        heads(TensorSpec::output("q_out", dtype, 3), d_div),
+        heads(TensorSpec::output("k_out", dtype, 3), d_div),
     ]
 }
 
@@ -44,21 +45,55 @@ const fn variant(name: &'static str, generics: &'static [&'static str], params: 
     }
 }
 
+/// The tuned rotate-half kernel (rope_neox_split: halves as own tiles, occupancy 4).
+const fn split_variant(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant {
+        entry: "rope_neox_split",
+        generic_names: &["E", "BT", "TH", "D", "HALF_D"],
+        ..variant(name, generics, params)
+    }
+}
+
 // Generics: <E, BT, TH, D, HALF_D, IS_NEOX>.
 pub static BF16_NEOX_D128: Variant =
-    variant("bf16_neox_d128", &["bf16", "8", "8", "128", "64", "1"], &params(DType::BF16));
-pub static F16_NEOX_D64: Variant = variant("f16_neox_d64", &["f16", "16", "8", "64", "32", "1"], &params(DType::F16));
+    variant("bf16_neox_d128", &["bf16", "8", "8", "128", "64", "1"], &params(DType::BF16, 1));
+pub static F16_NEOX_D64: Variant = variant("f16_neox_d64", &["f16", "16", "8", "64", "32", "1"], &params(DType::F16, 1));
 pub static BF16_GPTJ_D128: Variant =
-    variant("bf16_gptj_d128", &["bf16", "8", "8", "128", "64", "0"], &params(DType::BF16));
+    variant("bf16_gptj_d128", &["bf16", "8", "8", "128", "64", "0"], &params(DType::BF16, 1));
+// Tuned (docs/results/tuning.md): with D divisible by 8 each thread's 16-byte vector holds whole
+// interleaved pairs, so the pair split needs no shared memory; TH=2 keeps 128 registers.
+pub static BF16_GPTJ_D128_A8_TH2: Variant =
+    variant("bf16_gptj_d128_a8_th2", &["bf16", "8", "2", "128", "64", "0"], &params(DType::BF16, 8));
+// Generics: <E, BT, TH, D, HALF_D>; rotate-half only.
+pub static BF16_NEOX_D128_SPLIT: Variant =
+    split_variant("bf16_neox_d128_split", &["bf16", "8", "4", "128", "64"], &params(DType::BF16, 8));
+pub static F16_NEOX_D64_SPLIT: Variant =
+    split_variant("f16_neox_d64_split", &["f16", "16", "4", "64", "32"], &params(DType::F16, 8));
 
-pub static VARIANTS: &[&Variant] = &[&BF16_NEOX_D128, &F16_NEOX_D64, &BF16_GPTJ_D128];
+pub static VARIANTS: &[&Variant] = &[
+    &BF16_NEOX_D128,
+    &F16_NEOX_D64,
+    &BF16_GPTJ_D128,
+    &BF16_NEOX_D128_SPLIT,
+    &F16_NEOX_D64_SPLIT,
+    &BF16_GPTJ_D128_A8_TH2,
+];
+
+/// What the launcher chooses from: the untuned variants until the H200 run has timed the tuned
+/// ones (which are launched only when forced).
+static LAUNCHER_CHOICES: &[&Variant] = &[&BF16_NEOX_D128, &F16_NEOX_D64, &BF16_GPTJ_D128];
+
+/// 1 for rotate-half pairs, 0 for interleaved: the `IS_NEOX` generic, or 1 for the split kernel.
+pub fn is_neox_of(v: &Variant) -> i64 {
+    if v.entry == "rope_neox_split" { 1 } else { v.constant("IS_NEOX") }
+}
 
 /// The reference launcher's choice (reference/rope/kernel.py `select_variant`): the one
-/// variant built for (dtype, head dim, pairing); None for any other combination.
+/// variant of LAUNCHER_CHOICES built for (dtype, head dim, pairing); None for any other combination.
 pub fn choose(dtype: DType, head_dim: i64, is_neox: bool) -> Option<&'static Variant> {
-    VARIANTS.iter().copied().find(|v| {
+    LAUNCHER_CHOICES.iter().copied().find(|v| {
         v.tensor_specs().nth(1).map(|q| q.dtype) == Some(dtype)
             && v.constant("D") == head_dim
-            && (v.constant("IS_NEOX") == 1) == is_neox
+            && (is_neox_of(v) == 1) == is_neox
     })
 }
