@@ -257,3 +257,97 @@ def test_a_view_operand_is_unsupported_not_a_crash():
     b = kernel(load("a", view="%py") + store("%a"))
     r = _diff(a, b)
     assert r.verdict == "different", r.brief()
+
+
+# --- the grouped tile swizzle of the GEMMs (reference/matmul, bmm): floor vs truncation by a
+# divisor that is >= 1 only for the blocks of the launched grid (a launch fact) ---------------
+SWIZZLE_ARGS = ("%arg0: tile<ptr<f32>>, %arg1: tile<ptr<f32>>, %arg2: tile<i32>, %arg3: tile<i32>, "
+                "%arg4: tile<i32>")
+GRID = "grid.x == cdiv(arg3, 128) * cdiv(arg4, 128)"  # arg3 = M, arg4 = N
+
+
+def _swizzle(floor: bool, coordinate: str, group_m: int = 8, divisor: str = "%rows") -> object:
+    """tile_m (``coordinate="m"``) or tile_n of the grouped swizzle as a load index, with floor
+    division and modulo (cuTile Python: ``divi rounding<negative_inf>``, ``remi`` and its sign
+    fix-up) or truncating ones (cuTile Rust). ``divisor``: what the last step divides by
+    (``%rows`` = min(tiles_m - first_m, GROUP_M); ``%ragged`` = tiles_m - first_m - GROUP_M, which
+    is negative for the blocks of a last, partial group)."""
+    t = "tile<i32>"
+    rounding = " rounding<negative_inf>" if floor else ""
+
+    def modulo(name, x, d):
+        if not floor:
+            return f"  %{name} = remi {x}, {d} signed : {t}\n"
+        return (f"  %{name}_r = remi {x}, {d} signed : {t}\n"
+                f"  %{name}_nr = cmpi less_than %{name}_r, %zero, signed : {t} -> tile<i1>\n"
+                f"  %{name}_nd = cmpi less_than {d}, %zero, signed : {t} -> tile<i1>\n"
+                f"  %{name}_op = xori %{name}_nr, %{name}_nd : tile<i1>\n"
+                f"  %{name}_nz = cmpi not_equal %{name}_r, %zero, signed : {t} -> tile<i1>\n"
+                f"  %{name}_fix = andi %{name}_op, %{name}_nz : tile<i1>\n"
+                f"  %{name}_up = addi %{name}_r, {d} : {t}\n"
+                f"  %{name} = select %{name}_fix, %{name}_up, %{name}_r : tile<i1>, {t}\n")
+    body = (f"  %m = assume bounded<0, ?>, %arg3 : {t}\n  %nn = assume bounded<0, ?>, %arg4 : {t}\n"
+            f"  %zero = constant <i32: 0> : {t}\n  %c128 = constant <i32: 128> : {t}\n"
+            f"  %gm = constant <i32: {group_m}> : {t}\n"
+            f"  %tm = divi %m, %c128 signed rounding<positive_inf> : {t}\n"
+            f"  %tn = divi %nn, %c128 signed rounding<positive_inf> : {t}\n"
+            f"  %bpg = muli %gm, %tn : {t}\n  %grp = divi %bx, %bpg signed{rounding} : {t}\n"
+            f"  %first = muli %grp, %gm : {t}\n  %left = subi %tm, %first : {t}\n"
+            f"  %rows = mini %left, %gm signed : {t}\n  %ragged = subi %left, %gm : {t}\n")
+    if coordinate == "m":
+        body += modulo("within", "%bx", divisor) + f"  %q = addi %first, %within : {t}\n"
+    else:
+        body += modulo("in_group", "%bx", "%bpg") + f"  %q = divi %in_group, {divisor} signed{rounding} : {t}\n"
+    return kernel(body + load("a", index="%q") + store("%a"), args=SWIZZLE_ARGS)
+
+
+@pytest.mark.parametrize("coordinate", ["m", "n"])
+def test_swizzle_floor_vs_truncation_differs_beyond_the_grid_without_the_launch_fact(coordinate):
+    _, cex = _refuted(_swizzle(True, coordinate), _swizzle(False, coordinate))
+    tiles = -(-cex["arg3"] // 128) * -(-cex["arg4"] // 128)
+    assert cex["bid.x"] >= tiles, cex  # a block the launch never runs
+
+
+@pytest.mark.parametrize("coordinate", ["m", "n"])
+def test_swizzle_floor_vs_truncation_is_proven_under_the_launch_fact(coordinate):
+    r = _diff(_swizzle(True, coordinate), _swizzle(False, coordinate), launch=[GRID])
+    assert r.verdict == "equivalent", r.brief()
+    facts = [f for p in r.proofs if p["status"] == "equal" for f in p["assumptions"]]
+    assert any(f.startswith(GRID) and "launch fact" in f for f in facts), facts
+    # the split: a lemma on the divisor's sign, proven from the facts (the launch fact among them)
+    assert any(f.startswith("lemma: the divisor of") for f in facts), facts
+    assert all(p["seconds"] < 30 for p in r.proofs)
+
+
+@pytest.mark.parametrize("coordinate", ["m", "n"])
+def test_swizzle_mutant_grid_fact_off_by_one_tile_column(coordinate):
+    # a launcher counting one column tile too many: with one column a block of the second
+    # column is past every group of rows, its divisor negative. (One block too many is no
+    # mutant: that block's group is empty, both sides divide by zero, neither is defined.)
+    r = _diff(_swizzle(True, coordinate), _swizzle(False, coordinate),
+              launch=["grid.x == cdiv(arg3, 128) * (cdiv(arg4, 128) + 1)"])
+    assert r.verdict == "different", r.brief()
+    cex = [d.detail["counterexample"] for d in r.differences if "counterexample" in d.detail]
+    assert cex and cex[0]["left"] != cex[0]["right"], r.brief()
+    assert cex[0]["bid.x"] >= -(-cex[0]["arg3"] // 128) * -(-cex[0]["arg4"] // 128), cex[0]
+
+
+@pytest.mark.parametrize("coordinate", ["m", "n"])
+def test_swizzle_mutant_group_m_changed_on_one_side(coordinate):
+    r = _diff(_swizzle(True, coordinate), _swizzle(False, coordinate, group_m=4), launch=[GRID])
+    assert r.verdict == "different", r.brief()
+    assert not any(p["status"] == "equal" for p in r.proofs
+                   if p["left"] == r.differences[0].left.op_id), r.proofs
+    assert any(d.category in ("constant", "arith") for d in r.differences), r.brief()
+
+
+@pytest.mark.parametrize("coordinate", ["m", "n"])
+def test_swizzle_mutant_floor_vs_truncation_by_a_divisor_negative_within_the_grid(coordinate):
+    a = _swizzle(True, coordinate, divisor="%ragged")
+    b = _swizzle(False, coordinate, divisor="%ragged")
+    r = _diff(a, b, launch=[GRID])
+    assert r.verdict == "different", r.brief()
+    cex = [d.detail["counterexample"] for d in r.differences if "counterexample" in d.detail]
+    assert cex and cex[0]["left"] != cex[0]["right"], r.brief()
+    tiles = -(-cex[0]["arg3"] // 128) * -(-cex[0]["arg4"] // 128)
+    assert cex[0]["bid.x"] < tiles, cex[0]  # inside the launched grid

@@ -65,7 +65,11 @@ def port_diff(spec, variant: str, snapshot: Path, export_dir: Path):
     """The diff of one port (computed once per module run: two tests read it)."""
     key = (spec.op, variant)
     if key not in _RESULTS:
-        _RESULTS[key] = tileir_diff.diff(python_ir(spec, variant, export_dir), snapshot)
+        from tileir_diff.suite.launch_facts import facts_for
+        v = next(x for x in spec.variants if x.name == variant)
+        # as the suite diffs it: with the operator's launch facts (matmul, bmm)
+        _RESULTS[key] = tileir_diff.diff(python_ir(spec, variant, export_dir), snapshot,
+                                         launch=facts_for(spec, v, "analysis.json"))
     return _RESULTS[key]
 
 

@@ -82,6 +82,9 @@ class Outcome:
     cone_right: set = field(default_factory=set)
     seconds: float = 0.0
     note: str = ""
+    #: an input (variable name -> integer) where the integer encoding differs but does not
+    #: decide; prove() evaluates the bit-vector encoding there (never a result by itself)
+    candidate: Dict[str, int] = field(default_factory=dict)
 
 
 def _enum(op: Operation, enum_kind: str, default=None):
@@ -115,6 +118,9 @@ class _Side:
         self.assumes: List[str] = []
         self.cone: set = set()
         self.root_vid: Optional[int] = None
+        #: (node id, dividend, divisor) of each signed division or remainder the cone expands:
+        #: where floor and truncation part, so where a lemma on the signs may decide the query
+        self.divisions: List[Tuple[str, object, object]] = []
 
     def value(self, v: Value):
         if v.vid in self.cache:
@@ -149,6 +155,8 @@ class _Side:
         except _Leaf:
             return self._root_leaf(v) or self._leaf(nid, res, v)
         self.cone.add(nid)
+        if sem in ("int.div", "int.rem") and _enum(op, "Signedness", "signed") == "signed":
+            self.divisions.append((nid, self.cache[op.operands[0].vid], self.cache[op.operands[1].vid]))
         return term
 
     def _root_leaf(self, v: Value):
@@ -225,7 +233,7 @@ class _Side:
         zero = z3.IntVal(0) if self.enc.ints else z3.BitVecVal(0, et.width)
         self.defined.append(extent >= zero)
         if self.enc.ints:
-            return -((-extent) / tile)  # z3's integer division floors for a positive divisor
+            return _ceil_div_int(extent, z3.IntVal(tile))
         b = z3.BitVecVal(tile, et.width)
         return z3.If(z3.SRem(extent, b) != 0, extent / b + 1, extent / b)
 
@@ -294,7 +302,7 @@ class _Side:
                     return s_(z3.If(ua % ub != 0, q + 1, q), w)
                 raise _Leaf()
             d.append(z3.Not(z3.And(a == lo, b == -1)))
-            floor = z3.If(b > 0, a / b, (-a) / (-b))
+            floor = _floor_div_int(a, b)
             trunc = z3.If(a >= 0, z3.If(b > 0, a / b, -(a / (-b))), z3.If(b > 0, -((-a) / b), (-a) / (-b)))
             if what == "rem":
                 return z3.If(a >= 0, a % b, -((-a) % b))  # the sign of the dividend (z3's % is >= 0)
@@ -304,7 +312,7 @@ class _Side:
             if rounding == "negative_inf":
                 return floor
             if rounding == "positive_inf":
-                return -z3.If(b > 0, (-a) / b, a / (-b))
+                return _ceil_div_int(a, b)
             raise _Leaf()
         if what in ("shl", "shr"):
             raise Unsupported("a shift in the integer encoding")
@@ -604,7 +612,10 @@ class ConeEncoder:
     def prove(self, vl: Value, vr: Value) -> Outcome:
         """Bit-vectors first, with half the budget; when z3 gives no answer there, the integer
         mode (nonlinear integer arithmetic is easier for z3 than 32-bit dividers) with the rest,
-        valid only once a first query shows no step can leave its width under the facts."""
+        valid only once a first query shows no step can leave its width under the facts. A cone
+        that divides by a computed value takes the integer mode first. An input where the
+        integer mode differs without deciding is evaluated in the bit-vector encoding, a
+        counterexample only if that exact encoding differs there (``_confirm``)."""
         import time
         t0 = time.perf_counter()
         if z3 is None:
@@ -616,19 +627,83 @@ class ConeEncoder:
         if et is None or (not et.is_int and et.name not in _FP_SORTS):
             return Outcome("unsupported", note=f"a value of type {vl.type}")
         is_float = not et.is_int  # the integer mode has no floats: all the budget
-        out = self._attempt(vl, vr, False, self.timeout_s if is_float else self.timeout_s / 2)
-        if out.status == "undecided" and not is_float:
+        decided = "decided in the integer encoding (every step proven to stay within its width)"
+        out = self._attempt(vl, vr, False, self.timeout_s if is_float else self.timeout_s / 2, defer=not is_float)
+        if out.status == "deferred":
+            # a division by a computed divisor: nonlinear, where 32-bit dividers rarely finish;
+            # the integer mode goes first, with most of the budget
+            first = self._attempt(vl, vr, True, self.timeout_s * 3 / 4)
+            confirmed = self._confirm(vl, vr, first.candidate) if first.candidate else None
+            if first.status in ("equal", "different"):
+                first.note = decided
+                out = first
+            elif confirmed is not None:
+                out = confirmed
+            else:
+                rest = max(0.001, self.timeout_s - (time.perf_counter() - t0))
+                out = self._attempt(vl, vr, False, rest)
+                if first.note:
+                    out.note = f"{out.note}; integer encoding: {first.note}" if out.note else \
+                        f"integer encoding: {first.note}"
+        elif out.status == "undecided" and not is_float:
             rest = max(0.001, self.timeout_s - (time.perf_counter() - t0))
             second = self._attempt(vl, vr, True, rest)
             if second.status in ("equal", "different"):
-                second.note = "decided in the integer encoding (every step proven to stay within its width)"
+                second.note = decided
                 out = second
-            elif second.note:
-                out.note = f"{out.note}; integer encoding: {second.note}"
+            else:
+                if second.note:
+                    out.note = f"{out.note}; integer encoding: {second.note}"
+                if second.candidate:
+                    out = self._confirm(vl, vr, second.candidate) or out
         out.seconds = time.perf_counter() - t0
         return out
 
-    def _attempt(self, vl: Value, vr: Value, ints: bool, budget_s: float) -> Outcome:
+    def _confirm(self, vl: Value, vr: Value, values: Dict[str, int]) -> Optional[Outcome]:
+        """``different`` when the bit-vector encoding, evaluated at the input ``values`` (every
+        variable set, to 0 where the input does not say: no search), satisfies every fact and
+        differs there; None otherwise. A counterexample of the exact encoding, however found."""
+        from z3.z3util import get_vars
+        self.ints = False
+        self._facts = []
+        L = _Side(self, self.left.f, self.left, "left", self.shared_left)
+        R = _Side(self, self.right.f, self.right, "right", self.shared_right)
+        try:
+            a, b = L.root(vl), R.root(vr)
+            for name, make in self.launch:
+                self._fact(name, make(self))
+        except (Unsupported, KeyError, ValueError, z3.Z3Exception):
+            return None
+        dl = z3.And(*L.defined) if L.defined else z3.BoolVal(True)
+        dr = z3.And(*R.defined) if R.defined else z3.BoolVal(True)
+        facts = [f for _, f in self._facts]
+        subs = []
+        for v in get_vars(z3.And(*facts, dl, dr, a == b)):
+            if not z3.is_bv(v):
+                return None
+            w = v.size()
+            subs.append((v, z3.BitVecVal(values.get(v.decl().name(), 0) % (1 << w), w)))
+
+        def at(term):
+            return z3.simplify(z3.substitute(term, *subs)) if subs else z3.simplify(term)
+        if not all(z3.is_true(at(f)) for f in facts):
+            return None
+        l_def, r_def = z3.is_true(at(dl)), z3.is_true(at(dr))
+        av, bv = at(a), at(b)
+        if not (z3.is_bv_value(av) and z3.is_bv_value(bv)):
+            return None
+        if l_def == r_def and (not l_def or av.as_long() == bv.as_long()):
+            return None
+        cex = {v.decl().name().split(":")[0]: _py(at(v)) for v, _ in subs if _input_name(v.decl().name())}
+        cex["left"] = _py(av) if l_def else "undefined"
+        cex["right"] = _py(bv) if r_def else "undefined"
+        return Outcome("different", counterexample=dict(sorted(cex.items())), cone_left=set(L.cone),
+                       cone_right=set(R.cone),
+                       note="found in the integer encoding, checked in the bit-vector one")
+
+    def _attempt(self, vl: Value, vr: Value, ints: bool, budget_s: float, defer: bool = False) -> Outcome:
+        """One query in one encoding. ``defer``: give up at once ("deferred") when a cone divides
+        by a computed value (the caller then tries the integer mode first)."""
         self.ints = ints
         self._facts = []
         L = _Side(self, self.left.f, self.left, "left", self.shared_left)
@@ -639,6 +714,8 @@ class ConeEncoder:
             return Outcome("unsupported", note=str(e))
         except z3.Z3Exception as e:
             return Outcome("unsupported", note=f"encoding failed: {e}")
+        if defer and any(not _numeral(d) for side in (L, R) for _, _, d in side.divisions):
+            return Outcome("deferred")
         ignored = []
         for name, make in self.launch:
             try:
@@ -657,17 +734,27 @@ class ConeEncoder:
             out.note = "launch fact ignored: " + "; ".join(ignored)
         used: List[str] = []
         t_end = _now() + budget_s
+        lemmas = self._sign_lemmas(L, R, _now() + budget_s / 2)
+        query = z3.Or(z3.And(dl, dr, z3.Not(same)), dl != dr)
         if ints and (L.exact or R.exact):
             r, core = self._check(z3.Not(z3.And(*(L.exact + R.exact))), t_end)
             if r != z3.unsat:
                 out.note = ("a step may leave its width under the facts" if r == z3.sat
                             else "no answer on whether a step leaves its width")
+                # no answer in this encoding; an input where it differs may still be one where
+                # the bit-vectors differ (prove() evaluates it there): a candidate
+                r, _, m = self._check(query, t_end, model=True)
+                if r == z3.sat:
+                    out.candidate = {d.name(): m[d].as_long() for d in m.decls() if z3.is_int_value(m[d])}
                 return out
             used += core
-        r, core, m = self._check(z3.Or(z3.And(dl, dr, z3.Not(same)), dl != dr), t_end, model=True)
+        r, core, m = self._check(query, t_end, model=True)
         if r == z3.unsat:
             out.status = "equal"
-            out.facts = sorted(set(used + core)) + sorted(set(L.assumes + R.assumes))
+            used += core
+            # a lemma the proof used stands for the facts that proved it
+            used += [f for name in used if name in lemmas for f in lemmas[name]]
+            out.facts = sorted(set(used)) + sorted(set(L.assumes + R.assumes))
         elif r == z3.sat:
             out.status = "different"
             cex = {}
@@ -685,6 +772,33 @@ class ConeEncoder:
             out.note = "; ".join(x for x in (out.note, f"z3 gave no answer within {self.timeout_s:g} s") if x)
         return out
 
+    def _sign_lemmas(self, L: "_Side", R: "_Side", t_end: float) -> Dict[str, List[str]]:
+        """Lemmas on the signs of the signed divisions' operands (divisor >= 1, dividend >= 0),
+        each proven from the facts alone, in a query of its own, and then added as a fact: floor
+        and truncation agree where both hold, and the question split this way stays within
+        reach of z3 where the whole one does not (a divisor ``min(tiles_m - first_m, 8)`` that
+        is >= 1 only because of the launch grid: nonlinear). Sound: a lemma the facts imply
+        adds nothing the facts do not say. Returns lemma name -> the facts its proof used."""
+        proven: Dict[str, List[str]] = {}
+        seen = set()
+        for side in (L, R):
+            for nid, a, b in side.divisions:
+                for what, term, fact in (("divisor", b, lambda t: t >= 1), ("dividend", a, lambda t: t >= 0)):
+                    if _numeral(term) or term.get_id() in seen:
+                        continue  # (a constant says its sign itself)
+                    seen.add(term.get_id())
+                    left = t_end - _now()
+                    if left <= 0.01:
+                        return proven
+                    goal = fact(term)
+                    r, core = self._check(z3.Not(goal), min(t_end, _now() + left / 2))
+                    if r == z3.unsat:
+                        name = (f"lemma: the {what} of {side.name} {nid} is {'>= 1' if what == 'divisor' else '>= 0'}"
+                                f" (proven from the facts alone)")
+                        proven[name] = core
+                        self._fact(name, goal)
+        return proven
+
     def _check(self, goal, t_end: float, model: bool = False):
         """(result, names of the facts in the unsat core[, model]) of facts + goal."""
         s = z3.Solver()
@@ -700,6 +814,25 @@ class ConeEncoder:
         if model:
             return r, core, (s.model() if r == z3.sat else None)
         return r, core
+
+
+def _numeral(t) -> bool:
+    """Whether a term simplifies to a number (``z3.is_const`` is also true of a variable)."""
+    t = z3.simplify(t)
+    return z3.is_int_value(t) or z3.is_bv_value(t)
+
+
+def _floor_div_int(a, b):
+    """Floor division of mathematical integers (z3's ``/`` floors for a positive divisor). One
+    construction for the IR's ``divi`` and a launch fact's ``//``: z3 then sees the same term
+    where both say the same thing (a division it would otherwise have to prove equal)."""
+    return z3.If(b > 0, a / b, (-a) / (-b))
+
+
+def _ceil_div_int(a, b):
+    """Ceiling division of mathematical integers; shared like ``_floor_div_int`` (``divi``
+    rounding up, ``get_index_space_shape``, a launch fact's ``cdiv``)."""
+    return -z3.If(b > 0, (-a) / b, a / (-b))
 
 
 def _now() -> float:
@@ -725,13 +858,21 @@ def _py(v):
             return "-inf" if v.isNegative() else "inf"
         if v.isZero():
             return -0.0 if v.isNegative() else 0.0
-        text = v.as_string()  # "m*(2**e)" or "m"
-        mant, _, exp = text.partition("*(2**")
-        try:
-            return float(mant) * 2.0 ** int(exp.rstrip(")")) if exp else float(mant)
-        except (ValueError, OverflowError):
-            return text
+        return _fp_number(v)
     return str(v)
+
+
+def _fp_number(v) -> object:
+    """A finite z3 float numeral as a Python float, through its IEEE bits (z3's own text form
+    differs between versions: ``m*(2**e)``, ``FPVal(p/q, FPSort(8, 24))``)."""
+    import struct
+    bits = z3.simplify(z3.fpToIEEEBV(v)).as_long()
+    layout = {(5, 11): (">H", ">e", 0), (8, 24): (">I", ">f", 0), (11, 53): (">Q", ">d", 0),
+              (8, 8): (">I", ">f", 16)}.get((v.ebits(), v.sbits()))
+    if layout is None:
+        return str(v)
+    raw, fmt, shift = layout
+    return struct.unpack(fmt, struct.pack(raw, bits << shift))[0]
 
 
 def _input_name(name: str) -> bool:
@@ -765,13 +906,15 @@ def _predicate_text(p) -> str:
     return str(p)
 
 
-def launch_fact(text: str) -> Tuple[str, Callable]:
+def launch_fact(text: str, origin: Optional[str] = None) -> Tuple[str, Callable]:
     """A caller-stated fact, e.g. ``grid.x == cdiv(arg11, 128) * cdiv(arg12, 128)``, as
     (name, encoder -> z3 bool). Names: ``arg<k>`` (entry argument k of at most 32 bits, read as
     a signed integer), ``bid.x``/``grid.x`` (and y, z); integers; ``+ - * // %`` (floor
     division and modulo, positive divisor), ``cdiv``, ``min``, ``max``; one comparison. It is
     evaluated on 64-bit vectors, and refused (ValueError) unless interval bounds show that no
-    step can leave 64 bits, so the encoded fact says exactly what the text says."""
+    step can leave 64 bits, so the encoded fact says exactly what the text says. ``origin``: where
+    the fact comes from, in its name (the suite's: declared in analysis.json, checked against both
+    launchers)."""
     import ast
 
     try:
@@ -818,7 +961,7 @@ def launch_fact(text: str) -> Tuple[str, Callable]:
                     # z3's integer division and modulo floor for a positive divisor
                     bounds = (min(alo // blo, alo // bhi), max(ahi // blo, ahi // bhi)) \
                         if isinstance(n.op, ast.FloorDiv) else (0, bhi - 1)
-                    return ((a / b) if isinstance(n.op, ast.FloorDiv) else (a % b),) + fits(*bounds)
+                    return (_floor_div_int(a, b) if isinstance(n.op, ast.FloorDiv) else (a % b),) + fits(*bounds)
                 if isinstance(n.op, (ast.FloorDiv, ast.Mod)) and blo > 0:
                     q = a / b
                     r = z3.SRem(a, b)
@@ -828,6 +971,10 @@ def launch_fact(text: str) -> Tuple[str, Callable]:
                     return (a - fq * b,) + fits(0, bhi - 1)
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and not n.keywords and len(n.args) == 2:
                 (a, alo, ahi), (b, blo, bhi) = val(n.args[0]), val(n.args[1])
+                if n.func.id == "cdiv" and blo > 0 and enc.ints:
+                    # monotone in each operand: the extremes are at the corners
+                    c = [-((-x) // y) for x in (alo, ahi) for y in (blo, bhi)]
+                    return (_ceil_div_int(a, b),) + fits(min(c), max(c))
                 if n.func.id == "cdiv" and blo > 0:
                     return val(ast.BinOp(ast.BinOp(ast.BinOp(n.args[0], ast.Add(), n.args[1]), ast.Sub(),
                                                    ast.Constant(1)), ast.FloorDiv(), n.args[1]))
@@ -846,4 +993,4 @@ def launch_fact(text: str) -> Tuple[str, Callable]:
             raise ValueError(f"launch fact {text!r}: unsupported comparison")
         return cmp()
 
-    return f"{text} (launch fact stated by the caller)", make
+    return f"{text} (launch fact {origin or 'stated by the caller'})", make

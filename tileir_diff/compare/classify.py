@@ -158,6 +158,7 @@ class Classifier:
         self.lt, self.rt = ltext, rtext
         self.vl, self.vr = version_l, version_r
         self.pinned: Set[Tuple[str, int]] = set()  # (side, argument index) read as a constant (compare/pins.py)
+        self._index = None  # (left, right) GraphIndex, built when a message needs expressions
 
     # --- per pair -----------------------------------------------------------------------
     def pair_findings(self, l: str, r: str) -> List[Finding]:
@@ -384,7 +385,151 @@ class Classifier:
 
         roots.extend(self._unpaired_groups(dirty_l, dirty_r, root_of_left, root_of_right))
         self._assign_affected(roots, dirty_l, dirty_r, root_of_left, root_of_right)
+        return self._fold_formula_cascades(roots, dirty_l, dirty_r)
+
+    # --- one cause, one root: a formula written another way -------------------------------------
+    def _fold_formula_cascades(self, roots: List[_Root], dirty_l: Set[str], dirty_r: Set[str]) -> List[_Root]:
+        """One cause, one root, for a formula written another way (the sigmoid ``x / (1 + exp(-x))``
+        against ``x * (e / (1 + e))``, e = exp2(x * log2 e)): the first change (``exp -> exp2``) is
+        a root, and the two formulas meet again at a matched user (the ``mulf`` by the gate) that
+        takes, on one side, a value of that root's cascade and, on the other, a component found on
+        that side only (the extra ``x * ...``). That rewired user is listed under the first root
+        when it is provably downstream of it and of nothing else (``_formula_host``); the root then
+        shows both sides' expressions at that slot, the whole formula. Anything else stays a root."""
+        merged = True
+        while merged:
+            merged = False
+            for r2 in roots:
+                host = self._formula_host(r2, roots, dirty_l, dirty_r) if r2.kind == "rewired" else None
+                if host is None:
+                    continue
+                self._fold_into_host(host, r2)
+                roots = [r for r in roots if r is not r2]
+                merged = True
+                break
         return roots
+
+    def _footprint(self, root: _Root, left: bool) -> Set[str]:
+        own = root.left if left else root.right
+        return (root.affected_left if left else root.affected_right) | ({own} if own else set())
+
+    def _formula_host(self, r2: _Root, roots: List[_Root], dirty_l: Set[str], dirty_r: Set[str]) -> Optional[_Root]:
+        """The root that rewired root ``r2`` provably follows from, or None. All of these hold:
+
+        * the user pair (``r2.left``/``r2.right``) has no finding of its own and exactly one operand
+          slot whose producers are not paired with each other;
+        * at that slot one side's producer is paired and belongs to the host root (its op or an op
+          it lists); the other side's is unpaired, and its operand cone through unpaired ops (the
+          component) holds only pure ops without regions;
+        * every input of that component from outside it, and every other operand of the user, is
+          clean (paired, its pair without any difference) or belongs to the host root on that
+          side, and at least one input of the component belongs to it;
+        * ``r2`` lists nothing but that component and what the user's results reach.
+
+        So the only input that differs at the user is the host root's value."""
+        L, R, m = self.L, self.R, self.m
+        lu, ru = r2.left, r2.right
+        if lu is None or ru is None or L.nodes[lu].kind != "op" or R.nodes[ru].kind != "op":
+            return None
+        if self.pair_findings(lu, ru):
+            return None
+        slots = self.wiring(lu, ru)
+        if len(slots) != 1:
+            return None
+        i, j = slots[0]
+        pl, pr = L.nodes[lu].operands[i][0], R.nodes[ru].operands[j][0]
+        if pl is None or pr is None:
+            return None
+        if pl in m.l2r and pr not in m.r2l:
+            comp_left, paired, start = False, pl, pr
+        elif pr in m.r2l and pl not in m.l2r:
+            comp_left, paired, start = True, pr, pl
+        else:
+            return None
+        if paired not in (dirty_r if comp_left else dirty_l):
+            return None  # a clean value on the other side: a real rewiring, its own cause
+        hosts = [h for h in roots if h is not r2 and h.category not in ("specialization", "signature", "hints")
+                 and paired in self._footprint(h, not comp_left)]
+        if len(hosts) != 1:
+            return None
+        host = hosts[0]
+        g = L if comp_left else R
+        mapped = m.l2r if comp_left else m.r2l
+        dirty = dirty_l if comp_left else dirty_r
+        comp: Set[str] = set()
+        queue = deque([start])
+        while queue:
+            x = queue.popleft()
+            if x in comp:
+                continue
+            n = g.nodes[x]
+            if n.kind != "op" or n.op.regions or not has_trait(n.op, "pure"):
+                return None
+            comp.add(x)
+            queue.extend(s for s, _, _ in n.operands if s is not None and s not in mapped)
+        host_side = self._footprint(host, comp_left)
+        from_host = False
+        for x in comp:
+            for s, _, _ in g.nodes[x].operands:
+                if s is None:
+                    return None
+                if s in comp:
+                    continue
+                if s in host_side:
+                    from_host = True
+                elif s in dirty:
+                    return None
+        if not from_host:
+            return None
+        # the user's other operands: clean, or the host's
+        for side_l, user, k in ((True, lu, i), (False, ru, j)):
+            gg, dd = (L, dirty_l) if side_l else (R, dirty_r)
+            for q, (s, _, _) in enumerate(gg.nodes[user].operands):
+                if q != k and s is not None and s in dd and s not in self._footprint(host, side_l):
+                    return None
+        below_l, below_r = self._reach(L, lu), self._reach(R, ru)
+        if not r2.affected_left <= (comp | below_l if comp_left else below_l) or \
+                not r2.affected_right <= (below_r if comp_left else comp | below_r):
+            return None
+        return host
+
+    @staticmethod
+    def _reach(g: FunctionGraph, nid: str) -> Set[str]:
+        """The nodes that use ``nid``'s results, transitively."""
+        seen: Set[str] = set()
+        queue = deque([nid])
+        while queue:
+            for u, _, _ in g.nodes[queue.popleft()].users:
+                if u not in seen:
+                    seen.add(u)
+                    queue.append(u)
+        return seen
+
+    def _fold_into_host(self, host: _Root, r2: _Root) -> None:
+        """List rewired root ``r2`` under ``host``; the message gains both sides' expressions at
+        the slot where the two formulas meet (the host's own values first, when it has none yet)."""
+        from .expressions import GraphIndex, expression
+        L, R = self.L, self.R
+        if self._index is None:
+            self._index = (GraphIndex(L), GraphIndex(R))
+        il, ir = self._index
+        lname = lambda vid: self.lt.names.get(vid, "%?")  # noqa: E731
+        rname = lambda vid: self.rt.names.get(vid, "%?")  # noqa: E731
+        reaches = host.extra.setdefault("reaches", [])
+        if not reaches and host.kind == "replaced" and host.left and host.right:
+            a, b = L.nodes[host.left], R.nodes[host.right]
+            if a.kind == b.kind == "op" and len(a.op.results) == len(b.op.results) == 1:
+                host.message += (f": {expression(il, a.op.results[0].vid, 'L', lname)} -> "
+                                 f"{expression(ir, b.op.results[0].vid, 'R', rname)}")
+        (i, j), = self.wiring(r2.left, r2.right)
+        user = L.nodes[r2.left]
+        role = operand_role(user.op, i, self.vl)
+        le = expression(il, user.op.operands[i].vid, "L", lname)
+        re_ = expression(ir, R.nodes[r2.right].op.operands[j].vid, "R", rname)
+        host.message += f"; the formula reaching {user.name} {role} (operand {i}) changes with it: {le} -> {re_}"
+        reaches.append({"user": user.name, "role": role})
+        host.affected_left |= {r2.left} | r2.affected_left
+        host.affected_right |= {r2.right} | r2.affected_right
 
     def _wiring_finding(self, l: str, r: str, slots) -> Finding:
         a = self.L.nodes[l]

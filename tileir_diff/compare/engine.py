@@ -226,7 +226,8 @@ def _with_counterexamples(diffs: List[Difference], check: FunctionCheck, ltext, 
             p = next((q for q in at_pair.values() if q.slot is not None
                       and d.left.op_id in {input_op_id(n) for n in q.outcome.cone_left}
                       and d.right.op_id in {input_op_id(n) for n in q.outcome.cone_right}), None)
-        if p is None and cex is None and d.detail.get("kind") == "replaced" and d.left and d.right:
+        if p is None and cex is None and d.detail.get("kind") == "replaced" and d.left and d.right \
+                and "reaches" not in d.detail:  # (a formula's root says its values already)
             d = _replacement_in_values(d, check, ltext, rtext)
         elif cex is not None or p is not None:
             detail = dict(d.detail)
@@ -443,8 +444,9 @@ def compute_diff(left: Module, right: Module, *, rules: Optional[Sequence[str]] 
                  with_summary: bool = True, with_lines: bool = True, launch: Sequence[str] = ()) -> DiffResult:
     """Diff two modules (see the module docstring for the verdicts). ``launch``: facts of the
     launch both kernels run under, for the proof step (``smt.launch_fact``: e.g.
-    ``"grid.x == cdiv(arg11, 128) * cdiv(arg12, 128)"``); each one a proof uses is reported."""
-    facts = tuple(smt.launch_fact(t) for t in launch)
+    ``"grid.x == cdiv(arg11, 128) * cdiv(arg12, 128)"``, or ``(text, origin)``: where it is declared
+    and checked, as the proof reports it); each one a proof uses is reported."""
+    facts = tuple(smt.launch_fact(t) if isinstance(t, str) else smt.launch_fact(*t) for t in launch)
     if not isinstance(left, Module) or not isinstance(right, Module):
         raise TypeError("compute_diff takes two tileir_diff.ir.Module objects (use tileir_diff.diff() for paths/bytes)")
     # The pipeline builds many long-lived objects and no garbage cycles: see gc_pause.

@@ -111,6 +111,23 @@ def expression(index, vid: int, side: str, name_of: Callable[[int], str], depth:
     return f"{op.name}({', '.join(sub(k) for k in range(len(op.operands)))})"
 
 
+class GraphIndex:
+    """A function graph (graph/build.py) read as the index ``expression`` walks: the classifier's
+    node ids are the checker's (the op ids of the input), so both word a value alike."""
+
+    def __init__(self, g):
+        self.ops, self.producer, self.arg_index = {}, {}, {}
+        for n in g.node_list:
+            if n.kind == "op":
+                self.ops[n.nid] = n.op
+                for i, r in enumerate(n.op.results):
+                    self.producer[r.vid] = (n.nid, i)
+            else:
+                self.producer[n.value.vid] = (n.nid, 0)
+                if n.kind == "arg":
+                    self.arg_index[n.nid] = n.arg_index
+
+
 def counterexample_text(cex: Dict[str, object], right_argument: Callable[[int], Optional[int]]) -> str:
     """The solver's model in values: ``L%arg16 = R%arg2 = 2147483584, bid.x = 3: left 16777216,
     right -16777215`` (the model names entry arguments by their left index)."""

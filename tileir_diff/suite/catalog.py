@@ -162,6 +162,8 @@ class OpSpec:
     tolerances: dict[str, dict[str, float]]
     accepted_differences: tuple[dict[str, Any], ...]
     directory: Path
+    #: what both launchers guarantee about the grid (suite/launch_facts.py): facts for the proof step
+    launch_facts: tuple[dict[str, str], ...] = ()
 
     @property
     def analysis_path(self) -> Path:
@@ -512,7 +514,7 @@ def _parse_variant(ck: _Checker, raw: Any, path: str, op: str, kernels: dict, op
     return variant
 
 
-_TOP_KEYS = {"op", "family", "summary", "kernels", "variants", "tolerances", "accepted_differences"}
+_TOP_KEYS = {"op", "family", "summary", "kernels", "variants", "tolerances", "accepted_differences", "launch_facts"}
 
 
 #: analysis.json files are small; anything larger than this is refused rather than read.
@@ -579,8 +581,20 @@ def load_op(directory: Path | str) -> OpSpec:
         if problem:
             ck.fail(f"accepted_differences[{i}]", problem)
 
+    facts = ck.get(data, "launch_facts", "", list, required=False, default=[])
+    from . import launch_facts as lf
+    for i, e in enumerate(facts):
+        problem = lf.entry_problem(e)
+        if problem:
+            ck.fail(f"launch_facts[{i}]", problem)
+        for v in variants:
+            try:
+                lf.check_against([e], v)
+            except lf.LaunchFactError as exc:
+                ck.fail(f"launch_facts[{i}]", str(exc))
     spec = OpSpec(op=op, family=family, summary=summary, kernels=dict(kernels), variants=variants,
-                  tolerances=tolerances, accepted_differences=tuple(accepted), directory=directory)
+                  tolerances=tolerances, accepted_differences=tuple(accepted), directory=directory,
+                  launch_facts=tuple(facts))
     _check_sources(spec)
     return spec
 

@@ -202,8 +202,9 @@ def _row(spec: OpSpec, v: VariantSpec, root: Path, reference_build: Path, rust_b
     from ..api import diff
     from ..errors import TileIRFormatError
     from .accept import apply_accepted
+    from .launch_facts import facts_for
     try:
-        result = diff(py, rs)
+        result = diff(py, rs, launch=facts_for(spec, v, _relative(spec.analysis_path, root)))
     except TileIRFormatError as e:
         row.verdict, row.status, row.error = "error", "fail", str(e)
         return row

@@ -274,8 +274,11 @@ def stage_ir_compare(ctx: Context) -> StageResult:
             msg = f"the reference IR of {v.name} is not available: {e}"
             return StageResult("ir_compare", "fail", reason=msg, failure={"message": msg, "export_error": e.log})
         port_bytes = emitted[v.name].read_bytes()
+        from tileir_diff.suite.launch_facts import facts_for
+        launch = facts_for(ctx.spec, v, str(ctx.spec.analysis_path))
         key = sha256_json({"ref": sha256_bytes(ref.read_bytes()), "port": sha256_bytes(port_bytes),
-                           "accepted": accepted, "variant": v.name, "code": package_fingerprint()})
+                           "accepted": accepted, "launch": launch, "variant": v.name,
+                           "code": package_fingerprint()})
         hit = ctx.cache.get("diff", key)
         json_path, html_path = diff_dir / f"{v.name}.json", diff_dir / f"{v.name}.html"
         if hit is not None:
@@ -287,7 +290,7 @@ def stage_ir_compare(ctx: Context) -> StageResult:
             from tileir_diff.api import diff
             from tileir_diff.errors import TileIRFormatError
             try:
-                result = diff(ref, emitted[v.name])
+                result = diff(ref, emitted[v.name], launch=launch)
             except TileIRFormatError as e:
                 msg = f"{v.name}: the emitted IR does not read: {e}"
                 return StageResult("ir_compare", "fail", reason=msg, failure={"message": msg})

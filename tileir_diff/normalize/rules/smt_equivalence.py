@@ -29,6 +29,28 @@ class SmtEquivalence(Rule):
     under the mapping's pairing (a reordered calling convention, still its own ``signature``
     root), and a view's tile count (``get_index_space_shape``) is ``cdiv(extent, tile)``.
 
+    Split queries (nonlinear division): for every signed ``divi``/``remi`` in the cones whose
+    divisor or dividend is computed, a **lemma** "divisor >= 1" / "dividend >= 0" is first
+    proven from the facts alone, in a query of its own, and only then added as a fact (sound: the
+    facts imply it); a cone that divides by a computed value is asked in integer arithmetic first
+    (every step proven to stay within its width), where z3 finishes what 32-bit dividers do not.
+    The proof's assumptions name each lemma it used and the facts that proved the lemma. An input
+    where the integer encoding differs without deciding is evaluated in the bit-vector encoding:
+    a counterexample only when that exact encoding differs there.
+
+    **Launch facts are assumptions the IR cannot see.** The suite states each operator's
+    ``launch_facts`` from ``analysis.json`` (matmul, bmm: ``grid.x == cdiv(c.shape[0], BM) *
+    cdiv(c.shape[1], BN)``, resolved to the kernel's arguments, ``grid.x == cdiv(arg11, 128) *
+    cdiv(arg12, 128)``); the fact's name in ``proofs[].assumptions`` says "launch fact, declared
+    ... in analysis.json launch_facts, not in the IR; both launchers checked against it"
+    (tests/suite/test_launch_facts.py: the Python reference launcher; tests/rust/
+    test_launch_facts_rust.py: the Rust C ABI through the fake driver). Under it the GEMMs'
+    grouped swizzle (floor division and modulo by ``min(tiles_m - first_m, GROUP_M)``, >= 1 for
+    every block of that grid, against truncating ones) is proven equal; without it the proof
+    gives a counterexample with a block beyond the grid. A fact the launchers do not keep would
+    make such a proof wrong: it is checked, never inferred. (One block more than the tiles is no
+    counterexample: that block's group is empty, both sides divide by zero, neither is defined.)
+
     Never touches: a pair whose query is ``sat`` (reported, with the counterexample in the
     difference's ``detail.counterexample``) or undecided within the time budget
     (``Limits.smt_timeout_s``, default 2 s), values of pointer, view or token type, ops with
@@ -41,7 +63,9 @@ class SmtEquivalence(Rule):
     mutant = ("`x / y` floor vs truncating where y may be negative; `i <= n` vs `i < n`; `cmpi signed` vs "
               "`unsigned` on a possibly negative value; `andi x, 0xFF` vs `andi x, 0x7F`; reordered arguments "
               "with `(n + 127) / 128` vs `cdiv(n, 128)` for n >= 0 unbounded above; a view's tile count vs "
-              "`floordiv(n, 128)`")
+              "`floordiv(n, 128)`; the grouped swizzle's floor vs truncation with a launch fact one tile "
+              "column too many (`grid.x == cdiv(M, 128) * (cdiv(N, 128) + 1)`), with GROUP_M 8 vs 4 on one side, "
+              "or by a divisor `tiles_m - first_m - GROUP_M` that is negative within the grid")
     acts_on = frozenset()  # check 8 does the work; normalization is skipped
 
     def apply(self, module):

@@ -1,0 +1,123 @@
+"""Launch facts (analysis.json ``launch_facts``, tileir_diff/suite/launch_facts.py): each resolves to
+the kernel's entry arguments, the Python reference launcher launches a grid that satisfies it over
+a set of shapes (this file), and so does the Rust C ABI (tests/rust/test_launch_facts_rust.py,
+through the fake driver). The suite's proof step uses them (docs/rules.md, smt-equivalence)."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tileir_diff.launch.abi import ArrayArg, pack_arguments
+from tileir_diff.launch.launcher import grid_for_inputs
+from tileir_diff.suite import launch_facts as lf
+from tileir_diff.suite.catalog import CatalogError, load_catalog, load_op
+
+OPS_WITH_FACTS = ("matmul", "bmm")
+ELEMENT = {"float16": 2, "bfloat16": 2, "float32": 4, "float8_e4m3fn": 1}
+
+#: (M, N, K) and a batch: ragged, one tile, many groups of GROUP_M row tiles; extents whose rows
+#: keep 16-byte strides (the exports assume them)
+SHAPES = [(1, 8, 8, 1), (128, 128, 64, 2), (333, 200, 328, 1), (1025, 136, 64, 3), (4096, 264, 32, 1),
+          (8 * 128 * 3 + 5, 1024, 128, 1)]
+
+
+def array_shapes(op: str, variant, m: int, n: int, k: int, batch: int) -> dict:
+    """The operands of a well-formed call: the op's contract (kernel.py docstrings)."""
+    ta, tb = variant.constants.get("TRANS_A", False), variant.constants.get("TRANS_B", False)
+    if op == "matmul":
+        return {"a": (k, m) if ta else (m, k), "b": (n, k) if tb else (k, n), "c": (m, n)}
+    return {"a": (batch, m, k), "b": (batch, n, k) if tb else (batch, k, n), "c": (batch, m, n)}
+
+
+def padded_rows(shape) -> tuple:
+    """Row-major strides with each row padded to a multiple of 16 elements (16-byte rows for
+    every dtype here, as the exports assume)."""
+    strides, acc = [], 1
+    for i, s in enumerate(reversed(shape)):
+        strides.insert(0, acc)
+        acc *= max(s, 1) if i else -(-max(s, 1) // 16) * 16
+    return tuple(strides)
+
+
+def python_launch(op: str, variant, shape) -> tuple:
+    """(argument words, grid) of the Python reference launcher for one call (no GPU: the
+    launcher's own packing and grid functions)."""
+    m, n, k, batch = shape
+    values = {}
+    for p in variant.arrays:
+        dims = array_shapes(op, variant, m, n, k, batch)[p.name]
+        values[p.name] = ArrayArg(0x100000 * (1 + len(values)), dims, padded_rows(dims), p.dtype)
+    for p in variant.params:
+        if p.kind == "scalar":
+            values[p.name] = 1.0
+    words = [w for _, _, w in pack_arguments(variant, values).described]
+    return words, grid_for_inputs(variant, values)
+
+
+@pytest.mark.parametrize("op", OPS_WITH_FACTS)
+def test_the_python_launcher_launches_the_declared_grid(op):
+    spec = load_op(f"reference/{op}")
+    assert spec.launch_facts, f"{op} declares no launch fact"
+    checked = 0
+    for v in spec.variants:
+        for e in spec.launch_facts:
+            text = lf.resolve(e["fact"], v)
+            assert "shape" not in text and "BM" not in text, text
+            for shape in SHAPES:
+                words, grid = python_launch(op, v, shape)
+                assert lf.holds(text, words, grid), (v.name, shape, text, grid)
+                checked += 1
+    assert checked >= len(spec.variants) * len(SHAPES)
+
+
+def test_resolution_follows_the_calling_convention():
+    spec = load_op("reference/matmul")
+    v = next(x for x in spec.variants if x.name == "f16_nn_128x256x64")
+    # a, b, c: base, 2 extents, 2 strides each; c.shape[0] is argument 11
+    assert lf.resolve(spec.launch_facts[0]["fact"], v) == "grid.x == cdiv(arg11, 128) * cdiv(arg12, 256)"
+    fp8 = next(x for x in spec.variants if x.kernel == "matmul_fp8")
+    assert lf.argument_layout(fp8)[("scale_a", "scalar", 0)] == 15
+
+
+def test_holds_is_the_fact_evaluated():
+    text = "grid.x == cdiv(arg0, 128) * cdiv(arg1, 128)"
+    assert lf.holds(text, [129, 128], (2, 1, 1))
+    assert not lf.holds(text, [129, 128], (3, 1, 1))  # one block too many
+    assert not lf.holds("grid.x <= min(arg0, 4) - 1", [9], (4, 1, 1))
+
+
+@pytest.mark.parametrize("op", OPS_WITH_FACTS)
+def test_a_wrong_declared_grid_is_caught_by_the_launcher_check(op):
+    # the check has teeth: a fact off by one tile column fails for the launcher's real grid
+    spec = load_op(f"reference/{op}")
+    v = spec.variants[0]
+    wrong = spec.launch_facts[0]["fact"].replace("BN)", "BN) + 1")
+    words, grid = python_launch(op, v, SHAPES[2])
+    assert not lf.holds(lf.resolve(wrong, v), words, grid)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"fact": "grid.x == cdiv(d.shape[0], BM)", "why": "x"}, "not an extent of an array"),
+    ({"fact": "grid.x == cdiv(c.shape[0], TILE)", "why": "x"}, "neither an array extent"),
+    ({"fact": "grid.x == ", "why": "x"}, "launch_facts[0]"),
+    ({"fact": "grid.x == 1"}, "expected an object with fact and why"),
+])
+def test_a_bad_launch_fact_is_a_one_line_catalog_error(tmp_path, bad, message):
+    src = tmp_path / "reference" / "matmul"
+    shutil.copytree("reference/matmul", src)
+    data = json.loads((src / "analysis.json").read_text())
+    data["launch_facts"] = [bad]
+    (src / "analysis.json").write_text(json.dumps(data))
+    with pytest.raises(CatalogError) as err:
+        load_op(src)
+    text = str(err.value)
+    assert message in text and "analysis.json" in text and "\n" not in text
+
+
+def test_every_declared_fact_resolves_for_every_variant():
+    for spec in load_catalog():
+        for v in spec.variants:
+            for e in spec.launch_facts:
+                lf.check_against([e], v)

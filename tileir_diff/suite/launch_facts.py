@@ -1,0 +1,134 @@
+"""Launch facts of an operator (``analysis.json`` ``launch_facts``): what both launchers
+guarantee about the grid a kernel runs on, which the IR cannot see.
+
+An entry is ``{"fact": "grid.x == cdiv(c.shape[0], BM) * cdiv(c.shape[1], BN)", "why": ...}``:
+one comparison over ``grid.x``/``grid.y``/``grid.z``, array extents ``<param>.shape[d]``, the
+variant's integer constants, integers, ``+ - * // %``, ``cdiv``, ``min``, ``max``. For one
+variant it resolves to the kernel's own entry arguments (``arg11`` is ``c.shape[0]`` in the
+Python kernel's calling convention: per array its base, then its extents, then its strides;
+per scalar one word), the form the proof step takes (``check.smt.launch_fact``).
+
+The proof uses a fact only as stated; tests/suite/test_launch_facts.py checks that the Python
+reference launcher (``tileir_diff.launch``) and the Rust C ABI (through the fake driver of
+tests/rust/test_fake_driver.py) launch a grid that satisfies it, over a set of shapes.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+_EXTENT = re.compile(r"\b([A-Za-z_]\w*)\.shape\[(\d+)\]")
+_NAME = re.compile(r"\b([A-Za-z_]\w*)\b")
+
+
+class LaunchFactError(ValueError):
+    """A launch fact that does not resolve for a variant (unknown array, dim, or name)."""
+
+
+def argument_layout(variant) -> Dict[Tuple[str, str, int], int]:
+    """``(param, "ptr"|"shape"|"stride", dim) -> entry argument index`` of the Python kernel."""
+    out, k = {}, 0
+    for p in variant.params:
+        if p.kind == "constant":
+            continue
+        if p.kind == "array":
+            out[(p.name, "ptr", 0)] = k
+            k += 1
+            for d in range(p.ndim):
+                out[(p.name, "shape", d)] = k
+                k += 1
+            for d in range(p.ndim):
+                out[(p.name, "stride", d)] = k
+                k += 1
+        else:
+            out[(p.name, "scalar", 0)] = k
+            k += 1
+    return out
+
+
+def resolve(fact: str, variant) -> str:
+    """``fact`` in the kernel's entry arguments and numbers: ``grid.x == cdiv(arg11, 128) * ...``."""
+    layout = argument_layout(variant)
+
+    def extent(m):
+        key = (m.group(1), "shape", int(m.group(2)))
+        if key not in layout:
+            raise LaunchFactError(f"launch fact {fact!r}: {m.group(0)} is not an extent of an array of "
+                                  f"variant {variant.name}")
+        return f"arg{layout[key]}"
+    text = _EXTENT.sub(extent, fact)
+    constants = {k: v for k, v in variant.constants.items() if isinstance(v, (int, bool))}
+
+    def name(m):
+        n = m.group(1)
+        if n in constants:
+            return str(int(constants[n]))
+        if n in ("grid", "x", "y", "z", "cdiv", "min", "max") or re.fullmatch(r"arg\d+", n):
+            return n
+        raise LaunchFactError(f"launch fact {fact!r}: {n!r} is neither an array extent nor an integer constant "
+                              f"of variant {variant.name}")
+    return _NAME.sub(name, text)
+
+
+def facts_for(spec, variant, source: str) -> List[Tuple[str, str]]:
+    """``(resolved fact, origin)`` for the proof step (``compute_diff(..., launch=...)``); the
+    origin names the declaration and says it is an assumption the IR does not hold."""
+    return [(resolve(e["fact"], variant),
+             f"declared as {e['fact']} in {source} launch_facts, not in the IR; both launchers checked "
+             f"against it: tests/suite/test_launch_facts.py, the Python reference launcher, and "
+             f"tests/rust/test_launch_facts_rust.py, the Rust C ABI") for e in spec.launch_facts]
+
+
+def holds(resolved: str, arguments: Sequence[int], grid: Sequence[int]) -> bool:
+    """Whether a resolved fact holds for one launch: the entry argument words and the grid."""
+    env: Dict[str, Any] = {f"arg{k}": int(v) for k, v in enumerate(arguments)}
+
+    def val(n):
+        if isinstance(n, ast.Constant) and isinstance(n.value, int):
+            return n.value
+        if isinstance(n, ast.Name) and n.id in env:
+            return env[n.id]
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "grid":
+            return int(grid["xyz".index(n.attr)])
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return -val(n.operand)
+        if isinstance(n, ast.BinOp):
+            a, b = val(n.left), val(n.right)
+            ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
+                   ast.FloorDiv: lambda: a // b, ast.Mod: lambda: a % b}
+            if type(n.op) in ops:
+                return ops[type(n.op)]()
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 2:
+            a, b = val(n.args[0]), val(n.args[1])
+            if n.func.id == "cdiv":
+                return -((-a) // b)
+            if n.func.id in ("min", "max"):
+                return (min if n.func.id == "min" else max)(a, b)
+        raise LaunchFactError(f"launch fact {resolved!r}: cannot evaluate {ast.dump(n)[:40]}")
+
+    tree = ast.parse(resolved, mode="eval").body
+    if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1):
+        raise LaunchFactError(f"launch fact {resolved!r}: expected one comparison")
+    a, b = val(tree.left), val(tree.comparators[0])
+    return {ast.Eq: a == b, ast.Lt: a < b, ast.LtE: a <= b, ast.Gt: a > b, ast.GtE: a >= b}[type(tree.ops[0])]
+
+
+def entry_problem(entry: Any) -> Optional[str]:
+    """Why a ``launch_facts`` item is malformed (None when it is well formed)."""
+    if not isinstance(entry, dict) or set(entry) != {"fact", "why"} or not all(
+            isinstance(entry[k], str) and entry[k] for k in ("fact", "why")):
+        return "expected an object with fact and why (non-empty strings)"
+    return None
+
+
+def check_against(spec_facts: Sequence[Mapping[str, str]], variant) -> None:
+    """Resolve and parse every fact for ``variant`` (LaunchFactError naming the first problem)."""
+    from ..check import smt
+    for e in spec_facts:
+        text = resolve(e["fact"], variant)
+        try:
+            smt.launch_fact(text)
+            ast.parse(text, mode="eval")
+        except (ValueError, SyntaxError) as exc:
+            raise LaunchFactError(str(exc)) from None
