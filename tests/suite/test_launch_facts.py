@@ -121,3 +121,39 @@ def test_every_declared_fact_resolves_for_every_variant():
         for v in spec.variants:
             for e in spec.launch_facts:
                 lf.check_against([e], v)
+
+
+def test_diff_accept_states_the_files_launch_facts(tmp_path):
+    # `tileir-diff diff --accept reference/matmul/analysis.json` reaches the port table's verdict:
+    # the file's launch facts go to the proof step; without them the grouped swizzle's floor vs
+    # truncation stays a difference (a block beyond the grid would tell them apart)
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.suite.test_ports import python_ir
+    root = Path(__file__).resolve().parents[2]
+    rust = root / "tests" / "corpus" / "rust" / "matmul.bf16_nn_128x128x64.tileirbc"
+    if not rust.is_file():
+        pytest.skip("no Rust snapshot of matmul")
+    spec = load_op(root / "reference" / "matmul")
+    py = python_ir(spec, "bf16_nn_128x128x64", tmp_path)
+    accept = root / "reference" / "matmul" / "analysis.json"
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "tileir_diff.cli", "diff", str(py), str(rust), *map(str, args)],
+                              capture_output=True, text=True, cwd=root)
+    plain = cli()
+    assert plain.returncode == 1, plain.stdout + plain.stderr
+    stated = cli("--accept", accept, "--variant", "bf16_nn_128x128x64")
+    assert stated.returncode == 0 and stated.stdout.startswith("EQUIVALENT"), stated.stdout + stated.stderr
+    assert "launch fact declared as grid.x == cdiv(c.shape[0], BM) * cdiv(c.shape[1], BN)" in stated.stdout
+    assert cli("--accept", accept).returncode == 0  # the variant read from the file names
+    # files whose names say no variant: without --variant, a usage error (not a silent different)
+    a, b = tmp_path / "left.tileirbc", tmp_path / "right.tileirbc"
+    shutil.copy(py, a)
+    shutil.copy(rust, b)
+    unnamed = subprocess.run([sys.executable, "-m", "tileir_diff.cli", "diff", str(a), str(b), "--accept", str(accept)],
+                             capture_output=True, text=True, cwd=root)
+    assert unnamed.returncode == 2 and "declares launch_facts: say which variant" in unnamed.stderr
+    assert "Traceback" not in unnamed.stderr

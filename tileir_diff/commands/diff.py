@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     if args.smt_timeout is not None:
         kwargs["limits"] = {**(kwargs.get("limits") or {}), "smt_timeout_s": args.smt_timeout}
-    kwargs["launch"] = list(args.launch_fact)
+    kwargs["launch"] = list(args.launch_fact) + (_declared_launch_facts(args) if args.accept else [])
     from ..api import diff
     from ..normalize import UnknownRuleError
     try:
@@ -111,6 +111,39 @@ def run(args: argparse.Namespace) -> int:
             text = colorize_report(text)
         write_output(text, args.output)
     return result.exit_code
+
+
+def _declared_launch_facts(args) -> list:
+    """The ``launch_facts`` of the ``--accept`` analysis.json for the variant compared, resolved
+    to the kernel's arguments (as ``suite status`` states them), so that ``diff --accept`` reaches
+    the verdict the port table shows. [] when the file declares none; a file whose operator
+    cannot be loaded (no kernel.py beside it) is a usage error only if it declares some."""
+    import json
+    from pathlib import Path
+    from . import UsageError
+    try:
+        declared = json.loads(Path(args.accept).read_text(encoding="utf-8")).get("launch_facts")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        return []  # _accepted reports what is wrong with the file
+    if not declared:
+        return []
+    from ..suite.accept import guess_variant
+    from ..suite.catalog import CatalogError, load_op
+    from ..suite.launch_facts import LaunchFactError, facts_for
+    try:
+        spec = load_op(Path(args.accept).parent)
+    except (CatalogError, OSError) as e:
+        raise UsageError(f"{args.accept}: launch_facts cannot be stated: {e}") from None
+    names = [v.name for v in spec.variants]
+    variant = args.variant or guess_variant([args.right, args.left], names)
+    chosen = next((v for v in spec.variants if v.name == variant), None)
+    if chosen is None:
+        raise UsageError(f"{args.accept} declares launch_facts: say which variant is compared (--variant, one of "
+                         f"{', '.join(names)})")
+    try:
+        return facts_for(spec, chosen, args.accept)
+    except LaunchFactError as e:
+        raise UsageError(f"{args.accept}: {e}") from None
 
 
 def _accepted(result, args):
