@@ -38,7 +38,7 @@ def test_hash_is_operand_order_aware_and_name_free():
     b = graph(kernel(load("p") + load("q", view="%py") + f"  %t = subf %p, %q : {F}\n" + store("%t")))
     c = graph(kernel(load("a") + load("b", view="%py") + f"  %s = subf %b, %a : {F}\n" + store("%s")))
     def h(g):
-        return next(n.hash for n in g.op_nodes() if n.name == "subf")
+        return next(n.merkle_key for n in g.op_nodes() if n.name == "subf")
     assert h(a) == h(b)
     assert h(a) != h(c)
 
@@ -57,7 +57,7 @@ def test_reduce_combiner_folded_into_label():
             + store("%bb"))
     g = graph(kernel(body))
     red = next(n for n in g.op_nodes() if n.name == "reduce")
-    assert "maxf" in red.label and "a0" in red.label
+    assert "maxf" in red.compare_key and "a0" in red.compare_key
     assert not any(n.name == "maxf" for n in g.op_nodes())  # body ops are not separate nodes
 
 

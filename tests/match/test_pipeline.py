@@ -107,7 +107,7 @@ def _branch_pair():
 
 def test_the_gate_refuses_a_then_branch_op_against_an_else_branch_op():
     p, then_l, else_l, then_r, else_r = _branch_pair()
-    assert p.L.nodes[then_l].hash == p.R.nodes[else_r].hash  # the same store, in the other branch
+    assert p.L.nodes[then_l].merkle_key == p.R.nodes[else_r].merkle_key  # the same store, in the other branch
     assert not p.ctx.add(then_l, else_r, "test")  # parents not paired yet: still another region
     p.given("if")
     assert not p.ctx.add(then_l, else_r, "test") and not p.ctx.add(else_l, then_r, "test")

@@ -180,7 +180,7 @@ class Classifier:
                     out.append(f)
             return out
         oa, ob = a.op, b.op
-        if a.label == b.label:
+        if a.compare_key == b.compare_key:
             # equal canonical labels: same name, attributes, operand groups, result types and
             # region signatures (combiners included); only the placement can still differ
             if not self._same_parent(a, b) and not has_trait(oa, "pure"):
@@ -338,7 +338,7 @@ class Classifier:
                 dirty_l.add(l)
                 continue
             b = rnodes[r]
-            if a.kind == "op" and b.kind == "op" and a.label == b.label and a.parent is None and b.parent is None \
+            if a.kind == "op" and b.kind == "op" and a.compare_key == b.compare_key and a.parent is None and b.parent is None \
                     and _slots_agree(a, b, l2r):
                 continue  # (the common case, what pair_findings and wiring would find: nothing)
             f = self.pair_findings(l, r)

@@ -26,7 +26,7 @@ _SIZE_CAP = 1 << 30
 
 
 class Node:
-    __slots__ = ("nid", "kind", "name", "op", "value", "label", "hash", "parent", "region", "position", "depth",
+    __slots__ = ("nid", "kind", "name", "op", "value", "compare_key", "merkle_key", "parent", "region", "position", "depth",
                  "operands", "users", "children", "size", "height", "arg_index", "seq")
 
     def __init__(self, nid: str, kind: str, name: str):
@@ -35,8 +35,8 @@ class Node:
         self.name = name              # op name, "arg" or "barg"
         self.op: Optional[Operation] = None
         self.value: Optional[Value] = None
-        self.label = ""               # compare key: equal labels = same op apart from its operands
-        self.hash = ""                # Merkle key over label, operands and region bodies
+        self.compare_key = ""         # equal keys = the same op apart from its operands
+        self.merkle_key = ""          # over compare_key, operands and region bodies
         self.parent: Optional[str] = None   # enclosing region op (node id)
         self.region = 0               # which region of the parent holds it
         self.position = 0             # index in its block (or argument index)
@@ -98,8 +98,8 @@ class FunctionGraph:
         for i, a in enumerate(function.arguments):
             n = self._add(f"{prefix}/a{i}", "arg", "arg")
             n.value, n.position, n.arg_index = a, i, i
-            n.label = f"arg:{fmt_type(a.type)}"
-            n.hash = keys.value[a.vid]
+            n.compare_key = f"arg:{fmt_type(a.type)}"
+            n.merkle_key = keys.value[a.vid]
             self._producer[a.vid] = (n.nid, 0)
         self._region_ops: List[Node] = []
         self._block(function.body, prefix, None, 0)
@@ -127,7 +127,7 @@ class FunctionGraph:
             nid = op.origin or f"{prefix}/o{j}"
             n = self._add(nid, "op", op.name)
             n.op, n.parent, n.position, n.depth, n.region = op, parent, j, depth, region
-            n.hash = h = op_keys[op]
+            n.merkle_key = h = op_keys[op]
             same = by_hash.get(h)
             if same is None:
                 by_hash[h] = [n.nid]
@@ -153,9 +153,9 @@ class FunctionGraph:
                 producer[r.vid] = (n.nid, i)
             if op.name in FOLDED_REGION_OPS:
                 exprs = [combiner_expression(b) for r in op.regions for b in r.blocks]
-                n.label = op_label(op) + "{" + ";".join(exprs) + "}"
+                n.compare_key = op_label(op) + "{" + ";".join(exprs) + "}"
                 continue
-            n.label = op_label(op)
+            n.compare_key = op_label(op)
             if op.regions:
                 self._region_ops.append(n)  # in pre-order: outer before inner
                 sig = []
@@ -166,14 +166,14 @@ class FunctionGraph:
                             an = self._add(f"{n.nid}/r{k}/a{i}", "barg", "barg")
                             an.value, an.parent, an.position, an.depth, an.arg_index = a, n.nid, i, depth + 1, i
                             an.region = k
-                            an.label = f"barg:{k}:{i}:{fmt_type(a.type)}"
-                            an.hash = self._keys.value[a.vid]
+                            an.compare_key = f"barg:{k}:{i}:{fmt_type(a.type)}"
+                            an.merkle_key = self._keys.value[a.vid]
                             self._producer[a.vid] = (an.nid, 0)
                             n.children.append(an.nid)
                         before = len(self.order)
                         self._block(b, f"{n.nid}/r{k}", n.nid, depth + 1, k)
                         n.children.extend(x for x in self.order[before:] if self.nodes[x].parent == n.nid)
-                n.label += "{" + "|".join(sig) + "}"
+                n.compare_key += "{" + "|".join(sig) + "}"
 
     def _measure_regions(self) -> None:
         """Region ops also count their bodies: innermost first (reverse pre-order), so a body's
@@ -209,7 +209,7 @@ class FunctionGraph:
             g = nx.MultiDiGraph()
             for nid in self.order:
                 n = self.nodes[nid]
-                g.add_node(nid, kind=n.kind, name=n.name, label=n.label, hash=n.hash, parent=n.parent)
+                g.add_node(nid, kind=n.kind, name=n.name, compare_key=n.compare_key, merkle_key=n.merkle_key, parent=n.parent)
             for nid in self.order:
                 n = self.nodes[nid]
                 for k, (src, res, kind) in enumerate(n.operands):

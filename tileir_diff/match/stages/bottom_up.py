@@ -94,7 +94,7 @@ def similarity(ctx: MatchContext, l: str, r: str) -> float:
     uagree = sum(1 for u, k, res in a.users
                  if m.l2r.get(u) is not None and (m.l2r[u], use_slot(ctx.left, u, k), res) in ru)
     score = agree / n + (uagree / max(len(a.users), len(b.users)) if a.users or b.users else 0.0)
-    score += (1.0 if a.label == b.label else 0.0) + (0.5 if a.hash == b.hash else 0.0)
+    score += (1.0 if a.compare_key == b.compare_key else 0.0) + (0.5 if a.merkle_key == b.merkle_key else 0.0)
     lp, rp = a.parent, b.parent
     if (lp is None and rp is None) or (lp is not None and m.l2r.get(lp) == rp):
         score += 0.25

@@ -110,7 +110,7 @@ def _consistent(ctx: MatchContext, l: str, r: str, budget: int, seen: set) -> bo
                 return False
             continue
         na, nb = lnodes[a], rnodes[b]
-        if na.kind != nb.kind or na.hash != nb.hash or len(na.operands) != len(nb.operands):
+        if na.kind != nb.kind or na.merkle_key != nb.merkle_key or len(na.operands) != len(nb.operands):
             return False
         for (sa, ra, _), (sb, rb, _) in zip(na.operands, nb.operands):
             if (sa is None) != (sb is None) or ra != rb:

@@ -64,7 +64,7 @@ def _rel_keys(g: FunctionGraph, own, unpaired: List[str]) -> Dict[str, str]:
                 if pos is not None and ops[pos[1]] < ops[pos[0]]:
                     ops[pos[0]], ops[pos[1]] = ops[pos[1]], ops[pos[0]]
         parent = own.get(n.parent, "") if n.parent else ""
-        keys[nid] = digest(n.label, parent, *ops)
+        keys[nid] = digest(n.compare_key, parent, *ops)
     return keys
 
 

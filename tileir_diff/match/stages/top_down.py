@@ -95,9 +95,9 @@ def td_pairs(ctx: MatchContext, a, b, strict: bool = False):
         if sa in m.l2r or sb in m.r2l:
             return -3
         na, nb = ctx.left.nodes[sa], ctx.right.nodes[sb]
-        if na.hash == nb.hash:
+        if na.merkle_key == nb.merkle_key:
             return 3
-        if na.label != nb.label:
+        if na.compare_key != nb.compare_key:
             return 0
         # same op, moved hashes: how many of their own operands are already paired together
         agree = sum(1 for (p, rp, _), (q, rq, _) in zip(na.operands, nb.operands)

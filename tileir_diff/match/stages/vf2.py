@@ -22,8 +22,8 @@ class VF2(Stage):
         lcomps = _components(L, set(lleft))
         rcomps = _components(R, set(rleft))
         cap = ctx.limits.vf2_max_nodes
-        rsig = {tuple(sorted(R.nodes[x].label for x in c)) for c in rcomps if len(c) <= cap}
-        if not any(len(c) <= cap and tuple(sorted(L.nodes[x].label for x in c)) in rsig for c in lcomps):
+        rsig = {tuple(sorted(R.nodes[x].compare_key for x in c)) for c in rcomps if len(c) <= cap}
+        if not any(len(c) <= cap and tuple(sorted(L.nodes[x].compare_key for x in c)) in rsig for c in lcomps):
             ctx.stats["vf2_components_skipped"] = sum(1 for c in lcomps if len(c) > cap)
             return 0  # no leftover component has a same-labelled counterpart: nothing VF2 could pair
         import networkx as nx  # only now: importing networkx costs more than matching a small kernel
@@ -38,7 +38,7 @@ class VF2(Stage):
         def node_match(a, b):
             if time.perf_counter() > budget_end:
                 raise _Timeout()
-            return a["label"] == b["label"]
+            return a["compare_key"] == b["compare_key"]
 
         used = set()
         skipped = 0
@@ -47,9 +47,9 @@ class VF2(Stage):
             if len(lc) > cap:
                 skipped += 1
                 continue
-            lnames = sorted(L.nodes[x].label for x in lc)
+            lnames = sorted(L.nodes[x].compare_key for x in lc)
             for ri, rc in enumerate(rcomps):
-                if ri in used or len(rc) != len(lc) or sorted(R.nodes[x].label for x in rc) != lnames:
+                if ri in used or len(rc) != len(lc) or sorted(R.nodes[x].compare_key for x in rc) != lnames:
                     continue
                 gm = DiGraphMatcher(nx.DiGraph(lsub.subgraph(lc)), nx.DiGraph(rsub.subgraph(rc)),
                                     node_match=node_match)
