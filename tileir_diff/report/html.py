@@ -65,7 +65,7 @@ def render(result: Any, *, title: Optional[str] = None, max_affected: int = 24) 
 def _execution(result: Any) -> str:
     if not getattr(result, "execution", None):
         return ""
-    from ..execute.render import execution_html
+    from .execution import execution_html
     return execution_html(result.execution.to_dict())
 
 

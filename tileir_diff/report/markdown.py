@@ -42,7 +42,7 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
     if result.reason:
         lines += ["", f"> unknown because: {text(result.reason)}"]
     if getattr(result, "execution", None):
-        from ..execute.render import execution_lines
+        from .execution import execution_lines
         body = [printable(line) for line in execution_lines(result.execution.to_dict())]
         fence = "```"
         while any(fence in line for line in body):

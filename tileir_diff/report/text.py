@@ -53,7 +53,7 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
     if result.verdict == "unknown" and result.reason:
         lines += ["", f"unknown because: {result.reason}"]
     if getattr(result, "execution", None):
-        from ..execute.render import execution_lines
+        from .execution import execution_lines
         lines += [""] + execution_lines(result.execution.to_dict())
     lines.append("")
     rules = sorted_rules(result)
