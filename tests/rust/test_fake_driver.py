@@ -245,7 +245,7 @@ def test_rope_launch(fake_driver, library_with_fake_cubins, tmp_path):
                  T(A[4], [{p}, 64], "float32"), heads(5, {hq}), heads(6, {hkv}), neox, 0, 0, nparams=41)
     """, tmp_path)
     assert codes == [0, 0]
-    assert images(log) == ["bf16_neox_d128", "bf16_gptj_d128"]
+    assert images(log) == ["bf16_neox_d128_split", "bf16_gptj_d128_a8_th2"]  # the launcher's tuned choices
     neox, gptj = launches(log)
     assert "grid=3,1,1" in neox  # cdiv(20 tokens, BT = 8)
     q = lambda i, h: [a[i], t, h, 128, h * 128, 128, 1]  # noqa: E731
