@@ -89,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     if args.smt_timeout is not None:
         kwargs["limits"] = {**(kwargs.get("limits") or {}), "smt_timeout_s": args.smt_timeout}
-    kwargs["launch"] = list(args.launch_fact) + (_declared_launch_facts(args) if args.accept else [])
+    accept = _accept_plan(args) if args.accept else None
+    kwargs["launch"] = list(args.launch_fact) + (accept[2] if accept else [])
     from ..api import diff
     from ..normalize import UnknownRuleError
     try:
@@ -98,8 +99,9 @@ def run(args: argparse.Namespace) -> int:
     except UnknownRuleError as e:
         # A misspelt or non-optional rule name is a usage error, not a crash.
         raise UsageError(str(e)) from None
-    if args.accept:
-        result = _accepted(result, args)
+    if accept:
+        from ..suite.accept import apply_accepted
+        result = apply_accepted(result, accept[0], accept[1], args.accept)[0]
     if not args.quiet:
         import sys
         from ..report import render
@@ -113,51 +115,36 @@ def run(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-def _declared_launch_facts(args) -> list:
-    """The ``launch_facts`` of the ``--accept`` analysis.json for the variant compared, resolved
-    to the kernel's arguments (as ``suite status`` states them), so that ``diff --accept`` reaches
-    the verdict the port table shows. [] when the file declares none; a file whose operator
-    cannot be loaded (no kernel.py beside it) is a usage error only if it declares some."""
-    import json
+def _accept_plan(args):
+    """``(accepted_differences, variant, launch facts)`` of the ``--accept`` analysis.json, read
+    once: the variant compared (``--variant``, else the file names) and, for it, the file's
+    ``launch_facts`` resolved to the kernel's arguments (as ``suite status`` states them), so that
+    ``diff --accept`` reaches the port table's verdict. A file that declares launch facts needs
+    the variant and its operator (kernel.py beside it); anything wrong is a usage error."""
     from pathlib import Path
+    from ..suite.accept import AcceptFileError, guess_variant, load_accept_file
     from . import UsageError
     try:
-        declared = json.loads(Path(args.accept).read_text(encoding="utf-8")).get("launch_facts")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
-        return []  # _accepted reports what is wrong with the file
+        entries, variants, declared = load_accept_file(args.accept, with_launch_facts=True)
+    except AcceptFileError as e:
+        raise UsageError(str(e)) from None
+    if args.variant and variants and args.variant not in variants:
+        raise UsageError(f"--variant {args.variant!r} is not a variant of {args.accept} ({', '.join(variants)})")
+    variant = args.variant or guess_variant([args.right, args.left], variants)
     if not declared:
-        return []
-    from ..suite.accept import guess_variant
+        return entries, variant, []
+    if variant is None:
+        raise UsageError(f"{args.accept} declares launch_facts: say which variant is compared (--variant, one of "
+                         f"{', '.join(variants)})")
     from ..suite.catalog import CatalogError, load_op
     from ..suite.launch_facts import LaunchFactError, facts_for
     try:
         spec = load_op(Path(args.accept).parent)
-    except (CatalogError, OSError) as e:
+        return entries, variant, facts_for(spec, spec.variant(variant), args.accept)
+    except (CatalogError, OSError, KeyError) as e:
         raise UsageError(f"{args.accept}: launch_facts cannot be stated: {e}") from None
-    names = [v.name for v in spec.variants]
-    variant = args.variant or guess_variant([args.right, args.left], names)
-    chosen = next((v for v in spec.variants if v.name == variant), None)
-    if chosen is None:
-        raise UsageError(f"{args.accept} declares launch_facts: say which variant is compared (--variant, one of "
-                         f"{', '.join(names)})")
-    try:
-        return facts_for(spec, chosen, args.accept)
     except LaunchFactError as e:
         raise UsageError(f"{args.accept}: {e}") from None
-
-
-def _accepted(result, args):
-    """``result`` with the differences ``args.accept`` accepts marked."""
-    from ..suite.accept import AcceptFileError, apply_accepted, guess_variant, load_accept_file
-    from . import UsageError
-    try:
-        entries, variants = load_accept_file(args.accept)
-    except AcceptFileError as e:
-        raise UsageError(str(e)) from None
-    variant = args.variant or guess_variant([args.right, args.left], variants)
-    if args.variant and variants and args.variant not in variants:
-        raise UsageError(f"--variant {args.variant!r} is not a variant of {args.accept} ({', '.join(variants)})")
-    return apply_accepted(result, entries, variant, args.accept)[0]
 
 
 def _rules_listing(width: int = 0) -> str:

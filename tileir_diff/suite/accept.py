@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Optional, Sequence, Tuple
 
 
 def accepted_by(diff: Dict[str, Any], entries: Iterable[Dict[str, Any]], variant: Optional[str]) -> Optional[Dict[str, Any]]:
@@ -49,9 +49,10 @@ class AcceptFileError(ValueError):
     """An --accept file that is not an analysis.json with a valid accepted_differences list."""
 
 
-def load_accept_file(path: str) -> Tuple[List[Dict[str, Any]], List[str]]:
-    """``(accepted_differences, variant names)`` of an analysis.json; AcceptFileError (naming the
-    file and the field) when it cannot be read or does not have that shape."""
+def load_accept_file(path: str, with_launch_facts: bool = False):
+    """``(accepted_differences, variant names)`` of an analysis.json (and its ``launch_facts``
+    list with ``with_launch_facts``); AcceptFileError (naming the file and the field) when it
+    cannot be read or does not have that shape."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as e:
@@ -68,6 +69,8 @@ def load_accept_file(path: str) -> Tuple[List[Dict[str, Any]], List[str]]:
         if problem:
             raise AcceptFileError(f"{path}: accepted_differences[{i}]: {problem}")
     variants = [v.get("name") for v in data.get("variants", []) if isinstance(v, dict) and isinstance(v.get("name"), str)]
+    if with_launch_facts:
+        return entries, variants, data.get("launch_facts") or []
     return entries, variants
 
 
