@@ -103,11 +103,11 @@ def run_ncu(pairs, arch: str, out: Path, timeout_s: float) -> dict:
     dropped = []
     list_file = out / "profile_targets.json"
     list_file.write_text(json.dumps(pairs))
+    t0 = time.time()
     for _attempt in range(8):
         cmd = ["ncu", "--csv", "--page", "raw", "--profile-from-start", "off",
                "--target-processes", "all", "--metrics", ",".join(metrics),
                sys.executable, str(Path(__file__).resolve()), "--launch", str(list_file), "--arch", arch]
-        t0 = time.time()
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=ROOT)
         (out / "ncu_stderr.txt").write_text(p.stderr)
         bad = re.findall(r"Failed to find metric (?:regex:)?([\w.]+)", p.stdout + p.stderr)

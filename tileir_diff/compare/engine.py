@@ -496,8 +496,9 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
                 if all(is_specialization(d) and (d.category == "signature" or "tie" in d.detail or
                                                  "pin" in d.detail) for d in bare.differences) \
                         and not bare.limits_hit:
-                    broken = {**never_holding_assumptions(tl), **never_holding_assumptions(tr)}
-                    if any(_ref_ids(d) & broken.keys() for d in run.differences):
+                    # op ids are per side: "f0/o5" on the left is not "f0/o5" on the right
+                    broken = (never_holding_assumptions(tl), never_holding_assumptions(tr))
+                    if any(_never_holding(d, broken) for d in run.differences):
                         # an assumption no input satisfies: undefined for every launch, not a
                         # specialization; the verdict stays different and the root says why
                         run.differences = [_never_holds(d, broken) for d in run.differences]
@@ -538,19 +539,21 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
                       absorbed_by={side: dict(sorted(ops.items())) for side, ops in run.absorbed.items()})
 
 
-def _ref_ids(d: Difference) -> set:
-    return {r.op_id for r in (d.left, d.right) if r is not None}
+def _never_holding(d: Difference, broken) -> Optional[str]:
+    """Why ``d``'s assumption can never hold (``broken``: per side, op id -> why), or None."""
+    for ref, side in ((d.left, broken[0]), (d.right, broken[1])):
+        if ref is not None and ref.op_id in side:
+            return side[ref.op_id]
+    return None
 
 
-def _never_holds(d: Difference, broken: Dict[str, str]) -> Difference:
-    """``d``, saying that its assumption can never hold (``broken``: op id -> why)."""
-    hit = [broken[i] for i in sorted(_ref_ids(d) & broken.keys())]
-    if not hit:
+def _never_holds(d: Difference, broken) -> Difference:
+    """``d``, saying that its assumption can never hold."""
+    why = _never_holding(d, broken)
+    if why is None:
         return d
-    detail = dict(d.detail)
-    detail["never_holds"] = hit[0]
-    return replace(d, message=f"{d.message}: it can never hold ({hit[0]}), so every launch of that kernel is "
-                   "undefined", detail=detail)
+    return replace(d, message=f"{d.message}: it can never hold ({why}), so every launch of that kernel is "
+                   "undefined", detail={**d.detail, "never_holds": why})
 
 
 def _with_assumption_side(d: Difference) -> Difference:
