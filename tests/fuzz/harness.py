@@ -734,6 +734,25 @@ def run_case(data: bytes, path: str, ref: Optional[Module], stages: Optional[Tup
     return out("accepted", "", "", "", done, worst, worst_stage)
 
 
+def unmutated_step_seconds(corpus: Corpus, case: Case, stage: str) -> float:
+    """CPU seconds ``stage`` takes now on the file ``case`` was made from, in the same form: the
+    reference a slow-looking step is judged against, measured under the same load."""
+    if case.form == "bytecode":
+        data, suffix = corpus.data[case.source], ".tileirbc"
+    else:
+        data, suffix = corpus.text(case.source).encode(), ".tileir"
+    out = run_case(data, f"fuzz{suffix}", corpus.module(case.source), () if stage == "load" else (stage,))
+    return out.worst
+
+
+def within_step_budget(seconds: float, reference: Callable[[], float], floor: float, ratio: float) -> bool:
+    """A step is slow only when it is over ``floor`` CPU seconds and also over ``ratio`` times the
+    same step on the unmutated input, measured just then (``reference`` runs only when the floor is
+    crossed). CPU time still grows on a loaded machine (shared caches, a sibling hyperthread): the
+    comparison with a reference measured under the same load is what tells a blow-up from a busy CI."""
+    return seconds < floor or seconds < ratio * reference()
+
+
 def run(corpus: Corpus, case: Case, stages: Optional[Tuple[str, ...]] = None) -> Outcome:
     suffix = ".tileirbc" if case.form == "bytecode" else ".tileir"
     return run_case(case.data, f"fuzz{suffix}", corpus.module(case.source), stages)

@@ -17,13 +17,15 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tests.fuzz.harness import Corpus, make_case, run
+from tests.fuzz.harness import Corpus, make_case, run, unmutated_step_seconds, within_step_budget
 from tileir_diff.compare.result import EXIT_CODES
 
 EXAMPLES = int(os.environ.get("TILEIR_FUZZ_EXAMPLES", "300"))
 PROP = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-#: CPU seconds for loading or one consumer.
+#: CPU seconds for loading or one consumer; above it a step must also stay within STEP_RATIO times
+#: the same step on the unmutated file, measured then (a loaded CI machine tripled CPU times).
 STEP_LIMIT = 2.0
+STEP_RATIO = 4.0
 
 # every verdict's status, and 2 for bad input; 70 (internal error) is a failure
 CLI_STATUSES = set(EXIT_CODES.values()) | {2}
@@ -40,7 +42,8 @@ def _check(corpus, seed: int, kind: str):
     detail = f"{case.kind}/{case.mutation} of {corpus.paths[case.source].name} (seed {seed}): " \
              f"{out.status} in {out.stage}: {out.error}\n{out.trace}"
     assert out.status in ("rejected", "accepted"), detail
-    assert out.worst < STEP_LIMIT, f"{out.worst_stage} took {out.worst:.1f}s: {detail}"
+    assert within_step_budget(out.worst, lambda: unmutated_step_seconds(corpus, case, out.worst_stage),
+                              STEP_LIMIT, STEP_RATIO), f"{out.worst_stage} took {out.worst:.1f}s: {detail}"
     return out
 
 
@@ -95,5 +98,26 @@ def test_the_cli_gives_a_status_and_at_most_one_stderr_line_on_every_input(corpu
             else:
                 assert err == "", where
             assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", err), where
-            assert cpu < 2.0, f"{cpu:.2f}s of CPU: {where}"
+            original = (args[0], *args[1:-1], corpus.paths[case.source]) if args[0] != "diff" else \
+                (args[0], corpus.paths[case.source], corpus.paths[case.source], *args[3:])
+            assert within_step_budget(cpu, lambda: run_cli(*original, timeout=120)[1], 2.0, STEP_RATIO), \
+                f"{cpu:.2f}s of CPU: {where}"
     assert runs == 4 * int(os.environ.get("TILEIR_FUZZ_CLI_CASES", "10"))
+
+
+def test_step_budget_judges_a_slow_step_against_the_unmutated_file():
+    """Under the floor the reference is not measured; over it, only a step more than STEP_RATIO
+    times its unmutated reference is slow."""
+    def never():
+        raise AssertionError("reference measured under the floor")
+    assert within_step_budget(1.9, never, 2.0, 4.0)
+    assert within_step_budget(3.0, lambda: 1.0, 2.0, 4.0)
+    assert not within_step_budget(3.0, lambda: 0.5, 2.0, 4.0)
+    assert not within_step_budget(50.0, lambda: 2.0, 2.0, 4.0)
+
+
+def test_unmutated_step_seconds_measures_the_named_step(corpus):
+    rng = random.Random(3)
+    case = next(c for c in (make_case(corpus, rng, "grammar") for _ in range(50)) if c.form == "text")
+    assert unmutated_step_seconds(corpus, case, "diff-ref") > 0
+    assert unmutated_step_seconds(corpus, case, "load") > 0
