@@ -28,6 +28,8 @@ from tileir_diff.ir.types import PartitionViewType, PointerType, TileType
 
 from tileir_diff.interp import dtypes as dt
 from tileir_diff.interp.errors import InterpreterError
+from tileir_diff.interp.machine import entry_function
+from tileir_diff.launch.abi import array_words
 
 DEFAULT_TILE = 16
 _VIEW_MAKERS = ops_with(MAKES_VIEW)
@@ -124,17 +126,8 @@ class Layout:
         return f"@{self.entry}(" + ", ".join(parts) + ")"
 
 
-def _entry(module: Module, name: Optional[str]):
-    if name is not None:
-        return module.function(name)
-    entries = [f for f in module.functions if f.is_entry]
-    if len(entries) != 1:
-        raise InterpreterError(f"module has {len(entries)} entries; name one")
-    return entries[0]
-
-
 def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
-    f = _entry(module, entry)
+    f = entry_function(module, entry)
     args = list(f.arguments)
     arg_of: Dict[int, int] = {a.vid: i for i, a in enumerate(args)}
     facts: Dict[int, ArgFacts] = {i: ArgFacts() for i in range(len(args))}
@@ -231,9 +224,9 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
             pointer_only = guessed = False
         else:
             ndim = 1
-            nxt = [p + 1, p + 2]
+            nxt = [q for q, _ in _conventional_words(p, 1)]  # a 1-D array's size, then its stride
             if all(is_int_arg(q) and q not in claimed for q in nxt):
-                shape_args, stride_args = (p + 1,), (p + 2,)  # the cuTile Python convention
+                shape_args, stride_args = (nxt[0],), (nxt[1],)  # the cuTile Python convention
                 claimed.update(nxt)
                 guessed = False
             else:
@@ -273,9 +266,7 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
         spec = arrays[p]
         if spec.pointer_only:
             continue
-        conventional = [(p + 1 + d, "shape", d) for d in range(spec.ndim)] + \
-                       [(p + 1 + spec.ndim + d, "stride", d) for d in range(spec.ndim)]
-        for q, kind, d in conventional:
+        for q, (kind, d) in _conventional_words(p, spec.ndim):
             if q in pointers:
                 break
             taken = spec.shape_args[d] if kind == "shape" else spec.stride_args[d]
@@ -288,6 +279,12 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
         elif i not in slots:
             items.append(ScalarSpec(i, dt.name_of(args[i].type.element), facts[i], used=i in used))
     return Layout(f.name, items, tuple(axes), [str(a.type) for a in args], slots)
+
+
+def _conventional_words(pointer: int, ndim: int) -> List[Tuple[int, Tuple[str, int]]]:
+    """(entry argument, ("shape" | "stride", dim)) where the cuTile Python calling convention
+    (tileir_diff.launch.abi.array_words) puts the sizes and strides of the array at ``pointer``."""
+    return [(pointer + k, word) for k, word in enumerate(array_words(ndim)) if word[0] != "ptr"]
 
 
 _PTR_OPS = {n: a.address for n, a in POINTER_ACCESS.items()}  # memory op -> its pointer operand group

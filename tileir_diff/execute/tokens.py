@@ -22,9 +22,10 @@ from tileir_diff.dialect.access import MEMORY_ACCESS
 from tileir_diff.dialect.ops import OPS_BY_NAME
 from tileir_diff.dialect.traits import CONTROL_FLOW, TERMINATOR, ops_with
 from tileir_diff.ir import Module
+from tileir_diff.interp.machine import entry_function
 from tileir_diff.ir.types import TokenType
 
-from .signature import Layout, _entry
+from .signature import Layout
 
 #: memory op -> (index of the operand holding its view/pointer, writes?), from the op table
 MEMORY_OPS = {n: (a.address_index, a.writes) for n, a in MEMORY_ACCESS.items()}
@@ -46,7 +47,7 @@ def _terminators(op) -> Iterable:
 def memory_accesses(module: Module, layout: Layout) -> Tuple[List[Tuple[FrozenSet[int], bool, FrozenSet[int]]], Dict[int, int]]:
     """Per memory op (in program order): (arrays it may touch, writes?, memory ops ordered before
     it by tokens, as indices into this list)."""
-    f = _entry(module, layout.entry)
+    f = entry_function(module, layout.entry)
     array_of_arg = {spec.pointer_arg: k for k, spec in enumerate(layout.arrays)}
     roots: Dict[int, FrozenSet[int]] = {}
     for i, a in enumerate(f.arguments):

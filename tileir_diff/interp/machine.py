@@ -97,6 +97,20 @@ def _float_compute(a: np.ndarray, elem: str) -> np.ndarray:
     return np.asarray(a, dtype=dt.compute_dtype(elem))
 
 
+def entry_function(module: Module, entry: Optional[str] = None):
+    """The function ``entry`` names, or the module's only entry function; InterpreterError otherwise."""
+    if entry is None:
+        entries = [f for f in module.functions if f.is_entry]
+        if len(entries) != 1:
+            raise InterpreterError(f"module has {len(entries)} entry functions "
+                                   f"({', '.join(f.name for f in entries)}); name one")
+        return entries[0]
+    try:
+        return module.function(entry)
+    except KeyError:
+        raise InterpreterError(f"no function @{entry} (has: {', '.join(f.name for f in module.functions)})") from None
+
+
 class Interpreter:
     def __init__(self, module: Module, memory: Optional[Memory] = None, options: Optional[Options] = None):
         self.module = module
@@ -148,16 +162,7 @@ class Interpreter:
                             raise InterpreterError(f"'{r.kind}' outside a loop in @{f.name}")
 
     def _entry(self, entry: Optional[str]):
-        if entry is None:
-            entries = [f for f in self.module.functions if f.is_entry]
-            if len(entries) != 1:
-                raise InterpreterError(f"module has {len(entries)} entry functions "
-                                       f"({', '.join(f.name for f in entries)}); name one")
-            return entries[0]
-        try:
-            return self.module.function(entry)
-        except KeyError:
-            raise InterpreterError(f"no function @{entry} (has: {', '.join(f.name for f in self.module.functions)})") from None
+        return entry_function(self.module, entry)
 
     def _bind(self, t, v, i: int):
         if isinstance(t, TileType) and isinstance(t.element, PointerType):

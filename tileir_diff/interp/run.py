@@ -1,8 +1,9 @@
 """Convenient entry points: run a kernel on NumPy arrays, or a reference-suite variant by name.
 
-Arguments follow the cutile_python_v2 calling convention: an array becomes its data pointer,
-then its shape, then its strides (in elements); a scalar is passed by value; constants are
-compiled in and not passed.
+Arguments follow the cutile_python_v2 calling convention, which tileir_diff.launch owns (one
+description for the interpreter and the GPU launcher): an array becomes its data pointer, then
+its shape, then its strides (in elements); a scalar is passed by value; constants are compiled
+in and not passed.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import numpy as np
 
 from tileir_diff.ir import Module
 from tileir_diff.ir.types import PointerType, TileType
+from tileir_diff.launch.abi import ArrayArg, array_values, pack_arguments
+from tileir_diff.launch.launcher import grid_for_inputs
 
 from . import dtypes as dt
 from .errors import InterpreterError
@@ -66,9 +69,7 @@ def flatten_args(args: Sequence[Any], memory: Memory, index_dtypes: Optional[Seq
         if isinstance(a, (HostArray, np.ndarray)) and not (isinstance(a, np.ndarray) and a.ndim == 0):
             h = _host(a)
             h.address = memory.put_array(h.values, h.elem, h.strides, label=f"arg{i}")
-            flat.append(h.address)
-            flat.extend(int(n) for n in h.values.shape)
-            flat.extend(int(s) for s in h.strides)
+            flat.extend(array_values(h.address, h.values.shape, h.strides))
             placed.append((i, h))
         else:
             flat.append(a.item() if isinstance(a, np.ndarray) else a)
@@ -108,8 +109,6 @@ def run_kernel(module: Module, args: Sequence[Any], grid: Sequence[int], *, entr
 def variant_args(variant, arrays: Mapping[str, Any], memory: Memory) -> Tuple[list, Dict[str, HostArray]]:
     """Flat entry arguments for an analysis.json ``variant`` from named arrays and scalars, checked
     and ordered by the launcher's own packing (``tileir_diff.launch.abi.pack_arguments``)."""
-    from tileir_diff.launch.abi import ArrayArg, pack_arguments
-
     values: Dict[str, Any] = {}
     hosts: Dict[str, HostArray] = {}
     for p in variant.params:
@@ -134,9 +133,6 @@ def run_variant(variant, module: Module, arrays: Mapping[str, Any], *, shape: Op
     """Run a reference variant's exported module on named arrays (``arrays``: param -> NumPy
     array or HostArray, scalars -> numbers). The grid comes from analysis.json unless given.
     ``RunResult.arrays`` holds every array param's contents after the run."""
-    from tileir_diff.launch.abi import ArrayArg
-    from tileir_diff.launch.launcher import grid_for_inputs
-
     memory = Memory()
     flat, hosts = variant_args(variant, arrays, memory)
     if grid is None:

@@ -1,10 +1,16 @@
-"""Packs kernel arguments in the cutile_python_v2 calling convention (no CUDA needed).
+"""The cutile_python_v2 calling convention and the packing of kernel arguments (no CUDA needed).
 
 Per array param: the data pointer, then ndim shape values, then ndim stride values (in elements),
-all of the param's index_dtype; per scalar: one value of its dtype; constants: nothing. The
+all of the param's index_dtype; per scalar: one value of its dtype; constants: nothing. That
+order is written once, in ``array_words``; the launcher's packing, the interpreter's argument
+flattening (interp/run.py), the launch facts' argument names (suite/launch_facts.py) and the
+differential check's reading of an entry (execute/signature.py) all take it from there. The
 arrays are checked against the assumptions the export baked into the kernel (dtype, rank,
 static strides, divisibility, index range), because violating them is undefined behaviour on
 the GPU rather than an error.
+
+A variant is read duck-typed (``params``, ``symbol``, ``constants``: suite/catalog.py's
+VariantSpec), so this module imports nothing of the suite and sits below the interpreter.
 """
 
 from __future__ import annotations
@@ -12,11 +18,50 @@ from __future__ import annotations
 import ctypes
 import struct
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
-from tileir_diff.suite.catalog import DTYPE_SIZES, ParamSpec, VariantSpec
+# A variant and its params as this module reads them (suite/catalog.py's VariantSpec and ParamSpec,
+# duck-typed: the catalog imports this module, not the reverse).
+VariantSpec = ParamSpec = Any
 
-__all__ = ["ArgumentError", "ArrayArg", "PackedArgs", "as_array_arg", "pack_arguments"]
+__all__ = ["ArgumentError", "ArrayArg", "DTYPE_SIZES", "INDEX_DTYPES", "PackedArgs", "argument_words", "array_values", "array_words",
+           "as_array_arg", "host_dtype_name", "pack_arguments"]
+
+#: Host (torch) dtype name -> bytes per element: the dtypes a kernel argument may have.
+DTYPE_SIZES: dict[str, int] = {
+    "bool": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8,
+    "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8,
+    "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8,
+    "float8_e4m3fn": 1, "float8_e5m2": 1,
+}
+
+
+def host_dtype_name(dtype: Any) -> str:
+    """The host dtype name of a torch dtype or a name: ``torch.float16`` and ``float16`` are ``float16``."""
+    return str(dtype).removeprefix("torch.")
+
+
+def array_words(ndim: int) -> tuple[tuple[str, int], ...]:
+    """The entry arguments one array of rank ``ndim`` becomes, in order: ``("ptr", 0)``, then
+    ``("shape", d)`` per dim, then ``("stride", d)`` per dim."""
+    return (("ptr", 0),) + tuple(("shape", d) for d in range(ndim)) + tuple(("stride", d) for d in range(ndim))
+
+
+def array_values(ptr: int, shape: Sequence[int], strides: Sequence[int]) -> list[int]:
+    """The entry argument values of one array, in ``array_words`` order."""
+    parts = {"ptr": (ptr,), "shape": shape, "stride": strides}
+    return [int(parts[what][d]) for what, d in array_words(len(shape))]
+
+
+def argument_words(params: Sequence[ParamSpec]) -> Iterator[tuple[str, str, int]]:
+    """``(param, "ptr"|"shape"|"stride"|"scalar", dim)`` per entry argument of a kernel with
+    these params, in order (constants are compiled in and take none)."""
+    for p in params:
+        if p.kind == "array":
+            for what, d in array_words(p.ndim):
+                yield p.name, what, d
+        elif p.kind == "scalar":
+            yield p.name, "scalar", 0
 
 
 class ArgumentError(ValueError):
@@ -40,12 +85,14 @@ def as_array_arg(value: Any) -> ArrayArg:
     if hasattr(value, "data_ptr") and hasattr(value, "stride"):
         if getattr(value, "is_cuda", True) is False:
             raise ArgumentError(f"tensor is on {getattr(value, 'device', 'the CPU')}, not a CUDA device")
-        dtype = str(value.dtype).removeprefix("torch.")
+        dtype = host_dtype_name(value.dtype)
         return ArrayArg(int(value.data_ptr()), tuple(int(s) for s in value.shape),
                         tuple(int(s) for s in value.stride()), dtype)
     raise ArgumentError(f"expected a tensor or ArrayArg, got {type(value).__name__}")
 
 
+#: The types a kernel's sizes and strides may have (a ParamSpec's index_dtype).
+INDEX_DTYPES = ("int32", "int64")
 _INDEX_CTYPES = {"int32": ctypes.c_int32, "int64": ctypes.c_int64}
 _INDEX_RANGE = {"int32": (-(2 ** 31), 2 ** 31 - 1), "int64": (-(2 ** 63), 2 ** 63 - 1)}
 
@@ -171,19 +218,11 @@ def pack_arguments(variant: VariantSpec, values: Mapping[str, Any]) -> PackedArg
         except ArgumentError as exc:
             raise ArgumentError(f"{variant.symbol}: {exc}") from None
         idx = _INDEX_CTYPES[p.index_dtype]  # type: ignore[index]
-        packed.append(ctypes.c_uint64(a.ptr))
-        described.append((f"{p.name}.ptr", "c_uint64", a.ptr))
-        for d, size in enumerate(a.shape):
-            packed.append(idx(size))
-            described.append((f"{p.name}.shape[{d}]", idx.__name__, size))
-        for d, stride in enumerate(strides):
-            packed.append(idx(stride))
-            described.append((f"{p.name}.stride[{d}]", idx.__name__, stride))
+        for (what, d), v in zip(array_words(p.ndim), array_values(a.ptr, a.shape, strides)):
+            c = ctypes.c_uint64(v) if what == "ptr" else idx(v)
+            packed.append(c)
+            described.append((f"{p.name}.ptr" if what == "ptr" else f"{p.name}.{what}[{d}]", type(c).__name__, v))
     return PackedArgs(packed, described)
-
-
-def element_size(dtype: str) -> int:
-    return DTYPE_SIZES[dtype]
 
 
 def shapes_of(variant: VariantSpec, values: Mapping[str, Any]) -> dict[str, tuple[int, ...]]:
@@ -191,4 +230,4 @@ def shapes_of(variant: VariantSpec, values: Mapping[str, Any]) -> dict[str, tupl
     return {p.name: as_array_arg(values[p.name]).shape for p in variant.arrays if p.name in values}
 
 
-__all__ += ["element_size", "shapes_of"]
+__all__ += ["shapes_of"]

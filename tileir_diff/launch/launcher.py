@@ -8,7 +8,9 @@ from typing import Any, Mapping
 
 from tileir_diff.launch.abi import ArgumentError, pack_arguments, shapes_of
 from tileir_diff.launch.driver import driver
-from tileir_diff.suite.catalog import VariantSpec
+from tileir_diff.launch.stream import stream_handle
+
+VariantSpec = Any  # suite/catalog.py's VariantSpec, read duck-typed (params, symbol, grid_for)
 
 __all__ = ["CubinKernel", "LaunchError", "launch_variant", "grid_for_inputs", "prepare_launch"]
 
@@ -85,14 +87,8 @@ def launch_variant(variant: VariantSpec, cubin: Path | str | CubinKernel, values
     The launch is asynchronous on `stream` (a torch.cuda.Stream or a raw handle), by default the
     current torch stream of the arrays' device. Outputs must be pre-allocated by the caller.
     """
-    values = {k: v for k, v in values.items() if not any(p.name == k and p.kind == "constant" for p in variant.params)}
-    devices = {getattr(values[p.name], "device", None) for p in variant.arrays if p.name in values}
-    devices.discard(None)
-    if len(devices) > 1:
-        raise ArgumentError(f"{variant.symbol}: arrays on several devices {sorted(map(str, devices))}")
-    device_ordinal = next(iter(devices)).index if devices else 0
-    if device_ordinal is None:
-        device_ordinal = 0
+    values = _without_constants(variant, values)
+    device_ordinal = _device_ordinal(variant, values)
     packed = pack_arguments(variant, values)
     grid = grid_for_inputs(variant, values, shape)
     kernel = cubin if isinstance(cubin, CubinKernel) else _cached_kernel(cubin, variant.symbol)
@@ -108,10 +104,8 @@ def prepare_launch(variant: VariantSpec, cubin: Path | str | CubinKernel, values
     For benchmarks: argument checks, packing, module load and the stream lookup happen once here.
     The tensors in `values` must stay alive while the callable is used.
     """
-    values = {k: v for k, v in values.items() if not any(p.name == k and p.kind == "constant" for p in variant.params)}
-    devices = {getattr(values[p.name], "device", None) for p in variant.arrays if p.name in values}
-    devices.discard(None)
-    device_ordinal = (next(iter(devices)).index or 0) if devices else 0
+    values = _without_constants(variant, values)
+    device_ordinal = _device_ordinal(variant, values)
     packed = pack_arguments(variant, values)
     grid = grid_for_inputs(variant, values, shape)
     kernel = cubin if isinstance(cubin, CubinKernel) else _cached_kernel(cubin, variant.symbol)
@@ -127,14 +121,22 @@ def prepare_launch(variant: VariantSpec, cubin: Path | str | CubinKernel, values
     return relaunch
 
 
-def _stream_handle(stream: Any, device_ordinal: int) -> int:
-    if stream is None:
-        import torch  # only here: the caller works with torch tensors
+def _without_constants(variant: VariantSpec, values: Mapping[str, Any]) -> dict[str, Any]:
+    constants = {p.name for p in variant.params if p.kind == "constant"}
+    return {k: v for k, v in values.items() if k not in constants}
 
-        return int(torch.cuda.current_stream(device_ordinal).cuda_stream)
-    if isinstance(stream, int):
-        return stream
-    handle = getattr(stream, "cuda_stream", None)
-    if handle is None:
-        raise ArgumentError(f"stream must be a torch.cuda.Stream or an int handle, got {type(stream).__name__}")
-    return int(handle)
+
+def _device_ordinal(variant: VariantSpec, values: Mapping[str, Any]) -> int:
+    """The one device the arrays are on (0 when they say none); ArgumentError for several."""
+    devices = {getattr(values[p.name], "device", None) for p in variant.arrays if p.name in values}
+    devices.discard(None)
+    if len(devices) > 1:
+        raise ArgumentError(f"{variant.symbol}: arrays on several devices {sorted(map(str, devices))}")
+    return (next(iter(devices)).index or 0) if devices else 0
+
+
+def _stream_handle(stream: Any, device_ordinal: int) -> int:
+    try:
+        return stream_handle(stream, device_ordinal)
+    except TypeError as exc:  # a bad argument of a launch: the launcher's own error
+        raise ArgumentError(str(exc)) from None

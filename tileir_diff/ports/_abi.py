@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 from typing import Optional, Sequence
 
+from tileir_diff.launch.abi import host_dtype_name
 from tileir_diff.ports.registry import FUNCTIONS
 
 __all__ = [
@@ -162,24 +163,19 @@ class TileirTensor(ctypes.Structure):
     ]
 
 
+_Dims = ctypes.c_int64 * MAX_RANK
+
+
 def descriptor(data: int, shape: Sequence[int], strides: Sequence[int], dtype: str | int) -> TileirTensor:
     """A descriptor from raw values. Rank > 5 keeps the true ndim so the library rejects it (BAD_RANK)."""
     if isinstance(dtype, str):
-        if dtype.startswith("torch."):
-            dtype = dtype[len("torch."):]
+        dtype = host_dtype_name(dtype)
         if dtype not in DTYPE_CODES:
             raise UnsupportedDtypeError(f"UNSUPPORTED_DTYPE: {dtype} has no TILEIR_DTYPE code", Status.UNSUPPORTED_DTYPE)
         dtype = DTYPE_CODES[dtype]
     if len(shape) != len(strides):
         raise ValueError(f"shape {tuple(shape)} and strides {tuple(strides)} differ in length")
-    d = TileirTensor()
-    d.data = data
-    d.ndim = len(shape)
-    d.dtype = dtype
-    for i, (n, s) in enumerate(zip(shape[:MAX_RANK], strides[:MAX_RANK])):
-        d.shape[i] = n
-        d.strides[i] = s
-    return d
+    return TileirTensor(data, _Dims(*shape[:MAX_RANK]), _Dims(*strides[:MAX_RANK]), len(shape), dtype)
 
 
 def library_candidates() -> list[Path]:

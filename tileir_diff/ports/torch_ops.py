@@ -11,8 +11,10 @@ import struct
 import threading
 from typing import Any, Optional
 
+from tileir_diff.launch.abi import host_dtype_name
+from tileir_diff.launch.stream import cuda_device_of, stream_handle
 from tileir_diff.ports._abi import (
-    DTYPE_CODES, MAX_RANK, Status, TileirTensor, UnsupportedDtypeError, check, load_library,
+    DTYPE_CODES, MAX_RANK, Status, TileirTensor, UnsupportedDtypeError, check, descriptor, load_library,
 )
 
 __all__ = ["vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmul_fp8", "silu_and_mul", "swiglu",
@@ -25,7 +27,6 @@ __all__ = ["vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmu
 RMS_NORM_BWD_ROWS_PER_BLOCK = 64
 
 
-_Dims = ctypes.c_int64 * MAX_RANK
 _dtype_codes: dict = {}  # dtype object -> TILEIR_DTYPE code, filled from DTYPE_CODES by name
 
 
@@ -34,8 +35,7 @@ def _dtype_code(dtype: Any) -> int:
         return _dtype_codes[dtype]
     except (KeyError, TypeError):  # TypeError: an unhashable stand-in dtype
         pass
-    name = str(dtype)
-    name = name[len("torch."):] if name.startswith("torch.") else name
+    name = host_dtype_name(dtype)
     if name not in DTYPE_CODES:
         raise UnsupportedDtypeError(f"UNSUPPORTED_DTYPE: {name} has no TILEIR_DTYPE code", Status.UNSUPPORTED_DTYPE)
     code = DTYPE_CODES[name]
@@ -49,11 +49,7 @@ def _dtype_code(dtype: Any) -> int:
 def _desc(t: Any) -> TileirTensor:
     """The descriptor of tensor `t`, as descriptor() builds it, in one constructor call. Rank > 5
     keeps the true ndim (the library rejects it); the dims past 5 are dropped."""
-    shape, strides = tuple(t.shape), tuple(t.stride())
-    if len(shape) != len(strides):
-        raise ValueError(f"shape {shape} and strides {strides} differ in length")
-    return TileirTensor(int(t.data_ptr()), _Dims(*shape[:MAX_RANK]), _Dims(*strides[:MAX_RANK]), len(shape),
-                        _dtype_code(t.dtype))
+    return descriptor(int(t.data_ptr()), tuple(t.shape), tuple(t.stride()), _dtype_code(t.dtype))
 
 
 # The hot path writes the descriptors with one struct.pack_into each into a per-thread array of
@@ -100,39 +96,14 @@ def _descriptor_pointers(tensors) -> list:
     return slots.pointers[:len(tensors)]
 
 
-_current_raw_stream = None  # torch's current stream handle of a device, looked up on first use
-
-
-def _torch_current_stream():
-    """A function device -> torch's current stream handle there. torch's private raw getter
-    (what triton's launcher calls; no Stream object is built) when torch has it, else the
-    public torch.cuda.current_stream."""
-    global _current_raw_stream
-    if _current_raw_stream is None:
-        import torch  # only for the stream; the descriptors need no torch
-
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-        _current_raw_stream = raw if raw is not None else (
-            lambda device: int(torch.cuda.current_stream(device).cuda_stream))
-    return _current_raw_stream
-
-
 def _device_and_stream(tensors, stream) -> tuple[int, int]:
-    """Device of the first CUDA tensor and the stream to launch on: `stream` when given (a
-    torch.cuda.Stream or a raw handle), else torch's current stream on that device. With no
-    CUDA tensor: device 0, stream 0, and the library rejects the host memory."""
-    device = None
-    for t in tensors:
-        d = t.device
-        if getattr(d, "type", None) == "cuda":
-            device = d.index
-            break
-    if stream is not None:
-        handle = getattr(stream, "cuda_stream", stream)
-        return (0 if device is None else device), int(handle)
+    """Device of the first CUDA tensor and the stream to launch on (launch/stream.py: `stream`
+    when given, else torch's current stream on that device). With no CUDA tensor: device 0,
+    stream `stream` or 0, and the library rejects the host memory."""
+    device = cuda_device_of(tensors)
     if device is None:
-        return 0, 0
-    return device, int(_torch_current_stream()(device))
+        return 0, (0 if stream is None else stream_handle(stream, 0))
+    return device, stream_handle(stream, device)
 
 
 def _call(fn_name: str, tensors, *scalars, stream=None, library=None) -> None:

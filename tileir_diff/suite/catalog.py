@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from tileir_diff.launch.abi import DTYPE_SIZES, INDEX_DTYPES
 from tileir_diff.suite.expr import ExprError, evaluate, names_in
 
 __all__ = [
     "CatalogError",
-    "DTYPE_SIZES",
     "FAMILIES",
     "OpSpec",
     "ParamSpec",
@@ -31,15 +31,8 @@ __all__ = [
     "repo_root",
 ]
 
-DTYPE_SIZES: dict[str, int] = {
-    "bool": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8,
-    "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8,
-    "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8,
-    "float8_e4m3fn": 1, "float8_e5m2": 1,
-}
 FAMILIES = ("elementwise", "normalization", "reduction", "gemm", "attention", "moe",
             "quantization", "layout", "positional")
-INDEX_DTYPES = ("int32", "int64")
 ROLES = ("input", "output", "inout")
 # A shape is "ragged" when some symbol is not a multiple of this: every tile size in the suite is a
 # power of two >= 16 or splits a dimension one element per block, so such a shape leaves a partial tile.

@@ -18,6 +18,8 @@ import ast
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from tileir_diff.launch.abi import argument_words
+
 _EXTENT = re.compile(r"\b([A-Za-z_]\w*)\.shape\[(\d+)\]")
 _NAME = re.compile(r"\b([A-Za-z_]\w*)\b")
 
@@ -27,24 +29,9 @@ class LaunchFactError(ValueError):
 
 
 def argument_layout(variant) -> Dict[Tuple[str, str, int], int]:
-    """``(param, "ptr"|"shape"|"stride", dim) -> entry argument index`` of the Python kernel."""
-    out, k = {}, 0
-    for p in variant.params:
-        if p.kind == "constant":
-            continue
-        if p.kind == "array":
-            out[(p.name, "ptr", 0)] = k
-            k += 1
-            for d in range(p.ndim):
-                out[(p.name, "shape", d)] = k
-                k += 1
-            for d in range(p.ndim):
-                out[(p.name, "stride", d)] = k
-                k += 1
-        else:
-            out[(p.name, "scalar", 0)] = k
-            k += 1
-    return out
+    """``(param, "ptr"|"shape"|"stride"|"scalar", dim) -> entry argument index`` of the Python
+    kernel (the calling convention of tileir_diff.launch.abi)."""
+    return {word: k for k, word in enumerate(argument_words(variant.params))}
 
 
 def resolve(fact: str, variant) -> str:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tileir_diff.suite.catalog import DTYPE_SIZES, repo_root
+from tileir_diff.launch.abi import DTYPE_SIZES
+from tileir_diff.suite.catalog import repo_root
 
 from tileir_diff.interp import HostArray, run_variant
 from tileir_diff.interp.errors import InterpreterError
