@@ -42,7 +42,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tileir_diff.launch.abi import ArgumentError, ArrayArg, pack_arguments  # noqa: E402
+from tileir_diff.launch.abi import ArgumentError, ArrayArg, host_dtype_name, pack_arguments  # noqa: E402
 from tileir_diff.suite.catalog import RAGGED_MODULUS, is_ragged, load_catalog  # noqa: E402
 
 GENERATOR_VERSION = 1
@@ -75,7 +75,7 @@ def load_ref(op):
 
 
 def dtype_name(t) -> str:
-    return str(t.dtype).removeprefix("torch.")
+    return host_dtype_name(t.dtype)
 
 
 def host_values(torch, t):

@@ -99,3 +99,12 @@ def test_the_ir_core_imports_no_reader_printer_or_later_stage():
     for me, other, where in _imports():
         if me == "ir":
             assert other in below_ir, f"{where}: the IR core imports {other}"
+
+
+def test_the_launch_package_stands_alone():
+    """launch/ is the one description of how a kernel is called and launched; it reads the suite's
+    variants duck-typed, so the interpreter, execute/, the suite and the ports can all import it."""
+    crossings = [f"{where}: launch imports {other}" for me, other, where in _imports() if me == "launch"]
+    assert not crossings, "\n".join(crossings)
+    users = {me for me, other, _ in _imports() if other == "launch"}
+    assert {"interp", "execute", "suite", "ports"} <= users, f"launch/ is imported by {sorted(users)} only"

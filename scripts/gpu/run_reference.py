@@ -37,6 +37,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
+from tileir_diff.launch.abi import host_dtype_name  # noqa: E402
 from tileir_diff.suite.catalog import CatalogError, default_reference_root, load_catalog, load_op  # noqa: E402
 
 SEED = 1234
@@ -71,7 +72,7 @@ def _clone_inputs(torch, inputs):
 
 def _compare(torch, name, got, expected, tol, poison_int):
     """Statistics of one output against its expected values; passes iff every element is within tolerance."""
-    out = {"numel": got.numel(), "dtype": str(got.dtype).removeprefix("torch.")}
+    out = {"numel": got.numel(), "dtype": host_dtype_name(got.dtype)}
     if tuple(expected.shape) != tuple(got.shape):
         out.update(passed=False, error=f"reference shape {tuple(expected.shape)} != output shape {tuple(got.shape)}")
         return out

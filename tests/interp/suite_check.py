@@ -10,6 +10,7 @@ import numpy as np
 
 from tileir_diff import load
 from tileir_diff.interp import HostArray, run_variant
+from tileir_diff.launch.abi import host_dtype_name
 from tileir_diff.suite.catalog import repo_root
 
 SEED = 1234
@@ -39,7 +40,7 @@ def smallest_shapes(variant, count: int = 1):
 
 
 def to_host(torch, t) -> HostArray:
-    dtype = str(t.dtype).removeprefix("torch.")
+    dtype = host_dtype_name(t.dtype)
     values = t.detach().to(torch.float32).numpy() if dtype in ("bfloat16", "float8_e4m3fn", "float8_e5m2") \
         else t.detach().numpy()
     return HostArray(np.array(values), dtype, tuple(int(s) for s in t.stride()))

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from tileir_diff.interp.dtypes import HOST_TO_ELEMENT
 from tileir_diff.interp.memory import Memory
 from tileir_diff.interp.run import flatten_args
 from tileir_diff.launch import abi, launcher, stream
@@ -101,6 +102,8 @@ def test_the_launcher_refuses_arrays_on_several_devices():
 
 def test_dtype_names_are_the_conventions():
     assert abi.host_dtype_name("torch.bfloat16") == abi.host_dtype_name("bfloat16") == "bfloat16"
-    # every dtype the Rust C ABI has a code for is a host dtype of the convention
+    # every dtype the Rust C ABI has a code for, and every one the interpreter can hold, is a host
+    # dtype of the convention (and the interpreter holds them all)
     assert set(DTYPE_CODES) <= set(abi.DTYPE_SIZES)
+    assert set(HOST_TO_ELEMENT) == set(abi.DTYPE_SIZES)
     assert descriptor(0x10, (4,), (1,), "torch.float16").dtype == DTYPE_CODES["float16"]

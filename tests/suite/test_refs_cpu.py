@@ -19,7 +19,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from tileir_diff.launch.abi import ArrayArg, pack_arguments  # noqa: E402
+from tileir_diff.launch.abi import ArrayArg, host_dtype_name, pack_arguments  # noqa: E402
 from tileir_diff.launch.launcher import grid_for_inputs  # noqa: E402
 from tileir_diff.suite.catalog import load_catalog  # noqa: E402
 from tileir_diff.suite.refutil import POISON_INT  # noqa: E402
@@ -45,7 +45,7 @@ def _load(path: Path, name: str):
 
 
 def _array_arg(t) -> ArrayArg:
-    return ArrayArg(t.data_ptr(), tuple(t.shape), tuple(t.stride()), str(t.dtype).removeprefix("torch."))
+    return ArrayArg(t.data_ptr(), tuple(t.shape), tuple(t.stride()), host_dtype_name(t.dtype))
 
 
 def _poisoned(t) -> bool:
@@ -65,7 +65,7 @@ def _inputs_as_exported(ref, variant, shape, *, scalars_may_default: bool = Fals
     assert set(inputs) == {p.name for p in variant.params if p.kind != "constant"} - defaulted
     for p in variant.arrays:
         t = inputs[p.name]
-        assert str(t.dtype).removeprefix("torch.") == p.dtype and t.dim() == p.ndim, p.name
+        assert host_dtype_name(t.dtype) == p.dtype and t.dim() == p.ndim, p.name
         if p.name in shape.get("noncontiguous", []):
             assert not t.is_contiguous(), p.name
         if p.is_output:

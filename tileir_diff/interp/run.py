@@ -45,6 +45,10 @@ class HostArray:
     def elem(self) -> str:
         return dt.HOST_TO_ELEMENT[self.dtype]
 
+    def as_arg(self) -> ArrayArg:
+        """The array as a launch sees it (placed: ``address`` set), for the launcher's packing."""
+        return ArrayArg(self.address, tuple(self.values.shape), tuple(self.strides), self.dtype)
+
 
 @dataclass
 class RunResult:
@@ -121,7 +125,7 @@ def variant_args(variant, arrays: Mapping[str, Any], memory: Memory) -> Tuple[li
                 h = HostArray(h.values, p.dtype, h.strides)
             h.address = memory.put_array(h.values, h.elem, h.strides, label=p.name)
             hosts[p.name] = h
-            values[p.name] = ArrayArg(h.address, tuple(h.values.shape), tuple(h.strides), p.dtype)
+            values[p.name] = h.as_arg()
         else:
             values[p.name] = arrays[p.name]
     packed = pack_arguments(variant, values)
@@ -136,8 +140,7 @@ def run_variant(variant, module: Module, arrays: Mapping[str, Any], *, shape: Op
     memory = Memory()
     flat, hosts = variant_args(variant, arrays, memory)
     if grid is None:
-        shaped = {n: ArrayArg(h.address, tuple(h.values.shape), tuple(h.strides), h.dtype) for n, h in hosts.items()}
-        grid = grid_for_inputs(variant, shaped, shape)
+        grid = grid_for_inputs(variant, {n: h.as_arg() for n, h in hosts.items()}, shape)
     interp = Interpreter(module, memory, options)
     interp.run(variant.symbol if _has(module, variant.symbol) else None, flat, grid)
     result = RunResult(memory, interp.prints, interp.grid)

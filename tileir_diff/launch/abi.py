@@ -18,7 +18,7 @@ from __future__ import annotations
 import ctypes
 import struct
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 # A variant and its params as this module reads them (suite/catalog.py's VariantSpec and ParamSpec,
 # duck-typed: the catalog imports this module, not the reverse).
@@ -68,9 +68,9 @@ class ArgumentError(ValueError):
     """An argument does not fit the variant's exported signature."""
 
 
-@dataclass(frozen=True)
-class ArrayArg:
-    """A device array as the launcher sees it: address, shape, strides in elements, dtype name."""
+class ArrayArg(NamedTuple):
+    """A device array as the launcher sees it: address, shape, strides in elements, dtype name
+    (an immutable record of the four values, the fields of ``array_values`` plus the dtype)."""
 
     ptr: int
     shape: tuple[int, ...]

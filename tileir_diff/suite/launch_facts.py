@@ -5,8 +5,8 @@ An entry is ``{"fact": "grid.x == cdiv(c.shape[0], BM) * cdiv(c.shape[1], BN)", 
 one comparison over ``grid.x``/``grid.y``/``grid.z``, array extents ``<param>.shape[d]``, the
 variant's integer constants, integers, ``+ - * // %``, ``cdiv``, ``min``, ``max``. For one
 variant it resolves to the kernel's own entry arguments (``arg11`` is ``c.shape[0]`` in the
-Python kernel's calling convention: per array its base, then its extents, then its strides;
-per scalar one word), the form the proof step takes (``check.smt.launch_fact``).
+Python kernel's calling convention, ``tileir_diff.launch.abi.argument_words``: per array its
+base, then its extents, then its strides; per scalar one word), the form the proof step takes (``check.smt.launch_fact``).
 
 The proof uses a fact only as stated; tests/suite/test_launch_facts.py checks that the Python
 reference launcher (``tileir_diff.launch``) and the Rust C ABI (through the fake driver of
