@@ -19,7 +19,7 @@ from tileir_diff.launch.launcher import grid_for_inputs
 
 from . import dtypes as dt
 from .errors import InterpreterError
-from .machine import Interpreter, Options
+from .machine import Interpreter, Options, entry_function
 from .memory import Memory, element_strides
 
 
@@ -154,8 +154,7 @@ def _has(module: Module, name: str) -> bool:
 
 def entry_layout(module: Module, entry: Optional[str] = None) -> List[str]:
     """One word per entry argument (``ptr<f16>``, ``i32``...), for error messages and the CLI."""
-    interp = Interpreter(module)
-    f = interp._entry(entry)
+    f = entry_function(module, entry)
     out = []
     for a in f.arguments:
         t = a.type
