@@ -27,6 +27,12 @@ def test_array_words_pointer_then_sizes_then_strides():
     assert array_words(2) == (("ptr", 0), ("shape", 0), ("shape", 1), ("stride", 0), ("stride", 1))
     assert array_words(0) == (("ptr", 0),)
     assert array_values(0x100, (3, 4), (4, 1)) == [0x100, 3, 4, 4, 1]
+    # array_values writes the order out (it runs on every launch): it must be array_words' order
+    for ndim in range(5):
+        shape, strides = tuple(10 + d for d in range(ndim)), tuple(20 + d for d in range(ndim))
+        by_word = [{"ptr": 1, "shape": shape[d] if d < ndim else None, "stride": strides[d] if d < ndim else None}[w]
+                   for w, d in array_words(ndim)]
+        assert array_values(1, shape, strides) == by_word
 
 
 def _values_for(v):

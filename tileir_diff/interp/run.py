@@ -73,7 +73,7 @@ def flatten_args(args: Sequence[Any], memory: Memory, index_dtypes: Optional[Seq
         if isinstance(a, (HostArray, np.ndarray)) and not (isinstance(a, np.ndarray) and a.ndim == 0):
             h = _host(a)
             h.address = memory.put_array(h.values, h.elem, h.strides, label=f"arg{i}")
-            flat.extend(array_values(h.address, h.values.shape, h.strides))
+            flat.extend(array_values(h.address, tuple(map(int, h.values.shape)), tuple(map(int, h.strides))))
             placed.append((i, h))
         else:
             flat.append(a.item() if isinstance(a, np.ndarray) else a)

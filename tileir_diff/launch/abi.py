@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import struct
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 # A variant and its params as this module reads them (suite/catalog.py's VariantSpec and ParamSpec,
@@ -48,9 +49,16 @@ def array_words(ndim: int) -> tuple[tuple[str, int], ...]:
 
 
 def array_values(ptr: int, shape: Sequence[int], strides: Sequence[int]) -> list[int]:
-    """The entry argument values of one array, in ``array_words`` order."""
-    parts = {"ptr": (ptr,), "shape": shape, "stride": strides}
-    return [int(parts[what][d]) for what, d in array_words(len(shape))]
+    """The entry argument values of one array, in ``array_words`` order (written out, not looked
+    up word by word: the launcher packs on every launch; tests/launch/test_convention.py checks
+    that the two orders agree)."""
+    return [ptr, *shape, *strides]
+
+
+@lru_cache(maxsize=None)
+def _word_names(name: str, ndim: int) -> tuple[str, ...]:
+    """``x.ptr``, ``x.shape[0]``, ..., ``x.stride[0]``, ...: PackedArgs.described's names of an array."""
+    return tuple(f"{name}.ptr" if what == "ptr" else f"{name}.{what}[{d}]" for what, d in array_words(ndim))
 
 
 def argument_words(params: Sequence[ParamSpec]) -> Iterator[tuple[str, str, int]]:
@@ -218,10 +226,10 @@ def pack_arguments(variant: VariantSpec, values: Mapping[str, Any]) -> PackedArg
         except ArgumentError as exc:
             raise ArgumentError(f"{variant.symbol}: {exc}") from None
         idx = _INDEX_CTYPES[p.index_dtype]  # type: ignore[index]
-        for (what, d), v in zip(array_words(p.ndim), array_values(a.ptr, a.shape, strides)):
-            c = ctypes.c_uint64(v) if what == "ptr" else idx(v)
-            packed.append(c)
-            described.append((f"{p.name}.ptr" if what == "ptr" else f"{p.name}.{what}[{d}]", type(c).__name__, v))
+        words = array_values(a.ptr, a.shape, strides)
+        packed.append(ctypes.c_uint64(words[0]))  # the pointer, then sizes and strides
+        packed.extend(map(idx, words[1:]))
+        described.extend(zip(_word_names(p.name, p.ndim), ("c_uint64",) + (idx.__name__,) * (len(words) - 1), words))
     return PackedArgs(packed, described)
 
 
