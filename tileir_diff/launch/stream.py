@@ -41,7 +41,7 @@ def stream_handle(stream: Any, device_ordinal: int) -> int:
 def cuda_device_of(tensors: Iterable[Any]) -> Optional[int]:
     """The device ordinal of the first CUDA tensor (index None counts as 0); None when there is none."""
     for t in tensors:
-        d = getattr(t, "device", None)
+        d = t.device
         if getattr(d, "type", None) == "cuda":
             return d.index or 0
     return None

@@ -12,7 +12,7 @@ import threading
 from typing import Any, Optional
 
 from tileir_diff.launch.abi import host_dtype_name
-from tileir_diff.launch.stream import cuda_device_of, stream_handle
+from tileir_diff.launch.stream import cuda_device_of, current_stream, stream_handle
 from tileir_diff.ports._abi import (
     DTYPE_CODES, MAX_RANK, Status, TileirTensor, UnsupportedDtypeError, check, descriptor, load_library,
 )
@@ -101,9 +101,11 @@ def _device_and_stream(tensors, stream) -> tuple[int, int]:
     when given, else torch's current stream on that device). With no CUDA tensor: device 0,
     stream `stream` or 0, and the library rejects the host memory."""
     device = cuda_device_of(tensors)
+    if stream is not None:
+        return (0 if device is None else device), stream_handle(stream, 0)
     if device is None:
-        return 0, (0 if stream is None else stream_handle(stream, 0))
-    return device, stream_handle(stream, device)
+        return 0, 0
+    return device, int(current_stream()(device))  # stream_handle(None, device), one call less per launch
 
 
 def _call(fn_name: str, tensors, *scalars, stream=None, library=None) -> None:
