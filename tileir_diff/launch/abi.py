@@ -19,11 +19,12 @@ import ctypes
 import struct
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Iterator, Mapping, NamedTuple, Sequence, TypeAlias
 
 # A variant and its params as this module reads them (suite/catalog.py's VariantSpec and ParamSpec,
 # duck-typed: the catalog imports this module, not the reverse).
-VariantSpec = ParamSpec = Any
+VariantSpec: TypeAlias = Any
+ParamSpec: TypeAlias = Any
 
 __all__ = ["ArgumentError", "ArrayArg", "DTYPE_SIZES", "INDEX_DTYPES", "PackedArgs", "argument_words", "array_values", "array_words",
            "as_array_arg", "host_dtype_name", "pack_arguments"]
@@ -156,7 +157,7 @@ def _check_array(p: ParamSpec, a: ArrayArg) -> tuple[int, ...]:
         raise ArgumentError(f"{where}: null data pointer")
     if a.ptr % p.base_addr_divisible_by:
         raise ArgumentError(f"{where}: address {a.ptr:#x} is not a multiple of {p.base_addr_divisible_by} bytes")
-    lo, hi = _INDEX_RANGE[p.index_dtype]  # type: ignore[index]
+    lo, hi = _INDEX_RANGE[p.index_dtype]
     strides = []
     for d, (size, stride) in enumerate(zip(a.shape, a.strides)):
         if size < 0:
@@ -211,7 +212,7 @@ def pack_arguments(variant: VariantSpec, values: Mapping[str, Any]) -> PackedArg
                 v = p.value
             else:
                 raise ArgumentError(f"{variant.symbol}: missing scalar {p.name!r} (no default in analysis.json)")
-            c = _scalar_ctype(p.dtype, v)  # type: ignore[arg-type]
+            c = _scalar_ctype(p.dtype, v)
             packed.append(c)
             described.append((p.name, type(c).__name__, v))
             continue
@@ -225,7 +226,7 @@ def pack_arguments(variant: VariantSpec, values: Mapping[str, Any]) -> PackedArg
             strides = _check_array(p, a)
         except ArgumentError as exc:
             raise ArgumentError(f"{variant.symbol}: {exc}") from None
-        idx = _INDEX_CTYPES[p.index_dtype]  # type: ignore[index]
+        idx = _INDEX_CTYPES[p.index_dtype]
         words = array_values(a.ptr, a.shape, strides)
         packed.append(ctypes.c_uint64(words[0]))  # the pointer, then sizes and strides
         packed.extend(map(idx, words[1:]))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeAlias
 
 from tileir_diff.launch.abi import ArgumentError, pack_arguments, shapes_of
 from tileir_diff.launch.driver import driver
 from tileir_diff.launch.stream import stream_handle
 
-VariantSpec = Any  # suite/catalog.py's VariantSpec, read duck-typed (params, symbol, grid_for)
+VariantSpec: TypeAlias = Any  # suite/catalog.py's VariantSpec, read duck-typed (params, symbol, grid_for)
 
 __all__ = ["CubinKernel", "LaunchError", "launch_variant", "grid_for_inputs", "prepare_launch"]
 
