@@ -111,6 +111,13 @@ class Parser:
             raise self.error(f"expected {want}, got {t}", t)
         return self.next()
 
+    def accept(self, kind: str, text: str) -> bool:
+        """Read the next token when it is ``kind``/``text``; whether it was."""
+        if self.peek().is_(kind, text):
+            self.next()
+            return True
+        return False
+
     def _rewind_to(self, tok: Token) -> None:
         self.buf.clear()
         self.lex.reset(tok.offset)
@@ -280,11 +287,8 @@ class Parser:
             return self._dict()
         if t.kind == "int":
             self.next()
-            ty = T.ScalarType("i32")  # hint integers are i32 (cuTile EntryHints / load hints)
-            if self.peek().is_("punct", ":"):
-                self.next()
-                ty = self.parse_type()
-            return IntegerAttr(t.value, ty)
+            # hint integers are i32 unless typed (cuTile EntryHints / load hints)
+            return IntegerAttr(t.value, self.parse_type() if self.accept("punct", ":") else T.ScalarType("i32"))
         return self.parse_scalar_attr()
 
     def parse_generic_attr(self, in_array: bool = False):
