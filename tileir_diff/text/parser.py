@@ -282,14 +282,14 @@ class Parser:
         return self._sorted_dict(self._hint_value)
 
     def _hint_value(self):
-        t = self.peek()
-        if t.is_("punct", "{"):
+        """A hint's value: a nested dictionary, an integer (i32 unless typed: cuTile EntryHints and
+        load hints), else a scalar attribute."""
+        if self.peek().is_("punct", "{"):
             return self._dict()
-        if t.kind == "int":
-            self.next()
-            # hint integers are i32 unless typed (cuTile EntryHints / load hints)
-            return IntegerAttr(t.value, self.parse_type() if self.accept("punct", ":") else T.ScalarType("i32"))
-        return self.parse_scalar_attr()
+        if self.peek().kind != "int":
+            return self.parse_scalar_attr()
+        value = self.next().value
+        return IntegerAttr(value, self.parse_type() if self.accept("punct", ":") else T.ScalarType("i32"))
 
     def parse_generic_attr(self, in_array: bool = False):
         """An attribute in MLIR's generic form (entry argument attributes), the inverse of
