@@ -29,31 +29,36 @@ from .floatfmt import FORMATS, float_from_text, format_float
 from .lexer import Lexer, escape_string, key_text, symbol_text
 
 
-# --- compiled template elements ----------------------------------------------------------
+# --- compiled template elements (the notation above, one class per form) -------------------
 @dataclass(frozen=True)
 class Lit:
+    """Literal text, printed byte for byte and matched token by token."""
     text: str
 
 
 @dataclass(frozen=True)
 class Ref:
+    """``$x`` / ``$x:style``: an operand group, attribute or region of the op."""
     name: str
     style: Optional[str] = None
 
 
 @dataclass(frozen=True)
 class TypeOf:
+    """``type($x)``: the types of an operand or result group."""
     name: str
 
 
 @dataclass(frozen=True)
 class Opt:
+    """``{?x|...}``: ``body`` only when ``x`` is present."""
     name: str
     body: Tuple[Any, ...]
 
 
 @dataclass(frozen=True)
 class Dir:
+    """``@name($a, ...)``: a directive."""
     name: str
     args: Tuple[str, ...]
 
