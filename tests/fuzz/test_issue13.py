@@ -45,6 +45,19 @@ def run_cli(*args, timeout: float = 60, env=None, memory: int = MEMORY_LIMIT):
     return r, cpu
 
 
+def fast_enough(cpu: float, tmp_path) -> bool:
+    """Under 2 s of CPU, or (on a loaded or slow machine) under 4 times what the same command
+    line takes on a two-line valid kernel, measured now: start-up is most of either, and a
+    blow-up (these inputs once took over 60 s) is far above both."""
+    from tests.fuzz.harness import within_step_budget
+
+    def reference() -> float:
+        small = tmp_path / "reference_kernel.tileir"
+        small.write_text("entry @k() {\n  return\n}\n")
+        return run_cli("dump", small, timeout=60)[1]
+    return within_step_budget(cpu, reference, 2.0, 4.0)
+
+
 def one_error_line(r, status: int = 2) -> str:
     """The run failed with ``status``, nothing on stdout, exactly one clean line on stderr."""
     err = r.stderr.decode("utf-8", "replace")
@@ -150,7 +163,7 @@ def test_class2_huge_splat_bytecode_dump_json_is_refused_in_bounded_memory(tmp_p
     assert f.stat().st_size < 400
     r, cpu = run_cli("dump", "--format", "json", f, timeout=60)
     assert "65536x65536" in one_error_line(r)
-    assert cpu < 2
+    assert fast_enough(cpu, tmp_path), cpu
 
 
 def test_class2_huge_splat_text_is_refused(tmp_path):
@@ -187,7 +200,7 @@ def test_class2_result_count_in_text_is_capped(tmp_path):
     assert len(crafted.HUGE_RESULT_COUNT_TEXT) < 400
     r, cpu = run_cli("dump", f, timeout=60)
     assert "result count" in one_error_line(r)
-    assert cpu < 2
+    assert fast_enough(cpu, tmp_path), cpu
 
 
 # --- class 3: unbounded numbers and nesting in the text parser --------------------------------------
@@ -203,7 +216,7 @@ def test_class3_numbers_in_text_get_a_clear_error_fast(tmp_path, name, fragment)
     r, cpu = run_cli("dump", f, timeout=20)  # before: over 60 s and 2.3 GB for the exponent
     err = one_error_line(r)
     assert fragment in err and re.match(rf"{re.escape(str(f))}: offset \d+:\d+: ", err), err
-    assert cpu < 2
+    assert fast_enough(cpu, tmp_path), cpu
 
 
 def test_class3_dimensions_above_int64_are_refused_where_they_are_written():
