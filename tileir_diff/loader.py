@@ -26,7 +26,7 @@ def load(source: Source, *, path: str | None = None, text_version=None) -> Modul
         return source
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _from_bytes(bytes(source), path or "<bytes>", text_version)
-    if _is_text_str(source):
+    if isinstance(source, str) and _is_text_str(source):
         return _from_text(source, path or "<text>", text_version)
     p = os.fspath(source)
     return _from_bytes(read_bounded(p), p, text_version)

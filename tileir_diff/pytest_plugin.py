@@ -150,7 +150,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     paths: List[Path] = []
     if session is not None and result is not None and hasattr(result, "to_html"):
         paths = session.write_reports(item.nodeid, result)
-        if hasattr(error, "report_paths"):
+        if error is not None and hasattr(error, "report_paths"):
             error.report_paths = [str(p) for p in paths]
     outcome = yield
     report = outcome.get_result()

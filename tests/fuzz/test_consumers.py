@@ -100,7 +100,7 @@ def test_the_cli_gives_a_status_and_at_most_one_stderr_line_on_every_input(corpu
             assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", err), where
             original = (args[0], *args[1:-1], corpus.paths[case.source]) if args[0] != "diff" else \
                 (args[0], corpus.paths[case.source], corpus.paths[case.source], *args[3:])
-            assert within_step_budget(cpu, lambda: run_cli(*original, timeout=120)[1], 2.0, STEP_RATIO), \
+            assert within_step_budget(cpu, lambda original=original: run_cli(*original, timeout=120)[1], 2.0, STEP_RATIO), \
                 f"{cpu:.2f}s of CPU: {where}"
     assert runs == 4 * int(os.environ.get("TILEIR_FUZZ_CLI_CASES", "10"))
 

@@ -52,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
         check = data["check"]
         for u in check["undeclared"]:
             lines.append(f"  UNDECLARED {u['kernel']} {u['skeleton']}: {u['explanation']}")
-        for e in check["export_errors"]:
-            lines.append(f"  export failed: {e['kernel']} {e['constants']}: {e['error']}")
+        for failure in check["export_errors"]:
+            lines.append(f"  export failed: {failure['kernel']} {failure['constants']}: {failure['error']}")
         if result.unused_kernels:
             lines.append(f"  kernels no variant uses: {', '.join(result.unused_kernels)}")
         lines.append(f"  {check['declared_groups']} declared structure(s), {check['reached_groups']} reached: "

@@ -7,7 +7,7 @@ when the printer is importable, else from a local scheme (``%arg3``, ``%blockId_
 from __future__ import annotations
 
 import functools
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from ..dialect import OPS_BY_NAME
 from ..ir import Function, Operation
@@ -132,7 +132,7 @@ def location_record(op: Optional[Operation]) -> Optional[Dict[str, Any]]:
 
     record = one(op.location)
     record["scope"] = op.location.scope
-    chain = []
+    chain: List[Dict[str, Any]] = []
     caller = op.location.caller
     while caller is not None and len(chain) < 64:  # the reader bounds nesting; so does this
         chain.append(one(caller))

@@ -382,8 +382,8 @@ def _lines_property(name: str) -> property:
 
 
 # Properties over the two dataclass fields (the generated __init__ assigns through them).
-DiffResult.left_lines = _lines_property("left_lines")
-DiffResult.right_lines = _lines_property("right_lines")
+DiffResult.left_lines = _lines_property("left_lines")  # type: ignore[assignment]
+DiffResult.right_lines = _lines_property("right_lines")  # type: ignore[assignment]
 
 
 def _jsonable(x: Any) -> Any:

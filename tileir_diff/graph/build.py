@@ -105,7 +105,7 @@ class FunctionGraph:
         self._block(function.body, prefix, None, 0)
         self._measure_regions()
         # construction tables: the nodes hold what later stages need (less live memory while matching)
-        self._keys = self._producer = self._region_ops = None
+        self._keys = self._producer = self._region_ops = None  # type: ignore[assignment]
 
     def uses_through(self, nid: str, through, max_seen: int) -> List[Tuple[str, int]]:
         """(user, operand index) of a value, looking through chains of the ops named in
@@ -176,8 +176,8 @@ class FunctionGraph:
             if op.regions:
                 self._region_ops.append(n)  # in pre-order: outer before inner
                 sig = []
-                for k, r in enumerate(op.regions):
-                    for b in r.blocks:
+                for k, op_region in enumerate(op.regions):
+                    for b in op_region.blocks:
                         sig.append(",".join(fmt_type(a.type) for a in b.arguments))
                         for i, a in enumerate(b.arguments):
                             an = self._add(f"{n.nid}/r{k}/a{i}", "barg", "barg")

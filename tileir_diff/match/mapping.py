@@ -88,8 +88,8 @@ class MatchContext:
     td_open: Dict[str, str] = field(default_factory=dict, repr=False)
     # Unpaired nodes of each side in program order (the stages after exact matching look only
     # at these), and each pair's rank in pairing order.
-    lfree: Dict[str, None] = field(default=None, repr=False)
-    rfree: Dict[str, None] = field(default=None, repr=False)
+    lfree: Dict[str, None] = field(default=None, repr=False)  # type: ignore[arg-type]  # set in __post_init__
+    rfree: Dict[str, None] = field(default=None, repr=False)  # type: ignore[arg-type]
     rank: Dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self):

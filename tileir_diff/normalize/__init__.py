@@ -62,7 +62,7 @@ def normalize(module: Module, rules: Optional[Sequence[str]] = None, disable: It
             if alive is not None:
                 now = origins(module)
                 for gone in alive - now:
-                    absorbed.setdefault(gone, rule.name)
+                    absorbed.setdefault(gone, rule.name)  # type: ignore[union-attr]  # alive is set only with absorbed
                 alive = now
     return module, counts
 

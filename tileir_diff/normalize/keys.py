@@ -68,7 +68,7 @@ def _attrs_text(attributes) -> str:
     return text
 
 
-_LABEL_SLOT = Operation._label  # the memo slot (see ir.core._OperationBase)
+_LABEL_SLOT = Operation._label  # type: ignore[attr-defined]  # the memo slot (see ir.core._OperationBase)
 _set_memo = _LABEL_SLOT.__set__
 
 
@@ -77,7 +77,7 @@ def op_label(op: Operation) -> str:
     Memoized on the op: ops never change, and most pass through the rules unchanged, so the
     label one rule's keys computed serves the next rules and the graph."""
     try:
-        return op._label
+        return op._label  # type: ignore[attr-defined]
     except AttributeError:
         label = _op_label(op)
         if type(op) is Operation:

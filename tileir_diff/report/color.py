@@ -48,14 +48,11 @@ def colorize_report(text: str) -> str:
     difference coloured the way diff tools do (- red, + green)."""
     out = []
     for line in text.split("\n"):
-        m = _HEADLINE.match(line)
-        if m:
+        if m := _HEADLINE.match(line):
             line = paint(m.group(1), VERDICT_STYLE[m.group(1)]) + line[m.end(1):]
-        elif _ROOT.match(line):
-            m = _ROOT.match(line)
+        elif m := _ROOT.match(line):
             line = m.group(1) + paint(m.group(2), "bold") + line[m.end(2):]
-        elif _SIDE.match(line):
-            m = _SIDE.match(line)
+        elif m := _SIDE.match(line):
             line = paint(line, "red" if m.group(2) == "-" else "green")
         elif line.startswith(("rules applied:", "rules disabled:", "  verdict means:")):
             line = paint(line, "dim")

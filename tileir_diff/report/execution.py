@@ -49,7 +49,7 @@ def execution_lines(execution: Optional[dict]) -> List[str]:
 
 def execution_html(execution: Optional[dict]) -> str:
     lines = execution_lines(execution)
-    if not lines:
+    if not lines or execution is None:
         return ""
     status = html.escape(str(execution.get("status", "")))
     body = "\n".join(html.escape(x) for x in lines)

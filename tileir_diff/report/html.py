@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from .common import (VERDICT_MEANING, compact, difference_op_ids, ops_matched, pair_summary, sorted_rules,
                      stats_items)
@@ -279,7 +279,7 @@ def align_lines(left_lines, right_lines, partner_l: Dict[str, str], partner_r: D
     import difflib
     lk = [f"P{partner_l[i]}" if i and i in partner_l else (f"L{i}" if i else f"T{t.strip()}") for i, t in left_lines]
     rk = [f"P{i}" if i and i in partner_r else (f"R{i}" if i else f"T{t.strip()}") for i, t in right_lines]
-    rows = []
+    rows: List[Tuple[Optional[int], Optional[int]]] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, lk, rk, autojunk=False).get_opcodes():
         if tag == "equal":
             rows.extend(zip(range(i1, i2), range(j1, j2)))

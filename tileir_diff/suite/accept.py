@@ -64,8 +64,8 @@ def load_accept_file(path: str, with_launch_facts: bool = False):
     entries = data.get("accepted_differences", [])
     if not isinstance(entries, list):
         raise AcceptFileError(f"{path}: accepted_differences: expected a list")
-    for i, e in enumerate(entries):
-        problem = entry_problem(e)
+    for i, entry in enumerate(entries):
+        problem = entry_problem(entry)
         if problem:
             raise AcceptFileError(f"{path}: accepted_differences[{i}]: {problem}")
     variants = [v.get("name") for v in data.get("variants", []) if isinstance(v, dict) and isinstance(v.get("name"), str)]

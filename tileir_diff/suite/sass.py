@@ -197,7 +197,7 @@ class SassComparison:
     changed_lines: Optional[int] = None  # lines only in one listing (difflib)
     changed_opcodes: Optional[int] = None  # the same on the opcode sequence alone (registers ignored)
     opcode_delta: Dict[str, int] = field(default_factory=dict)  # opcode -> rust count - python count
-    first_difference: Optional[Dict[str, str]] = None
+    first_difference: Optional[Dict[str, Any]] = None
     resources: Dict[str, Dict[str, Any]] = field(default_factory=dict)  # name -> {"python", "rust"}
     resources_equal: Optional[bool] = None
     constant_banks_equal: Optional[bool] = None

@@ -122,27 +122,27 @@ def _memory(idx: FunctionIndex) -> List[Dict[str, Any]]:
     groups: Dict[tuple, Dict[str, Any]] = {}
     order = 0
     for op_id, op, depth in idx.ops:
-        access = MEMORY_ACCESS.get(op.name)
-        if access is None:
+        how = MEMORY_ACCESS.get(op.name)
+        if how is None:
             continue
-        if access.through == "view":
-            view = operand_named(op, access.address)
+        if how.through == "view":
+            view = operand_named(op, how.address)
             if not view:
                 continue
             label = idx.view_label(view[0])
             info = _view_info(view[0].type)
             key = ("view", label, info["type"])
             index = "[" + ", ".join(idx.expr(v) for v in operand_named(op, "index")) + "]"
-            kind = access.kind
+            kind = how.kind
         else:
-            ptr = operand_named(op, access.address)
+            ptr = operand_named(op, how.address)
             if not ptr:
                 continue
             label = idx.pointer_base(ptr[0])
             info = {"type": type_text(ptr[0].type)}
             key = ("pointer", label, info["type"])
             index = idx.expr(ptr[0])
-            kind = access.kind
+            kind = how.kind
         group = groups.get(key)
         if group is None:
             group = groups[key] = {"view": label, "access": key[0], **info, "loads": 0, "stores": 0,
@@ -157,7 +157,7 @@ def _memory(idx: FunctionIndex) -> List[Dict[str, Any]]:
         tile = _access_tile(op, kind)
         other = {k: attr_json(v) for k, v in op.attributes.items()
                  if k not in _ACCESS_ATTRS and not _is_default(op, k, v)}
-        access = {
+        access: Dict[str, Any] = {
             "op_id": op_id, "op": op.name, "kind": kind, "order": order, "loop_depth": depth,
             "index": index, "tile": tile, "ordering": attr_text(ordering) if ordering is not None else None,
             "scope": attr_text(scope) if scope is not None else None,
@@ -289,7 +289,7 @@ def _mma(idx: FunctionIndex) -> List[Dict[str, Any]]:
         lhs, rhs, acc = op.operands[:3]
         lt, rt, at = lhs.type, rhs.type, acc.type
         item: Dict[str, Any] = {"op_id": op_id, "op": op.name, "loop_depth": depth}
-        if all(isinstance(t, T.TileType) for t in (lt, rt, at)):
+        if isinstance(lt, T.TileType) and isinstance(rt, T.TileType) and isinstance(at, T.TileType):
             batch = lt.shape[:-2] if len(lt.shape) > 2 else ()
             item.update({
                 "m": lt.shape[-2], "k": lt.shape[-1], "n": rt.shape[-1], "batch": list(batch) or None,
@@ -315,6 +315,7 @@ def _mma(idx: FunctionIndex) -> List[Dict[str, Any]]:
 def _loops(idx: FunctionIndex) -> List[Dict[str, Any]]:
     out = []
     for op_id, op, depth in idx.ops:
+        item: Dict[str, Any]
         if op.name == "for":
             lb, ub, step = (operand_named(op, n) for n in ("lowerBound", "upperBound", "step"))
             inits = operand_named(op, "initValues")

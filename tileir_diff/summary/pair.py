@@ -5,7 +5,7 @@ flags rows that differ; the diff engine decides what the root differences are.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 SECTIONS = ("signature", "hints", "tile_shapes", "memory", "reductions", "mma", "loops",
             "assumptions", "op_histogram")
@@ -14,7 +14,8 @@ SECTIONS = ("signature", "hints", "tile_shapes", "memory", "reductions", "mma", 
 def pair_function_summaries(left: Sequence[dict], right: Sequence[dict]) -> List[tuple]:
     """Pair function summaries by name, then the rest by position (ports often rename)."""
     right_by_name = {f["name"]: f for f in right}
-    pairs, used = [], set()
+    pairs: List[Tuple[Optional[dict], Optional[dict]]] = []
+    used = set()
     unpaired_left = []
     for lf in left:
         rf = right_by_name.get(lf["name"])
@@ -138,7 +139,9 @@ def _memory_rows(left: Sequence[dict], right: Sequence[dict]) -> Dict[str, Any]:
 def _view_pair(a: Optional[dict], b: Optional[dict]) -> Dict[str, Any]:
     accesses = _list_rows(a["accesses"] if a else [], b["accesses"] if b else [])
     header_same = a is not None and b is not None and a["text"] == b["text"]
-    return {"view": (a or b)["view"], "left": a["text"] if a else None, "right": b["text"] if b else None,
+    either = a if a is not None else b
+    assert either is not None, "a view row needs a view on one side"
+    return {"view": either["view"], "left": a["text"] if a else None, "right": b["text"] if b else None,
             "same": header_same and accesses["same"], "accesses": accesses["rows"]}
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, Dict
 
 import numpy as np
 
@@ -95,7 +96,7 @@ def compare_output(got: np.ndarray, expected: np.ndarray, tol: dict, rounding_re
     else:
         ok = got.astype(np.int64) == expected.astype(np.int64)
         max_abs = float(np.abs(got.astype(np.int64) - expected.astype(np.int64)).max()) if got.size else 0.0
-    out = {"passed": bool(ok.all()), "mismatches": int((~ok).sum()), "numel": int(got.size), "max_abs_err": max_abs}
+    out: Dict[str, Any] = {"passed": bool(ok.all()), "mismatches": int((~ok).sum()), "numel": int(got.size), "max_abs_err": max_abs}
     if not ok.all():
         idx = tuple(int(i) for i in np.argwhere(~ok)[0])
         out["first_mismatch"] = {"index": list(idx), "got": float(got[idx]), "expected": float(expected[idx])}

@@ -3,7 +3,7 @@ Within a hash group every left/right pair is scored and pairs are taken best fir
 accepted only if pairing the two operand cones in lock step contradicts no existing pair."""
 from __future__ import annotations
 
-from typing import List
+from typing import List, Tuple
 
 from ..mapping import MatchContext
 from ..scoring import neighbour_agreement
@@ -54,7 +54,7 @@ class Exact(Stage):
                 continue
             if len(lefts) * len(rights) > cap * cap:  # huge groups: nearest positions only
                 rights.sort()
-                pairs = []
+                pairs: List[Tuple[str, str]] = []
                 for l in lefts:
                     near = sorted(rights, key=lambda r: abs(rorder[r] - lorder[l]))[:cap]
                     pairs.extend((l, r) for r in near)
@@ -116,5 +116,5 @@ def _consistent(ctx: MatchContext, l: str, r: str, budget: int, seen: set) -> bo
             if (sa is None) != (sb is None) or ra != rb:
                 return False
             if sa is not None:
-                stack.append((sa, sb))
+                stack.append((sa, sb))  # type: ignore[arg-type]  # sb is not None: checked above
     return True

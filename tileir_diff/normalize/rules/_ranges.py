@@ -89,10 +89,10 @@ class Ranges:
                 if b:
                     self._set(r, 1, b[1])
         elif name == "assume" and res and op.operands:
-            r = self.of(op.operands[0])
-            if r is None:
+            bounds = self.of(op.operands[0])
+            if bounds is None:
                 return
-            lo, hi = r
+            lo, hi = bounds
             p = op.attributes.get("predicate")
             if self.use_assumes and isinstance(p, Bounded):
                 lo = max(lo, p.lb) if p.lb is not None else lo
@@ -103,9 +103,9 @@ class Ranges:
         elif len(res) == 1 and len(op.operands) >= 2 and int_bounds(res[0]) is not None:
             self._binary(op)
         elif name == "exti" and res and op.operands and int_bounds(res[0]) is not None:
-            r = self.of(op.operands[0])
-            if r is not None and enum_name(op.attributes.get("signedness")) == "signed":
-                self._set(res[0], *r)
+            bounds = self.of(op.operands[0])
+            if bounds is not None and enum_name(op.attributes.get("signedness")) == "signed":
+                self._set(res[0], *bounds)
 
     def _for(self, op: Operation) -> None:
         """The induction variable of a signed-compare loop runs over lb, lb+step, ... < ub."""
@@ -181,7 +181,7 @@ def known_bool(ranges: Ranges, v: Value, depth: int = 0) -> Optional[bool]:
             return None
         if enum_name(op.attributes.get("signedness")) != "signed" and (a[0] < 0 or b[0] < 0):
             return None  # the unsigned reading of a possibly negative value is not this interval
-        return _compare(enum_name(op.attributes.get("comparison_predicate")), a, b)
+        return _compare(str(enum_name(op.attributes.get("comparison_predicate"))), a, b)
     return None
 
 
