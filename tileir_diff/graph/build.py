@@ -14,7 +14,7 @@ MultiDiGraph on demand (VF2 on leftovers, users who want networkx).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..ir import Block, Function, Operation, TokenType, Value
 from ..normalize.canon import fmt_type
@@ -110,7 +110,9 @@ class FunctionGraph:
     def uses_through(self, nid: str, through, max_seen: int) -> List[Tuple[str, int]]:
         """(user, operand index) of a value, looking through chains of the ops named in
         ``through`` (their operand 0), depth first, visiting at most ``max_seen`` values."""
-        out, stack, seen = [], [nid], set()
+        out: List[Tuple[str, int]] = []
+        stack: List[str] = [nid]
+        seen: Set[str] = set()
         while stack and len(seen) < max_seen:
             x = stack.pop()
             if x in seen:
