@@ -136,14 +136,17 @@ class Tables:
         sec = self.sections.get(sid)
         return None if sec is None else Stream(self.data, sec.start, sec.end, self.path)
 
+    def _check_index(self, idx: int, table: list, what: str, at: int) -> None:
+        if idx >= len(table):
+            raise TileIRFormatError(f"{what} index {idx} out of range ({len(table)} {what}s)", path=self.path,
+                                    offset=at)
+
     # -- strings -----------------------------------------------------------------------------
     def string(self, idx: int, at: int) -> str:
         s = self._string_cache.get(idx)
         if s is not None:
             return s
-        if idx >= len(self._strings):
-            raise TileIRFormatError(f"string index {idx} out of range ({len(self._strings)} strings)",
-                                    path=self.path, offset=at)
+        self._check_index(idx, self._strings, "string", at)
         a, b = self._strings[idx]
         try:
             s = bytes(self.data[a:b]).decode("utf-8")
@@ -155,9 +158,7 @@ class Tables:
 
     # -- constants ---------------------------------------------------------------------------
     def constant(self, idx: int, ty: T.Type, at: int) -> DenseElements:
-        if idx >= len(self._consts):
-            raise TileIRFormatError(f"constant index {idx} out of range ({len(self._consts)} constants)",
-                                    path=self.path, offset=at)
+        self._check_index(idx, self._consts, "constant", at)
         if not isinstance(ty, T.TileType) or not isinstance(ty.element, T.ScalarType):
             raise TileIRFormatError(f"dense constant needs a tile type, got {ty}", path=self.path, offset=at)
         a, b = self._consts[idx]
@@ -179,9 +180,7 @@ class Tables:
         t = self._type_cache.get(idx)
         if t is not None:
             return t
-        if idx >= len(self._types):
-            raise TileIRFormatError(f"type index {idx} out of range ({len(self._types)} types)",
-                                    path=self.path, offset=at)
+        self._check_index(idx, self._types, "type", at)
         if idx in self._resolving:
             raise TileIRFormatError(f"type {idx} refers to itself", path=self.path, offset=at)
         if len(self._resolving) >= MAX_TYPE_DEPTH:

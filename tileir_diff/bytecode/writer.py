@@ -17,6 +17,16 @@ from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue,
 from ..ir.core import Function, Module, Operation
 from .container import MAGIC
 
+#: The view types' encodings: tag, then the fields in order (13.3 and later; a second tuple: the
+#: older order). ``has_padding`` is the flag, ``padding`` the value (present when the flag is set).
+_VIEW_LAYOUTS = {
+    T.PartitionViewType: (0x0F, ("has_padding", "tile_shape", "tensor_view", "dim_map", "padding"),
+                          ("tile_shape", "tensor_view", "dim_map", "has_padding", "padding")),
+    T.GatherScatterViewType: (0x14, ("has_padding", "tile_shape", "tensor_view", "sparse_dim", "padding")),
+    T.StridedViewType: (0x15, ("has_padding", "tile_shape", "traversal_strides", "tensor_view", "dim_map",
+                               "padding")),
+}
+
 _SCALAR_CODES = {"i1": 0x00, "i8": 0x01, "i16": 0x02, "i32": 0x03, "i64": 0x04, "f16": 0x05, "bf16": 0x06,
                  "f32": 0x07, "tf32": 0x08, "f64": 0x09, "f8E4M3FN": 0x0A, "f8E5M2": 0x0B,
                  "f8E8M0FNU": 0x12, "f4E2M1FN": 0x13, "i4": 0x16, "f8E5M3FNU": 130}
@@ -102,34 +112,8 @@ class _Writer:
             int_list([_INT64_MIN if d is None else d for d in t.strides], 8, b)
             if t.ptr_attr is not None:
                 b.append(t.ptr_attr)
-        elif isinstance(t, T.PartitionViewType):
-            b.append(0x0F)
-            if self.v >= V13_3:
-                varint(1 if t.padding else 0, b)
-            int_list(t.tile_shape, 4, b)
-            varint(self.type(t.tensor_view), b)
-            int_list(t.dim_map, 4, b)
-            if self.v < V13_3:
-                varint(1 if t.padding else 0, b)
-            if t.padding:
-                b.append(PADDING_VALUES.index(t.padding))
-        elif isinstance(t, T.GatherScatterViewType):
-            b.append(0x14)
-            varint(1 if t.padding else 0, b)
-            int_list(t.tile_shape, 4, b)
-            varint(self.type(t.tensor_view), b)
-            varint(t.sparse_dim, b)
-            if t.padding:
-                b.append(PADDING_VALUES.index(t.padding))
-        elif isinstance(t, T.StridedViewType):
-            b.append(0x15)
-            varint(1 if t.padding else 0, b)
-            int_list(t.tile_shape, 4, b)
-            int_list(t.traversal_strides, 4, b)
-            varint(self.type(t.tensor_view), b)
-            int_list(t.dim_map, 4, b)
-            if t.padding:
-                b.append(PADDING_VALUES.index(t.padding))
+        elif isinstance(t, T.VIEW_TYPES):
+            self._view_type(t, b)
         elif isinstance(t, T.FunctionType):
             b.append(0x10)
             varint(len(t.inputs), b)
@@ -141,6 +125,24 @@ class _Writer:
         else:
             raise EncodeError(f"cannot encode type {t!r}")
         return self.types[bytes(b)]
+
+    def _view_type(self, t, b: bytearray) -> None:
+        """A tiled view type, field by field in the order ``_VIEW_LAYOUTS`` gives for this version."""
+        tag, *layouts = _VIEW_LAYOUTS[type(t)]
+        fields = layouts[0] if len(layouts) == 1 or self.v >= V13_3 else layouts[1]
+        b.append(tag)
+        for field in fields:
+            if field == "has_padding":
+                varint(1 if t.padding else 0, b)
+            elif field == "padding":
+                if t.padding:
+                    b.append(PADDING_VALUES.index(t.padding))
+            elif field == "tensor_view":
+                varint(self.type(t.tensor_view), b)
+            elif field == "sparse_dim":
+                varint(t.sparse_dim, b)
+            else:  # a list of dimensions
+                int_list(getattr(t, field), 4, b)
 
     def const(self, d: DenseElements) -> int:
         b = bytearray()

@@ -659,15 +659,19 @@ class ConeEncoder:
         out.seconds = time.perf_counter() - t0
         return out
 
+    def _sides(self, ints: bool) -> Tuple["_Side", "_Side"]:
+        """Start a query in one encoding (integers or bit vectors): no facts yet, a fresh side each."""
+        self.ints = ints
+        self._facts = []
+        return (_Side(self, self.left.f, self.left, "left", self.shared_left),
+                _Side(self, self.right.f, self.right, "right", self.shared_right))
+
     def _confirm(self, vl: Value, vr: Value, values: Dict[str, int]) -> Optional[Outcome]:
         """``different`` when the bit-vector encoding, evaluated at the input ``values`` (every
         variable set, to 0 where the input does not say: no search), satisfies every fact and
         differs there; None otherwise. A counterexample of the exact encoding, however found."""
         from z3.z3util import get_vars
-        self.ints = False
-        self._facts = []
-        L = _Side(self, self.left.f, self.left, "left", self.shared_left)
-        R = _Side(self, self.right.f, self.right, "right", self.shared_right)
+        L, R = self._sides(ints=False)
         try:
             a, b = L.root(vl), R.root(vr)
             for name, make in self.launch:
@@ -704,10 +708,7 @@ class ConeEncoder:
     def _attempt(self, vl: Value, vr: Value, ints: bool, budget_s: float, defer: bool = False) -> Outcome:
         """One query in one encoding. ``defer``: give up at once ("deferred") when a cone divides
         by a computed value (the caller then tries the integer mode first)."""
-        self.ints = ints
-        self._facts = []
-        L = _Side(self, self.left.f, self.left, "left", self.shared_left)
-        R = _Side(self, self.right.f, self.right, "right", self.shared_right)
+        L, R = self._sides(ints)
         try:
             a, b = L.root(vl), R.root(vr)
         except Unsupported as e:

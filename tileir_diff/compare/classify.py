@@ -1170,13 +1170,17 @@ def pin_roots(cl: Classifier, pins) -> List[_Root]:
         if nid is None:
             continue
         name = ("L" if p.side == "left" else "R") + text.names.get(g.nodes[nid].value.vid, nid)
-        other = "right" if p.side == "left" else "left"
-        l, r = (nid, None) if p.side == "left" else (None, nid)
-        out.append(_Root(l, r, "specialization", pin_message(p, name),
-                         kind="only_right" if p.side == "left" else "only_left",
-                         extra={"pin": {"side": p.side, "argument": p.argument, "value": attr_text(p.value)},
-                                "assumes_more": other}))
+        out.append(_one_sided_specialization(p.side, nid, pin_message(p, name), "pin",
+                                             {"side": p.side, "argument": p.argument, "value": attr_text(p.value)}))
     return out
+
+
+def _one_sided_specialization(side: str, nid: str, msg: str, key: str, fact: dict) -> _Root:
+    """A ``specialization`` root at a node of ``side`` only: the other side assumes more
+    (``fact`` under ``key`` says what)."""
+    l, r = (nid, None) if side == "left" else (None, nid)
+    return _Root(l, r, "specialization", msg, kind="only_right" if side == "left" else "only_left",
+                 extra={key: fact, "assumes_more": "right" if side == "left" else "left"})
 
 
 def tie_roots(cl: Classifier, ties) -> List[_Root]:
@@ -1194,20 +1198,16 @@ def tie_roots(cl: Classifier, ties) -> List[_Root]:
                    f"{g.nodes[base].arg_index} to {t.via} in its view type, where the {t.side} passes "
                    f"{mine}{text.names.get(tied.value.vid, t.tied)} (entry argument {tied.arg_index}); "
                    f"the {t.side}'s view is read with it static")
-            l, r = (t.tied, None) if t.side == "left" else (None, t.tied)
-            out.append(_Root(l, r, "specialization", msg, kind="only_right" if t.side == "left" else "only_left",
-                             extra={"tie": {"side": t.side, "argument": tied.arg_index, "static": int(t.via),
-                                            "slot": kind, "dim": d}, "assumes_more": more}))
+            out.append(_one_sided_specialization(t.side, t.tied, msg, "tie", {
+                "side": t.side, "argument": tied.arg_index, "static": int(t.via), "slot": kind, "dim": d}))
             continue
         tied, kept, via = g.nodes[t.tied], g.nodes[t.kept], other.nodes[t.via]
         msg = (f"{more} passes one scalar {theirs}{otext.names.get(via.value.vid, t.via)} (entry argument "
                f"{via.arg_index}) where the {t.side} has two: {kind}[{d}] of the array at {t.side} argument "
                f"{g.nodes[base].arg_index} ({mine}{text.names.get(tied.value.vid, t.tied)}) is assumed equal to "
                f"{mine}{text.names.get(kept.value.vid, t.kept)} (entry argument {kept.arg_index})")
-        l, r = (t.tied, None) if t.side == "left" else (None, t.tied)
-        out.append(_Root(l, r, "specialization", msg, kind="only_right" if t.side == "left" else "only_left",
-                         extra={"tie": {"side": t.side, "argument": tied.arg_index, "equals": kept.arg_index,
-                                        "slot": kind, "dim": d}, "assumes_more": more}))
+        out.append(_one_sided_specialization(t.side, t.tied, msg, "tie", {
+            "side": t.side, "argument": tied.arg_index, "equals": kept.arg_index, "slot": kind, "dim": d}))
     return out
 
 

@@ -28,21 +28,9 @@ class Pin(NamedTuple):
     value: DenseElements
 
 
-def _uses(g, nid: str, limit: int = 64) -> List[Tuple[str, int]]:
+def _uses(g, nid: str) -> List[Tuple[str, int]]:
     """(user, operand index) of a value, looking through reshape/broadcast chains."""
-    out, stack, seen = [], [nid], set()
-    while stack and len(seen) < limit:
-        x = stack.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        for u, k, _ in g.nodes[x].users:
-            un = g.nodes[u]
-            if un.kind == "op" and un.name in _THROUGH and k == 0:
-                stack.append(u)
-            else:
-                out.append((u, k))
-    return out
+    return g.uses_through(nid, _THROUGH, max_seen=64)
 
 
 def _constant_behind(g, nid: Optional[str]) -> Optional[Operation]:

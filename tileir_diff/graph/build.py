@@ -14,7 +14,7 @@ MultiDiGraph on demand (VF2 on leftovers, users who want networkx).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..ir import Block, Function, Operation, TokenType, Value
 from ..normalize.canon import fmt_type
@@ -106,6 +106,25 @@ class FunctionGraph:
         self._measure_regions()
         # construction tables: the nodes hold what later stages need (less live memory while matching)
         self._keys = self._producer = self._region_ops = None  # type: ignore[assignment]
+
+    def uses_through(self, nid: str, through, max_seen: int) -> List[Tuple[str, int]]:
+        """(user, operand index) of a value, looking through chains of the ops named in
+        ``through`` (their operand 0), depth first, visiting at most ``max_seen`` values."""
+        out: List[Tuple[str, int]] = []
+        stack: List[str] = [nid]
+        seen: Set[str] = set()
+        while stack and len(seen) < max_seen:
+            x = stack.pop()
+            if x in seen:
+                continue
+            seen.add(x)
+            for u, k, _ in self.nodes[x].users:
+                un = self.nodes[u]
+                if un.kind == "op" and un.name in through and k == 0:
+                    stack.append(u)
+                else:
+                    out.append((u, k))
+        return out
 
     # --- construction -------------------------------------------------------------------
     def _add(self, nid: str, kind: str, name: str) -> Node:

@@ -1187,15 +1187,25 @@ def _store_view(it, op, ins, env):
     return [None]
 
 
+def _pointer_access(it, op, ins, pointers: str, values: Tuple[str, ...], shape=None):
+    """What the pointer-tile memory ops share: the pointer tile (operand group ``pointers``) and
+    the ``values`` groups broadcast to ``shape`` (default: the shape they broadcast to), the mask
+    (all true when absent) and the pointee element type."""
+    ptrs = np.asarray(it.group(op, ins, pointers)[0], dtype=np.int64)
+    tiles = [np.asarray(it.group(op, ins, v)[0]) for v in values]
+    if shape is None:
+        shape = np.broadcast_shapes(ptrs.shape, *(t.shape for t in tiles))
+    mask = it.group(op, ins, "mask")
+    m = np.broadcast_to(np.asarray(mask[0], dtype=bool), shape) if mask else np.ones(shape, bool)
+    return (np.broadcast_to(ptrs, shape), [np.broadcast_to(t, shape) for t in tiles], m,
+            _pointee(op.operands[0].type))
+
+
 @handler("load_ptr_tko")
 def _load_ptr(it, op, ins, env):
-    ptrs = np.asarray(it.group(op, ins, "source")[0], dtype=np.int64)
-    elem = _pointee(op.operands[0].type)
-    mask = it.group(op, ins, "mask")
-    pad = it.group(op, ins, "paddingValue")
     shape = _res_shape(op)
-    ptrs = np.broadcast_to(ptrs, shape)
-    m = np.broadcast_to(np.asarray(mask[0], dtype=bool), shape) if mask else np.ones(shape, bool)
+    ptrs, _, m, elem = _pointer_access(it, op, ins, "source", (), shape)
+    pad = it.group(op, ins, "paddingValue")
     out = np.array(np.broadcast_to(pad[0], shape)) if pad else np.zeros(shape, dt.compute_dtype(elem))
     out = out.astype(dt.compute_dtype(elem))
     if m.any():
@@ -1205,13 +1215,7 @@ def _load_ptr(it, op, ins, env):
 
 @handler("store_ptr_tko")
 def _store_ptr(it, op, ins, env):
-    ptrs = np.asarray(it.group(op, ins, "destination")[0], dtype=np.int64)
-    value = np.asarray(it.group(op, ins, "value")[0])
-    mask = it.group(op, ins, "mask")
-    elem = _pointee(op.operands[0].type)
-    shape = np.broadcast_shapes(ptrs.shape, value.shape)
-    ptrs, value = np.broadcast_to(ptrs, shape), np.broadcast_to(value, shape)
-    m = np.broadcast_to(np.asarray(mask[0], dtype=bool), shape) if mask else np.ones(shape, bool)
+    ptrs, (value,), m, elem = _pointer_access(it, op, ins, "destination", ("value",))
     if m.any():
         it.memory.store(ptrs[m], value[m], elem, f"store_ptr_tko at {it.where(op)}")
     return [None]
@@ -1265,13 +1269,9 @@ def atomic_update(memory, addresses: np.ndarray, args: Sequence[np.ndarray], ele
 
 @handler("atomic_rmw_tko")
 def _atomic_rmw(it, op, ins, env):
-    ptrs = np.asarray(it.group(op, ins, "pointers")[0], dtype=np.int64)
-    arg = np.asarray(it.group(op, ins, "arg")[0])
-    mask = it.group(op, ins, "mask")
-    elem = _pointee(op.operands[0].type)
     shape = _res_shape(op)
-    ptrs, arg = np.broadcast_to(ptrs, shape), np.broadcast_to(arg, shape).astype(dt.compute_dtype(elem))
-    m = np.broadcast_to(np.asarray(mask[0], dtype=bool), shape) if mask else np.ones(shape, bool)
+    ptrs, (arg,), m, elem = _pointer_access(it, op, ins, "pointers", ("arg",), shape)
+    arg = arg.astype(dt.compute_dtype(elem))
     fn = _rmw_fn(_attr(op, "mode"), elem)
     out = np.zeros(shape, dt.compute_dtype(elem))
     if m.any():
@@ -1281,16 +1281,10 @@ def _atomic_rmw(it, op, ins, env):
 
 @handler("atomic_cas_tko")
 def _atomic_cas(it, op, ins, env):
-    ptrs = np.asarray(it.group(op, ins, "pointers")[0], dtype=np.int64)
-    cmp = np.asarray(it.group(op, ins, "cmp")[0])
-    val = np.asarray(it.group(op, ins, "val")[0])
-    mask = it.group(op, ins, "mask")
-    elem = _pointee(op.operands[0].type)
     shape = _res_shape(op)
+    ptrs, (cmp, val), m, elem = _pointer_access(it, op, ins, "pointers", ("cmp", "val"), shape)
     ct = dt.compute_dtype(elem)
-    ptrs = np.broadcast_to(ptrs, shape)
-    cmp, val = np.broadcast_to(cmp, shape).astype(ct), np.broadcast_to(val, shape).astype(ct)
-    m = np.broadcast_to(np.asarray(mask[0], dtype=bool), shape) if mask else np.ones(shape, bool)
+    cmp, val = cmp.astype(ct), val.astype(ct)
 
     def cas(old, c, v):  # compares bit patterns, so NaN == NaN and -0.0 != +0.0 as on the device
         return np.where(dt.to_bits(old, elem) == dt.to_bits(c, elem), v, old)

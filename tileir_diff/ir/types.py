@@ -17,8 +17,12 @@ DYNAMIC = None  # a dynamic dimension / stride, printed as "?"
 
 
 class Type:
-    """Base class of all Tile IR types."""
+    """Base class of all Tile IR types. Each prints in the one spelling, the printer's
+    (``type_text``); the subclasses are dataclasses, which leave ``__str__`` to this."""
     __slots__ = ()
+
+    def __str__(self) -> str:
+        return type_text(self)
 
 
 @dataclass(frozen=True)
@@ -37,23 +41,16 @@ class ScalarType(Type):
     def is_int(self) -> bool:
         return self.name[0] == "i"
 
-    def __str__(self) -> str:
-        return type_text(self)
-
 
 @dataclass(frozen=True)
 class TokenType(Type):
-    def __str__(self) -> str:
-        return type_text(self)
+    pass
 
 
 @dataclass(frozen=True)
 class PointerType(Type):
     pointee: Type
     ptr_attr: Optional[int] = None  # 13.4+ optional pointer attribute byte
-
-    def __str__(self) -> str:
-        return type_text(self)
 
 
 @dataclass(frozen=True)
@@ -72,9 +69,6 @@ class TileType(Type):
             n *= d
         return n
 
-    def __str__(self) -> str:
-        return type_text(self)
-
 
 @dataclass(frozen=True)
 class TensorViewType(Type):
@@ -83,9 +77,6 @@ class TensorViewType(Type):
     strides: Tuple[Optional[int], ...]
     ptr_attr: Optional[int] = None
 
-    def __str__(self) -> str:
-        return type_text(self)
-
 
 @dataclass(frozen=True)
 class PartitionViewType(Type):
@@ -93,9 +84,6 @@ class PartitionViewType(Type):
     tensor_view: TensorViewType
     dim_map: Tuple[int, ...]
     padding: Optional[str] = None  # PaddingValue name or None
-
-    def __str__(self) -> str:
-        return type_text(self)
 
 
 @dataclass(frozen=True)
@@ -106,9 +94,6 @@ class StridedViewType(Type):
     dim_map: Tuple[int, ...]
     padding: Optional[str] = None
 
-    def __str__(self) -> str:
-        return type_text(self)
-
 
 @dataclass(frozen=True)
 class GatherScatterViewType(Type):
@@ -117,17 +102,11 @@ class GatherScatterViewType(Type):
     sparse_dim: int
     padding: Optional[str] = None
 
-    def __str__(self) -> str:
-        return type_text(self)
-
 
 @dataclass(frozen=True)
 class FunctionType(Type):
     inputs: Tuple[Type, ...]
     results: Tuple[Type, ...]
-
-    def __str__(self) -> str:
-        return type_text(self)
 
 
 VIEW_TYPES = (PartitionViewType, StridedViewType, GatherScatterViewType)

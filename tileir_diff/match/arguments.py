@@ -28,21 +28,9 @@ from .address import address_root, argument_behind
 from .opsets import MEMORY_OPS
 
 
-def _through_assumes(g: FunctionGraph, nid: str, limit: int = 16) -> List[Tuple[str, int]]:
+def _through_assumes(g: FunctionGraph, nid: str) -> List[Tuple[str, int]]:
     """(user, operand index) of a value, looking through ``assume`` chains."""
-    out, stack, seen = [], [nid], set()
-    while stack and len(seen) < limit * 8:
-        x = stack.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        for u, k, _ in g.nodes[x].users:
-            un = g.nodes[u]
-            if un.kind == "op" and un.name == "assume" and k == 0:
-                stack.append(u)
-            else:
-                out.append((u, k))
-    return out
+    return g.uses_through(nid, ("assume",), max_seen=128)
 
 
 def _view_base(g: FunctionGraph, view: str) -> Optional[str]:

@@ -9,7 +9,7 @@ it contains (``leaves()`` of a primitive stage is the stage itself).
 """
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
 
 from .mapping import MatchContext
 
@@ -26,6 +26,18 @@ class Stage:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+class TieAwareStage(Stage):
+    """A primitive stage with a ``strict`` switch: strict, it pairs only candidates that are each
+    other's unique best; otherwise it breaks ties. Subclasses set the default."""
+    strict_by_default: bool = True
+
+    def __init__(self, strict: Optional[bool] = None):
+        self.strict = self.strict_by_default if strict is None else strict
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(strict={self.strict})"
 
 
 class Composite(Stage):

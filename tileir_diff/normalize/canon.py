@@ -95,38 +95,48 @@ def attr_key(v: Any) -> str:
     return k
 
 
+def _dense_key(v: DenseElements) -> str:
+    splat = _dense_splat_bits(v)
+    body = f"splat:0x{splat:x}" if splat is not None else v.data.hex()
+    return f"dense<{fmt_type(v.type)}|{body}>"
+
+
+def _sequence_key(v) -> str:
+    return "[" + ",".join(attr_key(x) for x in v) + "]"
+
+
+#: The exact key of each attribute class (by exact class; what is not here falls to ``_attr_key``).
+#: Dictionaries are unordered, so their keys sort the entries.
+_KEY_OF = {
+    EnumValue: lambda v: v.name,
+    bool: lambda v: "true" if v else "false",
+    int: repr,
+    str: repr,
+    FloatAttr: lambda v: f"{v.type.name}:0x{v.bits:x}",
+    IntegerAttr: lambda v: f"{v.value}:{fmt_type(v.type)}",
+    DenseElements: _dense_key,
+    DictAttr: lambda v: "{" + ",".join(f"{k}={attr_key(x)}" for k, x in sorted(v.items, key=lambda kv: kv[0])) + "}",
+    OptimizationHints: lambda v: "hints<" + ",".join(f"{k}={attr_key(d)}"
+                                                     for k, d in sorted(v.by_arch, key=lambda kv: kv[0])) + ">",
+    DivBy: lambda v: f"div_by<{v.divisor},{v.every},{v.along}>",
+    Bounded: lambda v: f"bounded<{v.lb},{v.ub}>",
+    SameElements: lambda v: "same_elements<" + ",".join(attr_key(x) for x in v.values) + ">",
+    tuple: _sequence_key,
+    list: _sequence_key,
+}
+
+
 def _attr_key(v: Any) -> str:
-    if isinstance(v, EnumValue):
-        return v.name
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, str)):
-        return repr(v)
-    if isinstance(v, FloatAttr):
-        return f"{v.type.name}:0x{v.bits:x}"
-    if isinstance(v, IntegerAttr):
-        return f"{v.value}:{fmt_type(v.type)}"
-    if isinstance(v, DenseElements):
-        splat = _dense_splat_bits(v)
-        body = f"splat:0x{splat:x}" if splat is not None else v.data.hex()
-        return f"dense<{fmt_type(v.type)}|{body}>"
-    if isinstance(v, DictAttr):
-        return "{" + ",".join(f"{k}={attr_key(x)}" for k, x in sorted(v.items, key=lambda kv: kv[0])) + "}"
-    if isinstance(v, OptimizationHints):
-        return "hints<" + ",".join(f"{k}={attr_key(d)}" for k, d in sorted(v.by_arch, key=lambda kv: kv[0])) + ">"
-    if isinstance(v, DivBy):
-        return f"div_by<{v.divisor},{v.every},{v.along}>"
-    if isinstance(v, Bounded):
-        return f"bounded<{v.lb},{v.ub}>"
-    if isinstance(v, SameElements):
-        return "same_elements<" + ",".join(attr_key(x) for x in v.values) + ">"
-    if isinstance(v, (tuple, list)):
-        return "[" + ",".join(attr_key(x) for x in v) + "]"
+    key_of = _KEY_OF.get(type(v))
+    if key_of is not None:
+        return key_of(v)
+    if isinstance(v, (tuple, list)):  # a named tuple
+        return _sequence_key(v)
     if isinstance(v, Type):
         return fmt_type(v)
     if v is None:
         return "none"
-    return repr(v)
+    return repr(v)  # int and str subclasses included, as their exact classes
 
 
 def attr_text(v: Any) -> str:

@@ -251,6 +251,37 @@ def map_functions(module: Module, fn: Callable[[Function], Tuple[Function, int]]
     return replace(module, functions=tuple(funcs)), total
 
 
+def rewrite_ops(module: Module, rewrite_for: Callable[[Function, set], OpRewrite],
+                drop_bypassed: bool = False) -> Tuple[Module, int]:
+    """Rewrite each function with the op rewrite ``rewrite_for(function, bypassed)`` returns;
+    the count is the ops it rewrote (the calls that returned a replacement). With
+    ``drop_bypassed``, the ops whose ids the rewrite added to ``bypassed`` (what the replacements
+    no longer read) are dropped where they became unused, once anything was rewritten."""
+    def per_function(f):
+        bypassed: set = set()
+        fn = rewrite_for(f, bypassed)
+        count = 0
+
+        def counted(op, subst):
+            nonlocal count
+            out = fn(op, subst)
+            if out is not None:
+                count += 1
+            return out
+
+        nf = rewrite_function(f, counted)
+        if drop_bypassed and count:
+            nf = drop_unused(nf, lambda op: id(op) in bypassed)
+        return nf, count
+    return map_functions(module, per_function)
+
+
+def forward_operand(op: Operation, subst: Dict[int, Value]) -> List[Operation]:
+    """Drop ``op``: its one result becomes its operand 0 wherever used."""
+    subst[op.results[0].vid] = op.operands[0]
+    return []
+
+
 def enum_name(value) -> object:
     """An enum attribute's name whether stored as EnumValue or as a plain string."""
     return getattr(value, "name", value)
@@ -262,4 +293,4 @@ def all_ops(module: Module) -> Iterable[Operation]:
 
 __all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
            "group_span", "operand_role", "has_trait", "use_counts", "count_ops", "op_names", "ops_of", "drop_unused", "max_vid", "substitute", "rewrite_block",
-           "rewrite_function", "map_functions", "enum_name", "op_def"]
+           "rewrite_function", "map_functions", "rewrite_ops", "forward_operand", "enum_name", "op_def"]

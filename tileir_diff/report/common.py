@@ -104,6 +104,13 @@ def function_pairs(pair: Dict[str, Any]) -> Iterator[Tuple[str, Optional[List[st
         yield title, differing, [(k, fp["sections"][k]) for k in differing if fp["sections"].get(k)]
 
 
+def function_headline(title: str, differing: Optional[List[str]], name=str, text=str) -> str:
+    """A function pair's first line, ``@title: summaries agree`` or ``@title: differs in a, b``;
+    ``name`` and ``text`` render the title and the section names (a renderer's escaping)."""
+    head = name("@" + str(title))
+    return f"{head}: summaries agree" if differing is None else f"{head}: differs in {text(', '.join(differing))}"
+
+
 def stats_items(result: Any) -> List[Tuple[str, Any]]:
     """Flat ``(key, value)`` pairs of the matcher stats (nested dicts become ``a.b``)."""
     out: List[Tuple[str, Any]] = []

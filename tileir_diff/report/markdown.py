@@ -10,7 +10,7 @@ from typing import Any, List
 
 from ..errors import printable
 
-from .common import VERDICT_MEANING, function_pairs, op_side, pair_summary, sorted_rules
+from .common import VERDICT_MEANING, function_headline, function_pairs, op_side, pair_summary, sorted_rules
 from .html import SECTION_TITLES
 
 
@@ -87,10 +87,9 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
     if summary and pair:
         lines += ["", "### Summary", ""]
         for name, differing, sections in function_pairs(pair):
+            lines.append("- " + function_headline(name, differing, code, text))
             if differing is None:
-                lines.append(f"- {code('@' + str(name))}: summaries agree")
                 continue
-            lines.append(f"- {code('@' + str(name))}: differs in {text(', '.join(differing))}")
             for key, section in sections:
                 lines += ["", f"  **{text(SECTION_TITLES.get(key, key))}**", ""]
                 lines += ["  | | left | right |", "  |---|---|---|"] if key != "op_histogram" else \

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from ..errors import printable
-from .common import compact, function_pairs
+from .common import compact, function_headline, function_pairs
 
 SECTION_TITLES = {"memory": "memory", "reductions": "reductions/scans", "mma": "mma", "loops": "control flow",
                   "assumptions": "assumptions"}
@@ -55,10 +55,9 @@ def pair_lines(pair: Dict[str, Any], *, only_differing: bool = True, indent: str
     """Differing rows of a pair summary, ``- left`` / ``+ right`` style."""
     lines: List[str] = []
     for title, differing, sections in function_pairs(pair):
+        lines.append(indent + function_headline(title, differing))
         if differing is None:
-            lines.append(f"{indent}@{title}: summaries agree")
             continue
-        lines.append(f"{indent}@{title}: differs in {', '.join(differing)}")
         for name, section in sections:
             lines.append(f"{indent}  {name}:")
             lines.extend(_section_rows(name, section, indent + "    ", only_differing))

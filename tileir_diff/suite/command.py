@@ -49,7 +49,11 @@ def list_records(specs: Sequence[OpSpec], *, build_root: Path | None = None,
     return out
 
 
-def _add_common(p: argparse.ArgumentParser) -> None:
+def _suite_subcommand(sub, name: str, func, help: str, description: str) -> argparse.ArgumentParser:
+    """A ``suite`` subcommand running ``func``, with the options every one takes (where the
+    checkout, the reference and the build are; which ops and architectures)."""
+    p = sub.add_parser(name, help=help, description=description)
+    p.set_defaults(suite_func=func)
     p.add_argument("--root", type=Path, default=None, metavar="DIR",
                    help="the tileir_diff checkout (default: $TILEIR_DIFF_ROOT, this package's checkout, "
                         "or the working directory's)")
@@ -58,26 +62,24 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--op", action="append", dest="ops", metavar="OP", help="only this op (repeatable)")
     p.add_argument("--arch", action="append", dest="archs", metavar="SM",
                    help=f"cubin target (repeatable; default: {' '.join(DEFAULT_ARCHS)})")
+    return p
 
 
 def _populate(suite_parser: argparse.ArgumentParser) -> None:
     sub = suite_parser.add_subparsers(dest="suite_command", metavar="{list,export,status,sass}",
                                       title="subcommands")
     sub.required = True
-    p_list = sub.add_parser(
-        "list", help="list every reference op and variant (validates analysis.json)",
+    p_list = _suite_subcommand(
+        sub, "list", _cmd_list, help="list every reference op and variant (validates analysis.json)",
         description="List every reference operator and variant of the catalog (reference/<op>/analysis.json, "
                     "validated on the way): kernel, dtypes, constants, and which of its bytecode and cubins "
                     "are built. --format json gives what a port or a launcher needs to find and call each.")
-    _add_common(p_list)
     p_list.add_argument("--format", choices=("text", "json"), default="text")
-    p_list.set_defaults(suite_func=_cmd_list)
-    p_exp = sub.add_parser(
-        "export", help="export variants to bytecode 13.3 and compile cubins with tileiras",
+    p_exp = _suite_subcommand(
+        sub, "export", _cmd_export, help="export variants to bytecode 13.3 and compile cubins with tileiras",
         description="Export each reference variant with cuTile Python to Tile IR bytecode 13.3 and compile "
                     "it to cubins with tileiras; outputs newer than their inputs are kept. Needs cuda-tile "
                     "and nvidia-cuda-tileiras (pip install -e .[tools]). Exit 1 when a variant fails.")
-    _add_common(p_exp)
     p_exp.add_argument("--variant", action="append", dest="variants", metavar="NAME", help="only this variant (repeatable)")
     p_exp.add_argument("--force", action="store_true", help="rebuild even when outputs are newer than inputs")
     p_exp.add_argument("--no-cubin", action="store_true", help="bytecode only")
@@ -85,14 +87,12 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
                        help="variants exported at once (default: the CPU count, here %(default)s)")
     p_exp.add_argument("--format", choices=("text", "json"), default="text")
     add_progress_option(p_exp)
-    p_exp.set_defaults(suite_func=_cmd_export)
-    p_st = sub.add_parser(
-        "status", help="the port table: each variant's Rust port vs its Python reference",
+    p_st = _suite_subcommand(
+        sub, "status", _cmd_status, help="the port table: each variant's Rust port vs its Python reference",
         description="The port table: for every reference variant, the verdict of its cuTile Rust port's IR "
                     "(build/rust) against the Python reference IR (build/reference), the differences "
                     "analysis.json accepts, the cubin, unsafe blocks and the last numerics run. Exit 0 when "
                     "every ported variant passes, 1 otherwise.")
-    _add_common(p_st)
     p_st.add_argument("--format", choices=("text", "json"), default="text")
     p_st.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
     p_st.add_argument("--markdown", type=Path, metavar="PATH", help="also write the table as Markdown (docs/PORTS.md)")
@@ -101,13 +101,11 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
                            "linked) and DIR/status.json (the table as JSON)")
     p_st.add_argument("--ported-only", action="store_true", help="list only variants that have a port")
     add_progress_option(p_st)
-    p_st.set_defaults(suite_func=_cmd_status)
-    p_sass = sub.add_parser(
-        "sass", help="SASS identity: each port's sm_90 cubin against its Python reference's",
+    p_sass = _suite_subcommand(
+        sub, "sass", _cmd_sass, help="SASS identity: each port's sm_90 cubin against its Python reference's",
         description="Disassemble each ported variant's sm_90 cubin and its Python reference's (nvdisasm, "
                     "cuobjdump: pip install -e .[sass]) and compare the SASS, registers, shared memory and "
                     "constant banks; the port table reads the results (docs/results/ports_sass.json).")
-    _add_common(p_sass)
     p_sass.add_argument("--json", type=Path, metavar="PATH",
                         help="write the results here (the port table reads docs/results/ports_sass.json)")
     p_sass.add_argument("--format", choices=("text", "json"), default="text")
@@ -115,7 +113,6 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
                         help="keep the --json file's records of the ops not compared now (with --op)")
     p_sass.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
     add_progress_option(p_sass)
-    p_sass.set_defaults(suite_func=_cmd_sass)
 
 
 def _positive_int(text: str) -> int:

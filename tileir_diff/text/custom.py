@@ -276,18 +276,13 @@ def parse_custom(p, od, result_counts) -> ParseState:
 
 def _iter_values(p):
     p.expect("ident", "iter_values")
-    p.expect("punct", "(")
-    names, inits = [], []
-    if not p.peek().is_("punct", ")"):
-        while True:
-            names.append(p.expect("value"))
-            p.expect("punct", "=")
-            inits.append(p.parse_value_use())
-            if not p.peek().is_("punct", ","):
-                break
-            p.next()
-    p.expect("punct", ")")
-    return names, inits
+
+    def binding():
+        name = p.expect("value")
+        p.expect("punct", "=")
+        return name, p.parse_value_use()
+    pairs = p.delimited(binding, "(", ")")
+    return [n for n, _ in pairs], [v for _, v in pairs]
 
 
 def _check(p, values, types):

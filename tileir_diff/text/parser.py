@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..dialect.enums import PTR_ATTRS
 from ..dialect.ops import OPS_BY_NAME, ALIASES
@@ -111,6 +111,13 @@ class Parser:
             raise self.error(f"expected {want}, got {t}", t)
         return self.next()
 
+    def accept(self, kind: str, text: str) -> bool:
+        """Read the next token when it is ``kind``/``text``; whether it was."""
+        if self.peek().is_(kind, text):
+            self.next()
+            return True
+        return False
+
     def _rewind_to(self, tok: Token) -> None:
         self.buf.clear()
         self.lex.reset(tok.offset)
@@ -187,20 +194,27 @@ class Parser:
         return out
 
     # --- attribute pieces ----------------------------------------------------------------
-    def _list(self, item):
-        self.expect("punct", "[")
+    def delimited(self, item, open_: str = "[", close: str = "]") -> list:
+        """``open_ item, item, ... close`` (possibly empty): the items ``item()`` parsed, in order.
+        Every comma-separated list of the grammar goes through here, so all report a missing
+        separator or bracket alike."""
+        self.expect("punct", open_)
+        return self.items_until(close, item)
+
+    def items_until(self, close: str, item) -> list:
+        """The rest of a comma-separated list whose opening bracket is read: items up to ``close``."""
         out = []
-        if not self.peek().is_("punct", "]"):
+        if not self.peek().is_("punct", close):
             while True:
                 out.append(item())
                 if not self.peek().is_("punct", ","):
                     break
                 self.next()
-        self.expect("punct", "]")
+        self.expect("punct", close)
         return out
 
     def parse_int_list(self) -> List[int]:
-        return self._list(lambda: self.expect("int").value)
+        return self.delimited(lambda: self.expect("int").value)
 
     def parse_bool_list(self) -> List[bool]:
         def item():
@@ -208,7 +222,7 @@ class Parser:
             if t.text not in ("true", "false"):
                 raise self.error(f"expected true or false, got {t}", t)
             return t.text == "true"
-        return self._list(item)
+        return self.delimited(item)
 
     def parse_scalar_attr(self):
         """``1.0 : f32``, ``0 : i32``, ``0x7F800000 : f32``; an untyped int is i64, an untyped
@@ -238,20 +252,10 @@ class Parser:
         return IntegerAttr(t.value, ty)
 
     def parse_scalar_attr_list(self):
-        return self._list(self.parse_scalar_attr)
+        return self.delimited(self.parse_scalar_attr)
 
     def parse_hints(self) -> OptimizationHints:
-        self.expect("punct", "<")
-        arches = []
-        if not self.peek().is_("punct", ">"):
-            while True:
-                key = self._dict_key()
-                self.expect("punct", "=")
-                arches.append((key, self._dict()))
-                if not self.peek().is_("punct", ","):
-                    break
-                self.next()
-        self.expect("punct", ">")
+        arches = self.delimited(lambda: self._dict_entry(self._dict), "<", ">")
         # Dictionaries are unordered (MLIR keeps them sorted by key): canonical as the decoder's.
         return OptimizationHints(tuple(sorted(arches, key=lambda kv: kv[0])))
 
@@ -263,31 +267,29 @@ class Parser:
             return t.value
         raise self.error(f"expected a key, got {t}", t)
 
-    def _dict(self) -> DictAttr:
-        self.expect("punct", "{")
-        items = []
-        if not self.peek().is_("punct", "}"):
-            while True:
-                key = self._dict_key()
-                self.expect("punct", "=")
-                t = self.peek()
-                if t.is_("punct", "{"):
-                    val = self._dict()
-                elif t.kind == "int":
-                    self.next()
-                    ty = T.ScalarType("i32")  # hint integers are i32 (cuTile EntryHints / load hints)
-                    if self.peek().is_("punct", ":"):
-                        self.next()
-                        ty = self.parse_type()
-                    val = IntegerAttr(t.value, ty)
-                else:
-                    val = self.parse_scalar_attr()
-                items.append((key, val))
-                if not self.peek().is_("punct", ","):
-                    break
-                self.next()
-        self.expect("punct", "}")
+    def _dict_entry(self, value) -> Tuple[str, Any]:
+        """``key = value`` of a dictionary, the value parsed by ``value()``."""
+        key = self._dict_key()
+        self.expect("punct", "=")
+        return key, value()
+
+    def _sorted_dict(self, value) -> DictAttr:
+        """``{key = value, ...}``; dictionaries are unordered (MLIR keeps them sorted by key)."""
+        items = self.delimited(lambda: self._dict_entry(value), "{", "}")
         return DictAttr(tuple(sorted(items, key=lambda kv: kv[0])))
+
+    def _dict(self) -> DictAttr:
+        return self._sorted_dict(self._hint_value)
+
+    def _hint_value(self):
+        """A hint's value: a nested dictionary, an integer (i32 unless typed: cuTile EntryHints and
+        load hints), else a scalar attribute."""
+        if self.peek().is_("punct", "{"):
+            return self._dict()
+        if self.peek().kind != "int":
+            return self.parse_scalar_attr()
+        value = self.next().value
+        return IntegerAttr(value, self.parse_type() if self.accept("punct", ":") else T.ScalarType("i32"))
 
     def parse_generic_attr(self, in_array: bool = False):
         """An attribute in MLIR's generic form (entry argument attributes), the inverse of
@@ -295,20 +297,9 @@ class Parser:
         ``#cuda_tile.div_by<..>`` / ``bounded`` / ``same_elements`` / ``optimization_hints``."""
         t = self.peek()
         if t.is_("punct", "{"):
-            self.next()
-            items = []
-            if not self.peek().is_("punct", "}"):
-                while True:
-                    key = self._dict_key()
-                    self.expect("punct", "=")
-                    items.append((key, self.parse_generic_attr()))
-                    if not self.peek().is_("punct", ","):
-                        break
-                    self.next()
-            self.expect("punct", "}")
-            return DictAttr(tuple(sorted(items, key=lambda kv: kv[0])))
+            return self._sorted_dict(self.parse_generic_attr)
         if t.is_("punct", "["):
-            return tuple(self._list(lambda: self.parse_generic_attr(in_array=True)))
+            return tuple(self.delimited(lambda: self.parse_generic_attr(in_array=True)))
         if t.kind == "hash":
             name = t.text[1:]
             if name == "cuda_tile.optimization_hints":
@@ -385,18 +376,14 @@ class Parser:
         return Region((Block(tuple(args), tuple(ops)),))
 
     def parse_arg_region(self) -> Region:
-        self.expect("punct", "(")
-        toks, types = [], []
-        if not self.peek().is_("punct", ")"):
-            while True:
-                toks.append(self.expect("value"))
-                self.expect("punct", ":")
-                types.append(self.parse_type())
-                if not self.peek().is_("punct", ","):
-                    break
-                self.next()
-        self.expect("punct", ")")
-        return self.parse_region(toks, types, implicit=None)
+        args = self.delimited(self._typed_value, "(", ")")
+        return self.parse_region([t for t, _ in args], [ty for _, ty in args], implicit=None)
+
+    def _typed_value(self) -> Tuple[Token, T.Type]:
+        """``%name : type`` (a block or entry argument)."""
+        tok = self.expect("value")
+        self.expect("punct", ":")
+        return tok, self.parse_type()
 
     # --- ops ---------------------------------------------------------------------------------
     def parse_op(self) -> Operation:
@@ -578,17 +565,12 @@ class Parser:
                 directory = self.expect("string").value
                 self.expect("punct", ">")
                 return {"_kind": kind, "name": fname, "directory": directory}
-            params = {"_kind": kind}
-            if not self.peek().is_("punct", ">"):
-                while True:
-                    key = self.expect("ident").text
-                    self.expect("punct", "=")
-                    params[key] = self._attr_ref()
-                    if not self.peek().is_("punct", ","):
-                        break
-                    self.next()
-            self.expect("punct", ">")
-            return params
+
+            def param():
+                key = self.expect("ident").text
+                self.expect("punct", "=")
+                return key, self._attr_ref()
+            return {"_kind": kind, **dict(self.items_until(">", param))}
         raise self.error(f"unsupported alias value {t}", t)
 
     def _loc_inner(self):
@@ -673,29 +655,24 @@ class Parser:
             else:
                 raise self.error(f"expected 'entry' or 'global', got {t}", t)
 
+    def _entry_argument(self) -> Tuple[Token, T.Type, DictAttr]:
+        tok, ty = self._typed_value()
+        attrs = DictAttr(())
+        if self.peek().is_("punct", "{"):
+            # 13.5 argument attributes; accepted whatever ``version`` says (text carries
+            # none, and the loader parses with the default): writing them needs 13.5.
+            attrs = self.parse_generic_attr()
+        if self.peek().is_("ident", "loc"):
+            raise self.error("argument locations are not supported")
+        return tok, ty, attrs
+
     def parse_function(self) -> Function:
         entry_tok = self.next()
         name = self.expect("symbol").value
         self.next_vid = 0
         self.scopes = [{}]
-        self.expect("punct", "(")
-        toks, types, arg_dicts = [], [], []
-        if not self.peek().is_("punct", ")"):
-            while True:
-                toks.append(self.expect("value"))
-                self.expect("punct", ":")
-                types.append(self.parse_type())
-                arg_dicts.append(DictAttr(()))
-                if self.peek().is_("punct", "{"):
-                    # 13.5 argument attributes; accepted whatever ``version`` says (text carries
-                    # none, and the loader parses with the default): writing them needs 13.5.
-                    arg_dicts[-1] = self.parse_generic_attr()
-                if self.peek().is_("ident", "loc"):
-                    raise self.error("argument locations are not supported")
-                if not self.peek().is_("punct", ","):
-                    break
-                self.next()
-        self.expect("punct", ")")
+        args = self.delimited(self._entry_argument, "(", ")")
+        toks, types, arg_dicts = [a[0] for a in args], [a[1] for a in args], [a[2] for a in args]
         results: List[T.Type] = []
         if self.peek().is_("punct", "->"):
             self.next()

@@ -29,31 +29,36 @@ from .floatfmt import FORMATS, float_from_text, format_float
 from .lexer import Lexer, escape_string, key_text, symbol_text
 
 
-# --- compiled template elements ----------------------------------------------------------
+# --- compiled template elements (the notation above, one class per form) -------------------
 @dataclass(frozen=True)
 class Lit:
+    """Literal text, printed byte for byte and matched token by token."""
     text: str
 
 
 @dataclass(frozen=True)
 class Ref:
+    """``$x`` / ``$x:style``: an operand group, attribute or region of the op."""
     name: str
     style: Optional[str] = None
 
 
 @dataclass(frozen=True)
 class TypeOf:
+    """``type($x)``: the types of an operand or result group."""
     name: str
 
 
 @dataclass(frozen=True)
 class Opt:
+    """``{?x|...}``: ``body`` only when ``x`` is present."""
     name: str
     body: Tuple[Any, ...]
 
 
 @dataclass(frozen=True)
 class Dir:
+    """``@name($a, ...)``: a directive."""
     name: str
     args: Tuple[str, ...]
 
@@ -811,22 +816,16 @@ def _parse_directive(d: Dir, p, st: ParseState):
         return
     if n == "dynlist":
         group, which = d.args
-        p.expect("punct", "[")
-        dims: List[Optional[int]] = []
-        if not p.peek().is_("punct", "]"):
-            while True:
-                tok = p.peek()
-                if tok.kind == "value":
-                    st.operands[group].append(p.parse_value_use())
-                    dims.append(None)
-                elif tok.kind == "int":
-                    dims.append(p.next().value)
-                else:
-                    raise p.error(f"expected a value or an integer in {which}, got {tok}", tok)
-                if not p.peek().is_("punct", ","):
-                    break
-                p.next()
-        p.expect("punct", "]")
+
+        def dim() -> Optional[int]:  # a dynamic one is an operand of ``group``
+            tok = p.peek()
+            if tok.kind == "value":
+                st.operands[group].append(p.parse_value_use())
+                return None
+            if tok.kind == "int":
+                return p.next().value
+            raise p.error(f"expected a value or an integer in {which}, got {tok}", tok)
+        dims: List[Optional[int]] = p.delimited(dim)
         st.__dict__.setdefault("dynlists", {})[which] = dims
         return
     if n == "tvtype":
@@ -886,16 +885,7 @@ def _parse_dense_body(p, elem):
     """-> nested python lists of tokens, a single token, or a hex-string token."""
     tok = p.peek()
     if tok.is_("punct", "["):
-        p.next()
-        items = []
-        if not p.peek().is_("punct", "]"):
-            while True:
-                items.append(_parse_dense_body(p, elem))
-                if not p.peek().is_("punct", ","):
-                    break
-                p.next()
-        p.expect("punct", "]")
-        return items
+        return p.delimited(lambda: _parse_dense_body(p, elem))
     if tok.kind in ("int", "float", "hex", "string") or tok.is_("ident", "true") or tok.is_("ident", "false"):
         return p.next()
     raise p.error(f"expected a constant element, got {tok}", tok)

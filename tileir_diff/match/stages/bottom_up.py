@@ -10,17 +10,12 @@ from typing import Dict, List
 from ...normalize.keys import commutative_positions
 from ..mapping import MatchContext
 from ..operands import operand_pairs, use_slot
-from ..stage import Stage
+from ..stage import TieAwareStage
 
 
-class BottomUp(Stage):
+class BottomUp(TieAwareStage):
     name = "bottom-up"
-
-    def __init__(self, strict: bool = True):
-        self.strict = strict
-
-    def __repr__(self) -> str:
-        return f"BottomUp(strict={self.strict})"
+    strict_by_default = True
 
     def run(self, ctx: MatchContext, seeds=None) -> int:
         """From paired operands (``seeds``, else the pairs with an unpaired user) to their users

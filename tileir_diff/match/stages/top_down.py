@@ -8,17 +8,12 @@ from ...normalize.keys import commutative_positions
 from ..mapping import MatchContext
 from ..operands import operand_pairs
 from ..opsets import TERMINATOR_OPS
-from ..stage import Stage
+from ..stage import TieAwareStage
 
 
-class TopDown(Stage):
+class TopDown(TieAwareStage):
     name = "top-down"
-
-    def __init__(self, strict: bool = False):
-        self.strict = strict
-
-    def __repr__(self) -> str:
-        return f"TopDown(strict={self.strict})"
+    strict_by_default = False
 
     def run(self, ctx: MatchContext, seeds=None) -> int:
         """From paired users (``seeds``, else every pair that may still extend) to their

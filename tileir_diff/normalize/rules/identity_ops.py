@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..rule import Rule, register
-from ..util import map_functions, rewrite_function
+from ..util import forward_operand, rewrite_ops
 
 
 def is_identity(op) -> bool:
@@ -41,16 +41,6 @@ class IdentityOps(Rule):
     acts_on = frozenset({"broadcast", "reshape", "permute", "bitcast"})
 
     def apply(self, module):
-        def per_function(f):
-            count = 0
-
-            def fn(op, subst):
-                nonlocal count
-                if not is_identity(op):
-                    return None
-                subst[op.results[0].vid] = op.operands[0]
-                count += 1
-                return []
-
-            return rewrite_function(f, fn), count
-        return map_functions(module, per_function)
+        def drop_identity(op, subst):
+            return forward_operand(op, subst) if is_identity(op) else None
+        return rewrite_ops(module, lambda function, bypassed: drop_identity)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ...ir import Bounded, DivBy
 from ..rule import Rule, register
-from ..util import map_functions, rewrite_function
+from ..util import forward_operand, rewrite_ops
 from ._ranges import Ranges
 
 
@@ -47,22 +47,15 @@ class ImpliedAssumptions(Rule):
     acts_on = frozenset({"assume"})
 
     def apply(self, module):
-        def per_function(f):
+        def rewrite_for(f, _):
             ranges = Ranges(f, use_assumes=False)
-            count = 0
 
             def fn(op, subst):
-                nonlocal count
                 if op.name != "assume" or len(op.operands) != 1 or len(op.results) != 1:
                     return None
                 # an operand substituted by an earlier drop has the same interval: assumes are
                 # not premises here, so the range of an assume's result is its operand's
-                if not implied(ranges, op):
-                    return None
-                subst[op.results[0].vid] = op.operands[0]
-                count += 1
-                return []
-
-            return rewrite_function(f, fn), count
-        return map_functions(module, per_function)
+                return forward_operand(op, subst) if implied(ranges, op) else None
+            return fn
+        return rewrite_ops(module, rewrite_for)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ...ir import EnumValue
 from ..rule import Rule, register
-from ..util import drop_unused, enum_name, map_functions, rewrite_function
+from ..util import enum_name, rewrite_ops
 from ._constants import INT_WIDTH, element_name, producers, uniform_bits
 
 
@@ -29,13 +29,10 @@ class SelectMinMax(Rule):
     acts_on = frozenset({"select"})
 
     def apply(self, module):
-        def per_function(f):
+        def rewrite_for(f, compares):
             prod = producers(f)
-            count = 0
-            compares = set()
 
             def fn(op, subst):
-                nonlocal count
                 if op.name != "select" or len(op.operands) != 3 or len(op.results) != 1:
                     return None
                 cond, x, y = op.operands
@@ -62,14 +59,9 @@ class SelectMinMax(Rule):
                     return None
                 sign = c.attributes.get("signedness")
                 compares.add(id(c))
-                count += 1
                 return [op.replace(name=name, operands=(a, b), segments=(1, 1),
                                    attributes={"signedness": sign if sign is not None else EnumValue("Signedness",
                                                                                                      "signed")})]
+            return fn
 
-            nf = rewrite_function(f, fn)
-            if count:
-                nf = drop_unused(nf, lambda op: id(op) in compares)
-            return nf, count
-
-        return map_functions(module, per_function)
+        return rewrite_ops(module, rewrite_for, drop_bypassed=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ...ir import DenseElements, TileType
 from ..rule import Rule, register
-from ..util import drop_unused, map_functions, rewrite_function
+from ..util import rewrite_ops
 from ._constants import producers, uniform_bits
 
 
@@ -42,13 +42,10 @@ class SplatConstants(Rule):
     acts_on = frozenset({"broadcast", "reshape", "constant"})
 
     def apply(self, module):
-        def per_function(f):
+        def rewrite_for(f, bypassed):
             prod = producers(f)
-            count = 0
-            bypassed = set()
 
             def fn(op, subst):
-                nonlocal count
                 if op.name in ("broadcast", "reshape") and len(op.operands) == 1 and len(op.results) == 1:
                     chain = set()
                     c = _single_element_constant(prod, op.operands[0], chain)
@@ -58,7 +55,6 @@ class SplatConstants(Rule):
                     value = DenseElements(rt, c.attributes["value"].data)
                     bypassed.add(id(c))
                     bypassed.update(chain)
-                    count += 1
                     return [op.replace(name="constant", operands=(), segments=(), attributes={"value": value},
                                        regions=())]
                 if op.name == "constant":
@@ -67,14 +63,9 @@ class SplatConstants(Rule):
                             and uniform_bits(op) is not None:
                         width = len(value.data) // value.type.num_elements
                         if width and len(value.data) == width * value.type.num_elements:
-                            count += 1
                             return [op.replace(attributes={**op.attributes,
                                                            "value": DenseElements(value.type, value.data[:width])})]
                 return None
+            return fn
 
-            nf = rewrite_function(f, fn)
-            if count:
-                nf = drop_unused(nf, lambda op: id(op) in bypassed)
-            return nf, count
-
-        return map_functions(module, per_function)
+        return rewrite_ops(module, rewrite_for, drop_bypassed=True)

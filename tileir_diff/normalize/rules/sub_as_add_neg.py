@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..rule import Rule, register
-from ..util import drop_unused, enum_name, map_functions, rewrite_function
+from ..util import enum_name, rewrite_ops
 from ._constants import producers
 
 _PAIRS = {"addf": ("negf", "subf"), "addi": ("negi", "subi")}
@@ -27,13 +27,10 @@ class SubAsAddNeg(Rule):
     acts_on = frozenset({"negf", "negi"})
 
     def apply(self, module):
-        def per_function(f):
+        def rewrite_for(f, negations):
             prod = producers(f)
-            count = 0
-            negations = set()
 
             def fn(op, subst):
-                nonlocal count
                 pair = _PAIRS.get(op.name)
                 if pair is None or len(op.operands) != 2:
                     return None
@@ -47,13 +44,8 @@ class SubAsAddNeg(Rule):
                     if neg_name == "negi" and enum_name(n.attributes.get("overflow")) not in (None, "none"):
                         continue
                     negations.add(id(n))
-                    count += 1
                     return [op.replace(name=sub_name, operands=(op.operands[1 - k], n.operands[0]))]
                 return None
+            return fn
 
-            nf = rewrite_function(f, fn)
-            if count:
-                nf = drop_unused(nf, lambda op: id(op) in negations)
-            return nf, count
-
-        return map_functions(module, per_function)
+        return rewrite_ops(module, rewrite_for, drop_bypassed=True)
