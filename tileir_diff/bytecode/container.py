@@ -6,13 +6,45 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from ..dialect.enums import PADDING_VALUES, PTR_ATTRS
-from ..dialect.spec import SUPPORTED_VERSIONS, V13_2, V13_3, V13_4, Version
+from ..dialect.spec import SUPPORTED_VERSIONS, V13_1, V13_2, V13_3, V13_4, Version
 from ..errors import TileIRFormatError, UnsupportedVersionError
 from ..ir import limits as L
 from ..ir import types as T
 from ..ir.attributes import DenseElements, canonical_dense
 from ..ir.core import Location
 from .stream import Stream
+
+
+@dataclass(frozen=True)
+class ViewLayout:
+    """A tiled view type's encoding (the reader and the writer both follow it): its tag, the
+    first version that has it, and its fields in order from 13.3 on (``older``: the order before
+    13.3 where it differs). ``has_padding`` is the flag, ``padding`` the value (present when the
+    flag is set); a field named like the IR type's field holds that field."""
+    tag: int
+    cls: type
+    keyword: str
+    since: Version
+    fields: Tuple[str, ...]
+    older: Tuple[str, ...] = ()
+
+    def fields_for(self, v: Version) -> Tuple[str, ...]:
+        return self.older if self.older and v < V13_3 else self.fields
+
+
+VIEW_LAYOUTS = (
+    ViewLayout(0x0F, T.PartitionViewType, "partition_view", V13_1,
+               ("has_padding", "tile_shape", "tensor_view", "dim_map", "padding"),
+               ("tile_shape", "tensor_view", "dim_map", "has_padding", "padding")),
+    ViewLayout(0x14, T.GatherScatterViewType, "gather_scatter_view", V13_3,
+               ("has_padding", "tile_shape", "tensor_view", "sparse_dim", "padding")),
+    ViewLayout(0x15, T.StridedViewType, "strided_view", V13_3,
+               ("has_padding", "tile_shape", "traversal_strides", "tensor_view", "dim_map", "padding")),
+)
+VIEW_LAYOUT_BY_TAG = {layout.tag: layout for layout in VIEW_LAYOUTS}
+VIEW_LAYOUT_BY_CLASS = {layout.cls: layout for layout in VIEW_LAYOUTS}
+#: how the reader's messages name a field
+_VIEW_FIELD_LABELS = {"tile_shape": "tile shape", "traversal_strides": "traversal strides"}
 
 MAGIC = b"\x7fTileIR\x00"
 HEADER_SIZE = 12
@@ -228,37 +260,33 @@ class Tables:
             strides = tuple(_dim(d) for d in s.int_list(8, "tensor_view strides"))
             ptr_attr = self._ptr_attr(s, flags)
             return T.TensorViewType(elem, shape, strides, ptr_attr)
-        if tag == 0x0F:  # partition_view
-            flags = s.varint("partition_view flags") if v >= V13_3 else 0
-            tile = s.int_list(4, "partition_view tile shape")
-            tv = self._tensor_view(s, at)
-            dim_map = s.int_list(4, "partition_view dim_map")
-            if v >= V13_3:
-                pad = self._padding(s) if flags & 1 else None
-            else:
-                has = s.varint("partition_view has-padding")
-                pad = self._padding(s) if has else None
-            return T.PartitionViewType(tuple(tile), tv, tuple(dim_map), pad)
+        layout = VIEW_LAYOUT_BY_TAG.get(tag)
+        if layout is not None and v >= layout.since:
+            return self._view_type(s, layout, v, at)
         if tag == 0x10:  # function
             ins = [s.varint("function input type") for _ in range(s.count("function input count"))]
             outs = [s.varint("function result type") for _ in range(s.count("function result count"))]
             return T.FunctionType(tuple(self.type(i, at) for i in ins), tuple(self.type(i, at) for i in outs))
-        if tag == 0x14 and v >= V13_3:  # gather_scatter_view
-            flags = s.varint("gather_scatter_view flags")
-            tile = s.int_list(4, "gather_scatter_view tile shape")
-            tv = self._tensor_view(s, at)
-            sparse = s.varint("gather_scatter_view sparse_dim")
-            pad = self._padding(s) if flags & 1 else None
-            return T.GatherScatterViewType(tuple(tile), tv, sparse, pad)
-        if tag == 0x15 and v >= V13_3:  # strided_view
-            flags = s.varint("strided_view flags")
-            tile = s.int_list(4, "strided_view tile shape")
-            trav = s.int_list(4, "strided_view traversal strides")
-            tv = self._tensor_view(s, at)
-            dim_map = s.int_list(4, "strided_view dim_map")
-            pad = self._padding(s) if flags & 1 else None
-            return T.StridedViewType(tuple(tile), tuple(trav), tv, tuple(dim_map), pad)
         raise s.error(f"unknown type tag 0x{tag:X} in bytecode {v[0]}.{v[1]}", at)
+
+    def _view_type(self, s: Stream, layout: "ViewLayout", v: Version, at: int) -> T.Type:
+        """A tiled view type, field by field in the order ``layout`` gives for version ``v``."""
+        values: Dict[str, object] = {}
+        has_padding = False
+        for field in layout.fields_for(v):
+            label = f"{layout.keyword} {_VIEW_FIELD_LABELS.get(field, field)}"
+            if field == "has_padding":  # 13.3 and later: a flags word (bit 0); before: a 0/1 varint
+                has_padding = bool(s.varint(f"{layout.keyword} flags") & 1) if v >= V13_3 else \
+                    bool(s.varint(f"{layout.keyword} has-padding"))
+            elif field == "padding":
+                values["padding"] = self._padding(s) if has_padding else None
+            elif field == "tensor_view":
+                values["tensor_view"] = self._tensor_view(s, at)
+            elif field == "sparse_dim":
+                values["sparse_dim"] = s.varint(label)
+            else:  # a list of dimensions
+                values[field] = tuple(s.int_list(4, label))
+        return layout.cls(**values)
 
     def _tensor_view(self, s: Stream, at: int) -> T.TensorViewType:
         tv = self.type(s.varint("tensor_view type"), at)

@@ -15,17 +15,7 @@ from ..ir import types as T
 from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
                              OptimizationHints, SameElements)
 from ..ir.core import Function, Module, Operation
-from .container import MAGIC
-
-#: The view types' encodings: tag, then the fields in order (13.3 and later; a second tuple: the
-#: older order). ``has_padding`` is the flag, ``padding`` the value (present when the flag is set).
-_VIEW_LAYOUTS = {
-    T.PartitionViewType: (0x0F, ("has_padding", "tile_shape", "tensor_view", "dim_map", "padding"),
-                          ("tile_shape", "tensor_view", "dim_map", "has_padding", "padding")),
-    T.GatherScatterViewType: (0x14, ("has_padding", "tile_shape", "tensor_view", "sparse_dim", "padding")),
-    T.StridedViewType: (0x15, ("has_padding", "tile_shape", "traversal_strides", "tensor_view", "dim_map",
-                               "padding")),
-}
+from .container import MAGIC, VIEW_LAYOUT_BY_CLASS
 
 _SCALAR_CODES = {"i1": 0x00, "i8": 0x01, "i16": 0x02, "i32": 0x03, "i64": 0x04, "f16": 0x05, "bf16": 0x06,
                  "f32": 0x07, "tf32": 0x08, "f64": 0x09, "f8E4M3FN": 0x0A, "f8E5M2": 0x0B,
@@ -127,11 +117,12 @@ class _Writer:
         return self.types[bytes(b)]
 
     def _view_type(self, t, b: bytearray) -> None:
-        """A tiled view type, field by field in the order ``_VIEW_LAYOUTS`` gives for this version."""
-        tag, *layouts = _VIEW_LAYOUTS[type(t)]
-        fields = layouts[0] if len(layouts) == 1 or self.v >= V13_3 else layouts[1]
-        b.append(tag)
-        for field in fields:
+        """A tiled view type, field by field in the order its ``ViewLayout`` gives for this version."""
+        layout = VIEW_LAYOUT_BY_CLASS[type(t)]
+        if self.v < layout.since:  # the reader refuses the tag before then: never write what it cannot read
+            raise EncodeError(f"type {layout.keyword} needs bytecode {layout.since[0]}.{layout.since[1]}")
+        b.append(layout.tag)
+        for field in layout.fields_for(self.v):
             if field == "has_padding":
                 varint(1 if t.padding else 0, b)
             elif field == "padding":
