@@ -117,7 +117,7 @@ def prepare_launch(variant: VariantSpec, cubin: Path | str | CubinKernel, values
     def relaunch() -> None:
         drv.launch(fn, grid, (1, 1, 1), 0, raw_stream, params)
 
-    relaunch.packed = packed  # keeps the argument storage alive with the callable
+    relaunch.packed = packed  # type: ignore[attr-defined]  # keeps the argument storage alive with the callable
     return relaunch
 
 

@@ -55,9 +55,9 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
             lines.append(f"{i}. **{text(d.category)}** — {text(d.message)}  ")
             lines.append(f"   in {code('@' + d.function)}, {code(op_side(d))}")
             for sign, ref in (("-", d.left), ("+", d.right)):
-                body = "(absent)" if ref is None else ref.text
+                shown = "(absent)" if ref is None else ref.text
                 loc = f"  @ {ref.location}" if ref is not None and ref.location else ""
-                lines.append(f"   {sign} {code(body + loc)}  ")
+                lines.append(f"   {sign} {code(shown + loc)}  ")
             if d.affected:
                 more = len(d.affected) - max_affected
                 listed = ", ".join(code(a) for a in d.affected[:max_affected])

@@ -21,6 +21,12 @@ from tileir_diff.suite.export import DEFAULT_ARCHS, ExportError, ToolNotFound, a
 __all__ = ["register", "main", "list_records"]
 
 
+
+def _advance(bar, label: str) -> None:
+    """One export done: its name beside the bar, one step on it."""
+    bar.set_postfix_str(label, refresh=False)
+    bar.update(1)
+
 def list_records(specs: Sequence[OpSpec], *, build_root: Path | None = None,
                  archs: Sequence[str] = DEFAULT_ARCHS) -> list[dict]:
     """One JSON-ready object per variant: what a port or a launcher needs to find and call it."""
@@ -186,7 +192,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             records = export_all(specs, archs=archs, build_root=args.build_root, force=args.force,
                                  jobs=args.jobs, variants=args.variants,
                                  on_start=lambda n: bar.reset(total=n),
-                                 on_done=lambda r: (bar.set_postfix_str(r.symbol, refresh=False), bar.update(1)))
+                                 on_done=lambda r: _advance(bar, r.symbol))
     except (CatalogError, ToolNotFound, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -163,7 +163,7 @@ def combinations(spec: OpSpec, module) -> Tuple[List[Combination], Dict[str, Dic
     used = {v.kernel for v in spec.variants}
     out: List[Combination] = []
     seen = set()
-    todo_all = []
+    todo_all: List[Tuple[VariantSpec, Dict[str, Any], Optional[Tuple[str, Any]]]] = []
     for v in spec.variants:  # the declared variants first: a variation equal to one is that variant
         if v.kernel in kernels:
             todo_all.append((v, dict(v.constants), None))
@@ -266,7 +266,7 @@ def classify_constants(combos: List[Combination], kinds: Dict[str, Dict[str, str
 
 
 def group(combos: List[Combination], spec: OpSpec) -> List[Dict[str, Any]]:
-    declared = {(c.kernel, c.skeleton): [] for c in combos if c.skeleton}
+    declared: Dict[Tuple[str, str], List[str]] = {(c.kernel, c.skeleton): [] for c in combos if c.skeleton}
     for c in combos:
         if c.skeleton and c.changed is None:
             declared[(c.kernel, c.skeleton)].append(c.base)
@@ -284,16 +284,18 @@ def group(combos: List[Combination], spec: OpSpec) -> List[Dict[str, Any]]:
 
 def check_against(spec: OpSpec, combos: List[Combination]) -> Dict[str, Any]:
     """The hand-written analysis.json's structure groups vs the ones the combinations reach."""
-    declared = {}
+    declared: Dict[Tuple[str, str], List[str]] = {}
     for c in combos:
         if c.changed is None and c.skeleton:
             declared.setdefault((c.kernel, c.skeleton), []).append(c.base)
     reached = {(c.kernel, c.skeleton) for c in combos if c.skeleton}
     undeclared = []
     for key in sorted(reached - set(declared)):
-        first = next(c for c in combos if (c.kernel, c.skeleton) == key)
+        # only a variation reaches an undeclared structure: every declared variant's is declared
+        first = next(c for c in combos if (c.kernel, c.skeleton) == key and c.changed is not None)
+        assert first.changed is not None
         undeclared.append({"kernel": key[0], "skeleton": key[1], "from": first.base,
-                           "set": {first.changed[0]: first.changed[1]} if first.changed else {},
+                           "set": {first.changed[0]: first.changed[1]},
                            "explanation": f"{first.changed[0]}={first.changed[1]!r} on {first.base} gives a "
                                           f"structure no analysis.json variant declares (a specialization the "
                                           f"op's selection never launches, or a missing variant)"})

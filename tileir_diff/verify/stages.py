@@ -162,8 +162,9 @@ def stage_cargo_test(ctx: Context) -> StageResult:
             failed += [line.split()[1] for line in r.stdout.splitlines() if line.startswith("test ") and
                        line.rstrip().endswith("FAILED")] or [target]
     total = sum(len(v) for v in ran.values())
+    failure: Optional[Dict[str, Any]]
     if total == 0:
-        status, reason, failure = "fail", f"no Rust test is named {ctx.op}_* in tests/abi.rs or tests/variants.rs", None
+        status, reason = "fail", f"no Rust test is named {ctx.op}_* in tests/abi.rs or tests/variants.rs"
         failure = {"message": reason}
     elif failed:
         reason = f"{len(failed)} of {total} Rust test(s) failed: {', '.join(failed)}"
@@ -362,7 +363,9 @@ def stage_tileiras(ctx: Context) -> StageResult:
     except ToolNotFound as e:
         return StageResult("tileiras", "skip", reason=str(e))
     version = tool_version(str(tileiras), "--version")
-    artifacts, compiled, errors = [], {}, []
+    artifacts: List[str] = []
+    compiled: Dict[str, Any] = {}
+    errors: List[Dict[str, str]] = []
     shipped = _shipped_cubin_dir(ctx)
     total = len(ctx.port_ir) * len(ARCHS)
     done = 0

@@ -33,7 +33,7 @@ class SameIO(Stage):
             parent = m.l2r.get(n.parent) if n.parent is not None else None
             if n.parent is not None and parent is None:
                 continue
-            key = (parent, n.region, tuple((m.l2r[s], res) for s, res, _ in n.operands))
+            key = (parent, n.region, tuple((m.l2r[s], res) for s, res, _ in n.operands if s is not None))
             cands = [x for x in rsig.get(key, ()) if x not in m.r2l]
             if len(cands) == 1 and ctx.add(nid, cands[0], tag):
                 added += 1
