@@ -80,6 +80,9 @@ def test_stream_handle_int_stream_object_and_rejection():
     assert stream.stream_handle(SimpleNamespace(cuda_stream=0x55), 3) == 0x55
     with pytest.raises(TypeError, match="torch.cuda.Stream or an int handle, got str"):
         stream.stream_handle("default", 0)
+    for not_a_handle in ("5", 5.0, True):  # int() would take them: the launcher never did
+        with pytest.raises(TypeError):
+            stream.stream_handle(not_a_handle, 0)
     with pytest.raises(abi.ArgumentError, match="got object"):  # the launcher's own error type
         launcher._stream_handle(object(), 0)
 

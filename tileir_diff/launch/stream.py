@@ -32,10 +32,12 @@ def stream_handle(stream: Any, device_ordinal: int) -> int:
     device when None. TypeError for anything else."""
     if stream is None:
         return int(current_stream()(device_ordinal))
-    try:
-        return int(getattr(stream, "cuda_stream", stream))
-    except (TypeError, ValueError):
-        raise TypeError(f"stream must be a torch.cuda.Stream or an int handle, got {type(stream).__name__}") from None
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        return stream
+    handle = getattr(stream, "cuda_stream", None)
+    if not isinstance(handle, int):  # a string or a float is not a handle, even when int() takes it
+        raise TypeError(f"stream must be a torch.cuda.Stream or an int handle, got {type(stream).__name__}")
+    return handle
 
 
 def cuda_device_of(tensors: Iterable[Any]) -> Optional[int]:
