@@ -177,6 +177,35 @@ def test_cse_mutant_assume_moved_out_of_a_branch():
     assert verdict(a, b).verdict == "specialized"
 
 
+def _loop_with_branch(before_if: str, in_then: str) -> str:
+    """A loop whose body computes ``%u`` before an ``if`` or inside its then-branch (which also
+    stores, so that if-select leaves the branch as written)."""
+    return ("  %c0 = constant <i32: 0> : tile<i32>\n  %c1 = constant <i32: 1> : tile<i32>\n"
+            "  %f = for %i in (%c0 to %arg2, step %c1) : tile<i32> iter_values(%acc = %c0) -> (tile<i32>) {\n"
+            "    %g = cmpi less_than %i, %bx, signed : tile<i32> -> tile<i1>\n" + before_if +
+            "    %r = if %g -> (tile<i32>) {\n" + in_then + "  " + store("%a", name="sb", index="%i") +
+            "      yield %u : tile<i32>\n"
+            "    } else {\n      yield %acc : tile<i32>\n    }\n    continue %r : tile<i32>\n  }\n")
+
+
+def test_cse_hoists_out_of_a_branch_into_the_enclosing_loop():
+    # %u depends on the loop's values, so it leaves the if and stops in the loop body; nothing
+    # leaves the loop (a nested hoist was once dropped unless some op also left the outer op)
+    add = "addi %acc, %i : tile<i32>\n"
+    a = kernel(load("a") + _loop_with_branch("", "      %u = " + add) + store("%a", index="%f"))
+    b = kernel(load("a") + _loop_with_branch("    %u = " + add, "") + store("%a", index="%f"))
+    assert_absorbed(a, b, "cse-pure-ops")
+
+
+def test_cse_mutant_branch_op_on_a_branch_value_stays():
+    # the op uses a value the branch computes: it cannot leave the branch
+    a = kernel(load("a") + _loop_with_branch("", "      %w = addi %acc, %i : tile<i32>\n"
+                                                 "      %u = muli %w, %i : tile<i32>\n") + store("%a", index="%f"))
+    b = kernel(load("a") + _loop_with_branch("", "      %w = addi %acc, %i : tile<i32>\n"
+                                                 "      %u = muli %w, %acc : tile<i32>\n") + store("%a", index="%f"))
+    assert verdict(a, b).verdict == "different"
+
+
 # --- dead-code ---------------------------------------------------------------------------------
 def test_dead_code():
     a = kernel(load("a") + store("%a"))
@@ -504,6 +533,97 @@ def test_if_select_mutants():
                           f"  %i = if %g -> ({I32}) {{\n    yield %arg2 : {I32}\n  }} else {{\n    yield %bx : {I32}\n  }}\n",
                           "%i")
     assert_not_absorbed(a, swapped)
+
+
+# --- short-circuit-logic ------------------------------------------------------------------------
+B1 = "tile<i1>"
+_COMPARES = (f"  %c = cmpi less_than %bx, %arg2, signed : {I32} -> {B1}\n"
+             f"  %x = cmpi less_than %by, %arg2, signed : {I32} -> {B1}\n")
+
+
+def _logic_kernel(choice: str) -> object:
+    """Loads at bx or by as ``%r``, an i1 that ``choice`` computes from %c and %x, says."""
+    return _int_kernel(_COMPARES + choice + f"  %i = select %r, %bx, %by : {B1}, {I32}\n", "%i")
+
+
+def _branch(then_v: str, else_v: str, make: str = "") -> str:
+    return (make + f"  %r = if %c -> ({B1}) {{\n    yield {then_v} : {B1}\n  }} else {{\n"
+            f"    yield {else_v} : {B1}\n  }}\n")
+
+
+_FALSE = f"  %f = constant <i1: false> : {B1}\n"
+_TRUE = f"  %t = constant <i1: true> : {B1}\n"
+
+
+@pytest.mark.parametrize("written", ["python", "rust", "select"])
+def test_short_circuit_and(written):
+    # `c and x`: Python's else arm yields c, Rust's `&&` the constant false; a port may write c & x
+    a = _logic_kernel(f"  %r = andi %x, %c : {B1}\n")
+    b = _logic_kernel({"python": _branch("%x", "%c"), "rust": _branch("%x", "%f", _FALSE),
+                       "select": _FALSE + f"  %r = select %c, %x, %f : {B1}, {B1}\n"}[written])
+    assert_absorbed(a, b, "short-circuit-logic")
+
+
+@pytest.mark.parametrize("written", ["python", "rust"])
+def test_short_circuit_or(written):
+    a = _logic_kernel(f"  %r = ori %c, %x : {B1}\n")
+    b = _logic_kernel({"python": _branch("%c", "%x"), "rust": _branch("%t", "%x", _TRUE)}[written])
+    assert_absorbed(a, b, "short-circuit-logic")
+
+
+def test_short_circuit_python_and_rust_forms_agree():
+    a = _logic_kernel(_branch("%x", "%c"))
+    b = _logic_kernel(_branch("%x", "%f", _FALSE))
+    assert verdict(a, b).verdict == "equivalent"
+
+
+def test_short_circuit_mutants():
+    # c ? x : true is !c | x; c ? false : x is !c & x; and an and is not an or
+    and_ = _logic_kernel(f"  %r = andi %c, %x : {B1}\n")
+    or_ = _logic_kernel(f"  %r = ori %c, %x : {B1}\n")
+    assert_not_absorbed(or_, _logic_kernel(_branch("%x", "%t", _TRUE)))
+    assert_not_absorbed(and_, _logic_kernel(_branch("%f", "%x", _FALSE)))
+    assert_not_absorbed(and_, _logic_kernel(_branch("%c", "%x")))
+    assert_not_absorbed(or_, and_)
+
+
+def test_short_circuit_leaves_an_arm_that_computes():
+    # an arm with an op that has an effect (a load) is control flow: the short circuit guards it
+    load_arm = (f"  %r = if %c -> ({B1}) {{\n" + "  " + load("z") +
+                f"    yield %x : {B1}\n  }} else {{\n    yield %c : {B1}\n  }}\n")
+    r = verdict(_logic_kernel(f"  %r = andi %c, %x : {B1}\n"), _logic_kernel(load_arm))
+    assert r.verdict == "different" and "short-circuit-logic" not in r.rules_applied, r.brief()
+
+
+# --- if-pass-through ----------------------------------------------------------------------------
+def _loop_passing(then_y: str, else_y: str, results: str, count_from: str) -> str:
+    """A loop with a counter %n that an if inside it passes through (or not, as written)."""
+    return ("  %c0 = constant <i32: 0> : tile<i32>\n  %c1 = constant <i32: 1> : tile<i32>\n"
+            "  %f:2 = for %i in (%c0 to %arg2, step %c1) : tile<i32> iter_values(%acc = %c0, %n = %c0)"
+            " -> (tile<i32>, tile<i32>) {\n"
+            "    %g = cmpi less_than %i, %bx, signed : tile<i32> -> tile<i1>\n"
+            f"    %r:{results} = if %g -> ({', '.join([I32] * int(results))}) {{\n" + "  " + store("%a", name="sb", index="%i") +
+            f"      yield {then_y}\n    }} else {{\n      yield {else_y}\n    }}\n"
+            f"    %m = addi {count_from}, %c1 : tile<i32>\n    continue %r#0, %m : tile<i32>, tile<i32>\n  }}\n")
+
+
+def test_if_pass_through_rust_if_yields_every_loop_variable():
+    # cuTile Rust's if in a loop also yields %n, unchanged in both arms, and the loop reads that
+    python = _loop_passing(f"%i : {I32}", f"%acc : {I32}", "1", "%n").replace("%r:1", "%r").replace("%r#0", "%r")
+    rust = _loop_passing(f"%i, %n : {I32}, {I32}", f"%acc, %n : {I32}, {I32}", "2", "%r#1")
+    a = kernel(load("a") + python + store("%a", index="%f#1"))
+    b = kernel(load("a") + rust + store("%a", index="%f#1"))
+    assert_absorbed(a, b, "if-pass-through")
+
+
+def test_if_pass_through_mutant_arms_yield_different_values():
+    python = _loop_passing(f"%i : {I32}", f"%acc : {I32}", "1", "%n").replace("%r:1", "%r").replace("%r#0", "%r")
+    # the else arm yields the other loop variable: the if's second result is not %n
+    rust = _loop_passing(f"%i, %n : {I32}, {I32}", f"%acc, %acc : {I32}, {I32}", "2", "%r#1")
+    a = kernel(load("a") + python + store("%a", index="%f#1"))
+    b = kernel(load("a") + rust + store("%a", index="%f#1"))
+    r = verdict(a, b)
+    assert r.verdict == "different", r.brief()
 
 
 # === the rules for what cuTile Rust ports write ==================================================

@@ -55,7 +55,7 @@ TERMINATOR = _trait("terminator", "ends a block")
 THROUGH_IF = _trait("through_if", "a terminator that may end an if nested in its parent (early exits)")
 TOP_LEVEL = _trait("top_level", "lives at module level, never inside a function body")
 OPTIONAL_LAST_REGION = _trait("optional_last_region", "its last region may be empty (if's else)")
-# --- structure: what the summaries, the interpreter's glue and the printer read ------------
+# --- structure: what the summaries and the interpreter's glue read -------------------------
 CONTROL_FLOW = _trait("control_flow", "runs its regions conditionally or repeatedly (for, if, loop)")
 LOOP = _trait("loop", "runs its region repeatedly, with loop-carried values")
 COMBINER = _trait("combiner", "its region combines two elements into one (reduce, scan)")
@@ -63,6 +63,7 @@ MAKES_VIEW = _trait("makes_view", "makes a tiled view (partition, strided, gathe
 SHAPE_QUERY = _trait("shape_query", "reads the runtime extents of a view")
 GRID_QUERY = _trait("grid_query", "reads the launch grid: the block's id or the number of blocks")
 COMPARE = _trait("compare", "compares two operands under a predicate attribute")
+# --- the printer's ------------------------------------------------------------------------
 NAMES_RESULTS = _trait("names_results", "suggests names for its results (MLIR's OpAsmOpInterface): an `assume` "
                                         "of one of its results is printed as `assume_<name>`")
 

@@ -25,6 +25,7 @@ class EnumValue:
 
 @dataclass(frozen=True)
 class IntegerAttr:
+    """An integer of ``type`` (the value as written: signed, or unsigned where the op says so)."""
     value: int
     type: Type
 

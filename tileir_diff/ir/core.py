@@ -38,6 +38,8 @@ class _OperationBase:
 # instance is about a third of one with a __dict__ (less memory, fewer cache misses).
 @dataclass(frozen=True, slots=True)
 class Value:
+    """An SSA value: ``vid`` is unique in its function (the readers number values in definition
+    order; rules that make new values take ids above the function's largest)."""
     vid: int
     type: Type
 

@@ -92,19 +92,23 @@ def hoist_invariant(f: Function, movable: Callable[[Operation], bool]) -> Tuple[
             if op.regions:
                 pulled: List[Operation] = []
                 regions = []
+                rebuilt = False
                 for r in op.regions:
                     blocks = []
                     for x in r.blocks:
                         nb, h = process(x, True)
                         blocks.append(nb)
                         pulled.extend(h)
+                        rebuilt |= nb is not x
                     regions.append(Region(tuple(blocks)))
-                if pulled:
-                    moved += len(pulled)
+                # a block may change with nothing leaving this op: ops hoisted out of an if
+                # nested in it stop in its body (the op must still take the rebuilt regions)
+                if rebuilt:
                     op = op.replace(regions=tuple(regions))
                     changed = True
-                    for p in pulled:
-                        place(p)
+                moved += len(pulled)
+                for p in pulled:
+                    place(p)
             place(op)
         return (Block(b.arguments, tuple(out)) if changed else b), hoisted
 
