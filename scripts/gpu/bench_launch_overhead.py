@@ -13,6 +13,10 @@ shape):
 * ``wrapper_python``: the wrapper's own work without the C call (library lookup, descriptors,
   device and current stream), to tell the Python cost from the launch.
 
+A C function of several kernels (``kernels_per_call: several``: splitk_matmul, flash_decode,
+moe_align_block_size) runs its whole call on the C ABI and wrapper paths, on the arrays of
+reference/<op>/<call_module>.py; the two reference paths launch the one forced kernel.
+
 The C ABI and wrapper figures are each the lowest of ROUNDS alternating measurements, so that a
 drift of the machine hits both alike.
 
@@ -34,7 +38,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_ports import SEED, _load_ref, c_abi_launcher, configs  # noqa: E402
+from bench_ports import SEED, _call_module, _load_ref, c_abi_launcher, configs  # noqa: E402
 
 BATCH = 100
 BATCHES = 30
@@ -77,7 +81,12 @@ def main(argv=None) -> int:
         inputs = ref.make_inputs(variant.raw, shape, seed=SEED, device="cuda")
         cubin = REPO / "build" / "reference" / op.op / f"{variant.name}.sm_90.cubin"
         wrapper = getattr(ports, function.wrapper)
-        kwargs = ports.wrapper_kwargs(function, variant.raw, inputs)
+        # a C function of several kernels (splitk partial + reduce, ...) takes the whole call's
+        # arrays (reference/<op>/<call_module>.py); the reference paths launch the one kernel
+        call_inputs = inputs
+        if function.call_module is not None:
+            call_inputs = _call_module(op, function).call_inputs(variant.raw, shape, seed=SEED, device="cuda")
+        kwargs = ports.wrapper_kwargs(function, variant.raw, call_inputs)
         tensors = [kwargs[a.name] for a in function.args if a.kind == "tensor"]
 
         def wrapper_python():
@@ -88,13 +97,14 @@ def main(argv=None) -> int:
                 [torch_ops._desc(t) for t in tensors]  # noqa: B023
             torch_ops._device_and_stream(tensors, None)  # noqa: B023
 
-        c_abi = c_abi_launcher(function, variant.raw, inputs, torch.cuda.current_device(), stream)
+        c_abi = c_abi_launcher(function, variant.raw, call_inputs, torch.cuda.current_device(), stream)
         with ports.force_variant(op.op, variant.name):  # the same variant on every path
             c_abi_runs, ports_runs = [], []
             for _ in range(ROUNDS):
                 c_abi_runs.append(per_call_us(torch, c_abi))
                 ports_runs.append(per_call_us(torch, lambda: wrapper(**kwargs)))  # noqa: B023
             row = {"function": function.name, "op": op.op, "variant": variant.name, "shape": shape,
+                   "kernels_per_call": "several" if function.call_module is not None else "one",
                    "c_abi_us": min(c_abi_runs), "ports_us": min(ports_runs),
                    "wrapper_python_us": per_call_us(torch, wrapper_python),
                    "launch_variant_us": per_call_us(torch, lambda: launch_variant(variant, cubin, inputs)),  # noqa: B023
