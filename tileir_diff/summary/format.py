@@ -10,6 +10,7 @@ from typing import Any
 from ..ir import attributes as A
 from ..ir import types as T
 from ..ir.type_text import type_text as _type_text
+from ..normalize.canon import attr_text as _attribute_text
 
 
 def dims_text(dims) -> str:
@@ -41,43 +42,13 @@ def float_text(value: float) -> str:
 
 
 def attr_text(v: Any) -> str:
-    """One-line text for any attribute value the IR model holds."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, str)):
-        return str(v)
-    if isinstance(v, float):
-        return float_text(v)
-    if isinstance(v, A.EnumValue):
-        return v.name
-    if isinstance(v, A.IntegerAttr):
-        return f"{v.value} : {type_text(v.type)}"
-    if isinstance(v, A.FloatAttr):
-        return f"{float_text(v.value)} : {type_text(v.type)}"
-    if isinstance(v, A.DivBy):
-        extra = ""
-        if v.every is not None:
-            extra += f", every {v.every}"
-        if v.along is not None:
-            extra += f" along {v.along}"
-        return f"div_by<{v.divisor}{extra}>"
-    if isinstance(v, A.Bounded):
-        lb = "?" if v.lb is None else v.lb
-        ub = "?" if v.ub is None else v.ub
-        return f"bounded<{lb}, {ub}>"
-    if isinstance(v, A.SameElements):
-        return f"same_elements<[{', '.join(attr_text(x) for x in v.values)}]>"
-    if isinstance(v, A.DictAttr):
-        return "{" + ", ".join(f"{k} = {attr_text(x)}" for k, x in v.items) + "}"
-    if isinstance(v, A.OptimizationHints):
-        return "<" + ", ".join(f"{k} = {attr_text(d)}" for k, d in v.by_arch) + ">"
+    """One-line text for any attribute value the IR model holds: the spelling the differences'
+    messages use (normalize/canon.attr_text, one place for it), except that a dense value shows
+    its first elements as a short list without its type (``dense_text``), as summaries list
+    constants and globals."""
     if isinstance(v, A.DenseElements):
         return dense_text(v)
-    if isinstance(v, T.Type):
-        return type_text(v)
-    if isinstance(v, (tuple, list)):
-        return "[" + ", ".join(attr_text(x) for x in v) + "]"
-    return str(v)
+    return _attribute_text(v)
 
 
 def attr_json(v: Any) -> Any:
