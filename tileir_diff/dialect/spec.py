@@ -141,12 +141,6 @@ class OpDef:
                 return i
         raise KeyError(f"{self.name} has no operand {name!r}")
 
-    def result_index(self, name: str) -> int:
-        for i, r in enumerate(self.results):
-            if r.name == name:
-                return i
-        raise KeyError(f"{self.name} has no result {name!r}")
-
     def layout(self, version: Version) -> Layout:
         cache = self.__dict__.setdefault("_layouts", {})
         if version not in cache:

@@ -68,10 +68,6 @@ class ArraySpec:
     guessed_extent: bool = False    # a bare pointer: nothing in the IR says how large the array is
     pointer_divisor: int = 1        # assume div_by on the pointer: the base address's alignment
 
-    @property
-    def arg_count(self) -> int:
-        return 1 + sum(a is not None for a in self.shape_args + self.stride_args)
-
     def key(self):
         return ("array", self.elem, self.ndim)
 
@@ -82,10 +78,6 @@ class ScalarSpec:
     elem: str
     facts: ArgFacts
     used: bool = True
-
-    @property
-    def arg_count(self) -> int:
-        return 1
 
     def key(self):
         return ("scalar", self.elem)

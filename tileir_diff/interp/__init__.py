@@ -7,11 +7,11 @@
 
 See docs/interpreter.md for the semantics, the memory model and the known gaps.
 """
-from .run import HostArray, RunResult, entry_layout, flatten_args, run_kernel, run_variant, variant_args
+from .run import HostArray, RunResult, flatten_args, run_kernel, run_variant, variant_args
 from .errors import InterpreterError, KernelAssertionError, MemoryAccessError, UnsupportedOpError
 from .machine import SUPPORTED_OPS, Interpreter, Options
 from .memory import Memory
 
-__all__ = ["run_kernel", "run_variant", "variant_args", "flatten_args", "entry_layout", "HostArray", "RunResult",
+__all__ = ["run_kernel", "run_variant", "variant_args", "flatten_args", "HostArray", "RunResult",
            "Interpreter", "Options", "Memory", "SUPPORTED_OPS", "InterpreterError", "UnsupportedOpError",
            "MemoryAccessError", "KernelAssertionError"]

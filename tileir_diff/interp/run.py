@@ -13,13 +13,12 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from tileir_diff.ir import Module
-from tileir_diff.ir.types import PointerType, TileType
 from tileir_diff.launch.abi import ArrayArg, array_values, pack_arguments
 from tileir_diff.launch.launcher import grid_for_inputs
 
 from . import dtypes as dt
 from .errors import InterpreterError
-from .machine import Interpreter, Options, entry_function
+from .machine import Interpreter, Options
 from .memory import Memory, element_strides
 
 
@@ -150,18 +149,3 @@ def run_variant(variant, module: Module, arrays: Mapping[str, Any], *, shape: Op
 
 def _has(module: Module, name: str) -> bool:
     return any(f.name == name for f in module.functions)
-
-
-def entry_layout(module: Module, entry: Optional[str] = None) -> List[str]:
-    """One word per entry argument (``ptr<f16>``, ``i32``...), for error messages and the CLI."""
-    f = entry_function(module, entry)
-    out = []
-    for a in f.arguments:
-        t = a.type
-        if isinstance(t, TileType) and isinstance(t.element, PointerType):
-            out.append(f"ptr<{t.element.pointee}>")
-        elif isinstance(t, TileType):
-            out.append(str(t.element) if not t.shape else str(t))
-        else:
-            out.append(str(t))
-    return out

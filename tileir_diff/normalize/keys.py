@@ -8,7 +8,7 @@ identical across runs, processes and library versions (unlike networkx's WL hash
 from __future__ import annotations
 
 import hashlib
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Optional, Tuple
 
 from ..dialect import OPS_BY_NAME
 from ..ir import Block, Function, Operation
@@ -97,17 +97,7 @@ def _op_label(op: Operation) -> str:
     return f"{op.name}[{attrs}]({op.segments})->({res})"
 
 
-def ordered_operand_keys(op: Operation, keys: Sequence[str]) -> List[str]:
-    """Operand keys in the order that carries meaning: commutative pairs and sets sorted."""
-    keys = list(keys)
-    if op.name in SET_OPERAND_OPS:
-        return sorted(keys)
-    pos = commutative_positions(op)
-    if pos is not None:
-        i, j = pos
-        if keys[j] < keys[i]:
-            keys[i], keys[j] = keys[j], keys[i]
-    return keys
+
 
 
 class KeyBuilder:
@@ -135,7 +125,7 @@ class KeyBuilder:
     def operation(self, op: Operation, depth: int) -> str:
         value = self.value
         operand_keys = [value.get(v.vid, "?") for v in op.operands]
-        if len(operand_keys) > 1:  # ordered_operand_keys, in place
+        if len(operand_keys) > 1:  # commutative pairs and sets in one order, in place
             if op.name in SET_OPERAND_OPS:
                 operand_keys.sort()
             else:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
 from ..dialect.ops import op_def
@@ -285,10 +285,6 @@ def forward_operand(op: Operation, subst: Dict[int, Value]) -> List[Operation]:
 def enum_name(value) -> object:
     """An enum attribute's name whether stored as EnumValue or as a plain string."""
     return getattr(value, "name", value)
-
-
-def all_ops(module: Module) -> Iterable[Operation]:
-    return module.walk()
 
 
 __all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",

@@ -38,7 +38,9 @@ class Lit:
 
 @dataclass(frozen=True)
 class Ref:
-    """``$x`` / ``$x:style``: an operand group, attribute or region of the op."""
+    """``$x`` / ``$x:style``: an operand group, attribute or region of the op. ``style`` is an
+    attribute's printing style: ``angle`` (``<kw>``) or ``round`` (``rounding<kw>``, elided
+    when the attribute has its default)."""
     name: str
     style: Optional[str] = None
 
@@ -51,7 +53,9 @@ class TypeOf:
 
 @dataclass(frozen=True)
 class Opt:
-    """``{?x|...}``: ``body`` only when ``x`` is present."""
+    """``{?x|...}``: ``body`` only when ``x`` is present (a non-empty operand group, an attribute
+    present and not at its default, a set unit attribute); parsing tries ``body`` at its first
+    token."""
     name: str
     body: Tuple[Any, ...]
 
@@ -335,8 +339,8 @@ def print_with_template(op, od: OpDef, ctx: PrintContext) -> List[Any]:
 # The printer runs the template once per op; interpreting the element tree each time (type tests,
 # name lookups in the op table, default values rebuilt) cost more than the text itself. A plan
 # resolves all of that once per op definition: each element becomes a small function that appends
-# its text, with attribute definitions and defaults bound in. ``_print_elems`` below is the
-# reference interpretation the plans implement.
+# its text, with attribute definitions and defaults bound in (the notation's meaning is the
+# module docstring's; the parser, ``_parse_elems``, walks the same elements).
 class PrintPlan:
     __slots__ = ("od", "steps", "operand_names", "single_segments", "result_names", "fixed_results")
 
@@ -492,52 +496,6 @@ def _directive_step(d: Dir, od: OpDef):
     def step(op, groups, ctx, out):
         out.append(_print_directive(d, op, od, groups, ctx))
     return step
-
-
-def _present(name: str, op, od: OpDef, groups) -> bool:
-    if name in groups:
-        return bool(groups[name])
-    try:
-        a = od.attr(name)
-    except KeyError:
-        raise ValueError(f"template of {od.name}: unknown name {name!r}") from None
-    if name not in op.attributes:
-        return False
-    v = op.attributes[name]
-    if a.kind == "unit":
-        return bool(v)
-    return not attr_is_default(a, v)
-
-
-def _print_elems(elems, op, od, groups, ctx, out):
-    """Reference interpretation of a template (the compiled plans above do the same)."""
-    for e in elems:
-        if isinstance(e, Lit):
-            out.append(e.text)
-        elif isinstance(e, Opt):
-            if _present(e.name, op, od, groups):
-                _print_elems(e.body, op, od, groups, ctx, out)
-        elif isinstance(e, Ref):
-            if e.name in groups:
-                out.append(", ".join(ctx.value(v) for v in groups[e.name]))
-            else:
-                out.append(_attr_text(op, od.attr(e.name), e.style, ctx))
-        elif isinstance(e, TypeOf):
-            out.append(", ".join(ctx.type(v.type) for v in groups[e.name]))
-        elif isinstance(e, Dir):
-            out.append(_print_directive(e, op, od, groups, ctx))
-        else:  # pragma: no cover
-            raise AssertionError(e)
-
-
-def _attr_value(op, a: AttrDef):
-    if a.name in op.attributes:
-        return op.attributes[a.name]
-    return attr_default(a)
-
-
-def _attr_text(op, a: AttrDef, style: Optional[str], ctx) -> str:
-    return _attr_text_of(_attr_value(op, a), a, style, ctx)
 
 
 def _attr_text_of(v, a: AttrDef, style: Optional[str], ctx) -> str:
