@@ -231,3 +231,21 @@ entry @k(%x0: tile<ptr<f32>>, %o0: tile<ptr<f32>>, %n: tile<i32>) {{
   return
 }}
 """
+
+
+def scaled_with_dead_view(view_sized_by_c: bool, plus_one: bool = False) -> str:
+    """out = x * c (or x * (c + 1)) for ``@k(x, n, stride, out, n, stride, %c: i32, %z: ptr<f32>,
+    zn)``; the kernel also makes a view of %z it never reads, sized by %c with
+    ``view_sized_by_c``, else by %zn. Its layout then reads %c as z's size in one kernel and as a
+    plain number in the other (a port's dead view with another extent, as a rewired mutant has)."""
+    cv = "%c"
+    lines = []
+    if plus_one:
+        lines += ["  %one = constant <i32: 1> : tile<i32>", "  %c1 = addi %c, %one : tile<i32>"]
+        cv = "%c1"
+    lines += [f"  %cf = itof {cv} signed : tile<i32> -> tile<f32>", "  %cr = reshape %cf : tile<f32> -> tile<1xf32>",
+              f"  %cb = broadcast %cr : tile<1xf32> -> {T}", f"  %y = mulf %x, %cb : {T}", store("%y"),
+              f"  %tvz = make_tensor_view %z, shape = [{'%c' if view_sized_by_c else '%zn'}], strides = [1] : "
+              f"tile<i32> -> tensor_view<?xf32, strides=[1]>"]
+    text = kernel("\n".join(lines), scalar=True)
+    return text.replace(", %c: tile<i32>)", ", %c: tile<i32>, %z: tile<ptr<f32>>, %zn: tile<i32>)")

@@ -179,6 +179,37 @@ def test_free_scalars_pair_by_position_with_small_values():
     assert values <= set(range(1, 6)) and {1, 5} & values and {3, 4} & values  # both branches reached
 
 
+def test_one_signature_one_argument_list():
+    # the same entry signature: argument 6 is z's size on the left (a dead view reads it) and a
+    # plain number on the right; both kernels are called with one argument list, as a caller does
+    from tileir_diff.execute import make_plan, make_trial
+    a, b = load(P.scaled_with_dead_view(True)), load(P.scaled_with_dead_view(False))
+    la, lb = infer_layout(a), infer_layout(b)
+    assert 6 in la.slots and 6 in [s.arg for s in lb.scalars]
+    plan = make_plan(la, lb)
+    assert not any("no counterpart" in n for n in plan.notes), plan.notes
+    for k in range(12):
+        t = make_trial(plan, k, 0)
+        # the right's %c takes z's size from the left's slot; the left's %zn (unused) the right's
+        by_arg = {(p.left, p.right): n for n, p in enumerate(plan.scalars)}
+        assert set(plan.scalar_slot) == {by_arg[(None, 6)], by_arg[(8, None)]}
+        assert t.scalars[by_arg[(None, 6)]] == t.scalars[by_arg[(8, None)]] == t.arrays[2].shape[0], t.summary(plan)
+    r = check(a, b, trials=12, seed=0)
+    assert r.status == "no_divergence", r.to_dict()
+    # a real difference on the same argument still shows
+    r = check(a, load(P.scaled_with_dead_view(False, plus_one=True)), trials=12, seed=0)
+    assert r.status == "diverged", r.to_dict()
+
+
+def test_other_signatures_keep_values_of_their_own():
+    # one more argument on one side: no one argument list; an unmatched scalar is said to get its own values
+    from tileir_diff.execute import make_plan
+    py, rust = load(P.python_order_double()), load(P.scaled_with_dead_view(False))
+    plan = make_plan(infer_layout(py), infer_layout(rust))
+    assert not plan.scalar_slot
+    assert any("scalar argument 6" in n and "no counterpart" in n for n in plan.notes), plan.notes
+
+
 def test_a_violated_assume_is_reported_never_a_counterexample():
     # the kernels agree whenever c (through a derived value) is even, as their assume promises
     a, b = load(P.scaled_by_scalar(False)), load(P.scaled_by_scalar(True))

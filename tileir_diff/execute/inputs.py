@@ -114,6 +114,8 @@ class Plan:
     scalars: List[ScalarPair]
     left_scalar: Dict[int, int] = field(default_factory=dict)   # left free-scalar index -> pair index
     right_scalar: Dict[int, int] = field(default_factory=dict)
+    # scalar pair index -> the slot whose value it takes (see make_plan: one signature, one call)
+    scalar_slot: Dict[int, Slot] = field(default_factory=dict)
     alias_pairs: List[Tuple[int, int]] = field(default_factory=list)
     alias_notes: Dict[Tuple[int, int], str] = field(default_factory=dict)
     block_axes: Tuple[bool, bool, bool] = (False, False, False)
@@ -168,22 +170,37 @@ def make_plan(left: Layout, right: Layout, alias_pairs: Sequence[Tuple[int, int]
                 [a.computed_strides or b.computed_strides for a, b in zip(la, lb)],
                 parent, static, facts, [], notes=notes,
                 block_axes=tuple(x or y for x, y in zip(left.block_axes, right.block_axes)))
-    # free scalars pair by position among the ones each kernel reads, when their kinds agree
-    ls = [(n, s) for n, s in enumerate(left.scalars) if s.used]
-    rs = [(n, s) for n, s in enumerate(right.scalars) if s.used]
-    for (ln, lsp), (rn, rsp) in zip(ls, rs):
+    # Two entries with one signature are called with one argument list: argument p gets the same
+    # value on both sides. Their free scalars pair by argument, and a free scalar of one whose
+    # argument is a size or stride of the other takes that slot's value (one kernel may read an
+    # array's extent as a plain number while the other also declares a view with it). Otherwise
+    # free scalars pair by position among the ones each kernel reads, when their kinds agree.
+    same_signature = bool(left.arg_types) and left.arg_types == right.arg_types
+    if same_signature:
+        by_arg = {s.arg: n for n, s in enumerate(right.scalars)}
+        candidates = [((ln, lsp), (by_arg[lsp.arg], right.scalars[by_arg[lsp.arg]]))
+                      for ln, lsp in enumerate(left.scalars) if lsp.arg in by_arg]
+    else:
+        ls = [(n, s) for n, s in enumerate(left.scalars) if s.used]
+        rs = [(n, s) for n, s in enumerate(right.scalars) if s.used]
+        candidates = list(zip(ls, rs))
+    for (ln, lsp), (rn, rsp) in candidates:
         if lsp.kind == rsp.kind:
             plan.left_scalar[ln] = plan.right_scalar[rn] = len(plan.scalars)
             elem = lsp.elem if dt.itemsize(lsp.elem) <= dt.itemsize(rsp.elem) else rsp.elem
             plan.scalars.append(ScalarPair(lsp.arg, rsp.arg, elem, lsp.facts.merged(rsp.facts)))
     for side, layout, table in (("left", left, plan.left_scalar), ("right", right, plan.right_scalar)):
+        other = right if side == "left" else left
         for n, s in enumerate(layout.scalars):
             if n in table:
                 continue
             table[n] = len(plan.scalars)
             pair = ScalarPair(s.arg if side == "left" else None, s.arg if side == "right" else None, s.elem, s.facts)
             plan.scalars.append(pair)
-            if s.used:
+            follows = other.slots.get(s.arg) if same_signature and s.kind == "int" else None
+            if follows:
+                plan.scalar_slot[table[n]] = follows[0]
+            elif s.used:
                 notes.append(f"the {side} kernel's scalar argument {s.arg} ({s.elem}) has no counterpart in the "
                              f"other kernel; it gets values of its own")
     plan.alias_pairs = list(alias_pairs)
@@ -325,6 +342,8 @@ def make_trial(plan: Plan, index: int, seed: int, attempt: int = 0) -> Trial:
         t = make_trial(plain, index, seed, attempt)
         return t
     scalars = [scalar_value(p, rng) for p in plan.scalars]
+    for n, slot in plan.scalar_slot.items():
+        scalars[n] = value.get(plan.find(slot, parent), scalars[n])
     grid = tuple(int(rng.integers(1, 3 + min(index // 4, 1))) if used else 1 for used in plan.block_axes)
     return Trial(index, grid, arrays, scalars, mode, alias)
 
