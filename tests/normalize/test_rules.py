@@ -194,7 +194,11 @@ def test_cse_hoists_out_of_a_branch_into_the_enclosing_loop():
     add = "addi %acc, %i : tile<i32>\n"
     a = kernel(load("a") + _loop_with_branch("", "      %u = " + add) + store("%a", index="%f"))
     b = kernel(load("a") + _loop_with_branch("    %u = " + add, "") + store("%a", index="%f"))
-    assert_absorbed(a, b, "cse-pure-ops")
+    assert verdict(a, b).verdict == "equivalent"
+    # hoist-pure-ops (early) moves it too; cse-pure-ops' own hoisting is what this test is for
+    r = verdict(a, b, disable=["hoist-pure-ops"])
+    assert r.verdict == "equivalent" and r.rules_applied.get("cse-pure-ops", 0) > 0, r.brief()
+    assert verdict(a, b, disable=["hoist-pure-ops", "cse-pure-ops", "smt-equivalence"]).verdict == "different"
 
 
 def test_cse_mutant_branch_op_on_a_branch_value_stays():
@@ -204,6 +208,33 @@ def test_cse_mutant_branch_op_on_a_branch_value_stays():
     b = kernel(load("a") + _loop_with_branch("", "      %w = addi %acc, %i : tile<i32>\n"
                                                  "      %u = muli %w, %acc : tile<i32>\n") + store("%a", index="%f"))
     assert verdict(a, b).verdict == "different"
+
+
+# --- hoist-pure-ops -----------------------------------------------------------------------------
+def _choice(then_arm: str) -> str:
+    return (f"  %g = cmpi less_than %bx, %arg2, signed : {I32} -> tile<i1>\n"
+            f"  %i = if %g -> ({I32}) {{\n{then_arm}  }} else {{\n    yield %arg2 : {I32}\n  }}\n")
+
+
+def test_hoist_pure_ops_before_if_select():
+    # Rust `if c { bx * 2 } else { n }` computes in the arm; a port computing bx * 2 first has an
+    # if with empty arms, which if-select makes a select: the arm's op must leave it before then
+    two = f"  %k = constant <i32: 2> : {I32}\n"
+    before = _int_kernel(two + f"  %t = muli %bx, %k : {I32}\n" + _choice(f"    yield %t : {I32}\n"), "%i")
+    inside = _int_kernel(two + _choice(f"    %t = muli %bx, %k : {I32}\n    yield %t : {I32}\n"), "%i")
+    assert_absorbed(before, inside, "hoist-pure-ops")
+
+
+def test_hoist_pure_ops_mutant_op_on_a_value_the_arm_loads():
+    # the arm's op reads what the arm loads: it cannot move, and the two kernels differ
+    loaded = (f"  %g = cmpi less_than %bx, %arg2, signed : {I32} -> tile<i1>\n"
+              f"  %i = if %g -> ({F}) {{\n" + "  " + load("z") + f"    %t = addf %z, %z : {F}\n    yield %t : {F}\n"
+              f"  }} else {{\n    yield %a : {F}\n  }}\n")
+    a = kernel(load("a") + loaded + store("%i"))
+    b = kernel(load("a") + loaded.replace("addf %z, %z", "mulf %z, %z") + store("%i"))
+    r = verdict(a, b)
+    assert r.verdict == "different", r.brief()
+    assert "hoist-pure-ops" not in r.rules_applied, r.rules_applied
 
 
 # --- dead-code ---------------------------------------------------------------------------------
