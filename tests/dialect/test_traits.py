@@ -3,6 +3,7 @@ dialect/traits.py, and stages derive their op sets from the table instead of kee
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,25 @@ def test_every_trait_in_the_table_is_a_declared_trait_object():
             assert isinstance(t, Trait) and TRAITS.get(str(t)) is t, (d.name, t)
     for t in TRAITS.values():
         assert t.meaning and ops_with(t), f"trait {t} is declared but no op has it"
+
+
+def test_implied_traits_follow_from_the_row():
+    # a row states reads/writes, loop, through_if; memory, control_flow and terminator follow
+    from tileir_diff.dialect.spec import OpDef
+    from tileir_diff.dialect.traits import READS, with_implied
+    assert ops_with("memory") == ops_with("reads") | ops_with("writes")
+    assert ops_with("loop") <= ops_with("control_flow") and ops_with("through_if") <= ops_with("terminator")
+    assert with_implied({READS}) == {"reads", "memory"}
+    row = OpDef("x_read", 999, None, traits=frozenset({READS}))
+    assert row.has("memory") and row.traits == {"reads", "memory"}
+    # an implied trait is not stated by the rows that imply it (one source of truth)
+    source = (Path(__file__).resolve().parents[2] / "tileir_diff" / "dialect" / "ops.py").read_text()
+    stated = [set(re.findall(r"[A-Z_]+", m)) for m in re.findall(r"\{([A-Z_, ]+)\}", source)]
+    assert len(stated) > 20
+    for t in TRAITS.values():
+        for implied in t.implies:
+            assert not any({t.upper(), implied.upper()} <= names for names in stated), \
+                f"ops.py states {implied.upper()} beside {t.upper()}, which implies it"
 
 
 def test_traits_compare_as_their_names():

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet, Optional, Tuple
 
+from .traits import with_implied
+
 Version = Tuple[int, int]
 V13_1: Version = (13, 1)
 V13_2: Version = (13, 2)
@@ -128,6 +130,10 @@ class OpDef:
     # make_partition_view / make_tensor_view); ``float.<op>`` for the bit-exact FP cones (add sub
     # mul neg). None: the op is a leaf of any cone.
     semantics: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        # a row lists the traits it states; the ones they imply are its traits too
+        object.__setattr__(self, "traits", with_implied(self.traits))
 
     def attr(self, name: str) -> AttrDef:
         for a in self.attrs:
