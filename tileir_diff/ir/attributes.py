@@ -25,12 +25,11 @@ class EnumValue:
 
 @dataclass(frozen=True)
 class IntegerAttr:
-    """An integer of ``type`` (the value as written: signed, or unsigned where the op says so)."""
+    """An integer of ``type`` (the value as written: signed, or unsigned where the op says so).
+    Its text is the printer's (``5 : i32``) or the messages' (normalize/canon.attr_text), as for
+    FloatAttr, it keeps no spelling of its own."""
     value: int
     type: Type
-
-    def __str__(self) -> str:
-        return f"{self.value} : {self.type}"
 
 
 @dataclass(frozen=True)
