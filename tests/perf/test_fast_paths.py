@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from tileir_diff.bytecode.gc_pause import gc_paused
+from tileir_diff.gc_pause import gc_paused
 from tileir_diff.compare.result import DeferredLines, DiffResult, MatchStats
 from tileir_diff.ir import DenseElements
 from tileir_diff.ir.types import SCALAR_TYPES, ScalarType, TileType

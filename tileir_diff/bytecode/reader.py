@@ -12,7 +12,7 @@ from ..ir import types as T
 from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
                              OptimizationHints, SameElements)
 from ..ir.core import Block, Function, Global, Module, Operation, Region, Value, make_operation, make_value
-from .gc_pause import gc_paused
+from ..gc_pause import gc_paused
 from .container import DebugInfo, Tables, read_header, read_sections
 from .stream import Stream
 

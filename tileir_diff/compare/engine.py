@@ -12,7 +12,7 @@ import time
 from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..bytecode.gc_pause import gc_paused
+from ..gc_pause import gc_paused
 from ..check import FunctionCheck, ProofOptions, check_module_level, covered
 from ..check import smt
 from ..graph import FunctionGraph, input_op_id

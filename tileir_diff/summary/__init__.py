@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
-from ..bytecode.gc_pause import gc_paused
+from ..gc_pause import gc_paused
 from ..ir import Module
 from .kernel import summarize_function, summarize_module
 from .pair import SECTIONS, pair_function_summaries, summarize_pair_dicts
@@ -19,7 +19,7 @@ __all__ = ["summarize", "summarize_module", "summarize_function", "summarize_pai
 
 def summarize(module: Module) -> Dict[str, Any]:
     """Summary of one module (see docs/json-format.md, "summary")."""
-    with gc_paused():  # an index record per value, all kept until the end: see bytecode/gc_pause.py
+    with gc_paused():  # an index record per value, all kept until the end: see gc_pause.py
         return summarize_module(module)
 
 

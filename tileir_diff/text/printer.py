@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from ..bytecode.gc_pause import gc_paused
+from ..gc_pause import gc_paused
 from ..dialect.ops import OPS_BY_NAME
 from ..dialect.traits import NAMES_RESULTS, ops_with
 from ..ir import types as T
@@ -423,7 +423,7 @@ class _Printer(PrintContext):
 
 def print_module_lines(module: Module) -> List[Tuple[Optional[str], str]]:
     p = _Printer()
-    with gc_paused():  # a line tuple per op, all kept: see bytecode/gc_pause.py
+    with gc_paused():  # a line tuple per op, all kept: see gc_pause.py
         p.module(module)
     return p.lines
 
