@@ -25,12 +25,13 @@ ALLOWED = {
                             "reshapes): an analysis choice of this module, not a property of the op",
     "ir/verify.py": "CHECKS maps constraint names (the table's `check:` rules), which share some op names",
     "normalize/rules/": "a rewrite pattern names the ops it rewrites",
-    "normalize/keys.py": "not yet derived from the table (issue 12): compare predicates",
-    "compare/classify.py": "not yet derived from the table (issue 12): view/shape/control-flow op sets",
-    "compare/pins.py": "not yet derived from the table (issue 12): reshape/broadcast pass-through",
-    "check/checker.py": "not yet derived from the table (issue 12): combiner, terminator and loop sets",
-    "check/smt.py": "not yet derived from the table (issue 12): assume/iota leaves",
-    "graph/build.py": "not yet derived from the table (issue 12): combiner and terminator sets",
+    "compare/classify.py": "which ops a difference is filed under (views with the token makers, the two views "
+                           "whose tile a message names): the classifier's categories, not properties of the op",
+    "compare/pins.py": "reshape and broadcast, which a pin sees through: a choice of the pinning heuristic",
+    "check/checker.py": "break and return, the exits that leave a loop or the entry (continue only leaves "
+                        "the iteration): what an early exit means to the effect order",
+    "check/smt.py": "semantics names of the table (assume, splat, iota, index_space), not op names: "
+                    "the cones they start are leaves",
 }
 
 

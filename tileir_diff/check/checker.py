@@ -39,11 +39,14 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
+from ..dialect.traits import COMBINER, COMPARE, LOOP, ops_with
 from ..ir import Block, Function, Module, Operation, TokenType
 from . import smt
 
 #: Ops whose regions are combiners, compared op by op inside the op's label (not mapped).
-_COMBINER_OPS = frozenset({"reduce", "scan"})
+_COMBINER_OPS = ops_with(COMBINER)
+_COMPARES = ops_with(COMPARE)
+_LOOPS = ops_with(LOOP)
 _FENCING = frozenset({"acquire", "release", "acq_rel"})
 
 
@@ -159,7 +162,7 @@ def _body_has_effect(op: Operation, top: bool) -> bool:
                 t = _traits(x)
                 if x.name in ("break", "return"):
                     return True
-                if x.name == "continue" and not (top and op.name in ("for", "loop") and k == len(b.operations) - 1):
+                if x.name == "continue" and not (top and op.name in _LOOPS and k == len(b.operations) - 1):
                     return True
                 if "terminator" in t or "pure" in t:
                     continue
@@ -180,7 +183,7 @@ def _commutative(op: Operation) -> bool:
     """Whether operands 0 and 1 may cross: the op table's commutative traits, or a compare for
     (in)equality (``a == b`` is ``b == a``)."""
     t = _traits(op)
-    if op.name in ("cmpi", "cmpf") and len(op.operands) == 2:
+    if op.name in _COMPARES and len(op.operands) == 2:
         pred = op.attributes.get("comparison_predicate")
         return getattr(pred, "name", pred) in ("equal", "not_equal")
     return len(op.operands) >= 2 and (("commutative" in t and len(op.operands) == 2) or "commutative2" in t)

@@ -28,9 +28,11 @@ from .result import Difference, OpRef
 MEMORY_OPS = _TABLE_MEMORY_OPS  # the op table's memory trait
 VIEW_OPS = frozenset({"make_partition_view", "make_strided_view", "make_gather_scatter_view", "make_tensor_view",
                       "get_index_space_shape", "get_tensor_shape", "join_tokens", "make_token"})
-REDUCTION_OPS = frozenset({"reduce", "scan"})
+REDUCTION_OPS = ops_with("combiner")
 MMA_OPS = ops_with("mma")
-CONTROL_OPS = frozenset({"for", "if", "loop", "break", "continue", "yield"})
+_EFFECTS = ops_with("effect")
+# control flow and the terminators that end its regions (return ends the entry: structure)
+CONTROL_OPS = ops_with("control_flow") | (ops_with("terminator") - {"return"})
 _BOUND_ROLES = ("lowerBound", "upperBound", "step")
 
 
@@ -50,8 +52,7 @@ def family(name: str) -> str:
         return "constant"
     if name in ("arg",):
         return "signature"
-    if name in ("print_tko", "assert", "alloca", "gdc_launch_dependents_tko", "gdc_wait_tko",
-                "memory_fence_alias_tko", "return", "barg"):
+    if name in _EFFECTS or name in ("return", "barg"):
         return "structure"
     return "arith"
 
@@ -567,7 +568,7 @@ class Classifier:
     def _slot_category(name: str, role: str) -> str:
         if name in MEMORY_OPS or name in VIEW_OPS:
             return "memory"
-        if name in ("for", "if", "loop", "yield", "continue", "break"):
+        if name in CONTROL_OPS:
             return "control_flow"
         return family(name) if family(name) not in ("constant", "structure") else "arith"
 

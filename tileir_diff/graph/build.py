@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Set, Tuple
 
+from ..dialect.traits import COMBINER, TERMINATOR, ops_with
 from ..ir import Block, Function, Operation, TokenType, Value
 from ..normalize.canon import fmt_type
 from ..normalize.keys import KeyBuilder, op_label
 
 #: Ops whose region is a combiner folded into the label rather than a nested subgraph.
-FOLDED_REGION_OPS = frozenset({"reduce", "scan"})
+FOLDED_REGION_OPS = ops_with(COMBINER)
+_TERMINATORS = ops_with(TERMINATOR)
 _SIZE_CAP = 1 << 30
 
 
@@ -71,7 +73,7 @@ def combiner_expression(block: Block) -> str:
         else:
             for i, r in enumerate(op.results):
                 names[r.vid] = f"{expr}#{i}"
-        if op.name in ("yield", "return", "continue", "break"):
+        if op.name in _TERMINATORS:
             return expr
     return "?"
 

@@ -11,6 +11,7 @@ import hashlib
 from typing import Dict, Optional, Tuple
 
 from ..dialect import OPS_BY_NAME
+from ..dialect.traits import COMPARE, ops_with
 from ..ir import Block, Function, Operation
 from .canon import attr_key, fmt_type
 
@@ -29,11 +30,14 @@ _COMMUTATIVE_TRAITS: Dict[str, Tuple[bool, bool]] = {
 SYMMETRIC_PREDICATES = frozenset({"equal", "not_equal"})
 
 
+_COMPARES = ops_with(COMPARE)
+
+
 def commutative_positions(op: Operation) -> Optional[Tuple[int, int]]:
     """The two operand positions that may be swapped without changing the result, if any."""
     traits = _COMMUTATIVE_TRAITS.get(op.name)
     if traits is None:
-        if op.name in ("cmpi", "cmpf") and len(op.operands) == 2 and \
+        if op.name in _COMPARES and len(op.operands) == 2 and \
                 getattr(op.attributes.get("comparison_predicate"), "name", None) in SYMMETRIC_PREDICATES:
             return (0, 1)
         return None
