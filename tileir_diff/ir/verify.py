@@ -174,7 +174,11 @@ def _flat(groups, names) -> List[Value]:
 
 def _rel_same_type(ctx, op, groups, names):
     vals = _flat(groups, names)
-    if vals and any(v.type != vals[0].type for v in vals):
+    if not vals:
+        return
+    first = vals[0].type
+    # the readers share type objects: the same object is the common case, equality the fallback
+    if any(v.type is not first and v.type != first for v in vals):
         raise VerifyError(f"{', '.join(names)} must have one type, got "
                           + ", ".join(sorted({_t(v.type) for v in vals})))
 
@@ -973,7 +977,7 @@ class _Verifier:
                 raise self.error(f"block argument: {err}", owner, owner_what)
         last = len(ops) - 1
         for j, op in enumerate(ops):
-            self.verify_op(op, f"{path}/o{j}", j == last)
+            self.verify_op(op, path, j, j == last)
         od = OPS_BY_NAME.get(ops[-1].name)
         if od is None or not od.has("terminator"):
             raise self.error("a block must end with a terminator (return, yield, continue, break)", ops[-1],
@@ -989,10 +993,11 @@ class _Verifier:
             seen[id(t)] = t
         return err
 
-    def verify_op(self, op: Operation, oid: str, is_last: bool) -> None:
+    def verify_op(self, op: Operation, path: str, j: int, is_last: bool) -> None:
+        # the op's id (path/oJ) is spelled only for a message or a nested region: most ops have neither
         od = OPS_BY_NAME.get(op.name)
         if od is None or od.has("top_level"):
-            raise self.error("not an op of a function body", op, f"{op.name} ({oid} in @{self.function.name})")
+            raise self.error("not an op of a function body", op, f"{op.name} ({path}/o{j} in @{self.function.name})")
         plan = _plan(od)
         try:
             groups = self.structure(op, od, plan)
@@ -1018,8 +1023,9 @@ class _Verifier:
             for fn, names in plan.relations:
                 fn(self, op, groups, names)
         except VerifyError as e:
-            raise self.error(str(e), op, f"{op.name} ({oid} in @{self.function.name})") from None
+            raise self.error(str(e), op, f"{op.name} ({path}/o{j} in @{self.function.name})") from None
         if op.regions:
+            oid = f"{path}/o{j}"
             self.parents.append(op)
             for ri, r in enumerate(op.regions):
                 if not r.blocks:
