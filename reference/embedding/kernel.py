@@ -46,9 +46,12 @@ def embedding_gather(ids, weight, out, BT: ConstInt, TILE_H: ConstInt):
         ct.store(out, index=(block, h), tile=slab)
 
 
-# Host-side choice: kernels of 16-byte rows, one token per block for decode, the gather kernel
-# from GATHER_FROM_TOKENS tokens on (8 gather blocks of BT = 8) where the dtypes have one.
-GATHER_FROM_TOKENS = 64
+# Host-side choice: one token per block (the rows kernel) at every T where the dtypes have one.
+# The gather kernels (8 tokens per block) are slower at every size measured on the H200: at
+# T=16384, H=4096 bf16 gather 119.0 us vs rows 79.2 us, f32 166.7 vs 138.2
+# (docs/results/reference_results.json, 2026-12-01), and 1.2-5.2x slower from 64 tokens up in an
+# independent harness (issue 30). They stay verified and can be forced (force_variant); only the
+# f16 table with int64 ids has no rows kernel, and its i64-indexed gather takes any table size.
 INT32_MAX = 2**31 - 1
 
 
@@ -65,15 +68,10 @@ def select_variant(weight_dtype: str, ids_dtype: str, tokens: int, rows: int, hi
     if tokens and hidden and (tokens - 1) * out_row_stride + hidden - 1 > INT32_MAX:
         return None
     table_fits_int32 = not (rows and hidden) or (rows - 1) * weight_row_stride + hidden - 1 <= INT32_MAX
-    many = tokens >= GATHER_FROM_TOKENS
     if (weight_dtype, ids_dtype) == ("float16", "int64"):
         return "f16_i64_gather_bt8_h256_idx64"  # int64 table offsets: any table size, every T
     if not table_fits_int32:
         return None
     rows_variants = {("float16", "int32"): "f16_i32_rows_h1024", ("bfloat16", "int32"): "bf16_i32_rows_h1024",
                      ("float32", "int32"): "f32_i32_rows_h1024", ("bfloat16", "int64"): "bf16_i64_rows_h1024"}
-    gather_variants = {("bfloat16", "int32"): "bf16_i32_gather_bt8_h256",
-                       ("float32", "int32"): "f32_i32_gather_bt8_h256"}
-    if many and (weight_dtype, ids_dtype) in gather_variants:
-        return gather_variants[(weight_dtype, ids_dtype)]
     return rows_variants.get((weight_dtype, ids_dtype))

@@ -312,5 +312,7 @@ def test_embedding_selection(lib):
         args = [t(1, ids_dtype, [tokens]), t(2, dtype, [rows, hidden], [row, 1]), t(4, dtype, [tokens, hidden], [row, 1])]
         seen.add(_agree(lib, expected, "cutile_embedding", *args,
                         case=f"{dtype} {ids_dtype} T={tokens} V={rows} H={hidden} row={row}"))
-    assert {"f16_i64_gather_bt8_h256_idx64", "bf16_i32_gather_bt8_h256", "f32_i32_rows_h1024", "bf16_i64_rows_h1024",
+    assert {"f16_i64_gather_bt8_h256_idx64", "bf16_i32_rows_h1024", "f32_i32_rows_h1024", "bf16_i64_rows_h1024",
             None} <= seen
+    # the gather kernels (slower at every measured size) are never picked, only forced
+    assert not {"bf16_i32_gather_bt8_h256", "f32_i32_gather_bt8_h256"} & seen

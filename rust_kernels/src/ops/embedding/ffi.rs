@@ -11,8 +11,8 @@ use crate::variant::{check_disjoint, check_rank, check_same_dtype, pick, select}
 /// f32), unit column stride, row strides multiples of 16 bytes (8 elements, f32: 4); all
 /// 16-byte aligned. out must not overlap ids or weight. Prebuilt: f16 and f32 tables with int32
 /// ids, bf16 with int32 or int64 ids, f16 with int64 ids (other combinations are NO_VARIANT);
-/// from 64 tokens on the gather kernel where one exists (bf16, f32 with int32 ids), else one
-/// token per block; f16 tables with int64 ids take the i64-indexed gather kernel at every T,
+/// one token per block at every T (the gather kernels, slower at every measured size, only when
+/// forced); f16 tables with int64 ids take the i64-indexed gather kernel at every T,
 /// the only one whose table may hold more than 2^31 - 1 elements (its row stride may pass
 /// INT32_MAX too; out stays i32-indexed).
 ///
@@ -74,7 +74,7 @@ pub unsafe extern "C" fn cutile_embedding(
         check_disjoint(&out, &weight)?;
         let tensors = [&ids, &weight, &out];
         let variant = pick(OP, &[ROWS, GATHER], &tensors, || {
-            let c = candidates(weight.dtype, ids.dtype, t);
+            let c = candidates(weight.dtype, ids.dtype);
             if c.is_empty() {
                 return Err(Error::new(
                     Status::NoVariant,
