@@ -50,6 +50,7 @@ def test_five_kinds_of_fault_converge_within_the_bound(summary):
         assert r["result"] == "pass", r
         assert 2 <= r["attempts"] <= 3, r  # the fault was seen (attempt 1 failed), then repaired
         assert r["failed_stages"], r
+        assert r["caught_by"]["stage"] == r["failed_stages"][0] and r["caught_by"]["message"], r
 
 
 def test_repaired_attempts_cost_no_rebuild(summary):
