@@ -19,7 +19,7 @@ from tileir_diff.verify.workspace import Crate, apply_files, sync_tree
 jsonschema = pytest.importorskip("jsonschema")
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = json.loads((ROOT / "docs" / "verify.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "tileir_diff" / "verify" / "verify.schema.json").read_text())
 
 
 def _agent_module():

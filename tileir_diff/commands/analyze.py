@@ -1,8 +1,7 @@
 """``tileir-diff analyze reference/<op>/kernel.py``: which ct.Constant parameters change the IR
 structure, the structural variants a port must declare, checked against the op's analysis.json.
 
-Exit status: 0 analysis.json declares every structure the combinations reach, 1 it does not (the
-report lists each undeclared structure with the assignment that reaches it), 2 bad input.
+Exit statuses: ``exit_status.EXIT_STATUS["analyze"]`` (shown by ``--help``).
 """
 from __future__ import annotations
 
@@ -12,8 +11,10 @@ import sys
 
 
 def register(subparsers) -> argparse.ArgumentParser:
+    from .exit_status import epilog as exit_epilog
     p = subparsers.add_parser("analyze", help="structural variants of a reference kernel (ct.Constant combinations)",
-                              description=__doc__.splitlines()[0])
+                              description=__doc__.splitlines()[0], epilog=exit_epilog("analyze"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("kernel", metavar="KERNEL_PY", help="reference/<op>/kernel.py (analysis.json beside it)")
     p.add_argument("--json", action="store_true", help="print the versioned JSON report")
     p.add_argument("-o", "--output", metavar="PATH", help="also write the JSON report to PATH")

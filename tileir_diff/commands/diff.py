@@ -10,10 +10,11 @@ FORMATS = ("text", "json", "html", "markdown")
 
 
 def register(subparsers) -> argparse.ArgumentParser:
+    from .exit_status import epilog as exit_epilog
     p = subparsers.add_parser(
         "diff", help="structurally compare two kernels (bytecode or text)",
-        description="Compare two Tile IR kernels and report root differences. Exit status: 0 identical "
-                    "or equivalent, 1 different, 2 bad input or usage, 3 unknown (matcher limits hit).")
+        description="Compare two Tile IR kernels and report root differences.", epilog=exit_epilog("diff"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     # Optional only so that --list-rules works alone; run() insists on both otherwise.
     p.add_argument("left", metavar="LEFT", nargs="?", help="reference kernel: .tileirbc bytecode or tileirdisasm text (- reads standard input)")
     p.add_argument("right", metavar="RIGHT", nargs="?", help="kernel to compare (e.g. the Rust port)")

@@ -1,13 +1,17 @@
 """``tileir-diff dump FILE``: the IR as text (tileirdisasm syntax) or JSON."""
 from __future__ import annotations
 
+import argparse
+
 import json
 
 
 def register(subparsers) -> None:
+    from .exit_status import epilog as exit_epilog
     p = subparsers.add_parser("dump", help="print a Tile IR file (bytecode or text) as text or JSON",
                               description="Decode FILE and print it in tileirdisasm's text syntax "
-                                          "(default) or as JSON.")
+                                          "(default) or as JSON.", epilog=exit_epilog("dump"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", metavar="FILE", help=".tileirbc bytecode or tileirdisasm text (- reads standard input)")
     p.add_argument("-f", "--format", choices=("text", "json"), default="text", help="output format (default: text)")
     p.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout")

@@ -7,9 +7,11 @@ import re
 
 
 def register(subparsers) -> argparse.ArgumentParser:
+    from .exit_status import epilog as exit_epilog
     p = subparsers.add_parser("summary", help="summarize one kernel (bytecode or text)",
                               description="Summarize a Tile IR kernel: signature, tile shapes, memory ops "
-                                          "per view, reductions/scans, mma, loops, assumptions, op counts.")
+                                          "per view, reductions/scans, mma, loops, assumptions, op counts.", epilog=exit_epilog("summary"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", metavar="FILE", help=".tileirbc bytecode or tileirdisasm text (- reads standard input)")
     p.add_argument("-f", "--format", choices=("text", "json"), default="text")
     p.add_argument("-o", "--output", metavar="PATH", help="write to PATH instead of stdout")

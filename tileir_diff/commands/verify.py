@@ -16,7 +16,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("op", metavar="OP", help="reference operator (reference/OP, rust_kernels/src/ops/OP)")
     p.add_argument("variant", metavar="VARIANT", nargs="?", help="only this analysis.json variant")
-    p.add_argument("--json", action="store_true", help="print the versioned JSON report (docs/verify.schema.json)")
+    p.add_argument("--json", action="store_true", help="print the versioned JSON report (schema: tileir_diff/verify/verify.schema.json)")
     p.add_argument("--stages", metavar="LIST", help=f"comma-separated stage names or numbers (default all: "
                                                    f"{','.join(STAGES)})")
     p.add_argument("--max-attempts", type=int, default=1, metavar="N", help="attempts with --repair-command (default 1)")
