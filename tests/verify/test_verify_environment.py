@@ -189,3 +189,28 @@ def test_the_agent_loop_says_which_stage_caught_the_fault():
                 {"failed_stage": None, "failure": None}]
     assert module.caught_by(attempts) == {"stage": "ir_compare", "message": "1 variant(s) differ: tanh_f32"}
     assert module.caught_by([{"failed_stage": None, "failure": None}])["stage"] == "-"
+
+
+def test_verify_takes_the_root_its_hint_names(tmp_path, capsys):
+    from tileir_diff import cli
+    assert cli.main(["verify", "vector_add", "--root", str(tmp_path)]) == 2
+    assert f"{tmp_path}: no reference/ folder there (from --root)" in capsys.readouterr().err
+
+
+def test_analyze_without_cuda_tile_names_the_extra(monkeypatch, tmp_path):
+    import importlib.util
+
+    from tileir_diff.verify import analyze as analyze_module
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "cuda.tile" else real(name, *a))
+    root = Path(__file__).resolve().parents[2]
+    with pytest.raises(analyze_module.AnalyzeError, match=r"cuda.tile is not installed: .*tileir_diff\[tools\]"):
+        analyze_module.analyze(root / "reference" / "vector_add" / "kernel.py", cache_root=tmp_path)
+
+
+def test_analyze_caches_in_the_user_cache_outside_a_checkout(monkeypatch, tmp_path):
+    from tileir_diff import paths
+    from tileir_diff.verify.analyze import default_cache_root
+    monkeypatch.setattr(paths, "find_root", lambda explicit=None: None)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert default_cache_root() == tmp_path / "tileir_diff" / "analyze"

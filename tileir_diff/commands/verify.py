@@ -23,7 +23,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--repair-command", metavar="CMD",
                    help="run CMD with the failed attempt's JSON on stdin; its stdout is the new kernel.rs "
                         "(or {\"files\": {...}}); empty output gives up")
-    p.add_argument("--workdir", metavar="DIR", help="cache, crate copy and diagnostics (default build/verify)")
+    p.add_argument("--root", metavar="DIR", help="the tileir_diff checkout holding reference/ and rust_kernels/ "
+                                                 "(default: $TILEIR_DIFF_ROOT, else the checkout this runs from)")
+    p.add_argument("--workdir", metavar="DIR", help="cache, crate copy and diagnostics (default <root>/build/verify)")
     p.add_argument("--kernel", metavar="PATH", help="verify this kernel.rs instead of the crate's (on a copy)")
     p.add_argument("--no-cache", action="store_true",
                    help="compute every stage again instead of reusing cached results (fresh results are stored)")
@@ -35,11 +37,27 @@ def register(subparsers) -> argparse.ArgumentParser:
     return p
 
 
+def use_root(root: str) -> None:
+    """``--root DIR``: DIR (checked to be a checkout) is the root every part of the run finds, the
+    stages' subprocesses included (they read $TILEIR_DIFF_ROOT, the same as the hint says)."""
+    import os
+
+    from ..paths import ROOT_ENV, RootNotFound, require_root
+    from . import UsageError
+    try:
+        found = require_root(root)
+    except RootNotFound as e:
+        raise UsageError(str(e)) from None
+    os.environ[ROOT_ENV] = str(found)
+
+
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from . import UsageError, split_names
     from ..verify import VerifyUsageError, command_repair, verify_port
+    if args.root is not None:
+        use_root(args.root)
     sources = None
     if args.kernel:
         try:
