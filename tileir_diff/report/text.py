@@ -1,6 +1,8 @@
 """Compact text report: verdict line, root differences first, then rules, functions, summary."""
 from __future__ import annotations
 
+import re
+
 from typing import Any, List, Optional, Sequence
 
 from ..errors import printable
@@ -116,6 +118,21 @@ def first_cause(result: Any) -> str:
     return printable(f"{verdict}: {result.left_source} vs {result.right_source}")
 
 
+def _without_repeats(body: List[str], head: str) -> List[str]:
+    """The report under a failure's first line, saying nothing twice: the verdict header keeps
+    only what the first line lacks (the inputs and the count), and a root difference whose message
+    the first line already gives points at it."""
+    out = list(body)
+    if out and ": " in out[0]:
+        out[0] = "  " + out[0].split(": ", 1)[1]
+    for i, line in enumerate(out):
+        m = re.match(r"\[(\d+)\] (.+)$", line)
+        if m and head.endswith(m.group(2)):
+            out[i] = f"[{m.group(1)}] (the first line)"
+            break
+    return out
+
+
 def render_failure(result: Any, *, expectation: str = "", max_lines: Optional[int] = 40,
                    report_paths: Sequence[str] = ()) -> str:
     """The message of a failed assertion: the first root cause on the first line (what pytest's
@@ -125,7 +142,7 @@ def render_failure(result: Any, *, expectation: str = "", max_lines: Optional[in
     if expectation:
         head = f"{expectation}, got {head}"
     body = render(result).rstrip("\n").splitlines()
-    lines = [head] + body
+    lines = [head] + _without_repeats(body, head)
     if max_lines is not None and len(lines) > max_lines:
         cut = len(lines) - max_lines
         lines = lines[:max_lines]
