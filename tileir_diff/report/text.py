@@ -6,7 +6,7 @@ import re
 from typing import Any, List, Optional, Sequence
 
 from ..errors import printable
-from .common import VERDICT_MEANING, headline, op_side, pair_summary, sorted_rules
+from .common import VERDICT_MEANING, function_pairs, headline, op_side, pair_summary, sorted_rules
 from .summary_text import pair_lines
 
 
@@ -76,8 +76,12 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
     pair = pair_summary(result)
     if summary and pair and result.verdict != "identical":
         differing = pair_lines(pair)
+        if result.verdict == "equivalent":
+            differing = _absorbed_wording(differing, pair, [k for k, _ in rules])
         if differing:
-            lines.append("summary (what each side does, where it differs):")
+            absorbed = result.verdict == "equivalent" and any(d is not None for _, d, _ in function_pairs(pair))
+            lines.append("summary (what each side does; written differently, the rules absorbed it):" if absorbed
+                         else "summary (what each side does, where it differs):")
             lines.extend(differing[:max_summary_lines])
             if len(differing) > max_summary_lines:
                 lines.append(f"  ... {len(differing) - max_summary_lines} more summary lines "
@@ -88,6 +92,19 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
     # Names, paths, locations and op text come from the files: a newline or an ANSI escape in
     # them must not start a line of its own or restyle the terminal (errors.printable).
     return "\n".join(printable(line) for line in lines).rstrip() + "\n"
+
+
+def _absorbed_wording(lines: List[str], pair: Any, rules: List[str]) -> List[str]:
+    """On an equivalent verdict a summary that differs as written is what the rules absorbed:
+    each function's ``differs in ...`` line says so, as the HTML does."""
+    from .common import function_headline
+    absorbed = ", ".join(rules) or "none"
+    wording = {}
+    for title, sections, _ in function_pairs(pair):
+        if sections is not None:
+            wording["  " + function_headline(title, sections)] = (
+                f"  @{title}: written differently in {', '.join(sections)} (absorbed by the rules: {absorbed})")
+    return [wording.get(line, line) for line in lines]
 
 
 def _function_line(f) -> str:
