@@ -15,7 +15,7 @@ import importlib
 import sys
 from typing import Optional, Sequence
 
-from .commands import UsageError
+from .commands import OutputError, UsageError
 
 #: Subcommand name -> module, in help order; a missing module (not written yet) is skipped.
 SUBCOMMANDS = {"diff": "tileir_diff.commands.diff", "summary": "tileir_diff.commands.summary",
@@ -94,6 +94,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except TileIRFormatError as e:
         # One line, "PATH: offset N: message"; a traceback would bury it.
         _stderr_line(str(e))
+        return EXIT_USAGE
+    except OutputError as e:  # the arguments were right: no usage, one line
+        _stderr_line(printable(f"{innermost_parser(parser, argv).prog}: error: {e}"))
         return EXIT_USAGE
     except UsageError as e:
         sub = innermost_parser(parser, argv)

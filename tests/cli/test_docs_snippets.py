@@ -33,14 +33,20 @@ def _matches(expected: str, actual: str) -> bool:
 @pytest.mark.parametrize("block", _blocks("console"))
 def test_console_block(block, tmp_path):
     (tmp_path / "tests").symlink_to(ROOT / "tests")
-    script = [f'tileir-diff() {{ "{sys.executable}" -m tileir_diff.cli "$@"; }}']
+    bin_dir = tmp_path / "bin"  # an executable, not a shell function: git runs textconv/difftool commands itself
+    bin_dir.mkdir()
+    (bin_dir / "tileir-diff").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m tileir_diff.cli "$@"\n')
+    (bin_dir / "tileir-diff").chmod(0o755)
+    script: list = []
     expected = []
     for line in block.splitlines():
         if line.startswith("$ "):
             script.append(line[2:])
         elif line.strip():
             expected.append(line)
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "NO_COLOR": "1"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "NO_COLOR": "1",
+           "PATH": str(bin_dir) + os.pathsep + os.environ.get("PATH", ""), "HOME": str(tmp_path),
+           "GIT_CONFIG_NOSYSTEM": "1"}
     r = subprocess.run(["bash", "-c", "\n".join(script)], capture_output=True, text=True, cwd=tmp_path, env=env,
                        timeout=300)
     actual = [line for line in r.stdout.splitlines() if line.strip()]

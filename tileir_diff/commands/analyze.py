@@ -16,7 +16,8 @@ def register(subparsers) -> argparse.ArgumentParser:
                               description=__doc__.splitlines()[0], epilog=exit_epilog("analyze"),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("kernel", metavar="KERNEL_PY", help="reference/<op>/kernel.py (analysis.json beside it)")
-    p.add_argument("--json", action="store_true", help="print the versioned JSON report")
+    from . import add_format_option
+    add_format_option(p, json_alias=True)  # json: the versioned report (commands/schemas/analyze.schema.json)
     p.add_argument("-o", "--output", metavar="PATH", help="also write the JSON report to PATH")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=run)
@@ -26,7 +27,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from . import UsageError, write_output
+    from . import UsageError, json_indent, write_output
     from ..errors import printable
     from ..verify.analyze import AnalyzeError, analyze
     progress = (lambda s: None) if args.quiet else (lambda s: print(s, file=sys.stderr, flush=True))
@@ -35,10 +36,10 @@ def run(args: argparse.Namespace) -> int:
     except AnalyzeError as e:
         raise UsageError(str(e)) from None
     data = result.to_dict()
-    text = json.dumps(data, indent=1) + "\n"
+    text = json.dumps(data, indent=json_indent(args)) + "\n"
     if args.output:
         write_output(text, args.output)
-    if args.json:
+    if args.format == "json":
         write_output(text, None)
     else:
         lines = [f"{result.op}: {len(result.combinations)} combinations exported in {result.seconds:.1f}s"]

@@ -16,7 +16,8 @@ def register(subparsers) -> argparse.ArgumentParser:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("op", metavar="OP", help="reference operator (reference/OP, rust_kernels/src/ops/OP)")
     p.add_argument("variant", metavar="VARIANT", nargs="?", help="only this analysis.json variant")
-    p.add_argument("--json", action="store_true", help="print the versioned JSON report (schema: tileir_diff/verify/verify.schema.json)")
+    from . import add_format_option
+    add_format_option(p, json_alias=True)  # json: the versioned report (tileir_diff/verify/verify.schema.json)
     p.add_argument("--stages", metavar="LIST", help=f"comma-separated stage names or numbers (default all: "
                                                    f"{','.join(STAGES)})")
     p.add_argument("--max-attempts", type=int, default=1, metavar="N", help="attempts with --repair-command (default 1)")
@@ -73,8 +74,11 @@ def run(args: argparse.Namespace) -> int:
                              use_cache=not args.no_cache, ir_first=args.ir_first)
     except VerifyUsageError as e:
         raise UsageError(str(e)) from None
-    if args.json:
-        sys.stdout.write(report.to_json() + "\n")
+    if args.format == "json":
+        import json
+
+        from . import json_indent
+        sys.stdout.write(json.dumps(report.to_dict(), indent=json_indent(args)) + "\n")
     else:  # reasons quote test output and compiler messages: no terminal control characters
         from ..errors import printable
         sys.stdout.write("".join(printable(line) + "\n" for line in report.to_text().splitlines()))

@@ -157,7 +157,9 @@ def normalize_stages(stages: Optional[Iterable[Union[str, int]]]) -> List[str]:
     for s in stages:
         name = STAGES[int(s) - 1] if str(s).isdigit() and 1 <= int(s) <= len(STAGES) else str(s)
         if name not in STAGES:
-            raise VerifyUsageError(f"unknown stage {str(s)!r}; stages: {', '.join(STAGES)} (or 1-{len(STAGES)})")
+            close = difflib.get_close_matches(name, STAGES, n=2)
+            hint = f"did you mean {' or '.join(close)}? " if close else ""
+            raise VerifyUsageError(f"unknown stage {str(s)!r}; {hint}stages: {', '.join(STAGES)} (or 1-{len(STAGES)})")
         chosen.add(name)
     if not chosen:
         raise VerifyUsageError("no stage selected")
