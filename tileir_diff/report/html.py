@@ -8,7 +8,6 @@ or code.
 from __future__ import annotations
 
 import html
-import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from .common import (VERDICT_MEANING, compact, difference_op_ids, ops_matched, pair_summary, sorted_rules,
@@ -289,23 +288,12 @@ def align_lines(left_lines, right_lines, partner_l: Dict[str, str], partner_r: D
     return rows
 
 
-_TOKEN = re.compile(r"%[\w.$#-]+|@[\w.$-]+|[A-Za-z_][\w.]*|-?\d[\w.+-]*|\s+|.")
-
-
 def intraline(left: str, right: str):
-    """Both texts escaped, the tokens that differ wrapped in <mark>."""
-    import difflib
-    lt, rt = _TOKEN.findall(left), _TOKEN.findall(right)
-    lo, ro = [], []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, lt, rt, autojunk=False).get_opcodes():
-        a, b = esc("".join(lt[i1:i2])), esc("".join(rt[j1:j2]))
-        if tag == "equal":
-            lo.append(a)
-            ro.append(b)
-        else:
-            lo.append(f"<mark>{a}</mark>" if a.strip() else a)
-            ro.append(f"<mark>{b}</mark>" if b.strip() else b)
-    return "".join(lo), "".join(ro)
+    """Both texts escaped, the tokens that differ wrapped in <mark> (report/tokens.py)."""
+    from .tokens import token_diff
+    lo, ro = token_diff(left, right)
+    return ("".join(f"<mark>{esc(t)}</mark>" if changed else esc(t) for t, changed in lo),
+            "".join(f"<mark>{esc(t)}</mark>" if changed else esc(t) for t, changed in ro))
 
 
 FOLD_CONTEXT = 3   # unchanged rows kept around each marked row
