@@ -118,8 +118,22 @@ def test_cargo_reports_progress_while_it_builds(tmp_path, monkeypatch):
 
 
 def test_a_missing_cargo_is_a_build_error_not_a_crash(tmp_path):
-    with pytest.raises(workspace.BuildError, match="cannot run"):
+    with pytest.raises(workspace.BuildError, match="cannot run") as info:
         workspace.run_with_progress([str(tmp_path / "no-such-cargo")], tmp_path, {}, lambda s: None)
+    assert "cannot be run" in info.value.environment
+
+
+@pytest.mark.parametrize("stage", ["cargo_test", "ir_compare"])
+def test_a_build_the_environment_prevents_is_an_environment_failure(tmp_path, monkeypatch, stage):
+    def no_cargo(self, log, progress=lambda s: None):
+        raise workspace.BuildError("cannot run cargo: No such file or directory", "",
+                                   environment="cargo cannot be run (No such file or directory)")
+    monkeypatch.setattr(Crate, "build", no_cargo)
+    monkeypatch.setattr(Crate, "fresh_for", lambda self, op: False)
+    cache = BuildCache(tmp_path / "cache")
+    result = run_stage(stage, _context(tmp_path, cache))
+    assert result.status == "fail" and result.reason.startswith("environment: cargo cannot be run"), result.reason
+    assert result.failure["environment"] and not (tmp_path / "cache" / stage).exists()
 
 
 def _ir_failure_stage():

@@ -184,6 +184,9 @@ def stage_cargo_test(ctx: Context) -> StageResult:
         ensure_built(ctx, log)
     except BuildError as e:
         log(e.log)
+        if e.environment:
+            return environment_failure("cargo_test", e.environment, "install the Rust toolchain (rustup) or fix "
+                                       "the set-up, then run verify again")
         # A build error is not cached: it may come from the environment (a missing tool).
         msg = f"the crate does not build: {e}{_first_error(e.log)}"
         return StageResult("cargo_test", "fail", reason=msg,
@@ -289,6 +292,9 @@ def prepare_ir(ctx: Context, stage: str = "ir_compare") -> Optional[StageResult]
         emitted = _emit(ctx, log)
     except BuildError as e:
         log(e.log)
+        if e.environment:
+            return environment_failure(stage, e.environment, "install the Rust toolchain (rustup) or fix the set-up, "
+                                       "then run verify again")
         msg = f"emit-ir failed: {e}{_first_error(e.log)}"
         return StageResult(stage, "fail", reason=msg, failure={"message": msg, "compiler_error": _tail(e.log, 6000)})
     known = {v.name: v for v in ctx.spec.variants}

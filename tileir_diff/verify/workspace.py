@@ -36,11 +36,13 @@ TEST_TARGETS = ("abi", "variants")
 
 
 class BuildError(RuntimeError):
-    """cargo failed; ``log`` holds its output."""
+    """cargo failed; ``log`` holds its output. ``environment``: what the environment lacks when
+    the build could not even start (no cargo, the Rust set-up failed), else None."""
 
-    def __init__(self, message: str, log: str):
+    def __init__(self, message: str, log: str, environment: Optional[str] = None):
         super().__init__(message)
         self.log = log
+        self.environment = environment
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -124,7 +126,8 @@ def rust_env(progress: Callable[[str], None] = lambda s: None) -> Dict[str, str]
     r = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=900)
     if r.returncode != 0:
         last = (r.stderr.strip().splitlines() or r.stdout.strip().splitlines() or ["no output"])[-1]
-        raise BuildError(f"{script} failed (exit {r.returncode}): {last}", r.stderr[-4000:])
+        raise BuildError(f"{script} failed (exit {r.returncode}): {last}", r.stderr[-4000:],
+                         environment=f"the Rust build set-up ({script.name}) failed: {last}")
     for line in r.stdout.splitlines():
         if line.startswith("export ") and "=" in line:
             key, value = line[len("export "):].split("=", 1)
@@ -257,7 +260,8 @@ def run_with_progress(cmd: List[str], cwd: Path, env: Mapping[str, str],
         proc = subprocess.Popen(cmd, cwd=cwd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, errors="replace")
     except OSError as e:
-        raise BuildError(f"cannot run {cmd[0]}: {e.strerror or e}", "") from None
+        raise BuildError(f"cannot run {cmd[0]}: {e.strerror or e}", "",
+                         environment=f"{cmd[0]} cannot be run ({e.strerror or e})") from None
     out: List[str] = []
     drain = threading.Thread(target=lambda: out.extend(proc.stdout), daemon=True)  # type: ignore[arg-type]
     drain.start()
