@@ -2,7 +2,12 @@
 """A scripted agent (rules, no LLM) repairing deliberately broken cuTile Rust ports with
 ``tileir_diff.verify``, reading only the JSON each failed attempt hands it.
 
-    python3 examples/agent_loop.py [--workdir DIR] [--stages 1,2,3,4,5] [--max-attempts 3] [--json OUT]
+    python3 examples/agent_loop.py [--workdir DIR] [--stages 1,2,3,4,5] [--max-attempts 3] [--cargo-first] [--json OUT]
+
+Each fault's line says which stage caught it first and with what message; the last line counts
+the faults each stage caught. The IR comparison runs before the crate's Rust tests (verify's
+``ir_first``: about a second once the crate is built, where the tests take minutes);
+``--cargo-first`` keeps verify's default order.
 
 Six faults are planted in one copy of rust_kernels/ (never in the repository's kernels), one per
 op: a swapped index (swiglu), a wrong reduce axis (rms_norm), a missing mask (softmax: the -inf
@@ -20,7 +25,8 @@ differences) and the op's sources from the request, and propose one edit:
   result shape (the axis whose removal from src's declared shape gives it);
 - a failure about accesses or indices: an index tuple that permutes the block ids the other
   accesses use in order is put back in that order;
-- a failure about ``-inf padding``: the loaded partition views get ``padding::NegInf``;
+- a failure about ``-inf padding``, or an IR difference ``padding neg_inf -> none``: the loaded
+  partition views get the reference's padding (``padding::NegInf``);
 - ``stride[k] = ...`` with "unit stride": in the C wrapper's strides list, the source's plain
   last stride goes back to the last position;
 - a ``constant`` difference ``<f32: L> -> <f32: R>``: the literal equal to R (as f32) becomes L.
@@ -155,6 +161,20 @@ def fix_padding(kernel: str, wanted: str) -> Optional[str]:
     return changed if changed != kernel else None
 
 
+_PADDING = re.compile(r"padding (\w+) -> (\w+)")
+
+
+def padding_from_differences(request: Dict[str, Any]) -> Optional[str]:
+    """The padding the reference's view has where the port's differs (an IR difference
+    ``make_partition_view result padding neg_inf -> none``), as cuTile Rust's ``padding::`` name
+    (neg_inf -> NegInf)."""
+    for d in (request.get("failure") or {}).get("differences") or []:
+        m = _PADDING.search(d.get("message", ""))
+        if m and m.group(1) != "none":
+            return "".join(part.capitalize() for part in m.group(1).split("_"))
+    return None
+
+
 def _split_top(text: str) -> List[str]:
     """Comma-separated items of a list body, commas inside brackets and parentheses kept."""
     items, depth, cur = [], 0, ""
@@ -228,6 +248,9 @@ def agent(request: Dict[str, Any]) -> Optional[Dict[str, str]]:
         tried.append(("kernel.rs", fix_index_order(kernel)))
     if "-inf padding" in text:
         tried.append(("kernel.rs", fix_padding(kernel, "NegInf")))
+    wanted = padding_from_differences(request)
+    if wanted:
+        tried.append(("kernel.rs", fix_padding(kernel, wanted)))
     if re.search(r"stride\[\d+\] = .*unit stride", text):
         tried.append(("ffi.rs", fix_view_strides(ffi)))
     if any(d.get("category") == "constant" for d in (request.get("failure") or {}).get("differences") or []):
@@ -240,7 +263,15 @@ def agent(request: Dict[str, Any]) -> Optional[Dict[str, str]]:
 
 # --- the loop ----------------------------------------------------------------------------------------
 
-def run(workdir: Path, stages: List[str], max_attempts: int, say=print) -> Dict[str, Any]:
+def caught_by(attempts: List[Dict[str, Any]]) -> Dict[str, str]:
+    """The stage that caught the fault (attempt 1's failed stage) and the first line of its message."""
+    first = attempts[0] if attempts else {}
+    failure = first.get("failure") or {}
+    return {"stage": first.get("failed_stage") or "-",
+            "message": (str(failure.get("message", "")).splitlines() or [""])[0][:160]}
+
+
+def run(workdir: Path, stages: List[str], max_attempts: int, say=print, ir_first: bool = True) -> Dict[str, Any]:
     workdir.mkdir(parents=True, exist_ok=True)
     progress = (lambda m: print(m, file=sys.stderr, flush=True)) if say is print else (lambda m: None)
     rows = []
@@ -250,23 +281,25 @@ def run(workdir: Path, stages: List[str], max_attempts: int, say=print) -> Dict[
         if not f.fixable:
             continue  # never repaired: nothing of its shipped sources would be looked up
         r = verify_port(f.op, f.variant, stages=stages, crate=repo_root() / "rust_kernels", workdir=workdir,
-                        progress=progress)
+                        progress=progress, ir_first=ir_first)
         clean[f.op] = {"result": r.result, "seconds": round(r.seconds, 1), "diagnostics": r.diagnostics}
         say(f"as shipped {f.op}/{f.variant}: {r.result} ({r.seconds:.1f}s)")
     clean_seconds = time.monotonic() - t0
     broken = plant(workdir / "broken" / "rust_kernels")
     for f in FAULTS:
         r = verify_port(f.op, f.variant, stages=stages, max_attempts=max_attempts, repair=agent, crate=broken,
-                        workdir=workdir, progress=progress)
+                        workdir=workdir, progress=progress, ir_first=ir_first)
         expected = "pass" if f.fixable else "not_converged"
         rows.append({"kind": f.kind, "op": f.op, "variant": f.variant, "result": r.result, "expected": expected,
                      "ok": r.result == expected, "attempts": len(r.attempts),
                      "failed_stages": [a["failed_stage"] for a in r.attempts if a["failed_stage"]],
+                     "caught_by": caught_by(r.attempts),
                      "seconds": round(r.seconds, 1), "cache": r.cache, "diagnostics": r.diagnostics,
                      "html": [p for a in r.attempts for s in a["stages"] for p in s["artifacts"] if p.endswith(".html")]})
         say(f"{f.kind:28s} {f.op}/{f.variant}: {r.result} after {len(r.attempts)} attempt(s) "
             f"({', '.join(rows[-1]['failed_stages']) or '-'}), {r.seconds:.1f}s, "
             f"cache {r.cache['hits']} hits / {r.cache['misses']} misses; {'ok' if rows[-1]['ok'] else 'UNEXPECTED'}")
+        say(f"{'':28s}   caught by {rows[-1]['caught_by']['stage']}: {rows[-1]['caught_by']['message']}")
     return {"clean": clean, "clean_seconds": round(clean_seconds, 1), "faults": rows,
             "seconds": round(time.monotonic() - t0, 1), "ok": all(r["ok"] for r in rows)
             and all(c["result"] == "pass" for c in clean.values())}
@@ -278,11 +311,17 @@ def main(argv=None) -> int:
     p.add_argument("--stages", default="1,2,3,4,5", help="stages to run (default 1-5: numerics on the interpreter "
                                                          "without a GPU)")
     p.add_argument("--max-attempts", type=int, default=3)
+    p.add_argument("--cargo-first", action="store_true", help="run the Rust tests before the IR comparison "
+                                                               "(verify's default order)")
     p.add_argument("--json", type=Path, help="write the summary here")
     args = p.parse_args(argv)
-    summary = run(args.workdir, args.stages.split(","), args.max_attempts)
+    summary = run(args.workdir, args.stages.split(","), args.max_attempts, ir_first=not args.cargo_first)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1))
+    counts: Dict[str, int] = {}
+    for r in summary["faults"]:
+        counts[r["caught_by"]["stage"]] = counts.get(r["caught_by"]["stage"], 0) + 1
+    print("caught first by: " + ", ".join(f"{stage} {n}" for stage, n in sorted(counts.items())))
     print(f"{sum(r['ok'] for r in summary['faults'])} of {len(summary['faults'])} faults as expected, "
           f"{summary['seconds']}s (of which {summary['clean_seconds']}s verifying the shipped ports)")
     return 0 if summary["ok"] else 1

@@ -1,6 +1,6 @@
 """``tileir-diff``: the command line. Parses arguments, dispatches to a subcommand, maps errors
-to exit codes (0 same, 1 different, 2 bad input or usage, 3 unknown, 70 internal error); no logic
-of its own. Every failure is one line on stderr: ``PATH: offset N: message`` for bad input,
+to exit codes (commands/exit_status.py: the one table help and docs/cli.md show); no logic of
+its own. Every failure is one line on stderr: ``PATH: offset N: message`` for bad input,
 ``tileir-diff: internal error: ...`` for a bug (``TILEIR_DEBUG=1`` adds the traceback), never a
 traceback that could be read as a verdict.
 
@@ -15,7 +15,7 @@ import importlib
 import sys
 from typing import Optional, Sequence
 
-from .commands import UsageError
+from .commands import OutputError, UsageError
 
 #: Subcommand name -> module, in help order; a missing module (not written yet) is skipped.
 SUBCOMMANDS = {"diff": "tileir_diff.commands.diff", "summary": "tileir_diff.commands.summary",
@@ -26,18 +26,17 @@ SUBCOMMANDS = {"diff": "tileir_diff.commands.diff", "summary": "tileir_diff.comm
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
 #: A bug in tileir-diff (BSD sysexits EX_SOFTWARE): never the status of a verdict.
 EXIT_INTERNAL = 70
-EPILOG = ("exit status: 0 identical/equivalent, 1 different, 2 bad input or usage, 3 unknown, "
-          "70 internal error (a bug: TILEIR_DEBUG=1 prints its traceback)")
 
 
 def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     """The parser; with a known ``command`` only that subcommand's module is imported (start-up
     time: the suite command pulls in the catalog and exporter), else all of them (help)."""
     from . import __version__
+    from .commands.exit_status import top_level_epilog
     parser = argparse.ArgumentParser(
         prog="tileir-diff",
         description="Read CUDA Tile IR (bytecode 13.1-13.5 or tileirdisasm text) and compare kernels structurally.",
-        epilog=EPILOG)
+        epilog=top_level_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"tileir-diff {__version__}")
     add_color_option(parser, default="auto")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -95,6 +94,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except TileIRFormatError as e:
         # One line, "PATH: offset N: message"; a traceback would bury it.
         _stderr_line(str(e))
+        return EXIT_USAGE
+    except OutputError as e:  # the arguments were right: no usage, one line
+        _stderr_line(printable(f"{innermost_parser(parser, argv).prog}: error: {e}"))
         return EXIT_USAGE
     except UsageError as e:
         sub = innermost_parser(parser, argv)

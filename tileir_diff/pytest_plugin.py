@@ -6,6 +6,8 @@ report. The engine is imported only when a test compares something.
 """
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -32,14 +34,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Every option is checked here, so a bad one is one usage error before any test runs (not
+    the same traceback in every test that compares)."""
     report_dir = config.getoption("--tileir-report-dir", default=None)
     try:
         options = diff_kwargs(lambda name: config.getoption(f"tileir_{name}"))
+        if options["rules"] is not None or options["disable"]:
+            from .normalize import select_rules
+            select_rules(options["rules"], options["disable"])  # names checked as diff() would
     except ValueError as e:
         raise pytest.UsageError(f"tileir: {e}") from None
     max_lines = config.getoption("--tileir-max-lines", default=40)
-    config.stash[_SESSION_KEY] = TileIRSession(Path(report_dir).resolve() if report_dir else None, options,
+    config.stash[_SESSION_KEY] = TileIRSession(usable_report_dir(report_dir) if report_dir else None, options,
                                                max_lines if max_lines and max_lines > 0 else None)
+
+
+def usable_report_dir(given: str) -> Path:
+    """``--tileir-report-dir``: a folder that exists or can be made, and where a file can be
+    written; a pytest.UsageError naming it otherwise (a file, /dev/null, /proc/self, no permission)."""
+    path = Path(given).resolve()
+    problem = None
+    if path.exists() and not path.is_dir():
+        problem = "not a folder"
+    else:
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            probe = path / f".tileir-write-check-{os.getpid()}"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as e:
+            problem = f"cannot write there ({e.strerror or e})"
+    if problem:
+        raise pytest.UsageError(f"tileir: --tileir-report-dir {given}: {problem}")
+    return path
 
 
 class TileIRSession:
@@ -51,16 +78,18 @@ class TileIRSession:
         self.max_lines = max_lines
         self.verdicts: Counter = Counter()
         self.reports: List[Path] = []
+        self._stems: Dict[str, str] = {}
 
     def write_reports(self, nodeid: str, result: Any) -> List[Path]:
         if self.report_dir is None:
             return []
         self.report_dir.mkdir(parents=True, exist_ok=True)
+        # one name per test id: a later run overwrites its report instead of piling up -2, -3, ...;
+        # two ids whose safe names collide in one run are told apart by a hash of the id
         stem = _safe_name(nodeid)
-        n = 1
-        while (self.report_dir / f"{stem}{'' if n == 1 else f'-{n}'}.html").exists():
-            n += 1
-        stem = f"{stem}{'' if n == 1 else f'-{n}'}"
+        owner = self._stems.setdefault(stem, nodeid)
+        if owner != nodeid:
+            stem = f"{stem[:110]}-{hashlib.sha256(nodeid.encode()).hexdigest()[:8]}"
         html_path = self.report_dir / f"{stem}.html"
         json_path = self.report_dir / f"{stem}.json"
         html_path.write_text(result.to_html(), encoding="utf-8")
@@ -154,7 +183,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             error.report_paths = [str(p) for p in paths]
     outcome = yield
     report = outcome.get_result()
-    if paths and not report.passed:
+    if paths and not report.passed and not hasattr(error, "report_paths"):  # the message names them already
         report.sections.append(("tileir reports", "\n".join(str(p) for p in paths)))
 
 

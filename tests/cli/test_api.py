@@ -49,10 +49,15 @@ def test_assert_equivalent_returns_the_result_or_raises_with_the_text_report():
         tileir_diff.assert_equivalent(MMA, swapped_text())
     err = info.value
     assert isinstance(err, NotEquivalent) and isinstance(err, tileir_diff.NotEquivalent)
-    # first line: the first root cause; then the text report (short enough here to be whole)
+    # first line: the first root cause; then the text report (short enough here to be whole), saying
+    # nothing twice: its verdict header keeps the inputs, its root [1] points at the first line
     first, rest = str(err).split("\n", 1)
     assert first.startswith("DIFFERENT: memory: store_view_tko operands index[0] and index[1] swapped")
-    assert rest == err.result.to_text().rstrip("\n")
+    report = err.result.to_text().rstrip("\n").splitlines()
+    lines = rest.splitlines()
+    assert len(lines) == len(report) and lines[0] == "  " + report[0].split(": ", 1)[1]
+    assert "[1] (the first line)" in lines and first.endswith(report[lines.index("[1] (the first line)")][4:])
+    assert all(a == b for a, b in zip(lines, report) if not a.startswith(("  ", "[1]")) or a == b)
 
 
 def test_not_equivalent_message_is_cut_after_max_lines():

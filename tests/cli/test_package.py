@@ -93,3 +93,33 @@ def test_metadata_is_true(installed):
         assert f"Provides-Extra: {extra}" in meta
     assert 'Requires-Dist: torch>=2.4; extra == "torch"' in meta
     assert "tileir_diff/report/diff.schema.json" in names
+    for shipped in ("tileir_diff/verify/verify.schema.json", "tileir_diff/commands/schemas/dump.schema.json",
+                    "tileir_diff/commands/schemas/summary.schema.json",
+                    "tileir_diff/commands/schemas/analyze.schema.json", "tileir_diff/py.typed"):
+        assert shipped in names, shipped
+    assert any(n.endswith(".dist-info/licenses/LICENSE") or n.endswith(".dist-info/LICENSE") for n in names)
+    assert "License: Apache-2.0" in meta and "Classifier: License :: OSI Approved :: Apache Software License" in meta
+    assert "Classifier: Typing :: Typed" in meta and "Project-URL: Source, " in meta
+
+
+def test_outside_a_checkout_analyze_and_verify_say_what_to_do(installed, tmp_path):
+    tree, _, python, _ = installed
+    import shutil
+    op = tmp_path / "vector_add"
+    shutil.copytree(tree / "reference" / "vector_add", op)
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    r = _run(python, "analyze", op / "kernel.py", "-q", cwd=tmp_path, env=env)
+    if "cuda.tile is not installed" in r.stderr:  # without the tools extra: named, a usage error
+        assert r.returncode == 2 and "tileir_diff[tools]" in r.stderr
+    else:
+        assert r.returncode == 0 and "reproduced" in r.stdout, r.stderr
+        assert (tmp_path / "cache" / "tileir_diff" / "analyze").is_dir()
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr
+    r = _run(python, "verify", "vector_add", cwd=tmp_path)
+    assert r.returncode == 2 and "--root DIR" in r.stderr.splitlines()[-1]
+    r = _run(python, "verify", "vector_add", "--root", tmp_path, cwd=tmp_path)  # the hint's option exists
+    assert r.returncode == 2 and f"{tmp_path}: no reference/ folder there (from --root)" in r.stderr
+    r = _run(python, "verify", "no_such_op", "--root", tree, "--stages", "performance", cwd=tmp_path)
+    assert r.returncode == 2 and "no_such_op" in r.stderr.splitlines()[-1]
+    r = _run(python, "suite", "status", "--op", "vector_add", "--root", tree, cwd=tmp_path)
+    assert r.returncode == 3 and "nothing is built" in r.stderr

@@ -82,7 +82,7 @@ def test_fixture_outcomes_and_compact_message(kernel_tests, monkeypatch):
     # headline with both paths follows.
     result.stdout.fnmatch_lines(["E*tileir_diff.NotEquivalent: DIFFERENT: memory: store_view_tko operands "
                                  "index[[]0] and index[[]1] swapped*",
-                                 "E*DIFFERENT: *mma_f16_f32acc.v13_4.tileirbc vs <text> (1 root difference*"])
+                                 "E*  *mma_f16_f32acc.v13_4.tileirbc vs <text> (1 root difference*"])
     result.stdout.fnmatch_lines(["FAILED test_kernels.py::test_port_has_a_bug - tileir_diff.NotEquivalent: "
                                  "DIFFERENT: memory: store_view_tko operands index*swapped*"])
     # Neither the plugin's nor the library's frames (with their docstrings) are shown.
@@ -101,7 +101,7 @@ def test_long_message_is_cut_with_a_pointer_to_the_report(kernel_tests, tmp_path
     result.stdout.fnmatch_lines([f"E*... * more lines (full report: {html}, *.json)"])
     # cut after 6 lines: the root difference's first line is in the message, what follows is not
     out = result.stdout.str()
-    assert "[1] memory: store_view_tko" in out
+    assert "[1] (the first line)" in out  # the root is the first line: not repeated
     assert "in @mma_f16_f32acc: f0/o27" not in out and "summary (what each side does" not in out
 
 
@@ -180,3 +180,62 @@ def test_option_is_documented_in_help(pytester):
     from tileir_diff.options import DIFF_OPTIONS
     for name in DIFF_OPTIONS:
         result.stdout.fnmatch_lines([f"*--tileir-{name}*"])
+
+
+def test_the_failure_says_each_thing_once(kernel_tests, tmp_path):
+    report_dir = tmp_path / "reports"
+    result = run(kernel_tests, f"--tileir-report-dir={report_dir}", "-k", "port_has_a_bug")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    message = [line for line in out.splitlines() if line.startswith("E ")]
+    assert sum("index[0] and index[1] swapped" in line for line in message) == 1, message
+    assert sum("DIFFERENT" in line for line in message) == 1, message
+    assert out.count("test_kernels.py_test_port_has_a_bug.html") == 1  # in the message, no extra section
+    assert "tileir reports" not in out
+
+
+def test_reports_are_overwritten_per_test_id_across_runs(kernel_tests, tmp_path):
+    report_dir = tmp_path / "reports"
+    for _ in range(3):
+        run(kernel_tests, f"--tileir-report-dir={report_dir}", "-k", "port_has_a_bug").assert_outcomes(failed=1)
+    assert sorted(p.name for p in report_dir.iterdir()) == ["test_kernels.py_test_port_has_a_bug.html",
+                                                            "test_kernels.py_test_port_has_a_bug.json"]
+
+
+def test_colliding_safe_names_in_one_run_are_kept_apart(tmp_path):
+    from tileir_diff.pytest_plugin import TileIRSession
+
+    class Result:
+        def to_html(self):
+            return "<!DOCTYPE html>"
+
+        def to_json(self):
+            return "{}"
+    session = TileIRSession(tmp_path, {})
+    a = session.write_reports("t.py::test[a b]", Result())
+    b = session.write_reports("t.py::test[a/b]", Result())
+    again = session.write_reports("t.py::test[a b]", Result())
+    assert a != b and a == again and len(set(tmp_path.iterdir())) == 4
+
+
+@pytest.mark.parametrize("option, message", [
+    ("--tileir-disable=no-such-rule", "*tileir: unknown normalization rule 'no-such-rule'*"),
+    ("--tileir-rules=token-order,no-such-rule", "*tileir: unknown normalization rule 'no-such-rule'*"),
+    ("--tileir-disable=version-defaults", "*tileir: rule 'version-defaults' cannot be switched off*"),
+])
+def test_a_bad_rule_name_is_one_usage_error_at_configure_time(kernel_tests, option, message):
+    result = run(kernel_tests, option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+@pytest.mark.parametrize("where", ["a_file", "/dev/null", "/proc/self"])
+def test_an_unusable_report_dir_is_a_usage_error(kernel_tests, tmp_path, where):
+    if where == "a_file":
+        where = str(tmp_path / "a_file")
+        Path(where).write_text("x")
+    result = run(kernel_tests, f"--tileir-report-dir={where}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*tileir: --tileir-report-dir {where}: *"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from tests.report.builders import EVIL
+from tests.report.builders import EVIL, build_different_result
 from tileir_diff.report import render
 
 
@@ -146,3 +146,95 @@ def test_a_line_without_partner_names_the_rule_that_absorbed_it():
     # the JSON carries the same attribution, and reads back
     from tileir_diff.compare.result import DiffResult
     assert DiffResult.from_dict(result.to_dict()).absorbed_by == result.absorbed_by
+
+
+# --- issue 29: absorbed overview, the switch, same-text pairing, cross-row marks, wide gutters -------
+
+def _equivalent_with_absorbed_ops(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import tileir_diff
+    root = Path(__file__).resolve().parents[2]
+    kernel = root / "tests" / "corpus" / "data" / "float_arith.v13_4.tileirbc"
+    lines = subprocess.run([sys.executable, "-m", "tileir_diff.cli", "dump", str(kernel)], capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "= addf" in line)
+    lines.insert(at, "  %deadx = addf %tile, %tile_8  : tile<128xf32>")
+    port = tmp_path / "port.tileir"
+    port.write_text("\n".join(lines) + "\n")
+    return tileir_diff.diff(kernel, port)
+
+
+def test_the_absorbed_ops_are_grouped_by_rule_and_opcode(tmp_path):
+    import re
+    result = _equivalent_with_absorbed_ops(tmp_path)
+    assert result.verdict == "equivalent"
+    page = render(result, "html")
+    section = page[page.index('<section id="absorbed">'):page.index('<section id="code">')]
+    rows = re.findall(r"<tr><td><code>([^<]+)</code></td><td><code>([^<]+)</code></td>"
+                      r"<td class=\"n\">(\d+)</td><td class=\"n\">(\d+)</td></tr>", section)
+    counted = {side: sum(int(r[2 + k]) for r in rows) for k, side in enumerate(("left", "right"))}
+    assert counted == {side: len(result.absorbed_by[side]) for side in ("left", "right")}
+    assert ("cse-pure-ops", "addf", "0", "1") in rows  # the duplicated addf, merged on the right only
+    assert {r[0] for r in rows} == set(result.absorbed_by["left"].values()) | set(result.absorbed_by["right"].values())
+
+
+def test_the_switch_hides_only_rows_of_absorbed_ops(tmp_path):
+    import re
+    page = render(_equivalent_with_absorbed_ops(tmp_path), "html")
+    assert 'id="hide-absorbed"' in page and ".sbs.hide-absorbed .row.absorbed{display:none}" in page
+    rows = re.findall(r'<div class="row( absorbed)?">(.*?)</div></div>', page)
+    hidden = [body for flag, body in rows if flag]
+    assert hidden
+    for body in hidden:
+        cells = re.findall(r'<div class="ln [^"]*"[^>]*>', body)
+        assert all("data-rule=" in c or " gap " in c for c in cells), body
+    assert not render(build_different_result(), "html").count('id="hide-absorbed"')  # nothing absorbed: no switch
+
+
+def test_unpartnered_lines_with_the_same_text_share_a_row():
+    from tileir_diff.report.html import align_lines
+    left = [("f0/o1", "%1 = addf %a, %b"), ("f0/o2", "%c = constant <f32: 1.0>"), (None, "}")]
+    right = [("f0/o1", "%1 = mulf %a, %b"), ("f0/o7", "%x = negf %a"), ("f0/o2", "%c = constant <f32: 1.0>"),
+             (None, "}")]
+    rows = align_lines(left, right, {}, {})
+    assert (1, 2) in rows and (2, 3) in rows  # the same constant line, and the closing brace
+    assert (0, None) in rows and (None, 0) in rows and (None, 1) in rows  # different texts stay apart
+    # a line whose partner is elsewhere is never paired by text
+    assert (1, 2) not in align_lines(left, right, {"f0/o2": "f0/o9"}, {"f0/o9": "f0/o2"})
+
+
+def test_five_digit_line_numbers_get_a_gutter_that_fits():
+    result = build_different_result()
+    long = result.replaced(left_lines=list(result.left_lines) + [(None, "// filler")] * 12000)
+    page = render(long, "html")
+    assert 'style="--gutter:5"' in page
+    assert "width:calc(var(--gutter,3) * 1ch + 12px)" in page and "white-space:nowrap" in page.split(".ln .no{")[1]
+    assert 'style="--gutter:3"' in render(result, "html")
+
+
+def test_a_root_pair_on_two_rows_still_marks_its_tokens():
+    from tileir_diff.report import html as html_report
+    result = build_different_result()
+    d = result.differences[0]
+    # force the pair onto two rows: the aligner gives each line a row of its own
+    original = html_report.align_lines
+
+    def apart(left_lines, right_lines, partner_l, partner_r):
+        rows = original(left_lines, right_lines, partner_l, partner_r)
+        out = []
+        for i, j in rows:
+            if i is not None and j is not None and left_lines[i][0] == d.left.op_id:
+                out += [(i, None), (None, j)]
+            else:
+                out.append((i, j))
+        return out
+    html_report.align_lines = apart
+    try:
+        page = render(result, "html")
+    finally:
+        html_report.align_lines = original
+    line = page[page.index(f'id="L:{d.left.op_id}"'):]
+    assert "<mark>" in line[:line.index("</div>")]

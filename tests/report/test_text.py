@@ -56,3 +56,35 @@ def test_unknown_format_is_refused(different_result):
 def test_text_keeps_strings_verbatim(evil_result):
     # Plain text is not markup: names appear as written (escaping belongs to HTML/Markdown).
     assert f"@{EVIL}" in render(evil_result, "text")
+
+
+def test_word_diff_marks_only_the_changed_tokens_with_colour():
+    from tileir_diff.report.color import colorize_report
+    report = ("DIFFERENT: a vs b (1 root difference)\n"
+              "[1] arith: op mulf -> addf\n"
+              "    - f0/o17: %3 = mulf %1, %2  : tile<128xf32>    @ k.py:12:8\n"
+              "    + f0/o17: %3 = addf %1, %2  : tile<128xf32>\n")
+    minus, plus = colorize_report(report).split("\n")[2:4]
+    assert minus == "\x1b[31m    - f0/o17: %3 = \x1b[7mmulf\x1b[27m %1, %2  : tile<128xf32>    @ k.py:12:8\x1b[0m"
+    assert plus == "\x1b[32m    + f0/o17: %3 = \x1b[7maddf\x1b[27m %1, %2  : tile<128xf32>\x1b[0m"
+    # an absent side has nothing to compare with: the line is coloured whole
+    lone = colorize_report("    - (absent on this side)\n    + f0/o3: %1 = addf %0, %0\n").split("\n")
+    assert "\x1b[7m" not in "".join(lone) and lone[1].startswith("\x1b[32m")
+
+
+def test_word_diff_is_off_without_colour(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    kernel = root / "tests" / "corpus" / "data" / "float_arith.v13_4.tileirbc"
+    text_ir = subprocess.run([sys.executable, "-m", "tileir_diff.cli", "dump", str(kernel)], capture_output=True,
+                             text=True, check=True).stdout
+    port = tmp_path / "port.tileir"
+    port.write_text(text_ir.replace("%3 = mulf %1, %2 ", "%3 = addf %1, %2 ", 1))
+    colour = subprocess.run([sys.executable, "-m", "tileir_diff.cli", "diff", str(kernel), str(port), "--color=always"],
+                            capture_output=True, text=True, cwd=root).stdout
+    plain = subprocess.run([sys.executable, "-m", "tileir_diff.cli", "diff", str(kernel), str(port), "--color=never"],
+                           capture_output=True, text=True, cwd=root).stdout
+    assert "\x1b[7maddf\x1b[27m" in colour and "\x1b" not in plain
+    assert "+ f0/o17: %3 = addf %1, %2" in plain

@@ -71,13 +71,16 @@ def test_status_progress_on_stderr_only_when_asked(capsys, tmp_path):
     # No Rust build in tmp_path: every row is "missing", quickly; the bar still counts them.
     n = len(load_catalog(ops=["vector_add"])[0].variants)
     args = ["status", "--op", "vector_add", "--rust-build", str(tmp_path), "--build-root", str(tmp_path)]
-    assert command.main(args + ["--progress"]) == 0
+    # nothing built: the table is printed, then the error says so; nothing compared, status 3
+    assert command.main(args + ["--progress"]) == command.EXIT_NOTHING_BUILT
     out, err = capsys.readouterr()
     assert f"{n}/{n}" in err and "status:" in err and "variant" in err  # count done/total, unit
     assert "status:" not in out and f"0 of {n} variants ported" in out
-    assert command.main(args) == 0  # stderr is not a terminal here: no bar
+    nothing = f"error: nothing is built: no port IR under {tmp_path} for any of the {n} variant(s)"
+    assert nothing in err
+    assert command.main(args) == command.EXIT_NOTHING_BUILT  # stderr is not a terminal here: no bar
     out2, err2 = capsys.readouterr()
-    assert err2 == "" and out2 == out
+    assert err2.startswith(nothing) and err2.count("\n") == 1 and out2 == out
 
 
 def test_suite_subcommands_have_descriptions(capsys):

@@ -50,6 +50,7 @@ def test_five_kinds_of_fault_converge_within_the_bound(summary):
         assert r["result"] == "pass", r
         assert 2 <= r["attempts"] <= 3, r  # the fault was seen (attempt 1 failed), then repaired
         assert r["failed_stages"], r
+        assert r["caught_by"]["stage"] == r["failed_stages"][0] and r["caught_by"]["message"], r
 
 
 def test_repaired_attempts_cost_no_rebuild(summary):
@@ -64,7 +65,7 @@ def test_repaired_attempts_cost_no_rebuild(summary):
 
 
 def test_the_unfixable_fault_is_not_converged_with_diagnostics(summary):
-    schema = json.loads((ROOT / "docs" / "verify.schema.json").read_text())
+    schema = json.loads((ROOT / "tileir_diff" / "verify" / "verify.schema.json").read_text())
     (stuck,) = [r for r in summary["faults"] if r["expected"] == "not_converged"]
     assert stuck["result"] == "not_converged"
     run_dir = Path(stuck["diagnostics"])
@@ -76,7 +77,7 @@ def test_the_unfixable_fault_is_not_converged_with_diagnostics(summary):
 
 
 def test_every_record_validates_and_a_diff_failure_leaves_its_html(summary):
-    schema = json.loads((ROOT / "docs" / "verify.schema.json").read_text())
+    schema = json.loads((ROOT / "tileir_diff" / "verify" / "verify.schema.json").read_text())
     saw_html = False
     for r in summary["faults"]:
         for record in sorted(Path(r["diagnostics"]).glob("attempt-*/record.json")):

@@ -27,6 +27,9 @@ def test_vector_add_has_one_structure_per_layout_and_tile_is_a_value(tmp_path):
     # the strided variant has dynamic strides: another structure than the contiguous f32 one
     group_of = {v: g["skeleton"] for g in result.structural_variants for v in g["declared_variants"]}
     assert group_of["f32_t1024"] != group_of["f32_strided_t1024"]
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "tileir_diff" / "commands" / "schemas" / "analyze.schema.json").read_text())
+    jsonschema.validate(json.loads(json.dumps(result.to_dict())), schema, cls=jsonschema.Draft202012Validator)
 
 
 def test_an_undeclared_branch_is_reported_with_the_constant_that_reaches_it(tmp_path):

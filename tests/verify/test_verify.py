@@ -19,7 +19,7 @@ from tileir_diff.verify.workspace import Crate, apply_files, sync_tree
 jsonschema = pytest.importorskip("jsonschema")
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = json.loads((ROOT / "docs" / "verify.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "tileir_diff" / "verify" / "verify.schema.json").read_text())
 
 
 def _agent_module():
@@ -220,3 +220,29 @@ def test_agent_gives_up_without_a_rule():
                            "test_output": "assertion `left == right` failed: f16_t1024"},
                "sources": {"kernel.rs": (ROOT / "rust_kernels/src/ops/vector_add/kernel.rs").read_text()}}
     assert AGENT.agent(request) is None
+
+
+def test_the_padding_rule_reads_an_ir_difference_too():
+    """With the IR stage first, the missing mask arrives as an IR difference, not a test message."""
+    fault = next(f for f in AGENT.FAULTS if f.kind == "missing mask")
+    original = (ROOT / "rust_kernels" / "src" / "ops" / fault.op / fault.file).read_text()
+    broken = original.replace(fault.old, fault.new, 1)
+    request = {"failure": {"stage": "ir_compare", "message": "1 variant(s) differ from the reference: f32_row_m4_n1024",
+                           "differences": [{"category": "memory",
+                                            "message": "make_partition_view result padding neg_inf -> none"}]},
+               "sources": {"kernel.rs": broken}}
+    assert AGENT.padding_from_differences(request) == "NegInf"
+    assert AGENT.agent(request) == {"kernel.rs": original}
+    request["failure"]["differences"][0]["message"] = "make_partition_view result padding none -> zero"
+    assert AGENT.padding_from_differences(request) is None  # the reference has none: nothing to restore
+
+
+def test_the_index_rule_reads_an_ir_difference_too():
+    fault = next(f for f in AGENT.FAULTS if f.kind == "swapped index")
+    original = (ROOT / "rust_kernels" / "src" / "ops" / fault.op / fault.file).read_text()
+    request = {"failure": {"stage": "ir_compare", "message": "1 variant(s) differ from the reference: fwd_f32",
+                           "differences": [{"category": "memory", "message":
+                                            "load_view_tko operands index[0] and index[1] swapped: "
+                                            "(%blockId_x, %blockId_y) -> (%blockId_y, %blockId_x)"}]},
+               "sources": {"kernel.rs": original.replace(fault.old, fault.new, 1)}}
+    assert AGENT.agent(request) == {"kernel.rs": original}

@@ -10,7 +10,27 @@ from ..options import split_names  # noqa: F401 - re-exported for the subcommand
 
 
 class UsageError(Exception):
-    """Bad arguments found after parsing (unknown rule name, unwritable output, ...)."""
+    """Bad arguments found after parsing (unknown rule name, unknown op, ...): the subcommand's
+    usage, then the error line."""
+
+
+class OutputError(UsageError):
+    """The output cannot be written (``-o PATH``): one line, no usage (the arguments were fine)."""
+
+
+def add_format_option(p, choices=("text", "json"), *, json_alias: bool = False) -> None:
+    """``-f/--format`` (the same spelling on every command), ``--compact`` (JSON on one line, for
+    agents and logs) and, where it was the old spelling, ``--json`` as an alias of ``-f json``."""
+    p.add_argument("-f", "--format", choices=choices, default="text", help="output format (default: text)")
+    if json_alias:
+        p.add_argument("--json", dest="format", action="store_const", const="json",
+                       help="the same as -f json (kept for scripts that use it)")
+    p.add_argument("--compact", action="store_true", help="json: on one line, no indentation")
+
+
+def json_indent(args, default: int = 1):
+    """The indentation of a command's JSON: None (one line) with --compact."""
+    return None if getattr(args, "compact", False) else default
 
 
 def write_output(text: str, path: Optional[str]) -> None:
@@ -23,7 +43,7 @@ def write_output(text: str, path: Optional[str]) -> None:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
     except OSError as e:
-        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
 
 
 STDIN = "-"

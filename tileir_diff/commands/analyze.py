@@ -1,8 +1,7 @@
 """``tileir-diff analyze reference/<op>/kernel.py``: which ct.Constant parameters change the IR
 structure, the structural variants a port must declare, checked against the op's analysis.json.
 
-Exit status: 0 analysis.json declares every structure the combinations reach, 1 it does not (the
-report lists each undeclared structure with the assignment that reaches it), 2 bad input.
+Exit statuses: ``exit_status.EXIT_STATUS["analyze"]`` (shown by ``--help``).
 """
 from __future__ import annotations
 
@@ -12,10 +11,13 @@ import sys
 
 
 def register(subparsers) -> argparse.ArgumentParser:
+    from .exit_status import epilog as exit_epilog
     p = subparsers.add_parser("analyze", help="structural variants of a reference kernel (ct.Constant combinations)",
-                              description=__doc__.splitlines()[0])
+                              description=__doc__.splitlines()[0], epilog=exit_epilog("analyze"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("kernel", metavar="KERNEL_PY", help="reference/<op>/kernel.py (analysis.json beside it)")
-    p.add_argument("--json", action="store_true", help="print the versioned JSON report")
+    from . import add_format_option
+    add_format_option(p, json_alias=True)  # json: the versioned report (commands/schemas/analyze.schema.json)
     p.add_argument("-o", "--output", metavar="PATH", help="also write the JSON report to PATH")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=run)
@@ -25,7 +27,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from . import UsageError, write_output
+    from . import UsageError, json_indent, write_output
     from ..errors import printable
     from ..verify.analyze import AnalyzeError, analyze
     progress = (lambda s: None) if args.quiet else (lambda s: print(s, file=sys.stderr, flush=True))
@@ -34,10 +36,10 @@ def run(args: argparse.Namespace) -> int:
     except AnalyzeError as e:
         raise UsageError(str(e)) from None
     data = result.to_dict()
-    text = json.dumps(data, indent=1) + "\n"
+    text = json.dumps(data, indent=json_indent(args)) + "\n"
     if args.output:
         write_output(text, args.output)
-    if args.json:
+    if args.format == "json":
         write_output(text, None)
     else:
         lines = [f"{result.op}: {len(result.combinations)} combinations exported in {result.seconds:.1f}s"]

@@ -10,19 +10,27 @@ FORMATS = ("text", "json", "html", "markdown")
 
 
 def register(subparsers) -> argparse.ArgumentParser:
+    from .exit_status import epilog as exit_epilog
     p = subparsers.add_parser(
         "diff", help="structurally compare two kernels (bytecode or text)",
-        description="Compare two Tile IR kernels and report root differences. Exit status: 0 identical "
-                    "or equivalent, 1 different, 2 bad input or usage, 3 unknown (matcher limits hit).")
+        description="Compare two Tile IR kernels and report root differences.", epilog=exit_epilog("diff"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     # Optional only so that --list-rules works alone; run() insists on both otherwise.
     p.add_argument("left", metavar="LEFT", nargs="?", help="reference kernel: .tileirbc bytecode or tileirdisasm text (- reads standard input)")
     p.add_argument("right", metavar="RIGHT", nargs="?", help="kernel to compare (e.g. the Rust port)")
     p.add_argument("-f", "--format", choices=FORMATS, default="text", help="report format (default: text)")
+    p.add_argument("--json", dest="format", action="store_const", const="json", help="the same as -f json")
+    p.add_argument("--compact", action="store_true", help="json: on one line, no indentation (with --no-lines: "
+                                                          "the smallest report)")
     p.add_argument("-o", "--output", metavar="PATH", help="write the report to PATH instead of stdout")
     p.add_argument("--list-rules", action="store_true", help="list the normalization rules and exit")
     p.add_argument("--accept", metavar="FILE",
                    help="an analysis.json: its accepted_differences are applied to this diff (shown as accepted); "
                         "the exit status counts only the others")
+    p.add_argument("--ignore-category", action="append", default=[], metavar="CAT",
+                   help="treat root differences of this category (memory, arith, hints, ...: docs/json-format.md) "
+                        "as accepted (repeatable or comma-separated): they stay in the report, marked, and the "
+                        "exit status counts only the others, as with --accept")
     p.add_argument("--variant", metavar="NAME",
                    help="--accept: the variant compared (default: from the file names, build/rust/<op>/<variant>.tileirbc)")
     p.add_argument("--no-lines", action="store_true",
@@ -89,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     if args.smt_timeout is not None:
         kwargs["limits"] = {**(kwargs.get("limits") or {}), "smt_timeout_s": args.smt_timeout}
+    ignored = _ignored_categories(args.ignore_category)
     accept = _accept_plan(args) if args.accept else None
     kwargs["launch"] = list(args.launch_fact) + (accept[2] if accept else [])
     from ..api import diff
@@ -102,17 +111,50 @@ def run(args: argparse.Namespace) -> int:
     if accept:
         from ..suite.accept import apply_accepted
         result = apply_accepted(result, accept[0], accept[1], args.accept)[0]
+    if ignored:
+        result = _ignore_categories(result, ignored)
     if not args.quiet:
         import sys
         from ..report import render
         from ..report.color import colorize_report, use_color
         options = {"text": {"max_affected": args.max_affected},
-                   "json": {"lines": not args.no_lines}}.get(args.format, {})
+                   "json": {"lines": not args.no_lines, "indent": None if args.compact else 2}}.get(args.format, {})
         text = render(result, args.format, **options)
         if args.format == "text" and args.output in (None, "-") and use_color(args.color, sys.stdout):
             text = colorize_report(text)
         write_output(text, args.output)
     return result.exit_code
+
+
+def _ignored_categories(values):
+    """--ignore-category names, checked (a usage error names the close ones)."""
+    import difflib
+
+    from ..compare.result import CATEGORIES
+    from . import UsageError, split_names
+    names = split_names(values)
+    for name in names:
+        if name not in CATEGORIES:
+            close = difflib.get_close_matches(name, CATEGORIES, n=2)
+            hint = f"did you mean {' or '.join(close)}? " if close else ""
+            raise UsageError(f"--ignore-category: no category {name!r}; {hint}categories: {', '.join(CATEGORIES)}")
+    return names
+
+
+def _ignore_categories(result, names):
+    """Each root difference of a category in ``names`` marked accepted (what: ``the category``,
+    why: --ignore-category), the way --accept marks them: the verdict is unchanged, the report
+    still shows them, the exit status counts only the others. A difference --accept already
+    accepted keeps its reason."""
+    import dataclasses
+    marked = [d if d.accepted is not None or d.category not in names else
+              dataclasses.replace(d, accepted={"what": f"every {d.category} difference",
+                                               "why": "ignored on the command line", "file": "--ignore-category"})
+              for d in result.differences]
+    source = result.accepted_from or "--ignore-category"
+    if result.accepted_from and result.accepted_from != "--ignore-category":
+        source = f"{result.accepted_from} and --ignore-category"
+    return result.replaced(differences=marked, accepted_from=source)
 
 
 def _accept_plan(args):

@@ -7,11 +7,14 @@ import re
 
 
 def register(subparsers) -> argparse.ArgumentParser:
+    from .exit_status import epilog as exit_epilog
     p = subparsers.add_parser("summary", help="summarize one kernel (bytecode or text)",
                               description="Summarize a Tile IR kernel: signature, tile shapes, memory ops "
-                                          "per view, reductions/scans, mma, loops, assumptions, op counts.")
+                                          "per view, reductions/scans, mma, loops, assumptions, op counts.", epilog=exit_epilog("summary"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", metavar="FILE", help=".tileirbc bytecode or tileirdisasm text (- reads standard input)")
-    p.add_argument("-f", "--format", choices=("text", "json"), default="text")
+    from . import add_format_option
+    add_format_option(p)
     p.add_argument("-o", "--output", metavar="PATH", help="write to PATH instead of stdout")
     p.add_argument("--no-histogram", action="store_true", help="leave the op histogram out (text)")
     p.set_defaults(func=run)
@@ -20,11 +23,11 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from ..api import summarize
-    from . import read_inputs, write_output
+    from . import json_indent, read_inputs, write_output
     (source,), (label,) = read_inputs([args.file])
     summary = summarize(source, label=label)
     if args.format == "json":
-        text = json_text(summary)
+        text = json_text(summary, indent=json_indent(args, 2))
     else:
         from ..report.summary_text import render_kernel
         text = render_kernel(summary, histogram=not args.no_histogram)
@@ -37,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
-def json_text(doc) -> str:
+def json_text(doc, indent=2) -> str:
     """``doc`` as readable JSON (non-ASCII kept) with nothing a terminal would interpret."""
-    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    text = json.dumps(doc, indent=indent, ensure_ascii=False)
     return _JSON_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text) + "\n"

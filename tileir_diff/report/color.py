@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import IO, Optional
+from typing import IO, List, Optional, Tuple
 
 COLOR_MODES = ("auto", "always", "never")
 
@@ -43,11 +43,46 @@ _ROOT = re.compile(r"^(\[\d+\] )([a-z_]+)(:)")
 _SIDE = re.compile(r"^(    )([-+]) ")
 
 
+_LOCATION = "    @ "  # text.py's separator before a side's source location
+_MARK_ON, _MARK_OFF = "\x1b[7m", "\x1b[27m"  # reverse video: the changed tokens, inside the line's colour
+
+
+def _word_diff(minus: str, plus: str) -> Tuple[str, str]:
+    """A root difference's ``-``/``+`` pair with the tokens that differ in reverse video (git
+    --word-diff style), the rest in the side's colour; the locations are not compared."""
+    from .tokens import token_diff
+
+    def split(line: str) -> Tuple[str, str, str]:
+        head, body = line[:6], line[6:]  # "    - "
+        at = body.find(_LOCATION)
+        return (head, body, "") if at < 0 else (head, body[:at], body[at:])
+    (mh, mb, ml), (ph, pb, pl) = split(minus), split(plus)
+    lo, ro = token_diff(mb, pb)
+
+    def show(head: str, spans, tail: str, style: str) -> str:
+        body = "".join(f"{_MARK_ON}{t}{_MARK_OFF}" if changed else t for t, changed in spans)
+        return paint(head + body + tail, style)
+    return show(mh, lo, ml, "red"), show(ph, ro, pl, "green")
+
+
 def colorize_report(text: str) -> str:
     """The text report (report/text.py) with the verdict, the categories and the two sides of each
-    difference coloured the way diff tools do (- red, + green)."""
-    out = []
-    for line in text.split("\n"):
+    difference coloured the way diff tools do (- red, + green), and in a ``-``/``+`` pair the
+    tokens that differ marked (reverse video)."""
+    out: List[str] = []
+    lines = text.split("\n")
+    skip = False
+    for i, line in enumerate(lines):
+        if skip:
+            skip = False
+            continue
+        m = _SIDE.match(line)
+        after = _SIDE.match(lines[i + 1]) if i + 1 < len(lines) else None
+        if m and m.group(2) == "-" and after and after.group(2) == "+" and "(absent on this side)" not in \
+                line + lines[i + 1]:
+            out.extend(_word_diff(line, lines[i + 1]))
+            skip = True
+            continue
         if m := _HEADLINE.match(line):
             line = paint(m.group(1), VERDICT_STYLE[m.group(1)]) + line[m.end(1):]
         elif m := _ROOT.match(line):

@@ -50,6 +50,7 @@ def render(result: Any, *, title: Optional[str] = None, max_affected: int = 24) 
         "<main>\n",
         _differences(result, max_affected, lines_of),
         _execution(result),
+        _absorbed_overview(result),
         _code(result, left_roles, right_roles, partner_l, partner_r, stage_l),
         _summary(result, lines_of),
         _rules_and_functions(result),
@@ -208,6 +209,8 @@ def _code(result: Any, left_roles: Dict[str, str], right_roles: Dict[str, str],
              for n, (op_id, text) in enumerate(result.right_lines, 1)]
     rows: List[str] = []
     marked: List[bool] = []
+    where_l = {op_id: n for n, (op_id, _) in enumerate(result.left_lines) if op_id}
+    where_r = {op_id: n for n, (op_id, _) in enumerate(result.right_lines) if op_id}
     for i, j in align_lines(result.left_lines, result.right_lines, partner_l, partner_r):
         lcell = left[i] if i is not None else None
         rcell = right[j] if j is not None else None
@@ -216,6 +219,16 @@ def _code(result: Any, left_roles: Dict[str, str], right_roles: Dict[str, str],
             ltext, rtext = intraline(result.left_lines[i][1], result.right_lines[j][1])
             lcell = (lcell[0].replace(_SRC_SLOT, ltext), lcell[1], lcell[2])
             rcell = (rcell[0].replace(_SRC_SLOT, rtext), rcell[1], rcell[2])
+        elif (lcell is None) != (rcell is None):
+            # a root whose partner sits on another row: its tokens are marked all the same
+            if lcell is not None and lcell[1] == "diff" and partner_l.get(result.left_lines[i][0] or "") in where_r:
+                other = result.right_lines[where_r[partner_l[result.left_lines[i][0]]]][1]
+                lcell = (lcell[0].replace(_SRC_SLOT, intraline(result.left_lines[i][1], other)[0]), lcell[1], lcell[2])
+            if rcell is not None and rcell[1] == "diff" and partner_r.get(result.right_lines[j][0] or "") in where_l:
+                other = result.left_lines[where_l[partner_r[result.right_lines[j][0]]]][1]
+                rcell = (rcell[0].replace(_SRC_SLOT, intraline(other, result.right_lines[j][1])[1]), rcell[1], rcell[2])
+        present = [c for c in (lcell, rcell) if c is not None]
+        absorbed_row = bool(present) and all(" data-rule=" in c[0] for c in present)
         cells = []
         alone = (lcell is None) != (rcell is None)
         for cell, side, lines, index in ((lcell, "L", result.left_lines, i), (rcell, "R", result.right_lines, j)):
@@ -226,15 +239,49 @@ def _code(result: Any, left_roles: Dict[str, str], right_roles: Dict[str, str],
             if alone and " data-partner=" in html_text:  # its partner sits on another row
                 html_text = html_text.replace(f"class=\"ln s{side}", f"class=\"ln s{side} moved", 1)
             cells.append(html_text)
-        rows.append(f"<div class=\"row\">{''.join(cells)}</div>")
+        rows.append(f"<div class=\"row{' absorbed' if absorbed_row else ''}\">{''.join(cells)}</div>")
         marked.append(bool((lcell and lcell[2]) or (rcell and rcell[2])))
     has_differences = any(left_roles.values()) or any(right_roles.values())
     body = _fold(rows, marked) if has_differences else "".join(rows)
     head = (f"<div class=\"row phead\"><div class=\"ptitle\"><span class=\"side sl\">left</span> "
             f"<code>{esc(result.left_source)}</code></div><div class=\"ptitle\"><span class=\"side sr\">right</span> "
             f"<code>{esc(result.right_source)}</code></div></div>")
-    return (f"<section id=\"code\"><h2>Side by side</h2>{legend}\n<div class=\"sbs\">{head}"
+    gutter = len(str(max(len(result.left_lines), len(result.right_lines), 1)))
+    switch = ""
+    if any(absorbed.get("left", {})) or any(absorbed.get("right", {})):
+        switch = ("<label class=\"switch\"><input type=\"checkbox\" id=\"hide-absorbed\"> hide the ops the rules "
+                  "absorbed (rows with no partner on either side)</label>")
+    return (f"<section id=\"code\"><h2>Side by side</h2>{legend}{switch}\n"
+            f"<div class=\"sbs\" style=\"--gutter:{max(gutter, 3)}\">{head}"
             f"<div class=\"code\">{body}</div></div></section>\n")
+
+
+_OPCODE = re.compile(r"^\s*(?:%[\w.$#-]+(?:\s*,\s*%[\w.$#-]+)*\s*=\s*)?([A-Za-z_][\w.]*)")
+
+
+def _absorbed_overview(result: Any) -> str:
+    """What the rules absorbed, grouped: per rule and opcode, how many ops of each side left the
+    normalized module under it (absorbed_by), so an equivalent port reads at a glance instead of
+    as rows of hatched lines."""
+    absorbed = getattr(result, "absorbed_by", None) or {}
+    counts: Dict[Tuple[str, str], List[int]] = {}
+    for k, (side, lines) in enumerate((("left", result.left_lines), ("right", result.right_lines))):
+        text_of = {op_id: text for op_id, text in lines if op_id}
+        for op_id, rule in absorbed.get(side, {}).items():
+            m = _OPCODE.match(text_of.get(op_id, ""))
+            key = (rule, m.group(1) if m else "?")
+            counts.setdefault(key, [0, 0])[k] += 1
+    if not counts:
+        return ""
+    rows = "".join(f"<tr><td><code>{esc(rule)}</code></td><td><code>{esc(op)}</code></td>"
+                   f"<td class=\"n\">{n[0]}</td><td class=\"n\">{n[1]}</td></tr>"
+                   for (rule, op), n in sorted(counts.items(), key=lambda kv: (-sum(kv[1]), kv[0])))
+    total = [sum(n[k] for n in counts.values()) for k in (0, 1)]
+    return ("<section id=\"absorbed\"><h2>What the rules absorbed</h2>"
+            f"<p>{total[0]} left and {total[1]} right ops have no partner because a rule folded, merged or "
+            "rewrote them (the hatched rows of the side by side; its switch hides them).</p>"
+            "<table class=\"absorbed-table\"><tr><th>rule</th><th>op</th><th>left</th><th>right</th></tr>"
+            f"{rows}</table></section>\n")
 
 
 _SRC_SLOT = "\x00src\x00"  # where a line's (escaped, maybe token-marked) text goes
@@ -283,29 +330,37 @@ def align_lines(left_lines, right_lines, partner_l: Dict[str, str], partner_r: D
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, lk, rk, autojunk=False).get_opcodes():
         if tag == "equal":
             rows.extend(zip(range(i1, i2), range(j1, j2)))
+        elif i1 < i2 and j1 < j2:
+            rows.extend(_pair_same_text(left_lines, right_lines, lk, rk, range(i1, i2), range(j1, j2)))
         else:
             rows.extend((i, None) for i in range(i1, i2))
             rows.extend((None, j) for j in range(j1, j2))
     return rows
 
 
-_TOKEN = re.compile(r"%[\w.$#-]+|@[\w.$-]+|[A-Za-z_][\w.]*|-?\d[\w.+-]*|\s+|.")
+def _pair_same_text(left_lines, right_lines, lk, rk, lefts: range, rights: range):
+    """Inside a block the pairs do not align: lines without a partner whose text is the same on
+    both sides share a row (shown together, not claimed matched: they keep their own colours);
+    lines with a partner elsewhere keep a row of their own."""
+    import difflib
+    lt = [left_lines[i][1].strip() if not lk[i].startswith("P") else f"\x00{i}" for i in lefts]
+    rt = [right_lines[j][1].strip() if not rk[j].startswith("P") else f"\x01{j}" for j in rights]
+    out: List[Tuple[Optional[int], Optional[int]]] = []
+    for tag, a1, a2, b1, b2 in difflib.SequenceMatcher(None, lt, rt, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.extend(zip(range(lefts[0] + a1, lefts[0] + a2), range(rights[0] + b1, rights[0] + b2)))
+        else:
+            out.extend((lefts[0] + a, None) for a in range(a1, a2))
+            out.extend((None, rights[0] + b) for b in range(b1, b2))
+    return out
 
 
 def intraline(left: str, right: str):
-    """Both texts escaped, the tokens that differ wrapped in <mark>."""
-    import difflib
-    lt, rt = _TOKEN.findall(left), _TOKEN.findall(right)
-    lo, ro = [], []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, lt, rt, autojunk=False).get_opcodes():
-        a, b = esc("".join(lt[i1:i2])), esc("".join(rt[j1:j2]))
-        if tag == "equal":
-            lo.append(a)
-            ro.append(b)
-        else:
-            lo.append(f"<mark>{a}</mark>" if a.strip() else a)
-            ro.append(f"<mark>{b}</mark>" if b.strip() else b)
-    return "".join(lo), "".join(ro)
+    """Both texts escaped, the tokens that differ wrapped in <mark> (report/tokens.py)."""
+    from .tokens import token_diff
+    lo, ro = token_diff(left, right)
+    return ("".join(f"<mark>{esc(t)}</mark>" if changed else esc(t) for t, changed in lo),
+            "".join(f"<mark>{esc(t)}</mark>" if changed else esc(t) for t, changed in ro))
 
 
 FOLD_CONTEXT = 3   # unchanged rows kept around each marked row
@@ -517,8 +572,12 @@ background:var(--bluebg);border-radius:3px;padding:0 4px}
 .ln.moved{background:#f3efff;border-left-color:#8a63d2}
 mark{background:#ffc9c2;color:inherit;border-radius:2px;padding:0 1px}
 .ln.sR.diff mark{background:#b9efc6}
-.ln .no{flex:none;width:42px;text-align:right;padding-right:8px;color:#a3aab5;user-select:none;font-size:11.5px;
-font-family:ui-monospace,monospace;line-height:19px}
+.ln .no{flex:none;width:calc(var(--gutter,3) * 1ch + 12px);text-align:right;padding-right:8px;color:#a3aab5;
+user-select:none;font-size:11.5px;font-family:ui-monospace,monospace;line-height:19px;white-space:nowrap;
+overflow:visible}
+.sbs.hide-absorbed .row.absorbed{display:none}
+.absorbed-table td.n{text-align:right;font-variant-numeric:tabular-nums}
+.switch{margin-left:12px;font-size:12.5px;white-space:nowrap}
 .ln .src{line-height:19px;padding-right:12px}
 .ln[data-op]{cursor:pointer}
 .ln.diff{background:var(--redbg);border-left-color:var(--red)}
@@ -568,6 +627,9 @@ _JS = """
   // Open each pane at its first root difference, so the changed code is in view at once.
   var panes=document.querySelectorAll('.code');
   for(var k=0;k<panes.length;k++){var first=panes[k].querySelector('.ln.diff'); if(first){reveal(first);}}
+  var hide=document.getElementById('hide-absorbed');
+  if(hide){hide.addEventListener('change',function(){var boxes=document.querySelectorAll('.sbs');
+    for(var b=0;b<boxes.length;b++){boxes[b].classList.toggle('hide-absorbed',hide.checked);}});}
   var refs=document.querySelectorAll('a.opref');
   for(var j=0;j<refs.length;j++){(function(a){
     a.addEventListener('click',function(ev){

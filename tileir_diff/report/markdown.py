@@ -54,10 +54,7 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
         for i, d in enumerate(diffs, 1):
             lines.append(f"{i}. **{text(d.category)}** — {text(d.message)}  ")
             lines.append(f"   in {code('@' + d.function)}, {code(op_side(d))}")
-            for sign, ref in (("-", d.left), ("+", d.right)):
-                shown = "(absent)" if ref is None else ref.text
-                loc = f"  @ {ref.location}" if ref is not None and ref.location else ""
-                lines.append(f"   {sign} {code(shown + loc)}  ")
+            lines += diff_block(d)
             if d.affected:
                 more = len(d.affected) - max_affected
                 listed = ", ".join(code(a) for a in d.affected[:max_affected])
@@ -84,10 +81,17 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
             lines.append(f"| {code('@' + str(f.left))} | {code('@' + str(f.right))} | "
                          f"{text(f.verdict)} | {f.matched} | {f.unmatched_left} | {f.unmatched_right} |")
     pair = pair_summary(result)
+    same_verdict = result.verdict in ("identical", "equivalent")
+    mark = "written differently" if same_verdict else "≠"
     if summary and pair:
         lines += ["", "### Summary", ""]
         for name, differing, sections in function_pairs(pair):
-            lines.append("- " + function_headline(name, differing, code, text))
+            if same_verdict and differing is not None:
+                # the rules absorbed it (the verdict says so): the HTML's wording, not a difference
+                lines.append(f"- {code('@' + str(name))}: written differently in {text(', '.join(differing))} "
+                             f"(absorbed by the rules: {text(', '.join(k for k, _ in rules) or 'none')})")
+            else:
+                lines.append("- " + function_headline(name, differing, code, text))
             if differing is None:
                 continue
             for key, section in sections:
@@ -100,12 +104,29 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
                     if key == "op_histogram":
                         lines.append(f"  | {code(row['op'])} | {row['left']} | {row['right']} |")
                         continue
-                    lines.append(f"  | ≠ | {_cell(row.get('left'))} | {_cell(row.get('right'))} |")
+                    lines.append(f"  | {mark} | {_cell(row.get('left'))} | {_cell(row.get('right'))} |")
                     for a in row.get("accesses", []):
                         if not a["same"]:
-                            lines.append(f"  | ≠ access | {_cell(a.get('left'))} | {_cell(a.get('right'))} |")
+                            lines.append(f"  | {mark} access | {_cell(a.get('left'))} | {_cell(a.get('right'))} |")
                 lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def diff_block(d: Any) -> List[str]:
+    """A root difference's two sides as a fenced ```diff block inside its list item (CommonMark
+    renders ``-``/``+`` lines there as removed/added, not as bullets). A code block shows its text
+    literally: only control characters are escaped, and the fence outgrows any backtick run."""
+    body = []
+    for sign, ref in (("-", d.left), ("+", d.right)):
+        if ref is None:
+            body.append(f"{sign} (absent on this side)")
+            continue
+        loc = f"    @ {ref.location}" if ref.location else ""
+        body.append(printable(f"{sign} {ref.op_id}: {ref.text}{loc}"))
+    fence = "```"
+    while any(fence in line for line in body):
+        fence += "`"
+    return ["", f"   {fence}diff"] + [f"   {line}" for line in body] + [f"   {fence}"]
 
 
 def _cell(v: Any) -> str:

@@ -1,10 +1,12 @@
 """Compact text report: verdict line, root differences first, then rules, functions, summary."""
 from __future__ import annotations
 
+import re
+
 from typing import Any, List, Optional, Sequence
 
 from ..errors import printable
-from .common import VERDICT_MEANING, headline, op_side, pair_summary, sorted_rules
+from .common import VERDICT_MEANING, function_pairs, headline, op_side, pair_summary, sorted_rules
 from .summary_text import pair_lines
 
 
@@ -74,8 +76,12 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
     pair = pair_summary(result)
     if summary and pair and result.verdict != "identical":
         differing = pair_lines(pair)
+        if result.verdict == "equivalent":
+            differing = _absorbed_wording(differing, pair, [k for k, _ in rules])
         if differing:
-            lines.append("summary (what each side does, where it differs):")
+            absorbed = result.verdict == "equivalent" and any(d is not None for _, d, _ in function_pairs(pair))
+            lines.append("summary (what each side does; written differently, the rules absorbed it):" if absorbed
+                         else "summary (what each side does, where it differs):")
             lines.extend(differing[:max_summary_lines])
             if len(differing) > max_summary_lines:
                 lines.append(f"  ... {len(differing) - max_summary_lines} more summary lines "
@@ -86,6 +92,19 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
     # Names, paths, locations and op text come from the files: a newline or an ANSI escape in
     # them must not start a line of its own or restyle the terminal (errors.printable).
     return "\n".join(printable(line) for line in lines).rstrip() + "\n"
+
+
+def _absorbed_wording(lines: List[str], pair: Any, rules: List[str]) -> List[str]:
+    """On an equivalent verdict a summary that differs as written is what the rules absorbed:
+    each function's ``differs in ...`` line says so, as the HTML does."""
+    from .common import function_headline
+    absorbed = ", ".join(rules) or "none"
+    wording = {}
+    for title, sections, _ in function_pairs(pair):
+        if sections is not None:
+            wording["  " + function_headline(title, sections)] = (
+                f"  @{title}: written differently in {', '.join(sections)} (absorbed by the rules: {absorbed})")
+    return [wording.get(line, line) for line in lines]
 
 
 def _function_line(f) -> str:
@@ -116,6 +135,21 @@ def first_cause(result: Any) -> str:
     return printable(f"{verdict}: {result.left_source} vs {result.right_source}")
 
 
+def _without_repeats(body: List[str], head: str) -> List[str]:
+    """The report under a failure's first line, saying nothing twice: the verdict header keeps
+    only what the first line lacks (the inputs and the count), and a root difference whose message
+    the first line already gives points at it."""
+    out = list(body)
+    if out and ": " in out[0]:
+        out[0] = "  " + out[0].split(": ", 1)[1]
+    for i, line in enumerate(out):
+        m = re.match(r"\[(\d+)\] (.+)$", line)
+        if m and head.endswith(m.group(2)):
+            out[i] = f"[{m.group(1)}] (the first line)"
+            break
+    return out
+
+
 def render_failure(result: Any, *, expectation: str = "", max_lines: Optional[int] = 40,
                    report_paths: Sequence[str] = ()) -> str:
     """The message of a failed assertion: the first root cause on the first line (what pytest's
@@ -125,7 +159,7 @@ def render_failure(result: Any, *, expectation: str = "", max_lines: Optional[in
     if expectation:
         head = f"{expectation}, got {head}"
     body = render(result).rstrip("\n").splitlines()
-    lines = [head] + body
+    lines = [head] + _without_repeats(body, head)
     if max_lines is not None and len(lines) > max_lines:
         cut = len(lines) - max_lines
         lines = lines[:max_lines]

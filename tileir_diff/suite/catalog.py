@@ -177,6 +177,20 @@ class OpSpec:
         raise KeyError(f"op {self.op!r} has no variant {name!r} (has: {[v.name for v in self.variants]})")
 
 
+def unknown_ops_message(missing: list[str], known: list[str]) -> str:
+    """``no such op(s): x (did you mean y?)``: each unknown name with the close known names
+    (difflib), else the list of known ones when it is short."""
+    import difflib
+    parts = []
+    for name in missing:
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        parts.append(f"{name!r} (did you mean {' or '.join(repr(c) for c in close)}?)" if close else repr(name))
+    message = f"no such op(s): {', '.join(parts)}"
+    if not any("did you mean" in p for p in parts) and len(known) <= 30:
+        message += f"; known ops: {', '.join(known)}"
+    return message
+
+
 def repo_root(explicit: Path | str | None = None) -> Path:
     """The repository the suite lives in (tileir_diff.paths: --root, $TILEIR_DIFF_ROOT, the
     checkout, the working directory's); CatalogError with a hint when there is none."""
@@ -700,5 +714,6 @@ def load_catalog(root: Path | str | None = None, *, ops: Iterable[str] | None = 
     if wanted is not None:
         missing = wanted - {s.op for s in specs}
         if missing:
-            raise CatalogError(root, "", f"no such op(s): {sorted(missing)}")
+            known = sorted(p.name for p in root.iterdir() if p.is_dir() and (p / "analysis.json").is_file())
+            raise CatalogError(root, "", unknown_ops_message(sorted(missing), known))
     return specs

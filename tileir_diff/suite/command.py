@@ -218,11 +218,16 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 1 if any(not r.ok for r in records) else 0
 
 
+#: suite status when no variant has port IR: nothing was compared, nothing is claimed (as verify's 3).
+EXIT_NOTHING_BUILT = 3
+
+
 def _cmd_status(args: argparse.Namespace) -> int:
-    """Exit 0 when every ported variant passes (identical/equivalent or only accepted differences), else 1."""
+    """Exit 0 when every ported variant passes (identical/equivalent or only accepted differences),
+    1 when one fails, 2 on a usage or catalog error, 3 when nothing is built (no port IR at all)."""
     from tileir_diff.suite.catalog import repo_root
-    from tileir_diff.suite.port_table import Links, port_rows, render_index_html, render_markdown, render_text, \
-        status_document
+    from tileir_diff.suite.port_table import Links, port_rows, ported, render_index_html, render_markdown, \
+        render_text, status_document
     try:
         specs = load_catalog(args.reference_root, ops=args.ops)
         root = args.root or repo_root()
@@ -247,6 +252,12 @@ def _cmd_status(args: argparse.Namespace) -> int:
         print(json.dumps(status_document(shown, root), indent=1))
     else:
         sys.stdout.write(render_text(shown, all_rows=rows))
+    if rows and not ported(rows):  # "0 of N ported" would read as a port table; nothing was compared
+        where = args.rust_build or root / "build" / "rust"
+        print(f"error: nothing is built: no port IR under {where} for any of the {len(rows)} variant(s), so "
+              f"nothing was compared (bash scripts/verify_suite.sh builds them; --rust-build DIR reads another "
+              f"folder)", file=sys.stderr)
+        return EXIT_NOTHING_BUILT
     return 0 if all(r.status != "fail" for r in rows) else 1
 
 

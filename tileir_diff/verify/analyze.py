@@ -215,6 +215,33 @@ class Analysis:
                 "check": self.check, "seconds": round(self.seconds, 3)}
 
 
+_TOOLS_HINT = "analyze exports every combination with cuda.tile: pip install 'tileir_diff[tools]'"
+
+
+def _require_frontend() -> None:
+    """AnalyzeError naming the extra when cuda.tile (the reference frontend) is not installed."""
+    import importlib.util
+    try:
+        found = importlib.util.find_spec("cuda.tile") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise AnalyzeError(f"cuda.tile is not installed: {_TOOLS_HINT}")
+
+
+def default_cache_root() -> Path:
+    """<checkout>/build/verify/analyze in a checkout; outside one (an installed wheel) the user's
+    cache folder, $XDG_CACHE_HOME/tileir_diff/analyze (default ~/.cache)."""
+    import os
+
+    from tileir_diff.paths import find_root, is_root
+    root = find_root()
+    if root is not None and is_root(root):
+        return root / "build" / "verify" / "analyze"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tileir_diff" / "analyze"
+
+
 def analyze(kernel_py: Path, *, cache_root: Optional[Path] = None,
             progress: Callable[[str], None] = lambda s: None) -> Analysis:
     from tileir_diff import load
@@ -229,10 +256,14 @@ def analyze(kernel_py: Path, *, cache_root: Optional[Path] = None,
         spec = load_catalog(folder.parent, ops=[folder.name])[0]
     except (CatalogError, IndexError) as e:
         raise AnalyzeError(f"{folder / 'analysis.json'}: {e}") from None
-    from tileir_diff.verify.run import default_workdir
-    cache_root = cache_root or default_workdir() / "analyze"
+    cache_root = cache_root or default_cache_root()
+    _require_frontend()
     t0 = time.monotonic()
-    module = load_kernel_module(spec)
+    try:
+        module = load_kernel_module(spec)
+    except ImportError as e:
+        raise AnalyzeError(f"{kernel_py}: importing it needs {e.name or e}, which is not installed "
+                           f"({_TOOLS_HINT})") from None
     combos, kinds, unused = combinations(spec, module)
     by_name = {v.name: v for v in spec.variants}
     eta = Eta()

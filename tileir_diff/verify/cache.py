@@ -5,7 +5,9 @@ key was computed from, the result, and how long producing it took). Kinds: ``ir`
 bytecode + sidecar; key: the op's crate sources, variant, emit options, toolchain), ``cubin``
 (key: the bytecode bytes, arch, tileiras version), ``diff`` (key: both bytecodes, the op's
 accepted differences, tileir_diff's sources), ``cargo_test``, ``abi`` and ``numerics`` (key:
-their inputs likewise). A hit saves the recorded time; the counts and seconds saved go into each
+their inputs likewise). Every key but ``cubin``'s also holds the environment the stage runs in
+(``workspace.environment_fingerprint``: Python, package versions, toolchain, variables), and no
+environment failure is stored. A hit saves the recorded time; the counts and seconds saved go into each
 attempt's record. Entries are written to a temporary folder and renamed, so a crash never leaves
 a half entry that would be read as a hit.
 """
@@ -62,9 +64,14 @@ class Entry:
 
 
 class BuildCache:
-    def __init__(self, root: Path, stats: Optional[CacheStats] = None):
+    """``read=False`` (``verify --no-cache``): every lookup is a miss, so everything is computed
+    again; the fresh results are still stored (they replace nothing: an entry's key says what it
+    was computed from)."""
+
+    def __init__(self, root: Path, stats: Optional[CacheStats] = None, *, read: bool = True):
         self.root = Path(root)
         self.stats = stats or CacheStats()
+        self.read = read
 
     def _folder(self, kind: str, key: str) -> Path:
         return self.root / kind / key[:2] / key
@@ -72,6 +79,9 @@ class BuildCache:
     def get(self, kind: str, key: str) -> Optional[Entry]:
         """The entry, counted as a hit; None (a miss) when absent."""
         folder = self._folder(kind, key)
+        if not self.read:
+            self.stats.count(kind, False)
+            return None
         try:
             meta = json.loads((folder / "entry.json").read_text())
         except (OSError, ValueError):
@@ -85,7 +95,9 @@ class BuildCache:
         """Store ``files`` (name -> path, copied) and ``result`` under key; an existing entry is kept."""
         folder = self._folder(kind, key)
         if (folder / "entry.json").is_file():
-            return Entry(folder, dict(result), seconds)
+            if self.read:
+                return Entry(folder, dict(result), seconds)
+            shutil.rmtree(folder, ignore_errors=True)  # --no-cache: the fresh result replaces it
         tmp = folder.with_name(f".{key}.{uuid.uuid4().hex}")
         tmp.mkdir(parents=True)
         try:

@@ -124,11 +124,29 @@ class VerifyReport:
                 hits = f" [cache {cache.get('hits', 0)} hit / {cache.get('misses', 0)} miss]" if cache.get("hits") or \
                     cache.get("misses") else ""
                 lines.append(f"  {s['index']}. {s['name']:12s} {s['status']:4s} {s['seconds']:7.1f}s{hits}{extra}")
+                lines += _differing_roots(s)
         c = self.cache
         lines.append(f"cache: {c.get('hits', 0)} hits, {c.get('misses', 0)} misses, "
                      f"{c.get('seconds_saved', 0):.1f}s saved")
         lines.append(f"diagnostics: {self.diagnostics}")
         return "\n".join(lines) + "\n"
+
+
+def _differing_roots(stage: Dict[str, Any], shown: int = 10) -> List[str]:
+    """Under a failed ir_compare: each differing variant's verdict and its first unexplained root
+    (with how many more), so the text says what differs, not only how many variants."""
+    if stage["name"] != "ir_compare" or stage["status"] != "fail":
+        return []
+    rows = [r for r in stage.get("details", {}).get("variants", []) if r.get("status") == "fail"]
+    lines = []
+    for row in rows[:shown]:
+        roots = row.get("unexplained") or []
+        first = f"{roots[0]['category']}: {roots[0]['message']}" if roots else "no root cause listed"
+        more = f" (+{len(roots) - 1} more)" if len(roots) > 1 else ""
+        lines.append(f"       {row['variant']}: {row['verdict']}: {first}{more}")
+    if len(rows) > shown:
+        lines.append(f"       ... and {len(rows) - shown} more variant(s); the JSON report lists every one")
+    return lines
 
 
 def normalize_stages(stages: Optional[Iterable[Union[str, int]]]) -> List[str]:
@@ -139,11 +157,23 @@ def normalize_stages(stages: Optional[Iterable[Union[str, int]]]) -> List[str]:
     for s in stages:
         name = STAGES[int(s) - 1] if str(s).isdigit() and 1 <= int(s) <= len(STAGES) else str(s)
         if name not in STAGES:
-            raise VerifyUsageError(f"unknown stage {str(s)!r}; stages: {', '.join(STAGES)} (or 1-{len(STAGES)})")
+            close = difflib.get_close_matches(name, STAGES, n=2)
+            hint = f"did you mean {' or '.join(close)}? " if close else ""
+            raise VerifyUsageError(f"unknown stage {str(s)!r}; {hint}stages: {', '.join(STAGES)} (or 1-{len(STAGES)})")
         chosen.add(name)
     if not chosen:
         raise VerifyUsageError("no stage selected")
     return [s for s in STAGES if s in chosen]
+
+
+def run_order(chosen: List[str], ir_first: bool) -> List[str]:
+    """The stages in the order they run: STAGES order, or with ``ir_first`` ir_compare moved
+    before cargo_test (when both are selected)."""
+    if ir_first and "ir_compare" in chosen and "cargo_test" in chosen:
+        rest = [s for s in chosen if s != "ir_compare"]
+        at = rest.index("cargo_test")
+        return rest[:at] + ["ir_compare"] + rest[at:]
+    return list(chosen)
 
 
 def default_workdir() -> Path:
@@ -153,8 +183,14 @@ def default_workdir() -> Path:
 def verify_port(op: str, variant: Optional[str] = None, *, stages: Optional[Iterable[Union[str, int]]] = None,
                 max_attempts: int = 1, repair: Optional[Repair] = None, workdir: Optional[Path] = None,
                 crate: Optional[Path] = None, sources: Optional[Mapping[str, str]] = None,
-                progress: Optional[Callable[[str], None]] = None) -> VerifyReport:
+                progress: Optional[Callable[[str], None]] = None, use_cache: bool = True,
+                ir_first: bool = False) -> VerifyReport:
     """Verify the cuTile Rust port of ``op`` (``variant``: only that one).
+
+    ``use_cache=False`` computes every stage again (fresh results are still stored);
+    ``ir_first`` runs ``ir_compare`` before ``cargo_test``: once the crate is built the IR
+    comparison takes about a second where the op's Rust tests take minutes, so a repair loop hears
+    of an IR difference first (the stage order of the report follows the run).
 
     ``crate``: the rust_kernels folder to verify (default the repository's); ``sources``: files
     of src/ops/<op>/ to use instead of the crate's (e.g. a candidate kernel.rs). With ``repair``,
@@ -163,7 +199,7 @@ def verify_port(op: str, variant: Optional[str] = None, *, stages: Optional[Iter
     started = time.monotonic()
     if max_attempts < 1:
         raise VerifyUsageError(f"max_attempts must be at least 1, got {max_attempts}")
-    chosen = normalize_stages(stages)
+    chosen = run_order(normalize_stages(stages), ir_first)
     try:
         specs = load_catalog(ops=[op])
     except CatalogError as e:
@@ -181,7 +217,7 @@ def verify_port(op: str, variant: Optional[str] = None, *, stages: Optional[Iter
     unique = f"{os.getpid()}-{time.monotonic_ns() % 10**6}"
     run_dir = workdir / "runs" / f"{stamp}-{op}{'-' + variant if variant else ''}-{unique}"
     run_dir.mkdir(parents=True)
-    cache = BuildCache(workdir / "cache")
+    cache = BuildCache(workdir / "cache", read=use_cache)
     say = progress or (lambda message: None)
     in_place = repair is None and sources is None and crate is None
     holder = nullcontext(Crate(source)) if in_place else crate_copy(workdir, source, {op: dict(sources or {})}, say)
@@ -196,6 +232,10 @@ def verify_port(op: str, variant: Optional[str] = None, *, stages: Optional[Iter
             attempts.append(record)
             if record["result"] in ("pass", "skipped"):
                 result = record["result"]
+                break
+            if (record["failure"] or {}).get("environment"):
+                result = "fail"  # a kernel edit cannot install what the environment lacks
+                say(f"[verify {op}] attempt {number}: {record['failure']['message']}")
                 break
             if repair is None or number == max_attempts:
                 result = "not_converged" if repair is not None else "fail"

@@ -27,8 +27,8 @@ from tileir_diff.progress import Eta
 from tileir_diff.suite.catalog import OpSpec, VariantSpec, repo_root
 
 from .cache import BuildCache, CacheStats
-from .workspace import (BuildError, Crate, package_fingerprint, rust_env, sha256_bytes, sha256_json, tool_version,
-                        write_if_changed)
+from .workspace import (BuildError, Crate, environment_fingerprint, missing_module, package_fingerprint, rust_env,
+                        sha256_bytes, sha256_json, tool_version, write_if_changed)
 
 STAGES = ("cargo_test", "ir_compare", "tileiras", "abi", "numerics", "performance")
 ARCHS = ("sm_90", "sm_100")
@@ -106,10 +106,55 @@ def run_stage(name: str, ctx: Context) -> StageResult:
     return result
 
 
+def environment_failure(stage: str, what: str, fix: str, output: str = "") -> StageResult:
+    """The stage could not run here: ``what`` is missing or broken in the environment. A failure
+    of the verification (nothing is claimed about the port), said in the reason itself, never
+    cached (the key would replay it after the environment is fixed) and never handed to a repair
+    (a kernel edit cannot fix it)."""
+    msg = f"environment: {what}; {fix} (the stage did not run: nothing is claimed about the port)"
+    failure: Dict[str, Any] = {"message": msg, "environment": what}
+    if output:
+        failure["test_output"] = _tail(output, 6000)
+    return StageResult(stage, "fail", reason=msg, details={"environment": what}, failure=failure)
+
+
+def needs_pytest(stage: str) -> Optional[StageResult]:
+    """An environment failure when pytest cannot be imported by the Python running the stage."""
+    if importlib.util.find_spec("pytest") is not None:
+        return None
+    return environment_failure(stage, f"pytest is not installed for {sys.executable}",
+                               "pip install 'tileir_diff[test]' (or pytest) and run verify again")
+
+
+def pytest_environment_problem(stage: str, returncode: int, output: str) -> Optional[StageResult]:
+    """A pytest run that says nothing about the port: a module the tests import is missing, or
+    pytest stopped before any test ran (exit 2 interrupted / 3 internal error / 4 usage error)."""
+    module = missing_module(output)
+    if module is not None and returncode != 0:
+        return environment_failure(stage, f"the tests need the Python module {module!r}, which is not installed "
+                                          f"for {sys.executable}", f"install it (pip install {module.split('.')[0]})",
+                                   output)
+    if returncode in (2, 3, 4):
+        first = next((line for line in output.splitlines() if line.startswith(("E ", "ERROR", "INTERNALERROR"))),
+                     _last_line(output))
+        return environment_failure(stage, f"pytest stopped before running the tests (exit {returncode}): {first}",
+                                   "see the stage log", output)
+    return None
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "no output"
+
+
 def cached_result(ctx: Context, stage: str, key: str, log) -> Optional[StageResult]:
-    """A whole stage's outcome from the cache (stages whose result is a test run, not a file)."""
+    """A whole stage's outcome from the cache (stages whose result is a test run, not a file);
+    an environment failure is never replayed (none is stored; an older entry is ignored)."""
     hit = ctx.cache.get(stage, key)
     if hit is None:
+        return None
+    if (hit.result.get("failure") or {}).get("environment"):
+        log(f"cache entry {stage} {key[:16]} holds an environment failure: not replayed")
         return None
     log(f"cache hit {stage} {key[:16]}: {hit.result.get('summary')}")
     return StageResult(stage, hit.result["status"], reason=hit.result.get("reason", ""),
@@ -122,13 +167,15 @@ def ensure_built(ctx: Context, log: Callable[[str], None]) -> None:
     if ctx.crate.fresh_for(ctx.op):
         log(f"binaries are current for {ctx.op}'s sources: no cargo build")
         return
-    ctx.progress("cargo build (the crate; tens of seconds to minutes)")
-    ctx.crate.build(log)
+    ctx.progress(f"cargo build: the binaries are not current for {ctx.op}'s sources (tens of seconds; "
+                 "a first build of the crate takes several minutes)")
+    ctx.crate.build(log, ctx.progress)
 
 
 def stage_cargo_test(ctx: Context) -> StageResult:
     log = ctx.logger("cargo_test")
-    key = sha256_json({"op": ctx.op, "sources": ctx.crate.op_hash(ctx.op, with_tests=True)})
+    key = sha256_json({"op": ctx.op, "sources": ctx.crate.op_hash(ctx.op, with_tests=True),
+                       "environment": environment_fingerprint()})
     cached = cached_result(ctx, "cargo_test", key, log)
     if cached is not None:
         return cached
@@ -137,9 +184,13 @@ def stage_cargo_test(ctx: Context) -> StageResult:
         ensure_built(ctx, log)
     except BuildError as e:
         log(e.log)
+        if e.environment:
+            return environment_failure("cargo_test", e.environment, "install the Rust toolchain (rustup) or fix "
+                                       "the set-up, then run verify again")
         # A build error is not cached: it may come from the environment (a missing tool).
-        return StageResult("cargo_test", "fail", reason=f"the crate does not build: {e}",
-                           failure={"message": f"the crate does not build: {e}", "compiler_error": _tail(e.log, 6000)})
+        msg = f"the crate does not build: {e}{_first_error(e.log)}"
+        return StageResult("cargo_test", "fail", reason=msg,
+                           failure={"message": msg, "compiler_error": _tail(e.log, 6000)})
     exes = ctx.crate.executables()
     env = {**os.environ, "TILEIR_TEST_OP": ctx.op}
     ran: Dict[str, List[str]] = {}
@@ -179,6 +230,12 @@ def stage_cargo_test(ctx: Context) -> StageResult:
     return StageResult("cargo_test", status, reason=reason, details=details, failure=failure)
 
 
+def _first_error(log: str) -> str:
+    """``: <the compiler's first error line>`` for a reason (the whole log is in the stage's log)."""
+    line = next((x.strip() for x in log.splitlines() if x.lstrip().startswith("error")), "")
+    return f": {line[:300]}" if line else ""
+
+
 def _tail(text: str, n: int) -> str:
     return text if len(text) <= n else "...\n" + text[-n:]
 
@@ -190,7 +247,7 @@ def _emit(ctx: Context, log) -> Dict[str, Path]:
     out = ctx.attempt_dir / "build" / ctx.op
     out.mkdir(parents=True, exist_ok=True)
     key = sha256_json({"op": ctx.op, "variant": ctx.variant or "*", "sources": ctx.crate.op_hash(ctx.op),
-                       "options": "default"})
+                       "options": "default", "environment": environment_fingerprint()})
     hit = ctx.cache.get("ir", key)
     if hit is None:
         t0 = time.monotonic()
@@ -235,8 +292,11 @@ def prepare_ir(ctx: Context, stage: str = "ir_compare") -> Optional[StageResult]
         emitted = _emit(ctx, log)
     except BuildError as e:
         log(e.log)
-        return StageResult(stage, "fail", reason=f"emit-ir failed: {e}",
-                           failure={"message": f"emit-ir failed: {e}", "compiler_error": _tail(e.log, 6000)})
+        if e.environment:
+            return environment_failure(stage, e.environment, "install the Rust toolchain (rustup) or fix the set-up, "
+                                       "then run verify again")
+        msg = f"emit-ir failed: {e}{_first_error(e.log)}"
+        return StageResult(stage, "fail", reason=msg, failure={"message": msg, "compiler_error": _tail(e.log, 6000)})
     known = {v.name: v for v in ctx.spec.variants}
     unknown = sorted(set(emitted) - set(known))
     msg = ""
@@ -272,14 +332,15 @@ def stage_ir_compare(ctx: Context) -> StageResult:
             ref = _reference_ir(ctx, v, log)
         except BuildError as e:
             log(e.log)
-            msg = f"the reference IR of {v.name} is not available: {e}"
+            detail = _last_line(e.log) if e.log.strip() else ""
+            msg = f"the reference IR of {v.name} is not available: {e}{': ' + detail if detail else ''}"
             return StageResult("ir_compare", "fail", reason=msg, failure={"message": msg, "export_error": e.log})
         port_bytes = emitted[v.name].read_bytes()
         from tileir_diff.suite.launch_facts import facts_for
         launch = facts_for(ctx.spec, v, str(ctx.spec.analysis_path))
         key = sha256_json({"ref": sha256_bytes(ref.read_bytes()), "port": sha256_bytes(port_bytes),
                            "accepted": accepted, "launch": launch, "variant": v.name,
-                           "code": package_fingerprint()})
+                           "code": package_fingerprint(), "environment": environment_fingerprint()})
         hit = ctx.cache.get("diff", key)
         json_path, html_path = diff_dir / f"{v.name}.json", diff_dir / f"{v.name}.html"
         if hit is not None:
@@ -317,7 +378,9 @@ def stage_ir_compare(ctx: Context) -> StageResult:
     if not failing:
         return StageResult("ir_compare", "pass", artifacts=artifacts, details=details)
     first = next(r for r in rows if r["status"] != "pass")
-    failure = {"message": f"{len(failing)} variant(s) differ from the reference: {', '.join(failing)}",
+    roots = first["unexplained"]
+    what = f" (first: {roots[0]['category']}: {roots[0]['message']})" if roots else ""
+    failure = {"message": f"{len(failing)} variant(s) differ from the reference: {', '.join(failing)}{what}",
                "variant": first["variant"], "verdict": first["verdict"],
                "differences": first["unexplained"],
                "first_divergence": first["unexplained"][0] if first["unexplained"] else None,
@@ -431,10 +494,14 @@ def stage_abi(ctx: Context) -> StageResult:
     ports = sorted((root / "tileir_diff" / "ports").glob("*.py"))
     key = sha256_json({"op": ctx.op, "sources": ctx.crate.op_hash(ctx.op),
                        "tests": [sha256_bytes(p.read_bytes()) for p in test_files if p.is_file()],
-                       "ports": [sha256_bytes(p.read_bytes()) for p in ports], "code": package_fingerprint()})
+                       "ports": [sha256_bytes(p.read_bytes()) for p in ports], "code": package_fingerprint(),
+                       "environment": environment_fingerprint()})
     cached = cached_result(ctx, "abi", key, log)
     if cached is not None:
         return cached
+    missing = needs_pytest("abi")
+    if missing is not None:
+        return missing
     t0 = time.monotonic()
     env = rust_env()
     env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
@@ -448,7 +515,10 @@ def stage_abi(ctx: Context) -> StageResult:
     ctx.progress(f"abi: {' '.join(cmd[3:])} (builds the ABI library when its sources changed)")
     r = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     log(f"$ {' '.join(cmd)}\n{r.stdout}\n{r.stderr}")
-    summary = (r.stdout.strip().splitlines() or [""])[-1]
+    unable = pytest_environment_problem("abi", r.returncode, r.stdout + "\n" + r.stderr)
+    if unable is not None:
+        return unable
+    summary = _last_line(r.stdout) if r.stdout.strip() else _last_line(r.stderr)
     failed = [line.split(" ", 1)[1].split(" - ")[0] for line in r.stdout.splitlines() if line.startswith("FAILED ")]
     details = {"summary": summary, "failed": failed}
     if r.returncode == 5:
@@ -498,7 +568,8 @@ def _numerics_interpreter(ctx: Context) -> StageResult:
                      f"{eta.line(i, len(ctx.variants))}")
         port = ctx.port_ir[v.name]
         key = sha256_json({"port": sha256_bytes(port.read_bytes()), "fixture": entry["sha256"], "variant": v.name,
-                           "tolerances": v.tolerances, "code": package_fingerprint()})
+                           "tolerances": v.tolerances, "code": package_fingerprint(),
+                           "environment": environment_fingerprint()})
         hit = ctx.cache.get("numerics", key)
         if hit is not None:
             report = hit.result
@@ -506,6 +577,9 @@ def _numerics_interpreter(ctx: Context) -> StageResult:
             t0 = time.monotonic()
             try:
                 report = run_fixture_on(v, entry["file"], load(str(port)), folder=FIXTURES)
+            except ImportError as e:  # the environment's, not the port's: said, not cached
+                return environment_failure("numerics", f"the interpreter needs the Python module {e.name or e!s}",
+                                           f"install it for {sys.executable}")
             except Exception as e:  # noqa: BLE001 - an interpreter error on the port is its failure, with the reason
                 report = {"passed": False, "error": f"{type(e).__name__}: {e}", "shape": entry["shape"]}
             report = json.loads(json.dumps(report, default=str))
@@ -543,6 +617,9 @@ def port_library_env(ctx: Context) -> Dict[str, str]:
 
 def _numerics_gpu(ctx: Context) -> StageResult:
     log = ctx.logger("numerics")
+    missing = needs_pytest("numerics")
+    if missing is not None:
+        return missing
     root = repo_root()
     env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""),
            "TILEIR_PORTS_RESULTS": str(ctx.attempt_dir / "ports_results.json"), **port_library_env(ctx)}
@@ -551,7 +628,10 @@ def _numerics_gpu(ctx: Context) -> StageResult:
     ctx.progress("numerics on the GPU: " + " ".join(cmd[3:]))
     r = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     log(f"$ {' '.join(cmd)}\n{r.stdout}\n{r.stderr}")
-    summary = (r.stdout.strip().splitlines() or [""])[-1]
+    unable = pytest_environment_problem("numerics", r.returncode, r.stdout + "\n" + r.stderr)
+    if unable is not None:
+        return unable
+    summary = _last_line(r.stdout) if r.stdout.strip() else _last_line(r.stderr)
     details = {"mode": "gpu", "where": "CUDA device, analysis.json test shapes", "summary": summary}
     if r.returncode != 0:
         msg = f"GPU numerics failed: {summary}"

@@ -19,12 +19,14 @@ import json
 import os
 import shutil
 import subprocess
+import sys
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Mapping, Optional
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional
 
 from tileir_diff.suite.catalog import repo_root
 
@@ -34,11 +36,13 @@ TEST_TARGETS = ("abi", "variants")
 
 
 class BuildError(RuntimeError):
-    """cargo failed; ``log`` holds its output."""
+    """cargo failed; ``log`` holds its output. ``environment``: what the environment lacks when
+    the build could not even start (no cargo, the Rust set-up failed), else None."""
 
-    def __init__(self, message: str, log: str):
+    def __init__(self, message: str, log: str, environment: Optional[str] = None):
         super().__init__(message)
         self.log = log
+        self.environment = environment
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -61,6 +65,46 @@ def package_fingerprint() -> str:
     return h.hexdigest()
 
 
+#: Python distributions a stage's outcome can depend on: the test runner, the interpreter's and the
+#: checker's libraries, the reference frontend, the wrappers' torch.
+STAGE_PACKAGES = ("pytest", "numpy", "networkx", "z3-solver", "torch", "cuda-tile", "nvidia-cuda-tileiras",
+                  "ml-dtypes", "jsonschema")
+#: Environment variables a stage or the tools it starts read (the variables' values are hashed).
+STAGE_ENV_PREFIXES = ("TILEIR_", "CUDA_", "LIBCLANG_PATH", "PYTHONPATH", "CARGO_", "RUSTFLAGS", "RUSTUP_",
+                      "LD_LIBRARY_PATH", "PATH")
+
+
+@lru_cache(maxsize=None)
+def _package_versions() -> Dict[str, str]:
+    from importlib import metadata
+    out = {}
+    for name in STAGE_PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "missing"
+    return out
+
+
+def environment_fingerprint() -> Dict[str, Any]:
+    """What of the environment a stage reads besides its inputs: the Python running the tests
+    (version, executable), the installed versions of the packages that matter (missing ones
+    included: installing pytest changes the key), rustc/cargo, and the relevant environment
+    variables. Part of every cache key whose stage runs code of the environment, so that a
+    result computed in one environment is never replayed in another."""
+    env = {k: v for k, v in sorted(os.environ.items())
+           if k.startswith(STAGE_ENV_PREFIXES) and k != "TILEIR_TEST_OP"}
+    return {"python": sys.version, "executable": sys.executable, "packages": _package_versions(),
+            "toolchain": toolchain(), "env": env}
+
+
+def missing_module(output: str) -> Optional[str]:
+    """The module an output says is missing (``No module named 'x'`` / ``No module named x``)."""
+    import re
+    m = re.search(r"No module named '?([\w.]+)'?", output)
+    return m.group(1) if m else None
+
+
 @lru_cache(maxsize=None)
 def tool_version(*command: str) -> str:
     """First line of ``command --version`` style output, or ``missing``."""
@@ -71,16 +115,19 @@ def tool_version(*command: str) -> str:
     return (r.stdout or r.stderr).strip().splitlines()[0] if (r.stdout or r.stderr).strip() else "unknown"
 
 
-def rust_env() -> Dict[str, str]:
+def rust_env(progress: Callable[[str], None] = lambda s: None) -> Dict[str, str]:
     """The environment cargo needs (scripts/setup_rust.sh's exports: CUDA_TOOLKIT_PATH, LIBCLANG_PATH)."""
     env = dict(os.environ)
     env.setdefault("CARGO_BUILD_JOBS", "2")
     if env.get("CUDA_TOOLKIT_PATH") and env.get("LIBCLANG_PATH"):
         return env
     script = repo_root() / "scripts" / "setup_rust.sh"
+    progress(f"{script.name}: finding CUDA headers and libclang for the Rust build (may install them)")
     r = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=900)
     if r.returncode != 0:
-        raise BuildError(f"{script} failed (exit {r.returncode})", r.stderr[-4000:])
+        last = (r.stderr.strip().splitlines() or r.stdout.strip().splitlines() or ["no output"])[-1]
+        raise BuildError(f"{script} failed (exit {r.returncode}): {last}", r.stderr[-4000:],
+                         environment=f"the Rust build set-up ({script.name}) failed: {last}")
     for line in r.stdout.splitlines():
         if line.startswith("export ") and "=" in line:
             key, value = line[len("export "):].split("=", 1)
@@ -152,18 +199,19 @@ class Crate:
                 and (self.target / "release" / "emit-ir").is_file()
                 and all(Path(p).is_file() for p in exes.values()) and set(exes) == set(TEST_TARGETS))
 
-    def build(self, log: Callable[[str], None]) -> Dict[str, str]:
-        """cargo: emit-ir and the abi/variants test binaries (release). Returns the test executables."""
-        env = rust_env()
+    def build(self, log: Callable[[str], None], progress: Callable[[str], None] = lambda s: None) -> Dict[str, str]:
+        """cargo: emit-ir and the abi/variants test binaries (release). Returns the test executables.
+        ``progress`` hears a line when cargo starts and then every ``PROGRESS_EVERY_S`` seconds
+        (what it is compiling), so a first build of many minutes is never silent."""
+        env = rust_env(progress)
         cmd = ["cargo", "test", "--release", "--locked", "--no-run", "--message-format=json-render-diagnostics"]
         for t in TEST_TARGETS:
             cmd += ["--test", t]
         snapshot = {op: self.op_hash(op, with_tests=True) for op in self.ops()}
         log("$ " + " ".join(cmd))
-        try:
-            r = subprocess.run(cmd, cwd=self.root, env=env, capture_output=True, text=True, timeout=CARGO_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            raise BuildError(f"cargo timed out after {CARGO_TIMEOUT_S}s", "") from None
+        progress(f"cargo build of {self.root} started (a first build takes minutes; progress every "
+                 f"{PROGRESS_EVERY_S:.0f}s)")
+        r = run_with_progress(cmd, self.root, env, progress)
         log(r.stderr)
         if r.returncode != 0:
             raise BuildError(f"cargo test --no-run exited {r.returncode}", r.stderr[-20000:])
@@ -185,7 +233,7 @@ class Crate:
         if emit_ir is None or Path(emit_ir).resolve() != self.emit_ir.resolve():
             emit = ["cargo", "build", "--release", "--locked", "--bin", "emit-ir"]
             log("$ " + " ".join(emit))
-            r = subprocess.run(emit, cwd=self.root, env=env, capture_output=True, text=True, timeout=CARGO_TIMEOUT_S)
+            r = run_with_progress(emit, self.root, env, progress)
             log(r.stderr)
             if r.returncode != 0:
                 raise BuildError(f"cargo build --bin emit-ir exited {r.returncode}", r.stderr[-20000:])
@@ -198,6 +246,48 @@ class Crate:
     @property
     def emit_ir(self) -> Path:
         return self.target / "release" / "emit-ir"
+
+
+PROGRESS_EVERY_S = 30.0
+
+
+def run_with_progress(cmd: List[str], cwd: Path, env: Mapping[str, str],
+                      progress: Callable[[str], None]) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd, capture_output=True, text=True)`` for cargo, with a progress line every
+    PROGRESS_EVERY_S seconds naming the crate cargo last reported (``Compiling x v1``) and how many
+    it has compiled; BuildError past CARGO_TIMEOUT_S."""
+    try:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, errors="replace")
+    except OSError as e:
+        raise BuildError(f"cannot run {cmd[0]}: {e.strerror or e}", "",
+                         environment=f"{cmd[0]} cannot be run ({e.strerror or e})") from None
+    out: List[str] = []
+    drain = threading.Thread(target=lambda: out.extend(proc.stdout), daemon=True)  # type: ignore[arg-type]
+    drain.start()
+    killer = threading.Timer(CARGO_TIMEOUT_S, proc.kill)  # a silent hang is bounded too
+    killer.start()
+    err: List[str] = []
+    started = last = time.monotonic()
+    compiled = 0
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        err.append(line)
+        words = line.split()
+        if words[:1] == ["Compiling"]:
+            compiled += 1
+            now = time.monotonic()
+            if now - last >= PROGRESS_EVERY_S:
+                last = now
+                progress(f"cargo: {now - started:.0f}s, {compiled} crate(s) compiled, now {' '.join(words[1:3])}")
+    code = proc.wait()
+    killer.cancel()
+    drain.join()
+    if time.monotonic() - started >= CARGO_TIMEOUT_S and code != 0:
+        raise BuildError(f"cargo timed out after {CARGO_TIMEOUT_S}s", "".join(err)[-20000:])
+    if compiled:
+        progress(f"cargo: done in {time.monotonic() - started:.0f}s ({compiled} crate(s) compiled)")
+    return subprocess.CompletedProcess(cmd, code, "".join(out), "".join(err))
 
 
 @lru_cache(maxsize=None)

@@ -1,0 +1,68 @@
+"""One table of exit statuses (tileir_diff/commands/exit_status.py): every command's --help shows
+its rows, docs/cli.md holds them verbatim, and the rows agree with the program's own constants."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tileir_diff.cli import EXIT_INTERNAL, EXIT_USAGE, build_parser
+from tileir_diff.commands.exit_status import EXIT_STATUS, markdown_table
+from tileir_diff.compare.result import EXIT_CODES, EXIT_OK_ACCEPTED
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI_MD = (ROOT / "docs" / "cli.md").read_text()
+
+
+def _help(command):
+    parser = build_parser(command)
+    sub = next(a for a in parser._actions if a.dest == "command").choices[command]
+    return " ".join(sub.format_help().split())
+
+
+@pytest.mark.parametrize("command", sorted(EXIT_STATUS))
+def test_help_lists_every_status_of_the_table(command):
+    text = _help(command)
+    assert "exit status:" in text
+    for status, meaning in EXIT_STATUS[command]:
+        assert f"{status} {' '.join(meaning.split())}" in text, (command, status)
+
+
+def test_top_level_help_lists_the_verdict_statuses():
+    text = " ".join(build_parser().format_help().split())
+    for status, meaning in EXIT_STATUS["diff"]:
+        assert f"{status} {meaning}" in text
+
+
+@pytest.mark.parametrize("command", sorted(EXIT_STATUS))
+def test_docs_hold_the_table_verbatim(command):
+    marker = re.search(rf"<!-- exit-status: {command}\b[^>]*-->\n", CLI_MD)
+    assert marker, f"docs/cli.md has no exit-status table for {command}"
+    assert CLI_MD[marker.end():].startswith(markdown_table(command) + "\n"), command
+
+
+def test_diff_rows_are_the_program_statuses():
+    rows = EXIT_STATUS["diff"]
+    for verdict, code in EXIT_CODES.items():
+        assert any(status == str(code) and verdict in meaning for status, meaning in rows), verdict
+    assert (f"{EXIT_OK_ACCEPTED} (--accept)", ) == tuple(s for s, _ in rows if "--accept" in s)
+    statuses = {s for s, _ in rows}
+    assert {str(EXIT_USAGE), str(EXIT_INTERNAL)} <= statuses
+    assert statuses == {str(c) for c in EXIT_CODES.values()} | {str(EXIT_USAGE), str(EXIT_INTERNAL),
+                                                                 f"{EXIT_OK_ACCEPTED} (--accept)"}
+
+
+def test_verify_rows_are_the_report_statuses():
+    from tileir_diff.verify.run import VerifyReport
+    codes = {VerifyReport("x", None, result, [], "", []).exit_code for result in ("pass", "fail", "not_converged",
+                                                                                  "skipped")}
+    assert codes | {EXIT_USAGE, EXIT_INTERNAL} == {int(s) for s, _ in EXIT_STATUS["verify"]}
+
+
+def test_the_console_help_is_the_same():
+    r = subprocess.run([sys.executable, "-m", "tileir_diff.cli", "verify", "--help"], capture_output=True,
+                       text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 0 and "exit status:" in r.stdout and "70" in r.stdout
