@@ -1,0 +1,171 @@
+"""Run one tool call in a worker process that can be killed: a deadline, a memory and CPU limit,
+its own process group (so a cargo build it started dies with it) and a cap on what it prints.
+
+The server (tileir_diff.verify.mcp_server) awaits ``run_job``; when the deadline passes or the
+client cancels the call, the whole process group gets SIGKILL before ``run_job`` returns or
+re-raises, so no abandoned call keeps a core busy. The worker (tileir_diff.verify.mcp_worker)
+sets its own rlimits as the first thing it does, before it reads the request: the same effect as
+a ``preexec_fn`` (which is not safe in a process with threads, as the server is).
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence
+
+import anyio
+
+#: What a worker may print (its JSON answer); past it the worker is killed.
+DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024 * 1024
+_STDERR_TAIL = 2000
+
+
+class JobError(Exception):
+    """A call that gave no answer: ``kind`` is ``timeout``, ``resource_limit`` or ``internal``."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+@dataclass
+class JobLimits:
+    timeout_s: float
+    memory_bytes: Optional[int] = None
+    cpu_s: Optional[int] = None
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
+
+
+@dataclass
+class JobWatch:
+    """The live workers (pid -> tool): what ``status`` reports and what a test waits on."""
+    live: Dict[int, str] = field(default_factory=dict)
+    started: int = 0
+
+    def add(self, pid: int, tool: str) -> None:
+        self.live[pid] = tool
+        self.started += 1
+
+    def remove(self, pid: int) -> None:
+        self.live.pop(pid, None)
+
+
+def worker_env(extra: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+    """The environment of a worker: the server's, with this very tileir_diff first on the path
+    and one thread per numeric library (a worker is one core of the server's budget)."""
+    env = dict(os.environ)
+    package_parent = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join([package_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+        env[name] = "1"
+    env.update(extra or {})
+    return env
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def run_job(tool: str, request: Dict[str, Any], limits: JobLimits, *, cwd: Path,
+                  env: Optional[Mapping[str, str]] = None, pass_fds: Sequence[int] = (),
+                  watch: Optional[JobWatch] = None,
+                  on_stderr_line: Optional[Callable[[str], None]] = None) -> Any:
+    """Run ``request`` in a fresh worker and return its result (a JSON value); a failure the
+    worker reports is raised as ``JobError`` with its kind (``bad_input`` ...)."""
+    argv = [sys.executable, "-m", "tileir_diff.verify.mcp_worker"]
+    if limits.memory_bytes:
+        argv += ["--memory-bytes", str(int(limits.memory_bytes))]
+    if limits.cpu_s:
+        argv += ["--cpu-seconds", str(int(limits.cpu_s))]
+    payload = json.dumps(dict(request, tool=tool)).encode()
+    process = await anyio.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       cwd=str(cwd), env=dict(env or worker_env()), start_new_session=True,
+                                       pass_fds=tuple(pass_fds))
+    pid = process.pid
+    if watch is not None:
+        watch.add(pid, tool)
+    out = bytearray()
+    tail = bytearray()
+    try:
+        with anyio.move_on_after(limits.timeout_s) as deadline:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_feed, process, payload)
+                tg.start_soon(_drain_stderr, process, tail, on_stderr_line)
+                await _collect(process, out, limits.max_output_bytes)
+                await process.wait()
+        if deadline.cancelled_caught:
+            raise JobError("timeout", f"{tool}: no answer within the {limits.timeout_s:g}s deadline: the worker "
+                                      f"(pid {pid}) was killed")
+    finally:
+        # deadline, client cancellation or an error: nothing of the call may outlive it
+        with anyio.CancelScope(shield=True):
+            if process.returncode is None:
+                # the group, before the worker is reaped: its pid (the group's id) cannot have been reused
+                _kill_group(pid)
+            await process.wait()
+            await process.aclose()
+        if watch is not None:
+            watch.remove(pid)
+    return _answer(tool, pid, process.returncode, bytes(out), bytes(tail), limits)
+
+
+async def _feed(process, payload: bytes) -> None:
+    try:
+        await process.stdin.send(payload)
+    except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+        pass  # the worker died early: its exit status says why
+    finally:
+        await process.stdin.aclose()
+
+
+async def _collect(process, out: bytearray, limit: int) -> None:
+    async for chunk in process.stdout:
+        out += chunk
+        if len(out) > limit:
+            if process.returncode is None:
+                _kill_group(process.pid)
+            raise JobError("resource_limit", f"the answer is larger than the {limit}-byte limit: the worker was killed")
+
+
+async def _drain_stderr(process, tail: bytearray, on_line: Optional[Callable[[str], None]]) -> None:
+    pending = b""
+    async for chunk in process.stderr:
+        tail += chunk
+        del tail[:-_STDERR_TAIL]
+        if on_line is not None:
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                on_line(line.decode("utf-8", "replace"))
+            pending = pending[-_STDERR_TAIL:]
+
+
+def _answer(tool: str, pid: int, status: Optional[int], out: bytes, tail: bytes, limits: JobLimits) -> Any:
+    try:
+        answer = json.loads(out) if out else None
+    except ValueError:
+        answer = None
+    if isinstance(answer, dict) and "ok" in answer:
+        if answer["ok"]:
+            return answer.get("result")
+        raise JobError(str(answer.get("kind", "internal")), str(answer.get("message", "")))
+    if status is not None and status < 0:
+        sig = -status
+        name = signal.Signals(sig).name if sig in {s.value for s in signal.Signals} else f"signal {sig}"
+        if sig in (signal.SIGXCPU, signal.SIGKILL):
+            # the CPU limit (soft: SIGXCPU, hard: SIGKILL) or the kernel's OOM killer
+            raise JobError("resource_limit", f"{tool}: the worker (pid {pid}) was killed by {name}: "
+                                             f"past its CPU ({limits.cpu_s}s) or memory limit")
+        raise JobError("internal", f"{tool}: internal error: the worker (pid {pid}) was killed by {name}")
+    last = tail.decode("utf-8", "replace").strip().splitlines()
+    raise JobError("internal", f"{tool}: internal error: the worker exited with status {status} and no answer"
+                               f"{': ' + last[-1][:300] if last else ''}")
