@@ -84,14 +84,11 @@ def run_summary(request: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def run_verify(request: Dict[str, Any]) -> Dict[str, Any]:
-    from pathlib import Path
-
     from . import VerifyUsageError, verify_port
     kernel_rs = request.get("kernel_rs")
     try:
         report = verify_port(request["op"], request.get("variant"), stages=request.get("stages"),
                              sources={"kernel.rs": kernel_rs} if kernel_rs is not None else None,
-                             workdir=Path(request["workdir"]) if request.get("workdir") else None,
                              progress=lambda line: print(line, file=sys.stderr, flush=True))
     except VerifyUsageError as e:
         raise WorkerFailure("bad_input", str(e)) from None
