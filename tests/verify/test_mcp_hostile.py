@@ -287,3 +287,47 @@ def test_hundred_concurrent_hostile_calls_then_a_normal_diff(workspace):
     assert not normal.is_error and normal.structured_content["verdict"] == "identical"
     assert normal.structured_content["left_lines"]  # no_lines=False keeps the printed modules
     assert not runner.watch.live and runner.running == 0 and runner.waiting == 0
+
+
+def test_memory_limit_applies_to_the_worker(workspace):
+    # 150 MiB of address space: too little for the interpreter's numeric libraries
+    server = _server(workspace, memory_bytes=150 * 1024 * 1024)
+
+    async def go():
+        async with Client(server) as c:
+            return await c.call_tool("diff", {"left": "slow.tileirbc", "right": "slow.tileirbc", "execute": "always",
+                                              "trials": 1})
+
+    body = _error(run(go))
+    assert body["kind"] == "resource_limit" and "memory" in body["message"], body
+    assert not server.tileir_runner.watch.live
+
+
+def test_allow_user_code_passes_the_gate_into_a_worker(workspace):
+    server = _server(workspace, allow_user_code=True)
+
+    async def go():
+        async with Client(server) as c:
+            return await c.call_tool("analyze", {"kernel_py": "user_op/kernel.py"})
+
+    body = _error(run(go))
+    # past the permission check: the worker read the (invalid) analysis.json before importing anything
+    assert body["kind"] == "bad_input" and "analysis.json" in body["message"], body
+    assert server.tileir_runner.watch.started == 1
+    assert not (workspace / "PWNED").exists()
+
+
+def test_progress_lines_reach_the_client(workspace):
+    server = _server(workspace)
+    lines = []
+
+    async def go():
+        async with Client(server) as c:
+            async def on_progress(progress, total, message):
+                lines.append((progress, message))
+            return await c.call_tool("analyze", {"op": "vector_add"}, progress_callback=on_progress)
+
+    result = run(go)
+    assert not result.is_error and result.structured_content["op"] == "vector_add"
+    assert lines and all(m.startswith("analyze vector_add: ") for _, m in lines)
+    assert [p for p, _ in lines] == list(range(1, len(lines) + 1))

@@ -21,7 +21,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Literal, Optional
+from typing import Any, Awaitable, Callable, Dict, List, Literal, Optional
 
 from .confine import DEFAULT_MAX_FILE_BYTES, ConfinementError, Workspace
 from .sandbox import DEFAULT_MAX_OUTPUT_BYTES, JobError, JobLimits, JobWatch, run_job, worker_env
@@ -119,7 +119,7 @@ class Runner:
 
     # -- worker slots ----------------------------------------------------------------------
     async def run(self, tool: str, request: Dict[str, Any], *, timeout_s: Optional[float], verify: bool = False,
-                  pass_fds=()) -> Any:
+                  pass_fds=(), progress: Optional[Callable[[str], Awaitable[None]]] = None) -> Any:
         import anyio
         limit = self.config.verify_timeout_s if verify else self.config.timeout_s
         deadline_s = limit if timeout_s is None else min(float(timeout_s), limit)
@@ -150,7 +150,7 @@ class Runner:
                 extra["TILEIR_DIFF_ROOT"] = str(suite)
             try:
                 return await run_job(tool, request, limits, cwd=self.workspace.root, env=worker_env(extra),
-                                     pass_fds=pass_fds, watch=self.watch)
+                                     pass_fds=pass_fds, watch=self.watch, on_stderr_line=progress)
             except JobError as e:
                 raise ToolFailure(e.kind, e.message) from None
         finally:
@@ -158,7 +158,8 @@ class Runner:
             self._slots.release()
 
     # -- the tools -------------------------------------------------------------------------
-    async def diff(self, left: str, right: str, options: Dict[str, Any], timeout_s: Optional[float]) -> Any:
+    async def diff(self, left: str, right: str, options: Dict[str, Any], timeout_s: Optional[float],
+                   progress=None) -> Any:
         opened = []
         try:
             opened.append(self.workspace.open_regular(left, "left"))
@@ -169,7 +170,8 @@ class Runner:
             request = {"inputs": {"left": {"fd": opened[0].fd, "label": left},
                                   "right": {"fd": opened[1].fd, "label": right}},
                        "options": options, "max_file_bytes": self.config.max_file_bytes}
-            return await self.run("diff", request, timeout_s=timeout_s, pass_fds=[f.fd for f in opened])
+            return await self.run("diff", request, timeout_s=timeout_s, pass_fds=[f.fd for f in opened],
+                                  progress=progress)
         finally:
             for f in opened:
                 f.close()
@@ -185,17 +187,17 @@ class Runner:
                 self.workspace.open_regular(str(beside), f"accept ({name} beside it)").close()
         return checked.real
 
-    async def summary(self, path: str, timeout_s: Optional[float]) -> Any:
+    async def summary(self, path: str, timeout_s: Optional[float], progress=None) -> Any:
         opened = self.workspace.open_regular(path, "path")
         try:
             request = {"inputs": {"path": {"fd": opened.fd, "label": path}},
                        "max_file_bytes": self.config.max_file_bytes}
-            return await self.run("summary", request, timeout_s=timeout_s, pass_fds=[opened.fd])
+            return await self.run("summary", request, timeout_s=timeout_s, pass_fds=[opened.fd], progress=progress)
         finally:
             opened.close()
 
     async def verify(self, op: str, variant: Optional[str], stages: Optional[List[str]], kernel_rs: Optional[str],
-                     timeout_s: Optional[float]) -> Any:
+                     timeout_s: Optional[float], progress=None) -> Any:
         _check_name(op, "op")
         if variant is not None:
             _check_name(variant, "variant")
@@ -211,9 +213,10 @@ class Runner:
             raise ToolFailure("bad_input", f"verify: no reference operator {op!r} in "
                                            f"{where / 'reference' if where else 'the suite (no suite configured)'}")
         request = {"op": op, "variant": variant, "stages": stages, "kernel_rs": kernel_rs}
-        return await self.run("verify", request, timeout_s=timeout_s, verify=True)
+        return await self.run("verify", request, timeout_s=timeout_s, verify=True, progress=progress)
 
-    async def analyze(self, op: Optional[str], kernel_py: Optional[str], timeout_s: Optional[float]) -> Any:
+    async def analyze(self, op: Optional[str], kernel_py: Optional[str], timeout_s: Optional[float],
+                      progress=None) -> Any:
         if (op is None) == (kernel_py is None):
             raise ToolFailure("bad_input", "analyze: give exactly one of op (a reference operator) and kernel_py")
         ops = self.suite_ops()
@@ -236,7 +239,7 @@ class Runner:
                     beside = target.parent / name
                     if os.path.lexists(beside):
                         self.workspace.open_regular(str(beside), f"kernel_py ({name} beside it)").close()
-        return await self.run("analyze", {"kernel_py": str(target)}, timeout_s=timeout_s)
+        return await self.run("analyze", {"kernel_py": str(target)}, timeout_s=timeout_s, progress=progress)
 
 
 def _check_name(value: str, what: str) -> None:
@@ -273,7 +276,7 @@ def build_server(config: Optional[ServerConfig] = None):
     """The MCPServer; ``server.tileir_runner`` is its state (the live workers: ``.watch.live``)."""
     from typing import Annotated
 
-    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.server.mcpserver.tools import Tool
     from mcp_types import CallToolResult, ToolAnnotations
@@ -283,6 +286,20 @@ def build_server(config: Optional[ServerConfig] = None):
     from .stages import STAGES
 
     runner = Runner(config or ServerConfig())
+
+    def progress_of(ctx: Context):
+        """The worker's progress lines as MCP progress notifications (sent when the client asked
+        for progress with a progressToken); a notification that cannot be sent never fails the call."""
+        count = 0
+
+        async def forward(line: str) -> None:
+            nonlocal count
+            count += 1
+            try:
+                await ctx.report_progress(count, None, line)
+            except Exception:  # noqa: BLE001 - progress is a courtesy
+                pass
+        return forward
 
     async def guarded(call) -> CallToolResult:
         try:
@@ -323,13 +340,14 @@ def build_server(config: Optional[ServerConfig] = None):
         no_lines: Annotated[bool, Field(description=(
             "leave out the printed modules (left_lines/right_lines), most of a report's size; false to include them"))] = True,
         timeout_s: Timeout = None,
+        ctx: Context = None,  # type: ignore[assignment]
     ) -> CallToolResult:
         options = {"execute": None if execute == "never" else execute, "trials": trials, "seed": seed,
                    "rules": rules, "disable": disable or [], "accept": accept, "variant": variant, "no_lines": no_lines}
-        return await guarded(runner.diff(left, right, options, timeout_s))
+        return await guarded(runner.diff(left, right, options, timeout_s, progress_of(ctx)))
 
-    async def summary(path: Path_, timeout_s: Timeout = None) -> CallToolResult:
-        return await guarded(runner.summary(path, timeout_s))
+    async def summary(path: Path_, timeout_s: Timeout = None, ctx: Context = None) -> CallToolResult:  # type: ignore[assignment]
+        return await guarded(runner.summary(path, timeout_s, progress_of(ctx)))
 
     async def verify(
         op: Annotated[str, Field(min_length=1, max_length=200, description="a reference operator of the suite, e.g. softmax")],
@@ -339,16 +357,18 @@ def build_server(config: Optional[ServerConfig] = None):
         kernel_rs: Annotated[Optional[str], Field(max_length=MAX_KERNEL_RS_CHARS, description=(
             "a candidate kernel.rs, verified on a copy of the crate (needs a server started with --allow-user-code)"))] = None,
         timeout_s: Timeout = None,
+        ctx: Context = None,  # type: ignore[assignment]
     ) -> CallToolResult:
-        return await guarded(runner.verify(op, variant, stages, kernel_rs, timeout_s))
+        return await guarded(runner.verify(op, variant, stages, kernel_rs, timeout_s, progress_of(ctx)))
 
     async def analyze(
         op: Annotated[Optional[str], Field(max_length=200, description="a reference operator of the suite, e.g. softmax")] = None,
         kernel_py: Annotated[Optional[str], Field(max_length=4096, description=(
             "reference/<op>/kernel.py of the suite (anything else needs a server started with --allow-user-code)"))] = None,
         timeout_s: Timeout = None,
+        ctx: Context = None,  # type: ignore[assignment]
     ) -> CallToolResult:
-        return await guarded(runner.analyze(op, kernel_py, timeout_s))
+        return await guarded(runner.analyze(op, kernel_py, timeout_s, progress_of(ctx)))
 
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
     builds = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)

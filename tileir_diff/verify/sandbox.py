@@ -16,13 +16,15 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence
+from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Sequence
 
 import anyio
 
 #: What a worker may print (its JSON answer); past it the worker is killed.
 DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024 * 1024
 _STDERR_TAIL = 2000
+# what a native library prints when an allocation fails under RLIMIT_AS before the worker can answer
+_OUT_OF_MEMORY = (b"MemoryError", b"Memory allocation", b"bad_alloc", b"Cannot allocate memory", b"out of memory")
 
 
 class JobError(Exception):
@@ -78,9 +80,10 @@ def _kill_group(pid: int) -> None:
 async def run_job(tool: str, request: Dict[str, Any], limits: JobLimits, *, cwd: Path,
                   env: Optional[Mapping[str, str]] = None, pass_fds: Sequence[int] = (),
                   watch: Optional[JobWatch] = None,
-                  on_stderr_line: Optional[Callable[[str], None]] = None) -> Any:
+                  on_stderr_line: Optional[Callable[[str], Awaitable[None]]] = None) -> Any:
     """Run ``request`` in a fresh worker and return its result (a JSON value); a failure the
-    worker reports is raised as ``JobError`` with its kind (``bad_input`` ...)."""
+    worker reports is raised as ``JobError`` with its kind (``bad_input`` ...). ``on_stderr_line``
+    is awaited with each line the worker prints on stderr (its progress lines)."""
     argv = [sys.executable, "-m", "tileir_diff.verify.mcp_worker"]
     if limits.memory_bytes:
         argv += ["--memory-bytes", str(int(limits.memory_bytes))]
@@ -136,17 +139,20 @@ async def _collect(process, out: bytearray, limit: int) -> None:
             raise JobError("resource_limit", f"the answer is larger than the {limit}-byte limit: the worker was killed")
 
 
-async def _drain_stderr(process, tail: bytearray, on_line: Optional[Callable[[str], None]]) -> None:
+async def _drain_stderr(process, tail: bytearray, on_line: Optional[Callable[[str], Awaitable[None]]]) -> None:
     pending = b""
     async for chunk in process.stderr:
         tail += chunk
         del tail[:-_STDERR_TAIL]
-        if on_line is not None:
-            pending += chunk
-            *lines, pending = pending.split(b"\n")
-            for line in lines:
-                on_line(line.decode("utf-8", "replace"))
-            pending = pending[-_STDERR_TAIL:]
+        if on_line is None:
+            continue
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        pending = pending[-_STDERR_TAIL:]
+        for line in lines:
+            text = line.decode("utf-8", "replace").strip()[:_STDERR_TAIL]
+            if text:
+                await on_line(text)
 
 
 def _answer(tool: str, pid: int, status: Optional[int], out: bytes, tail: bytes, limits: JobLimits) -> Any:
@@ -167,5 +173,8 @@ def _answer(tool: str, pid: int, status: Optional[int], out: bytes, tail: bytes,
                                              f"past its CPU ({limits.cpu_s}s) or memory limit")
         raise JobError("internal", f"{tool}: internal error: the worker (pid {pid}) was killed by {name}")
     last = tail.decode("utf-8", "replace").strip().splitlines()
+    if limits.memory_bytes and any(m in tail for m in _OUT_OF_MEMORY):
+        raise JobError("resource_limit", f"{tool}: the worker (pid {pid}) ran out of memory (its limit: "
+                                         f"{limits.memory_bytes // (1024 * 1024)} MiB){': ' + last[-1][:300] if last else ''}")
     raise JobError("internal", f"{tool}: internal error: the worker exited with status {status} and no answer"
                                f"{': ' + last[-1][:300] if last else ''}")
