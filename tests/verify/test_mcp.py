@@ -73,6 +73,10 @@ def test_tools_listed_called_and_bad_input_is_a_tool_error(tmp_path):
             return info, listed, results
 
     info, listed, r = anyio.run(session)
+    deadline = time.monotonic() + 10
+    while _workers_in(tmp_path.resolve()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _workers_in(tmp_path.resolve())  # the spare worker ended with the server
     assert info is not None and info.name == "tileir-diff" and info.version == version("tileir_diff")
     tools = {t.name: t for t in listed}
     assert sorted(tools) == ["analyze", "diff", "summary", "verify"]
@@ -128,7 +132,8 @@ def test_abandoned_call_kills_its_worker(tmp_path):
     seen = []
 
     async def session():
-        async with Client(_params(workspace)) as c:
+        # no spare worker: every mcp_worker in the workspace is then the call's
+        async with Client(_params(workspace, "--no-spare-worker")) as c:
             async with anyio.create_task_group() as tg:
                 async def slow():
                     # the client gives up after 4 s and sends notifications/cancelled

@@ -331,3 +331,29 @@ def test_progress_lines_reach_the_client(workspace):
     assert not result.is_error and result.structured_content["op"] == "vector_add"
     assert lines and all(m.startswith("analyze vector_add: ") for _, m in lines)
     assert [p for p, _ in lines] == list(range(1, len(lines) + 1))
+
+
+def test_the_spare_worker_serves_the_next_call_and_dies_with_the_server(workspace):
+    server = _server(workspace)
+    runner = server.tileir_runner
+    pids = {}
+
+    async def go():
+        async with Client(server) as c:
+            pids["spare"] = runner._spare.process.pid  # started with the server
+            used = []
+            async with anyio.create_task_group() as tg:
+                async def spy():
+                    while not runner.watch.live:
+                        await anyio.sleep(0.005)
+                    used.extend(runner.watch.live)
+                tg.start_soon(spy)
+                first = await c.call_tool("diff", {"left": "a.tileirbc", "right": "a.tileirbc"})
+            pids["used"] = used
+            pids["next"] = runner._spare.process.pid
+            return first
+
+    first = run(go)
+    assert first.structured_content["verdict"] == "identical"
+    assert pids["used"] == [pids["spare"]] and pids["next"] != pids["spare"]
+    assert _gone(pids["spare"]) and _gone(pids["next"])  # the server's end killed the waiting spare

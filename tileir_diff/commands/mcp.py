@@ -34,6 +34,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="address-space limit of a verify worker and the cargo/rustc it runs, in MiB (default 16384)")
     p.add_argument("--max-file-size", type=int, default=64, metavar="MIB",
                    help="largest input file a tool reads, in MiB (default 64)")
+    p.add_argument("--no-spare-worker", action="store_true",
+                   help="start every worker when its call comes (default: one spare worker waits, its imports done, "
+                        "so a diff answers in a fraction of a second instead of one to two)")
     p.set_defaults(func=run)
     return p
 
@@ -64,6 +67,6 @@ def run(args: argparse.Namespace) -> int:
     config = ServerConfig(root=root, suite=suite, allow_user_code=args.allow_user_code, max_jobs=args.max_jobs,
                           max_waiting=args.max_waiting, timeout_s=args.timeout, verify_timeout_s=args.verify_timeout,
                           memory_bytes=args.memory_limit * mib, verify_memory_bytes=args.verify_memory_limit * mib,
-                          max_file_bytes=args.max_file_size * mib)
+                          max_file_bytes=args.max_file_size * mib, spare_worker=not args.no_spare_worker)
     serve(config)
     return 0

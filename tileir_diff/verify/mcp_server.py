@@ -17,6 +17,7 @@ kind one of ``ERROR_KINDS``.
 
 import json
 import os
+from contextlib import asynccontextmanager
 import re
 import time
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Literal, Optional
 
 from .confine import DEFAULT_MAX_FILE_BYTES, ConfinementError, Workspace
-from .sandbox import DEFAULT_MAX_OUTPUT_BYTES, JobError, JobLimits, JobWatch, run_job, worker_env
+from .sandbox import DEFAULT_MAX_OUTPUT_BYTES, JobError, JobLimits, JobWatch, Worker, run_job, start_worker, worker_env
 
 INSTRUCTIONS = ("Check cuTile Rust ports against the cuTile Python reference by their Tile IR. `diff` compares two "
                 "kernels (bytecode or text); `summary` describes one; `verify` runs the staged verification of a "
@@ -54,6 +55,7 @@ class ServerConfig:
     verify_memory_bytes: int = 16 * GIB
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
+    spare_worker: bool = True  # keep one worker started and imported for the next diff/summary/analyze
 
 
 class ToolFailure(Exception):
@@ -99,6 +101,7 @@ class Runner:
         self.running = 0
         self.waiting = 0
         self._slots: Any = None
+        self._spare: Optional[Worker] = None
 
     # -- the suite -------------------------------------------------------------------------
     def suite_root(self) -> Optional[Path]:
@@ -144,18 +147,48 @@ class Runner:
             memory = self.config.verify_memory_bytes if verify else self.config.memory_bytes
             limits = JobLimits(timeout_s=left, memory_bytes=memory, cpu_s=int(left) + 10,
                                max_output_bytes=self.config.max_output_bytes)
-            extra = {}
-            suite = self.suite_root()
-            if suite is not None:
-                extra["TILEIR_DIFF_ROOT"] = str(suite)
+            worker = await self._take_spare(memory) if not verify else None
             try:
-                return await run_job(tool, request, limits, cwd=self.workspace.root, env=worker_env(extra),
-                                     pass_fds=pass_fds, watch=self.watch, on_stderr_line=progress)
+                return await run_job(tool, request, limits, cwd=self.workspace.root, env=self._env(),
+                                     pass_fds=pass_fds, watch=self.watch, worker=worker, on_stderr_line=progress)
             except JobError as e:
                 raise ToolFailure(e.kind, e.message) from None
         finally:
             self.running -= 1
             self._slots.release()
+
+    def _env(self) -> Dict[str, str]:
+        suite = self.suite_root()
+        return worker_env({"TILEIR_DIFF_ROOT": str(suite)} if suite is not None else None)
+
+    async def _take_spare(self, memory_bytes: int) -> Optional[Worker]:
+        """The waiting spare worker for this call (None: start a fresh one), and a new spare
+        started for the next call. At most one spare exists; it holds no slot."""
+        if not self.config.spare_worker:
+            return None
+        spare, self._spare = self._spare, None
+        if spare is not None and not spare.usable(memory_bytes):
+            await spare.discard()
+            spare = None
+        await self.start_spare()
+        return spare
+
+    async def start_spare(self) -> None:
+        import anyio
+        if not self.config.spare_worker or self._spare is not None:
+            return
+        with anyio.CancelScope(shield=True):
+            try:
+                self._spare = await start_worker(memory_bytes=self.config.memory_bytes, cwd=self.workspace.root,
+                                                 env=self._env(), warm=True)
+            except OSError:
+                self._spare = None
+
+    async def close(self) -> None:
+        """Stop the spare worker (the server is shutting down)."""
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            await spare.discard()
 
     # -- the tools -------------------------------------------------------------------------
     async def diff(self, left: str, right: str, options: Dict[str, Any], timeout_s: Optional[float],
@@ -167,8 +200,7 @@ class Runner:
             accept = options.pop("accept", None)
             if accept is not None:
                 options["accept"] = {"path": str(self._accept_file(accept)), "label": accept}
-            request = {"inputs": {"left": {"fd": opened[0].fd, "label": left},
-                                  "right": {"fd": opened[1].fd, "label": right}},
+            request = {"inputs": {"left": {"index": 0, "label": left}, "right": {"index": 1, "label": right}},
                        "options": options, "max_file_bytes": self.config.max_file_bytes}
             return await self.run("diff", request, timeout_s=timeout_s, pass_fds=[f.fd for f in opened],
                                   progress=progress)
@@ -190,7 +222,7 @@ class Runner:
     async def summary(self, path: str, timeout_s: Optional[float], progress=None) -> Any:
         opened = self.workspace.open_regular(path, "path")
         try:
-            request = {"inputs": {"path": {"fd": opened.fd, "label": path}},
+            request = {"inputs": {"path": {"index": 0, "label": path}},
                        "max_file_bytes": self.config.max_file_bytes}
             return await self.run("summary", request, timeout_s=timeout_s, pass_fds=[opened.fd], progress=progress)
         finally:
@@ -406,8 +438,16 @@ def build_server(config: Optional[ServerConfig] = None):
                     return failure_result("bad_input", _validation_message(name, e.__cause__))
                 return failure_result("bad_input", str(e))
 
+    @asynccontextmanager
+    async def lifespan(_server):
+        await runner.start_spare()
+        try:
+            yield {}
+        finally:
+            await runner.close()
+
     server = TileIRDiffServer("tileir-diff", title="tileir-diff", instructions=INSTRUCTIONS,
-                              version=server_version(), tools=tools)
+                              version=server_version(), tools=tools, lifespan=lifespan)
     server.tileir_runner = runner  # type: ignore[attr-defined]
     return server
 

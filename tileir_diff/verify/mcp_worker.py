@@ -1,9 +1,10 @@
 """The worker process of one MCP tool call (``python -m tileir_diff.verify.mcp_worker``).
 
-It sets its memory and CPU limits first, then reads one JSON request from stdin and prints one
-JSON answer on stdout: ``{"ok": true, "result": ...}`` or ``{"ok": false, "kind": ..., "message":
-...}``. Kernel files come as file descriptors the server opened (and checked: confined to the
-workspace, regular, within the size cap), so the worker never resolves a client's path itself.
+It sets its memory limit first (and, started as a spare, imports the diff path), then reads one
+JSON request from stdin, sets its CPU limit and prints one JSON answer on stdout: ``{"ok": true,
+"result": ...}`` or ``{"ok": false, "kind": ..., "message": ...}``. Kernel files come as file
+descriptors the server opened (and checked: confined to the workspace, regular, within the size
+cap) over a Unix socket (``--fd-socket``), so the worker never resolves a client's path itself.
 The server kills the worker's process group at the call's deadline (tileir_diff.verify.sandbox).
 """
 from __future__ import annotations
@@ -21,16 +22,47 @@ class WorkerFailure(Exception):
         self.message = message
 
 
-def apply_limits(memory_bytes: Optional[int], cpu_seconds: Optional[int]) -> None:
-    """RLIMIT_AS and RLIMIT_CPU for this process and everything it starts (cargo, rustc, z3 runs
-    in-process); no core files."""
+def apply_memory_limit(memory_bytes: Optional[int]) -> None:
+    """RLIMIT_AS for this process and everything it starts (cargo, rustc; z3 runs in-process);
+    no core files. Set before anything else, as a ``preexec_fn`` would."""
     import resource
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if memory_bytes:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+
+
+def apply_cpu_limit(cpu_seconds: Optional[int]) -> None:
+    """RLIMIT_CPU: ``cpu_seconds`` more than this process has used (a warm worker used some to
+    import); soft: SIGXCPU, hard 5 s later: SIGKILL."""
+    import resource
     if cpu_seconds:
-        # soft: SIGXCPU; hard a little later: SIGKILL
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        limit = int(usage.ru_utime + usage.ru_stime) + int(cpu_seconds)
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
+
+
+def warm_up() -> None:
+    """Import the diff path while waiting for a request (a spare worker): a call then starts in
+    milliseconds instead of the second an import takes. A failure here is the call's to report."""
+    try:
+        import tileir_diff.api  # noqa: F401
+        import tileir_diff.compare.engine  # noqa: F401
+        import tileir_diff.ir.verify  # noqa: F401
+        import tileir_diff.report.json_schema  # noqa: F401
+        import tileir_diff.summary  # noqa: F401
+        import tileir_diff.text.printer  # noqa: F401
+    except Exception:  # noqa: BLE001 - the call imports again and answers with the error
+        pass
+
+
+def receive_fds(fd_socket: Optional[int]) -> List[int]:
+    """The descriptors the server passed for this call (SCM_RIGHTS, one message)."""
+    import socket
+    if fd_socket is None:
+        return []
+    with socket.socket(fileno=fd_socket) as sock:
+        _, fds, _, _ = socket.recv_fds(sock, 16, 16)
+    return list(fds)
 
 
 def _input(request: Dict[str, Any], name: str) -> tuple:
@@ -38,7 +70,7 @@ def _input(request: Dict[str, Any], name: str) -> tuple:
     from .confine import ConfinementError, read_fd
     spec = request["inputs"][name]
     try:
-        return read_fd(int(spec["fd"]), spec["label"], int(request["max_file_bytes"])), spec["label"]
+        return read_fd(request["fds"][int(spec["index"])], spec["label"], int(request["max_file_bytes"])), spec["label"]
     except ConfinementError as e:
         raise WorkerFailure(e.kind, e.message) from None
 
@@ -132,10 +164,18 @@ def answer(request: Dict[str, Any]) -> Dict[str, Any]:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tileir_diff.verify.mcp_worker")
     parser.add_argument("--memory-bytes", type=int, default=None)
-    parser.add_argument("--cpu-seconds", type=int, default=None)
+    parser.add_argument("--fd-socket", type=int, default=None)
+    parser.add_argument("--warm", action="store_true")
     args = parser.parse_args(argv)
-    apply_limits(args.memory_bytes, args.cpu_seconds)
-    request = json.loads(sys.stdin.buffer.read())
+    apply_memory_limit(args.memory_bytes)
+    if args.warm:
+        warm_up()
+    raw = sys.stdin.buffer.read()
+    if not raw:
+        return 0  # a spare the server no longer needs (it closed our stdin)
+    request = json.loads(raw)
+    request["fds"] = receive_fds(args.fd_socket)
+    apply_cpu_limit(request.get("cpu_seconds"))
     reply = answer(request)
     try:
         text = json.dumps(reply, ensure_ascii=True, separators=(",", ":"))

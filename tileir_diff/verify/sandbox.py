@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Sequence
 
 import anyio
+import anyio.lowlevel
 
 #: What a worker may print (its JSON answer); past it the worker is killed.
 DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024 * 1024
@@ -77,28 +79,80 @@ def _kill_group(pid: int) -> None:
         pass
 
 
+class Worker:
+    """A started worker waiting for its request: the process and the server's end of the socket
+    over which the call's open files are passed (SCM_RIGHTS), so a worker started before the
+    call (a warm spare) can still be given descriptors the server opens for it."""
+
+    def __init__(self, process, sock: socket.socket, memory_bytes: Optional[int]):
+        self.process = process
+        self.sock = sock
+        self.memory_bytes = memory_bytes
+        self.loop = anyio.lowlevel.current_token()
+
+    def usable(self, memory_bytes: Optional[int]) -> bool:
+        """Still waiting (not exited), started in this event loop, with this memory limit."""
+        return (self.process.returncode is None and self.memory_bytes == memory_bytes
+                and self.loop == anyio.lowlevel.current_token())
+
+    async def discard(self) -> None:
+        with anyio.CancelScope(shield=True):
+            if self.process.returncode is None:
+                _kill_group(self.process.pid)
+            if self.loop == anyio.lowlevel.current_token():
+                await self.process.wait()
+                await self.process.aclose()
+            self.sock.close()
+
+
+async def start_worker(*, memory_bytes: Optional[int], cwd: Path, env: Optional[Mapping[str, str]] = None,
+                       warm: bool = False) -> Worker:
+    """A worker process in its own process group with its memory limit set; ``warm``: it imports
+    the diff path while it waits for a request."""
+    server_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    argv = [sys.executable, "-m", "tileir_diff.verify.mcp_worker", "--fd-socket", str(worker_end.fileno())]
+    if memory_bytes:
+        argv += ["--memory-bytes", str(int(memory_bytes))]
+    if warm:
+        argv.append("--warm")
+    try:
+        process = await anyio.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                           cwd=str(cwd), env=dict(env or worker_env()), start_new_session=True,
+                                           pass_fds=(worker_end.fileno(),))
+    except BaseException:
+        server_end.close()
+        raise
+    finally:
+        worker_end.close()
+    return Worker(process, server_end, memory_bytes)
+
+
 async def run_job(tool: str, request: Dict[str, Any], limits: JobLimits, *, cwd: Path,
                   env: Optional[Mapping[str, str]] = None, pass_fds: Sequence[int] = (),
-                  watch: Optional[JobWatch] = None,
+                  watch: Optional[JobWatch] = None, worker: Optional[Worker] = None,
                   on_stderr_line: Optional[Callable[[str], Awaitable[None]]] = None) -> Any:
-    """Run ``request`` in a fresh worker and return its result (a JSON value); a failure the
-    worker reports is raised as ``JobError`` with its kind (``bad_input`` ...). ``on_stderr_line``
-    is awaited with each line the worker prints on stderr (its progress lines)."""
-    argv = [sys.executable, "-m", "tileir_diff.verify.mcp_worker"]
-    if limits.memory_bytes:
-        argv += ["--memory-bytes", str(int(limits.memory_bytes))]
-    if limits.cpu_s:
-        argv += ["--cpu-seconds", str(int(limits.cpu_s))]
-    payload = json.dumps(dict(request, tool=tool)).encode()
-    process = await anyio.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       cwd=str(cwd), env=dict(env or worker_env()), start_new_session=True,
-                                       pass_fds=tuple(pass_fds))
+    """Run ``request`` in ``worker`` (default: a fresh one) and return its result (a JSON value);
+    a failure the worker reports is raised as ``JobError`` with its kind (``bad_input`` ...).
+    ``pass_fds`` are handed to the worker in this order (the request names them by index).
+    ``on_stderr_line`` is awaited with each line the worker prints on stderr (its progress lines).
+    The worker is gone when this returns or raises."""
+    if worker is None:
+        with anyio.CancelScope(shield=True):  # a process started is a process this call owns
+            worker = await start_worker(memory_bytes=limits.memory_bytes, cwd=cwd, env=env)
+    assert worker is not None
+    process = worker.process
     pid = process.pid
     if watch is not None:
         watch.add(pid, tool)
     out = bytearray()
     tail = bytearray()
     try:
+        try:
+            # one message, even with no descriptor: the worker waits for it
+            socket.send_fds(worker.sock, [b"F"], list(pass_fds))
+        except OSError:
+            pass  # the worker died before its call: its exit status says why
+        payload = json.dumps(dict(request, tool=tool, cpu_seconds=limits.cpu_s)).encode()
         with anyio.move_on_after(limits.timeout_s) as deadline:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_feed, process, payload)
@@ -116,6 +170,7 @@ async def run_job(tool: str, request: Dict[str, Any], limits: JobLimits, *, cwd:
                 _kill_group(pid)
             await process.wait()
             await process.aclose()
+            worker.sock.close()
         if watch is not None:
             watch.remove(pid)
     return _answer(tool, pid, process.returncode, bytes(out), bytes(tail), limits)
