@@ -47,6 +47,8 @@ def workspace(tmp_path):
 
 
 def _server(root, **options):
+    # no spare worker unless a test asks: a test that never reaches a worker need not start one
+    options.setdefault("spare_worker", False)
     return build_server(ServerConfig(root=root, **options))
 
 
@@ -209,7 +211,7 @@ def test_deadline_kills_the_worker(workspace):
 
 
 def test_cancellation_kills_the_worker(workspace):
-    server = _server(workspace)
+    server = _server(workspace, spare_worker=True)
     runner = server.tileir_runner
     seen = []
 
@@ -257,7 +259,7 @@ def test_busy_when_every_worker_is_taken(workspace):
 
 
 def test_hundred_concurrent_hostile_calls_then_a_normal_diff(workspace):
-    server = _server(workspace, max_jobs=2, max_waiting=2)
+    server = _server(workspace, max_jobs=2, max_waiting=2, spare_worker=True)
     runner = server.tileir_runner
     hostile = [("diff", args) for args, _ in HOSTILE_DIFFS] + [
         ("summary", {"path": "pipe.tileirbc"}),
@@ -334,7 +336,7 @@ def test_progress_lines_reach_the_client(workspace):
 
 
 def test_the_spare_worker_serves_the_next_call_and_dies_with_the_server(workspace):
-    server = _server(workspace)
+    server = _server(workspace, spare_worker=True)
     runner = server.tileir_runner
     pids = {}
 
@@ -357,3 +359,30 @@ def test_the_spare_worker_serves_the_next_call_and_dies_with_the_server(workspac
     assert first.structured_content["verdict"] == "identical"
     assert pids["used"] == [pids["spare"]] and pids["next"] != pids["spare"]
     assert _gone(pids["spare"]) and _gone(pids["next"])  # the server's end killed the waiting spare
+
+
+def test_concurrent_diffs_answer_as_one_diff_does(workspace):
+    # six concurrent diffs once killed the server (z3's global context used from several threads);
+    # each now runs in its own worker process
+    server = _server(workspace, max_jobs=3, spare_worker=True)
+    args = {"left": "slow.tileirbc", "right": "slow.tileirbc"}
+
+    async def go():
+        async with Client(server) as c:
+            serial = await c.call_tool("diff", args)
+            results = [None] * 6
+            async with anyio.create_task_group() as tg:
+                for i in range(6):
+                    async def one(i=i):
+                        results[i] = await c.call_tool("diff", args)
+                    tg.start_soon(one)
+            return serial, results
+
+    def without_timings(result):
+        body = dict(result.structured_content)
+        body.pop("stats")  # seconds spent
+        return body
+
+    serial, results = run(go)
+    assert serial.structured_content["verdict"] == "identical"
+    assert all(not r.is_error and without_timings(r) == without_timings(serial) for r in results)
