@@ -31,7 +31,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--memory-limit", type=int, default=4096, metavar="MIB",
                    help="address-space limit of a diff/summary/analyze worker in MiB (default 4096)")
     p.add_argument("--verify-memory-limit", type=int, default=16384, metavar="MIB",
-                   help="address-space limit of a verify worker and the cargo/rustc it runs, in MiB (default 16384)")
+                   help="data limit (RLIMIT_DATA: heap and private writable memory; CUDA, which the GPU stages open, "
+                        "fails under an address-space limit) of a verify worker and the cargo/rustc it runs, in MiB "
+                        "(default 16384)")
     p.add_argument("--max-file-size", type=int, default=64, metavar="MIB",
                    help="largest input file a tool reads, in MiB (default 64)")
     p.add_argument("--no-spare-worker", action="store_true",

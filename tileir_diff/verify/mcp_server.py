@@ -145,8 +145,10 @@ class Runner:
         try:
             left = max(0.5, deadline_s - (time.monotonic() - started))
             memory = self.config.verify_memory_bytes if verify else self.config.memory_bytes
+            # verify's numerics and performance stages open CUDA, which reserves far more address
+            # space than it uses and fails under RLIMIT_AS: its limit counts the data it writes
             limits = JobLimits(timeout_s=left, memory_bytes=memory, cpu_s=int(left) + 10,
-                               max_output_bytes=self.config.max_output_bytes)
+                               max_output_bytes=self.config.max_output_bytes, memory_kind="DATA" if verify else "AS")
             worker = await self._take_spare(memory) if not verify else None
             try:
                 return await run_job(tool, request, limits, cwd=self.workspace.root, env=self._env(),

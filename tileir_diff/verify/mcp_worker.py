@@ -22,13 +22,15 @@ class WorkerFailure(Exception):
         self.message = message
 
 
-def apply_memory_limit(memory_bytes: Optional[int]) -> None:
-    """RLIMIT_AS for this process and everything it starts (cargo, rustc; z3 runs in-process);
-    no core files. Set before anything else, as a ``preexec_fn`` would."""
+def apply_memory_limit(memory_bytes: Optional[int], kind: str = "AS") -> None:
+    """RLIMIT_AS (``kind`` "AS") or RLIMIT_DATA ("DATA") for this process and everything it
+    starts (cargo, rustc; z3 runs in-process); no core files. Set before anything else, as a
+    ``preexec_fn`` would."""
     import resource
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if memory_bytes:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+        which = resource.RLIMIT_DATA if kind == "DATA" else resource.RLIMIT_AS
+        resource.setrlimit(which, (memory_bytes, memory_bytes))
 
 
 def apply_cpu_limit(cpu_seconds: Optional[int]) -> None:
@@ -164,10 +166,11 @@ def answer(request: Dict[str, Any]) -> Dict[str, Any]:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tileir_diff.verify.mcp_worker")
     parser.add_argument("--memory-bytes", type=int, default=None)
+    parser.add_argument("--memory-kind", choices=("AS", "DATA"), default="AS")
     parser.add_argument("--fd-socket", type=int, default=None)
     parser.add_argument("--warm", action="store_true")
     args = parser.parse_args(argv)
-    apply_memory_limit(args.memory_bytes)
+    apply_memory_limit(args.memory_bytes, args.memory_kind)
     if args.warm:
         warm_up()
     raw = sys.stdin.buffer.read()

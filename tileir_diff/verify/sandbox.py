@@ -42,6 +42,9 @@ class JobError(Exception):
 class JobLimits:
     timeout_s: float
     memory_bytes: Optional[int] = None
+    # "AS": the whole address space (RLIMIT_AS); "DATA": heap and private writable mappings
+    # (RLIMIT_DATA), for work that reserves address space it never touches (CUDA does)
+    memory_kind: str = "AS"
     cpu_s: Optional[int] = None
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
 
@@ -106,13 +109,13 @@ class Worker:
 
 
 async def start_worker(*, memory_bytes: Optional[int], cwd: Path, env: Optional[Mapping[str, str]] = None,
-                       warm: bool = False) -> Worker:
+                       warm: bool = False, memory_kind: str = "AS") -> Worker:
     """A worker process in its own process group with its memory limit set; ``warm``: it imports
     the diff path while it waits for a request."""
     server_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     argv = [sys.executable, "-m", "tileir_diff.verify.mcp_worker", "--fd-socket", str(worker_end.fileno())]
     if memory_bytes:
-        argv += ["--memory-bytes", str(int(memory_bytes))]
+        argv += ["--memory-bytes", str(int(memory_bytes)), "--memory-kind", memory_kind]
     if warm:
         argv.append("--warm")
     try:
@@ -138,7 +141,8 @@ async def run_job(tool: str, request: Dict[str, Any], limits: JobLimits, *, cwd:
     The worker is gone when this returns or raises."""
     if worker is None:
         with anyio.CancelScope(shield=True):  # a process started is a process this call owns
-            worker = await start_worker(memory_bytes=limits.memory_bytes, cwd=cwd, env=env)
+            worker = await start_worker(memory_bytes=limits.memory_bytes, cwd=cwd, env=env,
+                                        memory_kind=limits.memory_kind)
     assert worker is not None
     process = worker.process
     pid = process.pid
