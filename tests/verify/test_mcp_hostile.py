@@ -37,6 +37,15 @@ def workspace(tmp_path):
     os.symlink("/etc/passwd", root / "escape.tileirbc")
     os.symlink("/dev/zero", root / "zero.tileirbc")
     os.symlink("../outside.tileirbc", root / "up.tileirbc")
+    os.symlink("loop2.tileirbc", root / "loop1.tileirbc")
+    os.symlink("loop1.tileirbc", root / "loop2.tileirbc")
+    os.symlink("a.tileirbc", root / "inside_link.tileirbc")
+    for op in ("matmul", "vector_add"):
+        shutil.copytree(REPO / "reference" / op, root / op)
+    leaky = root / "leaky"
+    leaky.mkdir()
+    shutil.copy(REPO / "reference" / "matmul" / "analysis.json", leaky / "analysis.json")
+    os.symlink("/etc/shadow", leaky / "kernel.py")
     shutil.copy(SMALL, tmp_path / "outside.tileirbc")
     user_op = root / "user_op"
     user_op.mkdir()
@@ -87,10 +96,14 @@ HOSTILE_DIFFS = [
     ({"left": "a.tileirbc", "right": "a.tileirbc", "trials": 0}, "bad_input"),
     ({"left": "a.tileirbc", "right": "a.tileirbc", "accept": "/etc/passwd"}, "outside_workspace"),
     ({"left": "a.tileirbc", "right": "a.tileirbc", "accept": "pipe.tileirbc"}, "bad_input"),
+    ({"left": "a.tileirbc", "right": "a.tileirbc", "accept": "leaky/analysis.json"}, "outside_workspace"),
+    ({"left": "loop1.tileirbc", "right": "a.tileirbc"}, "bad_input"),
+    ({"left": "x" * 4000, "right": "a.tileirbc"}, "bad_input"),
+    ({"left": "a.tileirbc", "right": "a.tileirbc", "rules": ["not-a-rule"] * 65}, "bad_input"),
 ]
 
 
-@pytest.mark.parametrize("arguments,kind", HOSTILE_DIFFS, ids=[f"{a['left']}|{a.get('accept', '')}|{k}"
+@pytest.mark.parametrize("arguments,kind", HOSTILE_DIFFS, ids=[f"{a['left'][:20]}|{a.get('accept', '')}|{k}"
                                                                 for a, k in HOSTILE_DIFFS])
 def test_hostile_paths_are_refused_quickly_without_a_worker(workspace, arguments, kind):
     server = _server(workspace)
@@ -386,3 +399,22 @@ def test_concurrent_diffs_answer_as_one_diff_does(workspace):
     serial, results = run(go)
     assert serial.structured_content["verdict"] == "identical"
     assert all(not r.is_error and without_timings(r) == without_timings(serial) for r in results)
+
+
+def test_symlink_inside_the_root_and_accept_are_served(workspace):
+    server = _server(workspace)
+
+    async def go():
+        async with Client(server) as c:
+            return (await c.call_tool("diff", {"left": "inside_link.tileirbc", "right": str(workspace / "a.tileirbc")}),
+                    await c.call_tool("diff", {"left": "a.tileirbc", "right": "a.tileirbc",
+                                               "accept": "vector_add/analysis.json", "variant": "f32_t1024"}),
+                    await c.call_tool("diff", {"left": "a.tileirbc", "right": "a.tileirbc",
+                                               "accept": "vector_add/analysis.json", "variant": "no_such_variant"}))
+
+    linked, accepted, bad_variant = run(go)
+    assert not linked.is_error and linked.structured_content["verdict"] == "identical"
+    assert linked.structured_content["left_source"] == "inside_link.tileirbc"  # named as the caller wrote it
+    assert not accepted.is_error and accepted.structured_content["verdict"] == "identical"
+    body = _error(bad_variant)
+    assert body["kind"] == "bad_input" and "no_such_variant" in body["message"]
