@@ -47,8 +47,15 @@ def _error_kind(result) -> str:
     return _payload(result)["kind"]
 
 
+def _has_cuda_tile() -> bool:
+    import importlib.util
+    try:
+        return importlib.util.find_spec("cuda.tile") is not None
+    except ImportError:
+        return False
+
+
 def test_tools_listed_called_and_bad_input_is_a_tool_error(tmp_path):
-    pytest.importorskip("cuda.tile")  # analyze exports the reference kernel with cuda.tile
     shutil.copy(CORPUS / "load_store_unchecked.v13_5.tileirbc", tmp_path / "a.tileirbc")
     (tmp_path / "garbage.tileirbc").write_bytes(b"\x7fTileIR\x00" + b"\xff" * 40)
 
@@ -67,9 +74,10 @@ def test_tools_listed_called_and_bad_input_is_a_tool_error(tmp_path):
                 "verify_unknown": ("verify", {"op": "no_such_op"}),
                 # performance alone: skipped with its reason without a GPU (no build needed for that)
                 "verify_perf": ("verify", {"op": "vector_add", "variant": "f32_t1024", "stages": ["performance"]}),
-                "analyze": ("analyze", {"op": "vector_add"}),
                 "again": ("diff", {"left": "a.tileirbc", "right": "a.tileirbc"}),
             }
+            if _has_cuda_tile():  # analyze exports the reference kernel with cuda.tile
+                calls["analyze"] = ("analyze", {"op": "vector_add"})
             results = {name: await c.call_tool(tool, args) for name, (tool, args) in calls.items()}
             return info, listed, results
 
@@ -104,8 +112,9 @@ def test_tools_listed_called_and_bad_input_is_a_tool_error(tmp_path):
     assert not r["verify_perf"].is_error and report["kind"] == "verify_report" and report["stages"] == ["performance"]
     assert report["result"] in ("skipped", "pass", "fail")
     assert report["attempts"][0]["stages"][0]["status"] in ("skip", "pass", "fail")
-    analysis = _payload(r["analyze"])
-    assert not r["analyze"].is_error and analysis["kind"] == "analyze_report" and analysis["op"] == "vector_add"
+    if "analyze" in r:
+        analysis = _payload(r["analyze"])
+        assert not r["analyze"].is_error and analysis["kind"] == "analyze_report" and analysis["op"] == "vector_add"
     assert _payload(r["again"])["verdict"] == "identical"  # the server outlived every error
 
 
