@@ -419,3 +419,15 @@ def test_symlink_inside_the_root_and_accept_are_served(workspace):
     assert not accepted.is_error and accepted.structured_content["verdict"] == "identical"
     body = _error(bad_variant)
     assert body["kind"] == "bad_input" and "no_such_variant" in body["message"]
+
+
+def test_an_answer_past_the_output_cap_is_refused(workspace):
+    server = _server(workspace, max_output_bytes=100)
+
+    async def go():
+        async with Client(server) as c:
+            return await c.call_tool("diff", {"left": "a.tileirbc", "right": "a.tileirbc"})
+
+    body = _error(run(go))
+    assert body["kind"] == "resource_limit" and "100-byte limit" in body["message"], body
+    assert not server.tileir_runner.watch.live

@@ -150,6 +150,7 @@ async def run_job(tool: str, request: Dict[str, Any], limits: JobLimits, *, cwd:
         watch.add(pid, tool)
     out = bytearray()
     tail = bytearray()
+    overflow = False
     try:
         try:
             # one message, even with no descriptor: the worker waits for it
@@ -161,8 +162,11 @@ async def run_job(tool: str, request: Dict[str, Any], limits: JobLimits, *, cwd:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_feed, process, payload)
                 tg.start_soon(_drain_stderr, process, tail, on_stderr_line)
-                await _collect(process, out, limits.max_output_bytes)
+                overflow = await _collect(process, out, limits.max_output_bytes)
                 await process.wait()
+        if overflow:
+            raise JobError("resource_limit", f"{tool}: the answer is larger than the {limits.max_output_bytes}-byte "
+                                             f"limit: the worker (pid {pid}) was killed")
         if deadline.cancelled_caught:
             raise JobError("timeout", f"{tool}: no answer within the {limits.timeout_s:g}s deadline: the worker "
                                       f"(pid {pid}) was killed")
@@ -189,13 +193,17 @@ async def _feed(process, payload: bytes) -> None:
         await process.stdin.aclose()
 
 
-async def _collect(process, out: bytearray, limit: int) -> None:
+async def _collect(process, out: bytearray, limit: int) -> bool:
+    """The worker's stdout into ``out``; past ``limit`` the worker is killed and True returned
+    (raising here would reach the caller wrapped in the task group's exception group)."""
     async for chunk in process.stdout:
         out += chunk
         if len(out) > limit:
             if process.returncode is None:
                 _kill_group(process.pid)
-            raise JobError("resource_limit", f"the answer is larger than the {limit}-byte limit: the worker was killed")
+            del out[:]
+            return True
+    return False
 
 
 async def _drain_stderr(process, tail: bytearray, on_line: Optional[Callable[[str], Awaitable[None]]]) -> None:
