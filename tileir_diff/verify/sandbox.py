@@ -66,9 +66,15 @@ class JobWatch:
 def worker_env(extra: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
     """The environment of a worker: the server's, with this very tileir_diff first on the path
     and one thread per numeric library (a worker is one core of the server's budget)."""
+    import site
     env = dict(os.environ)
     package_parent = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join([package_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    installed = {str(Path(p).resolve()) for p in site.getsitepackages() + [site.getusersitepackages()]}
+    if package_parent not in installed:
+        # a checkout (PYTHONPATH, an editable install): the worker must import this same one; an
+        # installed package is found anyway, and site-packages ahead of the standard library is not wanted
+        env["PYTHONPATH"] = os.pathsep.join([package_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
+                                                                if p])
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
         env[name] = "1"
     env.update(extra or {})
