@@ -17,9 +17,9 @@ kind one of ``ERROR_KINDS``.
 
 import json
 import os
-from contextlib import asynccontextmanager
 import re
 import time
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Literal, Optional
