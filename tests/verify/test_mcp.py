@@ -164,3 +164,37 @@ def test_abandoned_call_kills_its_worker(tmp_path):
     left, after = anyio.run(session)
     assert seen and not left, (seen, left)
     assert _payload(after)["verdict"] == "identical"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_killed_server_leaves_no_worker(tmp_path):
+    import subprocess
+    shutil.copy(CORPUS / "large_flash_attention.v13_5.tileirbc", tmp_path / "slow.tileirbc")
+    workspace = tmp_path.resolve()
+    params = _params(workspace, "--no-spare-worker")
+    server = subprocess.Popen([params.command, *params.args], cwd=params.cwd, env=params.env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def send(message):
+        server.stdin.write((json.dumps(message) + "\n").encode())
+        server.stdin.flush()
+
+    try:
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        assert json.loads(server.stdout.readline())["id"] == 1
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+              "params": {"name": "diff", "arguments": {"left": "slow.tileirbc", "right": "slow.tileirbc",
+                                                       "execute": "always", "trials": 1000}}})
+        deadline = time.monotonic() + 30
+        while not _workers_in(workspace) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _workers_in(workspace)
+    finally:
+        server.kill()
+        server.wait()
+    deadline = time.monotonic() + 10
+    while _workers_in(workspace) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _workers_in(workspace)

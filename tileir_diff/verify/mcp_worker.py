@@ -43,6 +43,23 @@ def apply_cpu_limit(cpu_seconds: Optional[int]) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
 
 
+def die_with_parent(parent_pid: Optional[int]) -> None:
+    """SIGKILL for this worker when the server dies (Linux: PR_SET_PDEATHSIG), and an exit now if
+    it died before that was set: a worker must not outlive the server that bounds it."""
+    import os
+    if parent_pid is None:
+        return
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:
+        os._exit(0)
+
+
 def warm_up() -> None:
     """Import the diff path while waiting for a request (a spare worker): a call then starts in
     milliseconds instead of the second an import takes. A failure here is the call's to report."""
@@ -169,7 +186,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--memory-kind", choices=("AS", "DATA"), default="AS")
     parser.add_argument("--fd-socket", type=int, default=None)
     parser.add_argument("--warm", action="store_true")
+    parser.add_argument("--parent-pid", type=int, default=None)
     args = parser.parse_args(argv)
+    die_with_parent(args.parent_pid)
     apply_memory_limit(args.memory_bytes, args.memory_kind)
     if args.warm:
         warm_up()

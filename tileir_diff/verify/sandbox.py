@@ -119,7 +119,8 @@ async def start_worker(*, memory_bytes: Optional[int], cwd: Path, env: Optional[
     """A worker process in its own process group with its memory limit set; ``warm``: it imports
     the diff path while it waits for a request."""
     server_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    argv = [sys.executable, "-m", "tileir_diff.verify.mcp_worker", "--fd-socket", str(worker_end.fileno())]
+    argv = [sys.executable, "-m", "tileir_diff.verify.mcp_worker", "--fd-socket", str(worker_end.fileno()),
+            "--parent-pid", str(os.getpid())]
     if memory_bytes:
         argv += ["--memory-bytes", str(int(memory_bytes)), "--memory-kind", memory_kind]
     if warm:
