@@ -10,7 +10,12 @@ import os
 
 def register(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("mcp", help="Model Context Protocol server over stdio (diff, summary, verify, analyze)",
-                              description=__doc__.splitlines()[0] + " Threat model and limits: docs/agents.md.")
+                              description="Serve diff, summary, verify and analyze as MCP tools over stdio. The "
+                                          "client is not trusted: paths are confined to the workspace root, user "
+                                          "code runs only with --allow-user-code, and every call runs in a worker "
+                                          "process with a deadline and memory/CPU limits (threat model: "
+                                          "docs/agents.md). Exit status: 0 when the client closes the connection, "
+                                          "2 for bad options.")
     p.add_argument("--root", metavar="DIR", default=None,
                    help="workspace root: tool paths are relative to it, and paths outside it (symlinks followed) are "
                         "refused (default: the working directory at start)")
