@@ -431,3 +431,20 @@ def test_an_answer_past_the_output_cap_is_refused(workspace):
     body = _error(run(go))
     assert body["kind"] == "resource_limit" and "100-byte limit" in body["message"], body
     assert not server.tileir_runner.watch.live
+
+
+def test_launch_facts_are_checked_as_the_cli_checks_them(workspace):
+    server = _server(workspace)
+    base = {"left": "a.tileirbc", "right": "a.tileirbc"}
+
+    async def go():
+        async with Client(server) as c:
+            return (await c.call_tool("diff", dict(base, launch_facts=["grid.x == cdiv(arg1, 128)"], smt_timeout_s=1)),
+                    await c.call_tool("diff", dict(base, launch_facts=["import os"])),
+                    await c.call_tool("diff", dict(base, launch_facts=["(" * 900 + "1" + ")" * 90])))
+
+    fine, statement, nested = run(go)
+    assert not fine.is_error and fine.structured_content["verdict"] == "identical"
+    for refused in (statement, nested):
+        body = _error(refused)
+        assert body["kind"] == "bad_input" and body["message"].startswith("launch fact"), body

@@ -371,13 +371,19 @@ def build_server(config: Optional[ServerConfig] = None):
             "an analysis.json (inside the workspace) whose accepted_differences apply to this diff"))] = None,
         variant: Annotated[Optional[str], Field(max_length=200, description=(
             "accept: the variant compared (default: from the file names)"))] = None,
+        launch_facts: Annotated[Optional[List[Annotated[str, Field(max_length=1000)]]], Field(max_length=32, description=(
+            "smt-equivalence: facts of the launch, e.g. 'grid.x == cdiv(arg11, 128)' (names arg<k>, bid.x, grid.x; "
+            "reported when a proof uses one)"))] = None,
+        smt_timeout_s: Annotated[Optional[float], Field(default=None, gt=0, le=60, description=(
+            "smt-equivalence: z3's budget per query in seconds (default 2); past it: undecided"))] = None,
         no_lines: Annotated[bool, Field(description=(
             "leave out the printed modules (left_lines/right_lines), most of a report's size; false to include them"))] = True,
         timeout_s: Timeout = None,
         ctx: Context = None,  # type: ignore[assignment]
     ) -> CallToolResult:
         options = {"execute": None if execute == "never" else execute, "trials": trials, "seed": seed,
-                   "rules": rules, "disable": disable or [], "accept": accept, "variant": variant, "no_lines": no_lines}
+                   "rules": rules, "disable": disable or [], "accept": accept, "variant": variant, "no_lines": no_lines,
+                   "launch_facts": launch_facts, "smt_timeout_s": smt_timeout_s}
         return await guarded(runner.diff(left, right, options, timeout_s, progress_of(ctx)))
 
     async def summary(path: Path_, timeout_s: Timeout = None, ctx: Context = None) -> CallToolResult:  # type: ignore[assignment]

@@ -98,6 +98,7 @@ def run_diff(request: Dict[str, Any]) -> Dict[str, Any]:
     from argparse import Namespace
 
     from ..api import diff
+    from ..check.smt import launch_fact
     from ..commands import UsageError
     from ..commands.diff import _accept_plan
     from ..normalize import UnknownRuleError
@@ -112,13 +113,21 @@ def run_diff(request: Dict[str, Any]) -> Dict[str, Any]:
         kwargs = diff_kwargs({**defaults, **given}.__getitem__)
     except ValueError as e:
         raise WorkerFailure("bad_input", str(e)) from None
+    if options.get("smt_timeout_s") is not None:
+        kwargs["limits"] = {"smt_timeout_s": float(options["smt_timeout_s"])}
+    facts = list(options.get("launch_facts") or [])
+    for text in facts:
+        try:
+            launch_fact(text)  # refused here as the CLI refuses it
+        except (ValueError, RecursionError) as e:
+            raise WorkerFailure("bad_input", f"launch fact {text[:200]!r}: {e or 'nested too deeply'}") from None
     accept = options.get("accept")
     plan = None
     try:
         if accept:
             plan = _accept_plan(Namespace(accept=accept["path"], variant=options.get("variant"),
                                           left=left_label, right=right_label))
-        kwargs["launch"] = plan[2] if plan else []
+        kwargs["launch"] = facts + (plan[2] if plan else [])
         result = diff(left, right, labels=[left_label, right_label], **kwargs)
     except (UsageError, UnknownRuleError) as e:
         raise WorkerFailure("bad_input", str(e)) from None
