@@ -344,16 +344,17 @@ class FunctionCheck:
         opts = self.proof
         facts = tuple(f if f is not None else g for f, g in zip(opts.entry_facts, (L.f, R.f)))
         right_of = {L.arg_index[l]: R.arg_index[r] for l, r in l2r.items() if l in L.arg_index and r in R.arg_index}
-        enc = smt.ConeEncoder(L, R, lambda nid, res: self._shared(nid, res, True),
-                              lambda nid, res: self._shared(nid, res, False),
-                              entry_facts=facts, launch=opts.launch, timeout_s=opts.timeout_s,
-                              right_argument=right_of.get)
         by_pair: Dict[Tuple[str, str], List[Violation]] = {}
         for v in self.violations:
             if v.left is not None and v.right is not None and v.kind in ("label", "operand"):
                 by_pair.setdefault((v.left, v.right), []).append(v)
         if not by_pair:
             return
+        # (one encoder, with its own z3 context, per function pair checked: see smt.new_context)
+        enc = smt.ConeEncoder(L, R, lambda nid, res: self._shared(nid, res, True),
+                              lambda nid, res: self._shared(nid, res, False),
+                              entry_facts=facts, launch=opts.launch, timeout_s=opts.timeout_s,
+                              right_argument=right_of.get)
         blocked = {(v.left, v.right) for v in self.violations if v.kind not in ("label", "operand", "unmapped")}
         proven_pairs = set()
         slots_l, slots_r = set(), set()  # (user, operand index) proven, per side (ids may coincide)

@@ -52,6 +52,11 @@ except ImportError:  # pragma: no cover - exercised by the test that hides the m
 DEFAULT_TIMEOUT_S = 2.0
 #: Ops expanded per side and query before the cone is given up as too large (undecided).
 MAX_CONE_OPS = 400
+#: A counterexample's inputs are made small (``ConeEncoder._small_model``): bounds tried in turn
+#: on every input's signed value, each search limited by z3's resource count (deterministic;
+#: 500k units: about 0.1 s of z3 on a 2026 server core, per bound, when a search gives up).
+SMALL_MODEL_BOUNDS = (16, 1 << 10, 1 << 20)
+SMALL_MODEL_RLIMIT = 500_000
 
 _FP_SORTS = {"f16": (5, 11), "bf16": (8, 8), "f32": (8, 24), "f64": (11, 53)}
 _ROUNDING = {"nearest_even": "RNE", "zero": "RTZ", "negative_inf": "RTN", "positive_inf": "RTP"}
@@ -59,6 +64,18 @@ _ROUNDING = {"nearest_even": "RNE", "zero": "RTZ", "negative_inf": "RTN", "posit
 
 def available() -> bool:
     return z3 is not None
+
+
+def new_context():
+    """A z3 context of its own (None without z3). z3 contexts are not thread-safe and z3's
+    global one is shared by every thread of the process: the proof step never uses it. Python's
+    cycle collector may free a term in whichever thread it runs, so reference counts of this
+    context may be decremented from other threads (z3's concurrent dec-ref mode)."""
+    if z3 is None:
+        return None
+    ctx = z3.Context()
+    z3.Z3_enable_concurrent_dec_ref(ctx.ref())
+    return ctx
 
 
 def skipped_reason() -> str:
@@ -82,9 +99,10 @@ class Outcome:
     cone_right: set = field(default_factory=set)
     seconds: float = 0.0
     note: str = ""
-    #: an input (variable name -> integer) where the integer encoding differs but does not
-    #: decide; prove() evaluates the bit-vector encoding there (never a result by itself)
-    candidate: Dict[str, int] = field(default_factory=dict)
+    #: inputs (variable name -> integer) where the integer encoding differs but does not
+    #: decide, one with small values first; prove() evaluates the bit-vector encoding there
+    #: (never a result by itself)
+    candidates: List[Dict[str, int]] = field(default_factory=list)
 
 
 def _enum(op: Operation, enum_kind: str, default=None):
@@ -230,11 +248,12 @@ class _Side:
             raise _Leaf()
         else:
             extent = self.value(x)
-        zero = z3.IntVal(0) if self.enc.ints else z3.BitVecVal(0, et.width)
+        ctx = self.enc.ctx
+        zero = z3.IntVal(0, ctx) if self.enc.ints else z3.BitVecVal(0, et.width, ctx)
         self.defined.append(extent >= zero)
         if self.enc.ints:
-            return _ceil_div_int(extent, z3.IntVal(tile))
-        b = z3.BitVecVal(tile, et.width)
+            return _ceil_div_int(extent, z3.IntVal(tile, ctx))
+        b = z3.BitVecVal(tile, et.width, ctx)
         return z3.If(z3.SRem(extent, b) != 0, extent / b + 1, extent / b)
 
     def _ideal(self, op, what, ops, v):
@@ -248,6 +267,7 @@ class _Side:
         et = _elem(v.type)
         w = et.width
         lo, hi = _range(w)
+        ctx = self.enc.ctx
 
         def fit(r, width=w):
             a, b = _range(width)
@@ -264,7 +284,7 @@ class _Side:
             return x if width == 1 else z3.If(x > (1 << (width - 1)) - 1, x - (1 << width), x)
 
         def b01(c):
-            return z3.If(c, z3.IntVal(1), z3.IntVal(0))
+            return z3.If(c, z3.IntVal(1, ctx), z3.IntVal(0, ctx))
 
         if what in ("add", "sub", "mul"):
             a, b = ops
@@ -338,7 +358,7 @@ class _Side:
             (a,) = ops
             fw = _elem(op.operands[0].type).width
             if fw == 1:
-                return z3.If(a == 1, z3.IntVal(-1 if signed else 1), z3.IntVal(0))
+                return z3.If(a == 1, z3.IntVal(-1 if signed else 1, ctx), z3.IntVal(0, ctx))
             return a if signed else u(a, fw)
         if what == "trunc":
             (a,) = ops
@@ -351,13 +371,13 @@ class _Side:
         if op.attributes.get("flush_to_zero"):
             raise _Leaf()  # denormal flushing is not modelled
         if what == "neg":
-            return z3.fpNeg(ops[0])
+            return z3.fpNeg(ops[0], self.enc.ctx)
         mode = _ROUNDING.get(_enum(op, "RoundingMode", "nearest_even"))
         if mode is None:
             raise _Leaf()
-        rm = {"RNE": z3.RNE(), "RTZ": z3.RTZ(), "RTN": z3.RTN(), "RTP": z3.RTP()}[mode]
+        rm = {"RNE": z3.RNE, "RTZ": z3.RTZ, "RTN": z3.RTN, "RTP": z3.RTP}[mode](self.enc.ctx)
         a, b = ops
-        return {"add": z3.fpAdd, "sub": z3.fpSub, "mul": z3.fpMul}[what](rm, a, b)
+        return {"add": z3.fpAdd, "sub": z3.fpSub, "mul": z3.fpMul}[what](rm, a, b, self.enc.ctx)
 
     def _int(self, op, what, ops, v):
         signed = _enum(op, "Signedness", "signed") == "signed"
@@ -398,7 +418,7 @@ class _Side:
         if what in ("div", "rem"):
             d.append(b != 0)
             if signed:
-                d.append(z3.Not(z3.And(a == z3.BitVecVal(1 << (w - 1), w), b == z3.BitVecVal(-1, w))))
+                d.append(z3.Not(z3.And(a == z3.BitVecVal(1 << (w - 1), w, a.ctx), b == z3.BitVecVal(-1, w, a.ctx))))
             if what == "rem":
                 return z3.SRem(a, b) if signed else z3.URem(a, b)
             rounding = _enum(op, "RoundingMode", "zero")
@@ -419,7 +439,7 @@ class _Side:
                 return z3.If(z3.And(r != 0, z3.Not(opposite)), q + 1, q)
             raise _Leaf()
         if what in ("shl", "shr"):
-            d.append(z3.ULT(b, z3.BitVecVal(w, w)))
+            d.append(z3.ULT(b, z3.BitVecVal(w, w, b.ctx)))
             if what == "shr":
                 return (a >> b) if signed else z3.LShR(a, b)
             r = a << b
@@ -431,7 +451,7 @@ class _Side:
         if what == "neg":
             (a,) = ops
             if nsw:
-                d.append(a != z3.BitVecVal(1 << (a.size() - 1), a.size()))
+                d.append(a != z3.BitVecVal(1 << (a.size() - 1), a.size(), a.ctx))
             return -a
         if what == "abs":
             (a,) = ops
@@ -448,7 +468,7 @@ class _Side:
                      "greater_than_or_equal": lambda: (a >= b) if signed else z3.UGE(a, b)}
             if pred not in table:
                 raise _Leaf()
-            return z3.If(table[pred](), z3.BitVecVal(1, 1), z3.BitVecVal(0, 1))
+            return z3.If(table[pred](), z3.BitVecVal(1, 1, a.ctx), z3.BitVecVal(0, 1, a.ctx))
         to = _elem(v.type).width
         if what == "ext":
             (a,) = ops
@@ -517,7 +537,11 @@ class ConeEncoder:
         self.timeout_s = timeout_s
         self.shape: Optional[Tuple[int, ...]] = None
         self.ints = False  # the integer mode (see _Side._ideal), tried when bit-vectors time out
-        self._vars: Dict[str, object] = {}
+        #: this encoder's own z3 context: every term, sort and solver of its queries lives in it
+        #: (never z3's global one), so encoders in different threads share no solver state, and
+        #: the same queries in the same order give the same models in any process
+        self.ctx = new_context()
+        self._vars: Dict[Tuple[str, bool, str], object] = {}
         self._facts: List[Tuple[str, object]] = []
 
     def _fact(self, name: str, fact) -> None:
@@ -528,12 +552,13 @@ class ConeEncoder:
     def sort(self, t):
         et = _elem(t)
         if et.is_int:
-            return z3.IntSort() if self.ints else z3.BitVecSort(et.width)
-        return z3.FPSort(*_FP_SORTS[et.name])
+            return z3.IntSort(self.ctx) if self.ints else z3.BitVecSort(et.width, self.ctx)
+        return z3.FPSort(*_FP_SORTS[et.name], ctx=self.ctx)
 
     def var(self, name: str, t):
         sort = self.sort(t)
-        key = f"{name}:{sort}"
+        et = _elem(t)
+        key = (name, self.ints, et.name)  # (a sort's text would go through z3's shared printer)
         if key not in self._vars:
             self._vars[key] = z3.Const(name, sort)
         v = self._vars[key]
@@ -546,7 +571,8 @@ class ConeEncoder:
         return v
 
     def block_var(self, base: str, dim: str):
-        make = z3.Int if self.ints else (lambda n: z3.BitVec(n, 32))
+        ctx = self.ctx
+        make = (lambda n: z3.Int(n, ctx)) if self.ints else (lambda n: z3.BitVec(n, 32, ctx))
         bid, grid = make(f"bid.{dim}"), make(f"grid.{dim}")
         self._fact(f"0 <= bid.{dim} < grid.{dim} <= 2^31 - 1 (IR fact: tile block ids and grid sizes)",
                    z3.And(bid >= 0, bid < grid, grid <= (1 << 31) - 1) if self.ints else z3.And(bid >= 0, bid < grid))
@@ -554,7 +580,7 @@ class ConeEncoder:
 
     def position(self, t: TileType):
         w, n = _elem(t).width, t.shape[0]
-        p = z3.Int(f"pos:{w}") if self.ints else z3.BitVec(f"pos:{w}", w)
+        p = z3.Int(f"pos:{w}", self.ctx) if self.ints else z3.BitVec(f"pos:{w}", w, self.ctx)
         name = f"0 <= pos < {n} (IR fact: the element position of an iota)"
         self._fact(name, z3.And(p >= 0, p < n) if self.ints else z3.And(z3.UGE(p, 0), z3.ULT(p, n)))
         return p
@@ -569,10 +595,10 @@ class ConeEncoder:
             raise _Leaf()
         if et.is_int and self.ints:
             bits &= (1 << et.width) - 1
-            return z3.IntVal(bits - (1 << et.width) if et.width > 1 and bits >> (et.width - 1) else bits)
+            return z3.IntVal(bits - (1 << et.width) if et.width > 1 and bits >> (et.width - 1) else bits, self.ctx)
         if et.is_int:
-            return z3.BitVecVal(bits, et.width)
-        return z3.fpBVToFP(z3.BitVecVal(bits, et.width), self.sort(t))
+            return z3.BitVecVal(bits, et.width, self.ctx)
+        return z3.fpBVToFP(z3.BitVecVal(bits, et.width, self.ctx), self.sort(t), self.ctx)
 
     def predicate(self, p, x, t):
         """The fact an ``assume`` predicate states about ``x`` (None: nothing the encoding models)."""
@@ -589,12 +615,12 @@ class ConeEncoder:
         if isinstance(p, Bounded):
             parts = []
             if p.lb is not None:
-                parts.append(x >= z3.BitVecVal(p.lb, w))
+                parts.append(x >= z3.BitVecVal(p.lb, w, x.ctx))
             if p.ub is not None:
-                parts.append(x <= z3.BitVecVal(p.ub, w))
+                parts.append(x <= z3.BitVecVal(p.ub, w, x.ctx))
             return z3.And(*parts) if parts else None
         if isinstance(p, DivBy) and p.every is None and p.along is None and p.divisor > 0:
-            return z3.SRem(x, z3.BitVecVal(p.divisor, w)) == 0
+            return z3.SRem(x, z3.BitVecVal(p.divisor, w, x.ctx)) == 0
         return None
 
     def _arg_facts(self, name: str, v) -> None:
@@ -633,7 +659,7 @@ class ConeEncoder:
             # a division by a computed divisor: nonlinear, where 32-bit dividers rarely finish;
             # the integer mode goes first, with most of the budget
             first = self._attempt(vl, vr, True, self.timeout_s * 3 / 4)
-            confirmed = self._confirm(vl, vr, first.candidate) if first.candidate else None
+            confirmed = self._confirm_any(vl, vr, first.candidates)
             if first.status in ("equal", "different"):
                 first.note = decided
                 out = first
@@ -654,8 +680,7 @@ class ConeEncoder:
             else:
                 if second.note:
                     out.note = f"{out.note}; integer encoding: {second.note}"
-                if second.candidate:
-                    out = self._confirm(vl, vr, second.candidate) or out
+                out = self._confirm_any(vl, vr, second.candidates) or out
         out.seconds = time.perf_counter() - t0
         return out
 
@@ -665,6 +690,14 @@ class ConeEncoder:
         self._facts = []
         return (_Side(self, self.left.f, self.left, "left", self.shared_left),
                 _Side(self, self.right.f, self.right, "right", self.shared_right))
+
+    def _confirm_any(self, vl: Value, vr: Value, candidates: List[Dict[str, int]]) -> Optional[Outcome]:
+        """The first of ``candidates`` that ``_confirm`` confirms, as its outcome; None if none."""
+        for values in candidates:
+            out = self._confirm(vl, vr, values)
+            if out is not None:
+                return out
+        return None
 
     def _confirm(self, vl: Value, vr: Value, values: Dict[str, int]) -> Optional[Outcome]:
         """``different`` when the bit-vector encoding, evaluated at the input ``values`` (every
@@ -678,15 +711,15 @@ class ConeEncoder:
                 self._fact(name, make(self))
         except (Unsupported, KeyError, ValueError, z3.Z3Exception):
             return None
-        dl = z3.And(*L.defined) if L.defined else z3.BoolVal(True)
-        dr = z3.And(*R.defined) if R.defined else z3.BoolVal(True)
+        dl = z3.And(*L.defined) if L.defined else z3.BoolVal(True, self.ctx)
+        dr = z3.And(*R.defined) if R.defined else z3.BoolVal(True, self.ctx)
         facts = [f for _, f in self._facts]
         subs = []
         for v in get_vars(z3.And(*facts, dl, dr, a == b)):
             if not z3.is_bv(v):
                 return None
             w = v.size()
-            subs.append((v, z3.BitVecVal(values.get(v.decl().name(), 0) % (1 << w), w)))
+            subs.append((v, z3.BitVecVal(values.get(v.decl().name(), 0) % (1 << w), w, self.ctx)))
 
         def at(term):
             return z3.simplify(z3.substitute(term, *subs)) if subs else z3.simplify(term)
@@ -724,12 +757,13 @@ class ConeEncoder:
             except (Unsupported, KeyError, ValueError) as e:
                 ignored.append(str(e))
         if isinstance(a, z3.FPRef):
-            same = z3.Or(z3.And(z3.fpIsNaN(a), z3.fpIsNaN(b)),
-                         z3.And(z3.fpEQ(a, b), z3.fpIsNegative(a) == z3.fpIsNegative(b)))
+            ctx = self.ctx
+            same = z3.Or(z3.And(z3.fpIsNaN(a, ctx), z3.fpIsNaN(b, ctx)),
+                         z3.And(z3.fpEQ(a, b, ctx), z3.fpIsNegative(a, ctx) == z3.fpIsNegative(b, ctx)))
         else:
             same = a == b
-        dl, dr = z3.And(*L.defined) if L.defined else z3.BoolVal(True), \
-            z3.And(*R.defined) if R.defined else z3.BoolVal(True)
+        dl, dr = z3.And(*L.defined) if L.defined else z3.BoolVal(True, self.ctx), \
+            z3.And(*R.defined) if R.defined else z3.BoolVal(True, self.ctx)
         out = Outcome("undecided", cone_left=set(L.cone), cone_right=set(R.cone))
         if ignored:
             out.note = "launch fact ignored: " + "; ".join(ignored)
@@ -746,7 +780,11 @@ class ConeEncoder:
                 # the bit-vectors differ (prove() evaluates it there): a candidate
                 r, _, m = self._check(query, t_end, model=True)
                 if r == z3.sat:
-                    out.candidate = {d.name(): m[d].as_long() for d in m.decls() if z3.is_int_value(m[d])}
+                    models = [self._small_model(query, m), m]
+                    out.candidates = [{d.name(): x[d].as_long() for d in x.decls() if z3.is_int_value(x[d])}
+                                      for x in models]
+                    if out.candidates[0] == out.candidates[1]:
+                        del out.candidates[1]
                 return out
             used += core
         r, core, m = self._check(query, t_end, model=True)
@@ -758,6 +796,7 @@ class ConeEncoder:
             out.facts = sorted(set(used)) + sorted(set(L.assumes + R.assumes))
         elif r == z3.sat:
             out.status = "different"
+            m = self._small_model(query, m)
             cex = {}
             for d in m.decls():
                 if _input_name(d.name()):
@@ -800,18 +839,44 @@ class ConeEncoder:
                         self._fact(name, goal)
         return proven
 
+    def _small_model(self, goal, model):
+        """A model of the facts and ``goal`` whose inputs (``_input_name``) are all small, when
+        one exists within a fixed amount of z3's work; else ``model``. Tries bounds of growing
+        size on the signed value of every integer input. Any model of the query is a genuine
+        counterexample; this one is easier to read (``bid.x=3``, not ``bid.x=2146435055``) and
+        the same in every run: the work is bounded by z3's resource count (``rlimit``), never
+        by the clock, so load on the machine cannot change which model comes back."""
+        inputs = [d() for d in model.decls()
+                  if _input_name(d.name()) and d.arity() == 0 and (z3.is_bv(d()) or z3.is_int(d()))]
+        if not inputs:
+            return model
+        s = z3.Solver(ctx=self.ctx)
+        s.set("rlimit", SMALL_MODEL_RLIMIT)
+        s.set("timeout", int(max(1.0, 4 * self.timeout_s) * 1000))  # a safety net only
+        for _, fact in self._facts:
+            s.add(fact)
+        s.add(goal)
+        for bound in SMALL_MODEL_BOUNDS:
+            s.push()
+            for x in inputs:
+                s.add(x >= -bound, x <= bound)
+            if s.check() == z3.sat:
+                return s.model()
+            s.pop()
+        return model
+
     def _check(self, goal, t_end: float, model: bool = False):
         """(result, names of the facts in the unsat core[, model]) of facts + goal."""
-        s = z3.Solver()
+        s = z3.Solver(ctx=self.ctx)
         s.set("timeout", max(1, int((t_end - _now()) * 1000)))
         labels = {}
         for i, (name, fact) in enumerate(self._facts):
-            lab = z3.Bool(f"fact{i}")
-            labels[str(lab)] = name
+            lab = z3.Bool(f"fact{i}", self.ctx)
+            labels[f"fact{i}"] = name
             s.assert_and_track(fact, lab)
         s.add(goal)
         r = s.check()
-        core = [labels[str(c)] for c in s.unsat_core()] if r == z3.unsat else []
+        core = [labels[c.decl().name()] for c in s.unsat_core()] if r == z3.unsat else []
         if model:
             return r, core, (s.model() if r == z3.sat else None)
         return r, core
@@ -867,7 +932,7 @@ def _fp_number(v) -> object:
     """A finite z3 float numeral as a Python float, through its IEEE bits (z3's own text form
     differs between versions: ``m*(2**e)``, ``FPVal(p/q, FPSort(8, 24))``)."""
     import struct
-    bits = z3.simplify(z3.fpToIEEEBV(v)).as_long()
+    bits = z3.simplify(z3.fpToIEEEBV(v, v.ctx)).as_long()
     layout = {(5, 11): (">H", ">e", 0), (8, 24): (">I", ">f", 0), (11, 53): (">Q", ">d", 0),
               (8, 8): (">I", ">f", 16)}.get((v.ebits(), v.sbits()))
     if layout is None:
@@ -933,7 +998,8 @@ def launch_fact(text: str, origin: Optional[str] = None) -> Tuple[str, Callable]
     def make(enc: ConeEncoder):
         def val(n):
             if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool):
-                return ((z3.IntVal(n.value) if enc.ints else z3.BitVecVal(n.value, W)),) + fits(n.value, n.value)
+                return ((z3.IntVal(n.value, enc.ctx) if enc.ints else z3.BitVecVal(n.value, W, enc.ctx)),) + \
+                    fits(n.value, n.value)
             if isinstance(n, ast.Name) and n.id.startswith("arg") and n.id[3:].isdigit():
                 k = int(n.id[3:])
                 args = enc.left.f.arguments
