@@ -351,3 +351,17 @@ def test_swizzle_mutant_floor_vs_truncation_by_a_divisor_negative_within_the_gri
     assert cex and cex[0]["left"] != cex[0]["right"], r.brief()
     tiles = -(-cex[0]["arg3"] // 128) * -(-cex[0]["arg4"] // 128)
     assert cex[0]["bid.x"] < tiles, cex[0]  # inside the launched grid
+
+
+def test_every_semantics_of_the_op_table_has_an_encoder_and_no_other():
+    """Op semantics for proofs live in one table keyed by the op table's ``semantics``: an op
+    row naming a semantics the encoding lacks would silently be a leaf, an encoder no row
+    names is dead code."""
+    from tileir_diff.dialect import OPS_BY_NAME
+    named = {d.semantics for d in OPS_BY_NAME.values() if d.semantics is not None}
+    assert named - set(smt.ENCODERS) == set(), "semantics with no encoder"
+    assert set(smt.ENCODERS) - named == set(), "encoders no op names"
+    # an integer op has its integer-mode encoding (the fallback when bit-vectors time out)
+    assert all(e.ints is not None for s, e in smt.ENCODERS.items() if s.startswith("int."))
+    # the only ops the proof step divides by a computed value are the division rows
+    assert {s for s, e in smt.ENCODERS.items() if e.divides} == {"int.div", "int.rem"}

@@ -35,7 +35,7 @@ budget per query): undecided, never absorbed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
 from ..ir import Function, Operation, TileType, Value
@@ -173,7 +173,7 @@ class _Side:
         except _Leaf:
             return self._root_leaf(v) or self._leaf(nid, res, v)
         self.cone.add(nid)
-        if sem in ("int.div", "int.rem") and _enum(op, "Signedness", "signed") == "signed":
+        if ENCODERS[sem].divides and _enum(op, "Signedness", "signed") == "signed":
             self.divisions.append((nid, self.cache[op.operands[0].vid], self.cache[op.operands[1].vid]))
         return term
 
@@ -189,299 +189,467 @@ class _Side:
         return self.enc.var(name, v.type)
 
     def _op(self, op: Operation, sem: str, res: int, v: Value, et: ScalarType):
-        enc = self.enc
-        ops = [self.value(x) for x in op.operands] if sem not in ("assume", "splat", "iota", "index_space") else None
-        if sem == "block_id":
-            return enc.block_var("bid", "xyz"[res])
-        if sem == "num_blocks":
-            return enc.block_var("grid", "xyz"[res])
-        if sem == "constant":
-            return enc.constant(op.attributes.get("value"), v.type)
-        if sem == "iota":
-            if not (isinstance(v.type, TileType) and v.type.rank == 1):
-                raise _Leaf()
-            return enc.position(v.type)
-        if sem == "splat":
-            src = op.operands[0]
-            if _num(src.type) != 1:
-                raise _Leaf()
-            return self.value(src)
-        if sem == "assume":
-            x = self.value(op.operands[0])
-            p = op.attributes.get("predicate")
-            fact = enc.predicate(p, x, op.operands[0].type)
-            if fact is None:  # a fact the encoding cannot state: never read as the identity
-                raise Unsupported(f"assume {_predicate_text(p)}")
-            if fact is not None:
-                self.defined.append(fact)
-                self.assumes.append(f"{self.name} {op.origin or '?'}: assume {_predicate_text(p)} "
-                                    f"(in the cone: where it fails, that side is undefined)")
-            return x
-        if sem == "index_space":
-            return self._index_space(op, res, v)
-        if sem == "select":
-            c, t, f = ops
-            return z3.If(c == 1, t, f)
-        kind, _, what = sem.partition(".")
-        if kind == "float":
-            return self._float(op, what, ops, et)
-        if not et.is_int and what not in ("cmp",):
+        """The term of result ``res`` of ``op`` by the encoder of its semantics (``ENCODERS``)."""
+        encoder = ENCODERS.get(sem)
+        if encoder is None:
             raise _Leaf()
-        if self.enc.ints:
-            return self._ideal(op, what, ops, v)
-        return self._int(op, what, ops, v)
-
-    def _index_space(self, op: Operation, res: int, v: Value):
-        """Result ``res`` of ``get_index_space_shape`` of a partition view: cdiv(extent, tile) of
-        the tensor dim the view maps it to, the extent a static dim of the tensor view's type or
-        its dynamic shape operand. Defined only for an extent >= 0 (a tile count of a negative
-        extent is not one the interpreter or the hardware gives a meaning to). Any other view,
-        or a view not built in this function, is a leaf."""
-        found = index_space_extent(self.index, op, res)
-        if found is None:
+        ops = [self.value(x) for x in op.operands] if encoder.reads_operands else []
+        if encoder.integer_result and not et.is_int:
             raise _Leaf()
-        x, tile = found
-        et = _elem(v.type)
-        if isinstance(x, int):
-            extent = self.enc.constant(IntegerAttr(x, et), v.type)
-        elif x.type != v.type:
-            raise _Leaf()
-        else:
-            extent = self.value(x)
-        ctx = self.enc.ctx
-        zero = z3.IntVal(0, ctx) if self.enc.ints else z3.BitVecVal(0, et.width, ctx)
-        self.defined.append(extent >= zero)
-        if self.enc.ints:
-            return _ceil_div_int(extent, z3.IntVal(tile, ctx))
-        b = z3.BitVecVal(tile, et.width, ctx)
-        return z3.If(z3.SRem(extent, b) != 0, extent / b + 1, extent / b)
+        at = _At(self, op, res, v, et, ops)
+        return (encoder.ints or encoder.bits)(at) if self.enc.ints else encoder.bits(at)
 
-    def _ideal(self, op, what, ops, v):
-        """The integer mode: each value is its signed reading as a mathematical integer (i1: 0
-        or 1); a step whose ideal result leaves its width adds an obligation (``exact``), so the
-        encoding equals the bit-vector one wherever every obligation holds."""
-        signed = _enum(op, "Signedness", "signed") == "signed"
-        ovf = _enum(op, "IntegerOverflow", "none")
-        flagged = ovf != "none"
-        d = self.defined
-        et = _elem(v.type)
-        w = et.width
-        lo, hi = _range(w)
-        ctx = self.enc.ctx
 
-        def fit(r, width=w):
-            a, b = _range(width)
-            cond = z3.And(r >= a, r <= b)
-            (d if flagged else self.exact).append(cond)
-            if ovf in ("no_unsigned_wrap", "no_wrap"):
-                raise _Leaf()  # an unsigned no-wrap flag: the bit-vector encoding states it
-            return r
+class _At:
+    """One op under encoding, as every encoder sees it: the side (its cache, its ``defined``
+    obligations), the op, the result asked for and its element type, the operands' terms (when
+    the encoder reads them), and the attributes it is configured by, read through the enum each
+    is declared with in the op table."""
 
-        def u(x, width):
-            return x if width == 1 else z3.If(x < 0, x + (1 << width), x)
+    def __init__(self, side: _Side, op: Operation, res: int, v: Value, et: ScalarType, ops: List[Any]):
+        self.side, self.enc, self.op, self.res, self.v, self.et, self.ops = side, side.enc, op, res, v, et, ops
+        self.ctx = side.enc.ctx
+        self.defined = side.defined
 
-        def s_(x, width):
-            return x if width == 1 else z3.If(x > (1 << (width - 1)) - 1, x - (1 << width), x)
+    @property
+    def signed(self) -> bool:
+        return _enum(self.op, "Signedness", "signed") == "signed"
 
-        def b01(c):
-            return z3.If(c, z3.IntVal(1, ctx), z3.IntVal(0, ctx))
+    @property
+    def overflow(self) -> str:
+        return _enum(self.op, "IntegerOverflow", "none")
 
-        if what in ("add", "sub", "mul"):
-            a, b = ops
-            if w == 1:
-                raise _Leaf()
-            return fit({"add": a + b, "sub": a - b, "mul": a * b}[what])
-        if what in ("and", "or", "xor"):
-            if w != 1:
-                raise Unsupported("a bitwise op in the integer encoding")
-            a, b = ops
-            return b01({"and": z3.And(a == 1, b == 1), "or": z3.Or(a == 1, b == 1),
-                        "xor": z3.Xor(a == 1, b == 1)}[what])
-        if what in ("min", "max"):
-            a, b = ops
-            if not signed:
-                a2, b2 = u(a, w), u(b, w)
-            else:
-                a2, b2 = a, b
-            lt = a2 < b2
-            return z3.If(lt, a, b) if what == "min" else z3.If(lt, b, a)
-        if what in ("div", "rem"):
-            a, b = ops
-            if w == 1:
-                raise _Leaf()
-            d.append(b != 0)
-            if not signed:
-                ua, ub = u(a, w), u(b, w)
-                rounding = _enum(op, "RoundingMode", "zero")
-                q = ua / ub  # z3's integer division floors for a positive divisor
-                if what == "rem":
-                    return s_(ua % ub, w)
-                if rounding in ("zero", "negative_inf"):
-                    return s_(q, w)
-                if rounding == "positive_inf":
-                    return s_(z3.If(ua % ub != 0, q + 1, q), w)
-                raise _Leaf()
-            d.append(z3.Not(z3.And(a == lo, b == -1)))
-            floor = _floor_div_int(a, b)
-            trunc = z3.If(a >= 0, z3.If(b > 0, a / b, -(a / (-b))), z3.If(b > 0, -((-a) / b), (-a) / (-b)))
-            if what == "rem":
-                return z3.If(a >= 0, a % b, -((-a) % b))  # the sign of the dividend (z3's % is >= 0)
-            rounding = _enum(op, "RoundingMode", "zero")
-            if rounding == "zero":
-                return trunc
-            if rounding == "negative_inf":
-                return floor
-            if rounding == "positive_inf":
-                return _ceil_div_int(a, b)
-            raise _Leaf()
-        if what in ("shl", "shr"):
-            raise Unsupported("a shift in the integer encoding")
-        if what == "neg":
-            (a,) = ops
-            return fit(-a)
-        if what == "abs":
-            (a,) = ops
-            return fit(z3.If(a < 0, -a, a))
-        if what == "cmp":
-            a, b = ops
-            fw = _elem(op.operands[0].type).width
-            if not signed:
-                a, b = u(a, fw), u(b, fw)
-            pred = _enum(op, "ComparisonPredicate")
-            table = {"equal": lambda: a == b, "not_equal": lambda: a != b, "less_than": lambda: a < b,
-                     "less_than_or_equal": lambda: a <= b, "greater_than": lambda: a > b,
-                     "greater_than_or_equal": lambda: a >= b}
-            if pred not in table:
-                raise _Leaf()
-            return b01(table[pred]())
-        if what == "ext":
-            (a,) = ops
-            fw = _elem(op.operands[0].type).width
-            if fw == 1:
-                return z3.If(a == 1, z3.IntVal(-1 if signed else 1, ctx), z3.IntVal(0, ctx))
-            return a if signed else u(a, fw)
-        if what == "trunc":
-            (a,) = ops
-            if w == 1:
-                raise _Leaf()
-            return fit(a)
+    @property
+    def nsw(self) -> bool:
+        return self.overflow in ("no_signed_wrap", "no_wrap")
+
+    @property
+    def nuw(self) -> bool:
+        return self.overflow in ("no_unsigned_wrap", "no_wrap")
+
+    def rounding(self, default: str) -> str:
+        return _enum(self.op, "RoundingMode", default)
+
+    def operand_width(self, k: int = 0) -> int:
+        return _elem(self.op.operands[k].type).width
+
+    # --- the integer encoding's helpers (values as their signed reading; i1 as 0 or 1) --------
+    def fit(self, r, width: Optional[int] = None):
+        """``r``, with the obligation that it lies within ``width`` bits: a definedness
+        condition when the op carries an overflow flag, else an exactness one (the integer
+        encoding equals the bit-vector one only where every exactness obligation holds)."""
+        a, b = _range(self.et.width if width is None else width)
+        ovf = self.overflow
+        (self.defined if ovf != "none" else self.side.exact).append(z3.And(r >= a, r <= b))
+        if ovf in ("no_unsigned_wrap", "no_wrap"):
+            raise _Leaf()  # an unsigned no-wrap flag: the bit-vector encoding states it
+        return r
+
+    @staticmethod
+    def unsigned(x, width: int):
+        return x if width == 1 else z3.If(x < 0, x + (1 << width), x)
+
+    @staticmethod
+    def signed_of(x, width: int):
+        return x if width == 1 else z3.If(x > (1 << (width - 1)) - 1, x - (1 << width), x)
+
+    def b01(self, c):
+        return z3.If(c, z3.IntVal(1, self.ctx), z3.IntVal(0, self.ctx))
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """What one ``semantics`` of the op table computes, in the proof step's encodings.
+
+    ``bits``: the bit-vector encoding (floats: z3's IEEE theory); ``ints``: the integer encoding
+    (None: ``bits`` serves both; the structural encoders build their terms through the encoder,
+    which knows the mode). ``reads_operands``: the operands are expanded before the encoder runs
+    (else it reads what it needs itself: a broadcast's source only when it has one element).
+    ``integer_result``: a result that is not an integer makes the op a leaf. ``divides``: a
+    signed one is a division whose operands' signs may split the query (``_sign_lemmas``).
+    Every encoder returns a term or raises ``_Leaf`` (this op, as configured, is a variable) or
+    ``Unsupported`` (the query cannot be posed exactly)."""
+    bits: Callable[[_At], Any]
+    ints: Optional[Callable[[_At], Any]] = None
+    reads_operands: bool = True
+    integer_result: bool = False
+    divides: bool = False
+
+
+# --- structural semantics (the same in both encodings) --------------------------------------
+def _block_id(at: _At):
+    return at.enc.block_var("bid", "xyz"[at.res])
+
+
+def _num_blocks(at: _At):
+    return at.enc.block_var("grid", "xyz"[at.res])
+
+
+def _constant(at: _At):
+    return at.enc.constant(at.op.attributes.get("value"), at.v.type)
+
+
+def _iota(at: _At):
+    t = at.v.type
+    if not (isinstance(t, TileType) and t.rank == 1):
         raise _Leaf()
+    return at.enc.position(t)
 
-    def _float(self, op, what, ops, et):
-        if op.attributes.get("flush_to_zero"):
+
+def _splat(at: _At):
+    src = at.op.operands[0]
+    if _num(src.type) != 1:
+        raise _Leaf()
+    return at.side.value(src)
+
+
+def _assume(at: _At):
+    side, op = at.side, at.op
+    x = side.value(op.operands[0])
+    p = op.attributes.get("predicate")
+    fact = at.enc.predicate(p, x, op.operands[0].type)
+    if fact is None:  # a fact the encoding cannot state: never read as the identity
+        raise Unsupported(f"assume {_predicate_text(p)}")
+    side.defined.append(fact)
+    side.assumes.append(f"{side.name} {op.origin or '?'}: assume {_predicate_text(p)} "
+                        f"(in the cone: where it fails, that side is undefined)")
+    return x
+
+
+def _index_space(at: _At):
+    """Result ``res`` of ``get_index_space_shape`` of a partition view: cdiv(extent, tile) of
+    the tensor dim the view maps it to, the extent a static dim of the tensor view's type or
+    its dynamic shape operand. Defined only for an extent >= 0 (a tile count of a negative
+    extent is not one the interpreter or the hardware gives a meaning to). Any other view,
+    or a view not built in this function, is a leaf."""
+    found = index_space_extent(at.side.index, at.op, at.res)
+    if found is None:
+        raise _Leaf()
+    x, tile = found
+    v, et, ctx, ints = at.v, at.et, at.ctx, at.enc.ints
+    if isinstance(x, int):
+        extent = at.enc.constant(IntegerAttr(x, et), v.type)
+    elif x.type != v.type:
+        raise _Leaf()
+    else:
+        extent = at.side.value(x)
+    zero = z3.IntVal(0, ctx) if ints else z3.BitVecVal(0, et.width, ctx)
+    at.defined.append(extent >= zero)
+    if ints:
+        return _ceil_div_int(extent, z3.IntVal(tile, ctx))
+    b = z3.BitVecVal(tile, et.width, ctx)
+    return z3.If(z3.SRem(extent, b) != 0, extent / b + 1, extent / b)
+
+
+def _select(at: _At):
+    c, t, f = at.ops
+    return z3.If(c == 1, t, f)
+
+
+# --- float.*: bit-exact IEEE arithmetic (the bit-vector encoding only) ----------------------
+def _float_binary(make: Callable):
+    def encode(at: _At):
+        if at.op.attributes.get("flush_to_zero"):
             raise _Leaf()  # denormal flushing is not modelled
-        if what == "neg":
-            return z3.fpNeg(ops[0], self.enc.ctx)
-        mode = _ROUNDING.get(_enum(op, "RoundingMode", "nearest_even"))
+        mode = _ROUNDING.get(at.rounding("nearest_even"))
         if mode is None:
             raise _Leaf()
-        rm = {"RNE": z3.RNE, "RTZ": z3.RTZ, "RTN": z3.RTN, "RTP": z3.RTP}[mode](self.enc.ctx)
-        a, b = ops
-        return {"add": z3.fpAdd, "sub": z3.fpSub, "mul": z3.fpMul}[what](rm, a, b, self.enc.ctx)
+        rm = {"RNE": z3.RNE, "RTZ": z3.RTZ, "RTN": z3.RTN, "RTP": z3.RTP}[mode](at.ctx)
+        a, b = at.ops
+        return make()(rm, a, b, at.ctx)
+    return encode
 
-    def _int(self, op, what, ops, v):
-        signed = _enum(op, "Signedness", "signed") == "signed"
-        ovf = _enum(op, "IntegerOverflow", "none")
-        nsw, nuw = ovf in ("no_signed_wrap", "no_wrap"), ovf in ("no_unsigned_wrap", "no_wrap")
-        d = self.defined
-        if what in ("add", "sub", "mul", "and", "or", "xor", "min", "max", "div", "rem", "shl", "shr"):
-            a, b = ops
-        if what == "add":
-            if nsw:
-                d += [z3.BVAddNoOverflow(a, b, True), z3.BVAddNoUnderflow(a, b)]
-            if nuw:
-                d.append(z3.BVAddNoOverflow(a, b, False))
-            return a + b
-        if what == "sub":
-            if nsw:
-                d += [z3.BVSubNoOverflow(a, b), z3.BVSubNoUnderflow(a, b, True)]
-            if nuw:
-                d.append(z3.BVSubNoUnderflow(a, b, False))
-            return a - b
-        if what == "mul":
-            if nsw:
-                d += [z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b)]
-            if nuw:
-                d.append(z3.BVMulNoOverflow(a, b, False))
-            return a * b
-        if what == "and":
-            return a & b
-        if what == "or":
-            return a | b
-        if what == "xor":
-            return a ^ b
-        if what in ("min", "max"):
-            lt = (a < b) if signed else z3.ULT(a, b)
-            return z3.If(lt, a, b) if what == "min" else z3.If(lt, b, a)
-        if what in ("div", "rem", "shl", "shr"):
-            w = a.size()
-        if what in ("div", "rem"):
-            d.append(b != 0)
-            if signed:
-                d.append(z3.Not(z3.And(a == z3.BitVecVal(1 << (w - 1), w, a.ctx), b == z3.BitVecVal(-1, w, a.ctx))))
-            if what == "rem":
-                return z3.SRem(a, b) if signed else z3.URem(a, b)
-            rounding = _enum(op, "RoundingMode", "zero")
-            if not signed:
-                q, r = z3.UDiv(a, b), z3.URem(a, b)
-                if rounding in ("zero", "negative_inf"):
-                    return q
-                if rounding == "positive_inf":
-                    return z3.If(r != 0, q + 1, q)
-                raise _Leaf()
-            q, r = a / b, z3.SRem(a, b)  # z3's signed bit-vector division truncates
-            opposite = z3.Xor(a < 0, b < 0)
-            if rounding == "zero":
-                return q
-            if rounding == "negative_inf":
-                return z3.If(z3.And(r != 0, opposite), q - 1, q)
-            if rounding == "positive_inf":
-                return z3.If(z3.And(r != 0, z3.Not(opposite)), q + 1, q)
-            raise _Leaf()
-        if what in ("shl", "shr"):
-            d.append(z3.ULT(b, z3.BitVecVal(w, w, b.ctx)))
-            if what == "shr":
-                return (a >> b) if signed else z3.LShR(a, b)
-            r = a << b
-            if nsw:
-                d.append((r >> b) == a)
-            if nuw:
-                d.append(z3.LShR(r, b) == a)
-            return r
-        if what == "neg":
-            (a,) = ops
-            if nsw:
-                d.append(a != z3.BitVecVal(1 << (a.size() - 1), a.size(), a.ctx))
-            return -a
-        if what == "abs":
-            (a,) = ops
-            return z3.If(a < 0, -a, a)
-        if what == "cmp":
-            a, b = ops
-            if not isinstance(a, z3.BitVecRef):
-                raise _Leaf()
-            pred = _enum(op, "ComparisonPredicate")
-            table = {"equal": lambda: a == b, "not_equal": lambda: a != b,
-                     "less_than": lambda: (a < b) if signed else z3.ULT(a, b),
-                     "less_than_or_equal": lambda: (a <= b) if signed else z3.ULE(a, b),
-                     "greater_than": lambda: (a > b) if signed else z3.UGT(a, b),
-                     "greater_than_or_equal": lambda: (a >= b) if signed else z3.UGE(a, b)}
-            if pred not in table:
-                raise _Leaf()
-            return z3.If(table[pred](), z3.BitVecVal(1, 1, a.ctx), z3.BitVecVal(0, 1, a.ctx))
-        to = _elem(v.type).width
-        if what == "ext":
-            (a,) = ops
-            return (z3.SignExt if signed else z3.ZeroExt)(to - a.size(), a)
-        if what == "trunc":
-            (a,) = ops
-            r = z3.Extract(to - 1, 0, a)
-            if nsw:
-                d.append(z3.SignExt(a.size() - to, r) == a)
-            if nuw:
-                d.append(z3.ZeroExt(a.size() - to, r) == a)
-            return r
+
+def _float_neg(at: _At):
+    if at.op.attributes.get("flush_to_zero"):
         raise _Leaf()
+    return z3.fpNeg(at.ops[0], at.ctx)
+
+
+# --- int.*: the bit-vector encoding, then the integer one -----------------------------------
+def _bits_add(at: _At):
+    a, b = at.ops
+    if at.nsw:
+        at.defined.extend([z3.BVAddNoOverflow(a, b, True), z3.BVAddNoUnderflow(a, b)])
+    if at.nuw:
+        at.defined.append(z3.BVAddNoOverflow(a, b, False))
+    return a + b
+
+
+def _bits_sub(at: _At):
+    a, b = at.ops
+    if at.nsw:
+        at.defined.extend([z3.BVSubNoOverflow(a, b), z3.BVSubNoUnderflow(a, b, True)])
+    if at.nuw:
+        at.defined.append(z3.BVSubNoUnderflow(a, b, False))
+    return a - b
+
+
+def _bits_mul(at: _At):
+    a, b = at.ops
+    if at.nsw:
+        at.defined.extend([z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b)])
+    if at.nuw:
+        at.defined.append(z3.BVMulNoOverflow(a, b, False))
+    return a * b
+
+
+def _ints_arith(what: str):
+    def encode(at: _At):
+        a, b = at.ops
+        if at.et.width == 1:
+            raise _Leaf()
+        return at.fit({"add": a + b, "sub": a - b, "mul": a * b}[what])
+    return encode
+
+
+def _bits_bitwise(what: str):
+    def encode(at: _At):
+        a, b = at.ops
+        return {"and": lambda: a & b, "or": lambda: a | b, "xor": lambda: a ^ b}[what]()
+    return encode
+
+
+def _ints_bitwise(what: str):
+    def encode(at: _At):
+        if at.et.width != 1:
+            raise Unsupported("a bitwise op in the integer encoding")
+        a, b = at.ops
+        return at.b01({"and": z3.And(a == 1, b == 1), "or": z3.Or(a == 1, b == 1),
+                       "xor": z3.Xor(a == 1, b == 1)}[what])
+    return encode
+
+
+def _bits_min_max(what: str):
+    def encode(at: _At):
+        a, b = at.ops
+        lt = (a < b) if at.signed else z3.ULT(a, b)
+        return z3.If(lt, a, b) if what == "min" else z3.If(lt, b, a)
+    return encode
+
+
+def _ints_min_max(what: str):
+    def encode(at: _At):
+        a, b = at.ops
+        w = at.et.width
+        a2, b2 = (a, b) if at.signed else (at.unsigned(a, w), at.unsigned(b, w))
+        lt = a2 < b2
+        return z3.If(lt, a, b) if what == "min" else z3.If(lt, b, a)
+    return encode
+
+
+def _bits_division(what: str):
+    def encode(at: _At):
+        a, b = at.ops
+        w, signed = a.size(), at.signed
+        at.defined.append(b != 0)
+        if signed:
+            at.defined.append(z3.Not(z3.And(a == z3.BitVecVal(1 << (w - 1), w, a.ctx),
+                                             b == z3.BitVecVal(-1, w, a.ctx))))
+        if what == "rem":
+            return z3.SRem(a, b) if signed else z3.URem(a, b)
+        rounding = at.rounding("zero")
+        if not signed:
+            q, r = z3.UDiv(a, b), z3.URem(a, b)
+            if rounding in ("zero", "negative_inf"):
+                return q
+            if rounding == "positive_inf":
+                return z3.If(r != 0, q + 1, q)
+            raise _Leaf()
+        q, r = a / b, z3.SRem(a, b)  # z3's signed bit-vector division truncates
+        opposite = z3.Xor(a < 0, b < 0)
+        if rounding == "zero":
+            return q
+        if rounding == "negative_inf":
+            return z3.If(z3.And(r != 0, opposite), q - 1, q)
+        if rounding == "positive_inf":
+            return z3.If(z3.And(r != 0, z3.Not(opposite)), q + 1, q)
+        raise _Leaf()
+    return encode
+
+
+def _ints_division(what: str):
+    def encode(at: _At):
+        a, b = at.ops
+        w = at.et.width
+        if w == 1:
+            raise _Leaf()
+        at.defined.append(b != 0)
+        if not at.signed:
+            ua, ub = at.unsigned(a, w), at.unsigned(b, w)
+            rounding = at.rounding("zero")
+            q = ua / ub  # z3's integer division floors for a positive divisor
+            if what == "rem":
+                return at.signed_of(ua % ub, w)
+            if rounding in ("zero", "negative_inf"):
+                return at.signed_of(q, w)
+            if rounding == "positive_inf":
+                return at.signed_of(z3.If(ua % ub != 0, q + 1, q), w)
+            raise _Leaf()
+        lo, _ = _range(w)
+        at.defined.append(z3.Not(z3.And(a == lo, b == -1)))
+        floor = _floor_div_int(a, b)
+        trunc = z3.If(a >= 0, z3.If(b > 0, a / b, -(a / (-b))), z3.If(b > 0, -((-a) / b), (-a) / (-b)))
+        if what == "rem":
+            return z3.If(a >= 0, a % b, -((-a) % b))  # the sign of the dividend (z3's % is >= 0)
+        rounding = at.rounding("zero")
+        if rounding == "zero":
+            return trunc
+        if rounding == "negative_inf":
+            return floor
+        if rounding == "positive_inf":
+            return _ceil_div_int(a, b)
+        raise _Leaf()
+    return encode
+
+
+def _bits_shift_defined(at: _At) -> None:
+    a, b = at.ops
+    w = a.size()
+    at.defined.append(z3.ULT(b, z3.BitVecVal(w, w, b.ctx)))
+
+
+def _bits_shl(at: _At):
+    _bits_shift_defined(at)
+    a, b = at.ops
+    r = a << b
+    if at.nsw:
+        at.defined.append((r >> b) == a)
+    if at.nuw:
+        at.defined.append(z3.LShR(r, b) == a)
+    return r
+
+
+def _bits_shr(at: _At):
+    _bits_shift_defined(at)
+    a, b = at.ops
+    return (a >> b) if at.signed else z3.LShR(a, b)
+
+
+def _ints_shift(at: _At):
+    raise Unsupported("a shift in the integer encoding")
+
+
+def _bits_neg(at: _At):
+    (a,) = at.ops
+    if at.nsw:
+        at.defined.append(a != z3.BitVecVal(1 << (a.size() - 1), a.size(), a.ctx))
+    return -a
+
+
+def _ints_neg(at: _At):
+    (a,) = at.ops
+    return at.fit(-a)
+
+
+def _bits_abs(at: _At):
+    (a,) = at.ops
+    return z3.If(a < 0, -a, a)
+
+
+def _ints_abs(at: _At):
+    (a,) = at.ops
+    return at.fit(z3.If(a < 0, -a, a))
+
+
+def _bits_cmp(at: _At):
+    a, b = at.ops
+    if not isinstance(a, z3.BitVecRef):
+        raise _Leaf()
+    pred, signed = _enum(at.op, "ComparisonPredicate"), at.signed
+    table = {"equal": lambda: a == b, "not_equal": lambda: a != b,
+             "less_than": lambda: (a < b) if signed else z3.ULT(a, b),
+             "less_than_or_equal": lambda: (a <= b) if signed else z3.ULE(a, b),
+             "greater_than": lambda: (a > b) if signed else z3.UGT(a, b),
+             "greater_than_or_equal": lambda: (a >= b) if signed else z3.UGE(a, b)}
+    if pred not in table:
+        raise _Leaf()
+    return z3.If(table[pred](), z3.BitVecVal(1, 1, a.ctx), z3.BitVecVal(0, 1, a.ctx))
+
+
+def _ints_cmp(at: _At):
+    a, b = at.ops
+    if not at.signed:
+        fw = at.operand_width()
+        a, b = at.unsigned(a, fw), at.unsigned(b, fw)
+    pred = _enum(at.op, "ComparisonPredicate")
+    table = {"equal": lambda: a == b, "not_equal": lambda: a != b, "less_than": lambda: a < b,
+             "less_than_or_equal": lambda: a <= b, "greater_than": lambda: a > b,
+             "greater_than_or_equal": lambda: a >= b}
+    if pred not in table:
+        raise _Leaf()
+    return at.b01(table[pred]())
+
+
+def _bits_ext(at: _At):
+    (a,) = at.ops
+    return (z3.SignExt if at.signed else z3.ZeroExt)(at.et.width - a.size(), a)
+
+
+def _ints_ext(at: _At):
+    (a,) = at.ops
+    fw = at.operand_width()
+    if fw == 1:
+        return z3.If(a == 1, z3.IntVal(-1 if at.signed else 1, at.ctx), z3.IntVal(0, at.ctx))
+    return a if at.signed else at.unsigned(a, fw)
+
+
+def _bits_trunc(at: _At):
+    (a,) = at.ops
+    to = at.et.width
+    r = z3.Extract(to - 1, 0, a)
+    if at.nsw:
+        at.defined.append(z3.SignExt(a.size() - to, r) == a)
+    if at.nuw:
+        at.defined.append(z3.ZeroExt(a.size() - to, r) == a)
+    return r
+
+
+def _ints_trunc(at: _At):
+    (a,) = at.ops
+    if at.et.width == 1:
+        raise _Leaf()
+    return at.fit(a)
+
+
+def _integer(bits: Callable, ints: Callable, **kw) -> Encoder:
+    return Encoder(bits, ints, integer_result=True, **kw)
+
+
+#: The encoder of each ``semantics`` of the op table (dialect/spec.py; tests/check/test_smt.py
+#: checks the two agree both ways). An op whose semantics is not here is a leaf.
+ENCODERS: Dict[str, Encoder] = {
+    "block_id": Encoder(_block_id),
+    "num_blocks": Encoder(_num_blocks),
+    "constant": Encoder(_constant),
+    "iota": Encoder(_iota, reads_operands=False),
+    "splat": Encoder(_splat, reads_operands=False),
+    "assume": Encoder(_assume, reads_operands=False),
+    "index_space": Encoder(_index_space, reads_operands=False),
+    "select": Encoder(_select),
+    "float.add": Encoder(_float_binary(lambda: z3.fpAdd)),
+    "float.sub": Encoder(_float_binary(lambda: z3.fpSub)),
+    "float.mul": Encoder(_float_binary(lambda: z3.fpMul)),
+    "float.neg": Encoder(_float_neg),
+    "int.add": _integer(_bits_add, _ints_arith("add")),
+    "int.sub": _integer(_bits_sub, _ints_arith("sub")),
+    "int.mul": _integer(_bits_mul, _ints_arith("mul")),
+    "int.and": _integer(_bits_bitwise("and"), _ints_bitwise("and")),
+    "int.or": _integer(_bits_bitwise("or"), _ints_bitwise("or")),
+    "int.xor": _integer(_bits_bitwise("xor"), _ints_bitwise("xor")),
+    "int.min": _integer(_bits_min_max("min"), _ints_min_max("min")),
+    "int.max": _integer(_bits_min_max("max"), _ints_min_max("max")),
+    "int.div": _integer(_bits_division("div"), _ints_division("div"), divides=True),
+    "int.rem": _integer(_bits_division("rem"), _ints_division("rem"), divides=True),
+    "int.shl": _integer(_bits_shl, _ints_shift),
+    "int.shr": _integer(_bits_shr, _ints_shift),
+    "int.neg": _integer(_bits_neg, _ints_neg),
+    "int.abs": _integer(_bits_abs, _ints_abs),
+    # a compare's result is i1 whatever its operands; its encoders check the operands themselves
+    "int.cmp": Encoder(_bits_cmp, _ints_cmp),
+    "int.ext": _integer(_bits_ext, _ints_ext),
+    "int.trunc": _integer(_bits_trunc, _ints_trunc),
+}
 
 
 def index_space_extent(index, op: Operation, res: int):
