@@ -121,6 +121,14 @@ def _elem(t) -> Optional[ScalarType]:
     return None
 
 
+def _scalar(t) -> ScalarType:
+    """The element type of a value the encoding has already accepted (a tile of scalars)."""
+    et = _elem(t)
+    if et is None:
+        raise Unsupported(f"a value of type {t}")
+    return et
+
+
 def _num(t) -> int:
     return t.num_elements if isinstance(t, TileType) else 1
 
@@ -138,7 +146,7 @@ class _Side:
         self.root_vid: Optional[int] = None
         #: (node id, dividend, divisor) of each signed division or remainder the cone expands:
         #: where floor and truncation part, so where a lemma on the signs may decide the query
-        self.divisions: List[Tuple[str, object, object]] = []
+        self.divisions: List[Tuple[str, Any, Any]] = []
 
     def value(self, v: Value):
         if v.vid in self.cache:
@@ -159,8 +167,9 @@ class _Side:
             raise Unsupported(f"a value of type {v.type}")
         if self.enc.ints and not et.is_int:
             raise Unsupported("a float value in the integer encoding")
-        if _num(v.type) != 1 and self.enc.shape is not None and v.type.shape != self.enc.shape:
-            raise Unsupported(f"a value of shape {v.type.shape} in a cone of shape {self.enc.shape}")
+        t = v.type
+        if isinstance(t, TileType) and t.num_elements != 1 and self.enc.shape is not None and t.shape != self.enc.shape:
+            raise Unsupported(f"a value of shape {t.shape} in a cone of shape {self.enc.shape}")
         nid, res = self.index.producer[v.vid]
         op = self.index.ops.get(nid)
         sem = OPS_BY_NAME[op.name].semantics if op is not None and op.name in OPS_BY_NAME else None
@@ -231,7 +240,7 @@ class _At:
         return _enum(self.op, "RoundingMode", default)
 
     def operand_width(self, k: int = 0) -> int:
-        return _elem(self.op.operands[k].type).width
+        return _scalar(self.op.operands[k].type).width
 
     # --- the integer encoding's helpers (values as their signed reading; i1 as 0 or 1) --------
     def fit(self, r, width: Optional[int] = None):
@@ -709,7 +718,7 @@ class ConeEncoder:
         #: (never z3's global one), so encoders in different threads share no solver state, and
         #: the same queries in the same order give the same models in any process
         self.ctx = new_context()
-        self._vars: Dict[Tuple[str, bool, str], object] = {}
+        self._vars: Dict[Tuple[str, bool, str], Any] = {}
         self._facts: List[Tuple[str, object]] = []
 
     def _fact(self, name: str, fact) -> None:
@@ -725,13 +734,12 @@ class ConeEncoder:
 
     def var(self, name: str, t):
         sort = self.sort(t)
-        et = _elem(t)
+        et = _scalar(t)
         key = (name, self.ints, et.name)  # (a sort's text would go through z3's shared printer)
         if key not in self._vars:
             self._vars[key] = z3.Const(name, sort)
         v = self._vars[key]
         if self.ints:
-            et = _elem(t)
             lo, hi = (0, 1) if et.width == 1 else _range(et.width)
             self._fact(f"{name.split(':')[0]} is an {et.name} (IR fact)", z3.And(v >= lo, v <= hi))
         if name.startswith("arg"):
@@ -747,7 +755,7 @@ class ConeEncoder:
         return bid if base == "bid" else grid
 
     def position(self, t: TileType):
-        w, n = _elem(t).width, t.shape[0]
+        w, n = _scalar(t).width, t.shape[0]
         p = z3.Int(f"pos:{w}", self.ctx) if self.ints else z3.BitVec(f"pos:{w}", w, self.ctx)
         name = f"0 <= pos < {n} (IR fact: the element position of an iota)"
         self._fact(name, z3.And(p >= 0, p < n) if self.ints else z3.And(z3.UGE(p, 0), z3.ULT(p, n)))
@@ -918,18 +926,8 @@ class ConeEncoder:
             return Outcome("unsupported", note=f"encoding failed: {e}")
         if defer and any(not _numeral(d) for side in (L, R) for _, _, d in side.divisions):
             return Outcome("deferred")
-        ignored = []
-        for name, make in self.launch:
-            try:
-                self._fact(name, make(self))
-            except (Unsupported, KeyError, ValueError) as e:
-                ignored.append(str(e))
-        if isinstance(a, z3.FPRef):
-            ctx = self.ctx
-            same = z3.Or(z3.And(z3.fpIsNaN(a, ctx), z3.fpIsNaN(b, ctx)),
-                         z3.And(z3.fpEQ(a, b, ctx), z3.fpIsNegative(a, ctx) == z3.fpIsNegative(b, ctx)))
-        else:
-            same = a == b
+        ignored = self._launch_facts()
+        same = self._same(a, b)
         dl, dr = z3.And(*L.defined) if L.defined else z3.BoolVal(True, self.ctx), \
             z3.And(*R.defined) if R.defined else z3.BoolVal(True, self.ctx)
         out = Outcome("undecided", cone_left=set(L.cone), cone_right=set(R.cone))
@@ -948,11 +946,7 @@ class ConeEncoder:
                 # the bit-vectors differ (prove() evaluates it there): a candidate
                 r, _, m = self._check(query, t_end, model=True)
                 if r == z3.sat:
-                    models = [self._small_model(query, m), m]
-                    out.candidates = [{d.name(): x[d].as_long() for d in x.decls() if z3.is_int_value(x[d])}
-                                      for x in models]
-                    if out.candidates[0] == out.candidates[1]:
-                        del out.candidates[1]
+                    out.candidates = self._candidates(query, m)
                 return out
             used += core
         r, core, m = self._check(query, t_end, model=True)
@@ -964,21 +958,36 @@ class ConeEncoder:
             out.facts = sorted(set(used)) + sorted(set(L.assumes + R.assumes))
         elif r == z3.sat:
             out.status = "different"
-            m = self._small_model(query, m)
-            cex = {}
-            for d in m.decls():
-                if _input_name(d.name()):
-                    cex[d.name().split(":")[0]] = _py(m[d])
-            cex["left"] = _py(m.eval(a, model_completion=True))
-            cex["right"] = _py(m.eval(b, model_completion=True))
-            if not z3.is_true(m.eval(dl, model_completion=True)):
-                cex["left"] = "undefined"
-            if not z3.is_true(m.eval(dr, model_completion=True)):
-                cex["right"] = "undefined"
-            out.counterexample = dict(sorted(cex.items()))
+            out.counterexample = _counterexample(self._small_model(query, m), a, b, dl, dr)
         else:
             out.note = "; ".join(x for x in (out.note, f"z3 gave no answer within {self.timeout_s:g} s") if x)
         return out
+
+    def _launch_facts(self) -> List[str]:
+        """Add the caller's launch facts; the reasons of those this encoding cannot state."""
+        ignored = []
+        for name, make in self.launch:
+            try:
+                self._fact(name, make(self))
+            except (Unsupported, KeyError, ValueError) as e:
+                ignored.append(str(e))
+        return ignored
+
+    def _same(self, a, b):
+        """The two values are the same: equal numbers; floats bit-exact up to NaN payloads
+        (both NaN, or equal with the same sign: +0 and -0 differ)."""
+        if isinstance(a, z3.FPRef):
+            ctx = self.ctx
+            return z3.Or(z3.And(z3.fpIsNaN(a, ctx), z3.fpIsNaN(b, ctx)),
+                         z3.And(z3.fpEQ(a, b, ctx), z3.fpIsNegative(a, ctx) == z3.fpIsNegative(b, ctx)))
+        return a == b
+
+    def _candidates(self, query, model) -> List[Dict[str, int]]:
+        """The integer encoding's inputs where the sides differ, for prove() to evaluate in the
+        bit-vector encoding: a model with small inputs first, then ``model`` itself."""
+        out = [{d.name(): x[d].as_long() for d in x.decls() if z3.is_int_value(x[d])}
+               for x in (self._small_model(query, model), model)]
+        return out[:1] if out[0] == out[1] else out
 
     def _sign_lemmas(self, L: "_Side", R: "_Side", t_end: float) -> Dict[str, List[str]]:
         """Lemmas on the signs of the signed divisions' operands (divisor >= 1, dividend >= 0),
@@ -1048,6 +1057,22 @@ class ConeEncoder:
         if model:
             return r, core, (s.model() if r == z3.sat else None)
         return r, core
+
+
+def _counterexample(m, a, b, dl, dr) -> Dict[str, object]:
+    """The inputs a reader can set (``_input_name``) and the two sides' values in model ``m``
+    (``undefined`` for a side whose definedness fails there), by name."""
+    cex: Dict[str, object] = {}
+    for d in m.decls():
+        if _input_name(d.name()):
+            cex[d.name().split(":")[0]] = _py(m[d])
+    cex["left"] = _py(m.eval(a, model_completion=True))
+    cex["right"] = _py(m.eval(b, model_completion=True))
+    if not z3.is_true(m.eval(dl, model_completion=True)):
+        cex["left"] = "undefined"
+    if not z3.is_true(m.eval(dr, model_completion=True)):
+        cex["right"] = "undefined"
+    return dict(sorted(cex.items()))
 
 
 def _numeral(t) -> bool:
