@@ -2,7 +2,8 @@
 one SMT query, asked of z3.
 
 Trusted, like the checker that imports it: it reads only the IR and the op table. What an op
-computes comes from its row's ``semantics`` (``dialect/spec.py``); its signedness, overflow flags,
+computes comes from its row's ``semantics`` (``dialect/spec.py``), each encoded by its own
+``Encoder`` in ``ENCODERS`` (bit-vector and integer encodings); its signedness, overflow flags,
 division rounding and compare predicate from its own attributes, by the enum each attribute is
 declared with. An op without ``semantics`` (a load, a view query, a loop), or with an attribute
 value the encoding does not model (``ftz``, a rounding mode other than the four IEEE ones), is a
@@ -31,6 +32,9 @@ under **facts**, each named: IR facts (``0 <= bid.x < grid.x <= 2^31 - 1``, ``0 
 when one fails), and facts the caller states (a launch grid). ``unsat``: equal; the unsat core is
 the list of facts the proof used. ``sat``: the model is a counterexample. ``unknown`` (the time
 budget per query): undecided, never absorbed.
+
+Every term lives in the ``ConeEncoder``'s own z3 context (``new_context``), never z3's global
+one: encoders in different threads share nothing, and the same queries give the same models.
 """
 from __future__ import annotations
 
