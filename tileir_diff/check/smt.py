@@ -75,7 +75,7 @@ def new_context():
     global one is shared by every thread of the process: the proof step never uses it. Python's
     cycle collector may free a term in whichever thread it runs, so reference counts of this
     context may be decremented from other threads (z3's concurrent dec-ref mode)."""
-    if z3 is None:
+    if not available():
         return None
     ctx = z3.Context()
     z3.Z3_enable_concurrent_dec_ref(ctx.ref())
