@@ -115,3 +115,50 @@ def test_concurrent_diffs_match_serial(serial):
     assert len(results) == n_threads * rounds
     mismatched = [name for name, shared, text in results if text != (serial if shared else by_text)[name]]
     assert not mismatched, mismatched
+
+
+def _overlapping(block):
+    """Thread A enters ``block()``, thread B enters it, A leaves while B is still inside, then B
+    leaves; yields at each step so the test can look at the process-wide state."""
+    a_in, b_in, a_out, b_may_leave = (threading.Event() for _ in range(4))
+
+    def a():
+        with block():
+            a_in.set()
+            b_in.wait(10)
+        a_out.set()
+
+    def b():
+        a_in.wait(10)
+        with block():
+            b_in.set()
+            b_may_leave.wait(10)
+    ta, tb = threading.Thread(target=a), threading.Thread(target=b)
+    ta.start()
+    tb.start()
+    b_in.wait(10)
+    a_out.wait(10)
+    ta.join()
+    yield "b inside, a left"
+    b_may_leave.set()
+    tb.join()
+    yield "both left"
+
+
+def test_gc_pause_is_counted_across_threads():
+    """One thread's block ending must not switch the collector back on under another's."""
+    import gc
+    from tileir_diff.gc_pause import gc_paused
+    assert gc.isenabled()
+    states = {when: gc.isenabled() for when in _overlapping(gc_paused)}
+    assert states == {"b inside, a left": False, "both left": True}
+
+
+def test_parser_recursion_limit_is_counted_across_threads():
+    """One parse ending must not lower the limit under another thread's deep parse."""
+    from tileir_diff.text import parser
+    before = sys.getrecursionlimit()
+    if before >= parser._RECURSION_NEEDED:
+        pytest.skip("the process already allows the parser's depth")
+    limits = {when: sys.getrecursionlimit() for when in _overlapping(parser._recursion_room)}
+    assert limits == {"b inside, a left": parser._RECURSION_NEEDED, "both left": before}
