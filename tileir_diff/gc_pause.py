@@ -13,27 +13,43 @@ they join the oldest generation directly (``gc.freeze()`` + ``gc.unfreeze()`` mo
 object there without traversing anything). The only effect on other code: cyclic garbage made
 before or inside the block waits for the next full collection instead of a young one. Programs
 that use gc.freeze() themselves are left alone.
+
+The collector's switch is one per process: blocks in several threads count as nested, so the
+first to enter switches it off and the last to leave switches it back on (never one thread in
+the middle of another's block).
 """
 from __future__ import annotations
 
 import gc
+import threading
 from contextlib import contextmanager
+
+_lock = threading.Lock()
+_active = 0            # blocks open, in all threads
+_switched_off = False  # whether the first of them switched the collector off
 
 
 @contextmanager
 def gc_paused():
-    was_enabled = gc.isenabled()
-    if was_enabled:
-        gc.disable()
+    global _active, _switched_off
+    with _lock:
+        if _active == 0:
+            _switched_off = gc.isenabled()
+            if _switched_off:
+                gc.disable()
+        _active += 1
     try:
         yield
     finally:
-        if was_enabled:
-            # (not when the program froze objects itself: unfreeze() would thaw those too)
-            if gc.get_count()[0] > _PROMOTE_ABOVE and gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
+        with _lock:
+            _active -= 1
+            if _active == 0 and _switched_off:
+                _switched_off = False
+                # (not when the program froze objects itself: unfreeze() would thaw those too)
+                if gc.get_count()[0] > _PROMOTE_ABOVE and gc.get_freeze_count() == 0:
+                    gc.freeze()
+                    gc.unfreeze()
+                gc.enable()
 
 
 #: Net allocations in a block above which its objects are promoted on exit (a 300-op kernel

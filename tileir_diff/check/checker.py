@@ -35,12 +35,12 @@ It imports only the IR, the op table and ``smt.py``: no graph, matcher, key or c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..dialect import OPS_BY_NAME
 from ..dialect.traits import COMBINER, COMPARE, LOOP, ops_with
-from ..ir import Block, Function, Module, Operation, TokenType
+from ..ir import Block, Function, Module, Operation, TokenType, Value
 from . import smt
 
 #: Ops whose regions are combiners, compared op by op inside the op's label (not mapped).
@@ -75,7 +75,7 @@ class ProofOptions:
     the functions checked). ``launch``: caller-stated facts, (name, encoder -> z3 bool)."""
     timeout_s: float = smt.DEFAULT_TIMEOUT_S
     entry_facts: Tuple[Optional[Function], Optional[Function]] = (None, None)
-    launch: Tuple[Tuple[str, object], ...] = ()
+    launch: Tuple[Tuple[str, Callable[..., Any]], ...] = ()
 
 
 @dataclass
@@ -239,7 +239,7 @@ def _yielded(block: Block, outer, table: Dict[tuple, int]):
     body that reuses values."""
     if not block.operations or "terminator" not in _traits(block.operations[-1]):
         return None
-    expr = {x.vid: ("arg", i) for i, x in enumerate(block.arguments)}
+    expr: Dict[int, tuple] = {x.vid: ("arg", i) for i, x in enumerate(block.arguments)}
     for op in block.operations[:-1]:
         if op.regions:
             return None
@@ -251,6 +251,27 @@ def _yielded(block: Block, outer, table: Dict[tuple, int]):
             expr[r.vid] = ("op", num, i)
     term = block.operations[-1]
     return term.name, tuple(expr[v.vid] if v.vid in expr else ("outer", outer(v.vid)) for v in term.operands)
+
+
+@dataclass
+class _Proven:
+    """What the proofs of one function pair established: the proven pairs, the node ids of the
+    ops their cones expanded per side, and the (user, operand index) slots proven per side."""
+    pairs: Set[Tuple[str, str]] = field(default_factory=set)
+    cone_l: Set[str] = field(default_factory=set)
+    cone_r: Set[str] = field(default_factory=set)
+    slots_l: Set[Tuple[str, Optional[int]]] = field(default_factory=set)
+    slots_r: Set[Tuple[str, Optional[int]]] = field(default_factory=set)
+
+
+def _queries(a: Operation, b: Operation, vs: List[Violation]) -> List[Tuple[Optional[int], Value, Value]]:
+    """What to prove at a mapped pair with label/operand violations ``vs``: its results, when
+    both ops are encodable, else the operands at the violating slots (operand violations only)."""
+    if _encodable(a) and _encodable(b) and len(a.results) == len(b.results) and a.results:
+        return [(None, x, y) for x, y in zip(a.results, b.results)]
+    if all(v.kind == "operand" for v in vs) and len(a.operands) == len(b.operands):
+        return [(i, a.operands[i], b.operands[j]) for v in vs for i, j in v.slots]
+    return []
 
 
 class FunctionCheck:
@@ -288,17 +309,18 @@ class FunctionCheck:
         self.r2l = r2l
         violating = set()
         for l in L.order:
-            r = l2r.get(l)
-            if r is None or r not in R.ops:
+            partner = l2r.get(l)
+            if partner is None or partner not in R.ops:
                 self._v("unmapped", l, None, f"{L.ops[l].name} {l} has no counterpart on the right", cascade=True)
                 violating.add(l)
         for r in R.order:
             if r2l.get(r) not in L.ops:
                 self._v("unmapped", None, r, f"{R.ops[r].name} {r} has no counterpart on the left", cascade=True)
         for l in L.order:
-            r = l2r.get(l)
-            if r is None or r not in R.ops:
+            partner = l2r.get(l)
+            if partner is None or partner not in R.ops:
                 continue
+            r = partner
             if self._pair(l, r):
                 violating.add(l)
         self._types(violating)
@@ -323,8 +345,9 @@ class FunctionCheck:
             if left_arg is None or left_arg not in self.L.arg_index:
                 return None
             return f"arg{self.L.arg_index[left_arg]}"
-        op_id, sep, suffix = nid.rpartition("/r")
-        if not (sep and "/a" in suffix):
+        op_id, sep, result_suffix = nid.rpartition("/r")
+        suffix: Optional[str] = result_suffix
+        if not (sep and "/a" in result_suffix):
             op_id, suffix = nid, None
         if is_left:
             left_id = op_id if op_id in self.l2r else None
@@ -338,73 +361,79 @@ class FunctionCheck:
         if not smt.available():
             self.proof_skipped = smt.skipped_reason()
             return
-        L, R, l2r, r2l = self.L, self.R, self.l2r, self.r2l
-        if any(v.kind == "unverifiable" for v in self.violations):
-            return
         opts = self.proof
-        facts = tuple(f if f is not None else g for f, g in zip(opts.entry_facts, (L.f, R.f)))
-        right_of = {L.arg_index[l]: R.arg_index[r] for l, r in l2r.items() if l in L.arg_index and r in R.arg_index}
-        enc = smt.ConeEncoder(L, R, lambda nid, res: self._shared(nid, res, True),
-                              lambda nid, res: self._shared(nid, res, False),
-                              entry_facts=facts, launch=opts.launch, timeout_s=opts.timeout_s,
-                              right_argument=right_of.get)
+        if opts is None or any(v.kind == "unverifiable" for v in self.violations):
+            return
         by_pair: Dict[Tuple[str, str], List[Violation]] = {}
         for v in self.violations:
             if v.left is not None and v.right is not None and v.kind in ("label", "operand"):
                 by_pair.setdefault((v.left, v.right), []).append(v)
         if not by_pair:
             return
+        enc = self._encoder(opts)
+        L, R = self.L, self.R
         blocked = {(v.left, v.right) for v in self.violations if v.kind not in ("label", "operand", "unmapped")}
-        proven_pairs = set()
-        slots_l, slots_r = set(), set()  # (user, operand index) proven, per side (ids may coincide)
-        cone_l, cone_r = set(), set()
+        proven = _Proven()
         for (l, r), vs in by_pair.items():
             if (l, r) in blocked or l not in L.ops or r not in R.ops:
                 continue
             a, b = L.ops[l], R.ops[r]
             if "assume" in (a.name, b.name):
                 continue  # a changed predicate is the specialization itself, never proven away
-            queries = []
-            if _encodable(a) and _encodable(b) and len(a.results) == len(b.results) and a.results:
-                queries = [(None, x, y) for x, y in zip(a.results, b.results)]
-            elif all(v.kind == "operand" for v in vs) and len(a.operands) == len(b.operands):
-                queries = [(i, a.operands[i], b.operands[j]) for v in vs for i, j in v.slots]
-            if not queries:
-                continue
-            results = []
-            for slot, x, y in queries:
-                out = enc.prove(x, y)
-                if out.status == "equal" and self._one_sided_assume(out):
-                    # an assume on one side only is a specialization fact, reported as such:
-                    # a proof through it would hide it
-                    out.status, out.note = "unsupported", "the cones hold an assume that is on one side only"
-                self.proofs.append(Proof(l, r, slot, out))
-                results.append(out)
-                if out.status != "equal":
-                    break
-            if results and all(o.status == "equal" for o in results):
-                for o in results:
-                    cone_l |= o.cone_left
-                    cone_r |= o.cone_right
-                if queries[0][0] is None:
-                    proven_pairs.add((l, r))
-                else:
-                    slots_l |= {(l, slot) for slot, _, _ in queries}
-                    slots_r |= {(r, slot) for slot, _, _ in queries}
-                    proven_pairs.add((l, r))
-        if not proven_pairs:
-            return
-        whole_l = {l for l, _ in proven_pairs if l in L.ops and _encodable(L.ops[l])}
-        whole_r = {r for _, r in proven_pairs if r in R.ops and _encodable(R.ops[r])}
-        free_l = self._free(L, {x for x in cone_l if x not in l2r}, whole_l, slots_l)
-        free_r = self._free(R, {x for x in cone_r if x not in r2l}, whole_r, slots_r)
-        pairs_l = {l for l, _ in proven_pairs}
-        pairs_r = {r for _, r in proven_pairs}
-        self.discharged_left = pairs_l | free_l
-        self.discharged_right = pairs_r | free_r
+            queries = _queries(a, b, vs)
+            if queries and self._prove_pair(enc, l, r, queries, proven):
+                proven.pairs.add((l, r))
+        if proven.pairs:
+            self._discharge(proven)
+
+    def _encoder(self, opts: ProofOptions) -> "smt.ConeEncoder":
+        """The proof step's encoder for this function pair (with its own z3 context: see
+        smt.new_context), sharing leaves by the mapping (``_shared``)."""
+        L, R = self.L, self.R
+        facts = tuple(f if f is not None else g for f, g in zip(opts.entry_facts, (L.f, R.f)))
+        right_of = {L.arg_index[l]: R.arg_index[r] for l, r in self.l2r.items()
+                    if l in L.arg_index and r in R.arg_index}
+        return smt.ConeEncoder(L, R, lambda nid, res: self._shared(nid, res, True),
+                               lambda nid, res: self._shared(nid, res, False),
+                               entry_facts=facts, launch=opts.launch, timeout_s=opts.timeout_s,
+                               right_argument=right_of.get)
+
+    def _prove_pair(self, enc: "smt.ConeEncoder", l: str, r: str, queries: List[Tuple[Optional[int], Value, Value]],
+                    proven: "_Proven") -> bool:
+        """Pose the pair's queries in turn (stopping at the first that is not ``equal``), record
+        each as a Proof; True when all are equal (their cones and slots then join ``proven``)."""
+        results = []
+        for slot, x, y in queries:
+            out = enc.prove(x, y)
+            if out.status == "equal" and self._one_sided_assume(out):
+                # an assume on one side only is a specialization fact, reported as such:
+                # a proof through it would hide it
+                out.status, out.note = "unsupported", "the cones hold an assume that is on one side only"
+            self.proofs.append(Proof(l, r, slot, out))
+            results.append(out)
+            if out.status != "equal":
+                return False
+        for o in results:
+            proven.cone_l |= o.cone_left
+            proven.cone_r |= o.cone_right
+        if queries[0][0] is not None:
+            proven.slots_l |= {(l, slot) for slot, _, _ in queries}
+            proven.slots_r |= {(r, slot) for slot, _, _ in queries}
+        return True
+
+    def _discharge(self, proven: "_Proven") -> None:
+        """Drop the violations the proofs account for: those of the proven pairs, and the
+        unpaired pure ops of their cones whose every use lies inside a proof."""
+        L, R, l2r, r2l = self.L, self.R, self.l2r, self.r2l
+        whole_l = {l for l, _ in proven.pairs if l in L.ops and _encodable(L.ops[l])}
+        whole_r = {r for _, r in proven.pairs if r in R.ops and _encodable(R.ops[r])}
+        free_l = self._free(L, {x for x in proven.cone_l if x not in l2r}, whole_l, proven.slots_l)
+        free_r = self._free(R, {x for x in proven.cone_r if x not in r2l}, whole_r, proven.slots_r)
+        self.discharged_left = {l for l, _ in proven.pairs} | free_l
+        self.discharged_right = {r for _, r in proven.pairs} | free_r
         kept = []
         for v in self.violations:
-            if v.kind in ("label", "operand") and (v.left, v.right) in proven_pairs:
+            if v.kind in ("label", "operand") and (v.left, v.right) in proven.pairs:
                 continue
             if v.kind == "unmapped" and ((v.left in free_l and v.right is None) or (v.right in free_r and v.left is None)):
                 continue
@@ -528,7 +557,10 @@ class FunctionCheck:
 
     # --- 7. memory order on the functions as read -----------------------------------------
     def _memory_order(self) -> None:
-        left, right = (_TokenOrder(f) for f in self.raw)
+        raw_left, raw_right = self.raw
+        if raw_left is None or raw_right is None:
+            return
+        left, right = _TokenOrder(raw_left), _TokenOrder(raw_right)
         if not (left.ok and right.ok):
             return  # tokens cross regions: token-order leaves these as written and check 5 holds them
         # index the right's tracked ops by the left index of their (normalized) counterpart, so

@@ -2,7 +2,8 @@
 one SMT query, asked of z3.
 
 Trusted, like the checker that imports it: it reads only the IR and the op table. What an op
-computes comes from its row's ``semantics`` (``dialect/spec.py``); its signedness, overflow flags,
+computes comes from its row's ``semantics`` (``dialect/spec.py``), each encoded by its own
+``Encoder`` in ``ENCODERS`` (bit-vector and integer encodings); its signedness, overflow flags,
 division rounding and compare predicate from its own attributes, by the enum each attribute is
 declared with. An op without ``semantics`` (a load, a view query, a loop), or with an attribute
 value the encoding does not model (``ftz``, a rounding mode other than the four IEEE ones), is a
@@ -31,11 +32,14 @@ under **facts**, each named: IR facts (``0 <= bid.x < grid.x <= 2^31 - 1``, ``0 
 when one fails), and facts the caller states (a launch grid). ``unsat``: equal; the unsat core is
 the list of facts the proof used. ``sat``: the model is a counterexample. ``unknown`` (the time
 budget per query): undecided, never absorbed.
+
+Every term lives in the ``ConeEncoder``'s own z3 context (``new_context``), never z3's global
+one: encoders in different threads share nothing, and the same queries give the same models.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
 from ..ir import Function, Operation, TileType, Value
@@ -52,6 +56,11 @@ except ImportError:  # pragma: no cover - exercised by the test that hides the m
 DEFAULT_TIMEOUT_S = 2.0
 #: Ops expanded per side and query before the cone is given up as too large (undecided).
 MAX_CONE_OPS = 400
+#: A counterexample's inputs are made small (``ConeEncoder._small_model``): bounds tried in turn
+#: on every input's signed value, each search limited by z3's resource count (deterministic;
+#: 500k units: about 0.1 s of z3 on a 2026 server core, per bound, when a search gives up).
+SMALL_MODEL_BOUNDS = (16, 1 << 10, 1 << 20)
+SMALL_MODEL_RLIMIT = 500_000
 
 _FP_SORTS = {"f16": (5, 11), "bf16": (8, 8), "f32": (8, 24), "f64": (11, 53)}
 _ROUNDING = {"nearest_even": "RNE", "zero": "RTZ", "negative_inf": "RTN", "positive_inf": "RTP"}
@@ -59,6 +68,18 @@ _ROUNDING = {"nearest_even": "RNE", "zero": "RTZ", "negative_inf": "RTN", "posit
 
 def available() -> bool:
     return z3 is not None
+
+
+def new_context():
+    """A z3 context of its own (None without z3). z3 contexts are not thread-safe and z3's
+    global one is shared by every thread of the process: the proof step never uses it. Python's
+    cycle collector may free a term in whichever thread it runs, so reference counts of this
+    context may be decremented from other threads (z3's concurrent dec-ref mode)."""
+    if not available():
+        return None
+    ctx = z3.Context()
+    z3.Z3_enable_concurrent_dec_ref(ctx.ref())
+    return ctx
 
 
 def skipped_reason() -> str:
@@ -82,9 +103,10 @@ class Outcome:
     cone_right: set = field(default_factory=set)
     seconds: float = 0.0
     note: str = ""
-    #: an input (variable name -> integer) where the integer encoding differs but does not
-    #: decide; prove() evaluates the bit-vector encoding there (never a result by itself)
-    candidate: Dict[str, int] = field(default_factory=dict)
+    #: inputs (variable name -> integer) where the integer encoding differs but does not
+    #: decide, one with small values first; prove() evaluates the bit-vector encoding there
+    #: (never a result by itself)
+    candidates: List[Dict[str, int]] = field(default_factory=list)
 
 
 def _enum(op: Operation, enum_kind: str, default=None):
@@ -101,6 +123,14 @@ def _elem(t) -> Optional[ScalarType]:
     if isinstance(t, TileType) and isinstance(t.element, ScalarType):
         return t.element
     return None
+
+
+def _scalar(t) -> ScalarType:
+    """The element type of a value the encoding has already accepted (a tile of scalars)."""
+    et = _elem(t)
+    if et is None:
+        raise Unsupported(f"a value of type {t}")
+    return et
 
 
 def _num(t) -> int:
@@ -120,7 +150,7 @@ class _Side:
         self.root_vid: Optional[int] = None
         #: (node id, dividend, divisor) of each signed division or remainder the cone expands:
         #: where floor and truncation part, so where a lemma on the signs may decide the query
-        self.divisions: List[Tuple[str, object, object]] = []
+        self.divisions: List[Tuple[str, Any, Any]] = []
 
     def value(self, v: Value):
         if v.vid in self.cache:
@@ -141,8 +171,9 @@ class _Side:
             raise Unsupported(f"a value of type {v.type}")
         if self.enc.ints and not et.is_int:
             raise Unsupported("a float value in the integer encoding")
-        if _num(v.type) != 1 and self.enc.shape is not None and v.type.shape != self.enc.shape:
-            raise Unsupported(f"a value of shape {v.type.shape} in a cone of shape {self.enc.shape}")
+        t = v.type
+        if isinstance(t, TileType) and t.num_elements != 1 and self.enc.shape is not None and t.shape != self.enc.shape:
+            raise Unsupported(f"a value of shape {t.shape} in a cone of shape {self.enc.shape}")
         nid, res = self.index.producer[v.vid]
         op = self.index.ops.get(nid)
         sem = OPS_BY_NAME[op.name].semantics if op is not None and op.name in OPS_BY_NAME else None
@@ -155,7 +186,7 @@ class _Side:
         except _Leaf:
             return self._root_leaf(v) or self._leaf(nid, res, v)
         self.cone.add(nid)
-        if sem in ("int.div", "int.rem") and _enum(op, "Signedness", "signed") == "signed":
+        if ENCODERS[sem].divides and _enum(op, "Signedness", "signed") == "signed":
             self.divisions.append((nid, self.cache[op.operands[0].vid], self.cache[op.operands[1].vid]))
         return term
 
@@ -171,297 +202,467 @@ class _Side:
         return self.enc.var(name, v.type)
 
     def _op(self, op: Operation, sem: str, res: int, v: Value, et: ScalarType):
-        enc = self.enc
-        ops = [self.value(x) for x in op.operands] if sem not in ("assume", "splat", "iota", "index_space") else None
-        if sem == "block_id":
-            return enc.block_var("bid", "xyz"[res])
-        if sem == "num_blocks":
-            return enc.block_var("grid", "xyz"[res])
-        if sem == "constant":
-            return enc.constant(op.attributes.get("value"), v.type)
-        if sem == "iota":
-            if not (isinstance(v.type, TileType) and v.type.rank == 1):
-                raise _Leaf()
-            return enc.position(v.type)
-        if sem == "splat":
-            src = op.operands[0]
-            if _num(src.type) != 1:
-                raise _Leaf()
-            return self.value(src)
-        if sem == "assume":
-            x = self.value(op.operands[0])
-            p = op.attributes.get("predicate")
-            fact = enc.predicate(p, x, op.operands[0].type)
-            if fact is None:  # a fact the encoding cannot state: never read as the identity
-                raise Unsupported(f"assume {_predicate_text(p)}")
-            if fact is not None:
-                self.defined.append(fact)
-                self.assumes.append(f"{self.name} {op.origin or '?'}: assume {_predicate_text(p)} "
-                                    f"(in the cone: where it fails, that side is undefined)")
-            return x
-        if sem == "index_space":
-            return self._index_space(op, res, v)
-        if sem == "select":
-            c, t, f = ops
-            return z3.If(c == 1, t, f)
-        kind, _, what = sem.partition(".")
-        if kind == "float":
-            return self._float(op, what, ops, et)
-        if not et.is_int and what not in ("cmp",):
+        """The term of result ``res`` of ``op`` by the encoder of its semantics (``ENCODERS``)."""
+        encoder = ENCODERS.get(sem)
+        if encoder is None:
             raise _Leaf()
-        if self.enc.ints:
-            return self._ideal(op, what, ops, v)
-        return self._int(op, what, ops, v)
-
-    def _index_space(self, op: Operation, res: int, v: Value):
-        """Result ``res`` of ``get_index_space_shape`` of a partition view: cdiv(extent, tile) of
-        the tensor dim the view maps it to, the extent a static dim of the tensor view's type or
-        its dynamic shape operand. Defined only for an extent >= 0 (a tile count of a negative
-        extent is not one the interpreter or the hardware gives a meaning to). Any other view,
-        or a view not built in this function, is a leaf."""
-        found = index_space_extent(self.index, op, res)
-        if found is None:
+        ops = [self.value(x) for x in op.operands] if encoder.reads_operands else []
+        if encoder.integer_result and not et.is_int:
             raise _Leaf()
-        x, tile = found
-        et = _elem(v.type)
-        if isinstance(x, int):
-            extent = self.enc.constant(IntegerAttr(x, et), v.type)
-        elif x.type != v.type:
-            raise _Leaf()
-        else:
-            extent = self.value(x)
-        zero = z3.IntVal(0) if self.enc.ints else z3.BitVecVal(0, et.width)
-        self.defined.append(extent >= zero)
-        if self.enc.ints:
-            return _ceil_div_int(extent, z3.IntVal(tile))
-        b = z3.BitVecVal(tile, et.width)
-        return z3.If(z3.SRem(extent, b) != 0, extent / b + 1, extent / b)
+        at = _At(self, op, res, v, et, ops)
+        return (encoder.ints or encoder.bits)(at) if self.enc.ints else encoder.bits(at)
 
-    def _ideal(self, op, what, ops, v):
-        """The integer mode: each value is its signed reading as a mathematical integer (i1: 0
-        or 1); a step whose ideal result leaves its width adds an obligation (``exact``), so the
-        encoding equals the bit-vector one wherever every obligation holds."""
-        signed = _enum(op, "Signedness", "signed") == "signed"
-        ovf = _enum(op, "IntegerOverflow", "none")
-        flagged = ovf != "none"
-        d = self.defined
-        et = _elem(v.type)
-        w = et.width
-        lo, hi = _range(w)
 
-        def fit(r, width=w):
-            a, b = _range(width)
-            cond = z3.And(r >= a, r <= b)
-            (d if flagged else self.exact).append(cond)
-            if ovf in ("no_unsigned_wrap", "no_wrap"):
-                raise _Leaf()  # an unsigned no-wrap flag: the bit-vector encoding states it
-            return r
+class _At:
+    """One op under encoding, as every encoder sees it: the side (its cache, its ``defined``
+    obligations), the op, the result asked for and its element type, the operands' terms (when
+    the encoder reads them), and the attributes it is configured by, read through the enum each
+    is declared with in the op table."""
 
-        def u(x, width):
-            return x if width == 1 else z3.If(x < 0, x + (1 << width), x)
+    def __init__(self, side: _Side, op: Operation, res: int, v: Value, et: ScalarType, ops: List[Any]):
+        self.side, self.enc, self.op, self.res, self.v, self.et, self.ops = side, side.enc, op, res, v, et, ops
+        self.ctx = side.enc.ctx
+        self.defined = side.defined
 
-        def s_(x, width):
-            return x if width == 1 else z3.If(x > (1 << (width - 1)) - 1, x - (1 << width), x)
+    @property
+    def signed(self) -> bool:
+        return _enum(self.op, "Signedness", "signed") == "signed"
 
-        def b01(c):
-            return z3.If(c, z3.IntVal(1), z3.IntVal(0))
+    @property
+    def overflow(self) -> str:
+        return _enum(self.op, "IntegerOverflow", "none")
 
-        if what in ("add", "sub", "mul"):
-            a, b = ops
-            if w == 1:
-                raise _Leaf()
-            return fit({"add": a + b, "sub": a - b, "mul": a * b}[what])
-        if what in ("and", "or", "xor"):
-            if w != 1:
-                raise Unsupported("a bitwise op in the integer encoding")
-            a, b = ops
-            return b01({"and": z3.And(a == 1, b == 1), "or": z3.Or(a == 1, b == 1),
-                        "xor": z3.Xor(a == 1, b == 1)}[what])
-        if what in ("min", "max"):
-            a, b = ops
-            if not signed:
-                a2, b2 = u(a, w), u(b, w)
-            else:
-                a2, b2 = a, b
-            lt = a2 < b2
-            return z3.If(lt, a, b) if what == "min" else z3.If(lt, b, a)
-        if what in ("div", "rem"):
-            a, b = ops
-            if w == 1:
-                raise _Leaf()
-            d.append(b != 0)
-            if not signed:
-                ua, ub = u(a, w), u(b, w)
-                rounding = _enum(op, "RoundingMode", "zero")
-                q = ua / ub  # z3's integer division floors for a positive divisor
-                if what == "rem":
-                    return s_(ua % ub, w)
-                if rounding in ("zero", "negative_inf"):
-                    return s_(q, w)
-                if rounding == "positive_inf":
-                    return s_(z3.If(ua % ub != 0, q + 1, q), w)
-                raise _Leaf()
-            d.append(z3.Not(z3.And(a == lo, b == -1)))
-            floor = _floor_div_int(a, b)
-            trunc = z3.If(a >= 0, z3.If(b > 0, a / b, -(a / (-b))), z3.If(b > 0, -((-a) / b), (-a) / (-b)))
-            if what == "rem":
-                return z3.If(a >= 0, a % b, -((-a) % b))  # the sign of the dividend (z3's % is >= 0)
-            rounding = _enum(op, "RoundingMode", "zero")
-            if rounding == "zero":
-                return trunc
-            if rounding == "negative_inf":
-                return floor
-            if rounding == "positive_inf":
-                return _ceil_div_int(a, b)
-            raise _Leaf()
-        if what in ("shl", "shr"):
-            raise Unsupported("a shift in the integer encoding")
-        if what == "neg":
-            (a,) = ops
-            return fit(-a)
-        if what == "abs":
-            (a,) = ops
-            return fit(z3.If(a < 0, -a, a))
-        if what == "cmp":
-            a, b = ops
-            fw = _elem(op.operands[0].type).width
-            if not signed:
-                a, b = u(a, fw), u(b, fw)
-            pred = _enum(op, "ComparisonPredicate")
-            table = {"equal": lambda: a == b, "not_equal": lambda: a != b, "less_than": lambda: a < b,
-                     "less_than_or_equal": lambda: a <= b, "greater_than": lambda: a > b,
-                     "greater_than_or_equal": lambda: a >= b}
-            if pred not in table:
-                raise _Leaf()
-            return b01(table[pred]())
-        if what == "ext":
-            (a,) = ops
-            fw = _elem(op.operands[0].type).width
-            if fw == 1:
-                return z3.If(a == 1, z3.IntVal(-1 if signed else 1), z3.IntVal(0))
-            return a if signed else u(a, fw)
-        if what == "trunc":
-            (a,) = ops
-            if w == 1:
-                raise _Leaf()
-            return fit(a)
+    @property
+    def nsw(self) -> bool:
+        return self.overflow in ("no_signed_wrap", "no_wrap")
+
+    @property
+    def nuw(self) -> bool:
+        return self.overflow in ("no_unsigned_wrap", "no_wrap")
+
+    def rounding(self, default: str) -> str:
+        return _enum(self.op, "RoundingMode", default)
+
+    def operand_width(self, k: int = 0) -> int:
+        return _scalar(self.op.operands[k].type).width
+
+    # --- the integer encoding's helpers (values as their signed reading; i1 as 0 or 1) --------
+    def fit(self, r, width: Optional[int] = None):
+        """``r``, with the obligation that it lies within ``width`` bits: a definedness
+        condition when the op carries an overflow flag, else an exactness one (the integer
+        encoding equals the bit-vector one only where every exactness obligation holds)."""
+        a, b = _range(self.et.width if width is None else width)
+        ovf = self.overflow
+        (self.defined if ovf != "none" else self.side.exact).append(z3.And(r >= a, r <= b))
+        if ovf in ("no_unsigned_wrap", "no_wrap"):
+            raise _Leaf()  # an unsigned no-wrap flag: the bit-vector encoding states it
+        return r
+
+    @staticmethod
+    def unsigned(x, width: int):
+        return x if width == 1 else z3.If(x < 0, x + (1 << width), x)
+
+    @staticmethod
+    def signed_of(x, width: int):
+        return x if width == 1 else z3.If(x > (1 << (width - 1)) - 1, x - (1 << width), x)
+
+    def b01(self, c):
+        return z3.If(c, z3.IntVal(1, self.ctx), z3.IntVal(0, self.ctx))
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """What one ``semantics`` of the op table computes, in the proof step's encodings.
+
+    ``bits``: the bit-vector encoding (floats: z3's IEEE theory); ``ints``: the integer encoding
+    (None: ``bits`` serves both; the structural encoders build their terms through the encoder,
+    which knows the mode). ``reads_operands``: the operands are expanded before the encoder runs
+    (else it reads what it needs itself: a broadcast's source only when it has one element).
+    ``integer_result``: a result that is not an integer makes the op a leaf. ``divides``: a
+    signed one is a division whose operands' signs may split the query (``_sign_lemmas``).
+    Every encoder returns a term or raises ``_Leaf`` (this op, as configured, is a variable) or
+    ``Unsupported`` (the query cannot be posed exactly)."""
+    bits: Callable[[_At], Any]
+    ints: Optional[Callable[[_At], Any]] = None
+    reads_operands: bool = True
+    integer_result: bool = False
+    divides: bool = False
+
+
+# --- structural semantics (the same in both encodings) --------------------------------------
+def _block_id(at: _At):
+    return at.enc.block_var("bid", "xyz"[at.res])
+
+
+def _num_blocks(at: _At):
+    return at.enc.block_var("grid", "xyz"[at.res])
+
+
+def _constant(at: _At):
+    return at.enc.constant(at.op.attributes.get("value"), at.v.type)
+
+
+def _iota(at: _At):
+    t = at.v.type
+    if not (isinstance(t, TileType) and t.rank == 1):
         raise _Leaf()
+    return at.enc.position(t)
 
-    def _float(self, op, what, ops, et):
-        if op.attributes.get("flush_to_zero"):
+
+def _splat(at: _At):
+    src = at.op.operands[0]
+    if _num(src.type) != 1:
+        raise _Leaf()
+    return at.side.value(src)
+
+
+def _assume(at: _At):
+    side, op = at.side, at.op
+    x = side.value(op.operands[0])
+    p = op.attributes.get("predicate")
+    fact = at.enc.predicate(p, x, op.operands[0].type)
+    if fact is None:  # a fact the encoding cannot state: never read as the identity
+        raise Unsupported(f"assume {_predicate_text(p)}")
+    side.defined.append(fact)
+    side.assumes.append(f"{side.name} {op.origin or '?'}: assume {_predicate_text(p)} "
+                        f"(in the cone: where it fails, that side is undefined)")
+    return x
+
+
+def _index_space(at: _At):
+    """Result ``res`` of ``get_index_space_shape`` of a partition view: cdiv(extent, tile) of
+    the tensor dim the view maps it to, the extent a static dim of the tensor view's type or
+    its dynamic shape operand. Defined only for an extent >= 0 (a tile count of a negative
+    extent is not one the interpreter or the hardware gives a meaning to). Any other view,
+    or a view not built in this function, is a leaf."""
+    found = index_space_extent(at.side.index, at.op, at.res)
+    if found is None:
+        raise _Leaf()
+    x, tile = found
+    v, et, ctx, ints = at.v, at.et, at.ctx, at.enc.ints
+    if isinstance(x, int):
+        extent = at.enc.constant(IntegerAttr(x, et), v.type)
+    elif x.type != v.type:
+        raise _Leaf()
+    else:
+        extent = at.side.value(x)
+    zero = z3.IntVal(0, ctx) if ints else z3.BitVecVal(0, et.width, ctx)
+    at.defined.append(extent >= zero)
+    if ints:
+        return _ceil_div_int(extent, z3.IntVal(tile, ctx))
+    b = z3.BitVecVal(tile, et.width, ctx)
+    return z3.If(z3.SRem(extent, b) != 0, extent / b + 1, extent / b)
+
+
+def _select(at: _At):
+    c, t, f = at.ops
+    return z3.If(c == 1, t, f)
+
+
+# --- float.*: bit-exact IEEE arithmetic (the bit-vector encoding only) ----------------------
+def _float_binary(make: Callable):
+    def encode(at: _At):
+        if at.op.attributes.get("flush_to_zero"):
             raise _Leaf()  # denormal flushing is not modelled
-        if what == "neg":
-            return z3.fpNeg(ops[0])
-        mode = _ROUNDING.get(_enum(op, "RoundingMode", "nearest_even"))
+        mode = _ROUNDING.get(at.rounding("nearest_even"))
         if mode is None:
             raise _Leaf()
-        rm = {"RNE": z3.RNE(), "RTZ": z3.RTZ(), "RTN": z3.RTN(), "RTP": z3.RTP()}[mode]
-        a, b = ops
-        return {"add": z3.fpAdd, "sub": z3.fpSub, "mul": z3.fpMul}[what](rm, a, b)
+        rm = {"RNE": z3.RNE, "RTZ": z3.RTZ, "RTN": z3.RTN, "RTP": z3.RTP}[mode](at.ctx)
+        a, b = at.ops
+        return make()(rm, a, b, at.ctx)
+    return encode
 
-    def _int(self, op, what, ops, v):
-        signed = _enum(op, "Signedness", "signed") == "signed"
-        ovf = _enum(op, "IntegerOverflow", "none")
-        nsw, nuw = ovf in ("no_signed_wrap", "no_wrap"), ovf in ("no_unsigned_wrap", "no_wrap")
-        d = self.defined
-        if what in ("add", "sub", "mul", "and", "or", "xor", "min", "max", "div", "rem", "shl", "shr"):
-            a, b = ops
-        if what == "add":
-            if nsw:
-                d += [z3.BVAddNoOverflow(a, b, True), z3.BVAddNoUnderflow(a, b)]
-            if nuw:
-                d.append(z3.BVAddNoOverflow(a, b, False))
-            return a + b
-        if what == "sub":
-            if nsw:
-                d += [z3.BVSubNoOverflow(a, b), z3.BVSubNoUnderflow(a, b, True)]
-            if nuw:
-                d.append(z3.BVSubNoUnderflow(a, b, False))
-            return a - b
-        if what == "mul":
-            if nsw:
-                d += [z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b)]
-            if nuw:
-                d.append(z3.BVMulNoOverflow(a, b, False))
-            return a * b
-        if what == "and":
-            return a & b
-        if what == "or":
-            return a | b
-        if what == "xor":
-            return a ^ b
-        if what in ("min", "max"):
-            lt = (a < b) if signed else z3.ULT(a, b)
-            return z3.If(lt, a, b) if what == "min" else z3.If(lt, b, a)
-        if what in ("div", "rem", "shl", "shr"):
-            w = a.size()
-        if what in ("div", "rem"):
-            d.append(b != 0)
-            if signed:
-                d.append(z3.Not(z3.And(a == z3.BitVecVal(1 << (w - 1), w), b == z3.BitVecVal(-1, w))))
-            if what == "rem":
-                return z3.SRem(a, b) if signed else z3.URem(a, b)
-            rounding = _enum(op, "RoundingMode", "zero")
-            if not signed:
-                q, r = z3.UDiv(a, b), z3.URem(a, b)
-                if rounding in ("zero", "negative_inf"):
-                    return q
-                if rounding == "positive_inf":
-                    return z3.If(r != 0, q + 1, q)
-                raise _Leaf()
-            q, r = a / b, z3.SRem(a, b)  # z3's signed bit-vector division truncates
-            opposite = z3.Xor(a < 0, b < 0)
-            if rounding == "zero":
-                return q
-            if rounding == "negative_inf":
-                return z3.If(z3.And(r != 0, opposite), q - 1, q)
-            if rounding == "positive_inf":
-                return z3.If(z3.And(r != 0, z3.Not(opposite)), q + 1, q)
-            raise _Leaf()
-        if what in ("shl", "shr"):
-            d.append(z3.ULT(b, z3.BitVecVal(w, w)))
-            if what == "shr":
-                return (a >> b) if signed else z3.LShR(a, b)
-            r = a << b
-            if nsw:
-                d.append((r >> b) == a)
-            if nuw:
-                d.append(z3.LShR(r, b) == a)
-            return r
-        if what == "neg":
-            (a,) = ops
-            if nsw:
-                d.append(a != z3.BitVecVal(1 << (a.size() - 1), a.size()))
-            return -a
-        if what == "abs":
-            (a,) = ops
-            return z3.If(a < 0, -a, a)
-        if what == "cmp":
-            a, b = ops
-            if not isinstance(a, z3.BitVecRef):
-                raise _Leaf()
-            pred = _enum(op, "ComparisonPredicate")
-            table = {"equal": lambda: a == b, "not_equal": lambda: a != b,
-                     "less_than": lambda: (a < b) if signed else z3.ULT(a, b),
-                     "less_than_or_equal": lambda: (a <= b) if signed else z3.ULE(a, b),
-                     "greater_than": lambda: (a > b) if signed else z3.UGT(a, b),
-                     "greater_than_or_equal": lambda: (a >= b) if signed else z3.UGE(a, b)}
-            if pred not in table:
-                raise _Leaf()
-            return z3.If(table[pred](), z3.BitVecVal(1, 1), z3.BitVecVal(0, 1))
-        to = _elem(v.type).width
-        if what == "ext":
-            (a,) = ops
-            return (z3.SignExt if signed else z3.ZeroExt)(to - a.size(), a)
-        if what == "trunc":
-            (a,) = ops
-            r = z3.Extract(to - 1, 0, a)
-            if nsw:
-                d.append(z3.SignExt(a.size() - to, r) == a)
-            if nuw:
-                d.append(z3.ZeroExt(a.size() - to, r) == a)
-            return r
+
+def _float_neg(at: _At):
+    if at.op.attributes.get("flush_to_zero"):
         raise _Leaf()
+    return z3.fpNeg(at.ops[0], at.ctx)
+
+
+# --- int.*: the bit-vector encoding, then the integer one -----------------------------------
+def _bits_add(at: _At):
+    a, b = at.ops
+    if at.nsw:
+        at.defined.extend([z3.BVAddNoOverflow(a, b, True), z3.BVAddNoUnderflow(a, b)])
+    if at.nuw:
+        at.defined.append(z3.BVAddNoOverflow(a, b, False))
+    return a + b
+
+
+def _bits_sub(at: _At):
+    a, b = at.ops
+    if at.nsw:
+        at.defined.extend([z3.BVSubNoOverflow(a, b), z3.BVSubNoUnderflow(a, b, True)])
+    if at.nuw:
+        at.defined.append(z3.BVSubNoUnderflow(a, b, False))
+    return a - b
+
+
+def _bits_mul(at: _At):
+    a, b = at.ops
+    if at.nsw:
+        at.defined.extend([z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b)])
+    if at.nuw:
+        at.defined.append(z3.BVMulNoOverflow(a, b, False))
+    return a * b
+
+
+def _ints_arith(what: str):
+    def encode(at: _At):
+        a, b = at.ops
+        if at.et.width == 1:
+            raise _Leaf()
+        return at.fit({"add": a + b, "sub": a - b, "mul": a * b}[what])
+    return encode
+
+
+def _bits_bitwise(what: str):
+    def encode(at: _At):
+        a, b = at.ops
+        return {"and": lambda: a & b, "or": lambda: a | b, "xor": lambda: a ^ b}[what]()
+    return encode
+
+
+def _ints_bitwise(what: str):
+    def encode(at: _At):
+        if at.et.width != 1:
+            raise Unsupported("a bitwise op in the integer encoding")
+        a, b = at.ops
+        return at.b01({"and": z3.And(a == 1, b == 1), "or": z3.Or(a == 1, b == 1),
+                       "xor": z3.Xor(a == 1, b == 1)}[what])
+    return encode
+
+
+def _bits_min_max(what: str):
+    def encode(at: _At):
+        a, b = at.ops
+        lt = (a < b) if at.signed else z3.ULT(a, b)
+        return z3.If(lt, a, b) if what == "min" else z3.If(lt, b, a)
+    return encode
+
+
+def _ints_min_max(what: str):
+    def encode(at: _At):
+        a, b = at.ops
+        w = at.et.width
+        a2, b2 = (a, b) if at.signed else (at.unsigned(a, w), at.unsigned(b, w))
+        lt = a2 < b2
+        return z3.If(lt, a, b) if what == "min" else z3.If(lt, b, a)
+    return encode
+
+
+def _bits_division(what: str):
+    def encode(at: _At):
+        a, b = at.ops
+        w, signed = a.size(), at.signed
+        at.defined.append(b != 0)
+        if signed:
+            at.defined.append(z3.Not(z3.And(a == z3.BitVecVal(1 << (w - 1), w, a.ctx),
+                                             b == z3.BitVecVal(-1, w, a.ctx))))
+        if what == "rem":
+            return z3.SRem(a, b) if signed else z3.URem(a, b)
+        rounding = at.rounding("zero")
+        if not signed:
+            q, r = z3.UDiv(a, b), z3.URem(a, b)
+            if rounding in ("zero", "negative_inf"):
+                return q
+            if rounding == "positive_inf":
+                return z3.If(r != 0, q + 1, q)
+            raise _Leaf()
+        q, r = a / b, z3.SRem(a, b)  # z3's signed bit-vector division truncates
+        opposite = z3.Xor(a < 0, b < 0)
+        if rounding == "zero":
+            return q
+        if rounding == "negative_inf":
+            return z3.If(z3.And(r != 0, opposite), q - 1, q)
+        if rounding == "positive_inf":
+            return z3.If(z3.And(r != 0, z3.Not(opposite)), q + 1, q)
+        raise _Leaf()
+    return encode
+
+
+def _ints_division(what: str):
+    def encode(at: _At):
+        a, b = at.ops
+        w = at.et.width
+        if w == 1:
+            raise _Leaf()
+        at.defined.append(b != 0)
+        if not at.signed:
+            ua, ub = at.unsigned(a, w), at.unsigned(b, w)
+            rounding = at.rounding("zero")
+            q = ua / ub  # z3's integer division floors for a positive divisor
+            if what == "rem":
+                return at.signed_of(ua % ub, w)
+            if rounding in ("zero", "negative_inf"):
+                return at.signed_of(q, w)
+            if rounding == "positive_inf":
+                return at.signed_of(z3.If(ua % ub != 0, q + 1, q), w)
+            raise _Leaf()
+        lo, _ = _range(w)
+        at.defined.append(z3.Not(z3.And(a == lo, b == -1)))
+        floor = _floor_div_int(a, b)
+        trunc = z3.If(a >= 0, z3.If(b > 0, a / b, -(a / (-b))), z3.If(b > 0, -((-a) / b), (-a) / (-b)))
+        if what == "rem":
+            return z3.If(a >= 0, a % b, -((-a) % b))  # the sign of the dividend (z3's % is >= 0)
+        rounding = at.rounding("zero")
+        if rounding == "zero":
+            return trunc
+        if rounding == "negative_inf":
+            return floor
+        if rounding == "positive_inf":
+            return _ceil_div_int(a, b)
+        raise _Leaf()
+    return encode
+
+
+def _bits_shift_defined(at: _At) -> None:
+    a, b = at.ops
+    w = a.size()
+    at.defined.append(z3.ULT(b, z3.BitVecVal(w, w, b.ctx)))
+
+
+def _bits_shl(at: _At):
+    _bits_shift_defined(at)
+    a, b = at.ops
+    r = a << b
+    if at.nsw:
+        at.defined.append((r >> b) == a)
+    if at.nuw:
+        at.defined.append(z3.LShR(r, b) == a)
+    return r
+
+
+def _bits_shr(at: _At):
+    _bits_shift_defined(at)
+    a, b = at.ops
+    return (a >> b) if at.signed else z3.LShR(a, b)
+
+
+def _ints_shift(at: _At):
+    raise Unsupported("a shift in the integer encoding")
+
+
+def _bits_neg(at: _At):
+    (a,) = at.ops
+    if at.nsw:
+        at.defined.append(a != z3.BitVecVal(1 << (a.size() - 1), a.size(), a.ctx))
+    return -a
+
+
+def _ints_neg(at: _At):
+    (a,) = at.ops
+    return at.fit(-a)
+
+
+def _bits_abs(at: _At):
+    (a,) = at.ops
+    return z3.If(a < 0, -a, a)
+
+
+def _ints_abs(at: _At):
+    (a,) = at.ops
+    return at.fit(z3.If(a < 0, -a, a))
+
+
+def _bits_cmp(at: _At):
+    a, b = at.ops
+    if not isinstance(a, z3.BitVecRef):
+        raise _Leaf()
+    pred, signed = _enum(at.op, "ComparisonPredicate"), at.signed
+    table = {"equal": lambda: a == b, "not_equal": lambda: a != b,
+             "less_than": lambda: (a < b) if signed else z3.ULT(a, b),
+             "less_than_or_equal": lambda: (a <= b) if signed else z3.ULE(a, b),
+             "greater_than": lambda: (a > b) if signed else z3.UGT(a, b),
+             "greater_than_or_equal": lambda: (a >= b) if signed else z3.UGE(a, b)}
+    if pred not in table:
+        raise _Leaf()
+    return z3.If(table[pred](), z3.BitVecVal(1, 1, a.ctx), z3.BitVecVal(0, 1, a.ctx))
+
+
+def _ints_cmp(at: _At):
+    a, b = at.ops
+    if not at.signed:
+        fw = at.operand_width()
+        a, b = at.unsigned(a, fw), at.unsigned(b, fw)
+    pred = _enum(at.op, "ComparisonPredicate")
+    table = {"equal": lambda: a == b, "not_equal": lambda: a != b, "less_than": lambda: a < b,
+             "less_than_or_equal": lambda: a <= b, "greater_than": lambda: a > b,
+             "greater_than_or_equal": lambda: a >= b}
+    if pred not in table:
+        raise _Leaf()
+    return at.b01(table[pred]())
+
+
+def _bits_ext(at: _At):
+    (a,) = at.ops
+    return (z3.SignExt if at.signed else z3.ZeroExt)(at.et.width - a.size(), a)
+
+
+def _ints_ext(at: _At):
+    (a,) = at.ops
+    fw = at.operand_width()
+    if fw == 1:
+        return z3.If(a == 1, z3.IntVal(-1 if at.signed else 1, at.ctx), z3.IntVal(0, at.ctx))
+    return a if at.signed else at.unsigned(a, fw)
+
+
+def _bits_trunc(at: _At):
+    (a,) = at.ops
+    to = at.et.width
+    r = z3.Extract(to - 1, 0, a)
+    if at.nsw:
+        at.defined.append(z3.SignExt(a.size() - to, r) == a)
+    if at.nuw:
+        at.defined.append(z3.ZeroExt(a.size() - to, r) == a)
+    return r
+
+
+def _ints_trunc(at: _At):
+    (a,) = at.ops
+    if at.et.width == 1:
+        raise _Leaf()
+    return at.fit(a)
+
+
+def _integer(bits: Callable, ints: Callable, **kw) -> Encoder:
+    return Encoder(bits, ints, integer_result=True, **kw)
+
+
+#: The encoder of each ``semantics`` of the op table (dialect/spec.py; tests/check/test_smt.py
+#: checks the two agree both ways). An op whose semantics is not here is a leaf.
+ENCODERS: Dict[str, Encoder] = {
+    "block_id": Encoder(_block_id),
+    "num_blocks": Encoder(_num_blocks),
+    "constant": Encoder(_constant),
+    "iota": Encoder(_iota, reads_operands=False),
+    "splat": Encoder(_splat, reads_operands=False),
+    "assume": Encoder(_assume, reads_operands=False),
+    "index_space": Encoder(_index_space, reads_operands=False),
+    "select": Encoder(_select),
+    "float.add": Encoder(_float_binary(lambda: z3.fpAdd)),
+    "float.sub": Encoder(_float_binary(lambda: z3.fpSub)),
+    "float.mul": Encoder(_float_binary(lambda: z3.fpMul)),
+    "float.neg": Encoder(_float_neg),
+    "int.add": _integer(_bits_add, _ints_arith("add")),
+    "int.sub": _integer(_bits_sub, _ints_arith("sub")),
+    "int.mul": _integer(_bits_mul, _ints_arith("mul")),
+    "int.and": _integer(_bits_bitwise("and"), _ints_bitwise("and")),
+    "int.or": _integer(_bits_bitwise("or"), _ints_bitwise("or")),
+    "int.xor": _integer(_bits_bitwise("xor"), _ints_bitwise("xor")),
+    "int.min": _integer(_bits_min_max("min"), _ints_min_max("min")),
+    "int.max": _integer(_bits_min_max("max"), _ints_min_max("max")),
+    "int.div": _integer(_bits_division("div"), _ints_division("div"), divides=True),
+    "int.rem": _integer(_bits_division("rem"), _ints_division("rem"), divides=True),
+    "int.shl": _integer(_bits_shl, _ints_shift),
+    "int.shr": _integer(_bits_shr, _ints_shift),
+    "int.neg": _integer(_bits_neg, _ints_neg),
+    "int.abs": _integer(_bits_abs, _ints_abs),
+    # a compare's result is i1 whatever its operands; its encoders check the operands themselves
+    "int.cmp": Encoder(_bits_cmp, _ints_cmp),
+    "int.ext": _integer(_bits_ext, _ints_ext),
+    "int.trunc": _integer(_bits_trunc, _ints_trunc),
+}
 
 
 def index_space_extent(index, op: Operation, res: int):
@@ -517,7 +718,11 @@ class ConeEncoder:
         self.timeout_s = timeout_s
         self.shape: Optional[Tuple[int, ...]] = None
         self.ints = False  # the integer mode (see _Side._ideal), tried when bit-vectors time out
-        self._vars: Dict[str, object] = {}
+        #: this encoder's own z3 context: every term, sort and solver of its queries lives in it
+        #: (never z3's global one), so encoders in different threads share no solver state, and
+        #: the same queries in the same order give the same models in any process
+        self.ctx = new_context()
+        self._vars: Dict[Tuple[str, bool, str], Any] = {}
         self._facts: List[Tuple[str, object]] = []
 
     def _fact(self, name: str, fact) -> None:
@@ -528,17 +733,17 @@ class ConeEncoder:
     def sort(self, t):
         et = _elem(t)
         if et.is_int:
-            return z3.IntSort() if self.ints else z3.BitVecSort(et.width)
-        return z3.FPSort(*_FP_SORTS[et.name])
+            return z3.IntSort(self.ctx) if self.ints else z3.BitVecSort(et.width, self.ctx)
+        return z3.FPSort(*_FP_SORTS[et.name], ctx=self.ctx)
 
     def var(self, name: str, t):
         sort = self.sort(t)
-        key = f"{name}:{sort}"
+        et = _scalar(t)
+        key = (name, self.ints, et.name)  # (a sort's text would go through z3's shared printer)
         if key not in self._vars:
             self._vars[key] = z3.Const(name, sort)
         v = self._vars[key]
         if self.ints:
-            et = _elem(t)
             lo, hi = (0, 1) if et.width == 1 else _range(et.width)
             self._fact(f"{name.split(':')[0]} is an {et.name} (IR fact)", z3.And(v >= lo, v <= hi))
         if name.startswith("arg"):
@@ -546,15 +751,16 @@ class ConeEncoder:
         return v
 
     def block_var(self, base: str, dim: str):
-        make = z3.Int if self.ints else (lambda n: z3.BitVec(n, 32))
+        ctx = self.ctx
+        make = (lambda n: z3.Int(n, ctx)) if self.ints else (lambda n: z3.BitVec(n, 32, ctx))
         bid, grid = make(f"bid.{dim}"), make(f"grid.{dim}")
         self._fact(f"0 <= bid.{dim} < grid.{dim} <= 2^31 - 1 (IR fact: tile block ids and grid sizes)",
                    z3.And(bid >= 0, bid < grid, grid <= (1 << 31) - 1) if self.ints else z3.And(bid >= 0, bid < grid))
         return bid if base == "bid" else grid
 
     def position(self, t: TileType):
-        w, n = _elem(t).width, t.shape[0]
-        p = z3.Int(f"pos:{w}") if self.ints else z3.BitVec(f"pos:{w}", w)
+        w, n = _scalar(t).width, t.shape[0]
+        p = z3.Int(f"pos:{w}", self.ctx) if self.ints else z3.BitVec(f"pos:{w}", w, self.ctx)
         name = f"0 <= pos < {n} (IR fact: the element position of an iota)"
         self._fact(name, z3.And(p >= 0, p < n) if self.ints else z3.And(z3.UGE(p, 0), z3.ULT(p, n)))
         return p
@@ -569,10 +775,10 @@ class ConeEncoder:
             raise _Leaf()
         if et.is_int and self.ints:
             bits &= (1 << et.width) - 1
-            return z3.IntVal(bits - (1 << et.width) if et.width > 1 and bits >> (et.width - 1) else bits)
+            return z3.IntVal(bits - (1 << et.width) if et.width > 1 and bits >> (et.width - 1) else bits, self.ctx)
         if et.is_int:
-            return z3.BitVecVal(bits, et.width)
-        return z3.fpBVToFP(z3.BitVecVal(bits, et.width), self.sort(t))
+            return z3.BitVecVal(bits, et.width, self.ctx)
+        return z3.fpBVToFP(z3.BitVecVal(bits, et.width, self.ctx), self.sort(t), self.ctx)
 
     def predicate(self, p, x, t):
         """The fact an ``assume`` predicate states about ``x`` (None: nothing the encoding models)."""
@@ -589,12 +795,12 @@ class ConeEncoder:
         if isinstance(p, Bounded):
             parts = []
             if p.lb is not None:
-                parts.append(x >= z3.BitVecVal(p.lb, w))
+                parts.append(x >= z3.BitVecVal(p.lb, w, x.ctx))
             if p.ub is not None:
-                parts.append(x <= z3.BitVecVal(p.ub, w))
+                parts.append(x <= z3.BitVecVal(p.ub, w, x.ctx))
             return z3.And(*parts) if parts else None
         if isinstance(p, DivBy) and p.every is None and p.along is None and p.divisor > 0:
-            return z3.SRem(x, z3.BitVecVal(p.divisor, w)) == 0
+            return z3.SRem(x, z3.BitVecVal(p.divisor, w, x.ctx)) == 0
         return None
 
     def _arg_facts(self, name: str, v) -> None:
@@ -633,7 +839,7 @@ class ConeEncoder:
             # a division by a computed divisor: nonlinear, where 32-bit dividers rarely finish;
             # the integer mode goes first, with most of the budget
             first = self._attempt(vl, vr, True, self.timeout_s * 3 / 4)
-            confirmed = self._confirm(vl, vr, first.candidate) if first.candidate else None
+            confirmed = self._confirm_any(vl, vr, first.candidates)
             if first.status in ("equal", "different"):
                 first.note = decided
                 out = first
@@ -654,8 +860,7 @@ class ConeEncoder:
             else:
                 if second.note:
                     out.note = f"{out.note}; integer encoding: {second.note}"
-                if second.candidate:
-                    out = self._confirm(vl, vr, second.candidate) or out
+                out = self._confirm_any(vl, vr, second.candidates) or out
         out.seconds = time.perf_counter() - t0
         return out
 
@@ -665,6 +870,14 @@ class ConeEncoder:
         self._facts = []
         return (_Side(self, self.left.f, self.left, "left", self.shared_left),
                 _Side(self, self.right.f, self.right, "right", self.shared_right))
+
+    def _confirm_any(self, vl: Value, vr: Value, candidates: List[Dict[str, int]]) -> Optional[Outcome]:
+        """The first of ``candidates`` that ``_confirm`` confirms, as its outcome; None if none."""
+        for values in candidates:
+            out = self._confirm(vl, vr, values)
+            if out is not None:
+                return out
+        return None
 
     def _confirm(self, vl: Value, vr: Value, values: Dict[str, int]) -> Optional[Outcome]:
         """``different`` when the bit-vector encoding, evaluated at the input ``values`` (every
@@ -678,15 +891,15 @@ class ConeEncoder:
                 self._fact(name, make(self))
         except (Unsupported, KeyError, ValueError, z3.Z3Exception):
             return None
-        dl = z3.And(*L.defined) if L.defined else z3.BoolVal(True)
-        dr = z3.And(*R.defined) if R.defined else z3.BoolVal(True)
+        dl = z3.And(*L.defined) if L.defined else z3.BoolVal(True, self.ctx)
+        dr = z3.And(*R.defined) if R.defined else z3.BoolVal(True, self.ctx)
         facts = [f for _, f in self._facts]
         subs = []
         for v in get_vars(z3.And(*facts, dl, dr, a == b)):
             if not z3.is_bv(v):
                 return None
             w = v.size()
-            subs.append((v, z3.BitVecVal(values.get(v.decl().name(), 0) % (1 << w), w)))
+            subs.append((v, z3.BitVecVal(values.get(v.decl().name(), 0) % (1 << w), w, self.ctx)))
 
         def at(term):
             return z3.simplify(z3.substitute(term, *subs)) if subs else z3.simplify(term)
@@ -717,19 +930,10 @@ class ConeEncoder:
             return Outcome("unsupported", note=f"encoding failed: {e}")
         if defer and any(not _numeral(d) for side in (L, R) for _, _, d in side.divisions):
             return Outcome("deferred")
-        ignored = []
-        for name, make in self.launch:
-            try:
-                self._fact(name, make(self))
-            except (Unsupported, KeyError, ValueError) as e:
-                ignored.append(str(e))
-        if isinstance(a, z3.FPRef):
-            same = z3.Or(z3.And(z3.fpIsNaN(a), z3.fpIsNaN(b)),
-                         z3.And(z3.fpEQ(a, b), z3.fpIsNegative(a) == z3.fpIsNegative(b)))
-        else:
-            same = a == b
-        dl, dr = z3.And(*L.defined) if L.defined else z3.BoolVal(True), \
-            z3.And(*R.defined) if R.defined else z3.BoolVal(True)
+        ignored = self._launch_facts()
+        same = self._same(a, b)
+        dl, dr = z3.And(*L.defined) if L.defined else z3.BoolVal(True, self.ctx), \
+            z3.And(*R.defined) if R.defined else z3.BoolVal(True, self.ctx)
         out = Outcome("undecided", cone_left=set(L.cone), cone_right=set(R.cone))
         if ignored:
             out.note = "launch fact ignored: " + "; ".join(ignored)
@@ -746,7 +950,7 @@ class ConeEncoder:
                 # the bit-vectors differ (prove() evaluates it there): a candidate
                 r, _, m = self._check(query, t_end, model=True)
                 if r == z3.sat:
-                    out.candidate = {d.name(): m[d].as_long() for d in m.decls() if z3.is_int_value(m[d])}
+                    out.candidates = self._candidates(query, m)
                 return out
             used += core
         r, core, m = self._check(query, t_end, model=True)
@@ -758,20 +962,36 @@ class ConeEncoder:
             out.facts = sorted(set(used)) + sorted(set(L.assumes + R.assumes))
         elif r == z3.sat:
             out.status = "different"
-            cex = {}
-            for d in m.decls():
-                if _input_name(d.name()):
-                    cex[d.name().split(":")[0]] = _py(m[d])
-            cex["left"] = _py(m.eval(a, model_completion=True))
-            cex["right"] = _py(m.eval(b, model_completion=True))
-            if not z3.is_true(m.eval(dl, model_completion=True)):
-                cex["left"] = "undefined"
-            if not z3.is_true(m.eval(dr, model_completion=True)):
-                cex["right"] = "undefined"
-            out.counterexample = dict(sorted(cex.items()))
+            out.counterexample = _counterexample(self._small_model(query, m), a, b, dl, dr)
         else:
             out.note = "; ".join(x for x in (out.note, f"z3 gave no answer within {self.timeout_s:g} s") if x)
         return out
+
+    def _launch_facts(self) -> List[str]:
+        """Add the caller's launch facts; the reasons of those this encoding cannot state."""
+        ignored = []
+        for name, make in self.launch:
+            try:
+                self._fact(name, make(self))
+            except (Unsupported, KeyError, ValueError) as e:
+                ignored.append(str(e))
+        return ignored
+
+    def _same(self, a, b):
+        """The two values are the same: equal numbers; floats bit-exact up to NaN payloads
+        (both NaN, or equal with the same sign: +0 and -0 differ)."""
+        if isinstance(a, z3.FPRef):
+            ctx = self.ctx
+            return z3.Or(z3.And(z3.fpIsNaN(a, ctx), z3.fpIsNaN(b, ctx)),
+                         z3.And(z3.fpEQ(a, b, ctx), z3.fpIsNegative(a, ctx) == z3.fpIsNegative(b, ctx)))
+        return a == b
+
+    def _candidates(self, query, model) -> List[Dict[str, int]]:
+        """The integer encoding's inputs where the sides differ, for prove() to evaluate in the
+        bit-vector encoding: a model with small inputs first, then ``model`` itself."""
+        out = [{d.name(): x[d].as_long() for d in x.decls() if z3.is_int_value(x[d])}
+               for x in (self._small_model(query, model), model)]
+        return out[:1] if out[0] == out[1] else out
 
     def _sign_lemmas(self, L: "_Side", R: "_Side", t_end: float) -> Dict[str, List[str]]:
         """Lemmas on the signs of the signed divisions' operands (divisor >= 1, dividend >= 0),
@@ -800,21 +1020,63 @@ class ConeEncoder:
                         self._fact(name, goal)
         return proven
 
+    def _small_model(self, goal, model):
+        """A model of the facts and ``goal`` whose inputs (``_input_name``) are all small, when
+        one exists within a fixed amount of z3's work; else ``model``. Tries bounds of growing
+        size on the signed value of every integer input. Any model of the query is a genuine
+        counterexample; this one is easier to read (``bid.x=3``, not ``bid.x=2146435055``) and
+        the same in every run: the work is bounded by z3's resource count (``rlimit``), never
+        by the clock, so load on the machine cannot change which model comes back."""
+        inputs = [d() for d in model.decls()
+                  if _input_name(d.name()) and d.arity() == 0 and (z3.is_bv(d()) or z3.is_int(d()))]
+        if not inputs:
+            return model
+        s = z3.Solver(ctx=self.ctx)
+        s.set("rlimit", SMALL_MODEL_RLIMIT)
+        s.set("timeout", int(max(1.0, 4 * self.timeout_s) * 1000))  # a safety net only
+        for _, fact in self._facts:
+            s.add(fact)
+        s.add(goal)
+        for bound in SMALL_MODEL_BOUNDS:
+            s.push()
+            for x in inputs:
+                s.add(x >= -bound, x <= bound)
+            if s.check() == z3.sat:
+                return s.model()
+            s.pop()
+        return model
+
     def _check(self, goal, t_end: float, model: bool = False):
         """(result, names of the facts in the unsat core[, model]) of facts + goal."""
-        s = z3.Solver()
+        s = z3.Solver(ctx=self.ctx)
         s.set("timeout", max(1, int((t_end - _now()) * 1000)))
         labels = {}
         for i, (name, fact) in enumerate(self._facts):
-            lab = z3.Bool(f"fact{i}")
-            labels[str(lab)] = name
+            lab = z3.Bool(f"fact{i}", self.ctx)
+            labels[f"fact{i}"] = name
             s.assert_and_track(fact, lab)
         s.add(goal)
         r = s.check()
-        core = [labels[str(c)] for c in s.unsat_core()] if r == z3.unsat else []
+        core = [labels[c.decl().name()] for c in s.unsat_core()] if r == z3.unsat else []
         if model:
             return r, core, (s.model() if r == z3.sat else None)
         return r, core
+
+
+def _counterexample(m, a, b, dl, dr) -> Dict[str, object]:
+    """The inputs a reader can set (``_input_name``) and the two sides' values in model ``m``
+    (``undefined`` for a side whose definedness fails there), by name."""
+    cex: Dict[str, object] = {}
+    for d in m.decls():
+        if _input_name(d.name()):
+            cex[d.name().split(":")[0]] = _py(m[d])
+    cex["left"] = _py(m.eval(a, model_completion=True))
+    cex["right"] = _py(m.eval(b, model_completion=True))
+    if not z3.is_true(m.eval(dl, model_completion=True)):
+        cex["left"] = "undefined"
+    if not z3.is_true(m.eval(dr, model_completion=True)):
+        cex["right"] = "undefined"
+    return dict(sorted(cex.items()))
 
 
 def _numeral(t) -> bool:
@@ -867,7 +1129,7 @@ def _fp_number(v) -> object:
     """A finite z3 float numeral as a Python float, through its IEEE bits (z3's own text form
     differs between versions: ``m*(2**e)``, ``FPVal(p/q, FPSort(8, 24))``)."""
     import struct
-    bits = z3.simplify(z3.fpToIEEEBV(v)).as_long()
+    bits = z3.simplify(z3.fpToIEEEBV(v, v.ctx)).as_long()
     layout = {(5, 11): (">H", ">e", 0), (8, 24): (">I", ">f", 0), (11, 53): (">Q", ">d", 0),
               (8, 8): (">I", ">f", 16)}.get((v.ebits(), v.sbits()))
     if layout is None:
@@ -933,7 +1195,8 @@ def launch_fact(text: str, origin: Optional[str] = None) -> Tuple[str, Callable]
     def make(enc: ConeEncoder):
         def val(n):
             if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool):
-                return ((z3.IntVal(n.value) if enc.ints else z3.BitVecVal(n.value, W)),) + fits(n.value, n.value)
+                return ((z3.IntVal(n.value, enc.ctx) if enc.ints else z3.BitVecVal(n.value, W, enc.ctx)),) + \
+                    fits(n.value, n.value)
             if isinstance(n, ast.Name) and n.id.startswith("arg") and n.id[3:].isdigit():
                 k = int(n.id[3:])
                 args = enc.left.f.arguments

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
+from contextlib import contextmanager
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..dialect.enums import PTR_ATTRS
@@ -40,6 +42,34 @@ _RECURSION_NEEDED = 12 * MAX_REGION_DEPTH + 500
 _SCALARS = set(T.SCALAR_TYPES)
 
 
+_recursion_lock = threading.Lock()
+_parses = 0                           # parses running, in all threads
+_limit_before: Optional[int] = None   # the recursion limit the first of them raised
+
+
+@contextmanager
+def _recursion_room():
+    """The recursion limit raised to ``_RECURSION_NEEDED`` while any thread parses. The limit is
+    one per process: the first parse raises it, the last one puts it back (one thread restoring
+    it under another's deep parse would fail that parse as "nested too deeply")."""
+    global _parses, _limit_before
+    with _recursion_lock:
+        if _parses == 0:
+            old = sys.getrecursionlimit()
+            _limit_before = old if old < _RECURSION_NEEDED else None
+            if _limit_before is not None:
+                sys.setrecursionlimit(_RECURSION_NEEDED)
+        _parses += 1
+    try:
+        yield
+    finally:
+        with _recursion_lock:
+            _parses -= 1
+            if _parses == 0 and _limit_before is not None:
+                sys.setrecursionlimit(_limit_before)
+                _limit_before = None
+
+
 def parse_text(text: str, path: str = "<text>", *, version: Optional[Version] = None,
                verify: bool = True) -> Module:
     """Parse Tile IR text; with ``verify`` (the default) the module is also checked against the
@@ -50,16 +80,11 @@ def parse_text(text: str, path: str = "<text>", *, version: Optional[Version] = 
         except UnicodeDecodeError as e:
             raise TileIRFormatError(f"text is not valid UTF-8 ({e.reason})", path=path, offset="1:1") from None
     p = Parser(text, path, version or DEFAULT_VERSION)
-    old_limit = sys.getrecursionlimit()
-    if old_limit < _RECURSION_NEEDED:
-        sys.setrecursionlimit(_RECURSION_NEEDED)
     try:
-        module = p.parse_module()
+        with _recursion_room():
+            module = p.parse_module()
     except RecursionError:
         raise TileIRFormatError("input nested too deeply", path=path, offset=p.peek().where) from None
-    finally:
-        if old_limit < _RECURSION_NEEDED:
-            sys.setrecursionlimit(old_limit)
     if verify:
         from ..ir.verify import verify_module
         where = p.where

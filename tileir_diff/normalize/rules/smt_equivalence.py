@@ -51,6 +51,14 @@ class SmtEquivalence(Rule):
     make such a proof wrong: it is checked, never inferred. (One block more than the tiles is no
     counterexample: that block's group is empty, both sides divide by zero, neither is defined.)
 
+    **Counterexamples are small and repeatable.** Once a query is ``sat``, the same query is asked
+    again with every input (``arg<k>``, ``bid.x``, ``grid.x``, ``pos``) bounded by 16, then 2^10, then
+    2^20, each search limited by z3's resource count rather than the clock, and the first model
+    found is the one reported (``bid.x=6``, not ``bid.x=1073741824``); where only large inputs
+    differ (a wrap near 2^31) the unbounded model stays. Each function pair's queries run in a z3
+    context of their own, never z3's global one: diffs in several threads do not share solver state,
+    and the same diff gives the same counterexample in any process (docs/robustness.md, "Threads").
+
     Never touches: a pair whose query is ``sat`` (reported, with the counterexample in the
     difference's ``detail.counterexample``) or undecided within the time budget
     (``Limits.smt_timeout_s``, default 2 s), values of pointer, view or token type, ops with
