@@ -249,3 +249,44 @@ def scaled_with_dead_view(view_sized_by_c: bool, plus_one: bool = False) -> str:
               f"tile<i32> -> tensor_view<?xf32, strides=[1]>"]
     text = kernel("\n".join(lines), scalar=True)
     return text.replace(", %c: tile<i32>)", ", %c: tile<i32>, %z: tile<ptr<f32>>, %zn: tile<i32>)")
+
+
+def rust_out_first(scale: str = "2.0", scalar: bool = False, extra_output: bool = False) -> str:
+    """out = scale * x in a cuTile Rust order: the output first (``%o0, %x0, %n``), one size for
+    both contiguous views. ``scalar``: the factor is a runtime argument ``%c: f32`` (the reference's
+    constant 2.0 as an argument) and ``scale`` is added to the product when not "0.0". With
+    ``extra_output`` a third pointer ``%aux`` (after %n) receives x as well: an output the
+    reference does not have."""
+    args = "%o0: tile<ptr<f32>>, %x0: tile<ptr<f32>>, %n: tile<i32>"
+    extra = []
+    if extra_output:
+        args += ", %aux: tile<ptr<f32>>"
+        extra = ["  %tva = make_tensor_view %aux, shape = [%n], strides = [1] : tile<i32> -> " + TV1,
+                 f"  %pva = make_partition_view %tva : {PV1}",
+                 f"  %ta = store_view_tko weak %x, %pva[%bid] token = %tok : {T}, {PV1}, tile<i32> -> token"]
+    if scalar:
+        args += ", %c: tile<f32>"
+        body = ["  %cr = reshape %c : tile<f32> -> tile<1xf32>", f"  %cb = broadcast %cr : tile<1xf32> -> {T}",
+                f"  %p = mulf %x, %cb : {T}"]
+        if scale != "0.0":
+            body += [f"  %k = constant <f32: {scale}> : {T}", f"  %y = addf %p, %k : {T}"]
+        else:
+            body += [f"  %y = addf %p, %p : {T}", f"  %h = constant <f32: 0.5> : {T}", f"  %y2 = mulf %y, %h : {T}"]
+    else:
+        body = [f"  %k = constant <f32: {scale}> : {T}", f"  %y = mulf %x, %k : {T}"]
+    result = "%y2" if scalar and scale == "0.0" else "%y"
+    lines = "\n".join(body + extra)
+    return f"""
+entry @k({args}) {{
+  %tok = make_token : token
+  %tv = make_tensor_view %x0, shape = [%n], strides = [1] : tile<i32> -> {TV1}
+  %pv = make_partition_view %tv : {PV1}
+  %tvo = make_tensor_view %o0, shape = [%n], strides = [1] : tile<i32> -> {TV1}
+  %pvo = make_partition_view %tvo : {PV1}
+  %bid, %by, %bz = get_tile_block_id : tile<i32>
+  %x, %tx = load_view_tko weak %pv[%bid] token = %tok : {PV1}, tile<i32> -> {T}, token
+{lines}
+  %ts = store_view_tko weak {result}, %pvo[%bid] token = %tok : {T}, {PV1}, tile<i32> -> token
+  return
+}}
+"""

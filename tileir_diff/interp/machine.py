@@ -17,7 +17,8 @@ from tileir_diff.ir import (Block, EnumValue, FloatAttr, IntegerAttr, Module, Op
 from tileir_diff.ir.types import PointerType, TensorViewType, TileType, TokenType
 
 from . import dtypes as dt
-from .errors import AssumeViolation, InterpreterError, KernelAssertionError, UnsupportedOpError
+from .budget import Budget
+from .errors import AssumeViolation, BudgetExceeded, InterpreterError, KernelAssertionError, UnsupportedOpError
 from .memory import Memory
 from .views import TensorView, TileView
 
@@ -31,10 +32,12 @@ class Options:
     (a left fold from the identity). ``scan`` is always a sequential fold (inclusive).
     ``max_loop_iterations`` stops a runaway ``for``/``loop`` with an error. ``check_assumes``:
     an ``assume`` whose predicate a value breaks raises ``AssumeViolation`` (the input is invalid
-    for the kernel); off, ``assume`` is the identity."""
+    for the kernel); off, ``assume`` is the identity. ``budget``: the steps, bytes and time a
+    run may spend (``tileir_diff.interp.budget``; None: only ``max_loop_iterations`` bounds it)."""
     reduce_order: str = "tree"
     max_loop_iterations: int = 1_000_000
     check_assumes: bool = True
+    budget: Optional[Budget] = None
 
     def __post_init__(self):
         if self.reduce_order not in ("tree", "sequential"):
@@ -123,6 +126,8 @@ class Interpreter:
         self._groups: Dict[int, Dict[str, Tuple[int, int]]] = {}
         self._constants: Dict[int, np.ndarray] = {}
         self._combiner_depth = 0
+        self._result_bytes: Dict[int, int] = {}  # op -> bytes of its results (from their types)
+        self._frees: Dict[int, List[List[int]]] = {}  # block -> per op, the values whose last use it is
         for fi, f in enumerate(module.functions):
             self._tag(f.body, f"f{fi}")
         self.globals: Dict[str, int] = {}
@@ -136,6 +141,7 @@ class Interpreter:
         for j, op in enumerate(block.operations):
             oid = f"{prefix}/o{j}"
             self._where[id(op)] = oid
+            self._result_bytes[id(op)] = sum(_type_bytes(r.type) for r in op.results)
             for k, r in enumerate(op.regions):
                 for b in r.blocks:
                     self._tag(b, f"{oid}/r{k}")
@@ -180,12 +186,19 @@ class Interpreter:
 
     # --- blocks ----------------------------------------------------------------------------------
     def exec_block(self, block: Block, env: Dict[int, Any]):
-        """Run ``block``; returns (terminator name, values) or an _Escape from a nested if."""
-        for op in block.operations:
+        """Run ``block``; returns (terminator name, values) or an _Escape from a nested if. A value
+        defined in the block leaves ``env`` once its last use in the block has run."""
+        frees = self._frees.get(id(block))
+        if frees is None:
+            frees = self._frees[id(block)] = last_uses(block)
+        budget = self.options.budget
+        for i, op in enumerate(block.operations):
             name = op.name
             if name in TERMINATORS:
                 return name, [env[v.vid] for v in op.operands]
             try:
+                if budget is not None:
+                    budget.charge(self._result_bytes.get(id(op), 0), self._where.get(id(op), "?"))
                 if name == "if":
                     r = self._op_if(op, env)
                     if isinstance(r, _Escape):
@@ -198,7 +211,7 @@ class Interpreter:
                     results = handler(self, op, [env[v.vid] for v in op.operands], env)
                 for res, val in zip(op.results, results):
                     env[res.vid] = self._coerce(op, res.type, val)
-            except UnsupportedOpError:
+            except (UnsupportedOpError, BudgetExceeded):
                 raise
             except InterpreterError as exc:
                 if not getattr(exc, "located", False):
@@ -210,6 +223,11 @@ class Interpreter:
                                        f"{type(exc).__name__}: {exc}")
                 err.located = True
                 raise err from exc
+            except MemoryError:
+                raise BudgetExceeded(f"budget exceeded: out of memory at {self._where.get(id(op), '?')} "
+                                     f"(block {self.block_id})") from None
+            for vid in frees[i]:
+                env.pop(vid, None)
         return "end", []
 
     def _coerce(self, op: Operation, t, val):
@@ -272,6 +290,49 @@ class Interpreter:
         if kind in ("yield", "end"):
             return values
         return _Escape(kind, values)
+
+
+def _operand_vids(op: Operation):
+    """Every value ``op`` reads, its regions' ops included."""
+    for v in op.operands:
+        yield v.vid
+    for r in op.regions:
+        for b in r.blocks:
+            for o in b.operations:
+                yield from _operand_vids(o)
+
+
+def last_uses(block: Block) -> List[List[int]]:
+    """Per op of ``block``: the values defined in the block (its arguments, its ops' results)
+    whose last use is that op (a use inside a nested region counts at the op holding it); a value
+    nothing uses goes right after it is defined."""
+    last: Dict[int, int] = {}
+    for i, op in enumerate(block.operations):
+        for vid in _operand_vids(op):
+            last[vid] = i
+    frees: List[List[int]] = [[] for _ in block.operations]
+    if not frees:
+        return frees
+    defined = [(a.vid, 0) for a in block.arguments]
+    defined += [(r.vid, i) for i, op in enumerate(block.operations) for r in op.results]
+    for vid, at in defined:
+        frees[max(at, last.get(vid, at))].append(vid)
+    return frees
+
+
+def _type_bytes(t) -> int:
+    """Bytes a value of type ``t`` takes in the interpreter (0 for tokens and views)."""
+    if not isinstance(t, TileType):
+        return 0
+    n = 1
+    for d in t.shape:
+        n *= int(d)
+    if isinstance(t.element, PointerType):
+        return 8 * n
+    try:
+        return n * np.dtype(dt.compute_dtype(dt.name_of(t.element))).itemsize
+    except (KeyError, TypeError, ValueError):
+        return 8 * n
 
 
 def _unpack(r):
