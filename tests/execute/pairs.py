@@ -271,10 +271,10 @@ def rust_out_first(scale: str = "2.0", scalar: bool = False, extra_output: bool 
         if scale != "0.0":
             body += [f"  %k = constant <f32: {scale}> : {T}", f"  %y = addf %p, %k : {T}"]
         else:
-            body += [f"  %y = addf %p, %p : {T}", f"  %h = constant <f32: 0.5> : {T}", f"  %y2 = mulf %y, %h : {T}"]
+            body[-1] = body[-1].replace("%p =", "%y =")
     else:
         body = [f"  %k = constant <f32: {scale}> : {T}", f"  %y = mulf %x, %k : {T}"]
-    result = "%y2" if scalar and scale == "0.0" else "%y"
+    result = "%y"
     lines = "\n".join(body + extra)
     return f"""
 entry @k({args}) {{
@@ -290,3 +290,31 @@ entry @k({args}) {{
   return
 }}
 """
+
+
+def counted_loop(trips: int, inner: int = 0, step: str = "1.0") -> str:
+    """out = x + trips * step (x + trips * inner * step with ``inner``): a ``for`` of ``trips``
+    iterations adding ``step`` to the tile, with a nested ``for`` of ``inner`` iterations inside."""
+    if inner:
+        body = f"""    %z = for %jv in (%c0 to %ci, step %c1) : tile<i32> iter_values(%w = %v) -> ({T}) {{
+      %w2 = addf %w, %k : {T}
+      continue %w2 : {T}
+    }}
+    continue %z : {T}"""
+    else:
+        body = f"""    %v2 = addf %v, %k : {T}
+    continue %v2 : {T}"""
+    return kernel(f"""  %c0 = constant <i32: 0> : tile<i32>
+  %c1 = constant <i32: 1> : tile<i32>
+  %ct = constant <i32: {trips}> : tile<i32>
+  %ci = constant <i32: {inner}> : tile<i32>
+{const("%k", step)}
+  %acc = for %iv in (%c0 to %ct, step %c1) : tile<i32> iter_values(%v = %x) -> ({T}) {{
+{body}
+  }}
+{store("%acc")}""")
+
+
+def huge_bounded(lower: int) -> str:
+    """out = x, with the size of x assumed ``bounded<lower, ?>`` (a size of ``lower`` at least)."""
+    return kernel(store("%x")).replace("assume bounded<0, ?>, %a1", f"assume bounded<{lower}, ?>, %a1")

@@ -287,8 +287,8 @@ class Limits:
     bytes the op results they build; a trial runs both kernels once. Past any limit the check
     stops with ``budget_exceeded`` set and never a counterexample."""
     time_budget: float = 120.0              # seconds for the whole call, checked inside a trial too
-    max_steps_per_trial: int = 2_000_000
-    max_steps_per_call: int = 20_000_000
+    max_steps_per_trial: int = 500_000
+    max_steps_per_call: int = 4_000_000
     max_bytes_per_trial: int = 16 << 30
     max_bytes_per_call: int = 128 << 30
     max_value_bytes: int = 1 << 30           # one op's results

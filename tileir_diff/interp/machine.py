@@ -194,14 +194,17 @@ class Interpreter:
         budget = self.options.budget
         for i, op in enumerate(block.operations):
             name = op.name
+            if budget is not None:  # every op counts, terminators too (a loop of only `continue`)
+                budget.charge(self._result_bytes.get(id(op), 0), self._where.get(id(op), "?"))
             if name in TERMINATORS:
-                return name, [env[v.vid] for v in op.operands]
+                values = [env[v.vid] for v in op.operands]
+                _drop(env, frees, i)
+                return name, values
             try:
-                if budget is not None:
-                    budget.charge(self._result_bytes.get(id(op), 0), self._where.get(id(op), "?"))
                 if name == "if":
                     r = self._op_if(op, env)
                     if isinstance(r, _Escape):
+                        _drop(env, frees, i)
                         return r
                     results = r
                 else:
@@ -318,6 +321,13 @@ def last_uses(block: Block) -> List[List[int]]:
     for vid, at in defined:
         frees[max(at, last.get(vid, at))].append(vid)
     return frees
+
+
+def _drop(env: Dict[int, Any], frees: List[List[int]], start: int) -> None:
+    """Leaving a block at op ``start``: every value of the block still held goes."""
+    for vids in frees[start:]:
+        for vid in vids:
+            env.pop(vid, None)
 
 
 def _type_bytes(t) -> int:
