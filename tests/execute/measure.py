@@ -37,8 +37,19 @@ def small_pairs():
     for name, make in (("if-branches", P.if_branches), ("rsqrt-eps", P.rsqrt_eps), ("commuted", P.commuted),
                        ("fma", P.fma_or_mul_add), ("load-after-store", P.load_after_store)):
         yield name, make(False), make(True)
-    yield "python-vs-rust-order", P.python_order_double(), P.rust_order(16)
-    yield "python-vs-raw-pointers", P.python_order_double(), P.rust_raw_pointers()
+    ref = P.python_order_double()
+    yield "python-vs-rust-order", ref, P.rust_order(16)
+    yield "python-vs-raw-pointers", ref, P.rust_raw_pointers()
+    yield "output-first", ref, P.rust_out_first()
+    yield "output-first-bug", ref, P.rust_out_first("3.0")
+    yield "constant-as-argument", ref, P.rust_out_first("0.0", scalar=True)
+    yield "constant-as-argument-bug", ref, P.rust_out_first("1.0", scalar=True)
+    extra = ref.replace(", %a5: tile<i32>)", ", %a5: tile<i32>, %aux: tile<ptr<f32>>, %an: tile<i32>, %as: tile<i32>)")
+    extra = extra.replace("  return", "  %tva = make_tensor_view %aux, shape = [%an], strides = [%as] : tile<i32> -> "
+                          f"{P.TV}\n  %pva = make_partition_view %tva : {P.PV}\n"
+                          f"{P.store('%x', '%pva', '%tok', '%ta')}\n  return", 1)
+    yield "extra-output", ref, extra
+    yield "extra-output-bug", ref, extra.replace("2.0", "4.0")
 
 
 def main(argv=None) -> int:
