@@ -51,6 +51,7 @@ def test_output_first_port_with_a_planted_bug_diverges_validly():
     cex = ex["counterexample"]
     assert cex["valid"] is True and cex["mapping"] == "structural diff" and "invalid_because" not in cex
     assert cex["output"] == "array1" and cex["left"] * 1.5 == cex["right"]  # out: 2x on the left, 3x on the right
+    assert [(a["left_arg"], a["right_arg"]) for a in cex["inputs"]["arrays"]] == [(0, 1), (3, 0)]
 
 
 @pytest.mark.parametrize("port,variant", [("swiglu_out_first", "swiglu.fwd_f16"), ("softmax_ptr", "softmax.f32_row_m4_n1024"),

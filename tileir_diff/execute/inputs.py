@@ -68,6 +68,9 @@ class Trial:
                 d["alias_of"] = f"array{a.alias_of}"
             elif a.values.size <= 16:
                 d["data"] = _plain(a.values.reshape(-1))
+            if plan is not None:  # which entry argument it is on each side (None: not that side's)
+                for side, layout, index in (("left", plan.left, plan.left_of), ("right", plan.right, plan.right_of)):
+                    d[f"{side}_arg"] = layout.arrays[index[k]].pointer_arg if index[k] is not None else None
             arrays.append(d)
         out = {"grid": list(self.grid), "arrays": arrays, "family": self.mode,
                "scalars": [_plain(np.asarray(s).reshape(-1))[0] for s in self.scalars]}
