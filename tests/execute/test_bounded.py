@@ -111,3 +111,17 @@ def test_values_leave_the_environment_after_their_last_use():
     o = memory.put_array(np.zeros(16, np.float32), "f32")
     Spy(m, memory).run(None, [x, 16, 1, o, 16, 1], (1, 1, 1))
     assert seen and seen[0] <= {a.vid for a in f.arguments}, seen
+
+
+def test_a_budget_hit_mid_check_keeps_a_specialized_verdict_and_the_trials_run_so_far():
+    from pathlib import Path
+    here = Path(__file__).resolve().parents[1] / "corpus" / "independent"
+    ref, port = str(here / "reference" / "softmax.f32_row_m4_n1024.tileirbc"), str(here / "softmax_ptr.tileirbc")
+    full = diff(ref, port, execute="always", trials=6)
+    assert full.verdict == "specialized" and full.execution.status == "no_divergence"
+    r = diff(ref, port, execute="always", trials=6, execute_options={"max_steps_per_trial": 10})
+    ex = r.execution.to_dict()
+    assert r.verdict == "specialized" and ex["status"] == "unsupported" and ex.get("structural_verdict") is None
+    assert "max_steps_per_trial" in ex["budget_exceeded"]
+    with pytest.raises(TypeError, match="unknown execute option"):
+        diff(ref, port, execute="always", trials=1, execute_options={"max_stepz": 10})
