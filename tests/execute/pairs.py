@@ -318,3 +318,26 @@ def counted_loop(trips: int, inner: int = 0, step: str = "1.0") -> str:
 def huge_bounded(lower: int) -> str:
     """out = x, with the size of x assumed ``bounded<lower, ?>`` (a size of ``lower`` at least)."""
     return kernel(store("%x")).replace("assume bounded<0, ?>, %a1", f"assume bounded<{lower}, ?>, %a1")
+
+
+def rows_double() -> str:
+    """out = 2 * x on a (rows x 16) contiguous array, one row per block: ``@k(%x, %rows, %o)``."""
+    v2 = "tensor_view<?x16xf32, strides=[16,1]>"
+    p2 = f"partition_view<tile=(1x{N}), {v2}>"
+    t2 = f"tile<1x{N}xf32>"
+    return f"""
+entry @k(%x0: tile<ptr<f32>>, %rows: tile<i32>, %o0: tile<ptr<f32>>) {{
+  %tok = make_token : token
+  %tv = make_tensor_view %x0, shape = [%rows, 16], strides = [16, 1] : tile<i32> -> {v2}
+  %pv = make_partition_view %tv : {p2}
+  %tvo = make_tensor_view %o0, shape = [%rows, 16], strides = [16, 1] : tile<i32> -> {v2}
+  %pvo = make_partition_view %tvo : {p2}
+  %bid, %by, %bz = get_tile_block_id : tile<i32>
+  %c0 = constant <i32: 0> : tile<i32>
+  %x, %tx = load_view_tko weak %pv[%bid, %c0] token = %tok : {p2}, tile<i32> -> {t2}, token
+  %two = constant <f32: 2.0> : {t2}
+  %y = mulf %x, %two : {t2}
+  %ts = store_view_tko weak %y, %pvo[%bid, %c0] token = %tok : {t2}, {p2}, tile<i32> -> token
+  return
+}}
+"""

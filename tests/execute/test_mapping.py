@@ -161,3 +161,20 @@ def test_tie_to_a_static_extent_and_pin_values_reach_the_trial():
                                         ("<i1: true>", True), ("<f32: inf>", float("inf")), ("nonsense", None)])
 def test_pin_values_parse_from_their_text(text, value):
     assert parse_value(text) == value
+
+
+def test_a_raw_pointer_sized_by_a_mask_takes_its_partners_shape():
+    # a 2-D array (rows x 16) against a raw pointer whose mask (offsets < n) made it 1-D: the
+    # pointer takes the 2-D shape, and n, free again, gets the value of the extent it is paired with
+    rows, raw = load(P.rows_double()), load(P.rust_raw_pointers())
+    la, lb = infer_layout(rows), infer_layout(raw)
+    assert [a.ndim for a in la.arrays] == [2, 2] and [a.ndim for a in lb.arrays] == [1, 1] and 2 in lb.slots
+    mapping = ArgumentMapping(("k", "k"), ((0, 0), (2, 1), (1, 2)))
+    plan = make_plan(la, lb, mapping=mapping)
+    assert plan.ndims == [2, 2] and plan.unmapped == [] and [s.arg for s in plan.right.scalars] == [2]
+    n = plan.right_scalar[0]
+    for k in range(6):
+        t = make_trial(plan, k, 0)
+        assert t.arrays[0].shape[1] == 16 and t.scalars[n] == t.arrays[0].shape[0]
+    res = check(rows, raw, trials=6, mapping=[mapping])
+    assert res.status != "unsupported", res.to_dict()

@@ -416,7 +416,7 @@ def _setup(left: Module, right: Module, entries, mapping: Optional[ArgumentMappi
     if aliasing:
         plan.alias_pairs, plan.alias_notes = _alias_pairs(left, right, plan)
     plan.unmapped.extend(_one_sided_reads(left, right, plan))
-    return la, lb, plan
+    return plan.left, plan.right, plan  # the plan may read a raw pointer as a bare one (inputs._as_bare_pointer)
 
 
 def _check_pair(left: Module, right: Module, *, trials: int, seed: int, rtol: float, atol: float,

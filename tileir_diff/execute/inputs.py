@@ -20,6 +20,7 @@ one buffer.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -28,7 +29,7 @@ import numpy as np
 from tileir_diff.interp import dtypes as dt
 
 from .mapping import ArgumentMapping, identity
-from .signature import ArgFacts, Layout
+from .signature import ArgFacts, ArraySpec, Layout, ScalarSpec
 
 MODES = ("normal", "ints", "special", "wide", "large", "zeros")
 SPECIAL_KINDS = ("special: signed zeros, subnormals", "special: NaN, Inf", "special: extremes")
@@ -194,6 +195,45 @@ def _array_pairs(left: Layout, right: Layout, mapping: Optional[ArgumentMapping]
     return out
 
 
+def _sized_by_mask(spec) -> bool:
+    """A raw pointer whose size the layout took from a mask (``offsets < n``): 1-D by inference only."""
+    return spec.sized_by_mask
+
+
+def _as_bare_pointer(layout: Layout, k: int) -> Layout:
+    """``layout`` with array ``k`` (a raw pointer sized by a mask) read as a bare pointer that takes
+    its partner's shape: the argument its mask compared with becomes a free scalar again, for the
+    mapping to give a value (the partner's extent it is paired with)."""
+    spec = layout.arrays[k]
+    bare = dataclasses.replace(spec, shape_args=(None,), stride_args=(None,), static_shape=(None,),
+                               static_strides=(None,), shape_facts=(ArgFacts(),), stride_facts=(ArgFacts(),),
+                               guessed_extent=True, pointer_only=True, sized_by_mask=False)
+    slots = {arg: [x for x in ss if x[1] != k] for arg, ss in layout.slots.items()}
+    slots = {arg: ss for arg, ss in slots.items() if ss}
+    items: List[Any] = [bare if it is spec else it for it in layout.items]
+    for d, arg in enumerate(spec.shape_args):
+        if arg is not None and arg not in slots:
+            items.append(ScalarSpec(arg, spec.index_elem or "i32", spec.shape_facts[d]))
+    items.sort(key=lambda it: it.pointer_arg if isinstance(it, ArraySpec) else it.arg)
+    return dataclasses.replace(layout, items=items, slots=slots)
+
+
+def _unflatten_mismatched(left: Layout, right: Layout, pairs) -> Tuple[Layout, Layout]:
+    """Paired arrays of other ranks where one side is a raw pointer sized by a mask: that side
+    becomes a bare pointer with its partner's shape (see ``_as_bare_pointer``)."""
+    for j, k in pairs:
+        if j is None or k is None:
+            continue
+        a, b = left.arrays[j], right.arrays[k]
+        if a.ndim == b.ndim:
+            continue
+        if _sized_by_mask(a) and not _flat_side(b):
+            left = _as_bare_pointer(left, j)
+        elif _sized_by_mask(b) and not _flat_side(a):
+            right = _as_bare_pointer(right, k)
+    return left, right
+
+
 def _plan_arrays(left: Layout, right: Layout, pairs):
     """Per plan array: element type, rank, tile hint, pointer-only, computed strides; raises
     NoMapping for a pair that cannot share one buffer."""
@@ -229,6 +269,7 @@ def make_plan(left: Layout, right: Layout, alias_pairs: Sequence[Tuple[int, int]
     if mapping is None and left.arg_types and left.arg_types == right.arg_types:
         mapping = identity((left.entry, right.entry), len(left.arg_types))
     pairs = _array_pairs(left, right, mapping)
+    left, right = _unflatten_mismatched(left, right, pairs)
     elems, ndims, hints, ponly, computed = _plan_arrays(left, right, pairs)
     plan = Plan(left, right, elems, ndims, hints, ponly, computed, {}, {}, {}, [],
                 block_axes=tuple(x or y for x, y in zip(left.block_axes, right.block_axes)),
