@@ -277,6 +277,7 @@ def make_plan(left: Layout, right: Layout, alias_pairs: Sequence[Tuple[int, int]
                 source=mapping.source if mapping is not None else "positional")
     if mapping is None:
         plan.unmapped.append("the arguments were paired by position: no mapping the structural diff proved")
+        plan.notes.append("arguments paired by position (no argument mapping given): a divergence proves nothing")
     _slot_facts(plan)
     if mapping is not None:
         _tie_mapped_slots(plan, mapping)
