@@ -158,15 +158,16 @@ def _specs(plan: Plan, k: int):
 
 
 def run_trial(module: Module, layout: Layout, plan: Plan, trial: Trial, side: str = "left",
-              options: Optional[Options] = None) -> Outcome:
+              options: Optional[Options] = None, shared: Optional[Interpreter] = None) -> Outcome:
     """Run one side on a trial. ``Outcome.arrays`` holds every plan array's buffer afterwards (None
-    for arrays this side does not have). Raises ``UnsupportedOpError`` and ``BudgetExceeded``."""
+    for arrays this side does not have). Raises ``UnsupportedOpError`` and ``BudgetExceeded``.
+    ``shared``: an interpreter of ``module`` whose per-op tables the run reuses."""
     memory = Memory()
     args, why = _flat_args(layout, plan, trial, memory, side)
     if args is None:
         return Outcome(invalid=why)
     flat, placed = args
-    interp = Interpreter(module, memory, options)
+    interp = Interpreter(module, memory, options, shared=shared)
     try:
         interp.run(layout.entry, flat, trial.grid)
     except (UnsupportedOpError, BudgetExceeded):
@@ -494,10 +495,14 @@ class _Runner:
     rtol: float
     atol: float
 
+    tables: Dict[str, Interpreter] = field(default_factory=dict)  # per side: the per-op tables, built once
+
     def both(self, trial: Trial) -> Tuple[Outcome, Outcome]:
         opts = dataclasses.replace(self.options or Options(), budget=self.limits.trial_budget(self.call))
-        lo = run_trial(self.left, self.la, self.plan, trial, "left", opts)
-        ro = run_trial(self.right, self.lb, self.plan, trial, "right", opts)
+        if not self.tables:
+            self.tables = {"left": Interpreter(self.left), "right": Interpreter(self.right)}
+        lo = run_trial(self.left, self.la, self.plan, trial, "left", opts, self.tables["left"])
+        ro = run_trial(self.right, self.lb, self.plan, trial, "right", opts, self.tables["right"])
         return lo, ro
 
     def draw(self, k: int, seed: int, attempt: int) -> Trial:

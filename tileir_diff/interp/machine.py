@@ -115,7 +115,10 @@ def entry_function(module: Module, entry: Optional[str] = None):
 
 
 class Interpreter:
-    def __init__(self, module: Module, memory: Optional[Memory] = None, options: Optional[Options] = None):
+    def __init__(self, module: Module, memory: Optional[Memory] = None, options: Optional[Options] = None,
+                 shared: Optional["Interpreter"] = None):
+        """``shared``: an interpreter of the same module whose per-op tables (op ids, operand groups,
+        result sizes, last uses) this one reuses instead of computing them again (repeated runs)."""
         self.module = module
         self.memory = memory if memory is not None else Memory()
         self.options = options or Options()
@@ -127,9 +130,14 @@ class Interpreter:
         self._constants: Dict[int, np.ndarray] = {}
         self._combiner_depth = 0
         self._result_bytes: Dict[int, int] = {}  # op -> bytes of its results (from their types)
-        self._frees: Dict[int, List[List[int]]] = {}  # block -> per op, the values whose last use it is
-        for fi, f in enumerate(module.functions):
-            self._tag(f.body, f"f{fi}")
+        # block -> per op, the values whose last use it is (and whether any is held from that op on)
+        self._frees: Dict[int, Tuple[List[List[int]], List[bool]]] = {}
+        if shared is not None and shared.module is module:
+            self._where, self._groups = shared._where, shared._groups
+            self._result_bytes, self._frees = shared._result_bytes, shared._frees
+        else:
+            for fi, f in enumerate(module.functions):
+                self._tag(f.body, f"f{fi}")
         self.globals: Dict[str, int] = {}
         for g in module.globals:
             elem = dt.name_of(g.value.element)
@@ -188,23 +196,26 @@ class Interpreter:
     def exec_block(self, block: Block, env: Dict[int, Any]):
         """Run ``block``; returns (terminator name, values) or an _Escape from a nested if. A value
         defined in the block leaves ``env`` once its last use in the block has run."""
-        frees = self._frees.get(id(block))
-        if frees is None:
-            frees = self._frees[id(block)] = last_uses(block)
+        cached = self._frees.get(id(block))
+        if cached is None:
+            cached = self._frees[id(block)] = _frees_of(block)
+        frees, frees_left = cached
         budget = self.options.budget
         for i, op in enumerate(block.operations):
             name = op.name
-            if budget is not None:  # every op counts, terminators too (a loop of only `continue`)
-                budget.charge(self._result_bytes.get(id(op), 0), self._where.get(id(op), "?"))
-            if name in TERMINATORS:
-                values = [env[v.vid] for v in op.operands]
-                _drop(env, frees, i)
-                return name, values
             try:
+                if budget is not None:  # every op counts, terminators too (a loop of only `continue`)
+                    budget.charge(self._result_bytes.get(id(op), 0))
+                if name in TERMINATORS:
+                    values = [env[v.vid] for v in op.operands]
+                    if frees_left[i]:
+                        _drop(env, frees, i)
+                    return name, values
                 if name == "if":
                     r = self._op_if(op, env)
                     if isinstance(r, _Escape):
-                        _drop(env, frees, i)
+                        if frees_left[i]:
+                            _drop(env, frees, i)
                         return r
                     results = r
                 else:
@@ -214,7 +225,12 @@ class Interpreter:
                     results = handler(self, op, [env[v.vid] for v in op.operands], env)
                 for res, val in zip(op.results, results):
                     env[res.vid] = self._coerce(op, res.type, val)
-            except (UnsupportedOpError, BudgetExceeded):
+            except UnsupportedOpError:
+                raise
+            except BudgetExceeded as exc:
+                if not getattr(exc, "located", False):  # the innermost op: where the run stopped
+                    exc.args = (f"{exc} (at {self._where.get(id(op), '?')})",)
+                    exc.located = True  # type: ignore[attr-defined]
                 raise
             except InterpreterError as exc:
                 if not getattr(exc, "located", False):
@@ -321,6 +337,17 @@ def last_uses(block: Block) -> List[List[int]]:
     for vid, at in defined:
         frees[max(at, last.get(vid, at))].append(vid)
     return frees
+
+
+def _frees_of(block: Block) -> Tuple[List[List[int]], List[bool]]:
+    """``last_uses`` of the block, and per op whether any value is still held from it on."""
+    frees = last_uses(block)
+    left = [False] * len(frees)
+    held = False
+    for i in range(len(frees) - 1, -1, -1):
+        held = held or bool(frees[i])
+        left[i] = held
+    return frees, left
 
 
 def _drop(env: Dict[int, Any], frees: List[List[int]], start: int) -> None:
