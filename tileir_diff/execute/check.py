@@ -1,9 +1,9 @@
 """Differential execution: run two kernels on the same generated inputs and look for an input
 where the memory they leave behind differs.
 
-Inputs come from ``inputs.make_trial`` (a plan shared by both kernels: sizes and strides
-consistent with both signatures and their assumes, free scalars paired by position, special
-values and alias trials in some of the trials). The first diverging trial is then shrunk (fewer
+Inputs come from ``inputs.make_trial`` (a plan shared by both kernels, on the argument mapping the
+structural diff proved: sizes and strides consistent with both signatures and their assumes,
+arrays and scalars paired by role, special values and alias trials in some of the trials). The first diverging trial is then shrunk (fewer
 blocks, arrays set to zeros/ones) while it still diverges, so the reported counterexample is
 small. Outputs are compared exactly (NaN equals NaN whatever its payload, -0.0 differs from +0.0)
 unless ``rtol``/``atol`` are given: the question is "do these kernels compute the same thing", and
@@ -12,6 +12,10 @@ a reader can judge.
 
 A trial on which a kernel breaks an ``assume`` is *invalid* (the input is outside what the kernel
 promises to handle): it is counted in ``invalid_trials`` and never shown as a counterexample.
+A divergence is a counterexample for both kernels (``counterexample["valid"]``) only on a mapping
+that gives every argument either kernel reads its value, with both kernels run to completion;
+only such a one may overrule a verdict (``tileir_diff.api.apply_execution``). Every run has a
+budget (``Limits``): past it the check stops and says so, and claims nothing.
 """
 from __future__ import annotations
 

@@ -1,8 +1,10 @@
 """Inputs for a differential run: one ``Plan`` for a pair of entry layouts, trials drawn from it.
 
-The plan pairs the two kernels' arrays by position and their free scalars by position (among the
-scalars each kernel reads, when both are integers, both floats or both bools); sizes and strides
-are *slots* ``(kind, array, dim)`` shared by both kernels. Slots that one entry argument feeds
+The plan pairs the two kernels' arguments by the argument mapping (``mapping.ArgumentMapping``: the
+structural diff's pairing by role, its ties and pinned constants; one argument list for entries
+with one signature; by position otherwise, which proves nothing and says so in ``Plan.unmapped``).
+Paired arrays are one *plan array*; an array only one kernel has is one of its own (not compared).
+Sizes and strides are *slots* ``(kind, plan array, dim)`` shared by both kernels. Slots that one entry argument feeds
 (in either kernel) are tied together and take one value; a slot takes the static size/stride
 either kernel's ``tensor_view`` type states, and meets every ``assume div_by``/``bounded`` that
 either kernel states on the arguments feeding it. Every trial is therefore an input both kernels
@@ -195,11 +197,6 @@ def _array_pairs(left: Layout, right: Layout, mapping: Optional[ArgumentMapping]
     return out
 
 
-def _sized_by_mask(spec) -> bool:
-    """A raw pointer whose size the layout took from a mask (``offsets < n``): 1-D by inference only."""
-    return spec.sized_by_mask
-
-
 def _as_bare_pointer(layout: Layout, k: int) -> Layout:
     """``layout`` with array ``k`` (a raw pointer sized by a mask) read as a bare pointer that takes
     its partner's shape: the argument its mask compared with becomes a free scalar again, for the
@@ -218,7 +215,7 @@ def _as_bare_pointer(layout: Layout, k: int) -> Layout:
     return dataclasses.replace(layout, items=items, slots=slots)
 
 
-def _unflatten_mismatched(left: Layout, right: Layout, pairs) -> Tuple[Layout, Layout]:
+def _bare_where_ranks_differ(left: Layout, right: Layout, pairs) -> Tuple[Layout, Layout]:
     """Paired arrays of other ranks where one side is a raw pointer sized by a mask: that side
     becomes a bare pointer with its partner's shape (see ``_as_bare_pointer``)."""
     for j, k in pairs:
@@ -227,9 +224,9 @@ def _unflatten_mismatched(left: Layout, right: Layout, pairs) -> Tuple[Layout, L
         a, b = left.arrays[j], right.arrays[k]
         if a.ndim == b.ndim:
             continue
-        if _sized_by_mask(a) and not _flat_side(b):
+        if a.sized_by_mask and not _flat_side(b):
             left = _as_bare_pointer(left, j)
-        elif _sized_by_mask(b) and not _flat_side(a):
+        elif b.sized_by_mask and not _flat_side(a):
             right = _as_bare_pointer(right, k)
     return left, right
 
@@ -269,7 +266,7 @@ def make_plan(left: Layout, right: Layout, alias_pairs: Sequence[Tuple[int, int]
     if mapping is None and left.arg_types and left.arg_types == right.arg_types:
         mapping = identity((left.entry, right.entry), len(left.arg_types))
     pairs = _array_pairs(left, right, mapping)
-    left, right = _unflatten_mismatched(left, right, pairs)
+    left, right = _bare_where_ranks_differ(left, right, pairs)
     elems, ndims, hints, ponly, computed = _plan_arrays(left, right, pairs)
     plan = Plan(left, right, elems, ndims, hints, ponly, computed, {}, {}, {}, [],
                 block_axes=tuple(x or y for x, y in zip(left.block_axes, right.block_axes)),
