@@ -176,5 +176,5 @@ def test_a_raw_pointer_sized_by_a_mask_takes_its_partners_shape():
     for k in range(6):
         t = make_trial(plan, k, 0)
         assert t.arrays[0].shape[1] == 16 and t.scalars[n] == t.arrays[0].shape[0]
-    res = check(rows, raw, trials=6, mapping=[mapping])
+    res = check(rows, raw, trials=6, mapping=mapping)  # one mapping, or one per entry pair
     assert res.status != "unsupported", res.to_dict()

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -311,7 +311,7 @@ class Limits:
 def check(left: Module, right: Module, *, trials: int = 20, seed: int = 0, rtol: float = 0.0, atol: float = 0.0,
           time_budget: float = 120.0, entries: Optional[Tuple[str, str]] = None,
           options: Optional[Options] = None, aliasing: bool = True,
-          mapping: Optional[Sequence[ArgumentMapping]] = None, **limits: int) -> ExecutionResult:
+          mapping: Union[ArgumentMapping, Sequence[ArgumentMapping], None] = None, **limits: int) -> ExecutionResult:
     """Look for an input on which ``left`` and ``right`` leave different memory (or print
     differently). Modules with several entries are checked entry pair by entry pair (paired by
     name); the first divergence is reported. ``aliasing=False`` leaves out alias trials.
@@ -324,6 +324,8 @@ def check(left: Module, right: Module, *, trials: int = 20, seed: int = 0, rtol:
     if bad:
         raise TypeError(f"unknown execute option(s) {sorted(bad)}; known: {sorted(Limits.__dataclass_fields__)}")
     lim = Limits(time_budget=time_budget, **limits)
+    if isinstance(mapping, ArgumentMapping):
+        mapping = [mapping]
     pairs = [entries] if entries is not None else _entry_pairs(left, right)
     if not pairs:
         return ExecutionResult("unsupported", seed=seed, reason="no entry function to run")
