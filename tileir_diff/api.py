@@ -115,7 +115,9 @@ def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iter
     if mode == "always" or (mode == "auto" and result.verdict in ("different", "unknown")):
         from .compare.result import Execution
         from .execute import check
-        found = check(left, right, trials=trials, seed=seed, **(execute_options or {})).to_dict()
+        from .execute.mapping import from_result
+        found = check(left, right, trials=trials, seed=seed, mapping=from_result(result),
+                      **(execute_options or {})).to_dict()
         result = apply_execution(result.replaced(execution=Execution(found, mode)))
     return result
 
@@ -158,8 +160,10 @@ def apply_execution(result):
     """``result`` with a divergence overruling a verdict that says the kernels compute the same
     thing (the same result when there is nothing to overrule; results are never changed in place).
 
-    When ``result.execution`` found a counterexample (status ``diverged``; its inputs satisfy both
-    kernels' assumptions) and the verdict is ``identical``, ``equivalent`` or ``specialized``, the verdict becomes ``different``, ``result.reason`` says
+    When ``result.execution`` found a counterexample valid for both kernels (status ``diverged`` and
+    ``counterexample.valid``: inputs within both kernels' assumptions, arguments paired by the
+    structural diff's mapping, both kernels ran to completion, only mapped arrays compared) and the
+    verdict is ``identical``, ``equivalent`` or ``specialized``, the verdict becomes ``different``, ``result.reason`` says
     why, and ``result.execution.structural_verdict`` keeps what the structural diff said (its
     ``differences`` stay as they were: none, or the ones a rule absorbed). ``unknown`` and
     ``different`` verdicts are left as they are. The exit status follows the final verdict.
@@ -167,6 +171,8 @@ def apply_execution(result):
     ex = result.execution
     if ex is None or ex.status != "diverged" or result.verdict not in ("identical", "equivalent", "specialized"):
         return result
+    if (ex.report.get("counterexample") or {}).get("valid") is not True:
+        return result  # no counterexample for both kernels: the report says why, the verdict stands
     return result.replaced(
         verdict="different", execution=dataclasses.replace(ex, structural_verdict=result.verdict),
         reason=f"execution found a counterexample the structural diff ({result.verdict}) missed: "

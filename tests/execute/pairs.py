@@ -249,3 +249,95 @@ def scaled_with_dead_view(view_sized_by_c: bool, plus_one: bool = False) -> str:
               f"tile<i32> -> tensor_view<?xf32, strides=[1]>"]
     text = kernel("\n".join(lines), scalar=True)
     return text.replace(", %c: tile<i32>)", ", %c: tile<i32>, %z: tile<ptr<f32>>, %zn: tile<i32>)")
+
+
+def rust_out_first(scale: str = "2.0", scalar: bool = False, extra_output: bool = False) -> str:
+    """out = scale * x in a cuTile Rust order: the output first (``%o0, %x0, %n``), one size for
+    both contiguous views. ``scalar``: the factor is a runtime argument ``%c: f32`` (the reference's
+    constant 2.0 as an argument) and ``scale`` is added to the product when not "0.0". With
+    ``extra_output`` a third pointer ``%aux`` (after %n) receives x as well: an output the
+    reference does not have."""
+    args = "%o0: tile<ptr<f32>>, %x0: tile<ptr<f32>>, %n: tile<i32>"
+    extra = []
+    if extra_output:
+        args += ", %aux: tile<ptr<f32>>"
+        extra = ["  %tva = make_tensor_view %aux, shape = [%n], strides = [1] : tile<i32> -> " + TV1,
+                 f"  %pva = make_partition_view %tva : {PV1}",
+                 f"  %ta = store_view_tko weak %x, %pva[%bid] token = %tok : {T}, {PV1}, tile<i32> -> token"]
+    if scalar:
+        args += ", %c: tile<f32>"
+        body = ["  %cr = reshape %c : tile<f32> -> tile<1xf32>", f"  %cb = broadcast %cr : tile<1xf32> -> {T}",
+                f"  %p = mulf %x, %cb : {T}"]
+        if scale != "0.0":
+            body += [f"  %k = constant <f32: {scale}> : {T}", f"  %y = addf %p, %k : {T}"]
+        else:
+            body[-1] = body[-1].replace("%p =", "%y =")
+    else:
+        body = [f"  %k = constant <f32: {scale}> : {T}", f"  %y = mulf %x, %k : {T}"]
+    result = "%y"
+    lines = "\n".join(body + extra)
+    return f"""
+entry @k({args}) {{
+  %tok = make_token : token
+  %tv = make_tensor_view %x0, shape = [%n], strides = [1] : tile<i32> -> {TV1}
+  %pv = make_partition_view %tv : {PV1}
+  %tvo = make_tensor_view %o0, shape = [%n], strides = [1] : tile<i32> -> {TV1}
+  %pvo = make_partition_view %tvo : {PV1}
+  %bid, %by, %bz = get_tile_block_id : tile<i32>
+  %x, %tx = load_view_tko weak %pv[%bid] token = %tok : {PV1}, tile<i32> -> {T}, token
+{lines}
+  %ts = store_view_tko weak {result}, %pvo[%bid] token = %tok : {T}, {PV1}, tile<i32> -> token
+  return
+}}
+"""
+
+
+def counted_loop(trips: int, inner: int = 0, step: str = "1.0") -> str:
+    """out = x + trips * step (x + trips * inner * step with ``inner``): a ``for`` of ``trips``
+    iterations adding ``step`` to the tile, with a nested ``for`` of ``inner`` iterations inside."""
+    if inner:
+        body = f"""    %z = for %jv in (%c0 to %ci, step %c1) : tile<i32> iter_values(%w = %v) -> ({T}) {{
+      %w2 = addf %w, %k : {T}
+      continue %w2 : {T}
+    }}
+    continue %z : {T}"""
+    else:
+        body = f"""    %v2 = addf %v, %k : {T}
+    continue %v2 : {T}"""
+    return kernel(f"""  %c0 = constant <i32: 0> : tile<i32>
+  %c1 = constant <i32: 1> : tile<i32>
+  %ct = constant <i32: {trips}> : tile<i32>
+  %ci = constant <i32: {inner}> : tile<i32>
+{const("%k", step)}
+  %acc = for %iv in (%c0 to %ct, step %c1) : tile<i32> iter_values(%v = %x) -> ({T}) {{
+{body}
+  }}
+{store("%acc")}""")
+
+
+def huge_bounded(lower: int) -> str:
+    """out = x, with the size of x assumed ``bounded<lower, ?>`` (a size of ``lower`` at least)."""
+    return kernel(store("%x")).replace("assume bounded<0, ?>, %a1", f"assume bounded<{lower}, ?>, %a1")
+
+
+def rows_double() -> str:
+    """out = 2 * x on a (rows x 16) contiguous array, one row per block: ``@k(%x, %rows, %o)``."""
+    v2 = "tensor_view<?x16xf32, strides=[16,1]>"
+    p2 = f"partition_view<tile=(1x{N}), {v2}>"
+    t2 = f"tile<1x{N}xf32>"
+    return f"""
+entry @k(%x0: tile<ptr<f32>>, %rows: tile<i32>, %o0: tile<ptr<f32>>) {{
+  %tok = make_token : token
+  %tv = make_tensor_view %x0, shape = [%rows, 16], strides = [16, 1] : tile<i32> -> {v2}
+  %pv = make_partition_view %tv : {p2}
+  %tvo = make_tensor_view %o0, shape = [%rows, 16], strides = [16, 1] : tile<i32> -> {v2}
+  %pvo = make_partition_view %tvo : {p2}
+  %bid, %by, %bz = get_tile_block_id : tile<i32>
+  %c0 = constant <i32: 0> : tile<i32>
+  %x, %tx = load_view_tko weak %pv[%bid, %c0] token = %tok : {p2}, tile<i32> -> {t2}, token
+  %two = constant <f32: 2.0> : {t2}
+  %y = mulf %x, %two : {t2}
+  %ts = store_view_tko weak %y, %pvo[%bid, %c0] token = %tok : {t2}, {p2}, tile<i32> -> token
+  return
+}}
+"""

@@ -77,10 +77,17 @@ def test_a_same_verdict_is_overruled_by_a_divergence():
     from tileir_diff.api import apply_execution
     r = diff(P.commuted(False), P.commuted(False))
     assert r.verdict == "identical"
-    r = apply_execution(r.replaced(execution=Execution(
-        {"status": "diverged", "message": "diverged: array1[0] is 1.0 (left) vs 2.0 (right)"}, "always")))
+    same = r
+    r = apply_execution(same.replaced(execution=Execution(
+        {"status": "diverged", "message": "diverged: array1[0] is 1.0 (left) vs 2.0 (right)",
+         "counterexample": {"kind": "values", "valid": True}}, "always")))
     assert r.verdict == "different" and r.exit_code == 1
     assert r.execution.structural_verdict == "identical" and "array1[0]" in r.reason
+    # a divergence that is no counterexample for both kernels (or says nothing of it) never overrules
+    for cex in ({"kind": "values", "valid": False, "invalid_because": "scalar without a value"}, {"kind": "values"}):
+        kept = apply_execution(same.replaced(execution=Execution(
+            {"status": "diverged", "message": "diverged", "counterexample": cex}, "always")))
+        assert kept.verdict == "identical" and kept.execution.structural_verdict is None
     # a divergence never touches a different or unknown verdict, nor does no divergence a same one
     r2 = diff(P.commuted(False), P.commuted(False))
     r2 = apply_execution(r2.replaced(execution=Execution({"status": "no_divergence"}, "always")))

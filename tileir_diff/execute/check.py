@@ -1,9 +1,9 @@
 """Differential execution: run two kernels on the same generated inputs and look for an input
 where the memory they leave behind differs.
 
-Inputs come from ``inputs.make_trial`` (a plan shared by both kernels: sizes and strides
-consistent with both signatures and their assumes, free scalars paired by position, special
-values and alias trials in some of the trials). The first diverging trial is then shrunk (fewer
+Inputs come from ``inputs.make_trial`` (a plan shared by both kernels, on the argument mapping the
+structural diff proved: sizes and strides consistent with both signatures and their assumes,
+arrays and scalars paired by role, special values and alias trials in some of the trials). The first diverging trial is then shrunk (fewer
 blocks, arrays set to zeros/ones) while it still diverges, so the reported counterexample is
 small. Outputs are compared exactly (NaN equals NaN whatever its payload, -0.0 differs from +0.0)
 unless ``rtol``/``atol`` are given: the question is "do these kernels compute the same thing", and
@@ -12,24 +12,33 @@ a reader can judge.
 
 A trial on which a kernel breaks an ``assume`` is *invalid* (the input is outside what the kernel
 promises to handle): it is counted in ``invalid_trials`` and never shown as a counterexample.
+A divergence is a counterexample for both kernels (``counterexample["valid"]``) only on a mapping
+that gives every argument either kernel reads its value, with both kernels run to completion;
+only such a one may overrule a verdict (``tileir_diff.api.apply_execution``). Every run has a
+budget (``Limits``): past it the check stops and says so, and claims nothing.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from tileir_diff.ir import EnumValue, Module
 from tileir_diff.interp import dtypes as dt
-from tileir_diff.interp.errors import AssumeViolation, InterpreterError, MemoryAccessError, UnsupportedOpError
+from tileir_diff.interp.budget import Budget
+from tileir_diff.interp.errors import (AssumeViolation, BudgetExceeded, InterpreterError, MemoryAccessError,
+                                       UnsupportedOpError)
 from tileir_diff.interp.machine import Interpreter, Options
 from tileir_diff.interp.memory import Memory
 
-from .inputs import ArrayInput, Plan, Trial, make_plan, make_trial, make_values
+from .inputs import (DEFAULT_MAX_INPUT_BYTES, ArrayInput, InputTooLarge, NoMapping, Plan, Trial, make_plan,
+                     make_trial, make_values)
+from .mapping import ArgumentMapping, for_entries
 from .signature import Layout, infer_layout
-from .tokens import ordered_pairs
+from .tokens import arrays_read, ordered_pairs
 
 STATUSES = ("diverged", "no_divergence", "unsupported")
 ATTEMPTS = 3  # draws per trial number when a draw breaks an assume inside a kernel
@@ -49,25 +58,39 @@ class ExecutionResult:
     invalid_reason: Optional[str] = None  # the first such violation
     notes: List[str] = field(default_factory=list)  # what the run does not model / how to read it
     families: Dict[str, int] = field(default_factory=dict)  # valid trials run per value family ("alias ..." too)
+    budget_exceeded: Optional[str] = None  # why the check stopped early (steps, bytes, time, input size)
 
     def __post_init__(self):
         if self.status not in STATUSES:
             raise ValueError(f"unknown execution status {self.status!r}")
 
     @property
+    def could_not_check(self) -> Optional[str]:
+        """Why this result cannot overrule a verdict (None: it can, or has nothing to overrule)."""
+        c = self.counterexample or {}
+        if self.status == "diverged" and not c.get("valid"):
+            return f"the divergence is no counterexample for both kernels: {c.get('invalid_because') or 'not checked'}"
+        if self.status == "unsupported":
+            return self.reason
+        return self.budget_exceeded
+
+    @property
     def message(self) -> str:
         if self.status == "diverged":
             c = self.counterexample or {}
             alias = f" ({c['note']})" if c.get("note") else ""
+            caveat = "" if c.get("valid") else f" [not a counterexample for both kernels: {c.get('invalid_because')}]"
             if c.get("kind") == "error":
                 return (f"diverged: {'left' if c.get('left_error') else 'right'} kernel failed on an input the other "
-                        f"ran: {c.get('left_error') or c.get('right_error')}{alias}")
+                        f"ran: {c.get('left_error') or c.get('right_error')}{alias}{caveat}")
             return (f"diverged: {c.get('output')}{c.get('index')} is {c.get('left')} (left) vs {c.get('right')} "
-                    f"(right); {c.get('differing_elements')} element(s) differ{alias}")
+                    f"(right); {c.get('differing_elements')} element(s) differ{alias}{caveat}")
         if self.status == "no_divergence":
             extra = ""
             if self.invalid_trials:
                 extra = f" ({self.invalid_trials} generated input(s) rejected: {self.invalid_reason})"
+            if self.budget_exceeded:
+                extra += f"; stopped: {self.budget_exceeded}"
             return f"no divergence in {self.trials} trials{extra}"
         return f"unsupported: {self.reason}"
 
@@ -75,7 +98,8 @@ class ExecutionResult:
         d = {"status": self.status, "message": self.message, "trials": self.trials, "seed": self.seed,
              "skipped_trials": self.skipped_trials, "seconds": round(self.seconds, 3),
              "entries": list(self.entries), "reason": self.reason, "invalid_trials": self.invalid_trials,
-             "invalid_reason": self.invalid_reason, "notes": list(self.notes), "families": dict(self.families)}
+             "invalid_reason": self.invalid_reason, "notes": list(self.notes), "families": dict(self.families),
+             "budget_exceeded": self.budget_exceeded, "could_not_check": self.could_not_check}
         if self.counterexample is not None:
             d["counterexample"] = self.counterexample
         return d
@@ -90,27 +114,34 @@ def _plain(a: np.ndarray) -> list:
 
 @dataclass
 class Outcome:
-    arrays: Optional[List[np.ndarray]] = None  # full buffer contents per array (compute repr.)
+    arrays: Optional[List[Optional[np.ndarray]]] = None  # full buffer per plan array (None: not this side's)
     error: Optional[InterpreterError] = None
     prints: List[str] = field(default_factory=list)
     invalid: Optional[str] = None  # why this input is not one the kernel accepts
 
 
 def _flat_args(layout: Layout, plan: Plan, trial: Trial, memory: Memory, side: str):
+    """One value per entry argument of ``side``, every plan array placed in ``memory`` (in plan
+    order on both sides, so both kernels see the same addresses); returns ((flat, placed), None)
+    or (None, why the trial does not fit this signature)."""
     flat: list = [None] * len(layout.arg_types)
     placed: List[Tuple[int, int, ArrayInput]] = []
-    for k, (spec, a) in enumerate(zip(layout.arrays, trial.arrays)):
+    index = plan.index_of(side)
+    for k, a in enumerate(trial.arrays):
         if a.alias_of is not None:
             base = placed[a.alias_of][0]
         else:
-            align = max(256, spec.pointer_divisor, plan.left.arrays[k].pointer_divisor,
-                        plan.right.arrays[k].pointer_divisor)
+            align = max([256] + [spec.pointer_divisor for spec in _specs(plan, k)])
             base = memory.put_array(a.values, a.elem, a.strides, label=f"array{k}", align=align)
         extent = 1 + sum((n - 1) * s for n, s in zip(a.shape, a.strides) if n > 0)
         placed.append((base, extent, a))
-        flat[spec.pointer_arg] = base
+        if index[k] is not None:
+            flat[layout.arrays[index[k]].pointer_arg] = base
     for arg, slots in layout.slots.items():
-        values = {(trial.arrays[k].shape if kind == "shape" else trial.arrays[k].strides)[d] for kind, k, d in slots}
+        values = set()
+        for kind, j, d in slots:
+            a = trial.arrays[index.index(j)]
+            values.add((a.shape if kind == "shape" else a.strides)[d])
         if len(values) > 1:
             return None, f"argument {arg} stands for {len(values)} different sizes/strides {sorted(values)}"
         flat[arg] = values.pop()
@@ -120,17 +151,30 @@ def _flat_args(layout: Layout, plan: Plan, trial: Trial, memory: Memory, side: s
     return (flat, placed), None
 
 
+def _specs(plan: Plan, k: int):
+    """The array specs (one per side that has it) of plan array ``k``."""
+    out = []
+    if plan.left_of[k] is not None:
+        out.append(plan.left.arrays[plan.left_of[k]])
+    if plan.right_of[k] is not None:
+        out.append(plan.right.arrays[plan.right_of[k]])
+    return out
+
+
 def run_trial(module: Module, layout: Layout, plan: Plan, trial: Trial, side: str = "left",
-              options: Optional[Options] = None) -> Outcome:
+              options: Optional[Options] = None, shared: Optional[Interpreter] = None) -> Outcome:
+    """Run one side on a trial. ``Outcome.arrays`` holds every plan array's buffer afterwards (None
+    for arrays this side does not have). Raises ``UnsupportedOpError`` and ``BudgetExceeded``.
+    ``shared``: an interpreter of ``module`` whose per-op tables the run reuses."""
     memory = Memory()
     args, why = _flat_args(layout, plan, trial, memory, side)
     if args is None:
         return Outcome(invalid=why)
     flat, placed = args
-    interp = Interpreter(module, memory, options)
+    interp = Interpreter(module, memory, options, shared=shared)
     try:
         interp.run(layout.entry, flat, trial.grid)
-    except UnsupportedOpError:
+    except (UnsupportedOpError, BudgetExceeded):
         raise
     except AssumeViolation as exc:
         return Outcome(invalid=str(exc))
@@ -143,9 +187,10 @@ def run_trial(module: Module, layout: Layout, plan: Plan, trial: Trial, side: st
         return Outcome(error=exc)
     except InterpreterError as exc:
         return Outcome(error=exc)
-    out = []
-    for base, extent, a in placed:
-        out.append(memory.get_array(base, (extent,), (1,), a.elem))
+    index = plan.index_of(side)
+    out: List[Optional[np.ndarray]] = []
+    for k, (base, extent, a) in enumerate(placed):
+        out.append(memory.get_array(base, (extent,), (1,), a.elem) if index[k] is not None else None)
     return Outcome(arrays=out, prints=interp.prints)
 
 
@@ -159,6 +204,8 @@ def compare(left: Outcome, right: Outcome, trial: Trial, rtol: float = 0.0, atol
     for k, (la, ra, a) in enumerate(zip(left.arrays, right.arrays, trial.arrays)):
         if a.alias_of is not None:
             continue  # the same buffer as an earlier array, compared there
+        if la is None or ra is None:
+            continue  # an array only one kernel has (an extra output): nothing to compare it with
         if dt.is_float(a.elem):
             with np.errstate(invalid="ignore"):  # a signalling NaN widened signals invalid
                 l64, r64 = la.astype(np.float64), ra.astype(np.float64)
@@ -210,14 +257,6 @@ def _logical_index(flat: int, a: ArrayInput):
 
 # --- the check -------------------------------------------------------------------------------------
 
-def _compatible(a: Layout, b: Layout) -> Optional[str]:
-    ka = [x.key() for x in a.arrays]
-    kb = [x.key() for x in b.arrays]
-    if ka != kb:
-        return f"entry signatures differ in their arrays: {a.describe()} vs {b.describe()}"
-    return None
-
-
 def _entry_pairs(left: Module, right: Module) -> List[Tuple[str, str]]:
     ln = [f.name for f in left.functions if f.is_entry]
     rn = [f.name for f in right.functions if f.is_entry]
@@ -246,26 +285,70 @@ def approx_notes(module: Module, side: str) -> List[str]:
     return notes
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What one differential check may spend (``check``'s keyword arguments of the same names;
+    ``diff(execute_options=...)``). Steps are ops executed (a loop's body counts every iteration),
+    bytes the op results they build; a trial runs both kernels once. Past any limit the check
+    stops with ``budget_exceeded`` set and never a counterexample."""
+    time_budget: float = 120.0              # seconds for the whole call, checked inside a trial too
+    max_steps_per_trial: int = 500_000
+    max_steps_per_call: int = 4_000_000
+    max_bytes_per_trial: int = 16 << 30
+    max_bytes_per_call: int = 128 << 30
+    max_value_bytes: int = 1 << 30           # one op's results
+    max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES  # all arrays of one trial
+
+    def call_budget(self, t0: float) -> Budget:
+        return Budget(self.max_steps_per_call, self.max_bytes_per_call, t0 + self.time_budget, self.max_value_bytes,
+                      what="call")
+
+    def trial_budget(self, call: Budget) -> Budget:
+        return Budget(self.max_steps_per_trial, self.max_bytes_per_trial, None, self.max_value_bytes, parent=call,
+                      what="trial")
+
+
 def check(left: Module, right: Module, *, trials: int = 20, seed: int = 0, rtol: float = 0.0, atol: float = 0.0,
           time_budget: float = 120.0, entries: Optional[Tuple[str, str]] = None,
-          options: Optional[Options] = None, aliasing: bool = True) -> ExecutionResult:
+          options: Optional[Options] = None, aliasing: bool = True,
+          mapping: Union[ArgumentMapping, Sequence[ArgumentMapping], None] = None, **limits: int) -> ExecutionResult:
     """Look for an input on which ``left`` and ``right`` leave different memory (or print
     differently). Modules with several entries are checked entry pair by entry pair (paired by
-    name); the first divergence is reported. ``aliasing=False`` leaves out alias trials."""
+    name); the first divergence is reported. ``aliasing=False`` leaves out alias trials.
+
+    ``mapping``: the argument mapping per entry pair (``tileir_diff.execute.mapping``; the API
+    passes the structural diff's). Without one, entries with one signature are called with one
+    argument list, others by position, and a divergence is then no counterexample for both
+    kernels (``counterexample.valid`` is false). ``limits``: ``Limits``' fields."""
+    bad = set(limits) - set(Limits.__dataclass_fields__)
+    if bad:
+        raise TypeError(f"unknown execute option(s) {sorted(bad)}; known: {sorted(Limits.__dataclass_fields__)}")
+    lim = Limits(time_budget=time_budget, **limits)
+    if isinstance(mapping, ArgumentMapping):
+        mapping = [mapping]
     pairs = [entries] if entries is not None else _entry_pairs(left, right)
     if not pairs:
         return ExecutionResult("unsupported", seed=seed, reason="no entry function to run")
     t0 = time.perf_counter()
+    call = lim.call_budget(t0)
     results = []
     for pair in pairs:
-        remaining = max(0.0, time_budget - (time.perf_counter() - t0))
-        r = _check_pair(left, right, trials=trials, seed=seed, rtol=rtol, atol=atol, time_budget=remaining,
-                        entries=pair, options=options, aliasing=aliasing)
+        r = _check_pair(left, right, trials=trials, seed=seed, rtol=rtol, atol=atol, limits=lim, call=call,
+                        entries=pair, options=options, aliasing=aliasing,
+                        mapping=for_entries(mapping, pair) if mapping is not None else None)
         if r.status == "diverged":
             r.seconds = time.perf_counter() - t0
             return r
         results.append(r)
+        if r.budget_exceeded:
+            break
+    return _merged(results, seed, t0)
+
+
+def _merged(results: List[ExecutionResult], seed: int, t0: float) -> ExecutionResult:
+    """One result for several entry pairs, none of which diverged."""
     notes = list(dict.fromkeys(n for r in results for n in r.notes))
+    budget = next((r.budget_exceeded for r in results if r.budget_exceeded), None)
     if any(r.status == "no_divergence" for r in results):
         done = [r for r in results if r.status == "no_divergence"]
         invalid = [r for r in results if r.invalid_trials]
@@ -277,7 +360,7 @@ def check(left: Module, right: Module, *, trials: int = 20, seed: int = 0, rtol:
                               skipped_trials=sum(r.skipped_trials for r in done), entries=done[0].entries,
                               seconds=time.perf_counter() - t0, invalid_trials=sum(r.invalid_trials for r in results),
                               invalid_reason=invalid[0].invalid_reason if invalid else None, notes=notes,
-                              families=families)
+                              families=families, budget_exceeded=budget)
         unsupported = [r for r in results if r.status == "unsupported"]
         if unsupported:
             out.reason = "; ".join(f"@{r.entries[0]}: {r.reason}" for r in unsupported)
@@ -287,15 +370,21 @@ def check(left: Module, right: Module, *, trials: int = 20, seed: int = 0, rtol:
     return results[0]
 
 
-def _alias_pairs(left: Module, right: Module, la: Layout, lb: Layout) -> Tuple[List[Tuple[int, int]], Dict]:
-    ordered = {"left": ordered_pairs(left, la), "right": ordered_pairs(right, lb)}
+def _alias_pairs(left: Module, right: Module, plan: Plan) -> Tuple[List[Tuple[int, int]], Dict]:
+    """Pairs of plan arrays (both in both kernels, one element type and rank, no guessed extent)
+    whose accesses either kernel's tokens order, and the note an alias trial on them carries."""
+    ordered = {}
+    for side, module, layout in (("left", left, plan.left), ("right", right, plan.right)):
+        index = plan.index_of(side)
+        ordered[side] = {frozenset(index.index(k) for k in p) for p in ordered_pairs(module, layout)}
     pairs, notes = [], {}
-    for j, a in enumerate(la.arrays):
-        for k in range(j + 1, len(la.arrays)):
-            b = la.arrays[k]
-            if a.elem != b.elem or a.ndim != b.ndim:
+    n = len(plan.elems)
+    for j in range(n):
+        for k in range(j + 1, n):
+            if not (plan.paired(j) and plan.paired(k)) or plan.elems[j] != plan.elems[k] \
+                    or plan.ndims[j] != plan.ndims[k]:
                 continue
-            if a.guessed_extent or b.guessed_extent or lb.arrays[j].guessed_extent or lb.arrays[k].guessed_extent:
+            if any(spec.guessed_extent for spec in _specs(plan, j) + _specs(plan, k)):
                 continue
             by = [side for side in ("left", "right") if frozenset((j, k)) in ordered[side]]
             if not by:
@@ -306,98 +395,190 @@ def _alias_pairs(left: Module, right: Module, la: Layout, lb: Layout) -> Tuple[L
     return pairs, notes
 
 
-def _check_pair(left: Module, right: Module, *, trials: int, seed: int, rtol: float, atol: float,
-                time_budget: float, entries: Tuple[Optional[str], Optional[str]],
-                options: Optional[Options], aliasing: bool = True) -> ExecutionResult:
-    t0 = time.perf_counter()
+def _one_sided_reads(left: Module, right: Module, plan: Plan) -> List[str]:
+    """Arrays a kernel reads that have no counterpart on the other side: their contents are made up
+    for one kernel, so a divergence may come from them."""
+    out = []
+    for side, module, layout in (("left", left, plan.left), ("right", right, plan.right)):
+        index = plan.index_of(side)
+        for k in sorted(arrays_read(module, layout)):
+            pk = index.index(k)
+            if not plan.paired(pk):
+                out.append(f"the {side} kernel reads array argument {layout.arrays[k].pointer_arg}, which has no "
+                           f"counterpart in the other kernel")
+    return out
+
+
+def _setup(left: Module, right: Module, entries, mapping: Optional[ArgumentMapping], aliasing: bool):
+    """(left layout, right layout, plan) or the reason no plan exists."""
     try:
         la = infer_layout(left, entries[0])
         lb = infer_layout(right, entries[1])
     except (InterpreterError, KeyError) as exc:
-        return ExecutionResult("unsupported", seed=seed, reason=f"cannot read the entry signatures: {exc}",
+        return f"cannot read the entry signatures: {exc}"
+    try:
+        plan = make_plan(la, lb, mapping=mapping)
+    except NoMapping as exc:
+        return f"no argument mapping to run both kernels with: {exc}"
+    if aliasing:
+        plan.alias_pairs, plan.alias_notes = _alias_pairs(left, right, plan)
+    plan.unmapped.extend(_one_sided_reads(left, right, plan))
+    return plan.left, plan.right, plan  # the plan may read a raw pointer as a bare one (inputs._as_bare_pointer)
+
+
+def _check_pair(left: Module, right: Module, *, trials: int, seed: int, rtol: float, atol: float,
+                limits: Limits, call: Budget, entries: Tuple[Optional[str], Optional[str]],
+                options: Optional[Options], aliasing: bool = True,
+                mapping: Optional[ArgumentMapping] = None) -> ExecutionResult:
+    t0 = time.perf_counter()
+    setup = _setup(left, right, entries, mapping, aliasing)
+    if isinstance(setup, str):
+        names = tuple(n or "" for n in entries)
+        return ExecutionResult("unsupported", seed=seed, reason=setup, entries=names,  # type: ignore[arg-type]
                                seconds=time.perf_counter() - t0)
-    names = (la.entry, lb.entry)
-    why = _compatible(la, lb)
-    if why:
-        return ExecutionResult("unsupported", seed=seed, reason=why, entries=names, seconds=time.perf_counter() - t0)
-    alias, alias_notes = _alias_pairs(left, right, la, lb) if aliasing else ([], {})
-    plan = make_plan(la, lb, alias, alias_notes)
-    notes = list(plan.notes) + approx_notes(left, "left") + approx_notes(right, "right")
-    done = skipped = invalid = 0
+    la, lb, plan = setup
+    run = _Runner(left, right, la, lb, plan, options, limits, call, rtol, atol)
+    state = _State(seed, (la.entry, lb.entry), list(plan.notes) + approx_notes(left, "left") + approx_notes(right, "right"),
+                   t0)
+    try:
+        for k in range(trials):
+            found = _one_trial(run, state, k, seed)
+            if found is not None:
+                return found
+    except UnsupportedOpError as exc:
+        return state.result("unsupported", reason=str(exc))
+    except (BudgetExceeded, InputTooLarge) as exc:
+        state.budget = str(exc)
+    return state.finish()
+
+
+@dataclass
+class _State:
+    """What the trials of one entry pair found so far."""
+    seed: int
+    names: Tuple[str, str]
+    notes: List[str]
+    t0: float
+    done: int = 0
+    skipped: int = 0
+    invalid: int = 0
     invalid_reason: Optional[str] = None
-    errors: List[str] = []
+    errors: List[str] = field(default_factory=list)
+    families: Dict[str, int] = field(default_factory=dict)
+    budget: Optional[str] = None
 
-    families: Dict[str, int] = {}
+    def result(self, status, **kw) -> ExecutionResult:
+        return ExecutionResult(status, self.done, self.seed, skipped_trials=self.skipped, entries=self.names,
+                               seconds=time.perf_counter() - self.t0, invalid_trials=self.invalid,
+                               invalid_reason=self.invalid_reason, notes=self.notes, families=self.families,
+                               budget_exceeded=self.budget, **kw)
 
-    def result(status, **kw):
-        return ExecutionResult(status, done, seed, skipped_trials=skipped, entries=names,
-                               seconds=time.perf_counter() - t0, invalid_trials=invalid,
-                               invalid_reason=invalid_reason, notes=notes, families=families, **kw)
+    def finish(self) -> ExecutionResult:
+        if self.done and self.skipped == self.done:
+            return self.result("unsupported",
+                               reason=f"both kernels failed on every generated input, e.g. {self.errors[0]}")
+        if self.done == 0:
+            if self.budget:
+                return self.result("unsupported", reason=self.budget)
+            if self.invalid:
+                return self.result("unsupported", reason=f"every generated input was rejected: {self.invalid_reason}")
+            return self.result("unsupported", reason="time budget spent before the first trial")
+        return self.result("no_divergence")
 
-    for k in range(trials):
-        if time.perf_counter() - t0 > time_budget:
+
+@dataclass
+class _Runner:
+    """Runs a trial on both kernels, each trial (and each shrinking run) with a budget of its own
+    under the call's."""
+    left: Module
+    right: Module
+    la: Layout
+    lb: Layout
+    plan: Plan
+    options: Optional[Options]
+    limits: Limits
+    call: Budget
+    rtol: float
+    atol: float
+
+    tables: Dict[str, Interpreter] = field(default_factory=dict)  # per side: the per-op tables, built once
+
+    def both(self, trial: Trial) -> Tuple[Outcome, Outcome]:
+        opts = dataclasses.replace(self.options or Options(), budget=self.limits.trial_budget(self.call))
+        if not self.tables:
+            self.tables = {"left": Interpreter(self.left), "right": Interpreter(self.right)}
+        lo = run_trial(self.left, self.la, self.plan, trial, "left", opts, self.tables["left"])
+        ro = run_trial(self.right, self.lb, self.plan, trial, "right", opts, self.tables["right"])
+        return lo, ro
+
+    def draw(self, k: int, seed: int, attempt: int) -> Trial:
+        return make_trial(self.plan, k, seed, attempt, self.limits.max_input_bytes)
+
+
+def _one_trial(run: _Runner, state: _State, k: int, seed: int) -> Optional[ExecutionResult]:
+    """Trial ``k`` (redrawn while an assume rejects it); the diverged result, or None."""
+    if time.perf_counter() > run.call.deadline:
+        raise BudgetExceeded(f"budget exceeded: the time budget of {run.limits.time_budget:g} s ran out after "
+                             f"{state.done} trial(s) (execute_options time_budget)")
+    for attempt in range(ATTEMPTS):
+        trial = run.draw(k, seed, attempt)
+        lo, ro = run.both(trial)
+        bad = lo.invalid or ro.invalid
+        if bad is None:
             break
-        for attempt in range(ATTEMPTS):
-            trial = make_trial(plan, k, seed, attempt)
-            try:
-                lo = run_trial(left, la, plan, trial, "left", options)
-                ro = run_trial(right, lb, plan, trial, "right", options)
-            except UnsupportedOpError as exc:
-                return result("unsupported", reason=str(exc))
-            bad = lo.invalid or ro.invalid
-            if bad is None:
-                break
-            invalid += 1
-            if invalid_reason is None:
-                invalid_reason = f"{'left' if lo.invalid else 'right'} kernel: {bad}"
-        else:
-            continue  # every draw of this trial broke an assume
-        done += 1
-        family = trial.mode if trial.alias is None else f"alias {trial.mode}"
-        families[family] = families.get(family, 0) + 1
-        if lo.error is not None and ro.error is not None:
-            skipped += 1
-            errors.append(str(lo.error))
-            continue
-        cex = compare(lo, ro, trial, rtol, atol)
-        if cex is not None:
-            trial, cex = _shrink(left, right, la, lb, plan, trial, cex, rtol, atol, options, t0, time_budget)
-            cex["trial"] = trial.index
-            cex["inputs"] = trial.summary(plan)
-            if trial.alias is not None:
-                cex["note"] = plan.alias_notes.get(trial.alias)
-            if plan.notes:
-                cex["notes"] = list(plan.notes)
-            return result("diverged", counterexample=cex)
-    if done and skipped == done:
-        return result("unsupported", reason=f"both kernels failed on every generated input, e.g. {errors[0]}")
-    if done == 0:
-        if invalid:
-            return result("unsupported", reason=f"every generated input was rejected: {invalid_reason}")
-        return result("unsupported", reason="time budget spent before the first trial")
-    return result("no_divergence")
+        state.invalid += 1
+        if state.invalid_reason is None:
+            state.invalid_reason = f"{'left' if lo.invalid else 'right'} kernel: {bad}"
+    else:
+        return None  # every draw of this trial broke an assume
+    state.done += 1
+    family = trial.mode if trial.alias is None else f"alias {trial.mode}"
+    state.families[family] = state.families.get(family, 0) + 1
+    if lo.error is not None and ro.error is not None:
+        state.skipped += 1
+        state.errors.append(str(lo.error))
+        return None
+    cex = compare(lo, ro, trial, run.rtol, run.atol)
+    if cex is None:
+        return None
+    plan = run.plan
+    trial, cex = _shrink(run, trial, cex)
+    cex["trial"] = trial.index
+    cex["inputs"] = trial.summary(plan)
+    if trial.alias is not None:
+        cex["note"] = plan.alias_notes.get(trial.alias)
+    if plan.notes:
+        cex["notes"] = list(plan.notes)
+    why_not = list(plan.unmapped)
+    if cex.get("kind") == "error":
+        why_not.append("one kernel did not run to completion")
+    cex["valid"] = not why_not
+    cex["mapping"] = plan.source
+    if why_not:
+        cex["invalid_because"] = "; ".join(why_not)
+    return state.result("diverged", counterexample=cex)
 
 
-def _shrink(left, right, la, lb, plan: Plan, trial: Trial, cex: dict, rtol, atol, options, t0, budget,
-            max_runs: int = 24):
+def _shrink(run: "_Runner", trial: Trial, cex: dict, max_runs: int = 24):
     """Simplify a diverging trial while it still diverges on valid inputs: fewer blocks, then
-    arrays set to zeros or ones."""
+    arrays set to zeros or ones. Stops early when the budget runs out (the last divergence stands)."""
     runs = 0
+    spent = False
 
     def diverges(candidate: Trial) -> Optional[dict]:
-        nonlocal runs
+        nonlocal runs, spent
         runs += 1
         try:
-            lo = run_trial(left, la, plan, candidate, "left", options)
-            ro = run_trial(right, lb, plan, candidate, "right", options)
-        except UnsupportedOpError:
+            lo, ro = run.both(candidate)
+        except (UnsupportedOpError, BudgetExceeded):
+            spent = True
             return None
         if lo.invalid or ro.invalid:
             return None
-        return compare(lo, ro, candidate, rtol, atol)
+        return compare(lo, ro, candidate, run.rtol, run.atol)
 
     def budget_left():
-        return runs < max_runs and time.perf_counter() - t0 < budget
+        return runs < max_runs and not spent and time.perf_counter() < (run.call.deadline or float("inf"))
 
     def with_arrays(arrays):
         return Trial(trial.index, trial.grid, arrays, trial.scalars, trial.mode, trial.alias)

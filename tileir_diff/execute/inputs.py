@@ -1,8 +1,10 @@
 """Inputs for a differential run: one ``Plan`` for a pair of entry layouts, trials drawn from it.
 
-The plan pairs the two kernels' arrays by position and their free scalars by position (among the
-scalars each kernel reads, when both are integers, both floats or both bools); sizes and strides
-are *slots* ``(kind, array, dim)`` shared by both kernels. Slots that one entry argument feeds
+The plan pairs the two kernels' arguments by the argument mapping (``mapping.ArgumentMapping``: the
+structural diff's pairing by role, its ties and pinned constants; one argument list for entries
+with one signature; by position otherwise, which proves nothing and says so in ``Plan.unmapped``).
+Paired arrays are one *plan array*; an array only one kernel has is one of its own (not compared).
+Sizes and strides are *slots* ``(kind, plan array, dim)`` shared by both kernels. Slots that one entry argument feeds
 (in either kernel) are tied together and take one value; a slot takes the static size/stride
 either kernel's ``tensor_view`` type states, and meets every ``assume div_by``/``bounded`` that
 either kernel states on the arguments feeding it. Every trial is therefore an input both kernels
@@ -20,6 +22,7 @@ one buffer.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -27,12 +30,14 @@ import numpy as np
 
 from tileir_diff.interp import dtypes as dt
 
-from .signature import ArgFacts, Layout
+from .mapping import ArgumentMapping, identity
+from .signature import ArgFacts, ArraySpec, Layout, ScalarSpec
 
 MODES = ("normal", "ints", "special", "wide", "large", "zeros")
 SPECIAL_KINDS = ("special: signed zeros, subnormals", "special: NaN, Inf", "special: extremes")
 ALIAS_MODES = ("normal", "ints", "special")
 DEFAULT_HINT = 16
+DEFAULT_MAX_INPUT_BYTES = 256 << 20  # all arrays of one trial together
 
 Slot = Tuple[str, int, int]  # ("shape" | "stride", array index, dim)
 
@@ -66,6 +71,9 @@ class Trial:
                 d["alias_of"] = f"array{a.alias_of}"
             elif a.values.size <= 16:
                 d["data"] = _plain(a.values.reshape(-1))
+            if plan is not None:  # which entry argument it is on each side (None: not that side's)
+                for side, layout, index in (("left", plan.left, plan.left_of), ("right", plan.right, plan.right_of)):
+                    d[f"{side}_arg"] = layout.arrays[index[k]].pointer_arg if index[k] is not None else None
             arrays.append(d)
         out = {"grid": list(self.grid), "arrays": arrays, "family": self.mode,
                "scalars": [_plain(np.asarray(s).reshape(-1))[0] for s in self.scalars]}
@@ -97,6 +105,12 @@ class ScalarPair:
     right: Optional[int]
     elem: str
     facts: ArgFacts
+    fixed: Any = None     # the value the mapping implies (a pin, a tie to a static extent)
+
+
+class NoMapping(ValueError):
+    """The two kernels' arguments cannot be called as one: a paired array has another element
+    type or rank on the other side (the message says which)."""
 
 
 @dataclass
@@ -114,12 +128,21 @@ class Plan:
     scalars: List[ScalarPair]
     left_scalar: Dict[int, int] = field(default_factory=dict)   # left free-scalar index -> pair index
     right_scalar: Dict[int, int] = field(default_factory=dict)
-    # scalar pair index -> the slot whose value it takes (see make_plan: one signature, one call)
+    # scalar pair index -> the slot whose value it takes (a scalar one side reads as a plain
+    # number where the other passes it as an extent or stride)
     scalar_slot: Dict[int, Slot] = field(default_factory=dict)
+    # scalar pair index -> the pair index whose value it takes (a tie to another scalar)
+    scalar_same: Dict[int, Any] = field(default_factory=dict)
     alias_pairs: List[Tuple[int, int]] = field(default_factory=list)
     alias_notes: Dict[Tuple[int, int], str] = field(default_factory=dict)
     block_axes: Tuple[bool, bool, bool] = (False, False, False)
     notes: List[str] = field(default_factory=list)
+    # plan array -> that side's array index in its layout (None: the side has no such array)
+    left_of: List[Optional[int]] = field(default_factory=list)
+    right_of: List[Optional[int]] = field(default_factory=list)
+    source: str = "positional"          # where the argument mapping came from (mapping.SOURCES)
+    # why a divergence on this plan is no counterexample for both kernels (empty: it is one)
+    unmapped: List[str] = field(default_factory=list)
 
     def find(self, s: Slot, parent: Optional[Dict[Slot, Slot]] = None) -> Slot:
         parent = self.parent if parent is None else parent
@@ -129,6 +152,13 @@ class Plan:
 
     def slots(self) -> List[Slot]:
         return [(kind, k, d) for k in range(len(self.elems)) for kind in ("shape", "stride") for d in range(self.ndims[k])]
+
+    def index_of(self, side: str) -> List[Optional[int]]:
+        return self.left_of if side == "left" else self.right_of
+
+    def paired(self, k: int) -> bool:
+        """Whether plan array ``k`` exists in both kernels (only such arrays are compared)."""
+        return self.left_of[k] is not None and self.right_of[k] is not None
 
 
 def _union(parent: Dict[Slot, Slot], a: Slot, b: Slot) -> None:
@@ -141,45 +171,178 @@ def _union(parent: Dict[Slot, Slot], a: Slot, b: Slot) -> None:
         parent[max(ra, rb)] = min(ra, rb)
 
 
-def make_plan(left: Layout, right: Layout, alias_pairs: Sequence[Tuple[int, int]] = (),
-              alias_notes: Optional[Dict[Tuple[int, int], str]] = None) -> Plan:
+def _flat_side(spec) -> bool:
+    """A bare pointer no view, mask or convention gives a size: it takes its partner's shape."""
+    return spec.pointer_only and spec.guessed_extent
+
+
+def _array_pairs(left: Layout, right: Layout, mapping: Optional[ArgumentMapping]):
+    """(left array index | None, right array index | None) per plan array: by the mapping's pointer
+    pairs, else by position."""
     la, lb = left.arrays, right.arrays
-    parent: Dict[Slot, Slot] = {}
-    static: Dict[Slot, int] = {}
-    facts: Dict[Slot, ArgFacts] = {}
-    notes: List[str] = []
-    for layout, arrays in ((left, la), (right, lb)):
+    if mapping is None:
+        n = max(len(la), len(lb))
+        return [(k if k < len(la) else None, k if k < len(lb) else None) for k in range(n)]
+    r_index = {s.pointer_arg: k for k, s in enumerate(lb)}
+    to_right = mapping.right_of()
+    out, taken = [], set()
+    for j, spec in enumerate(la):
+        k = r_index.get(to_right.get(spec.pointer_arg, -1))
+        if k is not None and k not in taken:
+            taken.add(k)
+            out.append((j, k))
+        else:
+            out.append((j, None))
+    out.extend((None, k) for k in range(len(lb)) if k not in taken)
+    return out
+
+
+def _as_bare_pointer(layout: Layout, k: int) -> Layout:
+    """``layout`` with array ``k`` (a raw pointer sized by a mask) read as a bare pointer that takes
+    its partner's shape: the argument its mask compared with becomes a free scalar again, for the
+    mapping to give a value (the partner's extent it is paired with)."""
+    spec = layout.arrays[k]
+    bare = dataclasses.replace(spec, shape_args=(None,), stride_args=(None,), static_shape=(None,),
+                               static_strides=(None,), shape_facts=(ArgFacts(),), stride_facts=(ArgFacts(),),
+                               guessed_extent=True, pointer_only=True, sized_by_mask=False)
+    slots = {arg: [x for x in ss if x[1] != k] for arg, ss in layout.slots.items()}
+    slots = {arg: ss for arg, ss in slots.items() if ss}
+    items: List[Any] = [bare if it is spec else it for it in layout.items]
+    for d, arg in enumerate(spec.shape_args):
+        if arg is not None and arg not in slots:
+            items.append(ScalarSpec(arg, spec.index_elem or "i32", spec.shape_facts[d]))
+    items.sort(key=lambda it: it.pointer_arg if isinstance(it, ArraySpec) else it.arg)
+    return dataclasses.replace(layout, items=items, slots=slots)
+
+
+def _bare_where_ranks_differ(left: Layout, right: Layout, pairs) -> Tuple[Layout, Layout]:
+    """Paired arrays of other ranks where one side is a raw pointer sized by a mask: that side
+    becomes a bare pointer with its partner's shape (see ``_as_bare_pointer``)."""
+    for j, k in pairs:
+        if j is None or k is None:
+            continue
+        a, b = left.arrays[j], right.arrays[k]
+        if a.ndim == b.ndim:
+            continue
+        if a.sized_by_mask and not _flat_side(b):
+            left = _as_bare_pointer(left, j)
+        elif b.sized_by_mask and not _flat_side(a):
+            right = _as_bare_pointer(right, k)
+    return left, right
+
+
+def _plan_arrays(left: Layout, right: Layout, pairs):
+    """Per plan array: element type, rank, tile hint, pointer-only, computed strides; raises
+    NoMapping for a pair that cannot share one buffer."""
+    elems, ndims, hints, ponly, computed = [], [], [], [], []
+    for j, k in pairs:
+        a = left.arrays[j] if j is not None else None
+        b = right.arrays[k] if k is not None else None
+        if a is not None and b is not None:
+            if a.elem != b.elem:
+                raise NoMapping(f"array argument {a.pointer_arg} (left) is {a.elem} and its counterpart, argument "
+                                f"{b.pointer_arg} (right), {b.elem}: one buffer cannot hold both")
+            if a.ndim != b.ndim and not (_flat_side(a) or _flat_side(b)):
+                raise NoMapping(f"array argument {a.pointer_arg} (left) is {a.ndim}-D and its counterpart, argument "
+                                f"{b.pointer_arg} (right), {b.ndim}-D: the structural diff maps no extents between them")
+        main = b if a is None or (b is not None and _flat_side(a)) else a
+        elems.append(main.elem)
+        ndims.append(main.ndim)
+        both = [x for x in (a, b) if x is not None and x.ndim == main.ndim]
+        hints.append(tuple(max(h) for h in zip(*(x.tile_hint for x in both))))
+        ponly.append(any(x.pointer_only for x in (a, b) if x is not None))
+        computed.append(any(x.computed_strides for x in (a, b) if x is not None))
+    return elems, ndims, hints, ponly, computed
+
+
+def make_plan(left: Layout, right: Layout, alias_pairs: Sequence[Tuple[int, int]] = (),
+              alias_notes: Optional[Dict[Tuple[int, int], str]] = None,
+              mapping: Optional[ArgumentMapping] = None) -> Plan:
+    """One input plan for both kernels. ``mapping``: which argument is which (see
+    ``tileir_diff.execute.mapping``); None: one argument list when both entries have one signature,
+    else arrays and scalars by position (a plan that proves nothing: ``unmapped`` says so).
+    ``alias_pairs`` are plan array indices. Raises ``NoMapping`` when a paired array has another
+    element type or rank on the other side."""
+    if mapping is None and left.arg_types and left.arg_types == right.arg_types:
+        mapping = identity((left.entry, right.entry), len(left.arg_types))
+    pairs = _array_pairs(left, right, mapping)
+    left, right = _bare_where_ranks_differ(left, right, pairs)
+    elems, ndims, hints, ponly, computed = _plan_arrays(left, right, pairs)
+    plan = Plan(left, right, elems, ndims, hints, ponly, computed, {}, {}, {}, [],
+                block_axes=tuple(x or y for x, y in zip(left.block_axes, right.block_axes)),
+                left_of=[j for j, _ in pairs], right_of=[k for _, k in pairs],
+                source=mapping.source if mapping is not None else "positional")
+    if mapping is None:
+        plan.unmapped.append("the arguments were paired by position: no mapping the structural diff proved")
+        plan.notes.append("arguments paired by position (no argument mapping given): a divergence proves nothing")
+    _slot_facts(plan)
+    if mapping is not None:
+        _tie_mapped_slots(plan, mapping)
+    _pair_scalars(plan, mapping)
+    for k in range(len(elems)):
+        for side, index in (("left", plan.left_of[k]), ("right", plan.right_of[k])):
+            if index is not None and not plan.paired(k):
+                arg = (left if side == "left" else right).arrays[index].pointer_arg
+                plan.notes.append(f"the {side} kernel's array argument {arg} has no counterpart in the other kernel: "
+                                  f"it gets memory of its own and is not compared")
+    plan.alias_pairs = list(alias_pairs)
+    plan.alias_notes = dict(alias_notes or {})
+    return plan
+
+
+def _layout_slot(plan: Plan, side: str, slot: Slot) -> Slot:
+    """A layout's slot ``(kind, that side's array index, dim)`` as the plan's slot."""
+    kind, k, d = slot
+    return (kind, plan.index_of(side).index(k), d)
+
+
+def _slot_facts(plan: Plan) -> None:
+    """Ties (one argument feeding several slots), static extents/strides and assumed facts of
+    both kernels, on the plan's slots."""
+    for side, layout in (("left", plan.left), ("right", plan.right)):
+        index = plan.index_of(side)
         for slots in layout.slots.values():
             for s in slots[1:]:
-                _union(parent, slots[0], s)
-        for k, a in enumerate(arrays):
+                _union(plan.parent, _layout_slot(plan, side, slots[0]), _layout_slot(plan, side, s))
+        for k, i in enumerate(index):
+            if i is None:
+                continue
+            a = layout.arrays[i]
+            if a.ndim != plan.ndims[k]:
+                continue  # a bare pointer taking its partner's shape: nothing of its own
             for d in range(a.ndim):
-                for kind, fixed, fct in (("shape", a.static_shape, a.shape_facts), ("stride", a.static_strides,
-                                                                                    a.stride_facts)):
+                for kind, fixed, fct in (("shape", a.static_shape, a.shape_facts),
+                                         ("stride", a.static_strides, a.stride_facts)):
                     s = (kind, k, d)
                     if d < len(fixed) and fixed[d] is not None:
-                        if s in static and static[s] != int(fixed[d]):
-                            notes.append(f"array{k} {kind} {d} is {static[s]} in one kernel's view type and "
-                                         f"{fixed[d]} in the other's")
-                        static.setdefault(s, int(fixed[d]))
+                        if s in plan.static and plan.static[s] != int(fixed[d]):
+                            plan.notes.append(f"array{k} {kind} {d} is {plan.static[s]} in one kernel's view type "
+                                              f"and {fixed[d]} in the other's")
+                            plan.unmapped.append(f"array{k} has another static {kind} in each kernel's view type")
+                        plan.static.setdefault(s, int(fixed[d]))
                     if d < len(fct):
-                        facts[s] = facts.get(s, ArgFacts()).merged(fct[d])
-    plan = Plan(left, right, [a.elem for a in la], [a.ndim for a in la],
-                [tuple(max(x, y) for x, y in zip(a.tile_hint, b.tile_hint)) for a, b in zip(la, lb)],
-                [a.pointer_only or b.pointer_only for a, b in zip(la, lb)],
-                [a.computed_strides or b.computed_strides for a, b in zip(la, lb)],
-                parent, static, facts, [], notes=notes,
-                block_axes=tuple(x or y for x, y in zip(left.block_axes, right.block_axes)))
-    # Two entries with one signature are called with one argument list: argument p gets the same
-    # value on both sides. Their free scalars pair by argument, and a free scalar of one whose
-    # argument is a size or stride of the other takes that slot's value (one kernel may read an
-    # array's extent as a plain number while the other also declares a view with it). Otherwise
-    # free scalars pair by position among the ones each kernel reads, when their kinds agree.
-    same_signature = bool(left.arg_types) and left.arg_types == right.arg_types
-    if same_signature:
-        by_arg = {s.arg: n for n, s in enumerate(right.scalars)}
-        candidates = [((ln, lsp), (by_arg[lsp.arg], right.scalars[by_arg[lsp.arg]]))
-                      for ln, lsp in enumerate(left.scalars) if lsp.arg in by_arg]
+                        plan.facts[s] = plan.facts.get(s, ArgFacts()).merged(fct[d])
+
+
+def _tie_mapped_slots(plan: Plan, mapping: ArgumentMapping) -> None:
+    """An extent or stride argument paired with one of the other side: the caller passes one
+    value for both, so their slots are one."""
+    for a, b in mapping.pairs:
+        ls, rs = plan.left.slots.get(a), plan.right.slots.get(b)
+        if ls and rs:
+            _union(plan.parent, _layout_slot(plan, "left", ls[0]), _layout_slot(plan, "right", rs[0]))
+
+
+def _pair_scalars(plan: Plan, mapping: Optional[ArgumentMapping]) -> None:
+    """Free scalars: paired by the mapping (or by position among the used ones, without one); a
+    scalar paired with an extent or stride of the other side takes that slot's value; a pinned
+    or tied one the value the mapping implies; anything else a value of its own."""
+    left, right = plan.left, plan.right
+    if mapping is not None:
+        to_right = mapping.right_of()
+        r_by_arg = {s.arg: n for n, s in enumerate(right.scalars)}
+        candidates = [((ln, lsp), (r_by_arg[to_right[lsp.arg]], right.scalars[r_by_arg[to_right[lsp.arg]]]))
+                      for ln, lsp in enumerate(left.scalars) if to_right.get(lsp.arg) in r_by_arg]
     else:
         ls = [(n, s) for n, s in enumerate(left.scalars) if s.used]
         rs = [(n, s) for n, s in enumerate(right.scalars) if s.used]
@@ -189,23 +352,53 @@ def make_plan(left: Layout, right: Layout, alias_pairs: Sequence[Tuple[int, int]
             plan.left_scalar[ln] = plan.right_scalar[rn] = len(plan.scalars)
             elem = lsp.elem if dt.itemsize(lsp.elem) <= dt.itemsize(rsp.elem) else rsp.elem
             plan.scalars.append(ScalarPair(lsp.arg, rsp.arg, elem, lsp.facts.merged(rsp.facts)))
-    for side, layout, table in (("left", left, plan.left_scalar), ("right", right, plan.right_scalar)):
-        other = right if side == "left" else left
+    for side, layout in (("left", left), ("right", right)):
+        table = plan.left_scalar if side == "left" else plan.right_scalar
         for n, s in enumerate(layout.scalars):
-            if n in table:
-                continue
-            table[n] = len(plan.scalars)
-            pair = ScalarPair(s.arg if side == "left" else None, s.arg if side == "right" else None, s.elem, s.facts)
-            plan.scalars.append(pair)
-            follows = other.slots.get(s.arg) if same_signature and s.kind == "int" else None
-            if follows:
-                plan.scalar_slot[table[n]] = follows[0]
-            elif s.used:
-                notes.append(f"the {side} kernel's scalar argument {s.arg} ({s.elem}) has no counterpart in the "
-                             f"other kernel; it gets values of its own")
-    plan.alias_pairs = list(alias_pairs)
-    plan.alias_notes = dict(alias_notes or {})
-    return plan
+            if n not in table:
+                table[n] = len(plan.scalars)
+                plan.scalars.append(ScalarPair(s.arg if side == "left" else None, s.arg if side == "right" else None,
+                                               s.elem, s.facts))
+                _implied_value(plan, mapping, side, s, table[n])
+    _resolve_same(plan)
+
+
+def _implied_value(plan: Plan, mapping: Optional[ArgumentMapping], side: str, s, n: int) -> None:
+    """The value an unpaired free scalar ``s`` of ``side`` (its pair index ``n``) takes: what the
+    mapping implies, else a value of its own (noted; a divergence then proves nothing)."""
+    other = "right" if side == "left" else "left"
+    mine, theirs = (plan.left, plan.right) if side == "left" else (plan.right, plan.left)
+    partner = None
+    if mapping is not None:
+        partner = (mapping.right_of() if side == "left" else mapping.left_of()).get(s.arg)
+        pin = mapping.pins.get((side, s.arg))
+        tie = mapping.ties.get((side, s.arg))
+        if pin is not None or (tie is not None and tie[0] == "static"):
+            plan.scalars[n].fixed = pin if pin is not None else tie[1]
+            return
+        if tie is not None and tie[1] in mine.slots:
+            plan.scalar_slot[n] = _layout_slot(plan, side, mine.slots[tie[1]][0])
+            return
+        if tie is not None and any(t.arg == tie[1] for t in mine.scalars):
+            plan.scalar_same[n] = (side, tie[1])  # resolved once every scalar has its pair index
+            return
+    if partner is not None and partner in theirs.slots and s.kind == "int":
+        plan.scalar_slot[n] = _layout_slot(plan, other, theirs.slots[partner][0])
+        return
+    if s.used:
+        plan.notes.append(f"the {side} kernel's scalar argument {s.arg} ({s.elem}) has no counterpart in the "
+                          f"other kernel; it gets values of its own")
+        plan.unmapped.append(f"the {side} kernel reads scalar argument {s.arg}, to which the argument mapping "
+                             f"gives no value (no counterpart, pin or tie)")
+
+
+def _resolve_same(plan: Plan) -> None:
+    """Scalars tied to another free scalar of their side: the pair index whose value they take."""
+    for n, (side, arg) in list(plan.scalar_same.items()):
+        layout = plan.left if side == "left" else plan.right
+        table = plan.left_scalar if side == "left" else plan.right_scalar
+        m = next(i for i, t in enumerate(layout.scalars) if t.arg == arg)
+        plan.scalar_same[n] = table[m]
 
 
 # --- drawing a trial ---------------------------------------------------------------------------
@@ -251,7 +444,11 @@ def schedule(plan: Plan, index: int) -> Tuple[str, Optional[Tuple[int, int]]]:
     return mode, alias
 
 
-def make_trial(plan: Plan, index: int, seed: int, attempt: int = 0) -> Trial:
+def make_trial(plan: Plan, index: int, seed: int, attempt: int = 0,
+               max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> Trial:
+    """Trial ``index``'s inputs (``attempt``: a redraw after an assume rejected the last one).
+    Raises ``InputTooLarge`` when the sizes the kernels' view types and assumes ask for would take
+    more than ``max_input_bytes`` (before any array is allocated)."""
     mode, alias = schedule(plan, index)
     rng = np.random.default_rng([seed, index] if attempt == 0 else [seed, index, attempt])
     cap = 1 + min(index // 4, 2)  # shapes grow with the trial number
@@ -309,8 +506,8 @@ def make_trial(plan: Plan, index: int, seed: int, attempt: int = 0) -> Trial:
             conflict = True
         by_rank.setdefault(key, n)
         value[root] = n
-    arrays: List[ArrayInput] = []
-    for k, elem in enumerate(plan.elems):
+    layouts: List[Tuple[Tuple[int, ...], Tuple[int, ...]]] = []
+    for k in range(len(plan.elems)):
         nd = plan.ndims[k]
         shape = tuple(value[plan.find(("shape", k, d), parent)] for d in range(nd))
         strides = [0] * nd
@@ -328,27 +525,57 @@ def make_trial(plan: Plan, index: int, seed: int, attempt: int = 0) -> Trial:
                 value[root] = s
             strides[d] = s
             running = max(running, s * shape[d])
+        layouts.append((shape, tuple(strides)))
+    _check_input_size(plan, layouts, alias, index, max_input_bytes)
+    arrays: List[ArrayInput] = []
+    for k, (elem, (shape, strides)) in enumerate(zip(plan.elems, layouts)):
         if alias is not None and k == alias[1]:
             src = arrays[alias[0]]
-            if src.shape != shape or src.strides != tuple(strides):
+            if src.shape != shape or src.strides != strides:
                 conflict = True
             arrays.append(ArrayInput(elem, src.shape, src.strides, src.values, src.how, alias_of=alias[0]))
             continue
         values, how = make_values(elem, shape, rng, mode)
-        arrays.append(ArrayInput(elem, shape, tuple(strides), values, how))
+        arrays.append(ArrayInput(elem, shape, strides, values, how))
     if conflict and alias is not None:
         # these two arrays cannot share memory (static sizes differ): a plain trial instead
         plain = Plan(**{**plan.__dict__, "alias_pairs": []})
-        t = make_trial(plain, index, seed, attempt)
-        return t
+        return make_trial(plain, index, seed, attempt, max_input_bytes)
     scalars = [scalar_value(p, rng) for p in plan.scalars]
     for n, slot in plan.scalar_slot.items():
         scalars[n] = value.get(plan.find(slot, parent), scalars[n])
+    for n, m in plan.scalar_same.items():
+        scalars[n] = scalars[m]
     grid = tuple(int(rng.integers(1, 3 + min(index // 4, 1))) if used else 1 for used in plan.block_axes)
     return Trial(index, grid, arrays, scalars, mode, alias)
 
 
+class InputTooLarge(ValueError):
+    """A trial's arrays would take more memory than the cap allows (the message says how much and
+    which array)."""
+
+
+def _check_input_size(plan: Plan, layouts, alias, index: int, cap: int) -> None:
+    total, largest = 0, (0, 0)
+    for k, (shape, strides) in enumerate(layouts):
+        if alias is not None and k == alias[1]:
+            continue
+        extent = 1 + sum((n - 1) * abs(s) for n, s in zip(shape, strides) if n > 0)
+        nbytes = extent * dt.itemsize(plan.elems[k])
+        total += nbytes
+        largest = max(largest, (nbytes, k))
+    if total > cap:
+        nbytes, k = largest
+        shape = "x".join(map(str, layouts[k][0]))
+        raise InputTooLarge(f"inputs too large: trial {index} needs {total / (1 << 20):,.0f} MiB of arrays (array{k} "
+                            f"{plan.elems[k]}[{shape}] alone {nbytes / (1 << 20):,.0f} MiB, sized by the kernels' "
+                            f"view types and assumes), over the cap of {cap / (1 << 20):,.0f} MiB "
+                            f"(execute_options max_input_bytes)")
+
+
 def scalar_value(pair: ScalarPair, rng: np.random.Generator):
+    if pair.fixed is not None:
+        return pair.fixed
     f = pair.facts
     if dt.is_float(pair.elem):
         return float(dt.round_to(np.float32(rng.uniform(0.5, 2.0)), pair.elem))

@@ -67,6 +67,7 @@ class ArraySpec:
     computed_strides: bool = False  # a dynamic stride is computed in the kernel: pass a contiguous array
     guessed_extent: bool = False    # a bare pointer: nothing in the IR says how large the array is
     pointer_divisor: int = 1        # assume div_by on the pointer: the base address's alignment
+    sized_by_mask: bool = False     # a raw pointer whose size is the argument its mask compares with
 
     def key(self):
         return ("array", self.elem, self.ndim)
@@ -250,6 +251,7 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
         # the mask bounds every access: the array need not cover whole tiles
         spec.shape_args, spec.guessed_extent, spec.index_elem = (n,), False, dt.name_of(args[n].type.element)
         spec.pointer_only = False
+        spec.sized_by_mask = True
         spec.shape_facts = (facts[n],)
         slots.setdefault(n, []).append(("shape", k, 0))
     # size/stride arguments in their cuTile Python places that the kernel never reads (a stride

@@ -121,3 +121,19 @@ def ordered_pairs(module: Module, layout: Layout) -> Set[FrozenSet[int]]:
                     if j != k:
                         out.add(frozenset((j, k)))
     return out
+
+
+#: memory ops that only write (every other memory op reads what it addresses)
+_STORES = frozenset(n for n, a in MEMORY_ACCESS.items() if a.writes and n.startswith("store"))
+
+
+def arrays_read(module: Module, layout: Layout) -> Set[int]:
+    """Arrays (indices into ``layout.arrays``) some memory op of the kernel may read."""
+    accesses, index = memory_accesses(module, layout)
+    f = entry_function(module, layout.entry)
+    names = {n: op.name for op in f.walk() if id(op) in index for n in (index[id(op)],)}
+    out: Set[int] = set()
+    for n, (arrays, _writes, _before) in enumerate(accesses):
+        if names.get(n) not in _STORES:
+            out |= arrays
+    return out

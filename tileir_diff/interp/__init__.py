@@ -8,10 +8,11 @@
 See docs/interpreter.md for the semantics, the memory model and the known gaps.
 """
 from .run import HostArray, RunResult, flatten_args, run_kernel, run_variant, variant_args
-from .errors import InterpreterError, KernelAssertionError, MemoryAccessError, UnsupportedOpError
+from .budget import Budget
+from .errors import BudgetExceeded, InterpreterError, KernelAssertionError, MemoryAccessError, UnsupportedOpError
 from .machine import SUPPORTED_OPS, Interpreter, Options
 from .memory import Memory
 
 __all__ = ["run_kernel", "run_variant", "variant_args", "flatten_args", "HostArray", "RunResult",
            "Interpreter", "Options", "Memory", "SUPPORTED_OPS", "InterpreterError", "UnsupportedOpError",
-           "MemoryAccessError", "KernelAssertionError"]
+           "MemoryAccessError", "KernelAssertionError", "Budget", "BudgetExceeded"]

@@ -32,3 +32,8 @@ class AssumeViolation(InterpreterError):
         self.predicate = predicate
         self.where = where
         super().__init__(message)
+
+
+class BudgetExceeded(InterpreterError):
+    """A run spent more interpreter steps, bytes or time than its ``Budget`` allows. Says nothing
+    about the kernel: a differential check that hits it could not check (docs/interpreter.md)."""

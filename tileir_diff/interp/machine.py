@@ -17,7 +17,8 @@ from tileir_diff.ir import (Block, EnumValue, FloatAttr, IntegerAttr, Module, Op
 from tileir_diff.ir.types import PointerType, TensorViewType, TileType, TokenType
 
 from . import dtypes as dt
-from .errors import AssumeViolation, InterpreterError, KernelAssertionError, UnsupportedOpError
+from .budget import Budget
+from .errors import AssumeViolation, BudgetExceeded, InterpreterError, KernelAssertionError, UnsupportedOpError
 from .memory import Memory
 from .views import TensorView, TileView
 
@@ -31,10 +32,12 @@ class Options:
     (a left fold from the identity). ``scan`` is always a sequential fold (inclusive).
     ``max_loop_iterations`` stops a runaway ``for``/``loop`` with an error. ``check_assumes``:
     an ``assume`` whose predicate a value breaks raises ``AssumeViolation`` (the input is invalid
-    for the kernel); off, ``assume`` is the identity."""
+    for the kernel); off, ``assume`` is the identity. ``budget``: the steps, bytes and time a
+    run may spend (``tileir_diff.interp.budget``; None: only ``max_loop_iterations`` bounds it)."""
     reduce_order: str = "tree"
     max_loop_iterations: int = 1_000_000
     check_assumes: bool = True
+    budget: Optional[Budget] = None
 
     def __post_init__(self):
         if self.reduce_order not in ("tree", "sequential"):
@@ -112,7 +115,10 @@ def entry_function(module: Module, entry: Optional[str] = None):
 
 
 class Interpreter:
-    def __init__(self, module: Module, memory: Optional[Memory] = None, options: Optional[Options] = None):
+    def __init__(self, module: Module, memory: Optional[Memory] = None, options: Optional[Options] = None,
+                 shared: Optional["Interpreter"] = None):
+        """``shared``: an interpreter of the same module whose per-op tables (op ids, operand groups,
+        result sizes, last uses) this one reuses instead of computing them again (repeated runs)."""
         self.module = module
         self.memory = memory if memory is not None else Memory()
         self.options = options or Options()
@@ -123,8 +129,15 @@ class Interpreter:
         self._groups: Dict[int, Dict[str, Tuple[int, int]]] = {}
         self._constants: Dict[int, np.ndarray] = {}
         self._combiner_depth = 0
-        for fi, f in enumerate(module.functions):
-            self._tag(f.body, f"f{fi}")
+        self._result_bytes: Dict[int, int] = {}  # op -> bytes of its results (from their types)
+        # block -> per op, the values whose last use it is (and whether any is held from that op on)
+        self._frees: Dict[int, Tuple[List[List[int]], List[bool]]] = {}
+        if shared is not None and shared.module is module:
+            self._where, self._groups = shared._where, shared._groups
+            self._result_bytes, self._frees = shared._result_bytes, shared._frees
+        else:
+            for fi, f in enumerate(module.functions):
+                self._tag(f.body, f"f{fi}")
         self.globals: Dict[str, int] = {}
         for g in module.globals:
             elem = dt.name_of(g.value.element)
@@ -136,6 +149,7 @@ class Interpreter:
         for j, op in enumerate(block.operations):
             oid = f"{prefix}/o{j}"
             self._where[id(op)] = oid
+            self._result_bytes[id(op)] = sum(_type_bytes(r.type) for r in op.results)
             for k, r in enumerate(op.regions):
                 for b in r.blocks:
                     self._tag(b, f"{oid}/r{k}")
@@ -180,15 +194,28 @@ class Interpreter:
 
     # --- blocks ----------------------------------------------------------------------------------
     def exec_block(self, block: Block, env: Dict[int, Any]):
-        """Run ``block``; returns (terminator name, values) or an _Escape from a nested if."""
-        for op in block.operations:
+        """Run ``block``; returns (terminator name, values) or an _Escape from a nested if. A value
+        defined in the block leaves ``env`` once its last use in the block has run."""
+        cached = self._frees.get(id(block))
+        if cached is None:
+            cached = self._frees[id(block)] = _frees_of(block)
+        frees, frees_left = cached
+        budget = self.options.budget
+        for i, op in enumerate(block.operations):
             name = op.name
-            if name in TERMINATORS:
-                return name, [env[v.vid] for v in op.operands]
             try:
+                if budget is not None:  # every op counts, terminators too (a loop of only `continue`)
+                    budget.charge(self._result_bytes.get(id(op), 0))
+                if name in TERMINATORS:
+                    values = [env[v.vid] for v in op.operands]
+                    if frees_left[i]:
+                        _drop(env, frees, i)
+                    return name, values
                 if name == "if":
                     r = self._op_if(op, env)
                     if isinstance(r, _Escape):
+                        if frees_left[i]:
+                            _drop(env, frees, i)
                         return r
                     results = r
                 else:
@@ -200,6 +227,11 @@ class Interpreter:
                     env[res.vid] = self._coerce(op, res.type, val)
             except UnsupportedOpError:
                 raise
+            except BudgetExceeded as exc:
+                if not getattr(exc, "located", False):  # the innermost op: where the run stopped
+                    exc.args = (f"{exc} (at {self._where.get(id(op), '?')})",)
+                    exc.located = True  # type: ignore[attr-defined]
+                raise
             except InterpreterError as exc:
                 if not getattr(exc, "located", False):
                     exc.args = (f"{name} at {self._where.get(id(op), '?')} (block {self.block_id}): {exc}",)
@@ -210,6 +242,11 @@ class Interpreter:
                                        f"{type(exc).__name__}: {exc}")
                 err.located = True
                 raise err from exc
+            except MemoryError:
+                raise BudgetExceeded(f"budget exceeded: out of memory at {self._where.get(id(op), '?')} "
+                                     f"(block {self.block_id})") from None
+            for vid in frees[i]:
+                env.pop(vid, None)
         return "end", []
 
     def _coerce(self, op: Operation, t, val):
@@ -272,6 +309,67 @@ class Interpreter:
         if kind in ("yield", "end"):
             return values
         return _Escape(kind, values)
+
+
+def _operand_vids(op: Operation):
+    """Every value ``op`` reads, its regions' ops included."""
+    for v in op.operands:
+        yield v.vid
+    for r in op.regions:
+        for b in r.blocks:
+            for o in b.operations:
+                yield from _operand_vids(o)
+
+
+def last_uses(block: Block) -> List[List[int]]:
+    """Per op of ``block``: the values defined in the block (its arguments, its ops' results)
+    whose last use is that op (a use inside a nested region counts at the op holding it); a value
+    nothing uses goes right after it is defined."""
+    last: Dict[int, int] = {}
+    for i, op in enumerate(block.operations):
+        for vid in _operand_vids(op):
+            last[vid] = i
+    frees: List[List[int]] = [[] for _ in block.operations]
+    if not frees:
+        return frees
+    defined = [(a.vid, 0) for a in block.arguments]
+    defined += [(r.vid, i) for i, op in enumerate(block.operations) for r in op.results]
+    for vid, at in defined:
+        frees[max(at, last.get(vid, at))].append(vid)
+    return frees
+
+
+def _frees_of(block: Block) -> Tuple[List[List[int]], List[bool]]:
+    """``last_uses`` of the block, and per op whether any value is still held from it on."""
+    frees = last_uses(block)
+    left = [False] * len(frees)
+    held = False
+    for i in range(len(frees) - 1, -1, -1):
+        held = held or bool(frees[i])
+        left[i] = held
+    return frees, left
+
+
+def _drop(env: Dict[int, Any], frees: List[List[int]], start: int) -> None:
+    """Leaving a block at op ``start``: every value of the block still held goes."""
+    for vids in frees[start:]:
+        for vid in vids:
+            env.pop(vid, None)
+
+
+def _type_bytes(t) -> int:
+    """Bytes a value of type ``t`` takes in the interpreter (0 for tokens and views)."""
+    if not isinstance(t, TileType):
+        return 0
+    n = 1
+    for d in t.shape:
+        n *= int(d)
+    if isinstance(t.element, PointerType):
+        return 8 * n
+    try:
+        return n * np.dtype(dt.compute_dtype(dt.name_of(t.element))).itemsize
+    except (KeyError, TypeError, ValueError):
+        return 8 * n
 
 
 def _unpack(r):

@@ -400,20 +400,21 @@ def stage_ir_compare(ctx: Context) -> StageResult:
 
 def _counterexample(ctx: Context, v: VariantSpec, log) -> Optional[Dict[str, Any]]:
     """Both kernels on generated inputs in the interpreter: a concrete input where they differ."""
-    from tileir_diff import load
-    from tileir_diff.execute.check import check
+    from tileir_diff.api import diff
     ctx.progress(f"ir_compare: looking for a counterexample on {v.name} (interpreter)")
     try:
         from tileir_diff.suite.export import artifact_paths
         ref, _ = artifact_paths(v, archs=())
-        result = check(load(str(ref)), load(str(ctx.port_ir[v.name])), trials=COUNTEREXAMPLE_TRIALS, seed=0,
-                       time_budget=60.0)
+        # through diff: the interpreter runs both on the argument mapping the structural diff proved
+        result = diff(str(ref), str(ctx.port_ir[v.name]), execute="always", trials=COUNTEREXAMPLE_TRIALS, seed=0,
+                      execute_options={"time_budget": 60.0}, with_summary=False, with_lines=False)
     except Exception as e:  # noqa: BLE001 - the interpreter's limits are not the port's failure
         log(f"counterexample search stopped: {type(e).__name__}: {e}")
         return None
-    data = result.to_dict()
-    log(f"counterexample search: {data.get('status')}")
-    return data if data.get("status") == "diverged" else None
+    data = result.execution.to_dict() if result.execution is not None else {}
+    log(f"counterexample search: {data.get('status')}" + (f" ({data['could_not_check']})" if data.get("could_not_check") else ""))
+    valid = data.get("status") == "diverged" and (data.get("counterexample") or {}).get("valid") is True
+    return data if valid else None
 
 
 # --- 3. tileiras -------------------------------------------------------------------------------------
