@@ -23,9 +23,10 @@ from ..normalize import normalize, one_sided_declines, select_rules, tag_origins
 from ..normalize.util import count_ops
 from ..normalize.canon import attr_key, attr_text
 from ..normalize.keys import clear_caches as clear_key_caches
-from .classify import (MEMORY_OPS, Classifier, checker_roots, merge_restated_assumes, pin_roots, tie_arguments, tie_roots,
+from .classify import (MEMORY_OPS, Classifier, checker_roots, pin_roots, tie_arguments, tie_roots,
                        to_differences)
 from .describe import FunctionText
+from .folds import FoldContext, apply_folds
 from .expressions import counterexample_text, expression
 from .pins import Pin, apply_pins, find_pins
 from .result import DeferredLines, DiffResult, Difference, FunctionPair, MatchStats, OpRef, PairSummary
@@ -109,8 +110,8 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         cls = Classifier(L, R, ctx.mapping, ltexts[i], rtexts[j], nl.version, nr.version,
                          commutative="commutative-operands" in (rules or ()), unpaired=(ctx.lfree, ctx.rfree))
         cls.pinned = {(p.side, p.argument) for p in pinned or () if p.function == i}
-        roots = merge_restated_assumes(cls, cls.run() + tie_roots(cls, ties) +
-                                       pin_roots(cls, [p for p in pinned or () if p.function == i]))
+        roots = apply_folds("final", FoldContext(cls), cls.run() + tie_roots(cls, ties) +
+                            pin_roots(cls, [p for p in pinned or () if p.function == i]))
         # The trusted checker decides: every violation of the mapping must be a reported root
         # (or, for cascades, listed under one); what is not becomes a root of its own.
         fl, fr = (facts_from[0].functions[i], facts_from[1].functions[j]) if facts_from else \
@@ -180,7 +181,8 @@ def _absorb_proven(roots, check: FunctionCheck):
     """The classifier's roots less those at ops the checker's proofs discharged (check 8)."""
     dl, dr = check.discharged_left, check.discharged_right
     return [r for r in roots
-            if not ((r.left or r.right) and (r.left is None or r.left in dl) and (r.right is None or r.right in dr))]
+            if not ((r.left or r.right) and all((a is None or a in dl) and (b is None or b in dr)
+                                                for a, b in {(r.left, r.right)} | r.also))]
 
 
 def _proof_record(p, fname: str) -> dict:
@@ -416,8 +418,8 @@ def _tie_json(t, nodes) -> dict:
 
 def _root_sets(roots):
     """(own left, own right, listed left, listed right) node ids of the classifier's roots."""
-    own_l = {r.left for r in roots if r.left}
-    own_r = {r.right for r in roots if r.right}
+    own_l = {r.left for r in roots if r.left} | {a for r in roots for a, _ in r.also if a}
+    own_r = {r.right for r in roots if r.right} | {b for r in roots for _, b in r.also if b}
     listed_l, listed_r = set(own_l), set(own_r)
     for r in roots:
         listed_l |= r.affected_left
