@@ -21,14 +21,14 @@ def _diff(a, b):
 def test_registry_fold_objects_are_named_documented_and_ordered():
     names = [f.name for f in FOLDS]
     assert len(names) == len(set(names)) and all(names)
-    assert all(f.stage in ("groups", "roots", "final") for f in FOLDS)
+    assert all(f.stage in ("groups", "roots", "final", "checked") for f in FOLDS)
     docs = DOCS.read_text()
     for f in FOLDS:
         doc = inspect.getdoc(type(f)) or ""
         assert "Mutant" in doc, f.name  # each says what it must not absorb
         assert f"`{f.name}`" in docs, f.name  # and is in docs/matching.md
     # stages run in classification order; a fold runs once
-    order = {"groups": 0, "roots": 1, "final": 2}
+    order = {"groups": 0, "roots": 1, "final": 2, "checked": 3}
     assert [order[f.stage] for f in FOLDS] == sorted(order[f.stage] for f in FOLDS)
 
 

@@ -14,7 +14,7 @@ from collections import defaultdict, deque
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..graph import FunctionGraph, Node, combiner_expression, input_op_id
-from ..ir import TileType
+from ..ir import DenseElements, TileType
 from ..match.opsets import MEMORY_OPS as _TABLE_MEMORY_OPS, ops_with
 from ..match.operands import aligned_operand_pairs
 from ..ir.types import TensorViewType, VIEW_TYPES
@@ -58,6 +58,30 @@ def family(name: str) -> str:
 
 
 _Root = Root
+
+
+def _scalar_text(v) -> Optional[str]:
+    """The one value of a splat constant, in its shortest spelling (``1.25``, ``1e-05``, ``8``)."""
+    if not isinstance(v, DenseElements):
+        return None
+    try:
+        arr = v.to_numpy().reshape(-1)
+    except (ValueError, TypeError):
+        return None
+    if not len(arr) or not (v.is_splat or len(arr) == 1 or bool((arr == arr[0]).all())):
+        return None
+    x = arr[0]
+    if v.element.name == "i1":
+        return "true" if x else "false"
+    return str(x) if not isinstance(x, float) else repr(x)
+
+
+def constant_change(va, vb) -> str:
+    """``constant 1.25 -> 1.75 (f32, splat 4x1024)``: a changed constant by its values."""
+    a, b = _scalar_text(va), _scalar_text(vb)
+    if a is None or b is None:
+        return f"constant {attr_text(va)} -> {attr_text(vb)}"
+    return f"constant {a} -> {b} ({va.element.name})"
 
 
 def _slots_agree(a: Node, b: Node, l2r) -> bool:
@@ -183,7 +207,7 @@ class Classifier:
                         and va.type.element != vb.type.element:
                     out.append(Finding("type", f"constant {attr_text(va)} -> {attr_text(vb)}"))
                 elif oa.name == "constant" and key == "value":
-                    out.append(Finding("constant", f"constant {attr_text(va)} -> {attr_text(vb)}"))
+                    out.append(Finding("constant", constant_change(va, vb)))
                 else:
                     out.append(Finding(_attr_category(oa.name, key),
                                        f"{oa.name} {key} {attr_text(va)} -> {attr_text(vb)}"))
@@ -303,7 +327,23 @@ class Classifier:
         orig = text.ops.get(base)
         if orig is None:
             return OpRef(base, n.name, None)
+        if n.kind == "op" and n.name == "constant" and orig.name in ("broadcast", "reshape"):
+            # a constant broadcast (splat-constants): show the constant as written, not the broadcast
+            base, orig = self._constant_source(text, base, orig)
         return OpRef(base, text.op_line(orig, base), location_text(orig), location_record(orig))
+
+    @staticmethod
+    def _constant_source(text: FunctionText, base: str, op):
+        """(id, op) of the constant a reshape/broadcast chain of the input starts at, or the op itself."""
+        seen = 0
+        src = op
+        while src is not None and src.name in ("broadcast", "reshape") and src.operands and seen < 16:
+            src = text.producer.get(src.operands[0].vid)
+            seen += 1
+        if src is None or src.name != "constant":
+            return base, op
+        ids = {id(o): oid for oid, o in text.ops.items()}
+        return (ids[id(src)], src) if id(src) in ids else (base, op)
 
     # --- classification -----------------------------------------------------------------
     def run(self) -> List[_Root]:
@@ -650,8 +690,13 @@ class Classifier:
         if rewired is not None:
             lu, ru, finding = rewired
             existing = root_of_left.get(lu)
-            if existing is not None:  # the user is already a root: this is part of it
+            if existing is not None:  # the user is already a root: this is part of it, and it says so
                 (existing.affected_left if side_l else existing.affected_right).update(nodes)
+                if existing.kind == "rewired" and finding.message not in existing.message:
+                    # another input of the user rewired too (both mma inputs rounded to tf32):
+                    # said at this root, not left to its list (an attribute change at the user
+                    # states its inputs' formula when the proof step shows both cones)
+                    existing.message += f"; {finding.message}"
                 return None
             root = _Root(lu, ru, finding.category, finding.message, kind="rewired")
             (root.affected_left if side_l else root.affected_right).update(nodes)
@@ -736,6 +781,9 @@ class Classifier:
         la, lb = a.operands[i][0], b.operands[j][0]
         head = f"{a.op.name} {role} (operand {i}): {self._operand_text(self.L, self.lt, lu, i)} -> " \
                f"{self._operand_text(self.R, self.rt, ru, j)}"
+        conversion = self._conversion(la, lb)
+        if conversion:
+            return Finding(self._slot_category(a.op.name, role), f"{head} ({conversion})")
         if la and lb and self.L.nodes[la].kind == self.R.nodes[lb].kind == "op" and \
                 self.L.nodes[la].name == self.R.nodes[lb].name:
             fs = self.explain(la, lb)
@@ -748,6 +796,27 @@ class Classifier:
                         cat = "memory"
                 return Finding(cat, f"{head} ({'; '.join(f.message for f in fs)})")
         return Finding(self._slot_category(a.op.name, role), head)
+
+    def _conversion(self, la: Optional[str], lb: Optional[str]) -> Optional[str]:
+        """``rounded to tf32 on the right (ftof f32 -> tf32)`` when one side's producer at a slot
+        is an element-type conversion, found on that side only, of the other side's value."""
+        if la is None or lb is None:
+            return None
+        for side, g, nid, other, back in (("right", self.R, lb, la, self.m.r2l), ("left", self.L, la, lb, self.m.l2r)):
+            n = g.nodes[nid]
+            if n.kind != "op" or n.name not in ("ftof", "itof", "ftoi", "exti", "trunci") or nid in back:
+                continue
+            src = n.operands[0][0] if n.operands else None
+            if src is None or back.get(src) != other:
+                continue
+            a, b = n.op.operands[0].type, n.op.results[0].type
+            ea, eb = getattr(a, "element", a), getattr(b, "element", b)
+            ta, tb = fmt_type(ea), fmt_type(eb)
+            width = getattr(ea, "width", 0), getattr(eb, "width", 0)
+            verb = f"rounded to {tb}" if n.name == "ftof" and (width[1] < width[0] or tb == "tf32") else \
+                f"converted to {tb}"
+            return f"precision: {verb} on the {side} ({n.name} {ta} -> {tb})"
+        return None
 
     def _replacement_category(self, ls, rs, fs, slot) -> str:
         a, b = self.L.nodes[ls], self.R.nodes[rs]

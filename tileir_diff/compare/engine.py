@@ -133,6 +133,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         if unverifiable:
             limits_hit.append(f"checker could not verify @{fname}: {unverifiable[0].message}")
         roots.extend(checker_roots(cls, [v for v in open_violations if v.kind != "unverifiable"], roots))
+        roots = apply_folds("checked", FoldContext(cls), roots)
         fdiffs = _with_counterexamples(to_differences(cls, roots, fname), check, ltexts[i], rtexts[j])
         fdiffs.extend(_function_level(lf, rf, i, j, fname))
         diffs.extend(fdiffs)
@@ -383,6 +384,8 @@ def _in_values(d: Difference, p, check: FunctionCheck, ltext, rtext):
     a, b = L.ops.get(p.left), R.ops.get(p.right)
     if a is None or b is None:
         return d.category, d.message
+    if p.slot is None and a.name == b.name == "constant":
+        return d.category, d.message  # the message says both values already (the model is in detail)
     if p.slot is None:
         x, y = a.results[0], b.results[0]
     else:

@@ -13,7 +13,8 @@ Stages, in classification order:
 
 * ``groups``: on the roots of pairs and of unpaired groups, before downstream ops are assigned;
 * ``roots``: after every root lists what it affects;
-* ``final``: on all roots of a function, ties and pins included.
+* ``final``: on all roots of a function, ties and pins included;
+* ``checked``: with the roots the checker's uncovered violations added (the calling convention).
 
 ``FOLDS`` is the fixed order; a fold runs once, at its stage, in that order.
 """
@@ -26,6 +27,7 @@ from .access_replaced import AccessReplaced
 from .base import Fold, FoldContext
 from .formula_cascade import FormulaCascade
 from .moved_effect import MovedEffect
+from .pinned_argument import PinnedArgument
 from .restated_assume import RestatedAssume
 from .substitution import ConsistentSubstitution
 
@@ -36,6 +38,7 @@ FOLDS: Tuple[Fold, ...] = (
     FormulaCascade(),
     ConsistentSubstitution(),
     RestatedAssume(),
+    PinnedArgument(),
 )
 
 
