@@ -979,9 +979,9 @@ def _read_static(f, g: FunctionGraph, ties):
     types that hold the tensor view change with it; assumes left reading only a tied argument
     are dropped (under the tie the argument is that constant, which the tie's root states)."""
     from dataclasses import replace
-    from ..ir import Value
+    from ..ir import Block, Operation, Value
     from ..ir.types import PartitionViewType, StridedViewType
-    from ..normalize.util import rewrite_block
+    from ..normalize.util import max_vid as max_vid_of, rewrite_block
     tied = {g.nodes[t.tied].value.vid: (t.slot[0], int(t.via)) for t in ties}
     through = dict(tied)  # assume results on a tied argument stand for it
     for op in f.body.operations:
@@ -1030,10 +1030,34 @@ def _read_static(f, g: FunctionGraph, ties):
     body = rewrite_block(f.body, fn, {})
     if not views:
         return f
+    # every other use of a tied argument (a loop bound, cdiv(M, 128) by hand) reads that constant
+    # too: under the tie it is one (the port folded it)
+    consts, subst = [], {}
+    arg_of = {g.nodes[t.tied].value.vid: t for t in ties}
+    top = max_vid_of(f)
+    for vid, (_, value) in tied.items():
+        t = arg_of[vid]
+        typ = g.nodes[t.tied].value.type
+        el = getattr(typ, "element", None)
+        width = getattr(el, "width", 0)
+        if not isinstance(typ, TileType) or typ.shape or width not in (8, 16, 32, 64):
+            continue
+        top += 1
+        v = Value(top, typ)
+        data = int(value).to_bytes(width // 8, "little", signed=True)
+        consts.append(Operation("constant", (), (), (v,), {"value": DenseElements(typ, data)}, (), f.location,
+                                f"{t.tied}~static"))
+        for x, hit in through.items():
+            if hit is tied[vid] and (x == vid or x in assumes):
+                subst[x] = v
+    if subst:
+        body = rewrite_block(body, lambda op, s: None, subst)
     used = {v.vid for op in _walk_ops(body) for v in op.operands}
     ops = tuple(op for op in body.operations if not (op.name == "assume" and op.results[0].vid in assumes
                                                       and op.results[0].vid not in used))
-    return replace(f, body=replace(body, operations=ops))
+    used = {v.vid for op in ops for o in _walk_ops(Block((), (op,))) for v in o.operands}
+    consts = [c for c in consts if c.results[0].vid in used]
+    return replace(f, body=replace(body, operations=tuple(consts) + ops))
 
 
 def _walk_ops(block):

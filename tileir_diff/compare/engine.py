@@ -120,7 +120,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         check = FunctionCheck(lf, i, rf, j, ctx.mapping.l2r, left.functions[i], right.functions[j], proof)
         violations = check.run()
         if check.proofs:
-            roots = _absorb_proven(roots, check)
+            roots = _absorb_proven(roots, check, cls)
             proofs.extend(_proof_record(p, fname) for p in check.proofs)
             n = len({(p.left, p.right) for p in check.proofs if p.left in check.discharged_left})
             if n:
@@ -178,12 +178,28 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
     return run
 
 
-def _absorb_proven(roots, check: FunctionCheck):
-    """The classifier's roots less those at ops the checker's proofs discharged (check 8)."""
+def _absorb_proven(roots, check: FunctionCheck, cls=None):
+    """The classifier's roots less those at ops the checker's proofs discharged (check 8), and
+    less one-sided roots whose ops only feed discharged ops (a tile-count view the proof read:
+    the checker re-adds any of their violations it still sees uncovered)."""
     dl, dr = check.discharged_left, check.discharged_right
-    return [r for r in roots
-            if not ((r.left or r.right) and all((a is None or a in dl) and (b is None or b in dr)
-                                                for a, b in {(r.left, r.right)} | r.also))]
+    out = [r for r in roots
+           if not ((r.left or r.right) and all((a is None or a in dl) and (b is None or b in dr)
+                                               for a, b in {(r.left, r.right)} | r.also))]
+    if cls is None or not (dl or dr):
+        return out
+    kept = []
+    for r in out:
+        if r.kind in ("only_left", "only_right") and not r.also and (r.left is None) != (r.right is None) \
+                and r.category not in ("specialization", "signature", "hints"):
+            side_l = r.left is not None
+            g, done = (cls.L, dl) if side_l else (cls.R, dr)
+            nodes = {r.left if side_l else r.right} | (r.affected_left if side_l else r.affected_right)
+            if all(g.nodes[n].kind == "op" and g.nodes[n].users and
+                   all(u in nodes or u in done for u, _, _ in g.nodes[n].users) for n in nodes):
+                continue
+        kept.append(r)
+    return kept
 
 
 def _proof_record(p, fname: str) -> dict:

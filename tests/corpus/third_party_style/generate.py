@@ -102,6 +102,23 @@ def _static_k(mm: str) -> str:
                      "partition_view<tile=(128x64), padding_value = zero, tensor_view<?x4096xf16, strides=[?,1]>>")
 
 
+def _static_mnk(mm: str) -> str:
+    """M, N and K compile-time constants in the port: A's K and C's M and N fixed in the view
+    types, the tile counts cdiv(M, 128), cdiv(N, 128) and the K loop bound written as numbers."""
+    t = sub(_static_k(mm), "  %for = for %loopIdx in (%cst_0_i32_21 to %26#1,",
+            "  %c64 = constant <i32: 64> : tile<i32>\n  %for = for %loopIdx in (%cst_0_i32_21 to %c64,")
+    t = sub(t, "%1 = divi %assume_14, %cst_128_i32 signed rounding<positive_inf> : tile<i32>",
+            "%1 = constant <i32: 32> : tile<i32>")
+    t = sub(t, "%2 = divi %assume_15, %cst_128_i32_19 signed rounding<positive_inf> : tile<i32>",
+            "%2 = constant <i32: 32> : tile<i32>")
+    t = sub(t, "shape = [%assume_14, %assume_15], strides = [%assume_assume_assume_17, 1] : tile<i32> -> "
+               "tensor_view<?x?xf16, strides=[?,1]>",
+            "shape = [4096, 4096], strides = [%assume_assume_assume_17, 1] : tile<i32> -> "
+            "tensor_view<4096x4096xf16, strides=[?,1]>")
+    return t.replace("partition_view<tile=(128x128), tensor_view<?x?xf16, strides=[?,1]>>",
+                     "partition_view<tile=(128x128), tensor_view<4096x4096xf16, strides=[?,1]>>")
+
+
 def _f32_matmul(mm: str) -> str:
     t = mm.replace("f16", "f32")
     t = drop_line(t, r"%27 = ftof %for")
@@ -163,6 +180,7 @@ PAIRS: Dict[str, Tuple[str, Callable[[str], str], Callable[[str], str]]] = {
     "matmul_grid_axis": ("matmul.f16_nn_128x128x64", lambda t: t, lambda t: t.replace(
         "divi %blockId_x,", "divi %blockId_y,").replace("remi %blockId_x,", "remi %blockId_y,")),
     "matmul_static_k": ("matmul.f16_nn_128x128x64", lambda t: t, _static_k),
+    "matmul_static_mnk": ("matmul.f16_nn_128x128x64", lambda t: t, _static_mnk),
     "matmul_tf32": ("matmul.f16_nn_128x128x64", _f32_matmul, lambda t: _tf32(_f32_matmul(t))),
 }
 
