@@ -911,3 +911,33 @@ def test_mutant_min_as_if_with_another_constant_stays_different():
     rs = kernel(_min_as_if("7") + load("a", index="%q") + store("%a"))
     r = compute_diff(py, rs, with_summary=False, with_lines=False)
     assert r.verdict == "different", r.brief()
+
+
+# --- zero-minus-under-exp --------------------------------------------------------------------------
+def _exp_of(neg: str, reader: str = "exp") -> str:
+    return load("a") + neg + f"  %e = {reader} %n : {F}\n" + store("%e")
+
+
+_NEGF = f"  %n = negf %a : {F}\n"
+_ZSUB = f"  %z = constant <f32: 0.0> : {F}\n  %n = subf %z, %a : {F}\n"
+
+
+def test_zero_minus_under_exp():
+    assert_absorbed(kernel(_exp_of(_NEGF)), kernel(_exp_of(_ZSUB)), "zero-minus-under-exp")
+    assert_absorbed(kernel(_exp_of(_NEGF, "exp2")), kernel(_exp_of(_ZSUB, "exp2")), "zero-minus-under-exp")
+
+
+def test_zero_minus_under_exp_mutant_another_reader():
+    # -x * y keeps the sign of a zero x: 0 - x is not -x there
+    body = f"  %m = mulf %n, %a : {F}\n  %e = exp %n : {F}\n  %t = addf %m, %e : {F}\n" + store("%t")
+    assert_not_absorbed(kernel(load("a") + _NEGF + body), kernel(load("a") + _ZSUB + body))
+
+
+def test_zero_minus_under_exp_mutant_negative_zero_or_ftz():
+    neg_zero = f"  %z = constant <f32: -0.0> : {F}\n  %n = subf %z, %a : {F}\n"
+    r = assert_not_absorbed(kernel(_exp_of(f"  %z = constant <f32: 1.0> : {F}\n  %n = subf %z, %a : {F}\n")),
+                            kernel(_exp_of(neg_zero)))
+    assert r.rules_applied.get("zero-minus-under-exp", 0) == 0
+    ftz = f"  %z = constant <f32: 0.0> : {F}\n  %n = subf %z, %a flush_to_zero : {F}\n"
+    r = verdict(kernel(_exp_of(_NEGF)), kernel(_exp_of(ftz)))
+    assert r.rules_applied.get("zero-minus-under-exp", 0) == 0

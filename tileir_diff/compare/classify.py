@@ -11,12 +11,10 @@ component feeding the same slot of a paired user are one replacement ("addf rhs:
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..graph import FunctionGraph, Node, combiner_expression, input_op_id
-from ..ir import TileType
-from ..match.address import address_root
+from ..ir import DenseElements, TileType
 from ..match.opsets import MEMORY_OPS as _TABLE_MEMORY_OPS, ops_with
 from ..match.operands import aligned_operand_pairs
 from ..ir.types import TensorViewType, VIEW_TYPES
@@ -24,6 +22,8 @@ from ..normalize.canon import attr_key, attr_text, fmt_type
 from ..normalize.util import has_trait, operand_role
 from .describe import FunctionText, location_record, location_text
 from .result import Difference, OpRef
+from .folds import FoldContext, apply_folds
+from .roots import Finding, Root
 
 MEMORY_OPS = _TABLE_MEMORY_OPS  # the op table's memory trait
 VIEW_OPS = frozenset({"make_partition_view", "make_strided_view", "make_gather_scatter_view", "make_tensor_view",
@@ -57,26 +57,31 @@ def family(name: str) -> str:
     return "arith"
 
 
-@dataclass
-class Finding:
-    category: str
-    message: str
-    own: bool = True          # False: a result-type change that inputs may explain
+_Root = Root
 
 
-@dataclass
-class _Root:
-    left: Optional[str]
-    right: Optional[str]
-    category: str
-    message: str
-    affected_left: Set[str] = field(default_factory=set)
-    affected_right: Set[str] = field(default_factory=set)
-    #: "changed" (a pair that differs), "replaced" (unpaired on both sides, one slot),
-    #: "rewired" (a user takes another input; the old one's ops are one-sided), "only_left", "only_right"
-    kind: str = "changed"
-    slot: Optional[Tuple[str, int]] = None  # (left user, operand index) a replacement feeds
-    extra: Dict[str, object] = field(default_factory=dict)  # added to the difference's detail
+def _scalar_text(v) -> Optional[str]:
+    """The one value of a splat constant, in its shortest spelling (``1.25``, ``1e-05``, ``8``)."""
+    if not isinstance(v, DenseElements):
+        return None
+    try:
+        arr = v.to_numpy().reshape(-1)
+    except (ValueError, TypeError):
+        return None
+    if not len(arr) or not (v.is_splat or len(arr) == 1 or bool((arr == arr[0]).all())):
+        return None
+    x = arr[0]
+    if v.element.name == "i1":
+        return "true" if x else "false"
+    return str(x) if not isinstance(x, float) else repr(x)
+
+
+def constant_change(va, vb) -> str:
+    """``constant 1.25 -> 1.75 (f32, splat 4x1024)``: a changed constant by its values."""
+    a, b = _scalar_text(va), _scalar_text(vb)
+    if a is None or b is None:
+        return f"constant {attr_text(va)} -> {attr_text(vb)}"
+    return f"constant {a} -> {b} ({va.element.name})"
 
 
 def _slots_agree(a: Node, b: Node, l2r) -> bool:
@@ -202,7 +207,7 @@ class Classifier:
                         and va.type.element != vb.type.element:
                     out.append(Finding("type", f"constant {attr_text(va)} -> {attr_text(vb)}"))
                 elif oa.name == "constant" and key == "value":
-                    out.append(Finding("constant", f"constant {attr_text(va)} -> {attr_text(vb)}"))
+                    out.append(Finding("constant", constant_change(va, vb)))
                 else:
                     out.append(Finding(_attr_category(oa.name, key),
                                        f"{oa.name} {key} {attr_text(va)} -> {attr_text(vb)}"))
@@ -322,7 +327,23 @@ class Classifier:
         orig = text.ops.get(base)
         if orig is None:
             return OpRef(base, n.name, None)
+        if n.kind == "op" and n.name == "constant" and orig.name in ("broadcast", "reshape"):
+            # a constant broadcast (splat-constants): show the constant as written, not the broadcast
+            base, orig = self._constant_source(text, base, orig)
         return OpRef(base, text.op_line(orig, base), location_text(orig), location_record(orig))
+
+    @staticmethod
+    def _constant_source(text: FunctionText, base: str, op):
+        """(id, op) of the constant a reshape/broadcast chain of the input starts at, or the op itself."""
+        seen = 0
+        src = op
+        while src is not None and src.name in ("broadcast", "reshape") and src.operands and seen < 16:
+            src = text.producer.get(src.operands[0].vid)
+            seen += 1
+        if src is None or src.name != "constant":
+            return base, op
+        ids = {id(o): oid for oid, o in text.ops.items()}
+        return (ids[id(src)], src) if id(src) in ids else (base, op)
 
     # --- classification -----------------------------------------------------------------
     def run(self) -> List[_Root]:
@@ -386,151 +407,7 @@ class Classifier:
 
         roots.extend(self._unpaired_groups(dirty_l, dirty_r, root_of_left, root_of_right))
         self._assign_affected(roots, dirty_l, dirty_r, root_of_left, root_of_right)
-        return self._fold_formula_cascades(roots, dirty_l, dirty_r)
-
-    # --- one cause, one root: a formula written another way -------------------------------------
-    def _fold_formula_cascades(self, roots: List[_Root], dirty_l: Set[str], dirty_r: Set[str]) -> List[_Root]:
-        """One cause, one root, for a formula written another way (the sigmoid ``x / (1 + exp(-x))``
-        against ``x * (e / (1 + e))``, e = exp2(x * log2 e)): the first change (``exp -> exp2``) is
-        a root, and the two formulas meet again at a matched user (the ``mulf`` by the gate) that
-        takes, on one side, a value of that root's cascade and, on the other, a component found on
-        that side only (the extra ``x * ...``). That rewired user is listed under the first root
-        when it is provably downstream of it and of nothing else (``_formula_host``); the root then
-        shows both sides' expressions at that slot, the whole formula. Anything else stays a root."""
-        merged = True
-        while merged:
-            merged = False
-            for r2 in roots:
-                host = self._formula_host(r2, roots, dirty_l, dirty_r) if r2.kind == "rewired" else None
-                if host is None:
-                    continue
-                self._fold_into_host(host, r2)
-                roots = [r for r in roots if r is not r2]
-                merged = True
-                break
-        return roots
-
-    def _footprint(self, root: _Root, left: bool) -> Set[str]:
-        own = root.left if left else root.right
-        return (root.affected_left if left else root.affected_right) | ({own} if own else set())
-
-    def _formula_host(self, r2: _Root, roots: List[_Root], dirty_l: Set[str], dirty_r: Set[str]) -> Optional[_Root]:
-        """The root that rewired root ``r2`` provably follows from, or None. All of these hold:
-
-        * the user pair (``r2.left``/``r2.right``) has no finding of its own and exactly one operand
-          slot whose producers are not paired with each other;
-        * at that slot one side's producer is paired and belongs to the host root (its op or an op
-          it lists); the other side's is unpaired, and its operand cone through unpaired ops (the
-          component) holds only pure ops without regions;
-        * every input of that component from outside it, and every other operand of the user, is
-          clean (paired, its pair without any difference) or belongs to the host root on that
-          side, and at least one input of the component belongs to it;
-        * ``r2`` lists nothing but that component and what the user's results reach.
-
-        So the only input that differs at the user is the host root's value."""
-        L, R, m = self.L, self.R, self.m
-        lu, ru = r2.left, r2.right
-        if lu is None or ru is None or L.nodes[lu].kind != "op" or R.nodes[ru].kind != "op":
-            return None
-        if self.pair_findings(lu, ru):
-            return None
-        slots = self.wiring(lu, ru)
-        if len(slots) != 1:
-            return None
-        i, j = slots[0]
-        pl, pr = L.nodes[lu].operands[i][0], R.nodes[ru].operands[j][0]
-        if pl is None or pr is None:
-            return None
-        if pl in m.l2r and pr not in m.r2l:
-            comp_left, paired, start = False, pl, pr
-        elif pr in m.r2l and pl not in m.l2r:
-            comp_left, paired, start = True, pr, pl
-        else:
-            return None
-        if paired not in (dirty_r if comp_left else dirty_l):
-            return None  # a clean value on the other side: a real rewiring, its own cause
-        hosts = [h for h in roots if h is not r2 and h.category not in ("specialization", "signature", "hints")
-                 and paired in self._footprint(h, not comp_left)]
-        if len(hosts) != 1:
-            return None
-        host = hosts[0]
-        g = L if comp_left else R
-        mapped = m.l2r if comp_left else m.r2l
-        dirty = dirty_l if comp_left else dirty_r
-        comp: Set[str] = set()
-        queue = deque([start])
-        while queue:
-            x = queue.popleft()
-            if x in comp:
-                continue
-            n = g.nodes[x]
-            if n.kind != "op" or n.op.regions or not has_trait(n.op, "pure"):
-                return None
-            comp.add(x)
-            queue.extend(s for s, _, _ in n.operands if s is not None and s not in mapped)
-        host_side = self._footprint(host, comp_left)
-        from_host = False
-        for x in comp:
-            for s, _, _ in g.nodes[x].operands:
-                if s is None:
-                    return None
-                if s in comp:
-                    continue
-                if s in host_side:
-                    from_host = True
-                elif s in dirty:
-                    return None
-        if not from_host:
-            return None
-        # the user's other operands: clean, or the host's
-        for side_l, user, k in ((True, lu, i), (False, ru, j)):
-            gg, dd = (L, dirty_l) if side_l else (R, dirty_r)
-            for q, (s, _, _) in enumerate(gg.nodes[user].operands):
-                if q != k and s is not None and s in dd and s not in self._footprint(host, side_l):
-                    return None
-        below_l, below_r = self._reach(L, lu), self._reach(R, ru)
-        if not r2.affected_left <= (comp | below_l if comp_left else below_l) or \
-                not r2.affected_right <= (below_r if comp_left else comp | below_r):
-            return None
-        return host
-
-    @staticmethod
-    def _reach(g: FunctionGraph, nid: str) -> Set[str]:
-        """The nodes that use ``nid``'s results, transitively."""
-        seen: Set[str] = set()
-        queue = deque([nid])
-        while queue:
-            for u, _, _ in g.nodes[queue.popleft()].users:
-                if u not in seen:
-                    seen.add(u)
-                    queue.append(u)
-        return seen
-
-    def _fold_into_host(self, host: _Root, r2: _Root) -> None:
-        """List rewired root ``r2`` under ``host``; the message gains both sides' expressions at
-        the slot where the two formulas meet (the host's own values first, when it has none yet)."""
-        from .expressions import GraphIndex, expression
-        L, R = self.L, self.R
-        if self._index is None:
-            self._index = (GraphIndex(L), GraphIndex(R))
-        il, ir = self._index
-        lname = lambda vid: self.lt.names.get(vid, "%?")  # noqa: E731
-        rname = lambda vid: self.rt.names.get(vid, "%?")  # noqa: E731
-        reaches = host.extra.setdefault("reaches", [])
-        if not reaches and host.kind == "replaced" and host.left and host.right:
-            a, b = L.nodes[host.left], R.nodes[host.right]
-            if a.kind == b.kind == "op" and len(a.op.results) == len(b.op.results) == 1:
-                host.message += (f": {expression(il, a.op.results[0].vid, 'L', lname)} -> "
-                                 f"{expression(ir, b.op.results[0].vid, 'R', rname)}")
-        (i, j), = self.wiring(r2.left, r2.right)
-        user = L.nodes[r2.left]
-        role = operand_role(user.op, i, self.vl)
-        le = expression(il, user.op.operands[i].vid, "L", lname)
-        re_ = expression(ir, R.nodes[r2.right].op.operands[j].vid, "R", rname)
-        host.message += f"; the formula reaching {user.name} {role} (operand {i}) changes with it: {le} -> {re_}"
-        reaches.append({"user": user.name, "role": role})
-        host.affected_left |= {r2.left} | r2.affected_left
-        host.affected_right |= {r2.right} | r2.affected_right
+        return apply_folds("roots", FoldContext(self, dirty_l, dirty_r), roots)
 
     def _wiring_finding(self, l: str, r: str, slots) -> Finding:
         a = self.L.nodes[l]
@@ -753,7 +630,56 @@ class Classifier:
                 if root is None:
                     continue
             roots.append(root)
-        return self._fold_moved_effects(roots)
+        roots.extend(self._hidden_accesses(roots))
+        return apply_folds("groups", FoldContext(self, dirty_l, dirty_r), roots)
+
+    @staticmethod
+    def _feeds(g: FunctionGraph, nid: str, target: Optional[str]) -> bool:
+        """Whether a result of ``nid`` reaches ``target`` through users."""
+        if target is None:
+            return False
+        seen, queue = {nid}, deque([nid])
+        while queue:
+            for u, _, _ in g.nodes[queue.popleft()].users:
+                if u == target:
+                    return True
+                if u not in seen:
+                    seen.add(u)
+                    queue.append(u)
+        return False
+
+    def _hidden_accesses(self, roots: List[_Root]) -> List[_Root]:
+        """Every memory access found on one side only is a root of its own: one that a group's
+        root lists without standing on it (a raw-pointer gather and scatter sharing their index
+        ops are one component, reported at the gather) leaves that list and becomes an
+        insertion/deletion, for the folds to pair or explain. Accesses inside a region op found on
+        one side only stay that region's, and so does a read whose value the root's own op
+        computes with (the new input of a rewired user)."""
+        out = []
+        for side_l in (True, False):
+            g = self.L if side_l else self.R
+            own = {(r.left if side_l else r.right) for r in roots}
+            for nid in (self._unpaired_l() if side_l else self._unpaired_r()):
+                n = g.nodes[nid]
+                if n.kind != "op" or n.name not in MEMORY_OPS or nid in own:
+                    continue
+                p = n.parent
+                while p is not None and p in (self.m.l2r if side_l else self.m.r2l):
+                    p = g.nodes[p].parent
+                if p is not None:
+                    continue  # inside a one-sided region op: that region's root
+                holders = [r for r in roots if nid in (r.affected_left if side_l else r.affected_right)]
+                if not holders or any(self._feeds(g, nid, r.left if side_l else r.right) for r in holders):
+                    continue  # an input the holder's own op computes with: the holder's
+                for h in holders:
+                    (h.affected_left if side_l else h.affected_right).discard(nid)
+                text = self.lt if side_l else self.rt
+                desc = self._describe_node(g, text, nid)
+                root = _Root(nid if side_l else None, None if side_l else nid, family(n.name),
+                             f"{desc} only on the {'left' if side_l else 'right'}",
+                             kind="only_left" if side_l else "only_right")
+                out.append(root)
+        return out
 
     def _one_sided_root(self, side_l: bool, nodes, root_of_left, root_of_right) -> Optional[_Root]:
         """The root of a one-sided component: a rewired input of a paired user, else an
@@ -764,8 +690,13 @@ class Classifier:
         if rewired is not None:
             lu, ru, finding = rewired
             existing = root_of_left.get(lu)
-            if existing is not None:  # the user is already a root: this is part of it
+            if existing is not None:  # the user is already a root: this is part of it, and it says so
                 (existing.affected_left if side_l else existing.affected_right).update(nodes)
+                if existing.kind == "rewired" and finding.message not in existing.message:
+                    # another input of the user rewired too (both mma inputs rounded to tf32):
+                    # said at this root, not left to its list (an attribute change at the user
+                    # states its inputs' formula when the proof step shows both cones)
+                    existing.message += f"; {finding.message}"
                 return None
             root = _Root(lu, ru, finding.category, finding.message, kind="rewired")
             (root.affected_left if side_l else root.affected_right).update(nodes)
@@ -784,55 +715,6 @@ class Classifier:
         else:
             root.affected_right = set(nodes) - {sink}
         return root
-
-    def _fold_moved_effects(self, roots: List[_Root]) -> List[_Root]:
-        """One cause, one root: an effect op (a store) one side does outside any region, when the
-        other side's one-sided region op (a persistent ``loop``) holds the same op on the same
-        array, is that region's difference (the effect moved into it), not a second root. The
-        region's root lists the effect (its ``affected``) and says so."""
-        L, R, m = self.L, self.R, self.m
-        regions = [r for r in roots if r.kind in ("only_left", "only_right")
-                   and (self.L if r.kind == "only_left" else self.R).nodes[r.left or r.right].name in CONTROL_OPS]
-        if not regions:
-            return roots
-        out = []
-        for root in roots:
-            if root.kind not in ("only_left", "only_right") or root in regions:
-                out.append(root)
-                continue
-            side_l = root.kind == "only_left"
-            g, og = (L, R) if side_l else (R, L)
-            sink = g.nodes[root.left if side_l else root.right]
-            array = address_root(g, sink.nid) if sink.kind == "op" and sink.name in MEMORY_OPS else None
-            other_array = (m.l2r if side_l else m.r2l).get(array) if array is not None else None
-            host = None
-            if sink.parent is None and other_array is not None and not has_trait(sink.op, "pure"):
-                for region in regions:
-                    if (region.kind == "only_left") == side_l:
-                        continue
-                    rid = region.right if side_l else region.left
-                    held = [n for n in og.node_list if n.kind == "op" and n.name == sink.name
-                            and self._inside(og, n.nid, rid) and address_root(og, n.nid) == other_array]
-                    if held:
-                        host = region
-                        break
-            if host is None:
-                out.append(root)
-                continue
-            (host.affected_left if side_l else host.affected_right).update({sink.nid} | (
-                root.affected_left if side_l else root.affected_right))
-            host.message += (f"; it holds the {self._describe_node(g, self.lt if side_l else self.rt, sink.nid)}"
-                             f" that the {'left' if side_l else 'right'} does outside any region")
-        return out
-
-    @staticmethod
-    def _inside(g: FunctionGraph, nid: str, region: str) -> bool:
-        p = g.nodes[nid].parent
-        while p is not None:
-            if p == region:
-                return True
-            p = g.nodes[p].parent
-        return False
 
     def _rewired_user(self, side_l: bool, nodes: Set[str]):
         """A one-sided component that feeds a slot of a paired user, where the other side's user
@@ -899,6 +781,9 @@ class Classifier:
         la, lb = a.operands[i][0], b.operands[j][0]
         head = f"{a.op.name} {role} (operand {i}): {self._operand_text(self.L, self.lt, lu, i)} -> " \
                f"{self._operand_text(self.R, self.rt, ru, j)}"
+        conversion = self._conversion(la, lb)
+        if conversion:
+            return Finding(self._slot_category(a.op.name, role), f"{head} ({conversion})")
         if la and lb and self.L.nodes[la].kind == self.R.nodes[lb].kind == "op" and \
                 self.L.nodes[la].name == self.R.nodes[lb].name:
             fs = self.explain(la, lb)
@@ -911,6 +796,27 @@ class Classifier:
                         cat = "memory"
                 return Finding(cat, f"{head} ({'; '.join(f.message for f in fs)})")
         return Finding(self._slot_category(a.op.name, role), head)
+
+    def _conversion(self, la: Optional[str], lb: Optional[str]) -> Optional[str]:
+        """``rounded to tf32 on the right (ftof f32 -> tf32)`` when one side's producer at a slot
+        is an element-type conversion, found on that side only, of the other side's value."""
+        if la is None or lb is None:
+            return None
+        for side, g, nid, other, back in (("right", self.R, lb, la, self.m.r2l), ("left", self.L, la, lb, self.m.l2r)):
+            n = g.nodes[nid]
+            if n.kind != "op" or n.name not in ("ftof", "itof", "ftoi", "exti", "trunci") or nid in back:
+                continue
+            src = n.operands[0][0] if n.operands else None
+            if src is None or back.get(src) != other:
+                continue
+            a, b = n.op.operands[0].type, n.op.results[0].type
+            ea, eb = getattr(a, "element", a), getattr(b, "element", b)
+            ta, tb = fmt_type(ea), fmt_type(eb)
+            width = getattr(ea, "width", 0), getattr(eb, "width", 0)
+            verb = f"rounded to {tb}" if n.name == "ftof" and (width[1] < width[0] or tb == "tf32") else \
+                f"converted to {tb}"
+            return f"precision: {verb} on the {side} ({n.name} {ta} -> {tb})"
+        return None
 
     def _replacement_category(self, ls, rs, fs, slot) -> str:
         a, b = self.L.nodes[ls], self.R.nodes[rs]
@@ -1073,9 +979,9 @@ def _read_static(f, g: FunctionGraph, ties):
     types that hold the tensor view change with it; assumes left reading only a tied argument
     are dropped (under the tie the argument is that constant, which the tie's root states)."""
     from dataclasses import replace
-    from ..ir import Value
+    from ..ir import Block, Operation, Value
     from ..ir.types import PartitionViewType, StridedViewType
-    from ..normalize.util import rewrite_block
+    from ..normalize.util import max_vid as max_vid_of, rewrite_block
     tied = {g.nodes[t.tied].value.vid: (t.slot[0], int(t.via)) for t in ties}
     through = dict(tied)  # assume results on a tied argument stand for it
     for op in f.body.operations:
@@ -1124,10 +1030,34 @@ def _read_static(f, g: FunctionGraph, ties):
     body = rewrite_block(f.body, fn, {})
     if not views:
         return f
+    # every other use of a tied argument (a loop bound, cdiv(M, 128) by hand) reads that constant
+    # too: under the tie it is one (the port folded it)
+    consts, subst = [], {}
+    arg_of = {g.nodes[t.tied].value.vid: t for t in ties}
+    top = max_vid_of(f)
+    for vid, (_, value) in tied.items():
+        t = arg_of[vid]
+        typ = g.nodes[t.tied].value.type
+        el = getattr(typ, "element", None)
+        width = getattr(el, "width", 0)
+        if not isinstance(typ, TileType) or typ.shape or width not in (8, 16, 32, 64):
+            continue
+        top += 1
+        v = Value(top, typ)
+        data = int(value).to_bytes(width // 8, "little", signed=True)
+        consts.append(Operation("constant", (), (), (v,), {"value": DenseElements(typ, data)}, (), f.location,
+                                f"{t.tied}~static"))
+        for x, hit in through.items():
+            if hit is tied[vid] and (x == vid or x in assumes):
+                subst[x] = v
+    if subst:
+        body = rewrite_block(body, lambda op, s: None, subst)
     used = {v.vid for op in _walk_ops(body) for v in op.operands}
     ops = tuple(op for op in body.operations if not (op.name == "assume" and op.results[0].vid in assumes
                                                       and op.results[0].vid not in used))
-    return replace(f, body=replace(body, operations=ops))
+    used = {v.vid for op in ops for o in _walk_ops(Block((), (op,))) for v in o.operands}
+    consts = [c for c in consts if c.results[0].vid in used]
+    return replace(f, body=replace(body, operations=tuple(consts) + ops))
 
 
 def _walk_ops(block):
@@ -1136,28 +1066,6 @@ def _walk_ops(block):
         for r in op.regions:
             for b in r.blocks:
                 yield from _walk_ops(b)
-
-
-def merge_restated_assumes(cl: Classifier, roots: List[_Root]) -> List[_Root]:
-    """One root per one-sided assumption: the same predicate on the same value, stated by several
-    ``assume`` ops of one side (one per array whose extent a tie made the same argument), is one
-    cause; the restatements are listed under the first."""
-    first: Dict[tuple, _Root] = {}
-    out: List[_Root] = []
-    for r in roots:
-        if r.category == "specialization" and r.kind in ("only_left", "only_right"):
-            g, nid = (cl.L, r.left) if r.kind == "only_left" else (cl.R, r.right)
-            n = g.nodes.get(nid) if nid else None
-            if n is not None and n.kind == "op" and n.name == "assume" and n.operands:
-                key = (r.kind, n.operands[0][0], attr_key(n.op.attributes.get("predicate")))
-                if key in first:
-                    into = first[key].affected_left if r.kind == "only_left" else first[key].affected_right
-                    into.add(nid)
-                    into.update(r.affected_left if r.kind == "only_left" else r.affected_right)
-                    continue
-                first[key] = r
-        out.append(r)
-    return out
 
 
 def pin_roots(cl: Classifier, pins) -> List[_Root]:

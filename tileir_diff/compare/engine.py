@@ -23,9 +23,10 @@ from ..normalize import normalize, one_sided_declines, select_rules, tag_origins
 from ..normalize.util import count_ops
 from ..normalize.canon import attr_key, attr_text
 from ..normalize.keys import clear_caches as clear_key_caches
-from .classify import (MEMORY_OPS, Classifier, checker_roots, merge_restated_assumes, pin_roots, tie_arguments, tie_roots,
+from .classify import (MEMORY_OPS, Classifier, checker_roots, pin_roots, tie_arguments, tie_roots,
                        to_differences)
 from .describe import FunctionText
+from .folds import FoldContext, apply_folds
 from .expressions import counterexample_text, expression
 from .pins import Pin, apply_pins, find_pins
 from .result import DeferredLines, DiffResult, Difference, FunctionPair, MatchStats, OpRef, PairSummary
@@ -109,8 +110,8 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         cls = Classifier(L, R, ctx.mapping, ltexts[i], rtexts[j], nl.version, nr.version,
                          commutative="commutative-operands" in (rules or ()), unpaired=(ctx.lfree, ctx.rfree))
         cls.pinned = {(p.side, p.argument) for p in pinned or () if p.function == i}
-        roots = merge_restated_assumes(cls, cls.run() + tie_roots(cls, ties) +
-                                       pin_roots(cls, [p for p in pinned or () if p.function == i]))
+        roots = apply_folds("final", FoldContext(cls), cls.run() + tie_roots(cls, ties) +
+                            pin_roots(cls, [p for p in pinned or () if p.function == i]))
         # The trusted checker decides: every violation of the mapping must be a reported root
         # (or, for cascades, listed under one); what is not becomes a root of its own.
         fl, fr = (facts_from[0].functions[i], facts_from[1].functions[j]) if facts_from else \
@@ -119,7 +120,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         check = FunctionCheck(lf, i, rf, j, ctx.mapping.l2r, left.functions[i], right.functions[j], proof)
         violations = check.run()
         if check.proofs:
-            roots = _absorb_proven(roots, check)
+            roots = _absorb_proven(roots, check, cls)
             proofs.extend(_proof_record(p, fname) for p in check.proofs)
             n = len({(p.left, p.right) for p in check.proofs if p.left in check.discharged_left})
             if n:
@@ -132,6 +133,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         if unverifiable:
             limits_hit.append(f"checker could not verify @{fname}: {unverifiable[0].message}")
         roots.extend(checker_roots(cls, [v for v in open_violations if v.kind != "unverifiable"], roots))
+        roots = apply_folds("checked", FoldContext(cls), roots)
         fdiffs = _with_counterexamples(to_differences(cls, roots, fname), check, ltexts[i], rtexts[j])
         fdiffs.extend(_function_level(lf, rf, i, j, fname))
         diffs.extend(fdiffs)
@@ -176,11 +178,28 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
     return run
 
 
-def _absorb_proven(roots, check: FunctionCheck):
-    """The classifier's roots less those at ops the checker's proofs discharged (check 8)."""
+def _absorb_proven(roots, check: FunctionCheck, cls=None):
+    """The classifier's roots less those at ops the checker's proofs discharged (check 8), and
+    less one-sided roots whose ops only feed discharged ops (a tile-count view the proof read:
+    the checker re-adds any of their violations it still sees uncovered)."""
     dl, dr = check.discharged_left, check.discharged_right
-    return [r for r in roots
-            if not ((r.left or r.right) and (r.left is None or r.left in dl) and (r.right is None or r.right in dr))]
+    out = [r for r in roots
+           if not ((r.left or r.right) and all((a is None or a in dl) and (b is None or b in dr)
+                                               for a, b in {(r.left, r.right)} | r.also))]
+    if cls is None or not (dl or dr):
+        return out
+    kept = []
+    for r in out:
+        if r.kind in ("only_left", "only_right") and not r.also and (r.left is None) != (r.right is None) \
+                and r.category not in ("specialization", "signature", "hints"):
+            side_l = r.left is not None
+            g, done = (cls.L, dl) if side_l else (cls.R, dr)
+            nodes = {r.left if side_l else r.right} | (r.affected_left if side_l else r.affected_right)
+            if all(g.nodes[n].kind == "op" and g.nodes[n].users and
+                   all(u in nodes or u in done for u, _, _ in g.nodes[n].users) for n in nodes):
+                continue
+        kept.append(r)
+    return kept
 
 
 def _proof_record(p, fname: str) -> dict:
@@ -381,6 +400,8 @@ def _in_values(d: Difference, p, check: FunctionCheck, ltext, rtext):
     a, b = L.ops.get(p.left), R.ops.get(p.right)
     if a is None or b is None:
         return d.category, d.message
+    if p.slot is None and a.name == b.name == "constant":
+        return d.category, d.message  # the message says both values already (the model is in detail)
     if p.slot is None:
         x, y = a.results[0], b.results[0]
     else:
@@ -416,8 +437,8 @@ def _tie_json(t, nodes) -> dict:
 
 def _root_sets(roots):
     """(own left, own right, listed left, listed right) node ids of the classifier's roots."""
-    own_l = {r.left for r in roots if r.left}
-    own_r = {r.right for r in roots if r.right}
+    own_l = {r.left for r in roots if r.left} | {a for r in roots for a, _ in r.also if a}
+    own_r = {r.right for r in roots if r.right} | {b for r in roots for _, b in r.also if b}
     listed_l, listed_r = set(own_l), set(own_r)
     for r in roots:
         listed_l |= r.affected_left

@@ -205,9 +205,11 @@ def align_with_ties(L: FunctionGraph, R: FunctionGraph) -> Tuple[List[Tuple[str,
     if strict is not None:
         return strict, []
     covered = _align_covering(L, R, largs, rargs, lr, rr)
+    # (position is credited only for arguments something reads: two unused ones agree by default)
+    read_in_place = [(a, b) for a, b in zip(largs, rargs) if _used(L, a) or _used(R, b)]
     if covered is not None and (len(largs) != len(rargs) or
                                 _agreeing(covered[0], largs, rargs, lr, rr) + len(covered[1]) >
-                                _agreeing(list(zip(largs, rargs)), largs, rargs, lr, rr)):
+                                _agreeing(read_in_place, largs, rargs, lr, rr)):
         # with as many arguments on both sides, role pairing must explain more than position
         # does (one argument changed in place is a difference at that argument, not a reordering)
         return covered

@@ -1,0 +1,169 @@
+"""Explanation folds (tileir_diff/compare/folds/): the registry, and for each fold a pair it folds
+into one root and a mutant it must leave as separate roots (docs/matching.md "Folds")."""
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+from tileir_diff.compare import compute_diff
+from tileir_diff.compare.folds import FOLDS
+
+from ..normalize.kernels import TVIEW, VIEW, kernel, load, store
+
+T = "tile<128xf32>"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "matching.md"
+
+
+def _diff(a, b):
+    return compute_diff(a, b, with_summary=False, with_lines=False)
+
+
+def test_registry_fold_objects_are_named_documented_and_ordered():
+    names = [f.name for f in FOLDS]
+    assert len(names) == len(set(names)) and all(names)
+    assert all(f.stage in ("groups", "roots", "final", "checked") for f in FOLDS)
+    docs = DOCS.read_text()
+    for f in FOLDS:
+        doc = inspect.getdoc(type(f)) or ""
+        assert "Mutant" in doc, f.name  # each says what it must not absorb
+        assert f"`{f.name}`" in docs, f.name  # and is in docs/matching.md
+    # stages run in classification order; a fold runs once
+    order = {"groups": 0, "roots": 1, "final": 2, "checked": 3}
+    assert [order[f.stage] for f in FOLDS] == sorted(order[f.stage] for f in FOLDS)
+
+
+# --- access-replaced -------------------------------------------------------------------------
+def _scatter(base: str, value: str = "%a") -> str:
+    """An unmasked pointer scatter of ``value`` at base + bx * 128 + iota."""
+    p = "tile<128xptr<f32>>"
+    return (f"  %c128 = constant <i32: 128> : tile<i32>\n  %o = muli %bx, %c128 : tile<i32>\n"
+            f"  %i = iota : tile<128xi32>\n  %or = reshape %o : tile<i32> -> tile<1xi32>\n"
+            f"  %ob = broadcast %or : tile<1xi32> -> tile<128xi32>\n  %ix = addi %i, %ob : tile<128xi32>\n"
+            f"  %pr = reshape {base} : tile<ptr<f32>> -> tile<1xptr<f32>>\n"
+            f"  %pb = broadcast %pr : tile<1xptr<f32>> -> {p}\n"
+            f"  %pp = offset %pb, %ix : {p}, tile<128xi32> -> {p}\n"
+            f"  %sp = store_ptr_tko weak %pp, {value} token=%0 : {p}, {T} -> token\n")
+
+
+def test_a_view_store_against_a_pointer_scatter_to_the_same_array_is_one_root():
+    r = _diff(kernel(load("a") + store("%a")), kernel(load("a") + _scatter("%arg1")))
+    assert r.verdict == "different"
+    assert len(r.differences) == 1, r.brief()
+    (d,) = r.differences
+    assert d.category == "memory" and d.message.startswith("write to %arg1 done another way: store_view_tko")
+    assert "a pointer access without a mask" in d.message and d.left and d.right
+
+
+def test_mutant_the_scatter_writes_another_array_stays_two_roots():
+    r = _diff(kernel(load("a") + store("%a")), kernel(load("a") + _scatter("%arg0")))
+    assert r.verdict == "different"
+    msgs = [d.message for d in r.differences]
+    assert len(msgs) == 2 and not any("done another way" in m for m in msgs), msgs
+
+
+def test_mutant_a_second_store_to_the_array_stays_its_own_root():
+    # the right scatters to y and also stores the view tile: which write replaced which is not proven
+    r = _diff(kernel(load("a") + store("%a")),
+              kernel(load("a") + _scatter("%arg1") + store("%a", index="%by", name="st2")))
+    assert r.verdict == "different"
+    assert not any("done another way" in d.message for d in r.differences), r.brief()
+
+
+def test_a_scatter_sharing_its_index_with_a_gather_is_still_reported():
+    # the gather of x and the scatter of y share their index ops (one component): the scatter
+    # is not hidden in the gather's replacement root
+    gather = _scatter("%arg0").split("  %sp =")[0] + \
+        f"  %a, %at = load_ptr_tko weak %pp token=%0 : tile<128xptr<f32>> -> {T}, token\n"
+    scatter = (f"  %qr = reshape %arg1 : tile<ptr<f32>> -> tile<1xptr<f32>>\n"
+               f"  %qb = broadcast %qr : tile<1xptr<f32>> -> tile<128xptr<f32>>\n"
+               f"  %qp = offset %qb, %ix : tile<128xptr<f32>>, tile<128xi32> -> tile<128xptr<f32>>\n"
+               f"  %sq = store_ptr_tko weak %qp, %n token=%0 : tile<128xptr<f32>>, {T} -> token\n")
+    left = kernel(load("a") + f"  %n = negf %a : {T}\n" + store("%n"))
+    right = kernel(gather + f"  %n = negf %a : {T}\n" + scatter)
+    r = _diff(left, right)
+    msgs = [d.message for d in r.differences]
+    assert any(m.startswith("write to %arg1 done another way") for m in msgs), msgs
+    assert any("load_view_tko" in m and "load_ptr_tko" in m for m in msgs), msgs
+
+
+# --- consistent-substitution -----------------------------------------------------------------
+def test_a_block_id_read_as_another_axis_at_every_use_is_one_root():
+    r = _diff(kernel(load("a") + store("%a")), kernel(load("a", index="%by") + store("%a", index="%by")))
+    assert r.verdict == "different"
+    assert len(r.differences) == 1, r.brief()
+    (d,) = r.differences
+    assert "%blockId_x -> %blockId_y" in d.message and "the same substitution at every use" in d.message
+    assert d.detail.get("substitution_sites") == 2
+
+
+def test_mutant_two_uses_read_two_other_values_stay_two_roots():
+    r = _diff(kernel(load("a") + store("%a")), kernel(load("a", index="%by") + store("%a", index="%bz")))
+    assert len(r.differences) == 2, r.brief()
+    assert not any("same substitution" in d.message for d in r.differences)
+
+
+def test_mutant_a_substitution_at_some_uses_only_stays_a_root_per_use():
+    left = kernel(load("a") + load("b", view="%py") + f"  %s = addf %a, %b : {T}\n" + store("%s"))
+    right = kernel(load("a", index="%by") + load("b", view="%py", index="%by") + f"  %s = addf %a, %b : {T}\n"
+                   + store("%s"))
+    r = _diff(left, right)
+    assert len(r.differences) == 2, r.brief()  # the store still reads bx: two rewirings, not one
+    assert not any("same substitution" in d.message for d in r.differences)
+
+
+# --- formula-cascade (several users of the other formula) ------------------------------------
+def _inverse(rsqrt: bool, stored: str = "%inv") -> str:
+    body = (f"  %inv = rsqrt %a : {T}\n" if rsqrt else
+            f"  %one = constant <f32: 1.0> : {T}\n  %sq = sqrt %a : {T}\n  %inv = divf %one, %sq : {T}\n")
+    return body + f"  %p = mulf %inv, %a : {T}\n" + store("%p") + \
+        store(stored, view="%px", name="st2")
+
+
+def test_rsqrt_against_one_over_sqrt_used_twice_is_one_root():
+    r = _diff(kernel(load("a") + _inverse(True)), kernel(load("a") + _inverse(False)))
+    assert r.verdict == "different"
+    assert len(r.differences) == 1, r.brief()
+    (d,) = r.differences
+    assert d.message.startswith("op rsqrt -> sqrt") and "changes with it: rsqrt(L%tile) -> divf(1.0, sqrt(R%tile))" \
+        in d.message.replace("%a", "%tile"), d.message
+
+
+def test_mutant_the_second_user_takes_another_value_stays_its_own_root():
+    # the left stores x itself where the right stores the inverse: a second cause
+    r = _diff(kernel(load("a") + _inverse(True, stored="%a")), kernel(load("a") + _inverse(False)))
+    assert len(r.differences) == 2, r.brief()
+    assert not any("changes with it" in d.message for d in r.differences), r.brief()
+
+
+def test_kernel_helpers_are_views():
+    assert "tensor_view" in TVIEW and "partition_view" in VIEW
+
+
+# --- restated-assume -------------------------------------------------------------------------
+def _two_extents(second_predicate: str = "bounded<0, ?>") -> str:
+    """x and y with their own extent arguments, each assumed non-negative on the left only."""
+    return (f"  %0 = make_token : token\n  %n0 = assume bounded<0, ?>, %arg2 : tile<i32>\n"
+            f"  %n1 = assume {second_predicate}, %arg3 : tile<i32>\n"
+            f"  %tx = make_tensor_view %arg0, shape = [%n0], strides = [1] : tile<i32> -> {TVIEW}\n"
+            f"  %ty = make_tensor_view %arg1, shape = [%n1], strides = [1] : tile<i32> -> {TVIEW}\n"
+            f"  %bx, %by, %bz = get_tile_block_id : tile<i32>\n"
+            f"  %px = make_partition_view %tx : {VIEW}\n  %py = make_partition_view %ty : {VIEW}\n")
+
+
+def _restated(second_predicate: str = "bounded<0, ?>"):
+    args = "%arg0: tile<ptr<f32>>, %arg1: tile<ptr<f32>>, %arg2: tile<i32>, %arg3: tile<i32>"
+    left = kernel(load("a") + store("%a"), prologue=_two_extents(second_predicate), args=args)
+    return left, kernel(load("a") + store("%a"))
+
+
+def test_one_assumption_restated_for_two_tied_extents_is_one_root():
+    r = _diff(*_restated())
+    assumes = [d for d in r.differences if d.message.startswith("assume ")]
+    assert len(assumes) == 1, r.brief()
+    assert "bounded<0, ?> on %arg2 only on the left" in assumes[0].message
+
+
+def test_mutant_another_predicate_on_the_tied_extent_stays_its_own_root():
+    r = _diff(*_restated("bounded<1, ?>"))
+    assumes = [d for d in r.differences if d.message.startswith("assume ")]
+    assert len(assumes) == 2, r.brief()

@@ -1,0 +1,60 @@
+"""Explanation quality on the hand-judged corpora (docs/verification.md "Roots on ports written by
+others"): prints, over tests/corpus/third_party_style and tests/corpus/independent,
+
+* the share of true roots reported (each expected root found with its count);
+* the share of reported roots that are cascades, spurious or mispaired (not an expected root);
+* specialization verdicts: pairs judged ``specialized`` that get it, and pairs judged
+  ``different`` that get a same or specialized verdict (must be 0).
+
+``python3 tests/corpus/third_party_style/measure.py [-v]`` (-v lists each pair's problems).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parents[2]))
+
+import tileir_diff  # noqa: E402
+from test_third_party_style import evaluate, evaluate_result, pairs  # noqa: E402
+
+INDEPENDENT = HERE.parent / "independent"
+
+
+def independent_outcomes():
+    for p in sorted(INDEPENDENT.glob("*.expect.json")):
+        name = p.name[: -len(".expect.json")]
+        ref = json.loads((INDEPENDENT / f"{name}.json").read_text())["reference"]
+        left = INDEPENDENT / "reference" / f"{ref['op']}.{ref['variant']}.tileirbc"
+        result = tileir_diff.diff(str(left), str(INDEPENDENT / f"{name}.tileirbc"))
+        yield {"name": f"independent/{name}", **evaluate_result(result, json.loads(p.read_text()))}
+
+
+def main(verbose: bool = False) -> None:
+    outcomes = [evaluate(n) for n in pairs()] + list(independent_outcomes())
+    true_roots = sum(o["true_roots"] for o in outcomes)
+    found = sum(o["found"] for o in outcomes)
+    reported = sum(o["reported"] for o in outcomes)
+    extra = sum(o["extra"] for o in outcomes)
+    spec = [o for o in outcomes if o["expected_verdict"] == "specialized"]
+    spec_ok = sum(o["verdict"] == "specialized" for o in spec)
+    wrong = [o for o in outcomes if o["expected_verdict"] == "different"]
+    wrong_passed = [o["name"] for o in wrong if o["verdict"] != "different"]
+    verdict_ok = sum(o["verdict"] == o["expected_verdict"] for o in outcomes)
+    print(f"pairs: {len(outcomes)} ({len(pairs())} third-party-style, {len(outcomes) - len(pairs())} independent)")
+    print(f"verdict as judged: {verdict_ok}/{len(outcomes)}")
+    print(f"true roots reported: {found}/{true_roots} = {100.0 * found / max(true_roots, 1):.1f} %")
+    print(f"reported roots that are cascade/spurious/mispaired: {extra}/{reported} = "
+          f"{100.0 * extra / max(reported, 1):.1f} %")
+    print(f"specialized pairs judged specialized: {spec_ok}/{len(spec)}")
+    print(f"wrong pairs given a same or specialized verdict: {len(wrong_passed)} {wrong_passed or ''}")
+    for o in outcomes:
+        if o["problems"] and verbose:
+            print(f"\n{o['name']}:\n  " + "\n  ".join(o["problems"]))
+
+
+if __name__ == "__main__":
+    main("-v" in sys.argv)

@@ -1,0 +1,33 @@
+"""The fold interface and what a fold reads (see folds/__init__.py)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, List, Set
+
+from ..roots import Root
+
+
+@dataclass
+class FoldContext:
+    """What a fold reads: the classifier (graphs ``L``/``R``, mapping ``m``, texts, wording
+    helpers) and the dirty node sets of both sides. Folds do not change the classifier."""
+    cl: Any
+    dirty_l: Set[str] = field(default_factory=set)
+    dirty_r: Set[str] = field(default_factory=set)
+
+
+class Fold:
+    """One explanation fold. ``name`` is its public name (docs/matching.md); ``stage`` when it runs."""
+    name = ""
+    stage = "roots"
+
+    def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def footprint(root: Root, left: bool) -> Set[str]:
+    """The ops a root stands on or lists, on one side."""
+    own = root.left if left else root.right
+    extra = {a if left else b for a, b in root.also}
+    return (root.affected_left if left else root.affected_right) | ({own} if own else set()) | \
+        {x for x in extra if x}

@@ -1,0 +1,82 @@
+"""consistent-substitution: one value read as another at every use is one root."""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Dict, List, Optional, Tuple
+
+from ..roots import Root
+from .base import Fold, FoldContext
+
+_Key = Tuple[str, int, str, int]
+
+
+class ConsistentSubstitution(Fold):
+    """One cause, one root: when every matched user of a left value ``v`` takes, at that operand,
+    one right value ``w`` that is not ``v``'s counterpart, and each such user differs in nothing
+    else (a grid-axis swap: ``bid.x`` read as ``bid.y`` at the ``divi``, the ``remi`` and the
+    load), the rewirings are one root, at the first user; the others stay ops it stands on (the
+    checker sees each covered) and the message names them.
+
+    Mutants it must not absorb: the substitution at only some of ``v``'s uses (each is its own
+    root); a user that also changes otherwise; two users rewired to different values."""
+    name = "consistent-substitution"
+    stage = "roots"
+
+    def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:
+        cl = ctx.cl
+        groups: Dict[_Key, List[Root]] = defaultdict(list)
+        for root in roots:
+            key = self.key(ctx, root)
+            if key is not None:
+                groups[key].append(root)
+        out: List[Root] = []
+        folded = set()
+        for key, members in groups.items():
+            if len(members) < 2 or not self.every_use(ctx, key, members):
+                continue
+            host = members[0]
+            names = []
+            for r in members[1:]:
+                host.also.add((r.left, r.right))
+                host.affected_left |= r.affected_left
+                host.affected_right |= r.affected_right
+                names.append(f"{cl.L.nodes[r.left].name} {r.left}")
+                folded.add(id(r))
+            host.message += f"; the same substitution at every use: also {', '.join(names)}"
+            host.extra["substitution_sites"] = len(members)
+        for root in roots:
+            if id(root) not in folded:
+                out.append(root)
+        return out
+
+    @staticmethod
+    def key(ctx: FoldContext, root: Root) -> Optional[_Key]:
+        """(left value, result, right value, result) when ``root`` is a pair whose only
+        difference is one operand taken from another paired, clean value; else None."""
+        cl = ctx.cl
+        if root.kind != "changed" or root.left is None or root.right is None or root.also:
+            return None
+        a, b = cl.L.nodes[root.left], cl.R.nodes[root.right]
+        if a.kind != "op" or b.kind != "op" or cl.pair_findings(root.left, root.right):
+            return None
+        slots = cl.wiring(root.left, root.right)
+        if len(slots) != 1:
+            return None
+        i, j = slots[0]
+        (pl, rl, _), (pr, rr, _) = a.operands[i], b.operands[j]
+        if pl is None or pr is None or pl not in cl.m.l2r or pr not in cl.m.r2l:
+            return None
+        if pl in ctx.dirty_l or pr in ctx.dirty_r:
+            return None
+        return (pl, rl, pr, rr)
+
+    @staticmethod
+    def every_use(ctx: FoldContext, key: _Key, members: List[Root]) -> bool:
+        """Whether ``members`` are all the matched users of the left value (no use keeps it)."""
+        cl = ctx.cl
+        pl, rl, _, _ = key
+        sites = {r.left for r in members}
+        for u, _, res in cl.L.nodes[pl].users:
+            if res == rl and u in cl.m.l2r and u not in sites:
+                return False
+        return True

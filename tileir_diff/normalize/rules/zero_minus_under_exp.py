@@ -1,0 +1,61 @@
+"""zero-minus-under-exp: ``0.0 - x`` read only by exponentials is ``-x``."""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Dict, List
+
+from ...ir import Operation
+from ..rule import Rule, register
+from ..util import ops_of, rewrite_ops
+from ._constants import producers, uniform_bits
+
+#: ops that map +0.0 and -0.0 to the same value (exp(±0) = exp2(±0) = 1)
+_ZERO_SIGN_BLIND = frozenset({"exp", "exp2"})
+
+
+def _users(f) -> Dict[int, List[Operation]]:
+    out: Dict[int, List[Operation]] = defaultdict(list)
+    for op in ops_of(f.body):
+        for v in op.operands:
+            out[v.vid].append(op)
+    return out
+
+
+@register
+class ZeroMinusUnderExp(Rule):
+    """Absorbs: a negation written as a subtraction from zero where only an exponential reads it:
+    ``exp (subf 0.0, x)`` (or ``exp2``) becomes ``exp (negf x)``, as ``-x`` against ``0 - x`` in
+    a sigmoid or softmax written by another author. The subtraction has no flush-to-zero.
+
+    Why meaning is kept: ``+0.0 - x`` is exact in every rounding mode and equals ``-x`` except
+    for x = +0.0, where it gives +0.0 and ``-x`` gives -0.0 (for a NaN both are NaN); ``exp`` and
+    ``exp2`` map +0.0 and -0.0 to the same 1.0, so every value the readers compute is the same.
+
+    Never touches: a subtraction from -0.0 or any other constant, one with flush_to_zero (a
+    subnormal x becomes 0 there), and one whose result has any other reader (``mulf`` by it
+    keeps the sign of the zero).
+    """
+    name = "zero-minus-under-exp"
+    mutant = "0.0 - x read by a mulf (or by exp and a mulf) stays a difference from -x"
+    acts_on = frozenset({"subf"})
+
+    def apply(self, module):
+        def rewrite_for(f, bypassed):
+            prod = producers(f)
+            users = _users(f)
+
+            def fn(op, subst):
+                if op.name != "subf" or len(op.operands) != 2 or len(op.results) != 1 or \
+                        "flush_to_zero" in op.attributes:
+                    return None
+                zero = prod.get(op.operands[0].vid)
+                if zero is None or uniform_bits(zero) != 0:  # +0.0 in every float format
+                    return None
+                readers = users.get(op.results[0].vid, [])
+                if not readers or any(u.name not in _ZERO_SIGN_BLIND for u in readers):
+                    return None
+                bypassed.add(id(zero))
+                return [op.replace(name="negf", operands=(op.operands[1],), attributes={}, segments=())]
+            return fn
+
+        return rewrite_ops(module, rewrite_for, drop_bypassed=True)
