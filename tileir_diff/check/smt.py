@@ -69,6 +69,15 @@ def available() -> bool:
     return z3 is not None
 
 
+def installed() -> bool:
+    """Whether ``available()`` would find z3, without importing it while it has not been (the
+    engine asks up front; only a query needs the module)."""
+    if z3 is _NOT_IMPORTED:
+        import importlib.util
+        return importlib.util.find_spec("z3") is not None
+    return z3 is not None
+
+
 def skipped_reason() -> str:
     return "the SMT proof step was skipped: z3-solver is not installed (pip install z3-solver)"
 

@@ -51,6 +51,10 @@ _STRUCT_FLOATS = {"f64": ("<Q", "<d", (1 << 64) - 1, 0), "f32": ("<I", "<f", 0xF
                   "bf16": ("<I", "<f", 0xFFFF, 16)}
 
 
+#: Bytes of the signed integer types whose splat text is read straight from the data.
+_SIGNED_WIDTHS = {"i8": 1, "i16": 2, "i32": 4, "i64": 8}
+
+
 def _float_value(bits: int, name: str) -> float:
     fmt = _STRUCT_FLOATS.get(name)
     if fmt is not None and type(bits) is int and 0 <= bits < 1 << 64:
@@ -170,7 +174,15 @@ def attr_text(v: Any) -> str:
         el = v.element
         splat = _dense_splat_bits(v)
         if splat is not None:
-            val = _float_text(splat, el.name) if el.is_float else str(v.to_numpy().reshape(-1)[0])
+            width = _SIGNED_WIDTHS.get(el.name)
+            if el.is_float:
+                val = _float_text(splat, el.name)
+            elif width is not None:  # numpy's text of its first element, without numpy
+                val = str(int.from_bytes(v.data[:width], "little", signed=True))
+            elif el.name == "i1":
+                val = ""
+            else:
+                val = str(v.to_numpy().reshape(-1)[0])
             if v.element.name == "i1":
                 val = "true" if splat else "false"
             return f"<{el.name}: {val}>" + (f" : {fmt_type(v.type)}" if v.type.shape else "")
