@@ -13,11 +13,15 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Dict, List, Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Where children run: not a checkout (``python -m``/``-c`` put the working directory first on
+#: sys.path, which would shadow the checkout named by PYTHONPATH).
+CHILD_CWD = Path(tempfile.gettempdir())
 
 
 def python_env(root: Path, cache: Path) -> Dict[str, str]:
@@ -36,18 +40,23 @@ def wall(cmd: Sequence[str], env=None, ok=(0,)) -> float:
     """Seconds from starting ``cmd`` to its exit (output discarded); RuntimeError on an exit
     status outside ``ok``."""
     t0 = time.perf_counter()
-    done = subprocess.run(list(cmd), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    done = subprocess.run(list(cmd), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=CHILD_CWD)
     elapsed = time.perf_counter() - t0
     if done.returncode not in ok:
         raise RuntimeError(f"{' '.join(map(str, cmd))}: exit {done.returncode}: {done.stderr.decode()[-400:]}")
     return elapsed
 
 
-def warm_up(env) -> None:
-    """Import everything a diff imports once, so the bytecode cache is written before timing."""
-    subprocess.run([sys.executable, "-c", "import tileir_diff.cli, tileir_diff.api, tileir_diff.compare.engine, "
-                    "tileir_diff.text.printer, tileir_diff.summary, tileir_diff.report.text"],
-                   check=True, env=env, cwd=ROOT)
+def warm_up(env, root: Path) -> None:
+    """Import everything a diff imports once, so the bytecode cache is written before timing;
+    RuntimeError unless the child imports the checkout at ``root``."""
+    done = subprocess.run([sys.executable, "-c", "import tileir_diff.cli, tileir_diff.api, tileir_diff.compare.engine, "
+                           "tileir_diff.text.printer, tileir_diff.summary, tileir_diff.report.text; "
+                           "print(tileir_diff.__file__)"], check=True, env=env, cwd=CHILD_CWD,
+                          capture_output=True, text=True)
+    got = Path(done.stdout.strip()).resolve().parents[1]
+    if got != root.resolve():
+        raise RuntimeError(f"a child imports tileir_diff from {got}, not {root}")
 
 
 def median(values: Sequence[float]) -> float:

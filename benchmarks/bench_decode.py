@@ -56,7 +56,7 @@ def main() -> int:
     synth.write_bytes(synth_bytes(args.ops))
     files = [(f"largest corpus kernel ({corpus[-1].stem})", corpus[-1]), (f"synthetic {args.ops}-op kernel", synth)]
     env = python_env(ROOT, tmp / "pyc")
-    warm_up(env)
+    warm_up(env, ROOT)
     print(f"before: {load_line()}; median of {args.repeat} runs each")
     head = (f"{'file':48} {'ops':>6} {'tileirdisasm':>12} {'decode':>8} {'print':>8} {'ours':>8} {'ratio':>6} "
             f"{'goal':>6} {'dump cmd':>9} {'ratio':>6}  text")

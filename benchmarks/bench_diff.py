@@ -39,7 +39,7 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _proc import ROOT, cli_command, load_line, median, python_env, wall, warm_up  # noqa: E402
+from _proc import CHILD_CWD, ROOT, cli_command, load_line, median, python_env, wall, warm_up  # noqa: E402
 
 from tileir_diff.bytecode.writer import write_bytecode  # noqa: E402
 from tileir_diff.text.parser import parse_text  # noqa: E402
@@ -121,7 +121,7 @@ print(json.dumps(out))
 
 def _in_process(env, a: Path, b: Path) -> dict:
     done = subprocess.run([sys.executable, "-c", _CHILD, str(a), str(b)], check=True, capture_output=True,
-                          text=True, env=env, cwd=ROOT)
+                          text=True, env=env, cwd=CHILD_CWD)
     return json.loads(done.stdout)
 
 
@@ -163,7 +163,7 @@ def measure_ports(checkouts, pairs) -> dict:
     out = {}
     for label, env in checkouts:
         done = subprocess.run([sys.executable, "-c", _PORTS_CHILD, json.dumps(pairs)], check=True,
-                              capture_output=True, text=True, env=env, cwd=ROOT)
+                              capture_output=True, text=True, env=env, cwd=CHILD_CWD)
         out[label] = json.loads(done.stdout)
     return out
 
@@ -215,11 +215,10 @@ def main(argv=None) -> int:
         print("tileirdisasm not found (pip install nvidia-cuda-tileiras)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        checkouts = [("this", python_env(ROOT, Path(tmp) / "pyc-this"))]
-        if args.baseline:
-            checkouts.append(("baseline", python_env(args.baseline.resolve(), Path(tmp) / "pyc-baseline")))
-        for _, env in checkouts:
-            warm_up(env)
+        roots = [("this", ROOT)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
+        checkouts = [(label, python_env(root, Path(tmp) / f"pyc-{label}")) for label, root in roots]
+        for (_, env), (_, root) in zip(checkouts, roots):
+            warm_up(env, root)
         runs = (args.runs, max(3, args.runs - 2))
         print(f"before: {load_line()}; median of {runs[0]} runs ({runs[1]} at {args.scale}x)")
         rows = measure((args.ops, args.ops * args.scale), Path(tmp), disasm, checkouts, runs)
