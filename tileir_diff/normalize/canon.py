@@ -177,14 +177,12 @@ def attr_text(v: Any) -> str:
             width = _SIGNED_WIDTHS.get(el.name)
             if el.is_float:
                 val = _float_text(splat, el.name)
+            elif el.name == "i1":
+                val = "true" if splat else "false"
             elif width is not None:  # numpy's text of its first element, without numpy
                 val = str(int.from_bytes(v.data[:width], "little", signed=True))
-            elif el.name == "i1":
-                val = ""
             else:
                 val = str(v.to_numpy().reshape(-1)[0])
-            if v.element.name == "i1":
-                val = "true" if splat else "false"
             return f"<{el.name}: {val}>" + (f" : {fmt_type(v.type)}" if v.type.shape else "")
         arr = v.to_numpy().reshape(-1)
         head = ", ".join(str(x) for x in arr[:6]) + (", ..." if len(arr) > 6 else "")
