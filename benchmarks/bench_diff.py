@@ -18,7 +18,8 @@ taking turns, ``--runs`` times each (median reported; the large size ``max(3, ru
 DIR``) in the same run, so that before/after figures share the machine's load. Then, unless
 ``--no-ports``, the in-process diff of every port pair (the reference suite's bytecode against the
 Rust port's, ``$TILEIR_REFERENCE_BUILD`` and ``$TILEIR_CUBIN_DIR`` or build/), warm (after one diff
-of the same pair in that process): median over the pairs (goal <= 10 ms).
+of the same pair in that process): median over the pairs (goal <= 10 ms); and ``tileir-diff diff``
+as a whole process on 8 of them against tileirdisasm (median ratio).
 
 Checks the generated pair's verdict is ``different`` with exactly one root difference (category
 constant); exit status 1 if not. Asserts nothing about speed. The machine may be shared: the
@@ -168,6 +169,32 @@ def measure_ports(checkouts, pairs) -> dict:
     return out
 
 
+def measure_port_commands(checkouts, pairs, disasm: str, runs: int, sample: int = 8) -> dict:
+    """Whole-process ``tileir-diff diff`` on ``sample`` port pairs spread over the list, against
+    tileirdisasm on both files, in the same rounds: per pair the median of ``runs``, then the
+    median ratio over the pairs (a small kernel's diff is mostly the interpreter and imports)."""
+    step = max(1, len(pairs) // sample)
+    chosen = pairs[::step][:sample]
+    times = {"disasm": [[] for _ in chosen], **{label: [[] for _ in chosen] for label, _ in checkouts}}
+    for _ in range(runs):
+        for k, (a, b) in enumerate(chosen):
+            times["disasm"][k].append(wall([disasm, a]) + wall([disasm, b]))
+            for label, env in checkouts:
+                times[label][k].append(wall(cli_command("diff", a, b), env, ok=(0, 1, 3)))
+    out = {"pairs": len(chosen), "disasm": median([median(t) for t in times["disasm"]])}
+    for label, _ in checkouts:
+        out[label] = (median([median(t) for t in times[label]]),
+                      median([median(t) / median(d) for t, d in zip(times[label], times["disasm"])]))
+    return out
+
+
+def _print_port_commands(result: dict, checkouts) -> None:
+    for label, _ in checkouts:
+        cmd, ratio = result[label]
+        print(f"port pairs, whole process ({result['pairs']} pairs), {label}: tileir-diff diff median "
+              f"{cmd * 1e3:.0f} ms, tileirdisasm x2 {result['disasm'] * 1e3:.1f} ms, median ratio {ratio:.1f}x")
+
+
 def _print_sizes(rows, checkouts) -> bool:
     head = (f"{'ops/kernel':>10} {'checkout':>9} | {'tileirdisasm x2':>15} | {'tileir-diff diff':>16} {'ratio':>6} "
             f"{'goal':>5} | {'in-process':>10} {'ratio':>6} | result")
@@ -225,6 +252,7 @@ def main(argv=None) -> int:
         ok = _print_sizes(rows, checkouts)
         pairs = [] if args.no_ports else port_pairs()
         if pairs:
+            _print_port_commands(measure_port_commands(checkouts, pairs, disasm, runs[0]), checkouts)
             _print_ports(measure_ports(checkouts, pairs))
         elif not args.no_ports:
             print("port pairs: none built (build/reference and build/rust, or $TILEIR_REFERENCE_BUILD and "
