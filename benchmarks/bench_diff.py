@@ -1,19 +1,30 @@
 #!/usr/bin/env python3
-"""Benchmark: full diff of two generated kernels that differ in one constant, against tileirdisasm.
+"""Benchmark: the diff as users pay for it, against tileirdisasm, in one run.
 
-    python3 benchmarks/bench_diff.py [--ops 3000] [--scale 10] [--repeat 5]
+    python3 benchmarks/bench_diff.py [--ops 3000] [--scale 10] [--runs 5] [--baseline DIR] [--no-ports]
 
 Generates a kernel of about N ops (a chain of elementwise ops over several loaded tiles with
 distinct constants, plus a few reductions), writes it as bytecode 13.3 with the project's encoder,
-and a copy with one constant changed. Times, in the same run: ``tileirdisasm`` on both files, the
-full ``tileir_diff`` diff (load both files + normalize + graph + match + classify + summary),
-and the engine alone; the side-by-side printed lines (HTML/JSON reports, printed on first
-access) are timed on top; then the same at N*scale ops. Every diff runs in a fresh Python
-process, timed after its imports (what a user's command pays besides start-up); the two sizes
-take turns. Checks the verdict is ``different`` with exactly one root difference (category
-constant). Goals: full diff <= 10x tileirdisasm, growth for 10x more ops <= 11x. Best of
-``--repeat`` runs (the machine is shared; the load average is printed; the large size runs
-``--repeat`` - 2 times, at least 2). Exit status 1 if the one-root check fails.
+and a copy with one constant changed; the same at N*scale ops. Then, the sizes and the checkouts
+taking turns, ``--runs`` times each (median reported; the large size ``max(3, runs - 2)`` times):
+
+- ``tileirdisasm`` on both files (two processes: what reading the pair costs with NVIDIA's tool);
+- ``tileir-diff diff A B`` as a whole process (``python -m tileir_diff.cli``: interpreter start,
+  imports from cached bytecode, load, compare, the text report): the goal's figure (<= 5x);
+- the same diff in-process, in a fresh process but timed after its imports (``tileir_diff.diff``
+  without the report: what a library user pays per call).
+
+``--baseline DIR``: also time another checkout (e.g. ``git archive <commit> tileir_diff | tar -x -C
+DIR``) in the same run, so that before/after figures share the machine's load. Then, unless
+``--no-ports``, the in-process diff of every port pair (the reference suite's bytecode against the
+Rust port's, ``$TILEIR_REFERENCE_BUILD`` and ``$TILEIR_CUBIN_DIR`` or build/), warm (after one diff
+of the same pair in that process): median over the pairs (goal <= 10 ms); and ``tileir-diff diff``
+as a whole process on 8 of them against tileirdisasm (median ratio).
+
+Checks the generated pair's verdict is ``different`` with exactly one root difference (category
+constant); exit status 1 if not. Asserts nothing about speed. The machine may be shared: the
+load average is printed, and ratios against tileirdisasm measured in the same rounds are what
+compares across runs.
 """
 from __future__ import annotations
 
@@ -23,11 +34,13 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _proc import CHILD_CWD, ROOT, cli_command, load_line, median, python_env, wall, warm_up  # noqa: E402
 
 from tileir_diff.bytecode.writer import write_bytecode  # noqa: E402
 from tileir_diff.text.parser import parse_text  # noqa: E402
@@ -79,129 +92,176 @@ def make_pair(n_ops: int, folder: Path):
     return paths, sum(1 for _ in m.walk())
 
 
-#: What one child process measures (after its imports): "full" = the API's diff of two files,
-#: "full_lines" = the same plus the side-by-side lines, "parts" = the breakdown columns.
+#: One child process: the API's diff of two files, timed after its imports.
 _CHILD = r"""
 import json, sys, time
-sys.path.insert(0, {root!r})
 import tileir_diff
 from tileir_diff.compare import compute_diff
-from tileir_diff.summary import summarize_pair
-from tileir_diff.text.printer import print_module_lines
-mode, a, b = {mode!r}, {a!r}, {b!r}
-out = {{}}
-def clock(key, fn):
-    t0 = time.perf_counter(); value = fn(); out[key] = time.perf_counter() - t0; return value
-if mode in ("full", "full_lines"):
-    def run():
-        r = compute_diff(tileir_diff.load(a), tileir_diff.load(b), left_source=a, right_source=b)
-        if mode == "full_lines":
-            r.left_lines, r.right_lines
-        return r
-    r = clock(mode + "_s", run)
-    out["verdict"] = r.verdict
-    out["differences"] = [[d.category, d.message] for d in r.differences]
-else:
-    ma, mb = clock("load_s", lambda: (tileir_diff.load(a), tileir_diff.load(b)))
-    clock("engine_s", lambda: compute_diff(ma, mb, with_summary=False, with_lines=False))
-    ma, mb = tileir_diff.load(a), tileir_diff.load(b)
-    clock("summary_s", lambda: summarize_pair(ma, mb))
-    ma, mb = tileir_diff.load(a), tileir_diff.load(b)
-    clock("lines_s", lambda: (print_module_lines(ma), print_module_lines(mb)))
+a, b = sys.argv[1], sys.argv[2]
+t0 = time.perf_counter()
+r = compute_diff(tileir_diff.load(a), tileir_diff.load(b), left_source=a, right_source=b)
+out = {"full_s": time.perf_counter() - t0, "verdict": r.verdict,
+       "differences": [[d.category, d.message] for d in r.differences]}
+print(json.dumps(out))
+"""
+
+#: One child process for all port pairs: per pair, one diff (warm-up), then the best of 3.
+_PORTS_CHILD = r"""
+import json, sys, time
+import tileir_diff
+out = []
+for a, b in json.loads(sys.argv[1]):
+    r = tileir_diff.diff(a, b)
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter(); tileir_diff.diff(a, b); best = min(best, time.perf_counter() - t0)
+    out.append({"pair": b, "s": best, "ops": sum(1 for _ in tileir_diff.load(a).walk()), "verdict": r.verdict})
 print(json.dumps(out))
 """
 
 
-def _child(mode: str, a: Path, b: Path) -> dict:
-    code = _CHILD.format(root=str(Path(__file__).resolve().parents[1]), mode=mode, a=str(a), b=str(b))
-    done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+def _in_process(env, a: Path, b: Path) -> dict:
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(a), str(b)], check=True, capture_output=True,
+                          text=True, env=env, cwd=CHILD_CWD)
     return json.loads(done.stdout)
 
 
-def measure_sizes(sizes, folder: Path, disasm: str, repeats) -> list:
-    """Every figure for every size, best of ``repeats[i]`` runs. Each diff runs in a fresh Python
-    process (imports done before the clock starts), as a user's command does: what an earlier,
-    larger diff left in the allocator would otherwise slow a later, smaller one, or the other way
-    round. The sizes take turns (small, large, small, ...), so a change in the machine's load hits
-    both alike."""
+def port_pairs():
+    """(reference, rust) bytecode pairs of the built suite, or [] when it is not built."""
+    build = ROOT / "build"
+    ref = Path(os.environ.get("TILEIR_REFERENCE_BUILD") or build / "reference")
+    rust = Path(os.environ.get("TILEIR_CUBIN_DIR") or build / "rust")
+    pairs = []
+    for r in sorted(ref.glob("*/*.tileirbc")):
+        other = rust / r.relative_to(ref)
+        if other.is_file():
+            pairs.append((str(r), str(other)))
+    return pairs
+
+
+def measure(sizes, folder: Path, disasm: str, checkouts, runs) -> list:
+    """Every figure per size (and per checkout), ``runs[k]`` rounds at size k; in each round the
+    sizes and checkouts take turns, so a change in the machine's load hits them alike."""
     pairs = [make_pair(n, folder) for n in sizes]
-    rows = [{"ops": ops} for _, ops in pairs]
-
-    def keep(k, figures):
-        for key, value in figures.items():
-            if key.endswith("_s"):
-                rows[k][key] = min(rows[k].get(key, value), value)
-            else:
-                rows[k][key] = value
-
-    for mode in ("disasm", "full", "full_lines", "parts"):
-        for rep in range(max(repeats)):
-            for k, ((a, b), _) in enumerate(pairs):
-                if rep >= repeats[k]:
-                    continue
-                if mode == "disasm":
-                    t0 = time.perf_counter()
-                    for p in (a, b):
-                        subprocess.run([disasm, str(p)], check=True, capture_output=True)
-                    keep(k, {"disasm_s": time.perf_counter() - t0})
-                else:
-                    keep(k, _child(mode, a, b))
-    for row in rows:
-        row["result"] = SimpleNamespace(verdict=row.pop("verdict"),
-                                        differences=[SimpleNamespace(category=c, message=m)
-                                                     for c, m in row.pop("differences")])
+    rows = [{"ops": ops, "disasm": [], "result": None, **{c: {"cmd": [], "lib": []} for c, _ in checkouts}}
+            for _, ops in pairs]
+    for rnd in range(max(runs)):
+        for k, ((a, b), _) in enumerate(pairs):
+            if rnd >= runs[k]:
+                continue
+            rows[k]["disasm"].append(wall([disasm, str(a)]) + wall([disasm, str(b)]))
+            for label, env in checkouts:
+                rows[k][label]["cmd"].append(wall(cli_command("diff", str(a), str(b)), env, ok=(0, 1, 3)))
+                got = _in_process(env, a, b)
+                rows[k][label]["lib"].append(got["full_s"])
+                if label == checkouts[0][0]:
+                    rows[k]["result"] = SimpleNamespace(verdict=got["verdict"], differences=[
+                        SimpleNamespace(category=c, message=m) for c, m in got["differences"]])
     return rows
 
 
-def _big_repeat(repeat: int) -> int:
-    """Runs at the large size: fewer (each takes seconds), but at least 2 (the best of one run
-    is just one run on a shared machine)."""
-    return max(2, repeat - 2) if repeat > 1 else 1
+def measure_ports(checkouts, pairs) -> dict:
+    out = {}
+    for label, env in checkouts:
+        done = subprocess.run([sys.executable, "-c", _PORTS_CHILD, json.dumps(pairs)], check=True,
+                              capture_output=True, text=True, env=env, cwd=CHILD_CWD)
+        out[label] = json.loads(done.stdout)
+    return out
+
+
+def measure_port_commands(checkouts, pairs, disasm: str, runs: int, sample: int = 8) -> dict:
+    """Whole-process ``tileir-diff diff`` on ``sample`` port pairs spread over the list, against
+    tileirdisasm on both files, in the same rounds: per pair the median of ``runs``, then the
+    median ratio over the pairs (a small kernel's diff is mostly the interpreter and imports)."""
+    step = max(1, len(pairs) // sample)
+    chosen = pairs[::step][:sample]
+    times = {"disasm": [[] for _ in chosen], **{label: [[] for _ in chosen] for label, _ in checkouts}}
+    for _ in range(runs):
+        for k, (a, b) in enumerate(chosen):
+            times["disasm"][k].append(wall([disasm, a]) + wall([disasm, b]))
+            for label, env in checkouts:
+                times[label][k].append(wall(cli_command("diff", a, b), env, ok=(0, 1, 3)))
+    out = {"pairs": len(chosen), "disasm": median([median(t) for t in times["disasm"]])}
+    for label, _ in checkouts:
+        out[label] = (median([median(t) for t in times[label]]),
+                      median([median(t) / median(d) for t, d in zip(times[label], times["disasm"])]))
+    return out
+
+
+def _print_port_commands(result: dict, checkouts) -> None:
+    for label, _ in checkouts:
+        cmd, ratio = result[label]
+        print(f"port pairs, whole process ({result['pairs']} pairs), {label}: tileir-diff diff median "
+              f"{cmd * 1e3:.0f} ms, tileirdisasm x2 {result['disasm'] * 1e3:.1f} ms, median ratio {ratio:.1f}x")
+
+
+def _print_sizes(rows, checkouts) -> bool:
+    head = (f"{'ops/kernel':>10} {'checkout':>9} | {'tileirdisasm x2':>15} | {'tileir-diff diff':>16} {'ratio':>6} "
+            f"{'goal':>5} | {'in-process':>10} {'ratio':>6} | result")
+    print(head)
+    print("-" * len(head))
+    ok = True
+    for m in rows:
+        r = m["result"]
+        one_root = r.verdict == "different" and len(r.differences) == 1 and r.differences[0].category == "constant"
+        ok &= one_root
+        d = median(m["disasm"])
+        for label, _ in checkouts:
+            cmd, lib = median(m[label]["cmd"]), median(m[label]["lib"])
+            print(f"{m['ops']:>10} {label:>9} | {d * 1e3:13.1f}ms | {cmd * 1e3:14.0f}ms {cmd / d:5.1f}x {'<=5x':>5} | "
+                  f"{lib * 1e3:8.0f}ms {lib / d:5.1f}x | {r.verdict}, {len(r.differences)} root difference(s)"
+                  + (f" [{r.differences[0].category}]" if r.differences else ""))
+    small, big = rows
+    print(f"growth for {big['ops'] / small['ops']:.1f}x ops: tileirdisasm "
+          f"{median(big['disasm']) / median(small['disasm']):.1f}x; " + "; ".join(
+              f"{label}: whole process {median(big[label]['cmd']) / median(small[label]['cmd']):.1f}x, in-process "
+              f"{median(big[label]['lib']) / median(small[label]['lib']):.1f}x" for label, _ in checkouts)
+          + " (goal <= 11x)")
+    return ok
+
+
+def _print_ports(result: dict) -> None:
+    for label, rows in result.items():
+        times = sorted(r["s"] for r in rows)
+        ops = sorted(r["ops"] for r in rows)
+        print(f"port pairs ({len(rows)}), {label}: warm in-process diff median {median(times) * 1e3:.1f} ms "
+              f"(min {times[0] * 1e3:.1f}, max {times[-1] * 1e3:.1f}; goal <= 10 ms); reference side median "
+              f"{median(ops):.0f} ops")
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     ap.add_argument("--ops", type=int, default=3000)
     ap.add_argument("--scale", type=int, default=10)
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--baseline", type=Path, help="another checkout (its tileir_diff/ folder's parent) to time alike")
+    ap.add_argument("--no-ports", action="store_true", help="skip the port pairs")
     args = ap.parse_args(argv)
     disasm = find_tool("tileirdisasm")
     if disasm is None:
         print("tileirdisasm not found (pip install nvidia-cuda-tileiras)", file=sys.stderr)
         return 2
-    ok = True
-    print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores shared); best of {args.repeat} runs "
-          f"({_big_repeat(args.repeat)} at {args.scale}x)")
-    head = (f"{'ops/kernel':>10} {'tileirdisasm x2':>15} {'full diff':>10} {'ratio':>6} {'goal':>5} "
-            f"{'+ lines':>9} {'ratio':>6} | {'load':>7} {'engine':>7} {'summary':>7} {'lines':>7} | result")
-    print(head)
-    print("-" * len(head))
     with tempfile.TemporaryDirectory() as tmp:
-        rows = measure_sizes((args.ops, args.ops * args.scale), Path(tmp), disasm,
-                             (args.repeat, _big_repeat(args.repeat)))
-    for m in rows:
-        r = m["result"]
-        one_root = r.verdict == "different" and len(r.differences) == 1 and r.differences[0].category == "constant"
-        ok &= one_root
-        ms = lambda key: f"{m[key] * 1e3:5.0f}ms"  # noqa: B023, E731
-        print(f"{m['ops']:>10} {m['disasm_s'] * 1e3:13.1f}ms {m['full_s'] * 1e3:8.0f}ms "
-              f"{m['full_s'] / m['disasm_s']:5.1f}x {'<=10x':>5} {m['full_lines_s'] * 1e3:7.0f}ms "
-              f"{m['full_lines_s'] / m['disasm_s']:5.1f}x | {ms('load_s')} {ms('engine_s')} {ms('summary_s')} "
-              f"{ms('lines_s')} | {r.verdict}, {len(r.differences)} root difference(s)"
-              + (f" [{r.differences[0].category}]" if r.differences else ""))
-    small, big = rows
-    growth = big["full_s"] / small["full_s"]
-    ratio = small["full_s"] / small["disasm_s"]
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
-    print(f"root difference: {small['result'].differences[0].message if small['result'].differences else '-'}")
-    print(f"growth for {big['ops'] / small['ops']:.1f}x ops: full diff {growth:.1f}x (goal <= 11x), with lines "
-          f"{big['full_lines_s'] / small['full_lines_s']:.1f}x, engine {big['engine_s'] / small['engine_s']:.1f}x, "
-          f"tileirdisasm {big['disasm_s'] / small['disasm_s']:.1f}x")
-    print(f"goals: full diff <= 10x tileirdisasm: {'met' if ratio <= 10 else 'NOT met'} ({ratio:.1f}x); "
-          f"growth <= 11x: {'met' if growth <= 11 else 'NOT met'} ({growth:.1f}x); "
-          f"exactly one root difference: {'yes' if ok else 'NO'}")
-    print("full diff = load both files + normalize + graph + match + classify + summary (what the text/Markdown "
-          "report and the API verdict need); + lines = also print both modules side by side (HTML/JSON reports)")
+        roots = [("this", ROOT)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
+        checkouts = [(label, python_env(root, Path(tmp) / f"pyc-{label}")) for label, root in roots]
+        for (_, env), (_, root) in zip(checkouts, roots):
+            warm_up(env, root)
+        runs = (args.runs, max(3, args.runs - 2))
+        print(f"before: {load_line()}; median of {runs[0]} runs ({runs[1]} at {args.scale}x)")
+        rows = measure((args.ops, args.ops * args.scale), Path(tmp), disasm, checkouts, runs)
+        ok = _print_sizes(rows, checkouts)
+        pairs = [] if args.no_ports else port_pairs()
+        if pairs:
+            _print_port_commands(measure_port_commands(checkouts, pairs, disasm, runs[0]), checkouts)
+            _print_ports(measure_ports(checkouts, pairs))
+        elif not args.no_ports:
+            print("port pairs: none built (build/reference and build/rust, or $TILEIR_REFERENCE_BUILD and "
+                  "$TILEIR_CUBIN_DIR)")
+    print(f"after: {load_line()}")
+    root = rows[0]["result"].differences
+    print(f"root difference: {root[0].message if root else '-'}")
+    print("tileir-diff diff = `python -m tileir_diff.cli diff A B` (whole process, text report); in-process = "
+          "tileir_diff.load x2 + compute_diff after imports, in a fresh process")
     return 0 if ok else 1
 
 

@@ -9,6 +9,7 @@ installed wheel has no suite of its own: ``require_root`` then says how to point
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Optional, Union
 
@@ -61,6 +62,17 @@ def require_root(explicit: Union[str, os.PathLike, None] = None) -> Path:
 
 
 def repo_relative(file: str, root: Optional[Path]) -> str:
+    """See ``_repo_relative``; memoized per (file, root): a report names the same few source files
+    for every op (each lookup builds paths and asks the file system; hundreds per diff). A file
+    created or removed under the root while a process runs may be seen late (the cache keeps the
+    4,096 names used last)."""
+    if root is None or not file or file.startswith("<"):
+        return file
+    return _repo_relative(file, root)
+
+
+@lru_cache(maxsize=4096)
+def _repo_relative(file: str, root: Path) -> str:
     """``file`` (as a debug location or a tool wrote it) relative to the repository root when it is
     one of its files: an absolute path under the root; an absolute path from another checkout
     whose tail names a file of this one (``/elsewhere/tests/corpus/kernels/mma.py``); a path

@@ -47,10 +47,11 @@ from ..ir.types import PartitionViewType, TensorViewType
 from ..ir.attributes import Bounded, DenseElements, DivBy, IntegerAttr
 from ..ir.types import ScalarType
 
-try:  # z3-solver is a dependency (pyproject.toml); without it the proof step says it was skipped
-    import z3
-except ImportError:  # pragma: no cover - exercised by the test that hides the module
-    z3 = None
+#: The z3 module, imported by ``available()`` (every path to a query calls it first): importing
+#: it costs more than diffing a small kernel, and most diffs never reach the proof step. None
+#: when z3-solver (a dependency, pyproject.toml) is missing: the proof step says it was skipped.
+_NOT_IMPORTED = object()
+z3: Any = _NOT_IMPORTED
 
 #: The default time budget of one query (seconds); ``Limits.smt_timeout_s`` overrides it.
 DEFAULT_TIMEOUT_S = 2.0
@@ -67,6 +68,22 @@ _ROUNDING = {"nearest_even": "RNE", "zero": "RTZ", "negative_inf": "RTN", "posit
 
 
 def available() -> bool:
+    global z3
+    if z3 is _NOT_IMPORTED:
+        try:
+            import z3 as module
+        except ImportError:  # pragma: no cover - exercised by the test that hides the module
+            module = None
+        z3 = module
+    return z3 is not None
+
+
+def installed() -> bool:
+    """Whether ``available()`` would find z3, without importing it while it has not been (the
+    engine asks up front; only a query needs the module)."""
+    if z3 is _NOT_IMPORTED:
+        import importlib.util
+        return importlib.util.find_spec("z3") is not None
     return z3 is not None
 
 
@@ -770,7 +787,7 @@ class ConeEncoder:
         if isinstance(value, IntegerAttr):
             bits = value.value
         elif isinstance(value, DenseElements) and (value.is_splat or _num(value.type) == 1):
-            bits = int(value.bits()[0])
+            bits = value.first_bits()
         else:
             raise _Leaf()
         if et.is_int and self.ints:

@@ -89,7 +89,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
     stats = {"normalize_s": round(t_norm, 4), "functions": []}
     proving = "smt-equivalence" in (rules or ())
     proofs: List[dict] = []
-    if proving and not smt.available():
+    if proving and not smt.installed():
         stats["smt"] = smt.skipped_reason()
     for i, j in pairs:
         lf, rf = nl.functions[i], nr.functions[j]

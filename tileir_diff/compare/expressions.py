@@ -41,7 +41,7 @@ def _constant(op) -> Optional[str]:
         el = getattr(op.results[0].type, "element", None)
         width = getattr(el, "width", None)
         if getattr(el, "is_int", False) and width:
-            bits = int(v.bits()[0])
+            bits = v.first_bits()
             return str(bits - (1 << width) if width > 1 and bits >> (width - 1) else bits)
         m = re.match(r"<\w+: ([^>]*)>", attr_text(v))  # <f32: 1.4426950216293335>
         return m.group(1) if m else None

@@ -120,6 +120,22 @@ class DenseElements:
         """Element bit patterns as unsigned integers (flat, as stored)."""
         return _raw_bits(self.data, self.element)
 
+    def first_bits(self) -> int:
+        """``int(self.bits()[0])`` without numpy (rules and messages read a splat's one element;
+        importing numpy costs more than diffing a small kernel). IndexError when no element is
+        stored, as ``bits()[0]`` raises."""
+        nb = _elem_bytes(self.element)
+        if nb not in (1, 2, 4, 8):
+            return int(self.bits()[0])  # the same error bits() raises
+        if len(self.data) < nb:
+            raise IndexError("no element stored")
+        return int.from_bytes(self.data[:nb], "little")
+
+    def stores_one_element(self) -> bool:
+        """Whether ``bits()`` has exactly one element (a splat, or a one-element constant)."""
+        nb = _elem_bytes(self.element)
+        return nb in (1, 2, 4, 8) and len(self.data) == nb
+
     def to_numpy(self) -> np.ndarray:
         """The full array. A splat gives a read-only broadcast view of its one element: nothing
         proportional to the declared shape is allocated (``.copy()`` for a writable array)."""

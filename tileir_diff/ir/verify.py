@@ -116,10 +116,11 @@ def _constraint(text: str) -> _Constraint:
 class _Plan:
     __slots__ = ("od", "operand_names", "result_names", "operand_checks", "result_checks", "relations",
                  "attr_defs", "fixed_results", "variadic_results", "later_results", "terminator",
-                 "single_segments", "required_attrs")
+                 "single_segments", "required_attrs", "top_level")
 
     def __init__(self, od: OpDef):
         self.od = od
+        self.top_level = od.has("top_level")
         self.operand_names = tuple(o.name for o in od.operands)
         self.result_names = tuple(r.name for r in od.results)
         self.operand_checks = tuple((o.name, _constraint(o.type)) for o in od.operands if o.type != "any")
@@ -158,6 +159,21 @@ def _plan(od: OpDef) -> _Plan:
     return od.derived("_verify_plan", _Plan)
 
 
+#: op name -> its plan (None: no such op), in front of OPS_BY_NAME + OpDef.derived: one lookup
+#: per op. Filled on first use; a racing thread computes the same plan.
+_PLANS_BY_NAME: Dict[str, Optional[_Plan]] = {}
+
+
+def _plan_of(name: str) -> Optional[_Plan]:
+    plan = _PLANS_BY_NAME.get(name)
+    if plan is None:
+        od = OPS_BY_NAME.get(name)
+        if od is None:
+            return None
+        plan = _PLANS_BY_NAME[name] = _plan(od)
+    return plan
+
+
 def check_op_table() -> None:
     """Compile every row's constraints (a typo in the table fails here, in the tests)."""
     for od in OPS_BY_NAME.values():
@@ -173,13 +189,22 @@ def _flat(groups, names) -> List[Value]:
 
 
 def _rel_same_type(ctx, op, groups, names):
-    vals = _flat(groups, names)
-    if not vals:
+    first = None
+    for n in names:
+        for v in groups[n]:
+            t = v.type
+            if first is None:
+                first = t
+            # the readers share type objects: the same object is the common case, equality the fallback
+            elif t is not first and t != first:
+                break
+        else:
+            continue
+        break
+    else:
         return
-    first = vals[0].type
-    # the readers share type objects: the same object is the common case, equality the fallback
-    if any(v.type is not first and v.type != first for v in vals):
-        raise VerifyError(f"{', '.join(names)} must have one type, got "
+    vals = _flat(groups, names)
+    raise VerifyError(f"{', '.join(names)} must have one type, got "
                           + ", ".join(sorted({_t(v.type) for v in vals})))
 
 
@@ -326,7 +351,7 @@ def _check_constant(ctx, op, groups, names):
     d = op.attributes.get("value")
     if not isinstance(d, DenseElements):
         return  # the attribute check reports it
-    if d.type != res.type:
+    if d.type is not res.type and d.type != res.type:
         raise VerifyError(f"value of type {_t(d.type)} for a result of type {_t(res.type)}")
 
 
@@ -634,18 +659,29 @@ def _ptr_attr_error(t) -> Optional[str]:
     return None
 
 
+#: id(type) -> type, for types found valid, in front of _VALID_TYPES: the readers share type
+#: objects (a constant's value has its result's type object), so the same few come back, and
+#: hashing a nested frozen dataclass costs more than this lookup. Entries keep their type alive
+#: (bounded like _VALID_TYPES).
+_VALID_BY_ID: Dict[int, object] = {}
+
+
 def type_error(t, depth: int = 0) -> Optional[str]:
     """Why ``t`` is not a valid value type (None when it is)."""
+    if _VALID_BY_ID.get(id(t)) is t:
+        return None
     try:
-        if t in _VALID_TYPES:
-            return None
+        known = t in _VALID_TYPES
     except TypeError:
         return f"{type(t).__name__} is not a type"
-    err = _type_error(t, depth)
+    err = None if known else _type_error(t, depth)
     if err is None:
         if len(_VALID_TYPES) > 1 << 14:
             _VALID_TYPES.clear()
+        if len(_VALID_BY_ID) > 1 << 14:
+            _VALID_BY_ID.clear()
         _VALID_TYPES[t] = None
+        _VALID_BY_ID[id(t)] = t
     return err
 
 
@@ -995,10 +1031,10 @@ class _Verifier:
 
     def verify_op(self, op: Operation, path: str, j: int, is_last: bool) -> None:
         # the op's id (path/oJ) is spelled only for a message or a nested region: most ops have neither
-        od = OPS_BY_NAME.get(op.name)
-        if od is None or od.has("top_level"):
+        plan = _plan_of(op.name)
+        if plan is None or plan.top_level:
             raise self.error("not an op of a function body", op, f"{op.name} ({path}/o{j} in @{self.function.name})")
-        plan = _plan(od)
+        od = plan.od
         try:
             groups = self.structure(op, od, plan)
             for name, c in plan.operand_checks:

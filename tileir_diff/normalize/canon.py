@@ -5,10 +5,9 @@ constants in one form), so they are stable across runs, processes and library ve
 """
 from __future__ import annotations
 
+import struct
 from functools import lru_cache
 from typing import Any
-
-import numpy as np
 
 from ..ir import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr, OptimizationHints,
                   SameElements)
@@ -43,10 +42,32 @@ def _fmt_type_by_value(t: Any) -> str:
         return str(t)
 
 
+#: Float types whose bit patterns ``struct`` decodes exactly as ``decode_float_bits`` does (the
+#: same value: float64 for f64, the float32 value otherwise): name -> (unsigned format, float
+#: format, bits kept, shift). Other types go through numpy, imported only then (importing it
+#: costs more than diffing a small kernel).
+_STRUCT_FLOATS = {"f64": ("<Q", "<d", (1 << 64) - 1, 0), "f32": ("<I", "<f", 0xFFFFFFFF, 0),
+                  "tf32": ("<I", "<f", 0xFFFFFFFF, 0), "f16": ("<H", "<e", 0xFFFF, 0),
+                  "bf16": ("<I", "<f", 0xFFFF, 16)}
+
+
+#: Bytes of the signed integer types whose splat text is read straight from the data.
+_SIGNED_WIDTHS = {"i8": 1, "i16": 2, "i32": 4, "i64": 8}
+
+
+def _float_value(bits: int, name: str) -> float:
+    fmt = _STRUCT_FLOATS.get(name)
+    if fmt is not None and type(bits) is int and 0 <= bits < 1 << 64:
+        unsigned, floating, keep, shift = fmt
+        return struct.unpack(floating, struct.pack(unsigned, (bits & keep) << shift))[0]
+    import numpy as np
+    return float(decode_float_bits(np.array([bits], dtype=np.uint64), name)[0])
+
+
 def _float_text(bits: int, name: str) -> str:
-    v = float(decode_float_bits(np.array([bits], dtype=np.uint64), name)[0])
+    v = _float_value(bits, name)
     if name in ("f32", "tf32"):
-        return repr(float(np.float32(v))) if v == v else "nan"
+        return repr(v) if v == v else "nan"
     return repr(v)
 
 
@@ -153,9 +174,15 @@ def attr_text(v: Any) -> str:
         el = v.element
         splat = _dense_splat_bits(v)
         if splat is not None:
-            val = _float_text(splat, el.name) if el.is_float else str(v.to_numpy().reshape(-1)[0])
-            if v.element.name == "i1":
+            width = _SIGNED_WIDTHS.get(el.name)
+            if el.is_float:
+                val = _float_text(splat, el.name)
+            elif el.name == "i1":
                 val = "true" if splat else "false"
+            elif width is not None:  # numpy's text of its first element, without numpy
+                val = str(int.from_bytes(v.data[:width], "little", signed=True))
+            else:
+                val = str(v.to_numpy().reshape(-1)[0])
             return f"<{el.name}: {val}>" + (f" : {fmt_type(v.type)}" if v.type.shape else "")
         arr = v.to_numpy().reshape(-1)
         head = ", ".join(str(x) for x in arr[:6]) + (", ..." if len(arr) > 6 else "")

@@ -5,6 +5,7 @@ Kept separate from the text printer on purpose: summaries need one-line, JSON-re
 """
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 from ..ir import attributes as A
@@ -68,8 +69,16 @@ def attr_json(v: Any) -> Any:
     return attr_text(v)
 
 
+#: struct formats of the element types whose one stored element is read without numpy (a
+#: splat's value, the common case; importing numpy costs more than summarizing a small kernel).
+_STRUCT_ELEMENTS = {"i1": "<B", "i8": "<b", "i16": "<h", "i32": "<i", "i64": "<q", "f16": "<e", "f32": "<f", "f64": "<d"}
+
+
 def dense_text(v: A.DenseElements, max_elements: int = 4) -> str:
     elem = type_text(v.element)
+    code = _STRUCT_ELEMENTS.get(elem) if elem == getattr(v.element, "name", None) else None
+    if code is not None and v.stores_one_element():
+        return f"<{elem}: {scalar_text(struct.unpack(code, v.data)[0], elem)}>"
     try:
         values = v.to_numpy().reshape(-1)
     except Exception:  # an element type without a decoding: show the bytes' size instead

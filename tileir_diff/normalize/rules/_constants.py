@@ -20,6 +20,8 @@ def uniform_bits(op: Optional[Operation]) -> Optional[int]:
     if not isinstance(value, DenseElements):
         return None
     try:
+        if value.stores_one_element():
+            return value.first_bits()  # most constants are splats: no numpy array
         bits = value.bits()
     except Exception:  # an element type without a fixed width: not for these rules
         return None

@@ -32,6 +32,17 @@ def _ceil_div(a: int, b: int) -> int:
     return -((-a) // b)
 
 
+def _one_int(value: DenseElements):
+    """The one stored element of an i1/i8/i16/i32/i64 constant as decode_elements reads it
+    (signed; i1 as 0 or 1), or None (more elements, another type)."""
+    name = getattr(value.element, "name", None)
+    if name not in ("i1", "i8", "i16", "i32", "i64") or not value.stores_one_element():
+        return None
+    if name == "i1":
+        return int(value.data[0] != 0)
+    return int.from_bytes(value.data, "little", signed=True)
+
+
 class Ranges:
     """Intervals of one function's integer values.
 
@@ -75,6 +86,10 @@ class Ranges:
         if name == "constant" and len(res) == 1 and int_bounds(res[0]) is not None:
             value = op.attributes.get("value")
             if isinstance(value, DenseElements):
+                one = _one_int(value)
+                if one is not None:  # a splat, the common case: no numpy (importing it costs more)
+                    self._set(res[0], one, one)
+                    return
                 elems = decode_elements(value.data, value.element)
                 if len(elems):
                     self._set(res[0], int(elems.min()), int(elems.max()))
