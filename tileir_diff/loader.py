@@ -49,6 +49,8 @@ def read_bounded(p: str, limit: int = MAX_INPUT_BYTES) -> bytes:
             return read_stream(f, p, limit)
     except OSError as e:
         raise TileIRFormatError(f"cannot read: {e.strerror or e}", path=p) from None
+    except ValueError:  # a path with a NUL byte names no file
+        raise TileIRFormatError("cannot read: the path holds a NUL character", path=p) from None
 
 
 def read_stream(f, label: str, limit: int = MAX_INPUT_BYTES) -> bytes:
@@ -134,6 +136,8 @@ def read_regular_file(p: str, limit: int) -> bytes:
         fd = os.open(p, flags)
     except OSError as e:
         raise JSONFileError(p, f"cannot read: {e.strerror or e}") from None
+    except ValueError:  # a NUL byte in the path
+        raise JSONFileError(p, "cannot read: the path holds a NUL character") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

@@ -291,8 +291,17 @@ class Parser:
             return self._dict()
         if self.peek().kind != "int":
             return self.parse_scalar_attr()
-        value = self.next().value
-        return IntegerAttr(value, self.parse_type() if self.accept("punct", ":") else T.ScalarType("i32"))
+        tok = self.next()
+        value = tok.value
+        if self.accept("punct", ":"):
+            return IntegerAttr(value, self.parse_type())
+        # untyped: an i32 (cuTile's hints), or an i64 when it does not fit (what the printer
+        # and tileirdisasm print bare for a 64-bit hint)
+        if L.MIN_I32 <= value <= L.MAX_I32:
+            return IntegerAttr(value, T.ScalarType("i32"))
+        if L.MIN_I64 <= value <= L.MAX_I64:
+            return IntegerAttr(value, T.ScalarType("i64"))
+        raise self.error(f"hint integer {value} does not fit 64 bits", tok)
 
     def parse_generic_attr(self, in_array: bool = False):
         """An attribute in MLIR's generic form (entry argument attributes), the inverse of
