@@ -6,6 +6,7 @@ report. The engine is imported only when a test compares something.
 """
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
+from .errors import printable
 from .options import add_diff_options, diff_kwargs
 
 _SESSION_KEY = pytest.StashKey["TileIRSession"]()
@@ -38,6 +40,8 @@ def pytest_configure(config: pytest.Config) -> None:
     except ValueError as e:
         raise pytest.UsageError(f"tileir: {e}") from None
     max_lines = config.getoption("--tileir-max-lines", default=40)
+    if report_dir and os.path.exists(report_dir) and not os.path.isdir(report_dir):
+        raise pytest.UsageError(f"tileir: --tileir-report-dir {printable(report_dir)} exists and is not a directory")
     config.stash[_SESSION_KEY] = TileIRSession(Path(report_dir).resolve() if report_dir else None, options,
                                                max_lines if max_lines and max_lines > 0 else None)
 
@@ -51,10 +55,23 @@ class TileIRSession:
         self.max_lines = max_lines
         self.verdicts: Counter = Counter()
         self.reports: List[Path] = []
+        self.unwritten: Optional[str] = None  # why the last failure's reports were not written
 
     def write_reports(self, nodeid: str, result: Any) -> List[Path]:
+        """The HTML and JSON reports of a failure, written; none when there is no report folder or
+        it cannot be written (``unwritten`` then says why: a failing write must not abort the
+        whole session with an INTERNALERROR)."""
+        self.unwritten = None
         if self.report_dir is None:
             return []
+        try:
+            return self._write_reports(nodeid, result)
+        except OSError as e:
+            self.unwritten = f"not written to {printable(self.report_dir)}: {e.strerror or e}"
+            return []
+
+    def _write_reports(self, nodeid: str, result: Any) -> List[Path]:
+        assert self.report_dir is not None
         self.report_dir.mkdir(parents=True, exist_ok=True)
         stem = _safe_name(nodeid)
         n = 1
@@ -148,14 +165,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     result = getattr(error, "result", None)
     session = item.config.stash.get(_SESSION_KEY, None)
     paths: List[Path] = []
+    unwritten = None
     if session is not None and result is not None and hasattr(result, "to_html"):
         paths = session.write_reports(item.nodeid, result)
+        unwritten = session.unwritten
         if error is not None and hasattr(error, "report_paths"):
             error.report_paths = [str(p) for p in paths]
     outcome = yield
     report = outcome.get_result()
     if paths and not report.passed:
         report.sections.append(("tileir reports", "\n".join(str(p) for p in paths)))
+    elif unwritten and not report.passed:
+        report.sections.append(("tileir reports", unwritten))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
