@@ -106,7 +106,44 @@ def callsite_chain_bytecode(depth: int) -> bytes:
     return w.write(module)
 
 
-def identical_ops(n: int, op: str = "addi") -> str:
-    """An entry with ``n`` identical ops on the same operands (one structural-key group of n)."""
-    body = "\n".join(f"  %r{i} = {op} %arg0, %arg1 : tile<i32>" for i in range(n))
+def identical_ops(n: int, op: str = "addi", *, kept: bool = False) -> str:
+    """An entry with ``n`` identical ops on the same operands (one structural-key group of n).
+    ``kept``: each result feeds an ``assert`` of its own (``n`` identical cmpi + assert pairs), so
+    that nothing is dead code and every op reaches the matcher's graph."""
+    if kept:
+        body = "\n".join(f"  %c{i} = cmpi equal %arg0, %arg1, signed : tile<i32> -> tile<i1>\n"
+                         f'  assert %c{i}, "x" : tile<i1>' for i in range(n))
+    else:
+        body = "\n".join(f"  %r{i} = {op} %arg0, %arg1 : tile<i32>" for i in range(n))
     return ("entry @k(%arg0: tile<i32>, %arg1: tile<i32>) {\n" + body + "\n  return\n}\n")
+
+
+def control_names(rng: random.Random, count: int = 3):
+    """A (left, right) pair of modules whose entry name and hint keys and string hint values carry
+    ``count`` control characters each (ESC/OSC sequences, C1, bidi, line separators), with one
+    real difference between them, so that every report has names, hints and a difference to
+    show."""
+    import dataclasses
+
+    from tileir_diff.ir.attributes import DictAttr, IntegerAttr, OptimizationHints
+    from tileir_diff.ir import types as T
+
+    def noise() -> str:
+        picks = [rng.choice(CONTROL_CHARS) for _ in range(count)]
+        return "".join(picks) + rng.choice(["\x1b]8;;http://x\x07", "\x1b[31m", "\x9b2J", "\u202e", ""])
+
+    name = "k" + noise() + "n"
+    key = "hint" + noise()
+    sval = "v" + noise()
+
+    def make(c: int):
+        m = parse_text("entry @k(%arg0: tile<i32>) {\n"
+                       f"  %c = constant <i32: {c}> : tile<i32>\n"
+                       "  %r = addi %arg0, %c : tile<i32>\n"
+                       '  %t = print_tko "%d", %r : tile<i32> -> token\n'
+                       "  return\n}\n")
+        f = m.functions[0]
+        hints = OptimizationHints((("sm_90", DictAttr(((key, IntegerAttr(c, T.ScalarType("i32"))),
+                                                       ("s" + key, sval)))),))
+        return dataclasses.replace(m, functions=(dataclasses.replace(f, name=name, hints=hints),))
+    return make(1), make(2)

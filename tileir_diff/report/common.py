@@ -24,7 +24,7 @@ _JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u2028\u2029\u200e\u200f\u202a-\u202e
 def escape_controls(value: Any, keep: str = "") -> str:
     """``value`` as text with every control character (C0, DEL, C1) and every line, paragraph or
     direction separator written as ``\\xNN`` / ``\\uNNNN`` (``errors.printable``), except the
-    characters in ``keep`` (HTML keeps newlines and tabs: layout there, not commands). The one
+    characters in ``keep`` (HTML keeps newlines: layout there, not commands). The one
     place every renderer escapes what came from a file (names, hint keys, messages): no ANSI or
     OSC sequence restyles a terminal that shows the report, no bidi override reorders it."""
     s = "" if value is None else str(value)

@@ -54,6 +54,6 @@ def execution_html(execution: Optional[dict]) -> str:
     if not lines or execution is None:
         return ""
     status = html.escape(escape_controls(execution.get("status", "")))
-    body = "\n".join(html.escape(escape_controls(x, keep="\t")) for x in lines)
+    body = "\n".join(html.escape(escape_controls(x)) for x in lines)
     return (f"<section class=\"execution\" id=\"execution\"><h2>Execution ({status})</h2>"
             f"<pre>{body}</pre></section>\n")

@@ -21,7 +21,7 @@ SECTION_TITLES = {"signature": "Signature", "hints": "Entry hints", "tile_shapes
 
 def esc(value: Any) -> str:
     """HTML-escaped, control characters first written as visible escapes (common.escape_controls)."""
-    return html.escape(escape_controls(value, keep="\n\t"), quote=True)
+    return html.escape(escape_controls(value, keep="\n"), quote=True)
 
 
 def render(result: Any, *, title: Optional[str] = None, max_affected: int = 24) -> str:
