@@ -81,6 +81,8 @@ class Parser:
         # alias -> why its definition was refused (by the prescan): a use reports that error,
         # not "undefined alias"
         self.refused_aliases: Dict[str, TileIRFormatError] = {}
+        # offset of an alias definition the prescan read -> (its end, name, value)
+        self.prescanned: Dict[int, Tuple[int, str, object]] = {}
         self.last: Optional[Token] = None
         self.where: Dict[int, str] = {}  # id(op, function or global) -> "line:col", for the verifier
         self._types: Dict[str, T.Type] = {}  # a composite type's text -> the type (see parse_type)
@@ -631,6 +633,9 @@ class Parser:
             try:
                 name = sub.peek()
                 sub.parse_alias_def()
+                last = sub.last
+                assert last is not None
+                self.prescanned[start] = (last.offset + len(last.text), name.text, self.aliases[name.text])
             except TileIRFormatError as e:  # reported when the main pass reaches a use or the line
                 if name is not None and name.kind == "hash" and name.text not in self.aliases:
                     self.refused_aliases.setdefault(name.text, e)
@@ -674,7 +679,14 @@ class Parser:
             if t.kind == "eof" or (closing and t.is_("punct", closing)):
                 return
             if t.kind == "hash":
-                self.parse_alias_def()
+                done = self.prescanned.get(t.offset)
+                if done is None:
+                    self.parse_alias_def()
+                else:  # read once already: take its value and continue after it
+                    end, name, value = done
+                    self.aliases[name] = value
+                    self.buf.clear()
+                    self.lex.reset(end)
                 continue
             if t.kind != "ident":
                 raise self.error(f"expected 'entry' or 'global', got {t}", t)
