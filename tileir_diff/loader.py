@@ -192,7 +192,7 @@ def json_depth(data: Any, stop: int) -> int:
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict):
-            children = item.values()
+            children: Any = item.values()
         elif isinstance(item, list):
             children = item
         else:

@@ -15,7 +15,7 @@ Standard library only: this package imports nothing else of tileir_diff (tests/t
 from __future__ import annotations
 
 import ast
-from typing import List
+from typing import List, Tuple
 
 #: Characters of one fact, the depth of its expression tree and its number of nodes. A real fact
 #: has fewer than 100 characters, a depth under 10 and a few dozen nodes.
@@ -60,7 +60,7 @@ def parse_fact(text: str) -> ast.Compare:
         raise LaunchFactSyntaxError(f"{head}: nested too deeply (at most {MAX_FACT_DEPTH} levels)") from None
     if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], _COMPARISONS)):
         raise LaunchFactSyntaxError(f"{head}: expected one comparison (==, <, <=, >, >=) of two terms")
-    stack = [(tree.left, 1), (tree.comparators[0], 1)]
+    stack: List[Tuple[ast.AST, int]] = [(tree.left, 1), (tree.comparators[0], 1)]
     nodes = 1
     while stack:
         node, depth = stack.pop()

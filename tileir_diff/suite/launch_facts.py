@@ -129,7 +129,8 @@ def integer_arguments(function) -> List[int]:
     out = []
     for k, a in enumerate(function.arguments):
         element = getattr(a.type, "element", None)
-        if getattr(a.type, "shape", None) == () and getattr(element, "is_int", False) and element.width <= 32:
+        if getattr(a.type, "shape", None) == () and element is not None and getattr(element, "is_int", False) \
+                and element.width <= 32:
             out.append(k)
     return out
 
