@@ -100,7 +100,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--class", dest="cls", choices=CLASSES, action="append")
     ap.add_argument("--cli-every", type=int, default=20, metavar="N")
-    ap.add_argument("--max-lines", type=int, default=100_000, help="largest parser input (lines)")
+    ap.add_argument("--max-lines", type=int, default=50_000, help="largest parser input (lines, about 1.2 MB)")
     ap.add_argument("--max-ops", type=int, default=4000, help="largest matcher kernel in the fuzz loop")
     ap.add_argument("--sizes", type=int, nargs="*", default=[1000, 4000, 16000, 20000],
                     help="matcher scaling sizes")

@@ -106,7 +106,7 @@ def _one_line_error(e: Exception, *, needs: str = "") -> None:
 
 # -- parser -----------------------------------------------------------------------------------
 def _parser_case(rng: random.Random, max_lines: int) -> Case:
-    n = min(max_lines, rng.choice([1, 10, 100, 1000, 5000, 20000, 100_000]))
+    n = min(max_lines, rng.choice([1, 10, 100, 1000, 5000, 20000, 50_000]))
     if rng.random() < 0.7:
         text = hash_lines(n, rng)
         kind = "hash-lines"
@@ -269,7 +269,7 @@ def _readers_case(rng: random.Random) -> Case:
                 _one_line_error(e)
                 if os.path.basename(path).split("\0")[0] not in str(e):
                     raise Violation("crash", f"the error does not name the file: {e}") from None
-            if cli:
+            if cli and "\0" not in path:  # an argv string cannot hold NUL
                 _cli_check(_cli(["diff", str(CORPUS_KERNEL), str(CORPUS_KERNEL), "--accept", path], timeout=60))
             return None
         return Case("readers", "analysis.json", make, check)
@@ -324,7 +324,7 @@ def _controls_case(rng: random.Random) -> Case:
     return Case("controls", fmt, lambda _tmp: (left, right), check)
 
 
-def make_case(cls: str, rng: random.Random, *, max_lines: int = 100_000, max_ops: int = 20000) -> Case:
+def make_case(cls: str, rng: random.Random, *, max_lines: int = 50_000, max_ops: int = 20000) -> Case:
     """A case of class ``cls``; ``max_lines`` caps the parser's inputs, ``max_ops`` the matcher's."""
     if cls == "parser":
         return _parser_case(rng, max_lines)
