@@ -49,7 +49,9 @@ def read_bounded(p: str, limit: int = MAX_INPUT_BYTES) -> bytes:
             return read_stream(f, p, limit)
     except OSError as e:
         raise TileIRFormatError(f"cannot read: {e.strerror or e}", path=p) from None
-    except ValueError:  # a path with a NUL byte names no file
+    except TileIRFormatError:
+        raise
+    except ValueError:  # open() of a path with a NUL byte: it names no file
         raise TileIRFormatError("cannot read: the path holds a NUL character", path=p) from None
 
 
