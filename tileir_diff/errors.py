@@ -5,7 +5,7 @@ import re
 
 # C0 and C1 controls, DEL, and the Unicode characters that end a line or reorder text in a
 # terminal or a viewer: none of them may reach a one-line message or a report as they are.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def _escape(m: "re.Match") -> str:

@@ -1,11 +1,13 @@
 """``load()``: bytecode or text, told apart by the magic bytes."""
 from __future__ import annotations
 
+import json
 import os
-from typing import Union
+import stat
+from typing import Any, Union
 
 from .bytecode.container import MAGIC
-from .errors import TileIRFormatError
+from .errors import TileIRFormatError, printable
 from .ir.core import Module
 from .ir.limits import MAX_INPUT_BYTES
 
@@ -47,6 +49,10 @@ def read_bounded(p: str, limit: int = MAX_INPUT_BYTES) -> bytes:
             return read_stream(f, p, limit)
     except OSError as e:
         raise TileIRFormatError(f"cannot read: {e.strerror or e}", path=p) from None
+    except TileIRFormatError:
+        raise
+    except ValueError:  # open() of a path with a NUL byte: it names no file
+        raise TileIRFormatError("cannot read: the path holds a NUL character", path=p) from None
 
 
 def read_stream(f, label: str, limit: int = MAX_INPUT_BYTES) -> bytes:
@@ -106,3 +112,95 @@ def _from_bytes(data: bytes, path: str, text_version=None) -> Module:
 def _from_text(text: str, path: str, version=None) -> Module:
     from .text.parser import parse_text
     return parse_text(text, path=path, version=version)
+
+
+#: JSON side files (analysis.json) are small: a few KB, nested a few levels.
+MAX_JSON_BYTES = 16 * 1024 * 1024
+MAX_JSON_DEPTH = 64
+
+
+class JSONFileError(ValueError):
+    """A JSON side file that cannot be read within the bounds; ``str()`` is one line,
+    ``PATH: message``, names from the file escaped."""
+
+    def __init__(self, path: str, message: str):
+        self.path = path
+        self.message = message
+        super().__init__(printable(f"{path}: {message}"))
+
+
+def read_regular_file(p: str, limit: int) -> bytes:
+    """A regular file's bytes, at most ``limit``, without ever blocking: opened non-blocking and
+    refused unless ``fstat`` says it is a regular file (a FIFO with no writer would hang a plain
+    open, ``/dev/zero`` never ends). Raises JSONFileError."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(p, flags)
+    except OSError as e:
+        raise JSONFileError(p, f"cannot read: {e.strerror or e}") from None
+    except ValueError:  # a NUL byte in the path
+        raise JSONFileError(p, "cannot read: the path holds a NUL character") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
+                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "a socket"
+                    if stat.S_ISSOCK(st.st_mode) else "not a file")
+            raise JSONFileError(p, f"not a regular file ({kind})")
+        if st.st_size > limit:
+            raise JSONFileError(p, f"file is {st.st_size} bytes, larger than the {limit}-byte limit")
+        with os.fdopen(fd, "rb", closefd=True) as f:
+            fd = -1
+            try:
+                return read_stream(f, p, limit)  # /proc files say 0 bytes: the read is bounded too
+            except TileIRFormatError as e:
+                raise JSONFileError(p, e.message) from None
+    except OSError as e:
+        raise JSONFileError(p, f"cannot read: {e.strerror or e}") from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def read_json_file(p: str, *, limit: int = MAX_JSON_BYTES, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """The JSON document in the regular file ``p``: at most ``limit`` bytes, UTF-8, arrays and
+    objects nested at most ``max_depth`` deep (so that whatever walks it recursively later
+    cannot exhaust the stack), integers Python converts. JSONFileError (one line naming the
+    file) otherwise. The one reader of analysis.json (``--accept``, the suite catalog) and of
+    the launch facts in it."""
+    raw = read_regular_file(p, limit)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise JSONFileError(p, f"not UTF-8 text (byte {e.start}: {e.reason})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise JSONFileError(p, f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise JSONFileError(p, f"invalid JSON: nested too deeply (more than {max_depth} levels)") from None
+    except ValueError as e:  # an integer of more than 4300 digits
+        raise JSONFileError(p, f"invalid JSON: {e}") from None
+    if json_depth(data, max_depth) > max_depth:
+        raise JSONFileError(p, f"invalid JSON: nested too deeply (more than {max_depth} levels)")
+    return data
+
+
+def json_depth(data: Any, stop: int) -> int:
+    """How deep arrays and objects nest in ``data`` (a scalar: 0), counted without recursion and
+    given up past ``stop`` (then ``stop + 1``)."""
+    deepest = 0
+    stack = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > stop:
+            return stop + 1
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return deepest

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
+from .errors import printable
 from .options import add_diff_options, diff_kwargs
 
 _SESSION_KEY = pytest.StashKey["TileIRSession"]()
@@ -65,7 +66,7 @@ def usable_report_dir(given: str) -> Path:
         except OSError as e:
             problem = f"cannot write there ({e.strerror or e})"
     if problem:
-        raise pytest.UsageError(f"tileir: --tileir-report-dir {given}: {problem}")
+        raise pytest.UsageError(f"tileir: --tileir-report-dir {printable(given)}: {problem}")
     return path
 
 
@@ -79,10 +80,23 @@ class TileIRSession:
         self.verdicts: Counter = Counter()
         self.reports: List[Path] = []
         self._stems: Dict[str, str] = {}
+        self.unwritten: Optional[str] = None  # why the last failure's reports were not written
 
     def write_reports(self, nodeid: str, result: Any) -> List[Path]:
+        """The HTML and JSON reports of a failure, written; none when there is no report folder or
+        it cannot be written (``unwritten`` then says why: a failing write must not abort the
+        whole session with an INTERNALERROR)."""
+        self.unwritten = None
         if self.report_dir is None:
             return []
+        try:
+            return self._write_reports(nodeid, result)
+        except OSError as e:
+            self.unwritten = f"not written to {printable(self.report_dir)}: {e.strerror or e}"
+            return []
+
+    def _write_reports(self, nodeid: str, result: Any) -> List[Path]:
+        assert self.report_dir is not None
         self.report_dir.mkdir(parents=True, exist_ok=True)
         # one name per test id: a later run overwrites its report instead of piling up -2, -3, ...;
         # two ids whose safe names collide in one run are told apart by a hash of the id
@@ -177,14 +191,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     result = getattr(error, "result", None)
     session = item.config.stash.get(_SESSION_KEY, None)
     paths: List[Path] = []
+    unwritten = None
     if session is not None and result is not None and hasattr(result, "to_html"):
         paths = session.write_reports(item.nodeid, result)
+        unwritten = session.unwritten
         if error is not None and hasattr(error, "report_paths"):
             error.report_paths = [str(p) for p in paths]
     outcome = yield
     report = outcome.get_result()
     if paths and not report.passed and not hasattr(error, "report_paths"):  # the message names them already
         report.sections.append(("tileir reports", "\n".join(str(p) for p in paths)))
+    elif unwritten and not report.passed:
+        report.sections.append(("tileir reports", unwritten))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:

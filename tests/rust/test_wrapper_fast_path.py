@@ -36,9 +36,57 @@ CASES = [
     _Tensor(0x10, (3, 5), (-5, 1), "torch.int64"),  # negative stride: passed through, the library judges
     _Tensor(0x20, (2, 3, 4, 5, 6), (720, 240, 60, 12, 2), "torch.float8_e4m3fn"),
     _Tensor(0x30, (2, 3, 4, 5, 6, 7), (1, 1, 1, 1, 1, 1)),  # rank 6: true ndim kept, dims past 5 dropped
-    _Tensor((1 << 64) + 5, (4,), (1,)),  # out of uint64: ctypes' wrap-around decides, on both paths
-    _Tensor(0x40, (1 << 63,), (1,)),  # out of int64
+    _Tensor((1 << 64) - 1, (4,), (1,)),  # the largest address, extent and stride that fit
+    _Tensor(0x40, ((1 << 63) - 1,), (-(1 << 63),)),
 ]
+
+# Out of their fields (uint64 address, int64 extents and strides): ctypes would store them
+# modulo 2^64, a different tensor than described; refused on both paths.
+OUT_OF_RANGE = [
+    _Tensor((1 << 64) + 5, (4,), (1,)),
+    _Tensor(-1, (4,), (1,)),
+    _Tensor(0x40, (1 << 63,), (1,)),
+    _Tensor(0x40, (4, 4), (4, -(1 << 63) - 1)),
+]
+
+
+@pytest.mark.parametrize("tensor", OUT_OF_RANGE, ids=lambda t: f"{t.data_ptr():#x}-{t.shape}-{t.stride()}")
+def test_out_of_range_descriptor_values_are_refused(tensor):
+    with pytest.raises(torch_ops.OutOfRangeError, match="does not fit"):
+        torch_ops._descriptor_pointers([tensor])
+    with pytest.raises(torch_ops.OutOfRangeError, match="does not fit"):
+        torch_ops._desc(tensor)
+
+
+def test_out_of_range_integer_scalars_are_refused_before_the_library_is_loaded():
+    t = _Tensor(0x1000, (4,), (1,))
+    with pytest.raises(torch_ops.OutOfRangeError, match=r"cutile_embedding: integer argument 1 \(4294967296\)"):
+        torch_ops._call("cutile_embedding", (t,), 1 << 32, library="/nonexistent/lib.so")
+    torch_ops._check_scalars("f", ((1 << 31) - 1, -(1 << 31), True, 1.5e300))  # these fit: no error
+
+
+class _RecordingTensor(_Tensor):
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.recorded = []
+
+    def record_stream(self, stream):
+        self.recorded.append(stream)
+
+
+class _Stream:
+    cuda_stream = 0x1234
+
+
+def test_tensors_are_recorded_on_the_callers_stream():
+    ts = [_RecordingTensor(0x1000 * (i + 1), (4,), (1,)) for i in range(3)]
+    stream = _Stream()
+    torch_ops._record_streams(ts, stream, 0)
+    assert all(t.recorded == [stream] for t in ts)
+    host = _RecordingTensor(0x10, (4,), (1,))
+    host.device = type("D", (), {"type": "cpu", "index": None})()
+    torch_ops._record_streams([host], stream, 0)
+    assert host.recorded == []
 
 
 def _bytes_of(pointer) -> bytes:

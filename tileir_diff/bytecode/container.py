@@ -363,6 +363,9 @@ class DebugInfo:
             inner = self.location(callee, a, depth + 1)
             outer = self.location(caller, a, depth + 1)
             if inner is not None:
+                # Cached callers let a chain grow past the recursion bound above: count it.
+                if outer is not None and outer.callsite_depth() >= L.MAX_CALLSITE_DEPTH:
+                    raise s.error(f"debug location inlined through more than {L.MAX_CALLSITE_DEPTH} call sites", a)
                 loc = Location(inner.file, inner.line, inner.col, inner.scope, outer)
         elif tag in (1, 2, 3, 5):
             loc = None  # scopes, not locations

@@ -86,8 +86,10 @@ def run(args: argparse.Namespace) -> int:
     if args.smt_timeout is not None and not args.smt_timeout > 0:
         raise UsageError(f"--smt-timeout must be positive, got {args.smt_timeout}")
     from ..check.smt import launch_fact
+    from ..launch.facts import parse_fact
     for text in args.launch_fact:
         try:
+            parse_fact(text)  # bounded first: the encoder walks the fact recursively
             launch_fact(text)
         except ValueError as e:
             raise UsageError(str(e)) from None
@@ -104,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
     from ..normalize import UnknownRuleError
     try:
         (left, right), labels = read_inputs([args.left, args.right])
+        if args.launch_fact:
+            left, right = _check_fact_arguments(args.launch_fact, (left, right), labels)
         result = diff(left, right, labels=labels, **kwargs)
     except UnknownRuleError as e:
         # A misspelt or non-optional rule name is a usage error, not a crash.
@@ -155,6 +159,21 @@ def _ignore_categories(result, names):
     if result.accepted_from and result.accepted_from != "--ignore-category":
         source = f"{result.accepted_from} and --ignore-category"
     return result.replaced(differences=marked, accepted_from=source)
+
+
+def _check_fact_arguments(facts, sources, labels):
+    """The sources (standard input's bytes kept as they are) after checking that every
+    ``--launch-fact`` names only integer arguments the compared kernels have: a fact about
+    ``arg99`` of a kernel with six arguments means nothing and is refused, naming the valid names."""
+    from ..loader import load
+    from ..suite.launch_facts import arguments_problem
+    from . import UsageError
+    modules = [(label, load(src)) for src, label in zip(sources, labels)]
+    for text in facts:
+        problem = arguments_problem(text, modules)
+        if problem:
+            raise UsageError(problem)
+    return sources
 
 
 def _accept_plan(args):

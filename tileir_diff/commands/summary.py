@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -35,12 +34,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-# Characters JSON leaves raw that a terminal or viewer acts on (C1 controls such as CSI, line and
-# direction separators); inside JSON strings a \uXXXX escape means the same.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
-
-
 def json_text(doc, indent=2) -> str:
-    """``doc`` as readable JSON (non-ASCII kept) with nothing a terminal would interpret."""
-    text = json.dumps(doc, indent=indent, ensure_ascii=False)
-    return _JSON_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text) + "\n"
+    """``doc`` as readable JSON (non-ASCII kept) with nothing a terminal would interpret
+    (report.common.escape_json_text, the one place for it)."""
+    from ..report.common import escape_json_text
+    return escape_json_text(json.dumps(doc, indent=indent, ensure_ascii=False)) + "\n"

@@ -23,8 +23,20 @@ class Location:
     caller: Optional["Location"] = None
 
     def __str__(self) -> str:
-        s = f"{self.file}:{self.line}:{self.col}"
-        return s + (f" (inlined at {self.caller})" if self.caller else "")
+        # Iterative: "f:1:2 (inlined at g:3:4 (inlined at ...))" without one frame per caller.
+        parts = []
+        loc: Optional[Location] = self
+        while loc is not None:
+            parts.append(f"{loc.file}:{loc.line}:{loc.col}")
+            loc = loc.caller
+        return " (inlined at ".join(parts) + ")" * (len(parts) - 1)
+
+    def callsite_depth(self) -> int:
+        """How many call sites this location is inlined through (the length of its caller chain)."""
+        n, loc = 0, self.caller
+        while loc is not None:
+            n, loc = n + 1, loc.caller
+        return n
 
 
 class _OperationBase:

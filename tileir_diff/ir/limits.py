@@ -17,6 +17,12 @@ MAX_INPUT_BYTES = 256 * 1024 * 1024
 #: walk nested regions recursively; 64 levels leave them a wide margin under Python's stack.
 MAX_REGION_DEPTH = 64
 
+#: A location's call-site chain (``Location.caller``, one per inlined call) is at most this long.
+#: Either reader can build a chain without nesting (text aliases and bytecode debug attributes
+#: refer to earlier ones), so without the limit a file could make one deeper than Python's stack
+#: for every later stage that compares or hashes locations.
+MAX_CALLSITE_DEPTH = 64
+
 #: Attributes (arrays, dictionaries) and types (views of tensor_views of pointers) nest at most
 #: this deep.
 MAX_NESTING_DEPTH = 32

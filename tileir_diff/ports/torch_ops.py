@@ -46,10 +46,53 @@ def _dtype_code(dtype: Any) -> int:
     return code
 
 
+class OutOfRangeError(ValueError):
+    """An argument that does not fit its C type (a tensor's address, extent or stride outside 64
+    bits, an integer scalar outside int32): refused, where ctypes would wrap it silently."""
+
+
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+_I32_MIN, _I32_MAX = -(1 << 31), (1 << 31) - 1
+
+
 def _desc(t: Any) -> TileirTensor:
     """The descriptor of tensor `t`, as descriptor() builds it, in one constructor call. Rank > 5
-    keeps the true ndim (the library rejects it); the dims past 5 are dropped."""
-    return descriptor(int(t.data_ptr()), tuple(t.shape), tuple(t.stride()), _dtype_code(t.dtype))
+    keeps the true ndim (the library rejects it); the dims past 5 are dropped. A value outside
+    its field (uint64 address, int64 extents and strides) is an OutOfRangeError: ctypes would
+    store it modulo 2^64, a different tensor than the caller described."""
+    data, shape, strides = int(t.data_ptr()), tuple(t.shape), tuple(t.stride())
+    if not 0 <= data <= (1 << 64) - 1:
+        raise OutOfRangeError(f"tensor data_ptr {data:#x} does not fit 64 bits")
+    for what, values in (("shape", shape), ("strides", strides)):
+        for v in values[:MAX_RANK]:
+            if not _I64_MIN <= int(v) <= _I64_MAX:
+                raise OutOfRangeError(f"tensor {what} {values}: {v} does not fit int64")
+    return descriptor(data, shape, strides, _dtype_code(t.dtype))
+
+
+def _check_scalars(fn_name: str, scalars) -> None:
+    """Integer scalars are int32 in the C ABI (flags, sizes, seeds): refuse what ctypes would wrap."""
+    for k, v in enumerate(scalars):
+        if isinstance(v, int) and not _I32_MIN <= v <= _I32_MAX:
+            raise OutOfRangeError(f"{fn_name}: integer argument {k + 1} ({v}) does not fit int32")
+
+
+def _record_streams(tensors, stream: Any, device: int) -> None:
+    """Tell torch's caching allocator that the tensors are in use on the caller's ``stream``: the
+    port runs there, not on torch's current stream, and a tensor freed on the current stream
+    must not be handed out again before the kernel is done with it (``Tensor.record_stream``).
+    Tensors without ``record_stream`` (duck-typed stand-ins) and non-CUDA tensors are skipped;
+    a raw handle is wrapped as a ``torch.cuda.ExternalStream``."""
+    cuda = [t for t in tensors if getattr(getattr(t, "device", None), "type", None) == "cuda"
+            and hasattr(t, "record_stream")]
+    if not cuda:
+        return
+    target = stream
+    if isinstance(stream, int):
+        import torch
+        target = torch.cuda.ExternalStream(stream, device=torch.device("cuda", device))
+    for t in cuda:
+        t.record_stream(target)
 
 
 # The hot path writes the descriptors with one struct.pack_into each into a per-thread array of
@@ -109,6 +152,7 @@ def _device_and_stream(tensors, stream) -> tuple[int, int]:
 
 
 def _call(fn_name: str, tensors, *scalars, stream=None, library=None) -> None:
+    _check_scalars(fn_name, scalars)
     lib = load_library(library)
     slots = _slots
     if slots.busy:  # re-entered while this thread's slots are being filled or read
@@ -125,6 +169,8 @@ def _call(fn_name: str, tensors, *scalars, stream=None, library=None) -> None:
             slots.busy = False
     if code:
         check(lib, code)
+    if stream is not None:
+        _record_streams(tensors, stream, device)
 
 
 def vector_add(x, y, out, *, stream: Optional[Any] = None, library=None):

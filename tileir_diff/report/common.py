@@ -1,7 +1,10 @@
 """Facts every renderer shows the same way: headline, difference locations, counts."""
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+from ..errors import printable
 
 VERDICT_MEANING = {
     "identical": "same after renaming values only",
@@ -10,6 +13,37 @@ VERDICT_MEANING = {
     "different": "root differences found",
     "unknown": "the matcher hit a limit; no verdict",
 }
+
+
+# What json.dumps leaves raw with ensure_ascii=False: DEL, C1 controls, line and paragraph
+# separators and the bidi marks and overrides (errors._UNSAFE less C0, which JSON escapes itself;
+# C0 outside strings is the indentation's newlines).
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def escape_controls(value: Any, keep: str = "") -> str:
+    """``value`` as text with every control character (C0, DEL, C1) and every line, paragraph or
+    direction separator written as ``\\xNN`` / ``\\uNNNN`` (``errors.printable``), except the
+    characters in ``keep`` (HTML keeps newlines: layout there, not commands). The one
+    place every renderer escapes what came from a file (names, hint keys, messages): no ANSI or
+    OSC sequence restyles a terminal that shows the report, no bidi override reorders it."""
+    s = "" if value is None else str(value)
+    if not keep:
+        return printable(s)
+    out, start = [], 0
+    for i, c in enumerate(s):
+        if c in keep:
+            out.append(printable(s[start:i]) + c)
+            start = i + 1
+    out.append(printable(s[start:]))
+    return "".join(out)
+
+
+def escape_json_text(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with the characters it leaves raw that
+    a terminal or a viewer acts on (C1 controls, DEL, separators, bidi marks) as ``\\uNNNN``:
+    still the same JSON document, now safe to print."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def headline(result: Any) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import html
 from typing import List, Optional
 
+from .common import escape_controls
+
 
 def execution_lines(execution: Optional[dict]) -> List[str]:
     """A few lines: the status message, then for a counterexample its inputs and first difference."""
@@ -51,7 +53,7 @@ def execution_html(execution: Optional[dict]) -> str:
     lines = execution_lines(execution)
     if not lines or execution is None:
         return ""
-    status = html.escape(str(execution.get("status", "")))
-    body = "\n".join(html.escape(x) for x in lines)
+    status = html.escape(escape_controls(execution.get("status", "")))
+    body = "\n".join(html.escape(escape_controls(x)) for x in lines)
     return (f"<section class=\"execution\" id=\"execution\"><h2>Execution ({status})</h2>"
             f"<pre>{body}</pre></section>\n")

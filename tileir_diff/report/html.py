@@ -11,8 +11,8 @@ import html
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from .common import (VERDICT_MEANING, compact, difference_op_ids, ops_matched, pair_summary, sorted_rules,
-                     stats_items)
+from .common import (VERDICT_MEANING, compact, difference_op_ids, escape_controls, ops_matched, pair_summary,
+                     sorted_rules, stats_items)
 
 SECTION_TITLES = {"signature": "Signature", "hints": "Entry hints", "tile_shapes": "Tile shapes",
                   "memory": "Memory (per view)", "reductions": "Reductions / scans", "mma": "MMA",
@@ -20,7 +20,8 @@ SECTION_TITLES = {"signature": "Signature", "hints": "Entry hints", "tile_shapes
 
 
 def esc(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
+    """HTML-escaped, control characters first written as visible escapes (common.escape_controls)."""
+    return html.escape(escape_controls(value, keep="\n"), quote=True)
 
 
 def render(result: Any, *, title: Optional[str] = None, max_affected: int = 24) -> str:

@@ -7,6 +7,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, List
 
+from .common import escape_json_text
+
 SCHEMA_PATH = Path(__file__).with_name("diff.schema.json")
 
 
@@ -23,7 +25,7 @@ def to_dict(result: Any, *, lines: bool = True) -> Dict[str, Any]:
 
 
 def render(result: Any, *, indent: int | None = 2, lines: bool = True) -> str:
-    return json.dumps(to_dict(result, lines=lines), indent=indent, ensure_ascii=False) + "\n"
+    return escape_json_text(json.dumps(to_dict(result, lines=lines), indent=indent, ensure_ascii=False)) + "\n"
 
 
 @lru_cache(maxsize=1)

@@ -7,7 +7,6 @@ never changed: an accepted difference is still a difference."""
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any, Dict, Iterable, Optional, Sequence, Tuple
 
@@ -53,12 +52,11 @@ def load_accept_file(path: str, with_launch_facts: bool = False):
     """``(accepted_differences, variant names)`` of an analysis.json (and its ``launch_facts``
     list with ``with_launch_facts``); AcceptFileError (naming the file and the field) when it
     cannot be read or does not have that shape."""
+    from ..loader import JSONFileError, read_json_file
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as e:
-        raise AcceptFileError(f"{path}: cannot read: {e.strerror or e}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise AcceptFileError(f"{path}: not JSON: {e}") from None
+        data = read_json_file(path)  # bounded: size, regular files only, nesting depth
+    except JSONFileError as e:
+        raise AcceptFileError(str(e)) from None
     if not isinstance(data, dict):
         raise AcceptFileError(f"{path}: expected an analysis.json object")
     entries = data.get("accepted_differences", [])

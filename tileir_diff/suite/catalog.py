@@ -9,7 +9,6 @@ machine (no cuTile) and on the CPU machine (no torch) alike.
 from __future__ import annotations
 
 import ast
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -529,26 +528,14 @@ MAX_ANALYSIS_BYTES = 16 * 1024 * 1024
 
 
 def read_json(file: Path) -> Any:
-    """The JSON document in ``file``, or a one-line CatalogError naming the file: unreadable,
-    too large, not UTF-8, not JSON, nested too deeply or holding an integer too long to convert."""
-    from ..errors import TileIRFormatError
-    from ..loader import read_bounded
+    """The JSON document in ``file``, or a one-line CatalogError naming the file: unreadable, not
+    a regular file, too large, not UTF-8, not JSON, nested too deeply or holding an integer too
+    long to convert (``loader.read_json_file``, the one bounded JSON reader)."""
+    from ..loader import JSONFileError, read_json_file
     try:
-        raw = read_bounded(str(file), MAX_ANALYSIS_BYTES)
-    except TileIRFormatError as exc:
+        return read_json_file(str(file), limit=MAX_ANALYSIS_BYTES)
+    except JSONFileError as exc:
         raise CatalogError(file, "", exc.message) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CatalogError(file, "", f"not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CatalogError(file, "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except RecursionError:
-        raise CatalogError(file, "", "invalid JSON: nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer of more than 4300 digits
-        raise CatalogError(file, "", f"invalid JSON: {exc}") from None
 
 
 def load_op(directory: Path | str) -> OpSpec:

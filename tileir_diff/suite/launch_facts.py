@@ -19,6 +19,7 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from tileir_diff.launch.abi import argument_words
+from tileir_diff.launch.facts import LAUNCH_NAMES, LaunchFactSyntaxError, fact_arguments, parse_fact, shown
 
 _EXTENT = re.compile(r"\b([A-Za-z_]\w*)\.shape\[(\d+)\]")
 _NAME = re.compile(r"\b([A-Za-z_]\w*)\b")
@@ -94,9 +95,10 @@ def holds(resolved: str, arguments: Sequence[int], grid: Sequence[int]) -> bool:
                 return (min if n.func.id == "min" else max)(a, b)
         raise LaunchFactError(f"launch fact {resolved!r}: cannot evaluate {ast.dump(n)[:40]}")
 
-    tree = ast.parse(resolved, mode="eval").body
-    if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1):
-        raise LaunchFactError(f"launch fact {resolved!r}: expected one comparison")
+    try:
+        tree = parse_fact(resolved)  # bounded: val recurses at most MAX_FACT_DEPTH levels
+    except LaunchFactSyntaxError as e:
+        raise LaunchFactError(str(e)) from None
     a, b = val(tree.left), val(tree.comparators[0])
     return {ast.Eq: a == b, ast.Lt: a < b, ast.LtE: a <= b, ast.Gt: a > b, ast.GtE: a >= b}[type(tree.ops[0])]
 
@@ -115,7 +117,43 @@ def check_against(spec_facts: Sequence[Mapping[str, str]], variant) -> None:
     for e in spec_facts:
         text = resolve(e["fact"], variant)
         try:
+            parse_fact(text)
             smt.launch_fact(text)
-            ast.parse(text, mode="eval")
         except (ValueError, SyntaxError) as exc:
             raise LaunchFactError(str(exc)) from None
+
+
+def integer_arguments(function) -> List[int]:
+    """The entry arguments of ``function`` a fact may name: integers of at most 32 bits (what the
+    proof step reads an ``arg<k>`` as)."""
+    out = []
+    for k, a in enumerate(function.arguments):
+        element = getattr(a.type, "element", None)
+        if getattr(a.type, "shape", None) == () and element is not None and getattr(element, "is_int", False) \
+                and element.width <= 32:
+            out.append(k)
+    return out
+
+
+def arguments_problem(text: str, modules: Sequence[Tuple[str, Any]]) -> Optional[str]:
+    """Why the fact ``text`` means nothing for the compared kernels (None when it may hold): it
+    is outside the grammar, or it names an ``arg<k>`` that is not an integer argument of at most
+    32 bits of every entry function of every module (``(label, module)`` pairs). The message
+    names the valid names."""
+    try:
+        tree = parse_fact(text)
+    except LaunchFactSyntaxError as e:
+        return str(e)
+    wanted = fact_arguments(tree)
+    for label, module in modules:
+        for f in module.functions:
+            if not f.is_entry:
+                continue
+            valid = integer_arguments(f)
+            missing = [k for k in wanted if k not in valid]
+            if missing:
+                names = ", ".join(f"arg{k}" for k in valid) or "none"
+                return (f"launch fact {shown(text)}: arg{missing[0]} is not an integer argument of at most 32 "
+                        f"bits of @{f.name} in {label} (its integer arguments: {names}; and "
+                        f"{', '.join(LAUNCH_NAMES)})")
+    return None

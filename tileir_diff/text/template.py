@@ -22,6 +22,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..dialect.enums import ENUMS
 from ..dialect.spec import AttrDef, OpDef
+from ..ir import limits as L
 from ..ir import types as T
 from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
                              OptimizationHints, SameElements, canonical_dense)
@@ -190,7 +191,7 @@ def _dict_value_text(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, IntegerAttr):
-        return int_text(v.value, v.type)
+        return hint_int_text(v)
     if isinstance(v, int):
         return str(v)
     if isinstance(v, FloatAttr):
@@ -201,6 +202,19 @@ def _dict_value_text(v) -> str:
         return "{" + ", ".join(f"{key_text(k)} = {_dict_value_text(x)}"
                                for k, x in sorted(v.items, key=lambda kv: kv[0])) + "}"
     return str(v)
+
+
+def hint_int_text(v: IntegerAttr) -> str:
+    """A hint's integer as the parser reads it back (``Parser._hint_value``): bare when it is an
+    i32 (cuTile's hints; tileirdisasm's text) or an i1 (``true``/``false``), bare when it is an
+    i64 too large for i32 (a bare integer reads as i64 then), else with its type:
+    ``40000 : i64``, ``7 : i16``. The bytecode's type is the truth; printing it bare for every
+    type made an i64 hint come back as an i32 (or not at all, at 2^31 and above)."""
+    ty = v.type
+    name = ty.name if isinstance(ty, T.ScalarType) else None
+    if name in ("i32", "i1") or (name == "i64" and not L.MIN_I32 <= v.value <= L.MAX_I32):
+        return int_text(v.value, ty)
+    return f"{v.value} : {ty}"
 
 
 def predicate_text(p) -> str:

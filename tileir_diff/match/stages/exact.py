@@ -3,6 +3,7 @@ Within a hash group every left/right pair is scored and pairs are taken best fir
 accepted only if pairing the two operand cones in lock step contradicts no existing pair."""
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import List, Tuple
 
 from ..mapping import MatchContext
@@ -52,17 +53,15 @@ class Exact(Stage):
             rights = [x for x in rg if x not in r2l]
             if not lefts or not rights:
                 continue
-            if len(lefts) * len(rights) > cap * cap:  # huge groups: nearest positions only
-                rights.sort()
-                pairs: List[Tuple[str, str]] = []
-                for l in lefts:
-                    near = sorted(rights, key=lambda r: abs(rorder[r] - lorder[l]))[:cap]
-                    pairs.extend((l, r) for r in near)
+            if len(lefts) * len(rights) > cap * cap:  # huge groups: the cap nearest positions only
+                pairs = _nearest_pairs(lefts, rights, lorder, rorder, cap)
             else:
                 pairs = [(l, r) for l in lefts for r in rights]
-            scored = sorted(((neighbour_agreement(ctx, l, r), -abs(lorder[l] - rorder[r]), l, r) for l, r in pairs),
-                            key=lambda t: (-t[0], -t[1], t[2], t[3]))
-            for _, _, l, r in scored:
+            # best first: most paired neighbours, then nearest relative position, then ids
+            scored = sorted((-neighbour_agreement(ctx, l, r), abs(lorder[l] - rorder[r]), l, r) for l, r in pairs)
+            for i, (_, _, l, r) in enumerate(scored):
+                if i % 4096 == 4095:
+                    ctx.check_time("exact matching")
                 if l in l2r or r in r2l:
                     continue
                 seen = set()
@@ -86,6 +85,28 @@ class Exact(Stage):
                 if len(la) == len(ra):
                     for x, y in zip(la, ra):
                         ctx.add(x, y, tag)
+
+
+def _nearest_pairs(lefts: List[str], rights: List[str], lorder, rorder, cap: int) -> List[Tuple[str, str]]:
+    """Each left node with the ``cap`` right nodes nearest to it in relative position (ties: the
+    earlier one), in O((n + m) log m + n * cap): a window grown both ways from where the left
+    node's position falls among the sorted right positions (sorting every right node by its
+    distance, once per left node, took minutes for groups of 16k identical ops)."""
+    rs = sorted(rights, key=lambda r: (rorder[r], r))
+    rpos = [rorder[r] for r in rs]
+    pairs: List[Tuple[str, str]] = []
+    for l in lefts:
+        p = lorder[l]
+        hi = bisect_left(rpos, p)
+        lo = hi - 1
+        for _ in range(min(cap, len(rs))):
+            if hi >= len(rs) or (lo >= 0 and p - rpos[lo] <= rpos[hi] - p):
+                pairs.append((l, rs[lo]))
+                lo -= 1
+            else:
+                pairs.append((l, rs[hi]))
+                hi += 1
+    return pairs
 
 
 def _consistent(ctx: MatchContext, l: str, r: str, budget: int, seen: set) -> bool:

@@ -36,16 +36,24 @@ class RelativeExact(Stage):
         left_count: Dict[str, int] = defaultdict(int)
         for nid in lfree:
             left_count[lk[nid]] += 1
+        # unpaired right nodes per key: a key with several on both sides pairs nothing, and is
+        # skipped without listing its candidates (listing them for each of n left nodes made a
+        # group of n identical ops quadratic)
+        right_count = {key: len(group) for key, group in by_key.items()}
         added = 0
-        for nid in lfree:
-            if L.nodes[nid].kind != "op":
+        for i, nid in enumerate(lfree):
+            if i % 1024 == 1023:
+                ctx.check_time("relative exact matching")
+            key = lk[nid]
+            if L.nodes[nid].kind != "op" or not right_count.get(key) or (
+                    right_count[key] > 1 and left_count[key] != 1):
                 continue
-            cands = [x for x in by_key.get(lk[nid], ()) if x not in m.r2l]
-            if len(cands) == 1 or (cands and left_count[lk[nid]] == 1):
-                best = max(cands, key=lambda x: neighbour_agreement(ctx, nid, x))
-                if ctx.add(nid, best, self.name):
-                    added += 1
-                    left_count[lk[nid]] -= 1
+            cands = by_key[key] = [x for x in by_key[key] if x not in r2l]
+            best = max(cands, key=lambda x: neighbour_agreement(ctx, nid, x))
+            if ctx.add(nid, best, self.name):
+                added += 1
+                left_count[key] -= 1
+                right_count[key] -= 1
         return added
 
 

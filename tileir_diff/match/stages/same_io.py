@@ -24,7 +24,9 @@ class SameIO(Stage):
             n = R.nodes[nid]
             if n.kind == "op" and n.operands:
                 rsig[(n.parent, n.region, tuple((s, res) for s, res, _ in n.operands))].append(nid)
-        for nid in list(ctx.lfree):
+        for i, nid in enumerate(list(ctx.lfree)):
+            if i % 1024 == 1023:
+                ctx.check_time("same-io matching")
             n = L.nodes[nid]
             if n.kind != "op" or nid in m.l2r or not n.operands:
                 continue
@@ -34,11 +36,16 @@ class SameIO(Stage):
             if n.parent is not None and parent is None:
                 continue
             key = (parent, n.region, tuple((m.l2r[s], res) for s, res, _ in n.operands if s is not None))
-            cands = [x for x in rsig.get(key, ()) if x not in m.r2l]
-            if len(cands) == 1 and ctx.add(nid, cands[0], tag):
+            # every node of a group starts unpaired and only this loop pairs them, one group of
+            # one at a time: a group of several stays so, and is passed over without listing its
+            # unpaired nodes (listing them for each of n left nodes made n identical ops quadratic)
+            group = rsig.get(key, ())
+            if len(group) == 1 and group[0] not in m.r2l and ctx.add(nid, group[0], tag):
                 added += 1
         # same user slot
-        for nid in list(ctx.lfree):
+        for i, nid in enumerate(list(ctx.lfree)):
+            if i % 1024 == 1023:
+                ctx.check_time("same-io matching")
             n = L.nodes[nid]
             if n.kind != "op" or nid in m.l2r:
                 continue

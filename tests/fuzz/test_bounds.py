@@ -1,0 +1,37 @@
+"""Issue 27's bounded-work classes, a small seeded sample of tests/fuzz/bounds_harness.py per
+class (the long runs: scripts/stress_bounds.py, figures in docs/robustness.md).
+
+Sample: 40 cases per class in the library (parser inputs capped at 3,000 lines, matcher kernels
+at 300 identical ops), 200 cases in all, and 2 cases per class through the command line (10
+subprocesses); about 12 s of CPU (45 s wall on the shared 2-core machine). Every case must be ``ok``: a correct answer or a clear
+one-line error, no crash, no status 70, no raw control character, nothing over 10 s.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tests.fuzz.bounds_harness import CLASSES, make_case, run_case
+
+LIBRARY_CASES = 40
+CLI_CASES = 2
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_library_sample(cls):
+    rng = random.Random(f"issue27-{cls}")
+    bad = []
+    for _ in range(LIBRARY_CASES):
+        outcome = run_case(make_case(cls, rng, max_lines=3000, max_ops=300))
+        if outcome.status != "ok":
+            bad.append(f"{outcome.kind}: {outcome.status}: {outcome.detail}")
+    assert not bad, "\n".join(bad[:5])
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_command_line_sample(cls):
+    rng = random.Random(f"issue27-cli-{cls}")
+    for _ in range(CLI_CASES):
+        outcome = run_case(make_case(cls, rng, max_lines=3000, max_ops=300), cli=True)
+        assert outcome.status == "ok", f"{outcome.kind}: {outcome.status}: {outcome.detail}"

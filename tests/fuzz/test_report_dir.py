@@ -1,0 +1,61 @@
+"""Issue 27: ``--tileir-report-dir`` naming a file, /dev/null or an unwritable folder (/proc/self)
+no longer aborts the whole pytest session with INTERNALERROR: a file is a usage error at start,
+a folder that cannot be written leaves the failure's report section saying why."""
+from __future__ import annotations
+
+import importlib.metadata
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[2]
+MMA = ROOT / "tests" / "corpus" / "data" / "mma_f16_f32acc.v13_4.tileirbc"
+
+
+def _plugin_args():
+    names = {e.value for e in importlib.metadata.entry_points(group="pytest11")}
+    return [] if "tileir_diff.pytest_plugin" in names else ["-p", "tileir_diff.pytest_plugin"]
+
+
+@pytest.fixture
+def failing_test(pytester, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makepyfile(test_k=f'''
+import tileir_diff
+MMA = {str(MMA)!r}
+
+def test_port_has_a_bug(tileir):
+    text = tileir_diff.print_module(tileir_diff.load(MMA))
+    lines = text.splitlines()
+    lines.insert(1, "  %x = constant <i32: 7> : tile<i32>")
+    lines.insert(2, '  %t = print_tko "%d", %x : tile<i32> -> token')
+    tileir.assert_equivalent(MMA, chr(10).join(lines) + chr(10))
+''')
+    return pytester
+
+
+def _run(pytester, report_dir):
+    return pytester.runpytest_subprocess(*_plugin_args(), "-p", "no:cacheprovider",
+                                         f"--tileir-report-dir={report_dir}")
+
+
+@pytest.mark.parametrize("target", ["file", "/dev/null"])
+def test_a_report_dir_that_is_not_a_folder_is_a_usage_error(failing_test, tmp_path, target):
+    path = tmp_path / "a-file" if target == "file" else Path(target)
+    if target == "file":
+        path.write_text("x")
+    result = _run(failing_test, path)
+    out = result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in out
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "is not a directory" in out
+
+
+def test_an_unwritable_report_dir_fails_the_test_not_the_session(failing_test):
+    result = _run(failing_test, "/proc/self")
+    out = result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in out
+    result.assert_outcomes(failed=1)
+    assert "tileir reports" in out and "not written to /proc/" in out
