@@ -189,6 +189,17 @@ def test_launch_fact_refuses_what_it_cannot_state_exactly(bad):
         make(smt.ConeEncoder(ix, ix, lambda *_: None, lambda *_: None))
 
 
+@pytest.mark.parametrize("bad, says", [("grid.x == " + "(" * 900 + "1" + ")" * 900, "nested"),
+                                       ("grid.w == 1", "unknown name"),
+                                       ("grid.x == " + " + ".join(["1"] * 1200), "characters")])
+def test_launch_fact_through_the_api_takes_the_bounded_grammar(bad, says):
+    """A fact given to the library (diff(launch=[...])) is read by the same bounded grammar as
+    --launch-fact: a one-line ValueError, never a RecursionError from a deeply nested text."""
+    a = _indexed(CDIV_PY)
+    with pytest.raises(ValueError, match=says):
+        _diff(a, a, launch=[bad])
+
+
 def _attempt(a, b, ints: bool):
     """The first operand slot of the load pair, posed directly in one encoding."""
     from tileir_diff.check.checker import FunctionCheck

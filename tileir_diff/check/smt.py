@@ -1197,10 +1197,12 @@ def launch_fact(text: str, origin: Optional[str] = None) -> Tuple[str, Callable]
     launchers)."""
     import ast
 
-    try:
-        tree = ast.parse(text, mode="eval").body
-    except SyntaxError as e:
-        raise ValueError(f"launch fact {text!r}: {e.msg}") from None
+    from ..launch.facts import parse_fact
+
+    # the bounded grammar first (length, nesting, term count, known names): a fact given through
+    # the Python API gets the same one-line refusal as one from the command line, never a
+    # RecursionError from a deeply nested text (LaunchFactSyntaxError is a ValueError)
+    tree = parse_fact(text)
     W, LIM = 64, 1 << 62
     i32 = (-(1 << 31), (1 << 31) - 1)
 
