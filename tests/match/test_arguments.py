@@ -116,3 +116,13 @@ def test_equal_array_counts_never_leave_an_array_unpaired():
     R = _graph(K.exp2_sub().replace("store_view_tko weak %u, %po", "store_view_tko weak %u, %px"))
     pairs = align_arguments(L, R)
     assert {a for a, _ in pairs} >= {"f0/a0", "f0/a2"} and {b for _, b in pairs} >= {"f0/a0", "f0/a2"}
+
+
+def test_second_opinion_runs_on_the_role_pairing_of_an_extra_output():
+    # --execute uses this pairing: aux (argument 0 of the port) gets memory of its own, out is compared
+    r = tileir_diff.diff(_ref(), _port(True), execute="always", trials=12, seed=0)
+    ex = r.execution.to_dict()
+    assert ex["status"] == "no_divergence" and ex["could_not_check"] is None, ex
+    assert any("array argument 0 has no counterpart" in n for n in ex["notes"]), ex["notes"]
+    ex = tileir_diff.diff(_ref(), _port(True, "3.0"), execute="always", trials=12, seed=0).execution.to_dict()
+    assert ex["status"] == "diverged" and ex["counterexample"]["valid"] is True, ex
