@@ -59,3 +59,31 @@ def test_mutant_a_tile_count_off_by_one_stays_a_root():
     r = _diff("4096", "  %tiles = constant <i32: 31> : tile<i32>\n")
     assert r.verdict == "different", r.brief()
     assert any(d.category not in ("specialization", "signature", "hints") for d in r.differences), r.brief()
+
+
+def _count_view(tile: int) -> str:
+    """The left's tile count as ``get_index_space_shape`` of a view of y of its own (tiles of
+    ``tile``; padded, so it is not the store's view), as cuTile Python writes ``ct.num_tiles``."""
+    view = f"partition_view<tile=({tile}), padding_value = zero, tensor_view<?xf32, strides=[1]>>"
+    return f"  %pc = make_partition_view %ty : {view}\n  %tiles = get_index_space_shape %pc : {view} -> tile<i32>\n"
+
+
+def _diff_count(left_bound: str, right_bound: str):
+    left = parse_text(_kernel("?", left_bound), version=(13, 3))
+    right = parse_text(_kernel("4096", right_bound), version=(13, 3))
+    return compute_diff(left, right, with_summary=False, with_lines=False)
+
+
+def test_a_view_only_the_proven_tile_count_reads_goes_with_it():
+    # the left's count view is paired with nothing; the proof of the loop bound (cdiv(4096, 128)
+    # = 32 under the static tie) reads its type, so it is no memory root of its own
+    r = _diff_count(_count_view(128), "  %tiles = constant <i32: 32> : tile<i32>\n")
+    assert r.verdict == "specialized", r.brief()
+    assert not any(d.category == "memory" for d in r.differences), r.brief()
+
+
+def test_mutant_a_count_view_of_another_tile_stays_a_root():
+    # tiles of 64: cdiv(4096, 64) = 64 loop trips against 32; the proof fails, nothing is discharged
+    r = _diff_count(_count_view(64), "  %tiles = constant <i32: 32> : tile<i32>\n")
+    assert r.verdict == "different", r.brief()
+    assert any(d.category not in ("specialization", "signature", "hints") for d in r.differences), r.brief()

@@ -356,6 +356,15 @@ def _index_space(at: _At):
     if found is None:
         raise _Leaf()
     x, tile = found
+    # the views whose types the count reads (tile shape, dim map, static extents) are the cone's
+    # too: a view only this count reads is then covered by the proof like the count itself
+    index, view = at.side.index, at.op.operands[0]
+    for _ in range(2):  # the partition view, then its tensor view
+        src = index.producer.get(view.vid)
+        if src is None or src[0] not in index.ops:
+            break
+        at.side.cone.add(src[0])
+        view = index.ops[src[0]].operands[0]
     v, et, ctx, ints = at.v, at.et, at.ctx, at.enc.ints
     if isinstance(x, int):
         extent = at.enc.constant(IntegerAttr(x, et), v.type)

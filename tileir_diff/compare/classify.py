@@ -1147,9 +1147,13 @@ def _calling_convention_root(cl: Classifier, violations) -> _Root:
     # nothing: the calling convention differs in them, the computation does not
     unused_l = [a for a in largs if not a.users and a.nid not in cl.m.l2r]
     unused_r = [b for b in rargs if not b.users and b.nid not in cl.m.r2l]
+    # an array only one side takes (an extra output), with the extents and strides only it reads:
+    # named in this root, and not a reordering (its memory ops are roots of their own)
+    extra_l = _one_sided_arrays(L, largs, cl.m.l2r)
+    extra_r = _one_sided_arrays(R, rargs, cl.m.r2l)
     # and every pair of arguments, read or not, of one type (another type is another ABI)
-    pure = all(paired_same_type(a) for a in largs if a not in unused_l) and \
-        all(b.nid in cl.m.r2l for b in rargs if b not in unused_r) and \
+    pure = all(paired_same_type(a) for a in largs if a not in unused_l and a not in extra_l) and \
+        all(b.nid in cl.m.r2l for b in rargs if b not in unused_r and b not in extra_r) and \
         all(L.nodes[l].value.type == R.nodes[r].value.type for l, r in cl.m.l2r.items()
             if L.nodes[l].kind == "arg" and r in R.nodes and R.nodes[r].kind == "arg") and \
         all(a.value.type == b.value.type for a in unused_l for b in unused_r if a.arg_index == b.arg_index
@@ -1159,6 +1163,12 @@ def _calling_convention_root(cl: Classifier, violations) -> _Root:
             parts.append(f"{side} " + ", ".join(text.names.get(a.value.vid, a.nid) for a in unused) + " unused")
             first_l = first_l or (unused[0].nid if side == "left" else None)
             first_r = first_r or (unused[0].nid if side == "right" else None)
+    for side, extra, g, text in (("left", extra_l, L, cl.lt), ("right", extra_r, R, cl.rt)):
+        if extra:
+            parts.append(f"{side} " + ", ".join(text.names.get(a.value.vid, a.nid) for a in extra) +
+                         f" only on the {side} (" + ", ".join(describe_role(g, a.nid) for a in extra) + ")")
+            first_l = first_l or (extra[0].nid if side == "left" else None)
+            first_r = first_r or (extra[0].nid if side == "right" else None)
     if not parts:
         v = violations[0]
         l, r = (v.left if v.left in L.nodes else None), (v.right if v.right in R.nodes else None)
@@ -1168,10 +1178,25 @@ def _calling_convention_root(cl: Classifier, violations) -> _Root:
         return _Root(l, r, "signature", v.message)
     if not pure:  # not only a reordering: a plain signature difference
         return _Root(first_l, first_r, "signature", "entry arguments paired out of position: " + "; ".join(parts))
+    if extra_l or extra_r:  # a reordering, and arrays one side lacks: not a calling convention alone
+        return _Root(first_l, first_r, "signature",
+                     "arguments in another order and arrays on one side only: " + "; ".join(parts),
+                     extra={"reordered": moved, "only_left": [a.arg_index for a in extra_l],
+                            "only_right": [b.arg_index for b in extra_r]})
     return _Root(first_l, first_r, "signature",
                  "calling convention: " + ("the arguments are in another order: " if moved else "") + "; ".join(parts),
                  extra={"calling_convention": moved, "unused_left": [a.arg_index for a in unused_l],
                         "unused_right": [b.arg_index for b in unused_r]})
+
+
+def _one_sided_arrays(g, args, paired) -> list:
+    """The used entry arguments of one side that are arrays paired with nothing, and the
+    extents and strides (paired with nothing) that only such arrays read."""
+    from ..match.arguments import argument_roles, argument_slots
+    roles, slots = argument_roles(g), argument_slots(g)
+    arrays = {a.nid for a in args if a.users and a.nid not in paired and roles[a.nid][0] == "array"}
+    return [a for a in args if a.nid in arrays or (
+        a.users and a.nid not in paired and slots.get(a.nid) and all(base in arrays for _, base, _ in slots[a.nid]))]
 
 
 def _group_names(op, version):

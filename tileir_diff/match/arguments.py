@@ -12,7 +12,11 @@ does with it:
 * ``scalar``: anything else, by type and the names of the ops that use it.
 
 Arguments pair by equal roles (a shape pairs with a shape of the paired array); within a group
-of equal roles, and for whatever is left, by position. The result is a proposal like any other
+of equal arrays, by what the kernel does with the values read or stored (``data_context``: a
+port's ``out`` and an extra output of the same type pair by the computation that feeds them,
+not by position); for whatever is left, by position. An array one side has and the other lacks
+(an extra output such as rstd) stays unpaired with its extents and strides, when every array of
+the other side found its counterpart. The result is a proposal like any other
 stage's: the checker accepts only argument k with argument k for a ``same`` verdict and reports
 a reordering as one ``signature`` difference (the calling convention).
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ..graph import FunctionGraph
@@ -141,7 +146,7 @@ def _align_strict(L, R, largs, rargs, lr, rr) -> Optional[List[Tuple[str, str]]]
     pairs: Dict[str, str] = {}
     used = set()
 
-    def take(keyl, keyr, left_ids, right_ids):
+    def take(keyl, keyr, left_ids, right_ids, pick=lambda a, cands: cands[0]):
         groups: Dict[tuple, List[str]] = {}
         for b in right_ids:
             if b not in used:
@@ -151,13 +156,14 @@ def _align_strict(L, R, largs, rargs, lr, rr) -> Optional[List[Tuple[str, str]]]
                 continue
             cands = groups.get(keyl(a))
             if cands:
-                b = cands.pop(0)
+                b = pick(a, cands)
+                cands.remove(b)
                 pairs[a] = b
                 used.add(b)
 
     arrays_l = [a for a in largs if lr[a][0] == "array"]
     arrays_r = [b for b in rargs if rr[b][0] == "array"]
-    take(lambda a: lr[a], lambda b: rr[b], arrays_l, arrays_r)
+    take(lambda a: lr[a], lambda b: rr[b], arrays_l, arrays_r, lambda a, cands: _ContextPick(L, R).best(0, a, cands))
     # shapes and strides: of the paired array, same dimension
     slots_l = [a for a in largs if lr[a][0] in ("shape", "stride")]
     slots_r = [b for b in rargs if rr[b][0] in ("shape", "stride")]
@@ -263,13 +269,7 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
     # another padding on one array, must not swap two arrays)
     l_arrays = [a for a in largs if lr[a][0] == "array" and _used(L, a)]
     r_arrays = [b for b in rargs if rr[b][0] == "array" and _used(R, b)]
-    groups: Dict[tuple, List[str]] = {}
-    for b in r_arrays:
-        groups.setdefault(_loose(rr[b]), []).append(b)
-    by_role = []
-    for a in l_arrays:
-        if groups.get(_loose(lr[a])):
-            by_role.append((a, groups[_loose(lr[a])].pop(0)))
+    by_role = _pair_by_loose_role(L, R, l_arrays, r_arrays, lr, rr)
     in_order = sum(_loose(lr[a]) == _loose(rr[b]) for a, b in zip(l_arrays, r_arrays))
     for a, b in (by_role if len(by_role) > in_order else zip(l_arrays, r_arrays)):
         pair(a, b)
@@ -278,10 +278,16 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
     rest = [b for b in rargs if b not in back and ((rr[b][0] == "array" and _used(R, b)) or _idle_pointer(rr[b]))]
     for a in largs:
         if lr[a][0] == "array" and _used(L, a) and a not in pairs:
-            b = next((b for b in rest if rr[b][1] == lr[a][1]), None)
+            b = _closest_array(lr[a], [b for b in rest if rr[b][1] == lr[a][1]], rr)
             if b is not None:
                 rest.remove(b)
                 pair(a, b)
+    # an array only one side has (an extra output), with the extents and strides only it reads:
+    # unpaired, when every array of the other side is paired (a root of its own downstream)
+    extra_l = {a for a in l_arrays if a not in pairs}
+    extra_r = {b for b in r_arrays if b not in back}
+    if extra_l and extra_r:
+        return None
     # extents and strides: the other side's argument in the same slot of the paired array
     lslots, rslots = argument_slots(L), argument_slots(R)
     r_at = {(kind, base, d): b for b, slots in rslots.items() for kind, base, d in slots}
@@ -339,9 +345,11 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
     # a used argument left over must be a plain scalar (one the other side may have as a constant:
     # compare/pins.py); an array, extent or stride without a counterpart means no role pairing
     idle = {a for a, b in pairs.items() if b is not None and _idle_pointer(rr[b])}  # arrays the right ignores
-    if any(_used(L, a) and a not in pairs and lr[a][0] != "scalar" and
-           not (lr[a][0] in ("shape", "stride") and lr[a][2] in idle) for a in largs) or \
-            any(_used(R, b) and b not in back and rr[b][0] != "scalar" for b in rargs):
+    if any(_used(L, a) and a not in pairs and lr[a][0] != "scalar" and a not in extra_l and
+           not (lr[a][0] in ("shape", "stride") and lr[a][2] in idle) and not _only_of(lslots, a, extra_l)
+           for a in largs) or \
+            any(_used(R, b) and b not in back and rr[b][0] != "scalar" and b not in extra_r and
+                not _only_of(rslots, b, extra_r) for b in rargs):
         return None
     if len(largs) == len(rargs) and any(_rewired(L, R, largs, rargs, lr, rr, t) for t in ties):
         return None  # a use moved to another argument of one signature: a difference, not a tie
@@ -349,6 +357,108 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
     if not ties and all(largs.index(a) == rargs.index(b) for a, b in real):
         return None  # the roles agree with the positions: position pairs the unused ones too
     return sorted(real, key=lambda p: largs.index(p[0])), ties
+
+
+def _only_of(slots, nid: str, arrays) -> bool:
+    """Whether every extent or stride slot argument ``nid`` fills is one of ``arrays``."""
+    return bool(slots.get(nid)) and all(base in arrays for _, base, _ in slots[nid])
+
+
+def _closest_array(role: tuple, cands: List[str], roles) -> Optional[str]:
+    """Of arrays of one pointer type, the one whose role is closest to ``role``: the same memory
+    ops (stored vs loaded), then the same tiles; ties by position."""
+    if not cands:
+        return None
+    def closeness(b):
+        other = roles[b]
+        return (other[0] == "array" and other[2] == role[2], other[0] == "array" and _loose(other) == _loose(role),
+                -cands.index(b))
+    return max(cands, key=closeness)
+
+
+#: how far ``data_context`` follows the values an array's memory ops read or store
+_CONTEXT_DEPTH = 3
+_CONTEXT_CAP = 64
+
+
+def data_context(g: FunctionGraph, arg: str) -> Counter:
+    """The op names around what an array's memory ops move: producers of a store's value and
+    indices, users of a load's result, up to ``_CONTEXT_DEPTH`` edges away (tokens and the
+    address chain left out). Two arrays of one role tell apart by it (out = 2x, aux = x)."""
+    names: Counter = Counter()
+    for n in g.node_list:
+        if n.kind != "op" or n.name not in MEMORY_OPS or address_root(g, n.nid) != arg:
+            continue
+        names[n.name] += 1
+        users_ward = n.name in _LOADS
+        frontier, seen = [n.nid], {n.nid}
+        for _ in range(_CONTEXT_DEPTH):
+            step = []
+            for x in frontier:
+                node = g.nodes[x]
+                if users_ward:
+                    near = [u for u, k, _ in node.users if g.nodes[u].operands[k][2] == "data"]
+                else:  # not the address chain (views, pointers) nor tokens
+                    near = [src for src, _, kind in node.operands
+                            if src is not None and kind == "data" and argument_behind(g, src) is None]
+                for y in near:
+                    if y not in seen and len(seen) < _CONTEXT_CAP:
+                        seen.add(y)
+                        step.append(y)
+                        names[g.nodes[y].name] += 1
+            frontier = step
+    return names
+
+
+#: memory ops whose result is the value read (their users are the context, not their operands)
+_LOADS = frozenset(n for n in MEMORY_OPS if n.startswith("load"))
+
+
+def _pair_by_loose_role(L, R, l_arrays, r_arrays, lr, rr) -> List[Tuple[str, str]]:
+    """Arrays of equal roles up to fixed extents; within a group, each array of the side with
+    fewer picks its closest ``data_context`` on the other (an extra output of one role with the
+    port's ``out`` stays over, wherever it stands in the signature)."""
+    groups: Dict[tuple, Tuple[List[str], List[str]]] = {}
+    for a in l_arrays:
+        groups.setdefault(_loose(lr[a]), ([], []))[0].append(a)
+    for b in r_arrays:
+        groups.setdefault(_loose(rr[b]), ([], []))[1].append(b)
+    pick = _ContextPick(L, R)
+    pairs = []
+    for mine, theirs in groups.values():
+        if len(mine) <= len(theirs):
+            for a in mine:
+                b = pick.best(0, a, theirs)
+                theirs.remove(b)
+                pairs.append((a, b))
+        else:
+            for b in theirs:
+                a = pick.best(1, b, mine)
+                mine.remove(a)
+                pairs.append((a, b))
+    return sorted(pairs, key=lambda p: l_arrays.index(p[0]))
+
+
+class _ContextPick:
+    """Chooses, among arrays of one role on the right, the one whose ``data_context`` shares the
+    most op names with a left array's (ties by position); contexts computed on first need."""
+
+    def __init__(self, L: FunctionGraph, R: FunctionGraph):
+        self.graphs = (L, R)
+        self.cache: Dict[Tuple[int, str], Counter] = {}
+
+    def context(self, side: int, nid: str) -> Counter:
+        key = (side, nid)
+        if key not in self.cache:
+            self.cache[key] = data_context(self.graphs[side], nid)
+        return self.cache[key]
+
+    def best(self, side: int, a: str, cands: List[str]) -> str:
+        """The one of ``cands`` (of the other side) closest to ``a`` (of ``side``)."""
+        if len(cands) == 1:
+            return cands[0]
+        mine = self.context(side, a)
+        return max(cands, key=lambda b: (sum((mine & self.context(1 - side, b)).values()), -cands.index(b)))
 
 
 def _rewired(L: FunctionGraph, R: FunctionGraph, largs: List[str], rargs: List[str], lr, rr, tie: Tie) -> bool:

@@ -45,6 +45,23 @@ def reorder_arguments(text: str, order: List[int]) -> str:
     return head + "\n" + rest
 
 
+def drop_arguments(text: str, drop: List[int]) -> str:
+    """The entry without the arguments in ``drop`` (the rest renumbered in order); the body must
+    no longer name them (drop their uses first)."""
+    head, rest = text.split("\n", 1)
+    m = re.match(r"(entry @\w+\()(.*)(\).*)", head)
+    assert m is not None
+    types = [a.split(": ", 1)[1] for a in re.split(r", (?=%arg\d+:)", m.group(2))]
+    keep = [k for k in range(len(types)) if k not in drop]
+    new = {old: k for k, old in enumerate(keep)}
+    for k in drop:
+        if re.search(rf"%arg{k}\b", rest):
+            raise ValueError(f"argument {k} is still used")
+    head = m.group(1) + ", ".join(f"%arg{new[old]}: {types[old]}" for old in keep) + m.group(3)
+    rest = re.sub(r"%arg(\d+)\b", lambda x: f"%ARG{new[int(x.group(1))]}", rest).replace("%ARG", "%arg")
+    return head + "\n" + rest
+
+
 def drop_line(text: str, pattern: str) -> str:
     lines = text.split("\n")
     hit = [i for i, line in enumerate(lines) if re.search(pattern, line)]
@@ -58,6 +75,16 @@ def _no_rstd(rms: str) -> str:
     t = drop_line(rms, r"%reshape_29 = reshape %6")
     t = drop_line(t, r"%pview_30 = make_partition_view")
     return drop_line(t, r"%12 = store_view_tko")
+
+
+def _without_rstd(rms: str) -> str:
+    """rms_norm as a kernel without the rstd output at all: neither its store nor its arguments
+    (pointer, extent, stride)."""
+    t = _no_rstd(rms)
+    for pattern in (r"%assume_2 = assume div_by<16>, %arg13", r"%assume_15 = assume bounded<0, \?>, %arg14",
+                    r"%tview_16 = make_tensor_view"):
+        t = drop_line(t, pattern)
+    return drop_arguments(t, [13, 14, 15])
 
 
 def _gather_scatter(va: str) -> str:
@@ -143,6 +170,14 @@ PAIRS: Dict[str, Tuple[str, Callable[[str], str], Callable[[str], str]]] = {
     "rms_norm_extra_output": ("rms_norm.fwd_f16_m4_n1024", _no_rstd, lambda t: t),
     "rms_norm_out_first": ("rms_norm.fwd_f16_m4_n1024", lambda t: t,
                            lambda t: reorder_arguments(t, [8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 16])),
+    # a port that takes its outputs first and writes rstd, which the reference does not have
+    "rms_norm_out_first_extra_output": ("rms_norm.fwd_f16_m4_n1024", _without_rstd,
+                                        lambda t: reorder_arguments(t, [8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4,
+                                                                        5, 6, 7, 16])),
+    # the same with rstd before out: position alone would pair the reference's out with rstd
+    "rms_norm_rstd_first_extra_output": ("rms_norm.fwd_f16_m4_n1024", _without_rstd,
+                                         lambda t: reorder_arguments(t, [13, 14, 15, 8, 9, 10, 11, 12, 0, 1, 2, 3,
+                                                                         4, 5, 6, 7, 16])),
     "rms_norm_eps_constant": ("rms_norm.fwd_f16_m4_n1024", lambda t: t, lambda t: sub(sub(
         t, "%reshape_18 = reshape %arg16 : tile<f32> -> tile<1x1xf32>",
         "%cst_eps = constant <f32: 9.99999974E-6> : tile<f32>\n  %reshape_18 = reshape %cst_eps : tile<f32> -> "
