@@ -64,7 +64,9 @@ grep -v "^ok " "$export_log" || true
 export TILEIR_REFERENCE_BUILD="$repo/build/reference"
 # Parallel: one worker per core (TILEIR_TEST_WORKERS); --dist loadfile keeps a test file on one
 # worker, so a module fixture is built once; the files with slow tests go first (tests/conftest.py).
-phase pytest python3 -m pytest -q -n "${TILEIR_TEST_WORKERS:-auto}" --dist loadfile --durations=30 "$@"
+# The property tests' examples are seeded (TILEIR_HYPOTHESIS_SEED): a CI run is reproducible.
+phase pytest python3 -m pytest -q -n "${TILEIR_TEST_WORKERS:-auto}" --dist loadfile --durations=30 \
+    --hypothesis-seed="${TILEIR_HYPOTHESIS_SEED:-0}" "$@"
 printf 'total\t%s\t\t0\n' "$(awk -v a="$run_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')" >> "$TILEIR_PHASE_LOG"
 budget_checked=1
 python3 scripts/ci_budget.py "$TILEIR_PHASE_LOG"
