@@ -106,23 +106,28 @@ def emitted_ir(request, ops: Optional[Sequence[str]] = None) -> Path:
     sources, for ``ops`` (None: every op). That is build/rust ($TILEIR_CUBIN_DIR) when
     rust_kernels/build_ports.sh emitted it from these very sources (its stamp .emit-ir-sources),
     so the IR is not emitted a second time; else target/emit-ir-cache/<digest of the sources>/,
-    filled once under a lock (emit-ir built only then)."""
+    filled once under a lock (emit-ir is built only then)."""
     sources = crate_sources(CRATE)
     built = Path(os.environ.get("TILEIR_CUBIN_DIR") or REPO / "build" / "rust")
     stamp = built / ".emit-ir-sources"
     if stamp.is_file() and stamp.read_text() == sources:
         return built
-    emit_ir = request.getfixturevalue("emit_ir")
     cache = CRATE / "target" / "emit-ir-cache" / hashlib.sha256(sources.encode()).hexdigest()[:20]
+
+    def missing() -> list:
+        if (cache / ".done-all").is_file():
+            return []
+        return [op for op in ops or [None] if not (cache / (f".done-{op}" if op else ".done-all")).is_file()]
+
+    if not missing():
+        return cache
+    emit_ir = request.getfixturevalue("emit_ir")
     cache.mkdir(parents=True, exist_ok=True)
     with _locked(cache / ".lock"):
-        for op in ops or [None]:
-            done = cache / (f".done-{op}" if op else ".done-all")
-            if done.is_file() or (cache / ".done-all").is_file():
-                continue
+        for op in missing():
             selection = ["--op", op] if op else ["--all"]
             r = subprocess.run([str(emit_ir), *selection, "--out", str(cache)], capture_output=True, text=True,
                                timeout=1200)
             assert r.returncode == 0, r.stderr[-4000:]
-            done.touch()
+            (cache / (f".done-{op}" if op else ".done-all")).touch()
     return cache
