@@ -26,7 +26,8 @@ run_start=$EPOCHREALTIME
 budget_checked=0
 # on a failure too: the phases so far, as a table
 export_pid=""
-trap '[ -z "$export_pid" ] || kill "$export_pid" 2>/dev/null || true
+# (a failed run stops the export beside it: the exporter, a child of the phase's subshell, first)
+trap '[ -z "$export_pid" ] || kill $(cat /proc/"$export_pid"/task/*/children 2>/dev/null) "$export_pid" 2>/dev/null || true
       [ "$budget_checked" = 1 ] || python3 scripts/ci_budget.py --report-only "$TILEIR_PHASE_LOG" || true' EXIT
 
 phase install bash scripts/install.sh
@@ -48,7 +49,7 @@ phase clippy cargo clippy --locked --manifest-path rust_kernels/Cargo.toml --no-
 # time and cargo's last crates build alone, so the export takes the idle core. tests/suite/test_export.py
 # (marked slow) checks these instead of compiling every variant again, and no test writes into build/.
 export_log="$times_dir/export.log"
-phase export bash -c 'set -o pipefail; python3 -m tileir_diff.cli suite export --no-progress > "$1" 2>&1' _ "$export_log" &
+phase export bash -c 'exec python3 -m tileir_diff.cli suite export --no-progress > "$1" 2>&1' _ "$export_log" &
 export_pid=$!
 # cargo-build, emit-ir (every port's bytecode and cubins) and abi-lib, each a phase
 rust_kernels/build_ports.sh
