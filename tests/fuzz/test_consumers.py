@@ -5,8 +5,10 @@ through the IR so that it gets past the decoder). The outcome must be a clean re
 TileIRFormatError with an offset) or a module on which the printer (and parsing back), JSON, the
 summary, the writer (and reading back), diff against itself and against the original, and every
 report format work and agree. The number of examples per test comes from TILEIR_FUZZ_EXAMPLES
-(default 300; with the CLI sample about a minute on an idle machine);
-scripts/fuzz_consumers.py runs the same for hours.
+(default 300: what CI runs, with hypothesis seeded by scripts/test.sh (--hypothesis-seed, default 0);
+grammar mutants ~0.1 s each, the module ~2 minutes on a loaded 2-core machine); the CLI sample from
+TILEIR_FUZZ_CLI_CASES (default 10 cases, 40 runs). scripts/test_full.sh runs 1500 examples and 40
+CLI cases; scripts/fuzz_consumers.py runs the same for hours.
 """
 from __future__ import annotations
 
@@ -47,18 +49,21 @@ def _check(corpus, seed: int, kind: str):
     return out
 
 
+@pytest.mark.slow
 @PROP
 @given(st.integers(0, 2 ** 32))
 def test_byte_mutants(corpus, seed):
     _check(corpus, seed, "bytes")
 
 
+@pytest.mark.slow
 @PROP
 @given(st.integers(0, 2 ** 32))
 def test_text_mutants(corpus, seed):
     _check(corpus, seed, "text")
 
 
+@pytest.mark.slow
 @PROP
 @given(st.integers(0, 2 ** 32))
 def test_grammar_mutants(corpus, seed):
@@ -74,6 +79,7 @@ def test_grammar_mutants_reach_the_consumers(corpus):
     assert sum(o.status == "rejected" for o in outs) >= 8
 
 
+@pytest.mark.slow  # ~40 child processes: ~45 s on a loaded 2-core machine
 def test_the_cli_gives_a_status_and_at_most_one_stderr_line_on_every_input(corpus, tmp_path):
     """A sample of mutants through the command line in a child process under a 2 GiB address-space
     limit: a documented status (0, 1, 2 or 3, never 70), one stderr line when it fails, and under

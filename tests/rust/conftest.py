@@ -6,10 +6,14 @@ from `cargo test`). Without cargo on PATH these tests skip.
 """
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import shutil
 import subprocess
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator, Optional, Sequence
 
 import pytest
 
@@ -39,9 +43,13 @@ def ports_library() -> Path:
 
 
 @pytest.fixture(scope="session")
-def library_without_cubins(tmp_path_factory) -> Path:
-    """The library built against an empty cubin folder: valid calls stop at KERNEL_IMAGE_MISSING."""
-    empty = tmp_path_factory.mktemp("no_cubins")
+def library_without_cubins() -> Path:
+    """The library built against an empty cubin folder: valid calls stop at KERNEL_IMAGE_MISSING.
+    A stable folder (not a temporary one): build.rs reruns when $TILEIR_CUBIN_DIR changes, so a new
+    folder per session (or per pytest-xdist worker) would rebuild the library every time."""
+    empty = CRATE / "target" / "empty-cubins"
+    shutil.rmtree(empty, ignore_errors=True)
+    empty.mkdir(parents=True)
     _cargo(["build", "--release", "--locked", "--lib", "--no-default-features", "--target-dir", "target/abi-nocubin"],
            env={"TILEIR_CUBIN_DIR": str(empty)})
     return CRATE / "target" / "abi-nocubin" / "release" / "libtileir_kernels.so"
@@ -67,3 +75,59 @@ def emit_ir() -> Path:
     """The emit-ir binary (the full cuTile build: minutes when cold)."""
     _cargo(["build", "--release", "--locked", "--bin", "emit-ir"], env=_rust_env())
     return CRATE / "target" / "release" / "emit-ir"
+
+
+def crate_sources(crate: Path) -> str:
+    """What the IR emit-ir writes depends on, as scripts/crate_sources.sh prints it: the crate's
+    folder and the sha256 of every source, manifest and lock file, in byte order."""
+    files = []
+    for top in ("src", "build.rs", "Cargo.toml", "Cargo.lock"):
+        path = crate / top
+        files += [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file() and not p.is_symlink()]
+    names = sorted((p.relative_to(crate).as_posix() for p in files), key=lambda name: name.encode())
+    lines = [f"crate {crate.resolve()}"]
+    lines += [f"{hashlib.sha256((crate / name).read_bytes()).hexdigest()}  {name}" for name in names]
+    return "\n".join(lines) + "\n"
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (pytest-xdist workers, or two sessions, share the folder)."""
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def emitted_ir(request, ops: Optional[Sequence[str]] = None) -> Path:
+    """A folder with ``<op>/<variant>.tileirbc`` as emit-ir writes them from the crate's current
+    sources, for ``ops`` (None: every op). That is build/rust ($TILEIR_CUBIN_DIR) when
+    rust_kernels/build_ports.sh emitted it from these very sources (its stamp .emit-ir-sources),
+    so the IR is not emitted a second time; else target/emit-ir-cache/<digest of the sources>/,
+    filled once under a lock (emit-ir is built only then)."""
+    sources = crate_sources(CRATE)
+    built = Path(os.environ.get("TILEIR_CUBIN_DIR") or REPO / "build" / "rust")
+    stamp = built / ".emit-ir-sources"
+    if stamp.is_file() and stamp.read_text() == sources:
+        return built
+    cache = CRATE / "target" / "emit-ir-cache" / hashlib.sha256(sources.encode()).hexdigest()[:20]
+
+    def missing() -> list:
+        if (cache / ".done-all").is_file():
+            return []
+        return [op for op in ops or [None] if not (cache / (f".done-{op}" if op else ".done-all")).is_file()]
+
+    if not missing():
+        return cache
+    emit_ir = request.getfixturevalue("emit_ir")
+    cache.mkdir(parents=True, exist_ok=True)
+    with _locked(cache / ".lock"):
+        for op in missing():
+            selection = ["--op", op] if op else ["--all"]
+            r = subprocess.run([str(emit_ir), *selection, "--out", str(cache)], capture_output=True, text=True,
+                               timeout=1200)
+            assert r.returncode == 0, r.stderr[-4000:]
+            (cache / (f".done-{op}" if op else ".done-all")).touch()
+    return cache

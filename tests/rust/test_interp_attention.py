@@ -6,14 +6,14 @@ diagonal and, for attention_sink, the window's lower edge (S > BM + WINDOW would
 also read as the transpose(1, 2) of a (B, S, H, D) buffer, as ref.make_inputs' noncontiguous case."""
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
 
 from tileir_diff import load
 from tileir_diff.interp import HostArray, run_variant
 from tileir_diff.suite.catalog import load_op, repo_root
+
+from .conftest import emitted_ir
 
 pytestmark = pytest.mark.cargo
 
@@ -24,12 +24,9 @@ SHAPES = {"flash_attention": (1, 1, 200, 200, True), "attention_sink": (1, 1, 33
 
 
 @pytest.fixture(scope="module")
-def rust_ir(emit_ir, tmp_path_factory):
-    out = tmp_path_factory.mktemp("attention_ir")
-    for op in OPS:
-        r = subprocess.run([str(emit_ir), "--op", op, "--out", str(out)], capture_output=True, text=True, timeout=600)
-        assert r.returncode == 0, r.stderr[-4000:]
-    return out
+def rust_ir(request):
+    """The attention ops' IR (emit-ir --op; build_ports.sh's when it is current: conftest.emitted_ir)."""
+    return emitted_ir(request, OPS)
 
 
 def _round(x, dtype):

@@ -7,7 +7,6 @@ tests/interp/test_reference_fixtures.py). The GPU run (test_gpu_ports.py) stays 
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
@@ -15,6 +14,7 @@ from tests.interp import test_reference_fixtures as fixtures
 from tileir_diff import ports
 
 from .test_variant_table import NOT_YET_PORTED
+from .conftest import emitted_ir
 
 pytestmark = pytest.mark.cargo
 
@@ -23,11 +23,9 @@ PORTED = [key for key in sorted(fixtures.MANIFEST["fixtures"])
 
 
 @pytest.fixture(scope="module")
-def rust_ir(emit_ir, tmp_path_factory):
-    out = tmp_path_factory.mktemp("rust_ir")
-    r = subprocess.run([str(emit_ir), "--all", "--out", str(out)], capture_output=True, text=True, timeout=1200)
-    assert r.returncode == 0, r.stderr[-4000:]
-    return out
+def rust_ir(request):
+    """Every variant's IR (emit-ir --all; build_ports.sh's when it is current: conftest.emitted_ir)."""
+    return emitted_ir(request)
 
 
 def test_every_ported_variant_has_a_fixture():

@@ -6,7 +6,6 @@ attention over each sequence's keys; the stable expert sort). A pre-check of wha
 tests/rust/test_gpu_ports.py checks on the GPU."""
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -16,18 +15,17 @@ import tileir_diff
 from tileir_diff.interp import HostArray, run_variant
 from tileir_diff.suite.catalog import load_op
 
+from .conftest import emitted_ir
+
 pytestmark = pytest.mark.cargo
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def rust_ir(emit_ir, tmp_path_factory):
-    out = tmp_path_factory.mktemp("rust_ir_two_kernels")
-    for op in ("flash_decode", "moe_align_block_size"):
-        r = subprocess.run([str(emit_ir), "--op", op, "--out", str(out)], capture_output=True, text=True, timeout=600)
-        assert r.returncode == 0, r.stderr[-4000:]
-    return out
+def rust_ir(request):
+    """The two ops' IR (emit-ir --op; build_ports.sh's when it is current: conftest.emitted_ir)."""
+    return emitted_ir(request, ("flash_decode", "moe_align_block_size"))
 
 
 def _variant(op, name):

@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 jsonschema = pytest.importorskip("jsonschema")
-pytestmark = pytest.mark.cargo
+pytestmark = [pytest.mark.cargo, pytest.mark.slow]  # ~180 s of module fixture on a loaded 2-core machine
 
 
 def _agent_loop():
