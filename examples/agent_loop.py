@@ -29,7 +29,8 @@ differences) and the op's sources from the request, and propose one edit:
   partition views get the reference's padding (``padding::NegInf``);
 - ``stride[k] = ...`` with "unit stride": in the C wrapper's strides list, the source's plain
   last stride goes back to the last position;
-- a ``constant`` difference ``<f32: L> -> <f32: R>``: the literal equal to R (as f32) becomes L.
+- a ``constant`` difference ``constant L -> R (f32)`` (or ``<f32: L> -> <f32: R>``): the literal
+  equal to R (as f32) becomes L.
 """
 from __future__ import annotations
 
@@ -223,7 +224,10 @@ def _f32(x: float) -> float:
 
 def fix_constant(kernel: str, request: Dict[str, Any]) -> Optional[str]:
     for d in (request.get("failure") or {}).get("differences") or []:
-        m = re.search(r"<f32: ([-0-9.eE+]+)>.*-> <f32: ([-0-9.eE+]+)>", d.get("message", ""))
+        message = d.get("message", "")
+        # "constant 0.044715 -> 0.04715 (f32)" (a splat by its value), or the attribute spelling
+        m = (re.search(r"constant ([-0-9.eE+]+) -> ([-0-9.eE+]+) \(f32", message)
+             or re.search(r"<f32: ([-0-9.eE+]+)>.*-> <f32: ([-0-9.eE+]+)>", message))
         if d.get("category") != "constant" or not m:
             continue
         left, right = float(m.group(1)), float(m.group(2))

@@ -1,6 +1,7 @@
 """Long runs of the bounded-work harness of issue 27 (tests/fuzz/bounds_harness.py), and the
 scaling figures behind it. Prints, per class, the cases run and their outcomes (ok, crash,
-exit70, raw-control, slow: over 10 s), the slowest case, then two scaling tables measured in
+exit70, raw-control, slow: over 10 s, 20 s for the execute class; a command-line
+--execute case runs under a 3 GiB address space, and a kill is a crash), the slowest case, then two scaling tables measured in
 the same run:
 
 * the text reader on N lines that start with ``#`` (N = 10k..160k; time per line stays flat
@@ -41,7 +42,8 @@ def fuzz(args) -> int:
     while time.monotonic() < end:
         cls = classes[i % len(classes)]
         cli = args.cli_every > 0 and (i // len(classes)) % args.cli_every == 0  # every class in turn
-        outcome = run_case(make_case(cls, rng, max_lines=args.max_lines, max_ops=args.max_ops), cli=cli)
+        outcome = run_case(make_case(cls, rng, max_lines=args.max_lines, max_ops=args.max_ops, max_trips=args.max_trips),
+                           cli=cli)
         counts[cls][outcome.status] += 1
         counts[cls]["cli" if cli else "library"] += 1
         if outcome.seconds > slowest[cls][0]:
@@ -102,6 +104,8 @@ def main() -> int:
     ap.add_argument("--cli-every", type=int, default=20, metavar="N")
     ap.add_argument("--max-lines", type=int, default=50_000, help="largest parser input (lines, about 1.2 MB)")
     ap.add_argument("--max-ops", type=int, default=4000, help="largest matcher kernel in the fuzz loop")
+    ap.add_argument("--max-trips", type=int, default=999_999,
+                    help="longest --execute loop in the fuzz loop (nested loops multiply it by up to 1,000)")
     ap.add_argument("--sizes", type=int, nargs="*", default=[1000, 4000, 16000, 20000],
                     help="matcher scaling sizes")
     ap.add_argument("--no-scaling", action="store_true")

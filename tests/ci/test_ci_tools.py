@@ -25,15 +25,15 @@ def _phases(tmp_path, text: str) -> Path:
 
 
 def test_a_phase_over_its_budget_fails_only_when_enforced(tmp_path, capsys, monkeypatch):
-    phases = _phases(tmp_path, "ruff\t2.0\t1.5\t0\npytest\t950.0\t1800.0\t0\ntotal\t1000.0\t\t0\n")
+    phases = _phases(tmp_path, "ruff\t2.0\t1.5\t0\npytest\t1250.0\t2400.0\t0\ntotal\t1300.0\t\t0\n")
     monkeypatch.delenv("TILEIR_CI_BUDGET", raising=False)
     assert ci_budget.main([str(phases)]) == 0
-    assert "warning: phase 'pytest' took 950 s, over its budget of 900 s" in capsys.readouterr().err
+    assert "warning: phase 'pytest' took 1250 s, over its budget of 1200 s" in capsys.readouterr().err
     monkeypatch.setenv("TILEIR_CI_BUDGET", "enforce")
     assert ci_budget.main([str(phases)]) == 1
     out = capsys.readouterr()
     assert "FAILED: phase 'pytest'" in out.err and "'ruff'" not in out.err
-    assert "pytest          950.0   1800.0       900     106 %  ok" in out.out
+    assert "pytest         1250.0   2400.0      1200     104 %  ok" in out.out
     assert ci_budget.main([str(phases), "--report-only"]) == 0
 
 
@@ -64,7 +64,9 @@ def test_every_phase_test_sh_times_has_a_budget():
             if words[:1] == ["phase"] and len(words) > 1:
                 named.add(words[1])
     assert named and named | {"total"} <= set(budget), sorted(named - set(budget))
-    assert budget["total"] <= 1800
+    # the failing threshold: 45 min (the goal, 30 min, is measured and stated in README; a fresh CI
+    # machine's install and cold downloads must not block a landing), far inside CI's 90
+    assert budget["total"] <= 2700
 
 
 def test_phase_prints_and_logs_seconds_and_keeps_the_status(tmp_path):

@@ -48,7 +48,12 @@ CORPUS_KERNEL = ROOT / "tests" / "corpus" / "data" / "int_abs_neg.v13_4.tileirbc
 SLOW_S = 10.0
 # Raw in an output means a violation: C0 but newline, DEL, C1, separators, bidi marks.
 RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
-CLASSES = ("parser", "locations", "matcher", "readers", "controls")
+CLASSES = ("parser", "locations", "matcher", "readers", "controls", "execute")
+# --execute may take longer (issue 27: no hang over 20 s with --execute)
+SLOW_EXECUTE_S = 20.0
+# the address space a command-line --execute case runs under: a case that needs more is killed,
+# and a kill is a violation (issue 27: no kills under 3 GiB)
+EXECUTE_ADDRESS_SPACE = 3 << 30
 
 
 @dataclass
@@ -324,8 +329,67 @@ def _controls_case(rng: random.Random) -> Case:
     return Case("controls", fmt, lambda _tmp: (left, right), check)
 
 
-def make_case(cls: str, rng: random.Random, *, max_lines: int = 50_000, max_ops: int = 20000) -> Case:
-    """A case of class ``cls``; ``max_lines`` caps the parser's inputs, ``max_ops`` the matcher's."""
+# -- execute ----------------------------------------------------------------------------------
+def _limited_address_space():  # runs in the child before exec
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (EXECUTE_ADDRESS_SPACE, EXECUTE_ADDRESS_SPACE))
+
+
+def _execute_case(rng: random.Random, max_trips: int, options: Optional[Dict[str, object]]) -> Case:
+    """--execute=always on loops of up to 999,999 iterations (nested: trips x inner) and on inputs
+    whose size an ``assume bounded<lb, ?>`` asks to be up to 2^40 elements: the interpreter's budgets
+    and the input cap must stop the work with a clear note, and never change the structural
+    verdict (the planted change, a loop step 1.0 -> 2.0, stays ``different``; a kernel against
+    itself stays ``identical``)."""
+    from tests.execute import pairs as P
+    trials = rng.choice([1, 2, 4, 8])
+    if rng.random() < 0.6:
+        trips = min(max_trips, rng.choice([10, 1000, 100_000, 999_999]))
+        inner = rng.choice([0, 0, 30, 1000])
+        planted = rng.random() < 0.5
+        left, right = P.counted_loop(trips, inner), P.counted_loop(trips, inner, step="2.0" if planted else "1.0")
+        expected, kind, size = ("different" if planted else "identical"), "loop", trips * max(inner, 1)
+    else:
+        k = rng.choice([4, 20, 26, 30, 34])
+        left = right = P.huge_bounded(1 << k)
+        expected, kind, size = "identical", "bounded", 1 << k
+
+    def check(pair, tmp, cli):
+        from tileir_diff.api import diff
+        a, b = pair
+        try:
+            r = diff(a, b, execute="always", trials=trials, execute_options=dict(options or {}))
+        except TileIRFormatError as e:  # a bound past i32 is refused by the verifier: one clear line
+            _one_line_error(e, needs="does not fit")
+            return None
+        ex = r.execution.to_dict() if r.execution is not None else {}
+        if r.verdict != expected:
+            raise Violation("crash", f"{kind}: verdict {r.verdict}, the structure says {expected} ({ex.get('message')})")
+        if ex.get("structural_verdict") is not None:
+            raise Violation("crash", f"{kind}: the execution overruled {ex['structural_verdict']}: {ex.get('message')}")
+        if ex.get("budget_exceeded") and "counterexample" in ex:
+            raise Violation("crash", f"{kind}: a counterexample from a run whose budget ran out")
+        _one_line_error(RuntimeError(ex.get("message") or ""))
+        if cli:
+            pa, pb = tmp / "a.tir", tmp / "b.tir"
+            pa.write_text(a)
+            pb.write_text(b)
+            env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
+            p = subprocess.run([sys.executable, "-m", "tileir_diff.cli", "diff", str(pa), str(pb), "--execute=always",
+                                "--trials", str(trials)], capture_output=True, text=True, timeout=120, env=env,
+                               preexec_fn=_limited_address_space)
+            if p.returncode < 0:
+                raise Violation("crash", f"{kind}: killed by signal {-p.returncode} under a {EXECUTE_ADDRESS_SPACE >> 30} GiB "
+                                         f"address space: {p.stderr[-200:]}")
+            _cli_check(p, allowed=(0, 1, 2))
+        return None
+    return Case("execute", kind, lambda _tmp: (left, right), check, size)
+
+
+def make_case(cls: str, rng: random.Random, *, max_lines: int = 50_000, max_ops: int = 20000,
+              max_trips: int = 999_999, execute_options: Optional[Dict[str, object]] = None) -> Case:
+    """A case of class ``cls``; ``max_lines`` caps the parser's inputs, ``max_ops`` the matcher's,
+    ``max_trips`` the execute class's loops (``execute_options``: its budgets, default the library's)."""
     if cls == "parser":
         return _parser_case(rng, max_lines)
     if cls == "locations":
@@ -334,10 +398,12 @@ def make_case(cls: str, rng: random.Random, *, max_lines: int = 50_000, max_ops:
         return _matcher_case(rng, max_ops)
     if cls == "readers":
         return _readers_case(rng)
+    if cls == "execute":
+        return _execute_case(rng, max_trips, execute_options)
     return _controls_case(rng)
 
 
-def run_case(case: Case, *, cli: bool = False, slow_s: float = SLOW_S) -> Outcome:
+def run_case(case: Case, *, cli: bool = False, slow_s: Optional[float] = None) -> Outcome:
     """Runs one case in a fresh temporary folder; never raises for a violation."""
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as d:
@@ -354,6 +420,8 @@ def run_case(case: Case, *, cli: bool = False, slow_s: float = SLOW_S) -> Outcom
         except Exception as e:  # noqa: BLE001 - the harness's point: anything else is a crash
             status, detail = "crash", f"{type(e).__name__}: {str(e)[:300]}"
     seconds = time.perf_counter() - t0
+    if slow_s is None:
+        slow_s = SLOW_EXECUTE_S if case.cls == "execute" else SLOW_S
     if status == "ok" and seconds > slow_s:
         status, detail = "slow", f"{seconds:.1f} s"
     return Outcome(case.cls, case.kind, status, seconds, detail, case.size)
