@@ -55,11 +55,17 @@ def _row_applicable(variant, n: int) -> bool:
     return looped or n <= variant.constants.get("TILE_N", 0)
 
 
-def _softmax_cases():
+def _row_cases(columns):
+    """select_variant(dtype, m, n, row_strides) of a row-wise op: each dtype and row length, a few
+    rows (latency) and 32 MiB worth of rows (bandwidth), contiguous rows."""
     for dtype in ("float16", "bfloat16", "float32"):
-        for n in (128, 520, 1024, 2048, 4096, 8192, 32768):
+        for n in columns:
             for m in (64, max(64, (1 << 25) // n)):
                 yield {"args": [dtype, m, n, [n]], "shape": {"M": m, "N": n}, "dtype": dtype, "n": n}
+
+
+def _softmax_cases():
+    return _row_cases((128, 520, 1024, 2048, 4096, 8192, 32768))
 
 
 def _softmax_applicable(variant, case) -> bool:
@@ -67,10 +73,7 @@ def _softmax_applicable(variant, case) -> bool:
 
 
 def _rms_norm_cases():
-    for dtype in ("float16", "bfloat16", "float32"):
-        for n in (128, 520, 1024, 2048, 4096, 8192, 16384):
-            for m in (64, max(64, (1 << 25) // n)):
-                yield {"args": [dtype, m, n, [n]], "shape": {"M": m, "N": n}, "dtype": dtype, "n": n}
+    return _row_cases((128, 520, 1024, 2048, 4096, 8192, 16384))
 
 
 def _rms_norm_applicable(variant, case) -> bool:
