@@ -66,27 +66,7 @@ class _ChainWriter(_Writer):
         for i in range(self.depth):
             attrs.append(bytes([6]) + _varints(1, i + 1))  # callee: the DILoc, caller: the one before
         ids = [[0] + [min(k + 2, self.depth + 1) for k in range(len(d) - 1)] for d in dbg]
-        b = bytearray()
-        varint(len(ids), b)
-        self._pad(b, 4)
-        off = 0
-        for d in ids:
-            b.extend(off.to_bytes(4, "little"))
-            off += len(d)
-        varint(off, b)
-        self._pad(b, 8)
-        for d in ids:
-            for x in d:
-                b.extend(x.to_bytes(8, "little"))
-        varint(len(attrs), b)
-        self._pad(b, 4)
-        pos = 0
-        for a in attrs:
-            b.extend(pos.to_bytes(4, "little"))
-            pos += len(a)
-        for a in attrs:
-            b.extend(a)
-        return bytes(b)
+        return super()._debug(ids, attrs)
 
 
 def _varints(*xs: int) -> bytes:

@@ -6,7 +6,7 @@ mutants, and to generate large kernels for benchmarks. Writes cuTile Python's se
 from __future__ import annotations
 
 import struct
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from ..dialect.enums import ENUMS, PADDING_VALUES
 from ..dialect.ops import OPS_BY_NAME
@@ -418,7 +418,9 @@ class _Writer:
             b.extend(data)
         return bytes(b)
 
-    def _debug(self, dbg: List[List[int]]) -> bytes:
+    def _debug(self, dbg: List[List[int]], attributes: Sequence[bytes] = (b"\x00",)) -> bytes:
+        """The debug section: per op its debug attribute ids, then the attribute table (by default
+        one placeholder attribute: readers reject an empty attribute table)."""
         b = bytearray()
         varint(len(dbg), b)
         self._pad(b, 4)
@@ -431,12 +433,8 @@ class _Writer:
         for d in dbg:
             for x in d:
                 b.extend(x.to_bytes(8, "little"))
-        # One placeholder attribute: readers reject an empty attribute table.
-        b.extend(self._table(_Table_with(b"\x00"), 4))
+        table = _Table()
+        for attribute in attributes:
+            table[attribute]
+        b.extend(self._table(table, 4))
         return bytes(b)
-
-
-def _Table_with(item: bytes) -> _Table:
-    t = _Table()
-    t[item]
-    return t
