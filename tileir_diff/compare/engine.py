@@ -28,6 +28,7 @@ from .classify import (MEMORY_OPS, Classifier, checker_roots, pin_roots, tie_arg
 from .describe import FunctionText
 from .folds import FoldContext, apply_folds
 from .expressions import counterexample_text, expression
+from .loop_orders import order_roots
 from .pins import Pin, apply_pins, find_pins
 from .result import DeferredLines, DiffResult, Difference, FunctionPair, MatchStats, OpRef, PairSummary
 from .specialization import assumes_more, is_specialization, never_holding_assumptions, strip_assumptions
@@ -111,7 +112,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
                          commutative="commutative-operands" in (rules or ()), unpaired=(ctx.lfree, ctx.rfree))
         cls.pinned = {(p.side, p.argument) for p in pinned or () if p.function == i}
         roots = apply_folds("final", FoldContext(cls), cls.run() + tie_roots(cls, ties) +
-                            pin_roots(cls, [p for p in pinned or () if p.function == i]))
+                            pin_roots(cls, [p for p in pinned or () if p.function == i])) + order_roots(cls)
         # The trusted checker decides: every violation of the mapping must be a reported root
         # (or, for cascades, listed under one); what is not becomes a root of its own.
         fl, fr = (facts_from[0].functions[i], facts_from[1].functions[j]) if facts_from else \
@@ -515,7 +516,8 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
                 # what may remain: the calling convention, and arguments tied to one scalar (a
                 # stated assumption, listed as a root of its own)
                 if all(is_specialization(d) and (d.category == "signature" or "tie" in d.detail or
-                                                 "pin" in d.detail) for d in bare.differences) \
+                                                 "pin" in d.detail or "unordered_stores" in d.detail)
+                       for d in bare.differences) \
                         and not bare.limits_hit:
                     # op ids are per side: "f0/o5" on the left is not "f0/o5" on the right
                     broken = (never_holding_assumptions(tl), never_holding_assumptions(tr))

@@ -86,17 +86,31 @@ def one_sided_declines(left: Module, right: Module, pairs, rules: Optional[Seque
     declines their counterpart: (left keep, right keep), as ``normalize(keep=...)`` takes them."""
     keep_l: Dict[str, Set[int]] = {}
     keep_r: Dict[str, Set[int]] = {}
-    for rule in select_rules(rules, disable):
+    selected = select_rules(rules, disable)
+    names = {r.name for r in selected}
+    for rule in selected:
         if type(rule).declines is Rule.declines:
             continue
+        before = [REGISTRY[n] for n in rule.declines_after if n in names]
         for i, j in pairs:
-            dl = rule.declines(left.functions[i], left.version)
-            dr = rule.declines(right.functions[j], right.version)
+            dl = rule.declines(_after(before, left, i), left.version)
+            dr = rule.declines(_after(before, right, j), right.version)
             if dl and not dr:
                 keep_r.setdefault(rule.name, set()).add(j)
             elif dr and not dl:
                 keep_l.setdefault(rule.name, set()).add(i)
     return keep_l, keep_r
+
+
+def _after(rules: List[Rule], module: Module, i: int):
+    """Function ``i`` of ``module`` as ``rules`` (in pipeline order) rewrite it."""
+    if not rules:
+        return module.functions[i]
+    from dataclasses import replace
+    one = replace(module, functions=(module.functions[i],))
+    for rule in rules:
+        one = rule.apply(one)[0]
+    return one.functions[0]
 
 
 __all__ = ["one_sided_declines", "normalize", "select_rules", "rule_names", "REGISTRY", "Rule", "UnknownRuleError", "tag_origins"]

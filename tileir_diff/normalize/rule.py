@@ -19,6 +19,10 @@ class Rule:
     #: Op names the rule can rewrite (None: any op). The pipeline skips the rule, with 0
     #: rewrites, when the module has none of them (a walk saved per rule and module).
     acts_on: Optional[FrozenSet[str]] = None
+    #: Earlier rules whose rewrite ``declines`` is judged after, when they are selected too: a
+    #: precondition another rule establishes (token-order declines loop-carried tokens, some of
+    #: which disjoint-loop-stores removes first).
+    declines_after: Tuple[str, ...] = ()
 
     def apply(self, module: Module) -> Tuple[Module, int]:
         """Return (rewritten module, number of rewrites made). Never mutates ``module``."""

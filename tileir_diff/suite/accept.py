@@ -85,6 +85,56 @@ def entry_problem(entry: Any) -> Optional[str]:
     return None
 
 
+def precondition_problem(entry: Any) -> Optional[str]:
+    """Why ``entry`` is not a valid abi_checked_preconditions item (None when it is)."""
+    if not isinstance(entry, dict) or not {"what", "match", "checked_by"} <= set(entry):
+        return "expected an object with what, match, checked_by"
+    if not isinstance(entry["match"], dict):
+        return "match: expected an object (fields of a difference's detail)"
+    if not all(isinstance(entry[k], str) for k in ("what", "checked_by")):
+        return "what, checked_by: expected strings"
+    if "variants" in entry and not (isinstance(entry["variants"], list)
+                                    and all(isinstance(v, str) for v in entry["variants"])):
+        return "variants: expected a list of variant names"
+    return None
+
+
+def checked_precondition(diff: Dict[str, Any], entries: Iterable[Dict[str, Any]],
+                         variant: Optional[str]) -> Optional[Dict[str, Any]]:
+    """The abi_checked_preconditions entry that covers ``diff`` (a Difference as a dict): a
+    ``specialization`` root of a ``specialized`` pair where the port (the right side) assumes
+    more, whose ``detail`` fits the entry's ``match``; the port's C ABI checks that assumption
+    before every launch (the entry's ``checked_by`` says where)."""
+    detail = diff.get("detail") or {}
+    if diff.get("category") != "specialization" or detail.get("assumes_more") != "right":
+        return None
+    for e in entries:
+        if e.get("variants") and variant not in e["variants"]:
+            continue
+        if detail_matches(e.get("match", {}), detail):
+            return e
+    return None
+
+
+def port_verdict(result: Any, preconditions: Sequence[Dict[str, Any]], variant: Optional[str]):
+    """(passes, [(difference, abi_checked_preconditions entry)], unexplained differences) of a
+    port's diff whose accepted differences are marked (apply_accepted). It passes when identical
+    or equivalent, when every difference is accepted, or when specialized and every difference
+    is accepted or an assumption of the port that its C ABI checks."""
+    checked, unexplained = [], []
+    for d in result.differences:
+        if d.accepted is not None:
+            continue
+        entry = checked_precondition(d.to_dict(), preconditions, variant) if result.verdict == "specialized" else None
+        if entry is not None:
+            checked.append((d, entry))
+        else:
+            unexplained.append(d)
+    ok = result.verdict in ("identical", "equivalent") or result.all_accepted or \
+        (result.verdict == "specialized" and not unexplained)
+    return ok, checked, unexplained
+
+
 def guess_variant(paths: Sequence[str], variants: Sequence[str]) -> Optional[str]:
     """The variant two compared files are of, from their names (``build/rust/<op>/<variant>.tileirbc``):
     the first file stem that is one of ``variants``."""

@@ -156,6 +156,8 @@ class OpSpec:
     directory: Path
     #: what both launchers guarantee about the grid (suite/launch_facts.py): facts for the proof step
     launch_facts: tuple[dict[str, str], ...] = ()
+    #: assumptions the Rust port makes beyond the reference that its C ABI checks (suite/accept.py)
+    abi_checked_preconditions: tuple[dict[str, Any], ...] = ()
 
     @property
     def analysis_path(self) -> Path:
@@ -520,7 +522,8 @@ def _parse_variant(ck: _Checker, raw: Any, path: str, op: str, kernels: dict, op
     return variant
 
 
-_TOP_KEYS = {"op", "family", "summary", "kernels", "variants", "tolerances", "accepted_differences", "launch_facts"}
+_TOP_KEYS = {"op", "family", "summary", "kernels", "variants", "tolerances", "accepted_differences", "launch_facts",
+             "abi_checked_preconditions"}
 
 
 #: analysis.json files are small; anything larger than this is refused rather than read.
@@ -575,6 +578,12 @@ def load_op(directory: Path | str) -> OpSpec:
         if problem:
             ck.fail(f"accepted_differences[{i}]", problem)
 
+    checked = ck.get(data, "abi_checked_preconditions", "", list, required=False, default=[])
+    from .accept import precondition_problem
+    for i, a in enumerate(checked):
+        problem = precondition_problem(a)
+        if problem:
+            ck.fail(f"abi_checked_preconditions[{i}]", problem)
     facts = ck.get(data, "launch_facts", "", list, required=False, default=[])
     from . import launch_facts as lf
     for i, e in enumerate(facts):
@@ -588,7 +597,7 @@ def load_op(directory: Path | str) -> OpSpec:
                 ck.fail(f"launch_facts[{i}]", str(exc))
     spec = OpSpec(op=op, family=family, summary=summary, kernels=dict(kernels), variants=variants,
                   tolerances=tolerances, accepted_differences=tuple(accepted), directory=directory,
-                  launch_facts=tuple(facts))
+                  launch_facts=tuple(facts), abi_checked_preconditions=tuple(checked))
     _check_sources(spec)
     return spec
 

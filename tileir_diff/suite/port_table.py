@@ -8,7 +8,8 @@ an sm_90 cubin of the port exists, and the last GPU numerics result
 (``docs/results/ports_results.json``) and the SASS identity of the two sm_90 cubins
 (``docs/results/ports_sass.json``, written by ``tileir-diff suite sass``; see sass.py).
 A port passes when its verdict is identical or
-equivalent, or when every remaining difference is accepted. Each row also counts the ``unsafe``
+equivalent, or when every remaining difference is accepted, or when it is specialized and every
+assumption it adds is accepted or checked by its C ABI (``abi_checked_preconditions``). Each row also counts the ``unsafe``
 blocks of the op's Rust sources (rust_kernels/src/ops/<op>/: kernel.rs, and the C entry in
 ffi.rs plus mod.rs), so that a port's unchecked surface stays visible.
 """
@@ -39,6 +40,8 @@ class PortRow:
     status: str  # pass | fail | missing
     accepted_differences: List[Dict[str, Any]] = field(default_factory=list)
     unexplained_differences: List[Dict[str, Any]] = field(default_factory=list)
+    #: assumptions of a specialized port that its C ABI checks (analysis.json abi_checked_preconditions)
+    abi_checked: List[Dict[str, Any]] = field(default_factory=list)
     rules_applied: Dict[str, int] = field(default_factory=dict)
     cubin_sm90: bool = False
     # `unsafe { ... }` blocks in the op's Rust port: {"kernel": n, "ffi": m}; None without a port.
@@ -212,13 +215,13 @@ def _row(spec: OpSpec, v: VariantSpec, root: Path, reference_build: Path, rust_b
     result, _ = apply_accepted(result, spec.accepted_differences, v.name, _relative(spec.analysis_path, root))
     row.verdict = result.verdict
     row.rules_applied = dict(result.rules_applied)
-    for d in result.differences:
-        slim = {"category": d.category, "message": d.message}
-        if d.accepted is None:
-            row.unexplained_differences.append(slim)
-        else:
-            row.accepted_differences.append({**slim, "accepted_as": d.accepted["what"]})
-    ok = row.verdict in ("identical", "equivalent") or result.all_accepted
+    from .accept import port_verdict
+    ok, checked, unexplained = port_verdict(result, spec.abi_checked_preconditions, v.name)
+    row.accepted_differences = [{"category": d.category, "message": d.message, "accepted_as": d.accepted["what"]}
+                                for d in result.differences if d.accepted is not None]
+    row.abi_checked = [{"category": d.category, "message": d.message, "checked_as": e["what"],
+                        "checked_by": e["checked_by"]} for d, e in checked]
+    row.unexplained_differences = [{"category": d.category, "message": d.message} for d in unexplained]
     row.status = "pass" if ok else "fail"
     if report_dir is not None:
         out = report_dir / spec.op
@@ -285,6 +288,10 @@ def _accepted_cell(r: PortRow) -> str:
     return "; ".join(sorted({a["accepted_as"] for a in r.accepted_differences})) or "–"
 
 
+def _abi_checked_cell(r: PortRow) -> str:
+    return "; ".join(sorted({a["checked_as"] for a in r.abi_checked})) or "–"
+
+
 def _unexplained_cell(r: PortRow) -> str:
     text = "; ".join(d["message"] for d in r.unexplained_differences[:3]) or "–"
     if len(r.unexplained_differences) > 3:
@@ -307,6 +314,7 @@ COLUMNS: List[Column] = [
     Column("verdict", lambda r: r.verdict, 10),
     Column("status", lambda r: r.status, 7),
     Column("accepted differences", _accepted_cell, 4),
+    Column("preconditions checked by the C ABI", _abi_checked_cell, 3),
     Column("unexplained", _unexplained_cell, 5),
     Column("cubin sm_90", lambda r: "yes" if r.cubin_sm90 else "no", 5, ported_only=True),
     Column("unsafe blocks (kernel+ffi)", lambda r: _unsafe_cell(r.unsafe_blocks), 7, _rust_source, ported_only=True),
@@ -317,13 +325,14 @@ COLUMNS: List[Column] = [
 
 #: The text table is for a terminal: counts instead of the lists of differences.
 _TEXT_CELLS = {"accepted differences": lambda r: str(len(r.accepted_differences)),
+               "preconditions checked by the C ABI": lambda r: str(len(r.abi_checked)),
                "unexplained": lambda r: str(len(r.unexplained_differences)),
                "SASS sm_90": lambda r: r.sass_cell.split(" ")[0],
                "device time vs reference": lambda r: "–" if not r.timing else f"{r.timing['ratio']:.3f}x" + (
                    "" if r.timing.get("state") == "current" else f" ({r.timing.get('state')})"),
                "numerics": lambda r: r.numerics.get("result", "not_run") + (
                    "" if r.numerics.get("state") in ("current", "not_run") else f" ({r.numerics.get('state')})")}
-_TEXT_HEADERS = {"accepted differences": "acc", "unexplained": "unexp", "cubin sm_90": "sm90",
+_TEXT_HEADERS = {"accepted differences": "acc", "preconditions checked by the C ABI": "abi", "unexplained": "unexp", "cubin sm_90": "sm90",
                  "unsafe blocks (kernel+ffi)": "unsafe", "SASS sm_90": "sass", "device time vs reference": "time"}
 
 

@@ -314,7 +314,7 @@ def prepare_ir(ctx: Context, stage: str = "ir_compare") -> Optional[StageResult]
 
 
 def stage_ir_compare(ctx: Context) -> StageResult:
-    from tileir_diff.suite.accept import apply_accepted
+    from tileir_diff.suite.accept import apply_accepted, port_verdict
     log = ctx.logger("ir_compare")
     failed = prepare_ir(ctx)
     if failed is not None:
@@ -339,7 +339,8 @@ def stage_ir_compare(ctx: Context) -> StageResult:
         from tileir_diff.suite.launch_facts import facts_for
         launch = facts_for(ctx.spec, v, str(ctx.spec.analysis_path))
         key = sha256_json({"ref": sha256_bytes(ref.read_bytes()), "port": sha256_bytes(port_bytes),
-                           "accepted": accepted, "launch": launch, "variant": v.name,
+                           "accepted": accepted, "abi_checked": list(ctx.spec.abi_checked_preconditions),
+                           "launch": launch, "variant": v.name,
                            "code": package_fingerprint(), "environment": environment_fingerprint()})
         hit = ctx.cache.get("diff", key)
         json_path, html_path = diff_dir / f"{v.name}.json", diff_dir / f"{v.name}.html"
@@ -358,11 +359,13 @@ def stage_ir_compare(ctx: Context) -> StageResult:
                 return StageResult("ir_compare", "fail", reason=msg, failure={"message": msg})
             # marked as `tileir-diff diff --accept` marks them: the reports say what is accepted
             result, _ = apply_accepted(result, accepted, v.name, str(ctx.spec.analysis_path))
-            ok = result.verdict in ("identical", "equivalent") or result.all_accepted
+            ok, checked, open_roots = port_verdict(result, ctx.spec.abi_checked_preconditions, v.name)
             acc = [{"category": d.category, "message": d.message, "accepted_as": d.accepted["what"]}
                    for d in result.differences if d.accepted is not None]
-            unexplained = [{"category": d.category, "message": d.message} for d in result.unaccepted]
+            unexplained = [{"category": d.category, "message": d.message} for d in open_roots]
             row = {"variant": v.name, "verdict": result.verdict, "status": "pass" if ok else "fail", "accepted": acc,
+                   "abi_checked": [{"category": d.category, "message": d.message, "checked_as": e["what"]}
+                                   for d, e in checked],
                    "unexplained": unexplained, "rules_applied": dict(result.rules_applied)}
             json_path.write_text(result.to_json(), encoding="utf-8")
             html_path.write_text(result.to_html(), encoding="utf-8")

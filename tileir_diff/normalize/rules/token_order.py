@@ -138,6 +138,9 @@ class TokenOrder(Rule):
     mutant = ("a load no longer ordered after a store, to the same array or another one (or two stores "
               "swapped)")
 
+    #: loop-carried store tokens that disjoint-loop-stores drops first are no reason to decline
+    declines_after = ("disjoint-loop-stores",)
+
     def declines(self, function, version) -> bool:
         # tokens through loop-carried values or region results: left as written
         return not _FunctionTokens(function, version).ok
