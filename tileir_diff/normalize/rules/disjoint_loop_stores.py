@@ -27,8 +27,9 @@ _INJECTIVE_UNARY = frozenset({"assume", "negi", "exti"})
 class _Loop:
     """What the rule needs to know about one ``for`` op: its body's values and their producers."""
 
-    def __init__(self, op: Operation):
+    def __init__(self, op: Operation, outer: Dict[int, Operation]):
         self.op = op
+        self.outer = outer  # the function's producers (constants defined before the loop)
         self.body: Block = op.regions[0].blocks[0]
         self.iv = self.body.arguments[0]
         self.inner: Set[int] = {a.vid for a in self.body.arguments}
@@ -71,7 +72,7 @@ class _Loop:
         return False
 
     def producer_of(self, v: Value) -> Optional[Operation]:
-        return self.producer.get(v.vid)
+        return self.producer.get(v.vid) or self.outer.get(v.vid)
 
 
 def _odd(op: Optional[Operation]) -> bool:
@@ -92,7 +93,7 @@ def droppable_positions(loop: Operation, uses, producers: Dict[int, Operation], 
     step = group_span(loop, "step", version)
     if init is None or step is None or uniform_bits(producers.get(loop.operands[step[0]].vid)) != 1:
         return []  # a step other than the constant 1: iterations might repeat an index
-    info = _Loop(loop)
+    info = _Loop(loop, producers)
     ops = info.body.operations
     if not ops or ops[-1].name != "continue" or len(ops[-1].operands) != init[1]:
         return []
