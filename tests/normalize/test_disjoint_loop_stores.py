@@ -117,3 +117,20 @@ def test_token_order_is_judged_after_the_drop():
     assert REGISTRY["token-order"].declines(a.functions[0], a.version)
     assert one_sided_declines(a, b, [(0, 0)]) == ({}, {})
     assert one_sided_declines(a, b, [(0, 0)], disable=[RULE]) == ({}, {"token-order": {0}})
+
+
+def test_mutant_early_continue_carrying_another_token_stays_different():
+    # an iteration that ends early carries the token of a store to x into the next one: the
+    # next store to y waits for it (x and y may alias), an order the right does not have
+    early = ("    %c = cmpi less_than %iv, %one, signed : tile<i32> -> tile<i1>\n    if %c {\n"
+             f"      %e = store_view_tko weak %v, %px[%bx] token = %0 : tile<128xf32>, {VIEW}, tile<i32> -> token\n"
+             "      continue %e : token\n    }\n")
+    plain = ("    %c = cmpi less_than %iv, %one, signed : tile<i32> -> tile<i1>\n    if %c {\n"
+             f"      %e = store_view_tko weak %v, %px[%bx] token = %0 : tile<128xf32>, {VIEW}, tile<i32> -> token\n"
+             "      continue\n    }\n")
+    at = "    %s = store_view_tko"
+    a = kernel(_loop(True).replace(at, early + at))
+    b = kernel(_loop(False).replace(at, plain + at))
+    r = verdict(a, b)
+    assert r.verdict == "different", r.brief()
+    assert r.rules_applied.get(RULE, 0) == 0 and not _order_roots(r)

@@ -174,3 +174,28 @@ def test_every_report_format_says_what_is_accepted(swapped):
     assert count == 0
     assert other.exit_code == 1 and not other.all_accepted
     assert "0 of 1 accepted by x)" in other.to_text() and "(accepted)" not in other.to_text()
+
+
+def test_a_specialized_port_passes_only_with_its_assumptions_checked_by_the_abi():
+    # the reference orders its stores across loop iterations, the port does not: specialized,
+    # the port assuming the tiles do not overlap (tests/normalize/test_disjoint_loop_stores.py)
+    from tests.normalize.test_disjoint_loop_stores import _loop
+    from tests.normalize.kernels import kernel, verdict
+    from tileir_diff.suite.accept import port_verdict, precondition_problem
+    result = verdict(kernel(_loop(True)), kernel(_loop(False)))
+    assert result.verdict == "specialized"
+    entry = {"what": "stores do not overlap", "match": {"unordered_stores": {}}, "checked_by": "abi.rs", "why": "t"}
+    assert precondition_problem(entry) is None and precondition_problem({"what": "x"}) is not None
+    ok, checked, unexplained = port_verdict(result, [entry], "v")
+    assert ok and [e["what"] for _, e in checked] == ["stores do not overlap"] and not unexplained
+    assert port_verdict(result, [], "v")[0] is False
+    assert port_verdict(result, [{**entry, "match": {"tie": {}}}], "v")[0] is False
+    assert port_verdict(result, [{**entry, "variants": ["other"]}], "v")[0] is False
+    # the reference assumes more (the sides swapped): not an assumption of the port, not covered
+    back = verdict(kernel(_loop(False)), kernel(_loop(True)))
+    assert back.verdict == "specialized" and port_verdict(back, [entry], "v")[0] is False
+    row = PortRow("rms_norm", "bwd", "specialized", "pass",
+                  abi_checked=[{"category": "specialization", "message": "m", "checked_as": "stores do not overlap",
+                                "checked_by": "abi.rs"}])
+    assert "stores do not overlap" in render_markdown([row], links=Links(ROOT, ROOT))
+    assert render_text([row]).splitlines()[0].split()[5] == "abi"

@@ -48,7 +48,8 @@ def _same_apart_from_mark(cl, l: str, r: str) -> bool:
             len(a.op.operands) != len(b.op.operands) or [v.type for v in a.op.results] != \
             [v.type for v in b.op.results]:
         return False
-    if (a.parent is None) != (b.parent is None) or (a.parent is not None and cl.m.l2r.get(a.parent) != b.parent):
+    if (a.parent is None) != (b.parent is None) or a.region != b.region or \
+            (a.parent is not None and cl.m.l2r.get(a.parent) != b.parent):
         return False
     for (pa, ra, _), (pb, rb, _) in zip(a.operands, b.operands):
         if pa is None or pb is None or ra != rb or cl.m.l2r.get(pa) != pb:

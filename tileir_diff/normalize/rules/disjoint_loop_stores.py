@@ -95,8 +95,8 @@ def droppable_positions(loop: Operation, uses, producers: Dict[int, Operation], 
         return []  # a step other than the constant 1: iterations might repeat an index
     info = _Loop(loop, producers)
     ops = info.body.operations
-    if not ops or ops[-1].name != "continue" or len(ops[-1].operands) != init[1]:
-        return []
+    if not ops or ops[-1].name != "continue" or len(ops[-1].operands) != init[1] or _exits_early(ops[:-1]):
+        return []  # an early continue (in an if) could carry another token into the next iteration
     out = []
     for p in range(init[1]):
         carried = info.body.arguments[1 + p]
@@ -112,6 +112,18 @@ def droppable_positions(loop: Operation, uses, producers: Dict[int, Operation], 
         if any(info.injective(v) for v in store.operands[index[0]:index[0] + index[1]]):
             out.append(p)
     return out
+
+
+def _exits_early(ops) -> bool:
+    """Whether an op of the loop body (nested ifs included, nested loops not: their own
+    terminators) ends an iteration or the loop before the body's last op."""
+    for op in ops:
+        if op.name in ("continue", "break", "return"):
+            return True
+        if op.regions and op.name not in ("for", "loop") and \
+                any(_exits_early(b.operations) for r in op.regions for b in r.blocks):
+            return True
+    return False
 
 
 def _orders_only(store: Operation, carried: Value, yielded: Value, uses, version) -> bool:
@@ -180,7 +192,8 @@ class DisjointLoopStores(Rule):
     store, a ``join_tokens``), a token that also feeds an op after the loop, a store whose tile
     index does not change every iteration (the same tile every iteration, ``iv // 2``, ``2 *
     iv``), a store through a view made inside the loop from values the loop changes, stores
-    with another memory ordering, a step that is not the constant 1, ``loop`` (while) loops.
+    with another memory ordering, a step that is not the constant 1, a body that ends an iteration
+    early (a ``continue`` inside an ``if`` may carry another token), ``loop`` (while) loops.
     """
     name = "disjoint-loop-stores"
     mutant = ("a loop-carried store order where the tile index does not depend on the loop's induction "
