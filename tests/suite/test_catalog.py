@@ -90,6 +90,10 @@ def op_copy(tmp_path):
     (lambda d: d.update(op="other"), "op", "folder"),
     (lambda d: d.update(family="misc"), "family", "elementwise"),
     (lambda d: d.update(tolerance_notes=3), "tolerance_notes", "string"),
+    (lambda d: d.update(abi_checked_preconditions=[{"what": "x", "match": {}}]), "abi_checked_preconditions[0]",
+     "checked_by"),
+    (lambda d: d.update(abi_checked_preconditions=[{"what": "x", "match": [], "checked_by": "y"}]),
+     "abi_checked_preconditions[0]", "match"),
 ])
 def test_invalid_analysis_names_file_and_field(op_copy, mutate, field, words):
     folder = op_copy(mutate)
