@@ -174,3 +174,25 @@ def test_every_report_format_says_what_is_accepted(swapped):
     assert count == 0
     assert other.exit_code == 1 and not other.all_accepted
     assert "0 of 1 accepted by x)" in other.to_text() and "(accepted)" not in other.to_text()
+
+
+def test_a_specialized_port_passes_and_lists_what_it_assumes(tmp_path):
+    """``specialized`` (the checker proved the same computation without the assumptions) passes
+    with no accepted difference; its assumptions are listed, not counted as unexplained. A port
+    that differs otherwise does not pass."""
+    from tileir_diff.suite.accept import assumed, port_passes
+
+    from ..check import kernels as K
+    from ..check.test_specialized import _with_assume
+    base = K.exp2_sub()
+    special = tileir_diff.diff(base, _with_assume(base, "div_by<16>"))
+    assert special.verdict == "specialized" and port_passes(special)
+    listed = assumed(special)
+    assert [(d["category"], d["assumes_more"]) for d in listed] == [("specialization", "right")]
+    different = tileir_diff.diff(base, _with_assume(K.exp2_sub(True), "div_by<16>"))
+    assert different.verdict == "different" and not port_passes(different) and assumed(different) == []
+    row = PortRow("gelu", "erf_f16", "specialized", "pass", assumed=listed)
+    md = render_markdown([row], links=Links(ROOT, ROOT / "docs"))
+    line = next(x for x in md.splitlines() if x.startswith("| [gelu]"))
+    assert "assume div_by<16>" in line and "the right assumes more" in line
+    assert render_text([row]).splitlines()[1].split()[4:6] == ["0", "1"]  # acc 0, asm 1

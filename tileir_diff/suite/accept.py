@@ -109,3 +109,25 @@ def apply_accepted(result: Any, entries: Sequence[Dict[str, Any]], variant: Opti
                                                  "file": source})
         marked.append(d)
     return result.replaced(differences=marked, accepted_from=source), count
+
+
+#: Verdicts with which a port passes the IR comparison whatever it differs in: the same
+#: computation (``identical``, ``equivalent``), or the same computation under the assumptions
+#: the result lists (``specialized``: the checker proved the kernels the same with every
+#: assumption, hint and overflow flag removed; each listed difference says which side assumes
+#: more). Anything else passes only when every difference is accepted.
+PASSING_VERDICTS = ("identical", "equivalent", "specialized")
+
+
+def port_passes(result: Any) -> bool:
+    """Whether a port's diff result (accepted differences marked) passes the IR comparison."""
+    return result.verdict in PASSING_VERDICTS or bool(result.all_accepted)
+
+
+def assumed(result: Any) -> list:
+    """The differences a ``specialized`` port passes with, unaccepted: what it (or the
+    reference) assumes, as the slim dicts the port table keeps."""
+    if result.verdict != "specialized":
+        return []
+    return [{"category": d.category, "message": d.message, "assumes_more": d.detail.get("assumes_more")}
+            for d in result.differences if d.accepted is None]

@@ -7,8 +7,10 @@ accepted by the op's ``analysis.json`` (``accepted_differences``: category, what
 an sm_90 cubin of the port exists, and the last GPU numerics result
 (``docs/results/ports_results.json``) and the SASS identity of the two sm_90 cubins
 (``docs/results/ports_sass.json``, written by ``tileir-diff suite sass``; see sass.py).
-A port passes when its verdict is identical or
-equivalent, or when every remaining difference is accepted. Each row also counts the ``unsafe``
+A port passes when its verdict is identical, equivalent or
+specialized (the checker proved the same computation once assumptions, hints and overflow flags
+are removed; the row lists what each side assumes: suite/accept.py ``port_passes``), or when
+every remaining difference is accepted. Each row also counts the ``unsafe``
 blocks of the op's Rust sources (rust_kernels/src/ops/<op>/: kernel.rs, and the C entry in
 ffi.rs plus mod.rs), so that a port's unchecked surface stays visible.
 """
@@ -35,10 +37,12 @@ RUST_OPS_DIR = "rust_kernels/src/ops"
 class PortRow:
     op: str
     variant: str
-    verdict: str  # identical | equivalent | different | unknown | missing | error
+    verdict: str  # identical | equivalent | specialized | different | unknown | missing | error
     status: str  # pass | fail | missing
     accepted_differences: List[Dict[str, Any]] = field(default_factory=list)
     unexplained_differences: List[Dict[str, Any]] = field(default_factory=list)
+    #: a ``specialized`` port's differences (suite/accept.py ``assumed``): what each side assumes
+    assumed: List[Dict[str, Any]] = field(default_factory=list)
     rules_applied: Dict[str, int] = field(default_factory=dict)
     cubin_sm90: bool = False
     # `unsafe { ... }` blocks in the op's Rust port: {"kernel": n, "ffi": m}; None without a port.
@@ -201,7 +205,7 @@ def _row(spec: OpSpec, v: VariantSpec, root: Path, reference_build: Path, rust_b
         return row
     from ..api import diff
     from ..errors import TileIRFormatError
-    from .accept import apply_accepted
+    from .accept import apply_accepted, assumed, port_passes
     from .launch_facts import facts_for
     try:
         result = diff(py, rs, launch=facts_for(spec, v, _relative(spec.analysis_path, root)))
@@ -212,13 +216,14 @@ def _row(spec: OpSpec, v: VariantSpec, root: Path, reference_build: Path, rust_b
     result, _ = apply_accepted(result, spec.accepted_differences, v.name, _relative(spec.analysis_path, root))
     row.verdict = result.verdict
     row.rules_applied = dict(result.rules_applied)
+    row.assumed = assumed(result)
     for d in result.differences:
         slim = {"category": d.category, "message": d.message}
-        if d.accepted is None:
-            row.unexplained_differences.append(slim)
-        else:
+        if d.accepted is not None:
             row.accepted_differences.append({**slim, "accepted_as": d.accepted["what"]})
-    ok = row.verdict in ("identical", "equivalent") or result.all_accepted
+        elif result.verdict != "specialized":
+            row.unexplained_differences.append(slim)
+    ok = port_passes(result)
     row.status = "pass" if ok else "fail"
     if report_dir is not None:
         out = report_dir / spec.op
@@ -285,6 +290,13 @@ def _accepted_cell(r: PortRow) -> str:
     return "; ".join(sorted({a["accepted_as"] for a in r.accepted_differences})) or "–"
 
 
+def _assumed_cell(r: PortRow) -> str:
+    text = "; ".join(d["message"] for d in r.assumed[:3]) or "–"
+    if len(r.assumed) > 3:
+        text += f" (+{len(r.assumed) - 3} more)"
+    return text
+
+
 def _unexplained_cell(r: PortRow) -> str:
     text = "; ".join(d["message"] for d in r.unexplained_differences[:3]) or "–"
     if len(r.unexplained_differences) > 3:
@@ -307,6 +319,7 @@ COLUMNS: List[Column] = [
     Column("verdict", lambda r: r.verdict, 10),
     Column("status", lambda r: r.status, 7),
     Column("accepted differences", _accepted_cell, 4),
+    Column("assumptions (specialized)", _assumed_cell, 4),
     Column("unexplained", _unexplained_cell, 5),
     Column("cubin sm_90", lambda r: "yes" if r.cubin_sm90 else "no", 5, ported_only=True),
     Column("unsafe blocks (kernel+ffi)", lambda r: _unsafe_cell(r.unsafe_blocks), 7, _rust_source, ported_only=True),
@@ -317,13 +330,14 @@ COLUMNS: List[Column] = [
 
 #: The text table is for a terminal: counts instead of the lists of differences.
 _TEXT_CELLS = {"accepted differences": lambda r: str(len(r.accepted_differences)),
+               "assumptions (specialized)": lambda r: str(len(r.assumed)),
                "unexplained": lambda r: str(len(r.unexplained_differences)),
                "SASS sm_90": lambda r: r.sass_cell.split(" ")[0],
                "device time vs reference": lambda r: "–" if not r.timing else f"{r.timing['ratio']:.3f}x" + (
                    "" if r.timing.get("state") == "current" else f" ({r.timing.get('state')})"),
                "numerics": lambda r: r.numerics.get("result", "not_run") + (
                    "" if r.numerics.get("state") in ("current", "not_run") else f" ({r.numerics.get('state')})")}
-_TEXT_HEADERS = {"accepted differences": "acc", "unexplained": "unexp", "cubin sm_90": "sm90",
+_TEXT_HEADERS = {"accepted differences": "acc", "assumptions (specialized)": "asm", "unexplained": "unexp", "cubin sm_90": "sm90",
                  "unsafe blocks (kernel+ffi)": "unsafe", "SASS sm_90": "sass", "device time vs reference": "time"}
 
 
@@ -347,6 +361,8 @@ def render_markdown(rows: Sequence[PortRow], *, title: str = "cuTile Rust ports"
              "Generated by `tileir-diff suite status --markdown docs/PORTS.md --report-dir build/report` "
              "(see docs/rust_ports.md). One row per ported reference variant: the verdict of the cuTile Rust "
              "port's IR against the cuTile Python reference IR, the differences the op's analysis.json accepts, "
+             "what a `specialized` port (the same computation, proven, under other assumptions) assumes, with the "
+             "side that assumes more, "
              "whether an sm_90 cubin exists, the `unsafe` blocks of the op's Rust sources (kernel.rs + the C "
              "entry, ffi.rs and mod.rs), the last GPU numerics run (`stale` when it tested another build of the "
              "cubin), whether the two sm_90 cubins have the same SASS, registers, shared memory and constant banks "

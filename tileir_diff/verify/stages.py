@@ -314,7 +314,7 @@ def prepare_ir(ctx: Context, stage: str = "ir_compare") -> Optional[StageResult]
 
 
 def stage_ir_compare(ctx: Context) -> StageResult:
-    from tileir_diff.suite.accept import apply_accepted
+    from tileir_diff.suite.accept import apply_accepted, port_passes
     log = ctx.logger("ir_compare")
     failed = prepare_ir(ctx)
     if failed is not None:
@@ -358,7 +358,7 @@ def stage_ir_compare(ctx: Context) -> StageResult:
                 return StageResult("ir_compare", "fail", reason=msg, failure={"message": msg})
             # marked as `tileir-diff diff --accept` marks them: the reports say what is accepted
             result, _ = apply_accepted(result, accepted, v.name, str(ctx.spec.analysis_path))
-            ok = result.verdict in ("identical", "equivalent") or result.all_accepted
+            ok = port_passes(result)
             acc = [{"category": d.category, "message": d.message, "accepted_as": d.accepted["what"]}
                    for d in result.differences if d.accepted is not None]
             unexplained = [{"category": d.category, "message": d.message} for d in result.unaccepted]

@@ -114,7 +114,7 @@ class PermutedScan(Rule):
         if isinstance(dim, bool) or not isinstance(dim, int) or not 0 <= dim < len(perm):
             return None
         back = inverse(perm)
-        sources = [p.operands[0] for p in inner]  # type: ignore[union-attr]
+        sources = [p.operands[0] for p in inner if p is not None]
         readers = 0
         for result, source in zip(op.results, sources):
             for user in users.get(result.vid, ()):
