@@ -159,3 +159,29 @@ def test_same_scan_on_both_sides_is_identical_without_the_rule():
     a = _kernel(shape, _permuted_scan(shape, (1, 0), 0), "%y")
     r = verdict(a, a)
     assert r.verdict == "identical", r.brief()
+
+
+def test_two_permuted_scans_in_a_row():
+    """The second scan reads the first one's result through its own permute pair: both become
+    plain scans, the second of the first's new result (a chain rewritten in one pass)."""
+    shape = (4, 16)
+    inner = (1, 0)
+    t = [shape[p] for p in inner]
+    a = _kernel(shape, _scan("y", "x", shape, 1) + _scan("w", "y", shape, 1), "%w")
+    b = _kernel(shape, _permuted_scan(shape, inner, 0) + _permute("p2", "y", shape, inner) +
+                _scan("s2", "p2", t, 0) + _permute("w", "s2", t, inverse(inner)), "%w")
+    on = verdict(a, b)
+    assert on.verdict == "equivalent" and on.rules_applied[RULE] == 2, on.brief()
+    from tileir_diff.normalize import normalize
+    f = normalize(b)[0].functions[0]
+    defined = {v.vid for v in f.arguments}
+
+    def walk(block):
+        defined.update(v.vid for v in block.arguments)
+        for op in block.operations:
+            assert all(v.vid in defined for v in op.operands), op  # every operand defined before use
+            for r in op.regions:
+                for blk in r.blocks:
+                    walk(blk)
+            defined.update(v.vid for v in op.results)
+    walk(f.body)

@@ -85,7 +85,7 @@ class PermutedScan(Rule):
                     return []
                 if op.name != "scan":
                     return None
-                new = self._unpermuted(op, prod, users, fresh)
+                new = self._unpermuted(op, prod, users, fresh, subst)
                 if new is None:
                     return None
                 for old, value in zip(op.results, new.results):
@@ -100,7 +100,7 @@ class PermutedScan(Rule):
         return module, scans[0]
 
     @staticmethod
-    def _unpermuted(op: Operation, prod, users, fresh) -> Optional[Operation]:
+    def _unpermuted(op: Operation, prod, users, fresh, subst) -> Optional[Operation]:
         """The scan of the un-permuted operands along the mapped dimension, or None."""
         if not op.operands or len(op.operands) != len(op.results) or len(op.regions) != 1:
             return None
@@ -114,7 +114,8 @@ class PermutedScan(Rule):
         if isinstance(dim, bool) or not isinstance(dim, int) or not 0 <= dim < len(perm):
             return None
         back = inverse(perm)
-        sources = [p.operands[0] for p in inner if p is not None]
+        # (an inner permute's source may itself be a value this pass replaced: a chain of scans)
+        sources = [subst.get(p.operands[0].vid, p.operands[0]) for p in inner if p is not None]
         readers = 0
         for result, source in zip(op.results, sources):
             for user in users.get(result.vid, ()):
