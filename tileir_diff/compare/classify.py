@@ -728,7 +728,6 @@ class Classifier:
                     # an assumption at the user (an overflow flag, a predicate) and a new input:
                     # the input is another computation, and it names the root
                     existing.category = finding.category
-                    existing.extra["assumption_too"] = True
                     existing.message = f"{finding.message}; {existing.message}"
                 elif existing.kind == "rewired" and finding.message not in existing.message:
                     # another input of the user rewired too (both mma inputs rounded to tf32):
