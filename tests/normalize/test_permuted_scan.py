@@ -185,3 +185,38 @@ def test_two_permuted_scans_in_a_row():
                     walk(blk)
             defined.update(v.vid for v in op.results)
     walk(f.body)
+
+
+def _scan2(name: str, a: str, b: str, shape, dim: int) -> str:
+    """A scan of two tiles at once: a running sum of ``a`` and a running product of ``b``."""
+    t = _t(shape)
+    return (f"  %{name}:2 = scan %{a}, %{b} dim={dim} reverse=false identities=[0.000000e+00 : f32, "
+            f"1.000000e+00 : f32] : {t}, {t} -> {t}, {t}\n"
+            f"  (%{name}_a0: tile<f32>, %{name}_a1: tile<f32>, %{name}_b0: tile<f32>, %{name}_b1: tile<f32>) {{\n"
+            f"    %{name}_c0 = addf %{name}_a0, %{name}_b0 : tile<f32>\n"
+            f"    %{name}_c1 = mulf %{name}_a1, %{name}_b1 : tile<f32>\n"
+            f"    yield %{name}_c0, %{name}_c1 : tile<f32>, tile<f32>\n  }}\n")
+
+
+def _two_operand_port(shape, perms, back, outputs=("%y0", "%y1")):
+    t = [shape[p] for p in perms[0]]
+    neg = f"  %x2 = negf %x : {_t(shape)}\n"
+    body = (neg + _permute("p", "x", shape, perms[0]) + _permute("q", "x2", shape, perms[1]) + _scan2("s", "p", "q", t, 0)
+            + _permute("y0", "s#0", t, back) + _permute("y1", "s#1", t, back))
+    return _kernel(shape, body, outputs[0], out2=outputs[1])
+
+
+def test_a_scan_of_two_tiles_under_one_permutation():
+    shape = (4, 16)
+    a = _kernel(shape, f"  %x2 = negf %x : {_t(shape)}\n" + _scan2("y", "x", "x2", shape, 1), "%y#0", out2="%y#1")
+    assert_absorbed(a, _two_operand_port(shape, [(1, 0), (1, 0)], (1, 0)), RULE)
+    # mutant: the two results stored the other way round
+    r = assert_not_absorbed(a, _two_operand_port(shape, [(1, 0), (1, 0)], (1, 0), outputs=("%y1", "%y0")))
+    assert r.rules_applied.get(RULE, 0) == 1
+
+
+def test_mutant_two_tiles_under_different_permutations():
+    shape = (4, 4, 4)
+    a = _kernel(shape, f"  %x2 = negf %x : {_t(shape)}\n" + _scan2("y", "x", "x2", shape, 1), "%y#0", out2="%y#1")
+    r = assert_not_absorbed(a, _two_operand_port(shape, [(1, 2, 0), (2, 0, 1)], inverse((1, 2, 0))))
+    assert r.rules_applied.get(RULE, 0) == 0
