@@ -176,26 +176,48 @@ def test_every_report_format_says_what_is_accepted(swapped):
     assert "0 of 1 accepted by x)" in other.to_text() and "(accepted)" not in other.to_text()
 
 
-def test_a_specialized_port_passes_only_with_its_assumptions_checked_by_the_abi():
+def test_the_port_table_says_which_assumptions_of_a_specialized_port_its_abi_checks():
     # the reference orders its stores across loop iterations, the port does not: specialized,
     # the port assuming the tiles do not overlap (tests/normalize/test_disjoint_loop_stores.py)
     from tests.normalize.test_disjoint_loop_stores import _loop
     from tests.normalize.kernels import kernel, verdict
-    from tileir_diff.suite.accept import port_verdict, precondition_problem
+    from tileir_diff.suite.accept import abi_checked, port_passes, precondition_problem
     result = verdict(kernel(_loop(True)), kernel(_loop(False)))
     assert result.verdict == "specialized"
     entry = {"what": "stores do not overlap", "match": {"unordered_stores": {}}, "checked_by": "abi.rs", "why": "t"}
     assert precondition_problem(entry) is None and precondition_problem({"what": "x"}) is not None
-    ok, checked, unexplained = port_verdict(result, [entry], "v")
-    assert ok and [e["what"] for _, e in checked] == ["stores do not overlap"] and not unexplained
-    assert port_verdict(result, [], "v")[0] is False
-    assert port_verdict(result, [{**entry, "match": {"tie": {}}}], "v")[0] is False
-    assert port_verdict(result, [{**entry, "variants": ["other"]}], "v")[0] is False
+    checked, rest = abi_checked(result, [entry], "v")
+    assert port_passes(result) and [e["what"] for _, e in checked] == ["stores do not overlap"] and not rest
+    assert abi_checked(result, [], "v")[0] == []
+    assert abi_checked(result, [{**entry, "match": {"tie": {}}}], "v")[0] == []
+    assert abi_checked(result, [{**entry, "variants": ["other"]}], "v")[0] == []
     # the reference assumes more (the sides swapped): not an assumption of the port, not covered
     back = verdict(kernel(_loop(False)), kernel(_loop(True)))
-    assert back.verdict == "specialized" and port_verdict(back, [entry], "v")[0] is False
+    assert back.verdict == "specialized" and abi_checked(back, [entry], "v")[0] == []
     row = PortRow("rms_norm", "bwd", "specialized", "pass",
                   abi_checked=[{"category": "specialization", "message": "m", "checked_as": "stores do not overlap",
                                 "checked_by": "abi.rs"}])
     assert "stores do not overlap" in render_markdown([row], links=Links(ROOT, ROOT))
-    assert render_text([row]).splitlines()[0].split()[5] == "abi"
+    assert render_text([row]).splitlines()[0].split()[6] == "abi"
+
+
+def test_a_specialized_port_passes_and_lists_what_it_assumes(tmp_path):
+    """``specialized`` (the checker proved the same computation without the assumptions) passes
+    with no accepted difference; its assumptions are listed, not counted as unexplained. A port
+    that differs otherwise does not pass."""
+    from tileir_diff.suite.accept import assumed, port_passes
+
+    from ..check import kernels as K
+    from ..check.test_specialized import _with_assume
+    base = K.exp2_sub()
+    special = tileir_diff.diff(base, _with_assume(base, "div_by<16>"))
+    assert special.verdict == "specialized" and port_passes(special)
+    listed = assumed(special)
+    assert [(d["category"], d["assumes_more"]) for d in listed] == [("specialization", "right")]
+    different = tileir_diff.diff(base, _with_assume(K.exp2_sub(True), "div_by<16>"))
+    assert different.verdict == "different" and not port_passes(different) and assumed(different) == []
+    row = PortRow("gelu", "erf_f16", "specialized", "pass", assumed=listed)
+    md = render_markdown([row], links=Links(ROOT, ROOT / "docs"))
+    line = next(x for x in md.splitlines() if x.startswith("| [gelu]"))
+    assert "assume div_by<16>" in line and "the right assumes more" in line
+    assert render_text([row]).splitlines()[1].split()[4:6] == ["0", "1"]  # acc 0, asm 1

@@ -19,11 +19,12 @@ from ..match.opsets import MEMORY_OPS as _TABLE_MEMORY_OPS, ops_with
 from ..match.operands import aligned_operand_pairs
 from ..ir.types import TensorViewType, VIEW_TYPES
 from ..normalize.canon import attr_key, attr_text, fmt_type
-from ..normalize.util import has_trait, operand_role
+from ..normalize.util import enum_name, has_trait, operand_role
 from .describe import FunctionText, location_record, location_text
 from .result import Difference, OpRef
 from .folds import FoldContext, apply_folds
 from .roots import Finding, Root
+from .specialization import excluded_wraps, flag_side, overflow_keys, wraps_text
 
 MEMORY_OPS = _TABLE_MEMORY_OPS  # the op table's memory trait
 VIEW_OPS = frozenset({"make_partition_view", "make_strided_view", "make_gather_scatter_view", "make_tensor_view",
@@ -58,6 +59,14 @@ def family(name: str) -> str:
 
 
 _Root = Root
+
+
+class _FlagFinding(Finding):
+    """A finding about an overflow flag (an assumption; see compare/specialization.py)."""
+
+
+def _flag_value(value) -> str:
+    return "none" if value is None else str(enum_name(value))
 
 
 def _scalar_text(v) -> Optional[str]:
@@ -208,6 +217,8 @@ class Classifier:
                     out.append(Finding("type", f"constant {attr_text(va)} -> {attr_text(vb)}"))
                 elif oa.name == "constant" and key == "value":
                     out.append(Finding("constant", constant_change(va, vb)))
+                elif key in overflow_keys(oa.name) and flag_side(va, vb) not in (None, "same"):
+                    out.append(self._flag_finding(l, oa.name, key, va, vb))
                 else:
                     out.append(Finding(_attr_category(oa.name, key),
                                        f"{oa.name} {key} {attr_text(va)} -> {attr_text(vb)}"))
@@ -246,6 +257,20 @@ class Classifier:
             out = [Finding("specialization", f.message, f.own) if f.category == "memory" else f for f in out]
             out.sort(key=lambda f: f.category != "specialization")
         return out
+
+    def _flag_finding(self, l: str, name: str, key: str, va, vb) -> Finding:
+        """An overflow flag on one side (or another one): an assumption, not another computation
+        (compare/specialization.py): "trunci %3: the right assumes no signed wrap (overflow
+        none -> no_signed_wrap)"."""
+        side = flag_side(va, vb)
+        value = self._node_value(self.L, self.lt, l)
+        if side == "neither":
+            what = f"the left assumes {wraps_text(va)}, the right {wraps_text(vb)}"
+        else:
+            more, fewer = (va, vb) if side == "left" else (vb, va)
+            what = f"the {side} assumes {wraps_text(more)}" + (
+                f" (the {'right' if side == 'left' else 'left'} {wraps_text(fewer)})" if excluded_wraps(fewer) else "")
+        return _FlagFinding("specialization", f"{name} {value}: {what} ({key} {_flag_value(va)} -> {_flag_value(vb)})")
 
     def _placement_finding(self, a: Node, b: Node) -> Finding:
         return Finding("control_flow", f"{a.op.name} placed {self._where(self.L, a)} on the left, "
@@ -400,6 +425,9 @@ class Classifier:
                 msgs.append(self._wiring_finding(l, r, unexplained_wires))
             if msgs:
                 msgs = self._refine_constant(l, msgs)
+                # an overflow flag changed together with anything else: the other change names
+                # the root's category (the flag alone is an assumption, the op with it is not)
+                msgs.sort(key=lambda f: isinstance(f, _FlagFinding))
                 root = _Root(l, r, msgs[0].category, "; ".join(f.message for f in msgs))
                 roots.append(root)
                 root_of_left[l] = root
@@ -499,6 +527,10 @@ class Classifier:
             from .specialization import stronger
             side = stronger(a.op.attributes.get("predicate"), b.op.attributes.get("predicate"))
             out["assumes_more"] = side or "neither"
+        elif root.category == "specialization":
+            sides = {flag_side(a.op.attributes.get(k), b.op.attributes.get(k)) for k in overflow_keys(a.name)} - {"same"}
+            if sides and None not in sides:
+                out["assumes_more"] = sides.pop() if len(sides) == 1 else "neither"
         aa, ba = a.op.attributes, b.op.attributes
         keys = [k for k in aa if k[:1] != "_"] + [k for k in ba if k[:1] != "_" and k not in aa]
         changed = [k for k in keys if (k in aa) != (k in ba) or attr_key(aa[k]) != attr_key(ba[k])]
@@ -692,7 +724,12 @@ class Classifier:
             existing = root_of_left.get(lu)
             if existing is not None:  # the user is already a root: this is part of it, and it says so
                 (existing.affected_left if side_l else existing.affected_right).update(nodes)
-                if existing.kind == "rewired" and finding.message not in existing.message:
+                if existing.category == "specialization" and finding.category != "specialization":
+                    # an assumption at the user (an overflow flag, a predicate) and a new input:
+                    # the input is another computation, and it names the root
+                    existing.category = finding.category
+                    existing.message = f"{finding.message}; {existing.message}"
+                elif existing.kind == "rewired" and finding.message not in existing.message:
                     # another input of the user rewired too (both mma inputs rounded to tf32):
                     # said at this root, not left to its list (an attribute change at the user
                     # states its inputs' formula when the proof step shows both cones)

@@ -116,12 +116,12 @@ def checked_precondition(diff: Dict[str, Any], entries: Iterable[Dict[str, Any]]
     return None
 
 
-def port_verdict(result: Any, preconditions: Sequence[Dict[str, Any]], variant: Optional[str]):
-    """(passes, [(difference, abi_checked_preconditions entry)], unexplained differences) of a
-    port's diff whose accepted differences are marked (apply_accepted). It passes when identical
-    or equivalent, when every difference is accepted, or when specialized and every difference
-    is accepted or an assumption of the port that its C ABI checks."""
-    checked, unexplained = [], []
+def abi_checked(result: Any, preconditions: Sequence[Dict[str, Any]], variant: Optional[str]):
+    """([(difference, abi_checked_preconditions entry)], [other unaccepted differences]) of a
+    port's diff whose accepted differences are marked (apply_accepted): which assumptions of a
+    ``specialized`` port its C ABI checks before every launch, and what is left. Whether the port
+    passes is ``port_passes``; this only says which of its assumptions are checked."""
+    checked, rest = [], []
     for d in result.differences:
         if d.accepted is not None:
             continue
@@ -129,10 +129,8 @@ def port_verdict(result: Any, preconditions: Sequence[Dict[str, Any]], variant: 
         if entry is not None:
             checked.append((d, entry))
         else:
-            unexplained.append(d)
-    ok = result.verdict in ("identical", "equivalent") or result.all_accepted or \
-        (result.verdict == "specialized" and not unexplained)
-    return ok, checked, unexplained
+            rest.append(d)
+    return checked, rest
 
 
 def guess_variant(paths: Sequence[str], variants: Sequence[str]) -> Optional[str]:
@@ -159,3 +157,25 @@ def apply_accepted(result: Any, entries: Sequence[Dict[str, Any]], variant: Opti
                                                  "file": source})
         marked.append(d)
     return result.replaced(differences=marked, accepted_from=source), count
+
+
+#: Verdicts with which a port passes the IR comparison whatever it differs in: the same
+#: computation (``identical``, ``equivalent``), or the same computation under the assumptions
+#: the result lists (``specialized``: the checker proved the kernels the same with every
+#: assumption, hint and overflow flag removed; each listed difference says which side assumes
+#: more). Anything else passes only when every difference is accepted.
+PASSING_VERDICTS = ("identical", "equivalent", "specialized")
+
+
+def port_passes(result: Any) -> bool:
+    """Whether a port's diff result (accepted differences marked) passes the IR comparison."""
+    return result.verdict in PASSING_VERDICTS or bool(result.all_accepted)
+
+
+def assumed(result: Any) -> list:
+    """The differences a ``specialized`` port passes with, unaccepted: what it (or the
+    reference) assumes, as the slim dicts the port table keeps."""
+    if result.verdict != "specialized":
+        return []
+    return [{"category": d.category, "message": d.message, "assumes_more": d.detail.get("assumes_more")}
+            for d in result.differences if d.accepted is None]

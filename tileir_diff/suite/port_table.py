@@ -7,9 +7,11 @@ accepted by the op's ``analysis.json`` (``accepted_differences``: category, what
 an sm_90 cubin of the port exists, and the last GPU numerics result
 (``docs/results/ports_results.json``) and the SASS identity of the two sm_90 cubins
 (``docs/results/ports_sass.json``, written by ``tileir-diff suite sass``; see sass.py).
-A port passes when its verdict is identical or
-equivalent, or when every remaining difference is accepted, or when it is specialized and every
-assumption it adds is accepted or checked by its C ABI (``abi_checked_preconditions``). Each row also counts the ``unsafe``
+A port passes when its verdict is identical, equivalent or
+specialized (the checker proved the same computation once assumptions, hints and overflow flags
+are removed; the row lists what each side assumes, and which of the port's assumptions its C ABI
+checks: analysis.json ``abi_checked_preconditions``; suite/accept.py ``port_passes``), or when
+every remaining difference is accepted. Each row also counts the ``unsafe``
 blocks of the op's Rust sources (rust_kernels/src/ops/<op>/: kernel.rs, and the C entry in
 ffi.rs plus mod.rs), so that a port's unchecked surface stays visible.
 """
@@ -36,10 +38,12 @@ RUST_OPS_DIR = "rust_kernels/src/ops"
 class PortRow:
     op: str
     variant: str
-    verdict: str  # identical | equivalent | different | unknown | missing | error
+    verdict: str  # identical | equivalent | specialized | different | unknown | missing | error
     status: str  # pass | fail | missing
     accepted_differences: List[Dict[str, Any]] = field(default_factory=list)
     unexplained_differences: List[Dict[str, Any]] = field(default_factory=list)
+    #: a ``specialized`` port's differences (suite/accept.py ``assumed``): what each side assumes
+    assumed: List[Dict[str, Any]] = field(default_factory=list)
     #: assumptions of a specialized port that its C ABI checks (analysis.json abi_checked_preconditions)
     abi_checked: List[Dict[str, Any]] = field(default_factory=list)
     rules_applied: Dict[str, int] = field(default_factory=dict)
@@ -204,7 +208,7 @@ def _row(spec: OpSpec, v: VariantSpec, root: Path, reference_build: Path, rust_b
         return row
     from ..api import diff
     from ..errors import TileIRFormatError
-    from .accept import apply_accepted
+    from .accept import abi_checked, apply_accepted, assumed, port_passes
     from .launch_facts import facts_for
     try:
         result = diff(py, rs, launch=facts_for(spec, v, _relative(spec.analysis_path, root)))
@@ -215,13 +219,17 @@ def _row(spec: OpSpec, v: VariantSpec, root: Path, reference_build: Path, rust_b
     result, _ = apply_accepted(result, spec.accepted_differences, v.name, _relative(spec.analysis_path, root))
     row.verdict = result.verdict
     row.rules_applied = dict(result.rules_applied)
-    from .accept import port_verdict
-    ok, checked, unexplained = port_verdict(result, spec.abi_checked_preconditions, v.name)
-    row.accepted_differences = [{"category": d.category, "message": d.message, "accepted_as": d.accepted["what"]}
-                                for d in result.differences if d.accepted is not None]
+    row.assumed = assumed(result)
+    checked, _ = abi_checked(result, spec.abi_checked_preconditions, v.name)
     row.abi_checked = [{"category": d.category, "message": d.message, "checked_as": e["what"],
                         "checked_by": e["checked_by"]} for d, e in checked]
-    row.unexplained_differences = [{"category": d.category, "message": d.message} for d in unexplained]
+    for d in result.differences:
+        slim = {"category": d.category, "message": d.message}
+        if d.accepted is not None:
+            row.accepted_differences.append({**slim, "accepted_as": d.accepted["what"]})
+        elif result.verdict != "specialized":
+            row.unexplained_differences.append(slim)
+    ok = port_passes(result)
     row.status = "pass" if ok else "fail"
     if report_dir is not None:
         out = report_dir / spec.op
@@ -292,6 +300,13 @@ def _abi_checked_cell(r: PortRow) -> str:
     return "; ".join(sorted({a["checked_as"] for a in r.abi_checked})) or "–"
 
 
+def _assumed_cell(r: PortRow) -> str:
+    text = "; ".join(d["message"] for d in r.assumed[:3]) or "–"
+    if len(r.assumed) > 3:
+        text += f" (+{len(r.assumed) - 3} more)"
+    return text
+
+
 def _unexplained_cell(r: PortRow) -> str:
     text = "; ".join(d["message"] for d in r.unexplained_differences[:3]) or "–"
     if len(r.unexplained_differences) > 3:
@@ -314,6 +329,7 @@ COLUMNS: List[Column] = [
     Column("verdict", lambda r: r.verdict, 10),
     Column("status", lambda r: r.status, 7),
     Column("accepted differences", _accepted_cell, 4),
+    Column("assumptions (specialized)", _assumed_cell, 4),
     Column("preconditions checked by the C ABI", _abi_checked_cell, 3),
     Column("unexplained", _unexplained_cell, 5),
     Column("cubin sm_90", lambda r: "yes" if r.cubin_sm90 else "no", 5, ported_only=True),
@@ -325,6 +341,7 @@ COLUMNS: List[Column] = [
 
 #: The text table is for a terminal: counts instead of the lists of differences.
 _TEXT_CELLS = {"accepted differences": lambda r: str(len(r.accepted_differences)),
+               "assumptions (specialized)": lambda r: str(len(r.assumed)),
                "preconditions checked by the C ABI": lambda r: str(len(r.abi_checked)),
                "unexplained": lambda r: str(len(r.unexplained_differences)),
                "SASS sm_90": lambda r: r.sass_cell.split(" ")[0],
@@ -332,7 +349,7 @@ _TEXT_CELLS = {"accepted differences": lambda r: str(len(r.accepted_differences)
                    "" if r.timing.get("state") == "current" else f" ({r.timing.get('state')})"),
                "numerics": lambda r: r.numerics.get("result", "not_run") + (
                    "" if r.numerics.get("state") in ("current", "not_run") else f" ({r.numerics.get('state')})")}
-_TEXT_HEADERS = {"accepted differences": "acc", "preconditions checked by the C ABI": "abi", "unexplained": "unexp", "cubin sm_90": "sm90",
+_TEXT_HEADERS = {"accepted differences": "acc", "assumptions (specialized)": "asm", "preconditions checked by the C ABI": "abi", "unexplained": "unexp", "cubin sm_90": "sm90",
                  "unsafe blocks (kernel+ffi)": "unsafe", "SASS sm_90": "sass", "device time vs reference": "time"}
 
 
@@ -356,7 +373,9 @@ def render_markdown(rows: Sequence[PortRow], *, title: str = "cuTile Rust ports"
              "Generated by `tileir-diff suite status --markdown docs/PORTS.md --report-dir build/report` "
              "(see docs/rust_ports.md). One row per ported reference variant: the verdict of the cuTile Rust "
              "port's IR against the cuTile Python reference IR, the differences the op's analysis.json accepts, "
-             "the assumptions of a `specialized` port that its C ABI checks (analysis.json abi_checked_preconditions), "
+             "what a `specialized` port (the same computation, proven, under other assumptions) assumes, with the "
+             "side that assumes more, which of the port's assumptions its C ABI checks before every launch "
+             "(analysis.json abi_checked_preconditions), "
              "whether an sm_90 cubin exists, the `unsafe` blocks of the op's Rust sources (kernel.rs + the C "
              "entry, ffi.rs and mod.rs), the last GPU numerics run (`stale` when it tested another build of the "
              "cubin), whether the two sm_90 cubins have the same SASS, registers, shared memory and constant banks "

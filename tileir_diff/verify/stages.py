@@ -314,7 +314,7 @@ def prepare_ir(ctx: Context, stage: str = "ir_compare") -> Optional[StageResult]
 
 
 def stage_ir_compare(ctx: Context) -> StageResult:
-    from tileir_diff.suite.accept import apply_accepted, port_verdict
+    from tileir_diff.suite.accept import abi_checked, apply_accepted, port_passes
     log = ctx.logger("ir_compare")
     failed = prepare_ir(ctx)
     if failed is not None:
@@ -359,7 +359,9 @@ def stage_ir_compare(ctx: Context) -> StageResult:
                 return StageResult("ir_compare", "fail", reason=msg, failure={"message": msg})
             # marked as `tileir-diff diff --accept` marks them: the reports say what is accepted
             result, _ = apply_accepted(result, accepted, v.name, str(ctx.spec.analysis_path))
-            ok, checked, open_roots = port_verdict(result, ctx.spec.abi_checked_preconditions, v.name)
+            ok = port_passes(result)
+            checked, rest = abi_checked(result, ctx.spec.abi_checked_preconditions, v.name)
+            open_roots = [] if result.verdict == "specialized" else rest
             acc = [{"category": d.category, "message": d.message, "accepted_as": d.accepted["what"]}
                    for d in result.differences if d.accepted is not None]
             unexplained = [{"category": d.category, "message": d.message} for d in open_roots]
