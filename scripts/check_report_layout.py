@@ -8,7 +8,9 @@ Each report is loaded in an iframe of a small probe page; the probe measures the
 and Chromium's --dump-dom hands the figures back. Checked, with every fold closed and then with
 every fold open:
 
-* alignment: the left and right cell of every side-by-side row start at the same height;
+* alignment: the left and right cell of every side-by-side row start at the same height, and
+  every matched line not marked "written elsewhere" shares its row with its partner;
+* gutter: no line number wraps or is wider than its gutter (5-digit numbers of a 30k-line kernel);
 * wrapping: no line of code, and no difference card, is wider than its box (nothing scrolls or
   falls off sideways);
 * folds: a fold holds whole rows, so both sides unfold together;
@@ -42,13 +44,31 @@ function lum(c){var m=c.match(/[\\d.]+/g).map(Number).slice(0,3).map(function(v)
   return v<=0.03928?v/12.92:Math.pow((v+0.055)/1.055,2.4);});return 0.2126*m[0]+0.7152*m[1]+0.0722*m[2];}
 function contrast(a,b){var x=lum(a),y=lum(b);return (Math.max(x,y)+0.05)/(Math.min(x,y)+0.05);}
 function hidden(e){return !e.offsetParent||!!e.closest('details:not([open]) > :not(summary)');}
+function gutter(d, w, out){
+  var nos=d.querySelectorAll('.code .ln .no'), range=d.createRange(), pad=null;
+  for(var i=0;i<nos.length;i++){var e=nos[i]; if(hidden(e)) continue; out.numbers++;
+    var n=parseInt(e.textContent,10); if(n>out.largest) out.largest=n;
+    if(pad===null) pad=parseFloat(w.getComputedStyle(e).paddingRight)||0;
+    range.selectNodeContents(e); var rects=range.getClientRects(), box=e.getBoundingClientRect();
+    if(rects.length>1) out.gutter.push('line number '+e.textContent+' wraps onto '+rects.length+' lines');
+    else if(rects.length===1&&(rects[0].left<box.left-0.5||rects[0].right>box.right-pad+0.5))
+      out.gutter.push('line number '+e.textContent+' is wider than its gutter ('+
+        rects[0].width.toFixed(1)+' px in '+(box.width-pad).toFixed(1)+' px)');}}
+function pairs(d, out){
+  var left=d.querySelectorAll('.code .ln.sL[data-partner]:not(.moved)');
+  for(var i=0;i<left.length;i++){var e=left[i]; if(hidden(e)) continue; out.pairs++;
+    var p=d.getElementById('R:'+e.getAttribute('data-partner'));
+    if(!p){out.misaligned.push(e.id+': its partner has no line');continue;}
+    if(p.parentElement!==e.parentElement||Math.abs(p.getBoundingClientRect().top-e.getBoundingClientRect().top)>0.5)
+      out.misaligned.push(e.id+' and its partner '+p.id+' are on different rows');}}
 function measure(d, w){
-  var out={rows:0,misaligned:[],overflow:[]};
+  var out={rows:0,misaligned:[],overflow:[],gutter:[],numbers:0,largest:0,pairs:0};
   var rows=d.querySelectorAll('.code .row');
   for(var i=0;i<rows.length;i++){var r=rows[i]; if(hidden(r)) continue; out.rows++;
     var c=r.children; if(c.length!==2){out.misaligned.push('row '+i+' has '+c.length+' cells');continue;}
     var a=c[0].getBoundingClientRect(),b=c[1].getBoundingClientRect();
     if(Math.abs(a.top-b.top)>0.5||Math.abs(a.height-b.height)>0.5) out.misaligned.push('row '+i);}
+  pairs(d, out); gutter(d, w, out);
   var boxes=d.querySelectorAll('.code, .dl, .dr, .ln');
   for(var j=0;j<boxes.length;j++){var x=boxes[j]; if(hidden(x)) continue;
     if(x.scrollWidth>x.clientWidth+1) out.overflow.push((x.className||x.tagName)+' '+j);}
@@ -90,20 +110,25 @@ def find_chromium() -> str | None:
     return None
 
 
-def _chromium(browser: str, tmp: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                           "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
-                           "--allow-file-access-from-files", f"--user-data-dir={tmp / 'profile'}", *args],
-                          capture_output=True, text=True, timeout=120)
+def _chromium(browser: str, tmp: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    command = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+               "--allow-file-access-from-files", f"--user-data-dir={tmp / 'profile'}", *args]
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"chromium did not load, lay out and measure the page within {timeout:g} s") from None
 
 
-def measure(browser: str, report: Path, width: int, height: int) -> dict:
+def measure(browser: str, report: Path, width: int, height: int, timeout: float = 120) -> dict:
+    """The probe's figures for REPORT laid out in a WIDTH x HEIGHT window; RuntimeError when Chromium
+    gives none within TIMEOUT seconds (the whole browser run: start, load, layout, measuring)."""
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         probe = tmp / "probe.html"
         probe.write_text(PROBE % {"src": report.resolve().as_uri(), "width": width, "height": height})
         r = _chromium(browser, tmp, "--virtual-time-budget=10000", f"--window-size={width},{height}",
-                      "--dump-dom", probe.as_uri())
+                      "--dump-dom", probe.as_uri(), timeout=timeout)
     m = re.search(r'<pre id="result">(.*?)</pre>', r.stdout, re.S)
     if not m:
         raise RuntimeError(f"{report}: the probe reported nothing (chromium: {r.stderr.strip()[-300:]})")
@@ -119,6 +144,7 @@ def problems(name: str, res: dict) -> list[str]:
             out.append(f"{name}: no side-by-side rows laid out ({state} folds)")
         out += [f"{name}: misaligned ({state} folds): {x}" for x in m["misaligned"][:5]]
         out += [f"{name}: wider than its box ({state} folds): {x}" for x in m["overflow"][:5]]
+        out += [f"{name}: gutter ({state} folds): {x}" for x in m["gutter"][:5]]
     out += [f"{name}: {x}" for x in res["fold_problems"][:5]]
     if res["chip_matched"] is not None and res["table_matched"] is not None and \
             res["chip_matched"] != res["table_matched"]:
