@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -165,7 +166,10 @@ def screenshot(browser: str, report: Path, out: Path, width: int, height: int) -
 def write_examples(folder: Path) -> list[Path]:
     import tileir_diff
     sys.path.insert(0, str(ROOT / "scripts"))
-    from demo_report import LEFT, planted_bug_text
+    from demo_report import LEFT as left_file
+    from demo_report import planted_bug_text
+    # the reports name their inputs as given: relative to the working directory, not this machine's layout
+    LEFT = os.path.relpath(left_file)
     folder.mkdir(parents=True, exist_ok=True)
     module = tileir_diff.load(LEFT)
     reports = []
@@ -178,7 +182,7 @@ def write_examples(folder: Path) -> list[Path]:
     port = ROOT / "tests" / "corpus" / "rust" / "rms_norm.bwd_f16_m4_n1024.tileirbc"
     if ref.is_file():
         from tileir_diff.suite.accept import apply_accepted, load_accept_file
-        result = tileir_diff.diff(ref, port)
+        result = tileir_diff.diff(os.path.relpath(ref), os.path.relpath(port))
         entries, _ = load_accept_file(str(ROOT / "reference" / "rms_norm" / "analysis.json"))
         result, _ = apply_accepted(result, entries, "bwd_f16_m4_n1024", "reference/rms_norm/analysis.json")
         reports.append(_write(folder / "report-accepted.html", result))
