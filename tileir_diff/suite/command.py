@@ -85,7 +85,7 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
         sub, "export", _cmd_export, help="export variants to bytecode 13.3 and compile cubins with tileiras",
         description="Export each reference variant with cuTile Python to Tile IR bytecode 13.3 and compile "
                     "it to cubins with tileiras; outputs newer than their inputs are kept. Needs cuda-tile "
-                    "and nvidia-cuda-tileiras (pip install -e .[tools]). Exit 1 when a variant fails.")
+                    "and nvidia-cuda-tileiras (pip install -e .[tools]).")
     p_exp.add_argument("--variant", action="append", dest="variants", metavar="NAME", help="only this variant (repeatable)")
     p_exp.add_argument("--force", action="store_true", help="rebuild even when outputs are newer than inputs")
     p_exp.add_argument("--no-cubin", action="store_true", help="bytecode only")
@@ -97,8 +97,7 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
         sub, "status", _cmd_status, help="the port table: each variant's Rust port vs its Python reference",
         description="The port table: for every reference variant, the verdict of its cuTile Rust port's IR "
                     "(build/rust) against the Python reference IR (build/reference), the differences "
-                    "analysis.json accepts, the cubin, unsafe blocks and the last numerics run. Exit 0 when "
-                    "every ported variant passes, 1 otherwise.")
+                    "analysis.json accepts, the cubin, unsafe blocks and the last numerics run.")
     p_st.add_argument("--format", choices=("text", "json"), default="text")
     p_st.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
     p_st.add_argument("--markdown", type=Path, metavar="PATH", help="also write the table as Markdown (docs/PORTS.md)")
