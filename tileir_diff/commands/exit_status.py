@@ -40,6 +40,11 @@ EXIT_STATUS: Dict[str, List[Tuple[str, str]]] = {
         ("2", "bad usage or input: no analysis.json beside the kernel, cuda.tile missing, an unreadable kernel"),
         ("70", "internal error (a bug)"),
     ],
+    "mcp": [
+        ("0", "the client closed the connection"),
+        ("2", "bad options, or the mcp SDK missing (pip install 'tileir_diff[mcp]')"),
+        ("70", "internal error (a bug)"),
+    ],
     # the suite's subcommands (suite/command.py; their help gets these rows from cli.build_parser)
     "suite list": [
         ("0", "listed"),
@@ -95,7 +100,7 @@ def attach_nested_epilogs(parser) -> None:
 
 def top_level_epilog() -> str:
     """``tileir-diff --help``: diff's statuses (the verdicts), and where the others are."""
-    return epilog("diff") + "\n\nverify, analyze, summary, dump and the suite commands list their own (COMMAND --help)."
+    return epilog("diff") + "\n\nverify, analyze, summary, dump, mcp and the suite commands list their own (COMMAND --help)."
 
 
 def markdown_table(command: str) -> str:
