@@ -280,7 +280,8 @@ def _absorbed_overview(result: Any) -> str:
     total = [sum(n[k] for n in counts.values()) for k in (0, 1)]
     return ("<section id=\"absorbed\"><h2>What the rules absorbed</h2>"
             f"<p>{total[0]} left and {total[1]} right ops have no partner because a rule folded, merged or "
-            "rewrote them (the hatched rows of the side by side; its switch hides them).</p>"
+            "rewrote them (the hatched rows of the side by side; its switch hides them). "
+            "<code>tileir-diff dump --normalized FILE</code> prints a side as the rules leave it.</p>"
             "<table class=\"absorbed-table\"><tr><th>rule</th><th>op</th><th>left</th><th>right</th></tr>"
             f"{rows}</table></section>\n")
 
