@@ -14,6 +14,7 @@ every fold open:
 * wrapping: no line of code, and no difference card, is wider than its box (nothing scrolls or
   falls off sideways);
 * folds: a fold holds whole rows, so both sides unfold together;
+* long messages: a root difference's long message is cut to three lines, and its button shows all;
 * one count: the header's "N ops matched" equals the sum of the functions table's "matched";
 * readable badges: every verdict badge's text contrasts with its background (WCAG ratio >= 3);
 * honest colour: a page whose verdict is identical or equivalent shows no red "differs".
@@ -78,6 +79,12 @@ function measure(d, w){
 document.getElementById('f').addEventListener('load',function(){
   var w=this.contentWindow,d=w.document,res={};
   res.closed=measure(d,w);
+  // a long root-difference message shows three lines and a button; the button shows the rest
+  var mores=d.querySelectorAll('.more-msg'); res.long_messages=mores.length; res.cut=[];
+  for(var m=0;m<mores.length;m++){var head=mores[m].previousElementSibling;
+    if(!(head.scrollHeight>head.clientHeight+1)) res.cut.push('long message '+m+' is not cut to three lines');
+    mores[m].click();
+    if(head.scrollHeight>head.clientHeight+1) res.cut.push('long message '+m+' stays cut after its button');}
   var folds=d.querySelectorAll('details.fold'); res.folds=folds.length; res.fold_problems=[];
   for(var k=0;k<folds.length;k++){var kids=folds[k].children;
     for(var q=0;q<kids.length;q++){var t=kids[q].tagName.toLowerCase();
@@ -147,6 +154,7 @@ def problems(name: str, res: dict) -> list[str]:
         out += [f"{name}: wider than its box ({state} folds): {x}" for x in m["overflow"][:5]]
         out += [f"{name}: gutter ({state} folds): {x}" for x in m["gutter"][:5]]
     out += [f"{name}: {x}" for x in res["fold_problems"][:5]]
+    out += [f"{name}: {x}" for x in res["cut"][:5]]
     if res["chip_matched"] is not None and res["table_matched"] is not None and \
             res["chip_matched"] != res["table_matched"]:
         out.append(f"{name}: header says {res['chip_matched']} ops matched, the functions table {res['table_matched']}")

@@ -137,6 +137,28 @@ def test_layout_checker_catches_broken_pages(tmp_path):
     assert "wider than its box" in found and "badge 'same' has contrast" in found and "has 1 cells" in found
 
 
+
+@pytest.mark.skipif(browser() is None, reason="chromium not installed (apt-get install -y chromium)")
+def test_a_wrong_ports_long_signature_message_is_cut_and_opens(tmp_path):
+    """The independent flash_decode port with an off-by-one mask (tests/corpus/independent): its
+    calling-convention root lists 42 argument pairs; three lines show, the button shows the rest."""
+    import tileir_diff
+    corpus = ROOT / "tests" / "corpus" / "independent"
+    result = tileir_diff.diff(corpus / "reference" / "flash_decode.partial_f16_d64_g8.tileirbc",
+                              corpus / "flash_decode_mask_off_by_one.tileirbc")
+    report = tmp_path / "wrong.html"
+    report.write_text(result.to_html(), encoding="utf-8")
+    checker = _layout_checker()
+    res = checker.measure(checker.find_chromium(), report, 1280, 1000)
+    assert checker.problems(report.name, res) == []
+    assert res["long_messages"] == 1 and res["verdict"].strip() == "DIFFERENT"
+    broken = report.read_text().replace("b.previousElementSibling.classList.toggle('open')", "false")
+    assert broken != report.read_text()
+    (tmp_path / "broken.html").write_text(broken)
+    found = checker.problems("broken", checker.measure(checker.find_chromium(), tmp_path / "broken.html", 1280, 1000))
+    assert found == ["broken: long message 0 stays cut after its button"]
+
+
 def _gutter_broken(page: str, *, wrap: bool) -> str:
     """The page with a one-digit gutter; with WRAP also without the rule that keeps a number on one line."""
     narrow = re.sub(r'style="--gutter:\d+"', 'style="--gutter:1"', page)
