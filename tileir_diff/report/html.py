@@ -589,6 +589,7 @@ user-select:none;font-size:11.5px;font-family:ui-monospace,monospace;line-height
 overflow:visible}
 .sbs.hide-absorbed .row.absorbed{display:none}
 .absorbed-table td.n{text-align:right;font-variant-numeric:tabular-nums}
+#absorbed p code{white-space:nowrap}
 .switch{margin-left:12px;font-size:12.5px;white-space:nowrap}
 .ln .src{line-height:19px;padding-right:12px}
 .ln[data-op]{cursor:pointer}
