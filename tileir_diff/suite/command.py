@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Optional, Sequence
 
 from tileir_diff.suite.catalog import CatalogError, OpSpec, load_catalog
 from tileir_diff.progress import add_progress_option, progress_bar
@@ -80,7 +80,7 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
         description="List every reference operator and variant of the catalog (reference/<op>/analysis.json, "
                     "validated on the way): kernel, dtypes, constants, and which of its bytecode and cubins "
                     "are built. --format json gives what a port or a launcher needs to find and call each.")
-    p_list.add_argument("--format", choices=("text", "json"), default="text")
+    _format_options(p_list)
     p_exp = _suite_subcommand(
         sub, "export", _cmd_export, help="export variants to bytecode 13.3 and compile cubins with tileiras",
         description="Export each reference variant with cuTile Python to Tile IR bytecode 13.3 and compile "
@@ -91,14 +91,14 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
     p_exp.add_argument("--no-cubin", action="store_true", help="bytecode only")
     p_exp.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
                        help="variants exported at once (default: the CPU count, here %(default)s)")
-    p_exp.add_argument("--format", choices=("text", "json"), default="text")
+    _format_options(p_exp)
     add_progress_option(p_exp)
     p_st = _suite_subcommand(
         sub, "status", _cmd_status, help="the port table: each variant's Rust port vs its Python reference",
         description="The port table: for every reference variant, the verdict of its cuTile Rust port's IR "
                     "(build/rust) against the Python reference IR (build/reference), the differences "
                     "analysis.json accepts, the cubin, unsafe blocks and the last numerics run.")
-    p_st.add_argument("--format", choices=("text", "json"), default="text")
+    _format_options(p_st)
     p_st.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
     p_st.add_argument("--markdown", type=Path, metavar="PATH", help="also write the table as Markdown (docs/PORTS.md)")
     p_st.add_argument("--report-dir", type=Path, metavar="DIR",
@@ -111,13 +111,25 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
         description="Disassemble each ported variant's sm_90 cubin and its Python reference's (nvdisasm, "
                     "cuobjdump: pip install -e .[sass]) and compare the SASS, registers, shared memory and "
                     "constant banks; the port table reads the results (docs/results/ports_sass.json).")
-    p_sass.add_argument("--json", type=Path, metavar="PATH",
-                        help="write the results here (the port table reads docs/results/ports_sass.json)")
-    p_sass.add_argument("--format", choices=("text", "json"), default="text")
+    p_sass.add_argument("-o", "--output", "--json", dest="json", type=Path, metavar="PATH",
+                        help="write the results here (the port table reads docs/results/ports_sass.json; --json "
+                             "PATH is the old spelling)")
+    _format_options(p_sass)
     p_sass.add_argument("--merge", action="store_true",
                         help="keep the --json file's records of the ops not compared now (with --op)")
     p_sass.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
     add_progress_option(p_sass)
+
+
+def _format_options(p: argparse.ArgumentParser) -> None:
+    """-f/--format and --compact, spelled as the other commands spell them (commands.add_format_option,
+    a layer above this one)."""
+    p.add_argument("-f", "--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    p.add_argument("--compact", action="store_true", help="json: on one line, no indentation")
+
+
+def _indent(args: argparse.Namespace, default: int) -> Optional[int]:
+    return None if args.compact else default
 
 
 def _positive_int(text: str) -> int:
@@ -166,7 +178,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         return 2
     records = list_records(specs, build_root=args.build_root, archs=tuple(args.archs or DEFAULT_ARCHS))
     if args.format == "json":
-        json.dump(records, sys.stdout, indent=2)
+        json.dump(records, sys.stdout, indent=_indent(args, 2))
         sys.stdout.write("\n")
         return 0
     rows = [("op", "variant", "kernel", "dtypes", "constants", "built")]
@@ -204,7 +216,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             print(f"error: no such variant(s): {sorted(unknown)}", file=sys.stderr)
             return 2
     if args.format == "json":
-        json.dump([r.to_dict() for r in records], sys.stdout, indent=2)
+        json.dump([r.to_dict() for r in records], sys.stdout, indent=_indent(args, 2))
         sys.stdout.write("\n")
     else:
         for r in records:
@@ -248,7 +260,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
                                                 encoding="utf-8")
     shown = [r for r in rows if r.verdict != "missing"] if args.ported_only else rows
     if args.format == "json":
-        print(json.dumps(status_document(shown, root), indent=1))
+        print(json.dumps(status_document(shown, root), indent=_indent(args, 1)))
     else:
         sys.stdout.write(render_text(shown, all_rows=rows))
     if rows and not ported(rows):  # "0 of N ported" would read as a port table; nothing was compared
@@ -296,7 +308,7 @@ def _cmd_sass(args: argparse.Namespace) -> int:
     doc = results_document(rows, root)
     if args.merge:
         if not args.json:
-            print("error: --merge needs --json PATH (the file to merge into)", file=sys.stderr)
+            print("error: --merge needs -o PATH (the file to merge into)", file=sys.stderr)
             return 2
         if args.json.is_file():
             try:
@@ -308,7 +320,7 @@ def _cmd_sass(args: argparse.Namespace) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     if args.format == "json":
-        print(json.dumps(doc, indent=1))
+        print(json.dumps(doc, indent=_indent(args, 1)))
     else:
         for r in rows:
             line = summary_cell(r.to_dict()) if r.verdict != "error" else f"error: {r.error}"
