@@ -229,6 +229,21 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 1 if any(not r.ok for r in records) else 0
 
 
+def _unwritable_outputs(args: argparse.Namespace) -> Optional[str]:
+    """'cannot write PATH: why' for a --markdown file or --report-dir folder that cannot be written
+    (the report folder is made here), else None: one line and status 2, never an internal error."""
+    if args.markdown is not None and not args.markdown.resolve().parent.is_dir():
+        return f"cannot write {args.markdown}: No such file or directory"
+    if args.report_dir is not None:
+        try:
+            args.report_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            return f"cannot write {args.report_dir}: {e.strerror or e}"
+        if not os.access(args.report_dir, os.W_OK):
+            return f"cannot write {args.report_dir}: Permission denied"
+    return None
+
+
 #: suite status when no variant has port IR: nothing was compared, nothing is claimed (as verify's 3).
 EXIT_NOTHING_BUILT = 3
 
@@ -247,17 +262,26 @@ def _cmd_status(args: argparse.Namespace) -> int:
         return 2
     if args.report_dir:
         args.report_dir = args.report_dir.resolve()  # rows keep absolute report paths; links are relative
+    unwritable = _unwritable_outputs(args)  # before the table is computed, which takes a while
+    if unwritable:
+        print(f"error: {unwritable}", file=sys.stderr)
+        return 2
     with progress_bar(sum(len(s.variants) for s in specs), "status", args.progress) as bar:
         rows = port_rows(specs, root=root, reference_build=args.build_root, rust_build=args.rust_build,
                          report_dir=args.report_dir, on_row=lambda r: bar.update(1))
-    if args.markdown:
-        args.markdown.write_text(render_markdown(rows, links=Links(root, args.markdown.resolve().parent)),
-                                 encoding="utf-8")
-    if args.report_dir:
-        report_dir = args.report_dir.resolve()
-        (report_dir / "index.html").write_text(render_index_html(rows, Links(root, report_dir)), encoding="utf-8")
-        (report_dir / "status.json").write_text(json.dumps(status_document(rows, root), indent=1) + "\n",
-                                                encoding="utf-8")
+    try:
+        if args.markdown:
+            args.markdown.write_text(render_markdown(rows, links=Links(root, args.markdown.resolve().parent)),
+                                     encoding="utf-8")
+        if args.report_dir:
+            report_dir = args.report_dir.resolve()
+            (report_dir / "index.html").write_text(render_index_html(rows, Links(root, report_dir)),
+                                                   encoding="utf-8")
+            (report_dir / "status.json").write_text(json.dumps(status_document(rows, root), indent=1) + "\n",
+                                                    encoding="utf-8")
+    except OSError as e:
+        print(f"error: cannot write {e.filename}: {e.strerror or e}", file=sys.stderr)
+        return 2
     shown = [r for r in rows if r.verdict != "missing"] if args.ported_only else rows
     if args.format == "json":
         print(json.dumps(status_document(shown, root), indent=_indent(args, 1)))
@@ -317,8 +341,12 @@ def _cmd_sass(args: argparse.Namespace) -> int:
                 print(printable(f"error: {args.json}: not a ports_sass.json document ({e})"), file=sys.stderr)
                 return 2
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        try:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        except OSError as e:
+            print(printable(f"error: cannot write {args.json}: {e.strerror or e}"), file=sys.stderr)
+            return 2
     if args.format == "json":
         print(json.dumps(doc, indent=_indent(args, 1)))
     else:
