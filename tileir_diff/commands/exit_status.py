@@ -60,14 +60,14 @@ EXIT_STATUS: Dict[str, List[Tuple[str, str]]] = {
     "suite status": [
         ("0", "every ported variant passes (identical, equivalent, or only accepted differences)"),
         ("1", "a ported variant fails"),
-        ("2", "bad usage or catalog: no checkout (pass --root DIR or set TILEIR_DIFF_ROOT)"),
+        ("2", "bad usage or catalog: no checkout (pass --root DIR or set TILEIR_DIFF_ROOT); an unwritable output"),
         ("3", "nothing is built: no port IR for any variant, so nothing was compared and nothing is claimed"),
         ("70", "internal error (a bug)"),
     ],
     "suite sass": [
         ("0", "every ported variant with cubins compared (identical or different SASS)"),
         ("1", "a tool or a cubin failed for a variant"),
-        ("2", "bad usage or catalog; nvdisasm or cuobjdump missing"),
+        ("2", "bad usage or catalog; nvdisasm or cuobjdump missing; an unwritable -o PATH"),
         ("70", "internal error (a bug)"),
     ],
 }
