@@ -186,11 +186,11 @@ def _differences(result: Any, max_affected: int, lines_of: Dict[str, Any]) -> st
                      f"</code>: {esc(accepted.get('what'))}<div class=\"why\">{esc(accepted.get('why'))}</div></div>")
         li_class = " class=\"is-accepted\"" if accepted else ""
         long = len(d.message) > LONG_MESSAGE  # e.g. every argument of a reordered signature
-        more = (f"<button type=\"button\" class=\"more-msg\">show the whole message ({len(d.message):,} "
-                f"characters)</button>") if long else ""
+        more_button = (f"<button type=\"button\" class=\"more-msg\">show the whole message ({len(d.message):,} "
+                       f"characters)</button>") if long else ""
         out.append(f"<li id=\"d{i}\"{li_class}><div class=\"dhead{' long' if long else ''}\">"
                    f"<span class=\"cat c-{esc(d.category)}\">"
-                   f"{esc(d.category)}</span><span class=\"msg\">{esc(d.message)}</span></div>{more}"
+                   f"{esc(d.category)}</span><span class=\"msg\">{esc(d.message)}</span></div>{more_button}"
                    f"<div class=\"where\">{' '.join(where)}</div>{ctx}"
                    f"<div class=\"sides\">{''.join(sides)}</div>{affected}{hint}</li>\n")
     out.append("</ol>\n</section>\n")
