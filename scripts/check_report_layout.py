@@ -8,10 +8,13 @@ Each report is loaded in an iframe of a small probe page; the probe measures the
 and Chromium's --dump-dom hands the figures back. Checked, with every fold closed and then with
 every fold open:
 
-* alignment: the left and right cell of every side-by-side row start at the same height;
+* alignment: the left and right cell of every side-by-side row start at the same height, and
+  every matched line not marked "written elsewhere" shares its row with its partner;
+* gutter: no line number wraps or is wider than its gutter (5-digit numbers of a 30k-line kernel);
 * wrapping: no line of code, and no difference card, is wider than its box (nothing scrolls or
   falls off sideways);
 * folds: a fold holds whole rows, so both sides unfold together;
+* long messages: a root difference's long message is cut to three lines, and its button shows all;
 * one count: the header's "N ops matched" equals the sum of the functions table's "matched";
 * readable badges: every verdict badge's text contrasts with its background (WCAG ratio >= 3);
 * honest colour: a page whose verdict is identical or equivalent shows no red "differs".
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -42,13 +46,31 @@ function lum(c){var m=c.match(/[\\d.]+/g).map(Number).slice(0,3).map(function(v)
   return v<=0.03928?v/12.92:Math.pow((v+0.055)/1.055,2.4);});return 0.2126*m[0]+0.7152*m[1]+0.0722*m[2];}
 function contrast(a,b){var x=lum(a),y=lum(b);return (Math.max(x,y)+0.05)/(Math.min(x,y)+0.05);}
 function hidden(e){return !e.offsetParent||!!e.closest('details:not([open]) > :not(summary)');}
+function gutter(d, w, out){
+  var nos=d.querySelectorAll('.code .ln .no'), range=d.createRange(), pad=null;
+  for(var i=0;i<nos.length;i++){var e=nos[i]; if(hidden(e)) continue; out.numbers++;
+    var n=parseInt(e.textContent,10); if(n>out.largest) out.largest=n;
+    if(pad===null) pad=parseFloat(w.getComputedStyle(e).paddingRight)||0;
+    range.selectNodeContents(e); var rects=range.getClientRects(), box=e.getBoundingClientRect();
+    if(rects.length>1) out.gutter.push('line number '+e.textContent+' wraps onto '+rects.length+' lines');
+    else if(rects.length===1&&(rects[0].left<box.left-0.5||rects[0].right>box.right-pad+0.5))
+      out.gutter.push('line number '+e.textContent+' is wider than its gutter ('+
+        rects[0].width.toFixed(1)+' px in '+(box.width-pad).toFixed(1)+' px)');}}
+function pairs(d, out){
+  var left=d.querySelectorAll('.code .ln.sL[data-partner]:not(.moved)');
+  for(var i=0;i<left.length;i++){var e=left[i]; if(hidden(e)) continue; out.pairs++;
+    var p=d.getElementById('R:'+e.getAttribute('data-partner'));
+    if(!p){out.misaligned.push(e.id+': its partner has no line');continue;}
+    if(p.parentElement!==e.parentElement||Math.abs(p.getBoundingClientRect().top-e.getBoundingClientRect().top)>0.5)
+      out.misaligned.push(e.id+' and its partner '+p.id+' are on different rows');}}
 function measure(d, w){
-  var out={rows:0,misaligned:[],overflow:[]};
+  var out={rows:0,misaligned:[],overflow:[],gutter:[],numbers:0,largest:0,pairs:0};
   var rows=d.querySelectorAll('.code .row');
   for(var i=0;i<rows.length;i++){var r=rows[i]; if(hidden(r)) continue; out.rows++;
     var c=r.children; if(c.length!==2){out.misaligned.push('row '+i+' has '+c.length+' cells');continue;}
     var a=c[0].getBoundingClientRect(),b=c[1].getBoundingClientRect();
     if(Math.abs(a.top-b.top)>0.5||Math.abs(a.height-b.height)>0.5) out.misaligned.push('row '+i);}
+  pairs(d, out); gutter(d, w, out);
   var boxes=d.querySelectorAll('.code, .dl, .dr, .ln');
   for(var j=0;j<boxes.length;j++){var x=boxes[j]; if(hidden(x)) continue;
     if(x.scrollWidth>x.clientWidth+1) out.overflow.push((x.className||x.tagName)+' '+j);}
@@ -57,6 +79,12 @@ function measure(d, w){
 document.getElementById('f').addEventListener('load',function(){
   var w=this.contentWindow,d=w.document,res={};
   res.closed=measure(d,w);
+  // a long root-difference message shows three lines and a button; the button shows the rest
+  var mores=d.querySelectorAll('.more-msg'); res.long_messages=mores.length; res.cut=[];
+  for(var m=0;m<mores.length;m++){var head=mores[m].previousElementSibling;
+    if(!(head.scrollHeight>head.clientHeight+1)) res.cut.push('long message '+m+' is not cut to three lines');
+    mores[m].click();
+    if(head.scrollHeight>head.clientHeight+1) res.cut.push('long message '+m+' stays cut after its button');}
   var folds=d.querySelectorAll('details.fold'); res.folds=folds.length; res.fold_problems=[];
   for(var k=0;k<folds.length;k++){var kids=folds[k].children;
     for(var q=0;q<kids.length;q++){var t=kids[q].tagName.toLowerCase();
@@ -90,20 +118,25 @@ def find_chromium() -> str | None:
     return None
 
 
-def _chromium(browser: str, tmp: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                           "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
-                           "--allow-file-access-from-files", f"--user-data-dir={tmp / 'profile'}", *args],
-                          capture_output=True, text=True, timeout=120)
+def _chromium(browser: str, tmp: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    command = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+               "--allow-file-access-from-files", f"--user-data-dir={tmp / 'profile'}", *args]
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"chromium did not load, lay out and measure the page within {timeout:g} s") from None
 
 
-def measure(browser: str, report: Path, width: int, height: int) -> dict:
+def measure(browser: str, report: Path, width: int, height: int, timeout: float = 120) -> dict:
+    """The probe's figures for REPORT laid out in a WIDTH x HEIGHT window; RuntimeError when Chromium
+    gives none within TIMEOUT seconds (the whole browser run: start, load, layout, measuring)."""
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         probe = tmp / "probe.html"
         probe.write_text(PROBE % {"src": report.resolve().as_uri(), "width": width, "height": height})
         r = _chromium(browser, tmp, "--virtual-time-budget=10000", f"--window-size={width},{height}",
-                      "--dump-dom", probe.as_uri())
+                      "--dump-dom", probe.as_uri(), timeout=timeout)
     m = re.search(r'<pre id="result">(.*?)</pre>', r.stdout, re.S)
     if not m:
         raise RuntimeError(f"{report}: the probe reported nothing (chromium: {r.stderr.strip()[-300:]})")
@@ -119,7 +152,9 @@ def problems(name: str, res: dict) -> list[str]:
             out.append(f"{name}: no side-by-side rows laid out ({state} folds)")
         out += [f"{name}: misaligned ({state} folds): {x}" for x in m["misaligned"][:5]]
         out += [f"{name}: wider than its box ({state} folds): {x}" for x in m["overflow"][:5]]
+        out += [f"{name}: gutter ({state} folds): {x}" for x in m["gutter"][:5]]
     out += [f"{name}: {x}" for x in res["fold_problems"][:5]]
+    out += [f"{name}: {x}" for x in res["cut"][:5]]
     if res["chip_matched"] is not None and res["table_matched"] is not None and \
             res["chip_matched"] != res["table_matched"]:
         out.append(f"{name}: header says {res['chip_matched']} ops matched, the functions table {res['table_matched']}")
@@ -139,7 +174,10 @@ def screenshot(browser: str, report: Path, out: Path, width: int, height: int) -
 def write_examples(folder: Path) -> list[Path]:
     import tileir_diff
     sys.path.insert(0, str(ROOT / "scripts"))
-    from demo_report import LEFT, planted_bug_text
+    from demo_report import LEFT as left_file
+    from demo_report import planted_bug_text
+    # the reports name their inputs as given: relative to the working directory, not this machine's layout
+    LEFT = os.path.relpath(left_file)
     folder.mkdir(parents=True, exist_ok=True)
     module = tileir_diff.load(LEFT)
     reports = []
@@ -152,7 +190,7 @@ def write_examples(folder: Path) -> list[Path]:
     port = ROOT / "tests" / "corpus" / "rust" / "rms_norm.bwd_f16_m4_n1024.tileirbc"
     if ref.is_file():
         from tileir_diff.suite.accept import apply_accepted, load_accept_file
-        result = tileir_diff.diff(ref, port)
+        result = tileir_diff.diff(os.path.relpath(ref), os.path.relpath(port))
         entries, _ = load_accept_file(str(ROOT / "reference" / "rms_norm" / "analysis.json"))
         result, _ = apply_accepted(result, entries, "bwd_f16_m4_n1024", "reference/rms_norm/analysis.json")
         reports.append(_write(folder / "report-accepted.html", result))

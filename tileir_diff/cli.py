@@ -32,7 +32,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     """The parser; with a known ``command`` only that subcommand's module is imported (start-up
     time: the suite command pulls in the catalog and exporter), else all of them (help)."""
     from . import __version__
-    from .commands.exit_status import top_level_epilog
+    from .commands.exit_status import attach_nested_epilogs, top_level_epilog
     parser = argparse.ArgumentParser(
         prog="tileir-diff",
         description="Read CUDA Tile IR (bytecode 13.1-13.5 or tileirdisasm text) and compare kernels structurally.",
@@ -51,6 +51,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
         module.register(subparsers)
     for sub in subparsers.choices.values():  # also after the subcommand: `tileir-diff diff --color=never`
         add_color_option(sub, default=argparse.SUPPRESS)
+    attach_nested_epilogs(parser)  # `suite status --help` etc.: their rows of the one table
     return parser
 
 

@@ -145,6 +145,36 @@ def test_dump_has_short_format_option():
     assert r.returncode == 0 and json.loads(r.stdout)["format"] == "tileir_diff.ir"
 
 
+
+def test_dump_normalized_prints_what_the_rules_leave(tmp_path):
+    """The softmax port's 89 printed lines less what the rules absorbed (duplicate and dead
+    constants, implied assumes); the result still reads back and is equivalent to the file."""
+    port = ROOT / "tests" / "corpus" / "rust" / "softmax.f32_row_m4_n1024.tileirbc"
+    plain, normalized = run_cli("dump", port), run_cli("dump", port, "--normalized")
+    assert plain.returncode == normalized.returncode == 0
+    assert len(normalized.stdout.splitlines()) < len(plain.stdout.splitlines())
+    constants = [line for line in normalized.stdout.splitlines() if " = constant " in line]
+    assert len(constants) == len(set(line.split(" = ", 1)[1] for line in constants))  # deduplicated
+    out = tmp_path / "normalized.tileir"
+    out.write_text(normalized.stdout)
+    assert tileir_diff.diff(port, out).verdict == "equivalent"
+    only_dead = run_cli("dump", port, "--normalized", "--rules", "dead-code")
+    assert len(plain.stdout.splitlines()) > len(only_dead.stdout.splitlines()) > len(normalized.stdout.splitlines())
+
+
+def test_rule_names_are_checked_with_a_suggestion():
+    r = run_cli("dump", MMA, "--rules", "dead-code")
+    assert r.returncode == 2 and r.stderr.splitlines()[-1].endswith("choose the rules of --normalized; add it")
+    r = run_cli("diff", MMA, MMA, "--disable", "commutativ-operands")
+    assert r.returncode == 2 and r.stderr.splitlines()[-1] == (
+        "tileir-diff diff: error: unknown normalization rule 'commutativ-operands' "
+        "(did you mean 'commutative-operands' or 'neutral-operands'?)")
+    r = run_cli("dump", MMA, "--normalized", "--rules", "xyzzy")
+    assert r.returncode == 2 and "unknown normalization rule 'xyzzy'; known rules: ssa-renaming," in r.stderr
+    r = run_cli("dump", MMA, "--normalized", "--disable", "version-defaults")
+    assert r.returncode == 2 and "cannot be switched off" in r.stderr and "Traceback" not in r.stderr
+
+
 def test_errors_show_the_subcommands_usage():
     r = run_cli("dump", MMA, MMA)
     assert r.returncode == 2 and r.stderr.startswith("usage: tileir-diff dump ")

@@ -27,14 +27,16 @@ def mutant(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("args", [("dump", KERNEL), ("summary", KERNEL), ("diff", KERNEL, KERNEL)])
+@pytest.mark.parametrize("args", [("dump", KERNEL), ("summary", KERNEL), ("diff", KERNEL, KERNEL),
+                                  ("suite", "list", "--op", "vector_add")])
 def test_format_and_compact_json_on_every_command(args):
     pretty, compact = cli(*args, "-f", "json"), cli(*args, "--format", "json", "--compact")
     assert pretty.returncode == compact.returncode == 0, pretty.stderr + compact.stderr
     assert pretty.stdout.count("\n") > 3 and compact.stdout.count("\n") == 1
     a, b = json.loads(pretty.stdout), json.loads(compact.stdout)
     for doc in (a, b):
-        doc.pop("stats", None)  # timings
+        if isinstance(doc, dict):  # suite list prints a list
+            doc.pop("stats", None)  # timings
     assert a == b
 
 
@@ -46,6 +48,10 @@ def test_verify_and_analyze_take_format_and_keep_json(tmp_path):
     for command in ("analyze", "diff"):
         help_text = cli(command, "--help").stdout
         assert "-f {" in help_text and "--json" in help_text and "--compact" in help_text
+    for command in ("list", "export", "status", "sass"):
+        help_text = cli("suite", command, "--help").stdout
+        assert "-f {" in help_text and "--compact" in help_text, command
+    assert "-o PATH, --output PATH, --json PATH" in cli("suite", "sass", "--help").stdout
 
 
 def test_an_unwritable_output_is_one_line(tmp_path):

@@ -2,6 +2,7 @@
 its rows, docs/cli.md holds them verbatim, and the rows agree with the program's own constants."""
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
@@ -18,8 +19,11 @@ CLI_MD = (ROOT / "docs" / "cli.md").read_text()
 
 
 def _help(command):
-    parser = build_parser(command)
-    sub = next(a for a in parser._actions if a.dest == "command").choices[command]
+    """The help of COMMAND ("diff", or a nested one: "suite status"), whitespace collapsed."""
+    words = command.split()
+    sub = build_parser(words[0])
+    for word in words:
+        sub = next(a for a in sub._actions if isinstance(a, argparse._SubParsersAction)).choices[word]
     return " ".join(sub.format_help().split())
 
 
@@ -66,3 +70,12 @@ def test_the_console_help_is_the_same():
     r = subprocess.run([sys.executable, "-m", "tileir_diff.cli", "verify", "--help"], capture_output=True,
                        text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 0 and "exit status:" in r.stdout and "70" in r.stdout
+
+
+def test_suite_status_rows_are_the_program_statuses():
+    from tileir_diff.suite import command
+    rows = dict(EXIT_STATUS["suite status"])
+    assert rows[str(command.EXIT_NOTHING_BUILT)].startswith("nothing is built")
+    # the subcommands' descriptions no longer state statuses of their own (the epilog is the one place)
+    for name in ("list", "export", "status", "sass"):
+        assert "Exit " not in _help(f"suite {name}").split("exit status:")[0], name

@@ -89,9 +89,10 @@ def test_metadata_is_true(installed):
         meta = z.read(next(n for n in z.namelist() if n.endswith("/METADATA"))).decode()
         names = z.namelist()
     assert "Summary: Read CUDA Tile IR (bytecode 13.1-13.5 and text)" in meta
-    for extra in ("tools", "torch", "gpu", "test"):
+    for extra in ("tools", "torch", "gpu", "test", "schema"):
         assert f"Provides-Extra: {extra}" in meta
     assert 'Requires-Dist: torch>=2.4; extra == "torch"' in meta
+    assert 'Requires-Dist: jsonschema>=4.18; extra == "schema"' in meta  # what json_schema.validate asks for
     assert "tileir_diff/report/diff.schema.json" in names
     for shipped in ("tileir_diff/verify/verify.schema.json", "tileir_diff/commands/schemas/dump.schema.json",
                     "tileir_diff/commands/schemas/summary.schema.json",

@@ -238,3 +238,19 @@ def test_a_root_pair_on_two_rows_still_marks_its_tokens():
         html_report.align_lines = original
     line = page[page.index(f'id="L:{d.left.op_id}"'):]
     assert "<mark>" in line[:line.index("</div>")]
+
+
+def test_only_a_long_message_is_cut_with_a_button_and_kept_whole():
+    from dataclasses import replace
+
+    from tileir_diff.report.html import LONG_MESSAGE
+    result = build_different_result()
+    short = result.differences[0]
+    long_text = "calling convention: " + "; ".join(f"left %arg{i} <-> right %arg{i + 1}" for i in range(40))
+    assert len(short.message) <= LONG_MESSAGE < len(long_text)
+    result = replace(result, differences=[replace(short, message=long_text)] + list(result.differences[1:]))
+    page = render(result, "html")
+    heads = re.findall(r'<div class="dhead( long)?">', page)
+    assert heads[0] == " long" and all(h == "" for h in heads[1:])
+    assert page.count('class="more-msg"') == 1 and f"({len(long_text):,} characters)" in page
+    assert long_text.replace("<", "&lt;").replace(">", "&gt;") in page  # the whole message is in the page

@@ -93,3 +93,49 @@ def test_execution_keys(reports):
         for key in set(cex) | set(cex["inputs"]):
             assert f"`{key}`" in section, key
     assert any("scalar_args" in e["counterexample"]["inputs"] for e in executions)
+
+
+def _keys_by_path(obj, path, out):
+    """Every dict key under ``path`` (lists as ``[]``); free-form maps (hints, attributes,
+    op_histogram, the pair's named sections) are not walked into."""
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            out.setdefault(path, set()).add(key)
+            if key not in ("hints", "attributes", "op_histogram"):
+                _keys_by_path(value, f"{path}.{'<section>' if path.endswith('.sections') else key}", out)
+    elif isinstance(obj, list):
+        for item in obj:
+            _keys_by_path(item, f"{path}[]", out)
+    return out
+
+
+def test_summary_keys_are_documented():
+    """Every key a summary carries over the corpus (views of every kind, loops, mma, reductions,
+    pointer accesses) and every key of the pair summary is named in json-format.md's Summary."""
+    from tileir_diff.summary import summarize_pair
+    section = DOC[DOC.index("\n## Summary\n"):DOC.index("\n## Example\n")]
+    rows = {re.match(r"\| `([a-z_\[\]\.]+)`", line).group(1): line for line in section.splitlines()
+            if re.match(r"\| `[a-z_]", line)}
+    kernels = sorted(DATA.glob("*.v13_4.tileirbc"))
+    keys: dict = {}
+    for path in kernels:
+        _keys_by_path(tileir_diff.summarize(path), "", keys)
+    for nested, row in ((".functions[].memory[].accesses[]", "memory[].accesses[]"),
+                        (".functions[].memory[]", "memory"), (".functions[].reductions[]", "reductions"),
+                        (".functions[].mma[]", "mma"), (".functions[].loops[]", "loops"),
+                        (".functions[].signature", "signature"), (".functions[].assumptions[]", "assumptions")):
+        assert keys.get(nested), f"no kernel of the corpus has {nested}"
+        undocumented = {k for k in keys[nested] if f"`{k}`" not in rows[row]} - {"op_id", "text"}
+        assert not undocumented, (row, undocumented)   # op_id and text: "Every list item has ..."
+    head = section[:section.index("| key |")]
+    assert {k for k in keys[""] | keys.get(".globals[]", set()) if f"`{k}`" not in head} == set()
+    assert {k for k in keys[".functions[]"] if not any(f"`{k}`" in r for r in rows.values())} == set()
+    pair = summarize_pair(tileir_diff.load(kernels[0]), tileir_diff.load(DATA / "mma_f16_f32acc.v13_4.tileirbc"))
+    pair_keys = _keys_by_path(pair["pair"], "", {})
+    pair_text = section[section.index("`summary.pair`"):]
+    named = set(re.findall(r'[`"]([a-z_]+)[`"\[.]', pair_text))
+    sections = set(re.search(r"for the sections\s+`([a-z_ ]+)`", pair_text).group(1).split())
+    assert set(pair["pair"]["functions"][0]["sections"]) == sections
+    emitted = {k for path, ks in pair_keys.items() if not path.endswith((".left", ".right", ".sections"))
+               for k in ks}
+    assert emitted - named == set(), emitted - named

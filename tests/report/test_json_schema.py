@@ -66,3 +66,10 @@ def test_schema_is_valid_draft_2020_12():
 def test_minimal_result_validates():
     r = DiffResult("identical", [], {}, None, "<bytes>", "<bytes>", (), [], MatchStats())
     assert json_schema.validate(json.loads(r.to_json())) == []
+
+
+def test_validate_without_jsonschema_names_the_small_extra(monkeypatch, different_result):
+    import sys
+    monkeypatch.setitem(sys.modules, "jsonschema", None)  # import jsonschema -> ImportError
+    with pytest.raises(ImportError, match=r"pip install 'tileir_diff\[schema\]'"):
+        json_schema.validate(json_schema.to_dict(different_result))

@@ -107,3 +107,16 @@ def test_sass_progress_counts_the_comparisons(capsys, tmp_path):
     out, err = capsys.readouterr()
     assert "sass:" in err and "2/2" in err and "sass:" not in out
     assert sum(name in out for name in variants) == 2
+
+
+def test_status_outputs_that_cannot_be_written_are_one_line_before_the_table(capsys, tmp_path):
+    base = ["status", "--op", "vector_add", "--rust-build", str(tmp_path), "--build-root", str(tmp_path)]
+    missing = tmp_path / "no" / "such" / "PORTS.md"
+    assert command.main(base + ["--markdown", str(missing)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"error: cannot write {missing}: No such file or directory\n"  # no table computed
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    assert command.main(base + ["--report-dir", str(blocker / "reports")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"error: cannot write {blocker / 'reports'}: ") and err.count("\n") == 1

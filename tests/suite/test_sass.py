@@ -206,7 +206,7 @@ def test_committed_results_cover_every_port_with_a_cubin():
     missing = sorted(f"{p.parent.name}/{p.name[: -len('.sm_90.cubin')]}" for p in built.glob("*/*.sm_90.cubin")
                      if (p.parent.name, p.name[: -len(".sm_90.cubin")]) not in recorded)
     assert not missing, (f"no SASS record for {len(missing)} built port(s), e.g. {missing[:3]}: run "
-                         f"`tileir-diff suite sass --json {sass.RESULTS_FILE}`")
+                         f"`tileir-diff suite sass -o {sass.RESULTS_FILE}`")
 
 
 def test_merge_keeps_the_ops_not_compared_now():

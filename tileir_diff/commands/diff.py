@@ -67,7 +67,7 @@ class _ExecuteAction(argparse.Action):
 
 
 def run(args: argparse.Namespace) -> int:
-    from . import UsageError, read_inputs, write_output
+    from . import UsageError, check_rule_names, read_inputs, write_output
     spill = getattr(args, "_execute_spill", None)
     if spill:
         # `--execute LEFT RIGHT` (LEFT went to --execute, RIGHT to the first positional) or
@@ -97,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         kwargs = diff_kwargs(lambda name: getattr(args, name))
     except ValueError as e:
         raise UsageError(str(e)) from None
+    check_rule_names(list(kwargs["rules"] or ()) + list(kwargs["disable"]))
     if args.smt_timeout is not None:
         kwargs["limits"] = {**(kwargs.get("limits") or {}), "smt_timeout_s": args.smt_timeout}
     ignored = _ignored_categories(args.ignore_category)

@@ -40,6 +40,36 @@ EXIT_STATUS: Dict[str, List[Tuple[str, str]]] = {
         ("2", "bad usage or input: no analysis.json beside the kernel, cuda.tile missing, an unreadable kernel"),
         ("70", "internal error (a bug)"),
     ],
+    "mcp": [
+        ("0", "the client closed the connection"),
+        ("2", "bad options, or the mcp SDK missing (pip install 'tileir_diff[mcp]')"),
+        ("70", "internal error (a bug)"),
+    ],
+    # the suite's subcommands (suite/command.py; their help gets these rows from cli.build_parser)
+    "suite list": [
+        ("0", "listed"),
+        ("2", "bad usage or catalog: no checkout (pass --root DIR or set TILEIR_DIFF_ROOT), an invalid analysis.json"),
+        ("70", "internal error (a bug)"),
+    ],
+    "suite export": [
+        ("0", "every variant exported (bytecode and the cubins asked for)"),
+        ("1", "a variant failed to export or compile (each listed with its error)"),
+        ("2", "bad usage or catalog; cuda-tile or tileiras missing (pip install -e .[tools]); no such variant"),
+        ("70", "internal error (a bug)"),
+    ],
+    "suite status": [
+        ("0", "every ported variant passes (identical, equivalent, or only accepted differences)"),
+        ("1", "a ported variant fails"),
+        ("2", "bad usage or catalog: no checkout (pass --root DIR or set TILEIR_DIFF_ROOT); an unwritable output"),
+        ("3", "nothing is built: no port IR for any variant, so nothing was compared and nothing is claimed"),
+        ("70", "internal error (a bug)"),
+    ],
+    "suite sass": [
+        ("0", "every ported variant with cubins compared (identical or different SASS)"),
+        ("1", "a tool or a cubin failed for a variant"),
+        ("2", "bad usage or catalog; nvdisasm or cuobjdump missing; an unwritable -o PATH"),
+        ("70", "internal error (a bug)"),
+    ],
 }
 
 
@@ -51,9 +81,26 @@ def epilog(command: str) -> str:
     return "exit status:\n" + "\n".join(f"  {status:<{width}}  {meaning}" for status, meaning in rows)
 
 
+def attach_nested_epilogs(parser) -> None:
+    """Give each nested subcommand with rows here (``suite status``, ...) its exit-status epilog:
+    the suite's parsers are built in suite/command.py, a layer below this table."""
+    import argparse
+    import textwrap
+    for action in parser._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        for name, sub in action.choices.items():
+            command = f"{parser.prog.split(' ', 1)[-1]} {name}" if " " in parser.prog else name
+            if command in EXIT_STATUS and " " in command:
+                sub.epilog = epilog(command)
+                sub.formatter_class = argparse.RawDescriptionHelpFormatter  # keeps the rows; so the
+                sub.description = textwrap.fill(sub.description or "", 79)  # description is wrapped here
+            attach_nested_epilogs(sub)
+
+
 def top_level_epilog() -> str:
     """``tileir-diff --help``: diff's statuses (the verdicts), and where the others are."""
-    return epilog("diff") + "\n\nverify, analyze, summary and dump list their own (COMMAND --help)."
+    return epilog("diff") + "\n\nverify, analyze, summary, dump, mcp and the suite commands list their own (COMMAND --help)."
 
 
 def markdown_table(command: str) -> str:

@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import textwrap
 
 
 def register(subparsers) -> argparse.ArgumentParser:
+    from .exit_status import epilog as exit_epilog
+    description = ("Serve diff, summary, verify and analyze as MCP tools over stdio. The client is not trusted: "
+                   "paths are confined to the workspace root, user code runs only with --allow-user-code, and "
+                   "every call runs in a worker process with a deadline and memory/CPU limits (threat model: "
+                   "docs/agents.md).")
+    # wrapped here: the raw formatter keeps the epilog's rows as they are
     p = subparsers.add_parser("mcp", help="Model Context Protocol server over stdio (diff, summary, verify, analyze)",
-                              description="Serve diff, summary, verify and analyze as MCP tools over stdio. The "
-                                          "client is not trusted: paths are confined to the workspace root, user "
-                                          "code runs only with --allow-user-code, and every call runs in a worker "
-                                          "process with a deadline and memory/CPU limits (threat model: "
-                                          "docs/agents.md). Exit status: 0 when the client closes the connection, "
-                                          "2 for bad options.")
+                              description=textwrap.fill(description, 79), epilog=exit_epilog("mcp"),
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--root", metavar="DIR", default=None,
                    help="workspace root: tool paths are relative to it, and paths outside it (symlinks followed) are "
                         "refused (default: the working directory at start)")

@@ -142,6 +142,10 @@ def _opref_link(side: str, op_id: str, lines_of: Optional[Dict[str, Any]] = None
             f"{esc(op_id)}</a>")
 
 
+#: a root difference's message longer than this shows three lines and a button for the rest
+LONG_MESSAGE = 360
+
+
 def _differences(result: Any, max_affected: int, lines_of: Dict[str, Any]) -> str:
     out = ["<section id=\"differences\">\n"]
     diffs = result.differences
@@ -181,8 +185,12 @@ def _differences(result: Any, max_affected: int, lines_of: Dict[str, Any]) -> st
             hint += (f"<div class=\"accepted\"><span class=\"acc\">accepted</span> by <code>{esc(accepted.get('file'))}"
                      f"</code>: {esc(accepted.get('what'))}<div class=\"why\">{esc(accepted.get('why'))}</div></div>")
         li_class = " class=\"is-accepted\"" if accepted else ""
-        out.append(f"<li id=\"d{i}\"{li_class}><div class=\"dhead\"><span class=\"cat c-{esc(d.category)}\">"
-                   f"{esc(d.category)}</span><span class=\"msg\">{esc(d.message)}</span></div>"
+        long = len(d.message) > LONG_MESSAGE  # e.g. every argument of a reordered signature
+        more_button = (f"<button type=\"button\" class=\"more-msg\">show the whole message ({len(d.message):,} "
+                       f"characters)</button>") if long else ""
+        out.append(f"<li id=\"d{i}\"{li_class}><div class=\"dhead{' long' if long else ''}\">"
+                   f"<span class=\"cat c-{esc(d.category)}\">"
+                   f"{esc(d.category)}</span><span class=\"msg\">{esc(d.message)}</span></div>{more_button}"
                    f"<div class=\"where\">{' '.join(where)}</div>{ctx}"
                    f"<div class=\"sides\">{''.join(sides)}</div>{affected}{hint}</li>\n")
     out.append("</ol>\n</section>\n")
@@ -280,7 +288,8 @@ def _absorbed_overview(result: Any) -> str:
     total = [sum(n[k] for n in counts.values()) for k in (0, 1)]
     return ("<section id=\"absorbed\"><h2>What the rules absorbed</h2>"
             f"<p>{total[0]} left and {total[1]} right ops have no partner because a rule folded, merged or "
-            "rewrote them (the hatched rows of the side by side; its switch hides them).</p>"
+            "rewrote them (the hatched rows of the side by side; its switch hides them). "
+            "<code>tileir-diff dump --normalized FILE</code> prints a side as the rules leave it.</p>"
             "<table class=\"absorbed-table\"><tr><th>rule</th><th>op</th><th>left</th><th>right</th></tr>"
             f"{rows}</table></section>\n")
 
@@ -539,6 +548,8 @@ ol.diffs{list-style:none;padding:0;margin:0;counter-reset:d}
 ol.diffs>li{counter-increment:d;background:var(--card);border:1px solid var(--line);border-left:5px solid var(--red);
 border-radius:6px;padding:10px 14px;margin-bottom:10px}
 .dhead::before{content:counter(d);display:inline-block;min-width:22px;font-weight:700;color:var(--red)}
+.dhead.long:not(.open){display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:3;overflow:hidden}
+.more-msg{margin:2px 0 0 22px;padding:0;border:0;background:none;color:var(--blue);font-size:12px;cursor:pointer}
 .cat{display:inline-block;font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.03em;
 background:var(--redbg);color:var(--red);border-radius:4px;padding:1px 7px;margin-right:8px}
 .msg{font-weight:600}
@@ -578,6 +589,7 @@ user-select:none;font-size:11.5px;font-family:ui-monospace,monospace;line-height
 overflow:visible}
 .sbs.hide-absorbed .row.absorbed{display:none}
 .absorbed-table td.n{text-align:right;font-variant-numeric:tabular-nums}
+#absorbed p code{white-space:nowrap}
 .switch{margin-left:12px;font-size:12.5px;white-space:nowrap}
 .ln .src{line-height:19px;padding-right:12px}
 .ln[data-op]{cursor:pointer}
@@ -628,6 +640,10 @@ _JS = """
   // Open each pane at its first root difference, so the changed code is in view at once.
   var panes=document.querySelectorAll('.code');
   for(var k=0;k<panes.length;k++){var first=panes[k].querySelector('.ln.diff'); if(first){reveal(first);}}
+  var mores=document.querySelectorAll('.more-msg');
+  for(var m=0;m<mores.length;m++){(function(b){var label=b.textContent;
+    b.addEventListener('click',function(){var open=b.previousElementSibling.classList.toggle('open');
+      b.textContent=open?'show less':label;});})(mores[m]);}
   var hide=document.getElementById('hide-absorbed');
   if(hide){hide.addEventListener('change',function(){var boxes=document.querySelectorAll('.sbs');
     for(var b=0;b<boxes.length;b++){boxes[b].classList.toggle('hide-absorbed',hide.checked);}});}

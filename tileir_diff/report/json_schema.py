@@ -37,11 +37,12 @@ def load_schema() -> Dict[str, Any]:
 def validate(instance: Any, schema: Dict[str, Any] | None = None) -> List[str]:
     """Errors (``$.path: message``) of ``instance`` against the report schema, sorted by path;
     [] when valid. The jsonschema library checks it (Draft 2020-12, the schema's ``$schema``): a
-    test-time dependency (``pip install tileir_diff[test]``), not one of the library's."""
+    dependency of the ``schema`` extra (``pip install 'tileir_diff[schema]'``), not of the library."""
     try:
         import jsonschema
-    except ImportError as e:  # pragma: no cover - the test extra installs it
-        raise ImportError("validating a report needs jsonschema: pip install 'tileir_diff[test]'") from e
+    except ImportError as e:
+        raise ImportError("validating a report needs jsonschema: pip install 'tileir_diff[schema]' "
+                          "(or pip install jsonschema)") from e
     root = schema if schema is not None else load_schema()
     validator = jsonschema.validators.validator_for(root)(root)
     errors = sorted((_deepest(e) for e in validator.iter_errors(instance)),

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Optional, Sequence
 
 from tileir_diff.suite.catalog import CatalogError, OpSpec, load_catalog
 from tileir_diff.progress import add_progress_option, progress_bar
@@ -80,26 +80,25 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
         description="List every reference operator and variant of the catalog (reference/<op>/analysis.json, "
                     "validated on the way): kernel, dtypes, constants, and which of its bytecode and cubins "
                     "are built. --format json gives what a port or a launcher needs to find and call each.")
-    p_list.add_argument("--format", choices=("text", "json"), default="text")
+    _format_options(p_list)
     p_exp = _suite_subcommand(
         sub, "export", _cmd_export, help="export variants to bytecode 13.3 and compile cubins with tileiras",
         description="Export each reference variant with cuTile Python to Tile IR bytecode 13.3 and compile "
                     "it to cubins with tileiras; outputs newer than their inputs are kept. Needs cuda-tile "
-                    "and nvidia-cuda-tileiras (pip install -e .[tools]). Exit 1 when a variant fails.")
+                    "and nvidia-cuda-tileiras (pip install -e .[tools]).")
     p_exp.add_argument("--variant", action="append", dest="variants", metavar="NAME", help="only this variant (repeatable)")
     p_exp.add_argument("--force", action="store_true", help="rebuild even when outputs are newer than inputs")
     p_exp.add_argument("--no-cubin", action="store_true", help="bytecode only")
     p_exp.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
                        help="variants exported at once (default: the CPU count, here %(default)s)")
-    p_exp.add_argument("--format", choices=("text", "json"), default="text")
+    _format_options(p_exp)
     add_progress_option(p_exp)
     p_st = _suite_subcommand(
         sub, "status", _cmd_status, help="the port table: each variant's Rust port vs its Python reference",
         description="The port table: for every reference variant, the verdict of its cuTile Rust port's IR "
                     "(build/rust) against the Python reference IR (build/reference), the differences "
-                    "analysis.json accepts, the cubin, unsafe blocks and the last numerics run. Exit 0 when "
-                    "every ported variant passes, 1 otherwise.")
-    p_st.add_argument("--format", choices=("text", "json"), default="text")
+                    "analysis.json accepts, the cubin, unsafe blocks and the last numerics run.")
+    _format_options(p_st)
     p_st.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
     p_st.add_argument("--markdown", type=Path, metavar="PATH", help="also write the table as Markdown (docs/PORTS.md)")
     p_st.add_argument("--report-dir", type=Path, metavar="DIR",
@@ -112,13 +111,25 @@ def _populate(suite_parser: argparse.ArgumentParser) -> None:
         description="Disassemble each ported variant's sm_90 cubin and its Python reference's (nvdisasm, "
                     "cuobjdump: pip install -e .[sass]) and compare the SASS, registers, shared memory and "
                     "constant banks; the port table reads the results (docs/results/ports_sass.json).")
-    p_sass.add_argument("--json", type=Path, metavar="PATH",
-                        help="write the results here (the port table reads docs/results/ports_sass.json)")
-    p_sass.add_argument("--format", choices=("text", "json"), default="text")
+    p_sass.add_argument("-o", "--output", "--json", dest="json", type=Path, metavar="PATH",
+                        help="write the results here (the port table reads docs/results/ports_sass.json; --json "
+                             "PATH is the old spelling)")
+    _format_options(p_sass)
     p_sass.add_argument("--merge", action="store_true",
                         help="keep the --json file's records of the ops not compared now (with --op)")
     p_sass.add_argument("--rust-build", type=Path, default=None, help="emit-ir output (default: <repo>/build/rust)")
     add_progress_option(p_sass)
+
+
+def _format_options(p: argparse.ArgumentParser) -> None:
+    """-f/--format and --compact, spelled as the other commands spell them (commands.add_format_option,
+    a layer above this one)."""
+    p.add_argument("-f", "--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    p.add_argument("--compact", action="store_true", help="json: on one line, no indentation")
+
+
+def _indent(args: argparse.Namespace, default: int) -> Optional[int]:
+    return None if args.compact else default
 
 
 def _positive_int(text: str) -> int:
@@ -167,7 +178,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         return 2
     records = list_records(specs, build_root=args.build_root, archs=tuple(args.archs or DEFAULT_ARCHS))
     if args.format == "json":
-        json.dump(records, sys.stdout, indent=2)
+        json.dump(records, sys.stdout, indent=_indent(args, 2))
         sys.stdout.write("\n")
         return 0
     rows = [("op", "variant", "kernel", "dtypes", "constants", "built")]
@@ -205,7 +216,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             print(f"error: no such variant(s): {sorted(unknown)}", file=sys.stderr)
             return 2
     if args.format == "json":
-        json.dump([r.to_dict() for r in records], sys.stdout, indent=2)
+        json.dump([r.to_dict() for r in records], sys.stdout, indent=_indent(args, 2))
         sys.stdout.write("\n")
     else:
         for r in records:
@@ -216,6 +227,21 @@ def _cmd_export(args: argparse.Namespace) -> int:
         failed = sum(not r.ok for r in records)
         print(f"{len(records)} variants, {failed} failed")
     return 1 if any(not r.ok for r in records) else 0
+
+
+def _unwritable_outputs(args: argparse.Namespace) -> Optional[str]:
+    """'cannot write PATH: why' for a --markdown file or --report-dir folder that cannot be written
+    (the report folder is made here), else None: one line and status 2, never an internal error."""
+    if args.markdown is not None and not args.markdown.resolve().parent.is_dir():
+        return f"cannot write {args.markdown}: No such file or directory"
+    if args.report_dir is not None:
+        try:
+            args.report_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            return f"cannot write {args.report_dir}: {e.strerror or e}"
+        if not os.access(args.report_dir, os.W_OK):
+            return f"cannot write {args.report_dir}: Permission denied"
+    return None
 
 
 #: suite status when no variant has port IR: nothing was compared, nothing is claimed (as verify's 3).
@@ -236,20 +262,29 @@ def _cmd_status(args: argparse.Namespace) -> int:
         return 2
     if args.report_dir:
         args.report_dir = args.report_dir.resolve()  # rows keep absolute report paths; links are relative
+    unwritable = _unwritable_outputs(args)  # before the table is computed, which takes a while
+    if unwritable:
+        print(f"error: {unwritable}", file=sys.stderr)
+        return 2
     with progress_bar(sum(len(s.variants) for s in specs), "status", args.progress) as bar:
         rows = port_rows(specs, root=root, reference_build=args.build_root, rust_build=args.rust_build,
                          report_dir=args.report_dir, on_row=lambda r: bar.update(1))
-    if args.markdown:
-        args.markdown.write_text(render_markdown(rows, links=Links(root, args.markdown.resolve().parent)),
-                                 encoding="utf-8")
-    if args.report_dir:
-        report_dir = args.report_dir.resolve()
-        (report_dir / "index.html").write_text(render_index_html(rows, Links(root, report_dir)), encoding="utf-8")
-        (report_dir / "status.json").write_text(json.dumps(status_document(rows, root), indent=1) + "\n",
-                                                encoding="utf-8")
+    try:
+        if args.markdown:
+            args.markdown.write_text(render_markdown(rows, links=Links(root, args.markdown.resolve().parent)),
+                                     encoding="utf-8")
+        if args.report_dir:
+            report_dir = args.report_dir.resolve()
+            (report_dir / "index.html").write_text(render_index_html(rows, Links(root, report_dir)),
+                                                   encoding="utf-8")
+            (report_dir / "status.json").write_text(json.dumps(status_document(rows, root), indent=1) + "\n",
+                                                    encoding="utf-8")
+    except OSError as e:
+        print(f"error: cannot write {e.filename}: {e.strerror or e}", file=sys.stderr)
+        return 2
     shown = [r for r in rows if r.verdict != "missing"] if args.ported_only else rows
     if args.format == "json":
-        print(json.dumps(status_document(shown, root), indent=1))
+        print(json.dumps(status_document(shown, root), indent=_indent(args, 1)))
     else:
         sys.stdout.write(render_text(shown, all_rows=rows))
     if rows and not ported(rows):  # "0 of N ported" would read as a port table; nothing was compared
@@ -297,7 +332,7 @@ def _cmd_sass(args: argparse.Namespace) -> int:
     doc = results_document(rows, root)
     if args.merge:
         if not args.json:
-            print("error: --merge needs --json PATH (the file to merge into)", file=sys.stderr)
+            print("error: --merge needs -o PATH (the file to merge into)", file=sys.stderr)
             return 2
         if args.json.is_file():
             try:
@@ -306,10 +341,14 @@ def _cmd_sass(args: argparse.Namespace) -> int:
                 print(printable(f"error: {args.json}: not a ports_sass.json document ({e})"), file=sys.stderr)
                 return 2
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        try:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        except OSError as e:
+            print(printable(f"error: cannot write {args.json}: {e.strerror or e}"), file=sys.stderr)
+            return 2
     if args.format == "json":
-        print(json.dumps(doc, indent=1))
+        print(json.dumps(doc, indent=_indent(args, 1)))
     else:
         for r in rows:
             line = summary_cell(r.to_dict()) if r.verdict != "error" else f"error: {r.error}"
