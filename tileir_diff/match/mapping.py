@@ -21,7 +21,7 @@ class Limits:
     what the work budgets take on this project's machines (docs/robustness.md, "Work budgets"):
     past one the diff is ``unknown``, reason ``time limit (machine too slow/overloaded)``."""
     max_nodes: int = 200_000          # per function and side
-    max_match_steps: int = 8_000_000  # matcher work units of the whole diff (MatchBudget); ~120 s here
+    max_match_steps: int = 30_000_000  # matcher work units of the whole diff (MatchBudget); ~100 s of CPU here
     time_budget_s: float = 1200.0     # safety net: wall clock of the whole diff's matching
     vf2_max_nodes: int = 24           # leftover components larger than this skip VF2
     vf2_max_steps: int = 200_000      # VF2 node comparisons of one function, all components together
