@@ -81,6 +81,11 @@ class Recorder:
         smt.ConeEncoder._check = _check  # type: ignore[method-assign]
 
 
+def pick(xs, p: float):
+    """The ``p`` quantile of the sorted list ``xs``."""
+    return xs[min(len(xs) - 1, int(p * len(xs)))]
+
+
 def _count(ctx) -> int:
     return int(smt.z3.Solver(ctx=ctx).statistics().get_key_value("rlimit count"))
 
@@ -115,7 +120,6 @@ def main(argv=None) -> int:
             continue
         units = sorted(q[0] for q in qs)
         secs = sorted(q[2] for q in qs)
-        pick = (lambda xs, p: xs[min(len(xs) - 1, int(p * len(xs)))])
         print(f"  {what}: rlimit median {statistics.median(units):,.0f}, p90 {pick(units, 0.9):,}, "
               f"p99 {pick(units, 0.99):,}, max {units[-1]:,}; seconds median {statistics.median(secs):.4f}, "
               f"max {secs[-1]:.3f}")

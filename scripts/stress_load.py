@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -51,14 +52,18 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", type=int, default=-1, help="corpus pairs too (0: all; -1: none, the default)")
     ap.add_argument("--op", action="append", help="only the port rows of this op (repeatable)")
     ap.add_argument("--hogs", type=int, default=4, help="busy-loop processes during the loaded run")
+    ap.add_argument("--nice", type=int, default=19, help="niceness of the loaded run (default 19)")
     args = ap.parse_args(argv)
+    # a SIGTERM (timeout, CI) unwinds like an exception, so that the hogs are stopped below
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with tempfile.TemporaryDirectory() as tmp:
         calm, loaded = Path(tmp) / "calm", Path(tmp) / "loaded"
         calm_s = run_table(calm, args)
+        print(f"alone: {calm_s:.1f} s", flush=True)
         hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(args.hogs)]
         try:
             time.sleep(2.0)  # let the load average climb
-            loaded_s = run_table(loaded, args, nice=19)
+            loaded_s = run_table(loaded, args, nice=args.nice)
             load = os.getloadavg()[0]
         finally:
             for h in hogs:  # only the processes started here, by their own handle
@@ -68,7 +73,7 @@ def main(argv=None) -> int:
         changed = sorted(k for k in a if a.get(k) != b.get(k))
         differ = sorted(k for k in a if (calm / f"{k}.json").read_bytes() != (loaded / f"{k}.json").read_bytes())
     count = lambda v: dict(sorted({x: list(v.values()).count(x) for x in set(v.values())}.items()))  # noqa: E731
-    print(f"pairs: {len(a)}; alone {calm_s:.1f} s, loaded (nice 19, {args.hogs} hogs, load average "
+    print(f"pairs: {len(a)}; alone {calm_s:.1f} s, loaded (nice {args.nice}, {args.hogs} hogs, load average "
           f"{load:.1f}) {loaded_s:.1f} s")
     print(f"verdicts alone: {count(a)}; loaded: {count(b)}")
     print(f"verdicts changed: {len(changed)}; reports not byte-identical: {len(differ)}")

@@ -30,8 +30,11 @@ or more, a wrap that an overflow flag excludes, an ``assume`` in the cone that f
 under **facts**, each named: IR facts (``0 <= bid.x < grid.x <= 2^31 - 1``, ``0 <= pos < n``),
 ``assume`` predicates on entry arguments at the top level of either entry (the kernel is undefined
 when one fails), and facts the caller states (a launch grid). ``unsat``: equal; the unsat core is
-the list of facts the proof used. ``sat``: the model is a counterexample. ``unknown`` (the time
-budget per query): undecided, never absorbed.
+the list of facts the proof used. ``sat``: the model is a counterexample. ``unknown`` (the work
+budget of the proof, ``DEFAULT_RLIMIT`` of z3's resource units, spent): undecided, never absorbed.
+The budget is work, not time, so that load on the machine cannot change an answer; a wall-clock
+safety net far above it (``DEFAULT_TIMEOUT_S``) ends a proof on a machine too slow or overloaded,
+and the diff is then ``unknown``, never ``different`` or ``equivalent``.
 
 Every term lives in the ``ConeEncoder``'s own z3 context (``new_context``), never z3's global
 one: encoders in different threads share nothing, and the same queries give the same models.

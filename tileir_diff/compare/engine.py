@@ -236,7 +236,7 @@ def _with_counterexamples(diffs: List[Difference], check: FunctionCheck, ltext, 
             at_pair.setdefault((input_op_id(p.left), input_op_id(p.right)), p)
         elif p.outcome.status == "undecided" and (p.outcome.cone_left or p.outcome.cone_right):
             # no model, but the cones are known: the root says both expressions, and what its
-            # cones hold is listed under it, the same whichever way z3's time budget falls
+            # cones hold is listed under it, the same whichever way z3's work budget falls
             at_pair.setdefault((input_op_id(p.left), input_op_id(p.right)), p)
     out = []
     for d in diffs:
@@ -414,7 +414,7 @@ def _in_values(d: Difference, p, check: FunctionCheck, ltext, rtext):
     if p.outcome.status == "different":
         why = "which differ for " + counterexample_text(p.outcome.counterexample, right_of.get)
     else:
-        why = "not decided within the proof's time budget"
+        why = "not decided within the proof's work budget"
     restructured = any(n not in check.l2r for n in p.outcome.cone_left) or \
         any(n not in check.r2l for n in p.outcome.cone_right)
     # a changed constant stays a constant difference; a rounding or a view-slot replacement
