@@ -64,11 +64,11 @@ z3: Any = _NOT_IMPORTED
 #: first (bit-vector) attempt gets half of this, over 10 times either, and about 2 s of z3 on
 #: this project's machines (1-7 M units a second), as the old time budget gave.
 DEFAULT_RLIMIT = 10_000_000
-#: The wall-clock safety net of one proof (seconds), ten times the old time budget: a proof
+#: The wall-clock safety net of one proof (seconds), thirty times the old time budget: a proof
 #: whose work budget is not spent by then stops with ``Outcome.time_limit`` set, which the
 #: checker turns into an ``unknown`` verdict ("time limit (machine too slow/overloaded)"),
 #: never a verdict of its own. ``Limits.smt_timeout_s`` overrides it.
-DEFAULT_TIMEOUT_S = 20.0
+DEFAULT_TIMEOUT_S = 60.0
 #: Ops expanded per side and query before the cone is given up as too large (undecided).
 MAX_CONE_OPS = 400
 #: A counterexample's inputs are made small (``ConeEncoder._small_model``): bounds tried in turn

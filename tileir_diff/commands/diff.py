@@ -43,7 +43,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="smt-equivalence: the work budget of one proof in z3's resource units (default 10000000, "
                         "about 2 s); past it the pair is undecided, the same on any machine under any load")
     p.add_argument("--smt-timeout", type=float, default=None, metavar="S",
-                   help="smt-equivalence: the wall-clock safety net of one proof in seconds (default 20); past it "
+                   help="smt-equivalence: the wall-clock safety net of one proof in seconds (default 60); past it "
                         "the verdict is unknown (time limit: machine too slow/overloaded), never a guess")
     p.add_argument("--launch-fact", action="append", default=[], metavar="EXPR",
                    help="smt-equivalence: a fact of the launch, e.g. 'grid.x == cdiv(arg11, 128) * cdiv(arg12, 128)' "
