@@ -764,7 +764,9 @@ def check_functions(left: Function, li: int, right: Function, ri: int, l2r: Mapp
                     raw_left: Optional[Function] = None, raw_right: Optional[Function] = None,
                     proof: Optional[ProofOptions] = None) -> List[Violation]:
     """All violations of checks 1-7 for one function pair (empty: the mapping proves them the
-    same), less those check 8 discharged by a proof when ``proof`` is given."""
+    same), less those check 8 discharged by a proof when ``proof`` is given. Raises
+    ``errors.TimeLimitExceeded`` when a proof ran past its wall-clock safety net (no answer may
+    then rest on it: the engine makes the verdict ``unknown``)."""
     return FunctionCheck(left, li, right, ri, l2r, raw_left, raw_right, proof).run()
 
 

@@ -1143,7 +1143,7 @@ class ConeEncoder:
             raise _TimeLimit()
         s.set("rlimit", max(1, int(rlimit)))  # (0 would mean no limit)
         if left_s != float("inf"):
-            s.set("timeout", max(1, int(left_s * 1000) + 1))
+            s.set("timeout", min(max(1, int(left_s * 1000) + 1), (1 << 31) - 1))  # (z3's is 32-bit, in ms)
         before = _rlimit_count(s)
         r = s.check()
         self._spent += _rlimit_count(s) - before
