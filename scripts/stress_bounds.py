@@ -7,7 +7,7 @@ the same run:
 * the text reader on N lines that start with ``#`` (N = 10k..160k; time per line stays flat
   when the alias prescan is linear: the ratio column is time(N) / time(smallest N) / (N / smallest N));
 * a kernel of N identical ops (cmpi + assert pairs, nothing dead) diffed with itself, N = 1k,
-  4k, 16k, 20k: verdict and seconds, against the 120 s budget.
+  4k, 16k, 20k: verdict and seconds (the budget is work: Limits.max_match_steps).
 
     nice python3 scripts/stress_bounds.py [--seconds 300] [--seed 0] [--class parser ...]
                                           [--cli-every 20] [--no-scaling] [--scaling-only]
@@ -85,7 +85,7 @@ def scaling_parser() -> None:
 def scaling_matcher(sizes) -> None:
     import tileir_diff
     from tileir_diff.text.parser import parse_text
-    print("\nmatcher: N identical cmpi + assert pairs (2N ops) diffed with themselves (budget 120 s)")
+    print("\nmatcher: N identical cmpi + assert pairs (2N ops) diffed with themselves (work budget: Limits.max_match_steps)")
     print(f"{'N':>7} {'verdict':>10} {'seconds':>8} {'s per 1k':>9}")
     for n in sizes:
         text = identical_ops(n, kept=True)

@@ -10,9 +10,10 @@ concurrent), mismatches vs serial, errors. Exit status 1 on any mismatch or erro
     python scripts/stress_threads.py                     # 16 threads x 5 rounds x 14 pairs = 1,120 diffs
     python scripts/stress_threads.py --threads 8 --rounds 2
 
-The proof step's time budget is raised (``--smt-timeout``, default 60 s) so that no query runs
-into it: under load a query near its wall-clock budget may be decided in one run and not in
-another, which is the budget's documented meaning, not a thread-safety defect.
+The proof step's budget is work (z3's resource count, the same in every thread); its wall-clock
+safety net is raised (``--smt-timeout``, default 60 s), since many threads on few shared cores
+stretch every proof's wall time (past the net a diff is ``unknown``, which would be reported as a
+mismatch). For load from other processes see scripts/stress_load.py.
 """
 from __future__ import annotations
 

@@ -119,7 +119,17 @@ def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iter
         found = check(left, right, trials=trials, seed=seed, mapping=from_result(result),
                       **(execute_options or {})).to_dict()
         result = apply_execution(result.replaced(execution=Execution(found, mode)))
+        result = _time_limited(result, found.get("budget_exceeded"))
     return result
+
+
+def _time_limited(result, budget_exceeded: Optional[str]):
+    """``result`` made ``unknown`` when the execution stopped on its wall-clock safety net: what
+    it found or missed then depends on the machine's speed, and no verdict may rest on that."""
+    from .interp.budget import TIME_LIMIT
+    if not budget_exceeded or TIME_LIMIT not in budget_exceeded or result.verdict == "unknown":
+        return result
+    return result.replaced(verdict="unknown", reason=f"execution: {budget_exceeded}", differences=[], proofs=[])
 
 
 def accepted(result: Any, allow: Any = (), allow_unknown: bool = False) -> bool:

@@ -42,3 +42,11 @@ class TileIRFormatError(ValueError):
 
 class UnsupportedVersionError(TileIRFormatError):
     """A well-formed header announcing a bytecode version we refuse to guess at."""
+
+
+class TimeLimitExceeded(Exception):
+    """A wall-clock safety net ran out before the work budget it guards (a proof's z3 queries,
+    the matcher's counted steps): the machine is too slow or overloaded for the work this input
+    needs. Budgets are work, so that verdicts do not depend on load; this is raised only far past
+    them, and the diff engine turns it into an ``unknown`` verdict, never a verdict of its own.
+    The message starts ``time limit (machine too slow/overloaded)``."""

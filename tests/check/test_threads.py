@@ -20,8 +20,9 @@ from .proof_pairs import proof_pairs, stable_json
 
 pytestmark = pytest.mark.skipif(not smt.available(), reason="z3-solver not installed")
 
-#: generous: these tests are about threads and determinism, not about a query's time budget
-#: (under load a query near its budget may time out in one run and not in another)
+#: the proofs' budget is work (z3's rlimit), the same in every thread; only their wall-clock
+#: safety net is raised, for many threads on few shared cores (past it: unknown, not a mismatch
+#: these tests are about)
 LIMITS = {"smt_timeout_s": 60}
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -56,9 +56,23 @@ def test_the_time_budget_is_enforced_inside_a_trial():
     m = load(P.counted_loop(999_999))
     r = check(m, m, trials=3, time_budget=0.5, max_steps_per_trial=10 ** 9, max_steps_per_call=10 ** 9)
     assert r.status == "unsupported" and r.trials == 0
-    assert r.budget_exceeded.startswith("budget exceeded: the time budget ran out after"), r.budget_exceeded
+    assert r.budget_exceeded.startswith("budget exceeded: time limit (machine too slow/overloaded): the wall-clock "
+                                        "safety net ran out after"), r.budget_exceeded
     # it stopped inside the loop's body (op f0/o14 is the for), not after the loop or between trials
     assert "in one call (execute_options time_budget) (at f0/o14/r0/o" in r.budget_exceeded, r.budget_exceeded
+
+
+def test_the_time_safety_net_makes_the_diff_unknown_never_a_verdict():
+    """Steps are the budget (the same on any machine); the wall clock only a safety net, and what
+    an execution cut short by it found or missed decides nothing."""
+    m = load(P.counted_loop(999_999))
+    r = diff(m, m, execute="always", trials=3, execute_options={"time_budget": 0.2, "max_steps_per_trial": 10 ** 9,
+                                                                 "max_steps_per_call": 10 ** 9})
+    assert r.verdict == "unknown" and r.exit_code == 3, r.brief()
+    assert r.reason.startswith("execution: budget exceeded: time limit (machine too slow/overloaded)"), r.reason
+    steps = diff(m, m, execute="always", trials=3)  # the default step budget: counted, the verdict stands
+    assert steps.verdict == "identical"
+    assert steps.execution.to_dict()["budget_exceeded"].startswith("budget exceeded: more than 500,000 interpreter")
 
 
 def test_a_huge_bounded_size_gives_the_cap_message_not_memory_error():

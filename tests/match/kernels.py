@@ -102,7 +102,7 @@ class Pair:
         self.R, self.rids = graph(left if right is None else right, version)
         self.lnames = _first_names(self.lids)
         self.rnames = _first_names(self.rids)
-        self.ctx = MatchContext(self.L, self.R, Mapping(), limits or Limits(), deadline=float("inf"))
+        self.ctx = MatchContext(self.L, self.R, Mapping(), limits or Limits(), budget=float("inf"))
 
     def ctx_graphs(self) -> Tuple[FunctionGraph, FunctionGraph]:
         return self.L, self.R

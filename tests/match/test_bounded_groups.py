@@ -1,6 +1,6 @@
 """Issue 27: a group of many structurally identical nodes costs O(n log n + n * cap) in the
 exact stage (each left node takes the ``max_candidates`` right nodes nearest in position through
-a window on the sorted positions), and the stage checks its deadline inside a group. The time
+a window on the sorted positions), and the stage charges its work budget inside a group. The time
 figures (1k-20k identical ops diffed with themselves) are printed by scripts/stress_bounds.py."""
 from __future__ import annotations
 
@@ -66,16 +66,16 @@ def test_a_huge_group_sorts_no_list_per_left_node(monkeypatch):
     assert len(big) <= 3, sorted_elements[:20]
 
 
-def test_the_deadline_is_checked_inside_a_group(monkeypatch):
+def test_the_budget_is_charged_inside_a_group(monkeypatch):
     p = Pair(identical_ops(200, kept=True))
     calls = []
 
-    def check_time(where):
+    def charge(units, where):
         calls.append(where)
-        if len(calls) > 1:  # the second check is inside the one big group
-            raise LimitExceeded(f"time budget exceeded during {where}")
+        if len(calls) > 1:  # the second charge is inside the one big group
+            raise LimitExceeded(f"work budget exceeded during {where}")
 
-    monkeypatch.setattr(p.ctx, "check_time", check_time)
+    monkeypatch.setattr(p.ctx, "charge", charge)
     with pytest.raises(LimitExceeded):
         p.run(Exact())
     assert len(p.ctx.mapping) < len(p.L)

@@ -7,7 +7,7 @@ import pytest
 
 from tileir_diff.compare import compute_diff
 from tileir_diff.graph import FunctionGraph
-from tileir_diff.match import LimitExceeded, Limits, match_functions
+from tileir_diff.match import LimitExceeded, Limits, MatchBudget, MatchTimeLimit, match_functions
 from tileir_diff.normalize import normalize, tag_origins
 
 from tests.normalize.kernels import PROLOGUE, kernel, load, store
@@ -48,10 +48,29 @@ def test_node_limit_gives_unknown_with_reason():
     assert r.verdict == "unknown" and "max_nodes=5" in r.reason and r.exit_code == 3
 
 
-def test_time_limit_raises():
+def test_work_budget_raises_and_is_counted_not_timed(monkeypatch):
+    body = "".join(load(f"a{k}") + store(f"%a{k}", name=f"st{k}") for k in range(300))
+    a, b = graphs(kernel(body), kernel(body))
+    with pytest.raises(LimitExceeded, match="work budget of 100 matching steps exceeded"):
+        match_functions(a, b, Limits(max_match_steps=100))
+    spent = MatchBudget(Limits())
+    match_functions(a, b, Limits(), spent)
+    import time
+    ticks = iter(range(0, 10 ** 9))  # a clock a second further on every read: no effect on the work
+    monkeypatch.setattr(time, "perf_counter", lambda: float(next(ticks)))
+    again = MatchBudget(Limits(), time_end=float("inf"))
+    match_functions(a, b, Limits(), again)
+    assert again.steps == spent.steps > 0
+
+
+def test_the_wall_clock_safety_net_gives_unknown_naming_the_machine():
     a, b = graphs(kernel(load("a") + store("%a")), kernel(load("a") + store("%a")))
-    with pytest.raises(LimitExceeded, match="time budget"):
-        match_functions(a, b, Limits(time_budget_s=0.0), deadline=0.0)
+    with pytest.raises(MatchTimeLimit, match=r"^time limit \(machine too slow/overloaded\)"):
+        match_functions(a, b, Limits(), 0.0)  # a safety net that ended long ago
+    body = load("a") + store("%a")
+    r = compute_diff(kernel(body), kernel(body), limits={"time_budget_s": 0.0}, with_summary=False,
+                     with_lines=False)
+    assert r.verdict == "unknown" and r.reason.startswith("time limit (machine too slow/overloaded)"), r.reason
 
 
 def test_bad_limits_are_refused():

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..dialect import OPS_BY_NAME
+from ..errors import TimeLimitExceeded
 from ..dialect.traits import COMBINER, COMPARE, LOOP, ops_with
 from ..ir import Block, Function, Module, Operation, TokenType, Value
 from . import smt
@@ -70,12 +71,15 @@ class Violation:
 
 @dataclass(frozen=True)
 class ProofOptions:
-    """Switches the proof step on. ``timeout_s``: z3's budget per query. ``entry_facts``: the
-    (left, right) functions whose top-level ``assume``s on entry arguments are facts (default:
-    the functions checked). ``launch``: caller-stated facts, (name, encoder -> z3 bool)."""
+    """Switches the proof step on. ``timeout_s``: the wall-clock safety net of one proof (past
+    it the diff is ``unknown``); ``rlimit``: its work budget in z3's resource units (past it:
+    undecided). ``entry_facts``: the (left, right) functions whose top-level ``assume``s on entry
+    arguments are facts (default: the functions checked). ``launch``: caller-stated facts,
+    (name, encoder -> z3 bool)."""
     timeout_s: float = smt.DEFAULT_TIMEOUT_S
     entry_facts: Tuple[Optional[Function], Optional[Function]] = (None, None)
     launch: Tuple[Tuple[str, Callable[..., Any]], ...] = ()
+    rlimit: int = smt.DEFAULT_RLIMIT
 
 
 @dataclass
@@ -395,7 +399,7 @@ class FunctionCheck:
                     if l in L.arg_index and r in R.arg_index}
         return smt.ConeEncoder(L, R, lambda nid, res: self._shared(nid, res, True),
                                lambda nid, res: self._shared(nid, res, False),
-                               entry_facts=facts, launch=opts.launch, timeout_s=opts.timeout_s,
+                               entry_facts=facts, launch=opts.launch, timeout_s=opts.timeout_s, rlimit=opts.rlimit,
                                right_argument=right_of.get)
 
     def _prove_pair(self, enc: "smt.ConeEncoder", l: str, r: str, queries: List[Tuple[Optional[int], Value, Value]],
@@ -411,6 +415,8 @@ class FunctionCheck:
                 out.status, out.note = "unsupported", "the cones hold an assume that is on one side only"
             self.proofs.append(Proof(l, r, slot, out))
             results.append(out)
+            if out.time_limit:  # an answer that depends on the machine's speed: no verdict rests on it
+                raise TimeLimitExceeded(f"{out.note} (the proof at {l} ~ {r})")
             if out.status != "equal":
                 return False
         for o in results:
@@ -758,7 +764,9 @@ def check_functions(left: Function, li: int, right: Function, ri: int, l2r: Mapp
                     raw_left: Optional[Function] = None, raw_right: Optional[Function] = None,
                     proof: Optional[ProofOptions] = None) -> List[Violation]:
     """All violations of checks 1-7 for one function pair (empty: the mapping proves them the
-    same), less those check 8 discharged by a proof when ``proof`` is given."""
+    same), less those check 8 discharged by a proof when ``proof`` is given. Raises
+    ``errors.TimeLimitExceeded`` when a proof ran past its wall-clock safety net (no answer may
+    then rest on it: the engine makes the verdict ``unknown``)."""
     return FunctionCheck(left, li, right, ri, l2r, raw_left, raw_right, proof).run()
 
 

@@ -30,8 +30,11 @@ or more, a wrap that an overflow flag excludes, an ``assume`` in the cone that f
 under **facts**, each named: IR facts (``0 <= bid.x < grid.x <= 2^31 - 1``, ``0 <= pos < n``),
 ``assume`` predicates on entry arguments at the top level of either entry (the kernel is undefined
 when one fails), and facts the caller states (a launch grid). ``unsat``: equal; the unsat core is
-the list of facts the proof used. ``sat``: the model is a counterexample. ``unknown`` (the time
-budget per query): undecided, never absorbed.
+the list of facts the proof used. ``sat``: the model is a counterexample. ``unknown`` (the work
+budget of the proof, ``DEFAULT_RLIMIT`` of z3's resource units, spent): undecided, never absorbed.
+The budget is work, not time, so that load on the machine cannot change an answer; a wall-clock
+safety net far above it (``DEFAULT_TIMEOUT_S``) ends a proof on a machine too slow or overloaded,
+and the diff is then ``unknown``, never ``different`` or ``equivalent``.
 
 Every term lives in the ``ConeEncoder``'s own z3 context (``new_context``), never z3's global
 one: encoders in different threads share nothing, and the same queries give the same models.
@@ -53,8 +56,19 @@ from ..ir.types import ScalarType
 _NOT_IMPORTED = object()
 z3: Any = _NOT_IMPORTED
 
-#: The default time budget of one query (seconds); ``Limits.smt_timeout_s`` overrides it.
-DEFAULT_TIMEOUT_S = 2.0
+#: The work budget of one proof (``ConeEncoder.prove``: every query it poses for one pair of
+#: values, in both encodings), in z3's resource count (``rlimit``): deterministic, the same on a
+#: loaded machine as on an idle one. ``Limits.smt_rlimit`` overrides it. Calibration
+#: (docs/robustness.md, "Work budgets"; ``scripts/smt_work.py``): the largest decided query of
+#: the port table and the corpus spends 0.27 M units, the largest of the tests 0.40 M; the
+#: first (bit-vector) attempt gets half of this, over 10 times either, and about 2 s of z3 on
+#: this project's machines (1-7 M units a second), as the old time budget gave.
+DEFAULT_RLIMIT = 10_000_000
+#: The wall-clock safety net of one proof (seconds), thirty times the old time budget: a proof
+#: whose work budget is not spent by then stops with ``Outcome.time_limit`` set, which the
+#: checker turns into an ``unknown`` verdict ("time limit (machine too slow/overloaded)"),
+#: never a verdict of its own. ``Limits.smt_timeout_s`` overrides it.
+DEFAULT_TIMEOUT_S = 60.0
 #: Ops expanded per side and query before the cone is given up as too large (undecided).
 MAX_CONE_OPS = 400
 #: A counterexample's inputs are made small (``ConeEncoder._small_model``): bounds tried in turn
@@ -62,6 +76,10 @@ MAX_CONE_OPS = 400
 #: 500k units: about 0.1 s of z3 on a 2026 server core, per bound, when a search gives up).
 SMALL_MODEL_BOUNDS = (16, 1 << 10, 1 << 20)
 SMALL_MODEL_RLIMIT = 500_000
+#: A sign lemma is not tried with less work left than this (a query needs a few hundred units).
+_MIN_LEMMA_RLIMIT = 1_000
+#: z3's timer and the clock read after it may disagree by this much (seconds).
+_TIMER_SLACK_S = 0.05
 
 _FP_SORTS = {"f16": (5, 11), "bf16": (8, 8), "f32": (8, 24), "f64": (11, 53)}
 _ROUNDING = {"nearest_even": "RNE", "zero": "RTZ", "negative_inf": "RTN", "positive_inf": "RTP"}
@@ -107,6 +125,10 @@ class Unsupported(Exception):
     """The cone holds something the encoding cannot express exactly; the pair stays unproven."""
 
 
+class _TimeLimit(Exception):
+    """z3 stopped on the wall-clock safety net (``timeout``), not on its work budget."""
+
+
 @dataclass
 class Outcome:
     """``status``: equal, different, undecided, unsupported. ``facts``: the named facts an
@@ -120,6 +142,10 @@ class Outcome:
     cone_right: set = field(default_factory=set)
     seconds: float = 0.0
     note: str = ""
+    #: the wall-clock safety net ran out before the work budget (status ``undecided``): the
+    #: answer depends on the machine's speed, so no verdict may rest on it (the checker makes
+    #: the diff ``unknown``)
+    time_limit: bool = False
     #: inputs (variable name -> integer) where the integer encoding differs but does not
     #: decide, one with small values first; prove() evaluates the bit-vector encoding there
     #: (never a result by itself)
@@ -735,13 +761,16 @@ class ConeEncoder:
 
     def __init__(self, left, right, shared_left, shared_right, *, entry_facts: Sequence[Function] = (),
                  launch: Sequence[Tuple[str, Callable]] = (), timeout_s: float = DEFAULT_TIMEOUT_S,
-                 right_argument: Callable[[int], Optional[int]] = lambda k: k):
+                 rlimit: int = DEFAULT_RLIMIT, right_argument: Callable[[int], Optional[int]] = lambda k: k):
         self.left, self.right = left, right
         self.right_argument = right_argument
         self.shared_left, self.shared_right = shared_left, shared_right
         self.entry_facts = list(entry_facts)
         self.launch = list(launch)
-        self.timeout_s = timeout_s
+        self.timeout_s = timeout_s  # the wall-clock safety net of one prove()
+        self.rlimit = rlimit  # the work budget of one prove(), in z3's resource units
+        self._time_end = float("inf")  # prove()'s safety-net deadline (perf_counter)
+        self._spent = 0  # z3 resource units spent by this encoder's queries so far
         self.shape: Optional[Tuple[int, ...]] = None
         self.ints = False  # the integer mode (see _Side._ideal), tried when bit-vectors time out
         #: this encoder's own z3 context: every term, sort and solver of its queries lives in it
@@ -842,14 +871,17 @@ class ConeEncoder:
 
     # --- the query ----------------------------------------------------------------------------
     def prove(self, vl: Value, vr: Value) -> Outcome:
-        """Bit-vectors first, with half the budget; when z3 gives no answer there, the integer
+        """Bit-vectors first, with half the work budget; when z3 gives no answer there, the integer
         mode (nonlinear integer arithmetic is easier for z3 than 32-bit dividers) with the rest,
         valid only once a first query shows no step can leave its width under the facts. A cone
         that divides by a computed value takes the integer mode first. An input where the
         integer mode differs without deciding is evaluated in the bit-vector encoding, a
-        counterexample only if that exact encoding differs there (``_confirm``)."""
-        import time
-        t0 = time.perf_counter()
+        counterexample only if that exact encoding differs there (``_confirm``).
+
+        The budget is work (``rlimit``, z3's resource count), never time: the same answer on any
+        machine under any load. Past the wall-clock safety net (``timeout_s``) the outcome is
+        ``undecided`` with ``time_limit`` set, which no verdict may rest on."""
+        t0 = _now()
         if z3 is None:
             return Outcome("unsupported", note=skipped_reason())
         if vl.type != vr.type:
@@ -859,12 +891,25 @@ class ConeEncoder:
         if et is None or (not et.is_int and et.name not in _FP_SORTS):
             return Outcome("unsupported", note=f"a value of type {vl.type}")
         is_float = not et.is_int  # the integer mode has no floats: all the budget
+        self._time_end = t0 + self.timeout_s
+        try:
+            out = self._attempts(vl, vr, is_float)
+        except _TimeLimit:
+            out = Outcome("undecided", time_limit=True, note=(
+                f"time limit (machine too slow/overloaded): z3 ran for the proof's wall-clock safety net of "
+                f"{self.timeout_s:g} s before spending its work budget of {self.rlimit:,} resource units"))
+        out.seconds = _now() - t0
+        return out
+
+    def _attempts(self, vl: Value, vr: Value, is_float: bool) -> Outcome:
+        """prove()'s attempts in the two encodings, within ``self.rlimit`` units of z3's work."""
         decided = "decided in the integer encoding (every step proven to stay within its width)"
-        out = self._attempt(vl, vr, False, self.timeout_s if is_float else self.timeout_s / 2, defer=not is_float)
+        start, budget = self._spent, self.rlimit
+        out = self._attempt(vl, vr, False, budget if is_float else budget // 2, defer=not is_float)
         if out.status == "deferred":
             # a division by a computed divisor: nonlinear, where 32-bit dividers rarely finish;
             # the integer mode goes first, with most of the budget
-            first = self._attempt(vl, vr, True, self.timeout_s * 3 / 4)
+            first = self._attempt(vl, vr, True, budget * 3 // 4)
             confirmed = self._confirm_any(vl, vr, first.candidates)
             if first.status in ("equal", "different"):
                 first.note = decided
@@ -872,14 +917,12 @@ class ConeEncoder:
             elif confirmed is not None:
                 out = confirmed
             else:
-                rest = max(0.001, self.timeout_s - (time.perf_counter() - t0))
-                out = self._attempt(vl, vr, False, rest)
+                out = self._attempt(vl, vr, False, max(1, budget - (self._spent - start)))
                 if first.note:
                     out.note = f"{out.note}; integer encoding: {first.note}" if out.note else \
                         f"integer encoding: {first.note}"
         elif out.status == "undecided" and not is_float:
-            rest = max(0.001, self.timeout_s - (time.perf_counter() - t0))
-            second = self._attempt(vl, vr, True, rest)
+            second = self._attempt(vl, vr, True, max(1, budget - (self._spent - start)))
             if second.status in ("equal", "different"):
                 second.note = decided
                 out = second
@@ -887,7 +930,6 @@ class ConeEncoder:
                 if second.note:
                     out.note = f"{out.note}; integer encoding: {second.note}"
                 out = self._confirm_any(vl, vr, second.candidates) or out
-        out.seconds = time.perf_counter() - t0
         return out
 
     def _sides(self, ints: bool) -> Tuple["_Side", "_Side"]:
@@ -944,9 +986,10 @@ class ConeEncoder:
                        cone_right=set(R.cone),
                        note="found in the integer encoding, checked in the bit-vector one")
 
-    def _attempt(self, vl: Value, vr: Value, ints: bool, budget_s: float, defer: bool = False) -> Outcome:
-        """One query in one encoding. ``defer``: give up at once ("deferred") when a cone divides
-        by a computed value (the caller then tries the integer mode first)."""
+    def _attempt(self, vl: Value, vr: Value, ints: bool, budget: int, defer: bool = False) -> Outcome:
+        """One query in one encoding, within ``budget`` units of z3's work (the sign lemmas at
+        most half of it). ``defer``: give up at once ("deferred") when a cone divides by a
+        computed value (the caller then tries the integer mode first)."""
         L, R = self._sides(ints)
         try:
             a, b = L.root(vl), R.root(vr)
@@ -964,22 +1007,22 @@ class ConeEncoder:
         if ignored:
             out.note = "launch fact ignored: " + "; ".join(ignored)
         used: List[str] = []
-        t_end = _now() + budget_s
-        lemmas = self._sign_lemmas(L, R, _now() + budget_s / 2)
+        w_end = self._spent + budget
+        lemmas = self._sign_lemmas(L, R, self._spent + budget // 2)
         query = z3.Or(z3.And(dl, dr, z3.Not(same)), dl != dr)
         if ints and (L.exact or R.exact):
-            r, core = self._check(z3.Not(z3.And(*(L.exact + R.exact))), t_end)
+            r, core = self._check(z3.Not(z3.And(*(L.exact + R.exact))), w_end)
             if r != z3.unsat:
                 out.note = ("a step may leave its width under the facts" if r == z3.sat
                             else "no answer on whether a step leaves its width")
                 # no answer in this encoding; an input where it differs may still be one where
                 # the bit-vectors differ (prove() evaluates it there): a candidate
-                r, _, m = self._check(query, t_end, model=True)
+                r, _, m = self._check(query, w_end, model=True)
                 if r == z3.sat:
                     out.candidates = self._candidates(query, m)
                 return out
             used += core
-        r, core, m = self._check(query, t_end, model=True)
+        r, core, m = self._check(query, w_end, model=True)
         if r == z3.unsat:
             out.status = "equal"
             used += core
@@ -990,7 +1033,8 @@ class ConeEncoder:
             out.status = "different"
             out.counterexample = _counterexample(self._small_model(query, m), a, b, dl, dr)
         else:
-            out.note = "; ".join(x for x in (out.note, f"z3 gave no answer within {self.timeout_s:g} s") if x)
+            out.note = "; ".join(x for x in (out.note, f"z3 gave no answer within its work budget of {budget:,} "
+                                             "resource units") if x)
         return out
 
     def _launch_facts(self) -> List[str]:
@@ -1019,13 +1063,15 @@ class ConeEncoder:
                for x in (self._small_model(query, model), model)]
         return out[:1] if out[0] == out[1] else out
 
-    def _sign_lemmas(self, L: "_Side", R: "_Side", t_end: float) -> Dict[str, List[str]]:
+    def _sign_lemmas(self, L: "_Side", R: "_Side", w_end: int) -> Dict[str, List[str]]:
         """Lemmas on the signs of the signed divisions' operands (divisor >= 1, dividend >= 0),
         each proven from the facts alone, in a query of its own, and then added as a fact: floor
         and truncation agree where both hold, and the question split this way stays within
         reach of z3 where the whole one does not (a divisor ``min(tiles_m - first_m, 8)`` that
         is >= 1 only because of the launch grid: nonlinear). Sound: a lemma the facts imply
-        adds nothing the facts do not say. Returns lemma name -> the facts its proof used."""
+        adds nothing the facts do not say. Each lemma may spend half of what is left of the
+        lemmas' work budget (up to ``w_end``, a total of ``_spent``). Returns lemma name -> the
+        facts its proof used."""
         proven: Dict[str, List[str]] = {}
         seen = set()
         for side in (L, R):
@@ -1034,11 +1080,11 @@ class ConeEncoder:
                     if _numeral(term) or term.get_id() in seen:
                         continue  # (a constant says its sign itself)
                     seen.add(term.get_id())
-                    left = t_end - _now()
-                    if left <= 0.01:
+                    left = w_end - self._spent
+                    if left < _MIN_LEMMA_RLIMIT:
                         return proven
                     goal = fact(term)
-                    r, core = self._check(z3.Not(goal), min(t_end, _now() + left / 2))
+                    r, core = self._check(z3.Not(goal), self._spent + left // 2)
                     if r == z3.unsat:
                         name = (f"lemma: the {what} of {side.name} {nid} is {'>= 1' if what == 'divisor' else '>= 0'}"
                                 f" (proven from the facts alone)")
@@ -1058,8 +1104,6 @@ class ConeEncoder:
         if not inputs:
             return model
         s = z3.Solver(ctx=self.ctx)
-        s.set("rlimit", SMALL_MODEL_RLIMIT)
-        s.set("timeout", int(max(1.0, 4 * self.timeout_s) * 1000))  # a safety net only
         for _, fact in self._facts:
             s.add(fact)
         s.add(goal)
@@ -1067,26 +1111,45 @@ class ConeEncoder:
             s.push()
             for x in inputs:
                 s.add(x >= -bound, x <= bound)
-            if s.check() == z3.sat:
+            if self._solve(s, SMALL_MODEL_RLIMIT) == z3.sat:
                 return s.model()
             s.pop()
         return model
 
-    def _check(self, goal, t_end: float, model: bool = False):
-        """(result, names of the facts in the unsat core[, model]) of facts + goal."""
+    def _check(self, goal, w_end: int, model: bool = False):
+        """(result, names of the facts in the unsat core[, model]) of facts + goal, within the
+        work left before ``w_end`` (a total of ``_spent``; at least 1 unit)."""
         s = z3.Solver(ctx=self.ctx)
-        s.set("timeout", max(1, int((t_end - _now()) * 1000)))
         labels = {}
         for i, (name, fact) in enumerate(self._facts):
             lab = z3.Bool(f"fact{i}", self.ctx)
             labels[f"fact{i}"] = name
             s.assert_and_track(fact, lab)
         s.add(goal)
-        r = s.check()
+        r = self._solve(s, w_end - self._spent)
         core = [labels[c.decl().name()] for c in s.unsat_core()] if r == z3.unsat else []
         if model:
             return r, core, (s.model() if r == z3.sat else None)
         return r, core
+
+    def _solve(self, s, rlimit: int):
+        """``s.check()`` within ``rlimit`` units of z3's work (deterministic: z3 counts the same
+        units for the same query in a context that saw the same queries before, whatever the
+        load) and the wall-clock safety net of the running prove(); the units it spent join
+        ``_spent``. Raises ``_TimeLimit`` when the safety net, not the work budget, stopped it:
+        z3 gives the same reason for both ("canceled"), so the clock tells them apart."""
+        left_s = self._time_end - _now()
+        if left_s <= 0:
+            raise _TimeLimit()
+        s.set("rlimit", max(1, int(rlimit)))  # (0 would mean no limit)
+        if left_s != float("inf"):
+            s.set("timeout", min(max(1, int(left_s * 1000) + 1), (1 << 31) - 1))  # (z3's is 32-bit, in ms)
+        before = _rlimit_count(s)
+        r = s.check()
+        self._spent += _rlimit_count(s) - before
+        if r == z3.unknown and _now() >= self._time_end - _TIMER_SLACK_S:
+            raise _TimeLimit()
+        return r
 
 
 def _counterexample(m, a, b, dl, dr) -> Dict[str, object]:
@@ -1127,6 +1190,11 @@ def _ceil_div_int(a, b):
 def _now() -> float:
     import time
     return time.perf_counter()
+
+
+def _rlimit_count(s) -> int:
+    """The resource units z3 has counted in ``s``'s context so far (``rlimit count``)."""
+    return int(s.statistics().get_key_value("rlimit count"))
 
 
 def _range(width: int) -> Tuple[int, int]:

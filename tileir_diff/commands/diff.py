@@ -39,8 +39,12 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="affected op ids listed per difference in text output (default 8)")
     add_diff_options(p.add_argument, overrides={"execute": {"action": _ExecuteAction}})
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing; only the exit status")
+    p.add_argument("--smt-rlimit", type=int, default=None, metavar="N",
+                   help="smt-equivalence: the work budget of one proof in z3's resource units (default 10000000, "
+                        "about 2 s); past it the pair is undecided, the same on any machine under any load")
     p.add_argument("--smt-timeout", type=float, default=None, metavar="S",
-                   help="smt-equivalence: z3's budget per query in seconds (default 2); past it: undecided")
+                   help="smt-equivalence: the wall-clock safety net of one proof in seconds (default 60); past it "
+                        "the verdict is unknown (time limit: machine too slow/overloaded), never a guess")
     p.add_argument("--launch-fact", action="append", default=[], metavar="EXPR",
                    help="smt-equivalence: a fact of the launch, e.g. 'grid.x == cdiv(arg11, 128) * cdiv(arg12, 128)' "
                         "(repeatable; names arg<k>, bid.x, grid.x; reported when a proof uses it)")
@@ -85,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("diff needs two inputs: tileir-diff diff LEFT RIGHT")
     if args.smt_timeout is not None and not args.smt_timeout > 0:
         raise UsageError(f"--smt-timeout must be positive, got {args.smt_timeout}")
+    if args.smt_rlimit is not None and not args.smt_rlimit > 0:
+        raise UsageError(f"--smt-rlimit must be positive, got {args.smt_rlimit}")
     from ..check.smt import launch_fact
     from ..launch.facts import parse_fact
     for text in args.launch_fact:
@@ -100,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
     check_rule_names(list(kwargs["rules"] or ()) + list(kwargs["disable"]))
     if args.smt_timeout is not None:
         kwargs["limits"] = {**(kwargs.get("limits") or {}), "smt_timeout_s": args.smt_timeout}
+    if args.smt_rlimit is not None:
+        kwargs["limits"] = {**(kwargs.get("limits") or {}), "smt_rlimit": args.smt_rlimit}
     ignored = _ignored_categories(args.ignore_category)
     accept = _accept_plan(args) if args.accept else None
     kwargs["launch"] = list(args.launch_fact) + (accept[2] if accept else [])

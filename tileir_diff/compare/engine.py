@@ -17,7 +17,8 @@ from ..check import FunctionCheck, ProofOptions, check_module_level, covered
 from ..check import smt
 from ..graph import FunctionGraph, input_op_id
 from ..ir import Module
-from ..match import LimitExceeded, Limits, match_functions
+from ..errors import TimeLimitExceeded
+from ..match import LimitExceeded, Limits, MatchBudget, match_functions
 from ..match.arguments import align_with_ties
 from ..normalize import normalize, one_sided_declines, select_rules, tag_origins
 from ..normalize.util import count_ops
@@ -69,7 +70,7 @@ def pair_functions(left: Module, right: Module) -> Tuple[List[Tuple[int, int]], 
 
 
 def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[str]], disable: Iterable[str],
-         limits: Limits, deadline: float, pinned: Optional[List[Pin]] = None,
+         limits: Limits, deadline: MatchBudget, pinned: Optional[List[Pin]] = None,
          facts_from: Optional[Tuple[Module, Module]] = None, launch: Sequence = ()) -> _Run:
     """One pass. ``pinned``: the pins already applied to ``left``/``right`` (reported as roots);
     None: look for pins (returned in ``_Run.pins``, for the caller to apply and run again).
@@ -117,7 +118,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         # (or, for cascades, listed under one); what is not becomes a root of its own.
         fl, fr = (facts_from[0].functions[i], facts_from[1].functions[j]) if facts_from else \
             (left.functions[i], right.functions[j])
-        proof = ProofOptions(limits.smt_timeout_s, (fl, fr), tuple(launch)) if proving else None
+        proof = ProofOptions(limits.smt_timeout_s, (fl, fr), tuple(launch), limits.smt_rlimit) if proving else None
         check = FunctionCheck(lf, i, rf, j, ctx.mapping.l2r, left.functions[i], right.functions[j], proof)
         violations = check.run()
         if check.proofs:
@@ -236,7 +237,7 @@ def _with_counterexamples(diffs: List[Difference], check: FunctionCheck, ltext, 
             at_pair.setdefault((input_op_id(p.left), input_op_id(p.right)), p)
         elif p.outcome.status == "undecided" and (p.outcome.cone_left or p.outcome.cone_right):
             # no model, but the cones are known: the root says both expressions, and what its
-            # cones hold is listed under it, the same whichever way z3's time budget falls
+            # cones hold is listed under it, the same whichever way z3's work budget falls
             at_pair.setdefault((input_op_id(p.left), input_op_id(p.right)), p)
     out = []
     for d in diffs:
@@ -414,7 +415,7 @@ def _in_values(d: Difference, p, check: FunctionCheck, ltext, rtext):
     if p.outcome.status == "different":
         why = "which differ for " + counterexample_text(p.outcome.counterexample, right_of.get)
     else:
-        why = "not decided within the proof's time budget"
+        why = "not decided within the proof's work budget"
     restructured = any(n not in check.l2r for n in p.outcome.cone_left) or \
         any(n not in check.r2l for n in p.outcome.cone_right)
     # a changed constant stays a constant difference; a rounding or a view-slot replacement
@@ -487,7 +488,7 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
     disable = list(disable or ())
     chosen = [r.name for r in select_rules(rules, disable)]  # validates names
     t0 = time.perf_counter()
-    deadline = t0 + limits.time_budget_s
+    deadline = MatchBudget(limits)  # counted work, shared by every pass (and its wall-clock safety net)
     tl, tr = tag_origins(left), tag_origins(right)
     lines_l, lines_r = _LazyLines(left), _LazyLines(right)
     ltexts = [FunctionText(f, i, lines_l.by_id) for i, f in enumerate(left.functions)]
@@ -541,7 +542,7 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
                     verdict, run = "identical", raw
                 else:
                     verdict, rules_applied = "equivalent", applied
-    except LimitExceeded as e:
+    except (LimitExceeded, TimeLimitExceeded) as e:  # a time limit: the matcher's or a proof's safety net
         verdict, reason = "unknown", str(e)
         run = _Run([], [], [], {}, {}, [str(e)])
 

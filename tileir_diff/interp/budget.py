@@ -1,6 +1,8 @@
 """What one interpreter run may spend: steps (ops executed, nested loops included), bytes (of the
-op results it produces, a measure of the work NumPy does) and time (a deadline checked while it
-runs, not only between runs), and the largest single value it may build.
+op results it produces, a measure of the work NumPy does), and the largest single value it may
+build: work, counted the same on any machine. Time is only a safety net (a deadline far past what
+the step budgets take, checked while it runs, not only between runs): its message says ``time
+limit (machine too slow/overloaded)``, and the diff that sees it is ``unknown``.
 
 The deadline is read before every op, so a run stops within one op of it (one op itself is not
 interrupted: the largest tile an op may build has 2^24 elements). A ``Budget`` may have a
@@ -17,6 +19,8 @@ from typing import Optional
 from .errors import BudgetExceeded
 
 _UNLIMITED = 1 << 62
+#: How a safety net's expiry is named in every message (the diff then says ``unknown``).
+TIME_LIMIT = "time limit (machine too slow/overloaded)"
 
 
 def _mib(n: int) -> str:
@@ -67,6 +71,6 @@ class Budget:
         if self.bytes > self._bytes_cap:
             raise BudgetExceeded(f"budget exceeded: more than {_mib(self._bytes_cap)} of op results in one "
                                  f"{self.what} ({self.setting} max_bytes_per_{self.what})")
-        raise BudgetExceeded(f"budget exceeded: the time budget ran out after "
+        raise BudgetExceeded(f"budget exceeded: {TIME_LIMIT}: the wall-clock safety net ran out after "
                              f"{time.perf_counter() - self._started:.1f} s in one {self.what} "
                              f"({self.setting} time_budget)")

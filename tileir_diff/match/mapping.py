@@ -3,21 +3,32 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Union
 
+from ..check import smt
+from ..errors import TimeLimitExceeded
 from ..graph import FunctionGraph
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Caps on the matcher. Past a cap the verdict is ``unknown`` with the cap named, never a guess."""
+    """Caps on the matcher and the proof step. Past a cap the verdict is ``unknown`` with the cap
+    named, never a guess.
+
+    Every cap that can change a verdict or a message is **work**, counted the same way on any
+    machine under any load (matcher steps, VF2 node comparisons, z3's resource units), so that the
+    same inputs give the same report. The ``*_s`` fields are wall-clock **safety nets** far above
+    what the work budgets take on this project's machines (docs/robustness.md, "Work budgets"):
+    past one the diff is ``unknown``, reason ``time limit (machine too slow/overloaded)``."""
     max_nodes: int = 200_000          # per function and side
-    time_budget_s: float = 120.0      # whole diff
+    max_match_steps: int = 30_000_000  # matcher work units of the whole diff (MatchBudget); ~100 s of CPU here
+    time_budget_s: float = 1200.0     # safety net: wall clock of the whole diff's matching
     vf2_max_nodes: int = 24           # leftover components larger than this skip VF2
-    vf2_timeout_s: float = 2.0        # all VF2 calls of one function together
+    vf2_max_steps: int = 200_000      # VF2 node comparisons of one function, all components together
     max_candidates: int = 64          # candidates scored per node in bottom-up matching
     consistency_budget: int = 20_000  # nodes one exact-subgraph consistency check may visit
-    smt_timeout_s: float = 2.0        # z3's budget per proof query (smt-equivalence); past it: undecided
+    smt_rlimit: int = smt.DEFAULT_RLIMIT        # z3's work per proof (smt-equivalence); past it: undecided
+    smt_timeout_s: float = smt.DEFAULT_TIMEOUT_S  # safety net: wall clock of one proof
 
     @classmethod
     def coerce(cls, value) -> "Limits":
@@ -44,6 +55,35 @@ def _children_follow(a, b, there, here_nodes, there_nodes) -> bool:
 
 class LimitExceeded(Exception):
     """Raised inside a stage when a cap is hit; the engine turns it into an ``unknown`` verdict."""
+
+
+class MatchTimeLimit(LimitExceeded, TimeLimitExceeded):
+    """The matcher's wall-clock safety net ran out before its work budget."""
+
+
+class MatchBudget:
+    """The matcher's budget for one diff, shared by every function pair and every pass of the
+    engine: ``max_steps`` units of counted work (``charge``; deterministic), and a wall-clock
+    safety net at ``time_end`` (perf_counter) that only a machine far slower than this project's,
+    or overloaded, reaches."""
+
+    def __init__(self, limits: "Limits", time_end: Optional[float] = None):
+        self.max_steps = limits.max_match_steps
+        self.time_limit_s = limits.time_budget_s
+        self.time_end = time.perf_counter() + limits.time_budget_s if time_end is None else time_end
+        self.steps = 0
+
+    def charge(self, units: int, where: str) -> None:
+        """Count ``units`` of work done in ``where``; raises LimitExceeded past the work budget,
+        MatchTimeLimit past the safety net."""
+        self.steps += units
+        if self.steps > self.max_steps:
+            raise LimitExceeded(f"work budget of {self.max_steps:,} matching steps exceeded during {where} "
+                                f"(Limits.max_match_steps)")
+        if time.perf_counter() > self.time_end:
+            raise MatchTimeLimit(f"time limit (machine too slow/overloaded): the wall-clock safety net of "
+                                 f"{self.time_limit_s:g} s ran out during {where}, after {self.steps:,} of "
+                                 f"{self.max_steps:,} matching steps (Limits.time_budget_s)")
 
 
 class Mapping:
@@ -74,7 +114,8 @@ class MatchContext:
     right: FunctionGraph
     mapping: Mapping
     limits: Limits
-    deadline: float
+    #: the diff's MatchBudget; a number: a wall-clock time_end (perf_counter) for a budget of its own
+    budget: Union[MatchBudget, float]
     stats: Dict[str, object] = field(default_factory=dict)
     limits_hit: List[str] = field(default_factory=list)
     _positions: Optional[tuple] = field(default=None, repr=False)
@@ -93,6 +134,8 @@ class MatchContext:
     rank: Dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
+        if not isinstance(self.budget, MatchBudget):
+            self.budget = MatchBudget(self.limits, time_end=self.budget)
         if self.lfree is None:
             self.lfree = dict.fromkeys(n for n in self.left.order if n not in self.mapping.l2r)
         if self.rfree is None:
@@ -107,9 +150,10 @@ class MatchContext:
                                     for g in (self.left, self.right))
         return self._positions
 
-    def check_time(self, where: str) -> None:
-        if time.perf_counter() > self.deadline:
-            raise LimitExceeded(f"time budget of {self.limits.time_budget_s:g}s exceeded during {where}")
+    def charge(self, units: int, where: str) -> None:
+        """``units`` of work done in ``where`` (MatchBudget.charge): each stage charges the
+        nodes, groups, candidate pairs or rounds it walked, every so many of them."""
+        self.budget.charge(units, where)  # type: ignore[union-attr]  # a MatchBudget since __post_init__
 
     def add(self, left: str, right: str, stage: str) -> bool:
         """Pair two unpaired nodes (Mapping.add, inlined: the matcher's hottest call). Refused

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import time
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 from ..graph import FunctionGraph
-from .mapping import LimitExceeded, Limits, MatchContext, Mapping
+from .mapping import LimitExceeded, Limits, MatchBudget, MatchContext, Mapping
 from .stage import Repeat, Stage, UntilStable
 from .stages import VF2, Anchors, Exact, Propagate, RelativeExact, SameIO
 
@@ -24,17 +24,18 @@ DEFAULT_STAGES: Sequence[Stage] = (
 
 
 def match_functions(left: FunctionGraph, right: FunctionGraph, limits: Optional[Limits] = None,
-                    deadline: Optional[float] = None, stages: Optional[Sequence[Stage]] = None) -> MatchContext:
-    """Run ``stages`` (default ``DEFAULT_STAGES``) in order. Raises LimitExceeded when a
-    node-count or time cap is hit; a VF2 timeout is recorded in ``ctx.limits_hit`` (the engine
-    reports ``unknown`` for either)."""
+                    budget: Union[MatchBudget, float, None] = None,
+                    stages: Optional[Sequence[Stage]] = None) -> MatchContext:
+    """Run ``stages`` (default ``DEFAULT_STAGES``) in order. ``budget``: the diff's MatchBudget
+    (shared by its function pairs; None: one of its own; a number: one whose wall-clock safety
+    net ends then). Raises LimitExceeded when a node-count or work cap is hit (MatchTimeLimit past
+    the safety net); a VF2 cap is recorded in ``ctx.limits_hit`` (the engine reports ``unknown``
+    for either)."""
     limits = Limits.coerce(limits)
     for g, side in ((left, "left"), (right, "right")):
         if len(g) > limits.max_nodes:
             raise LimitExceeded(f"{side} function @{g.function.name} has {len(g)} nodes > max_nodes={limits.max_nodes}")
-    if deadline is None:
-        deadline = time.perf_counter() + limits.time_budget_s
-    ctx = MatchContext(left, right, Mapping(), limits, deadline)
+    ctx = MatchContext(left, right, Mapping(), limits, MatchBudget(limits) if budget is None else budget)
     t0 = time.perf_counter()
     for stage in DEFAULT_STAGES if stages is None else stages:
         stage.run(ctx)

@@ -375,7 +375,8 @@ def build_server(config: Optional[ServerConfig] = None):
             "smt-equivalence: facts of the launch, e.g. 'grid.x == cdiv(arg11, 128)' (names arg<k>, bid.x, grid.x; "
             "reported when a proof uses one)"))] = None,
         smt_timeout_s: Annotated[Optional[float], Field(default=None, gt=0, le=60, description=(
-            "smt-equivalence: z3's budget per query in seconds (default 2); past it: undecided"))] = None,
+            "smt-equivalence: the wall-clock safety net of one proof in seconds (default 60; the budget itself is "
+            "z3's work, the same under any load); past it the verdict is unknown"))] = None,
         no_lines: Annotated[bool, Field(description=(
             "leave out the printed modules (left_lines/right_lines), most of a report's size; false to include them"))] = True,
         timeout_s: Timeout = None,

@@ -29,7 +29,7 @@ class BottomUp(TieAwareStage):
         while work:
             steps += 1
             if steps % 512 == 0:
-                ctx.check_time("bottom-up matching")
+                ctx.charge(512, "bottom-up matching")
             l, r = work.pop()
             lu: Dict[tuple, List[str]] = defaultdict(list)
             for u, k, res in L.nodes[l].users:

@@ -40,7 +40,7 @@ class Exact(Stage):
         budget = ctx.limits.consistency_budget
         for step, (_, _, _, lg, rg) in enumerate(groups):
             if step % 128 == 0:
-                ctx.check_time("exact matching")
+                ctx.charge(128, "exact matching")  # groups
             if len(lg) == 1 and len(rg) == 1:  # one copy on each side (the common case): no scoring
                 l, r = lg[0], rg[0]
                 if l in l2r or r in r2l:
@@ -61,7 +61,7 @@ class Exact(Stage):
             scored = sorted((-neighbour_agreement(ctx, l, r), abs(lorder[l] - rorder[r]), l, r) for l, r in pairs)
             for i, (_, _, l, r) in enumerate(scored):
                 if i % 4096 == 4095:
-                    ctx.check_time("exact matching")
+                    ctx.charge(4096, "exact matching")  # scored candidate pairs
                 if l in l2r or r in r2l:
                     continue
                 seen = set()

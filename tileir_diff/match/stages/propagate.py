@@ -27,7 +27,7 @@ class Propagate(Composite):
     def run(self, ctx: MatchContext, seeds=None) -> int:
         start = len(ctx.mapping)
         while True:
-            ctx.check_time("propagation")
+            ctx.charge(1 + len(ctx.td_open), "propagation")  # top-down walks the open pairs
             before = len(ctx.mapping)
             self.strict_top_down.run(ctx)
             self.strict_bottom_up.run(ctx)

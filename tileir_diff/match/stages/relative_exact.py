@@ -43,7 +43,7 @@ class RelativeExact(Stage):
         added = 0
         for i, nid in enumerate(lfree):
             if i % 1024 == 1023:
-                ctx.check_time("relative exact matching")
+                ctx.charge(1024, "relative exact matching")
             key = lk[nid]
             if L.nodes[nid].kind != "op" or not right_count.get(key) or (
                     right_count[key] > 1 and left_count[key] != 1):

@@ -26,7 +26,7 @@ class SameIO(Stage):
                 rsig[(n.parent, n.region, tuple((s, res) for s, res, _ in n.operands))].append(nid)
         for i, nid in enumerate(list(ctx.lfree)):
             if i % 1024 == 1023:
-                ctx.check_time("same-io matching")
+                ctx.charge(1024, "same-io matching")
             n = L.nodes[nid]
             if n.kind != "op" or nid in m.l2r or not n.operands:
                 continue
@@ -45,7 +45,7 @@ class SameIO(Stage):
         # same user slot
         for i, nid in enumerate(list(ctx.lfree)):
             if i % 1024 == 1023:
-                ctx.check_time("same-io matching")
+                ctx.charge(1024, "same-io matching")
             n = L.nodes[nid]
             if n.kind != "op" or nid in m.l2r:
                 continue

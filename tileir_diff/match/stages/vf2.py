@@ -1,9 +1,9 @@
 """vf2: networkx VF2 labelled isomorphism between small leftover components (at most
-``vf2_max_nodes`` nodes, same multiset of labels), under a shared time cap. Never on whole
-kernels, never graph edit distance. A timeout is recorded in ``ctx.limits_hit``."""
+``vf2_max_nodes`` nodes, same multiset of labels), under a shared work cap (``vf2_max_steps``
+node comparisons: counted, so the same on any machine). Never on whole kernels, never graph edit
+distance. A cap that runs out is recorded in ``ctx.limits_hit``."""
 from __future__ import annotations
 
-import time
 from typing import List
 
 from ...graph import FunctionGraph
@@ -30,14 +30,18 @@ class VF2(Stage):
         from networkx.algorithms.isomorphism import DiGraphMatcher
         lsub = L.nx.subgraph(lleft)
         rsub = R.nx.subgraph(rleft)
-        budget_end = time.perf_counter() + ctx.limits.vf2_timeout_s
+        cap_steps = ctx.limits.vf2_max_steps
+        steps = [0]
 
-        class _Timeout(Exception):
+        class _OutOfSteps(Exception):
             pass
 
         def node_match(a, b):
-            if time.perf_counter() > budget_end:
-                raise _Timeout()
+            steps[0] += 1
+            if steps[0] > cap_steps:
+                raise _OutOfSteps()
+            if steps[0] % 1024 == 0:
+                ctx.charge(1024, "vf2")  # the diff's budget and its safety net too
             return a["compare_key"] == b["compare_key"]
 
         used = set()
@@ -55,8 +59,8 @@ class VF2(Stage):
                                     node_match=node_match)
                 try:
                     ok = gm.is_isomorphic()
-                except _Timeout:
-                    ctx.limits_hit.append(f"vf2_timeout_s={ctx.limits.vf2_timeout_s:g} "
+                except _OutOfSteps:
+                    ctx.limits_hit.append(f"vf2_max_steps={cap_steps} "
                                           f"(leftover component of {len(lc)} nodes)")
                     return added
                 if ok:

@@ -60,8 +60,10 @@ class SmtEquivalence(Rule):
     and the same diff gives the same counterexample in any process (docs/robustness.md, "Threads").
 
     Never touches: a pair whose query is ``sat`` (reported, with the counterexample in the
-    difference's ``detail.counterexample``) or undecided within the time budget
-    (``Limits.smt_timeout_s``, default 2 s), values of pointer, view or token type, ops with
+    difference's ``detail.counterexample``) or undecided within the work budget
+    (``Limits.smt_rlimit``, z3's resource count, default 10,000,000 units a proof: the same on any
+    machine under any load; past the wall-clock safety net ``Limits.smt_timeout_s`` the diff is
+    ``unknown``), values of pointer, view or token type, ops with
     regions, memory ops (only their integer operands are compared), float ops with
     ``flush_to_zero`` or a rounding mode other than the four IEEE ones, tiles reshaped or
     broadcast from more than one element. Without z3 installed the step is skipped and the result
