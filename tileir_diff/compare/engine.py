@@ -29,7 +29,7 @@ from .describe import FunctionText
 from .folds import FoldContext, apply_folds
 from .expressions import counterexample_text, expression
 from .pins import Pin, apply_pins, find_pins
-from .result import DeferredLines, DiffResult, Difference, FunctionPair, MatchStats, OpRef, PairSummary
+from ..report.result import DeferredLines, DiffResult, Difference, FunctionPair, MatchStats, OpRef, PairSummary
 from .specialization import assumes_more, is_specialization, never_holding_assumptions, strip_assumptions
 
 

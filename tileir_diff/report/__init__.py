@@ -9,11 +9,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from .result import DiffResult
+
 FORMATS = ("text", "json", "html", "markdown")
 _MODULES = {"text": "text", "json": "json_schema", "html": "html", "markdown": "markdown", "md": "markdown"}
 
 
-def render(result: Any, fmt: str = "text", **options: Any) -> str:
+def render(result: DiffResult, fmt: str = "text", **options: Any) -> str:
     """Render ``result`` as ``fmt`` (one of ``FORMATS``)."""
     try:
         module = _MODULES[fmt]
