@@ -30,7 +30,8 @@ from .folds import FoldContext, apply_folds
 from .expressions import counterexample_text, expression
 from .pins import Pin, apply_pins, find_pins
 from ..report.result import DeferredLines, DiffResult, Difference, FunctionPair, MatchStats, OpRef, PairSummary
-from .specialization import assumes_more, is_specialization, never_holding_assumptions, strip_assumptions
+from .specialization import never_holding_assumptions, strip_assumptions
+from .verdict import RunFacts, VerdictInputs, decide, follow_up
 
 
 class _Run:
@@ -502,43 +503,28 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
             # constants the other side takes as arguments: read them as those constants, once
             tl, tr = apply_pins(tl, tr, run.pins)
             run = _run(tl, tr, ltexts, rtexts, chosen, (), limits, deadline, pinned=run.pins, launch=launch)
-        if run.limits_hit:
-            verdict, reason = "unknown", "; ".join(run.limits_hit)
-        elif run.differences:
-            verdict = "different"
-            rules_applied = {k: v for k, v in run.counts.items() if v}
-            if all(is_specialization(d) for d in run.differences):
-                # the same computation under other assumptions? proven on the kernels without them
-                # the proof step keeps both sides' assumptions as facts: they are listed as roots
-                bare = _run(strip_assumptions(tl), strip_assumptions(tr), ltexts, rtexts, chosen, (), limits,
-                            deadline, pinned=run.pins, facts_from=(tl, tr), launch=launch)
-                # what may remain: the calling convention, and arguments tied to one scalar (a
-                # stated assumption, listed as a root of its own)
-                if all(is_specialization(d) and (d.category == "signature" or "tie" in d.detail or
-                                                 "pin" in d.detail) for d in bare.differences) \
-                        and not bare.limits_hit:
-                    # op ids are per side: "f0/o5" on the left is not "f0/o5" on the right
-                    broken = (never_holding_assumptions(tl), never_holding_assumptions(tr))
-                    if any(_never_holding(d, broken) for d in run.differences):
-                        # an assumption no input satisfies: undefined for every launch, not a
-                        # specialization; the verdict stays different and the root says why
-                        run.differences = [_never_holds(d, broken) for d in run.differences]
-                    else:
-                        verdict = "specialized"
-                        run.differences = [_with_assumption_side(d) for d in run.differences]
+        first = _facts(run)
+        inputs = VerdictInputs(first)
+        then = follow_up(first)
+        if then == "bare":
+            # the same computation under other assumptions? proven on the kernels without them
+            # the proof step keeps both sides' assumptions as facts: they are listed as roots
+            bare = _run(strip_assumptions(tl), strip_assumptions(tr), ltexts, rtexts, chosen, (), limits,
+                        deadline, pinned=run.pins, facts_from=(tl, tr), launch=launch)
+            inputs = VerdictInputs(first, bare=_facts(bare),
+                                   never_holding=(never_holding_assumptions(tl), never_holding_assumptions(tr)))
+        elif then == "raw":
+            raw = _run(tl, tr, ltexts, rtexts, [], (), limits, deadline, launch=launch)
+            inputs = VerdictInputs(first, raw=_facts(raw))
+        decided = decide(inputs)
+        verdict, reason, rules_applied = decided.verdict, decided.reason, dict(decided.rules_applied)
+        if decided.from_raw:
+            run = raw
+        run.differences = list(decided.differences)
+        if decided.rule_hints:
             optional_off = [n for n in _all_optional() if n not in chosen]
             if optional_off:
                 _add_rule_hints(run, tl, tr, ltexts, rtexts, chosen, optional_off, limits, deadline, launch)
-        else:
-            applied = {k: v for k, v in run.counts.items() if v}
-            if not applied:
-                verdict = "identical"
-            else:
-                raw = _run(tl, tr, ltexts, rtexts, [], (), limits, deadline, launch=launch)
-                if not raw.differences and not raw.limits_hit:
-                    verdict, run = "identical", raw
-                else:
-                    verdict, rules_applied = "equivalent", applied
     except LimitExceeded as e:
         verdict, reason = "unknown", str(e)
         run = _Run([], [], [], {}, {}, [str(e)])
@@ -560,34 +546,8 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
                       absorbed_by={side: dict(sorted(ops.items())) for side, ops in run.absorbed.items()})
 
 
-def _never_holding(d: Difference, broken) -> Optional[str]:
-    """Why ``d``'s assumption can never hold (``broken``: per side, op id -> why), or None."""
-    for ref, side in ((d.left, broken[0]), (d.right, broken[1])):
-        if ref is not None and ref.op_id in side:
-            return side[ref.op_id]
-    return None
-
-
-def _never_holds(d: Difference, broken) -> Difference:
-    """``d``, saying that its assumption can never hold."""
-    why = _never_holding(d, broken)
-    if why is None:
-        return d
-    return replace(d, message=f"{d.message}: it can never hold ({why}), so every launch of that kernel is "
-                   "undefined", detail={**d.detail, "never_holds": why})
-
-
-def _with_assumption_side(d: Difference) -> Difference:
-    """A specialization root of a ``specialized`` pair, saying which side assumes more."""
-    side = assumes_more(d)
-    if side is None:
-        return d
-    note = {"left": "the left assumes more", "right": "the right assumes more: it is valid only for inputs that "
-            "satisfy it", "same": "the same fact, spelled differently",
-            "neither": "neither implies the other"}.get(side, side)
-    detail = dict(d.detail)
-    detail["assumes_more"] = side
-    return replace(d, message=f"{d.message} ({note})", detail=detail)
+def _facts(run: _Run) -> RunFacts:
+    return RunFacts(tuple(run.differences), tuple(run.limits_hit), run.counts)
 
 
 def _all_optional() -> List[str]:
