@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..gc_pause import gc_paused
 from ..check import smt
@@ -57,7 +57,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
     diffs: List[Difference] = []
     functions, mapping, limits_hit, proofs = [], [], [], []
     found_pins: List[Pin] = []
-    stats = {"normalize_s": round(norm.seconds, 4), "functions": []}
+    stats: Dict[str, Any] = {"normalize_s": round(norm.seconds, 4), "functions": []}
     if setting.proving and not smt.installed():
         stats["smt"] = smt.skipped_reason()
     for i, j in pairs:
@@ -167,7 +167,8 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
                   "rules_enabled": chosen, "rule_counts": run.counts})
     summary = _summary(left, right) if with_summary else {}
     # Printed on first use of result.left_lines/right_lines (HTML and JSON reports), not here.
-    llines, rlines = (DeferredLines(lines_l.lines), DeferredLines(lines_r.lines)) if with_lines else ([], [])
+    llines: Any = DeferredLines(lines_l.lines) if with_lines else []
+    rlines: Any = DeferredLines(lines_r.lines) if with_lines else []
     return DiffResult(verdict=verdict, differences=run.differences if verdict in ("different", "specialized") else [],
                       rules_applied=rules_applied, summary=PairSummary.from_dict(summary), left_source=lsrc,
                       right_source=rsrc, functions=tuple(FunctionPair.from_dict(f) for f in run.functions),
