@@ -1,4 +1,5 @@
-"""Renderers of a DiffResult: text, JSON, standalone HTML, Markdown.
+"""The diff result model (``result.py``: ``DiffResult`` and its parts, verdicts, exit codes, the
+schema version) and its renderers: text, JSON, standalone HTML, Markdown.
 
 Each ``<format>.render(result, **options) -> str`` sees only the ``DiffResult`` (and the summary
 dicts it carries); none imports the engine, so reports can be re-rendered from saved JSON
