@@ -23,7 +23,8 @@ from .describe import FunctionText
 from .passes import (EntryPair, RunSetting, check_pass, classify_pass, differences_pass, function_record,
                      function_stats, graphs_pass, mapping_rows, module_level_pass, normalize_pass, pair_functions)
 from .pins import Pin, apply_pins, find_pins
-from ..report.result import DeferredLines, DiffResult, Difference, FunctionPair, MatchStats, PairSummary
+from ..report.result import (DeferredLines, DiffResult, Difference, FunctionPair, FunctionStats, MatchStats,
+                             PairSummary)
 from .specialization import never_holding_assumptions, strip_assumptions
 from .verdict import RunFacts, VerdictInputs, decide, follow_up
 
@@ -34,9 +35,9 @@ class _Run:
     def __init__(self, differences, functions, mapping, stats, counts, limits_hit, pins=(), proofs=None):
         self.proofs: List[dict] = proofs or []
         self.differences: List[Difference] = differences
-        self.functions: List[dict] = functions
+        self.functions: List[FunctionPair] = functions
         self.mapping: List[Tuple[str, str, str]] = mapping
-        self.stats: dict = stats
+        self.stats: MatchStats = stats
         self.counts: Dict[str, int] = counts
         self.limits_hit: List[str] = limits_hit
         self.pins: List[Pin] = list(pins)  # found on this run (pinned=None) or applied (pinned given)
@@ -57,9 +58,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
     diffs: List[Difference] = []
     functions, mapping, limits_hit, proofs = [], [], [], []
     found_pins: List[Pin] = []
-    stats: Dict[str, Any] = {"normalize_s": round(norm.seconds, 4), "functions": []}
-    if setting.proving and not smt.installed():
-        stats["smt"] = smt.skipped_reason()
+    figures: List[FunctionStats] = []
     for i, j in pairs:
         g = graphs_pass(nl.functions[i], nr.functions[j], i, j)
         ctx = match_functions(g.L, g.R, limits, deadline)
@@ -78,11 +77,12 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         diffs.extend(fdiffs)
         functions.append(function_record(pair, fdiffs))
         mapping.extend(mapping_rows(pair))
-        stats["functions"].append(function_stats(pair))
+        figures.append(function_stats(pair))
     diffs.extend(module_level_pass(nl, nr, pairs, only_l, only_r, diffs))
-    if proofs:
-        stats["smt_queries"] = len(proofs)
-        stats["smt_s"] = round(sum(p["seconds"] for p in proofs), 4)
+    stats = MatchStats(normalize_s=round(norm.seconds, 4), functions=tuple(figures),
+                       smt=smt.skipped_reason() if setting.proving and not smt.installed() else None,
+                       smt_queries=len(proofs) if proofs else None,
+                       smt_s=round(sum(p["seconds"] for p in proofs), 4) if proofs else None)
     run = _Run(diffs, functions, mapping, stats, counts, limits_hit, found_pins if pinned is None else pinned,
                proofs)
     run.absorbed = norm.absorbed
@@ -159,20 +159,19 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
                 _add_rule_hints(run, tl, tr, ltexts, rtexts, chosen, optional_off, limits, deadline, launch)
     except LimitExceeded as e:
         verdict, reason = "unknown", str(e)
-        run = _Run([], [], [], {}, {}, [str(e)])
+        run = _Run([], [], [], MatchStats(), {}, [str(e)])
 
-    stats = dict(run.stats)
-    stats.update({"ops_left": count_ops(left), "ops_right": count_ops(right),
-                  "limits_hit": run.limits_hit, "seconds": round(time.perf_counter() - t0, 4),
-                  "rules_enabled": chosen, "rule_counts": run.counts})
+    stats = replace(run.stats, ops_left=count_ops(left), ops_right=count_ops(right),
+                    limits_hit=tuple(run.limits_hit), seconds=round(time.perf_counter() - t0, 4),
+                    rules_enabled=tuple(chosen), rule_counts=run.counts)
     summary = _summary(left, right) if with_summary else {}
     # Printed on first use of result.left_lines/right_lines (HTML and JSON reports), not here.
     llines: Any = DeferredLines(lines_l.lines) if with_lines else []
     rlines: Any = DeferredLines(lines_r.lines) if with_lines else []
     return DiffResult(verdict=verdict, differences=run.differences if verdict in ("different", "specialized") else [],
                       rules_applied=rules_applied, summary=PairSummary.from_dict(summary), left_source=lsrc,
-                      right_source=rsrc, functions=tuple(FunctionPair.from_dict(f) for f in run.functions),
-                      mapping=run.mapping, stats=MatchStats.from_dict(stats), reason=reason,
+                      right_source=rsrc, functions=tuple(run.functions),
+                      mapping=run.mapping, stats=stats, reason=reason,
                       left_lines=llines, right_lines=rlines,
                       rules_disabled=[n for n in _all_optional() if n not in chosen],
                       proofs=run.proofs if verdict != "unknown" else [],

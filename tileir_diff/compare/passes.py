@@ -16,7 +16,7 @@ from ..match import Limits
 from ..match.arguments import align_with_ties
 from ..normalize import normalize, one_sided_declines
 from ..normalize.canon import attr_key, attr_text
-from ..report.result import Difference, OpRef
+from ..report.result import Difference, FunctionPair, FunctionStats, OpRef
 from .classify import Classifier, checker_roots, pin_roots, tie_arguments, tie_roots, to_differences
 from .counterexamples import with_counterexamples
 from .folds import FoldContext, apply_folds
@@ -191,19 +191,18 @@ def _function_level(pair: EntryPair) -> List[Difference]:
     return out
 
 
-def function_record(pair: EntryPair, differences: List[Difference]) -> dict:
+def function_record(pair: EntryPair, differences: List[Difference]) -> FunctionPair:
     """The pair as the result's ``functions`` lists it: names, verdict, the matcher's counts."""
     g, mapping = pair.graphs, pair.ctx.mapping
     ul = len(g.L.order) - len(mapping.l2r)  # every pair holds one node of each side
     ur = len(g.R.order) - len(mapping.r2l)
     lnodes, rnodes = g.L.nodes, g.R.nodes
-    arguments = sorted([lnodes[l].arg_index, rnodes[r].arg_index] for l, r in mapping.l2r.items()
+    arguments = sorted((lnodes[l].arg_index, rnodes[r].arg_index) for l, r in mapping.l2r.items()
                        if lnodes[l].kind == "arg" and rnodes[r].kind == "arg"
                        and (lnodes[l].users or rnodes[r].users))  # two unused ones pair by position
-    return {"left": g.left.name, "right": g.right.name, "verdict": "different" if differences else "same",
-            "matched": len(mapping), "unmatched_left": ul, "unmatched_right": ur,
-            "arguments": arguments,
-            "tied_arguments": [_tie_json(t, lnodes if t.side == "left" else rnodes) for t in g.ties]}
+    return FunctionPair(g.left.name, g.right.name, "different" if differences else "same", len(mapping), ul, ur,
+                        tuple(arguments),
+                        tuple(_tie_json(t, lnodes if t.side == "left" else rnodes) for t in g.ties))
 
 
 def _tie_json(t, nodes) -> dict:
@@ -223,10 +222,9 @@ def mapping_rows(pair: EntryPair) -> List[Tuple[str, str, str]]:
             if lnodes[l].kind == "op" and rnodes[r].kind == "op"]
 
 
-def function_stats(pair: EntryPair) -> dict:
+def function_stats(pair: EntryPair) -> FunctionStats:
     g = pair.graphs
-    return {"left": g.left.name, "right": g.right.name, "nodes_left": len(g.L), "nodes_right": len(g.R),
-            "graph_s": round(g.seconds, 4), **pair.ctx.stats}
+    return FunctionStats(g.left.name, g.right.name, len(g.L), len(g.R), round(g.seconds, 4), dict(pair.ctx.stats))
 
 
 def module_level_pass(nl: Module, nr: Module, pairs, only_l, only_r, diffs: List[Difference]) -> List[Difference]:
