@@ -4,7 +4,8 @@
     python scripts/golden_outputs.py check DIR  [--ports N]
 
 ``record`` diffs a fixed set of pairs and writes, per pair, the JSON, text, Markdown and HTML
-reports and the exit status under DIR; ``check`` diffs the same pairs again and compares them
+reports and the exit status under DIR (for the corpus pairs also ``tileir-diff diff A B`` and
+``... -f json``, run in-process); ``check`` diffs the same pairs again and compares them
 byte for byte (z3's counterexample values masked: any model may refute a query), printing the
 first differing lines of each file that differs (exit 1 if any).
 The pairs: every pair of tests/corpus/third_party_style (``<name>.left.tir`` / ``.right.tir``)
@@ -98,10 +99,31 @@ def _outputs(left: Path, right: Path, options: Dict[str, Any]) -> Dict[str, str]
     return out
 
 
+def _cli_outputs(left: Path, right: Path) -> Dict[str, str]:
+    """``tileir-diff diff A B`` as text and ``-f json`` (timings zeroed), each with its exit status."""
+    import contextlib
+    import io
+
+    from tileir_diff import cli
+    out = {}
+    for fmt in ("text", "json"):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            code = cli.main(["diff", str(left.relative_to(ROOT)), str(right.relative_to(ROOT)), "-f", fmt,
+                             "--color=never", "--smt-timeout", str(SMT_TIMEOUT_S)])
+        text = buf.getvalue()
+        if fmt == "json":
+            text = json.dumps(_untimed(json.loads(text)), indent=2, ensure_ascii=False) + "\n"
+        out[f"cli.{fmt}"] = f"exit {code}\n{text}"
+    return out
+
+
 def _files(ports: int) -> Iterator[Tuple[str, str]]:
     for name, left, right, options in _pairs(ports):
         try:
             outputs = _outputs(left, right, dict(options))
+            if not name.startswith("port."):  # (the suite's rows go through the API, with launch facts)
+                outputs.update(_cli_outputs(left, right))
         except Exception as e:  # an error is an output too (it must stay the same)
             outputs = {"error": f"{type(e).__name__}: {e}\n"}
         for fmt, text in outputs.items():
