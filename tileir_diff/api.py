@@ -113,7 +113,7 @@ def diff(a: Any, b: Any, *, rules: Optional[Iterable[str]] = None, disable: Iter
     result = compute_diff(left, right, rules=None if rules is None else list(rules), disable=tuple(disable),
                           limits=limits, left_source=left_label, right_source=right_label, **options)
     if mode == "always" or (mode == "auto" and result.verdict in ("different", "unknown")):
-        from .compare.result import Execution
+        from .report.result import Execution
         from .execute import check
         from .execute.mapping import from_result
         found = check(left, right, trials=trials, seed=seed, mapping=from_result(result),

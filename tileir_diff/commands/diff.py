@@ -143,7 +143,7 @@ def _ignored_categories(values):
     """--ignore-category names, checked (a usage error names the close ones)."""
     import difflib
 
-    from ..compare.result import CATEGORIES
+    from ..report.result import CATEGORIES
     from . import UsageError, split_names
     names = split_names(values)
     for name in names:

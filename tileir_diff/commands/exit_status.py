@@ -1,6 +1,6 @@
 """The exit statuses of every command, in one table: the help epilogs are made from it and
 docs/cli.md's tables are checked against it (tests/cli/test_exit_status.py), so help, docs and
-program cannot drift apart. The verdict statuses themselves come from ``compare.result.EXIT_CODES``
+program cannot drift apart. The verdict statuses themselves come from ``report.result.EXIT_CODES``
 (the test checks that the rows agree)."""
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ def find_pins(L, R, mapping, function: int) -> List[Pin]:
             el = getattr(n.value.type, "element", None)
             if el is None or getattr(n.value.type, "shape", None) not in ((), None):
                 continue
-            values = set()
+            values: Optional[set] = set()
             for u, k in _uses(g, n.nid):
                 peer = m.get(u) if u in m else None
                 if peer is None:
@@ -79,8 +79,9 @@ def find_pins(L, R, mapping, function: int) -> List[Pin]:
                 if c is None or bits is None or c.attributes["value"].type.element != el:
                     values = None
                     break
+                assert values is not None  # (set to None only just before a break)
                 values.add(bits)
-            if values and len(values) == 1:
+            if values and len(values) == 1 and c is not None:
                 data = _element_bytes(c.attributes["value"])
                 if data is not None:
                     out.append(Pin(side, function, n.arg_index, DenseElements(n.value.type, data)))

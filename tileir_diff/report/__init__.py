@@ -1,4 +1,5 @@
-"""Renderers of a DiffResult: text, JSON, standalone HTML, Markdown.
+"""The diff result model (``result.py``: ``DiffResult`` and its parts, verdicts, exit codes, the
+schema version) and its renderers: text, JSON, standalone HTML, Markdown.
 
 Each ``<format>.render(result, **options) -> str`` sees only the ``DiffResult`` (and the summary
 dicts it carries); none imports the engine, so reports can be re-rendered from saved JSON
@@ -9,11 +10,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from .result import DiffResult
+
 FORMATS = ("text", "json", "html", "markdown")
 _MODULES = {"text": "text", "json": "json_schema", "html": "html", "markdown": "markdown", "md": "markdown"}
 
 
-def render(result: Any, fmt: str = "text", **options: Any) -> str:
+def render(result: DiffResult, fmt: str = "text", **options: Any) -> str:
     """Render ``result`` as ``fmt`` (one of ``FORMATS``)."""
     try:
         module = _MODULES[fmt]

@@ -5,6 +5,7 @@ import re
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ..errors import printable
+from .result import DiffResult, Difference
 
 VERDICT_MEANING = {
     "identical": "same after renaming values only",
@@ -46,7 +47,7 @@ def escape_json_text(text: str) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def headline(result: Any) -> str:
+def headline(result: DiffResult) -> str:
     n = len(result.differences)
     affected = sum(len(d.affected) for d in result.differences)
     text = f"{result.verdict.upper()}: {result.left_source} vs {result.right_source}"
@@ -61,7 +62,7 @@ def headline(result: Any) -> str:
     return text
 
 
-def ops_matched(result: Any) -> Optional[int]:
+def ops_matched(result: DiffResult) -> Optional[int]:
     """The one "ops matched" count every report shows: the matcher's pairs summed over the entry
     pairs (what the functions table lists), or the mapping's size when there are no per-function
     counts; None when nothing was matched at all."""
@@ -71,16 +72,16 @@ def ops_matched(result: Any) -> Optional[int]:
     return len(result.mapping) if result.mapping else None
 
 
-def accepted_note(result: Any) -> str:
+def accepted_note(result: DiffResult) -> str:
     """``, 2 of 3 accepted by reference/x/analysis.json`` after diff --accept, else ''."""
-    source = getattr(result, "accepted_from", None)
+    source = result.accepted_from
     if not source:
         return ""
-    n = sum(1 for d in result.differences if getattr(d, "accepted", None))
+    n = sum(1 for d in result.differences if d.accepted)
     return f", {n} of {len(result.differences)} accepted by {source}"
 
 
-def op_side(d: Any) -> str:
+def op_side(d: Difference) -> str:
     """``f0/o14 ↔ f0/o15``, ``f0/o14 (left only)`` ..."""
     if d.left and d.right:
         return f"{d.left.op_id} ↔ {d.right.op_id}"
@@ -91,18 +92,18 @@ def op_side(d: Any) -> str:
     return "-"
 
 
-def sorted_rules(result: Any) -> List[Tuple[str, int]]:
+def sorted_rules(result: DiffResult) -> List[Tuple[str, int]]:
     return sorted(result.rules_applied.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def difference_op_ids(result: Any) -> Tuple[Dict[str, str], Dict[str, str]]:
+def difference_op_ids(result: DiffResult) -> Tuple[Dict[str, str], Dict[str, str]]:
     """Op id -> role ("diff" or "affected") per side, for highlighting printed modules."""
     left: Dict[str, str] = {}
     right: Dict[str, str] = {}
     for d in result.differences:
         for op_id in d.affected:
             left.setdefault(op_id, "affected")
-        for op_id in getattr(d, "affected_right", ()):
+        for op_id in d.affected_right:
             right.setdefault(op_id, "affected")
     for d in result.differences:
         if d.left:
@@ -112,7 +113,7 @@ def difference_op_ids(result: Any) -> Tuple[Dict[str, str], Dict[str, str]]:
     return left, right
 
 
-def pair_summary(result: Any) -> Optional[Dict[str, Any]]:
+def pair_summary(result: DiffResult) -> Optional[Dict[str, Any]]:
     return result.summary.pair if result.summary is not None else None
 
 
@@ -145,7 +146,7 @@ def function_headline(title: str, differing: Optional[List[str]], name=str, text
     return f"{head}: summaries agree" if differing is None else f"{head}: differs in {text(', '.join(differing))}"
 
 
-def stats_items(result: Any) -> List[Tuple[str, Any]]:
+def stats_items(result: DiffResult) -> List[Tuple[str, Any]]:
     """Flat ``(key, value)`` pairs of the matcher stats (nested dicts become ``a.b``)."""
     out: List[Tuple[str, Any]] = []
 

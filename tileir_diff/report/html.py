@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .common import (VERDICT_MEANING, compact, difference_op_ids, escape_controls, ops_matched, pair_summary,
                      sorted_rules, stats_items)
+from .result import DiffResult
 
 SECTION_TITLES = {"signature": "Signature", "hints": "Entry hints", "tile_shapes": "Tile shapes",
                   "memory": "Memory (per view)", "reductions": "Reductions / scans", "mma": "MMA",
@@ -24,7 +25,7 @@ def esc(value: Any) -> str:
     return html.escape(escape_controls(value, keep="\n"), quote=True)
 
 
-def render(result: Any, *, title: Optional[str] = None, max_affected: int = 24) -> str:
+def render(result: DiffResult, *, title: Optional[str] = None, max_affected: int = 24) -> str:
     lines_of = {"L": _resolver({i for i, _ in result.left_lines if i}),
                 "R": _resolver({i for i, _ in result.right_lines if i})}
     roles_l, roles_r = difference_op_ids(result)
@@ -64,14 +65,14 @@ def render(result: Any, *, title: Optional[str] = None, max_affected: int = 24) 
 
 # -- sections ---------------------------------------------------------------------------------
 
-def _execution(result: Any) -> str:
-    if not getattr(result, "execution", None):
+def _execution(result: DiffResult) -> str:
+    if result.execution is None:
         return ""
     from .execution import execution_html
     return execution_html(result.execution.to_dict())
 
 
-def _header(result: Any) -> str:
+def _header(result: DiffResult) -> str:
     n_diff = len(result.differences)
     n_aff = sum(len(d.affected) for d in result.differences)
     n_rules = sum(result.rules_applied.values())
@@ -146,7 +147,7 @@ def _opref_link(side: str, op_id: str, lines_of: Optional[Dict[str, Any]] = None
 LONG_MESSAGE = 360
 
 
-def _differences(result: Any, max_affected: int, lines_of: Dict[str, Any]) -> str:
+def _differences(result: DiffResult, max_affected: int, lines_of: Dict[str, Any]) -> str:
     out = ["<section id=\"differences\">\n"]
     diffs = result.differences
     if not diffs:
@@ -162,7 +163,7 @@ def _differences(result: Any, max_affected: int, lines_of: Dict[str, Any]) -> st
             where.append(_opref_link("L", d.left.op_id, lines_of))
         if d.right:
             where.append(("↔ " if d.left else "") + _opref_link("R", d.right.op_id, lines_of))
-        context = getattr(d, "context", ())
+        context = d.context
         ctx = f"<div class=\"ctx\">inside {esc(' › '.join(context))}</div>" if context else ""
         sides = []
         for cls, sign, ref in (("dl", "−", d.left), ("dr", "+", d.right)):
@@ -180,7 +181,7 @@ def _differences(result: Any, max_affected: int, lines_of: Dict[str, Any]) -> st
             more_text = f" <span class=\"more\">+{more} more</span>" if more > 0 else ""
             affected = f"<div class=\"aff\">affected downstream: {links}{more_text}</div>"
         hint = f"<div class=\"hint\">{esc(d.rule_hint)}</div>" if d.rule_hint else ""
-        accepted = getattr(d, "accepted", None)
+        accepted = d.accepted
         if accepted:
             hint += (f"<div class=\"accepted\"><span class=\"acc\">accepted</span> by <code>{esc(accepted.get('file'))}"
                      f"</code>: {esc(accepted.get('what'))}<div class=\"why\">{esc(accepted.get('why'))}</div></div>")
@@ -197,7 +198,7 @@ def _differences(result: Any, max_affected: int, lines_of: Dict[str, Any]) -> st
     return "".join(out)
 
 
-def _code(result: Any, left_roles: Dict[str, str], right_roles: Dict[str, str],
+def _code(result: DiffResult, left_roles: Dict[str, str], right_roles: Dict[str, str],
           partner_l: Dict[str, str], partner_r: Dict[str, str], stage_l: Dict[str, str]) -> str:
     if not result.left_lines and not result.right_lines:
         return ("<section id=\"code\"><h2>Side by side</h2><p class=\"none\">The result carries no "
@@ -209,7 +210,7 @@ def _code(result: Any, left_roles: Dict[str, str], right_roles: Dict[str, str],
               "<span class=\"tip\">Matched ops share a row; <mark>marked</mark> tokens differ. Hover a line to see "
               "its partner; click to bring it into view.</span></div>")
     have_mapping = bool(result.mapping)
-    absorbed = getattr(result, "absorbed_by", None) or {}
+    absorbed = result.absorbed_by
     left = [_line_cell("L", n, op_id, text, left_roles, partner_l, stage_l, have_mapping,
                        absorbed.get("left", {}))
             for n, (op_id, text) in enumerate(result.left_lines, 1)]
@@ -268,11 +269,11 @@ def _code(result: Any, left_roles: Dict[str, str], right_roles: Dict[str, str],
 _OPCODE = re.compile(r"^\s*(?:%[\w.$#-]+(?:\s*,\s*%[\w.$#-]+)*\s*=\s*)?([A-Za-z_][\w.]*)")
 
 
-def _absorbed_overview(result: Any) -> str:
+def _absorbed_overview(result: DiffResult) -> str:
     """What the rules absorbed, grouped: per rule and opcode, how many ops of each side left the
     normalized module under it (absorbed_by), so an equivalent port reads at a glance instead of
     as rows of hatched lines."""
-    absorbed = getattr(result, "absorbed_by", None) or {}
+    absorbed = result.absorbed_by
     counts: Dict[Tuple[str, str], List[int]] = {}
     for k, (side, lines) in enumerate((("left", result.left_lines), ("right", result.right_lines))):
         text_of = {op_id: text for op_id, text in lines if op_id}
@@ -416,7 +417,7 @@ def _cell(value: Any) -> str:
 
 
 
-def _summary(result: Any, lines_of: Dict[str, Any]) -> str:
+def _summary(result: DiffResult, lines_of: Dict[str, Any]) -> str:
     pair = pair_summary(result)
     out = ["<section id=\"summary\"><h2>Summary</h2>\n"]
     if not pair:
@@ -480,7 +481,7 @@ def _section_table(key: str, section: Dict[str, Any], lines_of: Dict[str, Any], 
     return f"<table class=\"sum\">{''.join(rows)}</table>\n"
 
 
-def _rules_and_functions(result: Any) -> str:
+def _rules_and_functions(result: DiffResult) -> str:
     out = ["<section id=\"rules\"><h2>Normalization rules</h2>\n"]
     rules = sorted_rules(result)
     if rules:
@@ -490,7 +491,7 @@ def _rules_and_functions(result: Any) -> str:
         out.append("</table>\n")
     else:
         out.append("<p class=\"none\">No rule changed anything that mattered.</p>\n")
-    disabled = getattr(result, "rules_disabled", None)
+    disabled = result.rules_disabled
     if disabled:
         out.append("<p>Disabled: " + ", ".join(f"<code>{esc(r)}</code>" for r in disabled) + "</p>\n")
     if result.functions:
@@ -507,7 +508,7 @@ def _rules_and_functions(result: Any) -> str:
     return "".join(out)
 
 
-def _stats(result: Any) -> str:
+def _stats(result: DiffResult) -> str:
     items = stats_items(result)
     if not items:
         return "<section id=\"stats\"></section>\n"

@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from .common import escape_json_text
+from .result import DiffResult
 
 SCHEMA_PATH = Path(__file__).with_name("diff.schema.json")
 
 
-def to_dict(result: Any, *, lines: bool = True) -> Dict[str, Any]:
+def to_dict(result: DiffResult, *, lines: bool = True) -> Dict[str, Any]:
     """The report as a dict; ``lines=False`` drops the printed modules (large, for HTML)."""
     d = result.to_dict()
     # Reserved for the execution (numeric) comparison of a later issue; present so agents can
@@ -24,7 +25,7 @@ def to_dict(result: Any, *, lines: bool = True) -> Dict[str, Any]:
     return d
 
 
-def render(result: Any, *, indent: int | None = 2, lines: bool = True) -> str:
+def render(result: DiffResult, *, indent: int | None = 2, lines: bool = True) -> str:
     return escape_json_text(json.dumps(to_dict(result, lines=lines), indent=indent, ensure_ascii=False)) + "\n"
 
 

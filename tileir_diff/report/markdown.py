@@ -12,6 +12,7 @@ from ..errors import printable
 
 from .common import VERDICT_MEANING, function_headline, function_pairs, op_side, pair_summary, sorted_rules
 from .html import SECTION_TITLES
+from .result import DiffResult, Difference
 
 
 def text(value: Any) -> str:
@@ -35,13 +36,13 @@ def code(value: Any) -> str:
     return f"{fence}{pad}{s}{pad}{fence}"
 
 
-def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
+def render(result: DiffResult, *, max_affected: int = 10, summary: bool = True) -> str:
     lines: List[str] = [f"## tileir-diff: **{result.verdict}**", "",
                         f"{code(result.left_source)} vs {code(result.right_source)} — "
                         f"{text(VERDICT_MEANING.get(result.verdict, ''))}"]
     if result.reason:
         lines += ["", f"> unknown because: {text(result.reason)}"]
-    if getattr(result, "execution", None):
+    if result.execution is not None:
         from .execution import execution_lines
         body = [printable(line) for line in execution_lines(result.execution.to_dict())]
         fence = "```"
@@ -61,7 +62,7 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
                 lines.append(f"   affected downstream: {listed}{f' (+{more} more)' if more > 0 else ''}")
             if d.rule_hint:
                 lines.append(f"   _note:_ {text(d.rule_hint)}")
-            accepted = getattr(d, "accepted", None)
+            accepted = d.accepted
             if accepted:
                 lines.append(f"   _accepted_ by {code(accepted.get('file', ''))}: {text(accepted.get('what', ''))}")
     rules = sorted_rules(result)
@@ -71,7 +72,7 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
         lines += [f"| {code(k)} | {v} |" for k, v in rules]
     else:
         lines.append("none")
-    disabled = getattr(result, "rules_disabled", None)
+    disabled = result.rules_disabled
     if disabled:
         lines += ["", "Disabled: " + ", ".join(code(r) for r in disabled)]
     if result.functions:
@@ -112,7 +113,7 @@ def render(result: Any, *, max_affected: int = 10, summary: bool = True) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def diff_block(d: Any) -> List[str]:
+def diff_block(d: Difference) -> List[str]:
     """A root difference's two sides as a fenced ```diff block inside its list item (CommonMark
     renders ``-``/``+`` lines there as removed/added, not as bullets). A code block shows its text
     literally: only control characters are escaped, and the fence outgrows any backtick run."""

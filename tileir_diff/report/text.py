@@ -8,9 +8,10 @@ from typing import Any, List, Optional, Sequence
 from ..errors import printable
 from .common import VERDICT_MEANING, function_pairs, headline, op_side, pair_summary, sorted_rules
 from .summary_text import pair_lines
+from .result import DiffResult
 
 
-def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: bool = False,
+def render(result: DiffResult, *, max_affected: int = 8, summary: bool = True, stats: bool = False,
            max_differences: int | None = None, max_summary_lines: int = 40) -> str:
     """The report an engineer reads in a terminal or a failing test.
 
@@ -19,7 +20,7 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
     matcher figures.
     """
     lines: List[str] = [headline(result), f"  verdict means: {VERDICT_MEANING.get(result.verdict, '')}"]
-    if getattr(result, "all_accepted", False):
+    if result.all_accepted:
         lines.append("  every root difference is accepted (listed below with its reason): exit status 0")
     diffs = result.differences
     shown = diffs if max_differences is None else diffs[:max_differences]
@@ -27,10 +28,10 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
         lines.append("")
         lines.append("root differences:")
     for i, d in enumerate(shown, 1):
-        accepted = getattr(d, "accepted", None)
+        accepted = d.accepted
         lines.append(f"[{i}] {d.category}: {d.message}" + (" (accepted)" if accepted else ""))
         lines.append(f"    in @{d.function}: {op_side(d)}")
-        context = getattr(d, "context", ())
+        context = d.context
         if context:
             lines.append(f"    inside: {' > '.join(context)}")
         for sign, ref in (("-", d.left), ("+", d.right)):
@@ -45,7 +46,7 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
             lines.append(f"    affected downstream: {listed}")
         if d.rule_hint:
             lines.append(f"    note: {d.rule_hint}")
-        cex = (getattr(d, "detail", None) or {}).get("counterexample")
+        cex = d.detail.get("counterexample")
         if cex:
             lines.append("    counterexample (z3): " + ", ".join(f"{k}={v}" for k, v in cex.items()))
         if accepted:
@@ -54,13 +55,13 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
         lines.append(f"... {len(diffs) - len(shown)} more root differences (see the JSON report)")
     if result.verdict == "unknown" and result.reason:
         lines += ["", f"unknown because: {result.reason}"]
-    if getattr(result, "execution", None):
+    if result.execution is not None:
         from .execution import execution_lines
         lines += [""] + execution_lines(result.execution.to_dict())
     lines.append("")
     rules = sorted_rules(result)
     lines.append("rules applied: " + (", ".join(f"{k} ×{v}" for k, v in rules) if rules else "none"))
-    for p in getattr(result, "proofs", None) or ():
+    for p in result.proofs:
         if p.get("status") == "equal":
             facts = "; ".join(p.get("assumptions") or ()) or "no assumption"
             lines.append(f"  proven equal (smt-equivalence): {p['left']} ↔ {p['right']} {p['of']}, using: {facts}")
@@ -68,7 +69,7 @@ def render(result: Any, *, max_affected: int = 8, summary: bool = True, stats: b
             lines.append(f"  undecided (smt-equivalence): {p['left']} ↔ {p['right']} {p['of']}: {p.get('note', '')}")
     if result.stats.smt:
         lines.append(f"  note: {result.stats.smt}")
-    disabled = getattr(result, "rules_disabled", None)
+    disabled = result.rules_disabled
     if disabled:
         lines.append("rules disabled: " + ", ".join(disabled))
     for f in result.functions:
@@ -121,7 +122,7 @@ def _function_line(f) -> str:
     return " ".join(parts)
 
 
-def first_cause(result: Any) -> str:
+def first_cause(result: DiffResult) -> str:
     """One line that says why two kernels are not the same: the first root difference (with how
     many more there are), else the reason (unknown, or a counterexample from execution)."""
     diffs = result.differences
@@ -150,7 +151,7 @@ def _without_repeats(body: List[str], head: str) -> List[str]:
     return out
 
 
-def render_failure(result: Any, *, expectation: str = "", max_lines: Optional[int] = 40,
+def render_failure(result: DiffResult, *, expectation: str = "", max_lines: Optional[int] = 40,
                    report_paths: Sequence[str] = ()) -> str:
     """The message of a failed assertion: the first root cause on the first line (what pytest's
     short summary shows), then the text report, cut after ``max_lines`` lines with a pointer to
