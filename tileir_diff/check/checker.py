@@ -262,6 +262,8 @@ class _Proven:
     cone_r: Set[str] = field(default_factory=set)
     slots_l: Set[Tuple[str, Optional[int]]] = field(default_factory=set)
     slots_r: Set[Tuple[str, Optional[int]]] = field(default_factory=set)
+    #: pairs whose results differ, proven unobservable only if every use lies inside a proof
+    refuted: Set[Tuple[str, str]] = field(default_factory=set)
 
 
 def _queries(a: Operation, b: Operation, vs: List[Violation]) -> List[Tuple[Optional[int], Value, Value]]:
@@ -374,6 +376,7 @@ class FunctionCheck:
         L, R = self.L, self.R
         blocked = {(v.left, v.right) for v in self.violations if v.kind not in ("label", "operand", "unmapped")}
         proven = _Proven()
+        refuted: List[Tuple[str, str]] = []
         for (l, r), vs in by_pair.items():
             if (l, r) in blocked or l not in L.ops or r not in R.ops:
                 continue
@@ -383,8 +386,70 @@ class FunctionCheck:
             queries = _queries(a, b, vs)
             if queries and self._prove_pair(enc, l, r, queries, proven):
                 proven.pairs.add((l, r))
+            elif queries and queries[0][0] is None:
+                refuted.append((l, r))
+        if refuted:
+            self._lift(enc, refuted, proven, blocked)
         if proven.pairs:
             self._discharge(proven)
+
+    def _lift(self, enc: "smt.ConeEncoder", refuted: List[Tuple[str, str]], proven: "_Proven", blocked: set) -> None:
+        """Where a pair's results are not equal (an inner step of a reassociated or rewritten
+        expression: ``b*T - off`` against ``b*T``), pose the query at the mapped pairs that read
+        them instead, level by level (at most ``_LIFT_LEVELS`` up, ``_LIFT_QUERIES`` queries),
+        with both cones expanded through the refuted pair. A proven user pair joins
+        ``proven.pairs``; the refuted pair is discharged only when every use of it, on both
+        sides, lies inside such a proof (``_discharge``): its values are then observed nowhere
+        else."""
+        L, R = self.L, self.R
+        users_l, users_r = _users(L), _users(R)
+        tried = set(proven.pairs) | set(refuted)
+        proven.refuted.update(refuted)
+        frontier = list(refuted)
+        budget = _LIFT_QUERIES
+        for _ in range(_LIFT_LEVELS):
+            nxt: List[Tuple[str, str]] = []
+            for l, r in frontier:
+                for ul, _k in users_l.get(l, ()):
+                    ur = self.l2r.get(ul)
+                    if ur is None or ur not in R.ops or (ul, ur) in tried or (ul, ur) in blocked:
+                        continue
+                    if not any(u == ur for u, _ in users_r.get(r, ())) and not self._reads_cone(R, ur, r):
+                        continue
+                    tried.add((ul, ur))
+                    a, b = L.ops[ul], R.ops[ur]
+                    if "assume" in (a.name, b.name) or not (_encodable(a) and _encodable(b)) \
+                            or len(a.results) != len(b.results) or budget <= 0:
+                        continue
+                    budget -= 1
+                    queries = [(None, x, y) for x, y in zip(a.results, b.results)]
+                    if self._prove_pair(enc, ul, ur, queries, proven):
+                        proven.pairs.add((ul, ur))
+                    else:
+                        proven.refuted.add((ul, ur))
+                        nxt.append((ul, ur))
+            if not nxt:
+                return
+            frontier = nxt
+
+    def _reads_cone(self, ix: "_Index", user: str, src: str, depth: int = 6) -> bool:
+        """Whether ``user`` reads ``src`` through at most ``depth`` unpaired pure ops (the other
+        side wrote a step the mapping left unpaired between them)."""
+        other = self.r2l if ix is self.R else self.l2r
+        seen: Set[str] = set()
+        todo = [(user, 0)]
+        while todo:
+            nid, d = todo.pop()
+            for v in ix.ops[nid].operands:
+                p = ix.producer.get(v.vid)
+                if p is None or p[0] in seen:
+                    continue
+                if p[0] == src:
+                    return True
+                seen.add(p[0])
+                if d < depth and p[0] in ix.ops and p[0] not in other and "pure" in _traits(ix.ops[p[0]]):
+                    todo.append((p[0], d + 1))
+        return False
 
     def _encoder(self, opts: ProofOptions) -> "smt.ConeEncoder":
         """The proof step's encoder for this function pair (with its own z3 context: see
@@ -427,13 +492,23 @@ class FunctionCheck:
         L, R, l2r, r2l = self.L, self.R, self.l2r, self.r2l
         whole_l = {l for l, _ in proven.pairs if l in L.ops and _encodable(L.ops[l])}
         whole_r = {r for _, r in proven.pairs if r in R.ops and _encodable(R.ops[r])}
-        free_l = self._free(L, {x for x in proven.cone_l if x not in l2r}, whole_l, proven.slots_l)
-        free_r = self._free(R, {x for x in proven.cone_r if x not in r2l}, whole_r, proven.slots_r)
-        self.discharged_left = {l for l, _ in proven.pairs} | free_l
-        self.discharged_right = {r for _, r in proven.pairs} | free_r
+        # the ops the proofs expanded (a refuted pair counts only where a proof expanded it: as a
+        # leaf it would have been read as equal on both sides)
+        inner_l = self._free(L, set(proven.cone_l), whole_l, proven.slots_l)
+        inner_r = self._free(R, set(proven.cone_r), whole_r, proven.slots_r)
+        free_l = {x for x in inner_l if x not in l2r}
+        free_r = {x for x in inner_r if x not in r2l}
+        # a pair whose results differ, every use of which (both sides) lies inside a proof
+        unseen = {(l, r) for l, r in proven.refuted if l in inner_l and r in inner_r}
+        for p in self.proofs:
+            if (p.left, p.right) in unseen and p.outcome.status != "equal":
+                p.outcome.note = "; ".join(x for x in (p.outcome.note, "not observed: every use of this pair "
+                                                       "lies inside a proof at a pair that reads it") if x)
+        self.discharged_left = {l for l, _ in proven.pairs | unseen} | free_l
+        self.discharged_right = {r for _, r in proven.pairs | unseen} | free_r
         kept = []
         for v in self.violations:
-            if v.kind in ("label", "operand") and (v.left, v.right) in proven.pairs:
+            if v.kind in ("label", "operand") and (v.left, v.right) in proven.pairs | unseen:
                 continue
             if v.kind == "unmapped" and ((v.left in free_l and v.right is None) or (v.right in free_r and v.left is None)):
                 continue
@@ -446,12 +521,7 @@ class FunctionCheck:
 
     def _free(self, ix: _Index, candidates: set, whole: set, slots: set) -> set:
         """The unpaired pure ops of a proven cone every use of which lies inside a proof."""
-        users: Dict[str, List[Tuple[str, int]]] = {}
-        for nid in ix.order:
-            for k, v in enumerate(ix.ops[nid].operands):
-                src = ix.producer.get(v.vid)
-                if src is not None:
-                    users.setdefault(src[0], []).append((nid, k))
+        users = _users(ix)
         free = {x for x in candidates if x in ix.ops and "pure" in _traits(ix.ops[x])}
         changed = True
         while changed:
@@ -760,6 +830,23 @@ def check_functions(left: Function, li: int, right: Function, ri: int, l2r: Mapp
     """All violations of checks 1-7 for one function pair (empty: the mapping proves them the
     same), less those check 8 discharged by a proof when ``proof`` is given."""
     return FunctionCheck(left, li, right, ri, l2r, raw_left, raw_right, proof).run()
+
+
+#: How far up (mapped user pairs) a refuted pair's query is lifted, and how many lifted queries
+#: one function pair may pose (each within the proof's time budget): bounded work.
+_LIFT_LEVELS = 4
+_LIFT_QUERIES = 24
+
+
+def _users(ix: "_Index") -> Dict[str, List[Tuple[str, int]]]:
+    """node id -> [(user node id, operand index)], over the whole function."""
+    users: Dict[str, List[Tuple[str, int]]] = {}
+    for nid in ix.order:
+        for k, v in enumerate(ix.ops[nid].operands):
+            src = ix.producer.get(v.vid)
+            if src is not None:
+                users.setdefault(src[0], []).append((nid, k))
+    return users
 
 
 def _encodable(op: Operation) -> bool:
