@@ -390,8 +390,98 @@ class FunctionCheck:
                 refuted.append((l, r))
         if refuted:
             self._lift(enc, refuted, proven, blocked)
+        self._masked(enc, proven, by_pair)
         if proven.pairs:
             self._discharge(proven)
+
+    def _masked(self, enc: "smt.ConeEncoder", proven: "_Proven", by_pair: Dict[Tuple[str, str], List[Violation]]) -> None:
+        """A pointer ``offset`` pair whose index differs (a refuted pair, or unpaired ops)
+        where every use of the pointer is a masked memory access under one mask: the index is
+        proven equal only where that mask holds (``smt.ConeEncoder.prove``'s premise), since a
+        masked-off element is neither read nor written (a load gives the padding operand there).
+        The offset pair then counts as proven at its index slot."""
+        L, R = self.L, self.R
+        users_l, users_r = _users(L), _users(R)
+        for ol in L.order:
+            orr = self.l2r.get(ol)
+            a = L.ops[ol]
+            if a.name != "offset" or orr is None or orr not in R.ops or R.ops[orr].name != "offset" \
+                    or len(a.operands) != 2 or len(R.ops[orr].operands) != 2:
+                continue
+            vs = by_pair.get((ol, orr), [])
+            src_l, src_r = L.producer.get(a.operands[1].vid), R.producer.get(R.ops[orr].operands[1].vid)
+            if src_l is None or src_r is None:
+                continue
+            pair = (src_l[0], self.l2r.get(src_l[0]))
+            if not ((pair[1] == src_r[0] and pair in proven.refuted)
+                    or (vs and all(v.kind == "operand" and v.slots == ((1, 1),) for v in vs))):
+                continue
+            if self._mapped(L.producer[a.operands[0].vid]) != R.producer.get(R.ops[orr].operands[0].vid):
+                continue  # the base pointers are not the mapped pair
+            mask = self._one_mask(L, users_l.get(ol, ()), R, users_r.get(orr, ()))
+            if mask is None:
+                continue
+            xl, xr, peeled_l, peeled_r = self._peel(a.operands[1], R.ops[orr].operands[1], proven, by_pair)
+            out = enc.prove(xl, xr, premise=mask)
+            self.proofs.append(Proof(ol, orr, 1, out))
+            if out.status != "equal":
+                continue
+            proven.pairs.add((ol, orr))
+            proven.cone_l |= out.cone_left | peeled_l
+            proven.cone_r |= out.cone_right | peeled_r
+            proven.slots_l.add((ol, 1))
+            proven.slots_r.add((orr, 1))
+
+    def _peel(self, vl: Value, vr: Value, proven: "_Proven", by_pair) -> Tuple[Value, Value, set, set]:
+        """Down a refuted lineage through mapped pairs of one elementwise op with no violation of
+        their own (``muli(exti(q_l), s)`` against ``muli(exti(q_r), s)``), to the pair where the
+        difference starts: equal there at an element makes the results equal at that element
+        (the same op of the same other operands). Returns that pair and the ops peeled per side."""
+        L, R = self.L, self.R
+        peeled_l: set = set()
+        peeled_r: set = set()
+        for _ in range(8):
+            pl, pr = L.producer.get(vl.vid), R.producer.get(vr.vid)
+            if pl is None or pr is None or self.l2r.get(pl[0]) != pr[0] or (pl[0], pr[0]) not in proven.refuted \
+                    or (pl[0], pr[0]) in by_pair or pl[1] != pr[1]:
+                break
+            a, b = L.ops[pl[0]], R.ops[pr[0]]
+            if a.name != b.name or len(a.operands) != len(b.operands) or not _encodable(a) \
+                    or any(getattr(x.type, "shape", None) != getattr(vl.type, "shape", None) for x in a.operands):
+                break
+            differing: List[int] = []
+            for k, (x, y) in enumerate(zip(a.operands, b.operands)):
+                sx, sy = L.producer.get(x.vid), R.producer.get(y.vid)
+                if sx is None or sy is None or self.l2r.get(sx[0]) != sy[0] or sx[1] != sy[1]:
+                    differing = []
+                    break
+                if (sx[0], sy[0]) in proven.refuted:
+                    differing.append(k)
+            if len(differing) != 1:
+                break
+            peeled_l.add(pl[0])
+            peeled_r.add(pr[0])
+            vl, vr = a.operands[differing[0]], b.operands[differing[0]]
+        return vl, vr, peeled_l, peeled_r
+
+    def _one_mask(self, L: "_Index", users_l, R: "_Index", users_r) -> Optional[Value]:
+        """The left mask when every use of a pointer, on both sides, is the pointer operand of a
+        masked memory op whose mapped partner reads the mapped pointer and the mapped mask, and
+        all of them use one mask value; None otherwise."""
+        masks = set()
+        mask_value = None
+        if not users_l or len(users_l) != len(users_r):
+            return None
+        for u, k in users_l:
+            op, partner = L.ops[u], self.l2r.get(u)
+            if partner is None or partner not in R.ops or (partner, k) not in users_r:
+                return None
+            m_l, m_r = _mask_operand(op, k), _mask_operand(R.ops[partner], k)
+            if m_l is None or m_r is None or self._mapped(L.producer[m_l.vid]) != R.producer.get(m_r.vid):
+                return None
+            masks.add(m_l.vid)
+            mask_value = m_l
+        return mask_value if len(masks) == 1 else None
 
     def _lift(self, enc: "smt.ConeEncoder", refuted: List[Tuple[str, str]], proven: "_Proven", blocked: set) -> None:
         """Where a pair's results are not equal (an inner step of a reassociated or rewritten
@@ -422,7 +512,8 @@ class FunctionCheck:
                             or len(a.results) != len(b.results) or budget <= 0:
                         continue
                     budget -= 1
-                    queries = [(None, x, y) for x, y in zip(a.results, b.results)]
+                    queries: List[Tuple[Optional[int], Value, Value]] = [
+                        (None, x, y) for x, y in zip(a.results, b.results)]
                     if self._prove_pair(enc, ul, ur, queries, proven):
                         proven.pairs.add((ul, ur))
                     else:
@@ -836,6 +927,28 @@ def check_functions(left: Function, li: int, right: Function, ri: int, l2r: Mapp
 #: one function pair may pose (each within the proof's time budget): bounded work.
 _LIFT_LEVELS = 4
 _LIFT_QUERIES = 24
+
+
+#: memory ops that take a per-element mask: operand group of the pointers -> of the mask
+_MASKED = {"load_ptr_tko": ("source", "mask"), "store_ptr_tko": ("destination", "mask"),
+           "atomic_rmw_tko": ("pointers", "mask"), "atomic_cas_tko": ("pointers", "mask")}
+
+
+def _mask_operand(op: Operation, k: int) -> Optional[Value]:
+    """The mask operand of ``op`` when operand ``k`` is its pointer tile and it has a mask (each
+    group one operand, as the op table lists them); None otherwise."""
+    groups = _MASKED.get(op.name)
+    d = OPS_BY_NAME.get(op.name)
+    if groups is None or d is None:
+        return None
+    names = [o.name for o in d.operands]
+    if len(op.segments) != len(names) or any(n > 1 for n in op.segments):
+        return None
+    start = {name: sum(op.segments[:i]) for i, name in enumerate(names)}
+    ptr, mask = groups
+    if op.segments[names.index(ptr)] != 1 or op.segments[names.index(mask)] != 1 or k != start[ptr]:
+        return None
+    return op.operands[start[mask]]
 
 
 def _users(ix: "_Index") -> Dict[str, List[Tuple[str, int]]]:

@@ -399,6 +399,25 @@ def _float_binary(make: Callable):
     return encode
 
 
+def _float_cmp(at: _At):
+    """``cmpf``: the IEEE relation on non-NaN operands (+0 == -0); ``ordered`` is false and
+    ``unordered`` true where either operand is NaN."""
+    a, b = at.ops
+    if not isinstance(a, z3.FPRef):
+        raise _Leaf()
+    ctx = at.ctx  # every z3 call given the query's own context (never z3's global one)
+    table = {"equal": z3.fpEQ, "not_equal": lambda x, y, ctx: z3.Not(z3.fpEQ(x, y, ctx), ctx),
+             "less_than": z3.fpLT, "less_than_or_equal": z3.fpLEQ, "greater_than": z3.fpGT,
+             "greater_than_or_equal": z3.fpGEQ}
+    pred, ordering = _enum(at.op, "ComparisonPredicate"), _enum(at.op, "ComparisonOrdering")
+    if pred not in table or ordering not in ("ordered", "unordered"):
+        raise _Leaf()
+    nan = z3.Or(z3.fpIsNaN(a, ctx), z3.fpIsNaN(b, ctx))
+    rel = table[pred](a, b, ctx)
+    holds = z3.And(z3.Not(nan, ctx), rel) if ordering == "ordered" else z3.Or(nan, rel)
+    return z3.If(holds, z3.BitVecVal(1, 1, a.ctx), z3.BitVecVal(0, 1, a.ctx))
+
+
 def _float_neg(at: _At):
     if at.op.attributes.get("flush_to_zero"):
         raise _Leaf()
@@ -669,7 +688,9 @@ ENCODERS: Dict[str, Encoder] = {
     "float.add": Encoder(_float_binary(lambda: z3.fpAdd)),
     "float.sub": Encoder(_float_binary(lambda: z3.fpSub)),
     "float.mul": Encoder(_float_binary(lambda: z3.fpMul)),
+    "float.div": Encoder(_float_binary(lambda: z3.fpDiv)),
     "float.neg": Encoder(_float_neg),
+    "float.cmp": Encoder(_float_cmp),
     "int.add": _integer(_bits_add, _ints_arith("add")),
     "int.sub": _integer(_bits_sub, _ints_arith("sub")),
     "int.mul": _integer(_bits_mul, _ints_arith("mul")),
@@ -741,6 +762,7 @@ class ConeEncoder:
         self.shared_left, self.shared_right = shared_left, shared_right
         self.entry_facts = list(entry_facts)
         self.launch = list(launch)
+        self._premise: Optional[Value] = None
         self.timeout_s = timeout_s
         self.shape: Optional[Tuple[int, ...]] = None
         self.ints = False  # the integer mode (see _Side._ideal), tried when bit-vectors time out
@@ -841,13 +863,28 @@ class ConeEncoder:
                     self._facts.append((label, fact))
 
     # --- the query ----------------------------------------------------------------------------
-    def prove(self, vl: Value, vr: Value) -> Outcome:
-        """Bit-vectors first, with half the budget; when z3 gives no answer there, the integer
+    def prove(self, vl: Value, vr: Value, premise: Optional[Value] = None) -> Outcome:
+        """Whether ``vl`` (left) and ``vr`` (right) are equal for every input the facts admit;
+        with ``premise`` (a left i1 value of their shape: a memory op's mask), only at the
+        elements where the premise holds (the others are never read or written).
+
+        Bit-vectors first, with half the budget; when z3 gives no answer there, the integer
         mode (nonlinear integer arithmetic is easier for z3 than 32-bit dividers) with the rest,
         valid only once a first query shows no step can leave its width under the facts. A cone
         that divides by a computed value takes the integer mode first. An input where the
         integer mode differs without deciding is evaluated in the bit-vector encoding, a
         counterexample only if that exact encoding differs there (``_confirm``)."""
+        self._premise = premise
+        try:
+            return self._prove(vl, vr)
+        finally:
+            self._premise = None
+
+    def _premise_term(self, L: "_Side"):
+        """The premise as a z3 bool over the left side (None: no premise)."""
+        return None if self._premise is None else L.value(self._premise) == 1
+
+    def _prove(self, vl: Value, vr: Value) -> Outcome:
         import time
         t0 = time.perf_counter()
         if z3 is None:
@@ -913,13 +950,14 @@ class ConeEncoder:
         L, R = self._sides(ints=False)
         try:
             a, b = L.root(vl), R.root(vr)
+            cond = self._premise_term(L)
             for name, make in self.launch:
                 self._fact(name, make(self))
         except (Unsupported, KeyError, ValueError, z3.Z3Exception):
             return None
         dl = z3.And(*L.defined) if L.defined else z3.BoolVal(True, self.ctx)
         dr = z3.And(*R.defined) if R.defined else z3.BoolVal(True, self.ctx)
-        facts = [f for _, f in self._facts]
+        facts = [f for _, f in self._facts] + ([cond] if cond is not None else [])
         subs = []
         for v in get_vars(z3.And(*facts, dl, dr, a == b)):
             if not z3.is_bv(v):
@@ -950,6 +988,7 @@ class ConeEncoder:
         L, R = self._sides(ints)
         try:
             a, b = L.root(vl), R.root(vr)
+            cond = self._premise_term(L)
         except Unsupported as e:
             return Outcome("unsupported", note=str(e))
         except z3.Z3Exception as e:
@@ -967,6 +1006,8 @@ class ConeEncoder:
         t_end = _now() + budget_s
         lemmas = self._sign_lemmas(L, R, _now() + budget_s / 2)
         query = z3.Or(z3.And(dl, dr, z3.Not(same)), dl != dr)
+        if cond is not None:  # only the elements the premise (a mask) lets through
+            query = z3.And(cond, query)
         if ints and (L.exact or R.exact):
             r, core = self._check(z3.Not(z3.And(*(L.exact + R.exact))), t_end)
             if r != z3.unsat:
