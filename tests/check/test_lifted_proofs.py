@@ -121,3 +121,32 @@ def test_division_by_two_is_multiplication_by_a_half():
 def test_mutant_division_by_three_is_not_multiplication_by_its_rounded_inverse():
     r = _diff(_scaled("divf", "3.000000e+00"), _scaled("mulf", "0.333333343"), limits={"smt_timeout_s": 30})
     assert r.verdict == "different", r.brief()
+
+
+def _relu(pred: str, under_exp: bool):
+    """where(a <pred> 0, 0, a), stored as is or through exp."""
+    body = load("a") + (f"  %z = constant <f32: 0.000000e+00> : {F}\n"
+                        f"  %c = cmpf {pred} ordered %a, %z : {F} -> tile<128xi1>\n"
+                        f"  %r = select %c, %z, %a : tile<128xi1>, {F}\n")
+    if under_exp:
+        return kernel(body + f"  %e = exp %r : {F}\n" + store("%e"))
+    return kernel(body + store("%r"))
+
+
+def test_zero_boundary_compare_under_exp():
+    # the selects differ only at a = -0.0 (+0.0 against -0.0); exp gives 1.0 for both
+    r = _diff(_relu("less_than_or_equal", True), _relu("less_than", True))
+    assert r.verdict == "equivalent", r.brief()
+
+
+def test_mutant_zero_boundary_compare_stored():
+    r = _diff(_relu("less_than_or_equal", False), _relu("less_than", False))
+    assert r.verdict == "different", r.brief()
+
+
+def test_mutant_exp_against_exp2_of_the_same_input():
+    a = kernel(load("a") + f"  %e = exp %a : {F}\n" + store("%e"))
+    b = kernel(load("a") + f"  %e = exp2 %a : {F}\n" + store("%e"))
+    r = _diff(a, b)
+    assert r.verdict == "different", r.brief()
+    assert not any(p["status"] == "equal" for p in r.proofs)

@@ -28,7 +28,10 @@ at a mapped pair of integer/boolean (or small float) ops is discharged when this
 its own encoding (``check/smt.py``), proves the two values equal for every input satisfying the
 facts: the pair's results (an attribute such as a division's rounding differs) or the operands at
 the violating slots (an operand is produced by unpaired ops). Unpaired pure ops are discharged
-only when every use of their results lies inside such a proof. Nothing the matcher or the
+only when every use of their results lies inside such a proof. A pair whose results differ is
+asked again at the mapped pairs that read it (``_lift``) and discharged under the same rule:
+every use, on both sides, inside a proof. A pointer index is compared only where the mask of
+the memory ops that use it holds (``_masked``): masked-off elements are not accessed. Nothing the matcher or the
 classifier says enters the query: the cones are read from the two functions and the mapping.
 
 It imports only the IR, the op table and ``smt.py``: no graph, matcher, key or classifier code.
@@ -926,7 +929,7 @@ def check_functions(left: Function, li: int, right: Function, ri: int, l2r: Mapp
 #: How far up (mapped user pairs) a refuted pair's query is lifted, and how many lifted queries
 #: one function pair may pose (each within the proof's time budget): bounded work.
 _LIFT_LEVELS = 4
-_LIFT_QUERIES = 24
+_LIFT_QUERIES = 8
 
 
 #: memory ops that take a per-element mask: operand group of the pointers -> of the mask

@@ -20,8 +20,6 @@ from measure import manifest, measure  # noqa: E402
 #: The rewrites flagged on this commit, each with why (docs/verification.md, "Equivalent
 #: rewrites"); the set may only shrink.
 FLAGGED_NOW = {
-    "le_vs_lt_zero_float_exp": "the selects differ at t = -0.0 (+0.0 against -0.0); only exp makes them "
-                               "equal, and exp is not encoded",
     "row_offset_distributed": "the matcher pairs reshapes of different shapes (1x1 against 1); the proof "
                               "step does not compare tiles of different shapes",
     "transpose_twice": "a permute on both sides of an elementwise op; no rule moves a permute across one",
