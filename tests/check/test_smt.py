@@ -400,7 +400,6 @@ _ONE_OP = {
     "float.add": f"addf %a, %a : {F}", "float.sub": f"subf %a, %a : {F}", "float.mul": f"mulf %a, %a : {F}",
     "float.neg": f"negf %a : {F}", "float.div": f"divf %a, %a : {F}",
     "float.cmp": f"cmpf less_than_or_equal unordered %a, %a : {F} -> tile<128xi1>",
-    "float.exp": f"exp %a : {F}",
 }
 
 

@@ -267,6 +267,8 @@ class _Proven:
     slots_r: Set[Tuple[str, Optional[int]]] = field(default_factory=set)
     #: pairs whose results differ, proven unobservable only if every use lies inside a proof
     refuted: Set[Tuple[str, str]] = field(default_factory=set)
+    #: pairs of a zero-sign-blind op (exp) proven through their inputs: whole, like results
+    blind: Set[Tuple[str, str]] = field(default_factory=set)
 
 
 def _queries(a: Operation, b: Operation, vs: List[Violation]) -> List[Tuple[Optional[int], Value, Value]]:
@@ -511,10 +513,17 @@ class FunctionCheck:
                         continue
                     tried.add((ul, ur))
                     a, b = L.ops[ul], R.ops[ur]
-                    if "assume" in (a.name, b.name) or not (_encodable(a) and _encodable(b)) \
+                    blind = _same_zero_sign_blind(a, b)
+                    if "assume" in (a.name, b.name) or not (blind or (_encodable(a) and _encodable(b))) \
                             or len(a.results) != len(b.results) or budget <= 0:
                         continue
                     budget -= 1
+                    if blind:  # exp(x) = exp(y) where x and y are equal up to the sign of a zero
+                        if self._prove_blind(enc, ul, ur, proven):
+                            continue
+                        proven.refuted.add((ul, ur))
+                        nxt.append((ul, ur))
+                        continue
                     queries: List[Tuple[Optional[int], Value, Value]] = [
                         (None, x, y) for x, y in zip(a.results, b.results)]
                     if self._prove_pair(enc, ul, ur, queries, proven):
@@ -525,6 +534,20 @@ class FunctionCheck:
             if not nxt:
                 return
             frontier = nxt
+
+    def _prove_blind(self, enc: "smt.ConeEncoder", ul: str, ur: str, proven: "_Proven") -> bool:
+        """A mapped pair of one op that maps both zeros to the same value (``exp``), same
+        attributes: its results are equal where its inputs are equal up to the sign of a zero."""
+        x, y = self.L.ops[ul].operands[0], self.R.ops[ur].operands[0]
+        out = enc.prove(x, y, zero_sign_free=True)
+        self.proofs.append(Proof(ul, ur, 0, out))
+        if out.status != "equal":
+            return False
+        proven.pairs.add((ul, ur))
+        proven.blind.add((ul, ur))
+        proven.cone_l |= out.cone_left
+        proven.cone_r |= out.cone_right
+        return True
 
     def _reads_cone(self, ix: "_Index", user: str, src: str, depth: int = 6) -> bool:
         """Whether ``user`` reads ``src`` through at most ``depth`` unpaired pure ops (the other
@@ -584,8 +607,8 @@ class FunctionCheck:
         """Drop the violations the proofs account for: those of the proven pairs, and the
         unpaired pure ops of their cones whose every use lies inside a proof."""
         L, R, l2r, r2l = self.L, self.R, self.l2r, self.r2l
-        whole_l = {l for l, _ in proven.pairs if l in L.ops and _encodable(L.ops[l])}
-        whole_r = {r for _, r in proven.pairs if r in R.ops and _encodable(R.ops[r])}
+        whole_l = {l for l, _ in proven.pairs if l in L.ops and _encodable(L.ops[l])} | {l for l, _ in proven.blind}
+        whole_r = {r for _, r in proven.pairs if r in R.ops and _encodable(R.ops[r])} | {r for _, r in proven.blind}
         # the ops the proofs expanded (a refuted pair counts only where a proof expanded it: as a
         # leaf it would have been read as equal on both sides)
         inner_l = self._free(L, set(proven.cone_l), whole_l, proven.slots_l)
@@ -952,6 +975,13 @@ def _mask_operand(op: Operation, k: int) -> Optional[Value]:
     if op.segments[names.index(ptr)] != 1 or op.segments[names.index(mask)] != 1 or k != start[ptr]:
         return None
     return op.operands[start[mask]]
+
+
+def _same_zero_sign_blind(a: Operation, b: Operation) -> bool:
+    """Two ops of one kind that gives the same result for -0.0 and +0.0, with the same
+    attributes and one operand each (``smt.zero_sign_blind``)."""
+    return a.name == b.name and smt.zero_sign_blind(a) and a.attributes == b.attributes \
+        and len(a.operands) == len(b.operands) == 1 and len(a.results) == len(b.results) == 1
 
 
 def _users(ix: "_Index") -> Dict[str, List[Tuple[str, int]]]:

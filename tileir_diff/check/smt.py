@@ -418,32 +418,15 @@ def _float_cmp(at: _At):
     return z3.If(holds, z3.BitVecVal(1, 1, a.ctx), z3.BitVecVal(0, 1, a.ctx))
 
 
-def _float_function(zero_alike: Callable[[Operation], bool]):
-    """``exp``, ``exp2``: an uninterpreted function of the input, one per op name and attributes
-    (shared by both sides: the same op computes the same function of the same bits), applied to
-    the input with -0.0 read as +0.0 where ``zero_alike`` says the op maps both zeros to the same
-    value (``exp(+-0) = exp2(+-0) = 1`` exactly, rounding full, no flush-to-zero). Nothing else is
-    known about it, so it proves only what holds for every function: a ``sat`` answer through
-    it is no counterexample (``ConeEncoder.uninterpreted``)."""
-    def encode(at: _At):
-        (x,) = at.ops
-        if not isinstance(x, z3.FPRef):
-            raise _Leaf()
-        attrs = ",".join(f"{k}={_enum_text(v)}" for k, v in sorted(at.op.attributes.items()) if not k.startswith("_"))
-        f = at.enc.function(f"fn:{at.op.name}({attrs})", x.sort())
-        if zero_alike(at.op):
-            x = z3.If(z3.fpIsZero(x, at.ctx), z3.FPVal(0.0, None, x.sort(), at.ctx), x)
-        return f(x)
-    return encode
+#: ops that map -0.0 and +0.0 to the same value (exactly 1.0), rounding full, no flush-to-zero
+ZERO_SIGN_BLIND = frozenset({"exp", "exp2"})
 
 
-def _enum_text(v) -> str:
-    return str(getattr(v, "name", v))
-
-
-def _exact_zero_one(op: Operation) -> bool:
-    """exp/exp2 of either zero is exactly 1: rounding full (the default), no flush-to-zero."""
-    return not op.attributes.get("flush_to_zero") and _enum(op, "RoundingMode", "full") == "full"
+def zero_sign_blind(op: Operation) -> bool:
+    """Whether ``op`` gives the same result for -0.0 and +0.0: ``exp``/``exp2`` (both exactly
+    1.0) at rounding full (the default) without flush-to-zero."""
+    return op.name in ZERO_SIGN_BLIND and not op.attributes.get("flush_to_zero") \
+        and _enum(op, "RoundingMode", "full") == "full"
 
 
 def _float_neg(at: _At):
@@ -719,7 +702,6 @@ ENCODERS: Dict[str, Encoder] = {
     "float.div": Encoder(_float_binary(lambda: z3.fpDiv)),
     "float.neg": Encoder(_float_neg),
     "float.cmp": Encoder(_float_cmp),
-    "float.exp": Encoder(_float_function(_exact_zero_one)),
     "int.add": _integer(_bits_add, _ints_arith("add")),
     "int.sub": _integer(_bits_sub, _ints_arith("sub")),
     "int.mul": _integer(_bits_mul, _ints_arith("mul")),
@@ -792,9 +774,7 @@ class ConeEncoder:
         self.entry_facts = list(entry_facts)
         self.launch = list(launch)
         self._premise: Optional[Value] = None
-        self._funcs: Dict[Tuple[str, str, str], Any] = {}
-        #: the current query reads an uninterpreted function (exp): ``sat`` there is undecided
-        self.uninterpreted = False
+        self._zero_sign_free = False
         self.timeout_s = timeout_s
         self.shape: Optional[Tuple[int, ...]] = None
         self.ints = False  # the integer mode (see _Side._ideal), tried when bit-vectors time out
@@ -815,15 +795,6 @@ class ConeEncoder:
         if et.is_int:
             return z3.IntSort(self.ctx) if self.ints else z3.BitVecSort(et.width, self.ctx)
         return z3.FPSort(*_FP_SORTS[et.name], ctx=self.ctx)
-
-    def function(self, name: str, sort):
-        """The uninterpreted float function ``name`` (``sort`` -> ``sort``) in this encoder's
-        context, the same declaration on both sides; marks the query as using one."""
-        self.uninterpreted = True
-        key = (name, str(sort.ebits()), str(sort.sbits()))
-        if key not in self._funcs:
-            self._funcs[key] = z3.Function(name, sort, sort)
-        return self._funcs[key]
 
     def var(self, name: str, t):
         sort = self.sort(t)
@@ -904,10 +875,12 @@ class ConeEncoder:
                     self._facts.append((label, fact))
 
     # --- the query ----------------------------------------------------------------------------
-    def prove(self, vl: Value, vr: Value, premise: Optional[Value] = None) -> Outcome:
+    def prove(self, vl: Value, vr: Value, premise: Optional[Value] = None, zero_sign_free: bool = False) -> Outcome:
         """Whether ``vl`` (left) and ``vr`` (right) are equal for every input the facts admit;
         with ``premise`` (a left i1 value of their shape: a memory op's mask), only at the
-        elements where the premise holds (the others are never read or written).
+        elements where the premise holds (the others are never read or written); with
+        ``zero_sign_free``, -0.0 and +0.0 count as equal (floats read only by an op that
+        ``zero_sign_blind`` accepts).
 
         Bit-vectors first, with half the budget; when z3 gives no answer there, the integer
         mode (nonlinear integer arithmetic is easier for z3 than 32-bit dividers) with the rest,
@@ -915,11 +888,11 @@ class ConeEncoder:
         that divides by a computed value takes the integer mode first. An input where the
         integer mode differs without deciding is evaluated in the bit-vector encoding, a
         counterexample only if that exact encoding differs there (``_confirm``)."""
-        self._premise = premise
+        self._premise, self._zero_sign_free = premise, zero_sign_free
         try:
             return self._prove(vl, vr)
         finally:
-            self._premise = None
+            self._premise, self._zero_sign_free = None, False
 
     def _premise_term(self, L: "_Side"):
         """The premise as a z3 bool over the left side (None: no premise)."""
@@ -972,7 +945,6 @@ class ConeEncoder:
         """Start a query in one encoding (integers or bit vectors): no facts yet, a fresh side each."""
         self.ints = ints
         self._facts = []
-        self.uninterpreted = False
         return (_Side(self, self.left.f, self.left, "left", self.shared_left),
                 _Side(self, self.right.f, self.right, "right", self.shared_right))
 
@@ -1069,12 +1041,6 @@ class ConeEncoder:
             # a lemma the proof used stands for the facts that proved it
             used += [f for name in used if name in lemmas for f in lemmas[name]]
             out.facts = sorted(set(used)) + sorted(set(L.assumes + R.assumes))
-        elif r == z3.sat and self.uninterpreted:
-            # a model may give exp any values: it shows no input where the kernels differ, and
-            # the encoding cannot say more (not a matter of time)
-            out.status = "unsupported"
-            out.note = "; ".join(x for x in (out.note, "exp/exp2 are uninterpreted: equal only as functions "
-                                             "of equal inputs; no counterexample") if x)
         elif r == z3.sat:
             out.status = "different"
             out.counterexample = _counterexample(self._small_model(query, m), a, b, dl, dr)
@@ -1097,6 +1063,8 @@ class ConeEncoder:
         (both NaN, or equal with the same sign: +0 and -0 differ)."""
         if isinstance(a, z3.FPRef):
             ctx = self.ctx
+            if self._zero_sign_free:  # fpEQ holds for -0.0 and +0.0
+                return z3.Or(z3.And(z3.fpIsNaN(a, ctx), z3.fpIsNaN(b, ctx)), z3.fpEQ(a, b, ctx))
             return z3.Or(z3.And(z3.fpIsNaN(a, ctx), z3.fpIsNaN(b, ctx)),
                          z3.And(z3.fpEQ(a, b, ctx), z3.fpIsNegative(a, ctx) == z3.fpIsNegative(b, ctx)))
         return a == b

@@ -13,11 +13,11 @@ class SmtEquivalence(Rule):
     every block of the launched grid, ``(a + b - 1) / b`` against ``divi rounding<positive_inf>``
     for ``a >= 0, b > 0``, a mask written ``iota < n`` against ``not (n <= iota)``. Small
     bit-exact float cones (``a - b`` vs ``a + (-b)``, ``x + x`` vs ``2 * x``, ``x / 2`` vs ``x * 0.5``,
-    ``cmpf`` with its ordered/unordered NaN rule) use z3's FP theory; ``exp``/``exp2`` there are
-    uninterpreted functions (one per op and attributes, the same on both sides) of their input,
-    with -0.0 read as +0.0 (both give exactly 1.0 at rounding full without flush-to-zero): so
-    ``exp(t <= 0 ? 0 : t)`` against ``exp(t < 0 ? 0 : t)`` is proven (the selects differ only at
-    t = -0.0), and a ``sat`` answer through such a function is no counterexample (unsupported).
+    ``cmpf`` with its ordered/unordered NaN rule) use z3's FP theory. A mapped pair of ``exp`` (or
+    ``exp2``) with the same attributes (rounding full, no flush-to-zero) reached by a refuted pair
+    is proven through its inputs, equal up to the sign of a zero (both zeros give exactly 1.0):
+    so ``exp(t <= 0 ? 0 : t)`` against ``exp(t < 0 ? 0 : t)`` is proven (the selects differ only
+    at t = -0.0); stored without the ``exp`` they stay different.
     This rule rewrites nothing: it switches on check 8 of the trusted checker
     (``check/checker.py``), which poses the query itself through ``check/smt.py`` from the two
     functions and the mapping, and discharges a difference only on ``unsat``. Its count in
