@@ -418,8 +418,9 @@ class FunctionCheck:
             if src_l is None or src_r is None:
                 continue
             pair = (src_l[0], self.l2r.get(src_l[0]))
-            if not ((pair[1] == src_r[0] and pair in proven.refuted)
-                    or (vs and all(v.kind == "operand" and v.slots == ((1, 1),) for v in vs))):
+            if not all(v.kind == "operand" and v.slots == ((1, 1),) for v in vs):
+                continue  # the pair differs otherwise too (its type, its base): not proven here
+            if not ((pair[1] == src_r[0] and pair in proven.refuted) or vs):
                 continue
             if self._mapped(L.producer[a.operands[0].vid]) != R.producer.get(R.ops[orr].operands[0].vid):
                 continue  # the base pointers are not the mapped pair
