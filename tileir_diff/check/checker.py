@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..dialect import OPS_BY_NAME
+from ..dialect.access import POINTER_ACCESS
 from ..dialect.traits import COMBINER, COMPARE, LOOP, ops_with
 from ..ir import Block, Function, Module, Operation, TokenType, Value
 from . import smt
@@ -956,26 +957,23 @@ _LIFT_LEVELS = 4
 _LIFT_QUERIES = 8
 
 
-#: memory ops that take a per-element mask: operand group of the pointers -> of the mask
-_MASKED = {"load_ptr_tko": ("source", "mask"), "store_ptr_tko": ("destination", "mask"),
-           "atomic_rmw_tko": ("pointers", "mask"), "atomic_cas_tko": ("pointers", "mask")}
-
-
 def _mask_operand(op: Operation, k: int) -> Optional[Value]:
-    """The mask operand of ``op`` when operand ``k`` is its pointer tile and it has a mask (each
-    group one operand, as the op table lists them); None otherwise."""
-    groups = _MASKED.get(op.name)
+    """The mask operand of ``op`` when operand ``k`` is its pointer tile (dialect/access.py) and
+    its row has an operand group ``mask`` that this op carries (each group one operand); None
+    otherwise."""
+    access = POINTER_ACCESS.get(op.name)
     d = OPS_BY_NAME.get(op.name)
-    if groups is None or d is None:
+    if access is None or d is None:
         return None
     names = [o.name for o in d.operands]
-    if len(op.segments) != len(names) or any(n > 1 for n in op.segments):
+    if "mask" not in names or len(op.segments) != len(names) or any(n != 1 for n in
+                                                                    (op.segments[access.address_index],
+                                                                     op.segments[names.index("mask")])):
         return None
-    start = {name: sum(op.segments[:i]) for i, name in enumerate(names)}
-    ptr, mask = groups
-    if op.segments[names.index(ptr)] != 1 or op.segments[names.index(mask)] != 1 or k != start[ptr]:
+    start = [sum(op.segments[:i]) for i in range(len(names))]
+    if k != start[access.address_index]:
         return None
-    return op.operands[start[mask]]
+    return op.operands[start[names.index("mask")]]
 
 
 def _same_zero_sign_blind(a: Operation, b: Operation) -> bool:

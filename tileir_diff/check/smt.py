@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
+from ..dialect.traits import ZERO_SIGN_BLIND
 from ..ir import Function, Operation, TileType, Value
 from ..ir.types import PartitionViewType, TensorViewType
 from ..ir.attributes import Bounded, DenseElements, DivBy, IntegerAttr
@@ -418,14 +419,12 @@ def _float_cmp(at: _At):
     return z3.If(holds, z3.BitVecVal(1, 1, a.ctx), z3.BitVecVal(0, 1, a.ctx))
 
 
-#: ops that map -0.0 and +0.0 to the same value (exactly 1.0), rounding full, no flush-to-zero
-ZERO_SIGN_BLIND = frozenset({"exp", "exp2"})
-
-
 def zero_sign_blind(op: Operation) -> bool:
-    """Whether ``op`` gives the same result for -0.0 and +0.0: ``exp``/``exp2`` (both exactly
-    1.0) at rounding full (the default) without flush-to-zero."""
-    return op.name in ZERO_SIGN_BLIND and not op.attributes.get("flush_to_zero") \
+    """Whether ``op`` gives the same result for -0.0 and +0.0: its row has the trait
+    ``zero_sign_blind`` (``exp``/``exp2``: both exactly 1.0) and it is written at rounding full
+    (the default) without flush-to-zero."""
+    d = OPS_BY_NAME.get(op.name)
+    return d is not None and ZERO_SIGN_BLIND in d.traits and not op.attributes.get("flush_to_zero") \
         and _enum(op, "RoundingMode", "full") == "full"
 
 

@@ -12,7 +12,7 @@ from typing import Dict, Tuple
 
 from .traits import (COMBINER, COMMUTATIVE, COMMUTATIVE2, COMPARE, CONTROL_FLOW, DERIVES_ADDRESS, EFFECT,
                      GRID_QUERY, LOOP, MAKES_VIEW, MMA, NAMES_RESULTS, OPTIONAL_LAST_REGION, PURE as PURE_T,
-                     READS, SHAPE_QUERY, TERMINATOR, THROUGH_IF, TOP_LEVEL, WRITES)
+                     READS, SHAPE_QUERY, TERMINATOR, THROUGH_IF, TOP_LEVEL, WRITES, ZERO_SIGN_BLIND)
 from .spec import (AttrDef, OpDef, OperandDef, ResultDef, V13_1, V13_2, V13_3, V13_4, V13_5,
                    Version)
 
@@ -189,10 +189,10 @@ OPS: Tuple[OpDef, ...] = (
                                       attr("res_attrs", "array", optional=True), HINTS_OPT), regions=1,
           traits=frozenset({TOP_LEVEL})),
     OpDef("exp", 0x17, " $source $rounding_mode:round" + _T, results=res("result:" + FLOAT),
-          attrs=(_rounding("full", since=V13_3),), operands=opnds("source:" + FLOAT), traits=PURE,
+          attrs=(_rounding("full", since=V13_3),), operands=opnds("source:" + FLOAT), traits=PURE | {ZERO_SIGN_BLIND},
           constraints=SAME_UN),
     OpDef("exp2", 0x18, " $source{?flush_to_zero| flush_to_zero}" + _T, results=res("result:" + FLOAT),
-          attrs=(FTZ,), operands=opnds("source:" + FLOAT), traits=PURE, constraints=SAME_UN),
+          attrs=(FTZ,), operands=opnds("source:" + FLOAT), traits=PURE | {ZERO_SIGN_BLIND}, constraints=SAME_UN),
     OpDef("exti", 0x25, " $from $signedness" + _CONV, results=res("to:tile<int4>"), attrs=(SIGNED,),
           operands=opnds("from:tile<int4>"), traits=PURE,
           constraints=("same_shape(from,to)", "check:wider(from,to)"), semantics="int.ext"),
