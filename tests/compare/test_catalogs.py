@@ -128,6 +128,16 @@ def detail_problem(d) -> str:
     return ""
 
 
+def _rounded_away(mutation: str, r, original, mutant) -> bool:
+    """A float constant with its last bit flipped that a sum rounds away (``3.5 + 1.0`` and
+    ``3.5 + 1.0000001`` are both 4.5 in f32): the mutant computes the same values, and a same
+    verdict is right when the interpreter, run on both, sees no divergence either."""
+    if mutation != "constant" or r.verdict not in ("identical", "equivalent"):
+        return False
+    from tileir_diff.execute import check
+    return check(original, mutant, trials=3, seed=0).status == "no_divergence"
+
+
 @pytest.mark.parametrize("seed", MUTATION_SEEDS)
 @pytest.mark.parametrize("mutation", sorted(MUTATIONS))
 def test_mutation_on_every_kernel(mutation, seed):
@@ -145,6 +155,8 @@ def test_mutation_on_every_kernel(mutation, seed):
         # difference, one signature root); every other mutation must be different
         expected = "specialized" if category in ("specialization", "hints") or mutation == "signature-extra-arg" \
             else "different"
+        if r.verdict != expected and _rounded_away(mutation, r, m, mutant):
+            continue
         if r.verdict != expected:
             missed.append(f"{name}: {r.verdict}")
         elif len(r.differences) != 1 or r.differences[0].category != category:

@@ -28,7 +28,10 @@ at a mapped pair of integer/boolean (or small float) ops is discharged when this
 its own encoding (``check/smt.py``), proves the two values equal for every input satisfying the
 facts: the pair's results (an attribute such as a division's rounding differs) or the operands at
 the violating slots (an operand is produced by unpaired ops). Unpaired pure ops are discharged
-only when every use of their results lies inside such a proof. Nothing the matcher or the
+only when every use of their results lies inside such a proof. A pair whose results differ is
+asked again at the mapped pairs that read it (``_lift``) and discharged under the same rule:
+every use, on both sides, inside a proof. A pointer index is compared only where the mask of
+the memory ops that use it holds (``_masked``): masked-off elements are not accessed. Nothing the matcher or the
 classifier says enters the query: the cones are read from the two functions and the mapping.
 
 It imports only the IR, the op table and ``smt.py``: no graph, matcher, key or classifier code.
@@ -39,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..dialect import OPS_BY_NAME
+from ..dialect.access import POINTER_ACCESS
 from ..errors import TimeLimitExceeded
 from ..dialect.traits import COMBINER, COMPARE, LOOP, ops_with
 from ..ir import Block, Function, Module, Operation, TokenType, Value
@@ -266,6 +270,10 @@ class _Proven:
     cone_r: Set[str] = field(default_factory=set)
     slots_l: Set[Tuple[str, Optional[int]]] = field(default_factory=set)
     slots_r: Set[Tuple[str, Optional[int]]] = field(default_factory=set)
+    #: pairs whose results differ, proven unobservable only if every use lies inside a proof
+    refuted: Set[Tuple[str, str]] = field(default_factory=set)
+    #: pairs of a zero-sign-blind op (exp) proven through their inputs: whole, like results
+    blind: Set[Tuple[str, str]] = field(default_factory=set)
 
 
 def _queries(a: Operation, b: Operation, vs: List[Violation]) -> List[Tuple[Optional[int], Value, Value]]:
@@ -378,6 +386,7 @@ class FunctionCheck:
         L, R = self.L, self.R
         blocked = {(v.left, v.right) for v in self.violations if v.kind not in ("label", "operand", "unmapped")}
         proven = _Proven()
+        refuted: List[Tuple[str, str]] = []
         for (l, r), vs in by_pair.items():
             if (l, r) in blocked or l not in L.ops or r not in R.ops:
                 continue
@@ -387,8 +396,183 @@ class FunctionCheck:
             queries = _queries(a, b, vs)
             if queries and self._prove_pair(enc, l, r, queries, proven):
                 proven.pairs.add((l, r))
+            elif queries and queries[0][0] is None:
+                refuted.append((l, r))
+        if refuted:
+            self._lift(enc, refuted, proven, blocked)
+        self._masked(enc, proven, by_pair)
         if proven.pairs:
             self._discharge(proven)
+
+    def _masked(self, enc: "smt.ConeEncoder", proven: "_Proven", by_pair: Dict[Tuple[str, str], List[Violation]]) -> None:
+        """A pointer ``offset`` pair whose index differs (a refuted pair, or unpaired ops)
+        where every use of the pointer is a masked memory access under one mask: the index is
+        proven equal only where that mask holds (``smt.ConeEncoder.prove``'s premise), since a
+        masked-off element is neither read nor written (a load gives the padding operand there).
+        The offset pair then counts as proven at its index slot."""
+        L, R = self.L, self.R
+        users_l, users_r = _users(L), _users(R)
+        for ol in L.order:
+            orr = self.l2r.get(ol)
+            a = L.ops[ol]
+            if a.name != "offset" or orr is None or orr not in R.ops or R.ops[orr].name != "offset" \
+                    or len(a.operands) != 2 or len(R.ops[orr].operands) != 2:
+                continue
+            vs = by_pair.get((ol, orr), [])
+            src_l, src_r = L.producer.get(a.operands[1].vid), R.producer.get(R.ops[orr].operands[1].vid)
+            if src_l is None or src_r is None:
+                continue
+            pair = (src_l[0], self.l2r.get(src_l[0]))
+            if not all(v.kind == "operand" and v.slots == ((1, 1),) for v in vs):
+                continue  # the pair differs otherwise too (its type, its base): not proven here
+            if not ((pair[1] == src_r[0] and pair in proven.refuted) or vs):
+                continue
+            if self._mapped(L.producer[a.operands[0].vid]) != R.producer.get(R.ops[orr].operands[0].vid):
+                continue  # the base pointers are not the mapped pair
+            mask = self._one_mask(L, users_l.get(ol, ()), R, users_r.get(orr, ()))
+            if mask is None:
+                continue
+            xl, xr, peeled_l, peeled_r = self._peel(a.operands[1], R.ops[orr].operands[1], proven, by_pair)
+            out = enc.prove(xl, xr, premise=mask)
+            self.proofs.append(Proof(ol, orr, 1, out))
+            if out.status != "equal":
+                continue
+            proven.pairs.add((ol, orr))
+            proven.cone_l |= out.cone_left | peeled_l
+            proven.cone_r |= out.cone_right | peeled_r
+            proven.slots_l.add((ol, 1))
+            proven.slots_r.add((orr, 1))
+
+    def _peel(self, vl: Value, vr: Value, proven: "_Proven", by_pair) -> Tuple[Value, Value, set, set]:
+        """Down a refuted lineage through mapped pairs of one elementwise op with no violation of
+        their own (``muli(exti(q_l), s)`` against ``muli(exti(q_r), s)``), to the pair where the
+        difference starts: equal there at an element makes the results equal at that element
+        (the same op of the same other operands). Returns that pair and the ops peeled per side."""
+        L, R = self.L, self.R
+        peeled_l: set = set()
+        peeled_r: set = set()
+        for _ in range(8):
+            pl, pr = L.producer.get(vl.vid), R.producer.get(vr.vid)
+            if pl is None or pr is None or self.l2r.get(pl[0]) != pr[0] or (pl[0], pr[0]) not in proven.refuted \
+                    or (pl[0], pr[0]) in by_pair or pl[1] != pr[1]:
+                break
+            a, b = L.ops[pl[0]], R.ops[pr[0]]
+            if a.name != b.name or len(a.operands) != len(b.operands) or not _encodable(a) \
+                    or any(getattr(x.type, "shape", None) != getattr(vl.type, "shape", None) for x in a.operands):
+                break
+            differing: List[int] = []
+            for k, (x, y) in enumerate(zip(a.operands, b.operands)):
+                sx, sy = L.producer.get(x.vid), R.producer.get(y.vid)
+                if sx is None or sy is None or self.l2r.get(sx[0]) != sy[0] or sx[1] != sy[1]:
+                    differing = []
+                    break
+                if (sx[0], sy[0]) in proven.refuted:
+                    differing.append(k)
+            if len(differing) != 1:
+                break
+            peeled_l.add(pl[0])
+            peeled_r.add(pr[0])
+            vl, vr = a.operands[differing[0]], b.operands[differing[0]]
+        return vl, vr, peeled_l, peeled_r
+
+    def _one_mask(self, L: "_Index", users_l, R: "_Index", users_r) -> Optional[Value]:
+        """The left mask when every use of a pointer, on both sides, is the pointer operand of a
+        masked memory op whose mapped partner reads the mapped pointer and the mapped mask, and
+        all of them use one mask value; None otherwise."""
+        masks = set()
+        mask_value = None
+        if not users_l or len(users_l) != len(users_r):
+            return None
+        for u, k in users_l:
+            op, partner = L.ops[u], self.l2r.get(u)
+            if partner is None or partner not in R.ops or (partner, k) not in users_r:
+                return None
+            m_l, m_r = _mask_operand(op, k), _mask_operand(R.ops[partner], k)
+            if m_l is None or m_r is None or self._mapped(L.producer[m_l.vid]) != R.producer.get(m_r.vid):
+                return None
+            masks.add(m_l.vid)
+            mask_value = m_l
+        return mask_value if len(masks) == 1 else None
+
+    def _lift(self, enc: "smt.ConeEncoder", refuted: List[Tuple[str, str]], proven: "_Proven", blocked: set) -> None:
+        """Where a pair's results are not equal (an inner step of a reassociated or rewritten
+        expression: ``b*T - off`` against ``b*T``), pose the query at the mapped pairs that read
+        them instead, level by level (at most ``_LIFT_LEVELS`` up, ``_LIFT_QUERIES`` queries),
+        with both cones expanded through the refuted pair. A proven user pair joins
+        ``proven.pairs``; the refuted pair is discharged only when every use of it, on both
+        sides, lies inside such a proof (``_discharge``): its values are then observed nowhere
+        else."""
+        L, R = self.L, self.R
+        users_l, users_r = _users(L), _users(R)
+        tried = set(proven.pairs) | set(refuted)
+        proven.refuted.update(refuted)
+        frontier = list(refuted)
+        budget = _LIFT_QUERIES
+        for _ in range(_LIFT_LEVELS):
+            nxt: List[Tuple[str, str]] = []
+            for l, r in frontier:
+                for ul, _k in users_l.get(l, ()):
+                    ur = self.l2r.get(ul)
+                    if ur is None or ur not in R.ops or (ul, ur) in tried or (ul, ur) in blocked:
+                        continue
+                    if not any(u == ur for u, _ in users_r.get(r, ())) and not self._reads_cone(R, ur, r):
+                        continue
+                    tried.add((ul, ur))
+                    a, b = L.ops[ul], R.ops[ur]
+                    blind = _same_zero_sign_blind(a, b)
+                    if "assume" in (a.name, b.name) or not (blind or (_encodable(a) and _encodable(b))) \
+                            or len(a.results) != len(b.results) or budget <= 0:
+                        continue
+                    budget -= 1
+                    if blind:  # exp(x) = exp(y) where x and y are equal up to the sign of a zero
+                        if self._prove_blind(enc, ul, ur, proven):
+                            continue
+                        proven.refuted.add((ul, ur))
+                        nxt.append((ul, ur))
+                        continue
+                    queries: List[Tuple[Optional[int], Value, Value]] = [
+                        (None, x, y) for x, y in zip(a.results, b.results)]
+                    if self._prove_pair(enc, ul, ur, queries, proven):
+                        proven.pairs.add((ul, ur))
+                    else:
+                        proven.refuted.add((ul, ur))
+                        nxt.append((ul, ur))
+            if not nxt:
+                return
+            frontier = nxt
+
+    def _prove_blind(self, enc: "smt.ConeEncoder", ul: str, ur: str, proven: "_Proven") -> bool:
+        """A mapped pair of one op that maps both zeros to the same value (``exp``), same
+        attributes: its results are equal where its inputs are equal up to the sign of a zero."""
+        x, y = self.L.ops[ul].operands[0], self.R.ops[ur].operands[0]
+        out = enc.prove(x, y, zero_sign_free=True)
+        self.proofs.append(Proof(ul, ur, 0, out))
+        if out.status != "equal":
+            return False
+        proven.pairs.add((ul, ur))
+        proven.blind.add((ul, ur))
+        proven.cone_l |= out.cone_left
+        proven.cone_r |= out.cone_right
+        return True
+
+    def _reads_cone(self, ix: "_Index", user: str, src: str, depth: int = 6) -> bool:
+        """Whether ``user`` reads ``src`` through at most ``depth`` unpaired pure ops (the other
+        side wrote a step the mapping left unpaired between them)."""
+        other = self.r2l if ix is self.R else self.l2r
+        seen: Set[str] = set()
+        todo = [(user, 0)]
+        while todo:
+            nid, d = todo.pop()
+            for v in ix.ops[nid].operands:
+                p = ix.producer.get(v.vid)
+                if p is None or p[0] in seen:
+                    continue
+                if p[0] == src:
+                    return True
+                seen.add(p[0])
+                if d < depth and p[0] in ix.ops and p[0] not in other and "pure" in _traits(ix.ops[p[0]]):
+                    todo.append((p[0], d + 1))
+        return False
 
     def _encoder(self, opts: ProofOptions) -> "smt.ConeEncoder":
         """The proof step's encoder for this function pair (with its own z3 context: see
@@ -431,15 +615,25 @@ class FunctionCheck:
         """Drop the violations the proofs account for: those of the proven pairs, and the
         unpaired pure ops of their cones whose every use lies inside a proof."""
         L, R, l2r, r2l = self.L, self.R, self.l2r, self.r2l
-        whole_l = {l for l, _ in proven.pairs if l in L.ops and _encodable(L.ops[l])}
-        whole_r = {r for _, r in proven.pairs if r in R.ops and _encodable(R.ops[r])}
-        free_l = self._free(L, {x for x in proven.cone_l if x not in l2r}, whole_l, proven.slots_l)
-        free_r = self._free(R, {x for x in proven.cone_r if x not in r2l}, whole_r, proven.slots_r)
-        self.discharged_left = {l for l, _ in proven.pairs} | free_l
-        self.discharged_right = {r for _, r in proven.pairs} | free_r
+        whole_l = {l for l, _ in proven.pairs if l in L.ops and _encodable(L.ops[l])} | {l for l, _ in proven.blind}
+        whole_r = {r for _, r in proven.pairs if r in R.ops and _encodable(R.ops[r])} | {r for _, r in proven.blind}
+        # the ops the proofs expanded (a refuted pair counts only where a proof expanded it: as a
+        # leaf it would have been read as equal on both sides)
+        inner_l = self._free(L, set(proven.cone_l), whole_l, proven.slots_l)
+        inner_r = self._free(R, set(proven.cone_r), whole_r, proven.slots_r)
+        free_l = {x for x in inner_l if x not in l2r}
+        free_r = {x for x in inner_r if x not in r2l}
+        # a pair whose results differ, every use of which (both sides) lies inside a proof
+        unseen = {(l, r) for l, r in proven.refuted if l in inner_l and r in inner_r}
+        for p in self.proofs:
+            if (p.left, p.right) in unseen and p.outcome.status != "equal":
+                p.outcome.note = "; ".join(x for x in (p.outcome.note, "not observed: every use of this pair "
+                                                       "lies inside a proof at a pair that reads it") if x)
+        self.discharged_left = {l for l, _ in proven.pairs | unseen} | free_l
+        self.discharged_right = {r for _, r in proven.pairs | unseen} | free_r
         kept = []
         for v in self.violations:
-            if v.kind in ("label", "operand") and (v.left, v.right) in proven.pairs:
+            if v.kind in ("label", "operand") and (v.left, v.right) in proven.pairs | unseen:
                 continue
             if v.kind == "unmapped" and ((v.left in free_l and v.right is None) or (v.right in free_r and v.left is None)):
                 continue
@@ -452,12 +646,7 @@ class FunctionCheck:
 
     def _free(self, ix: _Index, candidates: set, whole: set, slots: set) -> set:
         """The unpaired pure ops of a proven cone every use of which lies inside a proof."""
-        users: Dict[str, List[Tuple[str, int]]] = {}
-        for nid in ix.order:
-            for k, v in enumerate(ix.ops[nid].operands):
-                src = ix.producer.get(v.vid)
-                if src is not None:
-                    users.setdefault(src[0], []).append((nid, k))
+        users = _users(ix)
         free = {x for x in candidates if x in ix.ops and "pure" in _traits(ix.ops[x])}
         changed = True
         while changed:
@@ -768,6 +957,49 @@ def check_functions(left: Function, li: int, right: Function, ri: int, l2r: Mapp
     ``errors.TimeLimitExceeded`` when a proof ran past its wall-clock safety net (no answer may
     then rest on it: the engine makes the verdict ``unknown``)."""
     return FunctionCheck(left, li, right, ri, l2r, raw_left, raw_right, proof).run()
+
+
+#: How far up (mapped user pairs) a refuted pair's query is lifted, and how many lifted queries
+#: one function pair may pose (each within the proof's time budget): bounded work.
+_LIFT_LEVELS = 4
+_LIFT_QUERIES = 8
+
+
+def _mask_operand(op: Operation, k: int) -> Optional[Value]:
+    """The mask operand of ``op`` when operand ``k`` is its pointer tile (dialect/access.py) and
+    its row has an operand group ``mask`` that this op carries (each group one operand); None
+    otherwise."""
+    access = POINTER_ACCESS.get(op.name)
+    d = OPS_BY_NAME.get(op.name)
+    if access is None or d is None:
+        return None
+    names = [o.name for o in d.operands]
+    if "mask" not in names or len(op.segments) != len(names) or any(n != 1 for n in
+                                                                    (op.segments[access.address_index],
+                                                                     op.segments[names.index("mask")])):
+        return None
+    start = [sum(op.segments[:i]) for i in range(len(names))]
+    if k != start[access.address_index]:
+        return None
+    return op.operands[start[names.index("mask")]]
+
+
+def _same_zero_sign_blind(a: Operation, b: Operation) -> bool:
+    """Two ops of one kind that gives the same result for -0.0 and +0.0, with the same
+    attributes and one operand each (``smt.zero_sign_blind``)."""
+    return a.name == b.name and smt.zero_sign_blind(a) and a.attributes == b.attributes \
+        and len(a.operands) == len(b.operands) == 1 and len(a.results) == len(b.results) == 1
+
+
+def _users(ix: "_Index") -> Dict[str, List[Tuple[str, int]]]:
+    """node id -> [(user node id, operand index)], over the whole function."""
+    users: Dict[str, List[Tuple[str, int]]] = {}
+    for nid in ix.order:
+        for k, v in enumerate(ix.ops[nid].operands):
+            src = ix.producer.get(v.vid)
+            if src is not None:
+                users.setdefault(src[0], []).append((nid, k))
+    return users
 
 
 def _encodable(op: Operation) -> bool:

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
+from ..dialect.traits import ZERO_SIGN_BLIND
 from ..ir import Function, Operation, TileType, Value
 from ..ir.types import PartitionViewType, TensorViewType
 from ..ir.attributes import Bounded, DenseElements, DivBy, IntegerAttr
@@ -425,6 +426,34 @@ def _float_binary(make: Callable):
     return encode
 
 
+def _float_cmp(at: _At):
+    """``cmpf``: the IEEE relation on non-NaN operands (+0 == -0); ``ordered`` is false and
+    ``unordered`` true where either operand is NaN."""
+    a, b = at.ops
+    if not isinstance(a, z3.FPRef):
+        raise _Leaf()
+    ctx = at.ctx  # every z3 call given the query's own context (never z3's global one)
+    table = {"equal": z3.fpEQ, "not_equal": lambda x, y, ctx: z3.Not(z3.fpEQ(x, y, ctx), ctx),
+             "less_than": z3.fpLT, "less_than_or_equal": z3.fpLEQ, "greater_than": z3.fpGT,
+             "greater_than_or_equal": z3.fpGEQ}
+    pred, ordering = _enum(at.op, "ComparisonPredicate"), _enum(at.op, "ComparisonOrdering")
+    if pred not in table or ordering not in ("ordered", "unordered"):
+        raise _Leaf()
+    nan = z3.Or(z3.fpIsNaN(a, ctx), z3.fpIsNaN(b, ctx))
+    rel = table[pred](a, b, ctx)
+    holds = z3.And(z3.Not(nan, ctx), rel) if ordering == "ordered" else z3.Or(nan, rel)
+    return z3.If(holds, z3.BitVecVal(1, 1, a.ctx), z3.BitVecVal(0, 1, a.ctx))
+
+
+def zero_sign_blind(op: Operation) -> bool:
+    """Whether ``op`` gives the same result for -0.0 and +0.0: its row has the trait
+    ``zero_sign_blind`` (``exp``/``exp2``: both exactly 1.0) and it is written at rounding full
+    (the default) without flush-to-zero."""
+    d = OPS_BY_NAME.get(op.name)
+    return d is not None and ZERO_SIGN_BLIND in d.traits and not op.attributes.get("flush_to_zero") \
+        and _enum(op, "RoundingMode", "full") == "full"
+
+
 def _float_neg(at: _At):
     if at.op.attributes.get("flush_to_zero"):
         raise _Leaf()
@@ -695,7 +724,9 @@ ENCODERS: Dict[str, Encoder] = {
     "float.add": Encoder(_float_binary(lambda: z3.fpAdd)),
     "float.sub": Encoder(_float_binary(lambda: z3.fpSub)),
     "float.mul": Encoder(_float_binary(lambda: z3.fpMul)),
+    "float.div": Encoder(_float_binary(lambda: z3.fpDiv)),
     "float.neg": Encoder(_float_neg),
+    "float.cmp": Encoder(_float_cmp),
     "int.add": _integer(_bits_add, _ints_arith("add")),
     "int.sub": _integer(_bits_sub, _ints_arith("sub")),
     "int.mul": _integer(_bits_mul, _ints_arith("mul")),
@@ -767,6 +798,8 @@ class ConeEncoder:
         self.shared_left, self.shared_right = shared_left, shared_right
         self.entry_facts = list(entry_facts)
         self.launch = list(launch)
+        self._premise: Optional[Value] = None
+        self._zero_sign_free = False
         self.timeout_s = timeout_s  # the wall-clock safety net of one prove()
         self.rlimit = rlimit  # the work budget of one prove(), in z3's resource units
         self._time_end = float("inf")  # prove()'s safety-net deadline (perf_counter)
@@ -870,8 +903,14 @@ class ConeEncoder:
                     self._facts.append((label, fact))
 
     # --- the query ----------------------------------------------------------------------------
-    def prove(self, vl: Value, vr: Value) -> Outcome:
-        """Bit-vectors first, with half the work budget; when z3 gives no answer there, the integer
+    def prove(self, vl: Value, vr: Value, premise: Optional[Value] = None, zero_sign_free: bool = False) -> Outcome:
+        """Whether ``vl`` (left) and ``vr`` (right) are equal for every input the facts admit;
+        with ``premise`` (a left i1 value of their shape: a memory op's mask), only at the
+        elements where the premise holds (the others are never read or written); with
+        ``zero_sign_free``, -0.0 and +0.0 count as equal (floats read only by an op that
+        ``zero_sign_blind`` accepts).
+
+        Bit-vectors first, with half the work budget; when z3 gives no answer there, the integer
         mode (nonlinear integer arithmetic is easier for z3 than 32-bit dividers) with the rest,
         valid only once a first query shows no step can leave its width under the facts. A cone
         that divides by a computed value takes the integer mode first. An input where the
@@ -881,6 +920,17 @@ class ConeEncoder:
         The budget is work (``rlimit``, z3's resource count), never time: the same answer on any
         machine under any load. Past the wall-clock safety net (``timeout_s``) the outcome is
         ``undecided`` with ``time_limit`` set, which no verdict may rest on."""
+        self._premise, self._zero_sign_free = premise, zero_sign_free
+        try:
+            return self._prove(vl, vr)
+        finally:
+            self._premise, self._zero_sign_free = None, False
+
+    def _premise_term(self, L: "_Side"):
+        """The premise as a z3 bool over the left side (None: no premise)."""
+        return None if self._premise is None else L.value(self._premise) == 1
+
+    def _prove(self, vl: Value, vr: Value) -> Outcome:
         t0 = _now()
         if z3 is None:
             return Outcome("unsupported", note=skipped_reason())
@@ -955,13 +1005,14 @@ class ConeEncoder:
         L, R = self._sides(ints=False)
         try:
             a, b = L.root(vl), R.root(vr)
+            cond = self._premise_term(L)
             for name, make in self.launch:
                 self._fact(name, make(self))
         except (Unsupported, KeyError, ValueError, z3.Z3Exception):
             return None
         dl = z3.And(*L.defined) if L.defined else z3.BoolVal(True, self.ctx)
         dr = z3.And(*R.defined) if R.defined else z3.BoolVal(True, self.ctx)
-        facts = [f for _, f in self._facts]
+        facts = [f for _, f in self._facts] + ([cond] if cond is not None else [])
         subs = []
         for v in get_vars(z3.And(*facts, dl, dr, a == b)):
             if not z3.is_bv(v):
@@ -993,6 +1044,7 @@ class ConeEncoder:
         L, R = self._sides(ints)
         try:
             a, b = L.root(vl), R.root(vr)
+            cond = self._premise_term(L)
         except Unsupported as e:
             return Outcome("unsupported", note=str(e))
         except z3.Z3Exception as e:
@@ -1010,6 +1062,8 @@ class ConeEncoder:
         w_end = self._spent + budget
         lemmas = self._sign_lemmas(L, R, self._spent + budget // 2)
         query = z3.Or(z3.And(dl, dr, z3.Not(same)), dl != dr)
+        if cond is not None:  # only the elements the premise (a mask) lets through
+            query = z3.And(cond, query)
         if ints and (L.exact or R.exact):
             r, core = self._check(z3.Not(z3.And(*(L.exact + R.exact))), w_end)
             if r != z3.unsat:
@@ -1052,6 +1106,8 @@ class ConeEncoder:
         (both NaN, or equal with the same sign: +0 and -0 differ)."""
         if isinstance(a, z3.FPRef):
             ctx = self.ctx
+            if self._zero_sign_free:  # fpEQ holds for -0.0 and +0.0
+                return z3.Or(z3.And(z3.fpIsNaN(a, ctx), z3.fpIsNaN(b, ctx)), z3.fpEQ(a, b, ctx))
             return z3.Or(z3.And(z3.fpIsNaN(a, ctx), z3.fpIsNaN(b, ctx)),
                          z3.And(z3.fpEQ(a, b, ctx), z3.fpIsNegative(a, ctx) == z3.fpIsNegative(b, ctx)))
         return a == b

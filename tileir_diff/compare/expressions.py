@@ -76,7 +76,7 @@ def expression(index, vid: int, side: str, name_of: Callable[[int], str], depth:
     if depth >= MAX_DEPTH or (sem is None and (not op.operands or len(op.results) != 1 or op.regions
                                                 or "pure" not in OPS_BY_NAME[op.name].traits)):
         return f"{side}{name_of(vid)}"
-    if sem is None:  # a pure op the encoding does not model (exp2, divf, ftof): named with its operands
+    if sem is None or sem == "float.div":  # exp2, ftof, divf: named with their operands
         return f"{op.name}({', '.join(sub(k) for k in range(len(op.operands)))})"
     if sem == "index_space":
         found = index_space_extent(index, op, res)

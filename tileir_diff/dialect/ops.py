@@ -12,7 +12,7 @@ from typing import Dict, Tuple
 
 from .traits import (COMBINER, COMMUTATIVE, COMMUTATIVE2, COMPARE, CONTROL_FLOW, DERIVES_ADDRESS, EFFECT,
                      GRID_QUERY, LOOP, MAKES_VIEW, MMA, NAMES_RESULTS, OPTIONAL_LAST_REGION, PURE as PURE_T,
-                     READS, SHAPE_QUERY, TERMINATOR, THROUGH_IF, TOP_LEVEL, WRITES)
+                     READS, SHAPE_QUERY, TERMINATOR, THROUGH_IF, TOP_LEVEL, WRITES, ZERO_SIGN_BLIND)
 from .spec import (AttrDef, OpDef, OperandDef, ResultDef, V13_1, V13_2, V13_3, V13_4, V13_5,
                    Version)
 
@@ -171,7 +171,7 @@ OPS: Tuple[OpDef, ...] = (
           results=res("result:" + I1), attrs=(enum("comparison_predicate", "ComparisonPredicate"),
                                               enum("comparison_ordering", "ComparisonOrdering")),
           operands=opnds("lhs:" + FLOAT, "rhs:" + FLOAT), traits=PURE | {COMPARE},
-          constraints=("same_type(lhs,rhs)", "same_shape(lhs,result)")),
+          constraints=("same_type(lhs,rhs)", "same_shape(lhs,result)"), semantics="float.cmp"),
     OpDef("cmpi", 0x0F, " $comparison_predicate $lhs, $rhs, $signedness : type($lhs) -> type($result)",
           results=res("result:" + I1), attrs=(enum("comparison_predicate", "ComparisonPredicate"), SIGNED),
           operands=opnds("lhs:" + INT, "rhs:" + INT), traits=PURE | {COMPARE},
@@ -181,7 +181,7 @@ OPS: Tuple[OpDef, ...] = (
     _terminator("continue", 0x11, ("for", "loop"), "continue"),
     _unary("cos", 0x12),
     _unary("cosh", 0x13),
-    _binary("divf", 0x14, _FLOAT_BIN, [_rounding(), FTZ], ty=FLOAT),
+    _binary("divf", 0x14, _FLOAT_BIN, [_rounding(), FTZ], ty=FLOAT, semantics="float.div"),
     _binary("divi", 0x15, " $lhs, $rhs $signedness{?rounding| rounding$rounding:angle}" + _T,
             [SIGNED, _rounding("zero", name="rounding")], semantics="int.div"),
     OpDef("entry", 0x16, None, attrs=(attr("sym_name", "str"), attr("function_type", "type"),
@@ -189,10 +189,10 @@ OPS: Tuple[OpDef, ...] = (
                                       attr("res_attrs", "array", optional=True), HINTS_OPT), regions=1,
           traits=frozenset({TOP_LEVEL})),
     OpDef("exp", 0x17, " $source $rounding_mode:round" + _T, results=res("result:" + FLOAT),
-          attrs=(_rounding("full", since=V13_3),), operands=opnds("source:" + FLOAT), traits=PURE,
+          attrs=(_rounding("full", since=V13_3),), operands=opnds("source:" + FLOAT), traits=PURE | {ZERO_SIGN_BLIND},
           constraints=SAME_UN),
     OpDef("exp2", 0x18, " $source{?flush_to_zero| flush_to_zero}" + _T, results=res("result:" + FLOAT),
-          attrs=(FTZ,), operands=opnds("source:" + FLOAT), traits=PURE, constraints=SAME_UN),
+          attrs=(FTZ,), operands=opnds("source:" + FLOAT), traits=PURE | {ZERO_SIGN_BLIND}, constraints=SAME_UN),
     OpDef("exti", 0x25, " $from $signedness" + _CONV, results=res("to:tile<int4>"), attrs=(SIGNED,),
           operands=opnds("from:tile<int4>"), traits=PURE,
           constraints=("same_shape(from,to)", "check:wider(from,to)"), semantics="int.ext"),

@@ -78,6 +78,8 @@ MAKES_VIEW = _trait("makes_view", "makes a tiled view (partition, strided, gathe
 SHAPE_QUERY = _trait("shape_query", "reads the runtime extents of a view")
 GRID_QUERY = _trait("grid_query", "reads the launch grid: the block's id or the number of blocks")
 COMPARE = _trait("compare", "compares two operands under a predicate attribute")
+ZERO_SIGN_BLIND = _trait("zero_sign_blind", "gives the same result for -0.0 and +0.0 (exp, exp2: exactly 1.0) "
+                                            "at its default rounding, without flush-to-zero")
 # --- the printer's ------------------------------------------------------------------------
 NAMES_RESULTS = _trait("names_results", "suggests names for its results (MLIR's OpAsmOpInterface): an `assume` "
                                         "of one of its results is printed as `assume_<name>`")

@@ -113,14 +113,27 @@ class Ranges:
                 lo = max(lo, p.lb) if p.lb is not None else lo
                 hi = min(hi, p.ub) if p.ub is not None else hi
             self._set(res[0], lo, hi)
+        elif name == "iota" and len(res) == 1 and int_bounds(res[0]) is not None:
+            n = getattr(res[0].type, "num_elements", 0)
+            if n >= 1:  # 0, 1, ..., n - 1 (an iota is 1-D)
+                self._set(res[0], 0, n - 1)
+        elif name in ("reshape", "broadcast", "permute") and len(res) == 1 and len(op.operands) == 1 \
+                and int_bounds(res[0]) is not None:
+            bounds = self.of(op.operands[0])  # every element is a copy of one of the operand's
+            if bounds is not None:
+                self._set(res[0], *bounds)
         elif name == "for":
             self._for(op)
         elif len(res) == 1 and len(op.operands) >= 2 and int_bounds(res[0]) is not None:
             self._binary(op)
         elif name == "exti" and res and op.operands and int_bounds(res[0]) is not None:
             bounds = self.of(op.operands[0])
-            if bounds is not None and enum_name(op.attributes.get("signedness")) == "signed":
-                self._set(res[0], *bounds)
+            if bounds is not None and (enum_name(op.attributes.get("signedness")) == "signed" or bounds[0] >= 0):
+                self._set(res[0], *bounds)  # zero-extension keeps a non-negative value too
+            elif bounds is not None:
+                width = getattr(getattr(op.operands[0].type, "element", None), "width", 0)
+                if width:
+                    self._set(res[0], 0, (1 << width) - 1)
 
     def _for(self, op: Operation) -> None:
         """The induction variable of a signed-compare loop runs over lb, lb+step, ... < ub."""

@@ -12,7 +12,12 @@ class SmtEquivalence(Rule):
     Python's sign fix-up against truncating ``divi``/``remi`` where the divisor is positive for
     every block of the launched grid, ``(a + b - 1) / b`` against ``divi rounding<positive_inf>``
     for ``a >= 0, b > 0``, a mask written ``iota < n`` against ``not (n <= iota)``. Small
-    bit-exact float cones (``a - b`` vs ``a + (-b)``, ``x + x`` vs ``2 * x``) use z3's FP theory.
+    bit-exact float cones (``a - b`` vs ``a + (-b)``, ``x + x`` vs ``2 * x``, ``x / 2`` vs ``x * 0.5``,
+    ``cmpf`` with its ordered/unordered NaN rule) use z3's FP theory. A mapped pair of ``exp`` (or
+    ``exp2``) with the same attributes (rounding full, no flush-to-zero) reached by a refuted pair
+    is proven through its inputs, equal up to the sign of a zero (both zeros give exactly 1.0):
+    so ``exp(t <= 0 ? 0 : t)`` against ``exp(t < 0 ? 0 : t)`` is proven (the selects differ only
+    at t = -0.0); stored without the ``exp`` they stay different.
     This rule rewrites nothing: it switches on check 8 of the trusted checker
     (``check/checker.py``), which poses the query itself through ``check/smt.py`` from the two
     functions and the mapping, and discharges a difference only on ``unsat``. Its count in
@@ -37,6 +42,26 @@ class SmtEquivalence(Rule):
     The proof's assumptions name each lemma it used and the facts that proved the lemma. An input
     where the integer encoding differs without deciding is evaluated in the bit-vector encoding:
     a counterexample only when that exact encoding differs there.
+
+    **A pair whose values differ is not yet a difference.** Where a pair's query is ``sat`` (an
+    inner step of a rewritten expression: ``b*T - off`` against ``b*T`` when the other side
+    subtracts ``off`` after the broadcast; ``max(k + 1, 0)`` against ``max(k, 0)`` under ``k
+    div_by<64>``; ``j == 0`` against ``j != 0`` when the select arms are swapped), the query is
+    posed again at the mapped pairs that read it, up to 4 levels up and 8 queries per function
+    pair, with both cones expanded through the refuted pair. The refuted pair is discharged only
+    when every use of it on both sides lies inside a proof (the ops a proven cone expanded, or
+    an operand slot a proof covers); its record says "not observed". A use anywhere else (a
+    second store index) keeps it a difference.
+
+    **Masked accesses.** A pointer ``offset`` whose index differs (a refuted pair, or unpaired
+    ops), every use of which is the pointer of a masked ``load_ptr_tko``/``store_ptr_tko``/atomic
+    under one mask (the partner reading the mapped mask), is proven at its index only where the
+    mask holds: a masked-off element is neither read nor written (a load gives its padding
+    there). So ``idx // 2`` floor against truncating, where the mask ``(idx >= 0) & (idx < n)``
+    keeps the negative rows out, is proven; with ``idx < n`` alone it is not. The query starts
+    where the difference starts: mapped pairs of one elementwise op whose only differing operand
+    is a refuted pair (``muli(exti(q), stride)``) are peeled (equal operands at an element give
+    equal results there).
 
     **Launch facts are assumptions the IR cannot see.** The suite states each operator's
     ``launch_facts`` from ``analysis.json`` (matmul, bmm: ``grid.x == cdiv(c.shape[0], BM) *
@@ -75,7 +100,11 @@ class SmtEquivalence(Rule):
               "with `(n + 127) / 128` vs `cdiv(n, 128)` for n >= 0 unbounded above; a view's tile count vs "
               "`floordiv(n, 128)`; the grouped swizzle's floor vs truncation with a launch fact one tile "
               "column too many (`grid.x == cdiv(M, 128) * (cdiv(N, 128) + 1)`), with GROUP_M 8 vs 4 on one side, "
-              "or by a divisor `tiles_m - first_m - GROUP_M` that is negative within the grid")
+              "or by a divisor `tiles_m - first_m - GROUP_M` that is negative within the grid; a refuted inner pair "
+              "also used outside the proof (a second store index); a masked index difference under a mask that "
+              "lets negative ids through, or on an unmasked store; `x != 0` ordered with the arms swapped "
+              "(NaN); `x / 3` vs `x * 0.33333334`; `t <= 0 ? 0 : t` vs `t < 0 ? 0 : t` stored (not under exp); "
+              "`exp(x)` vs `exp2(x * log2 e)`")
     acts_on = frozenset()  # check 8 does the work; normalization is skipped
 
     def apply(self, module):
