@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from ..graph import FunctionGraph
+from ..ir.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Limits:
     """Caps on the matcher. Past a cap the verdict is ``unknown`` with the cap named, never a guess."""
     max_nodes: int = 200_000          # per function and side

@@ -1,0 +1,73 @@
+"""``@record``: ``@dataclass(frozen=True)`` for the IR's small value classes, cheaper to define.
+
+CPython before 3.13 compiles every method a dataclass writes with an ``exec`` of its own: about
+3.2 M instructions per frozen class of three fields (six methods), and a whole-process diff
+defines some sixty dataclasses, a quarter of a small pair's whole-process diff
+(docs/performance.md). ``record`` lets ``dataclass`` write only the methods a frozen instance
+needs compiled (``__init__``, ``__setattr__``, ``__delattr__``) and gives ``__eq__``,
+``__hash__`` and ``__repr__`` as closures over the field names, with dataclass's behaviour:
+equal when the classes are the same and the tuples of compared fields are equal (else
+``NotImplemented``); the hash of the tuple of hashed fields (so sets and dicts of records hold
+and order them as before); ``Qualname(field=repr, ...)``, ``...`` for a record inside its own
+repr. A method the class body defines is kept. The class is a dataclass as before (``fields``,
+``replace``, ``asdict``, pickling); only ``__dataclass_params__`` says ``eq=False,
+repr=False``. tests/ir/test_record.py compares every record class with its dataclass twin.
+"""
+from __future__ import annotations
+
+import reprlib
+from dataclasses import dataclass, fields
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Callable, Tuple
+
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+else:
+    def dataclass_transform(**_options):
+        return lambda decorated: decorated
+
+
+def _tuple_of(names: Tuple[str, ...]) -> Callable[[Any], tuple]:
+    """A function giving the tuple of these attributes of an object (also for one or none)."""
+    if not names:
+        return lambda obj: ()
+    if len(names) == 1:
+        one = attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return attrgetter(*names)
+
+
+def _methods(cls) -> dict:
+    compared = tuple(f.name for f in fields(cls) if f.compare)
+    hashed = tuple(f.name for f in fields(cls) if (f.compare if f.hash is None else f.hash))
+    shown = tuple(f.name for f in fields(cls) if f.repr)
+    compared_of, hashed_of = _tuple_of(compared), _tuple_of(hashed)
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return compared_of(self) == compared_of(other)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(hashed_of(self))
+
+    @reprlib.recursive_repr()
+    def __repr__(self):
+        return self.__class__.__qualname__ + "(" + ", ".join([f"{n}={getattr(self, n)!r}" for n in shown]) + ")"
+
+    return {"__eq__": __eq__, "__hash__": __hash__, "__repr__": __repr__}
+
+
+@dataclass_transform(frozen_default=True)
+def record(cls=None, /, *, slots: bool = False):
+    """``@dataclass(frozen=True)`` (``slots`` as dataclass's) with ``__eq__``, ``__hash__`` and
+    ``__repr__`` built without compiling source (see the module docstring)."""
+    def wrap(cls):
+        own = {name for name in ("__eq__", "__hash__", "__repr__") if name in cls.__dict__}
+        out = dataclass(cls, frozen=True, eq=False, repr=False, slots=slots)
+        for name, method in _methods(out).items():
+            if name not in own:
+                method.__qualname__ = f"{out.__qualname__}.{name}"
+                setattr(out, name, method)
+        return out
+    return wrap if cls is None else wrap(cls)
