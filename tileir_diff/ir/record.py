@@ -18,7 +18,7 @@ from __future__ import annotations
 import reprlib
 from dataclasses import dataclass, fields
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Callable, Tuple
+from typing import TYPE_CHECKING, Callable, Tuple
 
 if TYPE_CHECKING:
     from typing_extensions import dataclass_transform
@@ -27,35 +27,51 @@ else:
         return lambda decorated: decorated
 
 
-def _tuple_of(names: Tuple[str, ...]) -> Callable[[Any], tuple]:
-    """A function giving the tuple of these attributes of an object (also for one or none)."""
-    if not names:
-        return lambda obj: ()
-    if len(names) == 1:
-        one = attrgetter(names[0])
-        return lambda obj: (one(obj),)
-    return attrgetter(*names)
-
-
 def _methods(cls) -> dict:
     compared = tuple(f.name for f in fields(cls) if f.compare)
     hashed = tuple(f.name for f in fields(cls) if (f.compare if f.hash is None else f.hash))
     shown = tuple(f.name for f in fields(cls) if f.repr)
-    compared_of, hashed_of = _tuple_of(compared), _tuple_of(hashed)
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return compared_of(self) == compared_of(other)
-        return NotImplemented
-
-    def __hash__(self):
-        return hash(hashed_of(self))
+    methods = {"__eq__": _eq(compared), "__hash__": _hash(hashed)}
 
     @reprlib.recursive_repr()
     def __repr__(self):
         return self.__class__.__qualname__ + "(" + ", ".join([f"{n}={getattr(self, n)!r}" for n in shown]) + ")"
+    methods["__repr__"] = __repr__
+    return methods
 
-    return {"__eq__": __eq__, "__hash__": __hash__, "__repr__": __repr__}
+
+# One closure per field count, the attributes read by operator.attrgetter (C): the tuples
+# compared and hashed are the ones dataclass's generated methods build.
+def _eq(names: Tuple[str, ...]) -> Callable:
+    if len(names) == 1:
+        one = attrgetter(names[0])
+
+        def eq_one(self, other):
+            if other.__class__ is self.__class__:
+                return (one(self),) == (one(other),)
+            return NotImplemented
+        return eq_one
+    several = attrgetter(*names) if names else (lambda obj: ())
+
+    def eq_several(self, other):
+        if other.__class__ is self.__class__:
+            return several(self) == several(other)
+        return NotImplemented
+    return eq_several
+
+
+def _hash(names: Tuple[str, ...]) -> Callable:
+    if len(names) == 1:
+        one = attrgetter(names[0])
+
+        def hash_one(self):
+            return hash((one(self),))
+        return hash_one
+    several = attrgetter(*names) if names else (lambda obj: ())
+
+    def hash_several(self):
+        return hash(several(self))
+    return hash_several
 
 
 @dataclass_transform(frozen_default=True)
@@ -67,7 +83,7 @@ def record(cls=None, /, *, slots: bool = False):
         out = dataclass(cls, frozen=True, eq=False, repr=False, slots=slots)
         for name, method in _methods(out).items():
             if name not in own:
-                method.__qualname__ = f"{out.__qualname__}.{name}"
+                method.__name__, method.__qualname__ = name, f"{out.__qualname__}.{name}"
                 setattr(out, name, method)
         return out
     return wrap if cls is None else wrap(cls)
