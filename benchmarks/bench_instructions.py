@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _proc import CHILD_CWD, ROOT, python_env, warm_up  # noqa: E402
+from _proc import CHILD_CWD, ROOT, python_env, wall, warm_up  # noqa: E402
 from bench_diff import make_pair  # noqa: E402
 
 from tileir_diff.tools import find_tool  # noqa: E402
@@ -67,15 +67,18 @@ def main(argv=None) -> int:
             warm_up(env, root)
         pairs = [(f"generated, {ops:,} ops", *map(str, paths))
                  for paths, ops in ([make_pair(args.ops, Path(tmp))] if args.ops else [])]
-        pairs += [(f"{Path(b).parent.name}/{Path(b).name}", a, b) for a, b in args.pair]
+        pairs += [(f"{Path(b).parent.name}/{Path(b).name}", str(Path(a).resolve()), str(Path(b).resolve()))
+                  for a, b in args.pair]
         start = instructions([python, "-c", "pass"])
         print(f"python -c pass: {start / 1e6:,.1f} M instructions")
         for name, a, b in pairs:
+            wall([disasm, a])
+            wall([disasm, b])  # RuntimeError unless tileirdisasm reads both
             tool = instructions([disasm, a]) + instructions([disasm, b])
             print(f"{name}: tileirdisasm x2 {tool / 1e6:,.1f} M")
             for label, env in checkouts:
                 cmd = [python, "-m", "tileir_diff.cli", "diff", a, b]
-                subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=CHILD_CWD)
+                wall(cmd, env, ok=(0, 1, 3))  # fills the bytecode cache; RuntimeError if the diff fails
                 ours = instructions(cmd, env)
                 print(f"  {label:>8}: tileir-diff diff (whole process) {ours / 1e6:,.1f} M, {ours / tool:.1f}x "
                       f"tileirdisasm x2")
