@@ -2,6 +2,7 @@
 """Benchmark: the diff as users pay for it, against tileirdisasm, in one run.
 
     python3 benchmarks/bench_diff.py [--ops 3000] [--scale 10] [--runs 5] [--baseline DIR] [--no-ports]
+                                     [--port-sample N]
 
 Generates a kernel of about N ops (a chain of elementwise ops over several loaded tiles with
 distinct constants, plus a few reductions), writes it as bytecode 13.3 with the project's encoder,
@@ -19,7 +20,8 @@ DIR``) in the same run, so that before/after figures share the machine's load. T
 ``--no-ports``, the in-process diff of every port pair (the reference suite's bytecode against the
 Rust port's, ``$TILEIR_REFERENCE_BUILD`` and ``$TILEIR_CUBIN_DIR`` or build/), warm (after one diff
 of the same pair in that process): median over the pairs (goal <= 10 ms); and ``tileir-diff diff``
-as a whole process on 8 of them against tileirdisasm (median ratio).
+as a whole process on 8 of them against tileirdisasm (median ratio). ``--port-sample N``: only N
+pairs spread over the list (the whole list takes minutes per checkout on a loaded machine).
 
 Checks the generated pair's verdict is ``different`` with exactly one root difference (category
 constant); exit status 1 if not. Asserts nothing about speed. The machine may be shared: the
@@ -236,6 +238,8 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--baseline", type=Path, help="another checkout (its tileir_diff/ folder's parent) to time alike")
     ap.add_argument("--no-ports", action="store_true", help="skip the port pairs")
+    ap.add_argument("--port-sample", type=int, default=0,
+                    help="time only this many port pairs, spread over the list (0: all; a loaded machine)")
     args = ap.parse_args(argv)
     disasm = find_tool("tileirdisasm")
     if disasm is None:
@@ -251,6 +255,8 @@ def main(argv=None) -> int:
         rows = measure((args.ops, args.ops * args.scale), Path(tmp), disasm, checkouts, runs)
         ok = _print_sizes(rows, checkouts)
         pairs = [] if args.no_ports else port_pairs()
+        if pairs and 0 < args.port_sample < len(pairs):
+            pairs = pairs[::len(pairs) // args.port_sample][:args.port_sample]
         if pairs:
             _print_port_commands(measure_port_commands(checkouts, pairs, disasm, runs[0]), checkouts)
             _print_ports(measure_ports(checkouts, pairs))

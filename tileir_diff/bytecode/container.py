@@ -9,13 +9,14 @@ from ..dialect.enums import PADDING_VALUES, PTR_ATTRS
 from ..dialect.spec import SUPPORTED_VERSIONS, V13_1, V13_2, V13_3, V13_4, Version
 from ..errors import TileIRFormatError, UnsupportedVersionError
 from ..ir import limits as L
+from ..ir.record import record
 from ..ir import types as T
 from ..ir.attributes import DenseElements, canonical_dense
 from ..ir.core import Location
 from .stream import Stream
 
 
-@dataclass(frozen=True)
+@record
 class ViewLayout:
     """A tiled view type's encoding (the reader and the writer both follow it): its tag, the
     first version that has it, and its fields in order from 13.3 on (``older``: the order before

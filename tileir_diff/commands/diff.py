@@ -70,6 +70,20 @@ class _ExecuteAction(argparse.Action):
         namespace._execute_spill = values, getattr(namespace, "left", None) is not None
 
 
+def _check_launch_facts(facts) -> None:
+    """UsageError unless every ``--launch-fact`` parses (bounded first: the encoder walks the
+    fact recursively)."""
+    from . import UsageError
+    from ..check.smt import launch_fact
+    from ..launch.facts import parse_fact
+    for text in facts:
+        try:
+            parse_fact(text)
+            launch_fact(text)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from . import UsageError, check_rule_names, read_inputs, write_output
     spill = getattr(args, "_execute_spill", None)
@@ -91,14 +105,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--smt-timeout must be positive, got {args.smt_timeout}")
     if args.smt_rlimit is not None and not args.smt_rlimit > 0:
         raise UsageError(f"--smt-rlimit must be positive, got {args.smt_rlimit}")
-    from ..check.smt import launch_fact
-    from ..launch.facts import parse_fact
-    for text in args.launch_fact:
-        try:
-            parse_fact(text)  # bounded first: the encoder walks the fact recursively
-            launch_fact(text)
-        except ValueError as e:
-            raise UsageError(str(e)) from None
+    if args.launch_fact:  # (the launch package, ctypes included, only when a fact is given)
+        _check_launch_facts(args.launch_fact)
     try:
         kwargs = diff_kwargs(lambda name: getattr(args, name))
     except ValueError as e:

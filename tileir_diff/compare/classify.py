@@ -17,6 +17,7 @@ from ..graph import FunctionGraph, Node, combiner_expression, input_op_id
 from ..ir import DenseElements, TileType
 from ..match.opsets import MEMORY_OPS as _TABLE_MEMORY_OPS, ops_with
 from ..match.operands import aligned_operand_pairs
+from ..ir.numpy_text import one_element_text
 from ..ir.types import TensorViewType, VIEW_TYPES
 from ..normalize.canon import attr_key, attr_text, fmt_type
 from ..normalize.util import enum_name, has_trait, operand_role
@@ -73,6 +74,10 @@ def _scalar_text(v) -> Optional[str]:
     """The one value of a splat constant, in its shortest spelling (``1.25``, ``1e-05``, ``8``)."""
     if not isinstance(v, DenseElements):
         return None
+    if all(d > 0 for d in v.type.shape) and isinstance(name := getattr(v.element, "name", None), str):
+        text = one_element_text(name, v.data)  # numpy's text of the one element, without numpy
+        if text is not None:
+            return text
     try:
         arr = v.to_numpy().reshape(-1)
     except (ValueError, TypeError):

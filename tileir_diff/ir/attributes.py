@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from .record import record
 from typing import Any, Optional, Tuple
 
 from typing import TYPE_CHECKING
@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # numpy is imported lazily: the CLI's start-up time matters
     import numpy as np
 
 
-@dataclass(frozen=True)
+@record
 class EnumValue:
     """An enum attribute by name, e.g. EnumValue("MemoryOrderingSemantics", "weak")."""
     kind: str
@@ -23,7 +23,7 @@ class EnumValue:
         return self.name
 
 
-@dataclass(frozen=True)
+@record
 class IntegerAttr:
     """An integer of ``type`` (the value as written: signed, or unsigned where the op says so).
     Its text is the printer's (``5 : i32``) or the messages' (normalize/canon.attr_text), as for
@@ -32,7 +32,7 @@ class IntegerAttr:
     type: Type
 
 
-@dataclass(frozen=True)
+@record
 class FloatAttr:
     """A float by its bit pattern in ``type`` (so NaN payloads and -0.0 compare exactly)."""
     bits: int
@@ -52,7 +52,7 @@ class FloatAttr:
         return _minifloat(self.bits, *_MINIFLOATS[name])
 
 
-@dataclass(frozen=True)
+@record
 class DictAttr:
     """Ordered dictionary attribute: ((key, value), ...)."""
     items: Tuple[Tuple[str, Any], ...]
@@ -67,26 +67,26 @@ class DictAttr:
         return len(self.items)
 
 
-@dataclass(frozen=True)
+@record
 class OptimizationHints:
     """Per-architecture hint dictionaries: (("sm_90", DictAttr(...)), ("default", ...))."""
     by_arch: Tuple[Tuple[str, DictAttr], ...]
 
 
-@dataclass(frozen=True)
+@record
 class DivBy:
     divisor: int
     every: Optional[int] = None
     along: Optional[int] = None
 
 
-@dataclass(frozen=True)
+@record
 class Bounded:
     lb: Optional[int]
     ub: Optional[int]
 
 
-@dataclass(frozen=True)
+@record
 class SameElements:
     values: Tuple[Any, ...]
 
@@ -98,7 +98,7 @@ _ELEM_SIZES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "bf16":
                "f8E4M3FN": 1, "f8E5M2": 1, "f8E8M0FNU": 1, "f8E5M3FNU": 1}
 
 
-@dataclass(frozen=True)
+@record
 class DenseElements:
     """A dense constant: raw little-endian element data typed by ``type`` (a tile type).
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Optional, Tuple
 
+from .record import record
 from .types import FunctionType, Type
 
 
-@dataclass(frozen=True)
+@record
 class Location:
     """A source location ``file:line:col``; ``scope`` is the enclosing subprogram name,
     ``caller`` the call-site location for inlined code."""
@@ -48,7 +49,7 @@ class _OperationBase:
 
 # Value and Operation are slotted: kernels hold hundreds of thousands of them, and a slotted
 # instance is about a third of one with a __dict__ (less memory, fewer cache misses).
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Value:
     """An SSA value: ``vid`` is unique in its function (the readers number values in definition
     order; rules that make new values take ids above the function's largest)."""
@@ -59,13 +60,13 @@ class Value:
         return f"%v{self.vid}:{self.type}"
 
 
-@dataclass(frozen=True)
+@record
 class Block:
     arguments: Tuple[Value, ...]
     operations: Tuple["Operation", ...]
 
 
-@dataclass(frozen=True)
+@record
 class Region:
     blocks: Tuple[Block, ...]
 
@@ -122,7 +123,7 @@ class Operation(_OperationBase):
         return f"<{res + ' = ' if res else ''}{self.name} {ops} {dict(self.attributes)}>"
 
 
-@dataclass(frozen=True)
+@record
 class Function:
     name: str
     arguments: Tuple[Value, ...]
@@ -142,7 +143,7 @@ class Function:
             yield from op.walk()
 
 
-@dataclass(frozen=True)
+@record
 class Global:
     name: str
     value: Any  # DenseElements
@@ -151,7 +152,7 @@ class Global:
     constant: Optional[bool] = None  # 13.3+
 
 
-@dataclass(frozen=True)
+@record
 class Module:
     version: Tuple[int, int]
     functions: Tuple[Function, ...]

@@ -1,7 +1,7 @@
 """Tile IR types as immutable, hashable values (structural equality)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .record import record
 from typing import Optional, Tuple
 
 #: Element types by their MLIR spelling. Width in bits, numpy dtype name (None: no numpy dtype).
@@ -25,7 +25,7 @@ class Type:
         return type_text(self)
 
 
-@dataclass(frozen=True)
+@record
 class ScalarType(Type):
     name: str
 
@@ -42,18 +42,18 @@ class ScalarType(Type):
         return self.name[0] == "i"
 
 
-@dataclass(frozen=True)
+@record
 class TokenType(Type):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class PointerType(Type):
     pointee: Type
     ptr_attr: Optional[int] = None  # 13.4+ optional pointer attribute byte
 
 
-@dataclass(frozen=True)
+@record
 class TileType(Type):
     shape: Tuple[int, ...]
     element: Type
@@ -70,7 +70,7 @@ class TileType(Type):
         return n
 
 
-@dataclass(frozen=True)
+@record
 class TensorViewType(Type):
     element: Type
     shape: Tuple[Optional[int], ...]
@@ -78,7 +78,7 @@ class TensorViewType(Type):
     ptr_attr: Optional[int] = None
 
 
-@dataclass(frozen=True)
+@record
 class PartitionViewType(Type):
     tile_shape: Tuple[int, ...]
     tensor_view: TensorViewType
@@ -86,7 +86,7 @@ class PartitionViewType(Type):
     padding: Optional[str] = None  # PaddingValue name or None
 
 
-@dataclass(frozen=True)
+@record
 class StridedViewType(Type):
     tile_shape: Tuple[int, ...]
     traversal_strides: Tuple[int, ...]
@@ -95,7 +95,7 @@ class StridedViewType(Type):
     padding: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@record
 class GatherScatterViewType(Type):
     tile_shape: Tuple[int, ...]
     tensor_view: TensorViewType
@@ -103,7 +103,7 @@ class GatherScatterViewType(Type):
     padding: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@record
 class FunctionType(Type):
     inputs: Tuple[Type, ...]
     results: Tuple[Type, ...]

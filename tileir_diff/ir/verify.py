@@ -56,10 +56,13 @@ class VerifyError(Exception):
 
 # --- type constraints ---------------------------------------------------------------------------
 class _Constraint:
-    __slots__ = ("text", "kind", "elements", "ptr", "rank0")
+    __slots__ = ("text", "kind", "elements", "ptr", "rank0", "accepted")
 
     def __init__(self, text: str):
         self.text = text
+        #: id(type) -> type, for types found acceptable (readers share type objects, so most ops
+        #: are checked by one identity lookup); bounded, see ``admits``
+        self.accepted: Dict[int, T.Type] = {}
         self.elements: Optional[frozenset] = None
         self.ptr = False
         self.rank0 = False
@@ -85,6 +88,18 @@ class _Constraint:
             self.kind = text
         else:
             raise ValueError(f"op table: unknown type constraint {text!r}")
+
+    def admits(self, t: T.Type) -> bool:
+        """``accepts(t)``, remembered by identity for the types it accepts."""
+        accepted = self.accepted
+        if accepted.get(id(t)) is t:
+            return True
+        if not self.accepts(t):
+            return False
+        if len(accepted) >= 4096:  # a long-lived process reads many modules: keep the latest types
+            accepted.clear()
+        accepted[id(t)] = t
+        return True
 
     def accepts(self, t: T.Type) -> bool:
         k = self.kind
@@ -851,11 +866,13 @@ def _hint_value_ok(v, depth: int) -> bool:
     return False
 
 
-def _dense_error(d: DenseElements) -> Optional[str]:
+def _dense_error(d: DenseElements, valid_type: Optional[Callable[[T.Type], Optional[str]]] = None) -> Optional[str]:
+    """What is wrong with a dense constant, or None. ``valid_type``: ``type_error`` or a
+    verifier's cached form of it."""
     t = d.type
     if type(t) is not T.TileType or type(t.element) is not T.ScalarType:
         return f"a dense constant needs a tile of numbers, not {_t(t)}"
-    err = type_error(t)
+    err = (valid_type or type_error)(t)
     if err:
         return err
     if not isinstance(d.data, bytes):
@@ -1039,7 +1056,7 @@ class _Verifier:
             groups = self.structure(op, od, plan)
             for name, c in plan.operand_checks:
                 for v in groups[name]:
-                    if not c.accepts(v.type):
+                    if not c.admits(v.type):
                         raise VerifyError(f"operand {name} must be {c.text}, got {_t(v.type)}")
             for r in op.results:
                 err = self.valid_type(r.type)
@@ -1047,7 +1064,7 @@ class _Verifier:
                     raise VerifyError(f"result type: {err}")
             for name, c in plan.result_checks:
                 for v in groups[name]:
-                    if not c.accepts(v.type):
+                    if not c.admits(v.type):
                         raise VerifyError(f"{'result' if name == 'result' else 'result ' + name} must be {c.text}, "
                                           f"got {_t(v.type)}")
             if op.attributes or plan.required_attrs:
@@ -1126,7 +1143,10 @@ class _Verifier:
             a = defs.get(key)
             if a is None:
                 raise VerifyError(f"unknown attribute {key!r}")
-            err = _op_attr_error(a, value, self.version)
+            if a.kind == "dense" and type(value) is DenseElements:
+                err = _dense_error(value, self.valid_type)  # the type by identity when seen before
+            else:
+                err = _op_attr_error(a, value, self.version)
             if err:
                 raise VerifyError(f"attribute {key}: {err}")
         for a in plan.required_attrs:

@@ -8,9 +8,10 @@ from typing import Dict, List, Optional, Union
 from ..check import smt
 from ..errors import TimeLimitExceeded
 from ..graph import FunctionGraph
+from ..ir.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Limits:
     """Caps on the matcher and the proof step. Past a cap the verdict is ``unknown`` with the cap
     named, never a guess.

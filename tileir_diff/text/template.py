@@ -16,13 +16,13 @@ types); ``@same($r,$g)`` result group ``r`` takes the types of group ``g`` (prin
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..dialect.enums import ENUMS
 from ..dialect.spec import AttrDef, OpDef
 from ..ir import limits as L
+from ..ir.record import record
 from ..ir import types as T
 from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
                              OptimizationHints, SameElements, canonical_dense)
@@ -31,13 +31,13 @@ from .lexer import Lexer, escape_string, key_text, symbol_text
 
 
 # --- compiled template elements (the notation above, one class per form) -------------------
-@dataclass(frozen=True)
+@record
 class Lit:
     """Literal text, printed byte for byte and matched token by token."""
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class Ref:
     """``$x`` / ``$x:style``: an operand group, attribute or region of the op. ``style`` is an
     attribute's printing style: ``angle`` (``<kw>``) or ``round`` (``rounding<kw>``, elided
@@ -46,13 +46,13 @@ class Ref:
     style: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@record
 class TypeOf:
     """``type($x)``: the types of an operand or result group."""
     name: str
 
 
-@dataclass(frozen=True)
+@record
 class Opt:
     """``{?x|...}``: ``body`` only when ``x`` is present (a non-empty operand group, an attribute
     present and not at its default, a set unit attribute); parsing tries ``body`` at its first
@@ -61,7 +61,7 @@ class Opt:
     body: Tuple[Any, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Dir:
     """``@name($a, ...)``: a directive."""
     name: str

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Instructions, not seconds: the diff against tileirdisasm under ``valgrind --tool=callgrind``.
+
+    python3 benchmarks/bench_instructions.py [--ops 3000] [--baseline DIR] [--pair A B]...
+
+On a shared machine wall times move by 2-4x from one minute to the next; the number of
+instructions a process retires does not depend on the load. For the generated pair of
+``bench_diff.py`` (``--ops``, one constant changed) and each ``--pair``, this counts:
+
+- ``tileirdisasm`` on both files (two processes);
+- ``tileir-diff diff A B`` as a whole process (``python -m tileir_diff.cli``, imports from a
+  bytecode cache filled before counting), for this checkout and ``--baseline DIR`` if given;
+- ``python -c pass`` (the interpreter's start, which every whole-process figure includes);
+
+and prints each count and its ratio to tileirdisasm's. Instruction ratios understate time ratios
+(tileirdisasm, native code, retires more instructions per cycle than the interpreter), so this
+compares checkouts; ``bench_diff.py`` gives the time ratios. A 3,000-op pair takes about a
+minute under callgrind; 30,000 ops about ten. Exit status 2 without valgrind or tileirdisasm.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _proc import CHILD_CWD, ROOT, python_env, wall, warm_up  # noqa: E402
+from bench_diff import make_pair  # noqa: E402
+
+from tileir_diff.tools import find_tool  # noqa: E402
+
+
+def instructions(cmd, env=None) -> int:
+    """Instructions ``cmd`` retires (callgrind's total; the exit status is not checked: a diff
+    exits 1 for ``different``)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out", *cmd],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=CHILD_CWD)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if not found:
+        raise RuntimeError(f"callgrind counted nothing for {' '.join(cmd)}: {done.stderr[-400:]}")
+    return int(found.group(1))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    ap.add_argument("--ops", type=int, default=3000, help="ops of the generated pair (0: none)")
+    ap.add_argument("--baseline", type=Path, help="another checkout (its tileir_diff/ folder's parent)")
+    ap.add_argument("--pair", nargs=2, action="append", default=[], metavar=("A", "B"), help="also this pair")
+    args = ap.parse_args(argv)
+    disasm = find_tool("tileirdisasm")
+    if disasm is None or shutil.which("valgrind") is None:
+        print("needs valgrind and tileirdisasm (pip install nvidia-cuda-tileiras)", file=sys.stderr)
+        return 2
+    # the interpreter itself, not a launcher script (pyenv's shims are shell scripts)
+    python = str(Path(sys.executable).resolve())
+    with tempfile.TemporaryDirectory() as tmp:
+        roots = [("this", ROOT)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
+        checkouts = [(label, python_env(root, Path(tmp) / f"pyc-{label}")) for label, root in roots]
+        for (_, env), (_, root) in zip(checkouts, roots):
+            warm_up(env, root)
+        pairs = [(f"generated, {ops:,} ops", *map(str, paths))
+                 for paths, ops in ([make_pair(args.ops, Path(tmp))] if args.ops else [])]
+        pairs += [(f"{Path(b).parent.name}/{Path(b).name}", str(Path(a).resolve()), str(Path(b).resolve()))
+                  for a, b in args.pair]
+        start = instructions([python, "-c", "pass"])
+        print(f"python -c pass: {start / 1e6:,.1f} M instructions")
+        for name, a, b in pairs:
+            wall([disasm, a])
+            wall([disasm, b])  # RuntimeError unless tileirdisasm reads both
+            tool = instructions([disasm, a]) + instructions([disasm, b])
+            print(f"{name}: tileirdisasm x2 {tool / 1e6:,.1f} M")
+            for label, env in checkouts:
+                cmd = [python, "-m", "tileir_diff.cli", "diff", a, b]
+                wall(cmd, env, ok=(0, 1, 3))  # fills the bytecode cache; RuntimeError if the diff fails
+                ours = instructions(cmd, env)
+                print(f"  {label:>8}: tileir-diff diff (whole process) {ours / 1e6:,.1f} M, {ours / tool:.1f}x "
+                      f"tileirdisasm x2")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
