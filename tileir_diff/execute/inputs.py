@@ -461,83 +461,11 @@ def make_trial(plan: Plan, index: int, seed: int, attempt: int = 0,
     groups: Dict[Slot, List[Slot]] = {}
     for s in plan.slots():
         groups.setdefault(plan.find(s, parent), []).append(s)
-    value: Dict[Slot, int] = {}
-    conflict = False
-    # sizes: one value per group; even trials give the dims of arrays of one rank one size (as
-    # an elementwise kernel's inputs and outputs have), odd trials draw each group from a pool of
-    # three sizes (so a matmul's M, N and K coincide in varied ways)
-    shared = index % 2 == 0
-    hint_all = max([max(h, default=1) for h in plan.tile_hint] or [DEFAULT_HINT])
-    pool = [int(n) for n in rng.integers(1, cap * hint_all + 1, size=3)]
-    by_rank: Dict[Tuple[int, int], int] = {}
-    for root, members in sorted(groups.items()):
-        shapes = [s for s in members if s[0] == "shape"]
-        statics = {plan.static[s] for s in members if s in plan.static}
-        if len(statics) > 1:
-            conflict = True
-        f = ArgFacts()
-        for s in members:
-            if s in plan.facts:
-                f = f.merged(plan.facts[s])
-        if statics:
-            value[root] = statics.pop()
-            if not _satisfies(value[root], f):
-                conflict = True
-            continue
-        if not shapes:
-            continue  # a stride: set below, from the sizes
-        hint = max(max(1, plan.tile_hint[k][d]) for _, k, d in shapes)
-        pointer_only = any(plan.pointer_only[k] for _, k, _ in shapes)
-        key = (plan.ndims[shapes[0][1]], shapes[0][2])
-        if shared and key in by_rank:
-            n = by_rank[key]
-            n = max(n, hint) if pointer_only else min(n, max(1, cap * hint))
-        elif not shared:
-            n = pool[int(rng.integers(0, 3))]
-            n = max(n, hint) if pointer_only else min(n, max(1, cap * hint))
-        elif pointer_only:
-            n = int(rng.integers(hint, 2 * hint + 1))  # unchecked pointer accesses: cover the tile
-        else:
-            n = int(rng.integers(1, max(2, min(cap, 3) * hint) + 1))
-        n = _fit(max(n, 1), f)
-        if n < 1:
-            n = max(1, f.divisor)
-        if not _satisfies(n, f):
-            conflict = True
-        by_rank.setdefault(key, n)
-        value[root] = n
-    layouts: List[Tuple[Tuple[int, ...], Tuple[int, ...]]] = []
-    for k in range(len(plan.elems)):
-        nd = plan.ndims[k]
-        shape = tuple(value[plan.find(("shape", k, d), parent)] for d in range(nd))
-        strides = [0] * nd
-        running = 1
-        for d in range(nd - 1, -1, -1):
-            root = plan.find(("stride", k, d), parent)
-            if root in value:
-                s = value[root]
-            else:
-                f = ArgFacts()
-                for m in groups[root]:
-                    if m in plan.facts:
-                        f = f.merged(plan.facts[m])
-                s = running if plan.computed_strides[k] else max(_fit(running, f), 1)
-                value[root] = s
-            strides[d] = s
-            running = max(running, s * shape[d])
-        layouts.append((shape, tuple(strides)))
+    value, conflict = _draw_sizes(plan, groups, index, rng, cap)
+    layouts = [_array_layout(plan, k, parent, groups, value) for k in range(len(plan.elems))]
     _check_input_size(plan, layouts, alias, index, max_input_bytes)
-    arrays: List[ArrayInput] = []
-    for k, (elem, (shape, strides)) in enumerate(zip(plan.elems, layouts)):
-        if alias is not None and k == alias[1]:
-            src = arrays[alias[0]]
-            if src.shape != shape or src.strides != strides:
-                conflict = True
-            arrays.append(ArrayInput(elem, src.shape, src.strides, src.values, src.how, alias_of=alias[0]))
-            continue
-        values, how = make_values(elem, shape, rng, mode)
-        arrays.append(ArrayInput(elem, shape, strides, values, how))
-    if conflict and alias is not None:
+    arrays, alias_mismatch = _array_inputs(plan, layouts, alias, rng, mode)
+    if (conflict or alias_mismatch) and alias is not None:
         # these two arrays cannot share memory (static sizes differ): a plain trial instead
         plain = Plan(**{**plan.__dict__, "alias_pairs": []})
         return make_trial(plain, index, seed, attempt, max_input_bytes)
@@ -548,6 +476,112 @@ def make_trial(plan: Plan, index: int, seed: int, attempt: int = 0,
         scalars[n] = scalars[m]
     grid = tuple(int(rng.integers(1, 3 + min(index // 4, 1))) if used else 1 for used in plan.block_axes)
     return Trial(index, grid, arrays, scalars, mode, alias)
+
+
+def _merged_facts(plan: Plan, members: Sequence[Slot]) -> ArgFacts:
+    """What every assume on the arguments feeding these slots says, together."""
+    f = ArgFacts()
+    for s in members:
+        if s in plan.facts:
+            f = f.merged(plan.facts[s])
+    return f
+
+
+def _draw_sizes(plan: Plan, groups: Dict[Slot, List[Slot]], index: int, rng, cap: int
+                ) -> Tuple[Dict[Slot, int], bool]:
+    """One value per group of tied slots: its static size/stride, or a drawn size (strides are
+    set later, from the sizes); and whether some group's statics or assumes cannot all hold.
+    Even trials give the dims of arrays of one rank one size (as an elementwise kernel's inputs
+    and outputs have), odd trials draw each group from a pool of three sizes (so a matmul's M, N
+    and K coincide in varied ways)."""
+    shared = index % 2 == 0
+    hint_all = max([max(h, default=1) for h in plan.tile_hint] or [DEFAULT_HINT])
+    pool = [int(n) for n in rng.integers(1, cap * hint_all + 1, size=3)]
+    by_rank: Dict[Tuple[int, int], int] = {}
+    value: Dict[Slot, int] = {}
+    conflict = False
+    for root, members in sorted(groups.items()):
+        statics = {plan.static[s] for s in members if s in plan.static}
+        if len(statics) > 1:
+            conflict = True
+        f = _merged_facts(plan, members)
+        if statics:
+            value[root] = statics.pop()
+            if not _satisfies(value[root], f):
+                conflict = True
+            continue
+        shapes = [s for s in members if s[0] == "shape"]
+        if not shapes:
+            continue  # a stride: set below, from the sizes
+        key = (plan.ndims[shapes[0][1]], shapes[0][2])
+        n = _draw_size(plan, shapes, f, rng, cap, shared, by_rank.get(key), pool)
+        if not _satisfies(n, f):
+            conflict = True
+        by_rank.setdefault(key, n)
+        value[root] = n
+    return value, conflict
+
+
+def _draw_size(plan: Plan, shapes: List[Slot], f: ArgFacts, rng, cap: int, shared: bool,
+               same_rank: Optional[int], pool: List[int]) -> int:
+    """A size for one group of tied size slots: on even (``shared``) trials the size already
+    drawn for this (rank, dim) if any (``same_rank``), on odd trials one from ``pool``, else a
+    fresh draw; then fitted to the assumes ``f``."""
+    hint = max(max(1, plan.tile_hint[k][d]) for _, k, d in shapes)
+    pointer_only = any(plan.pointer_only[k] for _, k, _ in shapes)
+    if shared and same_rank is not None:
+        n = same_rank
+        n = max(n, hint) if pointer_only else min(n, max(1, cap * hint))
+    elif not shared:
+        n = pool[int(rng.integers(0, 3))]
+        n = max(n, hint) if pointer_only else min(n, max(1, cap * hint))
+    elif pointer_only:
+        n = int(rng.integers(hint, 2 * hint + 1))  # unchecked pointer accesses: cover the tile
+    else:
+        n = int(rng.integers(1, max(2, min(cap, 3) * hint) + 1))
+    n = _fit(max(n, 1), f)
+    if n < 1:
+        n = max(1, f.divisor)
+    return n
+
+
+def _array_layout(plan: Plan, k: int, parent: Dict[Slot, Slot], groups: Dict[Slot, List[Slot]],
+                  value: Dict[Slot, int]) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+    """Plan array ``k``'s shape and strides: static or tied strides as given, the others
+    row-major over the sizes (fitted to their assumes unless the kernel computes them)."""
+    nd = plan.ndims[k]
+    shape = tuple(value[plan.find(("shape", k, d), parent)] for d in range(nd))
+    strides = [0] * nd
+    running = 1
+    for d in range(nd - 1, -1, -1):
+        root = plan.find(("stride", k, d), parent)
+        if root in value:
+            s = value[root]
+        else:
+            f = _merged_facts(plan, groups[root])
+            s = running if plan.computed_strides[k] else max(_fit(running, f), 1)
+            value[root] = s
+        strides[d] = s
+        running = max(running, s * shape[d])
+    return shape, tuple(strides)
+
+
+def _array_inputs(plan: Plan, layouts, alias: Optional[Tuple[int, int]], rng, mode: str
+                  ) -> Tuple[List[ArrayInput], bool]:
+    """The arrays' values (the alias's second array shares the first's), and whether the two
+    aliased arrays' layouts differ."""
+    arrays: List[ArrayInput] = []
+    mismatch = False
+    for k, (elem, (shape, strides)) in enumerate(zip(plan.elems, layouts)):
+        if alias is not None and k == alias[1]:
+            src = arrays[alias[0]]
+            if src.shape != shape or src.strides != strides:
+                mismatch = True
+            arrays.append(ArrayInput(elem, src.shape, src.strides, src.values, src.how, alias_of=alias[0]))
+            continue
+        values, how = make_values(elem, shape, rng, mode)
+        arrays.append(ArrayInput(elem, shape, strides, values, how))
+    return arrays, mismatch
 
 
 class InputTooLarge(ValueError):

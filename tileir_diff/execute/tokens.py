@@ -44,67 +44,86 @@ def _terminators(op) -> Iterable:
                     yield from (t for t in _terminators(o) if t.name != "yield")
 
 
-def memory_accesses(module: Module, layout: Layout) -> Tuple[List[Tuple[FrozenSet[int], bool, FrozenSet[int]]], Dict[int, int]]:
+_EMPTY: FrozenSet[int] = frozenset()
+Access = Tuple[FrozenSet[int], bool, FrozenSet[int]]
+
+
+def memory_accesses(module: Module, layout: Layout) -> Tuple[List[Access], Dict[int, int]]:
     """Per memory op (in program order): (arrays it may touch, writes?, memory ops ordered before
     it by tokens, as indices into this list)."""
     f = entry_function(module, layout.entry)
     array_of_arg = {spec.pointer_arg: k for k, spec in enumerate(layout.arrays)}
-    roots: Dict[int, FrozenSet[int]] = {}
+    flow = _Provenance(list(f.walk()))
     for i, a in enumerate(f.arguments):
         if i in array_of_arg:
-            roots[a.vid] = frozenset([array_of_arg[i]])
-    prov: Dict[int, FrozenSet[int]] = {}  # token vid -> memory ops (indices) it carries
-    ops = list(f.walk())
-    index = {id(op): n for n, op in enumerate(o for o in ops if o.name in MEMORY_OPS)}
-    access: Dict[int, Tuple[FrozenSet[int], bool, FrozenSet[int]]] = {}
-    empty: FrozenSet[int] = frozenset()
-
-    def r(v):
-        return roots.get(v.vid, empty)
-
-    def t(v):
-        return prov.get(v.vid, empty)
-
+            flow.roots[a.vid] = frozenset([array_of_arg[i]])
     for _ in range(8):  # to a fixpoint over loop-carried values (a few rounds suffice)
-        before = (dict(roots), dict(prov))
-        for op in ops:
-            if op.name in MEMORY_OPS:
-                slot, writes = MEMORY_OPS[op.name]
-                ptr = op.operands[slot] if slot < len(op.operands) else None
-                arrays = r(ptr) if ptr is not None else empty
-                tin = empty
-                for v in op.operands:
-                    if isinstance(v.type, TokenType):
-                        tin = tin | t(v)
-                n = index[id(op)]
-                access[n] = (arrays, writes, tin)
-                for res in op.results:
-                    if isinstance(res.type, TokenType):
-                        prov[res.vid] = tin | {n}
-                continue  # loaded data carries no pointer provenance
-            if op.name == "join_tokens":
-                prov[op.results[0].vid] = frozenset().union(*(t(v) for v in op.operands))
-                continue
-            if op.name in _REGION_OPS:
-                carried_t = frozenset().union(empty, *(t(v) for v in op.operands))
-                carried_r = frozenset().union(empty, *(r(v) for v in op.operands))
-                for term in _terminators(op):
-                    carried_t = carried_t.union(*(t(v) for v in term.operands))
-                    carried_r = carried_r.union(*(r(v) for v in term.operands))
-                targets = list(op.results) + [a for reg in op.regions for b in reg.blocks for a in b.arguments]
-                for v in targets:
-                    if isinstance(v.type, TokenType):
-                        prov[v.vid] = carried_t
-                    elif carried_r:
-                        roots[v.vid] = carried_r
-                continue
-            src = frozenset().union(empty, *(r(v) for v in op.operands))
+        before = (dict(flow.roots), dict(flow.prov))
+        for op in flow.ops:
+            flow.step(op)
+        if (flow.roots, flow.prov) == before:
+            break
+    return [flow.access[n] for n in range(len(flow.index))], flow.index
+
+
+class _Provenance:
+    """The arrays each value may point into (``roots``) and the memory ops each token carries
+    (``prov``), propagated over the ops of one function."""
+
+    def __init__(self, ops: List) -> None:
+        self.ops = ops
+        self.index = {id(op): n for n, op in enumerate(o for o in ops if o.name in MEMORY_OPS)}
+        self.roots: Dict[int, FrozenSet[int]] = {}  # value vid -> arrays it may point into
+        self.prov: Dict[int, FrozenSet[int]] = {}   # token vid -> memory ops (indices) it carries
+        self.access: Dict[int, Access] = {}
+
+    def _arrays(self, v) -> FrozenSet[int]:
+        return self.roots.get(v.vid, _EMPTY)
+
+    def _carried(self, v) -> FrozenSet[int]:
+        return self.prov.get(v.vid, _EMPTY)
+
+    def step(self, op) -> None:
+        if op.name in MEMORY_OPS:
+            self._memory_op(op)  # loaded data carries no pointer provenance
+        elif op.name == "join_tokens":
+            self.prov[op.results[0].vid] = frozenset().union(*(self._carried(v) for v in op.operands))
+        elif op.name in _REGION_OPS:
+            self._region_op(op)
+        else:
+            src = frozenset().union(_EMPTY, *(self._arrays(v) for v in op.operands))
             if src:
                 for res in op.results:
-                    roots[res.vid] = src
-        if (roots, prov) == before:
-            break
-    return [access[n] for n in range(len(index))], index
+                    self.roots[res.vid] = src
+
+    def _memory_op(self, op) -> None:
+        slot, writes = MEMORY_OPS[op.name]
+        ptr = op.operands[slot] if slot < len(op.operands) else None
+        arrays = self._arrays(ptr) if ptr is not None else _EMPTY
+        tin = _EMPTY
+        for v in op.operands:
+            if isinstance(v.type, TokenType):
+                tin = tin | self._carried(v)
+        n = self.index[id(op)]
+        self.access[n] = (arrays, writes, tin)
+        for res in op.results:
+            if isinstance(res.type, TokenType):
+                self.prov[res.vid] = tin | {n}
+
+    def _region_op(self, op) -> None:
+        """Results and block arguments of a control-flow op carry what its operands and the
+        operands of its region terminators carry."""
+        carried_t = frozenset().union(_EMPTY, *(self._carried(v) for v in op.operands))
+        carried_r = frozenset().union(_EMPTY, *(self._arrays(v) for v in op.operands))
+        for term in _terminators(op):
+            carried_t = carried_t.union(*(self._carried(v) for v in term.operands))
+            carried_r = carried_r.union(*(self._arrays(v) for v in term.operands))
+        targets = list(op.results) + [a for reg in op.regions for b in reg.blocks for a in b.arguments]
+        for v in targets:
+            if isinstance(v.type, TokenType):
+                self.prov[v.vid] = carried_t
+            elif carried_r:
+                self.roots[v.vid] = carried_r
 
 
 def ordered_pairs(module: Module, layout: Layout) -> Set[FrozenSet[int]]:
