@@ -135,8 +135,9 @@ def _flat_args(layout: Layout, plan: Plan, trial: Trial, memory: Memory, side: s
             base = memory.put_array(a.values, a.elem, a.strides, label=f"array{k}", align=align)
         extent = 1 + sum((n - 1) * s for n, s in zip(a.shape, a.strides) if n > 0)
         placed.append((base, extent, a))
-        if index[k] is not None:
-            flat[layout.arrays[index[k]].pointer_arg] = base
+        j = index[k]
+        if j is not None:
+            flat[layout.arrays[j].pointer_arg] = base
     for arg, slots in layout.slots.items():
         values = set()
         for kind, j, d in slots:
@@ -154,10 +155,9 @@ def _flat_args(layout: Layout, plan: Plan, trial: Trial, memory: Memory, side: s
 def _specs(plan: Plan, k: int):
     """The array specs (one per side that has it) of plan array ``k``."""
     out = []
-    if plan.left_of[k] is not None:
-        out.append(plan.left.arrays[plan.left_of[k]])
-    if plan.right_of[k] is not None:
-        out.append(plan.right.arrays[plan.right_of[k]])
+    for layout, j in ((plan.left, plan.left_of[k]), (plan.right, plan.right_of[k])):
+        if j is not None:
+            out.append(layout.arrays[j])
     return out
 
 
@@ -201,6 +201,8 @@ def compare(left: Outcome, right: Outcome, trial: Trial, rtol: float = 0.0, atol
             return None
         return {"kind": "error", "left_error": str(left.error) if left.error else None,
                 "right_error": str(right.error) if right.error else None}
+    # an outcome that is neither invalid (the caller redraws those) nor an error carries its arrays
+    assert left.arrays is not None and right.arrays is not None
     for k, (la, ra, a) in enumerate(zip(left.arrays, right.arrays, trial.arrays)):
         if a.alias_of is not None:
             continue  # the same buffer as an earlier array, compared there
@@ -520,7 +522,8 @@ class _Runner:
 
 def _one_trial(run: _Runner, state: _State, k: int, seed: int) -> Optional[ExecutionResult]:
     """Trial ``k`` (redrawn while an assume rejects it); the diverged result, or None."""
-    if time.perf_counter() > run.call.deadline:
+    deadline = run.call.deadline  # always set on the call budget (Limits.call_budget)
+    if deadline is not None and time.perf_counter() > deadline:
         raise BudgetExceeded(f"budget exceeded: {TIME_LIMIT}: the wall-clock safety net of {run.limits.time_budget:g} s "
                              f"ran out after {state.done} trial(s) (execute_options time_budget)")
     for attempt in range(ATTEMPTS):
@@ -595,7 +598,7 @@ def _shrink(run: "_Runner", trial: Trial, cex: dict, max_runs: int = 24):
         while trial.grid[axis] > 1 and budget_left():
             g = list(trial.grid)
             g[axis] -= 1
-            cand = Trial(trial.index, tuple(g), trial.arrays, trial.scalars, trial.mode, trial.alias)
+            cand = Trial(trial.index, (g[0], g[1], g[2]), trial.arrays, trial.scalars, trial.mode, trial.alias)
             c = diverges(cand)
             if c is None:
                 break

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import gcd
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from tileir_diff.dialect.access import POINTER_ACCESS, VIEW_ACCESS
 from tileir_diff.dialect.traits import MAKES_VIEW, ops_with
-from tileir_diff.ir import Bounded, DivBy, Module
-from tileir_diff.ir.types import PartitionViewType, PointerType, TileType
+from tileir_diff.ir import Bounded, DivBy, Function, Module, Value
+from tileir_diff.ir.types import PartitionViewType, PointerType, ScalarType, TileType
 
 from tileir_diff.interp import dtypes as dt
 from tileir_diff.interp.errors import InterpreterError
@@ -151,28 +151,33 @@ class _ViewWords:
 class _ArgumentKinds:
     """The entry arguments by type: pointers, integer scalars (all must be scalar tiles)."""
 
-    def __init__(self, f):
+    def __init__(self, f: Function) -> None:
         self.args = list(f.arguments)
+        self.types: List[TileType] = []
         for i, a in enumerate(self.args):
             if not isinstance(a.type, TileType) or a.type.shape:
                 raise InterpreterError(f"@{f.name}: argument {i} of type {a.type} is not a scalar tile")
+            self.types.append(a.type)
 
     def is_pointer(self, i: int) -> bool:
-        t = self.args[i].type
-        return isinstance(t, TileType) and isinstance(t.element, PointerType)
+        return isinstance(self.types[i].element, PointerType)
 
     def is_int(self, i: int) -> bool:
         if i >= len(self.args):
             return False
-        t = self.args[i].type
-        return (isinstance(t, TileType) and not t.shape and not self.is_pointer(i)
-                and getattr(t.element, "name", "") in dt.INT_DTYPES)
+        return not self.is_pointer(i) and getattr(self.types[i].element, "name", "") in dt.INT_DTYPES
 
     def pointers(self) -> List[int]:
         return [i for i in range(len(self.args)) if self.is_pointer(i)]
 
     def elem(self, i: int) -> str:
-        return dt.name_of(self.args[i].type.element)
+        return dt.name_of(self.types[i].element)
+
+    def pointee(self, i: int) -> str:
+        """The element type of pointer argument ``i``."""
+        ptr = self.types[i].element
+        assert isinstance(ptr, PointerType)  # only called for is_pointer(i)
+        return dt.name_of(ptr.pointee)
 
 
 class _Scan:
@@ -180,13 +185,13 @@ class _Scan:
     about each argument, the tensor views made from pointers, the largest tile per array dim,
     which arguments and block ids are read."""
 
-    def __init__(self, args):
+    def __init__(self, args: Sequence[Value]) -> None:
         self.arg_of: Dict[int, int] = {a.vid: i for i, a in enumerate(args)}
         self.facts: Dict[int, ArgFacts] = {i: ArgFacts() for i in range(len(args))}
         self.views: Dict[int, _ViewWords] = {}  # pointer arg -> its tensor view
         self.tv_of: Dict[int, int] = {}   # tensor view vid -> pointer arg
         self.tiles: Dict[int, Dict[int, int]] = {}  # pointer arg -> dim -> largest tile extent
-        self.used: set = set()
+        self.used: Set[int] = set()
         self.block_ids: Dict[int, int] = {}  # get_tile_block_id result vid -> axis
         self.largest_tile = DEFAULT_TILE
         self.consts: Dict[int, int] = {}  # integer scalar constant vid -> value
@@ -272,7 +277,8 @@ def _is_int_scalar_constant(op) -> bool:
     if op.name != "constant" or not op.results:
         return False
     t = op.results[0].type
-    return isinstance(t, TileType) and not t.shape and t.element.name in dt.INT_DTYPES
+    return isinstance(t, TileType) and not t.shape and isinstance(t.element, ScalarType) \
+        and t.element.name in dt.INT_DTYPES
 
 
 def _block_axes(f, block_ids: Dict[int, int]) -> Tuple[bool, bool, bool]:
@@ -297,7 +303,7 @@ def _add_slots(slots, k: int, shape_args, stride_args) -> None:
 def _array_spec(k: int, p: int, scan: _Scan, args: _ArgumentKinds, claimed: set, slots) -> ArraySpec:
     """The array at pointer argument ``p`` (the ``k``-th pointer): from its tensor view, or a 1-D
     pointer-tile array sized by the cuTile Python convention's words after it, or a bare pointer."""
-    elem = dt.name_of(args.args[p].type.element.pointee)
+    elem = args.pointee(p)
     v = scan.views.get(p)
     if v is not None:
         ndim = v.rank
