@@ -38,7 +38,7 @@ from .inputs import (DEFAULT_MAX_INPUT_BYTES, ArrayInput, InputTooLarge, NoMappi
                      make_trial, make_values)
 from .mapping import ArgumentMapping, for_entries
 from .signature import Layout, infer_layout
-from .tokens import arrays_read, ordered_pairs
+from .tokens import MemoryUse, memory_use
 
 STATUSES = ("diverged", "no_divergence", "unsupported")
 ATTEMPTS = 3  # draws per trial number when a draw breaks an assume inside a kernel
@@ -375,13 +375,13 @@ def _merged(results: List[ExecutionResult], seed: int, t0: float) -> ExecutionRe
     return results[0]
 
 
-def _alias_pairs(left: Module, right: Module, plan: Plan) -> Tuple[List[Tuple[int, int]], Dict]:
+def _alias_pairs(uses: Dict[str, MemoryUse], plan: Plan) -> Tuple[List[Tuple[int, int]], Dict]:
     """Pairs of plan arrays (both in both kernels, one element type and rank, no guessed extent)
     whose accesses either kernel's tokens order, and the note an alias trial on them carries."""
     ordered = {}
-    for side, module, layout in (("left", left, plan.left), ("right", right, plan.right)):
+    for side in ("left", "right"):
         index = plan.index_of(side)
-        ordered[side] = {frozenset(index.index(k) for k in p) for p in ordered_pairs(module, layout)}
+        ordered[side] = {frozenset(index.index(k) for k in p) for p in uses[side].ordered_pairs()}
     pairs, notes = [], {}
     n = len(plan.elems)
     for j in range(n):
@@ -400,13 +400,13 @@ def _alias_pairs(left: Module, right: Module, plan: Plan) -> Tuple[List[Tuple[in
     return pairs, notes
 
 
-def _one_sided_reads(left: Module, right: Module, plan: Plan) -> List[str]:
+def _one_sided_reads(uses: Dict[str, MemoryUse], plan: Plan) -> List[str]:
     """Arrays a kernel reads that have no counterpart on the other side: their contents are made up
     for one kernel, so a divergence may come from them."""
     out = []
-    for side, module, layout in (("left", left, plan.left), ("right", right, plan.right)):
+    for side, layout in (("left", plan.left), ("right", plan.right)):
         index = plan.index_of(side)
-        for k in sorted(arrays_read(module, layout)):
+        for k in sorted(uses[side].arrays_read()):
             pk = index.index(k)
             if not plan.paired(pk):
                 out.append(f"the {side} kernel reads array argument {layout.arrays[k].pointer_arg}, which has no "
@@ -425,9 +425,11 @@ def _setup(left: Module, right: Module, entries, mapping: Optional[ArgumentMappi
         plan = make_plan(la, lb, mapping=mapping)
     except NoMapping as exc:
         return f"no argument mapping to run both kernels with: {exc}"
+    # one walk over each entry's memory ops serves both questions
+    uses = {"left": memory_use(left, plan.left), "right": memory_use(right, plan.right)}
     if aliasing:
-        plan.alias_pairs, plan.alias_notes = _alias_pairs(left, right, plan)
-    plan.unmapped.extend(_one_sided_reads(left, right, plan))
+        plan.alias_pairs, plan.alias_notes = _alias_pairs(uses, plan)
+    plan.unmapped.extend(_one_sided_reads(uses, plan))
     return plan.left, plan.right, plan  # the plan may read a raw pointer as a bare one (inputs._as_bare_pointer)
 
 

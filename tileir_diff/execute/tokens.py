@@ -16,12 +16,13 @@ for pairs that at least one of the two kernels orders.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Set, Tuple
 
 from tileir_diff.dialect.access import MEMORY_ACCESS
 from tileir_diff.dialect.ops import OPS_BY_NAME
 from tileir_diff.dialect.traits import CONTROL_FLOW, TERMINATOR, ops_with
-from tileir_diff.ir import Module
+from tileir_diff.ir import Function, Module
 from tileir_diff.interp.machine import entry_function
 from tileir_diff.ir.types import TokenType
 
@@ -51,7 +52,10 @@ Access = Tuple[FrozenSet[int], bool, FrozenSet[int]]
 def memory_accesses(module: Module, layout: Layout) -> Tuple[List[Access], Dict[int, int]]:
     """Per memory op (in program order): (arrays it may touch, writes?, memory ops ordered before
     it by tokens, as indices into this list)."""
-    f = entry_function(module, layout.entry)
+    return _accesses(entry_function(module, layout.entry), layout)
+
+
+def _accesses(f: Function, layout: Layout) -> Tuple[List[Access], Dict[int, int]]:
     array_of_arg = {spec.pointer_arg: k for k, spec in enumerate(layout.arrays)}
     flow = _Provenance(list(f.walk()))
     for i, a in enumerate(f.arguments):
@@ -126,33 +130,52 @@ class _Provenance:
                 self.roots[v.vid] = carried_r
 
 
-def ordered_pairs(module: Module, layout: Layout) -> Set[FrozenSet[int]]:
-    """Pairs {j, k} of distinct arrays whose accesses the kernel's tokens order (one a write)."""
-    accesses, _ = memory_accesses(module, layout)
-    out: Set[FrozenSet[int]] = set()
-    for arrays_b, writes_b, before in accesses:
-        for a in before:
-            arrays_a, writes_a, _ = accesses[a]
-            if not (writes_a or writes_b):
-                continue
-            for j in arrays_a:
-                for k in arrays_b:
-                    if j != k:
-                        out.add(frozenset((j, k)))
-    return out
+@dataclass(frozen=True)
+class MemoryUse:
+    """One entry's memory ops (program order): what each touches and orders (``memory_accesses``)
+    and its op name; one walk serves both questions the differential check asks."""
+    accesses: List[Access]
+    names: List[str]
+
+    def ordered_pairs(self) -> Set[FrozenSet[int]]:
+        """Pairs {j, k} of distinct arrays whose accesses the kernel's tokens order (one a write)."""
+        out: Set[FrozenSet[int]] = set()
+        for arrays_b, writes_b, before in self.accesses:
+            for a in before:
+                arrays_a, writes_a, _ = self.accesses[a]
+                if not (writes_a or writes_b):
+                    continue
+                for j in arrays_a:
+                    for k in arrays_b:
+                        if j != k:
+                            out.add(frozenset((j, k)))
+        return out
+
+    def arrays_read(self) -> Set[int]:
+        """Arrays (indices into ``layout.arrays``) some memory op of the kernel may read."""
+        out: Set[int] = set()
+        for name, (arrays, _writes, _before) in zip(self.names, self.accesses):
+            if name not in _STORES:
+                out |= arrays
+        return out
 
 
 #: memory ops that only write (every other memory op reads what it addresses)
 _STORES = frozenset(n for n, a in MEMORY_ACCESS.items() if a.writes and n.startswith("store"))
 
 
+def memory_use(module: Module, layout: Layout) -> MemoryUse:
+    f = entry_function(module, layout.entry)
+    names = [op.name for op in f.walk() if op.name in MEMORY_OPS]
+    accesses, _ = _accesses(f, layout)
+    return MemoryUse(accesses, names)
+
+
+def ordered_pairs(module: Module, layout: Layout) -> Set[FrozenSet[int]]:
+    """Pairs {j, k} of distinct arrays whose accesses the kernel's tokens order (one a write)."""
+    return memory_use(module, layout).ordered_pairs()
+
+
 def arrays_read(module: Module, layout: Layout) -> Set[int]:
     """Arrays (indices into ``layout.arrays``) some memory op of the kernel may read."""
-    accesses, index = memory_accesses(module, layout)
-    f = entry_function(module, layout.entry)
-    names = {n: op.name for op in f.walk() if id(op) in index for n in (index[id(op)],)}
-    out: Set[int] = set()
-    for n, (arrays, _writes, _before) in enumerate(accesses):
-        if names.get(n) not in _STORES:
-            out |= arrays
-    return out
+    return memory_use(module, layout).arrays_read()
