@@ -56,6 +56,7 @@ def memory_accesses(module: Module, layout: Layout) -> Tuple[List[Access], Dict[
 
 
 def _accesses(f: Function, layout: Layout) -> Tuple[List[Access], Dict[int, int]]:
+    """``memory_accesses`` of the entry function ``f``."""
     array_of_arg = {spec.pointer_arg: k for k, spec in enumerate(layout.arrays)}
     flow = _Provenance(list(f.walk()))
     for i, a in enumerate(f.arguments):
@@ -165,6 +166,7 @@ _STORES = frozenset(n for n, a in MEMORY_ACCESS.items() if a.writes and n.starts
 
 
 def memory_use(module: Module, layout: Layout) -> MemoryUse:
+    """The memory ops of ``layout``'s entry in ``module``, walked once."""
     f = entry_function(module, layout.entry)
     names = [op.name for op in f.walk() if op.name in MEMORY_OPS]
     accesses, _ = _accesses(f, layout)
