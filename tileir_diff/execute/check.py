@@ -38,7 +38,7 @@ from .inputs import (DEFAULT_MAX_INPUT_BYTES, ArrayInput, InputTooLarge, NoMappi
                      make_trial, make_values)
 from .mapping import ArgumentMapping, for_entries
 from .signature import Layout, infer_layout
-from .tokens import arrays_read, ordered_pairs
+from .tokens import MemoryUse, memory_use
 
 STATUSES = ("diverged", "no_divergence", "unsupported")
 ATTEMPTS = 3  # draws per trial number when a draw breaks an assume inside a kernel
@@ -135,8 +135,9 @@ def _flat_args(layout: Layout, plan: Plan, trial: Trial, memory: Memory, side: s
             base = memory.put_array(a.values, a.elem, a.strides, label=f"array{k}", align=align)
         extent = 1 + sum((n - 1) * s for n, s in zip(a.shape, a.strides) if n > 0)
         placed.append((base, extent, a))
-        if index[k] is not None:
-            flat[layout.arrays[index[k]].pointer_arg] = base
+        j = index[k]
+        if j is not None:
+            flat[layout.arrays[j].pointer_arg] = base
     for arg, slots in layout.slots.items():
         values = set()
         for kind, j, d in slots:
@@ -154,10 +155,9 @@ def _flat_args(layout: Layout, plan: Plan, trial: Trial, memory: Memory, side: s
 def _specs(plan: Plan, k: int):
     """The array specs (one per side that has it) of plan array ``k``."""
     out = []
-    if plan.left_of[k] is not None:
-        out.append(plan.left.arrays[plan.left_of[k]])
-    if plan.right_of[k] is not None:
-        out.append(plan.right.arrays[plan.right_of[k]])
+    for layout, j in ((plan.left, plan.left_of[k]), (plan.right, plan.right_of[k])):
+        if j is not None:
+            out.append(layout.arrays[j])
     return out
 
 
@@ -201,6 +201,8 @@ def compare(left: Outcome, right: Outcome, trial: Trial, rtol: float = 0.0, atol
             return None
         return {"kind": "error", "left_error": str(left.error) if left.error else None,
                 "right_error": str(right.error) if right.error else None}
+    # an outcome that is neither invalid (the caller redraws those) nor an error carries its arrays
+    assert left.arrays is not None and right.arrays is not None
     for k, (la, ra, a) in enumerate(zip(left.arrays, right.arrays, trial.arrays)):
         if a.alias_of is not None:
             continue  # the same buffer as an earlier array, compared there
@@ -373,13 +375,13 @@ def _merged(results: List[ExecutionResult], seed: int, t0: float) -> ExecutionRe
     return results[0]
 
 
-def _alias_pairs(left: Module, right: Module, plan: Plan) -> Tuple[List[Tuple[int, int]], Dict]:
+def _alias_pairs(uses: Dict[str, MemoryUse], plan: Plan) -> Tuple[List[Tuple[int, int]], Dict]:
     """Pairs of plan arrays (both in both kernels, one element type and rank, no guessed extent)
     whose accesses either kernel's tokens order, and the note an alias trial on them carries."""
     ordered = {}
-    for side, module, layout in (("left", left, plan.left), ("right", right, plan.right)):
+    for side in ("left", "right"):
         index = plan.index_of(side)
-        ordered[side] = {frozenset(index.index(k) for k in p) for p in ordered_pairs(module, layout)}
+        ordered[side] = {frozenset(index.index(k) for k in p) for p in uses[side].ordered_pairs()}
     pairs, notes = [], {}
     n = len(plan.elems)
     for j in range(n):
@@ -398,13 +400,13 @@ def _alias_pairs(left: Module, right: Module, plan: Plan) -> Tuple[List[Tuple[in
     return pairs, notes
 
 
-def _one_sided_reads(left: Module, right: Module, plan: Plan) -> List[str]:
+def _one_sided_reads(uses: Dict[str, MemoryUse], plan: Plan) -> List[str]:
     """Arrays a kernel reads that have no counterpart on the other side: their contents are made up
     for one kernel, so a divergence may come from them."""
     out = []
-    for side, module, layout in (("left", left, plan.left), ("right", right, plan.right)):
+    for side, layout in (("left", plan.left), ("right", plan.right)):
         index = plan.index_of(side)
-        for k in sorted(arrays_read(module, layout)):
+        for k in sorted(uses[side].arrays_read()):
             pk = index.index(k)
             if not plan.paired(pk):
                 out.append(f"the {side} kernel reads array argument {layout.arrays[k].pointer_arg}, which has no "
@@ -423,9 +425,11 @@ def _setup(left: Module, right: Module, entries, mapping: Optional[ArgumentMappi
         plan = make_plan(la, lb, mapping=mapping)
     except NoMapping as exc:
         return f"no argument mapping to run both kernels with: {exc}"
+    # one walk over each entry's memory ops serves both questions
+    uses = {"left": memory_use(left, plan.left), "right": memory_use(right, plan.right)}
     if aliasing:
-        plan.alias_pairs, plan.alias_notes = _alias_pairs(left, right, plan)
-    plan.unmapped.extend(_one_sided_reads(left, right, plan))
+        plan.alias_pairs, plan.alias_notes = _alias_pairs(uses, plan)
+    plan.unmapped.extend(_one_sided_reads(uses, plan))
     return plan.left, plan.right, plan  # the plan may read a raw pointer as a bare one (inputs._as_bare_pointer)
 
 
@@ -520,7 +524,8 @@ class _Runner:
 
 def _one_trial(run: _Runner, state: _State, k: int, seed: int) -> Optional[ExecutionResult]:
     """Trial ``k`` (redrawn while an assume rejects it); the diverged result, or None."""
-    if time.perf_counter() > run.call.deadline:
+    deadline = run.call.deadline  # always set on the call budget (Limits.call_budget)
+    if deadline is not None and time.perf_counter() > deadline:
         raise BudgetExceeded(f"budget exceeded: {TIME_LIMIT}: the wall-clock safety net of {run.limits.time_budget:g} s "
                              f"ran out after {state.done} trial(s) (execute_options time_budget)")
     for attempt in range(ATTEMPTS):
@@ -595,7 +600,7 @@ def _shrink(run: "_Runner", trial: Trial, cex: dict, max_runs: int = 24):
         while trial.grid[axis] > 1 and budget_left():
             g = list(trial.grid)
             g[axis] -= 1
-            cand = Trial(trial.index, tuple(g), trial.arrays, trial.scalars, trial.mode, trial.alias)
+            cand = Trial(trial.index, (g[0], g[1], g[2]), trial.arrays, trial.scalars, trial.mode, trial.alias)
             c = diverges(cand)
             if c is None:
                 break

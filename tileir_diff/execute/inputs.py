@@ -64,7 +64,7 @@ class Trial:
     def summary(self, plan: Optional["Plan"] = None) -> dict:
         arrays = []
         for k, a in enumerate(self.arrays):
-            d = {"name": f"array{k}", "dtype": a.elem, "shape": list(a.shape), "strides": list(a.strides),
+            d: Dict[str, Any] = {"name": f"array{k}", "dtype": a.elem, "shape": list(a.shape), "strides": list(a.strides),
                  "values": a.how}
             if a.alias_of is not None:
                 d["values"] = f"same memory as array{a.alias_of}"
@@ -73,9 +73,10 @@ class Trial:
                 d["data"] = _plain(a.values.reshape(-1))
             if plan is not None:  # which entry argument it is on each side (None: not that side's)
                 for side, layout, index in (("left", plan.left, plan.left_of), ("right", plan.right, plan.right_of)):
-                    d[f"{side}_arg"] = layout.arrays[index[k]].pointer_arg if index[k] is not None else None
+                    j = index[k]
+                    d[f"{side}_arg"] = layout.arrays[j].pointer_arg if j is not None else None
             arrays.append(d)
-        out = {"grid": list(self.grid), "arrays": arrays, "family": self.mode,
+        out: Dict[str, Any] = {"grid": list(self.grid), "arrays": arrays, "family": self.mode,
                "scalars": [_plain(np.asarray(s).reshape(-1))[0] for s in self.scalars]}
         if plan is not None and plan.scalars:
             out["scalar_args"] = [{"value": out["scalars"][n], "left_arg": p.left, "right_arg": p.right}
@@ -185,7 +186,8 @@ def _array_pairs(left: Layout, right: Layout, mapping: Optional[ArgumentMapping]
         return [(k if k < len(la) else None, k if k < len(lb) else None) for k in range(n)]
     r_index = {s.pointer_arg: k for k, s in enumerate(lb)}
     to_right = mapping.right_of()
-    out, taken = [], set()
+    out: List[Tuple[Optional[int], Optional[int]]] = []
+    taken = set()
     for j, spec in enumerate(la):
         k = r_index.get(to_right.get(spec.pointer_arg, -1))
         if k is not None and k not in taken:
@@ -246,6 +248,7 @@ def _plan_arrays(left: Layout, right: Layout, pairs):
                 raise NoMapping(f"array argument {a.pointer_arg} (left) is {a.ndim}-D and its counterpart, argument "
                                 f"{b.pointer_arg} (right), {b.ndim}-D: the structural diff maps no extents between them")
         main = b if a is None or (b is not None and _flat_side(a)) else a
+        assert main is not None  # every plan array has a spec on at least one side (_array_pairs)
         elems.append(main.elem)
         ndims.append(main.ndim)
         both = [x for x in (a, b) if x is not None and x.ndim == main.ndim]
@@ -253,6 +256,11 @@ def _plan_arrays(left: Layout, right: Layout, pairs):
         ponly.append(any(x.pointer_only for x in (a, b) if x is not None))
         computed.append(any(x.computed_strides for x in (a, b) if x is not None))
     return elems, ndims, hints, ponly, computed
+
+
+def _either_axes(left: Tuple[bool, bool, bool], right: Tuple[bool, bool, bool]) -> Tuple[bool, bool, bool]:
+    """The block axes either kernel reads."""
+    return (left[0] or right[0], left[1] or right[1], left[2] or right[2])
 
 
 def make_plan(left: Layout, right: Layout, alias_pairs: Sequence[Tuple[int, int]] = (),
@@ -269,7 +277,7 @@ def make_plan(left: Layout, right: Layout, alias_pairs: Sequence[Tuple[int, int]
     left, right = _bare_where_ranks_differ(left, right, pairs)
     elems, ndims, hints, ponly, computed = _plan_arrays(left, right, pairs)
     plan = Plan(left, right, elems, ndims, hints, ponly, computed, {}, {}, {}, [],
-                block_axes=tuple(x or y for x, y in zip(left.block_axes, right.block_axes)),
+                block_axes=_either_axes(left.block_axes, right.block_axes),
                 left_of=[j for j, _ in pairs], right_of=[k for _, k in pairs],
                 source=mapping.source if mapping is not None else "positional")
     if mapping is None:
@@ -314,12 +322,13 @@ def _slot_facts(plan: Plan) -> None:
                 for kind, fixed, fct in (("shape", a.static_shape, a.shape_facts),
                                          ("stride", a.static_strides, a.stride_facts)):
                     s = (kind, k, d)
-                    if d < len(fixed) and fixed[d] is not None:
-                        if s in plan.static and plan.static[s] != int(fixed[d]):
+                    static = fixed[d] if d < len(fixed) else None
+                    if static is not None:
+                        if s in plan.static and plan.static[s] != int(static):
                             plan.notes.append(f"array{k} {kind} {d} is {plan.static[s]} in one kernel's view type "
-                                              f"and {fixed[d]} in the other's")
+                                              f"and {static} in the other's")
                             plan.unmapped.append(f"array{k} has another static {kind} in each kernel's view type")
-                        plan.static.setdefault(s, int(fixed[d]))
+                        plan.static.setdefault(s, int(static))
                     if d < len(fct):
                         plan.facts[s] = plan.facts.get(s, ArgFacts()).merged(fct[d])
 
@@ -373,8 +382,11 @@ def _implied_value(plan: Plan, mapping: Optional[ArgumentMapping], side: str, s,
         partner = (mapping.right_of() if side == "left" else mapping.left_of()).get(s.arg)
         pin = mapping.pins.get((side, s.arg))
         tie = mapping.ties.get((side, s.arg))
-        if pin is not None or (tie is not None and tie[0] == "static"):
-            plan.scalars[n].fixed = pin if pin is not None else tie[1]
+        if pin is not None:
+            plan.scalars[n].fixed = pin
+            return
+        if tie is not None and tie[0] == "static":
+            plan.scalars[n].fixed = tie[1]
             return
         if tie is not None and tie[1] in mine.slots:
             plan.scalar_slot[n] = _layout_slot(plan, side, mine.slots[tie[1]][0])
@@ -461,83 +473,11 @@ def make_trial(plan: Plan, index: int, seed: int, attempt: int = 0,
     groups: Dict[Slot, List[Slot]] = {}
     for s in plan.slots():
         groups.setdefault(plan.find(s, parent), []).append(s)
-    value: Dict[Slot, int] = {}
-    conflict = False
-    # sizes: one value per group; even trials give the dims of arrays of one rank one size (as
-    # an elementwise kernel's inputs and outputs have), odd trials draw each group from a pool of
-    # three sizes (so a matmul's M, N and K coincide in varied ways)
-    shared = index % 2 == 0
-    hint_all = max([max(h, default=1) for h in plan.tile_hint] or [DEFAULT_HINT])
-    pool = [int(n) for n in rng.integers(1, cap * hint_all + 1, size=3)]
-    by_rank: Dict[Tuple[int, int], int] = {}
-    for root, members in sorted(groups.items()):
-        shapes = [s for s in members if s[0] == "shape"]
-        statics = {plan.static[s] for s in members if s in plan.static}
-        if len(statics) > 1:
-            conflict = True
-        f = ArgFacts()
-        for s in members:
-            if s in plan.facts:
-                f = f.merged(plan.facts[s])
-        if statics:
-            value[root] = statics.pop()
-            if not _satisfies(value[root], f):
-                conflict = True
-            continue
-        if not shapes:
-            continue  # a stride: set below, from the sizes
-        hint = max(max(1, plan.tile_hint[k][d]) for _, k, d in shapes)
-        pointer_only = any(plan.pointer_only[k] for _, k, _ in shapes)
-        key = (plan.ndims[shapes[0][1]], shapes[0][2])
-        if shared and key in by_rank:
-            n = by_rank[key]
-            n = max(n, hint) if pointer_only else min(n, max(1, cap * hint))
-        elif not shared:
-            n = pool[int(rng.integers(0, 3))]
-            n = max(n, hint) if pointer_only else min(n, max(1, cap * hint))
-        elif pointer_only:
-            n = int(rng.integers(hint, 2 * hint + 1))  # unchecked pointer accesses: cover the tile
-        else:
-            n = int(rng.integers(1, max(2, min(cap, 3) * hint) + 1))
-        n = _fit(max(n, 1), f)
-        if n < 1:
-            n = max(1, f.divisor)
-        if not _satisfies(n, f):
-            conflict = True
-        by_rank.setdefault(key, n)
-        value[root] = n
-    layouts: List[Tuple[Tuple[int, ...], Tuple[int, ...]]] = []
-    for k in range(len(plan.elems)):
-        nd = plan.ndims[k]
-        shape = tuple(value[plan.find(("shape", k, d), parent)] for d in range(nd))
-        strides = [0] * nd
-        running = 1
-        for d in range(nd - 1, -1, -1):
-            root = plan.find(("stride", k, d), parent)
-            if root in value:
-                s = value[root]
-            else:
-                f = ArgFacts()
-                for m in groups[root]:
-                    if m in plan.facts:
-                        f = f.merged(plan.facts[m])
-                s = running if plan.computed_strides[k] else max(_fit(running, f), 1)
-                value[root] = s
-            strides[d] = s
-            running = max(running, s * shape[d])
-        layouts.append((shape, tuple(strides)))
+    value, conflict = _draw_sizes(plan, groups, index, rng, cap)
+    layouts = [_array_layout(plan, k, parent, groups, value) for k in range(len(plan.elems))]
     _check_input_size(plan, layouts, alias, index, max_input_bytes)
-    arrays: List[ArrayInput] = []
-    for k, (elem, (shape, strides)) in enumerate(zip(plan.elems, layouts)):
-        if alias is not None and k == alias[1]:
-            src = arrays[alias[0]]
-            if src.shape != shape or src.strides != strides:
-                conflict = True
-            arrays.append(ArrayInput(elem, src.shape, src.strides, src.values, src.how, alias_of=alias[0]))
-            continue
-        values, how = make_values(elem, shape, rng, mode)
-        arrays.append(ArrayInput(elem, shape, strides, values, how))
-    if conflict and alias is not None:
+    arrays, alias_mismatch = _array_inputs(plan, layouts, alias, rng, mode)
+    if (conflict or alias_mismatch) and alias is not None:
         # these two arrays cannot share memory (static sizes differ): a plain trial instead
         plain = Plan(**{**plan.__dict__, "alias_pairs": []})
         return make_trial(plain, index, seed, attempt, max_input_bytes)
@@ -546,8 +486,114 @@ def make_trial(plan: Plan, index: int, seed: int, attempt: int = 0,
         scalars[n] = value.get(plan.find(slot, parent), scalars[n])
     for n, m in plan.scalar_same.items():
         scalars[n] = scalars[m]
-    grid = tuple(int(rng.integers(1, 3 + min(index // 4, 1))) if used else 1 for used in plan.block_axes)
-    return Trial(index, grid, arrays, scalars, mode, alias)
+    g = [int(rng.integers(1, 3 + min(index // 4, 1))) if used else 1 for used in plan.block_axes]
+    return Trial(index, (g[0], g[1], g[2]), arrays, scalars, mode, alias)
+
+
+def _merged_facts(plan: Plan, members: Sequence[Slot]) -> ArgFacts:
+    """What every assume on the arguments feeding these slots says, together."""
+    f = ArgFacts()
+    for s in members:
+        if s in plan.facts:
+            f = f.merged(plan.facts[s])
+    return f
+
+
+def _draw_sizes(plan: Plan, groups: Dict[Slot, List[Slot]], index: int, rng, cap: int
+                ) -> Tuple[Dict[Slot, int], bool]:
+    """One value per group of tied slots: its static size/stride, or a drawn size (strides are
+    set later, from the sizes); and whether some group's statics or assumes cannot all hold.
+    Even trials give the dims of arrays of one rank one size (as an elementwise kernel's inputs
+    and outputs have), odd trials draw each group from a pool of three sizes (so a matmul's M, N
+    and K coincide in varied ways)."""
+    shared = index % 2 == 0
+    hint_all = max([max(h, default=1) for h in plan.tile_hint] or [DEFAULT_HINT])
+    pool = [int(n) for n in rng.integers(1, cap * hint_all + 1, size=3)]
+    by_rank: Dict[Tuple[int, int], int] = {}
+    value: Dict[Slot, int] = {}
+    conflict = False
+    for root, members in sorted(groups.items()):
+        statics = {plan.static[s] for s in members if s in plan.static}
+        if len(statics) > 1:
+            conflict = True
+        f = _merged_facts(plan, members)
+        if statics:
+            value[root] = statics.pop()
+            if not _satisfies(value[root], f):
+                conflict = True
+            continue
+        shapes = [s for s in members if s[0] == "shape"]
+        if not shapes:
+            continue  # a stride: set below, from the sizes
+        key = (plan.ndims[shapes[0][1]], shapes[0][2])
+        n = _draw_size(plan, shapes, f, rng, cap, shared, by_rank.get(key), pool)
+        if not _satisfies(n, f):
+            conflict = True
+        by_rank.setdefault(key, n)
+        value[root] = n
+    return value, conflict
+
+
+def _draw_size(plan: Plan, shapes: List[Slot], f: ArgFacts, rng, cap: int, shared: bool,
+               same_rank: Optional[int], pool: List[int]) -> int:
+    """A size for one group of tied size slots: on even (``shared``) trials the size already
+    drawn for this (rank, dim) if any (``same_rank``), on odd trials one from ``pool``, else a
+    fresh draw; then fitted to the assumes ``f``."""
+    hint = max(max(1, plan.tile_hint[k][d]) for _, k, d in shapes)
+    pointer_only = any(plan.pointer_only[k] for _, k, _ in shapes)
+    if shared and same_rank is not None:
+        n = same_rank
+        n = max(n, hint) if pointer_only else min(n, max(1, cap * hint))
+    elif not shared:
+        n = pool[int(rng.integers(0, 3))]
+        n = max(n, hint) if pointer_only else min(n, max(1, cap * hint))
+    elif pointer_only:
+        n = int(rng.integers(hint, 2 * hint + 1))  # unchecked pointer accesses: cover the tile
+    else:
+        n = int(rng.integers(1, max(2, min(cap, 3) * hint) + 1))
+    n = _fit(max(n, 1), f)
+    if n < 1:
+        n = max(1, f.divisor)
+    return n
+
+
+def _array_layout(plan: Plan, k: int, parent: Dict[Slot, Slot], groups: Dict[Slot, List[Slot]],
+                  value: Dict[Slot, int]) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+    """Plan array ``k``'s shape and strides: static or tied strides as given, the others
+    row-major over the sizes (fitted to their assumes unless the kernel computes them)."""
+    nd = plan.ndims[k]
+    shape = tuple(value[plan.find(("shape", k, d), parent)] for d in range(nd))
+    strides = [0] * nd
+    running = 1
+    for d in range(nd - 1, -1, -1):
+        root = plan.find(("stride", k, d), parent)
+        if root in value:
+            s = value[root]
+        else:
+            f = _merged_facts(plan, groups[root])
+            s = running if plan.computed_strides[k] else max(_fit(running, f), 1)
+            value[root] = s
+        strides[d] = s
+        running = max(running, s * shape[d])
+    return shape, tuple(strides)
+
+
+def _array_inputs(plan: Plan, layouts, alias: Optional[Tuple[int, int]], rng, mode: str
+                  ) -> Tuple[List[ArrayInput], bool]:
+    """The arrays' values (the alias's second array shares the first's), and whether the two
+    aliased arrays' layouts differ."""
+    arrays: List[ArrayInput] = []
+    mismatch = False
+    for k, (elem, (shape, strides)) in enumerate(zip(plan.elems, layouts)):
+        if alias is not None and k == alias[1]:
+            src = arrays[alias[0]]
+            if src.shape != shape or src.strides != strides:
+                mismatch = True
+            arrays.append(ArrayInput(elem, src.shape, src.strides, src.values, src.how, alias_of=alias[0]))
+            continue
+        values, how = make_values(elem, shape, rng, mode)
+        arrays.append(ArrayInput(elem, shape, strides, values, how))
+    return arrays, mismatch
 
 
 class InputTooLarge(ValueError):
@@ -591,7 +637,7 @@ def scalar_value(pair: ScalarPair, rng: np.random.Generator):
 
 # --- values ------------------------------------------------------------------------------------
 
-_LARGE = {"f32": (80.0, 100.0), "bf16": (80.0, 100.0), "tf32": (80.0, 100.0), "f16": (10.0, 12.0),
+_LARGE: Dict[str, Tuple[float, float]] = {"f32": (80.0, 100.0), "bf16": (80.0, 100.0), "tf32": (80.0, 100.0), "f16": (10.0, 12.0),
           "f64": (700.0, 720.0), "f8E4M3FN": (5.0, 7.0), "f8E5M2": (10.0, 12.0)}
 
 
@@ -639,10 +685,10 @@ def make_values(elem: str, shape, rng: np.random.Generator, mode: str) -> Tuple[
             flat[rng.permutation(flat.size)[:room]] = rng.permutation(sp)[:room]
         return _to_elem(flat.reshape(base.shape), elem), f"normal(0, 1) with {mode[len('special: '):]} (1 in 8)"
     if mode == "large":
-        lo, hi = _LARGE.get(elem, (80.0, 100.0))
-        mag = rng.uniform(lo, hi, size=shape) * np.where(rng.random(shape) < 0.5, -1.0, 1.0)
+        low, high = _LARGE.get(elem, (80.0, 100.0))
+        mag = rng.uniform(low, high, size=shape) * np.where(rng.random(shape) < 0.5, -1.0, 1.0)
         base = np.where(rng.random(shape) < 0.5, mag, base)
-        return _to_elem(base, elem), f"normal(0, 1) and +-[{lo:g}, {hi:g}] (1 in 2)"
+        return _to_elem(base, elem), f"normal(0, 1) and +-[{low:g}, {high:g}] (1 in 2)"
     return _to_elem(base, elem), "normal(0, 1)"
 
 

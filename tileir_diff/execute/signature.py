@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import gcd
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from tileir_diff.dialect.access import POINTER_ACCESS, VIEW_ACCESS
 from tileir_diff.dialect.traits import MAKES_VIEW, ops_with
-from tileir_diff.ir import Bounded, DivBy, Module
-from tileir_diff.ir.types import PartitionViewType, PointerType, TileType
+from tileir_diff.ir import Bounded, DivBy, Function, Module, Value
+from tileir_diff.ir.types import PartitionViewType, PointerType, ScalarType, TileType
 
 from tileir_diff.interp import dtypes as dt
 from tileir_diff.interp.errors import InterpreterError
@@ -121,141 +121,238 @@ class Layout:
 
 def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
     f = entry_function(module, entry)
-    args = list(f.arguments)
-    arg_of: Dict[int, int] = {a.vid: i for i, a in enumerate(args)}
-    facts: Dict[int, ArgFacts] = {i: ArgFacts() for i in range(len(args))}
-    views: Dict[int, dict] = {}  # pointer arg -> {rank, shape, strides, shape_args, stride_args, computed}
-    tv_of: Dict[int, int] = {}   # tensor view vid -> pointer arg
-    tiles: Dict[int, Dict[int, int]] = {}  # pointer arg -> dim -> largest tile extent
-    used = set()
-    axes = [False, False, False]
-    block_ids: Dict[int, int] = {}
-    largest_tile = DEFAULT_TILE
-    consts: Dict[int, int] = {}
-    pviews: Dict[int, tuple] = {}
+    scan = _Scan(f.arguments)
     for op in f.walk():
-        for r in op.results:
-            if isinstance(r.type, TileType) and r.type.shape:
-                largest_tile = max(largest_tile, max(r.type.shape))
-        if op.name in _SAME_VALUE and op.operands and op.operands[0].vid in arg_of:
-            i = arg_of[op.operands[0].vid]
-            arg_of[op.results[0].vid] = i
-            if op.name == "assume":
-                p = op.attributes.get("predicate")
-                if isinstance(p, DivBy) and p.every is None:
-                    facts[i] = facts[i].merged(ArgFacts(int(p.divisor)))
-                elif isinstance(p, Bounded):
-                    facts[i] = facts[i].merged(ArgFacts(1, p.lb, p.ub))
-            continue  # a use through assume/exti/trunci counts where the result is used
-        for v in op.operands:
-            used.add(arg_of.get(v.vid, -1))
-        if op.name == "make_tensor_view" and op.operands and op.operands[0].vid in arg_of:
-            p = arg_of[op.operands[0].vid]
-            t = op.results[0].type
-            nshape = sum(1 for d in t.shape if d is None)
-            dyn = op.operands[1:]
-            dyn_shape = iter(arg_of.get(v.vid, -1) for v in dyn[:nshape])
-            dyn_strides = iter(arg_of.get(v.vid, -1) for v in dyn[nshape:])
-            shape_args = [None if d is not None else next(dyn_shape) for d in t.shape]
-            stride_args = [None if s is not None else next(dyn_strides) for s in t.strides]
-            computed = any(a == -1 for a in stride_args)
-            views.setdefault(p, {"rank": len(t.shape), "shape": tuple(t.shape), "strides": tuple(t.strides),
-                                 "shape_args": [None if a == -1 else a for a in shape_args],
-                                 "stride_args": [None if a == -1 else a for a in stride_args],
-                                 "computed": computed})
-            tv_of[op.results[0].vid] = p
-        elif op.name in _VIEW_MAKERS and op.operands and op.operands[0].vid in tv_of:
-            p = tv_of[op.operands[0].vid]
-            t = op.results[0].type
-            pviews[op.results[0].vid] = (p, t)
-            dm = tuple(getattr(t, "dim_map", ()) or range(len(t.tile_shape)))
-            for d, n in enumerate(t.tile_shape):
-                m = dm[d] if d < len(dm) else d
-                tiles.setdefault(p, {})[m] = max(tiles.get(p, {}).get(m, 0), int(n))
-        elif op.name == "constant" and op.results and isinstance(op.results[0].type, TileType) \
-                and not op.results[0].type.shape and op.results[0].type.element.name in dt.INT_DTYPES:
-            consts[op.results[0].vid] = int(op.attributes["value"].to_numpy().reshape(-1)[0])
-        elif op.name in VIEW_ACCESS:
-            # a constant view index k (a statically unrolled chunk) needs (k + 1) tiles of extent
-            view = operand_group(op, VIEW_ACCESS[op.name].address)
-            if view and view[0].vid in pviews:
-                p, t = pviews[view[0].vid]
-                dm = tuple(getattr(t, "dim_map", ()) or range(len(t.tile_shape)))
-                for d, v in enumerate(operand_group(op, "index")[:len(t.tile_shape)]):
-                    if v.vid in consts and isinstance(t, PartitionViewType):
-                        extent = (consts[v.vid] + 1) * int(t.tile_shape[d])
-                        tiles.setdefault(p, {})[dm[d]] = max(tiles.get(p, {}).get(dm[d], 0), extent)
-        elif op.name == "get_tile_block_id":
-            for k, r in enumerate(op.results):
-                block_ids[r.vid] = k
-    used_vids = {v.vid for op in f.walk() for v in op.operands}
-    for vid, k in block_ids.items():
-        if vid in used_vids:
-            axes[k] = True
-
-    def is_pointer(i):
-        return isinstance(args[i].type, TileType) and isinstance(args[i].type.element, PointerType)
-
-    def is_int_arg(i):
-        return (i < len(args) and isinstance(args[i].type, TileType) and not args[i].type.shape
-                and not is_pointer(i) and getattr(args[i].type.element, "name", "") in dt.INT_DTYPES)
-
-    for i, a in enumerate(args):
-        if not isinstance(a.type, TileType) or a.type.shape:
-            raise InterpreterError(f"@{f.name}: argument {i} of type {a.type} is not a scalar tile")
-    pointers = [i for i in range(len(args)) if is_pointer(i)]
-    claimed = {a for v in views.values() for a in v["shape_args"] + v["stride_args"] if a is not None}
+        scan.note(op)
+    args = _ArgumentKinds(f)
+    pointers = args.pointers()
+    claimed = {a for v in scan.views.values() for a in v.shape_args + v.stride_args if a is not None}
     slots: Dict[int, List[Tuple[str, int, int]]] = {}
     arrays: Dict[int, ArraySpec] = {}
     for k, p in enumerate(pointers):
-        elem = dt.name_of(args[p].type.element.pointee)
-        v = views.get(p)
-        if v is not None:
-            ndim = v["rank"]
-            shape_args, stride_args = tuple(v["shape_args"]), tuple(v["stride_args"])
-            static_shape, static_strides = v["shape"], v["strides"]
-            pointer_only = guessed = False
+        arrays[p] = _array_spec(k, p, scan, args, claimed, slots)
+    _size_masked_pointers(f, scan, args, pointers, arrays, slots)
+    _tie_unread_conventional_words(scan, args, pointers, arrays, slots)
+    return Layout(f.name, _items(args, arrays, slots, scan), _block_axes(f, scan.block_ids),
+                  [str(a.type) for a in args.args], slots)
+
+
+@dataclass
+class _ViewWords:
+    """The tensor view made from a pointer argument: its static type and the arguments in its slots."""
+    rank: int
+    shape: Tuple[Optional[int], ...]
+    strides: Tuple[Optional[int], ...]
+    shape_args: Tuple[Optional[int], ...]   # entry argument in each size slot (None: static/computed)
+    stride_args: Tuple[Optional[int], ...]  # entry argument in each stride slot
+    computed: bool  # a dynamic stride is not an entry argument
+
+
+class _ArgumentKinds:
+    """The entry arguments by type: pointers, integer scalars (all must be scalar tiles)."""
+
+    def __init__(self, f: Function) -> None:
+        self.args = list(f.arguments)
+        self.types: List[TileType] = []
+        for i, a in enumerate(self.args):
+            if not isinstance(a.type, TileType) or a.type.shape:
+                raise InterpreterError(f"@{f.name}: argument {i} of type {a.type} is not a scalar tile")
+            self.types.append(a.type)
+
+    def is_pointer(self, i: int) -> bool:
+        return isinstance(self.types[i].element, PointerType)
+
+    def is_int(self, i: int) -> bool:
+        if i >= len(self.args):
+            return False
+        return not self.is_pointer(i) and getattr(self.types[i].element, "name", "") in dt.INT_DTYPES
+
+    def pointers(self) -> List[int]:
+        return [i for i in range(len(self.args)) if self.is_pointer(i)]
+
+    def elem(self, i: int) -> str:
+        return dt.name_of(self.types[i].element)
+
+    def pointee(self, i: int) -> str:
+        """The element type of pointer argument ``i``."""
+        ptr = self.types[i].element
+        assert isinstance(ptr, PointerType)  # only called for is_pointer(i)
+        return dt.name_of(ptr.pointee)
+
+
+class _Scan:
+    """One walk over the entry function: which value is which argument, what ``assume`` states
+    about each argument, the tensor views made from pointers, the largest tile per array dim,
+    which arguments and block ids are read."""
+
+    def __init__(self, args: Sequence[Value]) -> None:
+        self.arg_of: Dict[int, int] = {a.vid: i for i, a in enumerate(args)}
+        self.facts: Dict[int, ArgFacts] = {i: ArgFacts() for i in range(len(args))}
+        self.views: Dict[int, _ViewWords] = {}  # pointer arg -> its tensor view
+        self.tv_of: Dict[int, int] = {}   # tensor view vid -> pointer arg
+        self.tiles: Dict[int, Dict[int, int]] = {}  # pointer arg -> dim -> largest tile extent
+        self.used: Set[int] = set()
+        self.block_ids: Dict[int, int] = {}  # get_tile_block_id result vid -> axis
+        self.largest_tile = DEFAULT_TILE
+        self.consts: Dict[int, int] = {}  # integer scalar constant vid -> value
+        self.pviews: Dict[int, tuple] = {}  # partition view vid -> (pointer arg, view type)
+
+    def note(self, op) -> None:
+        self._note_tile_extent(op)
+        if self._follow_same_value(op):
+            return  # a use through assume/exti/trunci counts where the result is used
+        for v in op.operands:
+            self.used.add(self.arg_of.get(v.vid, -1))
+        if op.name == "make_tensor_view" and op.operands and op.operands[0].vid in self.arg_of:
+            self._note_tensor_view(op)
+        elif op.name in _VIEW_MAKERS and op.operands and op.operands[0].vid in self.tv_of:
+            self._note_partition_view(op)
+        elif _is_int_scalar_constant(op):
+            self.consts[op.results[0].vid] = int(op.attributes["value"].to_numpy().reshape(-1)[0])
+        elif op.name in VIEW_ACCESS:
+            self._note_view_access(op)
+        elif op.name == "get_tile_block_id":
+            for k, r in enumerate(op.results):
+                self.block_ids[r.vid] = k
+
+    def _note_tile_extent(self, op) -> None:
+        for r in op.results:
+            if isinstance(r.type, TileType) and r.type.shape:
+                self.largest_tile = max(self.largest_tile, max(r.type.shape))
+
+    def _follow_same_value(self, op) -> bool:
+        """An op whose result is its first operand's value (an argument's): the result stands for
+        that argument, and an ``assume`` adds its facts."""
+        if not (op.name in _SAME_VALUE and op.operands and op.operands[0].vid in self.arg_of):
+            return False
+        i = self.arg_of[op.operands[0].vid]
+        self.arg_of[op.results[0].vid] = i
+        if op.name == "assume":
+            p = op.attributes.get("predicate")
+            if isinstance(p, DivBy) and p.every is None:
+                self.facts[i] = self.facts[i].merged(ArgFacts(int(p.divisor)))
+            elif isinstance(p, Bounded):
+                self.facts[i] = self.facts[i].merged(ArgFacts(1, p.lb, p.ub))
+        return True
+
+    def _note_tensor_view(self, op) -> None:
+        p = self.arg_of[op.operands[0].vid]
+        t = op.results[0].type
+        nshape = sum(1 for d in t.shape if d is None)
+        dyn = op.operands[1:]
+        dyn_shape = iter(self.arg_of.get(v.vid) for v in dyn[:nshape])
+        dyn_strides = iter(self.arg_of.get(v.vid) for v in dyn[nshape:])
+        shape_args = tuple([None if d is not None else next(dyn_shape) for d in t.shape])
+        stride_args = tuple([None if s is not None else next(dyn_strides) for s in t.strides])
+        computed = any(a is None and s is None for a, s in zip(stride_args, t.strides))
+        self.views.setdefault(p, _ViewWords(len(t.shape), tuple(t.shape), tuple(t.strides),
+                                            shape_args, stride_args, computed))
+        self.tv_of[op.results[0].vid] = p
+
+    def _widen_tile(self, p: int, dim: int, extent: int) -> None:
+        dims = self.tiles.setdefault(p, {})
+        dims[dim] = max(dims.get(dim, 0), extent)
+
+    def _note_partition_view(self, op) -> None:
+        p = self.tv_of[op.operands[0].vid]
+        t = op.results[0].type
+        self.pviews[op.results[0].vid] = (p, t)
+        dm = tuple(getattr(t, "dim_map", ()) or range(len(t.tile_shape)))
+        for d, n in enumerate(t.tile_shape):
+            self._widen_tile(p, dm[d] if d < len(dm) else d, int(n))
+
+    def _note_view_access(self, op) -> None:
+        """A constant view index k (a statically unrolled chunk) needs (k + 1) tiles of extent."""
+        view = operand_group(op, VIEW_ACCESS[op.name].address)
+        if not view or view[0].vid not in self.pviews:
+            return
+        p, t = self.pviews[view[0].vid]
+        dm = tuple(getattr(t, "dim_map", ()) or range(len(t.tile_shape)))
+        for d, v in enumerate(operand_group(op, "index")[:len(t.tile_shape)]):
+            if v.vid in self.consts and isinstance(t, PartitionViewType):
+                self._widen_tile(p, dm[d], (self.consts[v.vid] + 1) * int(t.tile_shape[d]))
+
+
+def _is_int_scalar_constant(op) -> bool:
+    if op.name != "constant" or not op.results:
+        return False
+    t = op.results[0].type
+    return isinstance(t, TileType) and not t.shape and isinstance(t.element, ScalarType) \
+        and t.element.name in dt.INT_DTYPES
+
+
+def _block_axes(f, block_ids: Dict[int, int]) -> Tuple[bool, bool, bool]:
+    """Which get_tile_block_id axes the kernel reads."""
+    used_vids = {v.vid for op in f.walk() for v in op.operands}
+    axes = [False, False, False]
+    for vid, k in block_ids.items():
+        if vid in used_vids:
+            axes[k] = True
+    return (axes[0], axes[1], axes[2])
+
+
+def _add_slots(slots, k: int, shape_args, stride_args) -> None:
+    for d, a in enumerate(shape_args):
+        if a is not None:
+            slots.setdefault(a, []).append(("shape", k, d))
+    for d, a in enumerate(stride_args):
+        if a is not None:
+            slots.setdefault(a, []).append(("stride", k, d))
+
+
+def _array_spec(k: int, p: int, scan: _Scan, args: _ArgumentKinds, claimed: set, slots) -> ArraySpec:
+    """The array at pointer argument ``p`` (the ``k``-th pointer): from its tensor view, or a 1-D
+    pointer-tile array sized by the cuTile Python convention's words after it, or a bare pointer."""
+    elem = args.pointee(p)
+    v = scan.views.get(p)
+    if v is not None:
+        ndim = v.rank
+        shape_args, stride_args = v.shape_args, v.stride_args
+        static_shape, static_strides = v.shape, v.strides
+        pointer_only = guessed = False
+    else:
+        ndim = 1
+        nxt = [q for q, _ in _conventional_words(p, 1)]  # a 1-D array's size, then its stride
+        if all(args.is_int(q) and q not in claimed for q in nxt):
+            shape_args, stride_args = (nxt[0],), (nxt[1],)  # the cuTile Python convention
+            claimed.update(nxt)
+            guessed = False
         else:
-            ndim = 1
-            nxt = [q for q, _ in _conventional_words(p, 1)]  # a 1-D array's size, then its stride
-            if all(is_int_arg(q) and q not in claimed for q in nxt):
-                shape_args, stride_args = (nxt[0],), (nxt[1],)  # the cuTile Python convention
-                claimed.update(nxt)
-                guessed = False
-            else:
-                shape_args, stride_args = (None,), (None,)
-                guessed = True
-            static_shape, static_strides = (None,), (None,)
-            pointer_only = True
-        for d, a in enumerate(shape_args):
-            if a is not None:
-                slots.setdefault(a, []).append(("shape", k, d))
-        for d, a in enumerate(stride_args):
-            if a is not None:
-                slots.setdefault(a, []).append(("stride", k, d))
-        meta = [a for a in shape_args + stride_args if a is not None]
-        arrays[p] = ArraySpec(
-            p, elem, ndim, dt.name_of(args[meta[0]].type.element) if meta else None,
-            tuple(static_shape), tuple(static_strides),
-            tuple(facts[a] if a is not None else ArgFacts() for a in shape_args),
-            tuple(facts[a] if a is not None else ArgFacts() for a in stride_args),
-            tuple(tiles.get(p, {}).get(d, largest_tile) for d in range(ndim)),
-            pointer_only=pointer_only, shape_args=shape_args, stride_args=stride_args,
-            computed_strides=bool(v and v["computed"]), guessed_extent=guessed, pointer_divisor=facts[p].divisor)
-    # a bare pointer read or written through pointer tiles whose mask compares against one free
-    # integer argument (offsets < n): n is that array's size (a cuTile Rust raw-pointer kernel)
-    for p, k, n in _masked_sizes(f, arg_of, pointers, slots, is_int_arg):
+            shape_args, stride_args = (None,), (None,)
+            guessed = True
+        static_shape, static_strides = (None,), (None,)
+        pointer_only = True
+    _add_slots(slots, k, shape_args, stride_args)
+    meta = [a for a in shape_args + stride_args if a is not None]
+    facts = scan.facts
+    return ArraySpec(
+        p, elem, ndim, args.elem(meta[0]) if meta else None,
+        tuple(static_shape), tuple(static_strides),
+        tuple(facts[a] if a is not None else ArgFacts() for a in shape_args),
+        tuple(facts[a] if a is not None else ArgFacts() for a in stride_args),
+        tuple(scan.tiles.get(p, {}).get(d, scan.largest_tile) for d in range(ndim)),
+        pointer_only=pointer_only, shape_args=shape_args, stride_args=stride_args,
+        computed_strides=bool(v and v.computed), guessed_extent=guessed, pointer_divisor=facts[p].divisor)
+
+
+def _size_masked_pointers(f, scan: _Scan, args: _ArgumentKinds, pointers, arrays, slots) -> None:
+    """A bare pointer read or written through pointer tiles whose mask compares against one free
+    integer argument (offsets < n): n is that array's size (a cuTile Rust raw-pointer kernel)."""
+    for p, k, n in _masked_sizes(f, scan.arg_of, pointers, slots, args.is_int):
         spec = arrays[p]
         if not spec.guessed_extent:
             continue
         # the mask bounds every access: the array need not cover whole tiles
-        spec.shape_args, spec.guessed_extent, spec.index_elem = (n,), False, dt.name_of(args[n].type.element)
+        spec.shape_args, spec.guessed_extent, spec.index_elem = (n,), False, args.elem(n)
         spec.pointer_only = False
         spec.sized_by_mask = True
-        spec.shape_facts = (facts[n],)
+        spec.shape_facts = (scan.facts[n],)
         slots.setdefault(n, []).append(("shape", k, 0))
-    # size/stride arguments in their cuTile Python places that the kernel never reads (a stride
-    # that the view type makes static, say) are still that size/stride: they get its value
+
+
+def _tie_unread_conventional_words(scan: _Scan, args: _ArgumentKinds, pointers, arrays, slots) -> None:
+    """Size/stride arguments in their cuTile Python places that the kernel never reads (a stride
+    that the view type makes static, say) are still that size/stride: they get its value."""
     for k, p in enumerate(pointers):
         spec = arrays[p]
         if spec.pointer_only:
@@ -264,15 +361,20 @@ def infer_layout(module: Module, entry: Optional[str] = None) -> Layout:
             if q in pointers:
                 break
             taken = spec.shape_args[d] if kind == "shape" else spec.stride_args[d]
-            if is_int_arg(q) and q not in slots and q not in used and taken is None:
+            if args.is_int(q) and q not in slots and q not in scan.used and taken is None:
                 slots[q] = [(kind, k, d)]
+
+
+def _items(args: _ArgumentKinds, arrays, slots, scan: _Scan) -> List[Item]:
+    """The signature in order: arrays at their pointers, then every argument that is no array's
+    size or stride as a free scalar."""
     items: List[Item] = []
-    for i in range(len(args)):
+    for i in range(len(args.args)):
         if i in arrays:
             items.append(arrays[i])
         elif i not in slots:
-            items.append(ScalarSpec(i, dt.name_of(args[i].type.element), facts[i], used=i in used))
-    return Layout(f.name, items, tuple(axes), [str(a.type) for a in args], slots)
+            items.append(ScalarSpec(i, args.elem(i), scan.facts[i], used=i in scan.used))
+    return items
 
 
 def _conventional_words(pointer: int, ndim: int) -> List[Tuple[int, Tuple[str, int]]]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 class InterpreterError(RuntimeError):
     """The kernel cannot be executed as written (bad arguments, an ill-typed op, a trap)."""
 
+    located: bool = False  # the message already names the op where it happened (set by the interpreter)
+
 
 class UnsupportedOpError(InterpreterError):
     """An op (or an op variant) the interpreter has no semantics for. Never guessed at."""

@@ -8,7 +8,7 @@ order over (z, y, x) with x fastest, all sharing one ``Memory``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
@@ -230,7 +230,7 @@ class Interpreter:
             except BudgetExceeded as exc:
                 if not getattr(exc, "located", False):  # the innermost op: where the run stopped
                     exc.args = (f"{exc} (at {self._where.get(id(op), '?')})",)
-                    exc.located = True  # type: ignore[attr-defined]
+                    exc.located = True
                 raise
             except InterpreterError as exc:
                 if not getattr(exc, "located", False):
@@ -398,7 +398,7 @@ def _res_elem(op: Operation, i: int = 0) -> str:
 
 
 def _res_shape(op: Operation, i: int = 0) -> Tuple[int, ...]:
-    return tuple(op.results[i].type.shape)
+    return tuple(cast(TileType, op.results[i].type).shape)
 
 
 # --- constants, grid, tokens, hints --------------------------------------------------------------
@@ -681,14 +681,17 @@ def _unary_float(fn):
     return lambda it, op, ins, env: _float_op(it, op, ins[:1], fn)
 
 
+_fn: Callable[..., Any]
 for _name, _fn in {"addf": np.add, "subf": np.subtract, "mulf": np.multiply, "divf": np.divide,
                    "remf": np.fmod, "fpowf": np.power, "atan2": np.arctan2}.items():
     handler(_name)(_binary_float(_fn))
 
-for _name, _fn in {"absf": np.abs, "negf": np.negative, "ceil": np.ceil, "floor": np.floor, "cos": np.cos,
-                   "cosh": np.cosh, "sin": np.sin, "sinh": np.sinh, "tan": np.tan, "tanh": np.tanh,
-                   "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sqrt": np.sqrt,
-                   "rsqrt": lambda x: np.reciprocal(np.sqrt(x))}.items():
+_UNARY_FLOAT: Dict[str, Callable[..., Any]] = {
+    "absf": np.abs, "negf": np.negative, "ceil": np.ceil, "floor": np.floor, "cos": np.cos,
+    "cosh": np.cosh, "sin": np.sin, "sinh": np.sinh, "tan": np.tan, "tanh": np.tanh,
+    "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sqrt": np.sqrt,
+    "rsqrt": lambda x: np.reciprocal(np.sqrt(x))}
+for _name, _fn in _UNARY_FLOAT.items():
     handler(_name)(_unary_float(_fn))
 
 
@@ -997,9 +1000,6 @@ def _exact_f64(a: np.ndarray) -> np.ndarray:
     if a.dtype.itemsize == 8 and np.abs(a.astype(np.float64)).max(initial=0) >= 2.0 ** 53:
         raise InterpreterError("integer beyond 2**53 converted to a narrow float type")
     return a.astype(np.float64)
-
-
-_INT_RANGES = {}
 
 
 def _int_range(elem: str, signed: bool):

@@ -41,12 +41,18 @@ class HostArray:
             self.strides = tuple(element_strides(self.values)) if self.values.ndim else ()
 
     @property
+    def strides_in_elements(self) -> Tuple[int, ...]:
+        """``strides``, which ``__post_init__`` fills in when not given."""
+        assert self.strides is not None
+        return self.strides
+
+    @property
     def elem(self) -> str:
         return dt.HOST_TO_ELEMENT[self.dtype]
 
     def as_arg(self) -> ArrayArg:
         """The array as a launch sees it (placed: ``address`` set), for the launcher's packing."""
-        return ArrayArg(self.address, tuple(self.values.shape), tuple(self.strides), self.dtype)
+        return ArrayArg(self.address, tuple(self.values.shape), tuple(self.strides_in_elements), self.dtype)
 
 
 @dataclass
@@ -67,12 +73,12 @@ def flatten_args(args: Sequence[Any], memory: Memory, index_dtypes: Optional[Seq
     Returns (flat values, [(position in args, HostArray)]). ``args`` items: NumPy arrays or
     HostArray (expanded), Python/NumPy numbers (one argument each)."""
     flat: list = []
-    placed = []
+    placed: List[Tuple[int, HostArray]] = []
     for i, a in enumerate(args):
         if isinstance(a, (HostArray, np.ndarray)) and not (isinstance(a, np.ndarray) and a.ndim == 0):
             h = _host(a)
             h.address = memory.put_array(h.values, h.elem, h.strides, label=f"arg{i}")
-            flat.extend(array_values(h.address, tuple(map(int, h.values.shape)), tuple(map(int, h.strides))))
+            flat.extend(array_values(h.address, tuple(map(int, h.values.shape)), tuple(map(int, h.strides_in_elements))))
             placed.append((i, h))
         else:
             flat.append(a.item() if isinstance(a, np.ndarray) else a)
@@ -80,7 +86,7 @@ def flatten_args(args: Sequence[Any], memory: Memory, index_dtypes: Optional[Seq
 
 
 def read_back(memory: Memory, h: HostArray) -> np.ndarray:
-    return memory.get_array(h.address, h.values.shape, h.strides, h.elem)
+    return memory.get_array(h.address, h.values.shape, h.strides_in_elements, h.elem)
 
 
 def run_kernel(module: Module, args: Sequence[Any], grid: Sequence[int], *, entry: Optional[str] = None,
@@ -95,6 +101,7 @@ def run_kernel(module: Module, args: Sequence[Any], grid: Sequence[int], *, entr
     """
     memory = memory if memory is not None else Memory()
     interp = Interpreter(module, memory, options)
+    placed: List[Tuple[int, HostArray]]
     if flat:
         values, placed = list(args), []
     else:

@@ -3,7 +3,7 @@ bounds, padding on loads and masking on stores."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -27,7 +27,7 @@ class TensorView:
 @dataclass(frozen=True)
 class TileView:
     tensor: TensorView
-    type: object  # PartitionViewType | StridedViewType | GatherScatterViewType
+    type: Union[PartitionViewType, StridedViewType, GatherScatterViewType]
 
     @property
     def tile_shape(self) -> Tuple[int, ...]:
@@ -60,7 +60,7 @@ class TileView:
         tv = self.tensor
         if len(index) != rank:
             raise InterpreterError(f"view of rank {rank} indexed with {len(index)} indices")
-        coords = [None] * len(tv.shape)
+        coords: List[Optional[np.ndarray]] = [None] * len(tv.shape)
         if isinstance(self.type, GatherScatterViewType):
             sparse = self.type.sparse_dim
             for d in range(rank):
@@ -85,6 +85,7 @@ class TileView:
         mask = np.ones(tile, dtype=bool)
         offset = np.zeros(tile, dtype=np.int64)
         for m, c in enumerate(coords):
+            assert c is not None  # dim_map is a permutation of the tensor dims (the verifier checks it)
             mask = mask & (c >= 0) & (c < tv.shape[m])
             offset = offset + c * tv.strides[m]
         return offset, mask
