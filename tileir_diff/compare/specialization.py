@@ -228,14 +228,20 @@ def _flag_violation(op, constant_of) -> Optional[str]:
     return None
 
 
-def _int_elements(value) -> Optional[list]:
+def _int_array(value):
+    """A constant's elements as a non-empty integer numpy array, or None."""
     if not isinstance(value, DenseElements):
         return None
     try:
         elems = value.to_numpy()
     except (ValueError, TypeError):
         return None
-    if elems.dtype.kind not in "iu" or elems.size == 0 or elems.size > 4096:
+    return elems if elems.dtype.kind in "iu" and elems.size else None
+
+
+def _int_elements(value) -> Optional[list]:
+    elems = _int_array(value)
+    if elems is None or elems.size > 4096:
         return None
     return [int(x) for x in elems.ravel()]
 
@@ -261,13 +267,8 @@ def _flag_name(value) -> str:
 
 
 def _violation(predicate, value) -> Optional[str]:
-    if not isinstance(value, DenseElements):
-        return None
-    try:
-        elems = value.to_numpy()
-    except (ValueError, TypeError):
-        return None
-    if elems.dtype.kind not in "iu" or elems.size == 0:
+    elems = _int_array(value)
+    if elems is None:
         return None
     lo, hi = int(elems.min()), int(elems.max())
     if isinstance(predicate, Bounded):
