@@ -305,8 +305,10 @@ def test_hundred_concurrent_hostile_calls_then_a_normal_diff(workspace):
 
 
 def test_memory_limit_applies_to_the_worker(workspace):
-    # 150 MiB of address space: too little for the interpreter's numeric libraries
-    server = _server(workspace, memory_bytes=150 * 1024 * 1024)
+    # 96 MiB of address space: too little for the interpreter's numeric libraries (numpy with its
+    # BLAS reserves well over that); 150 MiB was borderline once the diff path stopped importing
+    # numpy before the interpreter does
+    server = _server(workspace, memory_bytes=96 * 1024 * 1024)
 
     async def go():
         async with Client(server) as c:
