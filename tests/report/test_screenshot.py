@@ -117,12 +117,16 @@ def test_reports_are_aligned_wrapped_and_consistent_in_chromium(tmp_path):
     assert different["folds"] >= 1 and different["open"]["rows"] > different["closed"]["rows"]
 
 
-@pytest.mark.skipif(browser() is None, reason="chromium not installed (apt-get install -y chromium)")
-def test_layout_checker_catches_broken_pages(tmp_path):
+def _example_page(tmp_path):
+    """The layout checker, its first example report, that report's HTML and the browser."""
     checker = _layout_checker()
     report = checker.write_examples(tmp_path)[0]
-    page = report.read_text()
-    chromium = checker.find_chromium()
+    return checker, report, report.read_text(), checker.find_chromium()
+
+
+@pytest.mark.skipif(browser() is None, reason="chromium not installed (apt-get install -y chromium)")
+def test_layout_checker_catches_broken_pages(tmp_path):
+    checker, report, page, chromium = _example_page(tmp_path)
     # lines that do not wrap, a same badge white on white, a row with one cell
     broken = page.replace(".ln{white-space:pre-wrap;", ".ln{white-space:pre;") \
                  .replace(".vb.v-same{background:var(--green)}", ".vb.v-same{background:#fff}")
@@ -168,10 +172,7 @@ def _gutter_broken(page: str, *, wrap: bool) -> str:
 
 @pytest.mark.skipif(browser() is None, reason="chromium not installed (apt-get install -y chromium)")
 def test_layout_checker_catches_a_narrow_gutter_and_a_pair_on_two_rows(tmp_path):
-    checker = _layout_checker()
-    report = checker.write_examples(tmp_path)[0]
-    page = report.read_text()
-    chromium = checker.find_chromium()
+    checker, report, page, chromium = _example_page(tmp_path)
     found = {}
     # a left line claims as partner a right line of another row, without the "written elsewhere" mark
     pairs = re.findall(r'class="ln sL" id="L:([^"]+)" data-side="L" data-op="[^"]+" data-partner="([^"]+)"', page)
