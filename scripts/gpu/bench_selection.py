@@ -15,7 +15,8 @@ The script records measurements only; which variant the launcher picks is evalua
 side by tests/suite/test_selection_results.py against the committed
 docs/results/selection.json: the pick must be within 1.10x of the fastest applicable variant.
 
-Writes $OUT/selection.json (or --out DIR).
+Writes $OUT/selection.json (or --out DIR). `--list` prints the cases, their candidates, a GPU time
+estimate and the missing cubins without torch or a GPU (tests/suite/test_bench_selection_grid.py).
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import importlib.util
+import itertools
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable, Iterable
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
@@ -39,11 +43,30 @@ TOLERANCE = 1.10
 
 
 # ------------------------------------------------------------------------------------------
-# grids: per op, the cases (select_variant's arguments + the shape) and which variants take each
+# grids: per op, the cases (the select function's arguments + the shape make_inputs takes) and
+# which variants take each. A case lists `args` exactly as the launcher calls its select
+# function and `shape`, the symbols of reference/<op>/ref.py's make_inputs; every input here is
+# contiguous and 16-byte aligned (make_inputs' default layout), so `aligned` is True throughout.
+
+MIB = 1 << 20
+_PREFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
+
+
+@dataclass(frozen=True)
+class Grid:
+    """One select function of an op: its name in kernel.py, the case generator, the predicate
+    `applicable(variant, case)`, and for launchers that run several kernels per call the kernel
+    names in launch order (a candidate is then one applicable variant of each, named "a,b" as the
+    select function names its pick)."""
+    select: str
+    cases: Callable[[], Iterable[dict]]
+    applicable: Callable[[Any, dict], bool]
+    kernels: tuple[str, ...] = ()
 
 
 def _dtype_of(variant) -> str:
-    return variant.dtypes.get("x") or variant.dtypes.get("weight")
+    return variant.dtypes.get("x") or variant.dtypes.get("weight") or variant.dtypes.get("a") \
+        or variant.dtypes.get("q")
 
 
 def _row_applicable(variant, n: int) -> bool:
@@ -55,17 +78,19 @@ def _row_applicable(variant, n: int) -> bool:
     return looped or n <= variant.constants.get("TILE_N", 0)
 
 
-def _row_cases(columns):
-    """select_variant(dtype, m, n, row_strides) of a row-wise op: each dtype and row length, a few
-    rows (latency) and 32 MiB worth of rows (bandwidth), contiguous rows."""
-    for dtype in ("float16", "bfloat16", "float32"):
+def _row_cases(columns, dtypes=("float16", "bfloat16", "float32"), strides_per_call=1):
+    """select(dtype, m, n, row_strides) of a row-wise op: each dtype and row length, 64 rows
+    (latency), 1024 rows (a few waves) and 32 MiB worth of rows (bandwidth), contiguous rows.
+    n = 1000 (not a multiple of 8) measures the fallbacks the `_a8` variants leave."""
+    for dtype in dtypes:
         for n in columns:
-            for m in (64, max(64, (1 << 25) // n)):
-                yield {"args": [dtype, m, n, [n]], "shape": {"M": m, "N": n}, "dtype": dtype, "n": n}
+            for m in sorted({64, 1024, max(64, (1 << 25) // n)}):
+                yield {"args": [dtype, m, n, [n] * strides_per_call], "shape": {"M": m, "N": n},
+                       "dtype": dtype, "n": n}
 
 
 def _softmax_cases():
-    return _row_cases((128, 520, 1024, 2048, 4096, 8192, 32768))
+    return _row_cases((128, 520, 1000, 1024, 2048, 4096, 8192, 32768))
 
 
 def _softmax_applicable(variant, case) -> bool:
@@ -73,7 +98,7 @@ def _softmax_applicable(variant, case) -> bool:
 
 
 def _rms_norm_cases():
-    return _row_cases((128, 520, 1024, 2048, 4096, 8192, 16384))
+    return _row_cases((128, 520, 1000, 1024, 2048, 4096, 8192, 16384))
 
 
 def _rms_norm_applicable(variant, case) -> bool:
@@ -81,8 +106,23 @@ def _rms_norm_applicable(variant, case) -> bool:
             and _row_applicable(variant, case["n"]))
 
 
+def _rms_norm_bwd_cases():
+    """select_bwd_variant(dtype, m, n, (dy, x, dx, dw_partial row strides)): the backward kernels
+    take n <= 1024; 16-bit only (f32 has one variant) and n a multiple of 8 (otherwise only the
+    untuned kernel applies)."""
+    return _row_cases((128, 512, 1024), dtypes=("float16", "bfloat16"), strides_per_call=4)
+
+
+def _rms_norm_bwd_applicable(variant, case) -> bool:
+    return (variant.name.startswith("bwd_") and _dtype_of(variant) == case["dtype"]
+            and _row_applicable(variant, case["n"]))
+
+
 def _embedding_cases():
-    for weight, ids in (("float16", "int32"), ("bfloat16", "int32"), ("float32", "int32"), ("bfloat16", "int64")):
+    """select_variant(weight dtype, ids dtype, tokens, rows, hidden, weight row, out row): the
+    weight/ids dtypes that have a rows and a gather variant (f16 with int32 ids and bf16 with int64
+    have one variant each), 1 to 16384 tokens around the gather/rows switch, a 32000-row table."""
+    for weight, ids in (("bfloat16", "int32"), ("float32", "int32")):
         for hidden in (1024, 4096):
             for tokens in (1, 8, 32, 64, 128, 512, 2048, 16384):
                 vocab = 32000
@@ -94,12 +134,197 @@ def _embedding_applicable(variant, case) -> bool:
     return (variant.dtypes["weight"], variant.dtypes["ids"]) == case["dtypes"]
 
 
-# op -> (the selection function's name in kernel.py, case generator, applicability)
-GRIDS = {
-    "embedding": ("select_variant", _embedding_cases, _embedding_applicable),
-    "softmax": ("select_variant", _softmax_cases, _softmax_applicable),
-    "rms_norm": ("select_variant", _rms_norm_cases, _rms_norm_applicable),
+def _vector_add_cases():
+    """select_variant(dtype, n, strides), contiguous: 4 Ki elements (one wave, latency), 1 Mi and
+    32 Mi (384 MiB of f32 traffic: bandwidth). n = 1000003 leaves the 16-bit `_a8` variants out,
+    so only f32 (plain and strided kernel) has two candidates there."""
+    for dtype in ("float16", "bfloat16", "float32"):
+        for n in (4096, 1 << 20, 1 << 25) + ((1000003,) if dtype == "float32" else ()):
+            yield {"args": [dtype, n, [1, 1, 1]], "shape": {"N": n}, "dtype": dtype, "n": n}
+
+
+def _vector_add_applicable(variant, case) -> bool:
+    """dtype; `_a8` needs n % 8 == 0; the strided kernel takes contiguous arrays as well."""
+    return _dtype_of(variant) == case["dtype"] and not ("_a8" in variant.name and case["n"] % 8)
+
+
+_GEMM_LAYOUTS = {"nn": (False, False), "tn": (True, False), "nt": (False, True), "tt": (True, True)}
+
+
+def _matmul_cases():
+    """select_variant(dtype, m, n, trans_a, trans_b, aligned) for f16/bf16 NN, TN, NT (the layouts
+    with several variants; TT and tf32 have one each): 512^3 (latency: 16 tiles), 2048^3, and
+    8192x8192x4096 (compute-bound, above the 4096^2 output where TN/NT switch to w8; 384 MiB)."""
+    for dtype in ("float16", "bfloat16"):
+        for layout in ("nn", "tn", "nt"):
+            ta, tb = _GEMM_LAYOUTS[layout]
+            for m, n, k in ((512, 512, 512), (2048, 2048, 2048), (8192, 8192, 4096)):
+                yield {"args": [dtype, m, n, ta, tb, True], "shape": {"M": m, "N": n, "K": k},
+                       "dtype": dtype, "trans": (ta, tb)}
+
+
+def _matmul_applicable(variant, case) -> bool:
+    """Same input dtype and stored layout (TRANS_A/TRANS_B); aligned operands are taken by every
+    tile shape, the 64x64x32 unaligned fallback included (masked loads)."""
+    c = variant.constants
+    return (not variant.kernel.startswith("matmul_fp8") and variant.dtypes["a"] == case["dtype"]
+            and (c["TRANS_A"], c["TRANS_B"]) == case["trans"])
+
+
+def _matmul_fp8_cases():
+    """select_fp8_variant(out_dtype, trans_a, trans_b): e4m3 A (M, K), B (N, K) only; 1024^3,
+    4096^3 and 8192^3 (64 + 64 + 128 MiB at f16 out)."""
+    for out_dtype in ("float16", "bfloat16"):
+        for size in (1024, 4096, 8192):
+            yield {"args": [out_dtype, False, True], "shape": {"M": size, "N": size, "K": size},
+                   "dtype": out_dtype}
+
+
+def _matmul_fp8_applicable(variant, case) -> bool:
+    return variant.kernel.startswith("matmul_fp8") and variant.dtypes["c"] == case["dtype"]
+
+
+def _bmm_cases():
+    """select_variant(dtype, m, n, trans_b, aligned) for f16 and bf16 NN (bf16 NT and tf32 have
+    one variant each): attention-like 64x(128^3), the select rule's small bound (256^3, B=256),
+    512^3 (B=32), and 16x2048^3 (384 MiB, compute-bound)."""
+    for dtype in ("float16", "bfloat16"):
+        for batch, m, n, k in ((64, 128, 128, 128), (256, 256, 256, 256), (32, 512, 512, 512),
+                               (16, 2048, 2048, 2048)):
+            yield {"args": [dtype, m, n, False, True], "shape": {"B": batch, "M": m, "N": n, "K": k},
+                   "dtype": dtype, "trans_b": False}
+
+
+def _bmm_applicable(variant, case) -> bool:
+    return variant.dtypes["a"] == case["dtype"] and variant.constants["TRANS_B"] == case["trans_b"]
+
+
+def _group_gemm_cases():
+    """select_variant(dtype, trans_w, aligned): bf16 (G, K, N) and (G, N, K) weights, 8 experts
+    (Mixtral-like) at 256, 2048 and 16384 tokens; f16 (G, N, K) with 64 small experts (the f16
+    variant's use). Weights up to 128 MiB, the largest case 320 MiB."""
+    for trans_w in (False, True):
+        for tokens in (256, 2048, 16384):
+            yield {"args": ["bfloat16", trans_w, True],
+                   "shape": {"T": tokens, "G": 8, "K": 4096, "N": 2048, "split": "even"},
+                   "dtype": "bfloat16", "trans_w": trans_w}
+    for tokens in (256, 4096):
+        yield {"args": ["float16", True, True], "shape": {"T": tokens, "G": 64, "K": 2048, "N": 512, "split": "even"},
+               "dtype": "float16", "trans_w": True}
+
+
+def _group_gemm_applicable(variant, case) -> bool:
+    """dtype and weight layout; the sliced kernels trust the offsets to lie in [0, T], which
+    make_inputs' splits do."""
+    return variant.dtypes["a"] == case["dtype"] and variant.constants["TRANS_W"] == case["trans_w"]
+
+
+def _flash_attention_cases():
+    """select_variant(dtype, head_dim, query_group, causal) for each built combination (each has a
+    tuned and an untuned variant), Hq = 32, at sequence lengths 512 (B=4, latency), 2048 (B=2)
+    and 8192 (B=1; 64 MiB per q/o tensor at D=128)."""
+    built = (("float16", 64, 1, False), ("float16", 64, 1, True), ("bfloat16", 128, 1, True),
+             ("bfloat16", 128, 4, True), ("bfloat16", 128, 8, False))
+    for dtype, d, group, causal in built:
+        for batch, seq in ((4, 512), (2, 2048), (1, 8192)):
+            yield {"args": [dtype, d, group, causal],
+                   "shape": {"B": batch, "Hq": 32, "Sq": seq, "Sk": seq, "Hkv": 32 // group},
+                   "key": (dtype, d, group, causal)}
+
+
+def _flash_attention_applicable(variant, case) -> bool:
+    c = variant.constants
+    return (variant.dtypes["q"], c["D"], c["QUERY_GROUP"], c["CAUSAL"]) == case["key"]
+
+
+def _rope_cases():
+    """select_variant(dtype, head_dim, is_neox) for each built combination (an untuned and a tuned
+    variant each), Hq = 32, Hkv = 8, 32 Ki positions: 1 token (decode), 512 and 16384 tokens
+    (bandwidth: 320 MiB of q, k and outputs at D=128)."""
+    for dtype, d, neox in (("bfloat16", 128, True), ("float16", 64, True), ("bfloat16", 128, False)):
+        for tokens in (1, 512, 16384):
+            yield {"args": [dtype, d, neox], "shape": {"T": tokens, "Hq": 32, "Hkv": 8, "P": 32768},
+                   "key": (dtype, d, neox)}
+
+
+def _rope_applicable(variant, case) -> bool:
+    """(dtype, D, pairing); the split kernel is rotate-half (neox) by construction."""
+    neox = variant.constants.get("IS_NEOX", variant.kernel == "rope_neox_split")
+    return (variant.dtypes["q"], variant.constants["D"], neox) == case["key"]
+
+
+def _splitk_cases():
+    """select_variant(dtype, aligned) -> (partial, reduce): split-K is for small M * N; decode
+    (M=16, S=4), the bench shape (M=64, N=4096, K=16384, S=16) and M=128, N=8192 (S=8)."""
+    for dtype in ("float16", "bfloat16"):
+        for m, n, k, s in ((16, 4096, 4096, 4), (64, 4096, 16384, 16), (128, 8192, 8192, 8)):
+            yield {"args": [dtype, True], "shape": {"M": m, "N": n, "K": k, "S": s}, "dtype": dtype}
+
+
+def _splitk_applicable(variant, case) -> bool:
+    return (variant.dtypes.get("a") or variant.dtypes["c"]) == case["dtype"]
+
+
+# op -> one grid per select function that has a choice to measure (rows carry its name in "select")
+GRIDS: dict[str, tuple[Grid, ...]] = {
+    "embedding": (Grid("select_variant", _embedding_cases, _embedding_applicable),),
+    "softmax": (Grid("select_variant", _softmax_cases, _softmax_applicable),),
+    "rms_norm": (Grid("select_variant", _rms_norm_cases, _rms_norm_applicable),
+                 Grid("select_bwd_variant", _rms_norm_bwd_cases, _rms_norm_bwd_applicable)),
+    "vector_add": (Grid("select_variant", _vector_add_cases, _vector_add_applicable),),
+    "matmul": (Grid("select_variant", _matmul_cases, _matmul_applicable),
+               Grid("select_fp8_variant", _matmul_fp8_cases, _matmul_fp8_applicable)),
+    "bmm": (Grid("select_variant", _bmm_cases, _bmm_applicable),),
+    "group_gemm": (Grid("select_variant", _group_gemm_cases, _group_gemm_applicable),),
+    "flash_attention": (Grid("select_variant", _flash_attention_cases, _flash_attention_applicable),),
+    "rope": (Grid("select_variant", _rope_cases, _rope_applicable),),
+    "splitk_matmul": (Grid("select_variant", _splitk_cases, _splitk_applicable,
+                           kernels=("splitk_partial", "splitk_reduce")),),
 }
+
+
+def _key(*fields):
+    """A variant's selection key: dtypes[name] for a str field, constants[name] for a tuple."""
+    def key(variant):
+        return (variant.kernel,) + tuple(variant.dtypes.get(f[0]) if f[1] == "dtype" else variant.constants.get(f[0])
+                                         for f in fields)
+    return key
+
+
+# Select functions with no grid: each (dtype, shape) has exactly one variant per kernel, so there
+# is nothing to measure a choice between. `key` names what select chooses on; the test
+# (tests/suite/test_bench_selection_grid.py) checks no two variants share a key, so a second
+# variant for some combination makes the op need a grid.
+EXCLUDED = {
+    ("attention_sink", "select_variant"):
+        ("one variant per (dtype, D, query group, window)",
+         _key(("q", "dtype"), ("D", "c"), ("QUERY_GROUP", "c"), ("WINDOW", "c"))),
+    ("fused_moe", "select_variant"):
+        ("one variant per (dtype, BM, topk, routed-weight scale)",
+         _key(("hidden", "dtype"), ("BM", "c"), ("TOPK", "c"), ("MUL_ROUTED_WEIGHT", "c"))),
+    ("flash_decode", "select_variant"):
+        ("one partial per (dtype, D, query group) and one combine per (dtype, D)",
+         _key(("q", "dtype"), ("o", "dtype"), ("D", "c"), ("QUERY_GROUP", "c"))),
+    ("moe_align_block_size", "select_variant"):
+        ("one (histogram, sort) pair per BLOCK_M / E_PAD", _key(("BLOCK_M", "c"), ("E_PAD", "c"))),
+}
+
+
+def candidates(grid: Grid, op, case) -> dict[str, tuple]:
+    """The applicable candidates of a case: name -> the variants launched in order (one, or one
+    per kernel of grid.kernels, every combination)."""
+    variants = [v for v in op.variants if grid.applicable(v, case)]
+    if not grid.kernels:
+        return {v.name: (v,) for v in variants}
+    per_kernel = [[v for v in variants if v.kernel == k] for k in grid.kernels]
+    return {",".join(v.name for v in combo): combo for combo in itertools.product(*per_kernel)}
+
+
+def estimate_seconds(combo, shape, warmup: int, reps: int) -> float:
+    """Rough GPU seconds of one candidate's rounds: each launch at 3 TB/s of its bytes or 400
+    TFLOP/s of its flops (at least 5 us), plus 20 ms of input creation and 256 MiB L2 flushes."""
+    kernel = sum(max(5e-6, v.bytes_for(shape) / 3e12, (v.flops_for(shape) or 0) / 4e14) for v in combo)
+    return (warmup + reps) * (kernel + 256 * MIB / 3e12) + 0.02
 
 
 # ------------------------------------------------------------------------------------------
@@ -137,31 +362,69 @@ def measure_case(torch, launches: dict, warmup: int, reps: int, flush) -> dict:
     return out
 
 
-def run_op(torch, op, build_root: Path, arch: str, warmup: int, reps: int, flush) -> list[dict]:
+def run_grid(torch, op, grid: Grid, ref, build_root: Path, arch: str, warmup: int, reps: int, flush) -> list[dict]:
     from tileir_diff.launch import prepare_launch
 
-    select_name, cases, applicable = GRIDS[op.op]
-    ref = _load_ref(op)
     rows = []
-    for case in cases():
-        variants = [v for v in op.variants if applicable(v, case)]
-        if len(variants) < 2:
+    for case in grid.cases():
+        combos = candidates(grid, op, case)
+        if len(combos) < 2:
             continue  # one candidate: nothing to choose
         launches, keep = {}, []
-        for v in variants:
-            cubin = build_root / op.op / f"{v.name}.{arch}.cubin"
-            inputs = ref.make_inputs(v.raw, case["shape"], seed=SEED, device="cuda")
-            keep.append(inputs)
-            launches[v.name] = prepare_launch(v, cubin, inputs)
+        for name, combo in combos.items():
+            steps = []
+            for v in combo:
+                inputs = ref.make_inputs(v.raw, case["shape"], seed=SEED, device="cuda")
+                keep.append(inputs)
+                steps.append(prepare_launch(v, build_root / op.op / f"{v.name}.{arch}.cubin", inputs))
+            launches[name] = steps[0] if len(steps) == 1 else (lambda steps=steps: [s() for s in steps])
         times = measure_case(torch, launches, warmup, reps, flush)
         fastest = min(times, key=times.get)
-        rows.append({"op": op.op, "select": select_name, "args": case["args"], "shape": case["shape"],
+        rows.append({"op": op.op, "select": grid.select, "args": case["args"], "shape": case["shape"],
                      "times_us": times, "fastest": fastest})
-        print(f"[{op.op}] {case['shape']} {case['args'][:2]}: fastest {fastest} "
+        print(f"[{op.op}.{grid.select}] {case['shape']} {case['args']}: fastest {fastest} "
               + " ".join(f"{k}={v}" for k, v in times.items()), flush=True)
         del keep, launches
         torch.cuda.empty_cache()
     return rows
+
+
+def run_op(torch, op, build_root: Path, arch: str, warmup: int, reps: int, flush) -> list[dict]:
+    ref = _load_ref(op)
+    rows = []
+    for grid in GRIDS[op.op]:
+        rows.extend(run_grid(torch, op, grid, ref, build_root, arch, warmup, reps, flush))
+    return rows
+
+
+def list_grids(ops, build_root: Path, arch: str, warmup: int, reps: int) -> int:
+    """--list: each case's applicable candidates, then per op the cases, launches, estimated GPU
+    seconds and the cubins missing under build_root (no GPU, no torch)."""
+    summary, missing = [], []
+    for op in load_catalog(REPO / "reference", ops=ops):
+        cases = launches = 0
+        seconds = 0.0
+        for grid in GRIDS[op.op]:
+            for case in grid.cases():
+                combos = candidates(grid, op, case)
+                print(f"{op.op}.{grid.select} {json.dumps(case['args'])} {json.dumps(case['shape'])}: "
+                      + (" ".join(combos) if len(combos) >= 2 else f"(skipped: {len(combos)} candidate)"))
+                if len(combos) < 2:
+                    continue
+                cases += 1
+                launches += len(combos) * (warmup + reps)
+                seconds += sum(estimate_seconds(c, case["shape"], warmup, reps) for c in combos.values())
+                missing.extend(f"{op.op}/{v.name}.{arch}.cubin" for c in combos.values() for v in c
+                               if not (build_root / op.op / f"{v.name}.{arch}.cubin").is_file())
+        summary.append((op.op, cases, launches, seconds))
+    print(f"\n{'op':22s} {'cases':>5s} {'launches':>9s} {'est. GPU s':>10s}")
+    for name, cases, launches, seconds in summary:
+        print(f"{name:22s} {cases:5d} {launches:9d} {seconds:10.1f}")
+    print(f"{'total':22s} {sum(r[1] for r in summary):5d} {sum(r[2] for r in summary):9d} "
+          f"{sum(r[3] for r in summary):10.1f}")
+    unique = sorted(set(missing))
+    print(f"missing cubins under {build_root}: " + (", ".join(unique) if unique else "none"))
+    return 1 if unique else 0
 
 
 def main(argv=None) -> int:
@@ -172,16 +435,20 @@ def main(argv=None) -> int:
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--reps", type=int, default=21)
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    parser.add_argument("--list", action="store_true",
+                        help="print the cases, their candidates and a GPU time estimate; no GPU, no torch")
     args = parser.parse_args(argv)
+    ops = args.ops or sorted(GRIDS)
+    unknown = set(ops) - set(GRIDS)
+    if unknown:
+        raise SystemExit(f"no selection grid for: {sorted(unknown)} (have {sorted(GRIDS)})")
+    if args.list:
+        return list_grids(ops, Path(args.build_root), args.arch or "sm_90", args.warmup, args.reps)
 
     import torch
 
     major, minor = torch.cuda.get_device_capability(0)
     arch = args.arch or f"sm_{major}{minor}"
-    ops = args.ops or sorted(GRIDS)
-    unknown = set(ops) - set(GRIDS)
-    if unknown:
-        raise SystemExit(f"no selection grid for: {sorted(unknown)} (have {sorted(GRIDS)})")
     flush = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device="cuda")
     rows = []
     for op in load_catalog(REPO / "reference", ops=ops):

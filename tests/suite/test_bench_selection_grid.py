@@ -1,0 +1,155 @@
+"""The selection benchmark's grids (scripts/gpu/bench_selection.py) against the launchers, on the CPU.
+
+Every select function in reference/<op>/kernel.py is measured by a grid or excluded with a
+reason; in every case the launcher's own pick is one of the variants the grid times (else the
+benchmark could never judge it), and most cases leave a choice between two or more variants.
+"""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tileir_diff.suite.catalog import load_catalog
+
+REPO = Path(__file__).resolve().parents[2]
+REFERENCE = REPO / "reference"
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("_bench_selection", REPO / "scripts" / "gpu" / "bench_selection.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _load_script()
+
+
+def _select_functions() -> set[tuple[str, str]]:
+    """(op, name) of every top-level `select*` function in reference/*/kernel.py."""
+    found = set()
+    for kernel in sorted(REFERENCE.glob("*/kernel.py")):
+        tree = ast.parse(kernel.read_text())
+        found |= {(kernel.parent.name, node.name) for node in tree.body
+                  if isinstance(node, ast.FunctionDef) and node.name.startswith("select")}
+    return found
+
+
+def _launcher(op):
+    pytest.importorskip("cuda.tile")
+    spec = importlib.util.spec_from_file_location(f"_launcher_{op}", REFERENCE / op / "kernel.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _grid_cases():
+    for op in load_catalog(REFERENCE, ops=sorted(bench.GRIDS)):
+        for grid in bench.GRIDS[op.op]:
+            yield op, grid, list(grid.cases())
+
+
+GRID_CASES = list(_grid_cases())
+
+
+def test_every_select_function_has_a_grid_or_a_reason():
+    gridded = {(op, grid.select) for op, grids in bench.GRIDS.items() for grid in grids}
+    functions = _select_functions()
+    assert len(functions) >= 15, functions  # the scan found the launchers
+    uncovered = functions - gridded - set(bench.EXCLUDED)
+    assert not uncovered, f"select functions with neither a grid nor an exclusion: {sorted(uncovered)}"
+    assert not gridded & set(bench.EXCLUDED)
+    assert gridded | set(bench.EXCLUDED) <= functions, "a grid or exclusion names a function kernel.py lacks"
+
+
+@pytest.mark.parametrize("op_select", sorted(bench.EXCLUDED), ids=lambda k: ".".join(k))
+def test_an_excluded_select_function_has_one_variant_per_key(op_select):
+    """The exclusion's reason holds: no two variants share what the select function chooses on."""
+    reason, key = bench.EXCLUDED[op_select]
+    assert reason
+    (op,) = load_catalog(REFERENCE, ops=[op_select[0]])
+    keys = [key(v) for v in op.variants]
+    assert len(op.variants) >= 2 and len(set(keys)) == len(keys), keys
+
+
+@pytest.mark.parametrize("op,grid,cases", GRID_CASES, ids=[f"{o.op}.{g.select}" for o, g, _ in GRID_CASES])
+def test_the_launchers_pick_is_among_the_applicable_candidates(op, grid, cases):
+    launcher = _launcher(op.op)
+    select = getattr(launcher, grid.select)
+    assert cases
+    choices = 0
+    for case in cases:
+        pick = select(*case["args"])
+        pick = ",".join(pick) if isinstance(pick, tuple) else pick
+        names = bench.candidates(grid, op, case)
+        assert pick is not None, f"{op.op}.{grid.select}{tuple(case['args'])}: no pick (leave the case out)"
+        assert pick in names, f"{op.op}.{grid.select}{tuple(case['args'])}: picks {pick}, not in {sorted(names)}"
+        choices += len(names) >= 2
+    # most cases leave a choice (f32 softmax and rms_norm rows beyond one tile have one variant)
+    assert choices * 3 >= len(cases) * 2, f"{op.op}.{grid.select}: {choices} of {len(cases)} cases have a choice"
+
+
+def test_cases_hold_a_choice():
+    """Every case measures at least two variants, but the row-wise forward grids' long f32 rows
+    (one f32 variant beyond one tile: listed for the 16-bit dtypes' sake, skipped by the run)."""
+    for op, grid, cases in GRID_CASES:
+        if (op.op, grid.select) in {("softmax", "select_variant"), ("rms_norm", "select_variant")}:
+            cases = [case for case in cases if case["dtype"] != "float32"]
+        single = [case["args"] for case in cases if len(bench.candidates(grid, op, case)) < 2]
+        assert not single, f"{op.op}.{grid.select}: cases with one candidate: {single}"
+
+
+@pytest.mark.parametrize("op,grid,cases", GRID_CASES, ids=[f"{o.op}.{g.select}" for o, g, _ in GRID_CASES])
+def test_case_shapes_are_make_inputs_shapes_within_the_memory_bound(op, grid, cases):
+    """A case's shape has the symbols of the op's analysis.json test shapes (what make_inputs
+    reads), and no candidate moves more than ~512 MiB (analysis.json's bytes formula)."""
+    variants = [v for v in op.variants if v.test_shapes]
+    for case in cases:
+        for combo in bench.candidates(grid, op, case).values():
+            # a launcher of several kernels hands them one shape (splitk's reduce ignores K)
+            known = set.union(*(set(s) | set(v.bench_shape) for v in combo for s in v.test_shapes))
+            for v in combo:
+                required = set.intersection(*(set(s) - {"noncontiguous"} for s in v.test_shapes))
+                assert required <= set(case["shape"]) <= known, (v.name, case["shape"], required)
+                assert v.bytes_for(case["shape"]) <= 600 << 20, (v.name, case["shape"])
+    assert variants
+
+
+def test_estimated_grid_time_is_well_under_eight_minutes():
+    """The whole grid's estimate (bench.estimate_seconds: bytes at 3 TB/s, flops at 400 TFLOP/s,
+    20 ms of input creation per candidate and case) leaves the 8-minute budget ample room."""
+    total = sum(bench.estimate_seconds(combo, case["shape"], 5, 21)
+                for op, grid, cases in GRID_CASES for case in cases
+                for combos in [bench.candidates(grid, op, case)] if len(combos) >= 2 for combo in combos.values())
+    assert 1.0 < total < 240, total
+
+
+def test_list_needs_neither_a_gpu_nor_torch(tmp_path, capsys):
+    build = tmp_path / "reference"
+    (build / "rope").mkdir(parents=True)
+    for name in ("bf16_neox_d128", "bf16_neox_d128_split"):
+        (build / "rope" / f"{name}.sm_90.cubin").write_bytes(b"\0")
+    assert bench.main(["--list", "--op", "rope", "--build-root", str(build)]) == 1  # the other four are missing
+    out = capsys.readouterr().out
+    assert 'rope.select_variant ["bfloat16", 128, true] {"T": 16384, "Hq": 32, "Hkv": 8, "P": 32768}: ' \
+           "bf16_neox_d128 bf16_neox_d128_split" in out
+    assert "missing cubins" in out and "rope/f16_neox_d64_split.sm_90.cubin" in out
+    assert "rope/bf16_neox_d128_split.sm_90.cubin" not in out.split("missing cubins")[1]
+    assert "torch" not in sys.modules
+
+
+def test_cubins_of_every_candidate_are_built():
+    import os
+    build = Path(os.environ.get("TILEIR_REFERENCE_BUILD", REPO / "build" / "reference"))
+    if not build.is_dir():
+        pytest.skip("no reference build (TILEIR_REFERENCE_BUILD)")
+    missing = sorted({f"{op.op}/{v.name}.sm_90.cubin" for op, grid, cases in GRID_CASES for case in cases
+                      for combo in bench.candidates(grid, op, case).values() for v in combo
+                      if not (build / op.op / f"{v.name}.sm_90.cubin").is_file()})
+    assert not missing, json.dumps(missing)
