@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -130,18 +131,24 @@ def test_estimated_grid_time_is_well_under_eight_minutes():
     assert 1.0 < total < 240, total
 
 
-def test_list_needs_neither_a_gpu_nor_torch(tmp_path, capsys):
+def test_list_needs_neither_a_gpu_nor_torch(tmp_path):
+    """--list in a fresh interpreter where `import torch` fails: cases, candidates, missing cubins."""
     build = tmp_path / "reference"
     (build / "rope").mkdir(parents=True)
     for name in ("bf16_neox_d128", "bf16_neox_d128_split"):
         (build / "rope" / f"{name}.sm_90.cubin").write_bytes(b"\0")
-    assert bench.main(["--list", "--op", "rope", "--build-root", str(build)]) == 1  # the other four are missing
-    out = capsys.readouterr().out
+    script = REPO / "scripts" / "gpu" / "bench_selection.py"
+    code = ("import runpy, sys; sys.modules['torch'] = None; "
+            f"sys.argv = [{str(script)!r}, '--list', '--op', 'rope', '--build-root', {str(build)!r}]; "
+            f"runpy.run_path({str(script)!r}, run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr  # four of the six rope cubins are missing
+    out = done.stdout
     assert 'rope.select_variant ["bfloat16", 128, true] {"T": 16384, "Hq": 32, "Hkv": 8, "P": 32768}: ' \
            "bf16_neox_d128 bf16_neox_d128_split" in out
-    assert "missing cubins" in out and "rope/f16_neox_d64_split.sm_90.cubin" in out
-    assert "rope/bf16_neox_d128_split.sm_90.cubin" not in out.split("missing cubins")[1]
-    assert "torch" not in sys.modules
+    missing = out.split("missing cubins")[1]
+    assert "rope/f16_neox_d64_split.sm_90.cubin" in missing and "rope/bf16_neox_d128_split" not in missing
+    assert "rope                       9       468" in out
 
 
 def test_cubins_of_every_candidate_are_built():
@@ -153,3 +160,65 @@ def test_cubins_of_every_candidate_are_built():
                       for combo in bench.candidates(grid, op, case).values() for v in combo
                       if not (build / op.op / f"{v.name}.sm_90.cubin").is_file()})
     assert not missing, json.dumps(missing)
+
+
+class _FakeEvent:
+    clock = 0.0
+
+    def record(self):
+        self.at = _FakeEvent.clock
+
+    def elapsed_time(self, end):
+        return end.at - self.at
+
+
+class _FakeTorch:
+    """What run_grid uses of torch: events that count the launches between them, no device."""
+
+    class cuda:
+        Event = staticmethod(lambda enable_timing: _FakeEvent())
+        synchronize = staticmethod(lambda: None)
+        empty_cache = staticmethod(lambda: None)
+
+
+def test_run_grid_launches_each_candidates_kernels_in_order(monkeypatch, tmp_path):
+    """A splitk candidate is its partial then its reduce, one make_inputs per kernel, timed as
+    one; the rows name the select function and the pair as the launcher names its pick."""
+    import tileir_diff.launch as launch
+
+    launched = []
+
+    def prepare_launch(variant, cubin, inputs):
+        assert cubin == tmp_path / "splitk_matmul" / f"{variant.name}.sm_90.cubin"
+        assert inputs["kernel"] == variant.kernel
+        def run():
+            _FakeEvent.clock += 1.0  # each launch takes 1 ms
+            launched.append(variant.name)
+        return run
+
+    monkeypatch.setattr(launch, "prepare_launch", prepare_launch)
+
+    class Ref:
+        @staticmethod
+        def make_inputs(raw, shape, *, seed, device):
+            assert set(shape) == {"M", "N", "K", "S"} and device == "cuda"
+            return {"kernel": raw["kernel"]}
+
+    class Flush:
+        @staticmethod
+        def zero_():
+            launched.append("flush")
+
+    (op,) = load_catalog(REFERENCE, ops=["splitk_matmul"])
+    (grid,) = bench.GRIDS["splitk_matmul"]
+    rows = bench.run_grid(_FakeTorch, op, grid, Ref, tmp_path, "sm_90", 1, 3, Flush)
+    assert len(rows) == len(list(grid.cases()))
+    first = rows[0]
+    assert first["select"] == "select_variant" and first["args"] == ["float16", True]
+    assert set(first["times_us"]) == {"partial_f16_64x128x64,reduce_f16_4x256",
+                                      "partial_f16_64x128x64,reduce_f16_64x128"}
+    # the events around a candidate enclose both its launches (1 ms each), nothing else
+    assert set(first["times_us"].values()) == {2000.0}
+    timed = launched[2 * 2:2 * 2 + 6]  # after one warmup round of two candidates x two kernels
+    assert timed == ["flush", "partial_f16_64x128x64", "reduce_f16_4x256",
+                     "flush", "partial_f16_64x128x64", "reduce_f16_64x128"]
