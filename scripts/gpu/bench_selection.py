@@ -284,7 +284,8 @@ GRIDS: dict[str, tuple[Grid, ...]] = {
 
 
 def _key(*fields):
-    """A variant's selection key: dtypes[name] for a str field, constants[name] for a tuple."""
+    """A variant's selection key: its kernel, then per field (name, "dtype") variant.dtypes[name]
+    or (name, "c") variant.constants[name]."""
     def key(variant):
         return (variant.kernel,) + tuple(variant.dtypes.get(f[0]) if f[1] == "dtype" else variant.constants.get(f[0])
                                          for f in fields)
