@@ -61,12 +61,12 @@ def select_variant(dtype: str, m: int, n: int, trans_b: bool, aligned: bool) -> 
     """The launcher's choice for c (B, m, n) = a @ op(b) with a, b, c of `dtype` (a torch dtype
     name); `aligned`: every base 16-byte aligned and every batch and row stride a multiple of 16
     bytes (the only layouts the variants take). None when no variant takes the combination (f16 or
-    f32 with b stored (B, N, K), another dtype, an unaligned layout). From the H200 times in
-    docs/results/reference_results.md: f16 and bf16 NN take w8 128x256x64 (434.5 vs 453.7 us f16,
-    424.4 vs 443.2 us bf16 at B=16, 2048^3); small f16 matrices (m, n <= 256) w8 128x128x64 (52.3
-    vs 95.1 us for 64x64x64 at B=256, 256^3), small bf16 ones 128x128x64; bf16 NT has 128x128x64
-    only, f32 tf32 128x128x32. The Rust library's cutile_bmm chooses the same
-    (tests/rust/test_selection.py)."""
+    f32 with b stored (B, N, K), another dtype, an unaligned layout). Measured
+    (scripts/gpu/bench_selection.py, docs/results/selection.json, held within 1.10x of the fastest
+    by tests/suite/test_selection_results.py): f16 NN takes w8 128x256x64, small f16 matrices
+    (m, n <= 256) w8 128x128x64; bf16 NN w8 128x256x64 at every size (128x128x64 is 1.19x slower
+    at 256^3 and no faster at 128^3); bf16 NT has 128x128x64 only, f32 tf32 128x128x32. The Rust
+    library's cutile_bmm chooses the same (tests/rust/test_selection.py)."""
     if not aligned:
         return None
     small = m <= SMALL_MN and n <= SMALL_MN
@@ -75,7 +75,7 @@ def select_variant(dtype: str, m: int, n: int, trans_b: bool, aligned: bool) -> 
     if dtype == "bfloat16":
         if trans_b:
             return "bf16_nt_128x128x64"
-        return "bf16_nn_128x128x64" if small else "bf16_nn_w8_128x256x64"
+        return "bf16_nn_w8_128x256x64"
     if dtype == "float32" and not trans_b:
         return "tf32_nn_128x128x32"
     return None

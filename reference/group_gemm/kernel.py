@@ -87,15 +87,18 @@ def select_variant(dtype: str, trans_w: bool, aligned: bool) -> str | None:
     """The launcher's choice for a grouped GEMM of `dtype` (a torch dtype name) with weights stored
     (G, N, K) when `trans_w`, else (G, K, N); `aligned`: every base 16-byte aligned and every
     leading stride a multiple of 8 elements. None when no variant takes it (f16 with (G, K, N)
-    weights, other dtypes, unaligned operands). The gather kernel `group_gemm` runs: f16 only on
-    64-row tiles (the variant for many small groups), bf16 on 128x128x64. The sliced kernels run
-    only when forced: no measurement says when their tiled loads beat the gather, and they trust the
-    offsets to stay within [0, T]. The Rust library's cutile_group_gemm chooses the same
-    (tests/rust/test_selection.py)."""
+    weights, other dtypes, unaligned operands). Measured (scripts/gpu/bench_selection.py,
+    docs/results/selection.json, held within 1.10x of the fastest by
+    tests/suite/test_selection_results.py): the sliced kernels (plain tiled loads of the group's
+    row range) beat the gather kernel at every size, 2.1-5.0x for bf16: bf16 takes the sliced
+    128x256x64 on two consumer warpgroups, f16 the sliced 64x128x64. They trust the offsets:
+    offsets[0] = 0 <= offsets[g] <= offsets[g + 1] <= offsets[G] <= T is the caller's contract
+    (out-of-range offsets read and write outside a and c). The Rust library's cutile_group_gemm
+    chooses the same (tests/rust/test_selection.py)."""
     if not aligned:
         return None
     if dtype == "bfloat16":
-        return "bf16_nk_128x128x64" if trans_w else "bf16_kn_128x128x64"
+        return "bf16_nk_sliced_w8_128x256x64" if trans_w else "bf16_kn_sliced_w8_128x256x64"
     if dtype == "float16" and trans_w:
-        return "f16_nk_64x128x64"
+        return "f16_nk_sliced_64x128x64"
     return None

@@ -111,19 +111,20 @@ def matmul_fp8_w8(a, b, c, scale_a, scale_b,
     ct.store(c, index=(tile_m, tile_n), tile=ct.astype(acc, c.dtype))
 
 
-# Outputs at least this large (M*N) take the 128x256 tile on two consumer warpgroups when an
-# operand is stored transposed.
-WIDE_TILE_MIN_MN = 4096 * 4096
+# Outputs at least this large (M*N, about one wave of 128x256 tiles on 132 SMs) take the 128x256
+# tile on two consumer warpgroups (docs/results/selection.json: 11-18 % faster from 2048^2 on,
+# slower at 512^2).
+WIDE_TILE_MIN_MN = 2048 * 2048
 
 
 def select_variant(dtype: str, m: int, n: int, trans_a: bool, trans_b: bool, aligned: bool) -> str | None:
     """The launcher's choice for c (m, n) = op(a) @ op(b) with a, b, c of `dtype` (a torch dtype
     name); `aligned`: every base address 16-byte aligned and every row stride a multiple of 16
     bytes. None when no variant takes the combination (an f16 TT product, an unaligned bf16 or
-    f32 one). The rule follows the H200 times in docs/results/reference_results.md: NN takes
-    128x128x64 at every size (the one-warpgroup 128x256x64 spills its accumulator, 16x slower
-    at 8192^3, and the w8 128x256x64 is no faster at 4096^3); TN and NT take w8 128x256x64 from
-    4096x4096 outputs on (7-15% faster at 4096^3), 128x128x64 below; odd strides take the f16
+    f32 one). Measured (scripts/gpu/bench_selection.py, docs/results/selection.json, held within
+    1.10x of the fastest by tests/suite/test_selection_results.py): NN, TN and NT take w8
+    128x256x64 from WIDE_TILE_MIN_MN outputs on, 128x128x64 below (the one-warpgroup 128x256x64
+    spills its accumulator: never picked); bf16 TT has 128x128x64 only; odd strides take the f16
     64x64x32 fallback. The Rust library's cutile_matmul chooses the same
     (tests/rust/test_selection.py; docs/rust_ports.md, "GEMM variant selection")."""
     layout = ("t" if trans_a else "n") + ("t" if trans_b else "n")
@@ -135,7 +136,7 @@ def select_variant(dtype: str, m: int, n: int, trans_a: bool, trans_b: bool, ali
         return None
     if not aligned:
         return "f16_nn_unaligned_64x64x32" if dtype == "float16" and layout == "nn" else None
-    if layout in ("tn", "nt") and wide:
+    if layout != "tt" and wide:
         return f"{prefix}_{layout}_w8_128x256x64"
     return f"{prefix}_{layout}_128x128x64"
 

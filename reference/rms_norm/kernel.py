@@ -83,25 +83,37 @@ rms_norm_bwd_o2 = ct.kernel(_rms_norm_bwd, occupancy=2)
 _PREFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
 
 
+# Up to this many rows the forward launch is latency-bound (a wave or two of blocks) and one row
+# per block wins; measured in docs/results/selection.json.
+FEW_ROWS = 256
+
+
 def select_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
     """The launcher's forward choice for x, out of `dtype` (a torch dtype name) with m rows of n
     columns and the given row strides (elements; a single row has none that matters); None for a
-    dtype no variant takes. Several rows per block up to 1024 columns, one row in one tile up to
-    8192, the looped kernel beyond. In each range the tuned variant (occupancy hint,
-    docs/results/tuning.md) goes first; the 16-bit ones also need n and the row strides multiples of
-    8 (`_a8`) and fall back to the untuned variant otherwise. The Rust library's cutile_rms_norm
-    chooses the same (tests/rust/test_selection.py)."""
+    dtype no variant takes. Measured, not guessed: every applicable variant timed over a grid of m
+    and n (scripts/gpu/bench_selection.py, docs/results/selection.json), and this choice is held
+    within 1.10x of the fastest at every measured point (tests/suite/test_selection_results.py).
+    Up to 1024 columns: few rows one row per block (16-bit: the looped kernel; f32: 4 rows per
+    block without the occupancy hint), many rows several rows per block with the occupancy hint;
+    16-bit rows of 1025-4096 columns and beyond 8192 the looped kernel, 4097-8192 one row in one
+    tile; f32 one row in one tile up to 8192. The 16-bit `_a8` variants need n and the row
+    strides multiples of 8 and fall back to the untuned kernel of the same shape otherwise. The
+    Rust library's cutile_rms_norm chooses the same (tests/rust/test_selection.py)."""
     prefix = _PREFIX.get(dtype)
     if prefix is None:
         return None
-    a8 = n % 8 == 0 and (m <= 1 or all(s % 8 == 0 for s in row_strides))
     if dtype == "float32":
-        return "fwd_f32_o4_m4_n1024" if n <= 1024 else "fwd_f32_o2_m1_n8192" if n <= 8192 else "fwd_looped_f32_n2048"
-    if n <= 1024:
+        if n <= 1024:
+            return "fwd_f32_m4_n1024" if m <= FEW_ROWS else "fwd_f32_o4_m4_n1024"
+        return "fwd_f32_o2_m1_n8192" if n <= 8192 else "fwd_looped_f32_n2048"
+    a8 = n % 8 == 0 and (m <= 1 or all(s % 8 == 0 for s in row_strides))
+    looped = f"fwd_looped_{prefix}_a8_o4_n2048" if a8 else f"fwd_looped_{prefix}_n2048"
+    if n <= 1024 and m > FEW_ROWS:
         return f"fwd_{prefix}_a8_o4_m8_n1024" if a8 else f"fwd_{prefix}_m4_n1024"
-    if n <= 8192:
+    if 4096 < n <= 8192:
         return f"fwd_{prefix}_a8_o4_m1_n8192" if a8 else f"fwd_{prefix}_m1_n8192"
-    return f"fwd_looped_{prefix}_a8_o4_n2048" if a8 else f"fwd_looped_{prefix}_n2048"
+    return looped
 
 
 def select_bwd_variant(dtype: str, m: int, n: int, row_strides) -> str | None:

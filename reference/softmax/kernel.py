@@ -55,22 +55,43 @@ softmax_row_o4 = ct.kernel(_softmax_row, occupancy=4)
 softmax_online_o4 = ct.kernel(_softmax_online, occupancy=4)
 
 
+# Row counts where the measured choice changes (docs/results/selection.json): up to FEW_ROWS
+# the launch is latency-bound (a wave or two of blocks), up to SOME_ROWS a few waves, beyond it
+# bandwidth-bound.
+FEW_ROWS = 256
+SOME_ROWS = 1024
+
+
 def select_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
     """The launcher's choice for x, out of `dtype` (a torch dtype name) with m rows of n columns and
     the given row strides (elements; a single row has none that matters); None for a dtype no
-    variant takes. Whole rows in one tile up to 4096 columns (4 rows per block up to 1024), the
-    online kernel beyond. In each range the tuned variant (occupancy hint, docs/results/tuning.md)
-    goes first; the 16-bit ones also need n and the row strides multiples of 8 (`_a8`) and fall back
-    to the untuned variant otherwise. The Rust library's cutile_softmax chooses the same
-    (tests/rust/test_selection.py)."""
+    variant takes. Measured, not guessed: every applicable variant timed over a grid of m and n
+    (scripts/gpu/bench_selection.py, docs/results/selection.json), and this choice is held within
+    1.10x of the fastest at every measured point (tests/suite/test_selection_results.py). Short rows
+    (n <= 128) and few rows take the online kernel (one row per block, no wasted tile width);
+    many rows of up to 1024 columns take 4 rows per block (bf16 already from FEW_ROWS when the row
+    fills the tile: no masked tail); 2048 < n <= 4096 the whole-row tile; long rows the online
+    kernel. The 16-bit `_a8` variants need n and the row strides multiples of 8 and fall back to
+    the untuned kernel of the same shape otherwise. The Rust library's cutile_softmax chooses the
+    same (tests/rust/test_selection.py)."""
     prefix = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}.get(dtype)
     if prefix is None:
         return None
-    a8 = n % 8 == 0 and (m <= 1 or all(s % 8 == 0 for s in row_strides))
     if dtype == "float32":
-        return "f32_row_o8_m4_n1024" if n <= 1024 else "f32_row_m1_n4096" if n <= 4096 else "f32_online_n1024"
+        if m <= FEW_ROWS or n > 4096:
+            return "f32_online_n1024"
+        return "f32_row_o8_m4_n1024" if n <= 1024 else "f32_row_m1_n4096"
+    a8 = n % 8 == 0 and (m <= 1 or all(s % 8 == 0 for s in row_strides))
+    online = f"{prefix}_online_a8_o4_n1024" if a8 else f"{prefix}_online_n1024"
+    if n <= 128:
+        return f"{prefix}_online_n1024"
     if n <= 1024:
-        return f"{prefix}_row_a8_o8_m4_n1024" if a8 else f"{prefix}_row_m4_n1024"
+        rows_per_block = m > SOME_ROWS or (dtype == "bfloat16" and n == 1024 and m > FEW_ROWS)
+        if rows_per_block:
+            return f"{prefix}_row_a8_o8_m4_n1024" if a8 else f"{prefix}_row_m4_n1024"
+        return online if dtype == "float16" else f"{prefix}_online_n1024"
+    if n <= 2048:
+        return f"{prefix}_online_n1024" if dtype == "bfloat16" and m > SOME_ROWS else online
     if n <= 4096:
         return f"{prefix}_row_a8_o4_m1_n4096" if a8 else f"{prefix}_row_m1_n4096"
-    return f"{prefix}_online_a8_o4_n1024" if a8 else f"{prefix}_online_n1024"
+    return online

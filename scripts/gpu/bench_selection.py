@@ -80,11 +80,12 @@ def _row_applicable(variant, n: int) -> bool:
 
 def _row_cases(columns, dtypes=("float16", "bfloat16", "float32"), strides_per_call=1):
     """select(dtype, m, n, row_strides) of a row-wise op: each dtype and row length, 64 rows
-    (latency), 1024 rows (a few waves) and 32 MiB worth of rows (bandwidth), contiguous rows.
+    (latency), 256 and 1024 rows (about one and a few waves of 132 SMs: where the few-rows and the
+    many-rows choices cross) and 32 MiB worth of rows (bandwidth), contiguous rows.
     n = 1000 (not a multiple of 8) measures the fallbacks the `_a8` variants leave."""
     for dtype in dtypes:
         for n in columns:
-            for m in sorted({64, 1024, max(64, (1 << 25) // n)}):
+            for m in sorted({64, 256, 1024, max(64, (1 << 25) // n)}):
                 yield {"args": [dtype, m, n, [n] * strides_per_call], "shape": {"M": m, "N": n},
                        "dtype": dtype, "n": n}
 
