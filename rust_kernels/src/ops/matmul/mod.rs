@@ -239,7 +239,7 @@ pub const WIDE_TILE_MIN_MN: i64 = 2048 * 2048;
 /// launcher's (reference/matmul/kernel.py `select_variant`), measured on the GPU
 /// (scripts/gpu/bench_selection.py, docs/results/selection.json; docs/rust_ports.md, "GEMM
 /// variant selection"): NN, TN and NT take w8 128x256x64 from WIDE_TILE_MIN_MN outputs on
-/// (11-18 % faster from 2048^2 on, slower at 512^2), 128x128x64 below; the one-warpgroup
+/// (1.10-1.18x faster from 2048^2 on, 1.2-1.3x slower at 512^2), 128x128x64 below; the one-warpgroup
 /// 128x256x64 spills its accumulator and is never picked; bf16 TT has 128x128x64 only;
 /// f32 takes tf32 128x128x32 (NN, NT) at every size.
 pub fn candidates(dtype: DType, trans_a: bool, trans_b: bool, mn: i64) -> Vec<&'static Variant> {
