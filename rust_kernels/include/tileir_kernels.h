@@ -304,11 +304,12 @@ int32_t cutile_moe_align_block_size(const tileir_tensor_t *topk_ids, const tilei
                                     uint64_t stream);
 
 /* Grouped GEMM: c[o[g]:o[g+1]] = a[o[g]:o[g+1]] @ op(w[g]) for g < G, with offsets o (G + 1,)
-   int32 on the device (not read by the library: they must rise from 0 to at most T). a (T, K),
-   c (T, N); w (G, K, N), or (G, N, K) with trans_w = 1 (nn.Linear / MoE expert layout). One
-   dtype: bf16, or f16 with trans_w = 1. Unit last strides, leading strides multiples of 8
-   elements, 16-byte aligned bases; c must not overlap a, w or offsets. Rows of c in no group are
-   not written. At most 65535 row tiles (cdiv(T, BM) + G). */
+   int32 on the device (not read by the library: offsets[0] = 0 <= ... <= offsets[G] <= T is the
+   caller's contract; the selected sliced kernels trust it, and out-of-range offsets read and
+   write outside a and c). a (T, K), c (T, N); w (G, K, N), or (G, N, K) with trans_w = 1
+   (nn.Linear / MoE expert layout). One dtype: bf16, or f16 with trans_w = 1. Unit last strides,
+   leading strides multiples of 8 elements, 16-byte aligned bases; c must not overlap a, w or
+   offsets. Rows of c in no group are not written. At most 65535 row tiles (cdiv(T, BM) + G). */
 int32_t cutile_group_gemm(const tileir_tensor_t *a, const tileir_tensor_t *w, const tileir_tensor_t *offsets,
                           const tileir_tensor_t *c, int32_t trans_w, int32_t device, uint64_t stream);
 

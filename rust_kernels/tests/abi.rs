@@ -1148,17 +1148,17 @@ fn group_gemm_validation() {
     let call =
         |x: [&TileirTensor; 4], trans_w: i32| unsafe { cutile_group_gemm(x[0], x[1], x[2], x[3], trans_w, 0, 0) };
     assert!(passed_validation(call([&a, &w, &offsets, &c], 0)), "{}", last_error());
-    assert_eq!(selected(), "bf16_kn_128x128x64");
+    assert_eq!(selected(), "bf16_kn_sliced_w8_128x256x64");
     let w_nk = tensor(addr(2), DType::BF16, &[g, n, k]);
     assert!(passed_validation(call([&a, &w_nk, &offsets, &c], 1)), "{}", last_error());
-    assert_eq!(selected(), "bf16_nk_128x128x64");
+    assert_eq!(selected(), "bf16_nk_sliced_w8_128x256x64");
     assert_eq!(call([&a, &w_nk, &offsets, &c], 0), Status::ShapeMismatch.code());
     assert_eq!(call([&a, &w, &tensor(addr(3), DType::I32, &[g]), &c], 0), Status::ShapeMismatch.code());
     assert_eq!(call([&a, &w, &tensor(addr(3), DType::I64, &[g + 1]), &c], 0), Status::UnsupportedDtype.code());
     let f16 = |i, shape: &[i64]| tensor(addr(i), DType::F16, shape);
     assert_eq!(call([&f16(1, &[t, k]), &f16(2, &[g, k, n]), &offsets, &f16(4, &[t, n])], 0), Status::NoVariant.code());
     assert!(passed_validation(call([&f16(1, &[t, k]), &f16(2, &[g, n, k]), &offsets, &f16(4, &[t, n])], 1)));
-    assert_eq!(selected(), "f16_nk_64x128x64");
+    assert_eq!(selected(), "f16_nk_sliced_64x128x64");
     assert_eq!(
         call([&strided(addr(1), DType::BF16, &[t, k], &[204, 1]), &w, &offsets, &c], 0),
         Status::BadStride.code()
@@ -1168,9 +1168,10 @@ fn group_gemm_validation() {
     assert_eq!(call([&a, &w, &offsets, &c], 2), Status::InvalidArgument.code());
     assert_eq!(unsafe { cutile_group_gemm(&a, &w, std::ptr::null(), &c, 0, 0, 0) }, Status::NullPointer.code());
     assert_eq!(unsafe { cutile_group_gemm(&a, &w, &offsets, &c, 0, -1, 0) }, Status::InvalidDevice.code());
-    // f16 runs only with (G, N, K) weights; the sliced kernels only when forced.
+    // f16 runs only with (G, N, K) weights; the gather kernels only when forced.
     assert!(tileir_kernels::ops::group_gemm::candidates(DType::F16, false).is_empty());
-    assert!(tileir_kernels::ops::group_gemm::candidates(DType::BF16, true).iter().all(|v| v.entry == "group_gemm"));
+    let bf16_nk = tileir_kernels::ops::group_gemm::candidates(DType::BF16, true);
+    assert!(bf16_nk.iter().all(|v| v.entry == "group_gemm_sliced_w8"));
 }
 
 #[test]

@@ -155,7 +155,7 @@ _GEMM_LAYOUTS = {"nn": (False, False), "tn": (True, False), "nt": (False, True),
 def _matmul_cases():
     """select_variant(dtype, m, n, trans_a, trans_b, aligned) for f16/bf16 NN, TN, NT (the layouts
     with several variants; TT and tf32 have one each): 512^3 (latency: 16 tiles), 2048^3, and
-    8192x8192x4096 (compute-bound, above the 4096^2 output where TN/NT switch to w8; 384 MiB)."""
+    8192x8192x4096 (compute-bound, far above WIDE_TILE_MIN_MN; 384 MiB)."""
     for dtype in ("float16", "bfloat16"):
         for layout in ("nn", "tn", "nt"):
             ta, tb = _GEMM_LAYOUTS[layout]

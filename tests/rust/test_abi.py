@@ -1290,10 +1290,11 @@ def test_group_gemm_rejections(lib):
         return group_gemm(lib, *arrays, trans_w=trans_w, **kw)
 
     assert call() in PAST_VALIDATION, message(lib)
-    assert lib.tileir_kernels_selected_variant().decode() == "bf16_kn_128x128x64"
-    assert call(trans_w=1) in PAST_VALIDATION and lib.tileir_kernels_selected_variant().decode() == "bf16_nk_128x128x64"
+    assert lib.tileir_kernels_selected_variant().decode() == "bf16_kn_sliced_w8_128x256x64"
+    assert call(trans_w=1) in PAST_VALIDATION
+    assert lib.tileir_kernels_selected_variant().decode() == "bf16_nk_sliced_w8_128x256x64"
     assert call(dtype="float16", trans_w=1) in PAST_VALIDATION
-    assert lib.tileir_kernels_selected_variant().decode() == "f16_nk_64x128x64"
+    assert lib.tileir_kernels_selected_variant().decode() == "f16_nk_sliced_64x128x64"
     assert call(a=t(1, "bfloat16", [T, K], [K + 64, 1])) in PAST_VALIDATION, message(lib)  # a padded view
     assert group_gemm(lib, None, t(2, "bfloat16", [G, K, N]), t(3, "int32", [G + 1]), t(4, "bfloat16", [T, N])) \
         == Status.NULL_POINTER

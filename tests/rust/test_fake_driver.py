@@ -153,8 +153,10 @@ def test_scalar_arguments_are_f32_bits(fake_driver, library_with_fake_cubins, tm
     assert params(rms)[-1] == bits and "grid=4,1,1" in rms  # 13 rows, 4 per block
     assert params(fp8)[-2:] == [struct.unpack("<I", struct.pack("<f", v))[0] for v in (0.5, 0.25)]
     assert "grid=6,1,1" in fp8  # ceil(256/128) * ceil(384/128): fp8 runs on 128x128 tiles
-    # The launcher picks the tuned kernels here: rms_norm_fwd_o4 (f32, N <= 1024) and matmul_fp8_w8.
-    assert "function rms_norm_fwd_o4_entry" in log and "function matmul_fp8_w8_entry" in log
+    # The launcher's picks here: f32 rms_norm_fwd without the occupancy hint (N <= 1024, few rows:
+    # M <= FEW_ROWS) and matmul_fp8_w8.
+    assert "function rms_norm_fwd_entry" in log and "function matmul_fp8_w8_entry" in log
+    assert "function rms_norm_fwd_o4_entry" not in log
 
 
 def test_forced_variant_launches_that_cubin(fake_driver, library_with_fake_cubins, tmp_path):
@@ -324,9 +326,10 @@ def test_group_gemm_and_fused_moe_launch(fake_driver, library_with_fake_cubins, 
              T(A[6], [8, 128], "float16"), 1, 16, 0, 0, nparams=29)
     """, tmp_path)
     assert codes == [0, 0, 0, 0]
-    assert images(log) == ["bf16_kn_128x128x64", "f16_nk_64x128x64", "bf16_top2_bm64_mul", "f16_top8_bm16_mul"]
+    assert images(log) == ["bf16_kn_sliced_w8_128x256x64", "f16_nk_sliced_64x128x64", "bf16_top2_bm64_mul",
+                           "f16_top8_bm16_mul"]
     kn, nk, moe, moe16 = launches(log)
-    assert "grid=1,9,1" in kn  # cdiv(72, 128), cdiv(300, 128) + 6 groups
+    assert "grid=1,9,1" in kn  # cdiv(72, 256), cdiv(300, 128) + 6 groups
     assert params(kn) == [a[0], 300, 136, 136, 1, a[1], 6, 136, 72, 136 * 72, 72, 1, a[2], 7, 1,
                           a[3], 300, 72, 72, 1]
     assert "grid=1,8,1" in nk  # cdiv(128, 128), cdiv(257, 64) + 3 groups
@@ -335,7 +338,9 @@ def test_group_gemm_and_fused_moe_launch(fake_driver, library_with_fake_cubins, 
     assert params(moe) == [a[0], 33, 200, 200, 1, a[1], 6, 136, 200, 136 * 200, 200, 1, a[2], 444, 1, a[3], 7, 1,
                            a[4], 1, 1, a[5], 66, 1, a[6], 66, 136, 136, 1]
     assert "grid=16,1,1" in moe16  # 16 blocks of 16 ids x 1 column tile
-    assert log.count("function group_gemm_entry") == 2 and log.count("function fused_moe_entry") == 2
+    # the launcher's group_gemm picks are the sliced kernels (f16 on one warpgroup, bf16 on two)
+    assert log.count("function group_gemm_sliced_w8_entry") == 1 and log.count("function group_gemm_sliced_entry") == 1
+    assert log.count("function group_gemm_entry") == 0 and log.count("function fused_moe_entry") == 2
 
 
 @pytest.mark.parametrize("scenario, env, status", [

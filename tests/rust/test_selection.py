@@ -77,32 +77,42 @@ def test_vector_add_selection(lib):
     assert {"f16_a8_t1024", "bf16_t1024", "f32_strided_t1024", None} <= seen
 
 
+ROW_COUNTS = (1, 3, 37, 64, 256, 257, 1024, 1025, 5000)  # the launchers' FEW_ROWS = 256 and SOME_ROWS = 1024
+
+
 def test_softmax_selection(lib):
     launcher = _launcher("softmax")
     seen = set()
-    grid = itertools.product(DTYPES, (1, 3, 37), (1, 8, 515, 1024, 1025, 2048, 4095, 4096, 4104, 8192, 50257), (0, 3, 8))
-    for dtype, m, n, pad in grid:
+    columns = (1, 8, 128, 129, 515, 1000, 1024, 1025, 2048, 2049, 4095, 4096, 4104, 8192, 50257)
+    for dtype, m, n, pad in itertools.product(DTYPES, ROW_COUNTS, columns, (0, 3, 8)):
         stride = n + pad  # an (m, n) view into rows of n + pad elements
         expected = launcher.select_variant(dtype, m, n, (stride, n))
         x, out = t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [m, n])
         seen.add(_agree(lib, expected, "cutile_softmax", x, out, case=f"{dtype} ({m}, {n}) row stride {stride}"))
-    tuned = {"f16_row_a8_o8_m4_n1024", "bf16_row_a8_o4_m1_n4096", "f16_online_a8_o4_n1024", "f32_row_o8_m4_n1024"}
-    assert tuned | {"f16_row_m4_n1024", "bf16_online_n1024"} <= seen
+    # Every variant the launcher picks: the tuned ones and the untuned fallbacks of odd strides.
+    tuned = {"f16_row_a8_o8_m4_n1024", "bf16_row_a8_o8_m4_n1024", "f16_row_a8_o4_m1_n4096", "bf16_row_a8_o4_m1_n4096",
+             "f16_online_a8_o4_n1024", "bf16_online_a8_o4_n1024", "f32_row_o8_m4_n1024"}
+    untuned = {"f16_row_m4_n1024", "bf16_row_m4_n1024", "f16_row_m1_n4096", "bf16_row_m1_n4096", "f16_online_n1024",
+               "bf16_online_n1024", "f32_row_m1_n4096", "f32_online_n1024"}
+    assert seen == tuned | untuned, sorted(seen ^ (tuned | untuned))
 
 
 def test_rms_norm_selection(lib):
     launcher = _launcher("rms_norm")
     seen = set()
-    grid = itertools.product(DTYPES, (1, 13, 64), (8, 1000, 1024, 1032, 4096, 8192, 8200, 16384), (0, 3, 8))
-    for dtype, m, n, pad in grid:
+    columns = (8, 128, 129, 1000, 1024, 1025, 1032, 2048, 4096, 4097, 4104, 8192, 8200, 16384)
+    for dtype, m, n, pad in itertools.product(DTYPES, ROW_COUNTS, columns, (0, 3, 8)):
         stride = n + pad  # an (m, n) view into rows of n + pad elements
         expected = launcher.select_variant(dtype, m, n, (stride, n))
         args = (t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [n]), t(3, dtype, [m, n]), t(4, "float32", [m]))
         seen.add(_agree(lib, expected, "cutile_rms_norm", *args, ctypes.c_float(1e-6),
                         case=f"{dtype} ({m}, {n}) row stride {stride}"))
-    tuned = {"fwd_f16_a8_o4_m8_n1024", "fwd_bf16_a8_o4_m1_n8192", "fwd_looped_f16_a8_o4_n2048",
-             "fwd_f32_o4_m4_n1024", "fwd_f32_o2_m1_n8192"}
-    assert tuned | {"fwd_bf16_m4_n1024", "fwd_looped_f32_n2048"} <= seen
+    # Every forward variant but the f32 plain ones the tuned f32 variants cover (run only when forced).
+    tuned = {"fwd_f16_a8_o4_m8_n1024", "fwd_bf16_a8_o4_m8_n1024", "fwd_f16_a8_o4_m1_n8192", "fwd_bf16_a8_o4_m1_n8192",
+             "fwd_looped_f16_a8_o4_n2048", "fwd_looped_bf16_a8_o4_n2048", "fwd_f32_o4_m4_n1024", "fwd_f32_o2_m1_n8192"}
+    untuned = {"fwd_f16_m4_n1024", "fwd_bf16_m4_n1024", "fwd_f16_m1_n8192", "fwd_bf16_m1_n8192", "fwd_looped_f16_n2048",
+               "fwd_looped_bf16_n2048", "fwd_f32_m4_n1024", "fwd_looped_f32_n2048"}
+    assert seen == tuned | untuned, sorted(seen ^ (tuned | untuned))
 
 
 def test_rms_norm_bwd_selection(lib):
@@ -138,16 +148,20 @@ def _aligned(arrays, offset):
 def test_matmul_selection(lib):
     launcher = _launcher("matmul")
     seen = set()
-    shapes = ((333, 200, 328), (127, 129, 131), (4096, 4096, 64), (8192, 2048, 72), (4095, 4097, 64))
+    # M*N below, at and above WIDE_TILE_MIN_MN = 2048 * 2048 (2048x2047 is one column short)
+    shapes = ((333, 200, 328), (127, 129, 131), (512, 512, 64), (2048, 2047, 64), (2048, 2048, 64),
+              (1024, 4096, 72), (4096, 4096, 64), (8192, 2048, 72), (4095, 4097, 64))
     for dtype, (m, n, k), ta, tb, pad, offset in itertools.product(DTYPES, shapes, (0, 1), (0, 1), (0, 8), (0, 2)):
         arrays = _gemm_operands(dtype, dtype, m, n, k, ta, tb, pad, offset)
         expected = launcher.select_variant(dtype, m, n, bool(ta), bool(tb), _aligned(arrays, offset))
         case = f"{dtype} {m}x{n}x{k} trans=({ta},{tb}) pad={pad} offset={offset}"
         seen.add(_agree(lib, expected, "cutile_matmul", *arrays, ta, tb, case=case))
-    # The NN rule: never the one-warpgroup 128x256x64 (16x slower at 8192^3 on the H200).
-    assert not {"f16_nn_128x256x64", "bf16_nn_128x256x64"} & seen
-    assert {"f16_nn_128x128x64", "bf16_tn_w8_128x256x64", "f16_nt_w8_128x256x64", "f16_nt_128x128x64",
-            "f16_nn_unaligned_64x64x32", "bf16_tt_128x128x64", "tf32_nt_128x128x32", None} <= seen
+    # Every variant the launcher picks: w8 128x256x64 for large NN, TN and NT outputs, 128x128x64
+    # below; never the one-warpgroup 128x256x64 (it spills its accumulator).
+    picked = {f"{p}_{layout}_{tile}" for p in ("f16", "bf16") for layout in ("nn", "tn", "nt")
+              for tile in ("128x128x64", "w8_128x256x64")}
+    picked |= {"bf16_tt_128x128x64", "f16_nn_unaligned_64x64x32", "tf32_nn_128x128x32", "tf32_nt_128x128x32", None}
+    assert seen == picked, sorted(map(str, seen ^ picked))
 
 
 def test_matmul_fp8_selection(lib):
@@ -204,7 +218,9 @@ def test_attention_sink_selection(lib):
 def test_bmm_selection(lib):
     launcher = _launcher("bmm")
     seen = set()
-    shapes = ((4, 100, 72, 200), (2, 256, 256, 64), (3, 257, 128, 64), (2, 1000, 520, 136), (1, 129, 136, 264))
+    # small (M, N <= SMALL_MN = 256) and large matrices, each side of the bound
+    shapes = ((4, 100, 72, 200), (2, 128, 128, 64), (2, 256, 256, 64), (3, 257, 128, 64), (2, 256, 264, 64),
+              (2, 1000, 520, 136), (1, 129, 136, 264), (2, 2048, 2048, 64))
     size = {"float16": 2, "bfloat16": 2, "float32": 4}
     for dtype, (batch, m, n, k), tb, pad, offset in itertools.product(DTYPES, shapes, (0, 1), (0, 4, 8), (0, 8)):
         b_dims = [batch, n, k] if tb else [batch, k, n]
@@ -216,8 +232,9 @@ def test_bmm_selection(lib):
         expected = launcher.select_variant(dtype, m, n, bool(tb), aligned)
         case = f"{dtype} {batch}x{m}x{n}x{k} trans_b={tb} pad={pad} offset={offset}"
         seen.add(_agree(lib, expected, "cutile_bmm", a, b, c, tb, case=case))
-    assert {"f16_nn_w8_128x128x64", "f16_nn_w8_128x256x64", "bf16_nn_128x128x64", "bf16_nn_w8_128x256x64",
-            "bf16_nt_128x128x64", "tf32_nn_128x128x32", None} <= seen
+    # bf16 NN takes w8 128x256x64 at every size: 128x128x64 only when forced.
+    assert seen == {"f16_nn_w8_128x128x64", "f16_nn_w8_128x256x64", "bf16_nn_w8_128x256x64", "bf16_nt_128x128x64",
+                    "tf32_nn_128x128x32", None}, sorted(map(str, seen))
 
 
 def test_splitk_matmul_selection(lib):
@@ -244,15 +261,17 @@ def test_splitk_matmul_selection(lib):
 def test_group_gemm_selection(lib):
     launcher = _launcher("group_gemm")
     seen = set()
-    T, G, K, N = 300, 6, 136, 72
-    for dtype, trans_w, pad, offset in itertools.product(DTYPES, (0, 1), (0, 4, 8), (0, 8)):
+    for (T, G, K, N), dtype, trans_w, pad, offset in itertools.product(
+            ((300, 6, 136, 72), (8192, 8, 4096, 4096), (1, 1, 8, 8)), DTYPES, (0, 1), (0, 4, 8), (0, 8)):
         w_shape = [G, N, K] if trans_w else [G, K, N]
         arrays = [t(1, dtype, [T, K], [K + pad, 1], offset=offset), t(2, dtype, w_shape), t(3, "int32", [G + 1]),
                   t(4, dtype, [T, N])]
         expected = launcher.select_variant(dtype, bool(trans_w), _aligned(arrays[:1], offset))
         seen.add(_agree(lib, expected, "cutile_group_gemm", *arrays, trans_w,
-                        case=f"{dtype} trans_w={trans_w} a row stride {K + pad} offset {offset}"))
-    assert {"bf16_kn_128x128x64", "bf16_nk_128x128x64", "f16_nk_64x128x64", None} <= seen
+                        case=f"{dtype} T={T} G={G} K={K} N={N} trans_w={trans_w} a row stride {K + pad} offset {offset}"))
+    # The sliced kernels at every size and both layouts; the gather kernels only when forced.
+    assert seen == {"bf16_kn_sliced_w8_128x256x64", "bf16_nk_sliced_w8_128x256x64", "f16_nk_sliced_64x128x64", None}, \
+        sorted(map(str, seen))
 
 
 def test_fused_moe_selection(lib):

@@ -367,7 +367,8 @@ def splitk_matmul(a, b, partial, c, *, stream: Optional[Any] = None, library=Non
 def group_gemm(a, w, offsets, c, trans_w: bool = False, *, stream: Optional[Any] = None, library=None):
     """c[o[g]:o[g+1]] = a[o[g]:o[g+1]] @ op(w[g]): a (T, K), w (G, K, N), or (G, N, K) with trans_w
     (nn.Linear layout), c (T, N) of one dtype (bfloat16; float16 with trans_w); offsets (G + 1,)
-    int32 on the device, rising from 0 to at most T (not checked). Returns c."""
+    int32 on the device, rising from 0 to at most T: not checked, and the kernels the library
+    selects trust them (out-of-range offsets read and write outside a and c). Returns c."""
     _call("cutile_group_gemm", (a, w, offsets, c), int(bool(trans_w)), stream=stream, library=library)
     return c
 

@@ -67,22 +67,21 @@ pub static VARIANTS: &[&Variant] = &[
     &F16_NN_W8_128X128X64,
 ];
 
-/// Matrices at most this large in M and N count as small: the launcher gives them 128x128
+/// Matrices at most this large in M and N count as small: the launcher gives f16 ones 128x128
 /// tiles (more blocks per batch) instead of 128x256.
 pub const SMALL_MN: i64 = 256;
 
 /// The candidate for (dtype, trans_b, M, N), the rule of `select_variant` in
-/// reference/bmm/kernel.py (H200 times in docs/results/reference_results.md): f16 and bf16 NN
-/// take w8 128x256x64 (434.5 vs 453.7 us f16, 424.4 vs 443.2 us bf16 at B=16, 2048^3), small
-/// f16 matrices (M, N <= 256) w8 128x128x64 (52.3 vs 95.1 us for 64x64x64 at B=256, 256^3),
-/// small bf16 ones 128x128x64; bf16 NT has 128x128x64 only, f32 NN tf32 128x128x32. Other
+/// reference/bmm/kernel.py, measured on the GPU (scripts/gpu/bench_selection.py,
+/// docs/results/selection.json): f16 NN takes w8 128x256x64, small f16 matrices (M, N <= 256)
+/// w8 128x128x64; bf16 NN w8 128x256x64 at every size (128x128x64 is 1.19x slower at 256^3 and
+/// no faster at 128^3); bf16 NT has 128x128x64 only, f32 NN tf32 128x128x32. Other
 /// combinations (f16 or f32 NT) have no variant.
 pub fn candidate(dtype: DType, trans_b: bool, m: i64, n: i64) -> Option<&'static Variant> {
     let small = m <= SMALL_MN && n <= SMALL_MN;
     match (dtype, trans_b) {
         (DType::F16, false) if small => Some(&F16_NN_W8_128X128X64),
         (DType::F16, false) => Some(&F16_NN_W8_128X256X64),
-        (DType::BF16, false) if small => Some(&BF16_NN_128X128X64),
         (DType::BF16, false) => Some(&BF16_NN_W8_128X256X64),
         (DType::BF16, true) => Some(&BF16_NT_128X128X64),
         (DType::F32, false) => Some(&TF32_NN_128X128X32),

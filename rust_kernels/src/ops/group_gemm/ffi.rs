@@ -12,9 +12,10 @@ use crate::variant::{check_constant, check_disjoint, check_rank, check_same_dtyp
 /// 8 elements, 16-byte aligned bases; c must not overlap a, w or offsets.
 ///
 /// The offsets live on the device and are not read here (the library reads no device memory):
-/// they must rise from offsets[0] = 0 to offsets[G] <= T. With the gather kernel (the one the
-/// library selects) rows outside [0, T) read zeros and are never written; the sliced kernels
-/// (forced only) trust the offsets. Rows of c that no group covers are not written.
+/// offsets[0] = 0 <= offsets[g] <= offsets[g + 1] <= offsets[G] <= T is the caller's contract.
+/// The sliced kernels the library selects trust it: out-of-range offsets read and write outside
+/// a and c. (The gather kernels, run only when forced, read zeros for rows outside [0, T) and
+/// never write them.) Rows of c that no group covers are not written.
 ///
 /// # Safety
 /// Each descriptor pointer is null or points to a readable descriptor; `stream` is a CUstream

@@ -74,14 +74,17 @@ pub static VARIANTS: &[&Variant] = &[
     &BF16_NK_SLICED_W8_128X256X64,
 ];
 
-/// The launcher's rule (`select_variant` in reference/group_gemm/kernel.py): the gather kernel
-/// for the dtype and weight layout; f16 has only (G, N, K) weights, on 64-row tiles. The sliced
-/// kernels (and their w8 twin) are ported and compared, and run only when forced: no
-/// measurement says when they are faster, and they trust the offsets to lie in [0, T].
+/// The launcher's rule (`select_variant` in reference/group_gemm/kernel.py), measured on the
+/// GPU (scripts/gpu/bench_selection.py, docs/results/selection.json): the sliced kernels (plain
+/// tiled loads of the group's row range) beat the gather kernel at every size, 2.1-5.0x for
+/// bf16: bf16 takes the sliced 128x256x64 on two consumer warpgroups, f16 (only (G, N, K)
+/// weights) the sliced 64x128x64. They trust the offsets (the caller's contract, see
+/// `cutile_group_gemm`); the gather kernels, which read zeros outside [0, T), and the one-
+/// warpgroup bf16 sliced 128x128x64 run only when forced.
 pub fn candidates(dtype: DType, trans_w: bool) -> &'static [&'static Variant] {
-    static BF16_KN: [&Variant; 1] = [&BF16_KN_128X128X64];
-    static BF16_NK: [&Variant; 1] = [&BF16_NK_128X128X64];
-    static F16_NK: [&Variant; 1] = [&F16_NK_64X128X64];
+    static BF16_KN: [&Variant; 1] = [&BF16_KN_SLICED_W8_128X256X64];
+    static BF16_NK: [&Variant; 1] = [&BF16_NK_SLICED_W8_128X256X64];
+    static F16_NK: [&Variant; 1] = [&F16_NK_SLICED_64X128X64];
     match (dtype, trans_w) {
         (DType::BF16, false) => &BF16_KN,
         (DType::BF16, true) => &BF16_NK,

@@ -230,25 +230,28 @@ pub static VARIANTS: &[&Variant] = &[
     &FP8E4M3_BF16_NT_W8_128X128X128,
 ];
 
-/// Problems at least this large (M*N) take the 128x256 tiles on two consumer warpgroups
-/// when an operand is transposed (reference/matmul/kernel.py `select_variant`).
-pub const WIDE_TILE_MIN_MN: i64 = 4096 * 4096;
+/// Outputs at least this large (M*N, about one wave of 128x256 tiles on 132 SMs) take the
+/// 128x256 tile on two consumer warpgroups (reference/matmul/kernel.py `WIDE_TILE_MIN_MN`).
+pub const WIDE_TILE_MIN_MN: i64 = 2048 * 2048;
 
 /// Candidates for (dtype, flags, problem size), most specific first; the unaligned f16
-/// kernel is the fallback when an aligned one rejects the layout. The rule follows the H200
-/// times in docs/results/reference_results.md (docs/rust_ports.md, "GEMM variant selection"):
-/// NN takes 128x128x64 at every size (the one-warpgroup 128x256x64 spills its accumulator,
-/// 16x slower; the w8 128x256x64 is no faster: 233 vs 210 us f16, 206 vs 211 us bf16 at
-/// 4096^3); TN and NT take w8 128x256x64 from 4096x4096 outputs (202 vs 220 us f16 TN,
-/// 199 vs 236 us bf16 NT), 128x128x64 below.
+/// kernel is the fallback when an aligned one rejects the layout. The rule is the reference
+/// launcher's (reference/matmul/kernel.py `select_variant`), measured on the GPU
+/// (scripts/gpu/bench_selection.py, docs/results/selection.json; docs/rust_ports.md, "GEMM
+/// variant selection"): NN, TN and NT take w8 128x256x64 from WIDE_TILE_MIN_MN outputs on
+/// (1.10-1.18x faster from 2048^2 on, 1.2-1.3x slower at 512^2), 128x128x64 below; the one-warpgroup
+/// 128x256x64 spills its accumulator and is never picked; bf16 TT has 128x128x64 only;
+/// f32 takes tf32 128x128x32 (NN, NT) at every size.
 pub fn candidates(dtype: DType, trans_a: bool, trans_b: bool, mn: i64) -> Vec<&'static Variant> {
     let wide = mn >= WIDE_TILE_MIN_MN;
     match (dtype, trans_a, trans_b) {
+        (DType::F16, false, false) if wide => vec![&F16_NN_W8_128X256X64, &F16_NN_UNALIGNED_64X64X32],
         (DType::F16, false, false) => vec![&F16_NN_128X128X64, &F16_NN_UNALIGNED_64X64X32],
         (DType::F16, true, false) if wide => vec![&F16_TN_W8_128X256X64],
         (DType::F16, true, false) => vec![&F16_TN_128X128X64],
         (DType::F16, false, true) if wide => vec![&F16_NT_W8_128X256X64],
         (DType::F16, false, true) => vec![&F16_NT_128X128X64],
+        (DType::BF16, false, false) if wide => vec![&BF16_NN_W8_128X256X64],
         (DType::BF16, false, false) => vec![&BF16_NN_128X128X64],
         (DType::BF16, true, false) if wide => vec![&BF16_TN_W8_128X256X64],
         (DType::BF16, true, false) => vec![&BF16_TN_128X128X64],

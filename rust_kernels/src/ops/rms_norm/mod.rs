@@ -202,36 +202,51 @@ pub static VARIANTS: &[&Variant] = &[
     &BWD_BF16_A8_O2_M4_N1024,
 ];
 
-/// The reference launcher's forward choice (reference/rms_norm/kernel.py `select_variant`),
-/// most specific first: several rows per block up to 1024 columns, one row in one tile up to
-/// 8192, the looped kernel beyond; in each, the tuned variant (occupancy hint; the 16-bit
-/// ones need N and the row stride multiples of 8) before the plain one. The f32 tuned
-/// variants take every layout the plain ones take, so those run only when forced.
-pub fn candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
-    static F16: [[&Variant; 2]; 3] = [
-        [&FWD_F16_A8_O4_M8_N1024, &FWD_F16_M4_N1024],
-        [&FWD_F16_A8_O4_M1_N8192, &FWD_F16_M1_N8192],
-        [&FWD_LOOPED_F16_A8_O4_N2048, &FWD_LOOPED_F16_N2048],
-    ];
-    static BF16: [[&Variant; 2]; 3] = [
-        [&FWD_BF16_A8_O4_M8_N1024, &FWD_BF16_M4_N1024],
-        [&FWD_BF16_A8_O4_M1_N8192, &FWD_BF16_M1_N8192],
-        [&FWD_LOOPED_BF16_A8_O4_N2048, &FWD_LOOPED_BF16_N2048],
-    ];
-    static F32_SHORT: [&Variant; 1] = [&FWD_F32_O4_M4_N1024];
+/// Up to this many rows the forward launch is latency-bound (a wave or two of blocks) and one
+/// row per block wins: reference/rms_norm/kernel.py `FEW_ROWS` (docs/results/selection.json).
+pub const FEW_ROWS: i64 = 256;
+
+/// The reference launcher's forward choice for m rows of n columns (reference/rms_norm/kernel.py
+/// `select_variant`, analysis.json `selects_when`), measured on the GPU
+/// (scripts/gpu/bench_selection.py, docs/results/selection.json). 16-bit: several rows per
+/// block (with the occupancy hint) for more than FEW_ROWS rows of up to 1024 columns, one row in
+/// one tile for 4097-8192 columns, the looped kernel otherwise (few rows of up to 1024 columns,
+/// 1025-4096 columns, beyond 8192); in each, the tuned `_a8` variant (N and the row strides
+/// multiples of 8) before the plain one of the same shape. f32: up to 1024 columns 4 rows per
+/// block, without the occupancy hint for few rows and with it beyond; one row in one tile up to
+/// 8192; the looped kernel beyond. The f32 tuned variants take every layout the plain ones take,
+/// so the plain one of a shape the launcher tunes runs only when forced.
+pub fn candidates(dtype: DType, m: i64, n: i64) -> &'static [&'static Variant] {
+    static F16_ROWS: [&Variant; 2] = [&FWD_F16_A8_O4_M8_N1024, &FWD_F16_M4_N1024];
+    static F16_ROW: [&Variant; 2] = [&FWD_F16_A8_O4_M1_N8192, &FWD_F16_M1_N8192];
+    static F16_LOOPED: [&Variant; 2] = [&FWD_LOOPED_F16_A8_O4_N2048, &FWD_LOOPED_F16_N2048];
+    static BF16_ROWS: [&Variant; 2] = [&FWD_BF16_A8_O4_M8_N1024, &FWD_BF16_M4_N1024];
+    static BF16_ROW: [&Variant; 2] = [&FWD_BF16_A8_O4_M1_N8192, &FWD_BF16_M1_N8192];
+    static BF16_LOOPED: [&Variant; 2] = [&FWD_LOOPED_BF16_A8_O4_N2048, &FWD_LOOPED_BF16_N2048];
+    static F32_FEW_ROWS: [&Variant; 1] = [&FWD_F32_M4_N1024];
+    static F32_ROWS: [&Variant; 1] = [&FWD_F32_O4_M4_N1024];
     static F32_ROW: [&Variant; 1] = [&FWD_F32_O2_M1_N8192];
     static F32_LOOPED: [&Variant; 1] = [&FWD_LOOPED_F32_N2048];
-    let bucket = if n <= 1024 {
+    // 0: several rows per block, 1: one row in one tile, 2: the looped kernel.
+    let shape = if n <= 1024 && m > FEW_ROWS {
         0
-    } else if n <= 8192 {
+    } else if 4096 < n && n <= 8192 {
         1
     } else {
         2
     };
     match dtype {
-        DType::F16 => &F16[bucket],
-        DType::BF16 => &BF16[bucket],
-        DType::F32 => [&F32_SHORT[..], &F32_ROW[..], &F32_LOOPED[..]][bucket],
+        DType::F16 => [&F16_ROWS[..], &F16_ROW[..], &F16_LOOPED[..]][shape],
+        DType::BF16 => [&BF16_ROWS[..], &BF16_ROW[..], &BF16_LOOPED[..]][shape],
+        DType::F32 if n <= 1024 => {
+            if m <= FEW_ROWS {
+                &F32_FEW_ROWS
+            } else {
+                &F32_ROWS
+            }
+        }
+        DType::F32 if n <= 8192 => &F32_ROW,
+        DType::F32 => &F32_LOOPED,
         _ => &[],
     }
 }

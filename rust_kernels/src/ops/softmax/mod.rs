@@ -111,37 +111,73 @@ pub static VARIANTS: &[&Variant] = &[
     &F16_ONLINE_A8_O4_N1024,
 ];
 
-/// The reference launcher's choice (reference/softmax/kernel.py `select_variant`, analysis.json
-/// `selects_when`), most specific first: whole rows in one tile up to 4096 columns (several
-/// rows per block up to 1024), the online kernel beyond; within each, the tuned variant
-/// (occupancy hint; 16-bit ones also need N and the row stride multiples of 8) before the
-/// untuned one, which takes any row stride. f32 has no tuned variant beyond 1024 columns.
-pub fn candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
-    static F16: [[&Variant; 2]; 3] = [
-        [&F16_ROW_A8_O8_M4_N1024, &F16_ROW_M4_N1024],
-        [&F16_ROW_A8_O4_M1_N4096, &F16_ROW_M1_N4096],
-        [&F16_ONLINE_A8_O4_N1024, &F16_ONLINE_N1024],
-    ];
-    static BF16: [[&Variant; 2]; 3] = [
-        [&BF16_ROW_A8_O8_M4_N1024, &BF16_ROW_M4_N1024],
-        [&BF16_ROW_A8_O4_M1_N4096, &BF16_ROW_M1_N4096],
-        [&BF16_ONLINE_A8_O4_N1024, &BF16_ONLINE_N1024],
-    ];
-    // f32_row_o8 takes every layout f32_row_m4 takes: the untuned one only runs when forced.
-    static F32_SHORT: [&Variant; 1] = [&F32_ROW_O8_M4_N1024];
-    static F32_ROW: [&Variant; 1] = [&F32_ROW_M1_N4096];
+/// Up to this many rows the launch is latency-bound (a wave or two of blocks); up to
+/// SOME_ROWS a few waves, beyond it bandwidth-bound. reference/softmax/kernel.py `FEW_ROWS`,
+/// `SOME_ROWS`: where the measured choice changes (docs/results/selection.json).
+pub const FEW_ROWS: i64 = 256;
+pub const SOME_ROWS: i64 = 1024;
+
+/// The reference launcher's choice for m rows of n columns (reference/softmax/kernel.py
+/// `select_variant`, analysis.json `selects_when`), measured on the GPU
+/// (scripts/gpu/bench_selection.py, docs/results/selection.json): short rows (n <= 128) and few
+/// rows take the online kernel (one row per block, no wasted tile width); many rows (more than
+/// SOME_ROWS) of up to 1024 columns take 4 rows per block (bf16 already from FEW_ROWS when the
+/// row fills the tile, n = 1024); 1024 < n <= 2048 the online kernel, 2048 < n <= 4096 the
+/// whole-row tile, longer rows the online kernel. f32 takes the online kernel for few rows
+/// (m <= FEW_ROWS) and for long rows (n > 4096) at every row count.
+///
+/// Most specific first: where the launcher takes a tuned variant, it comes before the untuned
+/// one of the same shape, which takes any row stride (the 16-bit `_a8` ones need N and the row
+/// stride multiples of 8). Where the launcher takes the untuned online kernel even for an `_a8`
+/// layout (16-bit n <= 128; bf16 n <= 1024 with few or some rows, bf16 1024 < n <= 2048 with
+/// many rows) it is the only candidate. f32_row_o8 takes every layout f32_row_m4 takes: the
+/// untuned one only runs when forced.
+pub fn candidates(dtype: DType, m: i64, n: i64) -> &'static [&'static Variant] {
+    static F16_ROW_M4: [&Variant; 2] = [&F16_ROW_A8_O8_M4_N1024, &F16_ROW_M4_N1024];
+    static F16_ROW_M1: [&Variant; 2] = [&F16_ROW_A8_O4_M1_N4096, &F16_ROW_M1_N4096];
+    static F16_ONLINE: [&Variant; 2] = [&F16_ONLINE_A8_O4_N1024, &F16_ONLINE_N1024];
+    static F16_ONLINE_UNTUNED: [&Variant; 1] = [&F16_ONLINE_N1024];
+    static BF16_ROW_M4: [&Variant; 2] = [&BF16_ROW_A8_O8_M4_N1024, &BF16_ROW_M4_N1024];
+    static BF16_ROW_M1: [&Variant; 2] = [&BF16_ROW_A8_O4_M1_N4096, &BF16_ROW_M1_N4096];
+    static BF16_ONLINE: [&Variant; 2] = [&BF16_ONLINE_A8_O4_N1024, &BF16_ONLINE_N1024];
+    static BF16_ONLINE_UNTUNED: [&Variant; 1] = [&BF16_ONLINE_N1024];
+    static F32_ROW_M4: [&Variant; 1] = [&F32_ROW_O8_M4_N1024];
+    static F32_ROW_M1: [&Variant; 1] = [&F32_ROW_M1_N4096];
     static F32_ONLINE: [&Variant; 1] = [&F32_ONLINE_N1024];
-    let bucket = if n <= 1024 {
-        0
-    } else if n <= 4096 {
-        1
-    } else {
-        2
-    };
     match dtype {
-        DType::F16 => &F16[bucket],
-        DType::BF16 => &BF16[bucket],
-        DType::F32 => [&F32_SHORT[..], &F32_ROW[..], &F32_ONLINE[..]][bucket],
+        DType::F16 => {
+            if n <= 128 {
+                &F16_ONLINE_UNTUNED
+            } else if n <= 1024 && m > SOME_ROWS {
+                &F16_ROW_M4
+            } else if n <= 2048 || n > 4096 {
+                &F16_ONLINE
+            } else {
+                &F16_ROW_M1
+            }
+        }
+        DType::BF16 => {
+            if n <= 128 {
+                &BF16_ONLINE_UNTUNED
+            } else if n <= 1024 {
+                if m > SOME_ROWS || (n == 1024 && m > FEW_ROWS) { &BF16_ROW_M4 } else { &BF16_ONLINE_UNTUNED }
+            } else if n <= 2048 {
+                if m > SOME_ROWS { &BF16_ONLINE_UNTUNED } else { &BF16_ONLINE }
+            } else if n <= 4096 {
+                &BF16_ROW_M1
+            } else {
+                &BF16_ONLINE
+            }
+        }
+        DType::F32 => {
+            if m <= FEW_ROWS || n > 4096 {
+                &F32_ONLINE
+            } else if n <= 1024 {
+                &F32_ROW_M4
+            } else {
+                &F32_ROW_M1
+            }
+        }
         _ => &[],
     }
 }
