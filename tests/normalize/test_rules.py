@@ -941,3 +941,50 @@ def test_zero_minus_under_exp_mutant_negative_zero_or_ftz():
     ftz = f"  %z = constant <f32: 0.0> : {F}\n  %n = subf %z, %a flush_to_zero : {F}\n"
     r = verdict(kernel(_exp_of(_NEGF)), kernel(_exp_of(ftz)))
     assert r.rules_applied.get("zero-minus-under-exp", 0) == 0
+
+
+# --- conversion-before-shape-ops -----------------------------------------------------------------
+_H = "tile<128xf16>"
+
+
+def _convert_then_reshape() -> str:
+    """f32 -> f16 -> f32 around a reshape to 1x128 and back, each conversion before the reshape."""
+    return (load("a") + f"  %h = ftof %a : {F} -> {_H}\n  %r = reshape %h : {_H} -> tile<1x128xf16>\n"
+            "  %w = ftof %r : tile<1x128xf16> -> tile<1x128xf32>\n"
+            f"  %s = reshape %w : tile<1x128xf32> -> {F}\n" + store("%s"))
+
+
+def _reshape_then_convert(target: str = "f16", rounding: str = "") -> str:
+    return (load("a") + "  %r = reshape %a : tile<128xf32> -> tile<1x128xf32>\n"
+            f"  %h = ftof %r{rounding} : tile<1x128xf32> -> tile<1x128x{target}>\n"
+            f"  %w = ftof %h : tile<1x128x{target}> -> tile<1x128xf32>\n"
+            f"  %s = reshape %w : tile<1x128xf32> -> {F}\n" + store("%s"))
+
+
+def _transposed(convert_first: bool, shape=(2, 64)) -> str:
+    """a seen as ``shape``, transposed, flattened; converted to f16 and back before or after."""
+    r, c = shape
+    if convert_first:
+        head = f"  %h = ftof %a : {F} -> {_H}\n  %b = ftof %h : {_H} -> {F}\n  %v = reshape %b : {F} -> tile<{r}x{c}xf32>\n"
+        tail = f"  %t = permute %v [1, 0] : tile<{r}x{c}xf32> -> tile<{c}x{r}xf32>\n"
+        out = "%t"
+    else:
+        head = f"  %v = reshape %a : {F} -> tile<{r}x{c}xf32>\n"
+        tail = (f"  %t = permute %v [1, 0] : tile<{r}x{c}xf32> -> tile<{c}x{r}xf32>\n"
+                f"  %h = ftof %t : tile<{c}x{r}xf32> -> tile<{c}x{r}xf16>\n"
+                f"  %b = ftof %h : tile<{c}x{r}xf16> -> tile<{c}x{r}xf32>\n")
+        out = "%b"
+    return load("a") + head + tail + f"  %s = reshape {out} : tile<{c}x{r}xf32> -> {F}\n" + store("%s")
+
+
+def test_conversion_before_shape_ops():
+    assert_absorbed(kernel(_convert_then_reshape()), kernel(_reshape_then_convert()), "conversion-before-shape-ops")
+    assert_absorbed(kernel(_transposed(True)), kernel(_transposed(False)), "conversion-before-shape-ops")
+
+
+def test_conversion_before_shape_ops_mutants():
+    # another target type, another rounding mode: the conversions stay as written and differ
+    assert_not_absorbed(kernel(_convert_then_reshape()), kernel(_reshape_then_convert("bf16")))
+    assert_not_absorbed(kernel(_convert_then_reshape()), kernel(_reshape_then_convert(rounding=" rounding<zero>")))
+    # a reshape to another shape before the transpose moves the elements elsewhere
+    assert_not_absorbed(kernel(_transposed(True)), kernel(_transposed(False, (64, 2))))

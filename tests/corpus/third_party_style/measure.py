@@ -33,8 +33,7 @@ def independent_outcomes():
         yield {"name": f"independent/{name}", **evaluate_result(result, json.loads(p.read_text()))}
 
 
-def main(verbose: bool = False) -> None:
-    outcomes = [evaluate(n) for n in pairs()] + list(independent_outcomes())
+def report(title: str, outcomes) -> None:
     true_roots = sum(o["true_roots"] for o in outcomes)
     found = sum(o["found"] for o in outcomes)
     reported = sum(o["reported"] for o in outcomes)
@@ -44,13 +43,19 @@ def main(verbose: bool = False) -> None:
     wrong = [o for o in outcomes if o["expected_verdict"] == "different"]
     wrong_passed = [o["name"] for o in wrong if o["verdict"] != "different"]
     verdict_ok = sum(o["verdict"] == o["expected_verdict"] for o in outcomes)
-    print(f"pairs: {len(outcomes)} ({len(pairs())} third-party-style, {len(outcomes) - len(pairs())} independent)")
+    print(f"{title}: {len(outcomes)} pairs")
     print(f"verdict as judged: {verdict_ok}/{len(outcomes)}")
     print(f"true roots reported: {found}/{true_roots} = {100.0 * found / max(true_roots, 1):.1f} %")
     print(f"reported roots that are cascade/spurious/mispaired: {extra}/{reported} = "
           f"{100.0 * extra / max(reported, 1):.1f} %")
     print(f"specialized pairs judged specialized: {spec_ok}/{len(spec)}")
     print(f"wrong pairs given a same or specialized verdict: {len(wrong_passed)} {wrong_passed or ''}")
+
+
+def main(verbose: bool = False) -> None:
+    outcomes = [evaluate(n) for n in pairs()] + list(independent_outcomes())
+    report("held out (written before the diff was run on them)", [o for o in outcomes if o.get("held_out")])
+    report("\nall (third-party-style and independent)", outcomes)
     for o in outcomes:
         if o["problems"] and verbose:
             print(f"\n{o['name']}:\n  " + "\n  ".join(o["problems"]))
