@@ -6,7 +6,10 @@ others"): prints, over tests/corpus/third_party_style and tests/corpus/independe
 * specialization verdicts: pairs judged ``specialized`` that get it, and pairs judged
   ``different`` that get a same or specialized verdict (must be 0).
 
-``python3 tests/corpus/third_party_style/measure.py [-v]`` (-v lists each pair's problems).
+``python3 tests/corpus/third_party_style/measure.py [-v] [--execute]`` (-v lists each pair's problems;
+--execute also audits the interpreter's second opinion on the held-out pairs: the arguments it
+pairs, the counterexamples it produces and how many are valid for both kernels, and every verdict
+it changed).
 """
 from __future__ import annotations
 
@@ -61,5 +64,35 @@ def main(verbose: bool = False) -> None:
             print(f"\n{o['name']}:\n  " + "\n  ".join(o["problems"]))
 
 
+def audit_execution(trials: int = 10) -> None:
+    """``--execute=always`` on each held-out pair: whether it pairs arrays by the structural diff's
+    argument mapping, what it found, and whether a verdict changed without a valid counterexample."""
+    from tileir_diff.execute.mapping import from_result
+    produced = valid = overruled = overruled_invalid = 0
+    for name in pairs():
+        if not json.loads((HERE / f"{name}.expect.json").read_text()).get("held_out"):
+            continue
+        left, right = str(HERE / f"{name}.left.tir"), str(HERE / f"{name}.right.tir")
+        plain = tileir_diff.diff(left, right)
+        run = tileir_diff.diff(left, right, execute="always", trials=trials)
+        found = run.execution.report if run.execution is not None else {}
+        cex = found.get("counterexample") or {}
+        mapping = [m.pairs for m in from_result(plain)]
+        produced += bool(cex)
+        valid += bool(cex.get("valid"))
+        changed = run.verdict != plain.verdict
+        overruled += changed
+        overruled_invalid += changed and not cex.get("valid")
+        print(f"{name}: {plain.verdict} -> {run.verdict}; execution {found.get('status')}"
+              f"{'' if not cex else ' counterexample ' + ('valid' if cex.get('valid') else 'INVALID: ' + str(cex.get('invalid_because')))}"
+              f"; argument mapping {mapping[0] if mapping else None}"
+              f"{'; ' + str(found.get('reason'))[:160] if found.get('reason') else ''}")
+    print(f"counterexamples produced: {produced}, valid for both kernels: {valid}; verdicts changed: {overruled}, "
+          f"without a valid counterexample: {overruled_invalid}")
+
+
 if __name__ == "__main__":
-    main("-v" in sys.argv)
+    if "--execute" in sys.argv:
+        audit_execution()
+    else:
+        main("-v" in sys.argv)
