@@ -143,8 +143,8 @@ _BOUND_THROUGH = frozenset({"assume", "exti", "reshape", "broadcast"})
 
 def _mask_bound_slots(g: FunctionGraph) -> List[Tuple[str, Tuple[str, str, int]]]:
     """(argument, (``shape``, array argument, 0)) for a raw-pointer port's extent: an argument
-    that bounds the index (``cmpi less_than %index, %n``, possibly and-ed with other conditions)
-    of the mask of a 1-D pointer load or store of that array. Like a view's shape operand, it
+    that bounds the index (``cmpi less_than %index, %n``, the whole mask) of a 1-D pointer load or
+    store of that array. Like a view's shape operand, it
     names which array the extent belongs to (a proposal: the checker decides what follows)."""
     out: List[Tuple[str, Tuple[str, str, int]]] = []
     for n in g.node_list:
@@ -165,28 +165,17 @@ def _mask_bound_slots(g: FunctionGraph) -> List[Tuple[str, Tuple[str, str, int]]
 
 
 def _mask_bounds(g: FunctionGraph, mask: Optional[str]) -> List[str]:
-    """The entry arguments that bound a mask from above (``cmpi less_than x, n``), through ``andi``."""
-    out: List[str] = []
-    stack, seen = [mask], set()
-    while stack and len(seen) < 32:  # bounded: a mask is a few conditions
-        nid = stack.pop()
-        if nid is None or nid in seen:
-            continue
-        seen.add(nid)
-        node = g.nodes[nid]
-        if node.kind != "op":
-            continue
-        if node.name == "andi":
-            stack.extend(src for src, _, _ in node.operands)
-        elif node.name == "cmpi" and len(node.operands) == 2 and \
-                enum_name(node.op.attributes.get("comparison_predicate")) == "less_than":
-            a = node.operands[1][0]
-            while a is not None and g.nodes[a].kind == "op" and g.nodes[a].name in _BOUND_THROUGH \
-                    and g.nodes[a].operands:
-                a = g.nodes[a].operands[0][0]
-            if a is not None and g.nodes[a].kind == "arg" and a not in out:
-                out.append(a)
-    return out
+    """The entry argument that bounds a mask from above when the mask is that one comparison
+    (``cmpi less_than x, n``); none for a mask of several conditions (which bound is the extent
+    is then a guess, and guessing on one side only makes ties the kernels do not have)."""
+    node = g.nodes[mask] if mask is not None else None
+    if node is None or node.kind != "op" or node.name != "cmpi" or len(node.operands) != 2 or \
+            enum_name(node.op.attributes.get("comparison_predicate")) != "less_than":
+        return []
+    a = node.operands[1][0]
+    while a is not None and g.nodes[a].kind == "op" and g.nodes[a].name in _BOUND_THROUGH and g.nodes[a].operands:
+        a = g.nodes[a].operands[0][0]
+    return [a] if a is not None and g.nodes[a].kind == "arg" else []
 
 
 def _align_strict(L, R, largs, rargs, lr, rr) -> Optional[List[Tuple[str, str]]]:

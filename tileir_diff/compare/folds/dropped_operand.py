@@ -31,6 +31,7 @@ class DroppedOperand(Fold):
                 continue
             side_l = root.kind == "only_left"
             nid = root.left if side_l else root.right
+            assert nid is not None  # (host() found it)
             into = host.affected_left if side_l else host.affected_right
             into.add(nid)
             into.update(root.affected_left if side_l else root.affected_right)

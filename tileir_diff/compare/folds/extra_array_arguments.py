@@ -48,7 +48,7 @@ class ExtraArrayArguments(Fold):
         if r.extra.get("reordered") != []:
             return None
         ol, orr = r.extra.get("only_left") or [], r.extra.get("only_right") or []
-        if bool(ol) == bool(orr):
+        if not isinstance(ol, list) or not isinstance(orr, list) or bool(ol) == bool(orr):
             return None
         side_l = bool(ol)
         cl = ctx.cl

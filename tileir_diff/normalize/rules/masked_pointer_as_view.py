@@ -143,12 +143,13 @@ class MaskedPointerAsView(Rule):
         idx = off.operands[1]
         tile = _tile_index(prod, ranges, idx)
         n = _bound(prod, g["mask"][0], idx)
-        if base is None or tile is None or n is None or not isinstance(base.type.element, PointerType):
+        pointee = getattr(base.type, "element", None) if base is not None else None
+        if base is None or tile is None or n is None or not isinstance(pointee, PointerType):
             return None
         if load and uniform_bits(prod.get(g["paddingValue"][0].vid)) != 0:
             return None
         v, size = tile
-        elem = base.type.element.pointee
+        elem = pointee.pointee
         tv_type = TensorViewType(elem, (None,), (1,))
         pv_type = PartitionViewType((size,), tv_type, (0,), "zero" if load else None)
         fresh[0] += 2
