@@ -44,7 +44,8 @@ def report(title: str, outcomes) -> None:
     spec = [o for o in outcomes if o["expected_verdict"] == "specialized"]
     spec_ok = sum(o["verdict"] == "specialized" for o in spec)
     wrong = [o for o in outcomes if o["expected_verdict"] == "different"]
-    wrong_passed = [o["name"] for o in wrong if o["verdict"] != "different"]
+    wrong_passed = [f"{o['name']} ({o['verdict']})" for o in wrong if o["verdict"] not in ("different", "unknown")]
+    wrong_unknown = [o["name"] for o in wrong if o["verdict"] == "unknown"]
     verdict_ok = sum(o["verdict"] == o["expected_verdict"] for o in outcomes)
     print(f"{title}: {len(outcomes)} pairs")
     print(f"verdict as judged: {verdict_ok}/{len(outcomes)}")
@@ -53,6 +54,8 @@ def report(title: str, outcomes) -> None:
           f"{100.0 * extra / max(reported, 1):.1f} %")
     print(f"specialized pairs judged specialized: {spec_ok}/{len(spec)}")
     print(f"wrong pairs given a same or specialized verdict: {len(wrong_passed)} {wrong_passed or ''}")
+    if wrong_unknown:  # (a time limit under load: no claim, but not the verdict judged either)
+        print(f"wrong pairs given unknown: {len(wrong_unknown)} {wrong_unknown}")
 
 
 def main(verbose: bool = False) -> None:
