@@ -167,3 +167,100 @@ def test_mutant_another_predicate_on_the_tied_extent_stays_its_own_root():
     r = _diff(*_restated("bounded<1, ?>"))
     assumes = [d for d in r.differences if d.message.startswith("assume ")]
     assert len(assumes) == 2, r.brief()
+
+
+# --- uniform-change --------------------------------------------------------------------------
+def _padded_sum(pad_a: str = "padding_value = zero, ", pad_b: str = "padding_value = zero, ") -> str:
+    """x + y through views with the given paddings, stored through an unpadded view of y."""
+    def view(pad):
+        return f"partition_view<tile=(128), {pad}{TVIEW}>"
+    return (f"  %pa = make_partition_view %tx : {view(pad_a)}\n  %pb = make_partition_view %ty : {view(pad_b)}\n"
+            f"  %a, %ta = load_view_tko weak %pa[%bx] token = %0 : {view(pad_a)}, tile<i32> -> {T}, token\n"
+            f"  %b, %tb = load_view_tko weak %pb[%bx] token = %0 : {view(pad_b)}, tile<i32> -> {T}, token\n"
+            f"  %s = addf %a, %b : {T}\n" + store("%s"))
+
+
+def test_the_same_change_at_every_view_is_one_root():
+    inf = "padding_value = neg_inf, "
+    r = _diff(kernel(_padded_sum()), kernel(_padded_sum(inf, inf)))
+    assert r.verdict == "different"
+    assert len(r.differences) == 1, r.brief()
+    (d,) = r.differences
+    assert "padding zero -> neg_inf" in d.message and "the same change at 2 ops" in d.message
+    assert d.detail.get("uniform_change_sites") == 2
+
+
+def test_mutant_two_views_changed_in_two_ways_stay_two_roots():
+    r = _diff(kernel(_padded_sum()), kernel(_padded_sum("padding_value = pos_inf, ", "padding_value = neg_inf, ")))
+    assert len(r.differences) == 2, r.brief()
+    assert not any("the same change" in d.message for d in r.differences)
+
+
+# --- dropped-operand -------------------------------------------------------------------------
+def _masked_scatter(masked: bool, select: bool = False) -> str:
+    """The unmasked scatter of ``_scatter`` masked by ix < n (and, with ``select``, the stored
+    value zeroed where the mask is off, the condition then read twice)."""
+    p = "tile<128xptr<f32>>"
+    body = _scatter("%arg1").rsplit("  %sp = ", 1)[0]
+    body += ("  %nr = reshape %arg2 : tile<i32> -> tile<1xi32>\n  %nb = broadcast %nr : tile<1xi32> -> tile<128xi32>\n"
+             "  %in = cmpi less_than %ix, %nb, signed : tile<128xi32> -> tile<128xi1>\n")
+    value = "%a"
+    if select:
+        body += f"  %z = constant <f32: 0.0> : {T}\n  %v = select %in, %a, %z : tile<128xi1>, {T}\n"
+        value = "%v"
+    if masked:
+        return body + f"  %sp = store_ptr_tko weak %pp, {value}, %in token=%0 : {p}, {T}, tile<128xi1> -> token\n"
+    return body.replace(
+        "  %in = cmpi less_than %ix, %nb, signed : tile<128xi32> -> tile<128xi1>\n", "") + \
+        f"  %sp = store_ptr_tko weak %pp, %a token=%0 : {p}, {T} -> token\n"
+
+
+def test_the_condition_of_a_dropped_mask_is_the_mask_root():
+    r = _diff(kernel(load("a") + _masked_scatter(True)), kernel(load("a") + _masked_scatter(False)))
+    assert r.verdict == "different"
+    assert len(r.differences) == 1, r.brief()
+    (d,) = r.differences
+    assert "mask" in d.message and "the cmpi that computed it is then only on the left" in d.message
+
+
+def test_mutant_a_condition_also_read_elsewhere_is_not_folded_into_the_mask():
+    r = _diff(kernel(load("a") + _masked_scatter(True, select=True)), kernel(load("a") + _masked_scatter(False)))
+    assert r.verdict == "different"
+    assert not any("that computed it" in d.message for d in r.differences), r.brief()
+
+
+# --- extra-array-arguments -------------------------------------------------------------------
+_XY = "%arg0: tile<ptr<f32>>, %arg1: tile<ptr<f32>>, %arg2: tile<i32>"
+
+
+def _with_copy(first: bool) -> tuple:
+    """The kernel that also stores x to an array z of its own extent: z's arguments appended
+    after x, y, n, or (``first``) before them."""
+    z, nz = ("%arg0", "%arg1") if first else ("%arg3", "%arg4")
+    args = ("%arg0: tile<ptr<f32>>, %arg1: tile<i32>, %arg2: tile<ptr<f32>>, %arg3: tile<ptr<f32>>, %arg4: tile<i32>"
+            if first else _XY + ", %arg3: tile<ptr<f32>>, %arg4: tile<i32>")
+    prologue = PROLOGUE_ARGS(first) + (f"  %tz = make_tensor_view {z}, shape = [{nz}], strides = [1] : tile<i32> -> {TVIEW}\n"
+                                       f"  %pz = make_partition_view %tz : {VIEW}\n")
+    return kernel(load("a") + store("%a") + store("%a", view="%pz", name="st2"), prologue=prologue, args=args)
+
+
+def PROLOGUE_ARGS(first: bool) -> str:
+    """The helpers' prologue with x, y, n at arguments 2, 3, 4 (``first``) or 0, 1, 2."""
+    from ..normalize.kernels import PROLOGUE
+    if not first:
+        return PROLOGUE
+    return PROLOGUE.replace("%arg2]", "%arg4]").replace("%arg1,", "%arg3,").replace("%arg0,", "%arg2,")
+
+
+def test_an_extra_output_appended_is_one_root_with_its_arguments():
+    r = _diff(kernel(load("a") + store("%a")), _with_copy(first=False))
+    assert r.verdict == "different"
+    assert len(r.differences) == 1, r.brief()
+    (d,) = r.differences
+    assert d.category == "memory" and "only on the right" in d.message and "%arg3, %arg4 only on the right" in d.message
+
+
+def test_mutant_an_extra_output_taken_first_keeps_its_signature_root():
+    r = _diff(kernel(load("a") + store("%a")), _with_copy(first=True))
+    assert r.verdict == "different"
+    assert any(d.category == "signature" and "another order" in d.message for d in r.differences), r.brief()

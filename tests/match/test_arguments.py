@@ -126,3 +126,28 @@ def test_second_opinion_runs_on_the_role_pairing_of_an_extra_output():
     assert any("array argument 0 has no counterpart" in n for n in ex["notes"]), ex["notes"]
     ex = tileir_diff.diff(_ref(), _port(True, "3.0"), execute="always", trials=12, seed=0).execution.to_dict()
     assert ex["status"] == "diverged" and ex["counterexample"]["valid"] is True, ex
+
+
+_TPS = __import__("pathlib").Path(__file__).resolve().parents[1] / "corpus" / "third_party_style"
+
+
+def _pair_graphs(name: str):
+    return tuple(_graph((_TPS / f"{name}.{side}.tir").read_text()) for side in ("left", "right"))
+
+
+def test_a_pointer_port_taking_its_output_first_pairs_by_role():
+    """Views on the left; on the right the output first and every array through masked pointers:
+    each extent is the shape of the array whose accesses it bounds, arrays pair by direction."""
+    L, R = _pair_graphs("vector_add_out_first_masked_ptr")
+    roles = argument_roles(R)
+    assert roles["f0/a1"][:1] == ("shape",) and roles["f0/a1"][2] == "f0/a0"  # out's extent bounds its store
+    pairs = dict(align_arguments(L, R))
+    assert pairs["f0/a6"] == "f0/a0" and pairs["f0/a0"] == "f0/a3" and pairs["f0/a3"] == "f0/a6"
+    assert pairs["f0/a7"] == "f0/a1"
+
+
+def test_mutant_pointer_accesses_in_place_keep_the_positional_pairing():
+    """Views against pointer accesses with the arguments where the view kernel has them: no reordering."""
+    L, R = _pair_graphs("vector_add_gather_scatter")
+    pairs = align_arguments(L, R)
+    assert all(a == b for a, b in pairs), pairs

@@ -941,3 +941,98 @@ def test_zero_minus_under_exp_mutant_negative_zero_or_ftz():
     ftz = f"  %z = constant <f32: 0.0> : {F}\n  %n = subf %z, %a flush_to_zero : {F}\n"
     r = verdict(kernel(_exp_of(_NEGF)), kernel(_exp_of(ftz)))
     assert r.rules_applied.get("zero-minus-under-exp", 0) == 0
+
+
+# --- conversion-before-shape-ops -----------------------------------------------------------------
+_H = "tile<128xf16>"
+
+
+def _convert_then_reshape() -> str:
+    """f32 -> f16 -> f32 around a reshape to 1x128 and back, each conversion before the reshape."""
+    return (load("a") + f"  %h = ftof %a : {F} -> {_H}\n  %r = reshape %h : {_H} -> tile<1x128xf16>\n"
+            "  %w = ftof %r : tile<1x128xf16> -> tile<1x128xf32>\n"
+            f"  %s = reshape %w : tile<1x128xf32> -> {F}\n" + store("%s"))
+
+
+def _reshape_then_convert(target: str = "f16", rounding: str = "") -> str:
+    return (load("a") + "  %r = reshape %a : tile<128xf32> -> tile<1x128xf32>\n"
+            f"  %h = ftof %r{rounding} : tile<1x128xf32> -> tile<1x128x{target}>\n"
+            f"  %w = ftof %h : tile<1x128x{target}> -> tile<1x128xf32>\n"
+            f"  %s = reshape %w : tile<1x128xf32> -> {F}\n" + store("%s"))
+
+
+def _transposed(convert_first: bool, shape=(2, 64)) -> str:
+    """a seen as ``shape``, transposed, flattened; converted to f16 and back before or after."""
+    r, c = shape
+    if convert_first:
+        head = f"  %h = ftof %a : {F} -> {_H}\n  %b = ftof %h : {_H} -> {F}\n  %v = reshape %b : {F} -> tile<{r}x{c}xf32>\n"
+        tail = f"  %t = permute %v [1, 0] : tile<{r}x{c}xf32> -> tile<{c}x{r}xf32>\n"
+        out = "%t"
+    else:
+        head = f"  %v = reshape %a : {F} -> tile<{r}x{c}xf32>\n"
+        tail = (f"  %t = permute %v [1, 0] : tile<{r}x{c}xf32> -> tile<{c}x{r}xf32>\n"
+                f"  %h = ftof %t : tile<{c}x{r}xf32> -> tile<{c}x{r}xf16>\n"
+                f"  %b = ftof %h : tile<{c}x{r}xf16> -> tile<{c}x{r}xf32>\n")
+        out = "%b"
+    return load("a") + head + tail + f"  %s = reshape {out} : tile<{c}x{r}xf32> -> {F}\n" + store("%s")
+
+
+def test_conversion_before_shape_ops():
+    assert_absorbed(kernel(_convert_then_reshape()), kernel(_reshape_then_convert()), "conversion-before-shape-ops")
+    assert_absorbed(kernel(_transposed(True)), kernel(_transposed(False)), "conversion-before-shape-ops")
+
+
+def test_conversion_before_shape_ops_mutants():
+    # another target type, another rounding mode: the conversions stay as written and differ
+    assert_not_absorbed(kernel(_convert_then_reshape()), kernel(_reshape_then_convert("bf16")))
+    assert_not_absorbed(kernel(_convert_then_reshape()), kernel(_reshape_then_convert(rounding=" rounding<zero>")))
+    # a reshape to another shape before the transpose moves the elements elsewhere
+    assert_not_absorbed(kernel(_transposed(True)), kernel(_transposed(False, (64, 2))))
+
+
+# --- masked-pointer-as-view ----------------------------------------------------------------------
+def _pointer_copy(pred: str = "less_than", width: str = "i64", pad: str = "0.0", scale: int = 128,
+                  signed: str = "signed") -> str:
+    """x copied to y through pointers: indices bx * scale + iota(128) in ``width`` bits, each
+    access masked by ``idx pred n``, the load padded with ``pad``."""
+    P = "tile<128xptr<f32>>"
+    I = f"tile<128x{width}>"
+    widen = (lambda v, name: f"  %{name} = exti {v} signed : tile<i32> -> tile<i64>\n") if width == "i64" else \
+        (lambda v, name: f"  %{name} = addi {v}, %zero32 : tile<i32>\n")
+    body = ("  %zero32 = constant <i32: 0> : tile<i32>\n" + widen("%bx", "b") + widen("%arg2", "n")
+            + f"  %c = constant <{width}: {scale}> : tile<{width}>\n  %s = muli %b, %c : tile<{width}>\n"
+            f"  %i = iota : {I}\n  %sr = reshape %s : tile<{width}> -> tile<1x{width}>\n"
+            f"  %sb = broadcast %sr : tile<1x{width}> -> {I}\n  %idx = addi %i, %sb : {I}\n"
+            f"  %nr = reshape %n : tile<{width}> -> tile<1x{width}>\n  %nb = broadcast %nr : tile<1x{width}> -> {I}\n"
+            f"  %m = cmpi {pred} %idx, %nb, {signed} : {I} -> tile<128xi1>\n"
+            f"  %pad = constant <f32: {pad}> : {F}\n")
+    for name, arg in (("x", "%arg0"), ("y", "%arg1")):
+        body += (f"  %{name}r = reshape {arg} : tile<ptr<f32>> -> tile<1xptr<f32>>\n"
+                 f"  %{name}b = broadcast %{name}r : tile<1xptr<f32>> -> {P}\n"
+                 f"  %{name}p = offset %{name}b, %idx : {P}, {I} -> {P}\n")
+    return body + (f"  %a, %at = load_ptr_tko weak %xp, %m, %pad token=%0 : {P}, tile<128xi1>, {F} -> {F}, token\n"
+                   f"  %st = store_ptr_tko weak %yp, %a, %m token=%0 : {P}, {F}, tile<128xi1> -> token\n")
+
+
+_UNPADDED = (PROLOGUE.replace("%px = make_partition_view %tx : partition_view<tile=(128), ",
+                              "%px = make_partition_view %tx : partition_view<tile=(128), padding_value = zero, "))
+
+
+def _view_copy() -> str:
+    view = "partition_view<tile=(128), padding_value = zero, tensor_view<?xf32, strides=[1]>>"
+    return (f"  %a, %a_t = load_view_tko weak %px[%bx] token = %0 : {view}, tile<i32> -> {F}, token\n"
+            + store("%a"))
+
+
+def test_masked_pointer_as_view():
+    r = verdict(kernel(_view_copy(), prologue=_UNPADDED), kernel(_pointer_copy()))
+    assert r.verdict == "equivalent", r.brief()
+    assert r.rules_applied.get("masked-pointer-as-view") == 2, r.rules_applied
+
+
+def test_masked_pointer_as_view_mutants():
+    left = kernel(_view_copy(), prologue=_UNPADDED)
+    for right in (_pointer_copy(pred="less_than_or_equal"), _pointer_copy(width="i32"), _pointer_copy(pad="-0.0"),
+                  _pointer_copy(scale=64), _pointer_copy(signed="unsigned")):
+        r = verdict(left, kernel(right))
+        assert r.verdict == "different", r.brief()

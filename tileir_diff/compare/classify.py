@@ -1222,7 +1222,8 @@ def _calling_convention_root(cl: Classifier, violations) -> _Root:
         return _Root(first_l, first_r, "signature", "entry arguments paired out of position: " + "; ".join(parts))
     if extra_l or extra_r:  # a reordering, and arrays one side lacks: not a calling convention alone
         return _Root(first_l, first_r, "signature",
-                     "arguments in another order and arrays on one side only: " + "; ".join(parts),
+                     ("arguments in another order and arrays on one side only: " if moved else
+                      "arrays on one side only: ") + "; ".join(parts),
                      extra={"reordered": moved, "only_left": [a.arg_index for a in extra_l],
                             "only_right": [b.arg_index for b in extra_r]})
     return _Root(first_l, first_r, "signature",

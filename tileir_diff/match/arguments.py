@@ -31,6 +31,8 @@ from ..graph import FunctionGraph
 from ..normalize.canon import fmt_type
 from .address import address_root, argument_behind
 from .opsets import MEMORY_OPS
+from ..dialect import OPS_BY_NAME
+from ..normalize.util import enum_name
 
 
 def _through_assumes(g: FunctionGraph, nid: str) -> List[Tuple[str, int]]:
@@ -128,7 +130,52 @@ def argument_slots(g: FunctionGraph) -> Dict[str, List[Tuple[str, str, int]]]:
                 slot = ("stride", base, stride_dims[k - strides.start])
             if slot is not None and slot not in slot_of.setdefault(a, []):
                 slot_of[a].append(slot)
+    for a, slot in _mask_bound_slots(g):
+        if slot not in slot_of.setdefault(a, []):
+            slot_of[a].append(slot)
     return slot_of
+
+
+#: ops a mask's bound passes through on its way from the argument (value-preserving for a
+#: non-negative extent: widened, reshaped, broadcast, assumed)
+_BOUND_THROUGH = frozenset({"assume", "exti", "reshape", "broadcast"})
+
+
+def _mask_bound_slots(g: FunctionGraph) -> List[Tuple[str, Tuple[str, str, int]]]:
+    """(argument, (``shape``, array argument, 0)) for a raw-pointer port's extent: an argument
+    that bounds the index (``cmpi less_than %index, %n``, the whole mask) of a 1-D pointer load or
+    store of that array. Like a view's shape operand, it
+    names which array the extent belongs to (a proposal: the checker decides what follows)."""
+    out: List[Tuple[str, Tuple[str, str, int]]] = []
+    for n in g.node_list:
+        if n.kind != "op" or n.name not in ("load_ptr_tko", "store_ptr_tko") or not n.op.operands:
+            continue
+        names = [o.name for o in OPS_BY_NAME[n.name].operands]
+        segs = n.op.segments
+        if len(segs) != len(names) or segs[names.index("mask")] != 1:
+            continue
+        pointers = getattr(n.op.operands[0].type, "shape", ())
+        array = address_root(g, n.nid)
+        if array is None or len(pointers) != 1:
+            continue
+        k = sum(segs[:names.index("mask")])
+        for bound in _mask_bounds(g, n.operands[k][0]):
+            out.append((bound, ("shape", array, 0)))
+    return out
+
+
+def _mask_bounds(g: FunctionGraph, mask: Optional[str]) -> List[str]:
+    """The entry argument that bounds a mask from above when the mask is that one comparison
+    (``cmpi less_than x, n``); none for a mask of several conditions (which bound is the extent
+    is then a guess, and guessing on one side only makes ties the kernels do not have)."""
+    node = g.nodes[mask] if mask is not None else None
+    if node is None or node.kind != "op" or node.name != "cmpi" or len(node.operands) != 2 or \
+            enum_name(node.op.attributes.get("comparison_predicate")) != "less_than":
+        return []
+    a = node.operands[1][0]
+    while a is not None and g.nodes[a].kind == "op" and g.nodes[a].name in _BOUND_THROUGH and g.nodes[a].operands:
+        a = g.nodes[a].operands[0][0]
+    return [a] if a is not None and g.nodes[a].kind == "arg" else []
 
 
 def _align_strict(L, R, largs, rargs, lr, rr) -> Optional[List[Tuple[str, str]]]:
@@ -231,8 +278,8 @@ def _agreeing(pairs, largs, rargs, lr, rr) -> int:
         x, y = lr[a], rr[b]
         if x[0] != y[0]:
             continue
-        if x[0] == "array":
-            n += _loose(x) == _loose(y)
+        if x[0] == "array":  # (a view and a pointer access in one direction agree)
+            n += _loose(x) == _loose(y) or _direction(x) == _direction(y)
         elif x[0] in ("shape", "stride"):
             n += x[1] == y[1] and x[3] == y[3] and pair_of.get(x[2]) == y[2]
         else:
@@ -271,7 +318,7 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
     r_arrays = [b for b in rargs if rr[b][0] == "array" and _used(R, b)]
     by_role = _pair_by_loose_role(L, R, l_arrays, r_arrays, lr, rr)
     in_order = sum(_loose(lr[a]) == _loose(rr[b]) for a, b in zip(l_arrays, r_arrays))
-    for a, b in (by_role if len(by_role) > in_order else zip(l_arrays, r_arrays)):
+    for a, b in (by_role if len(by_role) > in_order else _pair_by_direction(l_arrays, r_arrays, lr, rr)):
         pair(a, b)
     # arrays read or written differently (a store one side lacks), or not at all on the right (an
     # argument nothing reads): same pointer type, by position
@@ -357,6 +404,26 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
     if not ties and all(largs.index(a) == rargs.index(b) for a, b in real):
         return None  # the roles agree with the positions: position pairs the unused ones too
     return sorted(real, key=lambda p: largs.index(p[0])), ties
+
+
+def _direction(role: tuple) -> tuple:
+    """An array role's pointer type and whether it is read, written or both (a view load and a
+    pointer load of one array read it alike)."""
+    return role[1], tuple(sorted({"load" if op.startswith("load") else "write" for op in role[2]}))
+
+
+def _pair_by_direction(l_arrays, r_arrays, lr, rr) -> List[Tuple[str, str]]:
+    """Arrays in order, but an array one side only reads never with one the other side writes
+    while one of the same direction is still to pair (a port that takes its output first and
+    accesses every array through pointers instead of views)."""
+    pairs = []
+    rest = list(r_arrays)
+    for a in l_arrays:
+        same = [b for b in rest if _direction(rr[b]) == _direction(lr[a])]
+        if same:
+            rest.remove(same[0])
+            pairs.append((a, same[0]))
+    return pairs
 
 
 def _only_of(slots, nid: str, arrays) -> bool:

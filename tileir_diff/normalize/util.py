@@ -6,6 +6,7 @@ stages can point differences at the op as printed from the input file, whatever 
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import replace
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -106,8 +107,14 @@ def group_span(op: Operation, name: str, version) -> Optional[Tuple[int, int]]:
     return sum(op.segments[:i]), op.segments[i]
 
 
+def _words(name: str) -> str:
+    """A schema name as words: ``upperBound`` -> ``upper bound``, ``dynamicStrides`` -> ``dynamic strides``."""
+    return re.sub(r"(?<=[a-z])([A-Z])", lambda m: " " + m.group(1).lower(), name)
+
+
 def operand_role(op: Operation, k: int, version) -> str:
-    """The schema name of operand ``k`` ("index[1]", "lhs", "token", ...) for messages."""
+    """The schema name of operand ``k`` in words ("index[1]", "lhs", "upper bound", "dynamic
+    strides[0]", ...) for messages."""
     names = group_names(op, version)
     if len(op.segments) == len(names):
         start = 0
@@ -115,7 +122,7 @@ def operand_role(op: Operation, k: int, version) -> str:
             if start <= k < start + size:
                 d = OPS_BY_NAME[op.name]
                 arity = next(o.arity for o in d.operands if o.name == name)
-                return f"{name}[{k - start}]" if arity == "variadic" else name
+                return f"{_words(name)}[{k - start}]" if arity == "variadic" else _words(name)
             start += size
     return f"operand {k}"
 

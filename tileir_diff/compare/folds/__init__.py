@@ -25,11 +25,14 @@ from typing import List, Sequence, Tuple
 from ..roots import Root
 from .access_replaced import AccessReplaced
 from .base import Fold, FoldContext
+from .dropped_operand import DroppedOperand
+from .extra_array_arguments import ExtraArrayArguments
 from .formula_cascade import FormulaCascade
 from .moved_effect import MovedEffect
 from .pinned_argument import PinnedArgument
 from .restated_assume import RestatedAssume
 from .substitution import ConsistentSubstitution
+from .uniform_change import UniformChange
 
 #: every fold, in the order it runs (within its stage)
 FOLDS: Tuple[Fold, ...] = (
@@ -37,8 +40,11 @@ FOLDS: Tuple[Fold, ...] = (
     AccessReplaced(),
     FormulaCascade(),
     ConsistentSubstitution(),
+    DroppedOperand(),
     RestatedAssume(),
+    UniformChange(),
     PinnedArgument(),
+    ExtraArrayArguments(),
 )
 
 
