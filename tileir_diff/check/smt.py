@@ -293,7 +293,7 @@ class _Side:
         if name is None:
             name = f"{self.name}:{nid}#{res}"
         key = self._key(v)
-        if key and (key != tuple(range(len(key))) or v.type.shape != self.enc.shape):
+        if key and (key != tuple(range(len(key))) or getattr(v.type, "shape", None) != self.enc.shape):
             # an element of a tile at a position other than the root's own: one variable per
             # position (two positions that happen to coincide get two variables: never a
             # false equality, at worst a proof missed)
@@ -444,7 +444,10 @@ def _splat(at: _At):
     src = at.op.operands[0]
     if _num(src.type) == 1:
         return at.side.value_at(src, ())
-    pos = layout_position(at.op.name, src.type.shape, at.v.type.shape, at.side.pos)
+    st, rt = src.type, at.v.type
+    if not (isinstance(st, TileType) and isinstance(rt, TileType)):
+        raise _Leaf()
+    pos = layout_position(at.op.name, st.shape, rt.shape, at.side.pos)
     if pos is None:
         raise _Leaf()
     return at.side.value_at(src, pos)
@@ -632,7 +635,7 @@ def _view_read(at: _At):
         raise _Leaf()
     tile = tuple(vt.tile_shape)
     index = _group(op, "index")
-    if tuple(at.v.type.shape) != tile or len(index) != len(tile):
+    if getattr(at.v.type, "shape", None) != tile or len(index) != len(tile):
         raise _Leaf()
     rank = len(tt.shape)
     dim_map = tuple(getattr(vt, "dim_map", ()) or range(len(tile)))
@@ -643,7 +646,8 @@ def _view_read(at: _At):
     coords: List[Any] = [None] * rank
     W, ctx = _COORD_BITS, at.ctx
     for d, n in enumerate(tile):
-        p = z3.BitVecVal(0, W, ctx) if pos[d] is None else z3.ZeroExt(W - 64, at.enc.position_var(pos[d], 64))
+        k = pos[d]
+        p = z3.BitVecVal(0, W, ctx) if k is None else z3.ZeroExt(W - 64, at.enc.position_var(k, 64))
         if isinstance(vt, GatherScatterViewType) and d == vt.sparse_dim:
             ix = index[d]
             if not (isinstance(ix.type, TileType) and ix.type.shape == (n,)):
