@@ -19,7 +19,8 @@ from ..normalize.kernels import PROLOGUE, kernel
 
 pytestmark = pytest.mark.skipif(not smt.available(), reason="z3-solver not installed")
 
-REWRITES = Path(__file__).resolve().parents[1] / "corpus" / "rewrites"
+#: the embedding pair as dumped from build/ (reference export and the Rust port's IR)
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def _diff(a, b, **kw):
@@ -29,8 +30,8 @@ def _diff(a, b, **kw):
 def _gather(edit=None, flag=True):
     """The embedding pair (reference: gather view; port: masked pointer gather + select);
     ``flag``: keep the port's trunci no_signed_wrap; ``edit``: a mutation of the port's text."""
-    left = (REWRITES / "gather_view_vs_pointer.left.tir").read_text()
-    right = (REWRITES / "gather_view_vs_pointer.right.tir").read_text()
+    left = (DATA / "gather_view_vs_pointer.left.tir").read_text()
+    right = (DATA / "gather_view_vs_pointer.right.tir").read_text()
     if not flag:
         right = right.replace(" overflow<no_signed_wrap>", "")
     if edit:
