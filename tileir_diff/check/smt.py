@@ -311,10 +311,21 @@ class _Side:
         loop = self.index.ops.get(head) if sep and tail == "0" else None
         if loop is None or loop.name != "for" or len(loop.operands) < 3:
             return
+        # the bounds are facts here, not part of the value: what their encoding records (the cone,
+        # definedness, assumes, divisions, cached terms) is put back as it was
+        saved = (dict(self.cache), set(self.cone), list(self.defined), list(self.exact), list(self.assumes),
+                 list(self.divisions))
         try:
             lb, ub, step = (self.value_at(x, ()) for x in loop.operands[:3])
         except (Unsupported, _Leaf):
             return
+        finally:  # in place: an encoder under way may hold these very lists
+            cache, cone, defined, exact, assumes, divisions = saved
+            self.cache.clear()
+            self.cache.update(cache)
+            self.cone.clear()
+            self.cone.update(cone)
+            self.defined[:], self.exact[:], self.assumes[:], self.divisions[:] = defined, exact, assumes, divisions
         unsigned = bool(loop.attributes.get("unsignedCmp"))
         ints = self.enc.ints
         if unsigned and ints:
