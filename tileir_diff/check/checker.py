@@ -274,6 +274,9 @@ class _Proven:
     refuted: Set[Tuple[str, str]] = field(default_factory=set)
     #: pairs of a zero-sign-blind op (exp) proven through their inputs: whole, like results
     blind: Set[Tuple[str, str]] = field(default_factory=set)
+    #: unpaired memory reads a proof expanded (its pairing of reads checked: ``_reads_agree``)
+    reads_l: Set[str] = field(default_factory=set)
+    reads_r: Set[str] = field(default_factory=set)
 
 
 def _queries(a: Operation, b: Operation, vs: List[Violation]) -> List[Tuple[Optional[int], Value, Value]]:
@@ -302,6 +305,7 @@ class FunctionCheck:
         self.discharged_left: set = set()
         self.discharged_right: set = set()
         self.proof_skipped: Optional[str] = None
+        self._order_cache: Dict[str, Any] = {}
 
     def _v(self, kind, left, right, message, slots=(), cascade=False):
         self.violations.append(Violation(kind, left, right, message, tuple(slots), cascade))
@@ -385,6 +389,11 @@ class FunctionCheck:
         enc = self._encoder(opts)
         L, R = self.L, self.R
         blocked = {(v.left, v.right) for v in self.violations if v.kind not in ("label", "operand", "unmapped")}
+        flag_only = {(l, r) for (l, r), vs in by_pair.items()
+                     if l in L.ops and r in R.ops and _only_flags_differ(L.ops[l], R.ops[r], vs)}
+        # elsewhere, such a pair is read without its flags: the flag is a root of its own (a
+        # specialization, which the run without assumptions re-proves the kernels without)
+        unflagged = (frozenset(l for l, _ in flag_only), frozenset(r for _, r in flag_only))
         proven = _Proven()
         refuted: List[Tuple[str, str]] = []
         for (l, r), vs in by_pair.items():
@@ -394,10 +403,12 @@ class FunctionCheck:
             if "assume" in (a.name, b.name):
                 continue  # a changed predicate is the specialization itself, never proven away
             queries = _queries(a, b, vs)
+            enc.unflagged = (frozenset(), frozenset()) if (l, r) in flag_only else unflagged
             if queries and self._prove_pair(enc, l, r, queries, proven):
-                proven.pairs.add((l, r))
-            elif queries and queries[0][0] is None:
-                refuted.append((l, r))
+                proven.pairs.add((l, r))  # (a flag-only pair with its flags: the flag excludes nothing)
+            elif queries and queries[0][0] is None and (l, r) not in flag_only:
+                refuted.append((l, r))  # (a flag-only pair is never lifted: the flag is its root)
+        enc.unflagged = unflagged
         if refuted:
             self._lift(enc, refuted, proven, blocked)
         self._masked(enc, proven, by_pair)
@@ -434,9 +445,11 @@ class FunctionCheck:
                 continue
             xl, xr, peeled_l, peeled_r = self._peel(a.operands[1], R.ops[orr].operands[1], proven, by_pair)
             out = enc.prove(xl, xr, premise=mask)
+            self._check_reads(out)
             self.proofs.append(Proof(ol, orr, 1, out))
             if out.status != "equal":
                 continue
+            self._note_reads(out, proven)
             proven.pairs.add((ol, orr))
             proven.cone_l |= out.cone_left | peeled_l
             proven.cone_r |= out.cone_right | peeled_r
@@ -556,9 +569,11 @@ class FunctionCheck:
         attributes: its results are equal where its inputs are equal up to the sign of a zero."""
         x, y = self.L.ops[ul].operands[0], self.R.ops[ur].operands[0]
         out = enc.prove(x, y, zero_sign_free=True)
+        self._check_reads(out)
         self.proofs.append(Proof(ul, ur, 0, out))
         if out.status != "equal":
             return False
+        self._note_reads(out, proven)
         proven.pairs.add((ul, ur))
         proven.blind.add((ul, ur))
         proven.cone_l |= out.cone_left
@@ -607,6 +622,7 @@ class FunctionCheck:
                 # an assume on one side only is a specialization fact, reported as such:
                 # a proof through it would hide it
                 out.status, out.note = "unsupported", "the cones hold an assume that is on one side only"
+            self._check_reads(out)
             self.proofs.append(Proof(l, r, slot, out))
             results.append(out)
             if out.time_limit:  # an answer that depends on the machine's speed: no verdict rests on it
@@ -616,6 +632,7 @@ class FunctionCheck:
         for o in results:
             proven.cone_l |= o.cone_left
             proven.cone_r |= o.cone_right
+            self._note_reads(o, proven)
         if queries[0][0] is not None:
             proven.slots_l |= {(l, slot) for slot, _, _ in queries}
             proven.slots_r |= {(r, slot) for slot, _, _ in queries}
@@ -629,8 +646,8 @@ class FunctionCheck:
         whole_r = {r for _, r in proven.pairs if r in R.ops and _encodable(R.ops[r])} | {r for _, r in proven.blind}
         # the ops the proofs expanded (a refuted pair counts only where a proof expanded it: as a
         # leaf it would have been read as equal on both sides)
-        inner_l = self._free(L, set(proven.cone_l), whole_l, proven.slots_l)
-        inner_r = self._free(R, set(proven.cone_r), whole_r, proven.slots_r)
+        inner_l = self._free(L, set(proven.cone_l), whole_l, proven.slots_l, proven.reads_l)
+        inner_r = self._free(R, set(proven.cone_r), whole_r, proven.slots_r, proven.reads_r)
         free_l = {x for x in inner_l if x not in l2r}
         free_r = {x for x in inner_r if x not in r2l}
         # a pair whose results differ, every use of which (both sides) lies inside a proof
@@ -650,14 +667,54 @@ class FunctionCheck:
             kept.append(v)
         self.violations = kept
 
+    def _check_reads(self, out: "smt.Outcome") -> None:
+        """An ``equal`` proof that reads memory holds only if each read it pairs (one per array
+        and element type on each side, ``Outcome.reads``) sees memory in the same state on
+        both sides: unpaired ops of one region of mapped parents, ordered by the tokens as read
+        alike against every mapped access (check 7 with the pair added). Else unsupported."""
+        if out.status != "equal":
+            return
+        why = next((w for _, (l, r) in out.reads.items() if l is not None and r is not None
+                    for w in (self._reads_agree(l, r),) if w), None)
+        if why:
+            out.status, out.note = "unsupported", why
+
+    def _note_reads(self, out: "smt.Outcome", proven: "_Proven") -> None:
+        for l, r in out.reads.values():
+            if l is not None:
+                proven.reads_l.add(l)
+            if r is not None:
+                proven.reads_r.add(r)
+
+    def _reads_agree(self, l: str, r: str) -> Optional[str]:
+        """Why the read ``l`` (left) and ``r`` (right) may see memory in different states (None:
+        they see it in the same one)."""
+        L, R = self.L, self.R
+        if l in self.l2r or r in self.r2l or l not in L.ops or r not in R.ops:
+            return f"the reads {l} and {r} are not both unpaired"
+        (pl, region_l, blk_l), (pr, region_r, blk_r) = L.where[l], R.where[r]
+        if (pl is None) != (pr is None) or (pl is not None and self.l2r.get(pl) != pr) \
+                or (region_l, blk_l) != (region_r, blk_r):
+            return f"the reads {l} and {r} sit in different regions"
+        base = self._memory_order_problems(self.l2r)
+        if base is None:
+            return f"the reads {l} and {r}: the token order of the kernels as read is not modelled"
+        extra = self._memory_order_problems({**self.l2r, l: r})
+        if extra is None or set(extra) - set(base):
+            return f"the reads {l} and {r} are ordered differently against the other accesses"
+        return None
+
     def _one_sided_assume(self, out) -> bool:
         return any(x not in self.l2r and self.L.ops[x].name == "assume" for x in out.cone_left if x in self.L.ops) \
             or any(x not in self.r2l and self.R.ops[x].name == "assume" for x in out.cone_right if x in self.R.ops)
 
-    def _free(self, ix: _Index, candidates: set, whole: set, slots: set) -> set:
-        """The unpaired pure ops of a proven cone every use of which lies inside a proof."""
+    def _free(self, ix: _Index, candidates: set, whole: set, slots: set, reads: Iterable[str] = ()) -> set:
+        """The unpaired pure ops of a proven cone every use of which lies inside a proof (and
+        the unpaired memory reads a proof expanded, whose results, the token included, are
+        read only there)."""
+        reads = set(reads)
         users = _users(ix)
-        free = {x for x in candidates if x in ix.ops and "pure" in _traits(ix.ops[x])}
+        free = {x for x in candidates if x in ix.ops and ("pure" in _traits(ix.ops[x]) or x in reads)}
         changed = True
         while changed:
             changed = False
@@ -762,17 +819,28 @@ class FunctionCheck:
 
     # --- 7. memory order on the functions as read -----------------------------------------
     def _memory_order(self) -> None:
+        for lpos, nid, msg in self._memory_order_problems(self.l2r) or ():
+            self._v("memory-order", lpos, nid, msg)
+
+    def _memory_order_problems(self, l2r: Mapping[str, str]) -> Optional[List[Tuple[str, str, str]]]:
+        """(left id, right id, message) of each mapped access (under ``l2r``) the tokens of the
+        functions as read order differently on the two sides; None when the raw functions are
+        missing or their token order is not modelled (tokens across regions)."""
         raw_left, raw_right = self.raw
         if raw_left is None or raw_right is None:
-            return
+            return None
+        key = tuple(sorted(l2r.items()))
+        if self._order_cache.get("key") == key:
+            return self._order_cache["problems"]
         left, right = _TokenOrder(raw_left), _TokenOrder(raw_right)
         if not (left.ok and right.ok):
-            return  # tokens cross regions: token-order leaves these as written and check 5 holds them
+            return None  # tokens cross regions: token-order leaves these as written and check 5 holds them
+        out: List[Tuple[str, str, str]] = []
         # index the right's tracked ops by the left index of their (normalized) counterpart, so
         # both happens-before relations are bit sets over the same positions
         shared: Dict[str, int] = {}
         for i, nid in enumerate(left.ids):
-            r = self.l2r.get(nid)
+            r = l2r.get(nid)
             if r is not None and r in right.pos:
                 shared[r] = i
         extra = len(left.ids)
@@ -806,7 +874,9 @@ class FunctionCheck:
                 if only_r:
                     parts.append("right orders it after the counterparts of " +
                                  ", ".join(left.ids[i] for i in only_r[:3]))
-                self._v("memory-order", lpos, nid, f"{left.ops[li].name} {lpos}: " + "; ".join(parts))
+                out.append((lpos, nid, f"{left.ops[li].name} {lpos}: " + "; ".join(parts)))
+        self._order_cache = {"key": key, "problems": out}
+        return out
 
 
 def _bits(x: int) -> List[int]:
@@ -996,6 +1066,19 @@ def _mask_operand(op: Operation, k: int) -> Optional[Value]:
     if k != start[access.address_index]:
         return None
     return op.operands[start[names.index("mask")]]
+
+
+def _only_flags_differ(a: Operation, b: Operation, vs: List[Violation]) -> bool:
+    """Whether a mapped pair's violations are only a label one where the two ops differ in
+    nothing but overflow flags (attributes of the op table's ``IntegerOverflow`` enum)."""
+    if a.name != b.name or any(v.kind != "label" for v in vs) or tuple(a.segments) != tuple(b.segments) \
+            or [x.type for x in a.results] != [x.type for x in b.results]:
+        return False
+    d = OPS_BY_NAME.get(a.name)
+    flags = {x.name for x in d.attrs if x.enum == "IntegerOverflow"} if d is not None else set()
+    keys = set(a.attributes) | set(b.attributes)
+    differing = {k for k in keys if a.attributes.get(k) != b.attributes.get(k)}
+    return bool(differing) and differing <= flags
 
 
 def _same_zero_sign_blind(a: Operation, b: Operation) -> bool:

@@ -47,7 +47,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from ..dialect import OPS_BY_NAME
 from ..dialect.traits import ZERO_SIGN_BLIND
 from ..ir import Function, Operation, TileType, Value
-from ..ir.types import PartitionViewType, TensorViewType
+from ..dialect.access import VIEW_ACCESS
+from ..ir.types import GatherScatterViewType, PartitionViewType, PointerType, TensorViewType
 from ..ir.attributes import Bounded, DenseElements, DivBy, IntegerAttr
 from ..ir.types import ScalarType
 
@@ -151,6 +152,11 @@ class Outcome:
     #: decide, one with small values first; prove() evaluates the bit-vector encoding there
     #: (never a result by itself)
     candidates: List[Dict[str, int]] = field(default_factory=list)
+    #: the memory reads the cones expanded: (array, element type) -> (left op id, right op id),
+    #: None on a side that reads nothing there. An ``equal`` proof holds only if each read
+    #: on both sides sees memory in the same state: the checker checks that (placement, token
+    #: order) before it accepts the proof
+    reads: Dict[Tuple[str, str], Tuple[Optional[str], Optional[str]]] = field(default_factory=dict)
 
 
 def _enum(op: Operation, enum_kind: str, default=None):
@@ -163,9 +169,15 @@ def _enum(op: Operation, enum_kind: str, default=None):
     return default
 
 
+#: A pointer is read as its 64-bit address (``offset`` and the memory reads compute on it).
+_POINTER = ScalarType("i64")
+
+
 def _elem(t) -> Optional[ScalarType]:
     if isinstance(t, TileType) and isinstance(t.element, ScalarType):
         return t.element
+    if isinstance(t, TileType) and isinstance(t.element, PointerType):
+        return _POINTER
     return None
 
 
@@ -182,11 +194,15 @@ def _num(t) -> int:
 
 
 class _Side:
-    """One function's values as z3 terms."""
+    """One function's values as z3 terms, each at an element **position**: per dim of the value,
+    the root dim whose position indexes it (an int) or None (a unit dim, read at 0). The root is
+    read at its own position (dim d at root dim d); ``broadcast`` and a ``reshape`` that only
+    inserts or drops unit dims read their source at the position they map it to, so an (8, 1)
+    row index and a (1, 256) column index meet in an (8, 256) cone at the same element."""
 
     def __init__(self, enc: "ConeEncoder", f: Function, index, name: str, shared: Callable[[str, int], Optional[str]]):
         self.enc, self.f, self.index, self.name, self.shared = enc, f, index, name, shared
-        self.cache: Dict[int, object] = {}
+        self.cache: Dict[Tuple[int, Tuple], object] = {}
         self.defined: List[object] = []
         self.exact: List[object] = []   # integer mode: no step leaves its width (else not exact)
         self.assumes: List[str] = []
@@ -195,13 +211,49 @@ class _Side:
         #: (node id, dividend, divisor) of each signed division or remainder the cone expands:
         #: where floor and truncation part, so where a lemma on the signs may decide the query
         self.divisions: List[Tuple[str, Any, Any]] = []
+        #: the position the value being encoded is read at (see the class docstring)
+        self.pos: Tuple[Optional[int], ...] = tuple(range(len(enc.shape or ())))
+        #: (array, element type) -> node id of the one memory read of that array the cone expands
+        self.reads: Dict[Tuple[str, str], str] = {}
+        #: node ids whose overflow flags this encoding reads as cleared (``ConeEncoder.unflagged``)
+        self.unflagged: frozenset = frozenset()
 
     def value(self, v: Value):
-        if v.vid in self.cache:
-            return self.cache[v.vid]
-        term = self._value(v)
-        self.cache[v.vid] = term
+        key = (v.vid, self._key(v))
+        if key in self.cache:
+            return self.cache[key]
+        saved = self.pos
+        if not key[1]:
+            self.pos = ()
+        try:
+            term = self._value(v)
+        finally:
+            self.pos = saved
+        self.cache[key] = term
         return term
+
+    def value_at(self, v: Value, pos: Tuple[Optional[int], ...]):
+        """``v`` at position ``pos`` (the dims of ``v``, each a root dim or None)."""
+        saved = self.pos
+        self.pos = pos
+        try:
+            return self.value(v)
+        finally:
+            self.pos = saved
+
+    def _key(self, v: Value) -> Tuple[Optional[int], ...]:
+        """The position ``v`` is read at: () for a one-element value, else the current one,
+        which must fit its shape (each dim the size of its root dim, a unit dim None)."""
+        t = v.type
+        if not isinstance(t, TileType) or t.num_elements == 1:
+            return ()
+        shape = self.enc.shape or ()
+        ok = len(self.pos) == t.rank and all(
+            (t.shape[d] == 1) if k is None else (k < len(shape) and t.shape[d] == shape[k])
+            for d, k in enumerate(self.pos))
+        if not ok:
+            raise Unsupported(f"a value of shape {t.shape} in a cone of shape {self.enc.shape}")
+        return self.pos
 
     def root(self, v: Value):
         """The value under proof: always expanded. As a leaf it would be named by the very pair
@@ -215,9 +267,6 @@ class _Side:
             raise Unsupported(f"a value of type {v.type}")
         if self.enc.ints and not et.is_int:
             raise Unsupported("a float value in the integer encoding")
-        t = v.type
-        if isinstance(t, TileType) and t.num_elements != 1 and self.enc.shape is not None and t.shape != self.enc.shape:
-            raise Unsupported(f"a value of shape {t.shape} in a cone of shape {self.enc.shape}")
         nid, res = self.index.producer[v.vid]
         op = self.index.ops.get(nid)
         sem = OPS_BY_NAME[op.name].semantics if op is not None and op.name in OPS_BY_NAME else None
@@ -231,7 +280,7 @@ class _Side:
             return self._root_leaf(v) or self._leaf(nid, res, v)
         self.cone.add(nid)
         if ENCODERS[sem].divides and _enum(op, "Signedness", "signed") == "signed":
-            self.divisions.append((nid, self.cache[op.operands[0].vid], self.cache[op.operands[1].vid]))
+            self.divisions.append((nid, self.value(op.operands[0]), self.value(op.operands[1])))
         return term
 
     def _root_leaf(self, v: Value):
@@ -243,7 +292,49 @@ class _Side:
         name = self.shared(nid, res)
         if name is None:
             name = f"{self.name}:{nid}#{res}"
-        return self.enc.var(name, v.type)
+        key = self._key(v)
+        if key and (key != tuple(range(len(key))) or getattr(v.type, "shape", None) != self.enc.shape):
+            # an element of a tile at a position other than the root's own: one variable per
+            # position (two positions that happen to coincide get two variables: never a
+            # false equality, at worst a proof missed)
+            name += "@" + ",".join("_" if k is None else str(k) for k in key)
+        leaf = self.enc.var(name, v.type)
+        self._loop_facts(nid, leaf)
+        return leaf
+
+    def _loop_facts(self, nid: str, iv) -> None:
+        """The induction variable of a ``for`` (block argument 0 of its body) lies below the
+        upper bound (the loop's compare, signed unless ``unsignedCmp``) in every iteration that
+        runs, and at or above the lower bound when the step is the constant 1 (it then never
+        wraps): a fact of every value the body computes."""
+        head, sep, tail = nid.rpartition("/r0/a")
+        loop = self.index.ops.get(head) if sep and tail == "0" else None
+        if loop is None or loop.name != "for" or len(loop.operands) < 3:
+            return
+        # the bounds are facts here, not part of the value: what their encoding records (the cone,
+        # definedness, assumes, divisions, cached terms) is put back as it was
+        saved = (dict(self.cache), set(self.cone), list(self.defined), list(self.exact), list(self.assumes),
+                 list(self.divisions))
+        try:
+            lb, ub, step = (self.value_at(x, ()) for x in loop.operands[:3])
+        except (Unsupported, _Leaf):
+            return
+        finally:  # in place: an encoder under way may hold these very lists
+            cache, cone, defined, exact, assumes, divisions = saved
+            self.cache.clear()
+            self.cache.update(cache)
+            self.cone.clear()
+            self.cone.update(cone)
+            self.defined[:], self.exact[:], self.assumes[:], self.divisions[:] = defined, exact, assumes, divisions
+        unsigned = bool(loop.attributes.get("unsignedCmp"))
+        ints = self.enc.ints
+        if unsigned and ints:
+            return
+        below = z3.ULT(iv, ub) if unsigned else iv < ub
+        self.enc._fact(f"{self.name} for {head}: loopIdx < upper bound (IR fact: the body runs only then)", below)
+        if z3.is_true(z3.simplify(step == 1)):
+            above = z3.ULE(lb, iv) if unsigned else lb <= iv
+            self.enc._fact(f"{self.name} for {head}: loopIdx >= lower bound (IR fact: step 1)", above)
 
     def _op(self, op: Operation, sem: str, res: int, v: Value, et: ScalarType):
         """The term of result ``res`` of ``op`` by the encoder of its semantics (``ENCODERS``)."""
@@ -274,6 +365,8 @@ class _At:
 
     @property
     def overflow(self) -> str:
+        if self.side.unflagged and self.side.index.producer[self.v.vid][0] in self.side.unflagged:
+            return "none"  # a flag the pair differs in, reported as a specialization of its own
         return _enum(self.op, "IntegerOverflow", "none")
 
     @property
@@ -350,14 +443,47 @@ def _iota(at: _At):
     t = at.v.type
     if not (isinstance(t, TileType) and t.rank == 1):
         raise _Leaf()
-    return at.enc.position(t)
+    if t.num_elements == 1:
+        return at.enc.constant(IntegerAttr(0, at.et), t)
+    return at.enc.position(t, at.side.pos[0])
 
 
 def _splat(at: _At):
+    """``broadcast``/``reshape``: the source element at the position the op maps the result's
+    to (a one-element source at any; a broadcast's unit dims at 0; a reshape only where it
+    inserts or drops unit dims, else a leaf)."""
     src = at.op.operands[0]
-    if _num(src.type) != 1:
+    if _num(src.type) == 1:
+        return at.side.value_at(src, ())
+    st, rt = src.type, at.v.type
+    if not (isinstance(st, TileType) and isinstance(rt, TileType)):
         raise _Leaf()
-    return at.side.value(src)
+    pos = layout_position(at.op.name, st.shape, rt.shape, at.side.pos)
+    if pos is None:
+        raise _Leaf()
+    return at.side.value_at(src, pos)
+
+
+def layout_position(name: str, src: Tuple[int, ...], res: Tuple[int, ...],
+                    pos: Tuple[Optional[int], ...]) -> Optional[Tuple[Optional[int], ...]]:
+    """The position of the source element a ``broadcast`` or ``reshape`` copies to the result
+    element at ``pos`` (None: not a layout this encoding follows)."""
+    if len(pos) != len(res):
+        return None
+    if name == "broadcast":
+        if len(src) != len(res) or any(a != b and a != 1 for a, b in zip(src, res)):
+            return None
+        return tuple(p if a == b else None for a, b, p in zip(src, res, pos))
+    if name == "reshape":
+        src_dims = [d for d, n in enumerate(src) if n != 1]
+        res_dims = [d for d, n in enumerate(res) if n != 1]
+        if [src[d] for d in src_dims] != [res[d] for d in res_dims]:
+            return None
+        out: List[Optional[int]] = [None] * len(src)
+        for a, b in zip(src_dims, res_dims):
+            out[a] = pos[b]
+        return tuple(out)
+    return None
 
 
 def _assume(at: _At):
@@ -405,6 +531,194 @@ def _index_space(at: _At):
         return _ceil_div_int(extent, z3.IntVal(tile, ctx))
     b = z3.BitVecVal(tile, et.width, ctx)
     return z3.If(z3.SRem(extent, b) != 0, extent / b + 1, extent / b)
+
+
+# --- memory reads: a value of memory at a byte address (the bit-vector encoding only) --------
+_PADDINGS = ("zero", "neg_zero", "nan", "pos_inf", "neg_inf")
+#: coordinates of a view access are computed exactly in this many bits (an index of 64 bits
+#: times a tile size, plus a position, never overflows it)
+_COORD_BITS = 128
+
+
+def _offset(at: _At):
+    """``offset``: the pointer plus the offset (read as signed) times the pointee's size in
+    bytes, in 64-bit arithmetic (a wrapped address is the same address)."""
+    if at.enc.ints:
+        raise _Leaf()
+    ptr, off = at.ops
+    pointee = getattr(getattr(at.op.operands[0].type, "element", None), "pointee", None)
+    if not isinstance(pointee, ScalarType) or pointee.width % 8:
+        raise _Leaf()
+    return ptr + z3.SignExt(64 - off.size(), off) * z3.BitVecVal(pointee.width // 8, 64, at.ctx)
+
+
+def _group(op: Operation, name: str) -> List[Value]:
+    """The operands of ``op``'s operand group ``name`` (by the op table and its segments)."""
+    names = [o.name for o in OPS_BY_NAME[op.name].operands]
+    if len(op.segments) != len(names) or name not in names:
+        raise _Leaf()
+    i = names.index(name)
+    start = sum(op.segments[:i])
+    return list(op.operands[start:start + op.segments[i]])
+
+
+def _array_of(side: "_Side", v: Value) -> str:
+    """The entry argument (its shared name, ``arg<k>``) a pointer derives from through
+    ``assume``, one-element ``broadcast``/``reshape`` and ``offset`` (its base)."""
+    for _ in range(16):
+        nid, _res = side.index.producer[v.vid]
+        op = side.index.ops.get(nid)
+        if op is None:
+            name = side.shared(nid, 0)
+            if name is None or not name.startswith("arg"):
+                raise Unsupported("a memory read through a pointer that no paired entry argument gives")
+            return name
+        if op.name in ("assume", "offset") or (op.name in ("broadcast", "reshape") and _num(op.operands[0].type) == 1):
+            v = op.operands[0]
+            continue
+        break
+    raise Unsupported("a memory read through a pointer that no paired entry argument gives")
+
+
+def _memory_read(at: _At):
+    """A load's tile (result 0) at the element position: where the access is in bounds (a view)
+    or its mask holds (a pointer tile), the memory value at its byte address, ``mem(address)``
+    (``ConeEncoder.memory``); elsewhere the padding (a view's padding value, a pointer load's
+    padding operand; without one an unspecified value of this side alone). Only weak loads the
+    mapping leaves unpaired are expanded: a paired load is the pair's shared leaf."""
+    side, op = at.side, at.op
+    nid = side.index.producer[at.v.vid][0]
+    if at.res != 0 or side.shared(nid, 0) is not None or _enum(op, "MemoryOrderingSemantics") != "weak":
+        raise _Leaf()
+    if at.enc.ints:
+        raise Unsupported("a memory read in the integer encoding")
+    if op.name in VIEW_ACCESS:
+        array, address, inside, padding = _view_read(at)
+    else:
+        array, address, inside, padding = _pointer_read(at, nid)
+    key = (array, at.et.name)
+    if side.reads.setdefault(key, nid) != nid:
+        raise Unsupported(f"two reads of {array} as {at.et.name} in one cone")
+    side.cone.add(nid)
+    return z3.If(inside, at.enc.memory(array, at.et)(address), padding)
+
+
+def _pointer_read(at: _At, nid: str):
+    side, op = at.side, at.op
+    (source,) = _group(op, "source")
+    masks, pads = _group(op, "mask"), _group(op, "paddingValue")
+    address = side.value(source)
+    inside = side.value(masks[0]) == 1 if masks else z3.BoolVal(True, at.ctx)
+    padding = side.value(pads[0]) if pads else _unspecified(at, nid)
+    return _array_of(side, source), address, inside, padding
+
+
+def _unspecified(at: _At, nid: str):
+    """A value the IR leaves unspecified (a masked-off lane without padding): a variable of this
+    side alone, per position."""
+    pos = ",".join("_" if k is None else str(k) for k in at.side._key(at.v))
+    return at.enc.var(f"{at.side.name}:{nid}#unspecified@{pos}", at.v.type)
+
+
+def _view_read(at: _At):
+    """(array, byte address, in bounds, padding) of a ``load_view_tko`` element through a
+    partition or gather/scatter view of a ``make_tensor_view`` of this function. Coordinates
+    (interpreter semantics, docs/interpreter.md): a partition index i along tile dim d covers
+    tensor dim dim_map[d] at i * tile[d] + position; a gather view's sparse dim takes the index
+    tile's element (signed), its other dims a start offset; view indices are unsigned. In bounds:
+    0 <= coordinate < extent in every dim. Address: base + sum(coordinate * stride) * element
+    size, mod 2^64; a view whose index type is narrower than 64 bits is undefined where an
+    in-bounds element's offset does not fit it."""
+    side, op = at.side, at.op
+    view_v = op.operands[0]
+    src = side.index.producer.get(view_v.vid)
+    vop = side.index.ops.get(src[0]) if src else None
+    vt = view_v.type
+    if vop is None or vop.name not in ("make_partition_view", "make_gather_scatter_view") \
+            or vop.results[src[1]].type != vt or not isinstance(vt, (PartitionViewType, GatherScatterViewType)):
+        raise _Leaf()
+    src = side.index.producer.get(vop.operands[0].vid)
+    tv = side.index.ops.get(src[0]) if src else None
+    tt = vop.operands[0].type
+    if tv is None or tv.name != "make_tensor_view" or not isinstance(tt, TensorViewType) or tv.results[0].type != tt:
+        raise _Leaf()
+    if any(op.attributes.get("inbounds") or ()) or vt.padding not in (None, *_PADDINGS):
+        raise _Leaf()
+    tile = tuple(vt.tile_shape)
+    index = _group(op, "index")
+    if getattr(at.v.type, "shape", None) != tile or len(index) != len(tile):
+        raise _Leaf()
+    rank = len(tt.shape)
+    dim_map = tuple(getattr(vt, "dim_map", ()) or range(len(tile)))
+    if sorted(dim_map) != list(range(rank)) or len(dim_map) != len(tile):
+        raise _Leaf()
+    extents, strides, width = _tensor_view_dims(side, tv, tt)
+    pos = side._key(at.v) or (None,) * len(tile)
+    coords: List[Any] = [None] * rank
+    W, ctx = _COORD_BITS, at.ctx
+    for d, n in enumerate(tile):
+        k = pos[d]
+        p = z3.BitVecVal(0, W, ctx) if k is None else z3.ZeroExt(W - 64, at.enc.position_var(k, 64))
+        if isinstance(vt, GatherScatterViewType) and d == vt.sparse_dim:
+            ix = index[d]
+            if not (isinstance(ix.type, TileType) and ix.type.shape == (n,)):
+                raise _Leaf()
+            x = side.value_at(ix, (pos[d],)) if n != 1 else side.value_at(ix, ())
+            coords[dim_map[d]] = z3.SignExt(W - x.size(), x)
+        else:
+            x = side.value_at(index[d], ())
+            step = n if isinstance(vt, PartitionViewType) else 1
+            coords[dim_map[d]] = z3.ZeroExt(W - x.size(), x) * z3.BitVecVal(step, W, ctx) + p
+    inside = z3.And(*[z3.And(c >= 0, c < z3.SignExt(W - e.size(), e)) for c, e in zip(coords, extents)])
+    offset = sum((z3.Extract(63, 0, c) * z3.SignExt(64 - s.size(), s) for c, s in zip(coords, strides)),
+                 z3.BitVecVal(0, 64, ctx))
+    if width < 64:
+        exact = sum((c * z3.SignExt(W - s.size(), s) for c, s in zip(coords, strides)), z3.BitVecVal(0, W, ctx))
+        lo, hi = _range(width)
+        side.defined.append(z3.Implies(inside, z3.And(exact >= lo, exact <= hi)))
+    et = tt.element
+    if not isinstance(et, ScalarType) or et.width % 8 or et != at.et:
+        raise _Leaf()
+    base = side.value_at(tv.operands[0], ())
+    address = base + offset * z3.BitVecVal(et.width // 8, 64, ctx)
+    side.cone.update({src[0], side.index.producer[view_v.vid][0]})
+    return _array_of(side, tv.operands[0]), address, inside, _padding(at, vt.padding)
+
+
+def _tensor_view_dims(side: "_Side", tv: Operation, tt: TensorViewType):
+    """([extent], [stride], index width) of a ``make_tensor_view``: static ones from its type,
+    dynamic ones from its operands (after the base: the dynamic shape, then the dynamic
+    strides); the index width is the dynamic operands' (32 when every one is static)."""
+    dyn = list(tv.operands[1:])
+    widths = {_scalar(x.type).width for x in dyn}
+    if len(widths) > 1 or sum(1 for x in (*tt.shape, *tt.strides) if x is None) != len(dyn):
+        raise _Leaf()
+    width = widths.pop() if widths else 32
+    out: List[List[Any]] = [[], []]
+    k = 0
+    for i, dims in enumerate((tt.shape, tt.strides)):
+        for x in dims:
+            if x is None:
+                out[i].append(side.value_at(dyn[k], ()))
+                k += 1
+            else:
+                out[i].append(z3.BitVecVal(x, width, side.enc.ctx))
+    return out[0], out[1], width
+
+
+def _padding(at: _At, padding: Optional[str]):
+    """A view's padding value as a term of the loaded element type (None: an unspecified value)."""
+    et, ctx = at.et, at.ctx
+    if padding is None:
+        return _unspecified(at, at.side.index.producer[at.v.vid][0])
+    if et.is_int:
+        if padding not in ("zero", "neg_zero"):
+            raise _Leaf()
+        return z3.BitVecVal(0, et.width, ctx)
+    sort = at.enc.sort(at.v.type)
+    return {"zero": lambda: z3.fpPlusZero(sort), "neg_zero": lambda: z3.fpMinusZero(sort),
+            "nan": lambda: z3.fpNaN(sort), "pos_inf": lambda: z3.fpPlusInfinity(sort),
+            "neg_inf": lambda: z3.fpMinusInfinity(sort)}[padding]()
 
 
 def _select(at: _At):
@@ -721,6 +1035,8 @@ ENCODERS: Dict[str, Encoder] = {
     "assume": Encoder(_assume, reads_operands=False),
     "index_space": Encoder(_index_space, reads_operands=False),
     "select": Encoder(_select),
+    "ptr.offset": Encoder(_offset),
+    "memory.read": Encoder(_memory_read, reads_operands=False),
     "float.add": Encoder(_float_binary(lambda: z3.fpAdd)),
     "float.sub": Encoder(_float_binary(lambda: z3.fpSub)),
     "float.mul": Encoder(_float_binary(lambda: z3.fpMul)),
@@ -810,8 +1126,12 @@ class ConeEncoder:
         #: (never z3's global one), so encoders in different threads share no solver state, and
         #: the same queries in the same order give the same models in any process
         self.ctx = new_context()
-        self._vars: Dict[Tuple[str, bool, str], Any] = {}
+        self._vars: Dict[Tuple[str, Any, str], Any] = {}
         self._facts: List[Tuple[str, object]] = []
+        self._positions: Dict[int, Dict[int, Any]] = {}
+        #: (left, right) node ids whose overflow flags the encoding reads as cleared: pairs that
+        #: differ only in a flag, each reported as a specialization of its own (never proven)
+        self.unflagged: Tuple[frozenset, frozenset] = (frozenset(), frozenset())
 
     def _fact(self, name: str, fact) -> None:
         if not any(n == name for n, _ in self._facts):
@@ -846,12 +1166,47 @@ class ConeEncoder:
                    z3.And(bid >= 0, bid < grid, grid <= (1 << 31) - 1) if self.ints else z3.And(bid >= 0, bid < grid))
         return bid if base == "bid" else grid
 
-    def position(self, t: TileType):
-        w, n = _scalar(t).width, t.shape[0]
-        p = z3.Int(f"pos:{w}", self.ctx) if self.ints else z3.BitVec(f"pos:{w}", w, self.ctx)
-        name = f"0 <= pos < {n} (IR fact: the element position of an iota)"
-        self._fact(name, z3.And(p >= 0, p < n) if self.ints else z3.And(z3.UGE(p, 0), z3.ULT(p, n)))
+    def position(self, t: TileType, dim: Optional[int] = 0):
+        """The element position along root dim ``dim`` as an integer of ``t``'s element width
+        (None: 0). One variable per width, the widths tied to each other: the same position."""
+        w = _scalar(t).width
+        if dim is None:
+            return z3.IntVal(0, self.ctx) if self.ints else z3.BitVecVal(0, w, self.ctx)
+        return self.position_var(dim, w)
+
+    def position_var(self, dim: int, w: int):
+        shape = self.shape or (1,)
+        n = shape[dim]
+        label = "pos" if len(shape) == 1 else f"pos{dim}"
+        p = z3.Int(f"{label}:{w}", self.ctx) if self.ints else z3.BitVec(f"{label}:{w}", w, self.ctx)
+        widths = self._positions.setdefault(dim, {})
+        # (the first width of a dim is named as before there were several)
+        first = next(iter(widths), w)
+        fact = f"0 <= {label}{'' if w == first else f':{w}'} < {n} (IR fact: the element position of an iota)"
+        if self.ints:
+            self._fact(fact, z3.And(p >= 0, p < n))
+        elif n < (1 << w):  # (a position of more values than the width holds wraps: no bound)
+            self._fact(fact, z3.And(z3.UGE(p, 0), z3.ULT(p, n)))
+        for w2, q in sorted(widths.items()):
+            if w2 == w:
+                continue
+            lo, hi = (q, p) if w2 < w else (p, q)
+            name = f"{label}:{min(w, w2)} and {label}:{max(w, w2)} are one position (IR fact)"
+            if self.ints:
+                self._fact(name, lo == hi if n <= (1 << (min(w, w2) - 1)) else z3.BoolVal(True, self.ctx))
+            else:
+                self._fact(name, z3.Extract(lo.size() - 1, 0, hi) == lo)
+        widths[w] = p
         return p
+
+    def memory(self, array: str, et: ScalarType):
+        """The values of memory read as ``et`` through ``array``'s accesses, a function of the
+        64-bit byte address: one per (array, element type); the checker pairs the left's read
+        with the right's (``Outcome.reads``) and checks that both see memory in the same state."""
+        key = (f"mem:{array}:{et.name}", "fn", et.name)
+        if key not in self._vars:
+            self._vars[key] = z3.Function(key[0], z3.BitVecSort(64, self.ctx), self.sort(TileType((), et)))
+        return self._vars[key]
 
     def constant(self, value, t):
         et = _elem(t)
@@ -986,8 +1341,11 @@ class ConeEncoder:
         """Start a query in one encoding (integers or bit vectors): no facts yet, a fresh side each."""
         self.ints = ints
         self._facts = []
-        return (_Side(self, self.left.f, self.left, "left", self.shared_left),
-                _Side(self, self.right.f, self.right, "right", self.shared_right))
+        self._positions = {}
+        sides = (_Side(self, self.left.f, self.left, "left", self.shared_left),
+                 _Side(self, self.right.f, self.right, "right", self.shared_right))
+        sides[0].unflagged, sides[1].unflagged = self.unflagged
+        return sides
 
     def _confirm_any(self, vl: Value, vr: Value, candidates: List[Dict[str, int]]) -> Optional[Outcome]:
         """The first of ``candidates`` that ``_confirm`` confirms, as its outcome; None if none."""
@@ -1056,6 +1414,7 @@ class ConeEncoder:
         dl, dr = z3.And(*L.defined) if L.defined else z3.BoolVal(True, self.ctx), \
             z3.And(*R.defined) if R.defined else z3.BoolVal(True, self.ctx)
         out = Outcome("undecided", cone_left=set(L.cone), cone_right=set(R.cone))
+        out.reads = {k: (L.reads.get(k), R.reads.get(k)) for k in sorted(set(L.reads) | set(R.reads))}
         if ignored:
             out.note = "launch fact ignored: " + "; ".join(ignored)
         used: List[str] = []

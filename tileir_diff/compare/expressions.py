@@ -73,6 +73,8 @@ def expression(index, vid: int, side: str, name_of: Callable[[int], str], depth:
         return f"bid.{'xyz'[res]}"
     if sem == "num_blocks":
         return f"grid.{'xyz'[res]}"
+    if sem == "memory.read":  # a load is named by its value, as before memory reads had semantics
+        return f"{side}{name_of(vid)}"
     if depth >= MAX_DEPTH or (sem is None and (not op.operands or len(op.results) != 1 or op.regions
                                                 or "pure" not in OPS_BY_NAME[op.name].traits)):
         return f"{side}{name_of(vid)}"

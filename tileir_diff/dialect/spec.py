@@ -124,11 +124,15 @@ class OpDef:
     # What the op computes on integers and booleans, for the proof step's bit-vector encoding
     # (check/smt.py, which reads signedness, overflow, rounding and predicate from the op's own
     # attributes): ``int.<op>`` for add sub mul div rem and or xor shl shr min max neg abs cmp ext
-    # trunc; ``select``, ``constant``, ``assume``, ``iota``, ``splat`` (broadcast/reshape, encoded
-    # only from a one-element source), ``block_id``, ``num_blocks``; ``index_space`` (the tile
-    # count per dim of a partition view: cdiv(extent, tile), the extent read through the view's
-    # make_partition_view / make_tensor_view); ``float.<op>`` for the bit-exact FP cones (add sub
-    # mul neg). None: the op is a leaf of any cone.
+    # trunc; ``select``, ``constant``, ``assume``, ``iota``, ``splat`` (broadcast/reshape: the
+    # source element at the position the op maps the result's to, for a one-element source, a
+    # broadcast of unit dims or a reshape that inserts or drops unit dims), ``block_id``,
+    # ``num_blocks``; ``index_space`` (the tile count per dim of a partition view: cdiv(extent,
+    # tile), the extent read through the view's make_partition_view / make_tensor_view);
+    # ``ptr.offset`` (pointer plus index times the pointee's size); ``memory.read`` (a load's
+    # tile: memory at the element's byte address where in bounds or unmasked, else padding;
+    # expanded only for a load the mapping leaves unpaired); ``float.<op>`` for the bit-exact FP
+    # cones (add sub mul neg). None: the op is a leaf of any cone.
     semantics: Optional[str] = None
 
     def __post_init__(self) -> None:

@@ -63,6 +63,35 @@ class SmtEquivalence(Rule):
     is a refuted pair (``muli(exti(q), stride)``) are peeled (equal operands at an element give
     equal results there).
 
+    **Memory reads.** A weak load the mapping leaves unpaired (a view load on one side, an
+    explicit pointer gather on the other) is expanded into the memory it reads: at the element
+    position, ``mem(address)`` where the access is in bounds (a view: ``0 <= coordinate <
+    extent`` in every tensor dim, coordinates computed exactly from the view's tile index, a
+    gather view's index tile along its sparse dim, the tile shape, the element's position) or its
+    mask holds (a pointer tile), else the padding (the view's padding value; the load's padding
+    operand; without one a value of that side alone). ``mem`` is one uninterpreted function of the
+    64-bit byte address per array (the entry argument the base pointer comes from) and element
+    type, shared by both sides; the address is ``base + sum(coordinate * stride) * element size``
+    for a view, ``offset``'s ``ptr + index * element size`` for a pointer, both mod 2^64 (a view
+    whose index type is narrower than 64 bits is undefined where an in-bounds element's offset does
+    not fit it). So the proof holds only where both read the same address under the same bounds
+    with the same padding: another stride, an off-by-one index, another mask, padding 1.0, the
+    wrong array, a zero- instead of a sign-extended row index stay different. Each side may
+    expand one read per array and element type; the checker accepts the proof only when the
+    left's and the right's read sit in one region of mapped parents and the tokens of the kernels
+    as read order them alike against every mapped access (check 7 with the pair added): then both
+    see memory in the same state. The reads are then discharged with the proof when their results,
+    tokens included, are used only inside it. Tiles are compared per element across
+    ``broadcast`` and unit-dim ``reshape`` (an (8, 1) row index and a (1, 256) column index meet
+    in the (8, 256) tile at the same element), and a ``for``'s index lies below its upper bound
+    (and at or above its lower bound for a step of 1) in every iteration that runs.
+
+    **A flag is its own root.** A mapped pair that differs only in an overflow flag (``trunci``
+    against ``trunci overflow<no_signed_wrap>``) is a ``specialization`` root of its own and never
+    discharged through another proof: elsewhere the proofs read it without its flags, as the run
+    without assumptions that decides ``specialized`` does. So embedding's pointer gather of a
+    narrowed id is proven, and the narrowing's flag stays the one stated assumption.
+
     **Launch facts are assumptions the IR cannot see.** The suite states each operator's
     ``launch_facts`` from ``analysis.json`` (matmul, bmm: ``grid.x == cdiv(c.shape[0], BM) *
     cdiv(c.shape[1], BN)``, resolved to the kernel's arguments, ``grid.x == cdiv(arg11, 128) *
@@ -88,10 +117,11 @@ class SmtEquivalence(Rule):
     difference's ``detail.counterexample``) or undecided within the work budget
     (``Limits.smt_rlimit``, z3's resource count, default 10,000,000 units a proof: the same on any
     machine under any load; past the wall-clock safety net ``Limits.smt_timeout_s`` the diff is
-    ``unknown``), values of pointer, view or token type, ops with
-    regions, memory ops (only their integer operands are compared), float ops with
-    ``flush_to_zero`` or a rounding mode other than the four IEEE ones, tiles reshaped or
-    broadcast from more than one element. Without z3 installed the step is skipped and the result
+    ``unknown``), values of view or token type, ops with regions, memory reads other than
+    unpaired weak loads through a partition or gather view (no ``inbounds`` flags) or a pointer
+    tile (a paired load is the pair's one value), writes (only their operands are compared), float
+    ops with ``flush_to_zero`` or a rounding mode other than the four IEEE ones, reshapes other
+    than inserting or dropping unit dims, and any cone in the integer encoding that reads memory. Without z3 installed the step is skipped and the result
     says so (``stats.smt``).
     """
     name = "smt-equivalence"
@@ -104,7 +134,10 @@ class SmtEquivalence(Rule):
               "also used outside the proof (a second store index); a masked index difference under a mask that "
               "lets negative ids through, or on an unmasked store; `x != 0` ordered with the arms swapped "
               "(NaN); `x / 3` vs `x * 0.33333334`; `t <= 0 ? 0 : t` vs `t < 0 ? 0 : t` stored (not under exp); "
-              "`exp(x)` vs `exp2(x * log2 e)`")
+              "`exp(x)` vs `exp2(x * log2 e)`; a gather view against a pointer gather with another stride, an "
+              "index off by one, a mask `<=` instead of `<`, padding 1.0 for 0.0 (or no select), the wrong array, "
+              "a zero-extended row index, no narrowing of the i64 id, a read the other side orders after a "
+              "store, a view without padding against zeros")
     acts_on = frozenset()  # check 8 does the work; normalization is skipped
 
     def apply(self, module):
