@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import AbstractSet, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
 from ..dialect.ops import op_def
@@ -209,21 +209,26 @@ def substitute(op: Operation, subst: Dict[int, Value]) -> Operation:
     return op
 
 
-def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value]) -> Block:
+def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value],
+                  only: Optional[AbstractSet[str]] = None) -> Block:
     """Rebuild ``block``: operands substituted, ``fn`` applied to each op (pre-order on the op,
-    after its regions were rewritten)."""
+    after its regions were rewritten). ``only``: the op names ``fn`` can rewrite (a rule's
+    ``acts_on``, from the op table); ``fn`` is not called on other ops, which are kept as they
+    are (operands substituted, regions rewritten)."""
     out: List[Operation] = []
+    append = out.append
     changed = False
     for original in block.operations:
         op = substitute(original, subst) if subst else original
         if op.regions:
-            regions = tuple(Region(tuple(rewrite_block(b, fn, subst) for b in r.blocks)) for r in op.regions)
+            regions = tuple(Region(tuple(rewrite_block(b, fn, subst, only) for b in r.blocks)) for r in op.regions)
             if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
                 op = with_fields(op, regions=regions)
-        new = fn(op, subst)
+        new = fn(op, subst) if only is None or op.name in only else None
         if new is None:
-            out.append(op)
-            changed = changed or op is not original
+            append(op)
+            if op is not original:
+                changed = True
         else:
             if not isinstance(new, (list, tuple)):
                 new = list(new)
@@ -234,8 +239,9 @@ def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value]) -> Block
     return Block(block.arguments, tuple(out))
 
 
-def rewrite_function(function: Function, fn: OpRewrite) -> Function:
-    body = rewrite_block(function.body, fn, {})
+def rewrite_function(function: Function, fn: OpRewrite, only: Optional[AbstractSet[str]] = None) -> Function:
+    """``rewrite_block`` on the function's body (``only``: see there)."""
+    body = rewrite_block(function.body, fn, {}, only)
     return function if body is function.body else replace(function, body=body)
 
 
@@ -251,15 +257,19 @@ def map_functions(module: Module, fn: Callable[[Function], Tuple[Function, int]]
     return replace(module, functions=tuple(funcs)), total
 
 
-def rewrite_ops(module: Module, rewrite_for: Callable[[Function, set], OpRewrite],
-                drop_bypassed: bool = False) -> Tuple[Module, int]:
+def rewrite_ops(module: Module, rewrite_for: Callable[[Function, set], Optional[OpRewrite]],
+                drop_bypassed: bool = False, only: Optional[AbstractSet[str]] = None) -> Tuple[Module, int]:
     """Rewrite each function with the op rewrite ``rewrite_for(function, bypassed)`` returns;
     the count is the ops it rewrote (the calls that returned a replacement). With
     ``drop_bypassed``, the ops whose ids the rewrite added to ``bypassed`` (what the replacements
-    no longer read) are dropped where they became unused, once anything was rewritten."""
+    no longer read) are dropped where they became unused, once anything was rewritten.
+    ``only``: the op names the rewrite can replace (see ``rewrite_block``).
+    ``rewrite_for`` may return None: nothing in that function to rewrite (it stays as it is)."""
     def per_function(f):
         bypassed: set = set()
         fn = rewrite_for(f, bypassed)
+        if fn is None:
+            return f, 0
         count = 0
 
         def counted(op, subst):
@@ -269,7 +279,7 @@ def rewrite_ops(module: Module, rewrite_for: Callable[[Function, set], OpRewrite
                 count += 1
             return out
 
-        nf = rewrite_function(f, counted)
+        nf = rewrite_function(f, counted, only)
         if drop_bypassed and count:
             nf = drop_unused(nf, lambda op: id(op) in bypassed)
         return nf, count
