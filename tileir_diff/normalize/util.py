@@ -12,7 +12,7 @@ from typing import AbstractSet, Callable, Dict, Iterator, List, Optional, Sequen
 
 from ..dialect import OPS_BY_NAME
 from ..dialect.ops import op_def
-from ..ir.core import make_operation as new_operation  # Operation(...) without the frozen-dataclass __init__ cost
+from ..ir.core import copy_label, make_operation as new_operation  # Operation(...) without the frozen-dataclass __init__ cost
 from ..ir import Block, Function, Module, Operation, Region, Value
 
 
@@ -30,11 +30,15 @@ def origin(op: Operation) -> Optional[str]:
 
 
 def with_fields(op: Operation, *, operands=None, segments=None, attributes=None, regions=None) -> Operation:
-    """A copy of ``op`` with some fields replaced (dataclasses.replace is several times slower)."""
-    return new_operation(op.name, op.operands if operands is None else operands,
-                          op.segments if segments is None else segments, op.results,
-                          op.attributes if attributes is None else attributes,
-                          op.regions if regions is None else regions, op.location, op.origin)
+    """A copy of ``op`` with some fields replaced (dataclasses.replace is several times slower).
+    New operands or regions keep the op's memoized label (normalize/keys.py), which reads neither."""
+    new = new_operation(op.name, op.operands if operands is None else operands,
+                        op.segments if segments is None else segments, op.results,
+                        op.attributes if attributes is None else attributes,
+                        op.regions if regions is None else regions, op.location, op.origin)
+    if segments is None and attributes is None:
+        copy_label(op, new)
+    return new
 
 
 def _tag_block(block: Block, prefix: str) -> Block:
@@ -61,12 +65,25 @@ def origins(module: Module) -> set:
     out = set()
     stack = [f.body for f in module.functions]
     while stack:
-        for op in stack.pop().operations:
-            if op.origin is not None:
-                out.add(op.origin)
-            for r in op.regions:
-                stack.extend(r.blocks)
+        ops = stack.pop().operations
+        out.update([op.origin for op in ops])
+        stack.extend([b for op in ops if op.regions for r in op.regions for b in r.blocks])
+    out.discard(None)
     return out
+
+
+def names_and_origins(module: Module) -> Tuple[set, set]:
+    """``op_names(module)`` and ``origins(module)`` in one walk."""
+    names: set = set()
+    tags: set = set()
+    stack = [f.body for f in module.functions]
+    while stack:
+        ops = stack.pop().operations
+        names.update([op.name for op in ops])
+        tags.update([op.origin for op in ops])
+        stack.extend([b for op in ops if op.regions for r in op.regions for b in r.blocks])
+    tags.discard(None)
+    return names, tags
 
 
 def op_ids(function: Function, index: int) -> Iterator[Tuple[str, Operation]]:
@@ -155,7 +172,7 @@ def count_ops(module: Module) -> int:
 
 def op_names(module: Module) -> set:
     """The set of op names used in ``module``, regions included."""
-    return {op.name for op in ops_of(*(f.body for f in module.functions))}
+    return names_and_origins(module)[0]
 
 
 def drop_unused(function: Function, droppable: Callable[[Operation], bool]) -> Function:
@@ -298,5 +315,5 @@ def enum_name(value) -> object:
 
 
 __all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
-           "group_span", "operand_role", "has_trait", "use_counts", "count_ops", "op_names", "ops_of", "drop_unused", "max_vid", "substitute", "rewrite_block",
+           "group_span", "operand_role", "has_trait", "use_counts", "count_ops", "op_names", "names_and_origins", "ops_of", "drop_unused", "max_vid", "substitute", "rewrite_block",
            "rewrite_function", "map_functions", "rewrite_ops", "forward_operand", "enum_name", "op_def"]
