@@ -112,10 +112,13 @@ class Operation(_OperationBase):
         if unknown:
             raise TypeError(f"Operation has no field(s) {sorted(unknown)}")
         get = changes.get
-        return make_operation(get("name", self.name), get("operands", self.operands),
-                              get("segments", self.segments), get("results", self.results),
-                              get("attributes", self.attributes), get("regions", self.regions),
-                              get("location", self.location), get("origin", self.origin))
+        op = make_operation(get("name", self.name), get("operands", self.operands),
+                            get("segments", self.segments), get("results", self.results),
+                            get("attributes", self.attributes), get("regions", self.regions),
+                            get("location", self.location), get("origin", self.origin))
+        if changes.keys() <= _LABEL_FREE_FIELDS:
+            copy_label(self, op)
+        return op
 
     def __repr__(self) -> str:
         res = ", ".join(map(repr, self.results))
@@ -189,6 +192,21 @@ _set_vid, _set_type = Value.vid.__set__, Value.type.__set__
 (_set_name, _set_operands, _set_segments, _set_results, _set_attributes, _set_regions, _set_location,
  _set_origin) = (getattr(Operation, f).__set__ for f in ("name", "operands", "segments", "results", "attributes",
                                                         "regions", "location", "origin"))
+
+
+#: Fields the memoized canonical label (``_OperationBase._label``) does not read: a copy that
+#: changes only these keeps the label.
+_LABEL_FREE_FIELDS = frozenset(("operands", "regions", "location", "origin"))
+_get_label, _set_label = _OperationBase._label.__get__, _OperationBase._label.__set__  # type: ignore[attr-defined]
+
+
+def copy_label(source: Operation, copy: Operation) -> None:
+    """Give ``copy`` the label memoized on ``source``, if any: for a copy whose name,
+    attributes, segments and results are ``source``'s (the label reads only those)."""
+    try:
+        _set_label(copy, _get_label(source))
+    except AttributeError:  # none memoized yet
+        pass
 
 
 def make_value(vid: int, type: Type) -> Value:

@@ -11,7 +11,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from ..ir import Module
 from .rule import REGISTRY, Rule, rule_names
 from . import rules as _rules  # noqa: F401  (registers the rules)
-from .util import op_names, origins, tag_origins
+from .util import names_and_origins, op_names, origins, tag_origins
 
 
 class UnknownRuleError(ValueError):
@@ -60,7 +60,7 @@ def normalize(module: Module, rules: Optional[Sequence[str]] = None, disable: It
         if n:
             present = None  # the rule may have added or removed ops
             if alive is not None:
-                now = origins(module)
+                present, now = names_and_origins(module)
                 for gone in alive - now:
                     absorbed.setdefault(gone, rule.name)  # type: ignore[union-attr]  # alive is set only with absorbed
                 alive = now

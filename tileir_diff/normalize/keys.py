@@ -127,19 +127,19 @@ class KeyBuilder:
         return digest("block", *(fmt_type(a.type) for a in b.arguments), *sorted(op_keys))
 
     def operation(self, op: Operation, depth: int) -> str:
+        # digest() inlined: [label, operand keys..., "|", region keys...] joined and hashed
         value = self.value
-        operand_keys = [value.get(v.vid, "?") for v in op.operands]
-        if len(operand_keys) > 1:  # commutative pairs and sets in one order, in place
-            if op.name in SET_OPERAND_OPS:
-                operand_keys.sort()
-            else:
-                pos = commutative_positions(op)
-                if pos is not None:
-                    i, j = pos
-                    if operand_keys[j] < operand_keys[i]:
-                        operand_keys[i], operand_keys[j] = operand_keys[j], operand_keys[i]
-        region_keys = [self.block(b, depth + 1) for r in op.regions for b in r.blocks] if op.regions else ()
-        k = digest(op_label(op), *operand_keys, "|", *region_keys)
+        parts = [op_label(op)]
+        operands = op.operands
+        if operands:
+            get = value.get
+            parts += [get(v.vid, "?") for v in operands]
+            if len(operands) > 1 and op.name in _ORDER_FREE:  # commutative pairs and sets in one order
+                _order_operands(op, parts)
+        parts.append("|")
+        if op.regions:
+            parts += [self.block(b, depth + 1) for r in op.regions for b in r.blocks]
+        k = _blake2b("\x1f".join(parts).encode(), digest_size=12).hexdigest()
         self.op[op] = k
         results = op.results
         if results:
@@ -150,3 +150,20 @@ class KeyBuilder:
         return k
 
 
+_blake2b = hashlib.blake2b
+
+#: Ops whose operand order may carry no meaning (commutative traits, compares, sets): only
+#: these need ``commutative_positions``.
+_ORDER_FREE = frozenset(_COMMUTATIVE_TRAITS) | _COMPARES | SET_OPERAND_OPS
+
+
+def _order_operands(op: Operation, parts: list) -> None:
+    """Sort the operand keys in ``parts`` (after the label at 0) where their order carries no meaning."""
+    if op.name in SET_OPERAND_OPS:
+        parts[1:] = sorted(parts[1:])
+        return
+    pos = commutative_positions(op)
+    if pos is not None:
+        i, j = pos[0] + 1, pos[1] + 1
+        if parts[j] < parts[i]:
+            parts[i], parts[j] = parts[j], parts[i]

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import AbstractSet, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
 from ..dialect.ops import op_def
-from ..ir.core import make_operation as new_operation  # Operation(...) without the frozen-dataclass __init__ cost
+from ..ir.core import copy_label, make_operation as new_operation  # Operation(...) without the frozen-dataclass __init__ cost
 from ..ir import Block, Function, Module, Operation, Region, Value
 
 
@@ -31,11 +31,15 @@ def origin(op: Operation) -> Optional[str]:
 
 
 def with_fields(op: Operation, *, operands=None, segments=None, attributes=None, regions=None) -> Operation:
-    """A copy of ``op`` with some fields replaced (dataclasses.replace is several times slower)."""
-    return new_operation(op.name, op.operands if operands is None else operands,
-                          op.segments if segments is None else segments, op.results,
-                          op.attributes if attributes is None else attributes,
-                          op.regions if regions is None else regions, op.location, op.origin)
+    """A copy of ``op`` with some fields replaced (dataclasses.replace is several times slower).
+    New operands or regions keep the op's memoized label (normalize/keys.py), which reads neither."""
+    new = new_operation(op.name, op.operands if operands is None else operands,
+                        op.segments if segments is None else segments, op.results,
+                        op.attributes if attributes is None else attributes,
+                        op.regions if regions is None else regions, op.location, op.origin)
+    if segments is None and attributes is None:
+        copy_label(op, new)
+    return new
 
 
 def _tag_block(block: Block, prefix: str) -> Block:
@@ -62,12 +66,25 @@ def origins(module: Module) -> set:
     out = set()
     stack = [f.body for f in module.functions]
     while stack:
-        for op in stack.pop().operations:
-            if op.origin is not None:
-                out.add(op.origin)
-            for r in op.regions:
-                stack.extend(r.blocks)
+        ops = stack.pop().operations
+        out.update([op.origin for op in ops])
+        stack.extend([b for op in ops if op.regions for r in op.regions for b in r.blocks])
+    out.discard(None)
     return out
+
+
+def names_and_origins(module: Module) -> Tuple[set, set]:
+    """``op_names(module)`` and ``origins(module)`` in one walk."""
+    names: set = set()
+    tags: set = set()
+    stack = [f.body for f in module.functions]
+    while stack:
+        ops = stack.pop().operations
+        names.update([op.name for op in ops])
+        tags.update([op.origin for op in ops])
+        stack.extend([b for op in ops if op.regions for r in op.regions for b in r.blocks])
+    tags.discard(None)
+    return names, tags
 
 
 def op_ids(function: Function, index: int) -> Iterator[Tuple[str, Operation]]:
@@ -162,7 +179,7 @@ def count_ops(module: Module) -> int:
 
 def op_names(module: Module) -> set:
     """The set of op names used in ``module``, regions included."""
-    return {op.name for op in ops_of(*(f.body for f in module.functions))}
+    return names_and_origins(module)[0]
 
 
 def drop_unused(function: Function, droppable: Callable[[Operation], bool]) -> Function:
@@ -216,21 +233,26 @@ def substitute(op: Operation, subst: Dict[int, Value]) -> Operation:
     return op
 
 
-def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value]) -> Block:
+def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value],
+                  only: Optional[AbstractSet[str]] = None) -> Block:
     """Rebuild ``block``: operands substituted, ``fn`` applied to each op (pre-order on the op,
-    after its regions were rewritten)."""
+    after its regions were rewritten). ``only``: the op names ``fn`` can rewrite (a rule's
+    ``acts_on``, from the op table); ``fn`` is not called on other ops, which are kept as they
+    are (operands substituted, regions rewritten)."""
     out: List[Operation] = []
+    append = out.append
     changed = False
     for original in block.operations:
         op = substitute(original, subst) if subst else original
         if op.regions:
-            regions = tuple(Region(tuple(rewrite_block(b, fn, subst) for b in r.blocks)) for r in op.regions)
+            regions = tuple(Region(tuple(rewrite_block(b, fn, subst, only) for b in r.blocks)) for r in op.regions)
             if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
                 op = with_fields(op, regions=regions)
-        new = fn(op, subst)
+        new = fn(op, subst) if only is None or op.name in only else None
         if new is None:
-            out.append(op)
-            changed = changed or op is not original
+            append(op)
+            if op is not original:
+                changed = True
         else:
             if not isinstance(new, (list, tuple)):
                 new = list(new)
@@ -241,8 +263,9 @@ def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value]) -> Block
     return Block(block.arguments, tuple(out))
 
 
-def rewrite_function(function: Function, fn: OpRewrite) -> Function:
-    body = rewrite_block(function.body, fn, {})
+def rewrite_function(function: Function, fn: OpRewrite, only: Optional[AbstractSet[str]] = None) -> Function:
+    """``rewrite_block`` on the function's body (``only``: see there)."""
+    body = rewrite_block(function.body, fn, {}, only)
     return function if body is function.body else replace(function, body=body)
 
 
@@ -258,15 +281,19 @@ def map_functions(module: Module, fn: Callable[[Function], Tuple[Function, int]]
     return replace(module, functions=tuple(funcs)), total
 
 
-def rewrite_ops(module: Module, rewrite_for: Callable[[Function, set], OpRewrite],
-                drop_bypassed: bool = False) -> Tuple[Module, int]:
+def rewrite_ops(module: Module, rewrite_for: Callable[[Function, set], Optional[OpRewrite]],
+                drop_bypassed: bool = False, only: Optional[AbstractSet[str]] = None) -> Tuple[Module, int]:
     """Rewrite each function with the op rewrite ``rewrite_for(function, bypassed)`` returns;
     the count is the ops it rewrote (the calls that returned a replacement). With
     ``drop_bypassed``, the ops whose ids the rewrite added to ``bypassed`` (what the replacements
-    no longer read) are dropped where they became unused, once anything was rewritten."""
+    no longer read) are dropped where they became unused, once anything was rewritten.
+    ``only``: the op names the rewrite can replace (see ``rewrite_block``).
+    ``rewrite_for`` may return None: nothing in that function to rewrite (it stays as it is)."""
     def per_function(f):
         bypassed: set = set()
         fn = rewrite_for(f, bypassed)
+        if fn is None:
+            return f, 0
         count = 0
 
         def counted(op, subst):
@@ -276,7 +303,7 @@ def rewrite_ops(module: Module, rewrite_for: Callable[[Function, set], OpRewrite
                 count += 1
             return out
 
-        nf = rewrite_function(f, counted)
+        nf = rewrite_function(f, counted, only)
         if drop_bypassed and count:
             nf = drop_unused(nf, lambda op: id(op) in bypassed)
         return nf, count
@@ -295,5 +322,5 @@ def enum_name(value) -> object:
 
 
 __all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
-           "group_span", "operand_role", "has_trait", "use_counts", "count_ops", "op_names", "ops_of", "drop_unused", "max_vid", "substitute", "rewrite_block",
+           "group_span", "operand_role", "has_trait", "use_counts", "count_ops", "op_names", "names_and_origins", "ops_of", "drop_unused", "max_vid", "substitute", "rewrite_block",
            "rewrite_function", "map_functions", "rewrite_ops", "forward_operand", "enum_name", "op_def"]

@@ -69,7 +69,7 @@ class AssumeChains(Rule):
 
 
 def _canonical_chains(f: Function) -> Tuple[Function, int]:
-    fresh = [max_vid(f)]
+    fresh: List[int] = []  # [the last value id used]; taken from the function on the first new value
     # assumed vid -> (base value, reduced fact set, predicate -> the op that first stated it)
     facts: Dict[int, Tuple[Value, Tuple[object, ...], Dict[object, Operation]]] = {}
     rewrites = 0
@@ -90,6 +90,8 @@ def _canonical_chains(f: Function) -> Tuple[Function, int]:
             subst[result.vid] = table[(base, full)]
             rewrites += 1
             return []
+        if not fresh:
+            fresh.append(max_vid(f))
         built = _build(base_value, full, who, new, table, fresh)
         if len(built) == 1 and built[0].operands[0].vid == operand.vid and \
                 built[0].attributes.get("predicate") == pred:
@@ -97,11 +99,11 @@ def _canonical_chains(f: Function) -> Tuple[Function, int]:
         rewrites += 1
         return built
 
-    before = live_use_counts(f)
-    first_fresh = fresh[0] + 1
     rewritten = scoped_rewrite(f, visit)
     if rewritten is f:
         return f, rewrites
+    before = live_use_counts(f)  # of the function as given (the walks only when it was rewritten)
+    first_fresh = max_vid(f) + 1
     had_users = {vid for vid, n in before.items() if n > 0}
     out = _drop_orphaned(rewritten, had_users, first_fresh)
     return _drop_restated(out, facts), rewrites

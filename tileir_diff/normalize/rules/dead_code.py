@@ -8,10 +8,35 @@ from ..rule import Rule, register
 from ..util import has_trait, map_functions, use_counts
 
 
-def _sweep(block: Block, uses) -> tuple:
+class _Uses:
+    """Use counts during a sweep, and whether a removal left an op unused that the sweep had
+    already kept (then one more sweep is due; in SSA order producers come after their users in
+    a reverse pass, so this is rare)."""
+
+    def __init__(self, counts):
+        self.counts = counts
+        self.kept: set = set()  # result vids of removable ops the sweep kept
+        self.again = False
+
+    def drop(self, op) -> None:
+        """Remove ``op``'s operand uses, nested ops' included."""
+        counts, kept = self.counts, self.kept
+        for inner in (op.walk() if op.regions else (op,)):
+            for v in inner.operands:
+                counts[v.vid] -= 1
+                if counts[v.vid] == 0 and v.vid in kept:
+                    self.again = True
+
+
+def _removable(op) -> bool:
+    return has_trait(op, "pure") and op.name != "assume" and bool(op.results)
+
+
+def _sweep(block: Block, uses: _Uses) -> tuple:
     removed = 0
     out = []
     changed = False
+    counts = uses.counts
     for op in reversed(block.operations):  # users come after producers: one reverse pass per block
         if op.regions:
             regions = []
@@ -25,17 +50,13 @@ def _sweep(block: Block, uses) -> tuple:
             if any(a is not c for r1, r2 in zip(regions, op.regions) for a, c in zip(r1.blocks, r2.blocks)):
                 op = op.replace(regions=tuple(regions))
                 changed = True
-        if (has_trait(op, "pure") and op.name != "assume" and op.results
-                and all(uses[r.vid] == 0 for r in op.results)):
-            for v in op.operands:
-                uses[v.vid] -= 1
-            for inner in op.walk():
-                if inner is not op:
-                    for v in inner.operands:
-                        uses[v.vid] -= 1
-            removed += 1
-            changed = True
-            continue
+        if _removable(op):
+            if all(counts[r.vid] == 0 for r in op.results):
+                uses.drop(op)
+                removed += 1
+                changed = True
+                continue
+            uses.kept.update(r.vid for r in op.results)
         out.append(op)
     return (Block(block.arguments, tuple(reversed(out))) if changed else block), removed
 
@@ -58,11 +79,12 @@ class DeadCode(Rule):
     def apply(self, module):
         def per_function(f):
             total = 0
-            while True:  # a region op's operands become dead only after the outer sweep
-                uses = use_counts(f)
+            while True:  # until a sweep leaves no kept op unused (the counts carry over)
+                uses = _Uses(use_counts(f))
                 body, n = _sweep(f.body, uses)
-                if n == 0:
+                if n:
+                    f = replace(f, body=body)
+                    total += n
+                if not uses.again:
                     return f, total
-                f = replace(f, body=body)
-                total += n
         return map_functions(module, per_function)

@@ -89,7 +89,7 @@ class NeutralOperands(Rule):
                         return []
                 return None
 
-            return rewrite_function(f, fn), count
+            return rewrite_function(f, fn, only=self.acts_on), count
 
         return map_functions(module, per_function)
 

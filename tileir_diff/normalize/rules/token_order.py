@@ -12,6 +12,10 @@ from ..util import (drop_unused, enum_name, group_names, group_span, has_trait, 
 
 _FENCING_ORDERS = frozenset({"acquire", "release", "acq_rel"})
 
+#: Ops with a ``token`` operand group in some version (the op table's rows): only these can be
+#: tracked, so the others are never looked up by version.
+_TOKEN_GROUP_OPS = frozenset(d.name for d in OPS_BY_NAME.values() if any(o.name == "token" for o in d.operands))
+
 
 def _is_token(v: Value) -> bool:
     return isinstance(v.type, _TokenType)
@@ -29,7 +33,7 @@ class _FunctionTokens:
         self.ok = self._scan()
 
     def token_span(self, op: Operation):
-        return group_span(op, "token", self.version)
+        return group_span(op, "token", self.version) if op.name in _TOKEN_GROUP_OPS else None
 
     def _scan(self) -> bool:
         """Collect tracked ops; False when tokens cross region boundaries (not handled)."""
@@ -200,7 +204,7 @@ class TokenOrder(Rule):
                     segments[seg_i] = 1
                 return extra + [op.replace(operands=tuple(operands), segments=tuple(segments))]
 
-            nf = rewrite_function(f, fn)
+            nf = rewrite_function(f, fn, only=_TOKEN_GROUP_OPS)  # fn rewrites tracked ops only
             if count:
                 nf = _drop_dead_tokens(nf)
             return nf, count

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from typing import Dict, Optional, Tuple
 from dataclasses import replace
 
 from ...dialect import OPS_BY_NAME, V13_1, V13_3
@@ -20,6 +21,23 @@ def _is_default(adef, value) -> bool:
     if adef.default is None:
         return False
     return enum_name(value) == adef.default
+
+
+#: op name -> the op table's attributes that ``_is_default`` can find at their default (None
+#: for a name the table lacks): the others need no look at the op's value.
+_DEFAULTABLE: Dict[str, Optional[Tuple]] = {}
+
+
+def _defaultable(name: str) -> Optional[Tuple]:
+    try:
+        return _DEFAULTABLE[name]
+    except KeyError:
+        d = OPS_BY_NAME.get(name)
+        found = None if d is None else tuple(a for a in d.attrs if a.kind in ("bool_array", "unit")
+                                             or a.default is not None)
+        if len(_DEFAULTABLE) < 4096:  # bounded: names outside the table come from input files
+            _DEFAULTABLE[name] = found
+        return found
 
 
 def rename_sm_key(hints, version):
@@ -70,11 +88,13 @@ class VersionDefaults(Rule):
 
             def fn(op, subst):
                 nonlocal count
-                d = OPS_BY_NAME.get(op.name)
-                if d is None or not op.attributes:
-                    return None
                 given = op.attributes
-                defaults = [adef for adef in d.attrs if adef.name in given and _is_default(adef, given[adef.name])]
+                if not given:
+                    return None
+                defaultable = _defaultable(op.name)
+                if defaultable is None:
+                    return None
+                defaults = [adef for adef in defaultable if adef.name in given and _is_default(adef, given[adef.name])]
                 hints = given.get("optimization_hints")
                 new_hints = rename_sm_key(hints, version) if hints is not None else None
                 if not defaults and new_hints is hints:

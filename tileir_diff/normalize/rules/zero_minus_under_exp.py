@@ -21,6 +21,13 @@ def _users(f) -> Dict[int, List[Operation]]:
     return out
 
 
+def _from_zero(op: Operation, prod: Dict[int, Operation]) -> bool:
+    """``op`` is a ``subf`` without flush-to-zero whose minuend is a +0.0 constant (every element)."""
+    if op.name != "subf" or len(op.operands) != 2 or len(op.results) != 1 or "flush_to_zero" in op.attributes:
+        return False
+    return uniform_bits(prod.get(op.operands[0].vid)) == 0  # +0.0 in every float format (None: no constant)
+
+
 @register
 class ZeroMinusUnderExp(Rule):
     """Absorbs: a negation written as a subtraction from zero where only an exponential reads it:
@@ -42,15 +49,14 @@ class ZeroMinusUnderExp(Rule):
     def apply(self, module):
         def rewrite_for(f, bypassed):
             prod = producers(f)
+            if not any(_from_zero(op, prod) for op in ops_of(f.body) if op.name == "subf"):
+                return None  # no subtraction from +0.0: nothing to rewrite, no users to index
             users = _users(f)
 
             def fn(op, subst):
-                if op.name != "subf" or len(op.operands) != 2 or len(op.results) != 1 or \
-                        "flush_to_zero" in op.attributes:
+                if not _from_zero(op, prod):
                     return None
-                zero = prod.get(op.operands[0].vid)
-                if zero is None or uniform_bits(zero) != 0:  # +0.0 in every float format
-                    return None
+                zero = prod[op.operands[0].vid]
                 readers = users.get(op.results[0].vid, [])
                 if not readers or any(u.name not in _ZERO_SIGN_BLIND for u in readers):
                     return None
@@ -58,4 +64,4 @@ class ZeroMinusUnderExp(Rule):
                 return [op.replace(name="negf", operands=(op.operands[1],), attributes={}, segments=())]
             return fn
 
-        return rewrite_ops(module, rewrite_for, drop_bypassed=True)
+        return rewrite_ops(module, rewrite_for, drop_bypassed=True, only=self.acts_on)
