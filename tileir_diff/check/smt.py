@@ -1359,7 +1359,6 @@ class ConeEncoder:
         """``different`` when the bit-vector encoding, evaluated at the input ``values`` (every
         variable set, to 0 where the input does not say: no search), satisfies every fact and
         differs there; None otherwise. A counterexample of the exact encoding, however found."""
-        from z3.z3util import get_vars
         L, R = self._sides(ints=False)
         try:
             a, b = L.root(vl), R.root(vr)
@@ -1372,7 +1371,7 @@ class ConeEncoder:
         dr = z3.And(*R.defined) if R.defined else z3.BoolVal(True, self.ctx)
         facts = [f for _, f in self._facts] + ([cond] if cond is not None else [])
         subs = []
-        for v in get_vars(z3.And(*facts, dl, dr, a == b)):
+        for v in _free_constants(z3.And(*facts, dl, dr, a == b)):
             if not z3.is_bv(v):
                 return None
             w = v.size()
@@ -1769,3 +1768,23 @@ def launch_fact(text: str, origin: Optional[str] = None) -> Tuple[str, Callable]
         return cmp()
 
     return f"{text} (launch fact {origin or 'stated by the caller'})", make
+
+
+def _free_constants(term) -> list:
+    """The uninterpreted constants of ``term``, each once, in first-visit order. Shared subterms
+    are recognised by their AST id: z3.z3util.get_vars tells them apart by printing every
+    subterm, which was most of a counterexample check's time on the GEMM port pairs."""
+    seen: set = set()
+    found: list = []
+    stack = [term]
+    while stack:
+        t = stack.pop()
+        key = t.get_id()
+        if key in seen:
+            continue
+        seen.add(key)
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found.append(t)
+        else:
+            stack.extend(reversed(t.children()))
+    return found
