@@ -243,10 +243,7 @@ def ports_only(args) -> int:
         print("port pairs: none built")
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        roots = [("this", ROOT)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
-        checkouts = [(label, python_env(root, Path(tmp) / f"pyc-{label}")) for label, root in roots]
-        for (_, env), (_, root) in zip(checkouts, roots):
-            warm_up(env, root)
+        checkouts = _warm_checkouts(args, Path(tmp))
         print(f"before: {load_line()}")
         best: dict = {}
         for c in checkouts + checkouts[::-1]:
@@ -258,6 +255,15 @@ def ports_only(args) -> int:
         _print_ports({label: list(rows.values()) for label, rows in best.items()})
         print(f"after: {load_line()}")
     return 0
+
+
+def _warm_checkouts(args, tmp: Path) -> list:
+    """(label, environment) of this checkout and the --baseline one, each imported once already."""
+    roots = [("this", ROOT)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
+    checkouts = [(label, python_env(root, tmp / f"pyc-{label}")) for label, root in roots]
+    for (_, env), (_, root) in zip(checkouts, roots):
+        warm_up(env, root)
+    return checkouts
 
 
 def main(argv=None) -> int:
@@ -280,10 +286,7 @@ def main(argv=None) -> int:
         print("tileirdisasm not found (pip install nvidia-cuda-tileiras)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        roots = [("this", ROOT)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
-        checkouts = [(label, python_env(root, Path(tmp) / f"pyc-{label}")) for label, root in roots]
-        for (_, env), (_, root) in zip(checkouts, roots):
-            warm_up(env, root)
+        checkouts = _warm_checkouts(args, Path(tmp))
         runs = (args.runs, max(3, args.runs - 2))
         print(f"before: {load_line()}; median of {runs[0]} runs ({runs[1]} at {args.scale}x)")
         rows = measure((args.ops, args.ops * args.scale), Path(tmp), disasm, checkouts, runs)

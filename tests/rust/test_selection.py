@@ -8,7 +8,6 @@ no variant for must be refused before selection.
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import itertools
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 from tileir_diff import ports
 from tileir_diff.ports import Status
 
+from ..launchers import launcher
 from .test_abi import PAST_VALIDATION, t
 
 pytestmark = pytest.mark.cargo
@@ -25,12 +25,7 @@ REFERENCE = Path(__file__).resolve().parents[2] / "reference"
 DTYPES = ("float16", "bfloat16", "float32")
 
 
-def _launcher(op):
-    pytest.importorskip("cuda.tile")
-    spec = importlib.util.spec_from_file_location(f"_launcher_{op}", REFERENCE / op / "kernel.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+_launcher = launcher
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ benchmark could never judge it), and most cases leave a choice between two or mo
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import subprocess
 import sys
@@ -17,19 +16,13 @@ import pytest
 
 from tileir_diff.suite.catalog import load_catalog
 
+from ..launchers import bench_selection, launcher
+
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "reference"
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("_bench_selection", REPO / "scripts" / "gpu" / "bench_selection.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_script()
+bench = bench_selection()
 
 
 def _select_functions() -> set[tuple[str, str]]:
@@ -42,12 +35,7 @@ def _select_functions() -> set[tuple[str, str]]:
     return found
 
 
-def _launcher(op):
-    pytest.importorskip("cuda.tile")
-    spec = importlib.util.spec_from_file_location(f"_launcher_{op}", REFERENCE / op / "kernel.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+_launcher = launcher
 
 
 def _grid_cases():

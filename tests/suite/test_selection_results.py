@@ -11,26 +11,15 @@ GPU run.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from ..launchers import bench_selection, launcher
+
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = [ROOT / "docs" / "results" / name for name in ("selection.json", "selection_repeat.json")]
-SCRIPT = ROOT / "scripts" / "gpu" / "bench_selection.py"
-
-
-def _load(name: str, path: Path):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses in the script look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module", params=RUNS, ids=lambda path: path.stem)
@@ -42,14 +31,6 @@ def results(request):
 
 @pytest.fixture(scope="module")
 def launchers():
-    pytest.importorskip("cuda.tile")
-    cache: dict = {}
-
-    def launcher(op: str):
-        if op not in cache:
-            cache[op] = _load(f"_selection_launcher_{op}", ROOT / "reference" / op / "kernel.py")
-        return cache[op]
-
     return launcher
 
 
@@ -58,7 +39,7 @@ def test_measurements_say_where_they_come_from(results):
     for field in ("date", "gpu", "arch", "timing"):
         assert env.get(field), field
     assert results["rows"], "no measured case"
-    script = _load("_bench_selection_results", SCRIPT)
+    script = bench_selection()
     assert results["tolerance"] == script.TOLERANCE
 
 
@@ -71,7 +52,7 @@ def test_every_row_is_consistent(results):
 
 
 def test_every_grid_op_was_measured(results):
-    script = _load("_bench_selection_results", SCRIPT)
+    script = bench_selection()
     measured = {(row["op"], row.get("select") or "select_variant") for row in results["rows"]}
     grids = {(op, grid.select) for op, op_grids in script.GRIDS.items() for grid in op_grids}
     missing = sorted(grids - measured)
