@@ -11,21 +11,23 @@ component feeding the same slot of a paired user are one replacement ("addf rhs:
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from dataclasses import replace
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..graph import FunctionGraph, Node, combiner_expression, input_op_id
 from ..ir import DenseElements, TileType
 from ..match.opsets import MEMORY_OPS as _TABLE_MEMORY_OPS, ops_with
 from ..match.operands import aligned_operand_pairs
-from ..ir.numpy_text import one_element_text
 from ..ir.types import TensorViewType, VIEW_TYPES
 from ..normalize.canon import attr_key, attr_text, fmt_type
-from ..normalize.util import enum_name, has_trait, operand_role
+from ..normalize.util import has_trait, operand_role
+from . import wording
 from .describe import FunctionText, location_record, location_text
 from .result import Difference, OpRef
 from .folds import FoldContext, apply_folds
 from .roots import Finding, Root
-from .specialization import excluded_wraps, flag_side, overflow_keys, wraps_text
+from .specialization import flag_side, overflow_keys
+from .wording import constant_change
 
 MEMORY_OPS = _TABLE_MEMORY_OPS  # the op table's memory trait
 VIEW_OPS = frozenset({"make_partition_view", "make_strided_view", "make_gather_scatter_view", "make_tensor_view",
@@ -62,42 +64,6 @@ def family(name: str) -> str:
 _Root = Root
 
 
-class _FlagFinding(Finding):
-    """A finding about an overflow flag (an assumption; see compare/specialization.py)."""
-
-
-def _flag_value(value) -> str:
-    return "none" if value is None else str(enum_name(value))
-
-
-def _scalar_text(v) -> Optional[str]:
-    """The one value of a splat constant, in its shortest spelling (``1.25``, ``1e-05``, ``8``)."""
-    if not isinstance(v, DenseElements):
-        return None
-    if all(d > 0 for d in v.type.shape) and isinstance(name := getattr(v.element, "name", None), str):
-        text = one_element_text(name, v.data)  # numpy's text of the one element, without numpy
-        if text is not None:
-            return text
-    try:
-        arr = v.to_numpy().reshape(-1)
-    except (ValueError, TypeError):
-        return None
-    if not len(arr) or not (v.is_splat or len(arr) == 1 or bool((arr == arr[0]).all())):
-        return None
-    x = arr[0]
-    if v.element.name == "i1":
-        return "true" if x else "false"
-    return str(x) if not isinstance(x, float) else repr(x)
-
-
-def constant_change(va, vb) -> str:
-    """``constant 1.25 -> 1.75 (f32, splat 4x1024)``: a changed constant by its values."""
-    a, b = _scalar_text(va), _scalar_text(vb)
-    if a is None or b is None:
-        return f"constant {attr_text(va)} -> {attr_text(vb)}"
-    return f"constant {a} -> {b} ({va.element.name})"
-
-
 def _slots_agree(a: Node, b: Node, l2r) -> bool:
     """Whether two ops' operands agree slot by slot as written: same operand groups, and each
     operand produced by a pair of the mapping (same result index)."""
@@ -105,34 +71,31 @@ def _slots_agree(a: Node, b: Node, l2r) -> bool:
         all(sa is not None and l2r.get(sa) == sb and ra == rb for (sa, ra, _), (sb, rb, _) in zip(a.operands, b.operands))
 
 
-def _pretty_combiner(expr: str) -> str:
-    return expr.replace("[]", "")
-
-
-def _type_findings(name: str, lt, rt, what: str) -> Finding:
+def _type_findings(name: str, lt, rt, what: str, kind: str = "result_type") -> Finding:
     """A result/argument type change, categorised by what part of the type changed."""
+    def found(category: str, part: Optional[str], old: str, new: str, note: Optional[str] = None) -> Finding:
+        return Finding(category, wording.type_change(what, part, old, new, note), False, kind=kind, op=name,
+                       attribute=part, old=old, new=new)
     if isinstance(lt, VIEW_TYPES) and type(lt) is type(rt):
         if lt.tile_shape != rt.tile_shape:
-            return Finding("tile_shape", f"{what} tile ({'x'.join(map(str, lt.tile_shape))}) -> "
-                                         f"({'x'.join(map(str, rt.tile_shape))})", False)
+            return found("tile_shape", "tile", wording.tile(lt.tile_shape), wording.tile(rt.tile_shape))
         if lt.padding != rt.padding:
-            return Finding("memory", f"{what} padding {lt.padding or 'none'} -> {rt.padding or 'none'}", False)
+            return found("memory", "padding", lt.padding or "none", rt.padding or "none")
         if getattr(lt, "dim_map", None) != getattr(rt, "dim_map", None):
-            return Finding("memory", f"{what} dim_map {list(lt.dim_map)} -> {list(rt.dim_map)}", False)
+            return found("memory", "dim_map", str(list(lt.dim_map)), str(list(rt.dim_map)))
         lt, rt = lt.tensor_view, rt.tensor_view
     if isinstance(lt, TensorViewType) and isinstance(rt, TensorViewType):
         if lt.element != rt.element:
-            return Finding("type", f"{what} element type {fmt_type(lt.element)} -> {fmt_type(rt.element)}", False)
+            return found("type", "element type", fmt_type(lt.element), fmt_type(rt.element))
         if _static_vs_dynamic(lt, rt):
-            return Finding("specialization", f"{what} {fmt_type(lt)} -> {fmt_type(rt)} (static vs dynamic "
-                                             f"{_static_side(lt, rt)})", False)
-        return Finding("memory", f"{what} {fmt_type(lt)} -> {fmt_type(rt)}", False)
+            return found("specialization", None, fmt_type(lt), fmt_type(rt), _static_side(lt, rt))
+        return found("memory", None, fmt_type(lt), fmt_type(rt))
     if isinstance(lt, TileType) and isinstance(rt, TileType):
         cat = "mma" if name in MMA_OPS else None
         if lt.shape != rt.shape:
-            return Finding(cat or "tile_shape", f"{what} {fmt_type(lt)} -> {fmt_type(rt)}", False)
-        return Finding(cat or "type", f"{what} {fmt_type(lt)} -> {fmt_type(rt)}", False)
-    return Finding("mma" if name in MMA_OPS else "type", f"{what} {fmt_type(lt)} -> {fmt_type(rt)}", False)
+            return found(cat or "tile_shape", None, fmt_type(lt), fmt_type(rt))
+        return found(cat or "type", None, fmt_type(lt), fmt_type(rt))
+    return found("mma" if name in MMA_OPS else "type", None, fmt_type(lt), fmt_type(rt))
 
 
 def _static_vs_dynamic(a: TensorViewType, b: TensorViewType) -> bool:
@@ -148,7 +111,7 @@ def _static_side(a: TensorViewType, b: TensorViewType) -> str:
     pairs = list(zip(a.shape, b.shape)) + list(zip(a.strides, b.strides))
     left = any(x is not None and y is None for x, y in pairs)
     right = any(x is None and y is not None for x, y in pairs)
-    return "(both sides fix some)" if left and right else ("(the left fixes it)" if left else "(the right fixes it)")
+    return wording.static_side(left, right)
 
 
 def _attr_category(name: str, key: str) -> str:
@@ -186,16 +149,16 @@ class Classifier:
         out: List[Finding] = []
         if a.kind in ("arg", "barg") or b.kind in ("arg", "barg"):
             if a.kind != b.kind:
-                out.append(Finding("signature" if "arg" in (a.kind, b.kind) else "structure",
-                                   f"{self._node_value(self.L, self.lt, l)} -> {self._node_value(self.R, self.rt, r)}"))
+                out.append(self._kind_finding("signature" if "arg" in (a.kind, b.kind) else "structure", l, r))
             elif a.value.type != b.value.type:
                 if a.kind == "arg":
-                    out.append(Finding("signature", f"entry argument {a.arg_index} "
-                                       f"({self.lt.names.get(a.value.vid)}): {fmt_type(a.value.type)} -> "
-                                       f"{fmt_type(b.value.type)}"))
+                    old, new = fmt_type(a.value.type), fmt_type(b.value.type)
+                    out.append(Finding("signature", wording.argument_type(a.arg_index, self.lt.names.get(a.value.vid),
+                                                                          old, new),
+                                       kind="argument_type", attribute=str(a.arg_index), old=old, new=new))
                 else:
                     f = _type_findings("barg", a.value.type, b.value.type,
-                                       f"region argument {self.lt.names.get(a.value.vid, '?')}")
+                                       wording.region_argument(self.lt.names.get(a.value.vid, '?')), "argument_type")
                     f.category = "control_flow" if f.category == "type" else f.category
                     out.append(f)
             return out
@@ -209,7 +172,8 @@ class Classifier:
         if oa.name != ob.name:
             fam = family(oa.name)
             cat = fam if fam == family(ob.name) else ("arith" if "arith" in (fam, family(ob.name)) else fam)
-            out.append(Finding(cat, f"op {oa.name} -> {ob.name}"))
+            out.append(Finding(cat, wording.op_name(oa.name, ob.name), kind="op_name", op=oa.name,
+                               old=oa.name, new=ob.name))
             return out
         aa, ba = oa.attributes, ob.attributes  # public keys only, left's order then right's new ones
         keys = [k for k in aa if k[:1] != "_"] + [k for k in ba if k[:1] != "_" and k not in aa]
@@ -217,69 +181,68 @@ class Classifier:
             va, vb = aa.get(key), ba.get(key)
             # the same object (shared enum values) has the same key: skip computing it
             if va is None or vb is None or (va is not vb and attr_key(va) != attr_key(vb)):
+                old, new = attr_text(va), attr_text(vb)
                 if oa.name == "constant" and key == "value" and va is not None and vb is not None \
                         and va.type.element != vb.type.element:
-                    out.append(Finding("type", f"constant {attr_text(va)} -> {attr_text(vb)}"))
+                    out.append(Finding("type", wording.changed("constant", old, new), kind="constant_type",
+                                       op=oa.name, attribute=key, old=old, new=new))
                 elif oa.name == "constant" and key == "value":
-                    out.append(Finding("constant", constant_change(va, vb)))
+                    out.append(Finding("constant", constant_change(va, vb), kind="constant", op=oa.name,
+                                       attribute=key, old=old, new=new))
                 elif key in overflow_keys(oa.name) and flag_side(va, vb) not in (None, "same"):
                     out.append(self._flag_finding(l, oa.name, key, va, vb))
                 else:
-                    out.append(Finding(_attr_category(oa.name, key),
-                                       f"{oa.name} {key} {attr_text(va)} -> {attr_text(vb)}"))
+                    out.append(Finding(_attr_category(oa.name, key), wording.attribute(oa.name, key, old, new),
+                                       kind="attribute", op=oa.name, attribute=key, old=old, new=new))
         if oa.name in REDUCTION_OPS:
             ca = [combiner_expression(x) for reg in oa.regions for x in reg.blocks]
             cb = [combiner_expression(x) for reg in ob.regions for x in reg.blocks]
             if ca != cb:
-                out.append(Finding("reduction", f"{oa.name} combiner {_pretty_combiner(';'.join(ca))} -> "
-                                                f"{_pretty_combiner(';'.join(cb))}"))
+                out.append(Finding("reduction", wording.combiner(oa.name, ca, cb), kind="combiner", op=oa.name,
+                                   old=";".join(ca), new=";".join(cb)))
         if oa.segments != ob.segments:
-            names = _group_names(oa, self.vl)
-            parts = []
-            for i, (x, y) in enumerate(zip(oa.segments, ob.segments)):
-                if x != y:
-                    parts.append(f"{names[i] if i < len(names) else i}: {x} -> {y} operand(s)")
             cat = "memory" if oa.name in MEMORY_OPS else family(oa.name)
             out.append(Finding(cat if cat != "arith" else "structure",
-                               f"{oa.name} operand groups " + ("; ".join(parts) or f"{oa.segments} -> {ob.segments}")))
+                               wording.operand_groups(oa.name, _group_names(oa, self.vl), oa.segments, ob.segments),
+                               kind="operand_groups", op=oa.name, old=str(oa.segments), new=str(ob.segments)))
         if len(oa.results) != len(ob.results):
-            out.append(Finding(family(oa.name), f"{oa.name} result count {len(oa.results)} -> {len(ob.results)}"))
+            out.append(Finding(family(oa.name), wording.count(oa.name, "result", len(oa.results), len(ob.results)),
+                               kind="result_count", op=oa.name, old=str(len(oa.results)), new=str(len(ob.results))))
         else:
             for i, (x, y) in enumerate(zip(oa.results, ob.results)):
                 if x.type != y.type:
-                    what = f"{oa.name} result" + (f" {i}" if len(oa.results) > 1 else "")
-                    out.append(_type_findings(oa.name, x.type, y.type, what))
+                    out.append(_type_findings(oa.name, x.type, y.type, wording.result_of(oa.name, i, len(oa.results))))
                     break
         if oa.regions and oa.name not in REDUCTION_OPS:
             sa = [[fmt_type(x.type) for x in blk.arguments] for reg in oa.regions for blk in reg.blocks]
             sb = [[fmt_type(x.type) for x in blk.arguments] for reg in ob.regions for blk in reg.blocks]
             if len(sa) != len(sb):
-                out.append(Finding("control_flow", f"{oa.name} region count {len(sa)} -> {len(sb)}"))
+                out.append(Finding("control_flow", wording.count(oa.name, "region", len(sa), len(sb)),
+                                   kind="region_count", op=oa.name, old=str(len(sa)), new=str(len(sb))))
         if not has_trait(oa, "pure") and not self._same_parent(a, b):
             out.append(self._placement_finding(a, b))
         if oa.name == "make_tensor_view" and any(f.category == "specialization" for f in out):
             # a size fixed in the type instead of passed: the dynamic operand it drops is part of it
-            out = [Finding("specialization", f.message, f.own) if f.category == "memory" else f for f in out]
+            out = [replace(f, category="specialization") if f.category == "memory" else f for f in out]
             out.sort(key=lambda f: f.category != "specialization")
         return out
 
     def _flag_finding(self, l: str, name: str, key: str, va, vb) -> Finding:
         """An overflow flag on one side (or another one): an assumption, not another computation
-        (compare/specialization.py): "trunci %3: the right assumes no signed wrap (overflow
-        none -> no_signed_wrap)"."""
-        side = flag_side(va, vb)
-        value = self._node_value(self.L, self.lt, l)
-        if side == "neither":
-            what = f"the left assumes {wraps_text(va)}, the right {wraps_text(vb)}"
-        else:
-            more, fewer = (va, vb) if side == "left" else (vb, va)
-            what = f"the {side} assumes {wraps_text(more)}" + (
-                f" (the {'right' if side == 'left' else 'left'} {wraps_text(fewer)})" if excluded_wraps(fewer) else "")
-        return _FlagFinding("specialization", f"{name} {value}: {what} ({key} {_flag_value(va)} -> {_flag_value(vb)})")
+        (compare/specialization.py)."""
+        message = wording.flag(name, self._node_value(self.L, self.lt, l), flag_side(va, vb), key, va, vb)
+        return Finding("specialization", message, kind="flag", op=name, attribute=key,
+                       old=wording.flag_value(va), new=wording.flag_value(vb))
+
+    def _kind_finding(self, category: str, l: str, r: str) -> Finding:
+        """An argument against an op or another kind of argument (its value's words on each side)."""
+        old, new = self._node_value(self.L, self.lt, l), self._node_value(self.R, self.rt, r)
+        return Finding(category, wording.values(old, new), kind="argument_kind", old=old, new=new)
 
     def _placement_finding(self, a: Node, b: Node) -> Finding:
-        return Finding("control_flow", f"{a.op.name} placed {self._where(self.L, a)} on the left, "
-                                       f"{self._where(self.R, b)} on the right")
+        wl, wr = self._where(self.L, a), self._where(self.R, b)
+        return Finding("control_flow", wording.placement(a.op.name, wl, wr), kind="placement", op=a.op.name,
+                       old=wl, new=wr)
 
     def _same_parent(self, a: Node, b: Node) -> bool:
         if a.parent is None or b.parent is None:
@@ -288,7 +251,7 @@ class Classifier:
 
     @staticmethod
     def _where(g: FunctionGraph, n: Node) -> str:
-        return "at top level" if n.parent is None else f"inside {g.nodes[n.parent].name} {n.parent}"
+        return wording.where(None if n.parent is None else g.nodes[n.parent].name, n.parent)
 
     def _slots(self, a: Node, b: Node):
         """Operand positions of a left and a right op to compare (see aligned_operand_pairs)."""
@@ -432,8 +395,9 @@ class Classifier:
                 msgs = self._refine_constant(l, msgs)
                 # an overflow flag changed together with anything else: the other change names
                 # the root's category (the flag alone is an assumption, the op with it is not)
-                msgs.sort(key=lambda f: isinstance(f, _FlagFinding))
-                root = _Root(l, r, msgs[0].category, "; ".join(f.message for f in msgs))
+                msgs.sort(key=lambda f: f.kind == "flag")
+                root = _Root(l, r, msgs[0].category, wording.joined(f.message for f in msgs),
+                             states={f.key for f in msgs})
                 roots.append(root)
                 root_of_left[l] = root
                 root_of_right[r] = root
@@ -448,10 +412,10 @@ class Classifier:
         if self._is_swap(l, r, slots):
             (i1, j1), (i2, j2) = slots
             roles = (operand_role(a.op, i1, self.vl), operand_role(a.op, i2, self.vl))
-            return Finding(self._slot_category(name, roles[0]),
-                           f"{name} operands {roles[0]} and {roles[1]} swapped: "
-                           f"({self._operand_text(self.L, self.lt, l, i1)}, {self._operand_text(self.L, self.lt, l, i2)})"
-                           f" -> ({self._operand_text(self.R, self.rt, r, j1)}, {self._operand_text(self.R, self.rt, r, j2)})")
+            left = (self._operand_text(self.L, self.lt, l, i1), self._operand_text(self.L, self.lt, l, i2))
+            right = (self._operand_text(self.R, self.rt, r, j1), self._operand_text(self.R, self.rt, r, j2))
+            return Finding(self._slot_category(name, roles[0]), wording.swap(name, roles, left, right), kind="swap",
+                           op=name, attribute=roles[0], old=", ".join(left), new=", ".join(right), slots=tuple(slots))
         parts = []
         cat = None
         for i, j in slots:
@@ -460,8 +424,8 @@ class Classifier:
             lt, rt = self._operand_text(self.L, self.lt, l, i), self._operand_text(self.R, self.rt, r, j)
             if lt == rt:  # each side names its own values: say what produces them
                 lt, rt = self._producer_text(self.L, l, i, lt), self._producer_text(self.R, r, j, rt)
-            parts.append(f"{name} {role} (operand {i}): {lt} -> {rt}")
-        return Finding(cat or "arith", "; ".join(parts))
+            parts.append(wording.operand(name, role, i, lt, rt))
+        return Finding(cat or "arith", wording.joined(parts), kind="wiring", op=name, slots=tuple(slots))
 
     def _is_swap(self, l: str, r: str, slots) -> bool:
         """Whether the two miswired slots hold each other's inputs (a swap, not two changes)."""
@@ -496,10 +460,11 @@ class Classifier:
             roles.append((un.op.name, operand_role(un.op, k, self.vl)))
         if roles and all(n == "for" and r in _BOUND_ROLES for n, r in roles):
             slots = ", ".join(sorted({r for _, r in roles}))
-            return [Finding("control_flow", f"for {slots}: {msgs[0].message}")] + msgs[1:]
+            return [replace(msgs[0], category="control_flow", message=wording.in_slot(f"for {slots}", msgs[0].message))] \
+                + msgs[1:]
         if roles and all(n in MEMORY_OPS and r.startswith("index") for n, r in roles):
             slots = ", ".join(sorted({f'{n} {r}' for n, r in roles}))
-            return [Finding("memory", f"{slots}: {msgs[0].message}")] + msgs[1:]
+            return [replace(msgs[0], category="memory", message=wording.in_slot(slots, msgs[0].message))] + msgs[1:]
         return msgs
 
     # --- machine-readable specifics -----------------------------------------------------------
@@ -647,14 +612,13 @@ class Classifier:
                     L.nodes[ls].name == R.nodes[rs].name else []
                 lv = self._describe_node(L, self.lt, ls)
                 rv = self._describe_node(R, self.rt, rs)
+                msg = wording.values(lv, rv)
                 if slot is not None:
                     u, k = slot[2], slot[3]
                     un = L.nodes[u]
-                    where = f"{un.op.name} {operand_role(un.op, k, self.vl)}: " if un.kind == "op" else ""
-                else:
-                    where = ""
+                    if un.kind == "op":
+                        msg = wording.in_slot(f"{un.op.name} {operand_role(un.op, k, self.vl)}", msg)
                 cat = self._replacement_category(ls, rs, fs, slot)
-                msg = f"{where}{lv} -> {rv}"
                 root = _Root(ls, rs, cat, msg, kind="replaced", slot=(slot[2], slot[3]) if slot else None)
                 root.affected_left = set(lnodes) - {ls}
                 root.affected_right = set(rnodes) - {rs}
@@ -713,8 +677,7 @@ class Classifier:
                 text = self.lt if side_l else self.rt
                 desc = self._describe_node(g, text, nid)
                 root = _Root(nid if side_l else None, None if side_l else nid, family(n.name),
-                             f"{desc} only on the {'left' if side_l else 'right'}",
-                             kind="only_left" if side_l else "only_right")
+                             wording.only_on(desc, side_l), kind="only_left" if side_l else "only_right")
                 out.append(root)
         return out
 
@@ -733,14 +696,16 @@ class Classifier:
                     # an assumption at the user (an overflow flag, a predicate) and a new input:
                     # the input is another computation, and it names the root
                     existing.category = finding.category
-                    existing.message = f"{finding.message}; {existing.message}"
-                elif existing.kind == "rewired" and finding.message not in existing.message:
+                    existing.message = wording.joined((finding.message, existing.message))
+                    existing.states.add(finding.key)
+                elif existing.kind == "rewired" and finding.key not in existing.states:
                     # another input of the user rewired too (both mma inputs rounded to tf32):
                     # said at this root, not left to its list (an attribute change at the user
                     # states its inputs' formula when the proof step shows both cones)
-                    existing.message += f"; {finding.message}"
+                    existing.message = wording.joined((existing.message, finding.message))
+                    existing.states.add(finding.key)
                 return None
-            root = _Root(lu, ru, finding.category, finding.message, kind="rewired")
+            root = _Root(lu, ru, finding.category, finding.message, kind="rewired", states={finding.key})
             (root.affected_left if side_l else root.affected_right).update(nodes)
             root_of_left[lu] = root
             root_of_right[ru] = root
@@ -749,7 +714,7 @@ class Classifier:
         n = g.nodes[sink]
         desc = self._describe_node(g, text, sink)
         cat = family(n.name) if n.kind == "op" else ("signature" if n.kind == "arg" else "control_flow")
-        msg = f"{desc} only on the {'left' if side_l else 'right'}"
+        msg = wording.only_on(desc, side_l)
         root = _Root(sink if side_l else None, None if side_l else sink, cat, msg,
                      kind="only_left" if side_l else "only_right")
         if side_l:
@@ -803,9 +768,7 @@ class Classifier:
             a, b = self.L.nodes[x], self.R.nodes[y]
             if a.kind != "op" or b.kind != "op":
                 if a.kind != b.kind or (a.kind in ("arg", "barg") and self.m.l2r.get(x) != y):
-                    cat = "signature" if "arg" in (a.kind, b.kind) else "arith"
-                    return [Finding(cat, f"{self._node_value(self.L, self.lt, x)} -> "
-                                         f"{self._node_value(self.R, self.rt, y)}")]
+                    return [self._kind_finding("signature" if "arg" in (a.kind, b.kind) else "arith", x, y)]
                 continue
             fs = self.pair_findings(x, y)
             if fs:
@@ -821,11 +784,15 @@ class Classifier:
         a, b = self.L.nodes[lu], self.R.nodes[ru]
         role = operand_role(a.op, i, self.vl)
         la, lb = a.operands[i][0], b.operands[j][0]
-        head = f"{a.op.name} {role} (operand {i}): {self._operand_text(self.L, self.lt, lu, i)} -> " \
-               f"{self._operand_text(self.R, self.rt, ru, j)}"
+        old, new = self._operand_text(self.L, self.lt, lu, i), self._operand_text(self.R, self.rt, ru, j)
+        head = wording.operand(a.op.name, role, i, old, new)
+
+        def found(category: str, message: str) -> Finding:
+            return Finding(category, message, kind="rewired", op=a.op.name, attribute=role, old=old, new=new,
+                           slots=((i, j),))
         conversion = self._conversion(la, lb)
         if conversion:
-            return Finding(self._slot_category(a.op.name, role), f"{head} ({conversion})")
+            return found(self._slot_category(a.op.name, role), wording.because(head, [conversion]))
         if la and lb and self.L.nodes[la].kind == self.R.nodes[lb].kind == "op" and \
                 self.L.nodes[la].name == self.R.nodes[lb].name:
             fs = self.explain(la, lb)
@@ -836,8 +803,8 @@ class Classifier:
                         cat = "control_flow"
                     elif a.op.name in MEMORY_OPS and role.startswith("index"):
                         cat = "memory"
-                return Finding(cat, f"{head} ({'; '.join(f.message for f in fs)})")
-        return Finding(self._slot_category(a.op.name, role), head)
+                return found(cat, wording.because(head, [f.message for f in fs]))
+        return found(self._slot_category(a.op.name, role), head)
 
     def _conversion(self, la: Optional[str], lb: Optional[str]) -> Optional[str]:
         """``rounded to tf32 on the right (ftof f32 -> tf32)`` when one side's producer at a slot
@@ -855,9 +822,7 @@ class Classifier:
             ea, eb = getattr(a, "element", a), getattr(b, "element", b)
             ta, tb = fmt_type(ea), fmt_type(eb)
             width = getattr(ea, "width", 0), getattr(eb, "width", 0)
-            verb = f"rounded to {tb}" if n.name == "ftof" and (width[1] < width[0] or tb == "tf32") else \
-                f"converted to {tb}"
-            return f"precision: {verb} on the {side} ({n.name} {ta} -> {tb})"
+            return wording.conversion(side, n.name, ta, tb, n.name == "ftof" and (width[1] < width[0] or tb == "tf32"))
         return None
 
     def _replacement_category(self, ls, rs, fs, slot) -> str:
@@ -902,21 +867,20 @@ class Classifier:
     def _describe_node(self, g: FunctionGraph, text: FunctionText, nid: str) -> str:
         n = g.nodes[nid]
         if n.kind == "arg":
-            return f"entry argument {n.arg_index} {text.names.get(n.value.vid, '?')} : {fmt_type(n.value.type)}"
+            return wording.entry_argument(n.arg_index, text.names.get(n.value.vid, '?'), fmt_type(n.value.type))
         if n.kind == "barg":
-            return f"region argument {text.names.get(n.value.vid, '?')} : {fmt_type(n.value.type)}"
+            return wording.region_argument_typed(text.names.get(n.value.vid, '?'), fmt_type(n.value.type))
         op = n.op
         if op.name == "constant":
             return f"constant {attr_text(op.attributes.get('value'))}"
         if op.name == "assume":
-            return (f"assume {attr_text(op.attributes.get('predicate'))} on "
-                    f"{self._operand_text(g, text, nid, 0) if op.operands else '?'}")
+            return wording.assume(attr_text(op.attributes.get('predicate')),
+                                  self._operand_text(g, text, nid, 0) if op.operands else '?')
         if op.name in MEMORY_OPS:
             from ..match.address import address_root
             root = address_root(g, nid)
-            on = f" of {text.names.get(g.nodes[root].value.vid, root)}" if root else ""
-            return f"{op.name}{on} ({nid})"
-        return f"{op.name} ({nid})"
+            return wording.op_at(op.name, nid, text.names.get(g.nodes[root].value.vid, root) if root else None)
+        return wording.op_at(op.name, nid)
 
     def _assign_affected(self, roots, dirty_l, dirty_r, root_of_left, root_of_right) -> None:
         owned_l = {n for r in roots for n in r.affected_left} | {r.left for r in roots if r.left}
@@ -976,11 +940,11 @@ def checker_roots(cl: Classifier, violations, roots: List[_Root]) -> List[_Root]
         if l is not None and r is not None and L.nodes[l].kind == R.nodes[r].kind == "op":
             if v.kind == "operand":
                 finding = cl._wiring_finding(l, r, list(v.slots))
-                finding = Finding(finding.category, finding.message)
             elif v.kind == "label":
                 fs = cl.pair_findings(l, r)
                 if fs:
-                    finding = Finding(fs[0].category, "; ".join(f.message for f in fs))
+                    finding = Finding(fs[0].category, wording.joined(f.message for f in fs), kind=fs[0].kind,
+                                      op=fs[0].op)
             elif v.kind == "placement":
                 finding = cl._placement_finding(L.nodes[l], R.nodes[r])
         if finding is None:
@@ -989,10 +953,10 @@ def checker_roots(cl: Classifier, violations, roots: List[_Root]) -> List[_Root]
                 n = g.nodes[nid]
                 text = cl.lt if l is not None else cl.rt
                 finding = Finding(family(n.name) if n.kind == "op" else "signature",
-                                  f"{cl._describe_node(g, text, nid)} only on the {'left' if l else 'right'}")
+                                  wording.only_on(cl._describe_node(g, text, nid), l is not None), kind="unmapped")
             else:
                 n = (L.nodes[l] if l is not None else R.nodes[r])
-                finding = Finding(_CHECK_CATEGORY.get(v.kind, family(n.name)), v.message)
+                finding = Finding(_CHECK_CATEGORY.get(v.kind, family(n.name)), v.message, kind="checker")
         kind = "changed" if l is not None and r is not None else ("only_left" if l is not None else "only_right")
         out.append(_Root(l, r, finding.category, finding.message, kind=kind))
         for root in roots:
