@@ -28,8 +28,8 @@ ALLOWED = {
     "compare/pair_findings.py": "which ops a difference is filed under (views with the token makers), which "
                                 "conversions a rewired slot names, the reshapes a constant is shown through: "
                                 "the classifier's categories and words, not properties of the op",
-    "compare/classify.py": "the two views whose tile a static extent's message names: the classifier's words, "
-                           "not properties of the op",
+    "compare/argument_roots.py": "the two views whose tensor view a static extent is read into: what a tie "
+                                 "rewrites, not properties of the op",
     "compare/pins.py": "reshape and broadcast, which a pin sees through: a choice of the pinning heuristic",
     "check/checker.py": "break and return, the exits that leave a loop or the entry (continue only leaves "
                         "the iteration): what an early exit means to the effect order",

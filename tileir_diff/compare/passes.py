@@ -17,7 +17,9 @@ from ..match.arguments import align_with_ties
 from ..normalize import normalize, one_sided_declines
 from ..normalize.canon import attr_key, attr_text
 from ..report.result import Difference, FunctionPair, FunctionStats, OpRef
-from .classify import Classifier, checker_roots, pin_roots, tie_arguments, tie_roots, to_differences
+from .argument_roots import pin_roots, tie_arguments, tie_roots
+from .checker_roots import checker_roots
+from .classify import Classifier, to_differences
 from .view import PairView
 from .counterexamples import with_counterexamples
 from .folds import FoldContext, apply_folds

@@ -207,3 +207,44 @@ def floor_division(message: str) -> str:
 def floor_modulo_follows(message: str, left_ids: Iterable[str]) -> str:
     return (message + "; the floor modulo by the same divisor against a truncating remainder follows from it ("
             + ", ".join(left_ids) + ")")
+
+
+# --- entry arguments (compare/checker_roots.py, compare/argument_roots.py) ------------------
+def argument_pair(left: str, right: str, role: str) -> str:
+    return f"left {left} <-> right {right} ({role})"
+
+
+def unused_arguments(side: str, names: Sequence[str]) -> str:
+    return f"{side} " + ", ".join(names) + " unused"
+
+
+def one_sided_arguments(side: str, names: Sequence[str], roles: Sequence[str]) -> str:
+    return f"{side} " + ", ".join(names) + f" only on the {side} (" + ", ".join(roles) + ")"
+
+
+def arguments_out_of_position(said: str) -> str:
+    return "entry arguments paired out of position: " + said
+
+
+def arguments_reordered_and_one_sided(said: str) -> str:
+    return "arguments in another order and arrays on one side only: " + said
+
+
+def calling_convention(reordered: bool, said: str) -> str:
+    return "calling convention: " + ("the arguments are in another order: " if reordered else "") + said
+
+
+def static_tie(kind: str, dim: int, more: str, side: str, array_index: int, static: object, tied_name: str,
+               tied_index: int) -> str:
+    """An extent or stride the other side fixes in its view type where this side passes it."""
+    return (f"static vs dynamic {kind}: the {more} fixes {kind}[{dim}] of the array at {side} argument "
+            f"{array_index} to {static} in its view type, where the {side} passes "
+            f"{tied_name} (entry argument {tied_index}); the {side}'s view is read with it static")
+
+
+def equal_tie(kind: str, dim: int, more: str, side: str, array_index: int, via_name: str, via_index: int,
+              tied_name: str, kept_name: str, kept_index: int) -> str:
+    """One scalar on one side where the other passes two, assumed equal."""
+    return (f"{more} passes one scalar {via_name} (entry argument {via_index}) where the {side} has two: "
+            f"{kind}[{dim}] of the array at {side} argument {array_index} ({tied_name}) is assumed equal to "
+            f"{kept_name} (entry argument {kept_index})")
