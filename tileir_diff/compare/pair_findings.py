@@ -142,23 +142,12 @@ def group_names(op, version):
 
 
 def pair_findings(view: PairView, l: str, r: str) -> List[Finding]:
+    """What differs at the pair (l, r) itself: its name, attributes, combiner, operand groups,
+    result and region counts and types, its placement (not its operands: ``wiring``)."""
     a, b = view.L.nodes[l], view.R.nodes[r]
-    out: List[Finding] = []
     if a.kind in ("arg", "barg") or b.kind in ("arg", "barg"):
-        if a.kind != b.kind:
-            out.append(kind_finding(view, "signature" if "arg" in (a.kind, b.kind) else "structure", l, r))
-        elif value_of(a).type != value_of(b).type:
-            if a.kind == "arg":
-                old, new = fmt_type(value_of(a).type), fmt_type(value_of(b).type)
-                out.append(Finding("signature", wording.argument_type(a.arg_index, view.lt.names.get(value_of(a).vid),
-                                                                      old, new),
-                                   kind="argument_type", attribute=str(a.arg_index), old=old, new=new))
-            else:
-                f = _type_findings("barg", value_of(a).type, value_of(b).type,
-                                   wording.region_argument(view.lt.names.get(value_of(a).vid, '?')), "argument_type")
-                f.category = "control_flow" if f.category == "type" else f.category
-                out.append(f)
-        return out
+        return _argument_findings(view, l, r)
+    out: List[Finding] = []
     oa, ob = op_of(a), op_of(b)
     if a.compare_key == b.compare_key:
         # equal canonical labels: same name, attributes, operand groups, result types and
@@ -172,7 +161,38 @@ def pair_findings(view: PairView, l: str, r: str) -> List[Finding]:
         out.append(Finding(cat, wording.op_name(oa.name, ob.name), kind="op_name", op=oa.name,
                            old=oa.name, new=ob.name))
         return out
-    aa, ba = oa.attributes, ob.attributes  # public keys only, left's order then right's new ones
+    out.extend(_attribute_findings(view, l, oa, ob))
+    out.extend(_shape_findings(view, oa, ob))
+    if not has_trait(oa, "pure") and not same_parent(view, a, b):
+        out.append(placement_finding(view, a, b))
+    if oa.name == "make_tensor_view" and any(f.category == "specialization" for f in out):
+        # a size fixed in the type instead of passed: the dynamic operand it drops is part of it
+        out = [replace(f, category="specialization") if f.category == "memory" else f for f in out]
+        out.sort(key=lambda f: f.category != "specialization")
+    return out
+
+
+def _argument_findings(view: PairView, l: str, r: str) -> List[Finding]:
+    """An entry or region argument against an op or another kind of argument, or of another type."""
+    a, b = view.L.nodes[l], view.R.nodes[r]
+    if a.kind != b.kind:
+        return [kind_finding(view, "signature" if "arg" in (a.kind, b.kind) else "structure", l, r)]
+    if value_of(a).type == value_of(b).type:
+        return []
+    if a.kind == "arg":
+        old, new = fmt_type(value_of(a).type), fmt_type(value_of(b).type)
+        return [Finding("signature", wording.argument_type(a.arg_index, view.lt.names.get(value_of(a).vid), old, new),
+                        kind="argument_type", attribute=str(a.arg_index), old=old, new=new)]
+    f = _type_findings("barg", value_of(a).type, value_of(b).type,
+                       wording.region_argument(view.lt.names.get(value_of(a).vid, '?')), "argument_type")
+    f.category = "control_flow" if f.category == "type" else f.category
+    return [f]
+
+
+def _attribute_findings(view: PairView, l: str, oa: Operation, ob: Operation) -> List[Finding]:
+    """The public attributes that differ (left's order, then the right's new ones)."""
+    out: List[Finding] = []
+    aa, ba = oa.attributes, ob.attributes
     keys = [k for k in aa if k[:1] != "_"] + [k for k in ba if k[:1] != "_" and k not in aa]
     for key in keys:
         va, vb = aa.get(key), ba.get(key)
@@ -191,6 +211,13 @@ def pair_findings(view: PairView, l: str, r: str) -> List[Finding]:
             else:
                 out.append(Finding(_attr_category(oa.name, key), wording.attribute(oa.name, key, old, new),
                                    kind="attribute", op=oa.name, attribute=key, old=old, new=new))
+    return out
+
+
+def _shape_findings(view: PairView, oa: Operation, ob: Operation) -> List[Finding]:
+    """A reduction's combiner, the operand groups, the result count or first result type that
+    differs, the region count."""
+    out: List[Finding] = []
     if oa.name in REDUCTION_OPS:
         ca = [combiner_expression(x) for reg in oa.regions for x in reg.blocks]
         cb = [combiner_expression(x) for reg in ob.regions for x in reg.blocks]
@@ -216,12 +243,6 @@ def pair_findings(view: PairView, l: str, r: str) -> List[Finding]:
         if len(sa) != len(sb):
             out.append(Finding("control_flow", wording.count(oa.name, "region", len(sa), len(sb)),
                                kind="region_count", op=oa.name, old=str(len(sa)), new=str(len(sb))))
-    if not has_trait(oa, "pure") and not same_parent(view, a, b):
-        out.append(placement_finding(view, a, b))
-    if oa.name == "make_tensor_view" and any(f.category == "specialization" for f in out):
-        # a size fixed in the type instead of passed: the dynamic operand it drops is part of it
-        out = [replace(f, category="specialization") if f.category == "memory" else f for f in out]
-        out.sort(key=lambda f: f.category != "specialization")
     return out
 
 
@@ -423,6 +444,19 @@ def producer_name(view: PairView, g: FunctionGraph, nid: str, k: int) -> Optiona
     return None if src is None else g.nodes[src].name
 
 
+def _assumes_more(a: Node, b: Node, category: str) -> Optional[str]:
+    """Which side of a pair of assumes (or of ops whose overflow flags differ) assumes more:
+    left, right, neither; None when it is no assumption."""
+    if a.name == "assume":
+        from .specialization import stronger
+        return stronger(op_of(a).attributes.get("predicate"), op_of(b).attributes.get("predicate")) or "neither"
+    if category == "specialization":
+        sides = {flag_side(op_of(a).attributes.get(k), op_of(b).attributes.get(k)) for k in overflow_keys(a.name)} - {"same"}
+        if sides and None not in sides:
+            return sides.pop() if len(sides) == 1 else "neither"
+    return None
+
+
 def detail(view: PairView, root: Root) -> Dict[str, object]:
     """What a root difference is about, as data (Difference.detail; docs/json-format.md):
     the kind of root, the op names on each side, the attributes that differ, and the operand
@@ -441,14 +475,9 @@ def detail(view: PairView, root: Root) -> Dict[str, object]:
     a, b = L.nodes[root.left], R.nodes[root.right]
     if a.kind != "op" or b.kind != "op" or a.name != b.name:
         return out
-    if a.name == "assume":
-        from .specialization import stronger
-        side = stronger(op_of(a).attributes.get("predicate"), op_of(b).attributes.get("predicate"))
-        out["assumes_more"] = side or "neither"
-    elif root.category == "specialization":
-        sides = {flag_side(op_of(a).attributes.get(k), op_of(b).attributes.get(k)) for k in overflow_keys(a.name)} - {"same"}
-        if sides and None not in sides:
-            out["assumes_more"] = sides.pop() if len(sides) == 1 else "neither"
+    more = _assumes_more(a, b, root.category)
+    if more is not None:
+        out["assumes_more"] = more
     aa, ba = op_of(a).attributes, op_of(b).attributes
     keys = [k for k in aa if k[:1] != "_"] + [k for k in ba if k[:1] != "_" and k not in aa]
     changed = [k for k in keys if (k in aa) != (k in ba) or attr_key(aa[k]) != attr_key(ba[k])]
