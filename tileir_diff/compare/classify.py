@@ -19,10 +19,9 @@ from . import wording
 from .result import Difference
 from .folds import FoldContext, apply_folds
 from .roots import Finding, Root
-from .pair_findings import (BOUND_ROLES, CONTROL_OPS, MEMORY_OPS, MMA_OPS, REDUCTION_OPS, VIEW_OPS,  # noqa: F401
-                            constant_change, describe_node, detail, explain, family, group_names, opref,
-                            operand_slots, pair_findings, placement_finding, refine_constant, rewire_finding,
-                            slots_agree, wiring, wiring_finding)
+from .pair_findings import (BOUND_ROLES, MEMORY_OPS, describe_node, detail, family, opref,
+                            operand_slots, pair_findings, refine_constant, rewire_finding,
+                            op_of, slots_agree, wiring, wiring_finding)
 from .view import PairView
 
 _Root = Root
@@ -163,7 +162,7 @@ class Classifier:
         for i, c in enumerate(rcomps):
             groups[find(("r", i))][1].extend(c)
         # slot info keyed by final representative
-        slots = {}
+        slots: Dict[tuple, Tuple[str, str, str, int]] = {}
         for key, v in slot_pairs.items():
             slots.setdefault(find(key), v)
 
@@ -184,7 +183,7 @@ class Classifier:
                     u, k = slot[2], slot[3]
                     un = L.nodes[u]
                     if un.kind == "op":
-                        msg = wording.in_slot(f"{un.op.name} {operand_role(un.op, k, self.vl)}", msg)
+                        msg = wording.in_slot(f"{un.name} {operand_role(op_of(un), k, self.vl)}", msg)
                 cat = self._replacement_category(ls, rs, fs, slot)
                 root = _Root(ls, rs, cat, msg, kind="replaced", slot=(slot[2], slot[3]) if slot else None)
                 root.affected_left = set(lnodes) - {ls}
@@ -194,9 +193,10 @@ class Classifier:
                 g, nodes = (L, lnodes) if side_l else (R, rnodes)
                 if all(g.nodes[x].kind == "arg" and not g.nodes[x].users for x in nodes):
                     continue  # an argument nothing reads: part of the calling-convention root
-                root = self._one_sided_root(side_l, nodes, root_of_left, root_of_right)
-                if root is None:
+                one_sided = self._one_sided_root(side_l, nodes, root_of_left, root_of_right)
+                if one_sided is None:
                     continue
+                root = one_sided
             roots.append(root)
         roots.extend(self._hidden_accesses(roots))
         return apply_folds("groups", FoldContext(self.view, dirty_l, dirty_r), roots)
@@ -299,7 +299,7 @@ class Classifier:
         to_other = self.m.l2r if side_l else self.m.r2l
         order = g.position_of
         consumed = {src for n in nodes for src, _, _ in g.nodes[n].operands if src}
-        for x in sorted(nodes, key=order.get):
+        for x in sorted(nodes, key=order.__getitem__):
             for u, k, _res in g.nodes[x].users:
                 ou = to_other.get(u)
                 if ou is None or g.nodes[u].kind != "op" or og.nodes[ou].kind != "op":
@@ -339,10 +339,10 @@ class Classifier:
         if slot is not None and cat in ("constant", "arith"):
             un = self.L.nodes[slot[2]]
             if un.kind == "op":
-                role = operand_role(un.op, slot[3], self.vl)
-                if un.op.name == "for" and role in BOUND_ROLES:
+                role = operand_role(op_of(un), slot[3], self.vl)
+                if un.name == "for" and role in BOUND_ROLES:
                     return "control_flow"
-                if un.op.name in MEMORY_OPS and role.startswith("index"):
+                if un.name in MEMORY_OPS and role.startswith("index"):
                     return "memory"
         return cat
 
@@ -371,7 +371,7 @@ class Classifier:
             starts.sort(key=lambda t: order[t[0]])
             for start, root in starts:
                 seeds = [start] + sorted(root.affected_left if side == "left" else root.affected_right,
-                                         key=order.get)
+                                         key=order.__getitem__)
                 queue = deque(seeds)
                 while queue:
                     x = queue.popleft()
@@ -398,15 +398,17 @@ def to_differences(cl: PairView, roots: List[_Root], function: str) -> List[Diff
     L, R = cl.L, cl.R
     lorder, rorder = L.position_of, R.position_of
 
-    def key(r: _Root):
+    def key(r: _Root) -> Tuple[int, int]:
         if r.left is not None:
             return (0, lorder[r.left])
+        assert r.right is not None  # (a root stands on at least one side)
         return (1, rorder[r.right])
 
     out = []
     for r in sorted(roots, key=key):
         ctx = []
         anchor = (L, r.left) if r.left else (R, r.right)
+        assert anchor[1] is not None
         p = anchor[0].nodes[anchor[1]].parent
         while p is not None:
             ctx.append(f"{anchor[0].nodes[p].name} {p}")

@@ -10,7 +10,7 @@ from ..check import FunctionCheck
 from ..graph import input_op_id
 from ..report.result import Difference
 from . import wording
-from .classify import MEMORY_OPS
+from .pair_findings import MEMORY_OPS
 from .expressions import counterexample_text, expression
 
 
