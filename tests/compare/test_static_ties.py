@@ -1,4 +1,4 @@
-"""Static vs dynamic extents (compare/classify.py _read_static): an extent one side fixes in its
+"""Static vs dynamic extents (compare/argument_roots.py _read_static): an extent one side fixes in its
 view type is a stated assumption, and every other use of the argument the other side passes for
 it (a tile count or loop bound written by hand) reads that value too."""
 from __future__ import annotations

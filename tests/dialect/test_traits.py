@@ -25,8 +25,14 @@ ALLOWED = {
                             "reshapes): an analysis choice of this module, not a property of the op",
     "ir/verify.py": "CHECKS maps constraint names (the table's `check:` rules), which share some op names",
     "normalize/rules/": "a rewrite pattern names the ops it rewrites",
-    "compare/classify.py": "which ops a difference is filed under (views with the token makers, the two views "
-                           "whose tile a message names): the classifier's categories, not properties of the op",
+    "compare/pair_findings.py": "which ops a difference is filed under (views with the token makers), which "
+                                "conversions a rewired slot names, the reshapes a constant is shown through: "
+                                "the classifier's categories and words, not properties of the op",
+    "compare/argument_roots.py": "the two views whose tensor view a static extent is read into: what a tie "
+                                 "rewrites, not properties of the op",
+    "match/arguments.py": "the pointer accesses whose mask bounds an extent and the ops that bound passes "
+                          "through (as execute/signature.py's): a proposal of the argument matcher, which "
+                          "the checker confirms, not a property of the op",
     "compare/pins.py": "reshape and broadcast, which a pin sees through: a choice of the pinning heuristic",
     "check/checker.py": "break and return, the exits that leave a loop or the entry (continue only leaves "
                         "the iteration): what an early exit means to the effect order",

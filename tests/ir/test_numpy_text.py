@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from tileir_diff.compare.classify import constant_change
+from tileir_diff.compare.wording import constant_change
 from tileir_diff.ir import DenseElements
 from tileir_diff.ir.attributes import decode_elements
 from tileir_diff.ir.numpy_text import one_element_text

@@ -9,7 +9,8 @@ from typing import Any, Dict, List, Tuple
 from ..check import FunctionCheck
 from ..graph import input_op_id
 from ..report.result import Difference
-from .classify import MEMORY_OPS
+from . import wording
+from .pair_findings import MEMORY_OPS
 from .expressions import counterexample_text, expression
 
 
@@ -163,14 +164,12 @@ def _floor_modulo_owners(diffs: List[Difference], divisions, check: FunctionChec
 
 
 def _with_floor_modulo(d: Difference, mine: List[Difference]) -> Difference:
-    """The floor division's root ``d`` with the floor modulo roots ``mine`` listed under it."""
-    if not d.message.startswith("floor division"):
-        d = replace(d, category="arith",
-                    message=f"floor division against truncation where the divisor may be negative: {d.message}")
+    """The floor division's root ``d`` with the floor modulo roots ``mine`` listed under it. (Each
+    root at a ``divi`` pair is folded into once: the classifier's words for it name the op, so
+    the floor-division clause is never there yet.)"""
     left_ids = [m.left.op_id for m in mine if m.left]  # (every one of them has both sides)
     right_ids = [m.right.op_id for m in mine if m.right]
-    return replace(d, message=d.message + "; the floor modulo by the same divisor against a truncating "
-                   "remainder follows from it (" + ", ".join(left_ids) + ")",
+    return replace(d, category="arith", message=wording.floor_modulo_follows(wording.floor_division(d.message), left_ids),
                    affected=tuple(sorted(set(d.affected) | set(left_ids) | {a for m in mine for a in m.affected})),
                    affected_right=tuple(sorted(set(d.affected_right) | set(right_ids) |
                                                {a for m in mine for a in m.affected_right})))

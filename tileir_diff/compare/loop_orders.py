@@ -15,6 +15,7 @@ from typing import List, Optional
 
 from ..normalize.rules.disjoint_loop_stores import MARK
 from ..normalize.util import group_span
+from .pair_findings import operand_text, opref
 from .roots import Root
 
 #: What the side without the order assumes, in words (the root's message and detail).
@@ -78,11 +79,11 @@ def _view_text(cl, g, text, nid: str) -> str:
     span = group_span(node.op, "view", cl.vl if g is cl.L else cl.vr)
     if span is None:
         return "its view"
-    return cl._operand_text(g, text, nid, span[0])
+    return operand_text(cl, g, text, nid, span[0])
 
 
 def _loop_text(cl, side: str, parent: Optional[str]) -> str:
     if parent is None:
         return "a loop"
-    ref = cl.opref(side, parent)
+    ref = opref(cl, side, parent)
     return f"the loop at {ref.op_id}" if ref is not None else "a loop"

@@ -17,7 +17,10 @@ from ..match.arguments import align_with_ties
 from ..normalize import normalize, one_sided_declines
 from ..normalize.canon import attr_key, attr_text
 from ..report.result import Difference, FunctionPair, FunctionStats, OpRef
-from .classify import Classifier, checker_roots, pin_roots, tie_arguments, tie_roots, to_differences
+from .argument_roots import pin_roots, tie_arguments, tie_roots
+from .checker_roots import checker_roots
+from .classify import Classifier, to_differences
+from .view import PairView
 from .counterexamples import with_counterexamples
 from .folds import FoldContext, apply_folds
 from .loop_orders import order_roots
@@ -127,14 +130,14 @@ class EntryPair:
     right_original: Function
 
 
-def classify_pass(pair: EntryPair, norm: Normalized, setting: RunSetting) -> Tuple[Classifier, list]:
+def classify_pass(pair: EntryPair, norm: Normalized, setting: RunSetting) -> Tuple[PairView, list]:
     g, ctx = pair.graphs, pair.ctx
-    cls = Classifier(g.L, g.R, ctx.mapping, pair.ltext, pair.rtext, norm.left.version, norm.right.version,
-                     commutative="commutative-operands" in (setting.rules or ()), unpaired=(ctx.lfree, ctx.rfree))
-    cls.pinned = {(p.side, p.argument) for p in setting.pins_of(pair.i)}
-    roots = apply_folds("final", FoldContext(cls), cls.run() + tie_roots(cls, g.ties) +
-                        pin_roots(cls, setting.pins_of(pair.i))) + order_roots(cls)
-    return cls, roots
+    view = PairView(g.L, g.R, ctx.mapping, pair.ltext, pair.rtext, norm.left.version, norm.right.version,
+                    commutative="commutative-operands" in (setting.rules or ()), unpaired=(ctx.lfree, ctx.rfree),
+                    pinned=frozenset((p.side, p.argument) for p in setting.pins_of(pair.i)))
+    roots = apply_folds("final", FoldContext(view), Classifier(view).run() + tie_roots(view, g.ties) +
+                        pin_roots(view, setting.pins_of(pair.i))) + order_roots(view)
+    return view, roots
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,7 @@ class Checked:
     limits_hit: List[str]
 
 
-def check_pass(pair: EntryPair, cls: Classifier, roots: list, setting: RunSetting) -> Checked:
+def check_pass(pair: EntryPair, cls: PairView, roots: list, setting: RunSetting) -> Checked:
     """The trusted checker decides: every violation of the mapping must be a reported root (or,
     for cascades, listed under one); what is not becomes a root of its own."""
     g, i, j = pair.graphs, pair.i, pair.j
@@ -174,7 +177,7 @@ def check_pass(pair: EntryPair, cls: Classifier, roots: list, setting: RunSettin
     return Checked(apply_folds("checked", FoldContext(cls), roots), check, proofs, proven, limits_hit)
 
 
-def differences_pass(pair: EntryPair, cls: Classifier, checked: Checked) -> List[Difference]:
+def differences_pass(pair: EntryPair, cls: PairView, checked: Checked) -> List[Difference]:
     """The roots as differences, with the refuted queries' models, and the entry's own."""
     out = with_counterexamples(to_differences(cls, checked.roots, pair.name), checked.check, pair.ltext,
                                pair.rtext)

@@ -27,12 +27,26 @@ import re
 from collections import Counter
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from ..graph import FunctionGraph
+from ..graph import FunctionGraph, Node
+from ..ir import Operation, Value
 from ..normalize.canon import fmt_type
 from .address import address_root, argument_behind
 from .opsets import MEMORY_OPS
 from ..dialect import OPS_BY_NAME
 from ..normalize.util import enum_name
+
+
+def _op(n: Node) -> Operation:
+    """The op of an op node (asked only of nodes whose kind is ``op``)."""
+    assert n.op is not None, n.nid
+    return n.op
+
+
+def _value(g: FunctionGraph, nid: str) -> Value:
+    """The value of an argument node."""
+    v = g.nodes[nid].value
+    assert v is not None, nid
+    return v
 
 
 def _through_assumes(g: FunctionGraph, nid: str) -> List[Tuple[str, int]]:
@@ -56,14 +70,13 @@ def argument_roles(g: FunctionGraph) -> Dict[str, tuple]:
             if root in access:
                 access[root].append(n.name)
                 k = 0 if n.name != "store_view_tko" else 1
-                if k < len(n.operands) and n.operands[k][0] is not None:
-                    tiles[root].add(fmt_type(g.nodes[n.operands[k][0]].op.results[0].type)
-                                    if g.nodes[n.operands[k][0]].kind == "op" else "")
+                src = n.operands[k][0] if k < len(n.operands) else None
+                if src is not None:
+                    tiles[root].add(fmt_type(_op(g.nodes[src]).results[0].type) if g.nodes[src].kind == "op" else "")
     roles: Dict[str, tuple] = {}
     slot_of = {a: slots[0] for a, slots in argument_slots(g).items()}  # the first slot names the role
     for a in args:
-        n = g.nodes[a]
-        t = fmt_type(n.value.type)
+        t = fmt_type(_value(g, a).type)
         if access[a] or any(g.nodes[u].name == "make_tensor_view" and k == 0 for u, k in _through_assumes(g, a)):
             roles[a] = ("array", t, tuple(sorted(set(access[a]))), tuple(sorted(tiles[a])))
         elif a in slot_of:
@@ -75,13 +88,14 @@ def argument_roles(g: FunctionGraph) -> Dict[str, tuple]:
     return roles
 
 
-def _static_dims(g: FunctionGraph) -> Dict[Tuple[str, str, int], int]:
-    """(``shape``|``stride``, array argument, dim) -> the value a tensor view's type fixes."""
-    out: Dict[Tuple[str, str, int], int] = {}
+def _static_dims(g: FunctionGraph) -> Dict[Tuple[str, Optional[str], int], int]:
+    """(``shape``|``stride``, array argument, dim) -> the value a tensor view's type fixes (keyed
+    as looked up: by an array's partner, None when it has none)."""
+    out: Dict[Tuple[str, Optional[str], int], int] = {}
     for n in g.node_list:
-        if n.kind == "op" and n.name == "make_tensor_view" and n.op.results:
+        if n.kind == "op" and n.name == "make_tensor_view" and _op(n).results:
             base = _view_base(g, n.nid)
-            vt = n.op.results[0].type
+            vt = _op(n).results[0].type
             for kind, dims in (("shape", getattr(vt, "shape", ())), ("stride", getattr(vt, "strides", ()))):
                 for d, x in enumerate(dims or ()):
                     if x is not None and base is not None:
@@ -105,22 +119,20 @@ def argument_slots(g: FunctionGraph) -> Dict[str, List[Tuple[str, str, int]]]:
         base = _view_base(g, n.nid)
         if base is None:
             continue
-        segs = n.op.segments
+        segs = _op(n).segments
         shapes = range(1, 1 + (segs[1] if len(segs) > 1 else 0))
         strides = range(shapes.stop, shapes.stop + (segs[2] if len(segs) > 2 else 0))
         # the dynamic operands fill the view type's unknown dims, in order: operand i of a group
         # is the i-th '?' of shape/strides (a port may fix a dim statically: tensor_view<?x2x?>)
-        vt = n.op.results[0].type if n.op.results else None
+        vt = _op(n).results[0].type if _op(n).results else None
         shape_dims = _dynamic_dims(getattr(vt, "shape", None), len(shapes))
         stride_dims = _dynamic_dims(getattr(vt, "strides", None), len(strides))
         for k, (src, _, _) in enumerate(n.operands):
             if src is None:
                 continue
-            a = src
-            while g.nodes[a].kind == "op" and g.nodes[a].name == "assume" and g.nodes[a].operands:
+            a: Optional[str] = src
+            while a is not None and g.nodes[a].kind == "op" and g.nodes[a].name == "assume" and g.nodes[a].operands:
                 a = g.nodes[a].operands[0][0]
-                if a is None:
-                    break
             if a is None or g.nodes[a].kind != "arg":
                 continue
             slot = None
@@ -148,7 +160,7 @@ def _mask_bound_slots(g: FunctionGraph) -> List[Tuple[str, Tuple[str, str, int]]
     names which array the extent belongs to (a proposal: the checker decides what follows)."""
     out: List[Tuple[str, Tuple[str, str, int]]] = []
     for n in g.node_list:
-        if n.kind != "op" or n.name not in ("load_ptr_tko", "store_ptr_tko") or not n.op.operands:
+        if n.kind != "op" or n.op is None or n.name not in ("load_ptr_tko", "store_ptr_tko") or not n.op.operands:
             continue
         names = [o.name for o in OPS_BY_NAME[n.name].operands]
         segs = n.op.segments
@@ -169,7 +181,7 @@ def _mask_bounds(g: FunctionGraph, mask: Optional[str]) -> List[str]:
     (``cmpi less_than x, n``); none for a mask of several conditions (which bound is the extent
     is then a guess, and guessing on one side only makes ties the kernels do not have)."""
     node = g.nodes[mask] if mask is not None else None
-    if node is None or node.kind != "op" or node.name != "cmpi" or len(node.operands) != 2 or \
+    if node is None or node.kind != "op" or node.op is None or node.name != "cmpi" or len(node.operands) != 2 or \
             enum_name(node.op.attributes.get("comparison_predicate")) != "less_than":
         return []
     a = node.operands[1][0]
@@ -231,7 +243,7 @@ class Tie(NamedTuple):
     With ``kept`` None, the other side fixes that extent or stride in its view type instead, to
     the value ``via`` (static vs dynamic shape)."""
     side: str
-    kept: str
+    kept: Optional[str]
     tied: str
     via: str
     slot: Tuple[str, str, int]
@@ -304,10 +316,10 @@ def _used(g: FunctionGraph, nid: str) -> bool:
 
 def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str, str]], List[Tie]]]:
     """Role pairing with ties, or None when some used argument finds no role on the other side."""
-    pairs: Dict[str, str] = {}
-    back: Dict[str, str] = {}
+    pairs: Dict[str, Optional[str]] = {}  # None: tied, not paired
+    back: Dict[str, Optional[str]] = {}
 
-    def pair(a, b):
+    def pair(a: str, b: str) -> None:
         pairs[a] = b
         back[b] = a
 
@@ -318,8 +330,8 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
     r_arrays = [b for b in rargs if rr[b][0] == "array" and _used(R, b)]
     by_role = _pair_by_loose_role(L, R, l_arrays, r_arrays, lr, rr)
     in_order = sum(_loose(lr[a]) == _loose(rr[b]) for a, b in zip(l_arrays, r_arrays))
-    for a, b in (by_role if len(by_role) > in_order else _pair_by_direction(l_arrays, r_arrays, lr, rr)):
-        pair(a, b)
+    for la, rb in (by_role if len(by_role) > in_order else _pair_by_direction(l_arrays, r_arrays, lr, rr)):
+        pair(la, rb)
     # arrays read or written differently (a store one side lacks), or not at all on the right (an
     # argument nothing reads): same pointer type, by position
     rest = [b for b in rargs if b not in back and ((rr[b][0] == "array" and _used(R, b)) or _idle_pointer(rr[b]))]
@@ -337,8 +349,11 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
         return None
     # extents and strides: the other side's argument in the same slot of the paired array
     lslots, rslots = argument_slots(L), argument_slots(R)
-    r_at = {(kind, base, d): b for b, slots in rslots.items() for kind, base, d in slots}
-    l_at = {(kind, base, d): a for a, slots in lslots.items() for kind, base, d in slots}
+    # (keyed as looked up: by the other side's partner of an array, None when it has none)
+    r_at: Dict[Tuple[str, Optional[str], int], str] = {
+        (kind, base, d): b for b, slots in rslots.items() for kind, base, d in slots}
+    l_at: Dict[Tuple[str, Optional[str], int], str] = {
+        (kind, base, d): a for a, slots in lslots.items() for kind, base, d in slots}
     ties: List[Tie] = []
     lstatic, rstatic = _static_dims(L), _static_dims(R)
     for a in largs:
@@ -350,12 +365,15 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
                 pairs[a] = None
                 continue
         for kind, base, d in lslots.get(a, ()):
-            b = r_at.get((kind, pairs.get(base), d))
-            if b is None or fmt_type(L.nodes[a].value.type) != fmt_type(R.nodes[b].value.type):
+            rbase = pairs.get(base)
+            if rbase is None:  # (the array has no partner: no right argument fills that slot)
+                continue
+            b = r_at.get((kind, rbase, d))
+            if b is None or fmt_type(_value(L, a).type) != fmt_type(_value(R, b).type):
                 continue
             if a in pairs:
                 if pairs[a] != b and b not in back:  # the left passes once what the right passes twice
-                    ties.append(Tie("right", pairs[a], b, a, (kind, pairs.get(base), d)))
+                    ties.append(Tie("right", pairs[a], b, a, (kind, rbase, d)))
                 continue
             if b in back:  # the right passes once what the left passes twice
                 ties.append(Tie("left", back[b], a, b, (kind, base, d)))
@@ -382,7 +400,7 @@ def _align_covering(L, R, largs, rargs, lr, rr) -> Optional[Tuple[List[Tuple[str
                 ties.append(Tie("right", None, b, str(fixed), (kind, base, d)))
                 back[b] = None
     # other scalars: equal roles, ties by position
-    groups = {}
+    groups: Dict[tuple, List[str]] = {}
     for b in rargs:
         if rr[b][0] == "scalar" and _used(R, b) and b not in back:
             groups.setdefault(rr[b], []).append(b)
@@ -542,7 +560,7 @@ def _rewired(L: FunctionGraph, R: FunctionGraph, largs: List[str], rargs: List[s
         mine, theirs, g_mine, g_theirs, roles = rargs, largs, R, L, lr
     other = theirs[mine.index(tie.tied)]
     idle = roles[other][0] == "scalar" and not roles[other][2]
-    return idle and fmt_type(g_theirs.nodes[other].value.type) == fmt_type(g_mine.nodes[tie.tied].value.type)
+    return idle and fmt_type(_value(g_theirs, other).type) == fmt_type(_value(g_mine, tie.tied).type)
 
 
 def positional(L: FunctionGraph, R: FunctionGraph, largs: List[str], rargs: List[str]) -> List[Tuple[str, str]]:
@@ -550,9 +568,9 @@ def positional(L: FunctionGraph, R: FunctionGraph, largs: List[str], rargs: List
     argument does not shift the rest)."""
     if len(largs) == len(rargs):
         return list(zip(largs, rargs))
-    lt = [fmt_type(L.nodes[n].value.type) for n in largs]
-    rt = [fmt_type(R.nodes[n].value.type) for n in rargs]
-    pairs = []
+    lt = [fmt_type(_value(L, n).type) for n in largs]
+    rt = [fmt_type(_value(R, n).type) for n in rargs]
+    pairs: List[Tuple[str, str]] = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, lt, rt, autojunk=False).get_opcodes():
         if op in ("equal", "replace"):
             pairs.extend(zip(largs[i1:i2], rargs[j1:j2]))

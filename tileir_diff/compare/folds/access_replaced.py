@@ -8,6 +8,7 @@ from ...match.address import address_root
 from ...match.opsets import MEMORY_OPS, ops_with
 from ...normalize.util import group_span
 from ..roots import Root
+from ..pair_findings import describe_node
 from .base import Fold, FoldContext
 
 _READS = ops_with("reads")
@@ -87,8 +88,8 @@ class AccessReplaced(Fold):
         la, rb = L.nodes[a.left], R.nodes[right]
         name = cl.lt.names.get(L.nodes[array].value.vid, array)
         verb = "write to" if d == "write" else "read of"
-        a.message = (f"{verb} {name} done another way: {cl._describe_node(L, cl.lt, la.nid)} "
-                     f"({_masked(la.op, cl.vl)}) -> {cl._describe_node(R, cl.rt, rb.nid)} ({_masked(rb.op, cl.vr)})")
+        a.message = (f"{verb} {name} done another way: {describe_node(cl, L, cl.lt, la.nid)} "
+                     f"({_masked(la.op, cl.vl)}) -> {describe_node(cl, R, cl.rt, rb.nid)} ({_masked(rb.op, cl.vr)})")
         a.right, a.kind, a.category = rb.nid, "access", "memory"
         a.extra["access"] = {"array": L.nodes[array].arg_index, "direction": d, "left": la.name, "right": rb.name}
 

@@ -9,9 +9,11 @@ from ..roots import Root
 
 @dataclass
 class FoldContext:
-    """What a fold reads: the classifier (graphs ``L``/``R``, mapping ``m``, texts, wording
-    helpers) and the dirty node sets of both sides. Folds do not change the classifier."""
-    cl: Any
+    """What a fold reads: the pair's view (compare/view.py: graphs ``L``/``R``, mapping ``m``,
+    texts ``lt``/``rt``, versions, pins; frozen) and the dirty node sets of both sides. What
+    differs at a pair and the texts of a node are compare/pair_findings.py's functions of the
+    view; the words compare/wording.py's."""
+    cl: Any  # a PairView (typed as one, the folds show 18 narrowing errors of their own: not yet)
     dirty_l: Set[str] = field(default_factory=set)
     dirty_r: Set[str] = field(default_factory=set)
 

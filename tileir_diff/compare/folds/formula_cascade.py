@@ -6,6 +6,7 @@ from typing import List, Optional, Set
 
 from ...normalize.util import has_trait, operand_role
 from ..roots import Root
+from ..pair_findings import pair_findings, wiring
 from .base import Fold, FoldContext, footprint
 
 
@@ -75,9 +76,9 @@ class FormulaCascade(Fold):
         lu, ru = r2.left, r2.right
         if lu is None or ru is None or L.nodes[lu].kind != "op" or R.nodes[ru].kind != "op":
             return None
-        if cl.pair_findings(lu, ru):
+        if pair_findings(cl, lu, ru):
             return None
-        slots = cl.wiring(lu, ru)
+        slots = wiring(cl, lu, ru)
         if len(slots) != 1:
             return None
         i, j = slots[0]
@@ -160,9 +161,9 @@ class FormulaCascade(Fold):
         if y is None:
             return None
         lx, rx = (x, y) if comp_left else (y, x)
-        if cl.L.nodes[lx].kind != "op" or cl.R.nodes[rx].kind != "op" or cl.pair_findings(lx, rx):
+        if cl.L.nodes[lx].kind != "op" or cl.R.nodes[rx].kind != "op" or pair_findings(cl, lx, rx):
             return None
-        slots = cl.wiring(lx, rx)
+        slots = wiring(cl, lx, rx)
         if not slots:
             return None
         other_host = footprint(host, not comp_left)
@@ -177,12 +178,10 @@ class FormulaCascade(Fold):
     def fold_into_host(ctx: FoldContext, host: Root, r2: Root) -> None:
         """List rewired root ``r2`` under ``host``; the message gains both sides' expressions at
         the slot where the two formulas meet (the host's own values first, when it has none yet)."""
-        from ..expressions import GraphIndex, expression
+        from ..expressions import expression
         cl = ctx.cl
         L, R = cl.L, cl.R
-        if cl._index is None:
-            cl._index = (GraphIndex(L), GraphIndex(R))
-        il, ir = cl._index
+        il, ir = cl.indexes
         lname = lambda vid: cl.lt.names.get(vid, "%?")  # noqa: E731
         rname = lambda vid: cl.rt.names.get(vid, "%?")  # noqa: E731
         reaches = host.extra.setdefault("reaches", [])
@@ -191,7 +190,8 @@ class FormulaCascade(Fold):
             if a.kind == b.kind == "op" and len(a.op.results) == len(b.op.results) == 1:
                 host.message += (f": {expression(il, a.op.results[0].vid, 'L', lname)} -> "
                                  f"{expression(ir, b.op.results[0].vid, 'R', rname)}")
-        (i, j), = cl.wiring(r2.left, r2.right)
+        assert r2.left is not None and r2.right is not None  # (a rewired root stands on a pair)
+        (i, j), = wiring(cl, r2.left, r2.right)
         user = L.nodes[r2.left]
         role = operand_role(user.op, i, cl.vl)
         le = expression(il, user.op.operands[i].vid, "L", lname)

@@ -7,6 +7,7 @@ from ...match.address import address_root
 from ...match.opsets import MEMORY_OPS, ops_with
 from ...normalize.util import has_trait
 from ..roots import Root
+from ..pair_findings import describe_node
 from .base import Fold, FoldContext
 
 # control flow and the terminators that end its regions
@@ -68,6 +69,6 @@ class MovedEffect(Fold):
                 continue
             (host.affected_left if side_l else host.affected_right).update({sink.nid} | (
                 root.affected_left if side_l else root.affected_right))
-            host.message += (f"; it holds the {cl._describe_node(g, cl.lt if side_l else cl.rt, sink.nid)}"
+            host.message += (f"; it holds the {describe_node(cl, g, cl.lt if side_l else cl.rt, sink.nid)}"
                              f" that the {'left' if side_l else 'right'} does outside any region")
         return out

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
+from .. import wording
 from ..roots import Root
 from .base import Fold, FoldContext
 
@@ -44,6 +45,7 @@ class PinnedArgument(Fold):
             for h in hosts:
                 assert h is not None
                 h.also.add((r.left, r.right))
-                if "; the argument is then unused" not in h.message:
-                    h.message += "; the argument is then unused"
+                if wording.ARGUMENT_UNUSED not in h.clauses:
+                    h.clauses.add(wording.ARGUMENT_UNUSED)
+                    h.message += wording.clause(wording.ARGUMENT_UNUSED)
         return out

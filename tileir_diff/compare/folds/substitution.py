@@ -5,6 +5,7 @@ from collections import defaultdict
 from typing import Dict, List, Optional, Tuple
 
 from ..roots import Root
+from ..pair_findings import pair_findings, wiring
 from .base import Fold, FoldContext
 
 _Key = Tuple[str, int, str, int]
@@ -57,9 +58,9 @@ class ConsistentSubstitution(Fold):
         if root.kind != "changed" or root.left is None or root.right is None or root.also:
             return None
         a, b = cl.L.nodes[root.left], cl.R.nodes[root.right]
-        if a.kind != "op" or b.kind != "op" or cl.pair_findings(root.left, root.right):
+        if a.kind != "op" or b.kind != "op" or pair_findings(cl, root.left, root.right):
             return None
-        slots = cl.wiring(root.left, root.right)
+        slots = wiring(cl, root.left, root.right)
         if len(slots) != 1:
             return None
         i, j = slots[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
+from ..pair_findings import wiring
 from ..roots import Root
 from .base import Fold, FoldContext
 
@@ -74,7 +75,7 @@ class UniformChange(Fold):
         a, b = cl.L.nodes[root.left], cl.R.nodes[root.right]
         if a.kind != "op" or b.kind != "op":
             return None
-        rewired = frozenset((a.operands[i][:2], b.operands[j][:2]) for i, j in cl.wiring(root.left, root.right))
+        rewired = frozenset((a.operands[i][:2], b.operands[j][:2]) for i, j in wiring(cl, root.left, root.right))
         words = _OP_ID.sub("", root.message)
         head, _, rest = words.partition(" ")
         if not rest or not head.replace("_", "").isalnum():
