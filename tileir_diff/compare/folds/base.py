@@ -33,3 +33,16 @@ def footprint(root: Root, left: bool) -> Set[str]:
     extra = {a if left else b for a, b in root.also}
     return (root.affected_left if left else root.affected_right) | ({own} if own else set()) | \
         {x for x in extra if x}
+
+
+def reach(g, *starts: str) -> Set[str]:
+    """The nodes that use the results of any of ``starts``, transitively (the starts themselves
+    only where one of them uses another)."""
+    seen: Set[str] = set()
+    stack = list(starts)
+    while stack:
+        for u, _, _ in g.nodes[stack.pop()].users:
+            if u not in seen:
+                seen.add(u)
+                stack.append(u)
+    return seen

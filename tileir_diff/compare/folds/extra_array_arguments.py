@@ -1,22 +1,10 @@
 """extra-array-arguments: the arguments of an extra output are that output's root."""
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from typing import List, Optional
 
 from ..roots import Root
-from .base import Fold, FoldContext
-
-
-def _readers(g, starts) -> Set[str]:
-    """Every op that reads, directly or through other ops, one of ``starts``."""
-    seen: Set[str] = set()
-    stack = list(starts)
-    while stack:
-        for u, _, _ in g.nodes[stack.pop()].users:
-            if u not in seen:
-                seen.add(u)
-                stack.append(u)
-    return seen
+from .base import Fold, FoldContext, reach
 
 
 class ExtraArrayArguments(Fold):
@@ -63,7 +51,7 @@ class ExtraArrayArguments(Fold):
         other_args = [n for n in other.node_list if n.kind == "arg"]
         if any(not n.users and n.nid not in (cl.m.r2l if side_l else cl.m.l2r) for n in other_args):
             return None
-        readers = _readers(g, [a.nid for a in args if a.arg_index in extra])
+        readers = reach(g, *[a.nid for a in args if a.arg_index in extra])
         kind = "only_left" if side_l else "only_right"
         for h in roots:
             own = h.left if side_l else h.right

@@ -7,19 +7,7 @@ from typing import List, Optional, Set
 from ...normalize.util import has_trait, operand_role
 from ..roots import Root
 from ..pair_findings import pair_findings, wiring
-from .base import Fold, FoldContext, footprint
-
-
-def reach(g, nid: str) -> Set[str]:
-    """The nodes that use ``nid``'s results, transitively."""
-    seen: Set[str] = set()
-    queue = deque([nid])
-    while queue:
-        for u, _, _ in g.nodes[queue.popleft()].users:
-            if u not in seen:
-                seen.add(u)
-                queue.append(u)
-    return seen
+from .base import Fold, FoldContext, footprint, reach
 
 
 class FormulaCascade(Fold):
