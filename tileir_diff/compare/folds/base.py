@@ -46,3 +46,18 @@ def reach(g, *starts: str) -> Set[str]:
                 seen.add(u)
                 stack.append(u)
     return seen
+
+
+def absorb(cl, members: List[Root], folded: Set[int]) -> List[str]:
+    """Makes ``members[0]`` stand for every member (their sites and affected nodes join it) and
+    marks the others folded (by id); returns the absorbed sites as "op name, op id" for the
+    host's message."""
+    host, names = members[0], []
+    for r in members[1:]:
+        host.also.add((r.left, r.right))
+        host.also.update(r.also)
+        host.affected_left |= r.affected_left
+        host.affected_right |= r.affected_right
+        names.append(f"{cl.L.nodes[r.left].name} {r.left}")
+        folded.add(id(r))
+    return names

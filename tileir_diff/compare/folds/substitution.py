@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..roots import Root
 from ..pair_findings import pair_findings, wiring
-from .base import Fold, FoldContext
+from .base import Fold, FoldContext, absorb
 
 _Key = Tuple[str, int, str, int]
 
@@ -31,18 +31,12 @@ class ConsistentSubstitution(Fold):
             if key is not None:
                 groups[key].append(root)
         out: List[Root] = []
-        folded = set()
+        folded: Set[int] = set()
         for key, members in groups.items():
             if len(members) < 2 or not self.every_use(ctx, key, members):
                 continue
-            host = members[0]
-            names = []
-            for r in members[1:]:
-                host.also.add((r.left, r.right))
-                host.affected_left |= r.affected_left
-                host.affected_right |= r.affected_right
-                names.append(f"{cl.L.nodes[r.left].name} {r.left}")
-                folded.add(id(r))
+            # (a member's `also` is empty: key() takes only single-site roots)
+            host, names = members[0], absorb(cl, members, folded)
             host.message += f"; the same substitution at every use: also {', '.join(names)}"
             host.extra["substitution_sites"] = len(members)
         for root in roots:

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..pair_findings import wiring
 from ..roots import Root
-from .base import Fold, FoldContext
+from .base import Fold, FoldContext, absorb
 
 #: an op id in a message, "(f0/o17)" or "(f0/o3/r0/o2)": where, not what
 _OP_ID = re.compile(r" ?\(f\d+(?:/[or]\d+)*\)")
@@ -33,19 +33,11 @@ class UniformChange(Fold):
             key = self.key(cl, root)
             if key is not None:
                 groups.setdefault(key, []).append(root)
-        folded = set()
+        folded: Set[int] = set()
         for (_, _, rewired), members in groups.items():
             if len(members) < 2 or not self.every_use(cl, rewired, members):
                 continue
-            host = members[0]
-            names = []
-            for r in members[1:]:
-                host.also.add((r.left, r.right))
-                host.also.update(r.also)
-                host.affected_left |= r.affected_left
-                host.affected_right |= r.affected_right
-                names.append(f"{cl.L.nodes[r.left].name} {r.left}")
-                folded.add(id(r))
+            host, names = members[0], absorb(cl, members, folded)
             host.message += f"; the same change at {len(members)} ops: also {', '.join(names)}"
             host.extra["uniform_change_sites"] = len(members)
         return [r for r in roots if id(r) not in folded]
