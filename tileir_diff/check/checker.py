@@ -559,7 +559,10 @@ class FunctionCheck:
                         proven.pairs.add((ul, ur))
                     else:
                         proven.refuted.add((ul, ur))
-                        nxt.append((ul, ur))
+                        if self.proofs[-1].outcome.status != "undecided":
+                            # a query that spent its budget is not lifted on: the cones above it
+                            # hold this one, so they cost more and are no more likely decided
+                            nxt.append((ul, ur))
             if not nxt:
                 return
             frontier = nxt
