@@ -66,6 +66,13 @@ z3: Any = _NOT_IMPORTED
 #: first (bit-vector) attempt gets half of this, over 10 times either, and about 2 s of z3 on
 #: this project's machines (1-7 M units a second), as the old time budget gave.
 DEFAULT_RLIMIT = 10_000_000
+#: The most of a proof's work budget its integer-encoding attempt may spend. That encoding
+#: decides fast or not at all: its largest decided query over the port table and the corpora
+#: (``scripts/smt_work.py``, tests/corpus/{rust,independent,third_party_style}) spent 27 k
+#: units, while undecided ones (nonlinear integer arithmetic: z3 counts few units there, ~0.3 M
+#: a second) ran to 7.5 M units and 27 s on one independent matmul pair. 1 M is 37 times the
+#: largest decided one; what it leaves goes to the bit-vector attempt.
+INTEGER_RLIMIT = 1_000_000
 #: The wall-clock safety net of one proof (seconds), thirty times the old time budget: a proof
 #: whose work budget is not spent by then stops with ``Outcome.time_limit`` set, which the
 #: checker turns into an ``unknown`` verdict ("time limit (machine too slow/overloaded)"),
@@ -1314,7 +1321,7 @@ class ConeEncoder:
         if out.status == "deferred":
             # a division by a computed divisor: nonlinear, where 32-bit dividers rarely finish;
             # the integer mode goes first, with most of the budget
-            first = self._attempt(vl, vr, True, budget * 3 // 4)
+            first = self._attempt(vl, vr, True, min(budget * 3 // 4, INTEGER_RLIMIT))
             confirmed = self._confirm_any(vl, vr, first.candidates)
             if first.status in ("equal", "different"):
                 first.note = decided
@@ -1327,7 +1334,7 @@ class ConeEncoder:
                     out.note = f"{out.note}; integer encoding: {first.note}" if out.note else \
                         f"integer encoding: {first.note}"
         elif out.status == "undecided" and not is_float:
-            second = self._attempt(vl, vr, True, max(1, budget - (self._spent - start)))
+            second = self._attempt(vl, vr, True, min(max(1, budget - (self._spent - start)), INTEGER_RLIMIT))
             if second.status in ("equal", "different"):
                 second.note = decided
                 out = second

@@ -1,4 +1,6 @@
-"""A lifted query that spends its work budget ends the lift on that chain (checker._lift_levels).
+"""Work budgets inside one proof: the lifted queries (checker._lift_levels) and the integer encoding (smt.INTEGER_RLIMIT).
+
+A lifted query that spends its work budget ends the lift on that chain (checker._lift_levels).
 
 The cones above an undecided pair hold its cone, so they cost more and are no more likely
 decided: lifting on past one only spent work (three undecided float queries, ~1.5 s of z3, on
@@ -33,3 +35,24 @@ def test_an_undecided_lifted_query_is_not_lifted_on(monkeypatch):
     assert r.verdict == "different"
     assert "sat" in answers                 # the base query was refuted: the lift ran
     assert answers.count("unknown") == 1    # and stopped at its first undecided query
+
+
+def test_the_integer_encoding_gets_at_most_its_own_share(monkeypatch):
+    """tps.matmul_static_mnk divides by a computed value: the integer encoding goes first
+    (``_attempts``' deferred path) and proves the pair within INTEGER_RLIMIT; before the cap it
+    was handed three quarters of the proof's budget, which undecided queries spent in full."""
+    from pathlib import Path
+    attempts = []
+    original = smt.ConeEncoder._attempt
+
+    def spy(self, vl, vr, ints, budget, defer=False):
+        out = original(self, vl, vr, ints, budget, defer)
+        attempts.append((ints, budget, out.status))
+        return out
+    monkeypatch.setattr(smt.ConeEncoder, "_attempt", spy)
+    root = Path(__file__).resolve().parents[1] / "corpus" / "third_party_style"
+    r = diff(str(root / "matmul_static_mnk.left.tir"), str(root / "matmul_static_mnk.right.tir"))
+    integer = [a for a in attempts if a[0]]
+    assert integer and all(budget <= smt.INTEGER_RLIMIT for _, budget, _ in integer)
+    assert ("deferred" in [s for _, _, s in attempts]) and all(s == "equal" for _, _, s in integer)
+    assert r.verdict == "specialized"  # as its expect.json says
