@@ -43,6 +43,7 @@ class AccessReplaced(Fold):
     array twice that way (which of them replaces the other is not proven)."""
     name = "access-replaced"
     stage = "groups"
+    order = 20
 
     def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:
         cl = ctx.cl

@@ -19,10 +19,17 @@ class FoldContext:
     dirty_r: Set[str] = field(default_factory=set)
 
 
+#: the classification stages a fold may run at, in the order they come (folds/__init__.py)
+STAGES = ("groups", "roots", "final", "checked")
+
+
 class Fold:
-    """One explanation fold. ``name`` is its public name (docs/matching.md); ``stage`` when it runs."""
+    """One explanation fold. ``name`` is its public name (docs/matching.md); ``stage`` when it
+    runs; ``order`` its place among the folds of that stage (lower first; the steps of 10 leave
+    room for a fold between two)."""
     name = ""
     stage = "roots"
+    order = 0
 
     def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:  # pragma: no cover - interface
         raise NotImplementedError

@@ -20,6 +20,7 @@ class ExtraArrayArguments(Fold):
     accesses."""
     name = "extra-array-arguments"
     stage = "checked"
+    order = 20
 
     def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:
         out = []

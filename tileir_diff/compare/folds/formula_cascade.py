@@ -44,6 +44,7 @@ class FormulaCascade(Fold):
     changes too; a second changed input of the user; the extra ops load an input of their own."""
     name = "formula-cascade"
     stage = "roots"
+    order = 10
 
     def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:
         merged = True

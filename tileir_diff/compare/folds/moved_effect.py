@@ -35,6 +35,7 @@ class MovedEffect(Fold):
     Mutant it must not absorb: the loop's op writes another array (tests/compare/test_one_cause.py)."""
     name = "moved-effect"
     stage = "groups"
+    order = 10
 
     def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:
         regions = self.one_sided_regions(ctx, roots)

@@ -17,6 +17,7 @@ class RestatedAssume(Fold):
     Mutant it must not absorb: another predicate, or the same predicate on another value."""
     name = "restated-assume"
     stage = "final"
+    order = 10
 
     def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:
         cl = ctx.cl
