@@ -3,10 +3,13 @@ into one root and a mutant it must leave as separate roots (docs/matching.md "Fo
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 
 from tileir_diff.compare import compute_diff
+from tileir_diff.compare import folds
 from tileir_diff.compare.folds import FOLDS
+from tileir_diff.compare.folds.base import STAGES
 
 from ..normalize.kernels import TVIEW, VIEW, kernel, load, store
 
@@ -21,15 +24,30 @@ def _diff(a, b):
 def test_registry_fold_objects_are_named_documented_and_ordered():
     names = [f.name for f in FOLDS]
     assert len(names) == len(set(names)) and all(names)
-    assert all(f.stage in ("groups", "roots", "final", "checked") for f in FOLDS)
+    assert all(f.stage in STAGES for f in FOLDS)
     docs = DOCS.read_text()
     for f in FOLDS:
         doc = inspect.getdoc(type(f)) or ""
         assert "Mutant" in doc, f.name  # each says what it must not absorb
         assert f"`{f.name}`" in docs, f.name  # and is in docs/matching.md
-    # stages run in classification order; a fold runs once
-    order = {"groups": 0, "roots": 1, "final": 2, "checked": 3}
-    assert [order[f.stage] for f in FOLDS] == sorted(order[f.stage] for f in FOLDS)
+    # stages run in classification order, each fold at a place of its own; a fold runs once
+    assert [STAGES.index(f.stage) for f in FOLDS] == sorted(STAGES.index(f.stage) for f in FOLDS)
+    places = [(f.stage, f.order) for f in FOLDS]
+    assert places == sorted(places, key=lambda p: (STAGES.index(p[0]), p[1])) and len(set(places)) == len(places)
+    # the docs table lists them in the order they run
+    rows = re.findall(r"^\| `([a-z-]+)` \| (\w+) \|", docs, re.M)
+    assert rows == [(f.name, f.stage) for f in FOLDS], rows
+
+
+def test_registry_finds_the_fold_of_every_module_of_the_package():
+    # registration is by discovery: a fold module whose class is not found (no ``name``, not a
+    # Fold) would silently never run
+    package = Path(folds.__file__).parent
+    modules = {p.stem for p in package.glob("*.py")} - {"__init__", "base"}
+    by_module = sorted(type(f).__module__.rsplit(".", 1)[1] for f in FOLDS)
+    assert by_module == sorted(modules)
+    # and only the folds: a subclass imported into another module is not registered twice
+    assert len({type(f) for f in FOLDS}) == len(FOLDS)
 
 
 # --- access-replaced -------------------------------------------------------------------------

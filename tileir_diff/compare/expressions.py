@@ -61,6 +61,28 @@ def expression(index, vid: int, side: str, name_of: Callable[[int], str], depth:
     def sub(k: int) -> str:
         return expression(index, op.operands[k].vid, side, name_of, depth + 1)
 
+    written = _atom(op, sem, res, sub)
+    if written is not None:
+        return written
+    if _named_by_value(op, sem, depth):
+        return f"{side}{name_of(vid)}"
+    if sem is None or sem == "float.div":  # exp2, ftof, divf: named with their operands
+        return _call(op, sub)
+    if sem == "index_space":
+        found = index_space_extent(index, op, res)
+        if found is None:
+            return f"{side}{name_of(vid)}"
+        x, tile = found
+        extent = str(x) if isinstance(x, int) else expression(index, x.vid, side, name_of, depth + 1)
+        return f"cdiv({extent}, {tile})"
+    return _integer(op, sem, depth, sub)
+
+
+def _atom(op, sem: Optional[str], res: int, sub: Callable[[int], str]) -> Optional[str]:
+    """The words of a value that is a leaf of the expression or stands for its operand: a
+    constant, a one-element splat and an ``assume`` (its fact is reported on its own) are their
+    operand, block ids and grid sizes their axis; None for any other op (and a constant whose
+    value has no short form)."""
     if sem == "constant" or op.name == "constant":
         c = _constant(op)
         if c is not None:
@@ -73,44 +95,56 @@ def expression(index, vid: int, side: str, name_of: Callable[[int], str], depth:
         return f"bid.{'xyz'[res]}"
     if sem == "num_blocks":
         return f"grid.{'xyz'[res]}"
-    if sem == "memory.read":  # a load is named by its value, as before memory reads had semantics
-        return f"{side}{name_of(vid)}"
-    if depth >= MAX_DEPTH or (sem is None and (not op.operands or len(op.results) != 1 or op.regions
-                                                or "pure" not in OPS_BY_NAME[op.name].traits)):
-        return f"{side}{name_of(vid)}"
-    if sem is None or sem == "float.div":  # exp2, ftof, divf: named with their operands
-        return f"{op.name}({', '.join(sub(k) for k in range(len(op.operands)))})"
-    if sem == "index_space":
-        found = index_space_extent(index, op, res)
-        if found is None:
-            return f"{side}{name_of(vid)}"
-        x, tile = found
-        extent = str(x) if isinstance(x, int) else expression(index, x.vid, side, name_of, depth + 1)
-        return f"cdiv({extent}, {tile})"
-    kind, _, what = sem.partition(".")
+    return None
+
+
+def _named_by_value(op, sem: Optional[str], depth: int) -> bool:
+    """Whether a value is shown by its name rather than expanded: a load (named by its value, as
+    before memory reads had semantics), anything past ``MAX_DEPTH``, and an op without semantics
+    that is not one pure result of its operands (no operands, several results, regions)."""
+    if sem == "memory.read" or depth >= MAX_DEPTH:
+        return True
+    return sem is None and (not op.operands or len(op.results) != 1 or bool(op.regions)
+                            or "pure" not in OPS_BY_NAME[op.name].traits)
+
+
+def _call(op, sub: Callable[[int], str]) -> str:
+    """``name(operand, ...)``: an op written as a function of its operands."""
+    return f"{op.name}({', '.join(sub(k) for k in range(len(op.operands)))})"
+
+
+def _integer(op, sem: str, depth: int, sub: Callable[[int], str]) -> str:
+    """An integer (or comparison, select) op by its semantics' operation (``int.add`` -> ``+``):
+    infix operators parenthesized below the top, divisions by their rounding; any other as a
+    call."""
+    _, _, what = sem.partition(".")
+
+    def infix(symbol: str) -> str:
+        text = f"{sub(0)} {symbol} {sub(1)}"
+        return f"({text})" if depth else text
+
     if sem == "select":
         return f"select({sub(0)}, {sub(1)}, {sub(2)})"
     if what in _INFIX:
-        return f"({sub(0)} {_INFIX[what]} {sub(1)})" if depth else f"{sub(0)} {_INFIX[what]} {sub(1)}"
+        return infix(_INFIX[what])
     if what == "div":
         rounding = _attr(op, "RoundingMode") or "zero"
         if rounding == "positive_inf":
             return f"cdiv({sub(0)}, {sub(1)})"
         if rounding == "negative_inf":
             return f"floordiv({sub(0)}, {sub(1)})"
-        return f"({sub(0)} / {sub(1)})" if depth else f"{sub(0)} / {sub(1)}"
+        return infix("/")
     if what == "rem":
-        return f"({sub(0)} % {sub(1)})" if depth else f"{sub(0)} % {sub(1)}"
+        return infix("%")
     if what in ("min", "max"):
         return f"{what}({sub(0)}, {sub(1)})"
     if what == "cmp":
-        pred = _CMP.get(_attr(op, "ComparisonPredicate"), "?")
-        return f"({sub(0)} {pred} {sub(1)})" if depth else f"{sub(0)} {pred} {sub(1)}"
+        return infix(_CMP.get(_attr(op, "ComparisonPredicate"), "?"))
     if what in ("neg", "abs"):
         return f"-{sub(0)}" if what == "neg" else f"abs({sub(0)})"
     if what in ("ext", "trunc"):
         return sub(0)
-    return f"{op.name}({', '.join(sub(k) for k in range(len(op.operands)))})"
+    return _call(op, sub)
 
 
 class GraphIndex:

@@ -188,16 +188,25 @@ class Module:
 _object_new = object.__new__
 _OPERATION_FIELDS = frozenset(("name", "operands", "segments", "results", "attributes", "regions", "location",
                                "origin"))
-_set_vid, _set_type = Value.vid.__set__, Value.type.__set__
+
+
+def _slot(cls: type, name: str) -> Any:
+    """The member descriptor of slot ``name`` of ``cls`` (its ``__get__``/``__set__`` read and
+    write the slot). Looked up by name: a type checker reads ``Value.vid`` as the field's value
+    type (``int``), not as the descriptor a slotted class holds."""
+    return getattr(cls, name)
+
+
+_set_vid, _set_type = _slot(Value, "vid").__set__, _slot(Value, "type").__set__
 (_set_name, _set_operands, _set_segments, _set_results, _set_attributes, _set_regions, _set_location,
- _set_origin) = (getattr(Operation, f).__set__ for f in ("name", "operands", "segments", "results", "attributes",
-                                                        "regions", "location", "origin"))
+ _set_origin) = (_slot(Operation, f).__set__ for f in ("name", "operands", "segments", "results", "attributes",
+                                                      "regions", "location", "origin"))
 
 
 #: Fields the memoized canonical label (``_OperationBase._label``) does not read: a copy that
 #: changes only these keeps the label.
 _LABEL_FREE_FIELDS = frozenset(("operands", "regions", "location", "origin"))
-_get_label, _set_label = _OperationBase._label.__get__, _OperationBase._label.__set__  # type: ignore[attr-defined]
+_get_label, _set_label = _slot(_OperationBase, "_label").__get__, _slot(_OperationBase, "_label").__set__
 
 
 def copy_label(source: Operation, copy: Operation) -> None:

@@ -2,12 +2,12 @@
 another (docs/matching.md "Folds").
 
 A fold is an object with a ``name``, a docstring saying what it proves, the ``stage`` of the
-classification it runs at, and ``apply(ctx, roots) -> roots``. It may only move a root under
-another one (its ops into the host's ``affected``, or, where each site stays an op the checker
-must see covered, into the host's ``also``) and add words to the host's message; it never drops a
-difference without a host, so the checker's coverage of every violation is unchanged. Each fold
-has its own module, a test that it folds and a mutant it must leave as separate roots
-(tests/compare/test_folds.py).
+classification it runs at, its ``order`` within that stage, and ``apply(ctx, roots) -> roots``.
+It may only move a root under another one (its ops into the host's ``affected``, or, where each
+site stays an op the checker must see covered, into the host's ``also``) and add words to the
+host's message; it never drops a difference without a host, so the checker's coverage of every
+violation is unchanged. Each fold has its own module, a test that it folds and a mutant it must
+leave as separate roots (tests/compare/test_folds.py).
 
 Stages, in classification order:
 
@@ -16,36 +16,48 @@ Stages, in classification order:
 * ``final``: on all roots of a function, ties and pins included;
 * ``checked``: with the roots the checker's uncovered violations added (the calling convention).
 
-``FOLDS`` is the fixed order; a fold runs once, at its stage, in that order.
+``FOLDS`` is the fixed order (by stage, then ``order``); a fold runs once, at its stage, in that
+order. It is found, not listed: every ``Fold`` subclass with a ``name`` defined in a module of
+this package is registered (one instance each), so the registry cannot forget a fold nor list
+one twice.
+
+Adding a fold touches three files:
+
+1. ``compare/folds/<name>.py``: a ``Fold`` subclass with ``name`` (kebab-case), ``stage``,
+   ``order`` (a free place in that stage) and a docstring that says what it proves and names the
+   mutant it must not absorb (``Mutant ...``);
+2. ``tests/compare/test_folds.py``: a pair it folds into one root and that mutant, left as
+   separate roots;
+3. ``docs/matching.md``: its row in the "Folds" table, at its place in ``FOLDS``.
+
+tests/compare/test_folds.py checks the registry: names unique, stages known, a ``Mutant`` in
+every docstring, the docs table naming every fold in ``FOLDS`` order.
 """
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import List, Sequence, Tuple
 
 from ..roots import Root
-from .access_replaced import AccessReplaced
-from .base import Fold, FoldContext
-from .dropped_operand import DroppedOperand
-from .extra_array_arguments import ExtraArrayArguments
-from .formula_cascade import FormulaCascade
-from .moved_effect import MovedEffect
-from .pinned_argument import PinnedArgument
-from .restated_assume import RestatedAssume
-from .substitution import ConsistentSubstitution
-from .uniform_change import UniformChange
+from .base import STAGES, Fold, FoldContext
+
+
+def _discover() -> Tuple[Fold, ...]:
+    """One instance of every named ``Fold`` subclass defined in a module of this package, by
+    stage, then ``order``, then name (so that two folds given one place still run in a fixed
+    order; the registry test asks for distinct places)."""
+    found: List[Fold] = []
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        found.extend(cls() for cls in vars(module).values()
+                     if isinstance(cls, type) and issubclass(cls, Fold) and cls.__module__ == module.__name__
+                     and cls.name)
+    return tuple(sorted(found, key=lambda f: (STAGES.index(f.stage), f.order, f.name)))
+
 
 #: every fold, in the order it runs (within its stage)
-FOLDS: Tuple[Fold, ...] = (
-    MovedEffect(),
-    AccessReplaced(),
-    FormulaCascade(),
-    ConsistentSubstitution(),
-    DroppedOperand(),
-    RestatedAssume(),
-    UniformChange(),
-    PinnedArgument(),
-    ExtraArrayArguments(),
-)
+FOLDS: Tuple[Fold, ...] = _discover()
 
 
 def apply_folds(stage: str, ctx: FoldContext, roots: List[Root], folds: Sequence[Fold] = FOLDS) -> List[Root]:

@@ -8,8 +8,8 @@ from ...match.address import address_root
 from ...match.opsets import MEMORY_OPS, ops_with
 from ...normalize.util import group_span
 from ..roots import Root
-from ..pair_findings import describe_node
-from .base import Fold, FoldContext
+from ..pair_findings import describe_node, value_of
+from .base import Fold, FoldContext, own_site
 
 _READS = ops_with("reads")
 _WRITES = ops_with("writes")
@@ -43,6 +43,7 @@ class AccessReplaced(Fold):
     array twice that way (which of them replaces the other is not proven)."""
     name = "access-replaced"
     stage = "groups"
+    order = 20
 
     def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:
         cl = ctx.cl
@@ -53,7 +54,7 @@ class AccessReplaced(Fold):
                 continue
             side_l = root.kind == "only_left"
             g = L if side_l else R
-            n = g.nodes[root.left if side_l else root.right]
+            n = g.nodes[own_site(root, side_l)]
             d = _direction(n.name) if n.kind == "op" and n.name in MEMORY_OPS else None
             array = address_root(g, n.nid) if d else None
             if d is None or array is None or g.nodes[array].kind != "arg":
@@ -85,8 +86,8 @@ class AccessReplaced(Fold):
         """Make ``a`` (at the left access) the root of both accesses, ``right`` the right one."""
         cl = ctx.cl
         L, R = cl.L, cl.R
-        la, rb = L.nodes[a.left], R.nodes[right]
-        name = cl.lt.names.get(L.nodes[array].value.vid, array)
+        la, rb = L.nodes[own_site(a, True)], R.nodes[right]
+        name = cl.lt.names.get(value_of(L.nodes[array]).vid, array)
         verb = "write to" if d == "write" else "read of"
         a.message = (f"{verb} {name} done another way: {describe_node(cl, L, cl.lt, la.nid)} "
                      f"({_masked(la.op, cl.vl)}) -> {describe_node(cl, R, cl.rt, rb.nid)} ({_masked(rb.op, cl.vr)})")
@@ -106,7 +107,9 @@ class AccessReplaced(Fold):
                 if n.kind != "op" or _direction(n.name) != "read" or nid in (m.l2r if side_l else m.r2l):
                     continue
                 array = address_root(g, nid)
-                left_array = array if side_l else m.r2l.get(array) if array else None
+                if array is None:
+                    continue
+                left_array = array if side_l else m.r2l.get(array)
                 if left_array is not None and g.nodes[array].kind == "arg":
                     by_array[(left_array, "l" if side_l else "r")].append(nid)
         out = []

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, List, Set
+from typing import List, Set
 
 from ..roots import Root
+from ..view import PairView
 
 
 @dataclass
@@ -13,15 +14,22 @@ class FoldContext:
     texts ``lt``/``rt``, versions, pins; frozen) and the dirty node sets of both sides. What
     differs at a pair and the texts of a node are compare/pair_findings.py's functions of the
     view; the words compare/wording.py's."""
-    cl: Any  # a PairView (typed as one, the folds show 18 narrowing errors of their own: not yet)
+    cl: PairView
     dirty_l: Set[str] = field(default_factory=set)
     dirty_r: Set[str] = field(default_factory=set)
 
 
+#: the classification stages a fold may run at, in the order they come (folds/__init__.py)
+STAGES = ("groups", "roots", "final", "checked")
+
+
 class Fold:
-    """One explanation fold. ``name`` is its public name (docs/matching.md); ``stage`` when it runs."""
+    """One explanation fold. ``name`` is its public name (docs/matching.md); ``stage`` when it
+    runs; ``order`` its place among the folds of that stage (lower first; the steps of 10 leave
+    room for a fold between two)."""
     name = ""
     stage = "roots"
+    order = 0
 
     def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:  # pragma: no cover - interface
         raise NotImplementedError
@@ -61,3 +69,11 @@ def absorb(cl, members: List[Root], folded: Set[int]) -> List[str]:
         names.append(f"{cl.L.nodes[r.left].name} {r.left}")
         folded.add(id(r))
     return names
+
+
+def own_site(root: Root, left: bool) -> str:
+    """The node ``root`` stands on on one side, asked only where it stands on one there (a
+    one-sided root on its own side, a pair's root on either)."""
+    nid = root.left if left else root.right
+    assert nid is not None, (root.kind, root.message)
+    return nid

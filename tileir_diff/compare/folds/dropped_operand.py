@@ -19,6 +19,7 @@ class DroppedOperand(Fold):
     its own root kind)."""
     name = "dropped-operand"
     stage = "roots"
+    order = 30
 
     def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:
         cl = ctx.cl

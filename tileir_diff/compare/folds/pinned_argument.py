@@ -27,6 +27,7 @@ class PinnedArgument(Fold):
     change of its own); an unused argument that is not pinned."""
     name = "pinned-argument"
     stage = "checked"
+    order = 10
 
     def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:
         pinned = ctx.cl.pinned

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Dict, List
 
 from ...normalize.canon import attr_key
+from ..pair_findings import op_of
 from ..roots import Root
 from .base import Fold, FoldContext
 
@@ -16,6 +17,7 @@ class RestatedAssume(Fold):
     Mutant it must not absorb: another predicate, or the same predicate on another value."""
     name = "restated-assume"
     stage = "final"
+    order = 10
 
     def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:
         cl = ctx.cl
@@ -26,7 +28,7 @@ class RestatedAssume(Fold):
                 g, nid = (cl.L, r.left) if r.kind == "only_left" else (cl.R, r.right)
                 n = g.nodes.get(nid) if nid else None
                 if nid is not None and n is not None and n.kind == "op" and n.name == "assume" and n.operands:
-                    key = (r.kind, n.operands[0][0], attr_key(n.op.attributes.get("predicate")))
+                    key = (r.kind, n.operands[0][0], attr_key(op_of(n).attributes.get("predicate")))
                     if key in first:
                         into = first[key].affected_left if r.kind == "only_left" else first[key].affected_right
                         into.add(nid)

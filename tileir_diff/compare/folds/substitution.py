@@ -22,6 +22,7 @@ class ConsistentSubstitution(Fold):
     root); a user that also changes otherwise; two users rewired to different values."""
     name = "consistent-substitution"
     stage = "roots"
+    order = 20
 
     def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:
         cl = ctx.cl

@@ -25,6 +25,7 @@ class UniformChange(Fold):
     root each."""
     name = "uniform-change"
     stage = "final"
+    order = 20
 
     def apply(self, ctx: FoldContext, roots: List[Root]) -> List[Root]:
         cl = ctx.cl
