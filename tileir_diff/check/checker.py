@@ -23,18 +23,22 @@ isomorphism that preserves meaning:
    assumed disjoint: Tile IR 13.1-13.5 records aliasing only through the token chains the
    frontend writes, so an ordering one side writes and the other omits is a difference.
 
-With a ``ProofOptions`` (the optional rule ``smt-equivalence``), a label or operand violation
-at a mapped pair of integer/boolean (or small float) ops is discharged when this module, through
-its own encoding (``check/smt.py``), proves the two values equal for every input satisfying the
-facts: the pair's results (an attribute such as a division's rounding differs) or the operands at
-the violating slots (an operand is produced by unpaired ops). Unpaired pure ops are discharged
-only when every use of their results lies inside such a proof. A pair whose results differ is
-asked again at the mapped pairs that read it (``_lift``) and discharged under the same rule:
-every use, on both sides, inside a proof. A pointer index is compared only where the mask of
-the memory ops that use it holds (``_masked``): masked-off elements are not accessed. Nothing the matcher or the
-classifier says enters the query: the cones are read from the two functions and the mapping.
+With a ``ProofOptions`` (the optional rule ``smt-equivalence``), check 8 (``proof_step.py``)
+discharges a label or operand violation at a mapped pair of integer/boolean (or small float) ops
+when the checker, through its own encoding (``smt.py``), proves the two values equal for every
+input satisfying the facts: the pair's results (an attribute such as a division's rounding
+differs) or the operands at the violating slots (an operand is produced by unpaired ops).
+Unpaired pure ops are discharged only when every use of their results lies inside such a proof.
+A pair whose results differ is asked again at the mapped pairs that read it (``lifted.Lift``)
+and discharged under the same rule: every use, on both sides, inside a proof. A pointer index is
+compared only where the mask of the memory ops that use it holds (``lifted.MaskedIndex``):
+masked-off elements are not accessed. Nothing the matcher or the classifier says enters the
+query: the cones are read from the two functions and the mapping.
 
-It imports only the IR, the op table and ``smt.py``: no graph, matcher, key or classifier code.
+The package's parts: ``index.py`` (one function by node id), ``records.py`` (violations, proofs,
+options), this module (checks 1-7), ``proof_step.py`` and ``lifted.py`` (check 8), ``smt.py``
+(the encoding). They import only the IR, the op table, ``errors`` and each other: no graph,
+matcher, key or classifier code.
 """
 from __future__ import annotations
 
