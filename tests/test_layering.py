@@ -108,3 +108,14 @@ def test_the_launch_package_stands_alone():
     assert not crossings, "\n".join(crossings)
     users = {me for me, other, _ in _imports() if other == "launch"}
     assert {"interp", "execute", "suite", "ports"} <= users, f"launch/ is imported by {sorted(users)} only"
+
+
+def test_the_trusted_checker_reads_only_the_ir_and_the_op_table():
+    """check/ is the trust boundary (docs/matching.md): what it proves must not rest on the graph,
+    the matcher, the normalizer or the interpreter, which its layer would otherwise allow. It
+    reads the IR, the op table, the error types (a time limit) and, for a caller-stated launch
+    fact, the grammar of its text (launch/facts.py, ``smt.launch_fact``); nothing else."""
+    allowed = {"ir", "dialect", "errors", "launch"}
+    crossings = [f"{where}: check imports {other}" for me, other, where in _imports()
+                 if me == "check" and other not in allowed]
+    assert not crossings, "\n".join(crossings)

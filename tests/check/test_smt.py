@@ -186,8 +186,8 @@ def test_launch_fact_refuses_what_it_cannot_state_exactly(bad):
     with pytest.raises(ValueError):
         name, make = smt.launch_fact(bad)
         # parsing is lazy for names and bounds: build it against an encoder
-        from tileir_diff.check.checker import _Index
-        ix = _Index(a.functions[0], 0)
+        from tileir_diff.check.index import FunctionIndex
+        ix = FunctionIndex(a.functions[0], 0)
         make(smt.ConeEncoder(ix, ix, lambda *_: None, lambda *_: None))
 
 
@@ -211,7 +211,7 @@ def _attempt(a, b, ints: bool):
     ctx = match_functions(FunctionGraph(fa, 0), FunctionGraph(fb, 0), Limits(), float("inf"))
     fc = FunctionCheck(fa, 0, fb, 0, ctx.mapping.l2r, a.functions[0], b.functions[0])
     fc.run()
-    enc = smt.ConeEncoder(fc.L, fc.R, lambda n, r: fc._shared(n, r, True), lambda n, r: fc._shared(n, r, False),
+    enc = smt.ConeEncoder(fc.L, fc.R, lambda n, r: fc.shared(n, r, True), lambda n, r: fc.shared(n, r, False),
                           entry_facts=(a.functions[0], b.functions[0]))
     load_l = next(op for op in fa.body.operations if op.name == "load_view_tko")
     load_r = next(op for op in fb.body.operations if op.name == "load_view_tko")
@@ -413,7 +413,7 @@ def test_every_encoder_expands_its_op_in_the_encoders_own_context(semantics, mon
     proven equal to itself through the op (expanded, not a leaf), and no term of the query is
     made in z3's global context (the cross-thread crash, issue 27)."""
     import z3.z3 as z3_module
-    from tileir_diff.check.checker import _Index
+    from tileir_diff.check.index import FunctionIndex
     assert semantics in _ONE_OP, f"add a one-op probe for {semantics}"
     line = _ONE_OP[semantics] or ("get_num_tile_blocks" if semantics == "num_blocks" else "get_tile_block_id")
     body = ("  %c3 = constant <i32: 3> : tile<i32>\n  %gx, %gy, %gz = get_num_tile_blocks : tile<i32>\n"
@@ -428,7 +428,7 @@ def test_every_encoder_expands_its_op_in_the_encoders_own_context(semantics, mon
     calls = []
     original = z3_module.main_ctx
     monkeypatch.setattr(z3_module, "main_ctx", lambda: calls.append(1) or original())
-    ix = _Index(f, 0)
+    ix = FunctionIndex(f, 0)
     modes = (False, True) if semantics.startswith("int.") else (False,)
     def shared(nid, res):
         if nid in ix.arg_index:

@@ -80,7 +80,7 @@ INTEGER_RLIMIT = 1_000_000
 DEFAULT_TIMEOUT_S = 60.0
 #: Ops expanded per side and query before the cone is given up as too large (undecided).
 MAX_CONE_OPS = 400
-#: A counterexample's inputs are made small (``ConeEncoder._small_model``): bounds tried in turn
+#: A counterexample's inputs are made small (``_CounterexampleSearch.small_model``): bounds tried in turn
 #: on every input's signed value, each search limited by z3's resource count (deterministic;
 #: 500k units: about 0.1 s of z3 on a 2026 server core, per bound, when a search gives up).
 SMALL_MODEL_BOUNDS = (16, 1 << 10, 1 << 20)
@@ -636,6 +636,26 @@ def _view_read(at: _At):
     0 <= coordinate < extent in every dim. Address: base + sum(coordinate * stride) * element
     size, mod 2^64; a view whose index type is narrower than 64 bits is undefined where an
     in-bounds element's offset does not fit it."""
+    side = at.side
+    view_v = at.op.operands[0]
+    vt, tv_id, tv, tt, tile, index, dim_map = _view_chain(at)
+    extents, strides, width = _tensor_view_dims(side, tv, tt)
+    coords = _view_coordinates(at, vt, tile, index, dim_map, len(tt.shape))
+    inside, offset = _view_offset(at, coords, extents, strides, width)
+    et = tt.element
+    if not isinstance(et, ScalarType) or et.width % 8 or et != at.et:
+        raise _Leaf()
+    base = side.value_at(tv.operands[0], ())
+    address = base + offset * z3.BitVecVal(et.width // 8, 64, at.ctx)
+    side.cone.update({tv_id, side.index.producer[view_v.vid][0]})
+    return _array_of(side, tv.operands[0]), address, inside, _padding(at, vt.padding)
+
+
+def _view_chain(at: _At):
+    """(view type, tensor view node id, tensor view op, its type, tile shape, index operands,
+    dim map) of the load ``at``: a partition or gather/scatter view, made in this function, of
+    a ``make_tensor_view`` of it, that the encoding models (no ``inbounds`` hint, a padding it
+    knows, an index per tile dim, a dim map that is a permutation). Else the load is a leaf."""
     side, op = at.side, at.op
     view_v = op.operands[0]
     src = side.index.producer.get(view_v.vid)
@@ -659,7 +679,14 @@ def _view_read(at: _At):
     dim_map = tuple(getattr(vt, "dim_map", ()) or range(len(tile)))
     if sorted(dim_map) != list(range(rank)) or len(dim_map) != len(tile):
         raise _Leaf()
-    extents, strides, width = _tensor_view_dims(side, tv, tt)
+    return vt, src[0], tv, tt, tile, index, dim_map
+
+
+def _view_coordinates(at: _At, vt, tile: Tuple[int, ...], index: List[Value], dim_map, rank: int) -> List[Any]:
+    """The tensor coordinate of the element, per tensor dim, as ``_COORD_BITS``-bit terms: a
+    partition index times the tile size plus the position, a gather view's sparse index
+    (signed), a gather view's start offset plus the position."""
+    side = at.side
     pos = side._key(at.v) or (None,) * len(tile)
     coords: List[Any] = [None] * rank
     W, ctx = _COORD_BITS, at.ctx
@@ -676,20 +703,21 @@ def _view_read(at: _At):
             x = side.value_at(index[d], ())
             step = n if isinstance(vt, PartitionViewType) else 1
             coords[dim_map[d]] = z3.ZeroExt(W - x.size(), x) * z3.BitVecVal(step, W, ctx) + p
+    return coords
+
+
+def _view_offset(at: _At, coords: List[Any], extents: List[Any], strides: List[Any], width: int):
+    """(in bounds, element offset mod 2^64) of the coordinates; where the view's index type is
+    narrower than 64 bits, the side is undefined where an in-bounds offset does not fit it."""
+    W, ctx = _COORD_BITS, at.ctx
     inside = z3.And(*[z3.And(c >= 0, c < z3.SignExt(W - e.size(), e)) for c, e in zip(coords, extents)])
     offset = sum((z3.Extract(63, 0, c) * z3.SignExt(64 - s.size(), s) for c, s in zip(coords, strides)),
                  z3.BitVecVal(0, 64, ctx))
     if width < 64:
         exact = sum((c * z3.SignExt(W - s.size(), s) for c, s in zip(coords, strides)), z3.BitVecVal(0, W, ctx))
         lo, hi = _range(width)
-        side.defined.append(z3.Implies(inside, z3.And(exact >= lo, exact <= hi)))
-    et = tt.element
-    if not isinstance(et, ScalarType) or et.width % 8 or et != at.et:
-        raise _Leaf()
-    base = side.value_at(tv.operands[0], ())
-    address = base + offset * z3.BitVecVal(et.width // 8, 64, ctx)
-    side.cone.update({src[0], side.index.producer[view_v.vid][0]})
-    return _array_of(side, tv.operands[0]), address, inside, _padding(at, vt.padding)
+        at.side.defined.append(z3.Implies(inside, z3.And(exact >= lo, exact <= hi)))
+    return inside, offset
 
 
 def _tensor_view_dims(side: "_Side", tv: Operation, tt: TensorViewType):
@@ -1139,6 +1167,7 @@ class ConeEncoder:
         #: (left, right) node ids whose overflow flags the encoding reads as cleared: pairs that
         #: differ only in a flag, each reported as a specialization of its own (never proven)
         self.unflagged: Tuple[frozenset, frozenset] = (frozenset(), frozenset())
+        self.search = _CounterexampleSearch(self)
 
     def _fact(self, name: str, fact) -> None:
         if not any(n == name for n, _ in self._facts):
@@ -1277,7 +1306,7 @@ class ConeEncoder:
         valid only once a first query shows no step can leave its width under the facts. A cone
         that divides by a computed value takes the integer mode first. An input where the
         integer mode differs without deciding is evaluated in the bit-vector encoding, a
-        counterexample only if that exact encoding differs there (``_confirm``).
+        counterexample only if that exact encoding differs there (``_CounterexampleSearch.confirm``).
 
         The budget is work (``rlimit``, z3's resource count), never time: the same answer on any
         machine under any load. Past the wall-clock safety net (``timeout_s``) the outcome is
@@ -1322,7 +1351,7 @@ class ConeEncoder:
             # a division by a computed divisor: nonlinear, where 32-bit dividers rarely finish;
             # the integer mode goes first, with most of the budget
             first = self._attempt(vl, vr, True, min(budget * 3 // 4, INTEGER_RLIMIT))
-            confirmed = self._confirm_any(vl, vr, first.candidates)
+            confirmed = self.search.confirm_any(vl, vr, first.candidates)
             if first.status in ("equal", "different"):
                 first.note = decided
                 out = first
@@ -1341,7 +1370,7 @@ class ConeEncoder:
             else:
                 if second.note:
                     out.note = f"{out.note}; integer encoding: {second.note}"
-                out = self._confirm_any(vl, vr, second.candidates) or out
+                out = self.search.confirm_any(vl, vr, second.candidates) or out
         return out
 
     def _sides(self, ints: bool) -> Tuple["_Side", "_Side"]:
@@ -1353,53 +1382,6 @@ class ConeEncoder:
                  _Side(self, self.right.f, self.right, "right", self.shared_right))
         sides[0].unflagged, sides[1].unflagged = self.unflagged
         return sides
-
-    def _confirm_any(self, vl: Value, vr: Value, candidates: List[Dict[str, int]]) -> Optional[Outcome]:
-        """The first of ``candidates`` that ``_confirm`` confirms, as its outcome; None if none."""
-        for values in candidates:
-            out = self._confirm(vl, vr, values)
-            if out is not None:
-                return out
-        return None
-
-    def _confirm(self, vl: Value, vr: Value, values: Dict[str, int]) -> Optional[Outcome]:
-        """``different`` when the bit-vector encoding, evaluated at the input ``values`` (every
-        variable set, to 0 where the input does not say: no search), satisfies every fact and
-        differs there; None otherwise. A counterexample of the exact encoding, however found."""
-        L, R = self._sides(ints=False)
-        try:
-            a, b = L.root(vl), R.root(vr)
-            cond = self._premise_term(L)
-            for name, make in self.launch:
-                self._fact(name, make(self))
-        except (Unsupported, KeyError, ValueError, z3.Z3Exception):
-            return None
-        dl = z3.And(*L.defined) if L.defined else z3.BoolVal(True, self.ctx)
-        dr = z3.And(*R.defined) if R.defined else z3.BoolVal(True, self.ctx)
-        facts = [f for _, f in self._facts] + ([cond] if cond is not None else [])
-        subs = []
-        for v in _free_constants(z3.And(*facts, dl, dr, a == b)):
-            if not z3.is_bv(v):
-                return None
-            w = v.size()
-            subs.append((v, z3.BitVecVal(values.get(v.decl().name(), 0) % (1 << w), w, self.ctx)))
-
-        def at(term):
-            return z3.simplify(z3.substitute(term, *subs)) if subs else z3.simplify(term)
-        if not all(z3.is_true(at(f)) for f in facts):
-            return None
-        l_def, r_def = z3.is_true(at(dl)), z3.is_true(at(dr))
-        av, bv = at(a), at(b)
-        if not (z3.is_bv_value(av) and z3.is_bv_value(bv)):
-            return None
-        if l_def == r_def and (not l_def or av.as_long() == bv.as_long()):
-            return None
-        cex = {v.decl().name().split(":")[0]: _py(at(v)) for v, _ in subs if _input_name(v.decl().name())}
-        cex["left"] = _py(av) if l_def else "undefined"
-        cex["right"] = _py(bv) if r_def else "undefined"
-        return Outcome("different", counterexample=dict(sorted(cex.items())), cone_left=set(L.cone),
-                       cone_right=set(R.cone),
-                       note="found in the integer encoding, checked in the bit-vector one")
 
     def _attempt(self, vl: Value, vr: Value, ints: bool, budget: int, defer: bool = False) -> Outcome:
         """One query in one encoding, within ``budget`` units of z3's work (the sign lemmas at
@@ -1438,7 +1420,7 @@ class ConeEncoder:
                 # the bit-vectors differ (prove() evaluates it there): a candidate
                 r, _, m = self._check(query, w_end, model=True)
                 if r == z3.sat:
-                    out.candidates = self._candidates(query, m)
+                    out.candidates = self.search.candidates(query, m)
                 return out
             used += core
         r, core, m = self._check(query, w_end, model=True)
@@ -1450,7 +1432,7 @@ class ConeEncoder:
             out.facts = sorted(set(used)) + sorted(set(L.assumes + R.assumes))
         elif r == z3.sat:
             out.status = "different"
-            out.counterexample = _counterexample(self._small_model(query, m), a, b, dl, dr)
+            out.counterexample = _counterexample(self.search.small_model(query, m), a, b, dl, dr)
         else:
             out.note = "; ".join(x for x in (out.note, f"z3 gave no answer within its work budget of {budget:,} "
                                              "resource units") if x)
@@ -1476,13 +1458,6 @@ class ConeEncoder:
             return z3.Or(z3.And(z3.fpIsNaN(a, ctx), z3.fpIsNaN(b, ctx)),
                          z3.And(z3.fpEQ(a, b, ctx), z3.fpIsNegative(a, ctx) == z3.fpIsNegative(b, ctx)))
         return a == b
-
-    def _candidates(self, query, model) -> List[Dict[str, int]]:
-        """The integer encoding's inputs where the sides differ, for prove() to evaluate in the
-        bit-vector encoding: a model with small inputs first, then ``model`` itself."""
-        out = [{d.name(): x[d].as_long() for d in x.decls() if z3.is_int_value(x[d])}
-               for x in (self._small_model(query, model), model)]
-        return out[:1] if out[0] == out[1] else out
 
     def _sign_lemmas(self, L: "_Side", R: "_Side", w_end: int) -> Dict[str, List[str]]:
         """Lemmas on the signs of the signed divisions' operands (divisor >= 1, dividend >= 0),
@@ -1512,30 +1487,6 @@ class ConeEncoder:
                         proven[name] = core
                         self._fact(name, goal)
         return proven
-
-    def _small_model(self, goal, model):
-        """A model of the facts and ``goal`` whose inputs (``_input_name``) are all small, when
-        one exists within a fixed amount of z3's work; else ``model``. Tries bounds of growing
-        size on the signed value of every integer input. Any model of the query is a genuine
-        counterexample; this one is easier to read (``bid.x=3``, not ``bid.x=2146435055``) and
-        the same in every run: the work is bounded by z3's resource count (``rlimit``), never
-        by the clock, so load on the machine cannot change which model comes back."""
-        inputs = [d() for d in model.decls()
-                  if _input_name(d.name()) and d.arity() == 0 and (z3.is_bv(d()) or z3.is_int(d()))]
-        if not inputs:
-            return model
-        s = z3.Solver(ctx=self.ctx)
-        for _, fact in self._facts:
-            s.add(fact)
-        s.add(goal)
-        for bound in SMALL_MODEL_BOUNDS:
-            s.push()
-            for x in inputs:
-                s.add(x >= -bound, x <= bound)
-            if self._solve(s, SMALL_MODEL_RLIMIT) == z3.sat:
-                return s.model()
-            s.pop()
-        return model
 
     def _check(self, goal, w_end: int, model: bool = False):
         """(result, names of the facts in the unsat core[, model]) of facts + goal, within the
@@ -1571,6 +1522,97 @@ class ConeEncoder:
         if r == z3.unknown and _now() >= self._time_end - _TIMER_SLACK_S:
             raise _TimeLimit()
         return r
+
+
+class _CounterexampleSearch:
+    """The counterexamples of one ``ConeEncoder``: a model with small inputs, and the check of
+    an integer-mode input in the exact (bit-vector) encoding. Its own object because it never
+    decides equality: it only picks which of the inputs where the sides differ is reported (the
+    same one in every run, within a fixed amount of z3's work), and it shares the encoder's
+    facts, sides and work budget (``ConeEncoder._solve``)."""
+
+    def __init__(self, enc: "ConeEncoder"):
+        self.enc = enc
+
+    def candidates(self, query, model) -> List[Dict[str, int]]:
+        """The integer encoding's inputs where the sides differ, for prove() to evaluate in the
+        bit-vector encoding: a model with small inputs first, then ``model`` itself."""
+        out = [{d.name(): x[d].as_long() for d in x.decls() if z3.is_int_value(x[d])}
+               for x in (self.small_model(query, model), model)]
+        return out[:1] if out[0] == out[1] else out
+
+    def small_model(self, goal, model):
+        """A model of the facts and ``goal`` whose inputs (``_input_name``) are all small, when
+        one exists within a fixed amount of z3's work; else ``model``. Tries bounds of growing
+        size on the signed value of every integer input. Any model of the query is a genuine
+        counterexample; this one is easier to read (``bid.x=3``, not ``bid.x=2146435055``) and
+        the same in every run: the work is bounded by z3's resource count (``rlimit``), never
+        by the clock, so load on the machine cannot change which model comes back."""
+        enc = self.enc
+        inputs = [d() for d in model.decls()
+                  if _input_name(d.name()) and d.arity() == 0 and (z3.is_bv(d()) or z3.is_int(d()))]
+        if not inputs:
+            return model
+        s = z3.Solver(ctx=enc.ctx)
+        for _, fact in enc._facts:
+            s.add(fact)
+        s.add(goal)
+        for bound in SMALL_MODEL_BOUNDS:
+            s.push()
+            for x in inputs:
+                s.add(x >= -bound, x <= bound)
+            if enc._solve(s, SMALL_MODEL_RLIMIT) == z3.sat:
+                return s.model()
+            s.pop()
+        return model
+
+    def confirm_any(self, vl: Value, vr: Value, candidates: List[Dict[str, int]]) -> Optional[Outcome]:
+        """The first of ``candidates`` that ``confirm`` confirms, as its outcome; None if none."""
+        for values in candidates:
+            out = self.confirm(vl, vr, values)
+            if out is not None:
+                return out
+        return None
+
+    def confirm(self, vl: Value, vr: Value, values: Dict[str, int]) -> Optional[Outcome]:
+        """``different`` when the bit-vector encoding, evaluated at the input ``values`` (every
+        variable set, to 0 where the input does not say: no search), satisfies every fact and
+        differs there; None otherwise. A counterexample of the exact encoding, however found."""
+        enc = self.enc
+        L, R = enc._sides(ints=False)
+        try:
+            a, b = L.root(vl), R.root(vr)
+            cond = enc._premise_term(L)
+            for name, make in enc.launch:
+                enc._fact(name, make(enc))
+        except (Unsupported, KeyError, ValueError, z3.Z3Exception):
+            return None
+        dl = z3.And(*L.defined) if L.defined else z3.BoolVal(True, enc.ctx)
+        dr = z3.And(*R.defined) if R.defined else z3.BoolVal(True, enc.ctx)
+        facts = [f for _, f in enc._facts] + ([cond] if cond is not None else [])
+        subs = []
+        for v in _free_constants(z3.And(*facts, dl, dr, a == b)):
+            if not z3.is_bv(v):
+                return None
+            w = v.size()
+            subs.append((v, z3.BitVecVal(values.get(v.decl().name(), 0) % (1 << w), w, enc.ctx)))
+
+        def at(term):
+            return z3.simplify(z3.substitute(term, *subs)) if subs else z3.simplify(term)
+        if not all(z3.is_true(at(f)) for f in facts):
+            return None
+        l_def, r_def = z3.is_true(at(dl)), z3.is_true(at(dr))
+        av, bv = at(a), at(b)
+        if not (z3.is_bv_value(av) and z3.is_bv_value(bv)):
+            return None
+        if l_def == r_def and (not l_def or av.as_long() == bv.as_long()):
+            return None
+        cex = {v.decl().name().split(":")[0]: _py(at(v)) for v, _ in subs if _input_name(v.decl().name())}
+        cex["left"] = _py(av) if l_def else "undefined"
+        cex["right"] = _py(bv) if r_def else "undefined"
+        return Outcome("different", counterexample=dict(sorted(cex.items())), cone_left=set(L.cone),
+                       cone_right=set(R.cone),
+                       note="found in the integer encoding, checked in the bit-vector one")
 
 
 def _counterexample(m, a, b, dl, dr) -> Dict[str, object]:

@@ -1,0 +1,91 @@
+"""One function as the checker reads it: its ops by node id, where each sits, who produces each
+value and who uses it, and what the op table says of an op (its traits, whether the proof step
+encodes it).
+
+Its own module because every part of the checker reads it (the checks of the mapping, the proof
+step and its lifted, masked and memory-read proofs, and ``smt.ConeEncoder``, which takes two of
+these indexes): one place that names the nodes, so that all of them name them alike.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from ..dialect import OPS_BY_NAME
+from ..dialect.traits import COMBINER, ops_with
+from ..ir import Block, Function, Operation
+
+#: Ops whose regions are combiners, compared op by op inside the op's label (not mapped).
+COMBINER_OPS = ops_with(COMBINER)
+
+
+class FunctionIndex:
+    """One function's ops by node id, with where each sits and who produces each value."""
+
+    def __init__(self, f: Function, index: int):
+        self.f = f
+        self.prefix = f"f{index}"
+        self.ops: Dict[str, Operation] = {}
+        self.order: List[str] = []
+        self.where: Dict[str, Tuple[Optional[str], int, int]] = {}   # id -> (parent id, region, block)
+        self.blocks: Dict[Tuple[Optional[str], int, int], List[str]] = {}
+        self.producer: Dict[int, Tuple[str, int]] = {}               # vid -> (node id, result index)
+        self.problems: List[str] = []
+        self.arg_index: Dict[str, int] = {}                          # entry argument node id -> k
+        for k, a in enumerate(f.arguments):
+            self.producer[a.vid] = (f"{self.prefix}/a{k}", 0)
+            self.arg_index[f"{self.prefix}/a{k}"] = k
+        self._block(f.body, self.prefix, None, 0, 0)
+
+    def _block(self, block: Block, prefix: str, parent: Optional[str], region: int, blk: int) -> None:
+        ids = self.blocks.setdefault((parent, region, blk), [])
+        for j, op in enumerate(block.operations):
+            nid = op.origin or f"{prefix}/o{j}"
+            if nid in self.ops:  # the graph's convention for a duplicated origin tag
+                k = 1
+                while f"{nid}~{k}" in self.ops:
+                    k += 1
+                nid = f"{nid}~{k}"
+            self.ops[nid] = op
+            self.order.append(nid)
+            self.where[nid] = (parent, region, blk)
+            ids.append(nid)
+            for v in op.operands:
+                if v.vid not in self.producer:
+                    self.problems.append(f"{nid}: operand %v{v.vid} has no producer before it")
+            for i, r in enumerate(op.results):
+                self.producer[r.vid] = (nid, i)
+            if op.name in COMBINER_OPS:
+                continue
+            for k, reg in enumerate(op.regions):
+                for b_i, b in enumerate(reg.blocks):
+                    for i, a in enumerate(b.arguments):
+                        self.producer[a.vid] = (f"{nid}/r{k}/a{i}", 0)
+                    self._block(b, f"{nid}/r{k}", nid, k, b_i)
+
+    def users(self) -> Dict[str, List[Tuple[str, int]]]:
+        """node id -> [(user node id, operand index)], over the whole function."""
+        users: Dict[str, List[Tuple[str, int]]] = {}
+        for nid in self.order:
+            for k, v in enumerate(self.ops[nid].operands):
+                src = self.producer.get(v.vid)
+                if src is not None:
+                    users.setdefault(src[0], []).append((nid, k))
+        return users
+
+
+def traits_of(op: Operation) -> frozenset:
+    """The op's traits in the op table (none for an op the table lacks)."""
+    d = OPS_BY_NAME.get(op.name)
+    return d.traits if d is not None else frozenset()
+
+
+def has_token_group(op: Operation) -> bool:
+    """Whether the op's row has an operand group ``token`` (the token graph orders it)."""
+    d = OPS_BY_NAME.get(op.name)
+    return d is not None and any(o.name == "token" for o in d.operands)
+
+
+def encodable(op: Operation) -> bool:
+    """An op the proof step encodes (not a leaf): its row has ``semantics`` and it is pure."""
+    d = OPS_BY_NAME.get(op.name)
+    return d is not None and d.semantics is not None and "pure" in d.traits and not op.regions
