@@ -62,10 +62,10 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
     figures: List[FunctionStats] = []
     for i, j in pairs:
         g = graphs_pass(nl.functions[i], nr.functions[j], i, j)
-        ctx = match_functions(g.L, g.R, limits, deadline)
+        ctx = match_functions(g.L, g.R, limits, deadline, alignment=g.alignment)
         limits_hit.extend(ctx.limits_hit)
         if pinned is None:
-            found_pins.extend(find_pins(g.L, g.R, ctx.mapping, i))
+            found_pins.extend(find_pins(g.L, g.R, ctx.mapping, i, g.alignment.signatures.roles))
         name = g.left.name if g.left.name == g.right.name else f"{g.left.name}/{g.right.name}"
         pair = EntryPair(i, j, name, g, ctx, ltexts[i], rtexts[j], left.functions[i], right.functions[j])
         cls, roots = classify_pass(pair, norm, setting)

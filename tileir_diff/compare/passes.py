@@ -13,7 +13,7 @@ from ..check import FunctionCheck, ProofOptions, check_module_level, covered
 from ..graph import FunctionGraph, input_op_id
 from ..ir import Function, Module
 from ..match import Limits, MatchBudget
-from ..match.arguments import align_with_ties
+from ..match.alignment import Alignment, align
 from ..normalize import normalize, one_sided_declines
 from ..normalize.canon import attr_key, attr_text
 from ..report.result import Difference, FunctionPair, FunctionStats, OpRef
@@ -93,13 +93,15 @@ def normalize_pass(left: Module, right: Module, setting: RunSetting) -> Normaliz
 @dataclass(frozen=True)
 class Graphs:
     """One entry pair's dataflow graphs, with the arguments tied to one scalar read as the one
-    they must equal (the functions then are the tied ones)."""
+    they must equal (the functions then are the tied ones), and the entry arguments aligned on
+    these graphs (the matcher's ``Arguments`` stage adds those pairs; pins read their roles)."""
     left: Function
     right: Function
     L: FunctionGraph
     R: FunctionGraph
     ties: Sequence[Any]
     seconds: float
+    alignment: Alignment
 
 
 def graphs_pass(lf: Function, rf: Function, i: int, j: int) -> Graphs:
@@ -107,12 +109,18 @@ def graphs_pass(lf: Function, rf: Function, i: int, j: int) -> Graphs:
     L, R = FunctionGraph(lf, i), FunctionGraph(rf, j)
     # one scalar on one side for several arguments of the other: a stated assumption (a
     # specialization root below); the tied arguments are read as the one they must equal (on
-    # other functions: their graphs are built again)
-    ties = align_with_ties(L, R)[1]
+    # other functions: the graph of a side whose function changed is built again, and the
+    # arguments aligned again on the graphs the matcher gets)
+    alignment = align(L, R)
+    ties = alignment.ties
     if ties:
-        lf, rf = tie_arguments(lf, L, ties, "left"), tie_arguments(rf, R, ties, "right")
-        L, R = FunctionGraph(lf, i), FunctionGraph(rf, j)
-    return Graphs(lf, rf, L, R, ties, time.perf_counter() - t1)
+        tl, tr = tie_arguments(lf, L, ties, "left"), tie_arguments(rf, R, ties, "right")
+        if tl is not lf:
+            lf, L = tl, FunctionGraph(tl, i)
+        if tr is not rf:
+            rf, R = tr, FunctionGraph(tr, j)
+        alignment = align(L, R)
+    return Graphs(lf, rf, L, R, ties, time.perf_counter() - t1, alignment)
 
 
 @dataclass(frozen=True)

@@ -41,51 +41,68 @@ def _constant_behind(g, nid: Optional[str]) -> Optional[Operation]:
     return g.nodes[nid].op
 
 
-def find_pins(L, R, mapping, function: int) -> List[Pin]:
+def find_pins(L, R, mapping, function: int, roles: Optional[Tuple[dict, dict]] = None) -> List[Pin]:
     """Arguments of either side, paired with nothing, whose every use at a paired op meets the
     same constant (at least one such use; uses at unpaired ops are differences of their own).
     Only a plain scalar that the other side lacks (another arity, or another type at that
-    position) is a candidate."""
+    position) is a candidate. ``roles``: both sides' ``argument_roles`` when already known."""
     from ..match.arguments import argument_roles
     out = []
-    for side, g, other, m in (("left", L, R, mapping.l2r), ("right", R, L, mapping.r2l)):
-        roles = argument_roles(g)
+    for k, (side, g, other, m) in enumerate((("left", L, R, mapping.l2r), ("right", R, L, mapping.r2l))):
+        side_roles = roles[k] if roles is not None else argument_roles(g)
         mine = [x for x in g.node_list if x.kind == "arg"]
         theirs = [x for x in other.node_list if x.kind == "arg"]
         for n in g.node_list:
-            if n.kind == "arg" and len(mine) == len(theirs) and theirs[n.arg_index].value.type == n.value.type:
-                continue  # the other side has this argument too: reading it as a constant is no port's choice
-            if n.kind == "arg" and roles.get(n.nid, ("",))[0] != "scalar":
-                continue  # an array, extent or stride has a meaning of its own: never a constant
-            # paired with nothing, or only with an argument nothing reads
-            if n.kind != "arg" or not n.users or (n.nid in m and other.nodes[m[n.nid]].users):
+            if not _candidate(n, side_roles, mine, theirs, other, m):
                 continue
-            el = getattr(n.value.type, "element", None)
-            if el is None or getattr(n.value.type, "shape", None) not in ((), None):
-                continue
-            values: Optional[set] = set()
-            for u, k in _uses(g, n.nid):
-                peer = m.get(u) if u in m else None
-                if peer is None:
-                    continue  # a use paired with nothing differs anyway, and is reported so
-                pn = other.nodes.get(peer)
-                if pn is None or pn.kind != "op" or k >= len(pn.operands):
-                    values = None
-                    break
-                # the operand in the same slot; of a commutative op, whichever is the constant
-                slots = [k] + ([j for j in range(len(pn.operands)) if j != k] if has_trait(pn.op, "commutative") else [])
-                c = next((x for x in (_constant_behind(other, pn.operands[j][0]) for j in slots) if x is not None), None)
-                bits = uniform_bits(c)
-                if c is None or bits is None or c.attributes["value"].type.element != el:
-                    values = None
-                    break
-                assert values is not None  # (set to None only just before a break)
-                values.add(bits)
-            if values and len(values) == 1 and c is not None:
-                data = _element_bytes(c.attributes["value"])
-                if data is not None:
-                    out.append(Pin(side, function, n.arg_index, DenseElements(n.value.type, data)))
+            c = _constant_at_every_use(g, other, m, n.nid, n.value.type.element)
+            data = _element_bytes(c.attributes["value"]) if c is not None else None
+            if data is not None:
+                out.append(Pin(side, function, n.arg_index, DenseElements(n.value.type, data)))
     return out
+
+
+def _candidate(n, roles, mine, theirs, other, m) -> bool:
+    """Whether node ``n`` may be a pinned argument: an argument of a plain scalar type that the
+    other side lacks, read by something, paired with nothing or with an argument nothing reads."""
+    if n.kind != "arg":
+        return False
+    if len(mine) == len(theirs) and theirs[n.arg_index].value.type == n.value.type:
+        return False  # the other side has this argument too: reading it as a constant is no port's choice
+    if roles.get(n.nid, ("",))[0] != "scalar":
+        return False  # an array, extent or stride has a meaning of its own: never a constant
+    if not n.users or (n.nid in m and other.nodes[m[n.nid]].users):
+        return False
+    return getattr(n.value.type, "element", None) is not None and \
+        getattr(n.value.type, "shape", None) in ((), None)
+
+
+def _constant_at_every_use(g, other, m, nid: str, element) -> Optional[Operation]:
+    """The constant (of element type ``element``) that every use of ``nid`` at a paired op meets
+    on the other side, all of one bit pattern (the last one met); None when some use meets
+    none, they differ, or no use is paired."""
+    values = set()
+    c = None
+    for u, k in _uses(g, nid):
+        peer = m.get(u) if u in m else None
+        if peer is None:
+            continue  # a use paired with nothing differs anyway, and is reported so
+        c = _constant_opposite(other, peer, k)
+        bits = uniform_bits(c)
+        if c is None or bits is None or c.attributes["value"].type.element != element:
+            return None
+        values.add(bits)
+    return c if len(values) == 1 else None
+
+
+def _constant_opposite(other, peer: str, k: int) -> Optional[Operation]:
+    """The constant behind operand ``k`` of op ``peer`` of the other side; of a commutative op,
+    behind whichever operand is one."""
+    pn = other.nodes.get(peer)
+    if pn is None or pn.kind != "op" or k >= len(pn.operands):
+        return None
+    slots = [k] + ([j for j in range(len(pn.operands)) if j != k] if has_trait(pn.op, "commutative") else [])
+    return next((x for x in (_constant_behind(other, pn.operands[j][0]) for j in slots) if x is not None), None)
 
 
 def _element_bytes(value: DenseElements) -> Optional[bytes]:

@@ -7,10 +7,10 @@ from .mapping import LimitExceeded, Limits, MatchBudget, MatchContext, MatchTime
 from .operands import aligned_operand_pairs
 from .pipeline import DEFAULT_STAGES, match_functions
 from .stage import Composite, Repeat, Stage, UntilStable, leaf_stages
-from .stages import VF2, Anchors, BottomUp, Exact, Propagate, RelativeExact, SameIO, TopDown
+from .stages import VF2, Anchors, Arguments, BottomUp, Exact, Propagate, RelativeExact, SameIO, TopDown
 
 __all__ = ["match_functions", "DEFAULT_STAGES", "Limits", "LimitExceeded", "MatchBudget", "MatchTimeLimit",
            "MatchContext", "Mapping",
            "Stage", "Composite", "Repeat", "UntilStable", "leaf_stages",
-           "Anchors", "Exact", "RelativeExact", "TopDown", "BottomUp", "Propagate", "SameIO", "VF2",
+           "Arguments", "Anchors", "Exact", "RelativeExact", "TopDown", "BottomUp", "Propagate", "SameIO", "VF2",
            "address_root", "aligned_operand_pairs"]

@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Dict, List, Optional, Union
 
 from ..check import smt
 from ..errors import TimeLimitExceeded
 from ..graph import FunctionGraph
 from ..ir.record import record
+
+if TYPE_CHECKING:
+    from .alignment import Alignment
 
 
 @record
@@ -133,6 +136,9 @@ class MatchContext:
     lfree: Dict[str, None] = field(default=None, repr=False)  # type: ignore[arg-type]  # set in __post_init__
     rfree: Dict[str, None] = field(default=None, repr=False)  # type: ignore[arg-type]
     rank: Dict[str, int] = field(default_factory=dict, repr=False)
+    # the entry arguments as aligned before matching (the engine needs the ties first): the
+    # Arguments stage adds these pairs when they were aligned on these graphs, else aligns
+    alignment: Optional["Alignment"] = field(default=None, repr=False)
 
     def __post_init__(self):
         if not isinstance(self.budget, MatchBudget):

@@ -1,6 +1,7 @@
 """The matcher stages, one module each; the order they run in is ``match.pipeline.DEFAULT_STAGES``.
 
-anchors          Anchors        entry arguments, memory ops by address root, the entry's return
+anchors          Arguments      entry arguments, as match.alignment aligns them
+anchors          Anchors        memory ops by address root, the entry's return
 exact            Exact          equal Merkle hashes, largest subgraph first, cones in lock step
 exact-relative   RelativeExact  equal keys with paired nodes standing for their pairs
 top-down         TopDown        paired users -> their operands (same slot, same op name)
@@ -15,6 +16,7 @@ from __future__ import annotations
 from ..address import address_root
 from ..operands import aligned_operand_pairs
 from .anchors import Anchors
+from .arguments import Arguments
 from .bottom_up import BottomUp
 from .exact import Exact
 from .propagate import Propagate
@@ -23,5 +25,5 @@ from .same_io import SameIO
 from .top_down import TopDown
 from .vf2 import VF2
 
-__all__ = ["Anchors", "Exact", "RelativeExact", "TopDown", "BottomUp", "Propagate", "SameIO", "VF2",
+__all__ = ["Arguments", "Anchors", "Exact", "RelativeExact", "TopDown", "BottomUp", "Propagate", "SameIO", "VF2",
            "address_root", "aligned_operand_pairs"]

@@ -1,6 +1,6 @@
-"""anchors: entry arguments by role, else by position (aligned on their types when the counts differ), memory
-ops by the entry argument their address derives from (when that argument and op kind are unique
-on both sides), the entry's ``return``."""
+"""anchors: memory ops by the entry argument their address derives from (when that argument and op
+kind are unique on both sides; the arguments are paired before, by ``Arguments``), the entry's
+``return``."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -8,7 +8,6 @@ from typing import Dict, List, Optional, Tuple
 
 from ...graph import FunctionGraph
 from ..address import address_root
-from ..arguments import align_arguments
 from ..mapping import MatchContext
 from ..opsets import MEMORY_OPS
 from ..stage import Stage
@@ -21,13 +20,8 @@ class Anchors(Stage):
         L, R = ctx.left, ctx.right
         tag = self.name
         added = 0
-        largs, lmem, lterm = _anchor_candidates(L)
-        rargs, rmem, rterm = _anchor_candidates(R)
-        # by role (a reordered signature), else by position (see match/arguments.py)
-        pairs = align_arguments(L, R)
-        for a, b in pairs:
-            added += ctx.add(a, b, tag)
-
+        lmem, lterm = _anchor_candidates(L)
+        rmem, rterm = _anchor_candidates(R)
         lroots = _by_root(L, lmem, lambda x: x)
         rroots = _by_root(R, rmem, lambda x: ctx.mapping.r2l.get(x, "?"))
         for key, lops in lroots.items():
@@ -50,16 +44,15 @@ def _by_root(g: FunctionGraph, memory_ops: List[str], to_left) -> Dict[Tuple[str
     return out
 
 
-def _anchor_candidates(g: FunctionGraph) -> Tuple[List[str], List[str], Optional[str]]:
-    """In one pass over the graph: entry arguments, memory ops (program order) and the last
-    top-level op (the entry's terminator when the function is well formed)."""
-    args, memory, last = [], [], None
+def _anchor_candidates(g: FunctionGraph) -> Tuple[List[str], Optional[str]]:
+    """In one pass over the graph: memory ops (program order) and the last top-level op (the
+    entry's terminator when the function is well formed)."""
+    memory: List[str] = []
+    last = None
     for n in g.node_list:
         if n.kind == "op":
             if n.name in MEMORY_OPS:
                 memory.append(n.nid)
             if n.parent is None:
                 last = n.nid
-        elif n.kind == "arg":
-            args.append(n.nid)
-    return args, memory, last
+    return memory, last
