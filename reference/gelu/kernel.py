@@ -87,9 +87,14 @@ def gelu_fast(x, out, APPROX: ct.Constant[int], TILE_M: ct.Constant[int], TILE_N
     ct.store(out, index=(bm, bn), tile=ct.astype(y, out.dtype))
 
 
-# Row lengths from which the one-row (1, 1024) tiles of the `_fast` variants win (measured:
-# docs/results/selection.json); shorter rows leave most of such a tile masked.
+# Where the (1, 1024) tiles of the `_fast` variants win (docs/results/selection.json, H100): rows
+# of at least FAST_MIN_N columns, and any row length while the launch is one wave of them (up to
+# FAST_MAX_ROWS_ANY_N rows: 16 blocks of 28-32 registers per SM on 132 SMs = 2112 blocks), where
+# latency, not the masked tile width, bounds it (measured at 64 rows: 1.4-1.8x faster than `_a8`
+# at 64 and 256 columns). Many short rows (32 MiB at 64 and 256 columns) take the (16, 256) tiles
+# of `_a8`: 1.2-2.1x faster there.
 FAST_MIN_N = 512
+FAST_MAX_ROWS_ANY_N = 2048
 
 
 def select_variant(approximate: str, dtype: str, m: int, n: int, row_strides) -> str | None:
@@ -97,14 +102,15 @@ def select_variant(approximate: str, dtype: str, m: int, n: int, row_strides) ->
     columns, `row_strides` (x, out; elements); None for a dtype or form no variant takes.
     `approximate` is torch's "none" (erf) or "tanh". Aligned arrays (n and the row strides
     multiples of 8; a single row has no stride that matters) take the `_a8` variants, 16-bit
-    ones from FAST_MIN_N columns the `_fast` kernel; otherwise the general variant. The Rust
-    library's cutile_gelu chooses the same (tests/rust/test_selection.py)."""
+    ones the `_fast` kernel from FAST_MIN_N columns or up to FAST_MAX_ROWS_ANY_N rows; otherwise
+    the general variant. The Rust library's cutile_gelu chooses the same
+    (tests/rust/test_selection.py)."""
     form = {"none": "erf", "tanh": "tanh"}.get(approximate)
     prefix = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}.get(dtype)
     if form is None or prefix is None:
         return None
     if n % 8 or (m > 1 and any(s % 8 for s in row_strides)):
         return f"{form}_{prefix}"
-    if dtype != "float32" and n >= FAST_MIN_N:
+    if dtype != "float32" and (n >= FAST_MIN_N or m <= FAST_MAX_ROWS_ANY_N):
         return f"{form}_{prefix}_a8_fast_m1_n1024"
     return f"{form}_{prefix}_a8"

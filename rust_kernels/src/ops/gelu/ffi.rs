@@ -35,7 +35,7 @@ pub unsafe extern "C" fn cutile_gelu(
         check_in_place(&out, &x)?;
         let tensors = [&x, &out];
         let v = pick(OP, &["gelu", "gelu_fast"], &tensors, || {
-            select(candidates(approximate == 1, x.dtype, x.shape[1]), &tensors)
+            select(candidates(approximate == 1, x.dtype, x.shape[0], x.shape[1]), &tensors)
         })?;
         // A forced variant must compute the formula asked for.
         if v.constant("APPROX") != approximate as i64 {

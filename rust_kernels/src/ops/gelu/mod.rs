@@ -91,15 +91,19 @@ pub static VARIANTS: &[&Variant] = &[
     &TANH_BF16_A8_FAST,
 ];
 
-/// Row lengths from which the one-row (1, 1024) tiles of the `_fast` variants win (measured;
-/// `FAST_MIN_N` in reference/gelu/kernel.py, whose `select_variant` this mirrors).
+/// Where the (1, 1024) tiles of the `_fast` variants win (measured): rows of at least
+/// FAST_MIN_N columns, or any row length up to FAST_MAX_ROWS_ANY_N rows (one wave of them).
+/// `FAST_MIN_N` / `FAST_MAX_ROWS_ANY_N` in reference/gelu/kernel.py, whose `select_variant`
+/// this mirrors.
 pub const FAST_MIN_N: i64 = 512;
+pub const FAST_MAX_ROWS_ANY_N: i64 = 2048;
 
-/// Candidates for a formula, dtype and row length, most specific first (`select_variant` in
-/// reference/gelu/kernel.py): for 16-bit rows of at least FAST_MIN_N columns the `_fast` kernel,
+/// Candidates for a formula, dtype and (m, n) shape, most specific first (`select_variant` in
+/// reference/gelu/kernel.py): for 16-bit rows of at least FAST_MIN_N columns, or at most
+/// FAST_MAX_ROWS_ANY_N rows, the `_fast` kernel,
 /// then the aligned variant when the last dim and row strides are multiples of 8, else the
 /// general one.
-pub fn candidates(approx: bool, dtype: DType, n: i64) -> &'static [&'static Variant] {
+pub fn candidates(approx: bool, dtype: DType, m: i64, n: i64) -> &'static [&'static Variant] {
     static ERF_F16S: [&Variant; 2] = [&ERF_F16_A8, &ERF_F16];
     static ERF_BF16S: [&Variant; 2] = [&ERF_BF16_A8, &ERF_BF16];
     static ERF_F32S: [&Variant; 2] = [&ERF_F32_A8, &ERF_F32];
@@ -110,12 +114,12 @@ pub fn candidates(approx: bool, dtype: DType, n: i64) -> &'static [&'static Vari
     static ERF_BF16S_FAST: [&Variant; 3] = [&ERF_BF16_A8_FAST, &ERF_BF16_A8, &ERF_BF16];
     static TANH_F16S_FAST: [&Variant; 3] = [&TANH_F16_A8_FAST, &TANH_F16_A8, &TANH_F16];
     static TANH_BF16S_FAST: [&Variant; 3] = [&TANH_BF16_A8_FAST, &TANH_BF16_A8, &TANH_BF16];
-    let long_rows = n >= FAST_MIN_N;
+    let use_fast = n >= FAST_MIN_N || m <= FAST_MAX_ROWS_ANY_N;
     match (approx, dtype) {
-        (false, DType::F16) if long_rows => &ERF_F16S_FAST,
-        (false, DType::BF16) if long_rows => &ERF_BF16S_FAST,
-        (true, DType::F16) if long_rows => &TANH_F16S_FAST,
-        (true, DType::BF16) if long_rows => &TANH_BF16S_FAST,
+        (false, DType::F16) if use_fast => &ERF_F16S_FAST,
+        (false, DType::BF16) if use_fast => &ERF_BF16S_FAST,
+        (true, DType::F16) if use_fast => &TANH_F16S_FAST,
+        (true, DType::BF16) if use_fast => &TANH_BF16S_FAST,
         (false, DType::F16) => &ERF_F16S,
         (false, DType::BF16) => &ERF_BF16S,
         (false, DType::F32) => &ERF_F32S,
