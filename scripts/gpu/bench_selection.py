@@ -152,7 +152,7 @@ def _vector_add_applicable(variant, case) -> bool:
 def _gelu_cases():
     """select_variant(approximate, dtype, m, n, (x, out row strides)), contiguous rows: both forms,
     the three dtypes (f32 has one aligned and one general variant, 16-bit also the `_fast` one),
-    rows of 64 (where a (1, 1024) tile is mostly masked) to 8192 columns, 64 rows (latency) and
+    rows of 64 (where a (1, 1024) tile is mostly masked) to 4096 columns, 64 rows (latency) and
     32 MiB of input (bandwidth)."""
     for approximate in ("none", "tanh"):
         for dtype in ("float16", "bfloat16", "float32"):
