@@ -352,6 +352,16 @@ def _tuned_from(variant_raw: dict) -> Optional[str]:
     return m.group(1) if m else None
 
 
+def run_environment(results: dict, op: str) -> dict:
+    """The environment of the run that measured `op`: the file's, unless the file merges an earlier
+    run (run_reference.py --merge) and `op` was not in this run (`ops_run`): then the earlier run's,
+    whose copy bandwidth its % copy BW figures were taken against (another GPU, maybe)."""
+    merged = results.get("merged_from") or []
+    if merged and "ops_run" in results and op not in results["ops_run"]:
+        return merged[0]
+    return results["environment"]
+
+
 def collect(results: dict, build: Path, ops: Optional[Sequence[str]] = None) -> List[Row]:
     nvdisasm, cuobjdump = sass.find_tool("nvdisasm"), sass.find_tool("cuobjdump")
     if nvdisasm is None or cuobjdump is None:
@@ -360,7 +370,6 @@ def collect(results: dict, build: Path, ops: Optional[Sequence[str]] = None) -> 
     specs = {spec.op: {v.name: v for v in spec.variants} for spec in load_catalog()}
     catalog = {op: {name: v.raw for name, v in variants.items()} for op, variants in specs.items()}
     benched = {(b["op"], b["variant"]): b for b in results["bench"]}
-    copy_bw = results["environment"]["copy_bandwidth_gbps"]
     rows: List[Row] = []
     todo = []
     for b in results["bench"]:
@@ -394,7 +403,8 @@ def collect(results: dict, build: Path, ops: Optional[Sequence[str]] = None) -> 
                               if bench and row.kind == "% copy BW" else None)
                 row.per_element = math_per_element(stats, bits, per_thread)
                 if row.per_element is not None and (row.kind or "% copy BW") == "% copy BW":
-                    row.demand = alu_demand(row.per_element, bits, copy_bw)
+                    row.demand = alu_demand(row.per_element, bits,
+                                            run_environment(results, op)["copy_bandwidth_gbps"])
                 row.bounds = bound(row.kind or "% copy BW", stats, bits, row.demand)
                 if bench:
                     gx, gy, gz = specs[op][name].grid_for(bench["shape"])
@@ -442,8 +452,12 @@ def markdown(rows: Sequence[Row], results: dict) -> str:
     env = results.get("environment", {})
     misses = [r for r in rows if r.kind]
     new = [r for r in rows if not r.kind]
-    out = [f"{len(misses)} variants miss their goal in the committed run ({env.get('date', '?')[:10]}, "
-           f"{env.get('gpu', '?')}): memory-bound < {COPY_BW_GOAL_PCT:.0f} % of copy bandwidth at the bench shape, "
+    run = f"the committed run ({env.get('date', '?')[:10]}, {env.get('gpu', '?')})"
+    if results.get("merged_from") and "ops_run" in results:
+        earlier = results["merged_from"][0]
+        run = (f"the committed runs ({earlier.get('date', '?')[:10]}, {earlier.get('gpu', '?')}; "
+               f"{', '.join(results['ops_run'])}: {env.get('date', '?')[:10]}, {env.get('gpu', '?')})")
+    out = [f"{len(misses)} variants miss their goal in {run}: memory-bound < {COPY_BW_GOAL_PCT:.0f} % of copy bandwidth at the bench shape, "
            f"GEMMs < {GEMM_GOAL}× cuBLAS, flash attention < {FLASH_ATTENTION_GOAL}× SDPA. Counts are static "
            "instructions of the sm_90 listing (a loop body counts once); blocks/SM from the sm_90 limits "
            f"({REGS_PER_SM} registers in units of {REG_ALLOC_UNIT} per warp, {SMEM_PER_SM:,} B shared with "

@@ -3,6 +3,10 @@
 APPROX = 0: exact gelu(x) = x/2 * (1 + erf(x / sqrt(2))). cuTile has no erf, so erf is the
 Abramowitz-Stegun 7.1.26 rational approximation (|error| < 1.5e-7) on |z|, with erf's oddness.
 APPROX = 1: tanh form x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+
+`gelu` computes in f32 with IEEE division and the precise exp/tanh; `gelu_fast` (the 16-bit
+`_fast` variants) computes the same formulas with the hardware approximations, which the 16-bit
+outputs cannot tell apart (docs/results/tuning.md, "gelu 16-bit").
 """
 
 import cuda.tile as ct
@@ -37,3 +41,76 @@ def gelu(x, out, APPROX: ct.Constant[int], TILE_M: ct.Constant[int], TILE_N: ct.
     else:
         y = 0.5 * v * (1.0 + erf_approx(v * INV_SQRT2))
     ct.store(out, index=(bm, bn), tile=ct.astype(y, out.dtype))
+
+
+# ---- gelu_fast: the same formulas through MUFU.EX2 and MUFU.RCP --------------------------
+# For 16-bit outputs only: the approximate reciprocal and exp2 (flush-to-zero) are within a few
+# f32 ulps, far below half an f16/bf16 ulp, and they drop the IEEE division's refinement and
+# slow path and exp's range reduction (SASS in docs/results/tuning.md).
+LOG2E = 1.4426950408889634
+# tanh form: x/2 * (1 + tanh(u)) = x / (1 + exp(-2u)), u = SQRT_2_OVER_PI * (x + 0.044715 x^3),
+# so the exp2 argument is x * (TANH_K0 + TANH_K1 * x^2): no tanh, one exp2 and one reciprocal.
+TANH_K0 = -2.0 * SQRT_2_OVER_PI * LOG2E
+TANH_K1 = TANH_K0 * 0.044715
+# erf form: exp(-z^2) with z = x / sqrt(2) is exp2(x^2 * ERF_EXP2); t = 1 / (1 + AS_P |z|)
+# = 1 / (1 + ERF_T * |x|); the A&S polynomial with halved coefficients is 0.5 * (1 - erf(|z|)),
+# so x/2 * (1 + erf(z)) = x * (h if x < 0 else 1 - h) with h = poly_half(t) * exp(-z^2).
+ERF_EXP2 = -0.5 * LOG2E
+ERF_T = AS_P * INV_SQRT2
+HALF_A1 = 0.5 * AS_A1
+HALF_A2 = 0.5 * AS_A2
+HALF_A3 = 0.5 * AS_A3
+HALF_A4 = 0.5 * AS_A4
+HALF_A5 = 0.5 * AS_A5
+
+
+def approx_div(num, den):
+    """num / den as num * rcp.approx(den), subnormals flushed (MUFU.RCP + one multiply)."""
+    return ct.truediv(num, den, rounding_mode=ct.RoundingMode.APPROX, flush_to_zero=True)
+
+
+@ct.kernel
+def gelu_fast(x, out, APPROX: ct.Constant[int], TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    v = ct.astype(ct.load(x, index=(bm, bn), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO), ct.float32)
+    s = v * v
+    if APPROX == 1:
+        # exp2 overflows to +inf for x < -10: x / inf = -0, gelu's limit.
+        e = ct.exp2(v * (TANH_K0 + TANH_K1 * s), flush_to_zero=True)
+        y = approx_div(v, 1.0 + e)
+    else:
+        t = approx_div(1.0, 1.0 + ERF_T * ct.abs(v))
+        poly_half = ((((HALF_A5 * t + HALF_A4) * t + HALF_A3) * t + HALF_A2) * t + HALF_A1) * t
+        h = poly_half * ct.exp2(s * ERF_EXP2, flush_to_zero=True)
+        y = v * ct.where(v < 0.0, h, 1.0 - h)
+    ct.store(out, index=(bm, bn), tile=ct.astype(y, out.dtype))
+
+
+# Where the (1, 1024) tiles of the `_fast` variants win (docs/results/selection.json, H100): rows
+# of at least FAST_MIN_N columns, and any row length while the launch is one wave of them (up to
+# FAST_MAX_ROWS_ANY_N rows: 16 blocks of 28-32 registers per SM on 132 SMs = 2112 blocks), where
+# latency, not the masked tile width, bounds it (measured at 64 rows: 1.4-1.8x faster than `_a8`
+# at 64 and 256 columns). Many short rows (32 MiB at 64 and 256 columns) take the (16, 256) tiles
+# of `_a8`: 1.2-2.1x faster there.
+FAST_MIN_N = 512
+FAST_MAX_ROWS_ANY_N = 2048
+
+
+def select_variant(approximate: str, dtype: str, m: int, n: int, row_strides) -> str | None:
+    """The launcher's choice for gelu(x) -> out of `dtype` (a torch dtype name), m rows of n
+    columns, `row_strides` (x, out; elements); None for a dtype or form no variant takes.
+    `approximate` is torch's "none" (erf) or "tanh". Aligned arrays (n and the row strides
+    multiples of 8; a single row has no stride that matters) take the `_a8` variants, 16-bit
+    ones the `_fast` kernel from FAST_MIN_N columns or up to FAST_MAX_ROWS_ANY_N rows; otherwise
+    the general variant. The Rust library's cutile_gelu chooses the same
+    (tests/rust/test_selection.py)."""
+    form = {"none": "erf", "tanh": "tanh"}.get(approximate)
+    prefix = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}.get(dtype)
+    if form is None or prefix is None:
+        return None
+    if n % 8 or (m > 1 and any(s % 8 for s in row_strides)):
+        return f"{form}_{prefix}"
+    if dtype != "float32" and (n >= FAST_MIN_N or m <= FAST_MAX_ROWS_ANY_N):
+        return f"{form}_{prefix}_a8_fast_m1_n1024"
+    return f"{form}_{prefix}_a8"

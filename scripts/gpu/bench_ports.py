@@ -465,10 +465,14 @@ def summarize(results) -> dict:
 def merge_runs(docs: list) -> dict:
     """One document from several runs of the same build: results keyed by (op, variant, shape),
     the last run winning; errors of a configuration some run measured are dropped; the first
-    run's environment, with every run's date listed."""
+    run's environment, with every run's date listed (a row from a run on another GPU names it)."""
     results, errors = {}, []
+    first_gpu = docs[0]["environment"].get("gpu")
     for doc in docs:
+        run = doc["environment"]
         for r in doc["results"]:
+            if run.get("gpu") != first_gpu and "gpu" not in r:  # another card than the header's: say which
+                r = {**r, "gpu": run.get("gpu"), "date": run.get("date")}
             results[(r["op"], r["variant"], r["shape_key"])] = r
     measured = {(op, v) for op, v, _ in results}
     for doc in docs:

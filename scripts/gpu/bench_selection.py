@@ -149,6 +149,26 @@ def _vector_add_applicable(variant, case) -> bool:
     return _dtype_of(variant) == case["dtype"] and not ("_a8" in variant.name and case["n"] % 8)
 
 
+def _gelu_cases():
+    """select_variant(approximate, dtype, m, n, (x, out row strides)), contiguous rows: both forms,
+    the three dtypes (f32 has one aligned and one general variant, 16-bit also the `_fast` one),
+    rows of 64 (where a (1, 1024) tile is mostly masked) to 4096 columns, 64 rows (latency) and
+    32 MiB of input (bandwidth)."""
+    for approximate in ("none", "tanh"):
+        for dtype in ("float16", "bfloat16", "float32"):
+            columns = (64, 256, 512, 1024, 4096) if dtype != "float32" else (256, 4096)
+            for n in columns:
+                for m in sorted({64, max(64, (1 << 25) // (n * (4 if dtype == "float32" else 2)))}):
+                    yield {"args": [approximate, dtype, m, n, [n, n]], "shape": {"M": m, "N": n},
+                           "dtype": dtype, "approx": int(approximate == "tanh"), "n": n}
+
+
+def _gelu_applicable(variant, case) -> bool:
+    """Same dtype and form; the `_a8` variants (the `_fast` ones included) need n % 8 == 0."""
+    return (_dtype_of(variant) == case["dtype"] and variant.constants["APPROX"] == case["approx"]
+            and not ("_a8" in variant.name and case["n"] % 8))
+
+
 _GEMM_LAYOUTS = {"nn": (False, False), "tn": (True, False), "nt": (False, True), "tt": (True, True)}
 
 
@@ -273,6 +293,7 @@ GRIDS: dict[str, tuple[Grid, ...]] = {
     "rms_norm": (Grid("select_variant", _rms_norm_cases, _rms_norm_applicable),
                  Grid("select_bwd_variant", _rms_norm_bwd_cases, _rms_norm_bwd_applicable)),
     "vector_add": (Grid("select_variant", _vector_add_cases, _vector_add_applicable),),
+    "gelu": (Grid("select_variant", _gelu_cases, _gelu_applicable),),
     "matmul": (Grid("select_variant", _matmul_cases, _matmul_applicable),
                Grid("select_fp8_variant", _matmul_fp8_cases, _matmul_fp8_applicable)),
     "bmm": (Grid("select_variant", _bmm_cases, _bmm_applicable),),

@@ -434,6 +434,9 @@ def _assemble(specs, env, records) -> dict:
 def _merge(doc: dict, previous: dict) -> None:
     """Adds the results of ops this run did not cover from an earlier run's JSON (for split runs)."""
     ran = {r["op"] for r in doc["results"]} | {e["op"] for e in doc.get("catalog_errors", [])}
+    # The environment above is this run's; say which ops it covered, so a merged file never
+    # passes the earlier runs' figures (another GPU, another copy bandwidth) off as this run's.
+    doc.setdefault("ops_run", sorted(ran))
     doc["results"] += [r for r in previous["results"] if r["op"] not in ran]
     doc["bench"] += [b for b in previous["bench"] if b["op"] not in ran]
     doc.setdefault("merged_from", []).append(previous["environment"])
@@ -468,6 +471,11 @@ def render_markdown(doc: dict) -> str:
     ]
     if "copy_bandwidth_gbps" in env:
         lines.append(f"- measured device-to-device copy bandwidth: {env['copy_bandwidth_gbps']:.0f} GB/s (bytes read + written)")
+    if doc.get("merged_from"):
+        lines.append(f"- this run covered: {', '.join(doc.get('ops_run', [])) or 'unrecorded'}; the other ops' "
+                     "results are merged from earlier runs (their % copy BW against their own run's copy bandwidth):")
+        lines += [f"  - {m.get('date')}: {m.get('gpu')}, copy bandwidth {m.get('copy_bandwidth_gbps', 0):.0f} GB/s"
+                  for m in doc["merged_from"]]
     for e in doc.get("catalog_errors", []):
         lines.append(f"- **{e['op']} not run**: invalid analysis.json: {e['error']}")
     lines += ["", f"**{summary['pass']} of {summary['cases']} cases pass** ({summary['fail']} fail, {summary['error']} error); "

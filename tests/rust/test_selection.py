@@ -72,6 +72,24 @@ def test_vector_add_selection(lib):
     assert {"f16_a8_t1024", "bf16_t1024", "f32_strided_t1024", None} <= seen
 
 
+def test_gelu_selection(lib):
+    launcher = _launcher("gelu")
+    seen = set()
+    columns = (1, 8, 64, 504, 511, 512, 520, 1000, 1024, 4096, 8200)
+    for (approximate, flag), dtype, m, n, pad in itertools.product(
+            (("none", 0), ("tanh", 1)), DTYPES + ("int32",), (1, 3, 300, 2048, 2049, 70000), columns, (0, 3, 8)):
+        stride = n + pad  # an (m, n) view into rows of n + pad elements
+        expected = launcher.select_variant(approximate, dtype, m, n, (stride, n))
+        x, out = t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [m, n])
+        seen.add(_agree(lib, expected, "cutile_gelu", x, out, flag,
+                        case=f"{approximate} {dtype} ({m}, {n}) row stride {stride}"))
+    # Every variant: the `_fast` ones (long rows or few rows), `_a8` for many short rows, the general ones unaligned.
+    forms = [(form, prefix) for form in ("erf", "tanh") for prefix in ("f16", "bf16", "f32")]
+    expected_all = ({f"{form}_{prefix}" for form, prefix in forms} | {f"{form}_{prefix}_a8" for form, prefix in forms}
+                    | {f"{form}_{prefix}_a8_fast_m1_n1024" for form, prefix in forms if prefix != "f32"} | {None})
+    assert seen == expected_all, sorted(map(str, seen ^ expected_all))
+
+
 ROW_COUNTS = (1, 3, 37, 64, 256, 257, 1024, 1025, 5000)  # the launchers' FEW_ROWS = 256 and SOME_ROWS = 1024
 
 

@@ -99,6 +99,21 @@ def test_numerics_are_tied_to_the_cubin_they_tested(tmp_path):
     assert "stale: pass on another build (2026-12-01, H200)" in render_markdown([row], links=Links(ROOT, ROOT))
 
 
+def test_a_merged_case_keeps_the_run_it_came_from(tmp_path):
+    """Cases merged in from a later run of some ops (another day, another GPU) carry their own
+    date/gpu/driver; the file's are the earlier run's and hold for the other cases only."""
+    (tmp_path / "docs" / "results").mkdir(parents=True)
+    (tmp_path / "docs" / "results" / "ports_results.json").write_text(json.dumps({
+        "date": "2026-12-01T10:00:00+00:00", "gpu": "H200", "driver": "580", "cases": [
+            {"op": "softmax", "variant": "f16_m4_n1024", "result": "pass"},
+            {"op": "gelu", "variant": "erf_f16", "result": "pass", "date": "2026-12-05T15:00:00+00:00",
+             "gpu": "H100", "driver": "581"}]}))
+    numerics = load_numerics(tmp_path)
+    merged, earlier = numerics[("gelu", "erf_f16")], numerics[("softmax", "f16_m4_n1024")]
+    assert (merged["date"], merged["gpu"], merged["driver"]) == ("2026-12-05T15:00:00+00:00", "H100", "581")
+    assert (earlier["date"], earlier["gpu"], earlier["driver"]) == ("2026-12-01T10:00:00+00:00", "H200", "580")
+
+
 def _accept_file(tmp_path, **entry):
     path = tmp_path / "analysis.json"
     path.write_text(json.dumps({"op": "mma", "variants": [{"name": "swapped"}, {"name": "other"}],

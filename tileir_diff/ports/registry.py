@@ -75,7 +75,7 @@ FUNCTIONS: tuple[PortFunction, ...] = (
     PortFunction("silu_and_mul", "cutile_silu_and_mul", "silu_and_mul", ("silu_and_mul",), _t("x", "out")),
     PortFunction("swiglu", "cutile_swiglu", "swiglu", ("swiglu_fwd",), _t("a", "b", "c")),
     PortFunction("swiglu", "cutile_swiglu_bwd", "swiglu_bwd", ("swiglu_bwd",), _t("dc", "a", "b", "da", "db")),
-    PortFunction("gelu", "cutile_gelu", "gelu", ("gelu",), _t("x", "out") + (Arg("approximate", "flag", "APPROX"),)),
+    PortFunction("gelu", "cutile_gelu", "gelu", ("gelu", "gelu_fast"), _t("x", "out") + (Arg("approximate", "flag", "APPROX"),)),
     PortFunction("dropout", "cutile_dropout", "dropout", ("dropout",),
                  _t("x", "out") + (Arg("seed", "i32"), Arg("p", "f32"))),
     PortFunction("argmax", "cutile_argmax", "argmax", ("argmax_rows",), _t("x", "out")),

@@ -118,7 +118,8 @@ def cubin_digest(path: Path) -> Optional[str]:
 def load_numerics(root: Path) -> Dict[tuple, Dict[str, Any]]:
     """(op, variant) -> the last GPU run's result: pass/fail over its cases, the date, GPU and
     driver, and the cubin hashes the cases recorded (``cubin_sha256``; a run from before the
-    hashes were recorded has none)."""
+    hashes were recorded has none). A case's own ``date``/``gpu``/``driver`` (cases merged in from
+    a later run of some ops) win over the file's."""
     path = root / RESULTS_FILE
     if not path.is_file():
         return {}
@@ -126,8 +127,8 @@ def load_numerics(root: Path) -> Dict[tuple, Dict[str, Any]]:
     out: Dict[tuple, Dict[str, Any]] = {}
     for case in data.get("cases", []):
         key = (case["op"], case["variant"])
-        row = out.setdefault(key, {"result": "pass", "date": data.get("date"), "gpu": data.get("gpu"),
-                                   "driver": data.get("driver"), "cases": 0, "cubin_sha256": []})
+        run = {field: case.get(field, data.get(field)) for field in ("date", "gpu", "driver")}
+        row = out.setdefault(key, {"result": "pass", **run, "cases": 0, "cubin_sha256": []})
         row["cases"] += 1
         if case.get("result") != "pass":
             row["result"] = "fail"

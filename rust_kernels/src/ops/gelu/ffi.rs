@@ -34,7 +34,9 @@ pub unsafe extern "C" fn cutile_gelu(
         // Each block reads only the tile it writes: exactly in place is fine, a shifted overlap is not.
         check_in_place(&out, &x)?;
         let tensors = [&x, &out];
-        let v = pick(OP, &["gelu"], &tensors, || select(candidates(approximate == 1, x.dtype), &tensors))?;
+        let v = pick(OP, &["gelu", "gelu_fast"], &tensors, || {
+            select(candidates(approximate == 1, x.dtype, x.shape[0], x.shape[1]), &tensors)
+        })?;
         // A forced variant must compute the formula asked for.
         if v.constant("APPROX") != approximate as i64 {
             return Err(Error::new(
