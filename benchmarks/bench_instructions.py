@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Instructions, not seconds: the diff against tileirdisasm under ``valgrind --tool=callgrind``.
 
-    python3 benchmarks/bench_instructions.py [--ops 3000] [--baseline DIR] [--pair A B]...
+    python3 benchmarks/bench_instructions.py [--ops 3000] [--baseline DIR] [--pair A B]... [--dump FILE]...
 
 On a shared machine wall times move by 2-4x from one minute to the next; the number of
 instructions a process retires does not depend on the load. For the generated pair of
@@ -10,6 +10,8 @@ instructions a process retires does not depend on the load. For the generated pa
 - ``tileirdisasm`` on both files (two processes);
 - ``tileir-diff diff A B`` as a whole process (``python -m tileir_diff.cli``, imports from a
   bytecode cache filled before counting), for this checkout and ``--baseline DIR`` if given;
+- ``tileir-diff dump FILE`` as a whole process for each ``--dump`` (start-up and imports are
+  most of it for a port-sized kernel), against ``tileirdisasm FILE``;
 - ``python -c pass`` (the interpreter's start, which every whole-process figure includes);
 
 and prints each count and its ratio to tileirdisasm's. Instruction ratios understate time ratios
@@ -53,6 +55,7 @@ def main(argv=None) -> int:
     ap.add_argument("--ops", type=int, default=3000, help="ops of the generated pair (0: none)")
     ap.add_argument("--baseline", type=Path, help="another checkout (its tileir_diff/ folder's parent)")
     ap.add_argument("--pair", nargs=2, action="append", default=[], metavar=("A", "B"), help="also this pair")
+    ap.add_argument("--dump", action="append", default=[], metavar="FILE", help="also `tileir-diff dump FILE`")
     args = ap.parse_args(argv)
     disasm = find_tool("tileirdisasm")
     if disasm is None or shutil.which("valgrind") is None:
@@ -82,6 +85,15 @@ def main(argv=None) -> int:
                 ours = instructions(cmd, env)
                 print(f"  {label:>8}: tileir-diff diff (whole process) {ours / 1e6:,.1f} M, {ours / tool:.1f}x "
                       f"tileirdisasm x2")
+        for path in (str(Path(p).resolve()) for p in args.dump):
+            wall([disasm, path])
+            tool = instructions([disasm, path])
+            print(f"dump {Path(path).parent.name}/{Path(path).name}: tileirdisasm {tool / 1e6:,.1f} M")
+            for label, env in checkouts:
+                cmd = [python, "-m", "tileir_diff.cli", "dump", path]
+                wall(cmd, env)
+                ours = instructions(cmd, env)
+                print(f"  {label:>8}: tileir-diff dump (whole process) {ours / 1e6:,.1f} M, {ours / tool:.1f}x tileirdisasm")
     return 0
 
 

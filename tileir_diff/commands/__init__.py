@@ -50,10 +50,12 @@ def write_output(text: str, path: Optional[str]) -> None:
 def check_rule_names(names: List[str]) -> None:
     """UsageError for a rule name the registry does not know, with the close ones (difflib), as
     unknown ops and stages get them; the normalizer's own check still refuses non-optional rules."""
-    import difflib
+    if not names:  # (the registry imports every rule: not for a dump or a diff that names none)
+        return
     from ..normalize import REGISTRY
     for name in names:
         if name not in REGISTRY:
+            import difflib
             close = difflib.get_close_matches(name, list(REGISTRY), n=2, cutoff=0.6)
             hint = (f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close
                     else f"; known rules: {', '.join(REGISTRY)}")

@@ -85,13 +85,13 @@ def attach_nested_epilogs(parser) -> None:
     """Give each nested subcommand with rows here (``suite status``, ...) its exit-status epilog:
     the suite's parsers are built in suite/command.py, a layer below this table."""
     import argparse
-    import textwrap
     for action in parser._actions:
         if not isinstance(action, argparse._SubParsersAction):
             continue
         for name, sub in action.choices.items():
             command = f"{parser.prog.split(' ', 1)[-1]} {name}" if " " in parser.prog else name
             if command in EXIT_STATUS and " " in command:
+                import textwrap  # (only the suite's parsers get here: not a diff's start-up)
                 sub.epilog = epilog(command)
                 sub.formatter_class = argparse.RawDescriptionHelpFormatter  # keeps the rows; so the
                 sub.description = textwrap.fill(sub.description or "", 79)  # description is wrapped here

@@ -8,9 +8,10 @@ dicts it carries); none imports the engine, so reports can be re-rendered from s
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .result import DiffResult
+if TYPE_CHECKING:  # (the result model's module defines its classes at import: not for `--color`'s choices)
+    from .result import DiffResult
 
 FORMATS = ("text", "json", "html", "markdown")
 _MODULES = {"text": "text", "json": "json_schema", "html": "html", "markdown": "markdown", "md": "markdown"}

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, List, Optional, Tuple
+
+from ..ir.record import record
 
 CATEGORIES = ("tile_shape", "memory", "reduction", "mma", "control_flow", "arith", "constant", "type",
               "signature", "specialization", "attribute", "hints", "structure")
@@ -27,7 +29,7 @@ EXIT_CODES = {"identical": 0, "equivalent": 0, "different": 1, "unknown": 3, "sp
 EXIT_OK_ACCEPTED = 0
 
 
-@dataclass(frozen=True)
+@record
 class OpRef:
     """One side of a difference."""
     op_id: str                 # stable path "f<i>/o<j>[/r<k>/o<j>...]" (same ids as text.printer)
@@ -47,7 +49,7 @@ class OpRef:
         return cls(d["op_id"], d["text"], d.get("location"), d.get("source_location"))
 
 
-@dataclass(frozen=True)
+@record
 class Difference:
     """One ROOT difference. Ops that differ only because of it are listed in ``affected``."""
     category: str
@@ -84,7 +86,7 @@ class Difference:
                    d.get("accepted"))
 
 
-@dataclass(frozen=True)
+@record
 class FunctionPair:
     """One pair of entries the engine compared: names, verdict, the matcher's counts."""
     left: str
@@ -111,7 +113,7 @@ class FunctionPair:
                    tuple(dict(t) for t in d.get("tied_arguments", ())))
 
 
-@dataclass(frozen=True)
+@record
 class FunctionStats:
     """The matcher's figures for one entry pair: graph sizes, graph build time, and the counters
     the match stages report (pairs per stage, seconds, components skipped, ...)."""
@@ -133,7 +135,7 @@ class FunctionStats:
                    d.get("graph_s", 0.0), {k: v for k, v in d.items() if k not in own})
 
 
-@dataclass(frozen=True)
+@record
 class MatchStats:
     """How the diff went: sizes, times, limits hit, the rules run. A figure the run did not
     produce is None (an ``unknown`` verdict has no per-function figures; ``smt`` is set only when
@@ -178,7 +180,7 @@ class MatchStats:
         return cls(**{k: v for k, v in d.items() if k in known})
 
 
-@dataclass(frozen=True)
+@record
 class PairSummary:
     """What each kernel does (tileir_diff.summary: one module summary per side) and where the two
     differ (``pair``)."""
@@ -197,7 +199,7 @@ class PairSummary:
         return cls(d.get("left") or {}, d.get("right") or {}, d.get("pair") or {})
 
 
-@dataclass(frozen=True)
+@record
 class Execution:
     """What differential execution (tileir_diff.execute) found, how it was asked for, and, when a
     divergence overruled a same verdict, the verdict the structural diff had given."""
@@ -225,7 +227,7 @@ class Execution:
         return cls(report, d.get("mode"), d.get("structural_verdict"))
 
 
-@dataclass(frozen=True)
+@record
 class DiffResult:
     """Built once (frozen): a later step (execution, --accept) makes a new result with
     ``dataclasses.replace``."""
