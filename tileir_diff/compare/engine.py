@@ -9,6 +9,7 @@ needed only to tell identical from equivalent when some rule rewrote something.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import replace
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -18,7 +19,7 @@ from ..ir import Module
 from ..errors import TimeLimitExceeded
 from ..match import LimitExceeded, Limits, MatchBudget, match_functions
 from ..normalize import select_rules, tag_origins
-from ..normalize.util import count_ops
+from ..normalize.util import count_ops, ops_of
 from ..normalize.keys import clear_caches as clear_key_caches
 from .describe import FunctionText
 from .passes import (EntryPair, RunSetting, check_pass, classify_pass, differences_pass, function_record,
@@ -46,16 +47,27 @@ class _Run:
         self.absorbed: Dict[str, Dict[str, str]] = {"left": {}, "right": {}}
 
 
+class _FoundDifference(Exception):
+    """A run asked ``unless_different`` found a difference (the rest of it is not needed)."""
+
+
 def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[str]], disable: Iterable[str],
          limits: Limits, deadline: MatchBudget, pinned: Optional[List[Pin]] = None,
-         facts_from: Optional[Tuple[Module, Module]] = None, launch: Sequence = ()) -> _Run:
+         facts_from: Optional[Tuple[Module, Module]] = None, launch: Sequence = (),
+         unless_different: bool = False) -> _Run:
     """One pass. ``pinned``: the pins already applied to ``left``/``right`` (reported as roots);
     None: look for pins (returned in ``_Run.pins``, for the caller to apply and run again).
-    ``facts_from``/``launch``: the proof step's facts (check 8)."""
+    ``facts_from``/``launch``: the proof step's facts (check 8). ``unless_different``: the
+    caller needs the run only if it finds no difference: ``_FoundDifference`` as soon as one is
+    certain (see ``_certainly_different``), else as soon as one entry pair's classifier has a
+    root (it would stay one root or more: without proofs the check only adds roots, a fold only
+    moves a root under another, and each root is one difference)."""
     setting = RunSetting(rules, disable, limits, deadline, pinned, facts_from, launch)
     norm = normalize_pass(left, right, setting)
     nl, nr, counts = norm.left, norm.right, norm.counts
     pairs, only_l, only_r = pair_functions(nl, nr)
+    if unless_different and not setting.proving and _certainly_different(nl, nr, pairs, only_l, only_r):
+        raise _FoundDifference()
     diffs: List[Difference] = []
     functions, mapping, limits_hit, proofs = [], [], [], []
     found_pins: List[Pin] = []
@@ -69,6 +81,8 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         name = g.left.name if g.left.name == g.right.name else f"{g.left.name}/{g.right.name}"
         pair = EntryPair(i, j, name, g, ctx, ltexts[i], rtexts[j], left.functions[i], right.functions[j])
         cls, roots = classify_pass(pair, norm, setting)
+        if unless_different and roots and not setting.proving:
+            raise _FoundDifference()
         checked = check_pass(pair, cls, roots, setting)
         proofs.extend(checked.proofs)
         if checked.proven:
@@ -88,6 +102,24 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
                proofs)
     run.absorbed = norm.absorbed
     return run
+
+
+def _certainly_different(nl: Module, nr: Module, pairs, only_l, only_r) -> bool:
+    """Whether a run without proofs on these normalized modules must end with a difference (or a
+    limit hit), known before any graph is built: an entry on one side only is a difference of
+    its own; and two paired entries whose ops (nested regions included) differ in their names
+    as a multiset cannot be mapped op to op with equal labels. The trusted checker reports every
+    op it finds unmapped or mapped to an op of another label (``check/checker.py``, checks 2
+    and 3) on the functions the graphs were built from: the normalized ones, unless arguments
+    were tied, and every tie is a root of its own (``tie_roots``). Each such violation is a root
+    or lies under one, or is a limit hit (``check_pass``). One walk per function."""
+    if only_l or only_r:
+        return True
+    return any(_op_names(nl.functions[i]) != _op_names(nr.functions[j]) for i, j in pairs)
+
+
+def _op_names(f) -> Counter:
+    return Counter(op.name for op in ops_of(f.body))
 
 
 def _diff_key(d: Difference):
@@ -147,8 +179,12 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
             inputs = VerdictInputs(first, bare=_facts(bare),
                                    never_holding=(never_holding_assumptions(tl), never_holding_assumptions(tr)))
         elif then == "raw":
-            raw = _run(tl, tr, ltexts, rtexts, [], (), limits, deadline, launch=launch)
-            inputs = VerdictInputs(first, raw=_facts(raw))
+            # the renaming-only run matters only if it finds no difference (then ``identical``)
+            try:
+                raw = _run(tl, tr, ltexts, rtexts, [], (), limits, deadline, launch=launch, unless_different=True)
+                inputs = VerdictInputs(first, raw=_facts(raw))
+            except _FoundDifference:  # ``decide`` without a raw run: ``equivalent``
+                inputs = VerdictInputs(first)
         decided = decide(inputs)
         verdict, reason, rules_applied = decided.verdict, decided.reason, dict(decided.rules_applied)
         if decided.from_raw:

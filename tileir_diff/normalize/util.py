@@ -163,6 +163,21 @@ def ops_of(*bodies: Block) -> Iterator[Operation]:
                 stack.extend(b.operations for r in op.regions for b in r.blocks)
 
 
+def preorder(function: Function) -> Iterator[Operation]:
+    """Every op of ``function`` in pre-order (an op, then the ops of its regions, then the next
+    op): the order ``Function.walk()`` gives, in one generator with a stack of iterators instead
+    of a generator per nesting level."""
+    stack = [iter(function.body.operations)]
+    while stack:
+        for op in stack[-1]:
+            yield op
+            if op.regions:
+                stack.append(iter([inner for r in op.regions for b in r.blocks for inner in b.operations]))
+                break  # the region's ops first; this level's iterator goes on after them
+        else:
+            stack.pop()
+
+
 def use_counts(function: Function) -> Counter:
     """vid -> number of operand uses anywhere in the function (regions included)."""
     uses: Counter = Counter()
@@ -322,5 +337,5 @@ def enum_name(value) -> object:
 
 
 __all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
-           "group_span", "operand_role", "has_trait", "use_counts", "count_ops", "op_names", "names_and_origins", "ops_of", "drop_unused", "max_vid", "substitute", "rewrite_block",
+           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "count_ops", "op_names", "names_and_origins", "ops_of", "drop_unused", "max_vid", "substitute", "rewrite_block",
            "rewrite_function", "map_functions", "rewrite_ops", "forward_operand", "enum_name", "op_def"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Dict, Optional
 
 from ...ir import DenseElements, Operation
+from ..util import preorder
 
 #: Bit patterns of 1.0 and -0.0 per float type (bf16 and tf32 have no NumPy dtype).
 FLOAT_ONE = {"f16": 0x3C00, "bf16": 0x3F80, "f32": 0x3F800000, "tf32": 0x3F800000, "f64": 0x3FF0000000000000}
@@ -40,7 +41,7 @@ def element_name(op: Operation) -> Optional[str]:
 
 def producers(function) -> Dict[int, Operation]:
     out: Dict[int, Operation] = {}
-    for op in function.walk():
+    for op in preorder(function):
         for r in op.results:
             out[r.vid] = op
     return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Dict, Optional, Tuple
 
 from ...ir import Bounded, DenseElements, Function, Operation, Value, decode_elements
-from ..util import enum_name
+from ..util import enum_name, preorder
 
 Interval = Tuple[int, int]
 
@@ -55,7 +55,7 @@ class Ranges:
         self.use_assumes = use_assumes
         self.producer: Dict[int, Operation] = {}
         self._ranges: Dict[int, Interval] = {}
-        for op in f.walk():
+        for op in preorder(f):
             for r in op.results:
                 self.producer[r.vid] = op
             self._visit(op)

@@ -70,6 +70,8 @@ def hoist_invariant(f: Function, movable: Callable[[Operation], bool]) -> Tuple[
     region it sits in to just before the region's op, repeatedly outward (loop-invariant code
     motion). Where a pure op is written, inside or before a loop, then no longer matters, and
     dedup can merge it with an equal op written at the outer level."""
+    if not any(op.regions for op in f.body.operations):
+        return f, 0  # no region, nothing to move out of one
     moved = 0
 
     def process(b: Block, is_region: bool) -> Tuple[Block, List[Operation]]:

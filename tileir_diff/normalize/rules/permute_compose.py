@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..rule import Rule, register
-from ..util import forward_operand, rewrite_ops
+from ..util import forward_operand, preorder, rewrite_ops
 
 
 def composed(inner, outer):
@@ -34,7 +34,7 @@ class PermuteCompose(Rule):
 
     def apply(self, module):
         def rewrite_for(f, bypassed):
-            producer = {r.vid: op for op in f.walk() for r in op.results}
+            producer = {r.vid: op for op in preorder(f) for r in op.results}
 
             def fn(op, subst):
                 if op.name != "permute" or len(op.operands) != 1 or len(op.results) != 1:

@@ -7,7 +7,7 @@ from ...ir import Function, Operation, TokenType, Value
 from ...ir.types import TokenType as _TokenType
 from ..rule import Rule, register
 from ...dialect import OPS_BY_NAME
-from ..util import (drop_unused, enum_name, group_names, group_span, has_trait, map_functions, max_vid, origin,
+from ..util import (drop_unused, enum_name, group_names, group_span, has_trait, map_functions, max_vid, origin, preorder,
                     rewrite_function)
 
 _FENCING_ORDERS = frozenset({"acquire", "release", "acq_rel"})
@@ -39,7 +39,7 @@ class _FunctionTokens:
         """Collect tracked ops; False when tokens cross region boundaries (not handled)."""
         if any(_is_token(a) for a in self.f.arguments):
             return False
-        for op in self.f.walk():
+        for op in preorder(self.f):
             for r in op.results:
                 self.producer[r.vid] = op
             for reg in op.regions:
