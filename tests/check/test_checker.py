@@ -179,8 +179,8 @@ def test_a_wrong_mapping_cannot_make_a_pair_same(monkeypatch):
     everywhere) is caught: the checker finds operands produced by other ops."""
     real = engine.match_functions
 
-    def crossed(L, R, limits, deadline):
-        ctx = real(L, R, limits, deadline)
+    def crossed(L, R, limits, deadline, **options):
+        ctx = real(L, R, limits, deadline, **options)
         m = ctx.mapping
         stores = [l for l in m.l2r if L.nodes[l].name == "store_view_tko"]
         if len(stores) == 2:
