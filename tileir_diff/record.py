@@ -16,7 +16,7 @@ the methods without compiling source:
   behaviour: equal when the classes are the same and the tuples of compared fields are equal
   (else ``NotImplemented``); the hash of the tuple of hashed fields (so sets and dicts of records
   hold and order them as before); ``Qualname(field=repr, ...)``, ``...`` for a record inside its
-  own repr. ``record(mutable=True)`` is ``@dataclass`` (not frozen): no ``__setattr__``,
+  own repr. ``record(frozen=False)`` is ``@dataclass`` (not frozen): no ``__setattr__``,
   ``__hash__`` is None, as dataclass sets it.
 
 A method the class body defines is kept. The class is a dataclass as before (``fields``,
@@ -252,9 +252,9 @@ def _with_slots(cls, names: Tuple[str, ...], frozen: bool):
 
 
 @dataclass_transform(frozen_default=True)
-def record(cls=None, /, *, slots: bool = False, mutable: bool = False):
-    """``@dataclass(frozen=True)`` (``slots`` as dataclass's; ``mutable``: ``@dataclass``) with
+def record(cls=None, /, *, slots: bool = False, frozen: bool = True):
+    """``@dataclass(frozen=True)`` (``slots`` as dataclass's; ``frozen=False``: ``@dataclass``) with
     every method built without compiling source (see the module docstring)."""
     def wrap(cls):
-        return _build(cls, slots, mutable)
+        return _build(cls, slots, not frozen)
     return wrap if cls is None else wrap(cls)

@@ -165,7 +165,7 @@ class _PostInit:
         object.__setattr__(self, "b", self.a * 2)
 
 
-@record(mutable=True)
+@record(frozen=False)
 class _Mutable:
     a: int
     s: set = field(default_factory=set)
