@@ -36,7 +36,8 @@ import dataclasses
 import reprlib
 from dataclasses import FrozenInstanceError, dataclass, fields
 from operator import attrgetter
-from typing import TYPE_CHECKING, Callable, Dict, Tuple
+from types import CodeType, FunctionType
+from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
 if TYPE_CHECKING:
     from typing_extensions import dataclass_transform
@@ -109,11 +110,11 @@ def _frozen_methods(cls, names: Tuple[str, ...]) -> dict:
 
 # __init__ templates: parameters a0..an-1 and constants/attribute names n0..nn-1 are renamed to the
 # field names; _SET, _FACTORY and _f<i> are read from the function's globals (one dict per class).
-_SHAPES: Dict[Tuple[int, Tuple[int, ...], bool, bool], object] = {}
+_SHAPES: Dict[Tuple[int, Tuple[int, ...], bool, bool], CodeType] = {}
 _OWN_NAMES = frozenset({"self", "_SET", "_FACTORY", "__builtins__"})
 
 
-def _template(count: int, factories: Tuple[int, ...], post_init: bool, mutable: bool):
+def _template(count: int, factories: Tuple[int, ...], post_init: bool, mutable: bool) -> CodeType:
     key = (count, factories, post_init, mutable)
     code = _SHAPES.get(key)
     if code is None:
@@ -133,7 +134,7 @@ def _init(cls, names: Tuple[str, ...], defaults: tuple, factories: Dict[int, Cal
     template = _template(len(names), tuple(sorted(factories)), post_init, mutable)
     placeholders = {f"n{i}": name for i, name in enumerate(names)}
     renamed = {f"a{i}": name for i, name in enumerate(names)}
-    changes = {
+    changes: Dict[str, Any] = {
         "co_varnames": tuple(renamed.get(v, v) for v in template.co_varnames),
         "co_consts": tuple(placeholders.get(c, c) if isinstance(c, str) else c for c in template.co_consts),
         "co_names": tuple(placeholders.get(n, n) for n in template.co_names),
@@ -142,7 +143,7 @@ def _init(cls, names: Tuple[str, ...], defaults: tuple, factories: Dict[int, Cal
         changes["co_qualname"] = f"{cls.__qualname__}.__init__"
     scope = {"__builtins__": builtins, "_SET": object.__setattr__, "_FACTORY": _HAS_DEFAULT_FACTORY}
     scope.update({f"_f{i}": factory for i, factory in factories.items()})
-    init = type(_init)(template.replace(**changes), scope, "__init__", defaults or None)
+    init = FunctionType(template.replace(**changes), scope, "__init__", defaults or None)
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
     annotations = {f.name: f.type for f in fields(cls)}
