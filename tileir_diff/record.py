@@ -6,10 +6,11 @@ some sixty dataclasses (docs/performance.md, session 12). ``record`` asks ``data
 fields only (``init``, ``repr``, ``eq`` off and not frozen: it then compiles nothing) and gives
 the methods without compiling source:
 
-- ``__init__``: a code object compiled once per shape (field count, which fields have a
-  ``default_factory``, whether the class has ``__post_init__``, frozen or not), then given the
-  class's field names with ``CodeType.replace``; the same bytecode as dataclass's (positional or
-  keyword arguments, defaults, ``default_factory`` called per instance, ``__post_init__`` last);
+- ``__init__``: a code object compiled once per shape (per field: a parameter or not, with a
+  default or a ``default_factory``; whether the class has ``__post_init__``; frozen or not),
+  then given the class's field names with ``CodeType.replace``; the same bytecode as dataclass's
+  (positional or keyword arguments, defaults, ``default_factory`` called per instance, fields
+  with ``init=False`` set from their default, ``__post_init__`` last);
 - ``__setattr__`` and ``__delattr__`` of a frozen record: closures raising
   ``dataclasses.FrozenInstanceError`` with dataclass's messages;
 - ``__eq__``, ``__hash__`` and ``__repr__``: closures over the field names, with dataclass's
@@ -17,12 +18,13 @@ the methods without compiling source:
   (else ``NotImplemented``); the hash of the tuple of hashed fields (so sets and dicts of records
   hold and order them as before); ``Qualname(field=repr, ...)``, ``...`` for a record inside its
   own repr. ``record(frozen=False)`` is ``@dataclass`` (not frozen): no ``__setattr__``,
-  ``__hash__`` is None, as dataclass sets it.
+  ``__hash__`` is None, as dataclass sets it; ``record(eq=False)`` keeps ``object``'s equality
+  and hash (identity), as ``dataclass(eq=False)`` does.
 
 A method the class body defines is kept. The class is a dataclass as before (``fields``,
 ``replace``, ``asdict``, pickling, slots); ``__dataclass_params__`` says ``init=True``,
 ``frozen`` as asked, ``eq=False, repr=False``. A class this does not handle (an ``InitVar``, a
-field with ``init=False`` or ``kw_only``, a dataclass base, a field named like the ``__init__``'s
+``kw_only`` field, a dataclass base, a field named like the ``__init__``'s
 own names, a body defining ``__init__``) is refused with a TypeError at its definition.
 tests/ir/test_record.py compares twin classes (the same body under ``dataclass`` and ``record``)
 and checks every IR record over decoded corpus kernels.
@@ -46,11 +48,11 @@ else:
         return lambda decorated: decorated
 
 
-def _methods(cls, mutable: bool) -> dict:
+def _methods(cls, mutable: bool, eq: bool) -> dict:
     compared = tuple(f.name for f in fields(cls) if f.compare)
     hashed = tuple(f.name for f in fields(cls) if (f.compare if f.hash is None else f.hash))
     shown = tuple(f.name for f in fields(cls) if f.repr)
-    methods = {"__eq__": _eq(compared), "__hash__": None if mutable else _hash(hashed)}
+    methods = {"__eq__": _eq(compared), "__hash__": None if mutable else _hash(hashed)} if eq else {}
 
     @reprlib.recursive_repr()
     def __repr__(self):
@@ -108,20 +110,25 @@ def _frozen_methods(cls, names: Tuple[str, ...]) -> dict:
     return {"__setattr__": __setattr__, "__delattr__": __delattr__}
 
 
-# __init__ templates: parameters a0..an-1 and constants/attribute names n0..nn-1 are renamed to the
-# field names; _SET, _FACTORY and _f<i> are read from the function's globals (one dict per class).
-_SHAPES: Dict[Tuple[int, Tuple[int, ...], bool, bool], CodeType] = {}
+# __init__ templates, one per shape: a letter per field, in field order (as dataclass assigns them):
+# "p" a parameter, "P" a parameter with a default_factory, "d" init=False with a default, "f"
+# init=False with a default_factory, "-" init=False with neither (__init__ leaves it unset).
+# Parameters a<i> and attribute names n<i> are renamed to the field names; _SET, _FACTORY, _d<i>
+# and _f<i> are read from the function's globals (one dict per class).
+_SHAPES: Dict[Tuple[str, bool, bool], CodeType] = {}
 _OWN_NAMES = frozenset({"self", "_SET", "_FACTORY", "__builtins__"})
 
 
-def _template(count: int, factories: Tuple[int, ...], post_init: bool, mutable: bool) -> CodeType:
-    key = (count, factories, post_init, mutable)
+def _template(shape: str, post_init: bool, mutable: bool) -> CodeType:
+    key = (shape, post_init, mutable)
     code = _SHAPES.get(key)
     if code is None:
-        lines = [f"def __init__(self{''.join(f', a{i}' for i in range(count))}):"]
-        for i in range(count):
-            value = f"_f{i}() if a{i} is _FACTORY else a{i}" if i in factories else f"a{i}"
-            lines.append(f"    self.n{i} = {value}" if mutable else f"    _SET(self, 'n{i}', {value})")
+        lines = [f"def __init__(self{''.join(f', a{i}' for i, kind in enumerate(shape) if kind in 'pP')}):"]
+        values = {"p": "a{i}", "P": "_f{i}() if a{i} is _FACTORY else a{i}", "d": "_d{i}", "f": "_f{i}()"}
+        for i, kind in enumerate(shape):
+            if kind in values:
+                value = values[kind].format(i=i)
+                lines.append(f"    self.n{i} = {value}" if mutable else f"    _SET(self, 'n{i}', {value})")
         lines.append("    self.__post_init__()" if post_init else "    pass")
         scope: dict = {}
         exec("\n".join(lines), {}, scope)  # noqa: S102 - fixed source, no input in it
@@ -129,9 +136,10 @@ def _template(count: int, factories: Tuple[int, ...], post_init: bool, mutable: 
     return code
 
 
-def _init(cls, names: Tuple[str, ...], defaults: tuple, factories: Dict[int, Callable], mutable: bool):
-    post_init = hasattr(cls, "__post_init__")
-    template = _template(len(names), tuple(sorted(factories)), post_init, mutable)
+def _init(cls, mutable: bool):
+    shape, defaults, scope = _signature(cls)
+    names = [f.name for f in fields(cls)]
+    template = _template(shape, hasattr(cls, "__post_init__"), mutable)
     placeholders = {f"n{i}": name for i, name in enumerate(names)}
     renamed = {f"a{i}": name for i, name in enumerate(names)}
     changes: Dict[str, Any] = {
@@ -141,12 +149,11 @@ def _init(cls, names: Tuple[str, ...], defaults: tuple, factories: Dict[int, Cal
     }
     if hasattr(template, "co_qualname"):
         changes["co_qualname"] = f"{cls.__qualname__}.__init__"
-    scope = {"__builtins__": builtins, "_SET": object.__setattr__, "_FACTORY": _HAS_DEFAULT_FACTORY}
-    scope.update({f"_f{i}": factory for i, factory in factories.items()})
+    scope.update({"__builtins__": builtins, "_SET": object.__setattr__, "_FACTORY": _HAS_DEFAULT_FACTORY})
     init = FunctionType(template.replace(**changes), scope, "__init__", defaults or None)
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    annotations = {f.name: f.type for f in fields(cls)}
+    annotations = {f.name: f.type for f in fields(cls) if f.init}
     annotations["return"] = None
     init.__annotations__ = annotations
     return init
@@ -163,33 +170,43 @@ _HAS_DEFAULT_FACTORY = getattr(dataclasses, "_HAS_DEFAULT_FACTORY", _FactorySent
 
 def _plain_fields(cls) -> bool:
     """Whether ``record`` writes this class's ``__init__``: every pseudo-field a plain field or a
-    ClassVar, every field in ``__init__`` and positional, no name clash."""
+    ClassVar, none keyword-only, no name clash."""
     plain = getattr(dataclasses, "_FIELD", None)
     classvar = getattr(dataclasses, "_FIELD_CLASSVAR", None)
     for f in cls.__dataclass_fields__.values():
         kind = getattr(f, "_field_type", None)
         if kind is classvar:
             continue
-        if kind is not plain or not f.init or getattr(f, "kw_only", False) is True or f.name in _OWN_NAMES:
+        if kind is not plain or getattr(f, "kw_only", False) is True or f.name in _OWN_NAMES:
             return False
     return plain is not None
 
 
-def _signature(cls) -> Tuple[Tuple[str, ...], tuple, Dict[int, Callable]]:
-    names, defaults, factories = [], [], {}
+def _signature(cls) -> Tuple[str, tuple, Dict[str, Any]]:
+    """The class's ``__init__`` shape (see ``_template``), its parameters' defaults, and the
+    globals its body reads (defaults and factories of the fields not in ``__init__``)."""
+    shape, defaults, scope = [], [], {}
     for i, f in enumerate(fields(cls)):
-        names.append(f.name)
-        if f.default is not dataclasses.MISSING:
+        has_default = f.default is not dataclasses.MISSING
+        has_factory = f.default_factory is not dataclasses.MISSING
+        if has_factory:
+            scope[f"_f{i}"] = f.default_factory
+        if not f.init:
+            shape.append("d" if has_default else "f" if has_factory else "-")
+            if has_default:
+                scope[f"_d{i}"] = f.default
+            continue
+        shape.append("P" if has_factory else "p")
+        if has_default:
             defaults.append(f.default)
-        elif f.default_factory is not dataclasses.MISSING:
+        elif has_factory:
             defaults.append(_HAS_DEFAULT_FACTORY)
-            factories[i] = f.default_factory
         elif defaults:
             raise TypeError(f"non-default argument {f.name!r} follows default argument")
-    return tuple(names), tuple(defaults), factories
+    return "".join(shape), tuple(defaults), scope
 
 
-def _build(cls, slots: bool, mutable: bool):
+def _build(cls, slots: bool, mutable: bool, eq: bool):
     own = {name for name in ("__init__", "__eq__", "__hash__", "__repr__", "__setattr__", "__delattr__")
            if name in cls.__dict__}
     frozen = not mutable
@@ -198,15 +215,17 @@ def _build(cls, slots: bool, mutable: bool):
         raise TypeError(f"record: {cls.__qualname__} defines __init__, __setattr__ or __delattr__ or has a "
                         "dataclass base; use dataclasses.dataclass")
     documented = bool(cls.__dict__.get("__doc__"))
+    if not documented:
+        cls.__doc__ = "undocumented"  # dataclass would document it by a signature without __init__
     out = dataclass(cls, init=False, frozen=False, eq=False, repr=False)
     if not _plain_fields(out):
-        raise TypeError(f"record: {cls.__qualname__} has an InitVar, a field with init=False or kw_only, or a "
-                        "field named like __init__'s own names; use dataclasses.dataclass")
-    names, defaults, factories = _signature(out)
+        raise TypeError(f"record: {cls.__qualname__} has an InitVar, a kw_only field or a field named like "
+                        "__init__'s own names; use dataclasses.dataclass")
+    names = tuple(f.name for f in fields(out))
     if slots:
         out = _with_slots(out, names, frozen)
-    methods = _methods(out, mutable)
-    methods["__init__"] = _init(out, names, defaults, factories, mutable)
+    methods = _methods(out, mutable, eq)
+    methods["__init__"] = _init(out, mutable)
     if frozen:
         methods.update(_frozen_methods(out, names))
     params = out.__dataclass_params__
@@ -253,9 +272,9 @@ def _with_slots(cls, names: Tuple[str, ...], frozen: bool):
 
 
 @dataclass_transform(frozen_default=True)
-def record(cls=None, /, *, slots: bool = False, frozen: bool = True):
-    """``@dataclass(frozen=True)`` (``slots`` as dataclass's; ``frozen=False``: ``@dataclass``) with
-    every method built without compiling source (see the module docstring)."""
+def record(cls=None, /, *, slots: bool = False, frozen: bool = True, eq: bool = True):
+    """``@dataclass(frozen=True)`` (``slots``, ``frozen`` and ``eq`` as dataclass's) with every
+    method built without compiling source (see the module docstring)."""
     def wrap(cls):
-        return _build(cls, slots, not frozen)
+        return _build(cls, slots, not frozen, eq)
     return wrap if cls is None else wrap(cls)

@@ -215,13 +215,44 @@ def test_a_frozen_dataclass_may_derive_from_a_record():
         child.e = 4
 
 
+def test_fields_outside_init_as_dataclass_sets_them():
+    def make(deco):
+        @deco
+        class Late:
+            a: int
+            b: int = field(default=3, init=False)
+            c: list = field(default_factory=list, init=False)
+            d: int = field(init=False)
+            e: str = "e"
+
+            def __post_init__(self):
+                object.__setattr__(self, "d", self.a + self.b)
+        return Late
+    dc, rec = _pairs(make)
+    assert str(inspect.signature(rec)) == str(inspect.signature(dc))
+    for args, kwargs in [((1,), {}), ((1, "x"), {}), ((), {"a": 2, "e": "y"})]:
+        d, r = dc(*args, **kwargs), rec(*args, **kwargs)
+        assert [getattr(r, f.name) for f in fields(r)] == [getattr(d, f.name) for f in fields(d)]
+        assert repr(r).replace("Late", "X") == repr(d).replace("Late", "X") and (r == rec(*args, **kwargs))
+    assert rec(1).c is not rec(1).c
+    with pytest.raises(TypeError):
+        rec(1, "x", 5)
+
+
 def test_what_record_refuses():
     with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
         @record
         class Bad:
             a: int = 0
             b: int
-    with pytest.raises(TypeError, match="init=False"):
+    with pytest.raises(TypeError, match="kw_only"):
         @record
-        class NoInit:
-            a: int = field(default=0, init=False)
+        class KeywordOnly:
+            a: int = field(default=0, kw_only=True)
+    with pytest.raises(TypeError, match="defines __init__"):
+        @record
+        class OwnInit:
+            a: int
+
+            def __init__(self):
+                pass

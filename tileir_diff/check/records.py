@@ -11,7 +11,7 @@ from dataclasses import field
 from typing import Any, Callable, Optional, Set, Tuple
 
 from ..ir import Function
-from ..record import record
+from ..ir.record import record
 from . import smt
 
 

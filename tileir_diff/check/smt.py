@@ -51,7 +51,7 @@ from ..dialect.access import VIEW_ACCESS
 from ..ir.types import GatherScatterViewType, PartitionViewType, PointerType, TensorViewType
 from ..ir.attributes import Bounded, DenseElements, DivBy, IntegerAttr
 from ..ir.types import ScalarType
-from ..record import record
+from ..ir.record import record
 
 #: The z3 module, imported by ``available()`` (every path to a query calls it first): importing
 #: it costs more than diffing a small kernel, and most diffs never reach the proof step. None
