@@ -134,6 +134,12 @@ fn derived_views(v: &Variant) -> usize {
     if v.op == "group_gemm" && v.entry.starts_with("group_gemm_sliced") { 2 } else { 0 }
 }
 
+/// Kernels whose Python reference asks for approximate math (`ct.truediv(..., rounding_mode=APPROX,
+/// flush_to_zero=True)`, `ct.exp2(..., flush_to_zero=True)`): gelu_fast, for 16-bit outputs.
+fn approximate_math(v: &Variant) -> bool {
+    v.op == "gelu" && v.entry == "gelu_fast"
+}
+
 #[test]
 fn specialization_assumptions_are_in_the_ir() {
     for v in ops::all_variants() {
@@ -173,9 +179,12 @@ fn specialization_assumptions_are_in_the_ir() {
             .sum();
         let got_div = text.lines().filter(|l| l.contains("assume div_by<") && !l.contains("tile<ptr<")).count();
         assert_eq!(got_div, want_div, "{}/{}: stride and shape divisibility assumptions", v.op, v.name);
-        // Python's `/` is an IEEE divide; an approximate one would change the numerics.
-        assert_eq!(count(text, "rounding<approx>"), 0, "{}/{}: approximate math", v.op, v.name);
-        assert_eq!(count(text, "flush_to_zero"), 0, "{}/{}: flush-to-zero math", v.op, v.name);
+        // Python's `/` is an IEEE divide; an approximate one would change the numerics (but
+        // where the Python kernel asks for it: gelu_structure counts those ops exactly).
+        if !approximate_math(v) {
+            assert_eq!(count(text, "rounding<approx>"), 0, "{}/{}: approximate math", v.op, v.name);
+            assert_eq!(count(text, "flush_to_zero"), 0, "{}/{}: flush-to-zero math", v.op, v.name);
+        }
     }
 }
 

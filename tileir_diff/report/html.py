@@ -224,32 +224,8 @@ def _code(result: DiffResult, left_roles: Dict[str, str], right_roles: Dict[str,
     for i, j in align_lines(result.left_lines, result.right_lines, partner_l, partner_r):
         lcell = left[i] if i is not None else None
         rcell = right[j] if j is not None else None
-        if lcell is not None and rcell is not None and ("diff" in (lcell[1], rcell[1])):
-            # a root difference on both sides: mark the tokens that differ
-            ltext, rtext = intraline(result.left_lines[i][1], result.right_lines[j][1])
-            lcell = (lcell[0].replace(_SRC_SLOT, ltext), lcell[1], lcell[2])
-            rcell = (rcell[0].replace(_SRC_SLOT, rtext), rcell[1], rcell[2])
-        elif (lcell is None) != (rcell is None):
-            # a root whose partner sits on another row: its tokens are marked all the same
-            if lcell is not None and lcell[1] == "diff" and partner_l.get(result.left_lines[i][0] or "") in where_r:
-                other = result.right_lines[where_r[partner_l[result.left_lines[i][0]]]][1]
-                lcell = (lcell[0].replace(_SRC_SLOT, intraline(result.left_lines[i][1], other)[0]), lcell[1], lcell[2])
-            if rcell is not None and rcell[1] == "diff" and partner_r.get(result.right_lines[j][0] or "") in where_l:
-                other = result.left_lines[where_l[partner_r[result.right_lines[j][0]]]][1]
-                rcell = (rcell[0].replace(_SRC_SLOT, intraline(other, result.right_lines[j][1])[1]), rcell[1], rcell[2])
-        present = [c for c in (lcell, rcell) if c is not None]
-        absorbed_row = bool(present) and all(" data-rule=" in c[0] for c in present)
-        cells = []
-        alone = (lcell is None) != (rcell is None)
-        for cell, side, lines, index in ((lcell, "L", result.left_lines, i), (rcell, "R", result.right_lines, j)):
-            if cell is None:
-                cells.append(f"<div class=\"ln gap g{side}\"></div>")
-                continue
-            html_text = cell[0].replace(_SRC_SLOT, esc(lines[index][1]))
-            if alone and " data-partner=" in html_text:  # its partner sits on another row
-                html_text = html_text.replace(f"class=\"ln s{side}", f"class=\"ln s{side} moved", 1)
-            cells.append(html_text)
-        rows.append(f"<div class=\"row{' absorbed' if absorbed_row else ''}\">{''.join(cells)}</div>")
+        lcell, rcell = _marked_tokens(result, i, j, lcell, rcell, partner_l, partner_r, where_l, where_r)
+        rows.append(_code_row(result, i, j, lcell, rcell))
         marked.append(bool((lcell and lcell[2]) or (rcell and rcell[2])))
     has_differences = any(left_roles.values()) or any(right_roles.values())
     body = _fold(rows, marked) if has_differences else "".join(rows)
@@ -264,6 +240,44 @@ def _code(result: DiffResult, left_roles: Dict[str, str], right_roles: Dict[str,
     return (f"<section id=\"code\"><h2>Side by side</h2>{legend}{switch}\n"
             f"<div class=\"sbs\" style=\"--gutter:{max(gutter, 3)}\">{head}"
             f"<div class=\"code\">{body}</div></div></section>\n")
+
+
+def _marked_tokens(result: DiffResult, i, j, lcell, rcell, partner_l: Dict[str, str], partner_r: Dict[str, str],
+                   where_l: Dict[str, int], where_r: Dict[str, int]):
+    """The row's cells with the tokens of a root difference marked against its partner's line:
+    on the same row, or (a cell alone on its row) on the row where the partner sits."""
+    if lcell is not None and rcell is not None and ("diff" in (lcell[1], rcell[1])):
+        # a root difference on both sides: mark the tokens that differ
+        ltext, rtext = intraline(result.left_lines[i][1], result.right_lines[j][1])
+        return (lcell[0].replace(_SRC_SLOT, ltext), lcell[1], lcell[2]), \
+            (rcell[0].replace(_SRC_SLOT, rtext), rcell[1], rcell[2])
+    if (lcell is None) != (rcell is None):
+        # a root whose partner sits on another row: its tokens are marked all the same
+        if lcell is not None and lcell[1] == "diff" and partner_l.get(result.left_lines[i][0] or "") in where_r:
+            other = result.right_lines[where_r[partner_l[result.left_lines[i][0]]]][1]
+            lcell = (lcell[0].replace(_SRC_SLOT, intraline(result.left_lines[i][1], other)[0]), lcell[1], lcell[2])
+        if rcell is not None and rcell[1] == "diff" and partner_r.get(result.right_lines[j][0] or "") in where_l:
+            other = result.left_lines[where_l[partner_r[result.right_lines[j][0]]]][1]
+            rcell = (rcell[0].replace(_SRC_SLOT, intraline(other, result.right_lines[j][1])[1]), rcell[1], rcell[2])
+    return lcell, rcell
+
+
+def _code_row(result: DiffResult, i, j, lcell, rcell) -> str:
+    """One row of the side-by-side view: both cells (a gap where a side has none); a cell alone
+    whose partner sits on another row is marked moved; a row of absorbed ops only is marked so."""
+    present = [c for c in (lcell, rcell) if c is not None]
+    absorbed_row = bool(present) and all(" data-rule=" in c[0] for c in present)
+    cells = []
+    alone = (lcell is None) != (rcell is None)
+    for cell, side, lines, index in ((lcell, "L", result.left_lines, i), (rcell, "R", result.right_lines, j)):
+        if cell is None:
+            cells.append(f"<div class=\"ln gap g{side}\"></div>")
+            continue
+        html_text = cell[0].replace(_SRC_SLOT, esc(lines[index][1]))
+        if alone and " data-partner=" in html_text:  # its partner sits on another row
+            html_text = html_text.replace(f"class=\"ln s{side}", f"class=\"ln s{side} moved", 1)
+        cells.append(html_text)
+    return f"<div class=\"row{' absorbed' if absorbed_row else ''}\">{''.join(cells)}</div>"
 
 
 _OPCODE = re.compile(r"^\s*(?:%[\w.$#-]+(?:\s*,\s*%[\w.$#-]+)*\s*=\s*)?([A-Za-z_][\w.]*)")

@@ -49,68 +49,100 @@ def render(result: DiffResult, *, max_affected: int = 10, summary: bool = True) 
         while any(fence in line for line in body):
             fence += "`"
         lines += ["", "### Execution", "", fence] + body + [fence]
-    diffs = result.differences
-    if diffs:
-        lines += ["", f"### Root differences ({len(diffs)})", ""]
-        for i, d in enumerate(diffs, 1):
-            lines.append(f"{i}. **{text(d.category)}** — {text(d.message)}  ")
-            lines.append(f"   in {code('@' + d.function)}, {code(op_side(d))}")
-            lines += diff_block(d)
-            if d.affected:
-                more = len(d.affected) - max_affected
-                listed = ", ".join(code(a) for a in d.affected[:max_affected])
-                lines.append(f"   affected downstream: {listed}{f' (+{more} more)' if more > 0 else ''}")
-            if d.rule_hint:
-                lines.append(f"   _note:_ {text(d.rule_hint)}")
-            accepted = d.accepted
-            if accepted:
-                lines.append(f"   _accepted_ by {code(accepted.get('file', ''))}: {text(accepted.get('what', ''))}")
+    lines += _differences_section(result, max_affected)
     rules = sorted_rules(result)
-    lines += ["", "### Rules applied", ""]
+    lines += _rules_section(result, rules)
+    lines += _functions_section(result)
+    pair = pair_summary(result)
+    if summary and pair:
+        lines += _summary_section(result, pair, rules)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _differences_section(result: DiffResult, max_affected: int) -> List[str]:
+    """The root differences as a numbered list, each with its diff block."""
+    diffs = result.differences
+    if not diffs:
+        return []
+    lines = ["", f"### Root differences ({len(diffs)})", ""]
+    for i, d in enumerate(diffs, 1):
+        lines.append(f"{i}. **{text(d.category)}** — {text(d.message)}  ")
+        lines.append(f"   in {code('@' + d.function)}, {code(op_side(d))}")
+        lines += diff_block(d)
+        if d.affected:
+            more = len(d.affected) - max_affected
+            listed = ", ".join(code(a) for a in d.affected[:max_affected])
+            lines.append(f"   affected downstream: {listed}{f' (+{more} more)' if more > 0 else ''}")
+        if d.rule_hint:
+            lines.append(f"   _note:_ {text(d.rule_hint)}")
+        accepted = d.accepted
+        if accepted:
+            lines.append(f"   _accepted_ by {code(accepted.get('file', ''))}: {text(accepted.get('what', ''))}")
+    return lines
+
+
+def _rules_section(result: DiffResult, rules) -> List[str]:
+    """The rules applied as a table (or none), and those disabled."""
+    lines = ["", "### Rules applied", ""]
     if rules:
         lines += ["| rule | rewrites |", "|---|---:|"]
         lines += [f"| {code(k)} | {v} |" for k, v in rules]
     else:
         lines.append("none")
-    disabled = result.rules_disabled
-    if disabled:
-        lines += ["", "Disabled: " + ", ".join(code(r) for r in disabled)]
-    if result.functions:
-        lines += ["", "### Functions", "", "| left | right | verdict | matched | left only | right only |",
-                  "|---|---|---|---:|---:|---:|"]
-        for f in result.functions:
-            lines.append(f"| {code('@' + str(f.left))} | {code('@' + str(f.right))} | "
-                         f"{text(f.verdict)} | {f.matched} | {f.unmatched_left} | {f.unmatched_right} |")
-    pair = pair_summary(result)
+    if result.rules_disabled:
+        lines += ["", "Disabled: " + ", ".join(code(r) for r in result.rules_disabled)]
+    return lines
+
+
+def _functions_section(result: DiffResult) -> List[str]:
+    """One table row per function pair."""
+    if not result.functions:
+        return []
+    lines = ["", "### Functions", "", "| left | right | verdict | matched | left only | right only |",
+             "|---|---|---|---:|---:|---:|"]
+    for f in result.functions:
+        lines.append(f"| {code('@' + str(f.left))} | {code('@' + str(f.right))} | "
+                     f"{text(f.verdict)} | {f.matched} | {f.unmatched_left} | {f.unmatched_right} |")
+    return lines
+
+
+def _summary_section(result: DiffResult, pair, rules) -> List[str]:
+    """Per function pair, its headline and the rows of each section that differ (on a same
+    verdict, what the rules absorbed)."""
     same_verdict = result.verdict in ("identical", "equivalent")
     mark = "written differently" if same_verdict else "≠"
-    if summary and pair:
-        lines += ["", "### Summary", ""]
-        for name, differing, sections in function_pairs(pair):
-            if same_verdict and differing is not None:
-                # the rules absorbed it (the verdict says so): the HTML's wording, not a difference
-                lines.append(f"- {code('@' + str(name))}: written differently in {text(', '.join(differing))} "
-                             f"(absorbed by the rules: {text(', '.join(k for k, _ in rules) or 'none')})")
-            else:
-                lines.append("- " + function_headline(name, differing, code, text))
-            if differing is None:
-                continue
-            for key, section in sections:
-                lines += ["", f"  **{text(SECTION_TITLES.get(key, key))}**", ""]
-                lines += ["  | | left | right |", "  |---|---|---|"] if key != "op_histogram" else \
-                         ["  | op | left | right |", "  |---|---:|---:|"]
-                for row in section["rows"]:
-                    if row["same"]:
-                        continue
-                    if key == "op_histogram":
-                        lines.append(f"  | {code(row['op'])} | {row['left']} | {row['right']} |")
-                        continue
-                    lines.append(f"  | {mark} | {_cell(row.get('left'))} | {_cell(row.get('right'))} |")
-                    for a in row.get("accesses", []):
-                        if not a["same"]:
-                            lines.append(f"  | {mark} access | {_cell(a.get('left'))} | {_cell(a.get('right'))} |")
-                lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
+    lines = ["", "### Summary", ""]
+    for name, differing, sections in function_pairs(pair):
+        if same_verdict and differing is not None:
+            # the rules absorbed it (the verdict says so): the HTML's wording, not a difference
+            lines.append(f"- {code('@' + str(name))}: written differently in {text(', '.join(differing))} "
+                         f"(absorbed by the rules: {text(', '.join(k for k, _ in rules) or 'none')})")
+        else:
+            lines.append("- " + function_headline(name, differing, code, text))
+        if differing is None:
+            continue
+        for key, section in sections:
+            lines += _section_table(key, section, mark)
+    return lines
+
+
+def _section_table(key: str, section, mark: str) -> List[str]:
+    """One summary section's differing rows as a table (the op histogram by op name)."""
+    lines = ["", f"  **{text(SECTION_TITLES.get(key, key))}**", ""]
+    lines += ["  | | left | right |", "  |---|---|---|"] if key != "op_histogram" else \
+             ["  | op | left | right |", "  |---|---:|---:|"]
+    for row in section["rows"]:
+        if row["same"]:
+            continue
+        if key == "op_histogram":
+            lines.append(f"  | {code(row['op'])} | {row['left']} | {row['right']} |")
+            continue
+        lines.append(f"  | {mark} | {_cell(row.get('left'))} | {_cell(row.get('right'))} |")
+        for a in row.get("accesses", []):
+            if not a["same"]:
+                lines.append(f"  | {mark} access | {_cell(a.get('left'))} | {_cell(a.get('right'))} |")
+    lines.append("")
+    return lines
 
 
 def diff_block(d: Difference) -> List[str]:

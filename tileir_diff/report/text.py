@@ -22,37 +22,7 @@ def render(result: DiffResult, *, max_affected: int = 8, summary: bool = True, s
     lines: List[str] = [headline(result), f"  verdict means: {VERDICT_MEANING.get(result.verdict, '')}"]
     if result.all_accepted:
         lines.append("  every root difference is accepted (listed below with its reason): exit status 0")
-    diffs = result.differences
-    shown = diffs if max_differences is None else diffs[:max_differences]
-    if shown:
-        lines.append("")
-        lines.append("root differences:")
-    for i, d in enumerate(shown, 1):
-        accepted = d.accepted
-        lines.append(f"[{i}] {d.category}: {d.message}" + (" (accepted)" if accepted else ""))
-        lines.append(f"    in @{d.function}: {op_side(d)}")
-        context = d.context
-        if context:
-            lines.append(f"    inside: {' > '.join(context)}")
-        for sign, ref in (("-", d.left), ("+", d.right)):
-            if ref is None:
-                lines.append(f"    {sign} (absent on this side)")
-                continue
-            loc = f"    @ {ref.location}" if ref.location else ""
-            lines.append(f"    {sign} {ref.op_id}: {ref.text}{loc}")
-        if d.affected:
-            more = len(d.affected) - max_affected
-            listed = ", ".join(d.affected[:max_affected]) + (f" (+{more} more)" if more > 0 else "")
-            lines.append(f"    affected downstream: {listed}")
-        if d.rule_hint:
-            lines.append(f"    note: {d.rule_hint}")
-        cex = d.detail.get("counterexample")
-        if cex:
-            lines.append("    counterexample (z3): " + ", ".join(f"{k}={v}" for k, v in cex.items()))
-        if accepted:
-            lines.append(f"    accepted by {accepted.get('file')}: {accepted.get('what')}")
-    if len(shown) < len(diffs):
-        lines.append(f"... {len(diffs) - len(shown)} more root differences (see the JSON report)")
+    lines += _difference_section(result, max_affected, max_differences)
     if result.verdict == "unknown" and result.reason:
         lines += ["", f"unknown because: {result.reason}"]
     if result.execution is not None:
@@ -60,7 +30,62 @@ def render(result: DiffResult, *, max_affected: int = 8, summary: bool = True, s
         lines += [""] + execution_lines(result.execution.to_dict())
     lines.append("")
     rules = sorted_rules(result)
-    lines.append("rules applied: " + (", ".join(f"{k} ×{v}" for k, v in rules) if rules else "none"))
+    lines += _rules_section(result, rules)
+    for f in result.functions:
+        lines.append(_function_line(f))
+    if summary:
+        lines += _summary_section(result, [k for k, _ in rules], max_summary_lines)
+    if stats and result.stats.to_dict():
+        from .common import stats_items
+        lines.append("stats: " + ", ".join(f"{k}={v}" for k, v in stats_items(result)))
+    # Names, paths, locations and op text come from the files: a newline or an ANSI escape in
+    # them must not start a line of its own or restyle the terminal (errors.printable).
+    return "\n".join(printable(line) for line in lines).rstrip() + "\n"
+
+
+def _difference_section(result: DiffResult, max_affected: int, max_differences: Optional[int]) -> List[str]:
+    """The root differences, numbered, at most ``max_differences`` of them."""
+    diffs = result.differences
+    shown = diffs if max_differences is None else diffs[:max_differences]
+    lines: List[str] = ["", "root differences:"] if shown else []
+    for i, d in enumerate(shown, 1):
+        lines += _difference_lines(i, d, max_affected)
+    if len(shown) < len(diffs):
+        lines.append(f"... {len(diffs) - len(shown)} more root differences (see the JSON report)")
+    return lines
+
+
+def _difference_lines(i: int, d: Any, max_affected: int) -> List[str]:
+    """One root difference: what, where, both sides' ops, what it affects, its counterexample."""
+    accepted = d.accepted
+    lines = [f"[{i}] {d.category}: {d.message}" + (" (accepted)" if accepted else ""),
+             f"    in @{d.function}: {op_side(d)}"]
+    if d.context:
+        lines.append(f"    inside: {' > '.join(d.context)}")
+    for sign, ref in (("-", d.left), ("+", d.right)):
+        if ref is None:
+            lines.append(f"    {sign} (absent on this side)")
+            continue
+        loc = f"    @ {ref.location}" if ref.location else ""
+        lines.append(f"    {sign} {ref.op_id}: {ref.text}{loc}")
+    if d.affected:
+        more = len(d.affected) - max_affected
+        listed = ", ".join(d.affected[:max_affected]) + (f" (+{more} more)" if more > 0 else "")
+        lines.append(f"    affected downstream: {listed}")
+    if d.rule_hint:
+        lines.append(f"    note: {d.rule_hint}")
+    cex = d.detail.get("counterexample")
+    if cex:
+        lines.append("    counterexample (z3): " + ", ".join(f"{k}={v}" for k, v in cex.items()))
+    if accepted:
+        lines.append(f"    accepted by {accepted.get('file')}: {accepted.get('what')}")
+    return lines
+
+
+def _rules_section(result: DiffResult, rules: Sequence) -> List[str]:
+    """The rules applied (with counts), the proof step's equal and undecided pairs, the rules
+    disabled."""
+    lines = ["rules applied: " + (", ".join(f"{k} ×{v}" for k, v in rules) if rules else "none")]
     for p in result.proofs:
         if p.get("status") == "equal":
             facts = "; ".join(p.get("assumptions") or ()) or "no assumption"
@@ -69,30 +94,29 @@ def render(result: DiffResult, *, max_affected: int = 8, summary: bool = True, s
             lines.append(f"  undecided (smt-equivalence): {p['left']} ↔ {p['right']} {p['of']}: {p.get('note', '')}")
     if result.stats.smt:
         lines.append(f"  note: {result.stats.smt}")
-    disabled = result.rules_disabled
-    if disabled:
-        lines.append("rules disabled: " + ", ".join(disabled))
-    for f in result.functions:
-        lines.append(_function_line(f))
+    if result.rules_disabled:
+        lines.append("rules disabled: " + ", ".join(result.rules_disabled))
+    return lines
+
+
+def _summary_section(result: DiffResult, rules: List[str], max_summary_lines: int) -> List[str]:
+    """The differing rows of the pair summary (none for an identical verdict)."""
     pair = pair_summary(result)
-    if summary and pair and result.verdict != "identical":
-        differing = pair_lines(pair)
-        if result.verdict == "equivalent":
-            differing = _absorbed_wording(differing, pair, [k for k, _ in rules])
-        if differing:
-            absorbed = result.verdict == "equivalent" and any(d is not None for _, d, _ in function_pairs(pair))
-            lines.append("summary (what each side does; written differently, the rules absorbed it):" if absorbed
-                         else "summary (what each side does, where it differs):")
-            lines.extend(differing[:max_summary_lines])
-            if len(differing) > max_summary_lines:
-                lines.append(f"  ... {len(differing) - max_summary_lines} more summary lines "
-                             "(--format json or html shows them all)")
-    if stats and result.stats.to_dict():
-        from .common import stats_items
-        lines.append("stats: " + ", ".join(f"{k}={v}" for k, v in stats_items(result)))
-    # Names, paths, locations and op text come from the files: a newline or an ANSI escape in
-    # them must not start a line of its own or restyle the terminal (errors.printable).
-    return "\n".join(printable(line) for line in lines).rstrip() + "\n"
+    if not pair or result.verdict == "identical":
+        return []
+    differing = pair_lines(pair)
+    if result.verdict == "equivalent":
+        differing = _absorbed_wording(differing, pair, rules)
+    if not differing:
+        return []
+    absorbed = result.verdict == "equivalent" and any(d is not None for _, d, _ in function_pairs(pair))
+    lines = ["summary (what each side does; written differently, the rules absorbed it):" if absorbed
+             else "summary (what each side does, where it differs):"]
+    lines.extend(differing[:max_summary_lines])
+    if len(differing) > max_summary_lines:
+        lines.append(f"  ... {len(differing) - max_summary_lines} more summary lines "
+                     "(--format json or html shows them all)")
+    return lines
 
 
 def _absorbed_wording(lines: List[str], pair: Any, rules: List[str]) -> List[str]:
