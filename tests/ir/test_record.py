@@ -2,6 +2,7 @@
 fields, replace(), pickling; checked against dataclass's own methods on twin classes and, on the
 IR's record classes, against what dataclass's methods compute, over decoded corpus kernels."""
 import dataclasses
+import inspect
 import pickle
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -53,6 +54,7 @@ def _bodies():
 def test_twins_agree(make):
     dc, rec = _pairs(make)
     names = [f.name for f in fields(dc)]
+    assert rec.__doc__ == dc.__doc__ and str(inspect.signature(rec)) == str(inspect.signature(dc))
     values = {"name": ["x", "y"], "a": [1, 2], "b": [None, "s"], "c": [(), (1, "2")], "hidden": [0, 5],
               "unhashed": [0, 7]}
     combos = [{}]
@@ -73,7 +75,7 @@ def test_twins_agree(make):
         assert pickle.loads(pickle.dumps(r)) == r if r.__class__.__qualname__.count("<locals>") == 0 else True
 
 
-RECORD_FILE = record.__code__.co_filename
+RECORD_FILE = record.__code__.co_filename  # tileir_diff/record.py
 
 
 def _record_classes():
@@ -137,3 +139,120 @@ def test_ir_records_behave_as_dataclass_methods_would():
             same = tuple(getattr(a, f.name) for f in fields(a) if f.compare) == \
                 tuple(getattr(b, f.name) for f in fields(b) if f.compare)
             assert (a == b) is same and (a != b) is not same
+
+
+@record
+class _Factory:
+    """A record with defaults and factories (module level: picklable)."""
+    a: int
+    b: list = field(default_factory=list)
+    c: str = "c"
+    d: dict = field(default_factory=dict)
+
+
+@record(slots=True)
+class _Slotted:
+    a: int
+    b: tuple = ()
+
+
+@record
+class _PostInit:
+    a: int
+    b: int = 0
+
+    def __post_init__(self):
+        object.__setattr__(self, "b", self.a * 2)
+
+
+@record(frozen=False)
+class _Mutable:
+    a: int
+    s: set = field(default_factory=set)
+
+
+def test_init_positional_keyword_defaults_and_factories():
+    x, y = _Factory(1), _Factory(a=1)
+    assert x == y and x.b == [] and x.b is not y.b and x.d == {} and x.c == "c"
+    assert _Factory(1, [2], c="z", d={3: 4}) == _Factory(a=1, b=[2], c="z", d={3: 4})
+    with pytest.raises(TypeError):
+        _Factory()
+    with pytest.raises(TypeError):
+        _Factory(1, e=2)
+    with pytest.raises(TypeError):
+        _Factory(1, a=1)
+    assert pickle.loads(pickle.dumps(x)) == x
+    assert dataclasses.asdict(_Factory(1, [2])) == {"a": 1, "b": [2], "c": "c", "d": {}}
+    assert dataclasses.replace(x, c="q") == _Factory(1, c="q")
+    assert _Factory.__init__.__qualname__ == "_Factory.__init__"
+    assert repr(x) == "_Factory(a=1, b=[], c='c', d={})"
+
+
+def test_slots_post_init_and_mutable():
+    s = _Slotted(1, (2,))
+    assert not hasattr(s, "__dict__") and _Slotted.__slots__ == ("a", "b")
+    assert pickle.loads(pickle.dumps(s)) == s and hash(pickle.loads(pickle.dumps(s))) == hash(s)
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'a'"):
+        s.a = 2
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field 'b'"):
+        del s.b
+    assert _PostInit(3).b == 6 and _PostInit(a=4, b=1).b == 8
+    m = _Mutable(1)
+    m.a = 5
+    m.s.add(2)
+    assert m == _Mutable(5, {2}) and m != _Mutable(5) and _Mutable.__hash__ is None
+    assert dataclasses.fields(_Mutable)[1].name == "s" and not _Mutable.__dataclass_params__.frozen
+    assert _Factory.__dataclass_params__.frozen and _Factory.__dataclass_params__.init
+
+
+def test_a_frozen_dataclass_may_derive_from_a_record():
+    @dataclass(frozen=True)
+    class Child(_Factory):
+        e: int = 0
+    child = Child(1, e=3)
+    assert child.e == 3 and child.b == []
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        child.e = 4
+
+
+def test_fields_outside_init_as_dataclass_sets_them():
+    def make(deco):
+        @deco
+        class Late:
+            a: int
+            b: int = field(default=3, init=False)
+            c: list = field(default_factory=list, init=False)
+            d: int = field(init=False)
+            e: str = "e"
+
+            def __post_init__(self):
+                object.__setattr__(self, "d", self.a + self.b)
+        return Late
+    dc, rec = _pairs(make)
+    assert str(inspect.signature(rec)) == str(inspect.signature(dc))
+    for args, kwargs in [((1,), {}), ((1, "x"), {}), ((), {"a": 2, "e": "y"})]:
+        d, r = dc(*args, **kwargs), rec(*args, **kwargs)
+        assert [getattr(r, f.name) for f in fields(r)] == [getattr(d, f.name) for f in fields(d)]
+        assert repr(r).replace("Late", "X") == repr(d).replace("Late", "X") and (r == rec(*args, **kwargs))
+    assert rec(1).c is not rec(1).c
+    with pytest.raises(TypeError):
+        rec(1, "x", 5)
+
+
+def test_what_record_refuses():
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+        @record
+        class Bad:
+            a: int = 0
+            b: int
+    with pytest.raises(TypeError, match="kw_only"):
+        @record
+        class KeywordOnly:
+            a: int = field(default=0, kw_only=True)
+    with pytest.raises(TypeError, match="defines __init__"):
+        @record
+        class OwnInit:
+            a: int
+
+            def __init__(self):
+                pass

@@ -2,7 +2,6 @@
 and debug tables the Func section refers to."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from ..dialect.enums import PADDING_VALUES, PTR_ATTRS
@@ -66,13 +65,13 @@ def _dim(d: int) -> Optional[int]:
     return None if d == _INT64_MIN else d
 
 
-@dataclass
+@record(frozen=False)
 class Header:
     version: Version
     tag: int
 
 
-@dataclass
+@record(frozen=False)
 class Section:
     id: int
     start: int  # absolute offset of the payload

@@ -7,14 +7,15 @@ step (``proof_step.py``, ``lifted.py``) share these records without importing ea
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable, Optional, Set, Tuple
 
 from ..ir import Function
+from ..ir.record import record
 from . import smt
 
 
-@dataclass(frozen=True)
+@record
 class Violation:
     """One way the mapping fails to prove the two functions the same.
 
@@ -32,7 +33,7 @@ class Violation:
     cascade: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class ProofOptions:
     """Switches the proof step on. ``timeout_s``: the wall-clock safety net of one proof (past
     it the diff is ``unknown``); ``rlimit``: its work budget in z3's resource units (past it:
@@ -45,7 +46,7 @@ class ProofOptions:
     rlimit: int = smt.DEFAULT_RLIMIT
 
 
-@dataclass
+@record(frozen=False)
 class Proof:
     """One query the checker posed: at the mapped pair (left, right), of its results
     (``slot`` None) or of operand ``slot``. ``outcome``: smt.Outcome."""
@@ -55,7 +56,7 @@ class Proof:
     outcome: "smt.Outcome"
 
 
-@dataclass
+@record(frozen=False)
 class Proven:
     """What the proofs of one function pair established: the proven pairs, the node ids of the
     ops their cones expanded per side, and the (user, operand index) slots proven per side."""

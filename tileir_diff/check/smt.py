@@ -41,7 +41,7 @@ one: encoders in different threads share nothing, and the same queries give the 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
@@ -51,6 +51,7 @@ from ..dialect.access import VIEW_ACCESS
 from ..ir.types import GatherScatterViewType, PartitionViewType, PointerType, TensorViewType
 from ..ir.attributes import Bounded, DenseElements, DivBy, IntegerAttr
 from ..ir.types import ScalarType
+from ..ir.record import record
 
 #: The z3 module, imported by ``available()`` (every path to a query calls it first): importing
 #: it costs more than diffing a small kernel, and most diffs never reach the proof step. None
@@ -138,7 +139,7 @@ class _TimeLimit(Exception):
     """z3 stopped on the wall-clock safety net (``timeout``), not on its work budget."""
 
 
-@dataclass
+@record(frozen=False)
 class Outcome:
     """``status``: equal, different, undecided, unsupported. ``facts``: the named facts an
     ``equal`` proof used (its unsat core). ``counterexample``: leaf name -> value, plus
@@ -414,7 +415,7 @@ class _At:
         return z3.If(c, z3.IntVal(1, self.ctx), z3.IntVal(0, self.ctx))
 
 
-@dataclass(frozen=True)
+@record
 class Encoder:
     """What one ``semantics`` of the op table computes, in the proof step's encodings.
 

@@ -3,7 +3,7 @@
 and the calling-convention root of the entry arguments paired out of position."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..graph import FunctionGraph, Node
@@ -12,6 +12,7 @@ from .describe import FunctionText
 from .pair_findings import describe_node, family, pair_findings, placement_finding, value_of, wiring_finding
 from .roots import Finding, Root
 from .view import PairView
+from ..record import record
 
 _CHECK_CATEGORY = {"signature": "signature", "placement": "control_flow", "order": "control_flow",
                    "memory-order": "memory"}
@@ -65,7 +66,7 @@ def _violation_finding(cl: PairView, v, l: Optional[str], r: Optional[str]) -> F
     return Finding(_CHECK_CATEGORY.get(v.kind, family(g.nodes[nid].name)), v.message, kind="checker")
 
 
-@dataclass
+@record(frozen=False)
 class _Arguments:
     """The entry arguments of both sides as the calling-convention root reads them: the pairs
     out of position, those nothing reads, arrays only one side takes; the words so far and the

@@ -6,7 +6,6 @@ differences last."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..check import FunctionCheck, ProofOptions, check_module_level, covered
@@ -16,6 +15,7 @@ from ..match import Limits, MatchBudget
 from ..match.alignment import Alignment, align
 from ..normalize import normalize, one_sided_declines
 from ..normalize.canon import attr_key, attr_text
+from ..record import record
 from ..report.result import Difference, FunctionPair, FunctionStats, OpRef
 from .argument_roots import pin_roots, tie_arguments, tie_roots
 from .checker_roots import checker_roots
@@ -28,7 +28,7 @@ from .pins import Pin
 from .proofs import absorb_proven, proof_record, root_sets
 
 
-@dataclass(frozen=True)
+@record
 class RunSetting:
     """What every pass of one run reads. ``pinned``: the pins already applied (reported as
     roots), None: look for pins; ``facts_from``/``launch``: the proof step's facts (check 8)."""
@@ -48,7 +48,7 @@ class RunSetting:
         return [p for p in self.pinned or () if p.function == function]
 
 
-@dataclass(frozen=True)
+@record
 class Normalized:
     """Both modules after the rules: rewrites per rule (both sides), the ops each side's rules
     absorbed (side -> op id -> rule), the seconds it took."""
@@ -90,7 +90,7 @@ def normalize_pass(left: Module, right: Module, setting: RunSetting) -> Normaliz
     return Normalized(nl, nr, counts, {"left": absorbed_l, "right": absorbed_r}, time.perf_counter() - t0)
 
 
-@dataclass(frozen=True)
+@record
 class Graphs:
     """One entry pair's dataflow graphs, with the arguments tied to one scalar read as the one
     they must equal (the functions then are the tied ones), and the entry arguments aligned on
@@ -123,7 +123,7 @@ def graphs_pass(lf: Function, rf: Function, i: int, j: int) -> Graphs:
     return Graphs(lf, rf, L, R, ties, time.perf_counter() - t1, alignment)
 
 
-@dataclass(frozen=True)
+@record
 class EntryPair:
     """One entry pair through the passes: indices, name, graphs, the matcher's context, both
     sides' printed text and their original (unnormalized) functions."""
@@ -148,7 +148,7 @@ def classify_pass(pair: EntryPair, norm: Normalized, setting: RunSetting) -> Tup
     return view, roots
 
 
-@dataclass(frozen=True)
+@record
 class Checked:
     """The roots after the trusted check: the classifier's less those the proofs discharged,
     plus the checker's own; the proof records, the pairs proven equal, limits hit."""

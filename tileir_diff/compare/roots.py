@@ -6,8 +6,10 @@ values; the clauses a root's message states), set where the record is made, so t
 decides on them, never on the words. The words are made in compare/wording.py."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, Optional, Set, Tuple
+
+from ..record import record
 
 
 #: What a finding is about (``Finding.kind``)
@@ -33,7 +35,7 @@ FINDING_KINDS = (
 )
 
 
-@dataclass
+@record(frozen=False)
 class Finding:
     category: str
     message: str
@@ -51,7 +53,7 @@ class Finding:
         return (self.kind, self.op, self.attribute, self.old, self.new, self.slots)
 
 
-@dataclass
+@record(frozen=False)
 class Root:
     left: Optional[str]
     right: Optional[str]

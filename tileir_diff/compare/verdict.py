@@ -21,9 +21,10 @@ absorb each root): the engine's last runs.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Dict, Mapping, Optional, Tuple
 
+from ..record import record
 from ..report.result import Difference
 from .specialization import assumes_more, is_specialization
 
@@ -31,7 +32,7 @@ from .specialization import assumes_more, is_specialization
 NeverHolding = Tuple[Mapping[str, str], Mapping[str, str]]
 
 
-@dataclass(frozen=True)
+@record
 class RunFacts:
     """What one run of the pipeline found, as the policy reads it."""
     differences: Tuple[Difference, ...] = ()
@@ -43,7 +44,7 @@ class RunFacts:
         return {k: v for k, v in self.rewrites.items() if v}
 
 
-@dataclass(frozen=True)
+@record
 class VerdictInputs:
     """The runs the policy decides on. ``bare``: the run on the kernels without assumptions and
     hints (made when ``follow_up`` says "bare"), with ``never_holding``, the assumptions of the
@@ -54,7 +55,7 @@ class VerdictInputs:
     raw: Optional[RunFacts] = None
 
 
-@dataclass(frozen=True)
+@record
 class Verdict:
     """The decision: ``differences`` are the result's (reworded where the policy says more);
     ``from_raw``: the renaming-only run is the result's run; ``rule_hints``: look for the rules

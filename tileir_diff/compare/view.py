@@ -6,15 +6,15 @@ ties, pins and the checker, and the folds (``FoldContext.cl``). Nothing is set o
 made; the expression indexes a fold needs are built on first use (``indexes``)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, FrozenSet, List, Optional, Sequence, Tuple
 
 from ..graph import FunctionGraph
 from .describe import FunctionText
+from ..record import record
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class PairView:
     L: FunctionGraph          # the left entry's graph
     R: FunctionGraph          # the right entry's graph

@@ -4,16 +4,16 @@ group holds it, and whether the op returns the tile it read. Stages read this in
 their own tables of memory ops."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, Optional
 
 from .ops import OPS_BY_NAME
 from .traits import MEMORY, READS, WRITES
+from ..record import record
 
 _SUFFIXES = ("_view_tko", "_ptr_tko", "_tko")
 
 
-@dataclass(frozen=True)
+@record
 class MemoryAccess:
     op: str
     through: str          # "view" (a partition/strided/gather view) or "pointer" (a tile of pointers)

@@ -7,9 +7,9 @@ parser interpret it; nothing else describes an op.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet, Optional, Tuple
 
+from ..record import record
 from .traits import with_implied
 
 Version = Tuple[int, int]
@@ -28,7 +28,7 @@ def parse_version(text: str) -> Version:
     return int(major), int(minor)
 
 
-@dataclass(frozen=True)
+@record
 class AttrDef:
     """An attribute. ``kind``: enum, unit, bool, int, str, symbol, type, i32_array, bool_array,
     dense, array, hints, predicate. ``default`` is what an absent attribute means (used when a
@@ -65,7 +65,7 @@ class AttrDef:
 #: (``CHECKS``), given the named groups (mma shapes, view accesses, region signatures, ...).
 
 
-@dataclass(frozen=True)
+@record
 class OperandDef:
     """``arity``: single, optional, variadic. ``type``: its type constraint (see above)."""
     name: str
@@ -74,7 +74,7 @@ class OperandDef:
     type: str = "any"
 
 
-@dataclass(frozen=True)
+@record
 class ResultDef:
     """``since``: the version whose bytes carry this result. Before it the op still has the
     result in the IR (as the MLIR reader upgrades it); only token results can be implied."""
@@ -84,7 +84,7 @@ class ResultDef:
     type: str = "any"
 
 
-@dataclass(frozen=True)
+@record
 class Layout:
     """The wire shape of an op in one bytecode version."""
     attrs: Tuple[AttrDef, ...]
@@ -97,7 +97,7 @@ class Layout:
         return bool(self.flag_bits)
 
 
-@dataclass(frozen=True)
+@record
 class OpDef:
     name: str
     opcode: int

@@ -6,7 +6,7 @@ scoped and reused, so they are never used as identities).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Iterator, Mapping, Optional, Tuple
 
 from .record import record
@@ -75,7 +75,7 @@ class Region:
         return self.blocks[0]
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class Operation(_OperationBase):
     """One op. ``operands`` is flat; ``segments`` gives the size of each operand group the
     op's schema declares (an absent optional is 0). ``attributes`` keeps schema order and

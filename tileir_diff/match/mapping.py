@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Dict, List, Optional, Union
 
 from ..check import smt
@@ -112,7 +112,7 @@ class Mapping:
         return left in self.l2r
 
 
-@dataclass
+@record(frozen=False)
 class MatchContext:
     left: FunctionGraph
     right: FunctionGraph

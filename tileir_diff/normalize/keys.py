@@ -7,13 +7,17 @@ identical across runs, processes and library versions (unlike networkx's WL hash
 """
 from __future__ import annotations
 
-import hashlib
 from typing import Dict, Optional, Tuple
 
 from ..dialect import OPS_BY_NAME
 from ..dialect.traits import COMPARE, ops_with
 from ..ir import Block, Function, Operation
 from .canon import attr_key, fmt_type
+
+try:  # hashlib's own blake2b (it takes it from _blake2), without hashlib's OpenSSL start-up (~11 M instructions)
+    from _blake2 import blake2b as _blake2b
+except ImportError:  # an interpreter built without _blake2
+    from hashlib import blake2b as _blake2b
 
 #: Ops whose whole operand list is a set (order carries no meaning).
 SET_OPERAND_OPS = frozenset({"join_tokens"})
@@ -53,7 +57,7 @@ def commutative_positions(op: Operation) -> Optional[Tuple[int, int]]:
 
 def digest(*parts: str) -> str:
     """blake2b (96 bits) of the parts joined by a separator that canonical text never contains."""
-    return hashlib.blake2b("\x1f".join(parts).encode(), digest_size=12).hexdigest()
+    return _blake2b("\x1f".join(parts).encode(), digest_size=12).hexdigest()
 
 
 _ATTRS_TEXT: Dict[int, tuple] = {}  # id(attributes mapping) -> (mapping, canonical text)
@@ -149,8 +153,6 @@ class KeyBuilder:
                 value[results[i].vid] = f"{k}#{i}"
         return k
 
-
-_blake2b = hashlib.blake2b
 
 #: Ops whose operand order may carry no meaning (commutative traits, compares, sets): only
 #: these need ``commutative_positions``.

@@ -5,13 +5,14 @@ and the printed modules of a report all point at the same ops.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, List, Optional, Tuple
 
 from ..dialect.ops import op_def
 from ..dialect import traits
 from ..ir import Function, Operation, TileType, Value
 from .format import dense_text, shape_text
+from ..record import record
 
 # Binary ops rendered infix in index expressions (what a reader writes in the kernel source).
 INFIX = {"addi": "+", "addf": "+", "subi": "-", "subf": "-", "muli": "*", "mulf": "*",
@@ -51,7 +52,7 @@ def operand_named(op: Operation, name: str) -> Tuple[Value, ...]:
     return tuple(op.operands[start:start + sizes[index]])
 
 
-@dataclass(slots=True)  # one per value of the kernel: slots make them cheaper to build
+@record(frozen=False, slots=True)  # one per value of the kernel: slots make them cheaper to build
 class Definition:
     """Where a value comes from: an op result, a function argument or a region argument."""
     kind: str  # "arg", "result", "region_arg"
@@ -60,7 +61,7 @@ class Definition:
     index: int = 0
 
 
-@dataclass
+@record(frozen=False)
 class FunctionIndex:
     function: Function
     function_index: int

@@ -1,14 +1,15 @@
 """The fold interface and what a fold reads (see folds/__init__.py)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import List, Set
 
 from ..roots import Root
 from ..view import PairView
+from ...record import record
 
 
-@dataclass
+@record(frozen=False)
 class FoldContext:
     """What a fold reads: the pair's view (compare/view.py: graphs ``L``/``R``, mapping ``m``,
     texts ``lt``/``rt``, versions, pins; frozen) and the dirty node sets of both sides. What

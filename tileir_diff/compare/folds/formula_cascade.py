@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from typing import List, Mapping, Optional, Set
 
 from ...graph import FunctionGraph
@@ -10,9 +9,10 @@ from ...normalize.util import has_trait, operand_role
 from ..roots import Root
 from ..pair_findings import op_of, pair_findings, wiring
 from .base import Fold, FoldContext, footprint, reach
+from ...record import record
 
 
-@dataclass(frozen=True)
+@record
 class _Meeting:
     """Where a rewired user pair meets the host's cascade: the user on each side (``left``,
     ``right``), the one operand slot that differs on each side, which side's producer is the

@@ -2,14 +2,15 @@
 (``Alignment``) and the object it is (``Aligner``)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ...graph import FunctionGraph
 from ..arguments import Tie, argument_roles
+from ...record import record
 
 
-@dataclass(frozen=True)
+@record
 class Signatures:
     """Both entries' argument node ids (in order) and their roles (``argument_roles``), computed
     once per pair of graphs and read by every aligner."""

@@ -8,7 +8,7 @@ The pairing is a list of named steps (``STEPS``) over one ``CoveringState``; a s
 no role pairing possible ends it (the next aligner is tried)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ...graph import FunctionGraph
@@ -16,11 +16,12 @@ from ...normalize.canon import fmt_type
 from ..arguments import (ContextPick, Tie, argument_slots, direction, idle_pointer, loose, static_dims, used,
                          value_of_argument)
 from .base import Aligner, Signatures
+from ...record import record
 
 Slot = Tuple[str, Optional[str], int]
 
 
-@dataclass
+@record(frozen=False)
 class CoveringState:
     """The state the steps share: the pairs so far (left -> right, None: tied, not paired), their
     inverse, the ties, and the slot tables both sides' extents and strides fill."""

@@ -1,0 +1,280 @@
+"""``@record``: ``@dataclass(frozen=True)`` for the package's small value classes, without compiling.
+
+CPython (3.10-3.12) compiles every method a dataclass writes with an ``exec`` of its own: about
+3.2 M instructions per frozen class of three fields (six methods), and a whole-process diff defines
+some sixty dataclasses (docs/performance.md, session 12). ``record`` asks ``dataclass`` for the
+fields only (``init``, ``repr``, ``eq`` off and not frozen: it then compiles nothing) and gives
+the methods without compiling source:
+
+- ``__init__``: a code object compiled once per shape (per field: a parameter or not, with a
+  default or a ``default_factory``; whether the class has ``__post_init__``; frozen or not),
+  then given the class's field names with ``CodeType.replace``; the same bytecode as dataclass's
+  (positional or keyword arguments, defaults, ``default_factory`` called per instance, fields
+  with ``init=False`` set from their default, ``__post_init__`` last);
+- ``__setattr__`` and ``__delattr__`` of a frozen record: closures raising
+  ``dataclasses.FrozenInstanceError`` with dataclass's messages;
+- ``__eq__``, ``__hash__`` and ``__repr__``: closures over the field names, with dataclass's
+  behaviour: equal when the classes are the same and the tuples of compared fields are equal
+  (else ``NotImplemented``); the hash of the tuple of hashed fields (so sets and dicts of records
+  hold and order them as before); ``Qualname(field=repr, ...)``, ``...`` for a record inside its
+  own repr. ``record(frozen=False)`` is ``@dataclass`` (not frozen): no ``__setattr__``,
+  ``__hash__`` is None, as dataclass sets it; ``record(eq=False)`` keeps ``object``'s equality
+  and hash (identity), as ``dataclass(eq=False)`` does.
+
+A method the class body defines is kept. The class is a dataclass as before (``fields``,
+``replace``, ``asdict``, pickling, slots); ``__dataclass_params__`` says ``init=True``,
+``frozen`` as asked, ``eq=False, repr=False``. A class this does not handle (an ``InitVar``, a
+``kw_only`` field, a dataclass base, a field named like the ``__init__``'s
+own names, a body defining ``__init__``) is refused with a TypeError at its definition.
+tests/ir/test_record.py compares twin classes (the same body under ``dataclass`` and ``record``)
+and checks every IR record over decoded corpus kernels.
+
+This module sits at the bottom of the layering (tests/test_layering.py): dialect/ uses it too.
+"""
+from __future__ import annotations
+
+import builtins
+import dataclasses
+import reprlib
+from dataclasses import FrozenInstanceError, dataclass, fields
+from operator import attrgetter
+from types import CodeType, FunctionType
+from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
+
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+else:
+    def dataclass_transform(**_options):
+        return lambda decorated: decorated
+
+
+def _methods(cls, mutable: bool, eq: bool) -> dict:
+    compared = tuple(f.name for f in fields(cls) if f.compare)
+    hashed = tuple(f.name for f in fields(cls) if (f.compare if f.hash is None else f.hash))
+    shown = tuple(f.name for f in fields(cls) if f.repr)
+    methods = {"__eq__": _eq(compared), "__hash__": None if mutable else _hash(hashed)} if eq else {}
+
+    @reprlib.recursive_repr()
+    def __repr__(self):
+        return self.__class__.__qualname__ + "(" + ", ".join([f"{n}={getattr(self, n)!r}" for n in shown]) + ")"
+    methods["__repr__"] = __repr__
+    return methods
+
+
+# One closure per field count, the attributes read by operator.attrgetter (C): the tuples
+# compared and hashed are the ones dataclass's generated methods build.
+def _eq(names: Tuple[str, ...]) -> Callable:
+    if len(names) == 1:
+        one = attrgetter(names[0])
+
+        def eq_one(self, other):
+            if other.__class__ is self.__class__:
+                return (one(self),) == (one(other),)
+            return NotImplemented
+        return eq_one
+    several = attrgetter(*names) if names else (lambda obj: ())
+
+    def eq_several(self, other):
+        if other.__class__ is self.__class__:
+            return several(self) == several(other)
+        return NotImplemented
+    return eq_several
+
+
+def _hash(names: Tuple[str, ...]) -> Callable:
+    if len(names) == 1:
+        one = attrgetter(names[0])
+
+        def hash_one(self):
+            return hash((one(self),))
+        return hash_one
+    several = attrgetter(*names) if names else (lambda obj: ())
+
+    def hash_several(self):
+        return hash(several(self))
+    return hash_several
+
+
+def _frozen_methods(cls, names: Tuple[str, ...]) -> dict:
+    """dataclass's frozen ``__setattr__``/``__delattr__``: a field, or any name on the class
+    itself, raises; a subclass's own attributes go through."""
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+    return {"__setattr__": __setattr__, "__delattr__": __delattr__}
+
+
+# __init__ templates, one per shape: a letter per field, in field order (as dataclass assigns them):
+# "p" a parameter, "P" a parameter with a default_factory, "d" init=False with a default, "f"
+# init=False with a default_factory, "-" init=False with neither (__init__ leaves it unset).
+# Parameters a<i> and attribute names n<i> are renamed to the field names; _SET, _FACTORY, _d<i>
+# and _f<i> are read from the function's globals (one dict per class).
+_SHAPES: Dict[Tuple[str, bool, bool], CodeType] = {}
+_OWN_NAMES = frozenset({"self", "_SET", "_FACTORY", "__builtins__"})
+
+
+def _template(shape: str, post_init: bool, mutable: bool) -> CodeType:
+    key = (shape, post_init, mutable)
+    code = _SHAPES.get(key)
+    if code is None:
+        lines = [f"def __init__(self{''.join(f', a{i}' for i, kind in enumerate(shape) if kind in 'pP')}):"]
+        values = {"p": "a{i}", "P": "_f{i}() if a{i} is _FACTORY else a{i}", "d": "_d{i}", "f": "_f{i}()"}
+        for i, kind in enumerate(shape):
+            if kind in values:
+                value = values[kind].format(i=i)
+                lines.append(f"    self.n{i} = {value}" if mutable else f"    _SET(self, 'n{i}', {value})")
+        lines.append("    self.__post_init__()" if post_init else "    pass")
+        scope: dict = {}
+        exec("\n".join(lines), {}, scope)  # noqa: S102 - fixed source, no input in it
+        code = _SHAPES[key] = scope["__init__"].__code__
+    return code
+
+
+def _init(cls, mutable: bool):
+    shape, defaults, scope = _signature(cls)
+    names = [f.name for f in fields(cls)]
+    template = _template(shape, hasattr(cls, "__post_init__"), mutable)
+    placeholders = {f"n{i}": name for i, name in enumerate(names)}
+    renamed = {f"a{i}": name for i, name in enumerate(names)}
+    changes: Dict[str, Any] = {
+        "co_varnames": tuple(renamed.get(v, v) for v in template.co_varnames),
+        "co_consts": tuple(placeholders.get(c, c) if isinstance(c, str) else c for c in template.co_consts),
+        "co_names": tuple(placeholders.get(n, n) for n in template.co_names),
+    }
+    if hasattr(template, "co_qualname"):
+        changes["co_qualname"] = f"{cls.__qualname__}.__init__"
+    scope.update({"__builtins__": builtins, "_SET": object.__setattr__, "_FACTORY": _HAS_DEFAULT_FACTORY})
+    init = FunctionType(template.replace(**changes), scope, "__init__", defaults or None)
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    annotations = {f.name: f.type for f in fields(cls) if f.init}
+    annotations["return"] = None
+    init.__annotations__ = annotations
+    return init
+
+
+class _FactorySentinel:
+    def __repr__(self):
+        return "<factory>"
+
+
+# dataclass's own sentinel where it has one (inspect.signature shows it as <factory>)
+_HAS_DEFAULT_FACTORY = getattr(dataclasses, "_HAS_DEFAULT_FACTORY", _FactorySentinel())
+
+
+def _plain_fields(cls) -> bool:
+    """Whether ``record`` writes this class's ``__init__``: every pseudo-field a plain field or a
+    ClassVar, none keyword-only, no name clash."""
+    plain = getattr(dataclasses, "_FIELD", None)
+    classvar = getattr(dataclasses, "_FIELD_CLASSVAR", None)
+    for f in cls.__dataclass_fields__.values():
+        kind = getattr(f, "_field_type", None)
+        if kind is classvar:
+            continue
+        if kind is not plain or getattr(f, "kw_only", False) is True or f.name in _OWN_NAMES:
+            return False
+    return plain is not None
+
+
+def _signature(cls) -> Tuple[str, tuple, Dict[str, Any]]:
+    """The class's ``__init__`` shape (see ``_template``), its parameters' defaults, and the
+    globals its body reads (defaults and factories of the fields not in ``__init__``)."""
+    shape, defaults, scope = [], [], {}
+    for i, f in enumerate(fields(cls)):
+        has_default = f.default is not dataclasses.MISSING
+        has_factory = f.default_factory is not dataclasses.MISSING
+        if has_factory:
+            scope[f"_f{i}"] = f.default_factory
+        if not f.init:
+            shape.append("d" if has_default else "f" if has_factory else "-")
+            if has_default:
+                scope[f"_d{i}"] = f.default
+            continue
+        shape.append("P" if has_factory else "p")
+        if has_default:
+            defaults.append(f.default)
+        elif has_factory:
+            defaults.append(_HAS_DEFAULT_FACTORY)
+        elif defaults:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+    return "".join(shape), tuple(defaults), scope
+
+
+def _build(cls, slots: bool, mutable: bool, eq: bool):
+    own = {name for name in ("__init__", "__eq__", "__hash__", "__repr__", "__setattr__", "__delattr__")
+           if name in cls.__dict__}
+    frozen = not mutable
+    if "__init__" in own or (frozen and own & {"__setattr__", "__delattr__"}) \
+            or any(hasattr(base, "__dataclass_fields__") for base in cls.__mro__[1:]):
+        raise TypeError(f"record: {cls.__qualname__} defines __init__, __setattr__ or __delattr__ or has a "
+                        "dataclass base; use dataclasses.dataclass")
+    documented = bool(cls.__dict__.get("__doc__"))
+    if not documented:
+        cls.__doc__ = "undocumented"  # dataclass would document it by a signature without __init__
+    out = dataclass(cls, init=False, frozen=False, eq=False, repr=False)
+    if not _plain_fields(out):
+        raise TypeError(f"record: {cls.__qualname__} has an InitVar, a kw_only field or a field named like "
+                        "__init__'s own names; use dataclasses.dataclass")
+    names = tuple(f.name for f in fields(out))
+    if slots:
+        out = _with_slots(out, names, frozen)
+    methods = _methods(out, mutable, eq)
+    methods["__init__"] = _init(out, mutable)
+    if frozen:
+        methods.update(_frozen_methods(out, names))
+    params = out.__dataclass_params__
+    params.init, params.frozen = True, frozen
+    for name, method in methods.items():
+        if name not in own:
+            if method is not None:
+                method.__name__, method.__qualname__ = name, f"{out.__qualname__}.{name}"
+            setattr(out, name, method)
+    if not documented:
+        import inspect  # as dataclass documents a class without a docstring: by its signature
+        out.__doc__ = out.__name__ + str(inspect.signature(out)).replace(" -> None", "")
+    return out
+
+
+def _getstate(self):
+    return [getattr(self, f.name) for f in fields(self)]
+
+
+def _setstate(self, state):
+    for f, value in zip(fields(self), state):
+        object.__setattr__(self, f.name, value)
+
+
+def _with_slots(cls, names: Tuple[str, ...], frozen: bool):
+    """A new class with ``__slots__`` for the fields, as ``dataclass(slots=True)`` makes (frozen:
+    with the ``__getstate__``/``__setstate__`` that unpickling needs)."""
+    body = dict(cls.__dict__)
+    body["__slots__"] = names
+    for name in names:
+        body.pop(name, None)
+    body.pop("__dict__", None)
+    body.pop("__weakref__", None)
+    qualname = getattr(cls, "__qualname__", None)
+    out = type(cls)(cls.__name__, cls.__bases__, body)
+    if qualname is not None:
+        out.__qualname__ = qualname
+    if frozen:
+        if "__getstate__" not in body:
+            out.__getstate__ = _getstate
+        if "__setstate__" not in body:
+            out.__setstate__ = _setstate
+    return out
+
+
+@dataclass_transform(frozen_default=True)
+def record(cls=None, /, *, slots: bool = False, frozen: bool = True, eq: bool = True):
+    """``@dataclass(frozen=True)`` (``slots``, ``frozen`` and ``eq`` as dataclass's) with every
+    method built without compiling source (see the module docstring)."""
+    def wrap(cls):
+        return _build(cls, slots, not frozen, eq)
+    return wrap if cls is None else wrap(cls)
