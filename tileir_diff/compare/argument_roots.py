@@ -1,5 +1,5 @@
 """The roots of the entry arguments' ties and pins (compare/pins.py, match/arguments.py
-``align_with_ties``): a function with the tied arguments read as what they are tied to, and one
+``match.alignment.align``): a function with the tied arguments read as what they are tied to, and one
 ``specialization`` root per tie or pin (the side with the fact assumes more)."""
 from __future__ import annotations
 

@@ -207,18 +207,6 @@ class Tie(NamedTuple):
     slot: Tuple[str, str, int]
 
 
-def align_with_ties(L: FunctionGraph, R: FunctionGraph) -> Tuple[List[Tuple[str, str]], List[Tie]]:
-    """Pairs of entry-argument node ids, and the ties the pairing needs (``match.alignment.align``)."""
-    from .alignment import align  # (the aligners read this module's roles)
-    found = align(L, R)
-    return found.pairs, found.ties
-
-
-def align_arguments(L: FunctionGraph, R: FunctionGraph) -> List[Tuple[str, str]]:
-    """Pairs of entry-argument node ids (``align_with_ties``)."""
-    return align_with_ties(L, R)[0]
-
-
 def loose(role: tuple) -> tuple:
     """An array role without the tensor view's extents and strides (static on one side, dynamic
     on the other: a specialization, reported as such)."""
