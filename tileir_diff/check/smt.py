@@ -41,6 +41,7 @@ one: encoders in different threads share nothing, and the same queries give the 
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -86,6 +87,14 @@ MAX_CONE_OPS = 400
 #: 500k units: about 0.1 s of z3 on a 2026 server core, per bound, when a search gives up).
 SMALL_MODEL_BOUNDS = (16, 1 << 10, 1 << 20)
 SMALL_MODEL_RLIMIT = 500_000
+#: Concrete inputs a float query is evaluated at before z3 searches for one
+#: (``_CounterexampleSearch.probe``): probe k sets the i-th free variable to entry (i + k) of its
+#: kind's row, and memory at byte address x to the value of the (x + k)-th entry of the
+#: address's row (the same address, the same value). Each is only evaluated (z3's simplifier on
+#: numerals: no search, no work budget spent), so a failed probe costs about one substitution.
+PROBE_FLOATS = (1.0, -1.5, 0.5, 3.0, 0.25, -2.0)
+PROBE_INTS = (1, 2, 3, 0, 5, 7)
+PROBES = 4
 #: A sign lemma is not tried with less work left than this (a query needs a few hundred units).
 _MIN_LEMMA_RLIMIT = 1_000
 #: z3's timer and the clock read after it may disagree by this much (seconds).
@@ -1152,6 +1161,7 @@ class ConeEncoder:
         self.launch = list(launch)
         self._premise: Optional[Value] = None
         self._zero_sign_free = False
+        self._probing = False  # prove(): try PROBES before z3 searches (float values)
         self.timeout_s = timeout_s  # the wall-clock safety net of one prove()
         self.rlimit = rlimit  # the work budget of one prove(), in z3's resource units
         self._time_end = float("inf")  # prove()'s safety-net deadline (perf_counter)
@@ -1334,6 +1344,7 @@ class ConeEncoder:
             return Outcome("unsupported", note=f"a value of type {vl.type}")
         is_float = not et.is_int  # the integer mode has no floats: all the budget
         self._time_end = t0 + self.timeout_s
+        self._probing = is_float  # z3 bit-blasts floats before any search: 0.12 s for one fma
         try:
             out = self._attempts(vl, vr, is_float)
         except _TimeLimit:
@@ -1412,6 +1423,11 @@ class ConeEncoder:
         query = z3.Or(z3.And(dl, dr, z3.Not(same)), dl != dr)
         if cond is not None:  # only the elements the premise (a mask) lets through
             query = z3.And(cond, query)
+        if self._probing and not ints:
+            witness = self.search.probe(query, a, b, dl, dr)
+            if witness is not None:
+                out.status, out.counterexample = "different", witness
+                return out
         if ints and (L.exact or R.exact):
             r, core = self._check(z3.Not(z3.And(*(L.exact + R.exact))), w_end)
             if r != z3.unsat:
@@ -1534,6 +1550,37 @@ class _CounterexampleSearch:
 
     def __init__(self, enc: "ConeEncoder"):
         self.enc = enc
+
+    def probe(self, query, a, b, dl, dr) -> Optional[Dict[str, object]]:
+        """A counterexample of ``query`` (with the encoder's facts) found by evaluation alone:
+        the first of ``PROBES`` concrete inputs where every fact holds and the query is true,
+        as ``_counterexample``'s dict; None when none is. A genuine counterexample of the
+        exact encoding (the very terms z3 would search, evaluated by z3's own simplifier), so
+        it decides ``different`` as z3's model would; it never decides ``equal``. The same in
+        every run: fixed inputs, no search."""
+        enc = self.enc
+        ctx = _probe_context()
+        query, a, b, dl, dr = (t.translate(ctx) for t in (query, a, b, dl, dr))
+        held: List[Any] = [f for _, f in enc._facts]
+        facts = [f.translate(ctx) for f in held]
+        whole = z3.And(*facts, query) if facts else query
+        free = _free_constants(whole)
+        if any(not (z3.is_bv(v) or z3.is_fp(v)) for v in free):
+            return None
+        for k in range(PROBES):
+            subs = [(v, _probe_value(v.sort(), i + k, ctx)) for i, v in enumerate(free)]
+
+            def at(term, subs=subs, k=k):
+                t = z3.simplify(z3.substitute(term, *subs)) if subs else z3.simplify(term)
+                return _fill_memory(t, k, ctx)
+            if not z3.is_true(at(whole)):
+                continue
+            cex: Dict[str, object] = {v.decl().name().split(":")[0]: _py(x) for v, x in subs
+                                      if _input_name(v.decl().name())}
+            cex["left"] = _py(at(a)) if z3.is_true(at(dl)) else "undefined"
+            cex["right"] = _py(at(b)) if z3.is_true(at(dr)) else "undefined"
+            return dict(sorted(cex.items()))
+        return None
 
     def candidates(self, query, model) -> List[Dict[str, int]]:
         """The integer encoding's inputs where the sides differ, for prove() to evaluate in the
@@ -1818,6 +1865,64 @@ def launch_fact(text: str, origin: Optional[str] = None) -> Tuple[str, Callable]
         return cmp()
 
     return f"{text} (launch fact {origin or 'stated by the caller'})", make
+
+
+def _probe_value(sort, k: int, ctx):
+    """The k-th probe value of a variable of ``sort`` (``PROBE_FLOATS``/``PROBE_INTS``)."""
+    if isinstance(sort, z3.FPSortRef):
+        return z3.FPVal(PROBE_FLOATS[k % len(PROBE_FLOATS)], fps=sort, ctx=ctx)
+    return z3.BitVecVal(PROBE_INTS[k % len(PROBE_INTS)] % (1 << sort.size()), sort.size(), ctx)
+
+
+_PROBE_CONTEXTS = threading.local()
+
+
+def _probe_context():
+    """This thread's z3 context for probes. Not the encoder's: terms made there would change how
+    z3 goes on to solve its later queries (other models, other unsat cores). One per thread, kept:
+    a context costs 5-20 ms to make, and a probe only substitutes and simplifies ground terms,
+    whose results (numerals, true/false) do not depend on what the context saw before."""
+    ctx = getattr(_PROBE_CONTEXTS, "ctx", None)
+    if ctx is None:
+        ctx = _PROBE_CONTEXTS.ctx = new_context()
+    return ctx
+
+
+#: Rounds of ``_fill_memory``: a read whose address is itself read from memory (a gather) gets
+#: its numeral address one round after the read it comes from.
+_MEMORY_ROUNDS = 4
+
+
+def _fill_memory(term, k: int, ctx):
+    """``term`` (simplified) with each read of memory (an uninterpreted function of one
+    numeral address) replaced by the probe value of that address: one value per address, so
+    two reads of one address agree as they do in memory. Reads at an address that is not a
+    numeral after ``_MEMORY_ROUNDS`` rounds stay (the probe then fails unless the term decides
+    without them)."""
+    for _ in range(_MEMORY_ROUNDS):
+        filled = _fill_memory_once(term, k, ctx)
+        if filled is None:
+            break
+        term = filled
+    return term
+
+
+def _fill_memory_once(term, k: int, ctx):
+    """One round of ``_fill_memory``; None when no read has a numeral address."""
+    reads, seen, stack = [], set(), [term]
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if t.decl().kind() == z3.Z3_OP_UNINTERPRETED and t.num_args() == 1 and z3.is_bv_value(t.arg(0)):
+            reads.append(t)
+        else:
+            stack.extend(t.children())
+    if not reads:
+        return None
+    subs = [(t, _probe_value(t.sort(), t.arg(0).as_long() + k, ctx)) for t in reads]
+    return z3.simplify(z3.substitute(term, *subs))
 
 
 def _free_constants(term) -> list:
