@@ -135,5 +135,27 @@ def _stderr_line(line: str) -> None:
         pass
 
 
+#: Commands that leave nothing for the interpreter's exit to do once ``main`` returns: no
+#: temporary folder, pool or thread outlives them (``run`` ends these processes at once).
+_QUICK_EXIT = frozenset({"diff", "dump", "summary"})
+
+
+def run() -> None:
+    """The command's entry point (the console script and ``python -m tileir_diff.cli``): ``main``,
+    then for the commands of ``_QUICK_EXIT`` an exit that skips the interpreter's teardown. What
+    they write is written and flushed by then; freeing every module and object at exit costs
+    ~40 M instructions, 8 % of a whole-process diff of a port pair (docs/performance.md)."""
+    code = main()
+    if next((a for a in sys.argv[1:] if not a.startswith("-")), None) not in _QUICK_EXIT:
+        sys.exit(code)
+    import os
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: the status still tells
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -79,3 +79,34 @@ def test_suite_status_rows_are_the_program_statuses():
     # the subcommands' descriptions no longer state statuses of their own (the epilog is the one place)
     for name in ("list", "export", "status", "sass"):
         assert "Exit " not in _help(f"suite {name}").split("exit status:")[0], name
+
+
+def test_the_quick_exit_writes_everything_and_keeps_the_status(tmp_path):
+    """``run`` ends diff/dump/summary processes without the interpreter's teardown
+    (``os._exit``): everything written must be flushed first, the status must be main's."""
+    from pathlib import Path
+    from tileir_diff import cli
+    root = Path(__file__).resolve().parents[1] / "corpus" / "third_party_style"
+    left, right = root / "rms_norm_rsqrt_as_sqrt.left.tir", root / "rms_norm_rsqrt_as_sqrt.right.tir"
+    args = ["diff", str(left), str(right), "-f", "json"]
+    out = tmp_path / "in_process.json"
+    assert cli.main([*args, "-o", str(out)]) == 1  # different
+    piped = subprocess.run([sys.executable, "-m", "tileir_diff.cli", *args], capture_output=True, text=True)
+    assert piped.returncode == 1
+    written = tmp_path / "child.json"
+    child = subprocess.run([sys.executable, "-m", "tileir_diff.cli", *args, "-o", str(written)], capture_output=True)
+    assert child.returncode == 1 and child.stdout == b""
+
+    def masked(text):  # wall-clock fields differ run to run
+        import json
+
+        def drop(x):
+            if isinstance(x, dict):
+                return {k: drop(v) for k, v in x.items() if k != "seconds" and not k.endswith("_s")}
+            return [drop(v) for v in x] if isinstance(x, list) else x
+        return drop(json.loads(text))
+    assert len(piped.stdout) > 10_000 and masked(piped.stdout) == masked(out.read_text())
+    assert masked(written.read_text()) == masked(out.read_text())
+    # a command outside the quick-exit set takes the ordinary exit, same status convention
+    usage = subprocess.run([sys.executable, "-m", "tileir_diff.cli", "diff", str(left)], capture_output=True)
+    assert usage.returncode == 2 and b"usage" in usage.stderr
