@@ -31,6 +31,7 @@ class FunctionIndex:
         self.producer: Dict[int, Tuple[str, int]] = {}               # vid -> (node id, result index)
         self.problems: List[str] = []
         self.arg_index: Dict[str, int] = {}                          # entry argument node id -> k
+        self._users: Optional[Dict[str, List[Tuple[str, int]]]] = None
         for k, a in enumerate(f.arguments):
             self.producer[a.vid] = (f"{self.prefix}/a{k}", 0)
             self.arg_index[f"{self.prefix}/a{k}"] = k
@@ -63,7 +64,14 @@ class FunctionIndex:
                     self._block(b, f"{nid}/r{k}", nid, k, b_i)
 
     def users(self) -> Dict[str, List[Tuple[str, int]]]:
-        """node id -> [(user node id, operand index)], over the whole function."""
+        """node id -> [(user node id, operand index)], over the whole function. Built once (the
+        lifted and masked proofs and the discharge each ask; the function does not change), and
+        read only by its callers."""
+        if self._users is None:
+            self._users = self._build_users()
+        return self._users
+
+    def _build_users(self) -> Dict[str, List[Tuple[str, int]]]:
         users: Dict[str, List[Tuple[str, int]]] = {}
         for nid in self.order:
             for k, v in enumerate(self.ops[nid].operands):
