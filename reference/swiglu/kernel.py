@@ -63,10 +63,12 @@ def swiglu_fwd_fast(a, b, c, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int])
     ct.store(c, index=(bm, bn), tile=ct.astype(silu * bv, c.dtype))
 
 
-# Where the (1, 1024) tiles of the `_fast` variants win (docs/results/selection.json): rows of at
-# least FAST_MIN_N columns, and any row length while the launch is about one wave of them (up to
-# FAST_MAX_ROWS_ANY_N rows); many short rows take the (16, 256) tiles of `_a8`.
-FAST_MIN_N = 512
+# Where the (1, 1024) tiles of the `_fast` variants win (docs/results/selection.json, H100): rows
+# of at least FAST_MIN_N columns (256 columns, 65536 rows: 1.13-1.15x faster than `_a8`), and any
+# row length while the launch is about one wave of them (up to FAST_MAX_ROWS_ANY_N rows, gelu's
+# bound; 64 rows of 64 columns: 1.8x faster). Many rows of 64 columns (32 MiB) take the (16, 256)
+# tiles of `_a8`: 1.08-1.09x faster there.
+FAST_MIN_N = 256
 FAST_MAX_ROWS_ANY_N = 2048
 
 

@@ -76,26 +76,15 @@ pub static VARIANTS: &[&Variant] = &[
     &BF16_A8_FAST_M1_H1024,
 ];
 
-/// Where the (1, 1024) tiles of the `_fast` variants win (measured): halves of at least
-/// FAST_MIN_H columns, or any H up to FAST_MAX_ROWS_ANY_H rows. `FAST_MIN_H` /
-/// `FAST_MAX_ROWS_ANY_H` in reference/silu_and_mul/kernel.py, whose `select_variant` this mirrors.
-pub const FAST_MIN_H: i64 = 512;
-pub const FAST_MAX_ROWS_ANY_H: i64 = 2048;
-
-/// Candidates for a dtype and (m, h) shape, most specific first (`select_variant` in
-/// reference/silu_and_mul/kernel.py): for 16-bit halves of at least FAST_MIN_H columns, or at
-/// most FAST_MAX_ROWS_ANY_H rows, the `_fast` kernel, then the aligned variant when H and the
-/// row strides are multiples of 8, else the general one.
-pub fn candidates(dtype: DType, m: i64, h: i64) -> &'static [&'static Variant] {
-    static F16: [&Variant; 2] = [&F16_A8_M8_H512, &F16_M8_H512];
-    static BF16: [&Variant; 2] = [&BF16_A8_M8_H512, &BF16_M8_H512];
+/// Candidates for a dtype, most specific first (`select_variant` in
+/// reference/silu_and_mul/kernel.py): for 16-bit the `_fast` kernel (its (1, 1024) tiles won
+/// every measured shape), then the aligned variant when H and the row strides are multiples of 8,
+/// else the general one.
+pub fn candidates(dtype: DType) -> &'static [&'static Variant] {
+    static F16: [&Variant; 3] = [&F16_A8_FAST_M1_H1024, &F16_A8_M8_H512, &F16_M8_H512];
+    static BF16: [&Variant; 3] = [&BF16_A8_FAST_M1_H1024, &BF16_A8_M8_H512, &BF16_M8_H512];
     static F32: [&Variant; 2] = [&F32_A8_M8_H512, &F32_M8_H512];
-    static F16_FAST: [&Variant; 3] = [&F16_A8_FAST_M1_H1024, &F16_A8_M8_H512, &F16_M8_H512];
-    static BF16_FAST: [&Variant; 3] = [&BF16_A8_FAST_M1_H1024, &BF16_A8_M8_H512, &BF16_M8_H512];
-    let use_fast = h >= FAST_MIN_H || m <= FAST_MAX_ROWS_ANY_H;
     match dtype {
-        DType::F16 if use_fast => &F16_FAST,
-        DType::BF16 if use_fast => &BF16_FAST,
         DType::F16 => &F16,
         DType::BF16 => &BF16,
         DType::F32 => &F32,

@@ -90,7 +90,7 @@ pub static VARIANTS: &[&Variant] = &[
 /// Where the (1, 1024) tiles of the `_fast` forward variants win (measured): rows of at least
 /// FAST_MIN_N columns, or any row length up to FAST_MAX_ROWS_ANY_N rows. `FAST_MIN_N` /
 /// `FAST_MAX_ROWS_ANY_N` in reference/swiglu/kernel.py, whose `select_variant` this mirrors.
-pub const FAST_MIN_N: i64 = 512;
+pub const FAST_MIN_N: i64 = 256;
 pub const FAST_MAX_ROWS_ANY_N: i64 = 2048;
 
 /// Forward candidates for a dtype and (m, n) shape, most specific first (`select_variant` in
