@@ -54,7 +54,9 @@ def approx_div(num, den):
 def swiglu_fwd_fast(a, b, c, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
     bm = ct.bid(0)
     bn = ct.bid(1)
-    # Both loads before either conversion (as silu_and_mul has them).
+    # Both loads before either conversion. tileiras still puts each load in its own bounds branch
+    # with its conversion (a and b are separate views): two round trips per thread, which the 48
+    # warps per SM of these (1, 1024) tiles hide (docs/results/tuning.md).
     a_raw = ct.load(a, index=(bm, bn), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO)
     b_raw = ct.load(b, index=(bm, bn), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO)
     av = ct.astype(a_raw, ct.float32)
