@@ -353,12 +353,14 @@ def _tuned_from(variant_raw: dict) -> Optional[str]:
 
 
 def run_environment(results: dict, op: str) -> dict:
-    """The environment of the run that measured `op`: the file's, unless the file merges an earlier
-    run (run_reference.py --merge) and `op` was not in this run (`ops_run`): then the earlier run's,
-    whose copy bandwidth its % copy BW figures were taken against (another GPU, maybe)."""
+    """The environment of the run that measured `op`: the file's, unless the file merges earlier
+    runs (run_reference.py --merge) and `op` was not in this run (`ops_run`): then the earlier run
+    whose `ops` name it (else the one without `ops`, recorded before they were), whose copy
+    bandwidth its % copy BW figures were taken against (another GPU, maybe)."""
     merged = results.get("merged_from") or []
     if merged and "ops_run" in results and op not in results["ops_run"]:
-        return merged[0]
+        older = next((run for run in merged if "ops" not in run), merged[0])
+        return next((run for run in merged if op in run.get("ops", ())), older)
     return results["environment"]
 
 
@@ -454,9 +456,10 @@ def markdown(rows: Sequence[Row], results: dict) -> str:
     new = [r for r in rows if not r.kind]
     run = f"the committed run ({env.get('date', '?')[:10]}, {env.get('gpu', '?')})"
     if results.get("merged_from") and "ops_run" in results:
-        earlier = results["merged_from"][0]
-        run = (f"the committed runs ({earlier.get('date', '?')[:10]}, {earlier.get('gpu', '?')}; "
-               f"{', '.join(results['ops_run'])}: {env.get('date', '?')[:10]}, {env.get('gpu', '?')})")
+        runs = [(", ".join(results["ops_run"]), env)] + [(", ".join(m.get("ops", ())) or "the other ops", m)
+                                                          for m in results["merged_from"]]
+        run = "the committed runs (" + "; ".join(f"{ops}: {m.get('date', '?')[:10]}, {m.get('gpu', '?')}"
+                                                 for ops, m in runs) + ")"
     out = [f"{len(misses)} variants miss their goal in {run}: memory-bound < {COPY_BW_GOAL_PCT:.0f} % of copy bandwidth at the bench shape, "
            f"GEMMs < {GEMM_GOAL}× cuBLAS, flash attention < {FLASH_ATTENTION_GOAL}× SDPA. Counts are static "
            "instructions of the sm_90 listing (a loop body counts once); blocks/SM from the sm_90 limits "

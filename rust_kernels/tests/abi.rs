@@ -477,7 +477,8 @@ fn silu_and_mul_validation() {
     let up_half = strided(addr(1) + 2 * h as u64, DType::F16, &[m, h], &[2 * h, 1]);
     assert_eq!(call(&x, &up_half), Status::InvalidArgument.code());
     assert_eq!(unsafe { cutile_silu_and_mul(&x, &out, -1, 0) }, Status::InvalidDevice.code());
-    let big = 65536 * 512;
+    // Past the grid's y limit (65535 blocks) even for the widest tiles, the (1, 1024) `_fast` ones.
+    let big = 65536 * 1024;
     assert_eq!(
         call(&tensor(addr(1), DType::F16, &[1, 2 * big]), &tensor(addr(2), DType::F16, &[1, big])),
         Status::UnsupportedShape.code()
@@ -500,7 +501,8 @@ fn swiglu_validation() {
     assert_eq!(fwd(&a, &b, &strided(addr(3), DType::BF16, &[m, n], &[0, 1])), Status::BadStride.code());
     assert_eq!(fwd(&TileirTensor { data: addr(1) + 8, ..a }, &b, &c), Status::Misaligned.code());
     assert_eq!(unsafe { cutile_swiglu(&a, std::ptr::null(), &c, 0, 0) }, Status::NullPointer.code());
-    let wide = |i| tensor(addr(i), DType::BF16, &[1, 65536 * 256]);
+    // Past the grid's y limit (65535 blocks) even for the widest tiles, the (1, 1024) `_fast` ones.
+    let wide = |i| tensor(addr(i), DType::BF16, &[1, 65536 * 1024]);
     assert_eq!(fwd(&wide(1), &wide(2), &wide(3)), Status::UnsupportedShape.code());
 }
 

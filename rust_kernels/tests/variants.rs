@@ -135,9 +135,22 @@ fn derived_views(v: &Variant) -> usize {
 }
 
 /// Kernels whose Python reference asks for approximate math (`ct.truediv(..., rounding_mode=APPROX,
-/// flush_to_zero=True)`, `ct.exp2(..., flush_to_zero=True)`): gelu_fast, for 16-bit outputs.
+/// flush_to_zero=True)`, `ct.exp2(..., flush_to_zero=True)`), for 16-bit outputs: gelu_fast,
+/// swiglu_fwd_fast and silu_and_mul_fast (their `_structure` tests count those ops).
 fn approximate_math(v: &Variant) -> bool {
-    v.op == "gelu" && v.entry == "gelu_fast"
+    matches!((v.op, v.entry), ("gelu", "gelu_fast") | ("swiglu", "swiglu_fwd_fast") | ("silu_and_mul", "silu_and_mul_fast"))
+}
+
+/// silu through the approximate ops only: one exp2 and one approximate division, both
+/// flush-to-zero, no exp and no IEEE division (the `_fast` kernels of swiglu and silu_and_mul).
+fn assert_approximate_silu(text: &str, name: &str) {
+    assert_eq!(count(text, "= exp2 "), 1, "{name}");
+    assert_eq!(count(text, "= exp "), 0, "{name}");
+    assert_eq!(count(text, "divf"), 1, "{name}: silu = g * rcp.approx(1 + exp2(-g log2 e))");
+    assert_eq!(count(text, "rounding<approx> flush_to_zero"), 1, "{name}");
+    assert_eq!(count(text, "flush_to_zero"), 2, "{name}");
+    assert_eq!(count(text, "= negf "), 0, "{name}: the negation folded into the exp2 argument's constant");
+    assert_eq!(count(text, "= fma "), 0, "{name}");
 }
 
 #[test]
@@ -489,7 +502,7 @@ fn load_indices(text: &str) -> Vec<Vec<String>> {
 
 #[test]
 fn silu_and_mul_structure() {
-    assert_eq!(ops::silu_and_mul::VARIANTS.len(), 6);
+    assert_eq!(ops::silu_and_mul::VARIANTS.len(), 8);
     for v in ops::silu_and_mul::VARIANTS {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
@@ -509,6 +522,11 @@ fn silu_and_mul_structure() {
             "{}: out store",
             v.name
         );
+        if v.entry == "silu_and_mul_fast" {
+            assert_eq!((tm, th), (1, 1024), "{}: one row segment per block", v.name);
+            assert_approximate_silu(text, v.name);
+            continue;
+        }
         assert_eq!(count(text, "= exp "), 1, "{}", v.name);
         assert_eq!(count(text, "= negf "), 1, "{}", v.name);
         assert_eq!(count(text, "divf"), 1, "{}: silu = g / (1 + exp(-g))", v.name);
@@ -518,7 +536,7 @@ fn silu_and_mul_structure() {
 
 #[test]
 fn swiglu_structure() {
-    assert_eq!(ops::swiglu::VARIANTS.len(), 12);
+    assert_eq!(ops::swiglu::VARIANTS.len(), 14);
 
     for v in ops::swiglu::VARIANTS {
         let text = ir(v);
@@ -529,11 +547,16 @@ fn swiglu_structure() {
         assert_eq!(count(text, &format!("-> tile<{tm}x{tn}x{e}>, token")), loads(text), "{}: tile loads", v.name);
         assert_eq!(stores(text), if bwd { 2 } else { 1 }, "{}", v.name);
         assert_eq!(padded_views(text, "zero"), loads(text), "{}", v.name);
+        assert!(indexed_by_2d_block(text), "{}: every access at (block x, block y)", v.name);
+        if v.entry == "swiglu_fwd_fast" {
+            assert_eq!((tm, tn), (1, 1024), "{}: one row segment per block", v.name);
+            assert_approximate_silu(text, v.name);
+            continue;
+        }
         // sigmoid once; silu'(a) = s * (1 + a * (1 - s)) has the one fma.
         assert_eq!(count(text, "= exp "), 1, "{}", v.name);
         assert_eq!(count(text, "divf"), 1, "{}", v.name);
         assert_eq!(count(text, "= fma "), if bwd { 1 } else { 0 }, "{}", v.name);
-        assert!(indexed_by_2d_block(text), "{}: every access at (block x, block y)", v.name);
     }
 }
 

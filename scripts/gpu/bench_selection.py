@@ -169,6 +169,39 @@ def _gelu_applicable(variant, case) -> bool:
             and not ("_a8" in variant.name and case["n"] % 8))
 
 
+
+def _swiglu_cases():
+    """select_variant(dtype, m, n, (a, b, c row strides)), contiguous rows: the three dtypes (f32
+    has one aligned and one general forward variant, 16-bit also the `_fast` one), rows of 64
+    (where a (1, 1024) tile is mostly masked) to 4096 columns, 64 rows (latency) and 32 MiB of
+    each input (bandwidth)."""
+    for dtype in ("float16", "bfloat16", "float32"):
+        columns = (64, 256, 512, 1024, 4096) if dtype != "float32" else (256, 4096)
+        for n in columns:
+            for m in sorted({64, max(64, (1 << 25) // (n * (4 if dtype == "float32" else 2)))}):
+                yield {"args": [dtype, m, n, [n, n, n]], "shape": {"M": m, "N": n}, "dtype": dtype, "n": n}
+
+
+def _swiglu_applicable(variant, case) -> bool:
+    """Forward kernels of the same dtype; the `_a8` variants (the `_fast` ones included) need n % 8 == 0."""
+    return (variant.kernel.startswith("swiglu_fwd") and _dtype_of(variant) == case["dtype"]
+            and not ("_a8" in variant.name and case["n"] % 8))
+
+
+def _silu_and_mul_cases():
+    """select_variant(dtype, m, h, (x, out row strides)), contiguous x (m, 2h): as swiglu's grid,
+    halves of 64 to 4096 columns, 64 rows and 32 MiB of x."""
+    for dtype in ("float16", "bfloat16", "float32"):
+        halves = (64, 256, 512, 1024, 4096) if dtype != "float32" else (256, 4096)
+        for h in halves:
+            for m in sorted({64, max(64, (1 << 25) // (2 * h * (4 if dtype == "float32" else 2)))}):
+                yield {"args": [dtype, m, h, [2 * h, h]], "shape": {"M": m, "H": h}, "dtype": dtype, "n": h}
+
+
+def _silu_and_mul_applicable(variant, case) -> bool:
+    """Same dtype; the `_a8` variants (the `_fast` ones included) need h % 8 == 0."""
+    return _dtype_of(variant) == case["dtype"] and not ("_a8" in variant.name and case["n"] % 8)
+
 _GEMM_LAYOUTS = {"nn": (False, False), "tn": (True, False), "nt": (False, True), "tt": (True, True)}
 
 
@@ -294,6 +327,8 @@ GRIDS: dict[str, tuple[Grid, ...]] = {
                  Grid("select_bwd_variant", _rms_norm_bwd_cases, _rms_norm_bwd_applicable)),
     "vector_add": (Grid("select_variant", _vector_add_cases, _vector_add_applicable),),
     "gelu": (Grid("select_variant", _gelu_cases, _gelu_applicable),),
+    "swiglu": (Grid("select_variant", _swiglu_cases, _swiglu_applicable),),
+    "silu_and_mul": (Grid("select_variant", _silu_and_mul_cases, _silu_and_mul_applicable),),
     "matmul": (Grid("select_variant", _matmul_cases, _matmul_applicable),
                Grid("select_fp8_variant", _matmul_fp8_cases, _matmul_fp8_applicable)),
     "bmm": (Grid("select_variant", _bmm_cases, _bmm_applicable),),

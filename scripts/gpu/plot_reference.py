@@ -52,6 +52,19 @@ def best_bandwidth(bench: list[dict]) -> dict:
     return dict(sorted(out.items()))
 
 
+def runs_label(doc: dict) -> str:
+    """The run(s) behind the figures, GPU and day: the file's own, and for a merged file
+    (run_reference.py --merge) the earlier runs, each day's ops named where the file records
+    them and there are few ("the others" for the rest)."""
+    runs = [(doc["environment"], doc.get("ops_run", ()))] + [(m, m.get("ops", ())) for m in doc.get("merged_from") or []]
+    days: dict = {}
+    for env, ops in runs:
+        named = days.setdefault((env.get("gpu"), env.get("date", "")[:10]), [])
+        named.extend(ops if 0 < len(ops) <= 3 else ["the others"] if len(runs) > 1 else [])
+    return "; ".join(f"{', '.join(sorted(set(ops), key=ops.index)) + ': ' if ops else ''}{gpu}, {day}"
+                     for (gpu, day), ops in days.items())
+
+
 def main(argv=None) -> int:
     args = sys.argv[1:] if argv is None else argv
     path = Path(args[0]) if args else REPO / "docs" / "results" / "reference_results.json"
@@ -63,7 +76,6 @@ def main(argv=None) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    env = doc["environment"]
     ops = list(best)
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(12, 8))
     speeds = [best[o]["speedup_vs_baseline"] for o in ops]
@@ -72,7 +84,7 @@ def main(argv=None) -> int:
     top.axhline(1.0, color="black", lw=0.8)
     top.set_xticks(range(len(ops)), ops, rotation=30, ha="right", fontsize=8)
     top.set_ylabel("best variant: baseline time / reference time")
-    top.set_title(f"References vs what users call instead ({env.get('gpu')}, {env.get('date', '')[:10]})")
+    top.set_title(f"References vs what users call instead\n({runs_label(doc)})", fontsize=10)
     mem = sorted({op for op, _ in bandwidth})
     for shift, cls, colour in ((-0.2, "16-bit", "tab:blue"), (0.2, "f32", "tab:purple")):
         xs = [i + shift for i, op in enumerate(mem) if (op, cls) in bandwidth]

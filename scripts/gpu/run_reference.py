@@ -431,15 +431,32 @@ def _assemble(specs, env, records) -> dict:
     return {"schema_version": 1, "environment": env, "summary": summary, "results": results, "bench": bench}
 
 
+def _earlier_runs(previous: dict, kept: set) -> list:
+    """The environments of the runs that measured the `kept` ops of an earlier results file, each
+    with `ops`, the ops whose figures it gave: the earlier file's own run for the ops it ran (all of
+    them, when it merged nothing), then its own merged runs (flattened: a file merged twice still
+    names each op's run; an entry without `ops`, from before they were recorded, takes the rest)."""
+    own = set(previous.get("ops_run", kept)) & kept
+    runs = [{**previous["environment"], "ops": sorted(own)}] if own else []
+    rest = kept - own
+    for earlier in previous.get("merged_from", []):
+        ops = set(earlier.get("ops", rest)) & rest
+        if ops:
+            runs.append({**earlier, "ops": sorted(ops)})
+            rest -= ops
+    return runs
+
+
 def _merge(doc: dict, previous: dict) -> None:
     """Adds the results of ops this run did not cover from an earlier run's JSON (for split runs)."""
     ran = {r["op"] for r in doc["results"]} | {e["op"] for e in doc.get("catalog_errors", [])}
     # The environment above is this run's; say which ops it covered, so a merged file never
     # passes the earlier runs' figures (another GPU, another copy bandwidth) off as this run's.
     doc.setdefault("ops_run", sorted(ran))
+    kept = {r["op"] for r in previous["results"] if r["op"] not in ran}
     doc["results"] += [r for r in previous["results"] if r["op"] not in ran]
     doc["bench"] += [b for b in previous["bench"] if b["op"] not in ran]
-    doc.setdefault("merged_from", []).append(previous["environment"])
+    doc.setdefault("merged_from", []).extend(_earlier_runs(previous, kept))
     results = doc["results"]
     summary = doc["summary"]
     for status in ("pass", "fail", "error"):
@@ -475,7 +492,7 @@ def render_markdown(doc: dict) -> str:
         lines.append(f"- this run covered: {', '.join(doc.get('ops_run', [])) or 'unrecorded'}; the other ops' "
                      "results are merged from earlier runs (their % copy BW against their own run's copy bandwidth):")
         lines += [f"  - {m.get('date')}: {m.get('gpu')}, copy bandwidth {m.get('copy_bandwidth_gbps', 0):.0f} GB/s"
-                  for m in doc["merged_from"]]
+                  + (f" ({', '.join(m['ops'])})" if "ops" in m else "") for m in doc["merged_from"]]
     for e in doc.get("catalog_errors", []):
         lines.append(f"- **{e['op']} not run**: invalid analysis.json: {e['error']}")
     lines += ["", f"**{summary['pass']} of {summary['cases']} cases pass** ({summary['fail']} fail, {summary['error']} error); "

@@ -269,8 +269,9 @@ def test_silu_and_mul_rejections(lib):
     assert silu(x, t(1, "float16", [m, h], offset=2 * h * 2)) == Status.INVALID_ARGUMENT  # out inside x
     assert silu(x, out, device=-1) == Status.INVALID_DEVICE
     assert silu(t(1, "float16", [-1, 2 * h]), out) == Status.INVALID_SHAPE
-    # grid.y = cdiv(H, 512) must stay within the driver's 65535.
-    big = 65536 * 512
+    # grid.y = cdiv(H, TILE_H) must stay within the driver's 65535, also for the widest tiles
+    # (the (1, 1024) `_fast` variant, which a single 16-bit row takes).
+    big = 65536 * 1024
     assert silu(t(1, "float16", [1, 2 * big]), t(2, "float16", [1, big])) == Status.UNSUPPORTED_SHAPE
     assert silu(t(0, "float16", [0, 2 * h]), t(0, "float16", [0, h])) == Status.OK  # empty: nothing to do
 
@@ -297,7 +298,7 @@ def test_swiglu_rejections(lib):
     assert fwd(a, b, t(3, "bfloat16", [m, n], offset=4)) == Status.MISALIGNED
     assert fwd(a, b, t(1, "bfloat16", [m, n], offset=32)) == Status.INVALID_ARGUMENT  # c shifted over a
     assert fwd(a, b, c, device=-2) == Status.INVALID_DEVICE
-    wide = 65536 * 256
+    wide = 65536 * 1024  # past grid.y's 65535 also for the (1, 1024) `_fast` tiles a single row takes
     assert fwd(*(t(i, "bfloat16", [1, wide]) for i in (1, 2, 3))) == Status.UNSUPPORTED_SHAPE  # grid.y
 
 

@@ -179,17 +179,18 @@ def f32_bits(v):
 
 def test_silu_and_mul_reads_x_as_its_halves_view(fake_driver, library_with_fake_cubins, tmp_path):
     codes, log = run(fake_driver, library_with_fake_cubins, f"""
-        # x (M, 2H) = (13, 2000): H = 1000 and the row stride 2000 are multiples of 8 (aligned variant).
+        # x (M, 2H) = (13, 2000): H = 1000 and the row stride 2000 are multiples of 8 (16-bit, aligned:
+        # the `_fast` variant's (1, 1024) tiles).
         call("cutile_silu_and_mul", T({X}, [13, 2000], "float16"), T({Z}, [13, 1000], "float16"), 0, 0, nparams=12)
         # The same as a (M, 2, H) view with a padded row stride; odd H: the general variant.
         call("cutile_silu_and_mul", T({X}, [5, 2, 333], "bfloat16", [700, 333, 1]), T({Z}, [5, 333], "bfloat16"), 0, 0,
              nparams=12)
     """, tmp_path)
     assert codes == [0, 0]
-    assert images(log) == ["f16_a8_m8_h512", "bf16_m8_h512"]
-    assert log.count("function silu_and_mul_entry") == 2
+    assert images(log) == ["f16_a8_fast_m1_h1024", "bf16_m8_h512"]
+    assert log.count("function silu_and_mul_fast_entry") == 1 and log.count("function silu_and_mul_entry") == 1
     aligned, general = launches(log)
-    assert "grid=2,2,1" in aligned  # cdiv(13, 8), cdiv(1000, 512)
+    assert "grid=13,1,1" in aligned  # cdiv(13, 1), cdiv(1000, 1024)
     # x as (M, 2, H) with strides (2H, H, 1); out (M, H).
     assert params(aligned) == [X, 13, 2, 1000, 2000, 1000, 1, Z, 13, 1000, 1000, 1]
     assert "grid=1,1,1" in general

@@ -90,6 +90,38 @@ def test_gelu_selection(lib):
     assert seen == expected_all, sorted(map(str, seen ^ expected_all))
 
 
+
+def test_swiglu_forward_selection(lib):
+    launcher = _launcher("swiglu")
+    seen = set()
+    columns = (1, 8, 64, 504, 511, 512, 520, 1000, 1024, 4096, 8200)
+    for dtype, m, n, pad in itertools.product(DTYPES + ("int32",), (1, 3, 300, 2048, 2049, 70000), columns, (0, 3, 8)):
+        stride = n + pad  # a is an (m, n) view into rows of n + pad elements
+        expected = launcher.select_variant(dtype, m, n, (stride, n, n))
+        a, b, c = t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [m, n]), t(3, dtype, [m, n])
+        seen.add(_agree(lib, expected, "cutile_swiglu", a, b, c, case=f"{dtype} ({m}, {n}) row stride {stride}"))
+    # Every forward variant: `_fast` (long rows or few rows), `_a8` for many short rows, the general ones unaligned.
+    prefixes = ("f16", "bf16", "f32")
+    expected_all = ({f"fwd_{p}" for p in prefixes} | {f"fwd_{p}_a8" for p in prefixes}
+                    | {f"fwd_{p}_a8_fast_m1_n1024" for p in ("f16", "bf16")} | {None})
+    assert seen == expected_all, sorted(map(str, seen ^ expected_all))
+
+
+def test_silu_and_mul_selection(lib):
+    launcher = _launcher("silu_and_mul")
+    seen = set()
+    halves = (1, 8, 64, 504, 511, 512, 520, 1000, 1024, 4096, 8200)
+    for dtype, m, h, pad in itertools.product(DTYPES + ("int32",), (1, 3, 300, 2048, 2049, 70000), halves, (0, 3, 8)):
+        stride = 2 * h + pad  # x is an (m, 2h) view into rows of 2h + pad elements
+        expected = launcher.select_variant(dtype, m, h, (stride, h))
+        # x spans up to 4.6 GB here: out 8 GiB away (fake addresses are 4 GiB apart)
+        x, out = t(1, dtype, [m, 2 * h], [stride, 1]), t(3, dtype, [m, h])
+        seen.add(_agree(lib, expected, "cutile_silu_and_mul", x, out, case=f"{dtype} ({m}, 2 x {h}) row stride {stride}"))
+    # 16-bit aligned arrays always take `_fast` (it won every measured shape): `_a8` only for f32.
+    expected_all = ({f"{p}_m8_h512" for p in ("f16", "bf16", "f32")} | {"f32_a8_m8_h512"}
+                    | {f"{p}_a8_fast_m1_h1024" for p in ("f16", "bf16")} | {None})
+    assert seen == expected_all, sorted(map(str, seen ^ expected_all))
+
 ROW_COUNTS = (1, 3, 37, 64, 256, 257, 1024, 1025, 5000)  # the launchers' FEW_ROWS = 256 and SOME_ROWS = 1024
 
 

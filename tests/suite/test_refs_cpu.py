@@ -295,3 +295,25 @@ def test_merge_keeps_other_ops(script):
     script._merge(doc, old)
     assert [(r["op"], r["status"]) for r in doc["results"]] == [("a", "pass"), ("b", "fail")]
     assert doc["summary"]["cases"] == 2 and doc["summary"]["variants_all_pass"] == 1 and len(doc["bench"]) == 1
+
+
+ENV_FIELDS = {"gpu": "H100", "compute_capability": "9.0", "arch": "sm_90", "driver": "580", "cuda_driver_api_version": 13000,
+              "torch": "2.11", "torch_cuda": "13.0", "timing": "events"}
+SUMMARY = {"pass": 0, "fail": 0, "error": 0, "cases": 0, "variants": 0, "variants_all_pass": 0}
+
+
+def test_a_file_merged_twice_names_each_ops_run(script):
+    """Merging onto a file that itself merged an earlier run keeps, per op, the run that measured
+    it: the middle run for its ops, the oldest (an entry without `ops`: the rest) for the others."""
+    def run(date, ops, **extra):
+        return {"results": [{"op": op, "variant": "v", "status": "pass"} for op in ops],
+                "bench": [{"op": op, "variant": "v"} for op in ops], "summary": {},
+                "environment": {"date": date, "copy_bandwidth_gbps": len(date)}, **extra}
+    middle = run("middle", ["gelu", "swiglu", "rope"], ops_run=["gelu", "swiglu"], merged_from=[{"date": "oldest"}])
+    newest = run("newest", ["swiglu"])
+    script._merge(newest, middle)
+    assert newest["ops_run"] == ["swiglu"]
+    assert [(m["date"], m["ops"]) for m in newest["merged_from"]] == [("middle", ["gelu"]), ("oldest", ["rope"])]
+    assert sorted(r["op"] for r in newest["results"]) == ["gelu", "rope", "swiglu"]
+    assert "(gelu)" in script.render_markdown({**newest, "environment": {**newest["environment"], **ENV_FIELDS},
+                                               "summary": SUMMARY, "results": [], "bench": []})

@@ -222,3 +222,12 @@ def test_the_committed_rope_cubin():
 @pytest.mark.skipif(not (TOOLS and REAL.is_file()), reason="CUDA wheels or build/reference cubins absent")
 def test_tuning_md_section_is_current():
     assert ev.main(["--check"]) == 0
+
+
+def test_each_op_is_judged_against_the_run_that_measured_it():
+    """A results file merged twice (run_reference.py --merge): this run's ops take its environment,
+    the others the merged run whose `ops` name them; an entry without `ops` (older files) the rest."""
+    results = {"environment": {"date": "newest"}, "ops_run": ["swiglu"],
+               "merged_from": [{"date": "middle", "ops": ["gelu"]}, {"date": "oldest"}]}
+    assert [ev.run_environment(results, op)["date"] for op in ("swiglu", "gelu", "rope")] == ["newest", "middle", "oldest"]
+    assert ev.run_environment({"environment": {"date": "only"}}, "gelu")["date"] == "only"

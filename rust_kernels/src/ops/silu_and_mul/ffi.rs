@@ -58,7 +58,7 @@ pub unsafe extern "C" fn cutile_silu_and_mul(
         check_same_dtype(&[&x, &out])?;
         check_disjoint(&out, &x)?;
         let tensors = [&x, &out];
-        let v = pick(OP, &["silu_and_mul"], &tensors, || select(candidates(x.dtype), &tensors))?;
+        let v = pick(OP, &["silu_and_mul", "silu_and_mul_fast"], &tensors, || select(candidates(x.dtype), &tensors))?;
         let grid = (blocks(m, v.constant("TILE_M"))?, blocks_yz(h, v.constant("TILE_H"))?, 1);
         run(v, &[Value::Tensor(&x), Value::Tensor(&out)], grid, device, stream)
     })

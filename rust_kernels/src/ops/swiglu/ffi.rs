@@ -39,7 +39,9 @@ pub unsafe extern "C" fn cutile_swiglu(
         check_in_place(&c, &a)?;
         check_in_place(&c, &b)?;
         let tensors = [&a, &b, &c];
-        let v = pick(OP, &["swiglu_fwd"], &tensors, || select(fwd_candidates(a.dtype), &tensors))?;
+        let v = pick(OP, &["swiglu_fwd", "swiglu_fwd_fast"], &tensors, || {
+            select(fwd_candidates(a.dtype, a.shape[0], a.shape[1]), &tensors)
+        })?;
         run(v, &[Value::Tensor(&a), Value::Tensor(&b), Value::Tensor(&c)], grid(v, &c)?, device, stream)
     })
 }

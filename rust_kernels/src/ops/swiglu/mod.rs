@@ -43,6 +43,11 @@ const fn fwd(name: &'static str, generics: &'static [&'static str], params: &'st
     }
 }
 
+/// The approximate-math forward kernel (`swiglu_fwd_fast`), 16-bit dtypes, aligned only.
+const fn fwd_fast(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant { entry: "swiglu_fwd_fast", ..fwd(name, generics, params) }
+}
+
 const fn bwd(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
     Variant { entry: "swiglu_bwd", ..fwd(name, generics, params) }
 }
@@ -60,6 +65,10 @@ pub static FWD_F32_A8: Variant = fwd("fwd_f32_a8", &["f32", "16", "256"], &fwd_p
 pub static BWD_F16_A8: Variant = bwd("bwd_f16_a8", &["f16", "16", "256"], &bwd_params(DType::F16, true));
 pub static BWD_BF16_A8: Variant = bwd("bwd_bf16_a8", &["bf16", "16", "256"], &bwd_params(DType::BF16, true));
 pub static BWD_F32_A8: Variant = bwd("bwd_f32_a8", &["f32", "16", "256"], &bwd_params(DType::F32, true));
+pub static FWD_F16_A8_FAST: Variant =
+    fwd_fast("fwd_f16_a8_fast_m1_n1024", &["f16", "1", "1024"], &fwd_params(DType::F16, true));
+pub static FWD_BF16_A8_FAST: Variant =
+    fwd_fast("fwd_bf16_a8_fast_m1_n1024", &["bf16", "1", "1024"], &fwd_params(DType::BF16, true));
 
 pub static VARIANTS: &[&Variant] = &[
     &FWD_F16,
@@ -74,15 +83,30 @@ pub static VARIANTS: &[&Variant] = &[
     &BWD_F16_A8,
     &BWD_BF16_A8,
     &BWD_F32_A8,
+    &FWD_F16_A8_FAST,
+    &FWD_BF16_A8_FAST,
 ];
 
-/// Forward candidates for a dtype, most specific first (analysis.json `selects_when`): the
-/// aligned variant when the last dim and row strides are multiples of 8, else the general one.
-pub fn fwd_candidates(dtype: DType) -> &'static [&'static Variant] {
+/// Where the (1, 1024) tiles of the `_fast` forward variants win (measured): rows of at least
+/// FAST_MIN_N columns, or any row length up to FAST_MAX_ROWS_ANY_N rows. `FAST_MIN_N` /
+/// `FAST_MAX_ROWS_ANY_N` in reference/swiglu/kernel.py, whose `select_variant` this mirrors.
+pub const FAST_MIN_N: i64 = 256;
+pub const FAST_MAX_ROWS_ANY_N: i64 = 2048;
+
+/// Forward candidates for a dtype and (m, n) shape, most specific first (`select_variant` in
+/// reference/swiglu/kernel.py): for 16-bit rows of at least FAST_MIN_N columns, or at most
+/// FAST_MAX_ROWS_ANY_N rows, the `_fast` kernel, then the aligned variant when the last dim and
+/// row strides are multiples of 8, else the general one.
+pub fn fwd_candidates(dtype: DType, m: i64, n: i64) -> &'static [&'static Variant] {
     static F16: [&Variant; 2] = [&FWD_F16_A8, &FWD_F16];
     static BF16: [&Variant; 2] = [&FWD_BF16_A8, &FWD_BF16];
     static F32: [&Variant; 2] = [&FWD_F32_A8, &FWD_F32];
+    static F16_FAST: [&Variant; 3] = [&FWD_F16_A8_FAST, &FWD_F16_A8, &FWD_F16];
+    static BF16_FAST: [&Variant; 3] = [&FWD_BF16_A8_FAST, &FWD_BF16_A8, &FWD_BF16];
+    let use_fast = n >= FAST_MIN_N || m <= FAST_MAX_ROWS_ANY_N;
     match dtype {
+        DType::F16 if use_fast => &F16_FAST,
+        DType::BF16 if use_fast => &BF16_FAST,
         DType::F16 => &F16,
         DType::BF16 => &BF16,
         DType::F32 => &F32,
