@@ -198,6 +198,11 @@ _RESULT_HINTS: Dict[str, Dict[int, str]] = {
     od.name: {i: n for i, n in enumerate(od.result_names) if n} for od in OPS_BY_NAME.values()}
 
 
+#: Ops that suggest no result name (result_hints gives {} whatever the op holds): numbered.
+_UNHINTED = frozenset(name for name, hints in _RESULT_HINTS.items()
+                      if not hints and name not in ("constant", "assume"))
+
+
 def region_arg_hints(op: Operation, region: Region) -> List[Optional[str]]:
     args = region.blocks[0].arguments if region.blocks else ()
     if op.name == "for":
@@ -255,7 +260,8 @@ class Namer:
 
     def _unique(self, name: str) -> str:
         name = _sanitize(name)
-        if name in self.scope:
+        scope = self.scope
+        if name in scope.names or (scope.parent is not None and name in scope.parent):
             while True:
                 probe = f"{name}_{self.next_conflict}"
                 self.next_conflict += 1
@@ -285,12 +291,26 @@ class Namer:
         return new
 
     def _number_op(self, op: Operation) -> None:
-        key = id(op)
-        op = self._with_phantoms(op)
         results = op.results
-        n = len(results)
-        if not n:
+        name = op.name
+        declared = _FIXED_RESULT_COUNT.get(name)
+        if declared is not None and len(results) < declared:
+            key = id(op)
+            op = self._with_phantoms(op)
+            results = op.results
+        elif not results:
             return
+        else:
+            key = id(op)
+        if name in _UNHINTED and len(results) == 1:
+            # no suggested name (most ops): the next number, as the general path below gives it
+            r = results[0]
+            self.producer[r.vid] = (op, 0)
+            ref = f"%{self.next_value}"
+            self.next_value += 1
+            self.ref[r.vid] = self.lhs[key] = ref
+            return
+        n = len(results)
         producer = self.producer
         for i, r in enumerate(results):
             producer[r.vid] = (op, i)
