@@ -208,9 +208,12 @@ class Tables:
         hit = self._const_cache.get(idx)
         if hit is not None and hit[0] is ty:
             return hit[1]
-        self._check_index(idx, self._consts, "constant", at)
-        if not isinstance(ty, T.TileType) or not isinstance(ty.element, T.ScalarType):
-            raise TileIRFormatError(f"dense constant needs a tile type, got {ty}", path=self.path, offset=at)
+        if idx >= len(self._consts):
+            self._check_index(idx, self._consts, "constant", at)
+        sized = self._dense_size_cache.get(id(ty))  # a type met before passed the test below
+        if sized is None or sized[0] is not ty:
+            if not isinstance(ty, T.TileType) or not isinstance(ty.element, T.ScalarType):
+                raise TileIRFormatError(f"dense constant needs a tile type, got {ty}", path=self.path, offset=at)
         a, b = self._consts[idx]
         data = self.data
         if a < b and data[a] < 0x80 and a + 1 + data[a] <= b:  # a length of one byte, in the entry
@@ -358,6 +361,7 @@ class DebugInfo:
         self.per_function: List[List[int]] = []
         self._attrs: List[Tuple[int, int]] = []
         self.cache: Dict[int, Optional[Location]] = {}  # the decode loop reads it directly
+        self._scope_names: Dict[int, Optional[str]] = {}
         s = tables.stream(0x03)
         if s is None:
             return
@@ -410,6 +414,13 @@ class DebugInfo:
         return loc
 
     def _scope_name(self, scope_id: int, at: int) -> Optional[str]:
+        if scope_id in self._scope_names:  # many locations share a scope; reading one never depends on `at`
+            return self._scope_names[scope_id]
+        name = self._scope_name_uncached(scope_id, at)
+        self._scope_names[scope_id] = name
+        return name
+
+    def _scope_name_uncached(self, scope_id: int, at: int) -> Optional[str]:
         if scope_id == 0 or scope_id > len(self._attrs):
             return None
         a, b = self._attrs[scope_id - 1]

@@ -301,6 +301,7 @@ def _element(t):
 _RELATIONS = {"same_type": _rel_same_type, "same_types": _rel_same_types,
               "same_shape": _same_prop("shape", _shape), "same_rank": _same_prop("rank", _rank),
               "same_element": _same_prop("element type", _element)}
+_SAME_PROP_RELATIONS = frozenset((_RELATIONS["same_shape"], _RELATIONS["same_rank"], _RELATIONS["same_element"]))
 
 
 def _t(t) -> str:
@@ -699,7 +700,7 @@ def _parent_group(op: Operation, name: str) -> Tuple[Value, ...]:
 def _flat_quick(fn, positions):
     """A test of ``fn`` on a flat op (its values at ``positions``, (is a result, index)) that
     is True only where ``fn`` finds nothing wrong; None when ``fn`` has none."""
-    if fn is _rel_same_type:
+    if fn is _rel_same_type or fn in _SAME_PROP_RELATIONS:  # one type object: one type, one shape, ...
         def same_type_object(op, operands, results) -> bool:
             first = None
             for is_result, i in positions:

@@ -366,6 +366,9 @@ class _Printer(PrintContext):
     def __init__(self):
         self.lines: List[Tuple[Optional[str], str]] = []
         self.namer: Optional[Namer] = None
+        #: id(type) -> (type, text): readers share type objects, and hashing a nested type for
+        #: type_text's memo costs more than this lookup (entries keep their type alive)
+        self._type_texts: Dict[int, Tuple[object, str]] = {}
 
     # PrintContext
     def value(self, v: Value) -> str:
@@ -375,7 +378,12 @@ class _Printer(PrintContext):
             return f"<<UNKNOWN SSA VALUE v{v.vid}>>"
 
     def type(self, t) -> str:
-        return print_type(t)
+        hit = self._type_texts.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
+        text = print_type(t)
+        self._type_texts[id(t)] = (t, text)
+        return text
 
     def arg_region(self, region):
         return RegionPiece(region, args=True)
@@ -393,8 +401,9 @@ class _Printer(PrintContext):
         self.emit_pieces(fid, "", [head, " ", RegionPiece(Region((f.body,)), path=fid)], fid)
 
     def op(self, op: Operation, indent: str, oid: str) -> None:
-        lhs = self.namer.lhs.get(id(op))
-        op = self.namer.view(op)
+        namer = self.namer
+        lhs = namer.lhs.get(id(op))
+        op = namer._views.get(id(op), op)  # namer.view(op), inline
         start = indent + (lhs + " = " if lhs else "") + op.name
         od = OPS_BY_NAME.get(op.name)
         if od is None:
