@@ -200,7 +200,7 @@ _RESULT_HINTS: Dict[str, Dict[int, str]] = {
 
 #: Ops that suggest no result name (result_hints gives {} whatever the op holds): numbered.
 _UNHINTED = frozenset(name for name, hints in _RESULT_HINTS.items()
-                      if not hints and name not in ("constant", "assume"))
+                      if not hints and name != "constant" and name != "assume")  # result_hints' own cases
 
 
 def region_arg_hints(op: Operation, region: Region) -> List[Optional[str]]:
