@@ -238,8 +238,10 @@ class Tables:
         hit = self._dense_size_cache.get(id(ty))
         if hit is not None and hit[0] is ty:
             return hit[1]
-        name = ty.element.name
-        esize = 1 if name in ("i1", "i4", "f4E2M1FN") else ty.element.width // 8
+        elem = ty.element
+        assert isinstance(elem, T.ScalarType)  # constant() tested it
+        name = elem.name
+        esize = 1 if name in ("i1", "i4", "f4E2M1FN") else elem.width // 8
         total = ty.num_elements
         sizes = (esize, total, (total + 1) // 2 if name in ("i4", "f4E2M1FN") else -1)
         self._dense_size_cache[id(ty)] = (ty, sizes)

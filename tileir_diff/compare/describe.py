@@ -92,8 +92,9 @@ class FunctionText:
     def value(self, vid: int) -> str:
         """How to show a value in a message: constants by value, others by name."""
         names = self.names
-        if self._complete:  # the namer's producer of a value (vids are unique in a function)
-            hit = self._namer.producer.get(vid)
+        namer = self._namer
+        if self._complete and namer is not None:  # its producer of a value (vids are unique in a function)
+            hit = namer.producer.get(vid)
             op = hit[0] if hit is not None else None
         else:
             op = self.producer.get(vid)
