@@ -2,6 +2,7 @@
 and debug tables the Func section refers to."""
 from __future__ import annotations
 
+import struct
 from typing import Dict, List, Optional, Tuple
 
 from ..dialect.enums import PADDING_VALUES, PTR_ATTRS
@@ -129,11 +130,21 @@ def read_sections(s: Stream) -> Dict[int, Section]:
     return sections
 
 
+def read_words(s: Stream, n: int, width: int, what: str) -> List[int]:
+    """``n`` little-endian unsigned words of ``width`` (4 or 8) bytes, in one unpack when they are
+    all there (else word by word, so that a short table fails at the word that runs out)."""
+    if s.end - s.pos >= n * width:
+        words = list(struct.unpack_from(f"<{n}{'I' if width == 4 else 'Q'}", s.data, s.pos))
+        s.pos += n * width
+        return words
+    return [s.u32(what) if width == 4 else s.u64(what) for _ in range(n)]
+
+
 def read_offset_table(s: Stream, index_width: int, what: str) -> List[Tuple[int, int]]:
     """count, padding, ``count`` offsets, data -> absolute (start, end) of each item."""
     n = s.count(f"{what} table count", index_width)
     s.align(index_width, f"{what} table")
-    offsets = [s.u32(f"{what} offset") if index_width == 4 else s.u64(f"{what} offset") for _ in range(n)]
+    offsets = read_words(s, n, index_width, f"{what} offset")
     base = s.pos
     size = s.end - base
     spans = []
@@ -155,7 +166,9 @@ class Tables:
         self._types = self._table(0x05, 4, "type")
         self._consts = self._table(0x04, 8, "constant")
         self._string_cache: Dict[int, str] = {}
-        self._type_cache: Dict[int, T.Type] = {}
+        self._const_cache: Dict[int, Tuple[T.Type, DenseElements]] = {}  # index -> (type, value)
+        self._dense_size_cache: Dict[int, tuple] = {}  # id(type) -> (type, sizes)
+        self.type_cache: Dict[int, T.Type] = {}  # the decode loop reads it directly
         self._resolving: set = set()
 
     def _table(self, sid: int, width: int, what: str):
@@ -190,26 +203,53 @@ class Tables:
 
     # -- constants ---------------------------------------------------------------------------
     def constant(self, idx: int, ty: T.Type, at: int) -> DenseElements:
-        self._check_index(idx, self._consts, "constant", at)
-        if not isinstance(ty, T.TileType) or not isinstance(ty.element, T.ScalarType):
-            raise TileIRFormatError(f"dense constant needs a tile type, got {ty}", path=self.path, offset=at)
+        # Kernels repeat constants (one table entry, many ops): the same entry read as the same
+        # type object is the same immutable value.
+        hit = self._const_cache.get(idx)
+        if hit is not None and hit[0] is ty:
+            return hit[1]
+        if idx >= len(self._consts):
+            self._check_index(idx, self._consts, "constant", at)
+        sized = self._dense_size_cache.get(id(ty))  # a type met before passed the test below
+        if sized is None or sized[0] is not ty:
+            if not isinstance(ty, T.TileType) or not isinstance(ty.element, T.ScalarType):
+                raise TileIRFormatError(f"dense constant needs a tile type, got {ty}", path=self.path, offset=at)
         a, b = self._consts[idx]
-        s = Stream(self.data, a, b, self.path)
-        n = s.count("constant byte length")
-        raw = s.fixed(n, "constant data")
-        elem = ty.element
-        esize = 1 if elem.name in ("i1", "i4", "f4E2M1FN") else elem.width // 8
-        total = ty.num_elements
-        packed_ok = elem.name in ("i4", "f4E2M1FN") and n == (total + 1) // 2
-        if n != esize and n != esize * total and not packed_ok:
+        data = self.data
+        if a < b and data[a] < 0x80 and a + 1 + data[a] <= b:  # a length of one byte, in the entry
+            n = data[a]
+            raw = bytes(data[a + 1:a + 1 + n])
+        else:
+            s = Stream(data, a, b, self.path)
+            n = s.count("constant byte length")
+            raw = s.fixed(n, "constant data")
+        esize, total, packed = self._dense_sizes(ty)
+        if n != esize and n != esize * total and n != packed:
             raise TileIRFormatError(f"constant {idx}: {n} bytes do not fit {ty} (splat {esize} or full "
                                     f"{esize * total})", path=self.path, offset=a)
         # All-equal data is a splat, as MLIR reads it (and as the text parser stores it).
-        return canonical_dense(ty, raw)
+        value = canonical_dense(ty, raw)
+        self._const_cache[idx] = (ty, value)
+        return value
+
+    def _dense_sizes(self, ty: T.TileType) -> Tuple[int, int, int]:
+        """A dense constant type's element size in bytes, its element count, and the byte length
+        of its data packed two elements to a byte (-1 for types that are not packed)."""
+        hit = self._dense_size_cache.get(id(ty))
+        if hit is not None and hit[0] is ty:
+            return hit[1]
+        elem = ty.element
+        assert isinstance(elem, T.ScalarType)  # constant() tested it
+        name = elem.name
+        esize = 1 if name in ("i1", "i4", "f4E2M1FN") else elem.width // 8
+        total = ty.num_elements
+        sizes = (esize, total, (total + 1) // 2 if name in ("i4", "f4E2M1FN") else -1)
+        self._dense_size_cache[id(ty)] = (ty, sizes)
+        return sizes
 
     # -- types -------------------------------------------------------------------------------
     def type(self, idx: int, at: int) -> T.Type:
-        t = self._type_cache.get(idx)
+        t = self.type_cache.get(idx)
         if t is not None:
             return t
         self._check_index(idx, self._types, "type", at)
@@ -226,7 +266,7 @@ class Tables:
                 raise s.error(f"type {idx}: {s.remaining} unexpected trailing bytes")
         finally:
             self._resolving.discard(idx)
-        self._type_cache[idx] = t
+        self.type_cache[idx] = t
         return t
 
     def _decode_type(self, s: Stream) -> T.Type:
@@ -322,16 +362,17 @@ class DebugInfo:
         self.tables = tables
         self.per_function: List[List[int]] = []
         self._attrs: List[Tuple[int, int]] = []
-        self._cache: Dict[int, Optional[Location]] = {}
+        self.cache: Dict[int, Optional[Location]] = {}  # the decode loop reads it directly
+        self._scope_names: Dict[int, Optional[str]] = {}
         s = tables.stream(0x03)
         if s is None:
             return
         nfunc = s.count("debug function count", 4)
         s.align(4, "debug function offsets")
-        starts = [s.u32("debug function offset") for _ in range(nfunc)]
+        starts = read_words(s, nfunc, 4, "debug function offset")
         nidx = s.count("debug index count", 8)
         s.align(8, "debug indices")
-        ids = [s.u64("debug attribute id") for _ in range(nidx)]
+        ids = read_words(s, nidx, 8, "debug attribute id")
         for i, st in enumerate(starts):
             en = starts[i + 1] if i + 1 < nfunc else nidx
             if not (0 <= st <= en <= nidx):
@@ -342,8 +383,8 @@ class DebugInfo:
     def location(self, attr_id: int, at: int, depth: int = 0) -> Optional[Location]:
         if attr_id == 0:
             return None
-        if attr_id in self._cache:
-            return self._cache[attr_id]
+        if attr_id in self.cache:
+            return self.cache[attr_id]
         if attr_id > len(self._attrs):
             raise TileIRFormatError(f"debug attribute {attr_id} out of range ({len(self._attrs)})",
                                     path=self.tables.path, offset=at)
@@ -371,10 +412,17 @@ class DebugInfo:
             loc = None  # scopes, not locations
         else:
             raise s.error(f"unknown debug attribute tag {tag}", a)
-        self._cache[attr_id] = loc
+        self.cache[attr_id] = loc
         return loc
 
     def _scope_name(self, scope_id: int, at: int) -> Optional[str]:
+        if scope_id in self._scope_names:  # many locations share a scope; reading one never depends on `at`
+            return self._scope_names[scope_id]
+        name = self._scope_name_uncached(scope_id, at)
+        self._scope_names[scope_id] = name
+        return name
+
+    def _scope_name_uncached(self, scope_id: int, at: int) -> Optional[str]:
         if scope_id == 0 or scope_id > len(self._attrs):
             return None
         a, b = self._attrs[scope_id - 1]

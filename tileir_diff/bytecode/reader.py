@@ -123,7 +123,8 @@ class _OpPlan:
         p.variadic_results = any(r.variadic for r in lay.results)
         p.has_flags = lay.has_flags
         p.nflag_bits = len(bits)
-        p.attrs = tuple((a, _UNIT if a.kind == "unit" else _OPTIONAL if a.optional else _ALWAYS, bits.get(a.name))
+        p.attrs = tuple((a, _UNIT if a.kind == "unit" else _OPTIONAL if a.optional else _ALWAYS, bits.get(a.name),
+                         _one_byte_enum(a))
                         for a in lay.attrs)
         arity = {"single": _SINGLE, "optional": _OPTIONAL, "variadic": _VARIADIC}
         p.operands = tuple((arity[o.arity], bits.get(o.name)) for o in lay.operands)
@@ -141,6 +142,15 @@ class _OpPlan:
         return p
 
 
+def _one_byte_enum(a: AttrDef) -> Optional[Tuple[EnumValue, ...]]:
+    """An enum attribute's members when every member's index is a one-byte varint (the decode
+    loop then reads it inline), else None."""
+    if a.kind != "enum":
+        return None
+    members = _ENUM_VALUES[a.enum]
+    return members if len(members) <= 0x80 else None
+
+
 _PLANS: Dict[Version, Dict[int, _OpPlan]] = {}
 
 
@@ -149,6 +159,7 @@ def _plans_for_version(version: Version) -> Dict[int, _OpPlan]:
     return _PLANS.setdefault(version, {})
 
 
+_MISSING = object()
 _new_value = make_value
 new_operation = make_operation
 
@@ -162,6 +173,8 @@ class _FunctionReader:
         self.opdefs: Dict[int, OpDef] = ops_for_version(self.version)
         self.plans: Dict[int, _OpPlan] = _plans_for_version(self.version)
         self.path = tables.path
+        self.type_cache = tables.type_cache  # index -> type, read by the decode loop before Tables.type
+        self.dbg_cache = debug.cache  # attribute id -> location, likewise before DebugInfo.location
 
     def err(self, msg: str, at: int) -> TileIRFormatError:
         return TileIRFormatError(msg, path=self.path, offset=at)
@@ -273,41 +286,102 @@ class _FunctionReader:
         return plan
 
     def read_op(self, s: Stream, values: List[Value]) -> Operation:
-        at = s.pos
-        plan = self.plan(s.varint("opcode"), at)
+        # The common fields are read here from the buffer directly (a one-byte varint, a cached
+        # type, an enum member); anything longer, uncached or wrong goes through the Stream and
+        # Tables methods, which give the same values and the same errors.
+        data, end = s.data, s.end
+        at = pos = s.pos
+        if pos < end and data[pos] < 0x80:
+            opcode = data[pos]
+            s.pos = pos = pos + 1
+        else:
+            opcode = s.varint("opcode")
+            pos = s.pos
+        plan = self.plans.get(opcode)
+        if plan is None:
+            plan = self.plan(opcode, at)
         od = plan.od
         loc = None
         dbg_pos = self.dbg_pos
         if dbg_pos < len(self.dbg_ids):
-            loc = self.debug.location(self.dbg_ids[dbg_pos], at)
+            dbg_id = self.dbg_ids[dbg_pos]
+            if dbg_id:
+                loc = self.dbg_cache.get(dbg_id, _MISSING)
+                if loc is _MISSING:
+                    loc = self.debug.location(dbg_id, at)
         self.dbg_pos = dbg_pos + 1
-        read_type = self.t.type
-        varint = s.varint
         # 2. result types
         if plan.counted_results:
+            read_type, varint = self.t.type, s.varint
             n = s.count("result count")
             rtypes = [read_type(varint("result type"), at) for _ in range(n)]
             if not plan.variadic_results and n != plan.nresults:
                 raise self.err(f"{od.name}: {n} results, expected {plan.nresults}", at)
+            pos = s.pos
         else:
-            rtypes = [read_type(varint("result type"), at) for _ in range(plan.nresults)]
+            rtypes = []
+            types = self.type_cache
+            for _ in range(plan.nresults):
+                if pos < end and data[pos] < 0x80:
+                    idx = data[pos]
+                    s.pos = pos = pos + 1
+                else:
+                    idx = s.varint("result type")
+                    pos = s.pos
+                t = types.get(idx)
+                rtypes.append(t if t is not None else self.t.type(idx, at))
         # 3. flags
-        flags = varint("flags") if plan.has_flags else 0
-        if flags >> plan.nflag_bits:
-            raise self.err(f"{od.name}: unknown flag bits 0x{flags:X}", at)
+        if plan.has_flags:
+            if pos < end and data[pos] < 0x80:
+                flags = data[pos]
+                s.pos = pos = pos + 1
+            else:
+                flags = s.varint("flags")
+                pos = s.pos
+            if flags >> plan.nflag_bits:
+                raise self.err(f"{od.name}: unknown flag bits 0x{flags:X}", at)
+        else:
+            flags = 0
         # 4. attributes, declaration order
         attrs = {}
-        for a, mode, bit in plan.attrs:
+        for a, mode, bit, members in plan.attrs:
             if mode is _UNIT:
                 if flags >> bit & 1:
                     attrs[a.name] = True
                 continue
             if mode is _OPTIONAL and not flags >> bit & 1:
                 continue
-            attrs[a.name] = self.op_attr(s, a, od, rtypes)
+            if members is not None and pos < end and data[pos] < len(members):
+                attrs[a.name] = members[data[pos]]  # an enum member by its one-byte index
+                s.pos = pos = pos + 1
+                continue
+            if a.kind == "dense" and rtypes:
+                attrs[a.name] = self.t.constant(s.varint("attribute"), rtypes[0], pos)
+            else:
+                attrs[a.name] = self.op_attr(s, a, od, rtypes)
+            pos = s.pos
         # 5. operands
         if plan.all_single:
-            operands = [self.value(s, values) for _ in range(plan.nsingle)]
+            operands = []
+            nvalues = len(values)
+            for _ in range(plan.nsingle):
+                # a value index of one or two bytes (a kernel of up to 16,384 values in scope)
+                if pos + 1 < end:
+                    idx = data[pos]
+                    if idx < 0x80:
+                        if idx < nvalues:
+                            operands.append(values[idx])
+                            s.pos = pos = pos + 1
+                            continue
+                    else:
+                        high = data[pos + 1]
+                        idx = (idx & 0x7F) | (high << 7)
+                        if high < 0x80 and idx < nvalues:
+                            operands.append(values[idx])
+                            s.pos = pos = pos + 2
+                            continue
+                operands.append(self.value(s, values))
+                pos = s.pos
             segments = plan.single_segments
         else:
             operands, segments = self.read_operands(s, values, plan, flags)
@@ -315,7 +389,7 @@ class _FunctionReader:
         regions: Tuple[Region, ...] = ()
         if od.regions:
             rat = s.pos
-            nreg = varint("region count")
+            nreg = s.varint("region count")
             if nreg != od.regions:
                 raise self.err(f"{od.name}: {nreg} regions, expected {od.regions}", rat)
             self.depth += 1
@@ -325,12 +399,14 @@ class _FunctionReader:
             self.depth -= 1
         vid = self.next_vid
         if len(rtypes) == 1:
-            results = (_new_value(vid, rtypes[0]),)
-            values.append(results[0])
+            result = _new_value(vid, rtypes[0])
+            results: Tuple[Value, ...] = (result,)
+            values.append(result)
+            self.next_vid = vid + 1
         else:
             results = tuple([_new_value(vid + i, rt) for i, rt in enumerate(rtypes)])
             values.extend(results)
-        self.next_vid = vid + len(rtypes)
+            self.next_vid = vid + len(rtypes)
         if plan.implied_results:
             # A result added in a later version (print_tko's token in 13.2): the op has it in
             # the IR whatever the file's version, as NVIDIA's reader upgrades it; the file's

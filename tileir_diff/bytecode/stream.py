@@ -51,7 +51,16 @@ class Stream:
 
     def varint(self, what: str = "varint") -> int:
         data, pos, end = self.data, self.pos, self.end
-        if pos < end:
+        if pos + 1 < end:  # one or two bytes (most indices), else the loop below
+            b = data[pos]
+            if b < 0x80:
+                self.pos = pos + 1
+                return b
+            high = data[pos + 1]
+            if high < 0x80:
+                self.pos = pos + 2
+                return (b & 0x7F) | (high << 7)
+        elif pos < end:
             b = data[pos]
             if b < 0x80:
                 self.pos = pos + 1

@@ -33,7 +33,11 @@ class FunctionText:
         self._module_lines = module_lines  # callable -> {op id: printed line} for the whole module
         self._names: Optional[Dict[int, str]] = None
         self._ops: Optional[Dict[str, Operation]] = None
-        self._producer: Dict[int, Operation] = {}
+        self._producer: Optional[Dict[int, Operation]] = None
+        self._namer = None
+        #: whether the printer's namer named every value (then its tables are the names and
+        #: the producers, and no walk of our own is needed)
+        self._complete = False
 
     @property
     def ops(self) -> Dict[str, Operation]:
@@ -43,28 +47,32 @@ class FunctionText:
 
     @property
     def producer(self) -> Dict[int, Operation]:
-        self.names  # noqa: B018  (fills the producer table)
+        if self._producer is None:
+            self._producer = {r.vid: op for op in self.ops.values() for r in op.results}
         return self._producer
 
     @property
     def names(self) -> Dict[int, str]:
         if self._names is not None:
             return self._names
-        names: Dict[int, str] = {}
         printer = _printer()
-        self._namer = None
         if printer is not None:
             try:
                 self._namer = printer.Namer(self.function)
-                names = dict(self._namer.ref)
             except Exception:
-                names = {}
+                self._namer = None
+        if self._namer is not None and all(a.vid in self._namer.ref for a in self.function.arguments):
+            # The namer names the body's arguments, every op's results and every block's
+            # arguments: the local names below would add nothing. (Nothing writes to it after.)
+            self._complete = True
+            self._names = self._namer.ref
+            return self._names
+        names: Dict[int, str] = dict(self._namer.ref) if self._namer is not None else {}
         for i, a in enumerate(self.function.arguments):
             names.setdefault(a.vid, f"%arg{i}")
         for oid, op in self.ops.items():
             d = OPS_BY_NAME.get(op.name)
             for k, r in enumerate(op.results):
-                self._producer[r.vid] = op
                 if r.vid in names:
                     continue
                 if d is not None and k < len(d.result_names):
@@ -83,10 +91,16 @@ class FunctionText:
 
     def value(self, vid: int) -> str:
         """How to show a value in a message: constants by value, others by name."""
-        op = self.producer.get(vid)
+        names = self.names
+        namer = self._namer
+        if self._complete and namer is not None:  # its producer of a value (vids are unique in a function)
+            hit = namer.producer.get(vid)
+            op = hit[0] if hit is not None else None
+        else:
+            op = self.producer.get(vid)
         if op is not None and op.name == "constant":
             return attr_text(op.attributes.get("value"))
-        return self.names.get(vid, f"%v{vid}")
+        return names.get(vid, f"%v{vid}")
 
     def op_line(self, op: Operation, op_id: Optional[str] = None) -> str:
         """The op as the printer prints it (first line), names from this function's namer."""

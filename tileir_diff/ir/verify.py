@@ -131,7 +131,8 @@ def _constraint(text: str) -> _Constraint:
 class _Plan:
     __slots__ = ("od", "operand_names", "result_names", "operand_checks", "result_checks", "relations",
                  "attr_defs", "fixed_results", "variadic_results", "later_results", "terminator",
-                 "single_segments", "required_attrs", "top_level")
+                 "single_segments", "required_attrs", "top_level", "flat", "operand_checks_at", "result_checks_at",
+                 "attr_quick", "flat_relations")
 
     def __init__(self, od: OpDef):
         self.od = od
@@ -168,6 +169,51 @@ class _Plan:
                     raise ValueError(f"op table: {od.name} has an unknown relation {kind!r}")
                 rels.append((rel, args))
         self.relations = tuple(rels)
+        # An op of a "flat" row (single operands, fixed results, no region) whose segments and
+        # counts are the row's has group i = (operand i,) and result group k = (result k,): its
+        # checks read values by position, and groups are built only for relations that need them.
+        self.flat = self.single_segments is not None and not self.variadic_results and not od.regions
+        self.operand_checks_at = tuple((i, o.name, _constraint(o.type)) for i, o in enumerate(od.operands)
+                                       if o.type != "any")
+        self.result_checks_at = tuple((k, r.name, _constraint(r.type)) for k, r in enumerate(od.results)
+                                      if r.type != "any")
+        #: attribute name -> its enum's name, _UNIT_KIND or _DENSE_KIND: the kinds attributes()
+        #: accepts inline when they are plainly right
+        self.attr_quick = {a.name: a.enum if a.kind == "enum" else _UNIT_KIND if a.kind == "unit" else _DENSE_KIND
+                           for a in od.attrs if (a.kind == "enum" and a.enum) or a.kind in ("unit", "dense")}
+        #: the relations of a flat op, each with a quick test when it has one (_flat_quick)
+        self.flat_relations = tuple((fn, names, _flat_quick(fn, self._positions(names)))
+                                    for fn, names in rels) if self.flat else ()
+
+    def _positions(self, names) -> Tuple[Tuple[bool, int], ...]:
+        """Where each named group's one value is in a flat op: (is a result, index); a name of
+        both kinds is the result's (structure() sets result groups last)."""
+        return tuple((True, self.result_names.index(n)) if n in self.result_names
+                     else (False, self.operand_names.index(n)) for n in names)
+
+    def flat_groups(self, operands, results) -> Dict[str, Tuple[Value, ...]]:
+        """structure()'s groups of a flat op (its segments and counts already found to be the row's)."""
+        groups = {name: (v,) for name, v in zip(self.operand_names, operands)}
+        for name, r in zip(self.result_names, results):
+            groups[name] = (r,)
+        return groups
+
+
+#: attr_quick's marks of a unit and a dense attribute (not an enum's name)
+_UNIT_KIND, _DENSE_KIND = object(), object()
+#: (enum, version) -> the member names a module of that version may use
+_ENUM_NAMES: Dict[Tuple[str, Version], frozenset] = {}
+
+
+def _enum_names(enum: str, version: Version) -> frozenset:
+    names = _ENUM_NAMES.get((enum, version))
+    if names is None:  # a racing thread computes the same set
+        if len(_ENUM_NAMES) > 4096:  # modules made in code may carry any version
+            _ENUM_NAMES.clear()
+        since = ENUM_VALUE_SINCE.get
+        names = _ENUM_NAMES[(enum, version)] = frozenset(
+            n for n in ENUMS[enum] if (since((enum, n)) or version) <= version)
+    return names
 
 
 def _plan(od: OpDef) -> _Plan:
@@ -255,6 +301,7 @@ def _element(t):
 _RELATIONS = {"same_type": _rel_same_type, "same_types": _rel_same_types,
               "same_shape": _same_prop("shape", _shape), "same_rank": _same_prop("rank", _rank),
               "same_element": _same_prop("element type", _element)}
+_SAME_PROP_RELATIONS = frozenset((_RELATIONS["same_shape"], _RELATIONS["same_rank"], _RELATIONS["same_element"]))
 
 
 def _t(t) -> str:
@@ -650,6 +697,30 @@ def _parent_group(op: Operation, name: str) -> Tuple[Value, ...]:
     return ()
 
 
+def _flat_quick(fn, positions):
+    """A test of ``fn`` on a flat op (its values at ``positions``, (is a result, index)) that
+    is True only where ``fn`` finds nothing wrong; None when ``fn`` has none."""
+    if fn is _rel_same_type or fn in _SAME_PROP_RELATIONS:  # one type object: one type, one shape, ...
+        def same_type_object(op, operands, results) -> bool:
+            first = None
+            for is_result, i in positions:
+                t = (results if is_result else operands)[i].type
+                if first is None:
+                    first = t
+                elif t is not first:
+                    return False
+            return True
+        return same_type_object
+    if fn is _check_constant:
+        is_result, i = positions[0]
+
+        def value_of_result_type(op, operands, results) -> bool:
+            d = op.attributes.get("value")
+            return type(d) is DenseElements and d.type is (results if is_result else operands)[i].type
+        return value_of_result_type
+    return None
+
+
 CHECKS: Dict[str, Callable] = {
     "assume": _check_assume, "pointee": _check_pointee, "same_width": _check_same_width, "wider": _check_wider,
     "broadcast": _check_broadcast, "cat": _check_cat, "constant": _check_constant, "extract": _check_extract,
@@ -959,6 +1030,7 @@ class _Verifier:
         self.function: Optional[Function] = None
         self.fid = ""
         self.seen_types: Dict[int, object] = {}
+        self.dense_sizes: Dict[int, tuple] = {}  # id(type) -> (type, element bytes, all bytes, packed bytes)
         self.terminator_parent: Optional[Operation] = None
 
     def error(self, message: str, obj, what: str) -> TileIRFormatError:
@@ -1036,6 +1108,23 @@ class _Verifier:
             raise self.error("a block must end with a terminator (return, yield, continue, break)", ops[-1],
                              f"{ops[-1].name} ({path}/o{last} in @{self.function.name})")
 
+    def dense_fits(self, d: DenseElements) -> bool:
+        """Whether ``_dense_error(d)`` is None, for a type met before: its sizes are remembered
+        per type object (False: not known, ask _dense_error)."""
+        t = d.type
+        sizes = self.dense_sizes.get(id(t))
+        if sizes is None or sizes[0] is not t:
+            if _dense_error(d, self.valid_type) is not None:
+                return False
+            name = t.element.name
+            esize = 1 if name in ("i1", "i4", "f4E2M1FN") else T.SCALAR_TYPES[name][0] // 8
+            total = t.num_elements
+            sizes = self.dense_sizes[id(t)] = (t, esize, esize * total,
+                                               (total + 1) // 2 if name in ("i4", "f4E2M1FN") else -1)
+            return True
+        n = len(d.data) if type(d.data) is bytes else -1
+        return n >= 0 and (n == sizes[1] or n == sizes[2] or n == sizes[3])
+
     def valid_type(self, t) -> Optional[str]:
         """type_error with a per-module cache by identity (readers share type objects)."""
         seen = self.seen_types
@@ -1053,28 +1142,26 @@ class _Verifier:
             raise self.error("not an op of a function body", op, f"{op.name} ({path}/o{j} in @{self.function.name})")
         od = plan.od
         try:
-            groups = self.structure(op, od, plan)
-            for name, c in plan.operand_checks:
-                for v in groups[name]:
-                    if not c.admits(v.type):
-                        raise VerifyError(f"operand {name} must be {c.text}, got {_t(v.type)}")
-            for r in op.results:
-                err = self.valid_type(r.type)
-                if err:
-                    raise VerifyError(f"result type: {err}")
-            for name, c in plan.result_checks:
-                for v in groups[name]:
-                    if not c.admits(v.type):
-                        raise VerifyError(f"{'result' if name == 'result' else 'result ' + name} must be {c.text}, "
-                                          f"got {_t(v.type)}")
+            operands, results = op.operands, op.results
+            groups: Optional[Dict[str, Tuple[Value, ...]]] = None
+            if plan.flat and op.segments == plan.single_segments and len(operands) == len(plan.single_segments) \
+                    and len(results) == plan.fixed_results and not op.regions:
+                self.check_flat(plan, operands, results)  # structure() would find nothing wrong
+            else:
+                groups = self.structure(op, od, plan)
+                self.check_groups(op, plan, groups)
             if op.attributes or plan.required_attrs:
                 self.attributes(op, od, plan)
             if plan.terminator:
                 if not is_last:
                     raise VerifyError("a terminator must be the last op of its block")
                 self.terminator_parent = _terminator_parent(self, op, od)
-            for fn, names in plan.relations:
-                fn(self, op, groups, names)
+            if groups is None:
+                if plan.flat_relations:
+                    self.flat_relations(op, plan, operands, results)
+            else:
+                for fn, names in plan.relations:
+                    fn(self, op, groups, names)
         except VerifyError as e:
             raise self.error(str(e), op, f"{op.name} ({path}/o{j} in @{self.function.name})") from None
         if op.regions:
@@ -1085,6 +1172,52 @@ class _Verifier:
                     continue  # allowed only for if's else (checked above)
                 self.verify_block(r.blocks[0], f"{oid}/r{ri}", op, f"{op.name} ({oid} in @{self.function.name})")
             self.parents.pop()
+
+    def check_groups(self, op: Operation, plan: _Plan, groups: Dict[str, Tuple[Value, ...]]) -> None:
+        """The type constraints of every operand and result group, and the result types."""
+        for name, c in plan.operand_checks:
+            for v in groups[name]:
+                if not c.admits(v.type):
+                    raise VerifyError(f"operand {name} must be {c.text}, got {_t(v.type)}")
+        for r in op.results:
+            err = self.valid_type(r.type)
+            if err:
+                raise VerifyError(f"result type: {err}")
+        for name, c in plan.result_checks:
+            for v in groups[name]:
+                if not c.admits(v.type):
+                    raise VerifyError(f"{'result' if name == 'result' else 'result ' + name} must be {c.text}, "
+                                      f"got {_t(v.type)}")
+
+    def check_flat(self, plan: _Plan, operands, results) -> None:
+        """check_groups for a flat op: group i is operand i, result group k result k (same order,
+        same messages)."""
+        for i, name, c in plan.operand_checks_at:
+            t = operands[i].type
+            if c.accepted.get(id(t)) is not t and not c.admits(t):  # admits' own first test, inline
+                raise VerifyError(f"operand {name} must be {c.text}, got {_t(t)}")
+        seen = self.seen_types
+        for r in results:
+            t = r.type
+            if seen.get(id(t)) is not t:
+                err = self.valid_type(t)
+                if err:
+                    raise VerifyError(f"result type: {err}")
+        for k, name, c in plan.result_checks_at:
+            t = results[k].type
+            if c.accepted.get(id(t)) is not t and not c.admits(t):
+                raise VerifyError(f"{'result' if name == 'result' else 'result ' + name} must be {c.text}, got {_t(t)}")
+
+    def flat_relations(self, op: Operation, plan: _Plan, operands, results) -> None:
+        """The relations of a flat op in order: one whose quick test passes is done (the
+        relation would find nothing), the others get the groups structure() would have built."""
+        groups = None
+        for fn, names, quick in plan.flat_relations:
+            if quick is not None and quick(op, operands, results):
+                continue
+            if groups is None:
+                groups = plan.flat_groups(operands, results)
+            fn(self, op, groups, names)
 
     def structure(self, op: Operation, od: OpDef, plan: _Plan) -> Dict[str, Tuple[Value, ...]]:
         segs = op.segments
@@ -1139,7 +1272,21 @@ class _Verifier:
     def attributes(self, op: Operation, od: OpDef, plan: _Plan) -> None:
         attrs = op.attributes
         defs = plan.attr_defs
+        quick = plan.attr_quick
         for key, value in attrs.items():
+            q = quick.get(key)
+            if q is not None:
+                # what _op_attr_error accepts without a closer look: a unit set, an enum member
+                # of this version; anything else gets its message below
+                if q is _UNIT_KIND:
+                    if value is True:
+                        continue
+                elif q is _DENSE_KIND:
+                    if type(value) is DenseElements and self.dense_fits(value):
+                        continue
+                elif type(value) is EnumValue and value.kind == q and type(value.name) is str \
+                        and value.name in _enum_names(q, self.version):
+                    continue
             a = defs.get(key)
             if a is None:
                 raise VerifyError(f"unknown attribute {key!r}")

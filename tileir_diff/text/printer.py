@@ -198,6 +198,11 @@ _RESULT_HINTS: Dict[str, Dict[int, str]] = {
     od.name: {i: n for i, n in enumerate(od.result_names) if n} for od in OPS_BY_NAME.values()}
 
 
+#: Ops that suggest no result name (result_hints gives {} whatever the op holds): numbered.
+_UNHINTED = frozenset(name for name, hints in _RESULT_HINTS.items()
+                      if not hints and name != "constant" and name != "assume")  # result_hints' own cases
+
+
 def region_arg_hints(op: Operation, region: Region) -> List[Optional[str]]:
     args = region.blocks[0].arguments if region.blocks else ()
     if op.name == "for":
@@ -255,7 +260,8 @@ class Namer:
 
     def _unique(self, name: str) -> str:
         name = _sanitize(name)
-        if name in self.scope:
+        scope = self.scope
+        if name in scope.names or (scope.parent is not None and name in scope.parent):
             while True:
                 probe = f"{name}_{self.next_conflict}"
                 self.next_conflict += 1
@@ -285,12 +291,26 @@ class Namer:
         return new
 
     def _number_op(self, op: Operation) -> None:
-        key = id(op)
-        op = self._with_phantoms(op)
         results = op.results
-        n = len(results)
-        if not n:
+        name = op.name
+        declared = _FIXED_RESULT_COUNT.get(name)
+        if declared is not None and len(results) < declared:
+            key = id(op)
+            op = self._with_phantoms(op)
+            results = op.results
+        elif not results:
             return
+        else:
+            key = id(op)
+        if name in _UNHINTED and len(results) == 1:
+            # no suggested name (most ops): the next number, as the general path below gives it
+            r = results[0]
+            self.producer[r.vid] = (op, 0)
+            ref = f"%{self.next_value}"
+            self.next_value += 1
+            self.ref[r.vid] = self.lhs[key] = ref
+            return
+        n = len(results)
         producer = self.producer
         for i, r in enumerate(results):
             producer[r.vid] = (op, i)
@@ -346,6 +366,9 @@ class _Printer(PrintContext):
     def __init__(self):
         self.lines: List[Tuple[Optional[str], str]] = []
         self.namer: Optional[Namer] = None
+        #: id(type) -> (type, text): readers share type objects, and hashing a nested type for
+        #: type_text's memo costs more than this lookup (entries keep their type alive)
+        self._type_texts: Dict[int, Tuple[object, str]] = {}
 
     # PrintContext
     def value(self, v: Value) -> str:
@@ -355,7 +378,12 @@ class _Printer(PrintContext):
             return f"<<UNKNOWN SSA VALUE v{v.vid}>>"
 
     def type(self, t) -> str:
-        return print_type(t)
+        hit = self._type_texts.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
+        text = print_type(t)
+        self._type_texts[id(t)] = (t, text)
+        return text
 
     def arg_region(self, region):
         return RegionPiece(region, args=True)
@@ -373,8 +401,9 @@ class _Printer(PrintContext):
         self.emit_pieces(fid, "", [head, " ", RegionPiece(Region((f.body,)), path=fid)], fid)
 
     def op(self, op: Operation, indent: str, oid: str) -> None:
-        lhs = self.namer.lhs.get(id(op))
-        op = self.namer.view(op)
+        namer = self.namer
+        lhs = namer.lhs.get(id(op))
+        op = namer._views.get(id(op), op)  # namer.view(op), inline
         start = indent + (lhs + " = " if lhs else "") + op.name
         od = OPS_BY_NAME.get(op.name)
         if od is None:
