@@ -200,9 +200,42 @@ def op_names(module: Module) -> set:
 def drop_unused(function: Function, droppable: Callable[[Operation], bool]) -> Function:
     """Remove ``droppable`` ops none of whose results is used, until none is left (removing one
     can leave its operands' producers unused): the clean-up a rule does after itself, so that it
-    does not depend on dead-code being enabled."""
+    does not depend on dead-code being enabled. One count of the uses and one rebuild: removing
+    an op can only leave its own operands' producers unused, so a work list finds the same ops
+    as sweeping again until nothing changes."""
+    uses = use_counts(function)
+    producer: Dict[int, Operation] = {}
+    work: List[Operation] = []
+    for op in ops_of(function.body):
+        if not droppable(op):
+            continue
+        if op.regions:  # a region op: its copies differ from it after a sweep (id-based predicates)
+            return _drop_unused_sweeps(function, droppable, uses)
+        for r in op.results:
+            producer[r.vid] = op
+        if all(uses[r.vid] == 0 for r in op.results):
+            work.append(op)
+    if not work:
+        return function
+    dropped: set = set()
+    while work:
+        op = work.pop()
+        if id(op) in dropped:
+            continue
+        dropped.add(id(op))
+        for v in op.operands:
+            uses[v.vid] -= 1
+            if uses[v.vid] == 0:
+                p = producer.get(v.vid)
+                if p is not None and id(p) not in dropped and all(uses[r.vid] == 0 for r in p.results):
+                    work.append(p)
+    return rewrite_function(function, lambda op, subst: [] if id(op) in dropped else None)
+
+
+def _drop_unused_sweeps(function: Function, droppable: Callable[[Operation], bool], uses: Counter) -> Function:
+    """``drop_unused`` by whole sweeps, each on the function the last one left (``uses``: the
+    function's use counts)."""
     while True:
-        uses = use_counts(function)
         removed = [0]
 
         def fn(op, subst):
@@ -213,6 +246,7 @@ def drop_unused(function: Function, droppable: Callable[[Operation], bool]) -> F
         function = rewrite_function(function, fn)
         if not removed[0]:
             return function
+        uses = use_counts(function)
 
 
 def max_vid(function: Function) -> int:

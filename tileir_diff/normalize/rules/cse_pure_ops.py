@@ -30,11 +30,16 @@ class CsePureOps(Rule):
 
     def apply(self, module):
         def key(op):
-            if op.name == "constant" or op.regions or not has_trait(op, "pure"):
+            if not _mergeable(op):
                 return None
             attrs = tuple(sorted((k, attr_key(v)) for k, v in public_attributes(op).items()))
             return (op.name, attrs, tuple(v.vid for v in op.operands), op.segments,
                     tuple(fmt_type(r.type) for r in op.results))
         # an assume is a fact where it stands: one inside a branch says nothing on the other path
         return map_functions(module, lambda f: hoist_then_dedup(
-            f, lambda op: op.name != "assume" and key(op) is not None, key))
+            f, lambda op: op.name != "assume" and _mergeable(op), key))
+
+
+def _mergeable(op) -> bool:
+    """Whether ``op`` has a key: a pure op without regions that is not a constant."""
+    return op.name != "constant" and not op.regions and has_trait(op, "pure")
