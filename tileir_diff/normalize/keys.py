@@ -155,8 +155,9 @@ class KeyBuilder:
 
 
 #: Ops whose operand order may carry no meaning (commutative traits, compares, sets): only
-#: these need ``commutative_positions``.
-_ORDER_FREE = frozenset(_COMMUTATIVE_TRAITS) | _COMPARES | SET_OPERAND_OPS
+#: these need ``commutative_positions`` (which is None for any other op).
+ORDER_FREE_OPS = frozenset(_COMMUTATIVE_TRAITS) | _COMPARES | SET_OPERAND_OPS
+_ORDER_FREE = ORDER_FREE_OPS
 
 
 def _order_operands(op: Operation, parts: list) -> None:

@@ -80,7 +80,18 @@ def _canonical_chains(f: Function) -> Tuple[Function, int]:
             return None
         operand, result = new.operands[0], new.results[0]
         pred = new.attributes.get("predicate")
-        base_value, below, who = facts.get(operand.vid, (operand, (), {}))
+        chained = facts.get(operand.vid)
+        if chained is None:  # the first fact on a value: one fact, already a canonical chain
+            full = (pred,)
+            facts[result.vid] = (operand, full, {pred: new})
+            known = table.get((operand.vid, full))
+            if known is not None:  # the same fact on the same value already stated here
+                subst[result.vid] = known
+                rewrites += 1
+                return []
+            table[(operand.vid, full)] = result
+            return None
+        base_value, below, who = chained
         who = dict(who)
         who.setdefault(pred, new)
         full = _reduce(below + (pred,))
@@ -132,19 +143,29 @@ def _drop_restated(f: Function, facts) -> Function:
 def live_use_counts(f: Function) -> Dict[int, int]:
     """Use counts that leave out uses by dead code (pure ops other than assumes, without regions,
     none of whose results is used, transitively): whether an assume has users must not depend on
-    an unused op that dead-code removes later."""
+    an unused op that dead-code removes later. A work list: removing a dead op can only leave its
+    own operands' producers unused."""
     uses = use_counts(f)
-    ops = [op for op in ops_of(f.body) if _dead_candidate(op)]
-    changed = True
+    producer: Dict[int, Operation] = {}
+    work: List[Operation] = []
+    for op in ops_of(f.body):
+        if _dead_candidate(op):
+            for r in op.results:
+                producer[r.vid] = op
+            if all(uses[r.vid] == 0 for r in op.results):
+                work.append(op)
     dead = set()
-    while changed:
-        changed = False
-        for op in ops:
-            if id(op) not in dead and all(uses[r.vid] == 0 for r in op.results):
-                dead.add(id(op))
-                changed = True
-                for v in op.operands:
-                    uses[v.vid] -= 1
+    while work:
+        op = work.pop()
+        if id(op) in dead:
+            continue
+        dead.add(id(op))
+        for v in op.operands:
+            uses[v.vid] -= 1
+            if uses[v.vid] == 0:
+                p = producer.get(v.vid)
+                if p is not None and id(p) not in dead and all(uses[r.vid] == 0 for r in p.results):
+                    work.append(p)
     return uses
 
 

@@ -2,7 +2,6 @@
 tile is the reshape (broadcast, permute) of the converted tile."""
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import List, Optional
 
 from ...dialect import OPS_BY_NAME
@@ -17,13 +16,15 @@ from ._constants import producers
 _SHAPE_ONLY = frozenset({"reshape", "broadcast", "permute"})
 
 
-@lru_cache(maxsize=None)  # bounded: one entry per op name
+#: The elementwise conversions, as the op table states them: one operand ``from``, one result
+#: ``to`` of the same shape, pure (ftof, itof, ftoi, exti, trunci).
+_CONVERSIONS = frozenset(d.name for d in OPS_BY_NAME.values()
+                         if [o.name for o in d.operands] == ["from"] and [r.name for r in d.results] == ["to"]
+                         and "same_shape(from,to)" in d.constraints and "pure" in d.traits)
+
+
 def _is_conversion(name: str) -> bool:
-    """An elementwise conversion, as the op table states it: one operand ``from``, one result
-    ``to`` of the same shape, pure (ftof, itof, ftoi, exti, trunci)."""
-    d = OPS_BY_NAME.get(name)
-    return (d is not None and [o.name for o in d.operands] == ["from"] and [r.name for r in d.results] == ["to"]
-            and "same_shape(from,to)" in d.constraints and "pure" in d.traits)
+    return name in _CONVERSIONS
 
 
 def _shape_chain(source: Value, prod, subst) -> List[Operation]:
@@ -82,7 +83,7 @@ class ConversionBeforeShapeOps(Rule):
                 return out
             return fn
 
-        return rewrite_ops(module, rewrite_for, drop_bypassed=True)
+        return rewrite_ops(module, rewrite_for, drop_bypassed=True, only=_CONVERSIONS)
 
     @staticmethod
     def _moved(conv: Operation, chain: List[Operation], fresh, subst) -> Optional[List[Operation]]:
