@@ -144,9 +144,16 @@ def operand_role(op: Operation, k: int, version) -> str:
     return f"operand {k}"
 
 
+#: trait -> the op table's names with it (implied traits included): one set lookup per question.
+_OPS_WITH_TRAIT: Dict[str, frozenset] = {}
+for _d in OPS_BY_NAME.values():
+    for _t in _d.traits:
+        _OPS_WITH_TRAIT[_t] = _OPS_WITH_TRAIT.get(_t, frozenset()) | {_d.name}
+_NO_OPS: frozenset = frozenset()
+
+
 def has_trait(op: Operation, trait: str) -> bool:
-    d = OPS_BY_NAME.get(op.name)
-    return d is not None and trait in d.traits
+    return op.name in _OPS_WITH_TRAIT.get(trait, _NO_OPS)
 
 
 # --- uses and fresh ids ---------------------------------------------------------------------

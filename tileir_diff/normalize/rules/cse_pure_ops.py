@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..canon import attr_key, fmt_type
 from ..rule import Rule, register
-from ..util import has_trait, map_functions, public_attributes
+from ..util import has_trait, map_functions
 from ._scoped import hoist_then_dedup
 
 
@@ -32,7 +32,7 @@ class CsePureOps(Rule):
         def key(op):
             if not _mergeable(op):
                 return None
-            attrs = tuple(sorted((k, attr_key(v)) for k, v in public_attributes(op).items()))
+            attrs = tuple(sorted([(k, attr_key(v)) for k, v in op.attributes.items() if k[:1] != "_"]))  # public ones
             return (op.name, attrs, tuple(v.vid for v in op.operands), op.segments,
                     tuple(fmt_type(r.type) for r in op.results))
         # an assume is a fact where it stands: one inside a branch says nothing on the other path
