@@ -187,11 +187,12 @@ def preorder(function: Function) -> Iterator[Operation]:
 
 def use_counts(function: Function) -> Counter:
     """vid -> number of operand uses anywhere in the function (regions included)."""
-    uses: Counter = Counter()
+    vids: List[int] = []
+    extend = vids.extend
     for op in ops_of(function.body):
-        for v in op.operands:
-            uses[v.vid] += 1
-    return uses
+        if op.operands:
+            extend([v.vid for v in op.operands])
+    return Counter(vids)  # counted in C
 
 
 def count_ops(module: Module) -> int:
@@ -210,12 +211,17 @@ def drop_unused(function: Function, droppable: Callable[[Operation], bool]) -> F
     does not depend on dead-code being enabled. One count of the uses and one rebuild: removing
     an op can only leave its own operands' producers unused, so a work list finds the same ops
     as sweeping again until nothing changes."""
-    uses = use_counts(function)
+    vids: List[int] = []  # every operand use (the use counts, in one walk with the candidates)
+    candidates: List[Operation] = []
+    for op in ops_of(function.body):
+        if op.operands:
+            vids.extend([v.vid for v in op.operands])
+        if droppable(op):
+            candidates.append(op)
+    uses = Counter(vids)
     producer: Dict[int, Operation] = {}
     work: List[Operation] = []
-    for op in ops_of(function.body):
-        if not droppable(op):
-            continue
+    for op in candidates:
         if op.regions:  # a region op: its copies differ from it after a sweep (id-based predicates)
             return _drop_unused_sweeps(function, droppable, uses)
         for r in op.results:
