@@ -195,6 +195,18 @@ def use_counts(function: Function) -> Counter:
     return Counter(vids)  # counted in C
 
 
+def use_counts_and(function: Function, pick: Callable[[Operation], bool]) -> Tuple[Counter, List[Operation]]:
+    """``use_counts(function)`` and the ops ``pick`` accepts (pre-order by blocks), in one walk."""
+    vids: List[int] = []
+    picked: List[Operation] = []
+    for op in ops_of(function.body):
+        if op.operands:
+            vids.extend([v.vid for v in op.operands])
+        if pick(op):
+            picked.append(op)
+    return Counter(vids), picked
+
+
 def count_ops(module: Module) -> int:
     """Number of ops in ``module``, regions included."""
     return sum(1 for _ in ops_of(*(f.body for f in module.functions)))
@@ -211,14 +223,7 @@ def drop_unused(function: Function, droppable: Callable[[Operation], bool]) -> F
     does not depend on dead-code being enabled. One count of the uses and one rebuild: removing
     an op can only leave its own operands' producers unused, so a work list finds the same ops
     as sweeping again until nothing changes."""
-    vids: List[int] = []  # every operand use (the use counts, in one walk with the candidates)
-    candidates: List[Operation] = []
-    for op in ops_of(function.body):
-        if op.operands:
-            vids.extend([v.vid for v in op.operands])
-        if droppable(op):
-            candidates.append(op)
-    uses = Counter(vids)
+    uses, candidates = use_counts_and(function, droppable)
     producer: Dict[int, Operation] = {}
     work: List[Operation] = []
     for op in candidates:
@@ -384,5 +389,5 @@ def enum_name(value) -> object:
 
 
 __all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
-           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "count_ops", "op_names", "names_and_origins", "ops_of", "drop_unused", "max_vid", "substitute", "rewrite_block",
+           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "use_counts_and", "count_ops", "op_names", "names_and_origins", "ops_of", "drop_unused", "max_vid", "substitute", "rewrite_block",
            "rewrite_function", "map_functions", "rewrite_ops", "forward_operand", "enum_name", "op_def"]

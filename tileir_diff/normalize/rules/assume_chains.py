@@ -5,7 +5,7 @@ from typing import Dict, List, Tuple
 
 from ...ir import Bounded, DivBy, Function, Operation, Value
 from ..rule import Rule, register
-from ..util import drop_unused, has_trait, map_functions, max_vid, ops_of, use_counts
+from ..util import drop_unused, has_trait, map_functions, max_vid, use_counts_and
 from ._scoped import scoped_rewrite
 
 
@@ -73,6 +73,12 @@ def _canonical_chains(f: Function) -> Tuple[Function, int]:
     # assumed vid -> (base value, reduced fact set, predicate -> the op that first stated it)
     facts: Dict[int, Tuple[Value, Tuple[object, ...], Dict[object, Operation]]] = {}
     rewrites = 0
+    top: List[int] = []  # the function's largest value id, once asked for
+
+    def top_vid() -> int:
+        if not top:
+            top.append(max_vid(f))
+        return top[0]
 
     def visit(new: Operation, table: Dict[tuple, Value], subst: Dict[int, Value]):
         nonlocal rewrites
@@ -102,7 +108,7 @@ def _canonical_chains(f: Function) -> Tuple[Function, int]:
             rewrites += 1
             return []
         if not fresh:
-            fresh.append(max_vid(f))
+            fresh.append(top_vid())
         built = _build(base_value, full, who, new, table, fresh)
         if len(built) == 1 and built[0].operands[0].vid == operand.vid and \
                 built[0].attributes.get("predicate") == pred:
@@ -114,7 +120,7 @@ def _canonical_chains(f: Function) -> Tuple[Function, int]:
     if rewritten is f:
         return f, rewrites
     before = live_use_counts(f)  # of the function as given (the walks only when it was rewritten)
-    first_fresh = max_vid(f) + 1
+    first_fresh = top_vid() + 1
     had_users = {vid for vid, n in before.items() if n > 0}
     out = _drop_orphaned(rewritten, had_users, first_fresh)
     return _drop_restated(out, facts), rewrites
@@ -145,15 +151,14 @@ def live_use_counts(f: Function) -> Dict[int, int]:
     none of whose results is used, transitively): whether an assume has users must not depend on
     an unused op that dead-code removes later. A work list: removing a dead op can only leave its
     own operands' producers unused."""
-    uses = use_counts(f)
+    uses, candidates = use_counts_and(f, _dead_candidate)
     producer: Dict[int, Operation] = {}
     work: List[Operation] = []
-    for op in ops_of(f.body):
-        if _dead_candidate(op):
-            for r in op.results:
-                producer[r.vid] = op
-            if all(uses[r.vid] == 0 for r in op.results):
-                work.append(op)
+    for op in candidates:
+        for r in op.results:
+            producer[r.vid] = op
+        if all(uses[r.vid] == 0 for r in op.results):
+            work.append(op)
     dead = set()
     while work:
         op = work.pop()
