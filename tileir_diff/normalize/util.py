@@ -305,27 +305,38 @@ def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value],
     """Rebuild ``block``: operands substituted, ``fn`` applied to each op (pre-order on the op,
     after its regions were rewritten). ``only``: the op names ``fn`` can rewrite (a rule's
     ``acts_on``, from the op table); ``fn`` is not called on other ops, which are kept as they
-    are (operands substituted, regions rewritten)."""
-    out: List[Operation] = []
-    append = out.append
-    changed = False
-    for original in block.operations:
-        op = substitute(original, subst) if subst else original
+    are (operands substituted, regions rewritten). The block itself is returned when nothing in
+    it changed (most rules change nothing in most blocks: the new op list starts at the first
+    change)."""
+    ops = block.operations
+    out: Optional[List[Operation]] = None  # the new ops, from the first change on
+    for i, original in enumerate(ops):
+        op = original
+        if subst:  # substitute(), inlined
+            for v in op.operands:
+                if v.vid in subst:
+                    op = with_fields(op, operands=tuple([subst.get(w.vid, w) for w in op.operands]))
+                    break
         if op.regions:
             regions = tuple(Region(tuple(rewrite_block(b, fn, subst, only) for b in r.blocks)) for r in op.regions)
             if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
                 op = with_fields(op, regions=regions)
         new = fn(op, subst) if only is None or op.name in only else None
         if new is None:
-            append(op)
-            if op is not original:
-                changed = True
-        else:
-            if not isinstance(new, (list, tuple)):
-                new = list(new)
-            out.extend(new)
-            changed = changed or len(new) != 1 or new[0] is not original
-    if not changed:
+            if out is not None:
+                out.append(op)
+            elif op is not original:
+                out = list(ops[:i])
+                out.append(op)
+            continue
+        if not isinstance(new, (list, tuple)):
+            new = list(new)
+        if out is None:
+            if len(new) == 1 and new[0] is original:
+                continue
+            out = list(ops[:i])
+        out.extend(new)
+    if out is None:
         return block
     return Block(block.arguments, tuple(out))
 

@@ -8,6 +8,8 @@ from ..rule import Rule, register
 from ..util import drop_unused, has_trait, map_functions, max_vid, use_counts_and
 from ._scoped import scoped_rewrite
 
+_ASSUME = frozenset({"assume"})
+
 
 def _implies(p, q) -> bool:
     """Whether predicate ``p`` (a different predicate) already guarantees ``q``."""
@@ -116,7 +118,7 @@ def _canonical_chains(f: Function) -> Tuple[Function, int]:
         rewrites += 1
         return built
 
-    rewritten = scoped_rewrite(f, visit)
+    rewritten = scoped_rewrite(f, visit, only=_ASSUME)
     if rewritten is f:
         return f, rewrites
     before = live_use_counts(f)  # of the function as given (the walks only when it was rewritten)

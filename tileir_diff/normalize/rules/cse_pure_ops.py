@@ -1,6 +1,7 @@
 """cse-pure-ops: identical pure ops with identical operands compute one value."""
 from __future__ import annotations
 
+from ...dialect import OPS_BY_NAME
 from ..canon import attr_key, fmt_type
 from ..rule import Rule, register
 from ..util import has_trait, map_functions
@@ -37,7 +38,11 @@ class CsePureOps(Rule):
                     tuple(fmt_type(r.type) for r in op.results))
         # an assume is a fact where it stands: one inside a branch says nothing on the other path
         return map_functions(module, lambda f: hoist_then_dedup(
-            f, lambda op: op.name != "assume" and _mergeable(op), key))
+            f, lambda op: op.name != "assume" and _mergeable(op), key, _PURE_OPS))
+
+
+#: The pure ops of the op table other than ``constant``: the only ones with a key.
+_PURE_OPS = frozenset(d.name for d in OPS_BY_NAME.values() if "pure" in d.traits and d.name != "constant")
 
 
 def _mergeable(op) -> bool:
