@@ -60,20 +60,11 @@ def digest(*parts: str) -> str:
     return _blake2b("\x1f".join(parts).encode(), digest_size=12).hexdigest()
 
 
-_ATTRS_TEXT: Dict[int, tuple] = {}  # id(attributes mapping) -> (mapping, canonical text)
-
-
 def _attrs_text(attributes) -> str:
-    """Canonical text of an attribute mapping. Rules pass unchanged mappings on by reference, so
-    the text is cached per mapping object (the entry keeps the mapping alive: ids stay unique)."""
-    hit = _ATTRS_TEXT.get(id(attributes))
-    if hit is not None and hit[0] is attributes:
-        return hit[1]
-    text = ",".join(f"{k}={attr_key(v)}" for k, v in sorted(attributes.items()) if not k.startswith("_"))
-    if len(_ATTRS_TEXT) > 500_000:
-        _ATTRS_TEXT.clear()
-    _ATTRS_TEXT[id(attributes)] = (attributes, text)
-    return text
+    """Canonical text of an attribute mapping (public entries, sorted by name). Not cached: the
+    label it goes into is memoized on the op, and copies of an op that keep its attributes keep
+    its label (``Operation.replace``, ``util.with_fields``)."""
+    return ",".join([f"{k}={attr_key(v)}" for k, v in sorted(attributes.items()) if k[:1] != "_"])
 
 
 _LABEL_SLOT = Operation._label  # type: ignore[attr-defined]  # the memo slot (see ir.core._OperationBase)
@@ -94,9 +85,8 @@ def op_label(op: Operation) -> str:
 
 
 def clear_caches() -> None:
-    """Drop the attribute-text cache (the engine calls this after each diff: entries keep their
-    attribute mappings alive)."""
-    _ATTRS_TEXT.clear()
+    """Kept for the engine, which calls it after each diff: this module caches nothing across
+    calls any more (the attribute-text cache it dropped never hit in a diff)."""
 
 
 def _op_label(op: Operation) -> str:
