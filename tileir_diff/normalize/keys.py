@@ -115,10 +115,40 @@ class KeyBuilder:
         return self
 
     def block(self, b: Block, depth: int) -> str:
+        value = self.value
         for i, a in enumerate(b.arguments):
-            self.value[a.vid] = digest("barg", str(depth), str(i), fmt_type(a.type))
-        op_keys = [self.operation(op, depth) for op in b.operations]
-        return digest("block", *(fmt_type(a.type) for a in b.arguments), *sorted(op_keys))
+            value[a.vid] = digest("barg", str(depth), str(i), fmt_type(a.type))
+        # ``operation`` inlined for ops without regions and with at most one result (most ops):
+        # the same text hashed, [label, operand keys..., "|"] joined by \x1f
+        get, op_keys, order_free = value.get, self.op, _ORDER_FREE
+        keys = []
+        for op in b.operations:
+            results = op.results
+            if op.regions or len(results) > 1:
+                keys.append(self.operation(op, depth))
+                continue
+            try:
+                label = op._label  # type: ignore[attr-defined]  # op_label's memo
+            except AttributeError:
+                label = op_label(op)
+            operands = op.operands
+            if not operands:
+                text = label + "\x1f|"
+            elif len(operands) == 1:
+                text = label + "\x1f" + get(operands[0].vid, "?") + "\x1f|"
+            else:
+                parts = [label]
+                parts += [get(v.vid, "?") for v in operands]
+                if op.name in order_free:  # commutative pairs and sets in one order
+                    _order_operands(op, parts)
+                parts.append("|")
+                text = "\x1f".join(parts)
+            k = _blake2b(text.encode(), digest_size=12).hexdigest()
+            op_keys[op] = k
+            if results:
+                value[results[0].vid] = k
+            keys.append(k)
+        return digest("block", *(fmt_type(a.type) for a in b.arguments), *sorted(keys))
 
     def operation(self, op: Operation, depth: int) -> str:
         # digest() inlined: [label, operand keys..., "|", region keys...] joined and hashed
