@@ -75,13 +75,12 @@ def op_label(op: Operation) -> str:
     """Canonical label: name, attributes (sorted, canonical values), result types, operand segments.
     Memoized on the op: ops never change, and most pass through the rules unchanged, so the
     label one rule's keys computed serves the next rules and the graph."""
-    try:
-        return op._label  # type: ignore[attr-defined]
-    except AttributeError:
+    label = getattr(op, "_label", None)  # (a default is cheaper than a caught AttributeError)
+    if label is None:
         label = _op_label(op)
         if type(op) is Operation:
             _set_memo(op, label)
-        return label
+    return label
 
 
 def clear_caches() -> None:
@@ -127,9 +126,8 @@ class KeyBuilder:
             if op.regions or len(results) > 1:
                 keys.append(self.operation(op, depth))
                 continue
-            try:
-                label = op._label  # type: ignore[attr-defined]  # op_label's memo
-            except AttributeError:
+            label = getattr(op, "_label", None)  # op_label's memo
+            if label is None:
                 label = op_label(op)
             operands = op.operands
             if not operands:
