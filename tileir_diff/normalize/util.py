@@ -268,20 +268,42 @@ def _drop_unused_sweeps(function: Function, droppable: Callable[[Operation], boo
 
 
 def max_vid(function: Function) -> int:
-    m = max((a.vid for a in function.arguments), default=-1)
-
-    def walk(block: Block):
-        nonlocal m
-        for a in block.arguments:
-            m = max(m, a.vid)
+    """The largest value id in ``function`` (arguments, block arguments and results; -1 if none)."""
+    vids = [a.vid for a in function.arguments]
+    stack = [function.body]
+    while stack:
+        block = stack.pop()
+        if block.arguments:
+            vids.extend([a.vid for a in block.arguments])
         for op in block.operations:
-            for r in op.results:
-                m = max(m, r.vid)
-            for reg in op.regions:
-                for b in reg.blocks:
-                    walk(b)
-    walk(function.body)
-    return m
+            if op.results:
+                vids.extend([r.vid for r in op.results])
+            if op.regions:
+                stack.extend([b for r in op.regions for b in r.blocks])
+    return max(vids, default=-1)
+
+
+class FreshVids:
+    """``[max_vid(function)]`` for rules that count new value ids up from it (``fresh[0] += 1``),
+    with the walk that finds the largest id done on the first read: most functions get no new
+    value."""
+    __slots__ = ("_function", "_last")
+
+    def __init__(self, function: Function):
+        self._function = function
+        self._last: Optional[int] = None
+
+    def __getitem__(self, index: int) -> int:
+        if index != 0:
+            raise IndexError(index)
+        if self._last is None:
+            self._last = max_vid(self._function)
+        return self._last
+
+    def __setitem__(self, index: int, value: int) -> None:
+        if index != 0:
+            raise IndexError(index)
+        self._last = value
 
 
 # --- rewriting --------------------------------------------------------------------------------
@@ -400,5 +422,5 @@ def enum_name(value) -> object:
 
 
 __all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
-           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "use_counts_and", "count_ops", "op_names", "names_and_origins", "ops_of", "drop_unused", "max_vid", "substitute", "rewrite_block",
+           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "use_counts_and", "count_ops", "op_names", "names_and_origins", "ops_of", "drop_unused", "max_vid", "FreshVids", "substitute", "rewrite_block",
            "rewrite_function", "map_functions", "rewrite_ops", "forward_operand", "enum_name", "op_def"]

@@ -8,7 +8,7 @@ from ...dialect import OPS_BY_NAME
 from ...ir import Operation, Value
 from ...ir.types import TileType
 from ..rule import Rule, register
-from ..util import max_vid, rewrite_ops
+from ..util import FreshVids, rewrite_ops
 from ._constants import producers
 
 #: ops that only move or repeat elements: element e of the result is some element of the source,
@@ -68,7 +68,7 @@ class ConversionBeforeShapeOps(Rule):
     def apply(self, module):
         def rewrite_for(f, bypassed):
             prod = producers(f)
-            fresh = [max_vid(f)]
+            fresh = FreshVids(f)  # the largest id found on the first new value
 
             def fn(op, subst):
                 if not _is_conversion(op.name) or len(op.operands) != 1 or len(op.results) != 1:

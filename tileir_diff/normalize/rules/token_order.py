@@ -7,7 +7,7 @@ from ...ir import Function, Operation, TokenType, Value
 from ...ir.types import TokenType as _TokenType
 from ..rule import Rule, register
 from ...dialect import OPS_BY_NAME
-from ..util import (drop_unused, enum_name, group_names, group_span, has_trait, map_functions, max_vid, origin, preorder,
+from ..util import (drop_unused, enum_name, group_names, group_span, has_trait, map_functions, FreshVids, origin, preorder,
                     rewrite_function)
 
 _FENCING_ORDERS = frozenset({"acquire", "release", "acq_rel"})
@@ -162,7 +162,7 @@ class TokenOrder(Rule):
                 return f, 0
             reduced = canonical_order(ft)
             token_of = [next(r for r in op.results if _is_token(r)) for op in ft.tracked]
-            fresh = [max_vid(f)]
+            fresh = FreshVids(f)  # the largest id found on the first new value
             count = 0
             # rewrite_function visits ops in the same pre-order as ft.tracked.
             counter = iter(range(len(ft.tracked)))
