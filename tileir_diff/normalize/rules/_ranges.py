@@ -95,28 +95,32 @@ class Ranges:
         return r is not None and r[0] >= 0
 
     def _visit_definitions(self, vid: int) -> None:
-        """Visit the op defining ``vid`` after the ops defining its operands, transitively."""
+        """Visit the op defining ``vid`` after the ops defining its operands, transitively (a
+        depth-first walk in post-order with an explicit stack: chains of ops can be long)."""
         definer, visited = self._definer, self._visited
         first = definer.get(vid)
         if first is None or id(first) in visited:
             return
-        stack = [first]
-        entered = {id(first)}
+        stack = [(first, False)]
+        open_ops: Set[int] = set()  # ops whose operands' definitions are being visited
         while stack:
-            op = stack[-1]
-            waiting = False
+            op, operands_done = stack.pop()
+            if id(op) in visited:
+                continue
+            if operands_done:
+                visited.add(id(op))
+                open_ops.discard(id(op))
+                if op.name in _NARROWING_OPS:  # what no transfer function reads keeps its type's range
+                    self._visit(op)
+                continue
+            if id(op) in open_ops:
+                continue  # it reads itself, through its operands: only in malformed IR
+            open_ops.add(id(op))
+            stack.append((op, True))
             for v in op.operands:
                 d = definer.get(v.vid)
-                if d is not None and id(d) not in visited and id(d) not in entered:
-                    entered.add(id(d))  # (entered and not visited: a cycle, only in malformed IR)
-                    stack.append(d)
-                    waiting = True
-            if waiting:
-                continue
-            stack.pop()
-            visited.add(id(op))
-            if op.name in _NARROWING_OPS:  # what no transfer function reads keeps its type's range
-                self._visit(op)
+                if d is not None and id(d) not in visited and id(d) not in open_ops:
+                    stack.append((d, False))
 
     def _known(self, v: Value) -> Optional[Interval]:
         """``of`` for a value whose definition was already visited (the transfer functions)."""
