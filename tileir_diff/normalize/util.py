@@ -404,7 +404,7 @@ def rewrite_ops(module: Module, rewrite_for: Callable[[Function, set], Optional[
             return out
 
         nf = rewrite_function(f, counted, only)
-        if drop_bypassed and count:
+        if drop_bypassed and count and bypassed:  # (nothing bypassed: nothing to drop)
             nf = drop_unused(nf, lambda op: id(op) in bypassed)
         return nf, count
     return map_functions(module, per_function)
