@@ -55,6 +55,9 @@ class Node:
         return f"<node {self.nid} {self.name}>"
 
 
+_new_node = object.__new__
+
+
 def input_op_id(nid: str) -> str:
     """The input file's op id of a node (ops a rule inserted carry ``~suffix`` on the id of the
     op they came from)."""
@@ -144,10 +147,20 @@ class FunctionGraph:
 
     def _block(self, block: Block, prefix: str, parent: Optional[str], depth: int, region: int = 0) -> None:
         producer, nodes, op_keys, by_hash = self._producer, self.nodes, self._keys.op, self.by_hash
+        order, node_list = self.order, self.node_list
         for j, op in enumerate(block.operations):
             nid = op.origin or f"{prefix}/o{j}"
-            n = self._add(nid, "op", op.name)
-            n.op, n.parent, n.position, n.depth, n.region = op, parent, j, depth, region
+            if nid in nodes:
+                n = self._add(nid, "op", op.name)  # a duplicate id: _add makes it unique
+                n.op, n.parent, n.position, n.depth, n.region = op, parent, j, depth, region
+            else:  # _add and Node.__init__ inlined: each slot set once (compare_key, size and height below)
+                n = _new_node(Node)
+                n.nid, n.kind, n.name, n.op, n.value, n.parent, n.region, n.position, n.depth = \
+                    nid, "op", op.name, op, None, parent, region, j, depth
+                n.operands, n.users, n.children, n.arg_index, n.seq = [], [], [], -1, len(order)
+                nodes[nid] = n
+                order.append(nid)
+                node_list.append(n)
             n.merkle_key = h = op_keys[op]
             same = by_hash.get(h)
             if same is None:

@@ -206,16 +206,15 @@ _set_vid, _set_type = _slot(Value, "vid").__set__, _slot(Value, "type").__set__
 #: Fields the memoized canonical label (``_OperationBase._label``) does not read: a copy that
 #: changes only these keeps the label.
 _LABEL_FREE_FIELDS = frozenset(("operands", "regions", "location", "origin"))
-_get_label, _set_label = _slot(_OperationBase, "_label").__get__, _slot(_OperationBase, "_label").__set__
+_set_label = _slot(_OperationBase, "_label").__set__
 
 
 def copy_label(source: Operation, copy: Operation) -> None:
     """Give ``copy`` the label memoized on ``source``, if any: for a copy whose name,
     attributes, segments and results are ``source``'s (the label reads only those)."""
-    try:
-        _set_label(copy, _get_label(source))
-    except AttributeError:  # none memoized yet
-        pass
+    label = getattr(source, "_label", None)  # None: none memoized yet (cheaper than a caught AttributeError)
+    if label is not None:
+        _set_label(copy, label)
 
 
 def make_value(vid: int, type: Type) -> Value:

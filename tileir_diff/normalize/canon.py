@@ -101,15 +101,18 @@ def attr_key(v: Any) -> str:
     hit = _KEY_BY_ID.get(id(v))
     if hit is not None and hit[0] is v:
         return hit[1]
-    try:
-        k = _KEY_CACHE[(type(v), v)]
-    except KeyError:
-        k = _attr_key(v)
-        if len(_KEY_CACHE) > 200_000:
-            _KEY_CACHE.clear()
-        _KEY_CACHE[(type(v), v)] = k
-    except TypeError:  # unhashable (should not happen with the IR model): compute every time
-        return _attr_key(v)
+    if type(v) is DenseElements:  # hashing one (its type record, its bytes) costs more than its key
+        k = _dense_key(v)
+    else:
+        try:
+            k = _KEY_CACHE[(type(v), v)]
+        except KeyError:
+            k = _attr_key(v)
+            if len(_KEY_CACHE) > 200_000:
+                _KEY_CACHE.clear()
+            _KEY_CACHE[(type(v), v)] = k
+        except TypeError:  # unhashable (should not happen with the IR model): compute every time
+            return _attr_key(v)
     if len(_KEY_BY_ID) > 200_000:
         _KEY_BY_ID.clear()
     _KEY_BY_ID[id(v)] = (v, k)

@@ -60,20 +60,11 @@ def digest(*parts: str) -> str:
     return _blake2b("\x1f".join(parts).encode(), digest_size=12).hexdigest()
 
 
-_ATTRS_TEXT: Dict[int, tuple] = {}  # id(attributes mapping) -> (mapping, canonical text)
-
-
 def _attrs_text(attributes) -> str:
-    """Canonical text of an attribute mapping. Rules pass unchanged mappings on by reference, so
-    the text is cached per mapping object (the entry keeps the mapping alive: ids stay unique)."""
-    hit = _ATTRS_TEXT.get(id(attributes))
-    if hit is not None and hit[0] is attributes:
-        return hit[1]
-    text = ",".join(f"{k}={attr_key(v)}" for k, v in sorted(attributes.items()) if not k.startswith("_"))
-    if len(_ATTRS_TEXT) > 500_000:
-        _ATTRS_TEXT.clear()
-    _ATTRS_TEXT[id(attributes)] = (attributes, text)
-    return text
+    """Canonical text of an attribute mapping (public entries, sorted by name). Not cached: the
+    label it goes into is memoized on the op, and copies of an op that keep its attributes keep
+    its label (``Operation.replace``, ``util.with_fields``)."""
+    return ",".join([f"{k}={attr_key(v)}" for k, v in sorted(attributes.items()) if k[:1] != "_"])
 
 
 _LABEL_SLOT = Operation._label  # type: ignore[attr-defined]  # the memo slot (see ir.core._OperationBase)
@@ -84,19 +75,17 @@ def op_label(op: Operation) -> str:
     """Canonical label: name, attributes (sorted, canonical values), result types, operand segments.
     Memoized on the op: ops never change, and most pass through the rules unchanged, so the
     label one rule's keys computed serves the next rules and the graph."""
-    try:
-        return op._label  # type: ignore[attr-defined]
-    except AttributeError:
+    label = getattr(op, "_label", None)  # (a default is cheaper than a caught AttributeError)
+    if label is None:
         label = _op_label(op)
         if type(op) is Operation:
             _set_memo(op, label)
-        return label
+    return label
 
 
 def clear_caches() -> None:
-    """Drop the attribute-text cache (the engine calls this after each diff: entries keep their
-    attribute mappings alive)."""
-    _ATTRS_TEXT.clear()
+    """Kept for the engine, which calls it after each diff: this module caches nothing across
+    calls any more (the attribute-text cache it dropped never hit in a diff)."""
 
 
 def _op_label(op: Operation) -> str:
@@ -125,10 +114,39 @@ class KeyBuilder:
         return self
 
     def block(self, b: Block, depth: int) -> str:
+        value = self.value
         for i, a in enumerate(b.arguments):
-            self.value[a.vid] = digest("barg", str(depth), str(i), fmt_type(a.type))
-        op_keys = [self.operation(op, depth) for op in b.operations]
-        return digest("block", *(fmt_type(a.type) for a in b.arguments), *sorted(op_keys))
+            value[a.vid] = digest("barg", str(depth), str(i), fmt_type(a.type))
+        # ``operation`` inlined for ops without regions and with at most one result (most ops):
+        # the same text hashed, [label, operand keys..., "|"] joined by \x1f
+        get, op_keys, order_free = value.get, self.op, _ORDER_FREE
+        keys = []
+        for op in b.operations:
+            results = op.results
+            if op.regions or len(results) > 1:
+                keys.append(self.operation(op, depth))
+                continue
+            label = getattr(op, "_label", None)  # op_label's memo
+            if label is None:
+                label = op_label(op)
+            operands = op.operands
+            if not operands:
+                text = label + "\x1f|"
+            elif len(operands) == 1:
+                text = label + "\x1f" + get(operands[0].vid, "?") + "\x1f|"
+            else:
+                parts = [label]
+                parts += [get(v.vid, "?") for v in operands]
+                if op.name in order_free:  # commutative pairs and sets in one order
+                    _order_operands(op, parts)
+                parts.append("|")
+                text = "\x1f".join(parts)
+            k = _blake2b(text.encode(), digest_size=12).hexdigest()
+            op_keys[op] = k
+            if results:
+                value[results[0].vid] = k
+            keys.append(k)
+        return digest("block", *(fmt_type(a.type) for a in b.arguments), *sorted(keys))
 
     def operation(self, op: Operation, depth: int) -> str:
         # digest() inlined: [label, operand keys..., "|", region keys...] joined and hashed
@@ -155,8 +173,9 @@ class KeyBuilder:
 
 
 #: Ops whose operand order may carry no meaning (commutative traits, compares, sets): only
-#: these need ``commutative_positions``.
-_ORDER_FREE = frozenset(_COMMUTATIVE_TRAITS) | _COMPARES | SET_OPERAND_OPS
+#: these need ``commutative_positions`` (which is None for any other op).
+ORDER_FREE_OPS = frozenset(_COMMUTATIVE_TRAITS) | _COMPARES | SET_OPERAND_OPS
+_ORDER_FREE = ORDER_FREE_OPS
 
 
 def _order_operands(op: Operation, parts: list) -> None:

@@ -144,9 +144,16 @@ def operand_role(op: Operation, k: int, version) -> str:
     return f"operand {k}"
 
 
+#: trait -> the op table's names with it (implied traits included): one set lookup per question.
+_OPS_WITH_TRAIT: Dict[str, frozenset] = {}
+for _d in OPS_BY_NAME.values():
+    for _t in _d.traits:
+        _OPS_WITH_TRAIT[_t] = _OPS_WITH_TRAIT.get(_t, frozenset()) | {_d.name}
+_NO_OPS: frozenset = frozenset()
+
+
 def has_trait(op: Operation, trait: str) -> bool:
-    d = OPS_BY_NAME.get(op.name)
-    return d is not None and trait in d.traits
+    return op.name in _OPS_WITH_TRAIT.get(trait, _NO_OPS)
 
 
 # --- uses and fresh ids ---------------------------------------------------------------------
@@ -180,11 +187,24 @@ def preorder(function: Function) -> Iterator[Operation]:
 
 def use_counts(function: Function) -> Counter:
     """vid -> number of operand uses anywhere in the function (regions included)."""
-    uses: Counter = Counter()
+    vids: List[int] = []
+    extend = vids.extend
     for op in ops_of(function.body):
-        for v in op.operands:
-            uses[v.vid] += 1
-    return uses
+        if op.operands:
+            extend([v.vid for v in op.operands])
+    return Counter(vids)  # counted in C
+
+
+def use_counts_and(function: Function, pick: Callable[[Operation], bool]) -> Tuple[Counter, List[Operation]]:
+    """``use_counts(function)`` and the ops ``pick`` accepts (pre-order by blocks), in one walk."""
+    vids: List[int] = []
+    picked: List[Operation] = []
+    for op in ops_of(function.body):
+        if op.operands:
+            vids.extend([v.vid for v in op.operands])
+        if pick(op):
+            picked.append(op)
+    return Counter(vids), picked
 
 
 def count_ops(module: Module) -> int:
@@ -200,9 +220,40 @@ def op_names(module: Module) -> set:
 def drop_unused(function: Function, droppable: Callable[[Operation], bool]) -> Function:
     """Remove ``droppable`` ops none of whose results is used, until none is left (removing one
     can leave its operands' producers unused): the clean-up a rule does after itself, so that it
-    does not depend on dead-code being enabled."""
+    does not depend on dead-code being enabled. One count of the uses and one rebuild: removing
+    an op can only leave its own operands' producers unused, so a work list finds the same ops
+    as sweeping again until nothing changes."""
+    uses, candidates = use_counts_and(function, droppable)
+    producer: Dict[int, Operation] = {}
+    work: List[Operation] = []
+    for op in candidates:
+        if op.regions:  # a region op: its copies differ from it after a sweep (id-based predicates)
+            return _drop_unused_sweeps(function, droppable, uses)
+        for r in op.results:
+            producer[r.vid] = op
+        if all(uses[r.vid] == 0 for r in op.results):
+            work.append(op)
+    if not work:
+        return function
+    dropped: set = set()
+    while work:
+        op = work.pop()
+        if id(op) in dropped:
+            continue
+        dropped.add(id(op))
+        for v in op.operands:
+            uses[v.vid] -= 1
+            if uses[v.vid] == 0:
+                p = producer.get(v.vid)
+                if p is not None and id(p) not in dropped and all(uses[r.vid] == 0 for r in p.results):
+                    work.append(p)
+    return rewrite_function(function, lambda op, subst: [] if id(op) in dropped else None)
+
+
+def _drop_unused_sweeps(function: Function, droppable: Callable[[Operation], bool], uses: Counter) -> Function:
+    """``drop_unused`` by whole sweeps, each on the function the last one left (``uses``: the
+    function's use counts)."""
     while True:
-        uses = use_counts(function)
         removed = [0]
 
         def fn(op, subst):
@@ -213,23 +264,46 @@ def drop_unused(function: Function, droppable: Callable[[Operation], bool]) -> F
         function = rewrite_function(function, fn)
         if not removed[0]:
             return function
+        uses = use_counts(function)
 
 
 def max_vid(function: Function) -> int:
-    m = max((a.vid for a in function.arguments), default=-1)
-
-    def walk(block: Block):
-        nonlocal m
-        for a in block.arguments:
-            m = max(m, a.vid)
+    """The largest value id in ``function`` (arguments, block arguments and results; -1 if none)."""
+    vids = [a.vid for a in function.arguments]
+    stack = [function.body]
+    while stack:
+        block = stack.pop()
+        if block.arguments:
+            vids.extend([a.vid for a in block.arguments])
         for op in block.operations:
-            for r in op.results:
-                m = max(m, r.vid)
-            for reg in op.regions:
-                for b in reg.blocks:
-                    walk(b)
-    walk(function.body)
-    return m
+            if op.results:
+                vids.extend([r.vid for r in op.results])
+            if op.regions:
+                stack.extend([b for r in op.regions for b in r.blocks])
+    return max(vids, default=-1)
+
+
+class FreshVids:
+    """``[max_vid(function)]`` for rules that count new value ids up from it (``fresh[0] += 1``),
+    with the walk that finds the largest id done on the first read: most functions get no new
+    value."""
+    __slots__ = ("_function", "_last")
+
+    def __init__(self, function: Function):
+        self._function = function
+        self._last: Optional[int] = None
+
+    def __getitem__(self, index: int) -> int:
+        if index != 0:
+            raise IndexError(index)
+        if self._last is None:
+            self._last = max_vid(self._function)
+        return self._last
+
+    def __setitem__(self, index: int, value: int) -> None:
+        if index != 0:
+            raise IndexError(index)
+        self._last = value
 
 
 # --- rewriting --------------------------------------------------------------------------------
@@ -253,27 +327,38 @@ def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value],
     """Rebuild ``block``: operands substituted, ``fn`` applied to each op (pre-order on the op,
     after its regions were rewritten). ``only``: the op names ``fn`` can rewrite (a rule's
     ``acts_on``, from the op table); ``fn`` is not called on other ops, which are kept as they
-    are (operands substituted, regions rewritten)."""
-    out: List[Operation] = []
-    append = out.append
-    changed = False
-    for original in block.operations:
-        op = substitute(original, subst) if subst else original
+    are (operands substituted, regions rewritten). The block itself is returned when nothing in
+    it changed (most rules change nothing in most blocks: the new op list starts at the first
+    change)."""
+    ops = block.operations
+    out: Optional[List[Operation]] = None  # the new ops, from the first change on
+    for i, original in enumerate(ops):
+        op = original
+        if subst:  # substitute(), inlined
+            for v in op.operands:
+                if v.vid in subst:
+                    op = with_fields(op, operands=tuple([subst.get(w.vid, w) for w in op.operands]))
+                    break
         if op.regions:
             regions = tuple(Region(tuple(rewrite_block(b, fn, subst, only) for b in r.blocks)) for r in op.regions)
             if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
                 op = with_fields(op, regions=regions)
         new = fn(op, subst) if only is None or op.name in only else None
         if new is None:
-            append(op)
-            if op is not original:
-                changed = True
-        else:
-            if not isinstance(new, (list, tuple)):
-                new = list(new)
-            out.extend(new)
-            changed = changed or len(new) != 1 or new[0] is not original
-    if not changed:
+            if out is not None:
+                out.append(op)
+            elif op is not original:
+                out = list(ops[:i])
+                out.append(op)
+            continue
+        if not isinstance(new, (list, tuple)):
+            new = list(new)
+        if out is None:
+            if len(new) == 1 and new[0] is original:
+                continue
+            out = list(ops[:i])
+        out.extend(new)
+    if out is None:
         return block
     return Block(block.arguments, tuple(out))
 
@@ -319,7 +404,7 @@ def rewrite_ops(module: Module, rewrite_for: Callable[[Function, set], Optional[
             return out
 
         nf = rewrite_function(f, counted, only)
-        if drop_bypassed and count:
+        if drop_bypassed and count and bypassed:  # (nothing bypassed: nothing to drop)
             nf = drop_unused(nf, lambda op: id(op) in bypassed)
         return nf, count
     return map_functions(module, per_function)
@@ -337,5 +422,5 @@ def enum_name(value) -> object:
 
 
 __all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
-           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "count_ops", "op_names", "names_and_origins", "ops_of", "drop_unused", "max_vid", "substitute", "rewrite_block",
+           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "use_counts_and", "count_ops", "op_names", "names_and_origins", "ops_of", "drop_unused", "max_vid", "FreshVids", "substitute", "rewrite_block",
            "rewrite_function", "map_functions", "rewrite_ops", "forward_operand", "enum_name", "op_def"]

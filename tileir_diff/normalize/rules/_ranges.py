@@ -1,7 +1,8 @@
 """Signed integer value ranges, shared by implied-assumptions and nonnegative-division.
 
-One forward pass over a function (definitions come before uses in pre-order, a ``for`` op
-before its body) gives each integer value an interval ``(lo, hi)`` that holds for every element
+Each integer value gets an interval ``(lo, hi)`` from its definition and its operands' intervals
+(definitions come before uses in pre-order, a ``for`` op before its body; computed on demand,
+see ``Ranges``), which holds for every element
 of the tile, in the signed reading of its type. Anything not understood gets the full range of
 its type, so every answer is sound: an interval is only narrowed by a fact the IR states.
 Arithmetic that could wrap (the interval leaves the type's range) also falls back to the full
@@ -9,7 +10,7 @@ range; ``overflow`` flags are not used to narrow.
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional, Set, Tuple
 
 from ...ir import Bounded, DenseElements, Function, Operation, Value, decode_elements
 from ..util import enum_name, preorder
@@ -43,33 +44,90 @@ def _one_int(value: DenseElements):
     return int.from_bytes(value.data, "little", signed=True)
 
 
+#: The ops a transfer function below reads (``_visit`` and ``_binary``): any other op leaves
+#: every interval as it is, so the forward pass does not visit it.
+_NARROWING_OPS = frozenset({"constant", "get_tile_block_id", "get_num_tile_blocks", "assume", "iota", "reshape",
+                            "broadcast", "permute", "for", "exti", "select", "addi", "subi", "muli", "mini", "maxi",
+                            "divi", "remi"})
+
+
 class Ranges:
     """Intervals of one function's integer values.
 
     ``use_assumes``: narrow by ``assume bounded<lb, ub>`` (the program asserts it, so relying on it
     is sound). implied-assumptions passes False so that it asks what the value's *definition*
     guarantees, not what some assumption already states.
+
+    Computed on demand: asking for a value visits the ops it is computed from (its definition,
+    their operands' definitions, ...) with an explicit stack, definitions before users, and
+    each op at most once. A value's interval depends only on its definition and its operands'
+    intervals, so this gives what one forward pass over the whole function gives, for the values
+    a rule asks about (most rules ask about a few).
     """
 
     def __init__(self, f: Function, use_assumes: bool = True):
         self.use_assumes = use_assumes
         self.producer: Dict[int, Operation] = {}
         self._ranges: Dict[int, Interval] = {}
+        self._definer: Dict[int, Operation] = {}  # vid -> the op whose visit sets it (results, a loop's iv)
+        self._visited: Set[int] = set()           # id() of the ops visited
+        producer = self.producer
         for op in preorder(f):
             for r in op.results:
-                self.producer[r.vid] = op
-            self._visit(op)
+                producer[r.vid] = op
+            if op.name == "for" and op.regions and op.regions[0].blocks and op.regions[0].blocks[0].arguments:
+                self._definer[op.regions[0].blocks[0].arguments[0].vid] = op
+        self._definer.update(producer)
 
     def of(self, v: Value) -> Optional[Interval]:
         """``(lo, hi)`` for an integer value (full type range when nothing is known), else None."""
         full = int_bounds(v)
         if full is None:
             return None
-        return self._ranges.get(v.vid, full)
+        known = self._ranges.get(v.vid)
+        if known is None:
+            self._visit_definitions(v.vid)
+            known = self._ranges.get(v.vid, full)
+        return known
 
     def nonnegative(self, v: Value) -> bool:
         r = self.of(v)
         return r is not None and r[0] >= 0
+
+    def _visit_definitions(self, vid: int) -> None:
+        """Visit the op defining ``vid`` after the ops defining its operands, transitively (a
+        depth-first walk in post-order with an explicit stack: chains of ops can be long)."""
+        definer, visited = self._definer, self._visited
+        first = definer.get(vid)
+        if first is None or id(first) in visited:
+            return
+        stack = [(first, False)]
+        open_ops: Set[int] = set()  # ops whose operands' definitions are being visited
+        while stack:
+            op, operands_done = stack.pop()
+            if id(op) in visited:
+                continue
+            if operands_done:
+                visited.add(id(op))
+                open_ops.discard(id(op))
+                if op.name in _NARROWING_OPS:  # what no transfer function reads keeps its type's range
+                    self._visit(op)
+                continue
+            if id(op) in open_ops:
+                continue  # it reads itself, through its operands: only in malformed IR
+            open_ops.add(id(op))
+            stack.append((op, True))
+            for v in op.operands:
+                d = definer.get(v.vid)
+                if d is not None and id(d) not in visited and id(d) not in open_ops:
+                    stack.append((d, False))
+
+    def _known(self, v: Value) -> Optional[Interval]:
+        """``of`` for a value whose definition was already visited (the transfer functions)."""
+        full = int_bounds(v)
+        if full is None:
+            return None
+        return self._ranges.get(v.vid, full)
 
     # --- transfer functions ------------------------------------------------------------------
     def _set(self, v: Value, lo: int, hi: int) -> None:
@@ -104,7 +162,7 @@ class Ranges:
                 if b:
                     self._set(r, 1, b[1])
         elif name == "assume" and res and op.operands:
-            bounds = self.of(op.operands[0])
+            bounds = self._known(op.operands[0])
             if bounds is None:
                 return
             lo, hi = bounds
@@ -119,7 +177,7 @@ class Ranges:
                 self._set(res[0], 0, n - 1)
         elif name in ("reshape", "broadcast", "permute") and len(res) == 1 and len(op.operands) == 1 \
                 and int_bounds(res[0]) is not None:
-            bounds = self.of(op.operands[0])  # every element is a copy of one of the operand's
+            bounds = self._known(op.operands[0])  # every element is a copy of one of the operand's
             if bounds is not None:
                 self._set(res[0], *bounds)
         elif name == "for":
@@ -127,7 +185,7 @@ class Ranges:
         elif len(res) == 1 and len(op.operands) >= 2 and int_bounds(res[0]) is not None:
             self._binary(op)
         elif name == "exti" and res and op.operands and int_bounds(res[0]) is not None:
-            bounds = self.of(op.operands[0])
+            bounds = self._known(op.operands[0])
             if bounds is not None and (enum_name(op.attributes.get("signedness")) == "signed" or bounds[0] >= 0):
                 self._set(res[0], *bounds)  # zero-extension keeps a non-negative value too
             elif bounds is not None:
@@ -142,17 +200,17 @@ class Ranges:
         blocks = op.regions[0].blocks
         if not blocks or not blocks[0].arguments:
             return
-        lb, ub, step = (self.of(v) for v in op.operands[:3])
+        lb, ub, step = (self._known(v) for v in op.operands[:3])
         if lb is None or ub is None or step is None or step[0] < 1:
             return
         self._set(blocks[0].arguments[0], lb[0], max(lb[0], ub[1] - 1))
 
     def _binary(self, op: Operation) -> None:
-        a, b = self.of(op.operands[0]), self.of(op.operands[1])
+        a, b = self._known(op.operands[0]), self._known(op.operands[1])
         out = op.results[0]
         name = op.name
         if name == "select":
-            t, f = self.of(op.operands[1]), self.of(op.operands[2]) if len(op.operands) > 2 else None
+            t, f = self._known(op.operands[1]), self._known(op.operands[2]) if len(op.operands) > 2 else None
             if t is not None and f is not None:
                 self._set(out, min(t[0], f[0]), max(t[1], f[1]))
             return

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Dict, Hashable, List, Optional, Tuple
+from typing import AbstractSet, Callable, Dict, Hashable, List, Optional, Tuple
 
 from ...ir import Block, Function, Operation, Region, Value
 from ..util import substitute
@@ -13,39 +13,46 @@ from ..util import substitute
 ScopedVisit = Callable[[Operation, Dict[Hashable, object], Dict[int, Value]], Optional[List[Operation]]]
 
 
-def scoped_rewrite(f: Function, visit: ScopedVisit) -> Function:
+def scoped_rewrite(f: Function, visit: ScopedVisit, only: Optional[AbstractSet[str]] = None) -> Function:
     """Rebuild ``f`` walking each block in order with a scope table: ``visit`` sees every op with
     its operands substituted and its regions already rewritten. A nested block starts from a copy
     of the enclosing table, so what it adds is not seen after it (an op dominates the rest of its
-    block and the regions nested there)."""
+    block and the regions nested there). ``only``: the op names ``visit`` can act on (it returns
+    None for any other op without reading or writing the table); other ops are kept (operands
+    substituted, regions rewritten) without a call."""
     subst: Dict[int, Value] = {}
 
     def block(b: Block, table: Dict[Hashable, object]) -> Block:
         table = dict(table)  # a nested scope sees the enclosing entries written before it
-        out: List[Operation] = []
-        changed = False
-        for op in b.operations:
-            new = substitute(op, subst)
+        ops = b.operations
+        out: Optional[List[Operation]] = None  # the new ops, from the first change on
+        for i, op in enumerate(ops):
+            new = substitute(op, subst) if subst else op
             if new.regions:
                 regions = tuple(Region(tuple(block(x, table) for x in r.blocks)) for r in new.regions)
                 if any(a is not c for r1, r2 in zip(regions, new.regions) for a, c in zip(r1.blocks, r2.blocks)):
                     new = new.replace(regions=regions)
-            replacement = visit(new, table, subst)
+            replacement = visit(new, table, subst) if only is None or new.name in only else None
             if replacement is None:
-                changed |= new is not op
-                out.append(new)
+                if out is not None:
+                    out.append(new)
+                elif new is not op:
+                    out = list(ops[:i])
+                    out.append(new)
             else:
-                changed = True
+                if out is None:
+                    out = list(ops[:i])
                 out.extend(replacement)
-        return Block(b.arguments, tuple(out)) if changed else b
+        return b if out is None else Block(b.arguments, tuple(out))
 
     body = block(f.body, {})
     return f if body is f.body else replace(f, body=body)
 
 
-def scoped_dedup(f: Function, key: Callable[[Operation], Optional[Hashable]]) -> Tuple[Function, int]:
+def scoped_dedup(f: Function, key: Callable[[Operation], Optional[Hashable]],
+                 only: Optional[AbstractSet[str]] = None) -> Tuple[Function, int]:
     """Drop each op whose ``key`` equals that of an earlier dominating op; its results are
-    replaced by the earlier op's."""
+    replaced by the earlier op's. ``only``: the op names that can have a key (see scoped_rewrite)."""
     removed = 0
 
     def visit(op: Operation, table, subst):
@@ -62,7 +69,7 @@ def scoped_dedup(f: Function, key: Callable[[Operation], Optional[Hashable]]) ->
         removed += 1
         return []
 
-    return scoped_rewrite(f, visit), removed
+    return scoped_rewrite(f, visit, only), removed
 
 
 def hoist_invariant(f: Function, movable: Callable[[Operation], bool]) -> Tuple[Function, int]:
@@ -83,12 +90,16 @@ def hoist_invariant(f: Function, movable: Callable[[Operation], bool]) -> Tuple[
 
         def place(op: Operation) -> None:
             nonlocal changed
-            if is_region and movable(op) and not op.regions and all(v.vid not in inside for v in op.operands):
+            if not is_region:  # the function body: nothing moves out of it
+                out.append(op)
+                return
+            if movable(op) and not op.regions and all(v.vid not in inside for v in op.operands):
                 hoisted.append(op)
                 changed = True
                 return
             out.append(op)
-            inside.update(r.vid for r in op.results)
+            for r in op.results:
+                inside.add(r.vid)
 
         for op in b.operations:
             if op.regions:
@@ -118,7 +129,7 @@ def hoist_invariant(f: Function, movable: Callable[[Operation], bool]) -> Tuple[
     return (f if body is f.body else replace(f, body=body)), moved
 
 
-def hoist_then_dedup(f: Function, movable, key) -> Tuple[Function, int]:
+def hoist_then_dedup(f: Function, movable, key, only: Optional[AbstractSet[str]] = None) -> Tuple[Function, int]:
     f, moved = hoist_invariant(f, movable)
-    f, removed = scoped_dedup(f, key)
+    f, removed = scoped_dedup(f, key, only)
     return f, moved + removed

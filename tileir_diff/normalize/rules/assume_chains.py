@@ -5,8 +5,10 @@ from typing import Dict, List, Tuple
 
 from ...ir import Bounded, DivBy, Function, Operation, Value
 from ..rule import Rule, register
-from ..util import drop_unused, has_trait, map_functions, max_vid, ops_of, use_counts
+from ..util import drop_unused, has_trait, map_functions, max_vid, use_counts_and
 from ._scoped import scoped_rewrite
+
+_ASSUME = frozenset({"assume"})
 
 
 def _implies(p, q) -> bool:
@@ -73,6 +75,12 @@ def _canonical_chains(f: Function) -> Tuple[Function, int]:
     # assumed vid -> (base value, reduced fact set, predicate -> the op that first stated it)
     facts: Dict[int, Tuple[Value, Tuple[object, ...], Dict[object, Operation]]] = {}
     rewrites = 0
+    top: List[int] = []  # the function's largest value id, once asked for
+
+    def top_vid() -> int:
+        if not top:
+            top.append(max_vid(f))
+        return top[0]
 
     def visit(new: Operation, table: Dict[tuple, Value], subst: Dict[int, Value]):
         nonlocal rewrites
@@ -80,7 +88,18 @@ def _canonical_chains(f: Function) -> Tuple[Function, int]:
             return None
         operand, result = new.operands[0], new.results[0]
         pred = new.attributes.get("predicate")
-        base_value, below, who = facts.get(operand.vid, (operand, (), {}))
+        chained = facts.get(operand.vid)
+        if chained is None:  # the first fact on a value: one fact, already a canonical chain
+            full = (pred,)
+            facts[result.vid] = (operand, full, {pred: new})
+            known = table.get((operand.vid, full))
+            if known is not None:  # the same fact on the same value already stated here
+                subst[result.vid] = known
+                rewrites += 1
+                return []
+            table[(operand.vid, full)] = result
+            return None
+        base_value, below, who = chained
         who = dict(who)
         who.setdefault(pred, new)
         full = _reduce(below + (pred,))
@@ -91,7 +110,7 @@ def _canonical_chains(f: Function) -> Tuple[Function, int]:
             rewrites += 1
             return []
         if not fresh:
-            fresh.append(max_vid(f))
+            fresh.append(top_vid())
         built = _build(base_value, full, who, new, table, fresh)
         if len(built) == 1 and built[0].operands[0].vid == operand.vid and \
                 built[0].attributes.get("predicate") == pred:
@@ -99,11 +118,11 @@ def _canonical_chains(f: Function) -> Tuple[Function, int]:
         rewrites += 1
         return built
 
-    rewritten = scoped_rewrite(f, visit)
+    rewritten = scoped_rewrite(f, visit, only=_ASSUME)
     if rewritten is f:
         return f, rewrites
     before = live_use_counts(f)  # of the function as given (the walks only when it was rewritten)
-    first_fresh = max_vid(f) + 1
+    first_fresh = top_vid() + 1
     had_users = {vid for vid, n in before.items() if n > 0}
     out = _drop_orphaned(rewritten, had_users, first_fresh)
     return _drop_restated(out, facts), rewrites
@@ -132,19 +151,28 @@ def _drop_restated(f: Function, facts) -> Function:
 def live_use_counts(f: Function) -> Dict[int, int]:
     """Use counts that leave out uses by dead code (pure ops other than assumes, without regions,
     none of whose results is used, transitively): whether an assume has users must not depend on
-    an unused op that dead-code removes later."""
-    uses = use_counts(f)
-    ops = [op for op in ops_of(f.body) if _dead_candidate(op)]
-    changed = True
+    an unused op that dead-code removes later. A work list: removing a dead op can only leave its
+    own operands' producers unused."""
+    uses, candidates = use_counts_and(f, _dead_candidate)
+    producer: Dict[int, Operation] = {}
+    work: List[Operation] = []
+    for op in candidates:
+        for r in op.results:
+            producer[r.vid] = op
+        if all(uses[r.vid] == 0 for r in op.results):
+            work.append(op)
     dead = set()
-    while changed:
-        changed = False
-        for op in ops:
-            if id(op) not in dead and all(uses[r.vid] == 0 for r in op.results):
-                dead.add(id(op))
-                changed = True
-                for v in op.operands:
-                    uses[v.vid] -= 1
+    while work:
+        op = work.pop()
+        if id(op) in dead:
+            continue
+        dead.add(id(op))
+        for v in op.operands:
+            uses[v.vid] -= 1
+            if uses[v.vid] == 0:
+                p = producer.get(v.vid)
+                if p is not None and id(p) not in dead and all(uses[r.vid] == 0 for r in p.results):
+                    work.append(p)
     return uses
 
 

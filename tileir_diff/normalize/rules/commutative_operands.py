@@ -1,9 +1,9 @@
 """commutative-operands: operands of commutative ops in one structural order."""
 from __future__ import annotations
 
-from ..keys import KeyBuilder, commutative_positions
+from ..keys import ORDER_FREE_OPS, KeyBuilder, commutative_positions
 from ..rule import Rule, register
-from ..util import map_functions, rewrite_function
+from ..util import map_functions, ops_of, rewrite_function
 
 
 @register
@@ -30,6 +30,8 @@ class CommutativeOperands(Rule):
 
     def apply(self, module):
         def per_function(f):
+            if not any(op.name in ORDER_FREE_OPS for op in ops_of(f.body)):
+                return f, 0  # nothing to sort: no keys to compute
             keys = KeyBuilder(arg_positions=True).function(f).value
             count = 0
 
@@ -47,6 +49,6 @@ class CommutativeOperands(Rule):
                     return [op.replace(operands=tuple(ops))]
                 return None
 
-            nf = rewrite_function(f, fn)
+            nf = rewrite_function(f, fn, only=ORDER_FREE_OPS)  # only these have commutative positions
             return nf, count
         return map_functions(module, per_function)

@@ -30,4 +30,5 @@ class ConstantDedup(Rule):
             if op.name != "constant" or len(op.results) != 1:
                 return None
             return (attr_key(op.attributes.get("value")), fmt_type(op.results[0].type))
-        return map_functions(module, lambda f: hoist_then_dedup(f, lambda op: op.name == "constant", key))
+        return map_functions(module, lambda f: hoist_then_dedup(f, lambda op: op.name == "constant", key,
+                                                                self.acts_on))

@@ -2,14 +2,13 @@
 tile is the reshape (broadcast, permute) of the converted tile."""
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import List, Optional
 
 from ...dialect import OPS_BY_NAME
 from ...ir import Operation, Value
 from ...ir.types import TileType
 from ..rule import Rule, register
-from ..util import max_vid, rewrite_ops
+from ..util import FreshVids, rewrite_ops
 from ._constants import producers
 
 #: ops that only move or repeat elements: element e of the result is some element of the source,
@@ -17,13 +16,15 @@ from ._constants import producers
 _SHAPE_ONLY = frozenset({"reshape", "broadcast", "permute"})
 
 
-@lru_cache(maxsize=None)  # bounded: one entry per op name
+#: The elementwise conversions, as the op table states them: one operand ``from``, one result
+#: ``to`` of the same shape, pure (ftof, itof, ftoi, exti, trunci).
+_CONVERSIONS = frozenset(d.name for d in OPS_BY_NAME.values()
+                         if [o.name for o in d.operands] == ["from"] and [r.name for r in d.results] == ["to"]
+                         and "same_shape(from,to)" in d.constraints and "pure" in d.traits)
+
+
 def _is_conversion(name: str) -> bool:
-    """An elementwise conversion, as the op table states it: one operand ``from``, one result
-    ``to`` of the same shape, pure (ftof, itof, ftoi, exti, trunci)."""
-    d = OPS_BY_NAME.get(name)
-    return (d is not None and [o.name for o in d.operands] == ["from"] and [r.name for r in d.results] == ["to"]
-            and "same_shape(from,to)" in d.constraints and "pure" in d.traits)
+    return name in _CONVERSIONS
 
 
 def _shape_chain(source: Value, prod, subst) -> List[Operation]:
@@ -67,7 +68,7 @@ class ConversionBeforeShapeOps(Rule):
     def apply(self, module):
         def rewrite_for(f, bypassed):
             prod = producers(f)
-            fresh = [max_vid(f)]
+            fresh = FreshVids(f)  # the largest id found on the first new value
 
             def fn(op, subst):
                 if not _is_conversion(op.name) or len(op.operands) != 1 or len(op.results) != 1:
@@ -82,7 +83,7 @@ class ConversionBeforeShapeOps(Rule):
                 return out
             return fn
 
-        return rewrite_ops(module, rewrite_for, drop_bypassed=True)
+        return rewrite_ops(module, rewrite_for, drop_bypassed=True, only=_CONVERSIONS)
 
     @staticmethod
     def _moved(conv: Operation, chain: List[Operation], fresh, subst) -> Optional[List[Operation]]:

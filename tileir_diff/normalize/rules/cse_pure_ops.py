@@ -1,9 +1,10 @@
 """cse-pure-ops: identical pure ops with identical operands compute one value."""
 from __future__ import annotations
 
+from ...dialect import OPS_BY_NAME
 from ..canon import attr_key, fmt_type
 from ..rule import Rule, register
-from ..util import has_trait, map_functions, public_attributes
+from ..util import has_trait, map_functions
 from ._scoped import hoist_then_dedup
 
 
@@ -30,11 +31,20 @@ class CsePureOps(Rule):
 
     def apply(self, module):
         def key(op):
-            if op.name == "constant" or op.regions or not has_trait(op, "pure"):
+            if not _mergeable(op):
                 return None
-            attrs = tuple(sorted((k, attr_key(v)) for k, v in public_attributes(op).items()))
+            attrs = tuple(sorted([(k, attr_key(v)) for k, v in op.attributes.items() if k[:1] != "_"]))  # public ones
             return (op.name, attrs, tuple(v.vid for v in op.operands), op.segments,
                     tuple(fmt_type(r.type) for r in op.results))
         # an assume is a fact where it stands: one inside a branch says nothing on the other path
         return map_functions(module, lambda f: hoist_then_dedup(
-            f, lambda op: op.name != "assume" and key(op) is not None, key))
+            f, lambda op: op.name != "assume" and _mergeable(op), key, _PURE_OPS))
+
+
+#: The pure ops of the op table other than ``constant``: the only ones with a key.
+_PURE_OPS = frozenset(d.name for d in OPS_BY_NAME.values() if "pure" in d.traits and d.name != "constant")
+
+
+def _mergeable(op) -> bool:
+    """Whether ``op`` has a key: a pure op without regions that is not a constant."""
+    return op.name != "constant" and not op.regions and has_trait(op, "pure")

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ...dialect import OPS_BY_NAME
 from ...ir import Block, Region
 from ..rule import Rule, register
-from ..util import has_trait, map_functions, use_counts
+from ..util import map_functions, use_counts
 
 
 class _Uses:
@@ -28,8 +29,9 @@ class _Uses:
                     self.again = True
 
 
-def _removable(op) -> bool:
-    return has_trait(op, "pure") and op.name != "assume" and bool(op.results)
+#: What the sweep may remove when its results are unused: the pure ops of the op table but
+#: ``assume`` (a fact, compared even when unused), when they have results.
+_REMOVABLE_OPS = frozenset(d.name for d in OPS_BY_NAME.values() if "pure" in d.traits and d.name != "assume")
 
 
 def _sweep(block: Block, uses: _Uses) -> tuple:
@@ -50,13 +52,18 @@ def _sweep(block: Block, uses: _Uses) -> tuple:
             if any(a is not c for r1, r2 in zip(regions, op.regions) for a, c in zip(r1.blocks, r2.blocks)):
                 op = op.replace(regions=tuple(regions))
                 changed = True
-        if _removable(op):
-            if all(counts[r.vid] == 0 for r in op.results):
+        results = op.results
+        if results and op.name in _REMOVABLE_OPS:
+            if len(results) == 1:
+                unused = counts[results[0].vid] == 0
+            else:
+                unused = all(counts[r.vid] == 0 for r in results)
+            if unused:
                 uses.drop(op)
                 removed += 1
                 changed = True
                 continue
-            uses.kept.update(r.vid for r in op.results)
+            uses.kept.update([r.vid for r in results])
         out.append(op)
     return (Block(block.arguments, tuple(reversed(out))) if changed else block), removed
 

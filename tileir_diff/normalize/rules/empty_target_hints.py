@@ -3,9 +3,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ...dialect import OPS_BY_NAME
 from ...ir import OptimizationHints
 from ..rule import Rule, register
 from ..util import map_functions, rewrite_function
+
+#: The ops the op table gives ``optimization_hints`` (the verifier rejects it on any other op).
+_HINTED_OPS = frozenset(d.name for d in OPS_BY_NAME.values() if any(a.name == "optimization_hints" for a in d.attrs))
 
 
 def _empty(h) -> bool:
@@ -39,7 +43,7 @@ class EmptyTargetHints(Rule):
                     return [op.replace(attributes=attrs)]
                 return None
 
-            nf = rewrite_function(f, fn)
+            nf = rewrite_function(f, fn, only=_HINTED_OPS)
             if _empty(nf.hints):
                 nf = replace(nf, hints=None)
                 count += 1

@@ -43,4 +43,4 @@ class IdentityOps(Rule):
     def apply(self, module):
         def drop_identity(op, subst):
             return forward_operand(op, subst) if is_identity(op) else None
-        return rewrite_ops(module, lambda function, bypassed: drop_identity)
+        return rewrite_ops(module, lambda function, bypassed: drop_identity, only=self.acts_on)

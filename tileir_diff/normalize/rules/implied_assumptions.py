@@ -1,18 +1,21 @@
 """implied-assumptions: an ``assume`` that the value's own definition already guarantees."""
 from __future__ import annotations
 
+from typing import List, Optional
+
 from ...ir import Bounded, DivBy
 from ..rule import Rule, register
 from ..util import forward_operand, rewrite_ops
 from ._ranges import Ranges
 
 
-def implied(ranges: Ranges, op) -> bool:
-    """True when ``op`` (an assume) states nothing its operand's definition does not already give."""
+def implied(ranges: Optional[Ranges], op) -> bool:
+    """True when ``op`` (an assume) states nothing its operand's definition does not already give
+    (``ranges``: the function's intervals, needed for a ``bounded`` fact only)."""
     p = op.attributes.get("predicate")
     if isinstance(p, DivBy):
         return p.divisor == 1 and p.every is None and p.along is None
-    if isinstance(p, Bounded):
+    if isinstance(p, Bounded) and ranges is not None:
         r = ranges.of(op.operands[0])
         if r is None:
             return False
@@ -48,14 +51,15 @@ class ImpliedAssumptions(Rule):
 
     def apply(self, module):
         def rewrite_for(f, _):
-            ranges = Ranges(f, use_assumes=False)
+            ranges: List[Ranges] = []  # the function's intervals, computed for the first ``bounded`` fact
 
             def fn(op, subst):
-                if op.name != "assume" or len(op.operands) != 1 or len(op.results) != 1:
+                if len(op.operands) != 1 or len(op.results) != 1:
                     return None
+                if not ranges and isinstance(op.attributes.get("predicate"), Bounded):
+                    ranges.append(Ranges(f, use_assumes=False))
                 # an operand substituted by an earlier drop has the same interval: assumes are
                 # not premises here, so the range of an assume's result is its operand's
-                return forward_operand(op, subst) if implied(ranges, op) else None
+                return forward_operand(op, subst) if implied(ranges[0] if ranges else None, op) else None
             return fn
-        return rewrite_ops(module, rewrite_for)
-
+        return rewrite_ops(module, rewrite_for, only=self.acts_on)

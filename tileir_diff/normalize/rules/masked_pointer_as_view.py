@@ -6,7 +6,7 @@ from typing import Dict, List, Optional, Tuple
 from ...ir import Operation, Value
 from ...ir.types import PartitionViewType, PointerType, TensorViewType, TileType
 from ..rule import Rule, register
-from ..util import enum_name, max_vid, new_operation, rewrite_ops
+from ..util import FreshVids, enum_name, new_operation, rewrite_ops
 from ._constants import producers, uniform_bits
 from ._ranges import Ranges
 
@@ -118,7 +118,7 @@ class MaskedPointerAsView(Rule):
         def rewrite_for(f, bypassed):
             prod = producers(f)
             ranges = Ranges(f, use_assumes=False)
-            fresh = [max_vid(f)]
+            fresh = FreshVids(f)  # the largest id found on the first new value
 
             def fn(op, subst):
                 if op.name not in self.acts_on or any(k not in _ORDERING and k[:1] != "_" for k in op.attributes):

@@ -46,6 +46,6 @@ class MirroredCompares(Rule):
                 count += 1
                 return [op.replace(operands=(op.operands[1], op.operands[0]), attributes=attrs)]
 
-            return rewrite_function(f, fn), count
+            return rewrite_function(f, fn, only=self.acts_on), count
 
         return map_functions(module, per_function)

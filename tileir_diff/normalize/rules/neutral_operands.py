@@ -79,9 +79,10 @@ class NeutralOperands(Rule):
                 neutral = _neutral(op, el) if el else None
                 if not neutral:
                     return None
+                result_type = op.results[0].type
                 for pos, bits in neutral.items():
                     other = op.operands[1 - pos]
-                    if other.type != op.results[0].type:
+                    if other.type is not result_type and other.type != result_type:
                         continue
                     if uniform_bits(prod.get(op.operands[pos].vid)) == bits:
                         subst[op.results[0].vid] = other

@@ -1,7 +1,7 @@
 """nonnegative-division: floor division and floor modulo of non-negative integers."""
 from __future__ import annotations
 
-from typing import Set
+from typing import List, Set
 
 from ..rule import Rule, register
 from ..util import drop_unused, enum_name, has_trait, map_functions, public_attributes, rewrite_function
@@ -82,12 +82,15 @@ class NonnegativeDivision(Rule):
 
     def apply(self, module):
         def per_function(f):
-            ranges = Ranges(f, use_assumes=True)
             count = 0
             fixups: Set[int] = set()
+            ranges_of_f: List[Ranges] = []  # computed for the first divi or select
 
             def fn(op, subst):
                 nonlocal count
+                if not ranges_of_f:
+                    ranges_of_f.append(Ranges(f, use_assumes=True))
+                ranges = ranges_of_f[0]
                 if (op.name == "divi" and enum_name(op.attributes.get("rounding")) == "negative_inf"
                         and enum_name(op.attributes.get("signedness")) == "signed"
                         and all(ranges.nonnegative(v) for v in op.operands)):
@@ -105,7 +108,7 @@ class NonnegativeDivision(Rule):
                 count += 1
                 return []
 
-            nf = rewrite_function(f, fn)
+            nf = rewrite_function(f, fn, only=self.acts_on)  # another op is never a divi or a fix-up
             return (_drop_unused(nf, fixups) if fixups else nf), count
         return map_functions(module, per_function)
 

@@ -55,4 +55,4 @@ class PermuteCompose(Rule):
                 return [new]
             return fn
 
-        return rewrite_ops(module, rewrite_for, drop_bypassed=True)
+        return rewrite_ops(module, rewrite_for, drop_bypassed=True, only=self.acts_on)

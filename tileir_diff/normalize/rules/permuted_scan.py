@@ -5,7 +5,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ...ir import Operation, TileType, Value
 from ..rule import Rule, register
-from ..util import max_vid, ops_of, rewrite_ops
+from ..util import FreshVids, ops_of, rewrite_ops
 from ._constants import producers
 
 
@@ -76,7 +76,7 @@ class PermutedScan(Rule):
         def rewrite_for(f, bypassed):
             prod = producers(f)
             users = _users(f)
-            fresh = [max_vid(f)]
+            fresh = FreshVids(f)  # the largest id found on the first new value
             moved: Dict[int, Value] = {}  # old scan result vid -> the new scan's result
 
             def fn(op, subst):

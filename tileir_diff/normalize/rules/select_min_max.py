@@ -64,4 +64,4 @@ class SelectMinMax(Rule):
                                                                                                      "signed")})]
             return fn
 
-        return rewrite_ops(module, rewrite_for, drop_bypassed=True)
+        return rewrite_ops(module, rewrite_for, drop_bypassed=True, only=self.acts_on)

@@ -68,4 +68,4 @@ class SplatConstants(Rule):
                 return None
             return fn
 
-        return rewrite_ops(module, rewrite_for, drop_bypassed=True)
+        return rewrite_ops(module, rewrite_for, drop_bypassed=True, only=self.acts_on)

@@ -48,4 +48,4 @@ class SubAsAddNeg(Rule):
                 return None
             return fn
 
-        return rewrite_ops(module, rewrite_for, drop_bypassed=True)
+        return rewrite_ops(module, rewrite_for, drop_bypassed=True, only=_PAIRS.keys())

@@ -7,7 +7,7 @@ from ...ir import Function, Operation, TokenType, Value
 from ...ir.types import TokenType as _TokenType
 from ..rule import Rule, register
 from ...dialect import OPS_BY_NAME
-from ..util import (drop_unused, enum_name, group_names, group_span, has_trait, map_functions, max_vid, origin, preorder,
+from ..util import (drop_unused, enum_name, group_names, group_span, has_trait, map_functions, FreshVids, origin, preorder,
                     rewrite_function)
 
 _FENCING_ORDERS = frozenset({"acquire", "release", "acq_rel"})
@@ -39,21 +39,25 @@ class _FunctionTokens:
         """Collect tracked ops; False when tokens cross region boundaries (not handled)."""
         if any(_is_token(a) for a in self.f.arguments):
             return False
+        producer, tracked, version = self.producer, self.tracked, self.version
         for op in preorder(self.f):
             for r in op.results:
-                self.producer[r.vid] = op
-            for reg in op.regions:
-                for b in reg.blocks:
-                    if any(_is_token(a) for a in b.arguments):
-                        return False
-            if op.regions and any(_is_token(r) for r in op.results):
-                return False
-            span = self.token_span(op)
+                producer[r.vid] = op
+            if op.regions:
+                for reg in op.regions:
+                    for b in reg.blocks:
+                        if any(_is_token(a) for a in b.arguments):
+                            return False
+                if any(_is_token(r) for r in op.results):
+                    return False
+            span = group_span(op, "token", version) if op.name in _TOKEN_GROUP_OPS else None
             if span is not None:
-                self.index[id(op)] = len(self.tracked)
-                self.tracked.append(op)
-            elif any(_is_token(v) for v in op.operands) and op.name != "join_tokens":
-                return False  # a token reaches a terminator or an op we do not model
+                self.index[id(op)] = len(tracked)
+                tracked.append(op)
+            elif op.name != "join_tokens":
+                for v in op.operands:
+                    if isinstance(v.type, _TokenType):
+                        return False  # a token reaches a terminator or an op we do not model
         return True
 
     def token_operand(self, op: Operation) -> Optional[Value]:
@@ -158,7 +162,7 @@ class TokenOrder(Rule):
                 return f, 0
             reduced = canonical_order(ft)
             token_of = [next(r for r in op.results if _is_token(r)) for op in ft.tracked]
-            fresh = [max_vid(f)]
+            fresh = FreshVids(f)  # the largest id found on the first new value
             count = 0
             # rewrite_function visits ops in the same pre-order as ft.tracked.
             counter = iter(range(len(ft.tracked)))

@@ -40,6 +40,13 @@ def _defaultable(name: str) -> Optional[Tuple]:
         return found
 
 
+#: The ops ``fn`` below may rewrite: an attribute that can be at its default, or optimization
+#: hints (an op outside the table, or an attribute the table does not list for the op, is never
+#: rewritten: the verifier rejects such an attribute).
+_MAY_CHANGE = frozenset(d.name for d in OPS_BY_NAME.values()
+                        if _defaultable(d.name) or any(a.name == "optimization_hints" for a in d.attrs))
+
+
 def rename_sm_key(hints, version):
     """In bytecode < 13.3 the only hint key producers write is the target ``sm_XX`` (cuTile writes
     ``default`` from 13.3 on for the same hints), so a lone ``sm_XX`` key there reads as ``default``."""
@@ -108,7 +115,7 @@ class VersionDefaults(Rule):
                     count += 1
                 return [op.replace(attributes=attrs)]
 
-            nf = rewrite_function(f, fn)
+            nf = rewrite_function(f, fn, only=_MAY_CHANGE)
             new_hints = rename_sm_key(nf.hints, version)
             if new_hints is not nf.hints:
                 nf = replace(nf, hints=new_hints)

@@ -1,0 +1,93 @@
+"""The walks the rules share, against the slower forms they replaced: value ranges computed on
+demand against one forward pass over the function, and ``drop_unused``'s work list against
+sweeping until nothing changes, over every kernel of the corpus."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dataclasses import replace
+
+from tileir_diff.loader import load
+from tileir_diff.normalize.rules._ranges import _NARROWING_OPS, Ranges, int_bounds
+from tileir_diff.normalize.util import FreshVids, _drop_unused_sweeps, drop_unused, has_trait, max_vid, preorder, \
+    use_counts
+from tileir_diff.text.printer import print_module
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+FILES = sorted(CORPUS.rglob("*.tir"))[::3] + sorted(CORPUS.rglob("*.tileirbc"))[::12]
+
+
+def _functions():
+    for path in FILES:
+        try:
+            module = load(str(path))
+        except Exception:  # a corpus file that is meant not to load
+            continue
+        for f in module.functions:
+            yield path, module, f
+
+
+def _forward(f, use_assumes: bool) -> Ranges:
+    """Ranges as one forward pass computes them: every op in pre-order, definitions first."""
+    r = Ranges(f, use_assumes=use_assumes)
+    for op in preorder(f):
+        r._visited.add(id(op))
+        if op.name in _NARROWING_OPS:
+            r._visit(op)
+    return r
+
+
+def _values(f):
+    for op in preorder(f):
+        yield from op.results
+        for reg in op.regions:
+            for b in reg.blocks:
+                yield from b.arguments
+    yield from f.arguments
+
+
+def test_the_corpus_is_there():
+    assert len(FILES) > 50
+
+
+@pytest.mark.parametrize("use_assumes", [True, False])
+def test_ranges_on_demand_are_the_forward_pass(use_assumes):
+    narrowed = 0
+    for path, _, f in _functions():
+        values = list(_values(f))
+        oracle = _forward(f, use_assumes)
+        want = [oracle.of(v) for v in values]
+        # on demand, asked in reverse (users before their definitions)
+        lazy = Ranges(f, use_assumes=use_assumes)
+        got = [lazy.of(v) for v in reversed(values)][::-1]
+        assert got == want, path
+        narrowed += sum(1 for v, r in zip(values, want) if r is not None and r != int_bounds(v))
+    assert narrowed > 100  # the comparison saw intervals that facts narrowed
+
+
+def _pure(op) -> bool:
+    return has_trait(op, "pure") and op.name != "assume"
+
+
+@pytest.mark.parametrize("droppable", [_pure, lambda op: op.name in ("constant", "reshape", "broadcast", "addi")],
+                         ids=["pure", "by-name"])
+def test_drop_unused_is_sweeping_until_nothing_changes(droppable):
+    changed = 0
+    for path, module, f in _functions():
+        got = drop_unused(f, droppable)
+        want = _drop_unused_sweeps(f, droppable, use_counts(f))
+        assert print_module(replace(module, functions=(got,))) == print_module(replace(module, functions=(want,))), path
+        changed += got is not f
+    assert changed > 5  # some kernels had something to drop
+
+
+def test_fresh_vids_start_above_the_largest_id():
+    for _, _, f in list(_functions())[:20]:
+        fresh = FreshVids(f)
+        fresh[0] += 1
+        assert fresh[0] == max_vid(f) + 1
+        with pytest.raises(IndexError):
+            fresh[1]
+
