@@ -114,8 +114,15 @@ def select_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
 
 def select_bwd_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
     """The launcher's backward choice for da, db of `dtype`, m rows of n columns, `row_strides`
-    (dc, a, b, da, db; elements): the same rule as the forward's (`select_variant`), with the
-    `bwd_` variants. The Rust library's cutile_swiglu_bwd chooses the same
-    (tests/rust/test_selection.py)."""
+    (dc, a, b, da, db; elements): as the forward's (`select_variant`), the 16-bit `_fast` kernel
+    from FAST_MIN_N columns or up to FAST_MAX_ROWS_ANY_N rows; but many short rows of 16-bit
+    data take the general (16, 256) kernel, not `_a8` (docs/results/selection.json, H100:
+    262144 rows of 64 columns, bf16 general 282 us, `_fast` 328, `_a8` 348; f16 `_a8` 278,
+    general 291, `_fast` 329). f32 takes `_a8` when aligned. The Rust library's
+    cutile_swiglu_bwd chooses the same (tests/rust/test_selection.py)."""
     forward = select_variant(dtype, m, n, row_strides)
-    return None if forward is None else "bwd_" + forward.removeprefix("fwd_")
+    if forward is None:
+        return None
+    if forward.endswith("_a8") and dtype != "float32":
+        return "bwd_" + forward.removeprefix("fwd_").removesuffix("_a8")
+    return "bwd_" + forward.removeprefix("fwd_")

@@ -126,13 +126,16 @@ pub fn fwd_candidates(dtype: DType, m: i64, n: i64) -> &'static [&'static Varian
 }
 
 /// Backward candidates for a dtype and (m, n) shape, most specific first (`select_bwd_variant` in
-/// reference/swiglu/kernel.py): the forward's rule with the backward variants.
+/// reference/swiglu/kernel.py): for 16-bit rows of at least FAST_MIN_N columns, or at most
+/// FAST_MAX_ROWS_ANY_N rows, the `_fast` kernel, then the general one; many short 16-bit rows
+/// take the general kernel (measured faster than `_a8` there); f32 the aligned variant when the
+/// last dim and row strides are multiples of 8, else the general one.
 pub fn bwd_candidates(dtype: DType, m: i64, n: i64) -> &'static [&'static Variant] {
-    static F16: [&Variant; 2] = [&BWD_F16_A8, &BWD_F16];
-    static BF16: [&Variant; 2] = [&BWD_BF16_A8, &BWD_BF16];
+    static F16: [&Variant; 1] = [&BWD_F16];
+    static BF16: [&Variant; 1] = [&BWD_BF16];
     static F32: [&Variant; 2] = [&BWD_F32_A8, &BWD_F32];
-    static F16_FAST: [&Variant; 3] = [&BWD_F16_A8_FAST, &BWD_F16_A8, &BWD_F16];
-    static BF16_FAST: [&Variant; 3] = [&BWD_BF16_A8_FAST, &BWD_BF16_A8, &BWD_BF16];
+    static F16_FAST: [&Variant; 2] = [&BWD_F16_A8_FAST, &BWD_F16];
+    static BF16_FAST: [&Variant; 2] = [&BWD_BF16_A8_FAST, &BWD_BF16];
     let use_fast = n >= FAST_MIN_N || m <= FAST_MAX_ROWS_ANY_N;
     match dtype {
         DType::F16 if use_fast => &F16_FAST,
