@@ -6,9 +6,7 @@
 //!
 //! `swiglu_fwd_fast` (reference `swiglu_fwd_fast`, the 16-bit `_fast` forward variants) computes
 //! the forward with the approximate reciprocal and exp2 (flush-to-zero):
-//! c = a / (1 + exp2(-a log2 e)) * b, both loads before either conversion. `swiglu_bwd_fast`
-//! (the 16-bit `_fast` backward variants) likewise: s = rcp.approx(1 + exp2(-a log2 e)), the
-//! three loads before any conversion.
+//! c = a / (1 + exp2(-a log2 e)) * b, both loads before either conversion.
 
 #[cutile::module]
 pub mod swiglu_kernel {
@@ -18,9 +16,7 @@ pub mod swiglu_kernel {
     const NEG_LOG2E: f32 = -1.4426950408889634f32;
 
     /// sigmoid(v) = 1 / (1 + exp(-v)), with IEEE division like Python's `/`.
-    fn sigmoid<const TILE_M: i32, const TILE_N: i32>(
-        v: Tile<f32, { [TILE_M, TILE_N] }>,
-    ) -> Tile<f32, { [TILE_M, TILE_N] }> {
+    fn sigmoid<const TILE_M: i32, const TILE_N: i32>(v: Tile<f32, { [TILE_M, TILE_N] }>) -> Tile<f32, { [TILE_M, TILE_N] }> {
         let one: Tile<f32, { [TILE_M, TILE_N] }> = broadcast_scalar(1.0f32, shape![TILE_M, TILE_N]);
         divf(one, one + exp(negf(v)), rounding::NearestEven, ftz::Disabled)
     }
@@ -41,8 +37,7 @@ pub mod swiglu_kernel {
         let y_out: Tile<E, { [TILE_M, TILE_N] }> = convert_tile(y);
         // Outputs are read-only in the signature (Python's calling convention) and written
         // through a full-tensor mutable view at the block's tile.
-        let mut c_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> =
-            unsafe { c.partition_full_mut(shape![TILE_M, TILE_N]) };
+        let mut c_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> = unsafe { c.partition_full_mut(shape![TILE_M, TILE_N]) };
         unsafe { c_tiles.store_unchecked(y_out, [block.0, block.1]) };
     }
 
@@ -64,15 +59,12 @@ pub mod swiglu_kernel {
         let one: Tile<f32, { [TILE_M, TILE_N] }> = broadcast_scalar(1.0f32, shape![TILE_M, TILE_N]);
         let sig: Tile<f32, { [TILE_M, TILE_N] }> = sigmoid(av);
         let silu: Tile<f32, { [TILE_M, TILE_N] }> = av * sig;
-        let dsilu: Tile<f32, { [TILE_M, TILE_N] }> =
-            sig * fma(av, one - sig, one, rounding::NearestEven, ftz::Disabled);
+        let dsilu: Tile<f32, { [TILE_M, TILE_N] }> = sig * fma(av, one - sig, one, rounding::NearestEven, ftz::Disabled);
         let da_out: Tile<E, { [TILE_M, TILE_N] }> = convert_tile(g * bv * dsilu);
-        let mut da_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> =
-            unsafe { da.partition_full_mut(shape![TILE_M, TILE_N]) };
+        let mut da_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> = unsafe { da.partition_full_mut(shape![TILE_M, TILE_N]) };
         unsafe { da_tiles.store_unchecked(da_out, [block.0, block.1]) };
         let db_out: Tile<E, { [TILE_M, TILE_N] }> = convert_tile(g * silu);
-        let mut db_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> =
-            unsafe { db.partition_full_mut(shape![TILE_M, TILE_N]) };
+        let mut db_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> = unsafe { db.partition_full_mut(shape![TILE_M, TILE_N]) };
         unsafe { db_tiles.store_unchecked(db_out, [block.0, block.1]) };
     }
 
@@ -93,11 +85,14 @@ pub mod swiglu_kernel {
             exp2(av * broadcast_scalar(NEG_LOG2E, shape![TILE_M, TILE_N]), ftz::Enabled);
         let silu: Tile<f32, { [TILE_M, TILE_N] }> = divf(av, one + e, rounding::Approx, ftz::Enabled);
         let y_out: Tile<E, { [TILE_M, TILE_N] }> = convert_tile(silu * bv);
-        let mut c_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> =
-            unsafe { c.partition_full_mut(shape![TILE_M, TILE_N]) };
+        let mut c_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> = unsafe { c.partition_full_mut(shape![TILE_M, TILE_N]) };
         unsafe { c_tiles.store_unchecked(y_out, [block.0, block.1]) };
     }
 
+    // `swiglu_bwd_fast` (reference `swiglu_bwd_fast`, the 16-bit `_fast` backward variants): the
+    // backward with s = rcp.approx(1 + exp2(-a log2 e)), both flush-to-zero, the three loads
+    // before any conversion. (Appended last: the earlier kernels keep their source lines, which
+    // their bytecode records.)
     #[cutile::entry(unchecked_accesses = true)]
     unsafe fn swiglu_bwd_fast<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
         dc: &Tensor<E, { [-1, -1] }>,
