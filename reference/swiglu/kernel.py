@@ -5,9 +5,9 @@ swiglu_bwd: from dc, a, b: da = dc * b * silu'(a), db = dc * silu(a), with
 silu'(a) = s * (1 + a * (1 - s)), s = sigmoid(a). Math in float32.
 
 `swiglu_fwd` computes in f32 with IEEE division and the precise exp; `swiglu_fwd_fast` (the 16-bit
-`_fast` forward variants) computes the same formula with the hardware approximations, which the
-16-bit outputs cannot tell apart, in one-row tiles (docs/results/tuning.md, "swiglu and
-silu_and_mul 16-bit").
+`_fast` forward variants) and `swiglu_bwd_fast` (the 16-bit `_fast` backward ones) compute the same
+formulas with the hardware approximations, which the 16-bit outputs cannot tell apart, in one-row
+tiles (docs/results/tuning.md, "swiglu and silu_and_mul 16-bit").
 """
 
 import cuda.tile as ct
@@ -65,6 +65,27 @@ def swiglu_fwd_fast(a, b, c, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int])
     ct.store(c, index=(bm, bn), tile=ct.astype(silu * bv, c.dtype))
 
 
+# ---- swiglu_bwd_fast: the backward with MUFU.EX2 and MUFU.RCP, one-row tiles --------------
+# For 16-bit outputs only, as swiglu_fwd_fast: s = rcp.approx(1 + exp2(-a log2 e)). For a < -88
+# exp2 overflows to +inf and s = rcp(inf) = 0: silu = a * 0 = -0 and silu' = 0 * (1 + a) = 0, the
+# limits; for a > 88, s = 1. Three loads before any conversion, two stores.
+@ct.kernel
+def swiglu_bwd_fast(dc, a, b, da, db, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    g_raw = ct.load(dc, index=(bm, bn), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO)
+    a_raw = ct.load(a, index=(bm, bn), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO)
+    b_raw = ct.load(b, index=(bm, bn), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO)
+    g = ct.astype(g_raw, ct.float32)
+    av = ct.astype(a_raw, ct.float32)
+    bv = ct.astype(b_raw, ct.float32)
+    sig = approx_div(1.0, 1.0 + ct.exp2(av * NEG_LOG2E, flush_to_zero=True))
+    silu = av * sig
+    dsilu = sig * (1.0 + av * (1.0 - sig))
+    ct.store(da, index=(bm, bn), tile=ct.astype(g * bv * dsilu, da.dtype))
+    ct.store(db, index=(bm, bn), tile=ct.astype(g * silu, db.dtype))
+
+
 # Where the (1, 1024) tiles of the `_fast` variants win (docs/results/selection.json, H100): rows
 # of at least FAST_MIN_N columns (256 columns, 65536 rows: 1.13-1.15x faster than `_a8`), and any
 # row length while the launch is about one wave of them (up to FAST_MAX_ROWS_ANY_N rows, gelu's
@@ -79,9 +100,8 @@ def select_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
     of n columns, `row_strides` (a, b, c; elements); None for a dtype no variant takes. Aligned
     arrays (n and the row strides multiples of 8; a single row has no stride that matters) take
     the `_a8` variants, 16-bit ones the `_fast` kernel from FAST_MIN_N columns or up to
-    FAST_MAX_ROWS_ANY_N rows; otherwise the general variant. The backward has one variant per
-    dtype and alignment (analysis.json `selects_when`). The Rust library's cutile_swiglu chooses
-    the same (tests/rust/test_selection.py)."""
+    FAST_MAX_ROWS_ANY_N rows; otherwise the general variant. The backward takes the same rule
+    (`select_bwd_variant`). The Rust library's cutile_swiglu chooses the same (tests/rust/test_selection.py)."""
     prefix = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}.get(dtype)
     if prefix is None:
         return None
@@ -90,3 +110,19 @@ def select_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
     if dtype != "float32" and (n >= FAST_MIN_N or m <= FAST_MAX_ROWS_ANY_N):
         return f"fwd_{prefix}_a8_fast_m1_n1024"
     return f"fwd_{prefix}_a8"
+
+
+def select_bwd_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
+    """The launcher's backward choice for da, db of `dtype`, m rows of n columns, `row_strides`
+    (dc, a, b, da, db; elements): as the forward's (`select_variant`), the 16-bit `_fast` kernel
+    from FAST_MIN_N columns or up to FAST_MAX_ROWS_ANY_N rows; but many short rows of 16-bit
+    data take the general (16, 256) kernel, not `_a8` (docs/results/selection.json, H100:
+    262144 rows of 64 columns, bf16 general 282 us, `_fast` 328, `_a8` 348; f16 `_a8` 278,
+    general 291, `_fast` 329). f32 takes `_a8` when aligned. The Rust library's
+    cutile_swiglu_bwd chooses the same (tests/rust/test_selection.py)."""
+    forward = select_variant(dtype, m, n, row_strides)
+    if forward is None:
+        return None
+    if forward.endswith("_a8") and dtype != "float32":
+        return "bwd_" + forward.removeprefix("fwd_").removesuffix("_a8")
+    return "bwd_" + forward.removeprefix("fwd_")

@@ -524,6 +524,12 @@ fn swiglu_bwd_validation() {
         unsafe { cutile_swiglu_bwd(&t(1), &t(2), &t(3), &t(4), std::ptr::null(), 0, 0) },
         Status::NullPointer.code()
     );
+    // A single 16-bit row takes the (1, 1024) `_fast` tiles: past the grid's y limit (65535 blocks).
+    let wide = |i| tensor(addr(i), DType::BF16, &[1, 65536 * 1024]);
+    assert_eq!(
+        unsafe { cutile_swiglu_bwd(&wide(1), &wide(2), &wide(3), &wide(4), &wide(5), 0, 0) },
+        Status::UnsupportedShape.code()
+    );
 }
 
 #[test]

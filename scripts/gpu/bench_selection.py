@@ -188,6 +188,20 @@ def _swiglu_applicable(variant, case) -> bool:
             and not ("_a8" in variant.name and case["n"] % 8))
 
 
+def _swiglu_bwd_cases():
+    """select_bwd_variant(dtype, m, n, (dc, a, b, da, db row strides)): the forward's grid (three
+    inputs and two outputs of the same shape, 32 MiB of each input)."""
+    for case in _swiglu_cases():
+        dtype, m, n, _ = case["args"]
+        yield {**case, "args": [dtype, m, n, [n] * 5]}
+
+
+def _swiglu_bwd_applicable(variant, case) -> bool:
+    """Backward kernels of the same dtype; the `_a8` variants (the `_fast` ones included) need n % 8 == 0."""
+    return (variant.kernel.startswith("swiglu_bwd") and _dtype_of(variant) == case["dtype"]
+            and not ("_a8" in variant.name and case["n"] % 8))
+
+
 def _silu_and_mul_cases():
     """select_variant(dtype, m, h, (x, out row strides)), contiguous x (m, 2h): as swiglu's grid,
     halves of 64 to 4096 columns, 64 rows and 32 MiB of x."""
@@ -327,7 +341,8 @@ GRIDS: dict[str, tuple[Grid, ...]] = {
                  Grid("select_bwd_variant", _rms_norm_bwd_cases, _rms_norm_bwd_applicable)),
     "vector_add": (Grid("select_variant", _vector_add_cases, _vector_add_applicable),),
     "gelu": (Grid("select_variant", _gelu_cases, _gelu_applicable),),
-    "swiglu": (Grid("select_variant", _swiglu_cases, _swiglu_applicable),),
+    "swiglu": (Grid("select_variant", _swiglu_cases, _swiglu_applicable),
+               Grid("select_bwd_variant", _swiglu_bwd_cases, _swiglu_bwd_applicable)),
     "silu_and_mul": (Grid("select_variant", _silu_and_mul_cases, _silu_and_mul_applicable),),
     "matmul": (Grid("select_variant", _matmul_cases, _matmul_applicable),
                Grid("select_fp8_variant", _matmul_fp8_cases, _matmul_fp8_applicable)),

@@ -107,6 +107,23 @@ def test_swiglu_forward_selection(lib):
     assert seen == expected_all, sorted(map(str, seen ^ expected_all))
 
 
+def test_swiglu_backward_selection(lib):
+    launcher = _launcher("swiglu")
+    seen = set()
+    columns = (1, 8, 64, 248, 255, 256, 264, 1000, 1024, 4096)
+    for dtype, m, n, pad in itertools.product(DTYPES + ("int32",), (1, 3, 300, 2048, 2049, 70000), columns, (0, 3, 8)):
+        stride = n + pad  # a is an (m, n) view into rows of n + pad elements
+        expected = launcher.select_bwd_variant(dtype, m, n, (n, stride, n, n, n))
+        dc, a, b, da = t(1, dtype, [m, n]), t(2, dtype, [m, n], [stride, 1]), t(3, dtype, [m, n]), t(4, dtype, [m, n])
+        db = t(5, dtype, [m, n])
+        seen.add(_agree(lib, expected, "cutile_swiglu_bwd", dc, a, b, da, db, case=f"{dtype} ({m}, {n}) row stride {stride}"))
+    # 16-bit: `_fast` (long rows or few rows), else the general kernel (its `_a8` is never picked); f32: `_a8` aligned.
+    prefixes = ("f16", "bf16", "f32")
+    expected_all = ({f"bwd_{p}" for p in prefixes} | {"bwd_f32_a8"}
+                    | {f"bwd_{p}_a8_fast_m1_n1024" for p in ("f16", "bf16")} | {None})
+    assert seen == expected_all, sorted(map(str, seen ^ expected_all))
+
+
 def test_silu_and_mul_selection(lib):
     launcher = _launcher("silu_and_mul")
     seen = set()

@@ -80,7 +80,9 @@ pub unsafe extern "C" fn cutile_swiglu_bwd(
         }
         // Two different values to one address: a race.
         check_disjoint(&da, &db)?;
-        let v = pick(OP, &["swiglu_bwd"], &tensors, || select(bwd_candidates(a.dtype), &tensors))?;
+        let v = pick(OP, &["swiglu_bwd", "swiglu_bwd_fast"], &tensors, || {
+            select(bwd_candidates(a.dtype, a.shape[0], a.shape[1]), &tensors)
+        })?;
         let values = [Value::Tensor(&dc), Value::Tensor(&a), Value::Tensor(&b), Value::Tensor(&da), Value::Tensor(&db)];
         run(v, &values, grid(v, &da)?, device, stream)
     })

@@ -48,6 +48,11 @@ const fn fwd_fast(name: &'static str, generics: &'static [&'static str], params:
     Variant { entry: "swiglu_fwd_fast", ..fwd(name, generics, params) }
 }
 
+/// The approximate-math backward kernel (`swiglu_bwd_fast`), 16-bit dtypes, aligned only.
+const fn bwd_fast(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant { entry: "swiglu_bwd_fast", ..fwd(name, generics, params) }
+}
+
 const fn bwd(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
     Variant { entry: "swiglu_bwd", ..fwd(name, generics, params) }
 }
@@ -69,6 +74,10 @@ pub static FWD_F16_A8_FAST: Variant =
     fwd_fast("fwd_f16_a8_fast_m1_n1024", &["f16", "1", "1024"], &fwd_params(DType::F16, true));
 pub static FWD_BF16_A8_FAST: Variant =
     fwd_fast("fwd_bf16_a8_fast_m1_n1024", &["bf16", "1", "1024"], &fwd_params(DType::BF16, true));
+pub static BWD_F16_A8_FAST: Variant =
+    bwd_fast("bwd_f16_a8_fast_m1_n1024", &["f16", "1", "1024"], &bwd_params(DType::F16, true));
+pub static BWD_BF16_A8_FAST: Variant =
+    bwd_fast("bwd_bf16_a8_fast_m1_n1024", &["bf16", "1", "1024"], &bwd_params(DType::BF16, true));
 
 pub static VARIANTS: &[&Variant] = &[
     &FWD_F16,
@@ -85,6 +94,8 @@ pub static VARIANTS: &[&Variant] = &[
     &BWD_F32_A8,
     &FWD_F16_A8_FAST,
     &FWD_BF16_A8_FAST,
+    &BWD_F16_A8_FAST,
+    &BWD_BF16_A8_FAST,
 ];
 
 /// Where the (1, 1024) tiles of the `_fast` forward variants win (measured): rows of at least
@@ -114,12 +125,21 @@ pub fn fwd_candidates(dtype: DType, m: i64, n: i64) -> &'static [&'static Varian
     }
 }
 
-/// Backward candidates for a dtype, most specific first.
-pub fn bwd_candidates(dtype: DType) -> &'static [&'static Variant] {
-    static F16: [&Variant; 2] = [&BWD_F16_A8, &BWD_F16];
-    static BF16: [&Variant; 2] = [&BWD_BF16_A8, &BWD_BF16];
+/// Backward candidates for a dtype and (m, n) shape, most specific first (`select_bwd_variant` in
+/// reference/swiglu/kernel.py): for 16-bit rows of at least FAST_MIN_N columns, or at most
+/// FAST_MAX_ROWS_ANY_N rows, the `_fast` kernel, then the general one; many short 16-bit rows
+/// take the general kernel (measured faster than `_a8` there); f32 the aligned variant when the
+/// last dim and row strides are multiples of 8, else the general one.
+pub fn bwd_candidates(dtype: DType, m: i64, n: i64) -> &'static [&'static Variant] {
+    static F16: [&Variant; 1] = [&BWD_F16];
+    static BF16: [&Variant; 1] = [&BWD_BF16];
     static F32: [&Variant; 2] = [&BWD_F32_A8, &BWD_F32];
+    static F16_FAST: [&Variant; 2] = [&BWD_F16_A8_FAST, &BWD_F16];
+    static BF16_FAST: [&Variant; 2] = [&BWD_BF16_A8_FAST, &BWD_BF16];
+    let use_fast = n >= FAST_MIN_N || m <= FAST_MAX_ROWS_ANY_N;
     match dtype {
+        DType::F16 if use_fast => &F16_FAST,
+        DType::BF16 if use_fast => &BF16_FAST,
         DType::F16 => &F16,
         DType::BF16 => &BF16,
         DType::F32 => &F32,
