@@ -224,30 +224,39 @@ def drop_unused(function: Function, droppable: Callable[[Operation], bool]) -> F
     an op can only leave its own operands' producers unused, so a work list finds the same ops
     as sweeping again until nothing changes."""
     uses, candidates = use_counts_and(function, droppable)
+    if any(op.regions for op in candidates):  # a region op: its copies differ from it after a sweep
+        return _drop_unused_sweeps(function, droppable, uses)  # (id-based predicates)
+    dropped = unused_cascade(candidates, uses)
+    if not dropped:
+        return function
+    return rewrite_function(function, lambda op, subst: [] if id(op) in dropped else None)
+
+
+def unused_cascade(candidates: List[Operation], uses: Dict[int, int]) -> set:
+    """The ids of the ``candidates`` none of whose results is used once the others among them
+    that are unused are gone (transitively), by a work list: removing an op can only leave its
+    own operands' producers unused. ``uses`` (value id -> use count) is decremented for every
+    use by a removed op, so it ends as the counts of what remains."""
     producer: Dict[int, Operation] = {}
     work: List[Operation] = []
     for op in candidates:
-        if op.regions:  # a region op: its copies differ from it after a sweep (id-based predicates)
-            return _drop_unused_sweeps(function, droppable, uses)
         for r in op.results:
             producer[r.vid] = op
         if all(uses[r.vid] == 0 for r in op.results):
             work.append(op)
-    if not work:
-        return function
-    dropped: set = set()
+    gone: set = set()
     while work:
         op = work.pop()
-        if id(op) in dropped:
+        if id(op) in gone:
             continue
-        dropped.add(id(op))
+        gone.add(id(op))
         for v in op.operands:
             uses[v.vid] -= 1
             if uses[v.vid] == 0:
                 p = producer.get(v.vid)
-                if p is not None and id(p) not in dropped and all(uses[r.vid] == 0 for r in p.results):
+                if p is not None and id(p) not in gone and all(uses[r.vid] == 0 for r in p.results):
                     work.append(p)
-    return rewrite_function(function, lambda op, subst: [] if id(op) in dropped else None)
+    return gone
 
 
 def _drop_unused_sweeps(function: Function, droppable: Callable[[Operation], bool], uses: Counter) -> Function:

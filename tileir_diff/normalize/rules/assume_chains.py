@@ -5,7 +5,7 @@ from typing import Dict, List, Tuple
 
 from ...ir import Bounded, DivBy, Function, Operation, Value
 from ..rule import Rule, register
-from ..util import drop_unused, has_trait, map_functions, max_vid, use_counts_and
+from ..util import drop_unused, has_trait, map_functions, max_vid, unused_cascade, use_counts_and
 from ._scoped import scoped_rewrite
 
 _ASSUME = frozenset({"assume"})
@@ -154,25 +154,7 @@ def live_use_counts(f: Function) -> Dict[int, int]:
     an unused op that dead-code removes later. A work list: removing a dead op can only leave its
     own operands' producers unused."""
     uses, candidates = use_counts_and(f, _dead_candidate)
-    producer: Dict[int, Operation] = {}
-    work: List[Operation] = []
-    for op in candidates:
-        for r in op.results:
-            producer[r.vid] = op
-        if all(uses[r.vid] == 0 for r in op.results):
-            work.append(op)
-    dead = set()
-    while work:
-        op = work.pop()
-        if id(op) in dead:
-            continue
-        dead.add(id(op))
-        for v in op.operands:
-            uses[v.vid] -= 1
-            if uses[v.vid] == 0:
-                p = producer.get(v.vid)
-                if p is not None and id(p) not in dead and all(uses[r.vid] == 0 for r in p.results):
-                    work.append(p)
+    unused_cascade(candidates, uses)
     return uses
 
 
