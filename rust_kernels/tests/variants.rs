@@ -136,7 +136,8 @@ fn derived_views(v: &Variant) -> usize {
 
 /// Kernels whose Python reference asks for approximate math (`ct.truediv(..., rounding_mode=APPROX,
 /// flush_to_zero=True)`, `ct.exp2(..., flush_to_zero=True)`), for 16-bit outputs: gelu_fast,
-/// swiglu_fwd_fast, swiglu_bwd_fast and silu_and_mul_fast (their `_structure` tests count those ops).
+/// swiglu_fwd_fast, swiglu_bwd_fast, silu_and_mul_fast and layer_norm_fwd_fast (1/n; their
+/// `_structure` tests count those ops).
 fn approximate_math(v: &Variant) -> bool {
     matches!(
         (v.op, v.entry),
@@ -144,6 +145,7 @@ fn approximate_math(v: &Variant) -> bool {
             | ("swiglu", "swiglu_fwd_fast")
             | ("swiglu", "swiglu_bwd_fast")
             | ("silu_and_mul", "silu_and_mul_fast")
+            | ("layer_norm", "layer_norm_fwd_fast")
     )
 }
 
@@ -928,7 +930,7 @@ fn fp8_quantize_structure() {
 
 #[test]
 fn layer_norm_structure() {
-    assert_eq!(ops::layer_norm::VARIANTS.len(), 15);
+    assert_eq!(ops::layer_norm::VARIANTS.len(), 17);
     for v in ops::layer_norm::VARIANTS {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
@@ -937,6 +939,19 @@ fn layer_norm_structure() {
         // The column mask: iota < N, and a select of the masked values.
         assert_eq!(count(text, "= iota "), 1, "{}", v.name);
         assert_eq!(count(text, "= select "), 1, "{}", v.name);
+        if v.entry == "layer_norm_fwd_fast" {
+            // One row per block; 1/n by one approximate flush-to-zero division, then two multiplies;
+            // the sum of squares times 1/n plus eps is one fma, as is centered * r * w + b.
+            assert_eq!((tm, tn), (1, 1024), "{}: one row per block", v.name);
+            assert_eq!((loads(text), stores(text), for_loops(text)), (3, 3, 0), "{}", v.name);
+            assert_eq!(count(text, "= rsqrt "), 1, "{}", v.name);
+            assert_eq!(count(text, "= divf "), 1, "{}: 1 / n", v.name);
+            assert_eq!(count(text, "rounding<approx> flush_to_zero"), 1, "{}", v.name);
+            assert_eq!(count(text, "flush_to_zero"), 1, "{}", v.name);
+            assert_eq!(count(text, "= fma "), 2, "{}: var + eps and centered * r * w + b", v.name);
+            assert!(text.contains("occupancy = 16"), "{}", v.name);
+            continue;
+        }
         assert_eq!(count(text, "rounding<approx>") + count(text, "flush_to_zero"), 0, "{}", v.name);
         if v.entry == "layer_norm_fwd" {
             // x, w, b; out, mean, rstd; sum and sum of squares; mean and variance by IEEE division.

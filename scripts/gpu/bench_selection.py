@@ -119,6 +119,15 @@ def _rms_norm_bwd_applicable(variant, case) -> bool:
             and _row_applicable(variant, case["n"]))
 
 
+def _layer_norm_cases():
+    return _row_cases((128, 520, 1000, 1024, 2048, 4096, 8192), strides_per_call=2)
+
+
+def _layer_norm_applicable(variant, case) -> bool:
+    return (variant.kernel.startswith("layer_norm_fwd") and _dtype_of(variant) == case["dtype"]
+            and _row_applicable(variant, case["n"]))
+
+
 def _embedding_cases():
     """select_variant(weight dtype, ids dtype, tokens, rows, hidden, weight row, out row): the
     weight/ids dtypes that have a rows and a gather variant (f16 with int32 ids and bf16 with int64
@@ -337,6 +346,7 @@ def _splitk_applicable(variant, case) -> bool:
 GRIDS: dict[str, tuple[Grid, ...]] = {
     "embedding": (Grid("select_variant", _embedding_cases, _embedding_applicable),),
     "softmax": (Grid("select_variant", _softmax_cases, _softmax_applicable),),
+    "layer_norm": (Grid("select_variant", _layer_norm_cases, _layer_norm_applicable),),
     "rms_norm": (Grid("select_variant", _rms_norm_cases, _rms_norm_applicable),
                  Grid("select_bwd_variant", _rms_norm_bwd_cases, _rms_norm_bwd_applicable)),
     "vector_add": (Grid("select_variant", _vector_add_cases, _vector_add_applicable),),

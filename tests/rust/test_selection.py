@@ -397,3 +397,25 @@ def test_embedding_selection(lib):
             None} <= seen
     # the gather kernels (slower at every measured size) are never picked, only forced
     assert not {"bf16_i32_gather_bt8_h256", "f32_i32_gather_bt8_h256"} & seen
+
+
+def test_layer_norm_forward_selection(lib):
+    launcher = _launcher("layer_norm")
+    seen = set()
+    columns = (1, 8, 64, 520, 1000, 1001, 1016, 1024, 1025, 4096, 8192, 8200)
+    for dtype, m, n, pad in itertools.product(DTYPES + ("int32",), (1, 3, 256, 257, 2048, 70000), columns, (0, 3, 8)):
+        stride = n + pad  # x is an (m, n) view into rows of n + pad elements
+        expected = launcher.select_variant(dtype, m, n, (stride, n))
+        x, out = t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [m, n])
+        w, b = t(3, dtype, [n]), t(4, dtype, [n])
+        mean, rstd = t(5, "float32", [m]), t(6, "float32", [m])
+        seen.add(_agree(lib, expected, "cutile_layer_norm", x, w, b, out, mean, rstd, ctypes.c_float(1e-5),
+                        case=f"{dtype} ({m}, {n}) row stride {stride}"))
+    # Every forward variant: `_fast` (few rows or full 1024-column rows), `_a8` four rows to a tile
+    # for many shorter rows, one row to a tile up to 8192 columns, the general ones unaligned.
+    prefixes = ("f16", "bf16", "f32")
+    expected_all = ({f"fwd_{p}_m4_n1024" for p in prefixes} | {f"fwd_{p}_m1_n8192" for p in prefixes}
+                    | {f"fwd_{p}_{kind}" for p in ("f16", "bf16")
+                       for kind in ("a8_fast_m1_n1024", "a8_m4_n1024", "a8_m1_n8192")} | {None})
+    assert seen == expected_all, sorted(map(str, seen ^ expected_all))
+

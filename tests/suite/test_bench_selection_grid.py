@@ -80,7 +80,7 @@ def test_the_launchers_pick_is_among_the_applicable_candidates(op, grid, cases):
         assert pick is not None, f"{op.op}.{grid.select}{tuple(case['args'])}: no pick (leave the case out)"
         assert pick in names, f"{op.op}.{grid.select}{tuple(case['args'])}: picks {pick}, not in {sorted(names)}"
         choices += len(names) >= 2
-    # most cases leave a choice (f32 softmax and rms_norm rows beyond one tile have one variant)
+    # most cases leave a choice (f32 softmax, rms_norm and layer_norm rows beyond one tile have one variant)
     assert choices * 3 >= len(cases) * 2, f"{op.op}.{grid.select}: {choices} of {len(cases)} cases have a choice"
 
 
@@ -88,7 +88,8 @@ def test_cases_hold_a_choice():
     """Every case measures at least two variants, but the row-wise forward grids' long f32 rows
     (one f32 variant beyond one tile: listed for the 16-bit dtypes' sake, skipped by the run)."""
     for op, grid, cases in GRID_CASES:
-        if (op.op, grid.select) in {("softmax", "select_variant"), ("rms_norm", "select_variant")}:
+        if (op.op, grid.select) in {("softmax", "select_variant"), ("rms_norm", "select_variant"),
+                                    ("layer_norm", "select_variant")}:
             cases = [case for case in cases if case["dtype"] != "float32"]
         single = [case["args"] for case in cases if len(bench.candidates(grid, op, case)) < 2]
         assert not single, f"{op.op}.{grid.select}: cases with one candidate: {single}"

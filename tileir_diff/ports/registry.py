@@ -90,7 +90,7 @@ FUNCTIONS: tuple[PortFunction, ...] = (
                  ("transpose_2d", "transpose_2d_order", "transpose_batched"), _t("x", "y")),
     PortFunction("fp8_quantize", "cutile_fp8_quantize", "fp8_quantize", ("fp8_quant_rows", "fp8_quant_rows_looped"),
                  _t("x", "q", "scales")),
-    PortFunction("layer_norm", "cutile_layer_norm", "layer_norm", ("layer_norm_fwd",),
+    PortFunction("layer_norm", "cutile_layer_norm", "layer_norm", ("layer_norm_fwd", "layer_norm_fwd_fast"),
                  _t("x", "w", "b", "out", "mean", "rstd") + (Arg("eps", "f32"),)),
     PortFunction("layer_norm", "cutile_layer_norm_bwd", "layer_norm_bwd", ("layer_norm_bwd",),
                  _t("dy", "x", "w", "mean", "rstd", "dx", "dw_partial", "db_partial")),

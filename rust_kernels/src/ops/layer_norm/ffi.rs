@@ -22,13 +22,14 @@ fn check_f32(tensors: &[&Tensor]) -> Result<()> {
 /// The variant among `candidates` (empty: no variant for this dtype and row length), and a row
 /// no longer than its tile (a forced variant included): a longer row would be silently truncated.
 fn pick_row_variant(
-    entry: &str,
+    entries: &[&str],
     tensors: &[&Tensor],
     candidates: &'static [&'static Variant],
     x: &Tensor,
 ) -> Result<&'static Variant> {
     let n = x.shape[1];
-    let v = pick(OP, &[entry], tensors, || {
+    let entry = entries[0];
+    let v = pick(OP, entries, tensors, || {
         if candidates.is_empty() {
             let status = if matches!(x.dtype, DType::F16 | DType::BF16 | DType::F32) {
                 Status::UnsupportedShape
@@ -108,7 +109,7 @@ pub unsafe extern "C" fn cutile_layer_norm(
         }
         check_disjoint(&rstd, &mean)?;
         let tensors = [&x, &w, &b, &out, &mean, &rstd];
-        let v = pick_row_variant("layer_norm_fwd", &tensors, fwd_candidates(x.dtype, n), &x)?;
+        let v = pick_row_variant(&["layer_norm_fwd", "layer_norm_fwd_fast"], &tensors, fwd_candidates(x.dtype, m, n), &x)?;
         let grid = (blocks(m, v.constant("TILE_M"))?, 1, 1);
         let values = [
             Value::Tensor(&x),
@@ -202,7 +203,7 @@ pub unsafe extern "C" fn cutile_layer_norm_bwd(
             }
         }
         let tensors = [&dy, &x, &w, &mean, &rstd, &dx, &dw_partial, &db_partial];
-        let v = pick_row_variant("layer_norm_bwd", &tensors, bwd_candidates(x.dtype), &x)?;
+        let v = pick_row_variant(&["layer_norm_bwd"], &tensors, bwd_candidates(x.dtype), &x)?;
         debug_assert_eq!(v.constant("TILE_M") * v.constant("ROW_TILES"), BWD_ROWS_PER_BLOCK);
         let grid = (blocks(m, BWD_ROWS_PER_BLOCK)?, 1, 1);
         let values = tensors.map(Value::Tensor);

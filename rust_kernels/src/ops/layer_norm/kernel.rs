@@ -4,6 +4,10 @@
 //! computes dx for TILE_M rows per step, ROW_TILES steps per block, and one row each of dw and
 //! db partial sums per block (summed by the caller). `eps` is a runtime f32 on both sides.
 //! The occupancy hints are Python's `@ct.kernel(occupancy=...)`, under the same `default` key.
+//!
+//! `layer_norm_fwd_fast` (reference `layer_norm_fwd_fast`, the 16-bit `_fast` forward variants):
+//! the forward of one row per block with 1/n as an approximate, flushing reciprocal (mean and
+//! variance are sums times it), under occupancy 16 as Python's `@ct.kernel(occupancy=16)`.
 
 #[cutile::module]
 pub mod layer_norm_kernel {
@@ -148,5 +152,68 @@ pub mod layer_norm_kernel {
         let mut db_tiles: PartitionMut<f32, { [1, TILE_N] }> =
             unsafe { db_partial.partition_full_mut(shape![1, TILE_N]) };
         unsafe { db_tiles.store_unchecked(db.reshape(shape![1, TILE_N]), [block, 0i32]) };
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 16,),))]
+    unsafe fn layer_norm_fwd_fast<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        b: &Tensor<E, { [-1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+        mean: &Tensor<f32, { [-1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        eps: f32,
+    ) {
+        let block: i32 = get_tile_block_id().0;
+        let n: i32 = get_shape_dim(x.shape(), 1i32);
+        // The three loads before any conversion.
+        let x_raw: Tile<E, { [TILE_M, TILE_N] }> = x.partition(shape![TILE_M, TILE_N]).load([block, 0i32]);
+        let w_raw: Tile<E, { [TILE_N] }> = w.partition(shape![TILE_N]).load([0i32]);
+        let b_raw: Tile<E, { [TILE_N] }> = b.partition(shape![TILE_N]).load([0i32]);
+        let t: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(x_raw);
+        // 1 / n as rcp.approx, flush-to-zero (Python's `approx_div(1.0, n)`).
+        let n_f: Tile<f32, { [] }> = scalar_to_tile(convert_scalar::<f32>(n));
+        let one: Tile<f32, { [] }> = constant(1.0f32, shape![]);
+        let inv_n: Tile<f32, { [] }> = divf(one, n_f, rounding::Approx, ftz::Enabled);
+        let inv_n_col: Tile<f32, { [TILE_M, 1] }> = inv_n.reshape(shape![TILE_M, 1]);
+        let sum: Tile<f32, { [TILE_M] }> = reduce_sum(t, 1);
+        let mu: Tile<f32, { [TILE_M, 1] }> = sum.reshape(shape![TILE_M, 1]) * inv_n_col;
+        // Padded columns must not add (0 - mu)^2 to the variance: mask them.
+        let cols: Tile<i32, { [TILE_N] }> = iota(shape![TILE_N]);
+        let cols: Tile<i32, { [1, TILE_N] }> = cols.reshape(shape![1, TILE_N]);
+        let in_row: Tile<bool, { [1, TILE_N] }> = lt_tile(cols, broadcast_scalar(n, shape![1, TILE_N]));
+        let centered: Tile<f32, { [TILE_M, TILE_N] }> = select(
+            in_row.broadcast(shape![TILE_M, TILE_N]),
+            t - mu.broadcast(shape![TILE_M, TILE_N]),
+            broadcast_scalar(0.0f32, shape![TILE_M, TILE_N]),
+        );
+        let sum_sq: Tile<f32, { [TILE_M] }> = reduce_sum(centered * centered, 1);
+        // var + eps with var = sum_sq * (1 / n): one fma, as Python contracts them.
+        let var_eps: Tile<f32, { [TILE_M, 1] }> = fma(
+            inv_n_col,
+            sum_sq.reshape(shape![TILE_M, 1]),
+            broadcast_scalar(eps, shape![TILE_M, 1]),
+            rounding::NearestEven,
+            ftz::Disabled,
+        );
+        let r: Tile<f32, { [TILE_M, 1] }> = rsqrt(var_eps, ftz::Disabled);
+        let wv: Tile<f32, { [TILE_N] }> = convert_tile(w_raw);
+        let bv: Tile<f32, { [TILE_N] }> = convert_tile(b_raw);
+        // centered * r * wv + bv: the last multiply and the add are one fma, as Python contracts them.
+        let y: Tile<f32, { [TILE_M, TILE_N] }> = fma(
+            centered * r.broadcast(shape![TILE_M, TILE_N]),
+            wv.reshape(shape![1, TILE_N]).broadcast(shape![TILE_M, TILE_N]),
+            bv.reshape(shape![1, TILE_N]).broadcast(shape![TILE_M, TILE_N]),
+            rounding::NearestEven,
+            ftz::Disabled,
+        );
+        let y_out: Tile<E, { [TILE_M, TILE_N] }> = convert_tile(y);
+        let mut out_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> =
+            unsafe { out.partition_full_mut(shape![TILE_M, TILE_N]) };
+        unsafe { out_tiles.store_unchecked(y_out, [block, 0i32]) };
+        let mut mean_tiles: PartitionMut<f32, { [TILE_M] }> = unsafe { mean.partition_full_mut(shape![TILE_M]) };
+        unsafe { mean_tiles.store_unchecked(mu.reshape(shape![TILE_M]), [block]) };
+        let mut rstd_tiles: PartitionMut<f32, { [TILE_M] }> = unsafe { rstd.partition_full_mut(shape![TILE_M]) };
+        unsafe { rstd_tiles.store_unchecked(r.reshape(shape![TILE_M]), [block]) };
     }
 }

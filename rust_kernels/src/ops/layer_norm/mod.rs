@@ -60,6 +60,25 @@ const fn fwd(name: &'static str, generics: &'static [&'static str], params: &'st
     }
 }
 
+/// x, w, b, out, mean, rstd, eps of the `_fast` variants: aligned rows, and w and b of a length
+/// that is a multiple of 8 (N, as x's last dim) so that their loads vectorize too.
+const fn fwd_fast_params(dtype: DType) -> [ParamSpec; 7] {
+    [
+        rows(TensorSpec::input("x", dtype, 2), true),
+        vector(TensorSpec::input("w", dtype, 1).shape_div(0, 8)),
+        vector(TensorSpec::input("b", dtype, 1).shape_div(0, 8)),
+        rows(TensorSpec::output("out", dtype, 2), true),
+        vector(TensorSpec::output("mean", DType::F32, 1)),
+        vector(TensorSpec::output("rstd", DType::F32, 1)),
+        ParamSpec::F32("eps"),
+    ]
+}
+
+/// The one-row, approximate-reciprocal forward kernel (`layer_norm_fwd_fast`), 16-bit, aligned only.
+const fn fwd_fast(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant { entry: "layer_norm_fwd_fast", ..fwd(name, generics, params) }
+}
+
 const fn bwd(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
     Variant {
         op: OP,
@@ -89,6 +108,10 @@ pub static FWD_F16_A8_M1_N8192: Variant =
     fwd("fwd_f16_a8_m1_n8192", &["f16", "1", "8192"], &fwd_params(DType::F16, true));
 pub static FWD_BF16_A8_M1_N8192: Variant =
     fwd("fwd_bf16_a8_m1_n8192", &["bf16", "1", "8192"], &fwd_params(DType::BF16, true));
+pub static FWD_F16_A8_FAST_M1_N1024: Variant =
+    fwd_fast("fwd_f16_a8_fast_m1_n1024", &["f16", "1", "1024"], &fwd_fast_params(DType::F16));
+pub static FWD_BF16_A8_FAST_M1_N1024: Variant =
+    fwd_fast("fwd_bf16_a8_fast_m1_n1024", &["bf16", "1", "1024"], &fwd_fast_params(DType::BF16));
 
 // Backward generics: <E, TILE_M, TILE_N, ROW_TILES>.
 pub static BWD_F16_M4_N1024: Variant =
@@ -118,26 +141,40 @@ pub static VARIANTS: &[&Variant] = &[
     &FWD_BF16_A8_M1_N8192,
     &BWD_F16_A8_M4_N1024,
     &BWD_BF16_A8_M4_N1024,
+    &FWD_F16_A8_FAST_M1_N1024,
+    &FWD_BF16_A8_FAST_M1_N1024,
 ];
 
 /// Rows of dw_partial and db_partial: one per block of TILE_M * ROW_TILES rows (every backward
 /// variant has 4 * 16).
 pub const BWD_ROWS_PER_BLOCK: i64 = 64;
 
-/// Forward candidates for a dtype and row length, most specific first (analysis.json
-/// `selects_when`): rows up to 1024 columns four to a tile, up to 8192 one to a tile; the
-/// aligned variant first where N and the row strides are multiples of 8 (f16, bf16).
-pub fn fwd_candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
+/// Where the one-row `_fast` blocks win over four rows per block (measured): up to this many rows
+/// at any width (`FAST_MAX_ROWS_ANY_N` in reference/layer_norm/kernel.py) ...
+pub const FAST_MAX_ROWS_ANY_N: i64 = 256;
+/// ... and for rows of this many columns (`FAST_MIN_N`).
+pub const FAST_MIN_N: i64 = 1024;
+
+/// Forward candidates for a dtype and (m, n) shape, most specific first (`select_variant` in
+/// reference/layer_norm/kernel.py): rows up to 1024 columns one to a block (`_fast`, 16-bit,
+/// aligned) up to FAST_MAX_ROWS_ANY_N rows or from FAST_MIN_N columns, else four to a tile; up to
+/// 8192 one to a tile; the aligned variant first where N and the row strides are multiples of 8.
+pub fn fwd_candidates(dtype: DType, m: i64, n: i64) -> &'static [&'static Variant] {
+    static F16_FAST: [&Variant; 2] = [&FWD_F16_A8_FAST_M1_N1024, &FWD_F16_M4_N1024];
     static F16_SHORT: [&Variant; 2] = [&FWD_F16_A8_M4_N1024, &FWD_F16_M4_N1024];
     static F16_LONG: [&Variant; 2] = [&FWD_F16_A8_M1_N8192, &FWD_F16_M1_N8192];
+    static BF16_FAST: [&Variant; 2] = [&FWD_BF16_A8_FAST_M1_N1024, &FWD_BF16_M4_N1024];
     static BF16_SHORT: [&Variant; 2] = [&FWD_BF16_A8_M4_N1024, &FWD_BF16_M4_N1024];
     static BF16_LONG: [&Variant; 2] = [&FWD_BF16_A8_M1_N8192, &FWD_BF16_M1_N8192];
     static F32_SHORT: [&Variant; 1] = [&FWD_F32_M4_N1024];
     static F32_LONG: [&Variant; 1] = [&FWD_F32_M1_N8192];
+    let use_fast = m <= FAST_MAX_ROWS_ANY_N || n >= FAST_MIN_N;
     match (dtype, n) {
         (_, n) if n > 8192 => &[],
+        (DType::F16, n) if n <= 1024 && use_fast => &F16_FAST,
         (DType::F16, n) if n <= 1024 => &F16_SHORT,
         (DType::F16, _) => &F16_LONG,
+        (DType::BF16, n) if n <= 1024 && use_fast => &BF16_FAST,
         (DType::BF16, n) if n <= 1024 => &BF16_SHORT,
         (DType::BF16, _) => &BF16_LONG,
         (DType::F32, n) if n <= 1024 => &F32_SHORT,
