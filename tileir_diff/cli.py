@@ -79,10 +79,15 @@ def innermost_parser(parser: argparse.ArgumentParser, argv: Sequence[str]) -> ar
         rest = rest[chosen + 1:]
 
 
+def _command(argv: Sequence[str]) -> Optional[str]:
+    """The subcommand named on a command line (its first word that is not an option)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     from .errors import TileIRFormatError, printable
     argv = list(sys.argv[1:] if argv is None else argv)
-    command = next((a for a in argv if not a.startswith("-")), None)
+    command = _command(argv)
     parser = build_parser(command)
     args, extra = parser.parse_known_args(argv)
     if extra:  # argparse would blame the top-level parser; the subcommand's usage is the helpful one
@@ -146,7 +151,7 @@ def run() -> None:
     they write is written and flushed by then; freeing every module and object at exit costs
     ~40 M instructions, 8 % of a whole-process diff of a port pair (docs/performance.md)."""
     code = main()
-    if next((a for a in sys.argv[1:] if not a.startswith("-")), None) not in _QUICK_EXIT:
+    if _command(sys.argv[1:]) not in _QUICK_EXIT:
         sys.exit(code)
     import os
     for stream in (sys.stdout, sys.stderr):

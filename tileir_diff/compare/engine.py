@@ -20,7 +20,6 @@ from ..errors import TimeLimitExceeded
 from ..match import LimitExceeded, Limits, MatchBudget, match_functions
 from ..normalize import select_rules, tag_origins
 from ..normalize.util import count_ops, ops_of
-from ..normalize.keys import clear_caches as clear_key_caches
 from .describe import FunctionText
 from .passes import (EntryPair, RunSetting, check_pass, classify_pass, differences_pass, function_record,
                      function_stats, graphs_pass, mapping_rows, module_level_pass, normalize_pass, pair_functions)
@@ -138,12 +137,9 @@ def compute_diff(left: Module, right: Module, *, rules: Optional[Sequence[str]] 
         raise TypeError("compute_diff takes two tileir_diff.ir.Module objects (use tileir_diff.diff() for paths/bytes)")
     # The pipeline builds many long-lived objects and no garbage cycles: see gc_pause.
     with gc_paused():
-        try:
-            return _compute_diff(left, right, rules=rules, disable=disable, limits=limits, left_source=left_source,
-                                 right_source=right_source, with_summary=with_summary, with_lines=with_lines,
-                                 launch=facts)
-        finally:
-            clear_key_caches()
+        return _compute_diff(left, right, rules=rules, disable=disable, limits=limits, left_source=left_source,
+                             right_source=right_source, with_summary=with_summary, with_lines=with_lines,
+                             launch=facts)
 
 
 def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_source, right_source,

@@ -83,11 +83,6 @@ def op_label(op: Operation) -> str:
     return label
 
 
-def clear_caches() -> None:
-    """Kept for the engine, which calls it after each diff: this module caches nothing across
-    calls any more (the attribute-text cache it dropped never hit in a diff)."""
-
-
 def _op_label(op: Operation) -> str:
     attrs = _attrs_text(op.attributes) if op.attributes else ""
     res = ",".join([fmt_type(r.type) for r in op.results])
