@@ -622,8 +622,8 @@ fn gelu_structure() {
 
 #[test]
 fn dropout_structure() {
-    assert_eq!(ops::dropout::VARIANTS.len(), 6);
-    for v in ops::dropout::VARIANTS {
+    assert_eq!(ops::dropout::VARIANTS.len(), 10);
+    for v in ops::dropout::VARIANTS.iter().filter(|v| v.entry == "dropout") {
         let text = ir(v);
         let tile = v.constant("TILE");
         let ints = format!("tile<{tile}xi32>");
@@ -653,6 +653,44 @@ fn dropout_structure() {
         assert_eq!(count(text, "cmpf greater_than_or_equal ordered"), 1, "{}: keep iff u >= p", v.name);
         assert_eq!(count(text, "= select "), 1, "{}", v.name);
         // 1 / (1 - p) once, on the scalar.
+        assert_eq!(count(text, "divf"), 1, "{}", v.name);
+        assert!(text.lines().any(|l| l.contains("divf") && l.trim_end().ends_with(": tile<f32>")), "{}", v.name);
+        let args = entry_arg_types(text, &v.symbol());
+        assert_eq!(args[args.len() - 2..], ["tile<i32>", "tile<f32>"], "{}: seed, p", v.name);
+    }
+}
+
+#[test]
+fn dropout_fast_structure() {
+    let fast: Vec<_> = ops::dropout::VARIANTS.iter().filter(|v| v.entry == "dropout_fast").collect();
+    assert_eq!(fast.len(), 4);
+    for v in fast {
+        let text = ir(v);
+        let tile = v.constant("TILE");
+        let ints = format!("tile<{tile}xi32>");
+        assert_eq!(loads(text), 1, "{}", v.name);
+        assert_eq!(stores(text), 1, "{}", v.name);
+        assert_eq!(count(text, "= iota "), 1, "{}: flat element index", v.name);
+        for bits in [0x9E3779B1u32 as i32, 0x7FEB352D, 0x846CA68Bu32 as i32] {
+            let want = format!("= constant <i32: {bits}> : {ints}");
+            assert_eq!(count(text, &want), 1, "{}: constant {bits:#x}", v.name);
+        }
+        // (block * TILE) * GOLDEN on the scalar: the golden constant again, as a scalar (cuTile
+        // Rust repeats scalar constants at each use; rule constant-dedup folds them).
+        assert!(count(text, &format!("= constant <i32: {}> : tile<i32>", 0x9E3779B1u32 as i32)) >= 1, "{}", v.name);
+        // Logical shifts 16 (index, seed), 15, 16; five xors (the seed's folded into one scalar).
+        let shifts: Vec<&str> = text.lines().filter(|l| l.contains("= shri ")).collect();
+        assert_eq!(shifts.len(), 4, "{}", v.name);
+        assert!(shifts.iter().all(|l| l.contains(" unsigned ")), "{}: arithmetic shift", v.name);
+        assert_eq!(count(text, "= xori "), 5, "{}", v.name);
+        // No float uniform: the threshold ceil(p * 2^24) << 8, an unsigned compare on the hash.
+        assert_eq!(count(text, "= itof "), 0, "{}", v.name);
+        assert_eq!(count(text, "= ceil "), 1, "{}", v.name);
+        assert!(text.lines().any(|l| l.contains("= ftoi ") && l.contains(" unsigned ")), "{}: unsigned ftoi", v.name);
+        assert_eq!(count(text, "cmpi greater_than_or_equal"), 1, "{}: keep iff h >= threshold", v.name);
+        assert!(text.lines().any(|l| l.contains("cmpi greater_than_or_equal") && l.contains("unsigned")), "{}", v.name);
+        assert_eq!(count(text, "cmpf less_than ordered"), 1, "{}: any_kept", v.name);
+        assert_eq!(count(text, "= select "), 2, "{}: the scalar clamp and the keep", v.name);
         assert_eq!(count(text, "divf"), 1, "{}", v.name);
         assert!(text.lines().any(|l| l.contains("divf") && l.trim_end().ends_with(": tile<f32>")), "{}", v.name);
         let args = entry_arg_types(text, &v.symbol());

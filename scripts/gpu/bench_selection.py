@@ -158,6 +158,22 @@ def _vector_add_applicable(variant, case) -> bool:
     return _dtype_of(variant) == case["dtype"] and not ("_a8" in variant.name and case["n"] % 8)
 
 
+def _dropout_cases():
+    """select_variant(dtype, n, (x, out strides)), contiguous: 4 Ki elements (a few blocks:
+    latency), 1 Mi, 16 Mi and the bench shape's 64 Mi (bandwidth). 16-bit lengths are multiples
+    of 8 (the general variant, `_a8` and the `_fast` tiles all take them); f32 has its plain and
+    strided kernels, also at n = 1000003."""
+    for dtype in ("float16", "bfloat16", "float32"):
+        for n in (4096, 1 << 20, 1 << 24, 1 << 26) + ((1000003,) if dtype == "float32" else ()):
+            yield {"args": [dtype, n, [1, 1]], "shape": {"N": n}, "dtype": dtype, "n": n}
+
+
+def _dropout_applicable(variant, case) -> bool:
+    """dtype; the `_a8` variants (the `_fast` ones included) need n % 8 == 0; the strided kernel
+    takes contiguous arrays as well."""
+    return _dtype_of(variant) == case["dtype"] and not ("_a8" in variant.name and case["n"] % 8)
+
+
 def _gelu_cases():
     """select_variant(approximate, dtype, m, n, (x, out row strides)), contiguous rows: both forms,
     the three dtypes (f32 has one aligned and one general variant, 16-bit also the `_fast` one),
@@ -350,6 +366,7 @@ GRIDS: dict[str, tuple[Grid, ...]] = {
     "rms_norm": (Grid("select_variant", _rms_norm_cases, _rms_norm_applicable),
                  Grid("select_bwd_variant", _rms_norm_bwd_cases, _rms_norm_bwd_applicable)),
     "vector_add": (Grid("select_variant", _vector_add_cases, _vector_add_applicable),),
+    "dropout": (Grid("select_variant", _dropout_cases, _dropout_applicable),),
     "gelu": (Grid("select_variant", _gelu_cases, _gelu_applicable),),
     "swiglu": (Grid("select_variant", _swiglu_cases, _swiglu_applicable),
                Grid("select_bwd_variant", _swiglu_bwd_cases, _swiglu_bwd_applicable)),

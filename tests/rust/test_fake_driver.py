@@ -231,15 +231,19 @@ def test_dropout_passes_seed_bits_and_p(fake_driver, library_with_fake_cubins, t
              nparams=8)
         call("cutile_dropout", T({X}, [40], "bfloat16"), T({Z}, [40], "bfloat16"), 12345, ctypes.c_float(0.0), 0, 0,
              nparams=8)
+        call("cutile_dropout", T({X}, [4100], "float16"), T({Z}, [4100], "float16"), 9, ctypes.c_float(1.0), 0, 0,
+             nparams=8)
     """, tmp_path)
-    assert codes == [0, 0]
-    assert images(log) == ["f32_strided_t1024", "bf16_a8_t1024"]
-    strided, aligned = launches(log)
-    assert "grid=5,1,1" in strided  # cdiv(4097, 1024)
+    assert codes == [0, 0, 0]
+    # aligned 16-bit arrays take the dropout_fast kernel, other lengths the general one
+    assert images(log) == ["f32_strided_t1024", "bf16_a8_fast_t1024", "f16_t1024"]
+    strided, aligned, ragged = launches(log)
+    assert "grid=5,1,1" in strided and "grid=5,1,1" in ragged  # cdiv(4097, 1024), cdiv(4100, 1024)
     # The int32 seed's bits in a 4-byte slot, then p's f32 bits.
     assert params(strided) == [X, 4097, 2, Z, 4097, 1, 0xFFFFFFFB, f32_bits(0.3)]
     assert "grid=1,1,1" in aligned and params(aligned)[-2:] == [12345, 0]
-    assert "function dropout_entry" in log
+    assert params(ragged)[-2:] == [9, f32_bits(1.0)]
+    assert "function dropout_entry" in log and "function dropout_fast_entry" in log
 
 
 def test_rope_launch(fake_driver, library_with_fake_cubins, tmp_path):

@@ -72,6 +72,21 @@ def test_vector_add_selection(lib):
     assert {"f16_a8_t1024", "bf16_t1024", "f32_strided_t1024", None} <= seen
 
 
+def test_dropout_selection(lib):
+    launcher = _launcher("dropout")
+    seen = set()
+    for dtype, n, x_stride in itertools.product(DTYPES + ("int32",), (1, 7, 8, 40, 1000, 1000003, 1048576), (1, 2)):
+        strides = (x_stride, 1)
+        expected = launcher.select_variant(dtype, n, strides)
+        x, out = t(1, dtype, [n], [x_stride]), t(2, dtype, [n])
+        seen.add(_agree(lib, expected, "cutile_dropout", x, out, ctypes.c_int32(7), ctypes.c_float(0.5),
+                        case=f"{dtype} n={n} strides={strides}"))
+    # aligned 16-bit lengths take the (1024,) dropout_fast tiles; the (2048,) ones and the `_a8`
+    # dropout variants are only ever forced
+    assert seen == {"f16_a8_fast_t1024", "bf16_a8_fast_t1024", "f16_t1024", "bf16_t1024", "f32_t1024",
+                    "f32_strided_t1024", None}, seen
+
+
 def test_gelu_selection(lib):
     launcher = _launcher("gelu")
     seen = set()

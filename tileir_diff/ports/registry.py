@@ -78,7 +78,7 @@ FUNCTIONS: tuple[PortFunction, ...] = (
     PortFunction("swiglu", "cutile_swiglu_bwd", "swiglu_bwd", ("swiglu_bwd", "swiglu_bwd_fast"),
                  _t("dc", "a", "b", "da", "db")),
     PortFunction("gelu", "cutile_gelu", "gelu", ("gelu", "gelu_fast"), _t("x", "out") + (Arg("approximate", "flag", "APPROX"),)),
-    PortFunction("dropout", "cutile_dropout", "dropout", ("dropout",),
+    PortFunction("dropout", "cutile_dropout", "dropout", ("dropout", "dropout_fast"),
                  _t("x", "out") + (Arg("seed", "i32"), Arg("p", "f32"))),
     PortFunction("argmax", "cutile_argmax", "argmax", ("argmax_rows",), _t("x", "out")),
     PortFunction("cross_entropy", "cutile_cross_entropy", "cross_entropy", ("cross_entropy_fwd",),

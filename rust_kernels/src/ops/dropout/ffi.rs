@@ -38,7 +38,7 @@ pub unsafe extern "C" fn cutile_dropout(
         // Each block reads only the tile it writes.
         check_in_place(&out, &x)?;
         let tensors = [&x, &out];
-        let v = pick(OP, &["dropout"], &tensors, || select(candidates(x.dtype), &tensors))?;
+        let v = pick(OP, &["dropout", "dropout_fast"], &tensors, || select(candidates(x.dtype), &tensors))?;
         let grid = (blocks(x.shape[0], v.constant("TILE"))?, 1, 1);
         let values = [Value::Tensor(&x), Value::Tensor(&out), Value::I32(seed), Value::F32(p)];
         run(v, &values, grid, device, stream)

@@ -24,6 +24,10 @@ const fn variant(name: &'static str, generics: &'static [&'static str], params: 
     Variant { op: OP, name, module: "dropout_kernel", entry: "dropout", generic_names: &["E", "TILE"], generics, params }
 }
 
+const fn fast(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant { entry: "dropout_fast", ..variant(name, generics, params) }
+}
+
 // Generics: <E, TILE>.
 pub static F16_T1024: Variant = variant("f16_t1024", &["f16", TILE], &contiguous(DType::F16, 1));
 pub static BF16_T1024: Variant = variant("bf16_t1024", &["bf16", TILE], &contiguous(DType::BF16, 1));
@@ -41,15 +45,34 @@ pub static F32_STRIDED_T1024: Variant = variant(
 );
 pub static F16_A8_T1024: Variant = variant("f16_a8_t1024", &["f16", TILE], &contiguous(DType::F16, 8));
 pub static BF16_A8_T1024: Variant = variant("bf16_a8_t1024", &["bf16", TILE], &contiguous(DType::BF16, 8));
+/// The `dropout_fast` kernel (the same mask and values, fewer instructions per element).
+pub static F16_A8_FAST_T1024: Variant = fast("f16_a8_fast_t1024", &["f16", TILE], &contiguous(DType::F16, 8));
+pub static BF16_A8_FAST_T1024: Variant = fast("bf16_a8_fast_t1024", &["bf16", TILE], &contiguous(DType::BF16, 8));
+/// 2048 elements per block: 16 per thread, so the per-thread set-up (block index, threshold,
+/// the IEEE division) is paid once per 16 elements.
+pub static F16_A8_FAST_T2048: Variant = fast("f16_a8_fast_t2048", &["f16", "2048"], &contiguous(DType::F16, 8));
+pub static BF16_A8_FAST_T2048: Variant = fast("bf16_a8_fast_t2048", &["bf16", "2048"], &contiguous(DType::BF16, 8));
 
-pub static VARIANTS: &[&Variant] =
-    &[&F16_T1024, &BF16_T1024, &F32_T1024, &F32_STRIDED_T1024, &F16_A8_T1024, &BF16_A8_T1024];
+pub static VARIANTS: &[&Variant] = &[
+    &F16_T1024,
+    &BF16_T1024,
+    &F32_T1024,
+    &F32_STRIDED_T1024,
+    &F16_A8_T1024,
+    &BF16_A8_T1024,
+    &F16_A8_FAST_T1024,
+    &BF16_A8_FAST_T1024,
+    &F16_A8_FAST_T2048,
+    &BF16_A8_FAST_T2048,
+];
 
-/// Candidates for a dtype, most specific first (analysis.json `selects_when`): f16/bf16 with N
-/// a multiple of 8 take the aligned variant; f32 with a non-unit stride the strided one.
+/// Candidates for a dtype, most specific first (`select_variant` in reference/dropout/kernel.py):
+/// f16/bf16 with N a multiple of 8 take the `dropout_fast` kernel (the same mask and values as
+/// the aligned `dropout` variant, which stays forcible), other lengths the general one; f32 with a
+/// non-unit stride the strided one.
 pub fn candidates(dtype: DType) -> &'static [&'static Variant] {
-    static F16: [&Variant; 2] = [&F16_A8_T1024, &F16_T1024];
-    static BF16: [&Variant; 2] = [&BF16_A8_T1024, &BF16_T1024];
+    static F16: [&Variant; 2] = [&F16_A8_FAST_T1024, &F16_T1024];
+    static BF16: [&Variant; 2] = [&BF16_A8_FAST_T1024, &BF16_T1024];
     static F32: [&Variant; 2] = [&F32_T1024, &F32_STRIDED_T1024];
     match dtype {
         DType::F16 => &F16,
