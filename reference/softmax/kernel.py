@@ -92,10 +92,10 @@ def _softmax_online_fast(x, out, TILE_N: ct.Constant[int]):
 # One block per row (or two), many blocks per SM: occupancy 16 for (1, 1024) tiles, 8 for (2, 1024)
 # and (1, 2048), 4 for (1, 4096); the online kernel 8 for 1024- and 2048-column tiles, 4 for 4096, 2
 # for 8192 (registers capped to fit; larger tiles keep more bytes in flight per block).
-softmax_row_fast = ct.kernel(_softmax_row_fast, occupancy=16)
+softmax_row_fast_o16 = ct.kernel(_softmax_row_fast, occupancy=16)
 softmax_row_fast_o8 = ct.kernel(_softmax_row_fast, occupancy=8)
 softmax_row_fast_o4 = ct.kernel(_softmax_row_fast, occupancy=4)
-softmax_online_fast = ct.kernel(_softmax_online_fast, occupancy=8)
+softmax_online_fast_o8 = ct.kernel(_softmax_online_fast, occupancy=8)
 softmax_online_fast_o4 = ct.kernel(_softmax_online_fast, occupancy=4)
 softmax_online_fast_o2 = ct.kernel(_softmax_online_fast, occupancy=2)
 
