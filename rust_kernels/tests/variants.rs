@@ -136,17 +136,24 @@ fn derived_views(v: &Variant) -> usize {
 
 /// Kernels whose Python reference asks for approximate math (`ct.truediv(..., rounding_mode=APPROX,
 /// flush_to_zero=True)`, `ct.exp2(..., flush_to_zero=True)`), for 16-bit outputs: gelu_fast,
-/// swiglu_fwd_fast, swiglu_bwd_fast, silu_and_mul_fast and layer_norm_fwd_fast (1/n; their
-/// `_structure` tests count those ops).
+/// swiglu_fwd_fast, swiglu_bwd_fast, silu_and_mul_fast, layer_norm_fwd_fast (1/n) and softmax's
+/// `softmax_row_fast_o*` / `softmax_online_fast_o*` (exp2 and 1/sum, for every dtype; their `_structure`
+/// tests count those ops).
 fn approximate_math(v: &Variant) -> bool {
-    matches!(
+    softmax_fast(v)
+        || matches!(
         (v.op, v.entry),
         ("gelu", "gelu_fast")
             | ("swiglu", "swiglu_fwd_fast")
             | ("swiglu", "swiglu_bwd_fast")
             | ("silu_and_mul", "silu_and_mul_fast")
             | ("layer_norm", "layer_norm_fwd_fast")
-    )
+        )
+}
+
+/// softmax's `_fast` kernels (reference/softmax/kernel.py `_softmax_row_fast`, `_softmax_online_fast`).
+fn softmax_fast(v: &Variant) -> bool {
+    v.op == "softmax" && v.entry.contains("_fast")
 }
 
 /// silu through the approximate ops only: one exp2 and one approximate division, both
@@ -254,6 +261,22 @@ fn softmax_structure() {
         assert_eq!(loads(text), if online { 2 } else { 1 }, "{}", v.name);
         assert_eq!(count(text, "= exp2 "), if online { 3 } else { 1 }, "{}: exp2 ops", v.name);
         assert_eq!(count(text, "divf"), 1, "{}: one division", v.name);
+        if softmax_fast(v) {
+            // Every exp2 flushes; the one division is 1 / sum, approximate and flushing, and the
+            // row is multiplied by it.
+            let exp2s = if online { 3 } else { 1 };
+            assert_eq!(count(text, "rounding<approx> flush_to_zero"), 1, "{}: 1 / sum", v.name);
+            assert_eq!(count(text, "flush_to_zero"), exp2s + 1, "{}", v.name);
+            let occupancy = match v.entry {
+                "softmax_row_fast_o16" => 16,
+                "softmax_row_fast_o8" | "softmax_online_fast_o8" => 8,
+                "softmax_row_fast_o4" | "softmax_online_fast_o4" => 4,
+                _ => 2,
+            };
+            assert!(text.contains(&format!("occupancy = {occupancy}}}")), "{}: occupancy {occupancy}", v.name);
+        } else {
+            assert_eq!(count(text, "rounding<approx>") + count(text, "flush_to_zero"), 0, "{}", v.name);
+        }
         assert!(count(text, "maxf") >= 1, "{}: max reduction", v.name);
         if e != "f32" {
             assert!(text.contains(&format!("tile<{tm}x{tn}x{e}> -> tile<{tm}x{tn}xf32>")), "{}: math in f32", v.name);

@@ -71,8 +71,9 @@ def _dtype_of(variant) -> str:
 
 def _row_applicable(variant, n: int) -> bool:
     """A row kernel (TILE_M rows of TILE_N columns per tile) takes rows of up to TILE_N columns; an
-    online/looped kernel any n; `_a8` variants only n a multiple of 8 (contiguous rows here)."""
-    if "_a8" in variant.name and n % 8:
+    online/looped kernel any n; `_a8` variants only n a multiple of 8, `_a4_` ones (f32) of 4
+    (contiguous rows here)."""
+    if ("_a8" in variant.name and n % 8) or ("_a4_" in variant.name and n % 4):
         return False
     looped = "online" in variant.name or "looped" in variant.name
     return looped or n <= variant.constants.get("TILE_N", 0)

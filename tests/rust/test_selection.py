@@ -160,18 +160,23 @@ ROW_COUNTS = (1, 3, 37, 64, 256, 257, 1024, 1025, 5000)  # the launchers' FEW_RO
 def test_softmax_selection(lib):
     launcher = _launcher("softmax")
     seen = set()
-    columns = (1, 8, 128, 129, 515, 1000, 1024, 1025, 2048, 2049, 4095, 4096, 4104, 8192, 50257)
+    columns = (1, 8, 128, 129, 515, 1000, 1024, 1025, 2048, 2049, 4095, 4096, 4104, 8192, 16384, 50257)
     for dtype, m, n, pad in itertools.product(DTYPES, ROW_COUNTS, columns, (0, 3, 8)):
         stride = n + pad  # an (m, n) view into rows of n + pad elements
         expected = launcher.select_variant(dtype, m, n, (stride, n))
         x, out = t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [m, n])
         seen.add(_agree(lib, expected, "cutile_softmax", x, out, case=f"{dtype} ({m}, {n}) row stride {stride}"))
-    # Every variant the launcher picks: the tuned ones and the untuned fallbacks of odd strides.
-    tuned = {"f16_row_a8_o8_m4_n1024", "bf16_row_a8_o8_m4_n1024", "f16_row_a8_o4_m1_n4096", "bf16_row_a8_o4_m1_n4096",
-             "f16_online_a8_o4_n1024", "bf16_online_a8_o4_n1024", "f32_row_o8_m4_n1024"}
+    # Every variant the launcher picks: the `_fast` ones of aligned rows (and f32 rows of any layout)
+    # and the untuned fallbacks of odd strides; the 16-bit `_a8` o4/o8 variants and f32_row_m4 run
+    # only when forced.
+    fast = {f"{p}_{v}" for p in ("f16_a8", "bf16_a8")
+            for v in ("fast_m1_n1024", "fast_m2_n1024", "fast_m1_n4096", "online_fast_n2048", "online_fast_n8192")}
+    fast |= {"f32_fast_m1_n1024"} | {f"f32_a4_{v}" for v in (
+        "fast_m1_n1024", "fast_m2_n1024", "fast_m1_n2048", "fast_m1_n4096", "online_fast_n1024", "online_fast_n2048",
+        "online_fast_n4096", "online_fast_n8192")}
     untuned = {"f16_row_m4_n1024", "bf16_row_m4_n1024", "f16_row_m1_n4096", "bf16_row_m1_n4096", "f16_online_n1024",
-               "bf16_online_n1024", "f32_row_m1_n4096", "f32_online_n1024"}
-    assert seen == tuned | untuned, sorted(seen ^ (tuned | untuned))
+               "bf16_online_n1024", "f32_row_o8_m4_n1024", "f32_row_m1_n4096", "f32_online_n1024"}
+    assert seen == fast | untuned, sorted(seen ^ (fast | untuned))
 
 
 def test_rms_norm_selection(lib):

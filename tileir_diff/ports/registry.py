@@ -60,7 +60,9 @@ def _t(*names: str) -> tuple[Arg, ...]:
 
 FUNCTIONS: tuple[PortFunction, ...] = (
     PortFunction("vector_add", "cutile_vector_add", "vector_add", ("vector_add",), _t("x", "y", "out")),
-    PortFunction("softmax", "cutile_softmax", "softmax", ("softmax_row", "softmax_online", "softmax_row_o8", "softmax_row_o4", "softmax_online_o4"),
+    PortFunction("softmax", "cutile_softmax", "softmax", ("softmax_row", "softmax_online", "softmax_row_o8", "softmax_row_o4", "softmax_online_o4",
+                                                   "softmax_row_fast_o16", "softmax_row_fast_o8", "softmax_row_fast_o4",
+                                                   "softmax_online_fast_o8", "softmax_online_fast_o4", "softmax_online_fast_o2"),
                  _t("x", "out")),
     PortFunction("rms_norm", "cutile_rms_norm", "rms_norm", ("rms_norm_fwd", "rms_norm_fwd_looped", "rms_norm_fwd_o4", "rms_norm_fwd_o2",
                                                      "rms_norm_fwd_looped_o4"),

@@ -29,7 +29,7 @@ pub unsafe extern "C" fn cutile_softmax(
         check_in_place(&out, &x)?;
         let tensors = [&x, &out];
         let entries = [&ROW_ENTRIES[..], &ONLINE_ENTRIES[..]].concat();
-        let v = pick(OP, &entries, &tensors, || select(candidates(x.dtype, x.shape[0], x.shape[1]), &tensors))?;
+        let v = pick(OP, &entries, &tensors, || select(&candidates(x.dtype, x.shape[0], x.shape[1]), &tensors))?;
         let online = ONLINE_ENTRIES.contains(&v.entry);
         // softmax_row holds a whole row in one tile: a longer row would be silently truncated.
         if !online && x.shape[1] > v.constant("TILE_N") {
