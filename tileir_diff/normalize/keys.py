@@ -156,6 +156,12 @@ class KeyBuilder:
                 text = label + "\x1f|"
             elif len(operands) == 1:
                 text = label + "\x1f" + get(operands[0].vid, "?") + "\x1f|"
+            elif len(operands) == 2:  # _order_operands inlined: two operands are commutative at (0, 1) or not at all
+                first, second = get(operands[0].vid, "?"), get(operands[1].vid, "?")
+                if second < first and op.name in order_free and (op.name in SET_OPERAND_OPS
+                                                                 or commutative_positions(op)):
+                    first, second = second, first
+                text = label + "\x1f" + first + "\x1f" + second + "\x1f|"
             else:
                 parts = [label]
                 parts += [get(v.vid, "?") for v in operands]

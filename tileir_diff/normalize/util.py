@@ -44,12 +44,14 @@ def with_fields(op: Operation, *, operands=None, segments=None, attributes=None,
 
 def _tag_block(block: Block, prefix: str) -> Block:
     ops = []
+    append = ops.append
+    prefix += "/o"
     for j, op in enumerate(block.operations):
-        oid = f"{prefix}/o{j}"
+        oid = prefix + str(j)
         regions = tuple(Region(tuple(_tag_block(b, f"{oid}/r{k}") for b in r.blocks))
                         for k, r in enumerate(op.regions)) if op.regions else ()
-        ops.append(new_operation(op.name, op.operands, op.segments, op.results, op.attributes, regions,
-                                 op.location, oid))
+        append(new_operation(op.name, op.operands, op.segments, op.results, op.attributes, regions,
+                             op.location, oid))
     return Block(block.arguments, tuple(ops))
 
 
