@@ -75,7 +75,7 @@ def normalize(module: Module, rules: Optional[Sequence[str]] = None, disable: It
         else:
             module, n = rule.apply(module)
         counts[rule.name] = n
-        if n:
+        if n and not rule.rewrites_in_place:  # (in place: the same op names and origins)
             present = None  # the rule may have added or removed ops
             if alive is not None:
                 present, now = names_and_origins(module)
@@ -134,7 +134,7 @@ def _after(rules: List[Rule], module: Module, i: int):
             if present.isdisjoint(rule.acts_on):
                 continue  # none of the ops it rewrites: it leaves the function as it is
         one, n = rule.apply(one)
-        if n:
+        if n and not rule.rewrites_in_place:
             present = None
     return one.functions[0]
 

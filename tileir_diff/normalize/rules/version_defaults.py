@@ -86,6 +86,7 @@ class VersionDefaults(Rule):
     # 13.3 and 13.4, are identical.
     optional = False
     mutant = "exp rounding<approx> vs rounding full; sm_90 hints vs default in two 13.3 modules"
+    rewrites_in_place = True  # (operands, attributes or hints of one op at a time)
 
     def apply(self, module):
         version = module.version
