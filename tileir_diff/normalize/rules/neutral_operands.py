@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..rule import Rule, register
 from ..util import enum_name, map_functions, rewrite_function
-from ._constants import FLOAT_NEG_ZERO, FLOAT_ONE, INT_WIDTH, element_name, producers, uniform_bits
+from ._constants import FLOAT_NEG_ZERO, FLOAT_ONE, INT_WIDTH, constants, element_name, uniform_bits
 
 
 def _all_ones(width: int) -> int:
@@ -68,7 +68,7 @@ class NeutralOperands(Rule):
 
     def apply(self, module):
         def per_function(f):
-            prod = producers(f)
+            prod = constants(f)  # (a neutral operand is a constant)
             count = 0
 
             def fn(op, subst):
@@ -85,7 +85,7 @@ class NeutralOperands(Rule):
                     if other.type is not result_type and other.type != result_type:
                         continue
                     neutral_op = prod.get(op.operands[pos].vid)
-                    if neutral_op is None or neutral_op.name != "constant":
+                    if neutral_op is None:
                         continue  # (uniform_bits is None: no constant)
                     if uniform_bits(neutral_op) == bits:
                         subst[op.results[0].vid] = other
