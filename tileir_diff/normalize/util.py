@@ -43,7 +43,7 @@ def with_fields(op: Operation, *, operands=None, segments=None, attributes=None,
 
 
 def _tag_block(block: Block, prefix: str) -> Block:
-    ops = []
+    ops: List[Operation] = []
     append = ops.append
     prefix += "/o"
     for j, op in enumerate(block.operations):
