@@ -28,10 +28,11 @@ _SELECTED: Dict[Tuple[int, Optional[Tuple[str, ...]], Tuple[str, ...]], Tuple[Ru
 def select_rules(rules: Optional[Sequence[str]] = None, disable: Iterable[str] = ()) -> List[Rule]:
     """The rules to run, in pipeline order. ``rules=None`` means all; names are checked."""
     disable = list(disable or ())
-    key = (len(REGISTRY), None if rules is None else tuple(rules), tuple(disable))
+    wanted = None if rules is None else tuple(rules)  # (read once: any iterable)
+    key = (len(REGISTRY), wanted, tuple(disable))
     chosen = _SELECTED.get(key)
     if chosen is None:
-        chosen = tuple(_select_rules(rules, disable))
+        chosen = tuple(_select_rules(wanted, disable))
         if len(_SELECTED) > 256:
             _SELECTED.clear()
         _SELECTED[key] = chosen

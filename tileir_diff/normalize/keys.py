@@ -108,7 +108,10 @@ _SEGMENTS_TEXT_BY_ID: dict = {}
 
 
 def _segments_text(segments) -> str:
-    """``f"{segments}"`` (the text of the label's operand segments), looked up by identity first."""
+    """``f"{segments}"`` (the text of the label's operand segments), looked up by identity first
+    (tuples only: a list could change after its text was kept)."""
+    if type(segments) is not tuple:
+        return f"{segments}"
     hit = _SEGMENTS_TEXT_BY_ID.get(id(segments))
     if hit is not None and hit[0] is segments:
         return hit[1]
