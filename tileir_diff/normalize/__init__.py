@@ -18,9 +18,28 @@ class UnknownRuleError(ValueError):
     pass
 
 
+#: (registry size, rules, disable as tuples) -> the rules ``select_rules`` chose for them. A diff asks for the
+#: same few selections several times per normalization; the rules and the registry never change
+#: after import, entries are immutable tuples (a thread that misses writes the same value), and
+#: the table is cleared past 256 selections (they come from callers' arguments).
+_SELECTED: Dict[Tuple[int, Optional[Tuple[str, ...]], Tuple[str, ...]], Tuple[Rule, ...]] = {}
+
+
 def select_rules(rules: Optional[Sequence[str]] = None, disable: Iterable[str] = ()) -> List[Rule]:
     """The rules to run, in pipeline order. ``rules=None`` means all; names are checked."""
     disable = list(disable or ())
+    wanted = None if rules is None else tuple(rules)  # (read once: any iterable)
+    key = (len(REGISTRY), wanted, tuple(disable))
+    chosen = _SELECTED.get(key)
+    if chosen is None:
+        chosen = tuple(_select_rules(wanted, disable))
+        if len(_SELECTED) > 256:
+            _SELECTED.clear()
+        _SELECTED[key] = chosen
+    return list(chosen)
+
+
+def _select_rules(rules: Optional[Sequence[str]], disable: List[str]) -> List[Rule]:
     wanted = list(REGISTRY) if rules is None else list(rules)
     for n in wanted + disable:
         if n not in REGISTRY:
@@ -57,7 +76,7 @@ def normalize(module: Module, rules: Optional[Sequence[str]] = None, disable: It
         else:
             module, n = rule.apply(module)
         counts[rule.name] = n
-        if n:
+        if n and not rule.rewrites_in_place:  # (in place: the same op names and origins)
             present = None  # the rule may have added or removed ops
             if alive is not None:
                 present, now = names_and_origins(module)
@@ -108,8 +127,16 @@ def _after(rules: List[Rule], module: Module, i: int):
         return module.functions[i]
     from dataclasses import replace
     one = replace(module, functions=(module.functions[i],))
+    present = None  # the function's op names, taken when a rule with ``acts_on`` asks (as normalize does)
     for rule in rules:
-        one = rule.apply(one)[0]
+        if rule.acts_on is not None:
+            if present is None:
+                present = op_names(one)
+            if present.isdisjoint(rule.acts_on):
+                continue  # none of the ops it rewrites: it leaves the function as it is
+        one, n = rule.apply(one)
+        if n and not rule.rewrites_in_place:
+            present = None
     return one.functions[0]
 
 

@@ -84,12 +84,42 @@ def op_label(op: Operation) -> str:
 
 
 def _op_label(op: Operation) -> str:
-    attrs = _attrs_text(op.attributes) if op.attributes else ""
-    res = ",".join([fmt_type(r.type) for r in op.results])
-    return f"{op.name}[{attrs}]({op.segments})->({res})"
+    attributes = op.attributes
+    if not attributes:
+        attrs = ""
+    elif len(attributes) == 1:  # most ops: one attribute, nothing to sort
+        for name, value in attributes.items():
+            attrs = "" if name[:1] == "_" else f"{name}={attr_key(value)}"
+    else:
+        attrs = _attrs_text(attributes)
+    results = op.results
+    if len(results) == 1:
+        res = fmt_type(results[0].type)
+    else:
+        res = ",".join([fmt_type(r.type) for r in results])
+    return f"{op.name}[{attrs}]({_segments_text(op.segments)})->({res})"
 
 
+#: id(segments) -> (segments, text): the decoder shares one segments tuple among the ops of a
+#: kind, so looking its text up by identity skips formatting a tuple per op (formatting is
+#: several times the lookup). The entry keeps its tuple alive, so an id is never reused while
+#: its entry stands; bounded like canon's type-text table.
+_SEGMENTS_TEXT_BY_ID: dict = {}
 
+
+def _segments_text(segments) -> str:
+    """``f"{segments}"`` (the text of the label's operand segments), looked up by identity first
+    (tuples only: a list could change after its text was kept)."""
+    if type(segments) is not tuple:
+        return f"{segments}"
+    hit = _SEGMENTS_TEXT_BY_ID.get(id(segments))
+    if hit is not None and hit[0] is segments:
+        return hit[1]
+    text = f"{segments}"
+    if len(_SEGMENTS_TEXT_BY_ID) > 4096:
+        _SEGMENTS_TEXT_BY_ID.clear()
+    _SEGMENTS_TEXT_BY_ID[id(segments)] = (segments, text)
+    return text
 
 
 class KeyBuilder:
@@ -129,6 +159,12 @@ class KeyBuilder:
                 text = label + "\x1f|"
             elif len(operands) == 1:
                 text = label + "\x1f" + get(operands[0].vid, "?") + "\x1f|"
+            elif len(operands) == 2:  # _order_operands inlined: two operands are commutative at (0, 1) or not at all
+                first, second = get(operands[0].vid, "?"), get(operands[1].vid, "?")
+                if second < first and op.name in order_free and (op.name in SET_OPERAND_OPS
+                                                                 or commutative_positions(op)):
+                    first, second = second, first
+                text = label + "\x1f" + first + "\x1f" + second + "\x1f|"
             else:
                 parts = [label]
                 parts += [get(v.vid, "?") for v in operands]

@@ -19,6 +19,11 @@ class Rule:
     #: Op names the rule can rewrite (None: any op). The pipeline skips the rule, with 0
     #: rewrites, when the module has none of them (a walk saved per rule and module).
     acts_on: Optional[FrozenSet[str]] = None
+    #: Whether every rewrite replaces one op by one op of the same name and origin and drops
+    #: none (operands, attributes or hints change in place): the module's op names and origin
+    #: tags stay as they were, so the pipeline takes no census of them after this rule
+    #: (tests/normalize/test_in_place_rules.py checks it over the corpus).
+    rewrites_in_place: bool = False
     #: Earlier rules whose rewrite ``declines`` is judged after, when they are selected too: a
     #: precondition another rule establishes (token-order declines loop-carried tokens, some of
     #: which disjoint-loop-stores removes first).

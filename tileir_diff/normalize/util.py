@@ -43,13 +43,15 @@ def with_fields(op: Operation, *, operands=None, segments=None, attributes=None,
 
 
 def _tag_block(block: Block, prefix: str) -> Block:
-    ops = []
+    ops: List[Operation] = []
+    append = ops.append
+    prefix += "/o"
     for j, op in enumerate(block.operations):
-        oid = f"{prefix}/o{j}"
+        oid = prefix + str(j)
         regions = tuple(Region(tuple(_tag_block(b, f"{oid}/r{k}") for b in r.blocks))
                         for k, r in enumerate(op.regions)) if op.regions else ()
-        ops.append(new_operation(op.name, op.operands, op.segments, op.results, op.attributes, regions,
-                                 op.location, oid))
+        append(new_operation(op.name, op.operands, op.segments, op.results, op.attributes, regions,
+                             op.location, oid))
     return Block(block.arguments, tuple(ops))
 
 
@@ -341,7 +343,14 @@ def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value],
     change)."""
     ops = block.operations
     out: Optional[List[Operation]] = None  # the new ops, from the first change on
-    for i, original in enumerate(ops):
+    start = 0
+    if only is not None and not subst:
+        # Fast path: the ops before the first one ``fn`` may rewrite or with regions stay as
+        # they are (no substitution is pending, and none can start before ``fn`` is called).
+        start = first_to_visit(ops, only)
+        if start == len(ops):
+            return block
+    for i, original in enumerate(ops[start:] if start else ops, start):
         op = original
         if subst:  # substitute(), inlined
             for v in op.operands:
@@ -370,6 +379,14 @@ def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value],
     if out is None:
         return block
     return Block(block.arguments, tuple(out))
+
+
+def first_to_visit(ops: Sequence[Operation], only: AbstractSet[str]) -> int:
+    """The index of the first op with regions or named in ``only`` (``len(ops)`` if none)."""
+    for i, op in enumerate(ops):
+        if op.regions or op.name in only:
+            return i
+    return len(ops)
 
 
 def rewrite_function(function: Function, fn: OpRewrite, only: Optional[AbstractSet[str]] = None) -> Function:
@@ -431,5 +448,5 @@ def enum_name(value) -> object:
 
 
 __all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
-           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "use_counts_and", "count_ops", "op_names", "names_and_origins", "ops_of", "drop_unused", "max_vid", "FreshVids", "substitute", "rewrite_block",
+           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "use_counts_and", "count_ops", "op_names", "names_and_origins", "ops_of", "drop_unused", "max_vid", "FreshVids", "substitute", "first_to_visit", "rewrite_block",
            "rewrite_function", "map_functions", "rewrite_ops", "forward_operand", "enum_name", "op_def"]

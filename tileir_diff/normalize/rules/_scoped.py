@@ -5,7 +5,7 @@ from dataclasses import replace
 from typing import AbstractSet, Callable, Dict, Hashable, List, Optional, Tuple
 
 from ...ir import Block, Function, Operation, Region, Value
-from ..util import substitute
+from ..util import first_to_visit, substitute
 
 
 #: Visitor of scoped_rewrite: (op, scope table, substitution) -> None to keep the op, or the ops
@@ -26,7 +26,12 @@ def scoped_rewrite(f: Function, visit: ScopedVisit, only: Optional[AbstractSet[s
         table = dict(table)  # a nested scope sees the enclosing entries written before it
         ops = b.operations
         out: Optional[List[Operation]] = None  # the new ops, from the first change on
-        for i, op in enumerate(ops):
+        start = 0
+        if only is not None and not subst:  # ops before the first one to visit stay as they are
+            start = first_to_visit(ops, only)
+            if start == len(ops):
+                return b
+        for i, op in enumerate(ops[start:] if start else ops, start):
             new = substitute(op, subst) if subst else op
             if new.regions:
                 regions = tuple(Region(tuple(block(x, table) for x in r.blocks)) for r in new.regions)

@@ -30,9 +30,11 @@ def canonical_predicates(preds: List[object]) -> List[int]:
     for i, p in enumerate(preds):
         if any(preds[j] == p for j in range(i)):
             continue  # a repeat
-        if any(q != p and _implies(q, p) for q in preds):
+        if any(_implies(q, p) and q != p for q in preds):  # (_implies first: cheaper than a record's !=)
             continue  # a weaker fact next to a stronger one
         keep.append(i)
+    if len(keep) < 2:
+        return keep  # (nothing to order: no repr to build)
     return sorted(keep, key=lambda i: (type(preds[i]).__name__, repr(preds[i])))
 
 

@@ -27,6 +27,7 @@ class CommutativeOperands(Rule):
     """
     name = "commutative-operands"
     mutant = "subf %a, %b vs subf %b, %a; fma %a, %b, %c vs fma %a, %c, %b"
+    rewrites_in_place = True  # (operands, attributes or hints of one op at a time)
 
     def apply(self, module):
         def per_function(f):

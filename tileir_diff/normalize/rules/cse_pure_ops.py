@@ -31,11 +31,19 @@ class CsePureOps(Rule):
 
     def apply(self, module):
         def key(op):
-            if not _mergeable(op):
+            # only _PURE_OPS come here (scoped_dedup's ``only``): _mergeable(op) is "no regions"
+            if op.regions:
                 return None
-            attrs = tuple(sorted([(k, attr_key(v)) for k, v in op.attributes.items() if k[:1] != "_"]))  # public ones
-            return (op.name, attrs, tuple(v.vid for v in op.operands), op.segments,
-                    tuple(fmt_type(r.type) for r in op.results))
+            attributes = op.attributes
+            if not attributes:
+                attrs: tuple = ()
+            elif len(attributes) == 1:  # nothing to sort
+                attrs = tuple([(k, attr_key(v)) for k, v in attributes.items() if k[:1] != "_"])
+            else:
+                attrs = tuple(sorted([(k, attr_key(v)) for k, v in attributes.items() if k[:1] != "_"]))  # public ones
+            results = op.results
+            types = (fmt_type(results[0].type),) if len(results) == 1 else tuple([fmt_type(r.type) for r in results])
+            return (op.name, attrs, tuple([v.vid for v in op.operands]), op.segments, types)
         # an assume is a fact where it stands: one inside a branch says nothing on the other path
         return map_functions(module, lambda f: hoist_then_dedup(
             f, lambda op: op.name != "assume" and _mergeable(op), key, _PURE_OPS))

@@ -38,7 +38,7 @@ def _sweep(block: Block, uses: _Uses) -> tuple:
     removed = 0
     out = []
     changed = False
-    counts = uses.counts
+    counts, kept = uses.counts, uses.kept
     for op in reversed(block.operations):  # users come after producers: one reverse pass per block
         if op.regions:
             regions = []
@@ -63,7 +63,10 @@ def _sweep(block: Block, uses: _Uses) -> tuple:
                 removed += 1
                 changed = True
                 continue
-            uses.kept.update([r.vid for r in results])
+            if len(results) == 1:
+                kept.add(results[0].vid)  # (one result: no list)
+            else:
+                kept.update([r.vid for r in results])
         out.append(op)
     return (Block(block.arguments, tuple(reversed(out))) if changed else block), removed
 

@@ -29,6 +29,7 @@ class EmptyTargetHints(Rule):
     """
     name = "empty-target-hints"
     mutant = "optimization_hints=<sm_90 = {num_cta_in_cga = 2}> vs no hints"
+    rewrites_in_place = True  # (operands, attributes or hints of one op at a time)
 
     def apply(self, module):
         def per_function(f):

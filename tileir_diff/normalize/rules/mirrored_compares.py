@@ -26,6 +26,7 @@ class MirroredCompares(Rule):
     """
     name = "mirrored-compares"
     mutant = "cmpi greater_than %a, %b vs cmpi less_than %a, %b (not swapped) stays an attribute difference"
+    rewrites_in_place = True  # (operands, attributes or hints of one op at a time)
     acts_on = frozenset({"cmpi", "cmpf"})
 
     def apply(self, module):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..rule import Rule, register
 from ..util import enum_name, map_functions, rewrite_function
-from ._constants import FLOAT_NEG_ZERO, FLOAT_ONE, INT_WIDTH, element_name, producers, uniform_bits
+from ._constants import FLOAT_NEG_ZERO, FLOAT_ONE, INT_WIDTH, constants, element_name, uniform_bits
 
 
 def _all_ones(width: int) -> int:
@@ -68,12 +68,12 @@ class NeutralOperands(Rule):
 
     def apply(self, module):
         def per_function(f):
-            prod = producers(f)
+            prod = constants(f)  # (a neutral operand is a constant)
             count = 0
 
             def fn(op, subst):
                 nonlocal count
-                if op.name not in self.acts_on or len(op.operands) != 2 or len(op.results) != 1:
+                if len(op.operands) != 2 or len(op.results) != 1:  # (only acts_on ops come here)
                     return None
                 el = element_name(op)
                 neutral = _neutral(op, el) if el else None
@@ -84,7 +84,10 @@ class NeutralOperands(Rule):
                     other = op.operands[1 - pos]
                     if other.type is not result_type and other.type != result_type:
                         continue
-                    if uniform_bits(prod.get(op.operands[pos].vid)) == bits:
+                    neutral_op = prod.get(op.operands[pos].vid)
+                    if neutral_op is None:
+                        continue  # (uniform_bits is None: no constant)
+                    if uniform_bits(neutral_op) == bits:
                         subst[op.results[0].vid] = other
                         count += 1
                         return []

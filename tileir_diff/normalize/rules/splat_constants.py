@@ -59,7 +59,8 @@ class SplatConstants(Rule):
                                        regions=())]
                 if op.name == "constant":
                     value = op.attributes.get("value")
-                    if isinstance(value, DenseElements) and value.type.num_elements > 1 and not value.is_splat \
+                    # is_splat first: most constants are splats, and it answers for them alone
+                    if isinstance(value, DenseElements) and not value.is_splat and value.type.num_elements > 1 \
                             and uniform_bits(op) is not None:
                         width = len(value.data) // value.type.num_elements
                         if width and len(value.data) == width * value.type.num_elements:

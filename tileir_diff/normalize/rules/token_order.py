@@ -24,25 +24,28 @@ def _is_token(v: Value) -> bool:
 class _FunctionTokens:
     """Happens-before facts of one function's token graph."""
 
-    def __init__(self, f: Function, version):
+    def __init__(self, f: Function, version, tables: bool = True):
+        """``tables=False``: only ``ok`` is wanted (``declines``): producers and tracked ops are
+        not recorded."""
         self.f = f
         self.version = version
         self.producer: Dict[int, Operation] = {}
         self.tracked: List[Operation] = []          # ops with a token operand group, pre-order
         self.index: Dict[int, int] = {}             # id(op) -> position in tracked
-        self.ok = self._scan()
+        self.ok = self._scan(tables)
 
     def token_span(self, op: Operation):
         return group_span(op, "token", self.version) if op.name in _TOKEN_GROUP_OPS else None
 
-    def _scan(self) -> bool:
+    def _scan(self, tables: bool) -> bool:
         """Collect tracked ops; False when tokens cross region boundaries (not handled)."""
         if any(_is_token(a) for a in self.f.arguments):
             return False
         producer, tracked, version = self.producer, self.tracked, self.version
         for op in preorder(self.f):
-            for r in op.results:
-                producer[r.vid] = op
+            if tables:
+                for r in op.results:
+                    producer[r.vid] = op
             if op.regions:
                 for reg in op.regions:
                     for b in reg.blocks:
@@ -52,8 +55,9 @@ class _FunctionTokens:
                     return False
             span = group_span(op, "token", version) if op.name in _TOKEN_GROUP_OPS else None
             if span is not None:
-                self.index[id(op)] = len(tracked)
-                tracked.append(op)
+                if tables:
+                    self.index[id(op)] = len(tracked)
+                    tracked.append(op)
             elif op.name != "join_tokens":
                 for v in op.operands:
                     if isinstance(v.type, _TokenType):
@@ -151,7 +155,7 @@ class TokenOrder(Rule):
 
     def declines(self, function, version) -> bool:
         # tokens through loop-carried values or region results: left as written
-        return not _FunctionTokens(function, version).ok
+        return not _FunctionTokens(function, version, tables=False).ok
 
     def apply(self, module):
         version = module.version

@@ -8,7 +8,7 @@ from dataclasses import replace
 from ...dialect import OPS_BY_NAME, V13_1, V13_3
 from ...ir import OptimizationHints
 from ..rule import Rule, register
-from ..util import enum_name, map_functions, rewrite_function
+from ..util import enum_name, map_functions, rewrite_function, with_fields
 
 _SM_KEY = re.compile(r"^sm_\d+[a-z]?$")
 
@@ -86,6 +86,7 @@ class VersionDefaults(Rule):
     # 13.3 and 13.4, are identical.
     optional = False
     mutant = "exp rounding<approx> vs rounding full; sm_90 hints vs default in two 13.3 modules"
+    rewrites_in_place = True  # (operands, attributes or hints of one op at a time)
 
     def apply(self, module):
         version = module.version
@@ -113,7 +114,7 @@ class VersionDefaults(Rule):
                 if new_hints is not hints:
                     attrs["optimization_hints"] = new_hints
                     count += 1
-                return [op.replace(attributes=attrs)]
+                return [with_fields(op, attributes=attrs)]
 
             nf = rewrite_function(f, fn, only=_MAY_CHANGE)
             new_hints = rename_sm_key(nf.hints, version)

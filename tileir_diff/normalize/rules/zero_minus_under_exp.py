@@ -7,7 +7,7 @@ from typing import Dict, List
 from ...ir import Operation
 from ..rule import Rule, register
 from ..util import ops_of, rewrite_ops
-from ._constants import producers, uniform_bits
+from ._constants import constants, uniform_bits
 
 #: ops that map +0.0 and -0.0 to the same value (exp(±0) = exp2(±0) = 1)
 _ZERO_SIGN_BLIND = frozenset({"exp", "exp2"})
@@ -22,7 +22,8 @@ def _users(f) -> Dict[int, List[Operation]]:
 
 
 def _from_zero(op: Operation, prod: Dict[int, Operation]) -> bool:
-    """``op`` is a ``subf`` without flush-to-zero whose minuend is a +0.0 constant (every element)."""
+    """``op`` is a ``subf`` without flush-to-zero whose minuend is a +0.0 constant (every element);
+    ``prod``: value id -> constant op (``_constants.constants``)."""
     if op.name != "subf" or len(op.operands) != 2 or len(op.results) != 1 or "flush_to_zero" in op.attributes:
         return False
     return uniform_bits(prod.get(op.operands[0].vid)) == 0  # +0.0 in every float format (None: no constant)
@@ -48,7 +49,7 @@ class ZeroMinusUnderExp(Rule):
 
     def apply(self, module):
         def rewrite_for(f, bypassed):
-            prod = producers(f)
+            prod = constants(f)  # (_from_zero asks for a constant operand)
             if not any(_from_zero(op, prod) for op in ops_of(f.body) if op.name == "subf"):
                 return None  # no subtraction from +0.0: nothing to rewrite, no users to index
             users = _users(f)
