@@ -104,16 +104,19 @@ def _commutative(op: Operation) -> bool:
 
 
 def _label_problems(a: Operation, b: Operation, amap, bmap) -> List[str]:
-    """What differs between two ops apart from their operands and placement."""
+    """What differs between two ops apart from their operands and placement. ``amap``/``bmap``
+    (vid -> outer node id) are called for combiner bodies only."""
     out = []
     if a.name != b.name:
         return [f"op {a.name} -> {b.name}"]
-    if dict(a.attributes) != dict(b.attributes):
+    if not _same_attributes(a.attributes, b.attributes):
         keys = [k for k in a.attributes if a.attributes.get(k) != b.attributes.get(k)]
         keys += [k for k in b.attributes if k not in a.attributes]
         out.append(f"{a.name} attributes differ: {', '.join(keys)}")
     if tuple(a.segments) != tuple(b.segments) or len(a.operands) != len(b.operands):
         out.append(f"{a.name} operand groups {list(a.segments)} -> {list(b.segments)}")
+    if not a.regions and not b.regions:  # (most ops: nothing below to compare)
+        return out
     if len(a.regions) != len(b.regions) or any(len(x.blocks) != len(y.blocks) for x, y in zip(a.regions, b.regions)):
         out.append(f"{a.name} regions differ in number")
     else:
@@ -126,11 +129,20 @@ def _label_problems(a: Operation, b: Operation, amap, bmap) -> List[str]:
     return out
 
 
+def _same_attributes(x: Mapping[str, Any], y: Mapping[str, Any]) -> bool:
+    """The two ops' attribute mappings compared as dicts (``dict(x) == dict(y)``), without the
+    copies when both already are dicts (as the reader and the rules make them)."""
+    if type(x) is dict and type(y) is dict:
+        return x == y
+    return dict(x) == dict(y)
+
+
 def _type_problem(a: Operation, b: Operation) -> Optional[str]:
     if len(a.results) != len(b.results):
         return f"{a.name} result count {len(a.results)} -> {len(b.results)}"
-    if any(x.type != y.type for x, y in zip(a.results, b.results)):
-        return f"{a.name} result types differ"
+    for x, y in zip(a.results, b.results):
+        if x.type != y.type:
+            return f"{a.name} result types differ"
     return None
 
 
@@ -298,10 +310,10 @@ class FunctionCheck:
             bad = True
         if a.name != b.name or len(a.operands) != len(b.operands):
             return True
+        if self._operands_agree(a, b):
+            return bad
         got = [(L.producer[v.vid], R.producer[w.vid]) for v, w in zip(a.operands, b.operands)]
         agree = [self.mapped(x) == y for x, y in got]
-        if all(agree):
-            return bad
         slots = [(k, k) for k, ok in enumerate(agree) if not ok]
         if a.name == "join_tokens":
             if sorted(map(str, (self.mapped(x) for x, _ in got))) == sorted(map(str, (y for _, y in got))):
@@ -313,6 +325,18 @@ class FunctionCheck:
         cascade = all(self.l2r.get(got[i][0][0]) is None or self.r2l.get(got[j][1][0]) is None for i, j in slots)
         self._v("operand", l, r, f"{a.name} {l}: operand(s) {', '.join(str(i) for i, _ in slots)} "
                                  f"produced by unpaired values", slots, cascade=cascade)
+        return True
+
+    def _operands_agree(self, a: Operation, b: Operation) -> bool:
+        """Whether every operand of ``a`` is produced by the mapped producer of ``b``'s operand
+        at the same slot (same result index): ``_pair``'s common case, asked without building
+        its lists (which it builds only when some slot disagrees)."""
+        lp, rp, l2r = self.L.producer, self.R.producer, self.l2r
+        for v, w in zip(a.operands, b.operands):
+            lnid, lres = lp[v.vid]
+            rnid, rres = rp[w.vid]
+            if lres != rres or l2r.get(lnid) != rnid:
+                return False
         return True
 
     def _types(self, violating: set) -> None:

@@ -89,8 +89,12 @@ def traits_of(op: Operation) -> frozenset:
 
 def has_token_group(op: Operation) -> bool:
     """Whether the op's row has an operand group ``token`` (the token graph orders it)."""
-    d = OPS_BY_NAME.get(op.name)
-    return d is not None and any(o.name == "token" for o in d.operands)
+    return op.name in _TOKEN_GROUP_OPS
+
+
+#: The ops whose row has an operand group ``token``, read from the op table once (as
+#: ``dialect.traits.ops_with`` does): the checker asks this of every op, twice.
+_TOKEN_GROUP_OPS = frozenset(n for n, d in OPS_BY_NAME.items() if any(o.name == "token" for o in d.operands))
 
 
 def encodable(op: Operation) -> bool:
