@@ -137,11 +137,11 @@ def _same_attributes(x: Mapping[str, Any], y: Mapping[str, Any]) -> bool:
     return dict(x) == dict(y)
 
 
-def _type_problem(a: Operation, b: Operation) -> Optional[str]:
+def _type_problem(a: Operation, b: Operation, same_type: Any) -> Optional[str]:
     if len(a.results) != len(b.results):
         return f"{a.name} result count {len(a.results)} -> {len(b.results)}"
     for x, y in zip(a.results, b.results):
-        if x.type != y.type:
+        if not same_type(x.type, y.type):
             return f"{a.name} result types differ"
     return None
 
@@ -198,6 +198,18 @@ class FunctionCheck:
         self.discharged_right: set = set()
         self.proof_skipped: Optional[str] = None
         self._order_cache: Dict[str, Any] = {}
+        self._type_equal: Dict[Tuple[int, int], bool] = {}
+
+    def _same_type(self, x, y) -> bool:
+        """``x == y`` for two types, remembered per pair of type objects: each side's file
+        shares a few dozen type objects among all its values, and comparing two records field by
+        field is most of check 3's work on result types. The key is the objects' ids, which stay
+        theirs: the functions under check hold every type object, and types never change."""
+        key = (id(x), id(y))
+        equal = self._type_equal.get(key)
+        if equal is None:
+            equal = self._type_equal[key] = x == y
+        return equal
 
     def _v(self, kind, left, right, message, slots=(), cascade=False):
         self.violations.append(Violation(kind, left, right, message, tuple(slots), cascade))
@@ -349,7 +361,7 @@ class FunctionCheck:
             a, b = L.ops[l], R.ops[r]
             if a.name != b.name:
                 continue
-            msg = _type_problem(a, b)
+            msg = _type_problem(a, b, self._same_type)
             if msg is None:
                 continue
             upstream = any(L.producer[v.vid][0] in violating for v in a.operands)
@@ -465,9 +477,10 @@ class _TokenOrder:
         if any(isinstance(a.type, TokenType) for a in f.arguments):
             self.ok = False
             return
+        producer = self._producer
         for op in _walk(f):
             for r in op.results:
-                self._producer[r.vid] = op
+                producer[r.vid] = op
             if op.regions and op.name not in COMBINER_OPS:
                 if any(isinstance(r.type, TokenType) for r in op.results) or any(
                         isinstance(a.type, TokenType) for reg in op.regions for b in reg.blocks for a in b.arguments):
@@ -482,7 +495,7 @@ class _TokenOrder:
                                 op.attributes.get("memory_ordering_semantics"))
                 self.kinds.append("barrier" if "memory" not in t or order in _FENCING else
                                   "write" if "writes" in t else "read")
-            elif op.name != "join_tokens" and any(isinstance(v.type, TokenType) for v in op.operands):
+            elif op.name != "join_tokens" and op.operands and _takes_token(op):
                 self.ok = False  # a token reaches a terminator or an op we do not model
 
     def _token_operand(self, op: Operation):
@@ -545,6 +558,13 @@ class _TokenOrder:
             if k == "read":
                 m |= 1 << index[i]
         return m
+
+
+def _takes_token(op: Operation) -> bool:
+    for v in op.operands:
+        if isinstance(v.type, TokenType):
+            return True
+    return False
 
 
 def _walk(f: Function):
