@@ -66,14 +66,16 @@ def _signature(fn: Function) -> Dict[str, Any]:
 def _tile_shapes(idx: FunctionIndex) -> List[str]:
     """Distinct non-scalar tile shapes any op produces or takes (``128x64xf16``)."""
     # Distinct type objects first (by identity: a kernel shares a few dozen), then their text.
-    # (Gathered by comprehensions and deduplicated by one C-level pass: a loop storing each
-    # value's type by id was a third of a large kernel's summary.)
-    ops = [op for _, op, _ in idx.ops]
-    every = [v.type for op in ops for v in op.results]
-    every += [v.type for op in ops for v in op.operands]
-    every += [a.type for op in ops if op.regions for region in op.regions for block in region.blocks
-              for a in block.arguments]
-    types: Dict[int, Any] = dict(zip(map(id, every), every))
+    types: Dict[int, Any] = {}
+    for _, op, _ in idx.ops:
+        for v in op.results:
+            types[id(v.type)] = v.type
+        for v in op.operands:
+            types[id(v.type)] = v.type
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.arguments:
+                    types[id(a.type)] = a.type
     shapes = {(t.shape, shape_text(t)) for t in types.values() if isinstance(t, T.TileType) and t.shape}
     return [text for _, text in sorted(shapes, key=lambda s: (len(s[0]), s[0], s[1]))]
 
