@@ -89,8 +89,17 @@ def _body_has_effect(op: Operation, top: bool) -> bool:
 
 
 def _unordered_effect(op: Operation) -> bool:
-    """An effect whose order only its position in the block gives (no token orders it)."""
+    """An effect whose order only its position in the block gives (no token orders it).
+    (``_has_effect`` and ``has_token_group``, with the name test first: check 6 asks it of every
+    op, and most are pure.)"""
+    if op.name in _PURE_OR_TERMINATOR:
+        return False
     return _has_effect(op) and not has_token_group(op)
+
+
+#: The ops whose row says ``pure`` or ``terminator``: no effect of their own, whatever they hold
+#: (``_has_effect``'s first test), read from the op table once.
+_PURE_OR_TERMINATOR = frozenset(n for n, d in OPS_BY_NAME.items() if "pure" in d.traits or "terminator" in d.traits)
 
 
 def _commutative(op: Operation) -> bool:
@@ -309,8 +318,10 @@ class FunctionCheck:
         L, R = self.L, self.R
         a, b = L.ops[l], R.ops[r]
         bad = False
-        for msg in _label_problems(a, b, lambda v: self.mapped(L.producer[v]) if v in L.producer else None,
-                                   lambda v: R.producer.get(v)):
+        regions = bool(a.regions or b.regions)  # (only combiner bodies read the outer values)
+        for msg in _label_problems(a, b, (lambda v: self.mapped(L.producer[v]) if v in L.producer else None)
+                                   if regions else None,
+                                   (lambda v: R.producer.get(v)) if regions else None):
             self._v("label", l, r, msg)
             bad = True
         pl, region_l, blk_l = L.where[l]
@@ -354,14 +365,18 @@ class FunctionCheck:
     def _types(self, violating: set) -> None:
         """A result type that differs is explained when an input of the op already differs."""
         L, R = self.L, self.R
+        l2r, lops, rops, same_type = self.l2r, L.ops, R.ops, self._same_type
         for l in L.order:
-            r = self.l2r.get(l)
-            if r is None or r not in R.ops:
+            r = l2r.get(l)
+            if r is None or r not in rops:
                 continue
-            a, b = L.ops[l], R.ops[r]
+            a, b = lops[l], rops[r]
             if a.name != b.name:
                 continue
-            msg = _type_problem(a, b, self._same_type)
+            ar, br = a.results, b.results
+            if len(ar) == 1 and len(br) == 1 and same_type(ar[0].type, br[0].type):
+                continue  # (most ops: one result of the same type, as _type_problem would find)
+            msg = _type_problem(a, b, same_type)
             if msg is None:
                 continue
             upstream = any(L.producer[v.vid][0] in violating for v in a.operands)
