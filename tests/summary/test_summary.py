@@ -160,3 +160,34 @@ def test_every_corpus_kernel_summarizes(path):
         assert f["num_ops"] == sum(f["op_histogram"].values()) > 0
         for g in f["memory"]:
             assert g["loads"] + g["stores"] == len(g["accesses"])
+
+
+def test_a_diffs_summary_is_made_on_first_use_and_equals_the_eager_one(monkeypatch):
+    """compute_diff leaves the pair summary unmade (``DeferredSummary``) until a report reads
+    it: the API's verdict and an identical pair's text report never walk the kernels for it;
+    what it gives, and what copies, pickles and JSON carry, is the summary summarize_pair makes."""
+    import copy
+    import pickle
+
+    import tileir_diff.summary as summary_pkg
+    from tileir_diff.compare import compute_diff
+    from tileir_diff.report import render
+    from tileir_diff.report.result import DeferredSummary
+
+    left, right = kernel("mma_f16_f32acc"), kernel("mma_f16_f32acc")
+    made = []
+    real = summary_pkg.summarize_pair
+    monkeypatch.setattr(summary_pkg, "summarize_pair", lambda a, b: made.append(1) or real(a, b))
+    r = compute_diff(left, right)
+    assert r.verdict == "identical" and isinstance(r.__dict__["_summary"], DeferredSummary)
+    render(r, "text")
+    assert made == []  # an identical pair's text report shows no summary
+    assert r.summary.to_dict() == summarize_pair(left, right)
+    assert r.summary is r.summary and made == [1]
+    eager = compute_diff(left, right)
+    for other in (pickle.loads(pickle.dumps(eager)), copy.deepcopy(eager), copy.copy(eager),
+                  eager.replaced(reason=None)):
+        assert other.summary == r.summary
+    assert compute_diff(left, right, with_summary=False).summary is None
+    again = compute_diff(left, right).to_dict()
+    assert again["summary"] == r.to_dict()["summary"] == summarize_pair(left, right)

@@ -89,8 +89,17 @@ def _body_has_effect(op: Operation, top: bool) -> bool:
 
 
 def _unordered_effect(op: Operation) -> bool:
-    """An effect whose order only its position in the block gives (no token orders it)."""
+    """An effect whose order only its position in the block gives (no token orders it).
+    (``_has_effect`` and ``has_token_group``, with the name test first: check 6 asks it of every
+    op, and most are pure.)"""
+    if op.name in _PURE_OR_TERMINATOR:
+        return False
     return _has_effect(op) and not has_token_group(op)
+
+
+#: The ops whose row says ``pure`` or ``terminator``: no effect of their own, whatever they hold
+#: (``_has_effect``'s first test), read from the op table once.
+_PURE_OR_TERMINATOR = frozenset(n for n, d in OPS_BY_NAME.items() if "pure" in d.traits or "terminator" in d.traits)
 
 
 def _commutative(op: Operation) -> bool:
@@ -104,16 +113,19 @@ def _commutative(op: Operation) -> bool:
 
 
 def _label_problems(a: Operation, b: Operation, amap, bmap) -> List[str]:
-    """What differs between two ops apart from their operands and placement."""
+    """What differs between two ops apart from their operands and placement. ``amap``/``bmap``
+    (vid -> outer node id) are called for combiner bodies only."""
     out = []
     if a.name != b.name:
         return [f"op {a.name} -> {b.name}"]
-    if dict(a.attributes) != dict(b.attributes):
+    if not _same_attributes(a.attributes, b.attributes):
         keys = [k for k in a.attributes if a.attributes.get(k) != b.attributes.get(k)]
         keys += [k for k in b.attributes if k not in a.attributes]
         out.append(f"{a.name} attributes differ: {', '.join(keys)}")
     if tuple(a.segments) != tuple(b.segments) or len(a.operands) != len(b.operands):
         out.append(f"{a.name} operand groups {list(a.segments)} -> {list(b.segments)}")
+    if not a.regions and not b.regions:  # (most ops: nothing below to compare)
+        return out
     if len(a.regions) != len(b.regions) or any(len(x.blocks) != len(y.blocks) for x, y in zip(a.regions, b.regions)):
         out.append(f"{a.name} regions differ in number")
     else:
@@ -126,11 +138,20 @@ def _label_problems(a: Operation, b: Operation, amap, bmap) -> List[str]:
     return out
 
 
-def _type_problem(a: Operation, b: Operation) -> Optional[str]:
+def _same_attributes(x: Mapping[str, Any], y: Mapping[str, Any]) -> bool:
+    """The two ops' attribute mappings compared as dicts (``dict(x) == dict(y)``), without the
+    copies when both already are dicts (as the reader and the rules make them)."""
+    if type(x) is dict and type(y) is dict:
+        return x == y
+    return dict(x) == dict(y)
+
+
+def _type_problem(a: Operation, b: Operation, same_type: Any) -> Optional[str]:
     if len(a.results) != len(b.results):
         return f"{a.name} result count {len(a.results)} -> {len(b.results)}"
-    if any(x.type != y.type for x, y in zip(a.results, b.results)):
-        return f"{a.name} result types differ"
+    for x, y in zip(a.results, b.results):
+        if not same_type(x.type, y.type):
+            return f"{a.name} result types differ"
     return None
 
 
@@ -186,6 +207,18 @@ class FunctionCheck:
         self.discharged_right: set = set()
         self.proof_skipped: Optional[str] = None
         self._order_cache: Dict[str, Any] = {}
+        self._type_equal: Dict[Tuple[int, int], bool] = {}
+
+    def _same_type(self, x, y) -> bool:
+        """``x == y`` for two types, remembered per pair of type objects: each side's file
+        shares a few dozen type objects among all its values, and comparing two records field by
+        field is most of check 3's work on result types. The key is the objects' ids, which stay
+        theirs: the functions under check hold every type object, and types never change."""
+        key = (id(x), id(y))
+        equal = self._type_equal.get(key)
+        if equal is None:
+            equal = self._type_equal[key] = x == y
+        return equal
 
     def _v(self, kind, left, right, message, slots=(), cascade=False):
         self.violations.append(Violation(kind, left, right, message, tuple(slots), cascade))
@@ -285,8 +318,10 @@ class FunctionCheck:
         L, R = self.L, self.R
         a, b = L.ops[l], R.ops[r]
         bad = False
-        for msg in _label_problems(a, b, lambda v: self.mapped(L.producer[v]) if v in L.producer else None,
-                                   lambda v: R.producer.get(v)):
+        regions = bool(a.regions or b.regions)  # (only combiner bodies read the outer values)
+        for msg in _label_problems(a, b, (lambda v: self.mapped(L.producer[v]) if v in L.producer else None)
+                                   if regions else None,
+                                   (lambda v: R.producer.get(v)) if regions else None):
             self._v("label", l, r, msg)
             bad = True
         pl, region_l, blk_l = L.where[l]
@@ -298,10 +333,10 @@ class FunctionCheck:
             bad = True
         if a.name != b.name or len(a.operands) != len(b.operands):
             return True
+        if self._operands_agree(a, b):
+            return bad
         got = [(L.producer[v.vid], R.producer[w.vid]) for v, w in zip(a.operands, b.operands)]
         agree = [self.mapped(x) == y for x, y in got]
-        if all(agree):
-            return bad
         slots = [(k, k) for k, ok in enumerate(agree) if not ok]
         if a.name == "join_tokens":
             if sorted(map(str, (self.mapped(x) for x, _ in got))) == sorted(map(str, (y for _, y in got))):
@@ -315,17 +350,33 @@ class FunctionCheck:
                                  f"produced by unpaired values", slots, cascade=cascade)
         return True
 
+    def _operands_agree(self, a: Operation, b: Operation) -> bool:
+        """Whether every operand of ``a`` is produced by the mapped producer of ``b``'s operand
+        at the same slot (same result index): ``_pair``'s common case, asked without building
+        its lists (which it builds only when some slot disagrees)."""
+        lp, rp, l2r = self.L.producer, self.R.producer, self.l2r
+        for v, w in zip(a.operands, b.operands):
+            lnid, lres = lp[v.vid]
+            rnid, rres = rp[w.vid]
+            if lres != rres or l2r.get(lnid) != rnid:
+                return False
+        return True
+
     def _types(self, violating: set) -> None:
         """A result type that differs is explained when an input of the op already differs."""
         L, R = self.L, self.R
+        l2r, lops, rops, same_type = self.l2r, L.ops, R.ops, self._same_type
         for l in L.order:
-            r = self.l2r.get(l)
-            if r is None or r not in R.ops:
+            r = l2r.get(l)
+            if r is None or r not in rops:
                 continue
-            a, b = L.ops[l], R.ops[r]
+            a, b = lops[l], rops[r]
             if a.name != b.name:
                 continue
-            msg = _type_problem(a, b)
+            ar, br = a.results, b.results
+            if len(ar) == 1 and len(br) == 1 and same_type(ar[0].type, br[0].type):
+                continue  # (most ops: one result of the same type, as _type_problem would find)
+            msg = _type_problem(a, b, same_type)
             if msg is None:
                 continue
             upstream = any(L.producer[v.vid][0] in violating for v in a.operands)
@@ -441,9 +492,10 @@ class _TokenOrder:
         if any(isinstance(a.type, TokenType) for a in f.arguments):
             self.ok = False
             return
+        producer = self._producer
         for op in _walk(f):
             for r in op.results:
-                self._producer[r.vid] = op
+                producer[r.vid] = op
             if op.regions and op.name not in COMBINER_OPS:
                 if any(isinstance(r.type, TokenType) for r in op.results) or any(
                         isinstance(a.type, TokenType) for reg in op.regions for b in reg.blocks for a in b.arguments):
@@ -458,7 +510,7 @@ class _TokenOrder:
                                 op.attributes.get("memory_ordering_semantics"))
                 self.kinds.append("barrier" if "memory" not in t or order in _FENCING else
                                   "write" if "writes" in t else "read")
-            elif op.name != "join_tokens" and any(isinstance(v.type, TokenType) for v in op.operands):
+            elif op.name != "join_tokens" and op.operands and _takes_token(op):
                 self.ok = False  # a token reaches a terminator or an op we do not model
 
     def _token_operand(self, op: Operation):
@@ -521,6 +573,13 @@ class _TokenOrder:
             if k == "read":
                 m |= 1 << index[i]
         return m
+
+
+def _takes_token(op: Operation) -> bool:
+    for v in op.operands:
+        if isinstance(v.type, TokenType):
+            return True
+    return False
 
 
 def _walk(f: Function):

@@ -39,22 +39,28 @@ class FunctionIndex:
 
     def _block(self, block: Block, prefix: str, parent: Optional[str], region: int, blk: int) -> None:
         ids = self.blocks.setdefault((parent, region, blk), [])
+        ops, order, where, producer = self.ops, self.order, self.where, self.producer
+        place = (parent, region, blk)  # (one tuple shared by the block's ops: it is never changed)
         for j, op in enumerate(block.operations):
             nid = op.origin or f"{prefix}/o{j}"
-            if nid in self.ops:  # the graph's convention for a duplicated origin tag
+            if nid in ops:  # the graph's convention for a duplicated origin tag
                 k = 1
-                while f"{nid}~{k}" in self.ops:
+                while f"{nid}~{k}" in ops:
                     k += 1
                 nid = f"{nid}~{k}"
-            self.ops[nid] = op
-            self.order.append(nid)
-            self.where[nid] = (parent, region, blk)
+            ops[nid] = op
+            order.append(nid)
+            where[nid] = place
             ids.append(nid)
             for v in op.operands:
-                if v.vid not in self.producer:
+                if v.vid not in producer:
                     self.problems.append(f"{nid}: operand %v{v.vid} has no producer before it")
-            for i, r in enumerate(op.results):
-                self.producer[r.vid] = (nid, i)
+            results = op.results
+            if len(results) == 1:
+                producer[results[0].vid] = (nid, 0)
+            else:
+                for i, r in enumerate(results):
+                    producer[r.vid] = (nid, i)
             if op.name in COMBINER_OPS:
                 continue
             for k, reg in enumerate(op.regions):
@@ -89,8 +95,12 @@ def traits_of(op: Operation) -> frozenset:
 
 def has_token_group(op: Operation) -> bool:
     """Whether the op's row has an operand group ``token`` (the token graph orders it)."""
-    d = OPS_BY_NAME.get(op.name)
-    return d is not None and any(o.name == "token" for o in d.operands)
+    return op.name in _TOKEN_GROUP_OPS
+
+
+#: The ops whose row has an operand group ``token``, read from the op table once (as
+#: ``dialect.traits.ops_with`` does): the checker asks this of every op, twice.
+_TOKEN_GROUP_OPS = frozenset(n for n, d in OPS_BY_NAME.items() if any(o.name == "token" for o in d.operands))
 
 
 def encodable(op: Operation) -> bool:

@@ -24,8 +24,8 @@ from .describe import FunctionText
 from .passes import (EntryPair, RunSetting, check_pass, classify_pass, differences_pass, function_record,
                      function_stats, graphs_pass, mapping_rows, module_level_pass, normalize_pass, pair_functions)
 from .pins import Pin, apply_pins, find_pins
-from ..report.result import (DeferredLines, DiffResult, Difference, FunctionPair, FunctionStats, MatchStats,
-                             PairSummary)
+from ..report.result import (DeferredLines, DeferredSummary, DiffResult, Difference, FunctionPair, FunctionStats,
+                             MatchStats)
 from .specialization import never_holding_assumptions, strip_assumptions
 from .verdict import RunFacts, VerdictInputs, decide, follow_up
 
@@ -197,12 +197,13 @@ def _compute_diff(left: Module, right: Module, *, rules, disable, limits, left_s
     stats = replace(run.stats, ops_left=count_ops(left), ops_right=count_ops(right),
                     limits_hit=tuple(run.limits_hit), seconds=round(time.perf_counter() - t0, 4),
                     rules_enabled=tuple(chosen), rule_counts=run.counts)
-    summary = _summary(left, right) if with_summary else {}
+    # Made on first use of result.summary (reports that show it), not here.
+    summary: Any = DeferredSummary(lambda: _summary(left, right)) if with_summary else None
     # Printed on first use of result.left_lines/right_lines (HTML and JSON reports), not here.
     llines: Any = DeferredLines(lines_l.lines) if with_lines else []
     rlines: Any = DeferredLines(lines_r.lines) if with_lines else []
     return DiffResult(verdict=verdict, differences=run.differences if verdict in ("different", "specialized") else [],
-                      rules_applied=rules_applied, summary=PairSummary.from_dict(summary), left_source=lsrc,
+                      rules_applied=rules_applied, summary=summary, left_source=lsrc,
                       right_source=rsrc, functions=tuple(run.functions),
                       mapping=run.mapping, stats=stats, reason=reason,
                       left_lines=llines, right_lines=rlines,

@@ -93,7 +93,7 @@ class FunctionGraph:
         # op node ids per Merkle hash, in program order (filled while building, when each node
         # is at hand, so that exact matching needs no pass of its own)
         self.by_hash: Dict[str, List[str]] = {}
-        self._producer: Dict[int, Tuple[str, int]] = {}
+        self._producer: Dict[int, Tuple[Node, int]] = {}  # vid -> (producing node, result index)
         self._nx = None
         self._position_of: Optional[Dict[str, int]] = None
         keys = KeyBuilder(arg_positions=False)
@@ -105,7 +105,7 @@ class FunctionGraph:
             n.value, n.position, n.arg_index = a, i, i
             n.compare_key = f"arg:{fmt_type(a.type)}"
             n.merkle_key = keys.value[a.vid]
-            self._producer[a.vid] = (n.nid, 0)
+            self._producer[a.vid] = (n, 0)
         self._region_ops: List[Node] = []
         self._block(function.body, prefix, None, 0)
         self._measure_regions()
@@ -161,35 +161,41 @@ class FunctionGraph:
                 nodes[nid] = n
                 order.append(nid)
                 node_list.append(n)
+            nid = n.nid
             n.merkle_key = h = op_keys[op]
             same = by_hash.get(h)
             if same is None:
-                by_hash[h] = [n.nid]
+                by_hash[h] = [nid]
             else:
-                same.append(n.nid)
+                same.append(nid)
             operands = n.operands
             # operand-tree size (capped) and height: producers come first in pre-order
             size, height = 1, 1
-            for v in op.operands:
+            for k, v in enumerate(op.operands):
                 src = producer.get(v.vid)
                 kind = "token" if isinstance(v.type, TokenType) else "data"
                 if src is None:
                     operands.append((None, 0, kind))
                     continue
-                operands.append((src[0], src[1], kind))
-                s = nodes[src[0]]
-                s.users.append((n.nid, len(operands) - 1, src[1]))
+                s, res = src
+                operands.append((s.nid, res, kind))
+                s.users.append((nid, k, res))
                 size += s.size
                 if s.height >= height:
                     height = s.height + 1
             n.size, n.height = (size if size < _SIZE_CAP else _SIZE_CAP), height
-            for i, r in enumerate(op.results):
-                producer[r.vid] = (n.nid, i)
+            results = op.results
+            if len(results) == 1:
+                producer[results[0].vid] = (n, 0)
+            else:
+                for i, r in enumerate(results):
+                    producer[r.vid] = (n, i)
+            label = getattr(op, "_label", None) or op_label(op)  # (op_label's memo, set while keying)
             if op.name in FOLDED_REGION_OPS:
                 exprs = [combiner_expression(b) for r in op.regions for b in r.blocks]
-                n.compare_key = op_label(op) + "{" + ";".join(exprs) + "}"
+                n.compare_key = label + "{" + ";".join(exprs) + "}"
                 continue
-            n.compare_key = op_label(op)
+            n.compare_key = label
             if op.regions:
                 self._region_ops.append(n)  # in pre-order: outer before inner
                 sig = []
@@ -202,7 +208,7 @@ class FunctionGraph:
                             an.region = k
                             an.compare_key = f"barg:{k}:{i}:{fmt_type(a.type)}"
                             an.merkle_key = self._keys.value[a.vid]
-                            self._producer[a.vid] = (an.nid, 0)
+                            self._producer[a.vid] = (an, 0)
                             n.children.append(an.nid)
                         before = len(self.order)
                         self._block(b, f"{n.nid}/r{k}", n.nid, depth + 1, k)

@@ -53,8 +53,8 @@ def render(result: DiffResult, *, max_affected: int = 10, summary: bool = True) 
     rules = sorted_rules(result)
     lines += _rules_section(result, rules)
     lines += _functions_section(result)
-    pair = pair_summary(result)
-    if summary and pair:
+    pair = pair_summary(result) if summary else None  # (a deferred summary is made only when shown)
+    if pair:
         lines += _summary_section(result, pair, rules)
     return "\n".join(lines).rstrip() + "\n"
 

@@ -322,8 +322,8 @@ class DiffResult:
 
     def replaced(self, **changes: Any) -> "DiffResult":
         """A new result with ``changes`` (results are never changed in place); the printed
-        modules stay unprinted until first used, as in this one."""
-        for name in ("left_lines", "right_lines"):
+        modules and the summary stay unmade until first used, as in this one."""
+        for name in ("left_lines", "right_lines", "summary"):
             changes.setdefault(name, self.__dict__["_" + name])
         return dataclasses.replace(self, **changes)
 
@@ -366,28 +366,55 @@ class DeferredLines:
     def __init__(self, make):
         self.make = make
 
+    def value(self) -> list:
+        return self.make()
+
     def __reduce__(self):
         return (list, (self.make(),))
 
 
-def _lines_property(name: str) -> property:
+class DeferredSummary:
+    """A pair summary not made yet: ``make()`` returns its dict (``{}``: none), as
+    ``tileir_diff.summary.summarize_pair`` gives it. ``DiffResult.summary`` accepts one and makes
+    it on first access, so a diff whose report never reads the summary (the API's verdict and
+    differences, the text report of an identical pair) never walks the kernels for it. Like the
+    printed lines, it reads the two modules the diff was given, which nothing changes. Two
+    threads reading it first both make it: the same value, either kept. Copies and pickles carry
+    the made summary."""
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        self.make = make
+
+    def value(self) -> Optional[PairSummary]:
+        return PairSummary.from_dict(self.make())
+
+    def __reduce__(self):
+        return (PairSummary.from_dict, (self.make(),))
+
+
+def _deferred_property(name: str, deferred: type, doc: str) -> property:
     slot = "_" + name
 
     def get(self):
         value = self.__dict__[slot]
-        if isinstance(value, DeferredLines):
-            value = self.__dict__[slot] = value.make()
+        if isinstance(value, deferred):
+            value = self.__dict__[slot] = value.value()
         return value
 
     def set(self, value):
         self.__dict__[slot] = value
 
-    return property(get, set, doc=f"{name}: the printed module as (op id or None, line) pairs")
+    return property(get, set, doc=doc)
 
 
-# Properties over the two dataclass fields (the generated __init__ assigns through them).
-DiffResult.left_lines = _lines_property("left_lines")  # type: ignore[assignment]
-DiffResult.right_lines = _lines_property("right_lines")  # type: ignore[assignment]
+# Properties over three dataclass fields (the generated __init__ assigns through them).
+DiffResult.left_lines = _deferred_property(  # type: ignore[assignment]
+    "left_lines", DeferredLines, "left_lines: the printed module as (op id or None, line) pairs")
+DiffResult.right_lines = _deferred_property(  # type: ignore[assignment]
+    "right_lines", DeferredLines, "right_lines: the printed module as (op id or None, line) pairs")
+DiffResult.summary = _deferred_property(  # type: ignore[assignment]
+    "summary", DeferredSummary, "summary: the pair summary (a PairSummary), or None")
 
 
 def _jsonable(x: Any) -> Any:

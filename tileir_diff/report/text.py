@@ -101,8 +101,10 @@ def _rules_section(result: DiffResult, rules: Sequence) -> List[str]:
 
 def _summary_section(result: DiffResult, rules: List[str], max_summary_lines: int) -> List[str]:
     """The differing rows of the pair summary (none for an identical verdict)."""
+    if result.verdict == "identical":  # (before reading the summary: a deferred one is then never made)
+        return []
     pair = pair_summary(result)
-    if not pair or result.verdict == "identical":
+    if not pair:
         return []
     differing = pair_lines(pair)
     if result.verdict == "equivalent":
