@@ -33,12 +33,14 @@ This module sits at the bottom of the layering (tests/test_layering.py): dialect
 """
 from __future__ import annotations
 
+import abc
 import builtins
 import dataclasses
 import reprlib
+import sys
 from dataclasses import FrozenInstanceError, dataclass, fields
 from operator import attrgetter
-from types import CodeType, FunctionType
+from types import CodeType, FunctionType, MemberDescriptorType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
 if TYPE_CHECKING:
@@ -206,6 +208,58 @@ def _signature(cls) -> Tuple[str, tuple, Dict[str, Any]]:
     return "".join(shape), tuple(defaults), scope
 
 
+# What ``dataclass(cls, init=False, frozen=False, eq=False, repr=False)`` does to a class whose
+# annotations are all strings (``from __future__ import annotations``) naming no ClassVar,
+# InitVar or KW_ONLY, done without its per-annotation regular expressions and module lookups
+# (about 0.2 M instructions a class, some seventy classes at start-up): a Field per annotation
+# as ``_get_field`` makes it (a Field default kept, a slot descriptor meaning no default, a
+# mutable default refused with dataclass's message), Field defaults replaced on the class, a
+# Field without annotation refused, ``__dataclass_params__``, ``__dataclass_fields__`` and
+# ``__match_args__``. The names are dataclasses' internals of CPython 3.11 (checked here); any
+# other version, or any other annotation, goes through ``dataclass`` itself.
+# tests/ir/test_record.py compares both paths.
+_FAST_FIELDS = sys.version_info[:2] == (3, 11) and all(
+    hasattr(dataclasses, name) for name in ("_FIELD", "_DataclassParams", "_FIELDS", "_PARAMS", "Field"))
+_NOT_PLAIN = ("ClassVar", "InitVar", "KW_ONLY")
+
+
+def _plain_dataclass(cls):
+    annotations = cls.__dict__.get("__annotations__", {})
+    if not _FAST_FIELDS or not all(isinstance(t, str) and not any(w in t for w in _NOT_PLAIN)
+                                   for t in annotations.values()):
+        return dataclass(cls, init=False, frozen=False, eq=False, repr=False)
+    missing, field_class, plain = dataclasses.MISSING, dataclasses.Field, dataclasses._FIELD
+    setattr(cls, dataclasses._PARAMS, dataclasses._DataclassParams(False, False, False, False, False, False))
+    found = {}
+    for name, annotation in annotations.items():
+        default = getattr(cls, name, missing)
+        if isinstance(default, field_class):
+            f = default
+        else:
+            f = dataclasses.field(default=missing if isinstance(default, MemberDescriptorType) else default)
+        f.name, f.type, f._field_type = name, annotation, plain
+        if f.kw_only is missing:
+            f.kw_only = False
+        if f.default.__class__.__hash__ is None:
+            raise ValueError(f"mutable default {type(f.default)} for field {f.name} is not allowed: "
+                             "use default_factory")
+        found[name] = f
+    for f in found.values():
+        if isinstance(getattr(cls, f.name, None), field_class):
+            if f.default is missing:
+                delattr(cls, f.name)
+            else:
+                setattr(cls, f.name, f.default)
+    for name, value in cls.__dict__.items():
+        if isinstance(value, field_class) and name not in annotations:
+            raise TypeError(f"{name!r} is a field but has no type annotation")
+    setattr(cls, dataclasses._FIELDS, found)
+    if "__match_args__" not in cls.__dict__:
+        cls.__match_args__ = tuple(f.name for f in found.values() if f.init and not f.kw_only)
+    abc.update_abstractmethods(cls)
+    return cls
+
+
 def _build(cls, slots: bool, mutable: bool, eq: bool):
     own = {name for name in ("__init__", "__eq__", "__hash__", "__repr__", "__setattr__", "__delattr__")
            if name in cls.__dict__}
@@ -217,7 +271,7 @@ def _build(cls, slots: bool, mutable: bool, eq: bool):
     documented = bool(cls.__dict__.get("__doc__"))
     if not documented:
         cls.__doc__ = "undocumented"  # dataclass would document it by a signature without __init__
-    out = dataclass(cls, init=False, frozen=False, eq=False, repr=False)
+    out = _plain_dataclass(cls)
     if not _plain_fields(out):
         raise TypeError(f"record: {cls.__qualname__} has an InitVar, a kw_only field or a field named like "
                         "__init__'s own names; use dataclasses.dataclass")
