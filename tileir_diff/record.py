@@ -38,7 +38,7 @@ import builtins
 import dataclasses
 import reprlib
 import sys
-from dataclasses import FrozenInstanceError, dataclass, fields
+from dataclasses import Field, FrozenInstanceError, dataclass, fields
 from operator import attrgetter
 from types import CodeType, FunctionType, MemberDescriptorType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
@@ -50,10 +50,10 @@ else:
         return lambda decorated: decorated
 
 
-def _methods(cls, mutable: bool, eq: bool) -> dict:
-    compared = tuple(f.name for f in fields(cls) if f.compare)
-    hashed = tuple(f.name for f in fields(cls) if (f.compare if f.hash is None else f.hash))
-    shown = tuple(f.name for f in fields(cls) if f.repr)
+def _methods(cls, fs: Tuple[Field, ...], mutable: bool, eq: bool) -> dict:
+    compared = tuple(f.name for f in fs if f.compare)
+    hashed = tuple(f.name for f in fs if (f.compare if f.hash is None else f.hash))
+    shown = tuple(f.name for f in fs if f.repr)
     methods = {"__eq__": _eq(compared), "__hash__": None if mutable else _hash(hashed)} if eq else {}
 
     @reprlib.recursive_repr()
@@ -138,9 +138,9 @@ def _template(shape: str, post_init: bool, mutable: bool) -> CodeType:
     return code
 
 
-def _init(cls, mutable: bool):
-    shape, defaults, scope = _signature(cls)
-    names = [f.name for f in fields(cls)]
+def _init(cls, fs: Tuple[Field, ...], mutable: bool):
+    shape, defaults, scope = _signature(fs)
+    names = [f.name for f in fs]
     template = _template(shape, hasattr(cls, "__post_init__"), mutable)
     placeholders = {f"n{i}": name for i, name in enumerate(names)}
     renamed = {f"a{i}": name for i, name in enumerate(names)}
@@ -155,7 +155,7 @@ def _init(cls, mutable: bool):
     init = FunctionType(template.replace(**changes), scope, "__init__", defaults or None)
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    annotations = {f.name: f.type for f in fields(cls) if f.init}
+    annotations = {f.name: f.type for f in fs if f.init}
     annotations["return"] = None
     init.__annotations__ = annotations
     return init
@@ -184,11 +184,11 @@ def _plain_fields(cls) -> bool:
     return plain is not None
 
 
-def _signature(cls) -> Tuple[str, tuple, Dict[str, Any]]:
-    """The class's ``__init__`` shape (see ``_template``), its parameters' defaults, and the
-    globals its body reads (defaults and factories of the fields not in ``__init__``)."""
+def _signature(fs: Tuple[Field, ...]) -> Tuple[str, tuple, Dict[str, Any]]:
+    """The ``__init__`` shape of a class with fields ``fs`` (see ``_template``), its parameters'
+    defaults, and the globals its body reads (defaults and factories of the fields not in ``__init__``)."""
     shape, defaults, scope = [], [], {}
-    for i, f in enumerate(fields(cls)):
+    for i, f in enumerate(fs):
         has_default = f.default is not dataclasses.MISSING
         has_factory = f.default_factory is not dataclasses.MISSING
         if has_factory:
@@ -255,7 +255,7 @@ def _plain_dataclass(cls):
             raise TypeError(f"{name!r} is a field but has no type annotation")
     setattr(cls, dataclasses._FIELDS, found)
     if "__match_args__" not in cls.__dict__:
-        cls.__match_args__ = tuple(f.name for f in found.values() if f.init and not f.kw_only)
+        cls.__match_args__ = tuple(f.name for f in found.values() if f.init and not f.kw_only)  # type: ignore[misc]
     abc.update_abstractmethods(cls)
     return cls
 
@@ -275,11 +275,12 @@ def _build(cls, slots: bool, mutable: bool, eq: bool):
     if not _plain_fields(out):
         raise TypeError(f"record: {cls.__qualname__} has an InitVar, a kw_only field or a field named like "
                         "__init__'s own names; use dataclasses.dataclass")
-    names = tuple(f.name for f in fields(out))
+    fs = fields(out)
+    names = tuple(f.name for f in fs)
     if slots:
         out = _with_slots(out, names, frozen)
-    methods = _methods(out, mutable, eq)
-    methods["__init__"] = _init(out, mutable)
+    methods = _methods(out, fs, mutable, eq)
+    methods["__init__"] = _init(out, fs, mutable)
     if frozen:
         methods.update(_frozen_methods(out, names))
     params = out.__dataclass_params__
