@@ -3,8 +3,9 @@
 CPython (3.10-3.12) compiles every method a dataclass writes with an ``exec`` of its own: about
 3.2 M instructions per frozen class of three fields (six methods), and a whole-process diff defines
 some sixty dataclasses (docs/performance.md, session 12). ``record`` asks ``dataclass`` for the
-fields only (``init``, ``repr``, ``eq`` off and not frozen: it then compiles nothing) and gives
-the methods without compiling source:
+fields only (``init``, ``repr``, ``eq`` off and not frozen: it then compiles nothing; for the
+common class, every annotation a plain string, ``_plain_dataclass`` does that part itself, see
+there) and gives the methods without compiling source:
 
 - ``__init__``: a code object compiled once per shape (per field: a parameter or not, with a
   default or a ``default_factory``; whether the class has ``__post_init__``; frozen or not),

@@ -7,7 +7,7 @@ import inspect
 import pickle
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Optional
+from typing import ClassVar, Optional
 
 import pytest
 
