@@ -319,3 +319,22 @@ def test_plain_fields_refused_as_dataclass_refuses_them():
             dataclass(body(), init=False, frozen=False, eq=False, repr=False)
         with pytest.raises(theirs.type, match=re.escape(str(theirs.value))):
             record_module._plain_dataclass(body())
+
+
+def test_signature_text_is_inspects():
+    """record documents an undocumented class by its signature, written without inspect
+    (record._signature_text): the same text inspect gives, for every record of these modules."""
+    from tileir_diff import record as record_module
+    from tileir_diff.compare import roots
+    from tileir_diff.dialect import spec
+    from tileir_diff.report import result
+    compared = 0
+    for module in (types, attributes, core, template, container, mapping, spec, result, roots):
+        for obj in vars(module).values():
+            if isinstance(obj, type) and obj.__module__ == module.__name__ and dataclasses.is_dataclass(obj) \
+                    and getattr(getattr(obj.__init__, "__code__", None), "co_filename", None) == "<string>":
+                text = record_module._signature_text(obj, fields(obj))
+                if text is not None:
+                    assert text == str(inspect.signature(obj)), obj
+                    compared += 1
+    assert compared >= 40
