@@ -1,7 +1,6 @@
 """``load()``: bytecode or text, told apart by the magic bytes."""
 from __future__ import annotations
 
-import json
 import os
 import stat
 from typing import Any, Union
@@ -168,6 +167,7 @@ def read_json_file(p: str, *, limit: int = MAX_JSON_BYTES, max_depth: int = MAX_
     cannot exhaust the stack), integers Python converts. JSONFileError (one line naming the
     file) otherwise. The one reader of analysis.json (``--accept``, the suite catalog) and of
     the launch facts in it."""
+    import json  # only here: a diff without --accept reads no JSON (start-up time)
     raw = read_regular_file(p, limit)
     try:
         text = raw.decode("utf-8")

@@ -3,8 +3,9 @@
 CPython (3.10-3.12) compiles every method a dataclass writes with an ``exec`` of its own: about
 3.2 M instructions per frozen class of three fields (six methods), and a whole-process diff defines
 some sixty dataclasses (docs/performance.md, session 12). ``record`` asks ``dataclass`` for the
-fields only (``init``, ``repr``, ``eq`` off and not frozen: it then compiles nothing) and gives
-the methods without compiling source:
+fields only (``init``, ``repr``, ``eq`` off and not frozen: it then compiles nothing; for the
+common class, every annotation a plain string, ``_plain_dataclass`` does that part itself, see
+there) and gives the methods without compiling source:
 
 - ``__init__``: a code object compiled once per shape (per field: a parameter or not, with a
   default or a ``default_factory``; whether the class has ``__post_init__``; frozen or not),
@@ -33,12 +34,14 @@ This module sits at the bottom of the layering (tests/test_layering.py): dialect
 """
 from __future__ import annotations
 
+import abc
 import builtins
 import dataclasses
 import reprlib
-from dataclasses import FrozenInstanceError, dataclass, fields
+import sys
+from dataclasses import Field, FrozenInstanceError, dataclass, fields
 from operator import attrgetter
-from types import CodeType, FunctionType
+from types import CodeType, FunctionType, MemberDescriptorType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
 if TYPE_CHECKING:
@@ -48,10 +51,10 @@ else:
         return lambda decorated: decorated
 
 
-def _methods(cls, mutable: bool, eq: bool) -> dict:
-    compared = tuple(f.name for f in fields(cls) if f.compare)
-    hashed = tuple(f.name for f in fields(cls) if (f.compare if f.hash is None else f.hash))
-    shown = tuple(f.name for f in fields(cls) if f.repr)
+def _methods(cls, fs: Tuple[Field, ...], mutable: bool, eq: bool) -> dict:
+    compared = tuple(f.name for f in fs if f.compare)
+    hashed = tuple(f.name for f in fs if (f.compare if f.hash is None else f.hash))
+    shown = tuple(f.name for f in fs if f.repr)
     methods = {"__eq__": _eq(compared), "__hash__": None if mutable else _hash(hashed)} if eq else {}
 
     @reprlib.recursive_repr()
@@ -136,9 +139,9 @@ def _template(shape: str, post_init: bool, mutable: bool) -> CodeType:
     return code
 
 
-def _init(cls, mutable: bool):
-    shape, defaults, scope = _signature(cls)
-    names = [f.name for f in fields(cls)]
+def _init(cls, fs: Tuple[Field, ...], mutable: bool):
+    shape, defaults, scope = _signature(fs)
+    names = [f.name for f in fs]
     template = _template(shape, hasattr(cls, "__post_init__"), mutable)
     placeholders = {f"n{i}": name for i, name in enumerate(names)}
     renamed = {f"a{i}": name for i, name in enumerate(names)}
@@ -153,7 +156,7 @@ def _init(cls, mutable: bool):
     init = FunctionType(template.replace(**changes), scope, "__init__", defaults or None)
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    annotations = {f.name: f.type for f in fields(cls) if f.init}
+    annotations = {f.name: f.type for f in fs if f.init}
     annotations["return"] = None
     init.__annotations__ = annotations
     return init
@@ -182,11 +185,11 @@ def _plain_fields(cls) -> bool:
     return plain is not None
 
 
-def _signature(cls) -> Tuple[str, tuple, Dict[str, Any]]:
-    """The class's ``__init__`` shape (see ``_template``), its parameters' defaults, and the
-    globals its body reads (defaults and factories of the fields not in ``__init__``)."""
+def _signature(fs: Tuple[Field, ...]) -> Tuple[str, tuple, Dict[str, Any]]:
+    """The ``__init__`` shape of a class with fields ``fs`` (see ``_template``), its parameters'
+    defaults, and the globals its body reads (defaults and factories of the fields not in ``__init__``)."""
     shape, defaults, scope = [], [], {}
-    for i, f in enumerate(fields(cls)):
+    for i, f in enumerate(fs):
         has_default = f.default is not dataclasses.MISSING
         has_factory = f.default_factory is not dataclasses.MISSING
         if has_factory:
@@ -206,6 +209,58 @@ def _signature(cls) -> Tuple[str, tuple, Dict[str, Any]]:
     return "".join(shape), tuple(defaults), scope
 
 
+# What ``dataclass(cls, init=False, frozen=False, eq=False, repr=False)`` does to a class whose
+# annotations are all strings (``from __future__ import annotations``) naming no ClassVar,
+# InitVar or KW_ONLY, done without its per-annotation regular expressions and module lookups
+# (about 0.2 M instructions a class, some seventy classes at start-up): a Field per annotation
+# as ``_get_field`` makes it (a Field default kept, a slot descriptor meaning no default, a
+# mutable default refused with dataclass's message), Field defaults replaced on the class, a
+# Field without annotation refused, ``__dataclass_params__``, ``__dataclass_fields__`` and
+# ``__match_args__``. The names are dataclasses' internals of CPython 3.11 (checked here); any
+# other version, or any other annotation, goes through ``dataclass`` itself.
+# tests/ir/test_record.py compares both paths.
+_FAST_FIELDS = sys.version_info[:2] == (3, 11) and all(
+    hasattr(dataclasses, name) for name in ("_FIELD", "_DataclassParams", "_FIELDS", "_PARAMS", "Field"))
+_NOT_PLAIN = ("ClassVar", "InitVar", "KW_ONLY")
+
+
+def _plain_dataclass(cls):
+    annotations = cls.__dict__.get("__annotations__", {})
+    if not _FAST_FIELDS or not all(isinstance(t, str) and not any(w in t for w in _NOT_PLAIN)
+                                   for t in annotations.values()):
+        return dataclass(cls, init=False, frozen=False, eq=False, repr=False)
+    missing, field_class, plain = dataclasses.MISSING, dataclasses.Field, dataclasses._FIELD
+    setattr(cls, dataclasses._PARAMS, dataclasses._DataclassParams(False, False, False, False, False, False))
+    found = {}
+    for name, annotation in annotations.items():
+        default = getattr(cls, name, missing)
+        if isinstance(default, field_class):
+            f = default
+        else:
+            f = dataclasses.field(default=missing if isinstance(default, MemberDescriptorType) else default)
+        f.name, f.type, f._field_type = name, annotation, plain
+        if f.kw_only is missing:
+            f.kw_only = False
+        if f.default.__class__.__hash__ is None:
+            raise ValueError(f"mutable default {type(f.default)} for field {f.name} is not allowed: "
+                             "use default_factory")
+        found[name] = f
+    for f in found.values():
+        if isinstance(getattr(cls, f.name, None), field_class):
+            if f.default is missing:
+                delattr(cls, f.name)
+            else:
+                setattr(cls, f.name, f.default)
+    for name, value in cls.__dict__.items():
+        if isinstance(value, field_class) and name not in annotations:
+            raise TypeError(f"{name!r} is a field but has no type annotation")
+    setattr(cls, dataclasses._FIELDS, found)
+    if "__match_args__" not in cls.__dict__:
+        cls.__match_args__ = tuple(f.name for f in found.values() if f.init and not f.kw_only)  # type: ignore[misc]
+    abc.update_abstractmethods(cls)
+    return cls
+
+
 def _build(cls, slots: bool, mutable: bool, eq: bool):
     own = {name for name in ("__init__", "__eq__", "__hash__", "__repr__", "__setattr__", "__delattr__")
            if name in cls.__dict__}
@@ -217,15 +272,16 @@ def _build(cls, slots: bool, mutable: bool, eq: bool):
     documented = bool(cls.__dict__.get("__doc__"))
     if not documented:
         cls.__doc__ = "undocumented"  # dataclass would document it by a signature without __init__
-    out = dataclass(cls, init=False, frozen=False, eq=False, repr=False)
+    out = _plain_dataclass(cls)
     if not _plain_fields(out):
         raise TypeError(f"record: {cls.__qualname__} has an InitVar, a kw_only field or a field named like "
                         "__init__'s own names; use dataclasses.dataclass")
-    names = tuple(f.name for f in fields(out))
+    fs = fields(out)
+    names = tuple(f.name for f in fs)
     if slots:
         out = _with_slots(out, names, frozen)
-    methods = _methods(out, mutable, eq)
-    methods["__init__"] = _init(out, mutable)
+    methods = _methods(out, fs, mutable, eq)
+    methods["__init__"] = _init(out, fs, mutable)
     if frozen:
         methods.update(_frozen_methods(out, names))
     params = out.__dataclass_params__
@@ -235,10 +291,38 @@ def _build(cls, slots: bool, mutable: bool, eq: bool):
             if method is not None:
                 method.__name__, method.__qualname__ = name, f"{out.__qualname__}.{name}"
             setattr(out, name, method)
-    if not documented:
-        import inspect  # as dataclass documents a class without a docstring: by its signature
-        out.__doc__ = out.__name__ + str(inspect.signature(out)).replace(" -> None", "")
+    if not documented:  # as dataclass documents a class without a docstring: by its signature
+        signature = _signature_text(out, fs)
+        if signature is None:
+            import inspect
+            signature = str(inspect.signature(out))
+        out.__doc__ = out.__name__ + signature.replace(" -> None", "")
     return out
+
+
+def _signature_text(cls, fs: Tuple[Field, ...]) -> "str | None":
+    """``str(inspect.signature(cls))`` written directly (inspect takes ~0.24 M instructions a
+    class, some thirty undocumented records at start-up) for a class that ``record`` gave its
+    ``__init__`` and whose parameters' annotations are strings: each parameter ``name: 'type'``,
+    `` = repr(default)`` after it when it has one (a factory's sentinel shows as ``<factory>``),
+    then `` -> None``, as inspect formats them. None for anything else (a metaclass, a
+    ``__new__`` of its own, another annotation): inspect then answers.
+    tests/ir/test_record.py compares both over every record of the package."""
+    if type(cls) is not type or cls.__new__ is not object.__new__:
+        return None
+    parts = []
+    for f in fs:
+        if not f.init:
+            continue
+        if not isinstance(f.type, str):
+            return None
+        text = f"{f.name}: {f.type!r}"
+        if f.default is not dataclasses.MISSING:
+            text += f" = {f.default!r}"
+        elif f.default_factory is not dataclasses.MISSING:
+            text += f" = {_HAS_DEFAULT_FACTORY!r}"
+        parts.append(text)
+    return "(" + ", ".join(parts) + ") -> None"
 
 
 def _getstate(self):

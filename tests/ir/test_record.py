@@ -2,11 +2,12 @@
 fields, replace(), pickling; checked against dataclass's own methods on twin classes and, on the
 IR's record classes, against what dataclass's methods compute, over decoded corpus kernels."""
 import dataclasses
+import re
 import inspect
 import pickle
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Optional
+from typing import ClassVar, Optional
 
 import pytest
 
@@ -256,3 +257,84 @@ def test_what_record_refuses():
 
             def __init__(self):
                 pass
+
+
+def _string_annotated_bodies():
+    """Class bodies as modules with ``from __future__ import annotations`` write them (every
+    annotation a string), which record gives its own field processing (record._plain_dataclass)."""
+    def plain():
+        class Plain:
+            a: "int"
+            b: "Optional[str]" = None
+            c: "tuple" = field(default=(), compare=False)
+            d: "list" = field(default_factory=list, repr=False)
+            e: "int" = field(default=3, init=False)
+            f: "dict" = field(default_factory=dict, init=False, hash=False)
+        return Plain
+
+    def classvar():  # not plain: dataclass's own processing
+        class WithClassVar:
+            a: "int"
+            b: "ClassVar[int]" = 3
+        return WithClassVar
+
+    def no_fields():
+        class NoFields:
+            x = 1
+        return NoFields
+    return [plain, classvar, no_fields]
+
+
+@pytest.mark.parametrize("body", _string_annotated_bodies(), ids=lambda b: b.__name__)
+def test_plain_fields_as_dataclass_processes_them(body):
+    from tileir_diff import record as record_module
+    ours = record_module._plain_dataclass(body())
+    theirs = dataclass(body(), init=False, frozen=False, eq=False, repr=False)
+
+    def described(cls):
+        return (repr(cls.__dataclass_params__), cls.__match_args__,
+                [repr(f) for f in cls.__dataclass_fields__.values()],
+                {k: v for k, v in vars(cls).items()
+                 if k not in ("__dataclass_fields__", "__dataclass_params__", "__dict__", "__weakref__", "__doc__")},
+                sorted(vars(cls)))
+    assert described(ours) == described(theirs)
+    assert repr(ours.__dataclass_fields__) == repr(theirs.__dataclass_fields__)
+
+
+def test_plain_fields_refused_as_dataclass_refuses_them():
+    from tileir_diff import record as record_module
+
+    def mutable_default():
+        class MutableDefault:
+            a: "list" = []  # noqa: RUF012 - the point of the test
+        return MutableDefault
+
+    def unannotated_field():
+        class UnannotatedField:
+            a: "int" = 0
+            b = field(default=1)
+        return UnannotatedField
+    for body in (mutable_default, unannotated_field):
+        with pytest.raises((ValueError, TypeError)) as theirs:
+            dataclass(body(), init=False, frozen=False, eq=False, repr=False)
+        with pytest.raises(theirs.type, match=re.escape(str(theirs.value))):
+            record_module._plain_dataclass(body())
+
+
+def test_signature_text_is_inspects():
+    """record documents an undocumented class by its signature, written without inspect
+    (record._signature_text): the same text inspect gives, for every record of these modules."""
+    from tileir_diff import record as record_module
+    from tileir_diff.compare import roots
+    from tileir_diff.dialect import spec
+    from tileir_diff.report import result
+    compared = 0
+    for module in (types, attributes, core, template, container, mapping, spec, result, roots):
+        for obj in vars(module).values():
+            if isinstance(obj, type) and obj.__module__ == module.__name__ and dataclasses.is_dataclass(obj) \
+                    and getattr(getattr(obj.__init__, "__code__", None), "co_filename", None) == "<string>":
+                text = record_module._signature_text(obj, fields(obj))
+                if text is not None:
+                    assert text == str(inspect.signature(obj)), obj
+                    compared += 1
+    assert compared >= 40

@@ -149,13 +149,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _ignored_categories(values):
     """--ignore-category names, checked (a usage error names the close ones)."""
-    import difflib
-
     from ..report.result import CATEGORIES
     from . import UsageError, split_names
     names = split_names(values)
     for name in names:
         if name not in CATEGORIES:
+            import difflib  # only for a name it does not know (start-up time)
             close = difflib.get_close_matches(name, CATEGORIES, n=2)
             hint = f"did you mean {' or '.join(close)}? " if close else ""
             raise UsageError(f"--ignore-category: no category {name!r}; {hint}categories: {', '.join(CATEGORIES)}")

@@ -8,7 +8,7 @@ from text/template.py; all other characters are literal text (whitespace is free
 """
 from __future__ import annotations
 
-from typing import Dict, Tuple
+from typing import Dict, FrozenSet, List, Tuple
 
 from .traits import (COMBINER, COMMUTATIVE, COMMUTATIVE2, COMPARE, CONTROL_FLOW, DERIVES_ADDRESS, EFFECT,
                      GRID_QUERY, LOOP, MAKES_VIEW, MMA, NAMES_RESULTS, OPTIONAL_LAST_REGION, PURE as PURE_T,
@@ -427,6 +427,19 @@ OPS: Tuple[OpDef, ...] = (
 
 OPS_BY_NAME: Dict[str, OpDef] = {o.name: o for o in OPS}
 OPS_BY_OPCODE: Dict[int, OpDef] = {o.opcode: o for o in OPS}
+
+
+def _names_by_trait() -> Dict[str, FrozenSet[str]]:
+    by_trait: Dict[str, List[str]] = {}
+    for o in OPS:
+        for t in o.traits:
+            by_trait.setdefault(t, []).append(o.name)
+    return {t: frozenset(names) for t, names in by_trait.items()}
+
+
+#: trait -> the names of the ops whose row has it (``traits.ops_with`` reads it: some twenty
+#: modules derive their op sets at import, one walk of the table instead of one each).
+OPS_BY_TRAIT: Dict[str, FrozenSet[str]] = _names_by_trait()
 # Accepted spellings in text input (cuTile/MLIR older names).
 ALIASES = {"pow": "fpowf", "print": "print_tko"}
 

@@ -87,6 +87,8 @@ NAMES_RESULTS = _trait("names_results", "suggests names for its results (MLIR's 
 
 def ops_with(trait: str, *more: str) -> FrozenSet[str]:
     """The names of the ops whose op-table row has ``trait`` (and every one of ``more``)."""
-    from .ops import OPS_BY_NAME
-    wanted = (trait,) + more
-    return frozenset(n for n, d in OPS_BY_NAME.items() if all(t in d.traits for t in wanted))
+    from .ops import OPS_BY_TRAIT
+    names = OPS_BY_TRAIT.get(trait, frozenset())
+    for t in more:
+        names = names & OPS_BY_TRAIT.get(t, frozenset())
+    return names

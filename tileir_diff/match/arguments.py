@@ -26,7 +26,6 @@ the matcher stage that adds their pairs is ``match/stages/arguments.py``.
 """
 from __future__ import annotations
 
-import difflib
 import re
 from collections import Counter
 from typing import Dict, List, NamedTuple, Optional, Tuple
@@ -294,6 +293,7 @@ def positional(L: FunctionGraph, R: FunctionGraph, largs: List[str], rargs: List
     argument does not shift the rest)."""
     if len(largs) == len(rargs):
         return list(zip(largs, rargs))
+    import difflib  # only when the counts differ (start-up time)
     lt = [fmt_type(value_of_argument(L, n).type) for n in largs]
     rt = [fmt_type(value_of_argument(R, n).type) for n in rargs]
     pairs: List[Tuple[str, str]] = []

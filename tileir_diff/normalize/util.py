@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
-from typing import AbstractSet, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import AbstractSet, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
-from ..dialect.ops import op_def
+from ..dialect.ops import OPS_BY_TRAIT, op_def
 from ..ir.core import copy_label, make_operation as new_operation  # Operation(...) without the frozen-dataclass __init__ cost
 from ..ir import Block, Function, Module, Operation, Region, Value
 
@@ -147,10 +147,7 @@ def operand_role(op: Operation, k: int, version) -> str:
 
 
 #: trait -> the op table's names with it (implied traits included): one set lookup per question.
-_OPS_WITH_TRAIT: Dict[str, frozenset] = {}
-for _d in OPS_BY_NAME.values():
-    for _t in _d.traits:
-        _OPS_WITH_TRAIT[_t] = _OPS_WITH_TRAIT.get(_t, frozenset()) | {_d.name}
+_OPS_WITH_TRAIT: Mapping[str, frozenset] = OPS_BY_TRAIT
 _NO_OPS: frozenset = frozenset()
 
 

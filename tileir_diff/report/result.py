@@ -8,7 +8,6 @@ report/, beside the renderers that take it, one layer below compare/, which buil
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import field
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -328,6 +327,7 @@ class DiffResult:
         return dataclasses.replace(self, **changes)
 
     def to_json(self, indent: Optional[int] = 2) -> str:
+        import json  # a text report does not need it (start-up time)
         return json.dumps(self.to_dict(), indent=indent)
 
     # The renderers are this package's (``render(result, fmt) -> str``); imported when used, as
