@@ -208,6 +208,9 @@ def render(doc: dict) -> str:
                      f"{f(p, 'l2_hit_pct')} | {p['bound']} |")
     if doc.get("failed"):
         lines += ["", "Not profiled: " + "; ".join(doc["failed"])]
+    if doc.get("not_profiled"):
+        lines += ["", "Not yet profiled (rows the evidence asks a profile for): " + "; ".join(
+            f"{n['variant']} ({n['reason']})" for n in doc["not_profiled"])]
     if doc.get("dropped_metrics"):
         lines += ["", "Metrics this ncu does not know (dropped): " + ", ".join(doc["dropped_metrics"])]
     return "\n".join(lines) + "\n"
