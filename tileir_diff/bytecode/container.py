@@ -147,6 +147,17 @@ def read_offset_table(s: Stream, index_width: int, what: str) -> List[Tuple[int,
     offsets = read_words(s, n, index_width, f"{what} offset")
     base = s.pos
     size = s.end - base
+    if not offsets or (offsets[-1] <= size and sorted(offsets) == offsets):
+        # in order and inside the data (the words are unsigned): every check of checked_spans
+        # passes, so the spans are made without a Python loop
+        add_base = base.__add__
+        return list(zip(map(add_base, offsets), map(add_base, offsets[1:] + [size])))
+    return checked_spans(s, offsets, base, size, what)
+
+
+def checked_spans(s: Stream, offsets: List[int], base: int, size: int, what: str) -> List[Tuple[int, int]]:
+    """The spans of an offset table entry by entry, refusing the first out of order or past the data."""
+    n = len(offsets)
     spans = []
     for i, off in enumerate(offsets):
         nxt = offsets[i + 1] if i + 1 < n else size
@@ -214,21 +225,24 @@ class Tables:
         if sized is None or sized[0] is not ty:
             if not isinstance(ty, T.TileType) or not isinstance(ty.element, T.ScalarType):
                 raise TileIRFormatError(f"dense constant needs a tile type, got {ty}", path=self.path, offset=at)
+            self._dense_sizes(ty)
+            sized = self._dense_size_cache[id(ty)]
+        esize, total, packed, as_read = sized[1]
         a, b = self._consts[idx]
         data = self.data
         if a < b and data[a] < 0x80 and a + 1 + data[a] <= b:  # a length of one byte, in the entry
             n = data[a]
-            raw = bytes(data[a + 1:a + 1 + n])
+            raw = data[a + 1:a + 1 + n]
         else:
             s = Stream(data, a, b, self.path)
             n = s.count("constant byte length")
             raw = s.fixed(n, "constant data")
-        esize, total, packed = self._dense_sizes(ty)
         if n != esize and n != esize * total and n != packed:
             raise TileIRFormatError(f"constant {idx}: {n} bytes do not fit {ty} (splat {esize} or full "
                                     f"{esize * total})", path=self.path, offset=a)
-        # All-equal data is a splat, as MLIR reads it (and as the text parser stores it).
-        value = canonical_dense(ty, raw)
+        # All-equal data is a splat, as MLIR reads it (and as the text parser stores it); one
+        # element of a type canonical_dense leaves as it is needs no look.
+        value = DenseElements(ty, raw) if n == esize and as_read else canonical_dense(ty, raw)
         self._const_cache[idx] = (ty, value)
         return value
 
@@ -237,14 +251,15 @@ class Tables:
         of its data packed two elements to a byte (-1 for types that are not packed)."""
         hit = self._dense_size_cache.get(id(ty))
         if hit is not None and hit[0] is ty:
-            return hit[1]
+            return hit[1][:3]
         elem = ty.element
         assert isinstance(elem, T.ScalarType)  # constant() tested it
         name = elem.name
         esize = 1 if name in ("i1", "i4", "f4E2M1FN") else elem.width // 8
         total = ty.num_elements
         sizes = (esize, total, (total + 1) // 2 if name in ("i4", "f4E2M1FN") else -1)
-        self._dense_size_cache[id(ty)] = (ty, sizes)
+        # whether canonical_dense keeps data of one element as it is (i1 data is normalized)
+        self._dense_size_cache[id(ty)] = (ty, sizes + (name != "i1",))
         return sizes
 
     # -- types -------------------------------------------------------------------------------

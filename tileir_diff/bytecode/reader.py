@@ -11,7 +11,8 @@ from ..ir import limits as L
 from ..ir import types as T
 from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
                              OptimizationHints, SameElements)
-from ..ir.core import Block, Function, Global, Module, Operation, Region, Value, make_operation, make_value
+from ..ir.core import (TWINS, Block, Function, Global, Module, Operation, OperationFields, Region, Value, ValueFields,
+                       make_operation, make_value)
 from ..gc_pause import gc_paused
 from .container import DebugInfo, Tables, read_header, read_sections
 from .stream import Stream
@@ -103,6 +104,8 @@ class _EnumValues(dict):
 _ENUM_VALUES = _EnumValues()
 
 _SINGLE, _OPTIONAL, _VARIADIC, _UNIT, _ALWAYS = "single", "optional", "variadic", "unit", "always"
+#: an attribute plan's mark of a dense attribute (read inline by the constant's table index)
+_DENSE = "dense"
 
 
 class _OpPlan:
@@ -110,7 +113,8 @@ class _OpPlan:
     into what the decode loop tests (flag bit per optional field, fixed counts, whether every
     operand group is a single value), computed once per (op, version) instead of per op."""
     __slots__ = ("od", "counted_results", "nresults", "variadic_results", "has_flags", "nflag_bits", "attrs",
-                 "operands", "nsingle", "all_single", "single_segments", "segment_positions", "implied_results")
+                 "operands", "nsingle", "all_single", "single_segments", "segment_positions", "implied_results",
+                 "result_slots", "operand_slots")
 
     @classmethod
     def of(cls, od: OpDef, version: Version) -> "_OpPlan":
@@ -120,15 +124,17 @@ class _OpPlan:
         p.od = od
         p.counted_results = od.counted_results
         p.nresults = len(lay.results)
+        p.result_slots = (None,) * p.nresults  # what the decode loop iterates over, one per result
         p.variadic_results = any(r.variadic for r in lay.results)
         p.has_flags = lay.has_flags
         p.nflag_bits = len(bits)
         p.attrs = tuple((a, _UNIT if a.kind == "unit" else _OPTIONAL if a.optional else _ALWAYS, bits.get(a.name),
-                         _one_byte_enum(a))
+                         _DENSE if a.kind == "dense" else _one_byte_enum(a))
                         for a in lay.attrs)
         arity = {"single": _SINGLE, "optional": _OPTIONAL, "variadic": _VARIADIC}
         p.operands = tuple((arity[o.arity], bits.get(o.name)) for o in lay.operands)
         p.nsingle = sum(1 for o in lay.operands if o.arity != "variadic")
+        p.operand_slots = (None,) * p.nsingle
         same_groups = len(lay.operands) == len(od.operands)
         p.all_single = (not od.total_operand_count and same_groups
                         and all(o.arity == "single" for o in lay.operands))
@@ -160,6 +166,7 @@ def _plans_for_version(version: Version) -> Dict[int, _OpPlan]:
 
 
 _MISSING = object()
+_next = next
 _new_value = make_value
 new_operation = make_operation
 
@@ -240,14 +247,16 @@ class _FunctionReader:
         body = s.sub(body_len, f"function {name} body")
         self.next_vid = 0
         self.depth = 0
-        self.dbg_ids = self.debug.per_function[loc_index - 1] if 0 < loc_index <= len(self.debug.per_function) else []
-        self.dbg_pos = 1  # entry 0 is the function's own location
+        dbg_ids = self.debug.per_function[loc_index - 1] if 0 < loc_index <= len(self.debug.per_function) else []
+        # entry 0 is the function's own location, then one per op in pre-order (read_op takes them)
+        self.dbg_ids = iter(dbg_ids[1:])
         args = tuple(self.mint(ty) for ty in ftype.inputs)
         values: List[Value] = list(args)
         ops = []
-        while not body.at_end():
-            ops.append(self.read_op(body, values))
-        floc = self.debug.location(self.dbg_ids[0], at) if self.dbg_ids else None
+        read_op, body_end = self.read_op, body.end
+        while body.pos < body_end:
+            ops.append(read_op(body, values))
+        floc = self.debug.location(dbg_ids[0], at) if dbg_ids else None
         func = Function(name=name, arguments=args, result_types=ftype.results, is_entry=is_entry,
                         body=Block(args, tuple(ops)), hints=hints, arg_attrs=arg_attrs, location=floc)
         self.offsets[id(func)] = at
@@ -287,13 +296,14 @@ class _FunctionReader:
 
     def read_op(self, s: Stream, values: List[Value]) -> Operation:
         # The common fields are read here from the buffer directly (a one-byte varint, a cached
-        # type, an enum member); anything longer, uncached or wrong goes through the Stream and
-        # Tables methods, which give the same values and the same errors.
+        # type, an enum member), the cursor kept in ``pos`` and stored back into ``s`` only
+        # around the Stream and Tables methods, which read anything longer, uncached or wrong
+        # and give the same values and the same errors.
         data, end = s.data, s.end
         at = pos = s.pos
         if pos < end and data[pos] < 0x80:
             opcode = data[pos]
-            s.pos = pos = pos + 1
+            pos += 1
         else:
             opcode = s.varint("opcode")
             pos = s.pos
@@ -301,17 +311,16 @@ class _FunctionReader:
         if plan is None:
             plan = self.plan(opcode, at)
         od = plan.od
-        loc = None
-        dbg_pos = self.dbg_pos
-        if dbg_pos < len(self.dbg_ids):
-            dbg_id = self.dbg_ids[dbg_pos]
-            if dbg_id:
-                loc = self.dbg_cache.get(dbg_id, _MISSING)
-                if loc is _MISSING:
-                    loc = self.debug.location(dbg_id, at)
-        self.dbg_pos = dbg_pos + 1
+        dbg_id = _next(self.dbg_ids, 0)  # this op's entry of the function's pre-order list
+        if dbg_id:
+            loc = self.dbg_cache.get(dbg_id, _MISSING)
+            if loc is _MISSING:
+                loc = self.debug.location(dbg_id, at)
+        else:
+            loc = None
         # 2. result types
         if plan.counted_results:
+            s.pos = pos
             read_type, varint = self.t.type, s.varint
             n = s.count("result count")
             rtypes = [read_type(varint("result type"), at) for _ in range(n)]
@@ -321,11 +330,12 @@ class _FunctionReader:
         else:
             rtypes = []
             types = self.type_cache
-            for _ in range(plan.nresults):
+            for _ in plan.result_slots:
                 if pos < end and data[pos] < 0x80:
                     idx = data[pos]
-                    s.pos = pos = pos + 1
+                    pos += 1
                 else:
+                    s.pos = pos
                     idx = s.varint("result type")
                     pos = s.pos
                 t = types.get(idx)
@@ -334,8 +344,9 @@ class _FunctionReader:
         if plan.has_flags:
             if pos < end and data[pos] < 0x80:
                 flags = data[pos]
-                s.pos = pos = pos + 1
+                pos += 1
             else:
+                s.pos = pos
                 flags = s.varint("flags")
                 pos = s.pos
             if flags >> plan.nflag_bits:
@@ -344,46 +355,63 @@ class _FunctionReader:
             flags = 0
         # 4. attributes, declaration order
         attrs = {}
-        for a, mode, bit, members in plan.attrs:
+        for a, mode, bit, fast in plan.attrs:
             if mode is _UNIT:
                 if flags >> bit & 1:
                     attrs[a.name] = True
                 continue
             if mode is _OPTIONAL and not flags >> bit & 1:
                 continue
-            if members is not None and pos < end and data[pos] < len(members):
-                attrs[a.name] = members[data[pos]]  # an enum member by its one-byte index
-                s.pos = pos = pos + 1
-                continue
-            if a.kind == "dense" and rtypes:
-                attrs[a.name] = self.t.constant(s.varint("attribute"), rtypes[0], pos)
-            else:
-                attrs[a.name] = self.op_attr(s, a, od, rtypes)
+            if fast is not None:
+                if fast is _DENSE:
+                    if rtypes:
+                        apos = pos
+                        if pos + 1 < end and data[pos] < 0x80:  # a constant's index of one byte
+                            idx = data[pos]
+                            pos += 1
+                        elif pos + 1 < end and data[pos + 1] < 0x80:  # or of two
+                            idx = (data[pos] & 0x7F) | (data[pos + 1] << 7)
+                            pos += 2
+                        else:
+                            s.pos = pos
+                            idx = s.varint("attribute")
+                            pos = s.pos
+                        attrs[a.name] = self.t.constant(idx, rtypes[0], apos)
+                        continue
+                elif pos < end and data[pos] < len(fast):
+                    attrs[a.name] = fast[data[pos]]  # an enum member by its one-byte index
+                    pos += 1
+                    continue
+            s.pos = pos
+            attrs[a.name] = self.op_attr(s, a, od, rtypes)
             pos = s.pos
         # 5. operands
         if plan.all_single:
             operands = []
             nvalues = len(values)
-            for _ in range(plan.nsingle):
+            for _ in plan.operand_slots:
                 # a value index of one or two bytes (a kernel of up to 16,384 values in scope)
                 if pos + 1 < end:
                     idx = data[pos]
                     if idx < 0x80:
                         if idx < nvalues:
                             operands.append(values[idx])
-                            s.pos = pos = pos + 1
+                            pos += 1
                             continue
                     else:
                         high = data[pos + 1]
                         idx = (idx & 0x7F) | (high << 7)
                         if high < 0x80 and idx < nvalues:
                             operands.append(values[idx])
-                            s.pos = pos = pos + 2
+                            pos += 2
                             continue
+                s.pos = pos
                 operands.append(self.value(s, values))
                 pos = s.pos
             segments = plan.single_segments
+            s.pos = pos
         else:
+            s.pos = pos
             operands, segments = self.read_operands(s, values, plan, flags)
         # 6. regions (their values go out of scope after; results are numbered afterwards)
         regions: Tuple[Region, ...] = ()
@@ -398,23 +426,43 @@ class _FunctionReader:
             regions = tuple(self.read_region(s, values) for _ in range(nreg))
             self.depth -= 1
         vid = self.next_vid
-        if len(rtypes) == 1:
-            result = _new_value(vid, rtypes[0])
-            results: Tuple[Value, ...] = (result,)
-            values.append(result)
-            self.next_vid = vid + 1
-        else:
+        if TWINS:  # Value and Operation filled as their twins (ir/core.py), the cheapest way to build them
+            if len(rtypes) == 1:
+                result = ValueFields()
+                result.vid = vid
+                result.type = rtypes[0]
+                result.__class__ = Value
+                results: Tuple[Value, ...] = (result,)  # type: ignore[assignment]
+                values.append(result)  # type: ignore[arg-type]
+                self.next_vid = vid + 1
+            else:
+                results = tuple([_new_value(vid + i, rt) for i, rt in enumerate(rtypes)])
+                values.extend(results)
+                self.next_vid = vid + len(rtypes)
+            if plan.implied_results:
+                # A result added in a later version (print_tko's token in 13.2): the op has it in
+                # the IR whatever the file's version, as NVIDIA's reader upgrades it; the file's
+                # value numbering does not count it.
+                results += tuple(self.mint(T.TokenType()) for _ in range(plan.implied_results))
+            op = OperationFields()
+            op.name = od.name
+            op.operands = tuple(operands)
+            op.segments = segments
+            op.results = results
+            op.attributes = attrs
+            op.regions = regions
+            op.location = loc
+            op.origin = None
+            op.__class__ = Operation
+        else:  # pragma: no cover - an interpreter without twins
             results = tuple([_new_value(vid + i, rt) for i, rt in enumerate(rtypes)])
             values.extend(results)
             self.next_vid = vid + len(rtypes)
-        if plan.implied_results:
-            # A result added in a later version (print_tko's token in 13.2): the op has it in
-            # the IR whatever the file's version, as NVIDIA's reader upgrades it; the file's
-            # value numbering does not count it.
-            results += tuple(self.mint(T.TokenType()) for _ in range(plan.implied_results))
-        op = new_operation(od.name, tuple(operands), segments, results, attrs, regions, loc)
+            if plan.implied_results:
+                results += tuple(self.mint(T.TokenType()) for _ in range(plan.implied_results))
+            op = new_operation(od.name, tuple(operands), segments, results, attrs, regions, loc)
         self.offsets[id(op)] = at
-        return op
+        return op  # type: ignore[return-value]
 
     def read_operands(self, s: Stream, values: List[Value], plan: "_OpPlan", flags: int):
         """Operands and segment sizes of an op with optional, variadic or version-dependent groups."""

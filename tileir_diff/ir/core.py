@@ -181,10 +181,14 @@ class Module:
 
 
 # Values and ops are made by the thousand (decoder, normalization rules). The frozen dataclass
-# ``__init__`` sets each field through ``object.__setattr__``, about as costly as the rest of the
-# object; the slot descriptors' setters give the same object at a third of the cost. Valid
-# because these classes are plain frozen slotted dataclasses (no __post_init__):
-# tests/perf/test_fast_paths.py checks it.
+# ``__init__`` sets each field through ``object.__setattr__``; the slot descriptors' setters
+# (``_set_*`` below) cost a third of that, but each is still a call through a method wrapper. The
+# fast constructors build the object as an instance of a *twin* class (the same slots on the same
+# base, no frozen ``__setattr__``: plain slot stores, which the interpreter specializes), then
+# make it a Value/Operation by assigning ``__class__`` (CPython allows it between classes of the
+# same layout; it checks that and raises TypeError otherwise): about 2.9k instructions an
+# Operation against 7.7k through the setters. Valid because these classes are plain frozen
+# slotted dataclasses (no __post_init__): tests/ir/test_core.py checks it.
 _object_new = object.__new__
 _OPERATION_FIELDS = frozenset(("name", "operands", "segments", "results", "attributes", "regions", "location",
                                "origin"))
@@ -197,6 +201,42 @@ def _slot(cls: type, name: str) -> Any:
     return getattr(cls, name)
 
 
+class ValueFields:
+    """Value's layout without its frozen ``__setattr__``: ``make_value`` fills one, then makes it
+    a Value (``obj.__class__ = Value``). Nothing else should hold one."""
+    __slots__ = Value.__slots__
+    vid: int
+    type: Type
+
+
+class OperationFields(_OperationBase):
+    """Operation's layout without its frozen ``__setattr__`` (see ValueFields); the decoder fills
+    one inline and assigns ``__class__`` itself."""
+    __slots__ = Operation.__slots__
+    name: str
+    operands: Tuple[Value, ...]
+    segments: Tuple[int, ...]
+    results: Tuple[Value, ...]
+    attributes: Mapping[str, Any]
+    regions: Tuple[Region, ...]
+    location: Optional[Location]
+    origin: Optional[str]
+
+
+def _twins_fit() -> bool:
+    """Whether this interpreter lets a twin become its class (CPython does for equal layouts)."""
+    try:
+        v = ValueFields()
+        v.__class__ = Value  # type: ignore[assignment]
+        op = OperationFields()
+        op.__class__ = Operation  # type: ignore[assignment]
+    except TypeError:  # pragma: no cover - another interpreter: the setters below
+        return False
+    return True
+
+
+#: whether the constructors (and the decoder) build twins (else the slot setters)
+TWINS = _twins_fit()
 _set_vid, _set_type = _slot(Value, "vid").__set__, _slot(Value, "type").__set__
 (_set_name, _set_operands, _set_segments, _set_results, _set_attributes, _set_regions, _set_location,
  _set_origin) = (_slot(Operation, f).__set__ for f in ("name", "operands", "segments", "results", "attributes",
@@ -219,21 +259,39 @@ def copy_label(source: Operation, copy: Operation) -> None:
 
 def make_value(vid: int, type: Type) -> Value:
     """``Value(vid, type)``, without the frozen-dataclass ``__init__`` cost."""
-    v = _object_new(Value)
-    _set_vid(v, vid)
-    _set_type(v, type)
-    return v
+    if TWINS:
+        v = ValueFields()
+        v.vid = vid
+        v.type = type
+        v.__class__ = Value  # type: ignore[assignment]
+        return v  # type: ignore[return-value]
+    value = _object_new(Value)  # pragma: no cover - without twins
+    _set_vid(value, vid)
+    _set_type(value, type)
+    return value
 
 
 def make_operation(name, operands, segments, results, attributes, regions, location, origin=None) -> Operation:
     """``Operation(...)`` with every field given, without the frozen-dataclass ``__init__`` cost."""
-    op = _object_new(Operation)
-    _set_name(op, name)
-    _set_operands(op, operands)
-    _set_segments(op, segments)
-    _set_results(op, results)
-    _set_attributes(op, attributes)
-    _set_regions(op, regions)
-    _set_location(op, location)
-    _set_origin(op, origin)
-    return op
+    if TWINS:
+        op = OperationFields()
+        op.name = name
+        op.operands = operands
+        op.segments = segments
+        op.results = results
+        op.attributes = attributes
+        op.regions = regions
+        op.location = location
+        op.origin = origin
+        op.__class__ = Operation  # type: ignore[assignment]
+        return op  # type: ignore[return-value]
+    made = _object_new(Operation)  # pragma: no cover - without twins
+    _set_name(made, name)
+    _set_operands(made, operands)
+    _set_segments(made, segments)
+    _set_results(made, results)
+    _set_attributes(made, attributes)
+    _set_regions(made, regions)
+    _set_location(made, location)
+    _set_origin(made, origin)
+    return made

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from operator import attrgetter
 from typing import Callable, Dict, List, Optional, Tuple
 
 from ..dialect.enums import ENUM_VALUE_SINCE, ENUMS, PADDING_VALUES, PTR_ATTRS
@@ -132,7 +133,7 @@ class _Plan:
     __slots__ = ("od", "operand_names", "result_names", "operand_checks", "result_checks", "relations",
                  "attr_defs", "fixed_results", "variadic_results", "later_results", "terminator",
                  "single_segments", "required_attrs", "top_level", "flat", "operand_checks_at", "result_checks_at",
-                 "attr_quick", "flat_relations")
+                 "attr_quick", "flat_relations", "flat_checks")
 
     def __init__(self, od: OpDef):
         self.od = od
@@ -184,6 +185,9 @@ class _Plan:
         #: the relations of a flat op, each with a quick test when it has one (_flat_quick)
         self.flat_relations = tuple((fn, names, _flat_quick(fn, self._positions(names)))
                                     for fn, names in rels) if self.flat else ()
+        #: flat_relations less the type relations (_RELATIONS: they read only the groups' types),
+        #: what an op whose types a verified op had still needs (see _Verifier.typed_ok)
+        self.flat_checks = tuple(r for r in self.flat_relations if r[0] not in _TYPE_RELATIONS)
 
     def _positions(self, names) -> Tuple[Tuple[bool, int], ...]:
         """Where each named group's one value is in a flat op: (is a result, index); a name of
@@ -198,6 +202,9 @@ class _Plan:
             groups[name] = (r,)
         return groups
 
+
+_id = id
+_type_of = attrgetter("type")
 
 #: attr_quick's marks of a unit and a dense attribute (not an enum's name)
 _UNIT_KIND, _DENSE_KIND = object(), object()
@@ -302,6 +309,7 @@ _RELATIONS = {"same_type": _rel_same_type, "same_types": _rel_same_types,
               "same_shape": _same_prop("shape", _shape), "same_rank": _same_prop("rank", _rank),
               "same_element": _same_prop("element type", _element)}
 _SAME_PROP_RELATIONS = frozenset((_RELATIONS["same_shape"], _RELATIONS["same_rank"], _RELATIONS["same_element"]))
+_TYPE_RELATIONS = frozenset(_RELATIONS.values())
 
 
 def _t(t) -> str:
@@ -1032,6 +1040,12 @@ class _Verifier:
         self.seen_types: Dict[int, object] = {}
         self.dense_sizes: Dict[int, tuple] = {}  # id(type) -> (type, element bytes, all bytes, packed bytes)
         self.terminator_parent: Optional[Operation] = None
+        #: a flat op's signature (plan, segments, the ids of its operand types, None, those of its
+        #: result types) once an op of it passed verify_op: another op of the same signature
+        #: passes the structure, type and type-relation checks too (they read nothing else), so
+        #: only its attributes and other rules are checked. Ids are safe keys here: the module
+        #: holds every type it uses while it is verified.
+        self.typed_ok: set = set()
 
     def error(self, message: str, obj, what: str) -> TileIRFormatError:
         return TileIRFormatError(f"{what}: {message}", path=self.path, offset=self.locate(obj))
@@ -1137,17 +1151,47 @@ class _Verifier:
 
     def verify_op(self, op: Operation, path: str, j: int, is_last: bool) -> None:
         # the op's id (path/oJ) is spelled only for a message or a nested region: most ops have neither
-        plan = _plan_of(op.name)
-        if plan is None or plan.top_level:
+        plan = _PLANS_BY_NAME.get(op.name)
+        if plan is None:
+            plan = _plan_of(op.name)
+            if plan is None or plan.top_level:
+                raise self.error("not an op of a function body", op,
+                                 f"{op.name} ({path}/o{j} in @{self.function.name})")
+        elif plan.top_level:
             raise self.error("not an op of a function body", op, f"{op.name} ({path}/o{j} in @{self.function.name})")
         od = plan.od
         try:
             operands, results = op.operands, op.results
             groups: Optional[Dict[str, Tuple[Value, ...]]] = None
-            if plan.flat and op.segments == plan.single_segments and len(operands) == len(plan.single_segments) \
-                    and len(results) == plan.fixed_results and not op.regions:
+            signature = None
+            if plan.flat and not op.regions:
+                if len(results) == 1 and len(operands) <= 2:  # most ops: spelled out, cheaper than the maps
+                    if not operands:
+                        signature = (plan, op.segments, _id(results[0].type))
+                    elif len(operands) == 1:
+                        signature = (plan, op.segments, _id(operands[0].type), _id(results[0].type))
+                    else:
+                        signature = (plan, op.segments, _id(operands[0].type), _id(operands[1].type),
+                                     _id(results[0].type))
+                else:  # (None between operands and results: no key of the three above has one)
+                    signature = (plan, op.segments, *map(_id, map(_type_of, operands)), None,
+                                 *map(_id, map(_type_of, results)))
+                if signature in self.typed_ok:
+                    # structure, types and type relations as a verified op of this signature had
+                    if op.attributes or plan.required_attrs:
+                        self.attributes(op, od, plan)
+                    if plan.terminator:
+                        if not is_last:
+                            raise VerifyError("a terminator must be the last op of its block")
+                        self.terminator_parent = _terminator_parent(self, op, od)
+                    if plan.flat_checks:
+                        self.flat_relations(op, plan, operands, results, plan.flat_checks)
+                    return
+            if signature is not None and op.segments == plan.single_segments \
+                    and len(operands) == len(plan.single_segments) and len(results) == plan.fixed_results:
                 self.check_flat(plan, operands, results)  # structure() would find nothing wrong
             else:
+                signature = None
                 groups = self.structure(op, od, plan)
                 self.check_groups(op, plan, groups)
             if op.attributes or plan.required_attrs:
@@ -1158,7 +1202,8 @@ class _Verifier:
                 self.terminator_parent = _terminator_parent(self, op, od)
             if groups is None:
                 if plan.flat_relations:
-                    self.flat_relations(op, plan, operands, results)
+                    self.flat_relations(op, plan, operands, results, plan.flat_relations)
+                self.typed_ok.add(signature)
             else:
                 for fn, names in plan.relations:
                     fn(self, op, groups, names)
@@ -1208,11 +1253,12 @@ class _Verifier:
             if c.accepted.get(id(t)) is not t and not c.admits(t):
                 raise VerifyError(f"{'result' if name == 'result' else 'result ' + name} must be {c.text}, got {_t(t)}")
 
-    def flat_relations(self, op: Operation, plan: _Plan, operands, results) -> None:
-        """The relations of a flat op in order: one whose quick test passes is done (the
-        relation would find nothing), the others get the groups structure() would have built."""
+    def flat_relations(self, op: Operation, plan: _Plan, operands, results, relations) -> None:
+        """``relations`` of a flat op (``plan.flat_relations`` or ``plan.flat_checks``) in order:
+        one whose quick test passes is done (the relation would find nothing), the others get
+        the groups structure() would have built."""
         groups = None
-        for fn, names, quick in plan.flat_relations:
+        for fn, names, quick in relations:
             if quick is not None and quick(op, operands, results):
                 continue
             if groups is None:
