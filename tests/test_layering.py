@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tileir_diff"
 
 # lowest first: the data path of the README
 LAYERS = [
-    {"dialect", "errors", "paths", "options", "progress", "gc_pause", "record"},
+    {"dialect", "errors", "paths", "options", "progress", "gc_pause", "record", "record_inits"},
     {"ir"},
     {"bytecode", "text"},
     # a kernel's calling convention, argument packing and launching (CUDA driver, stream): below

@@ -44,6 +44,8 @@ from operator import attrgetter
 from types import CodeType, FunctionType, MemberDescriptorType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
+from .record_inits import PRECOMPILED
+
 if TYPE_CHECKING:
     from typing_extensions import dataclass_transform
 else:
@@ -118,25 +120,44 @@ def _frozen_methods(cls, names: Tuple[str, ...]) -> dict:
 # init=False with a default_factory, "-" init=False with neither (__init__ leaves it unset).
 # Parameters a<i> and attribute names n<i> are renamed to the field names; _SET, _FACTORY, _d<i>
 # and _f<i> are read from the function's globals (one dict per class).
+#
+# Compiling a template costs ~0.8 M instructions (an ``exec``: parser and compiler), some thirty
+# shapes at a diff's start-up. The shapes the package's records use are compiled ahead, in
+# ``record_inits.py`` (written by ``python3 scripts/record_inits.py`` from template_source; its
+# bytecode comes from the import cache like any module's); any other shape is compiled here.
+# tests/ir/test_record.py checks that the file is current and that its code is what exec makes.
 _SHAPES: Dict[Tuple[str, bool, bool], CodeType] = {}
 _OWN_NAMES = frozenset({"self", "_SET", "_FACTORY", "__builtins__"})
+
+
+def template_source(shape: str, post_init: bool, mutable: bool) -> str:
+    """The source of the ``__init__`` template of one shape (see above)."""
+    lines = [f"def __init__(self{''.join(f', a{i}' for i, kind in enumerate(shape) if kind in 'pP')}):"]
+    values = {"p": "a{i}", "P": "_f{i}() if a{i} is _FACTORY else a{i}", "d": "_d{i}", "f": "_f{i}()"}
+    for i, kind in enumerate(shape):
+        if kind in values:
+            value = values[kind].format(i=i)
+            lines.append(f"    self.n{i} = {value}" if mutable else f"    _SET(self, 'n{i}', {value})")
+    lines.append("    self.__post_init__()" if post_init else "    pass")
+    return "\n".join(lines)
 
 
 def _template(shape: str, post_init: bool, mutable: bool) -> CodeType:
     key = (shape, post_init, mutable)
     code = _SHAPES.get(key)
     if code is None:
-        lines = [f"def __init__(self{''.join(f', a{i}' for i, kind in enumerate(shape) if kind in 'pP')}):"]
-        values = {"p": "a{i}", "P": "_f{i}() if a{i} is _FACTORY else a{i}", "d": "_d{i}", "f": "_f{i}()"}
-        for i, kind in enumerate(shape):
-            if kind in values:
-                value = values[kind].format(i=i)
-                lines.append(f"    self.n{i} = {value}" if mutable else f"    _SET(self, 'n{i}', {value})")
-        lines.append("    self.__post_init__()" if post_init else "    pass")
-        scope: dict = {}
-        exec("\n".join(lines), {}, scope)  # noqa: S102 - fixed source, no input in it
-        code = _SHAPES[key] = scope["__init__"].__code__
+        code = PRECOMPILED.get(key)
+        if code is None:
+            code = compile_template(shape, post_init, mutable)
+        _SHAPES[key] = code  # (a racing thread stores the same code)
     return code
+
+
+def compile_template(shape: str, post_init: bool, mutable: bool) -> CodeType:
+    """The template of one shape, compiled now (what record_inits.py holds compiled ahead)."""
+    scope: dict = {}
+    exec(template_source(shape, post_init, mutable), {}, scope)  # noqa: S102 - fixed source, no input in it
+    return scope["__init__"].__code__
 
 
 def _init(cls, fs: Tuple[Field, ...], mutable: bool):

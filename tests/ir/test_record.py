@@ -325,16 +325,42 @@ def test_signature_text_is_inspects():
     """record documents an undocumented class by its signature, written without inspect
     (record._signature_text): the same text inspect gives, for every record of these modules."""
     from tileir_diff import record as record_module
+    from tileir_diff import record_inits
     from tileir_diff.compare import roots
     from tileir_diff.dialect import spec
     from tileir_diff.report import result
     compared = 0
+    made_by_record = ("<string>", record_inits.__file__)  # an __init__ compiled here or ahead
     for module in (types, attributes, core, template, container, mapping, spec, result, roots):
         for obj in vars(module).values():
             if isinstance(obj, type) and obj.__module__ == module.__name__ and dataclasses.is_dataclass(obj) \
-                    and getattr(getattr(obj.__init__, "__code__", None), "co_filename", None) == "<string>":
+                    and getattr(getattr(obj.__init__, "__code__", None), "co_filename", None) in made_by_record:
                 text = record_module._signature_text(obj, fields(obj))
                 if text is not None:
                     assert text == str(inspect.signature(obj)), obj
                     compared += 1
     assert compared >= 40
+
+
+def test_precompiled_inits_are_current_and_what_exec_compiles():
+    """record_inits.py holds the template of every shape the package's records use (so none is
+    compiled at start-up), and each is the code ``exec`` makes of ``template_source``."""
+    import subprocess
+    import sys
+
+    from tileir_diff.record import compile_template
+    from tileir_diff.record_inits import PRECOMPILED
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, str(root / "scripts" / "record_inits.py"), "--check"],
+                          capture_output=True, text=True, cwd=root)
+    assert done.returncode == 0, done.stdout + done.stderr + "\n(run python3 scripts/record_inits.py)"
+    assert len(PRECOMPILED) > 20
+    from tileir_diff import record_inits
+    PRECOMPILED_FILE = record_inits.__file__
+    for key, code in PRECOMPILED.items():
+        compiled = compile_template(*key)
+        assert code.co_filename == PRECOMPILED_FILE and compiled.co_filename == "<string>"
+        for attr in ("co_code", "co_consts", "co_names", "co_varnames", "co_flags", "co_argcount", "co_name",
+                     "co_nlocals", "co_stacksize", "co_exceptiontable"):
+            assert getattr(code, attr, None) == getattr(compiled, attr, None), (key, attr)
