@@ -15,7 +15,7 @@ from ..ir import types as T
 from ..ir.attributes import (Bounded, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr, OptimizationHints,
                              SameElements)
 from .floatfmt import format_float
-from .lexer import symbol_text
+from .spelling import symbol_text
 from .template import (ParseState, dense_text, escape_string, hints_text, int_text, predicate_text)
 
 #: The multimem reduction kind an op has when its text names none (the ODS default).

@@ -14,6 +14,7 @@ from typing import List, Optional
 
 from ..errors import TileIRFormatError
 from ..ir import limits as L
+from .spelling import escape_string, is_bare_identifier, key_text, symbol_text  # noqa: F401 - this module's names too
 
 PUNCT = set("()[]{}<>,:=?*+|!")
 _IDENT_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
@@ -248,37 +249,3 @@ class Lexer:
 
 def tokenize(text: str, path: str = "<text>") -> List[Token]:
     return Lexer(text, path).tokens()
-
-
-def escape_string(s: str) -> str:
-    """LLVM's printEscapedString: ``\\`` doubled, printable ASCII but ``"`` kept, every other
-    byte (``"`` too) as ``\\XX`` with upper-case hex."""
-    out = []
-    for b in s.encode("utf-8"):
-        c = chr(b)
-        if c == "\\":
-            out.append("\\\\")
-        elif 0x20 <= b < 0x7F and c != '"':
-            out.append(c)
-        else:
-            out.append("\\%02X" % b)
-    return '"' + "".join(out) + '"'
-
-
-_BARE = __import__("re").compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
-
-
-def is_bare_identifier(name: str) -> bool:
-    """MLIR's bare-identifier rule: a letter or ``_``, then letters, digits, ``_``, ``$``, ``.``."""
-    return bool(_BARE.match(name))
-
-
-def symbol_text(name: str) -> str:
-    """``@name`` as MLIR prints a symbol: bare when it is a bare identifier, else quoted and
-    escaped (``@"<img src=x onerror=1"``), as tileirdisasm does."""
-    return "@" + (name if is_bare_identifier(name) else escape_string(name))
-
-
-def key_text(name: str) -> str:
-    """A dictionary key: bare when it is a bare identifier, else a quoted string."""
-    return name if is_bare_identifier(name) else escape_string(name)

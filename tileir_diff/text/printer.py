@@ -51,7 +51,7 @@ def print_attr(value) -> str:
     if isinstance(value, tuple):
         return "[" + ", ".join(print_attr(v) for v in value) + "]"
     if isinstance(value, str):
-        from .lexer import escape_string
+        from .spelling import escape_string
         return escape_string(value)
     return str(value)
 

@@ -27,7 +27,7 @@ from ..ir import types as T
 from ..ir.attributes import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr, IntegerAttr,
                              OptimizationHints, SameElements, canonical_dense)
 from .floatfmt import FORMATS, float_from_text, format_float
-from .lexer import Lexer, escape_string, key_text, symbol_text
+from .spelling import escape_string, key_text, symbol_text
 
 
 # --- compiled template elements (the notation above, one class per form) -------------------
@@ -600,6 +600,7 @@ def _print_directive(d: Dir, op, od, groups, ctx) -> str:
 # --- parsing -------------------------------------------------------------------------------
 @lru_cache(maxsize=None)
 def literal_tokens(text: str) -> Tuple[Tuple[str, str], ...]:
+    from .lexer import Lexer  # parsing only: a printer never loads the lexer
     return tuple((t.kind, t.text) for t in Lexer(text).tokens() if t.kind != "eof")
 
 
