@@ -1038,7 +1038,10 @@ class _Verifier:
         self.function: Optional[Function] = None
         self.fid = ""
         self.seen_types: Dict[int, object] = {}
-        self.dense_sizes: Dict[int, tuple] = {}  # id(type) -> (type, element bytes, all bytes, packed bytes)
+        #: id(type) -> (type, the data lengths it takes: one element, all, packed two to a byte)
+        self.dense_sizes: Dict[int, Tuple[T.Type, frozenset]] = {}
+        #: enum -> the member names this module's version may use (_enum_names, per verifier)
+        self.enum_names: Dict[str, frozenset] = {}
         self.terminator_parent: Optional[Operation] = None
         #: a flat op's signature (plan, segments, the ids of its operand types, None, those of its
         #: result types) once an op of it passed verify_op: another op of the same signature
@@ -1133,11 +1136,10 @@ class _Verifier:
             name = t.element.name
             esize = 1 if name in ("i1", "i4", "f4E2M1FN") else T.SCALAR_TYPES[name][0] // 8
             total = t.num_elements
-            sizes = self.dense_sizes[id(t)] = (t, esize, esize * total,
-                                               (total + 1) // 2 if name in ("i4", "f4E2M1FN") else -1)
+            lengths = {esize, esize * total} | ({(total + 1) // 2} if name in ("i4", "f4E2M1FN") else set())
+            self.dense_sizes[id(t)] = (t, frozenset(lengths))
             return True
-        n = len(d.data) if type(d.data) is bytes else -1
-        return n >= 0 and (n == sizes[1] or n == sizes[2] or n == sizes[3])
+        return type(d.data) is bytes and len(d.data) in sizes[1]
 
     def valid_type(self, t) -> Optional[str]:
         """type_error with a per-module cache by identity (readers share type objects)."""
@@ -1323,16 +1325,26 @@ class _Verifier:
             q = quick.get(key)
             if q is not None:
                 # what _op_attr_error accepts without a closer look: a unit set, an enum member
-                # of this version; anything else gets its message below
+                # of this version, a dense constant whose size fits its type; anything else gets
+                # its message below
                 if q is _UNIT_KIND:
                     if value is True:
                         continue
                 elif q is _DENSE_KIND:
-                    if type(value) is DenseElements and self.dense_fits(value):
+                    if type(value) is DenseElements:
+                        t = value.type
+                        sizes = self.dense_sizes.get(id(t))  # dense_fits' own test, inline
+                        if sizes is not None and sizes[0] is t:
+                            if type(value.data) is bytes and len(value.data) in sizes[1]:
+                                continue
+                        elif self.dense_fits(value):
+                            continue
+                elif type(value) is EnumValue and value.kind == q and type(value.name) is str:
+                    names = self.enum_names.get(q)
+                    if names is None:
+                        names = self.enum_names[q] = _enum_names(q, self.version)
+                    if value.name in names:
                         continue
-                elif type(value) is EnumValue and value.kind == q and type(value.name) is str \
-                        and value.name in _enum_names(q, self.version):
-                    continue
             a = defs.get(key)
             if a is None:
                 raise VerifyError(f"unknown attribute {key!r}")
