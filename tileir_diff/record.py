@@ -54,9 +54,9 @@ else:
 
 
 def _methods(cls, fs: Tuple[Field, ...], mutable: bool, eq: bool) -> dict:
-    compared = tuple(f.name for f in fs if f.compare)
-    hashed = tuple(f.name for f in fs if (f.compare if f.hash is None else f.hash))
-    shown = tuple(f.name for f in fs if f.repr)
+    compared = tuple([f.name for f in fs if f.compare])  # (lists: cheaper than generators, some seventy classes)
+    hashed = tuple([f.name for f in fs if (f.compare if f.hash is None else f.hash)])
+    shown = tuple([f.name for f in fs if f.repr])
     methods = {"__eq__": _eq(compared), "__hash__": None if mutable else _hash(hashed)} if eq else {}
 
     @reprlib.recursive_repr()
@@ -167,9 +167,9 @@ def _init(cls, fs: Tuple[Field, ...], mutable: bool):
     placeholders = {f"n{i}": name for i, name in enumerate(names)}
     renamed = {f"a{i}": name for i, name in enumerate(names)}
     changes: Dict[str, Any] = {
-        "co_varnames": tuple(renamed.get(v, v) for v in template.co_varnames),
-        "co_consts": tuple(placeholders.get(c, c) if isinstance(c, str) else c for c in template.co_consts),
-        "co_names": tuple(placeholders.get(n, n) for n in template.co_names),
+        "co_varnames": tuple([renamed.get(v, v) for v in template.co_varnames]),
+        "co_consts": tuple([placeholders.get(c, c) if isinstance(c, str) else c for c in template.co_consts]),
+        "co_names": tuple([placeholders.get(n, n) for n in template.co_names]),
     }
     if hasattr(template, "co_qualname"):
         changes["co_qualname"] = f"{cls.__qualname__}.__init__"
@@ -247,8 +247,11 @@ _NOT_PLAIN = ("ClassVar", "InitVar", "KW_ONLY")
 
 def _plain_dataclass(cls):
     annotations = cls.__dict__.get("__annotations__", {})
-    if not _FAST_FIELDS or not all(isinstance(t, str) and not any(w in t for w in _NOT_PLAIN)
-                                   for t in annotations.values()):
+    try:  # all annotations strings (else TypeError), and none naming _NOT_PLAIN (no word spans the "\n")
+        texts = "\n".join(annotations.values())
+    except TypeError:
+        texts = None
+    if not _FAST_FIELDS or texts is None or any(w in texts for w in _NOT_PLAIN):
         return dataclass(cls, init=False, frozen=False, eq=False, repr=False)
     missing, field_class, plain = dataclasses.MISSING, dataclasses.Field, dataclasses._FIELD
     setattr(cls, dataclasses._PARAMS, dataclasses._DataclassParams(False, False, False, False, False, False))
@@ -277,7 +280,7 @@ def _plain_dataclass(cls):
             raise TypeError(f"{name!r} is a field but has no type annotation")
     setattr(cls, dataclasses._FIELDS, found)
     if "__match_args__" not in cls.__dict__:
-        cls.__match_args__ = tuple(f.name for f in found.values() if f.init and not f.kw_only)  # type: ignore[misc]
+        cls.__match_args__ = tuple([f.name for f in found.values() if f.init and not f.kw_only])  # type: ignore[misc]
     abc.update_abstractmethods(cls)
     return cls
 
@@ -298,7 +301,7 @@ def _build(cls, slots: bool, mutable: bool, eq: bool):
         raise TypeError(f"record: {cls.__qualname__} has an InitVar, a kw_only field or a field named like "
                         "__init__'s own names; use dataclasses.dataclass")
     fs = fields(out)
-    names = tuple(f.name for f in fs)
+    names = tuple([f.name for f in fs])
     if slots:
         out = _with_slots(out, names, frozen)
     methods = _methods(out, fs, mutable, eq)
