@@ -345,7 +345,7 @@ def opref(view: PairView, side: str, nid: Optional[str]) -> Optional[OpRef]:
     if n.kind == "barg":
         return OpRef(nid, f"{text.names.get(value_of(n).vid, nid)}: {fmt_type(value_of(n).type)}", None)
     base = input_op_id(nid)
-    orig = text.ops.get(base)
+    orig = text.op(base)
     if orig is None:
         return OpRef(base, n.name, None)
     if n.kind == "op" and n.name == "constant" and orig.name in ("broadcast", "reshape"):
