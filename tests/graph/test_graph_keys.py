@@ -70,3 +70,16 @@ def test_keys_are_the_same_in_every_process():
                               check=True, timeout=120)
         outs.append(json.loads(done.stdout))
     assert outs[0] == outs[1] == outs[2] and outs[0]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_the_graph_keys_its_nodes_as_graph_key_builder_does(path):
+    from tileir_diff.graph import FunctionGraph
+    module, _ = normalize(tag_origins(load(path)))
+    for i, func in enumerate(module.functions):
+        keys = GraphKeyBuilder().function(func)
+        g = FunctionGraph(func, i)
+        for n in g.node_list:
+            want = keys.op[n.op] if n.kind == "op" else keys.value[n.value.vid]
+            assert n.merkle_key == want, n.nid
+        assert all(n.merkle_key == keys.op[n.op] for n in g.op_nodes())
