@@ -72,10 +72,11 @@ def _tile_shapes(idx: FunctionIndex) -> List[str]:
             types[id(v.type)] = v.type
         for v in op.operands:
             types[id(v.type)] = v.type
-        for region in op.regions:
-            for block in region.blocks:
-                for a in block.arguments:
-                    types[id(a.type)] = a.type
+        if op.regions:
+            for region in op.regions:
+                for block in region.blocks:
+                    for a in block.arguments:
+                        types[id(a.type)] = a.type
     shapes = {(t.shape, shape_text(t)) for t in types.values() if isinstance(t, T.TileType) and t.shape}
     return [text for _, text in sorted(shapes, key=lambda s: (len(s[0]), s[0], s[1]))]
 
