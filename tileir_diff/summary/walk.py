@@ -194,8 +194,12 @@ def _index_block(idx: FunctionIndex, ops, prefix: str, depth: int) -> None:
         op_id = f"{prefix}/o{j}"
         op_list.append((op_id, op, depth))
         op_ids[id(op)] = op_id
-        for k, r in enumerate(op.results):
-            defs[r.vid] = (op, op_id, k)  # a Definition("result", ...) when asked (FunctionIndex.definition)
+        results = op.results
+        if len(results) == 1:  # (most ops: no loop)
+            defs[results[0].vid] = (op, op_id, 0)  # a Definition("result", ...) when asked (FunctionIndex.definition)
+        else:
+            for k, r in enumerate(results):
+                defs[r.vid] = (op, op_id, k)
         if op.name in _NAMED_RESULT_OPS:
             _name_results(idx, op)
         if not op.regions:

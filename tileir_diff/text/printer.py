@@ -215,6 +215,13 @@ _UNHINTED = frozenset(name for name, hints in _RESULT_HINTS.items()
                       if not hints and name != "constant" and name != "assume")  # result_hints' own cases
 
 
+#: Ops that, with one result, are named by the two fast paths of ``Namer._number_op``: ``constant``
+#: and the ops that suggest no name, of at most one declared result (or variadic results), so
+#: that one result never gets a phantom one (``_with_phantoms``).
+_ONE_RESULT_KINDS = frozenset(name for name in _UNHINTED | {"constant"}
+                              if _FIXED_RESULT_COUNT.get(name) is None or _FIXED_RESULT_COUNT[name] <= 1)
+
+
 def region_arg_hints(op: Operation, region: Region) -> List[Optional[str]]:
     args = region.blocks[0].arguments if region.blocks else ()
     if op.name == "for":
@@ -333,6 +340,16 @@ class Namer:
     def _number_op(self, op: Operation) -> None:
         results = op.results
         name = op.name
+        if len(results) == 1 and name in _ONE_RESULT_KINDS:  # (no phantom result: see _ONE_RESULT_KINDS)
+            vid = results[0].vid
+            self._producer[vid] = (op, 0)
+            if name == "constant":  # result_hints' {0: constant_name(op)}, as the general path takes it
+                ref = "%" + self._unique(constant_name(op))
+            else:  # no suggested name (most ops): the next number, as the general path gives it
+                ref = f"%{self.next_value}"
+                self.next_value += 1
+            self._ref[vid] = self._lhs[id(op)] = ref
+            return
         declared = _FIXED_RESULT_COUNT.get(name)
         if declared is not None and len(results) < declared:
             key = id(op)
@@ -343,21 +360,6 @@ class Namer:
             return
         else:
             key = id(op)
-        if len(results) == 1:
-            if name in _UNHINTED:
-                # no suggested name (most ops): the next number, as the general path below gives it
-                r = results[0]
-                self._producer[r.vid] = (op, 0)
-                ref = f"%{self.next_value}"
-                self.next_value += 1
-                self._ref[r.vid] = self._lhs[key] = ref
-                return
-            if name == "constant":  # result_hints' {0: constant_name(op)}, as the general path takes it
-                r = results[0]
-                self._producer[r.vid] = (op, 0)
-                ref = "%" + self._unique(constant_name(op))
-                self._ref[r.vid] = self._lhs[key] = ref
-                return
         n = len(results)
         producer = self._producer
         for i, r in enumerate(results):
