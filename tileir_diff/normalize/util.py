@@ -228,7 +228,8 @@ def drop_unused(function: Function, droppable: Callable[[Operation], bool]) -> F
     dropped = unused_cascade(candidates, uses)
     if not dropped:
         return function
-    return rewrite_function(function, lambda op, subst: [] if id(op) in dropped else None)
+    names = {op.name for op in candidates if id(op) in dropped}  # (fn is called on these ops only)
+    return rewrite_function(function, lambda op, subst: [] if id(op) in dropped else None, only=names)
 
 
 def unused_cascade(candidates: List[Operation], uses: Dict[int, int]) -> set:
