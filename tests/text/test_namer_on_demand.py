@@ -79,31 +79,36 @@ def test_a_value_asked_numbers_only_what_precedes_it():
     assert lazy._pending is None
 
 
+def _ask_in_threads(lazy, eager, vids, threads: int = 8) -> list:
+    """Every thread asks for every value, each in its own order, all starting at once; returns
+    the (seed, error) of the threads that got another name or an error."""
+    errors, start = [], threading.Barrier(threads)
+
+    def ask(seed):
+        order = vids[:]
+        random.Random(seed).shuffle(order)
+        start.wait()
+        try:
+            for vid in order:
+                assert lazy.ref[vid] == eager.ref[vid]
+        except Exception as e:  # reported by the caller, with the thread's seed
+            errors.append((seed, e))
+
+    running = [threading.Thread(target=ask, args=(seed,)) for seed in range(threads)]
+    for t in running:
+        t.start()
+    for t in running:
+        t.join()
+    return errors
+
+
 def test_threads_asking_at_once_get_namers_names():
     path = max(FILES, key=lambda p: p.stat().st_size)
     func = load(path).functions[0]
     eager = printer.Namer(func)
     vids, _ = _values_and_ops(func)
     for _ in range(3):
-        lazy = printer.OnDemandNamer(func)
-        errors, start = [], threading.Barrier(8)
-
-        def ask(seed):
-            order = vids[:]
-            random.Random(seed).shuffle(order)
-            start.wait()
-            try:
-                for vid in order:
-                    assert lazy.ref[vid] == eager.ref[vid]
-            except Exception as e:  # reported below, with the thread's seed
-                errors.append((seed, e))
-
-        threads = [threading.Thread(target=ask, args=(seed,)) for seed in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert not errors
+        assert not _ask_in_threads(printer.OnDemandNamer(func), eager, vids)
 
 
 def _constant(vid: int, value) -> Operation:

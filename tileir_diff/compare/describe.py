@@ -54,9 +54,9 @@ class FunctionText:
         if parts[0] != f"f{self.index}" or len(parts) % 2:
             return None
         block = self.function.body
-        op = None
+        op: Optional[Operation] = None
         for k in range(1, len(parts), 2):
-            if k > 1:
+            if op is not None:  # a region of the op found last
                 j = _index(parts[k - 1], "r")
                 if j is None or j >= len(op.regions):
                     return None
