@@ -20,9 +20,9 @@ def _counting(monkeypatch):
     built, aligned = [], []
 
     class Counted(FunctionGraph):
-        def __init__(self, function, index):
+        def __init__(self, function, index, text_ids=None):
             built.append(function)
-            super().__init__(function, index)
+            super().__init__(function, index, text_ids)
 
     def counted_align(L, R, *a):
         aligned.append((L, R))

@@ -45,6 +45,31 @@ class FunctionText:
             self._ops = dict(op_ids(self.function, self.index))
         return self._ops
 
+    def op(self, op_id: str) -> Optional[Operation]:
+        """``self.ops.get(op_id)``, found by following the id's path (``f0/o12/r0/o3``: op 12 of
+        the body, its region 0, op 3 there) instead of listing every op's id."""
+        if self._ops is not None:
+            return self._ops.get(op_id)
+        parts = op_id.split("/")
+        if parts[0] != f"f{self.index}" or len(parts) % 2:
+            return None
+        block = self.function.body
+        op: Optional[Operation] = None
+        for k in range(1, len(parts), 2):
+            if op is not None:  # a region of the op found last
+                j = _index(parts[k - 1], "r")
+                if j is None or j >= len(op.regions):
+                    return None
+                blocks = op.regions[j].blocks
+                if len(blocks) != 1:  # the blocks of a region share their ops' ids: the list decides
+                    return self.ops.get(op_id)
+                block = blocks[0]
+            j = _index(parts[k], "o")
+            if j is None or j >= len(block.operations):
+                return None
+            op = block.operations[j]
+        return op
+
     @property
     def producer(self) -> Dict[int, Operation]:
         if self._producer is None:
@@ -58,7 +83,8 @@ class FunctionText:
         printer = _printer()
         if printer is not None:
             try:
-                self._namer = printer.Namer(self.function)
+                # numbered as far as the names asked for (the same names as printer.Namer's)
+                self._namer = printer.OnDemandNamer(self.function)
             except Exception:
                 self._namer = None
         if self._namer is not None and all(a.vid in self._namer.ref for a in self.function.arguments):
@@ -116,6 +142,14 @@ class FunctionText:
             except Exception:
                 pass
         return fallback_op_line(op, names)
+
+
+def _index(part: str, letter: str) -> Optional[int]:
+    """The number of an id part (``o12`` -> 12) as ``op_ids`` writes it, else None."""
+    digits = part[1:]
+    if part[:1] != letter or not (digits.isascii() and digits.isdigit()) or (digits[0] == "0" and digits != "0"):
+        return None
+    return int(digits)
 
 
 def fallback_op_line(op: Operation, names: Dict[int, str]) -> str:

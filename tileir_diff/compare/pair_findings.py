@@ -70,8 +70,14 @@ def family(name: str) -> str:
 def slots_agree(a: Node, b: Node, l2r) -> bool:
     """Whether two ops' operands agree slot by slot as written: same operand groups, and each
     operand produced by a pair of the mapping (same result index)."""
-    return len(a.operands) == len(b.operands) and op_of(a).segments == op_of(b).segments and \
-        all(sa is not None and l2r.get(sa) == sb and ra == rb for (sa, ra, _), (sb, rb, _) in zip(a.operands, b.operands))
+    a_operands, b_operands = a.operands, b.operands
+    if len(a_operands) != len(b_operands) or op_of(a).segments != op_of(b).segments:
+        return False
+    get = l2r.get
+    for (sa, ra, _), (sb, rb, _) in zip(a_operands, b_operands):  # (a loop: all() over a generator cost more)
+        if sa is None or get(sa) != sb or ra != rb:
+            return False
+    return True
 
 
 def _type_findings(name: str, lt, rt, what: str, kind: str = "result_type") -> Finding:
@@ -345,7 +351,7 @@ def opref(view: PairView, side: str, nid: Optional[str]) -> Optional[OpRef]:
     if n.kind == "barg":
         return OpRef(nid, f"{text.names.get(value_of(n).vid, nid)}: {fmt_type(value_of(n).type)}", None)
     base = input_op_id(nid)
-    orig = text.ops.get(base)
+    orig = text.op(base)
     if orig is None:
         return OpRef(base, n.name, None)
     if n.kind == "op" and n.name == "constant" and orig.name in ("broadcast", "reshape"):

@@ -106,7 +106,8 @@ class Graphs:
 
 def graphs_pass(lf: Function, rf: Function, i: int, j: int) -> Graphs:
     t1 = time.perf_counter()
-    L, R = FunctionGraph(lf, i), FunctionGraph(rf, j)
+    text_ids: Dict[str, int] = {}  # the graphs' hashed labels and types, shared by both sides
+    L, R = FunctionGraph(lf, i, text_ids), FunctionGraph(rf, j, text_ids)
     # one scalar on one side for several arguments of the other: a stated assumption (a
     # specialization root below); the tied arguments are read as the one they must equal (on
     # other functions: the graph of a side whose function changed is built again, and the
@@ -116,9 +117,9 @@ def graphs_pass(lf: Function, rf: Function, i: int, j: int) -> Graphs:
     if ties:
         tl, tr = tie_arguments(lf, L, ties, "left"), tie_arguments(rf, R, ties, "right")
         if tl is not lf:
-            lf, L = tl, FunctionGraph(tl, i)
+            lf, L = tl, FunctionGraph(tl, i, text_ids)
         if tr is not rf:
-            rf, R = tr, FunctionGraph(tr, j)
+            rf, R = tr, FunctionGraph(tr, j, text_ids)
         alignment = align(L, R)
     return Graphs(lf, rf, L, R, ties, time.perf_counter() - t1, alignment)
 

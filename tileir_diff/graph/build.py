@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from ..dialect.traits import COMBINER, TERMINATOR, ops_with
 from ..ir import Block, Function, Operation, TokenType, Value
 from ..normalize.canon import fmt_type
-from ..normalize.keys import KeyBuilder, op_label
+from ..normalize.keys import GraphKeyBuilder, op_label
 
 #: Ops whose region is a combiner folded into the label rather than a nested subgraph.
 FOLDED_REGION_OPS = ops_with(COMBINER)
@@ -38,7 +38,7 @@ class Node:
         self.op: Optional[Operation] = None
         self.value: Optional[Value] = None
         self.compare_key = ""         # equal keys = the same op apart from its operands
-        self.merkle_key = ""          # over compare_key, operands and region bodies
+        self.merkle_key = 0           # over compare_key, operands and region bodies (keys.GraphKeyBuilder)
         self.parent: Optional[str] = None   # enclosing region op (node id)
         self.region = 0               # which region of the parent holds it
         self.position = 0             # index in its block (or argument index)
@@ -84,7 +84,9 @@ def combiner_expression(block: Block) -> str:
 class FunctionGraph:
     """The dataflow graph of one function (see module docstring)."""
 
-    def __init__(self, function: Function, index: int):
+    def __init__(self, function: Function, index: int, text_ids: Optional[Dict[str, int]] = None):
+        """``text_ids``: GraphKeyBuilder's memo of hashed texts, shared by the graphs of a pair
+        (the keys do not depend on it, only their cost)."""
         self.function = function
         self.index = index
         self.nodes: Dict[str, Node] = {}
@@ -92,11 +94,11 @@ class FunctionGraph:
         self.node_list: List[Node] = []  # the nodes in that order (passes over all nodes skip the lookup)
         # op node ids per Merkle hash, in program order (filled while building, when each node
         # is at hand, so that exact matching needs no pass of its own)
-        self.by_hash: Dict[str, List[str]] = {}
+        self.by_hash: Dict[int, List[str]] = {}
         self._producer: Dict[int, Tuple[Node, int]] = {}  # vid -> (producing node, result index)
         self._nx = None
         self._position_of: Optional[Dict[str, int]] = None
-        keys = KeyBuilder(arg_positions=False)
+        keys = GraphKeyBuilder(text_ids)
         self._keys = keys
         keys.function(function)
         prefix = f"f{index}"

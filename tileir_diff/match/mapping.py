@@ -144,9 +144,9 @@ class MatchContext:
         if not isinstance(self.budget, MatchBudget):
             self.budget = MatchBudget(self.limits, time_end=self.budget)
         if self.lfree is None:
-            self.lfree = dict.fromkeys(n for n in self.left.order if n not in self.mapping.l2r)
+            self.lfree = dict.fromkeys([n for n in self.left.order if n not in self.mapping.l2r])
         if self.rfree is None:
-            self.rfree = dict.fromkeys(n for n in self.right.order if n not in self.mapping.r2l)
+            self.rfree = dict.fromkeys([n for n in self.right.order if n not in self.mapping.r2l])
 
     def positions(self):
         """Each node's relative position in program order (0..1) on the left and on the right:
@@ -189,8 +189,9 @@ class MatchContext:
         if pa is not None:
             if m.l2r.get(pa, pb) != pb or m.r2l.get(pb, pa) != pa:
                 return False
-        return _children_follow(a, b, m.l2r, self.left.nodes, self.right.nodes) and \
-            _children_follow(b, a, m.r2l, self.right.nodes, self.left.nodes)
+        # (most nodes have no children: nothing to follow, and no call)
+        return (not a.children or _children_follow(a, b, m.l2r, self.left.nodes, self.right.nodes)) and \
+            (not b.children or _children_follow(b, a, m.r2l, self.right.nodes, self.left.nodes))
 
     def bottom_up_candidates(self) -> List[tuple]:
         """The pairs bottom-up matching can extend: paired producers of an unpaired left node's

@@ -13,7 +13,7 @@ from ..ir import (Bounded, DenseElements, DictAttr, DivBy, EnumValue, FloatAttr,
                   SameElements)
 from ..ir.attributes import decode_float_bits
 from ..ir.type_text import type_text
-from ..ir.types import Type
+from ..ir.types import SCALAR_TYPES, Type
 
 
 #: id(type) -> (type, text). Types come from a module's type table, so the same few objects are
@@ -71,11 +71,17 @@ def _float_text(bits: int, name: str) -> str:
     return repr(v)
 
 
+#: Bytes per stored element for ``_dense_splat_bits``, per scalar type name.
+_SPLAT_SIZES = {name: 1 if name == "i1" else max(1, spec[0] // 8) for name, spec in SCALAR_TYPES.items()}
+
+
 def _dense_splat_bits(d: DenseElements):
     """The one element's bits when all stored elements are equal (DenseElements.bits() semantics,
     compared as bytes: no numpy array per constant)."""
     elem = d.element
-    size = 1 if elem.name == "i1" else max(1, elem.width // 8)
+    size = _SPLAT_SIZES.get(elem.name)
+    if size is None:  # (not a scalar type: ``width`` raises as it always did)
+        size = 1 if elem.name == "i1" else max(1, elem.width // 8)
     data = d.data
     usable = len(data) - len(data) % size
     if not usable:

@@ -203,6 +203,104 @@ class KeyBuilder:
         return k
 
 
+class GraphKeyBuilder:
+    """``KeyBuilder(arg_positions=False)``'s keys as ints, for the graphs: equal ints for equal
+    computations, over the same parts (label, operand keys in order but at commutative positions
+    and for sets, region bodies as sorted multisets, entry arguments by type, block arguments
+    by depth, position and type). Cheaper: a text (label, type) is hashed with blake2b once per
+    distinct text (``text_ids``, which the two graphs of a pair share), and everything above
+    it with Python's hash of a tuple of ints, which unlike a str's is not salted
+    (``PYTHONHASHSEED``): the same in every run and process.
+
+    The graph's keys only propose: the matchers pair nodes of equal keys, and the checker
+    proves every pair it is given (docs/matching.md), so two computations with one key (a
+    64-bit collision) can cost a match, never a wrong verdict. Where keys order something a
+    verdict or an output depends on (``commutative-operands``), ``KeyBuilder``'s digests are used."""
+
+    def __init__(self, text_ids: Optional[Dict[str, int]] = None):
+        self.value: Dict[int, int] = {}
+        self.op: Dict[Operation, int] = {}  # op -> key (ops hash by identity)
+        self.text_ids: Dict[str, int] = {} if text_ids is None else text_ids
+
+    def text_id(self, text: str) -> int:
+        tid = self.text_ids.get(text)
+        if tid is None:
+            tid = self.text_ids[text] = int.from_bytes(_blake2b(text.encode(), digest_size=8).digest(), "little")
+        return tid
+
+    def function(self, f: Function) -> "GraphKeyBuilder":
+        for a in f.arguments:
+            self.value[a.vid] = hash((_ARG_KEY, self.text_id(fmt_type(a.type))))
+        self.block(f.body, depth=0)
+        return self
+
+    def block(self, b: Block, depth: int) -> int:
+        value = self.value
+        arg_types = tuple([self.text_id(fmt_type(a.type)) for a in b.arguments])
+        for i, a in enumerate(b.arguments):
+            value[a.vid] = hash((_BLOCK_ARG_KEY, depth, i, arg_types[i]))
+        # ``operation`` inlined for ops without regions and with at most one result (most ops)
+        get, op_keys, order_free, text_ids = value.get, self.op, _ORDER_FREE, self.text_ids
+        keys = []
+        for op in b.operations:
+            results = op.results
+            if op.regions or len(results) > 1:
+                keys.append(self.operation(op, depth))
+                continue
+            label = getattr(op, "_label", None)  # op_label's memo
+            if label is None:
+                label = op_label(op)
+            lid = text_ids.get(label)
+            if lid is None:
+                lid = self.text_id(label)
+            operands = op.operands
+            if not operands:
+                k = hash((lid,))
+            elif len(operands) == 1:
+                k = hash((lid, get(operands[0].vid, _UNKNOWN_KEY)))
+            elif len(operands) == 2:  # two operands are commutative at (0, 1) or not at all
+                first, second = get(operands[0].vid, _UNKNOWN_KEY), get(operands[1].vid, _UNKNOWN_KEY)
+                if second < first and op.name in order_free and (op.name in SET_OPERAND_OPS
+                                                                 or commutative_positions(op)):
+                    first, second = second, first
+                k = hash((lid, first, second))
+            else:
+                parts = [lid]
+                parts += [get(v.vid, _UNKNOWN_KEY) for v in operands]
+                if op.name in order_free:
+                    _order_operands(op, parts)
+                k = hash(tuple(parts))
+            op_keys[op] = k
+            if results:
+                value[results[0].vid] = k
+            keys.append(k)
+        keys.sort()
+        return hash((_BLOCK_KEY, arg_types, tuple(keys)))
+
+    def operation(self, op: Operation, depth: int) -> int:
+        value = self.value
+        operands = op.operands
+        parts = [self.text_id(op_label(op))]
+        if operands:
+            get = value.get
+            parts += [get(v.vid, _UNKNOWN_KEY) for v in operands]
+            if len(operands) > 1 and op.name in _ORDER_FREE:
+                _order_operands(op, parts)
+        regions = tuple([self.block(b, depth + 1) for r in op.regions for b in r.blocks])
+        k = hash((tuple(parts), regions))
+        self.op[op] = k
+        results = op.results
+        if results:
+            value[results[0].vid] = k  # result 0 is the op's key
+            for i in range(1, len(results)):
+                value[results[i].vid] = hash((k, i))
+        return k
+
+
+#: Tags of GraphKeyBuilder's tuples that are not an op's (an op's starts with its label's id).
+_ARG_KEY, _BLOCK_ARG_KEY, _BLOCK_KEY, _UNKNOWN_KEY = 1, 2, 3, 4
+
+
 #: Ops whose operand order may carry no meaning (commutative traits, compares, sets): only
 #: these need ``commutative_positions`` (which is None for any other op).
 ORDER_FREE_OPS = frozenset(_COMMUTATIVE_TRAITS) | _COMPARES | SET_OPERAND_OPS

@@ -207,8 +207,14 @@ def use_counts_and(function: Function, pick: Callable[[Operation], bool]) -> Tup
 
 
 def count_ops(module: Module) -> int:
-    """Number of ops in ``module``, regions included."""
-    return sum(1 for _ in ops_of(*(f.body for f in module.functions)))
+    """Number of ops in ``module``, regions included (a block's ops counted at once)."""
+    count = 0
+    stack = [f.body for f in module.functions]
+    while stack:
+        ops = stack.pop().operations
+        count += len(ops)
+        stack.extend([b for op in ops if op.regions for r in op.regions for b in r.blocks])
+    return count
 
 
 def op_names(module: Module) -> set:
@@ -228,7 +234,8 @@ def drop_unused(function: Function, droppable: Callable[[Operation], bool]) -> F
     dropped = unused_cascade(candidates, uses)
     if not dropped:
         return function
-    return rewrite_function(function, lambda op, subst: [] if id(op) in dropped else None)
+    names = {op.name for op in candidates if id(op) in dropped}  # (fn is called on these ops only)
+    return rewrite_function(function, lambda op, subst: [] if id(op) in dropped else None, only=names)
 
 
 def unused_cascade(candidates: List[Operation], uses: Dict[int, int]) -> set:

@@ -20,6 +20,7 @@ from .walk import FunctionIndex, index_function, operand_named
 MMA_OPS = ops_with(MMA)
 COMBINER_OPS = ops_with(COMBINER)
 CONTROL_FLOW_OPS = ops_with(CONTROL_FLOW)
+_LOOP_OPS = CONTROL_FLOW_OPS | {"for"}  # what ``_loops`` lists
 # Attributes that are the access itself, not a property worth listing again.
 _ACCESS_ATTRS = {"memory_ordering_semantics", "memory_scope", "optimization_hints"}
 
@@ -38,7 +39,8 @@ def summarize_module(module: Module) -> Dict[str, Any]:
 
 def summarize_function(fn: Function, function_index: int = 0) -> Dict[str, Any]:
     idx = index_function(fn, function_index)
-    histogram = Counter(op.name for _, op, _ in idx.ops)
+    histogram = Counter([op.name for _, op, _ in idx.ops])
+    present = histogram.keys()
     return {
         "name": fn.name,
         "op_id": f"f{function_index}",
@@ -47,10 +49,11 @@ def summarize_function(fn: Function, function_index: int = 0) -> Dict[str, Any]:
         "hints": hints_json(fn.hints),
         "tile_shapes": _tile_shapes(idx),
         "memory": _memory(idx),
-        "reductions": _reductions(idx),
-        "mma": _mma(idx),
-        "loops": _loops(idx),
-        "assumptions": _assumptions(idx),
+        # (a section whose ops the kernel lacks is empty: no walk over the ops for it)
+        "reductions": _reductions(idx) if not present.isdisjoint(COMBINER_OPS) else [],
+        "mma": _mma(idx) if not present.isdisjoint(MMA_OPS) else [],
+        "loops": _loops(idx) if not present.isdisjoint(_LOOP_OPS) else [],
+        "assumptions": _assumptions(idx) if "assume" in present else [],
         "op_histogram": dict(sorted(histogram.items())),
         "num_ops": sum(histogram.values()),
     }
@@ -72,10 +75,11 @@ def _tile_shapes(idx: FunctionIndex) -> List[str]:
             types[id(v.type)] = v.type
         for v in op.operands:
             types[id(v.type)] = v.type
-        for region in op.regions:
-            for block in region.blocks:
-                for a in block.arguments:
-                    types[id(a.type)] = a.type
+        if op.regions:
+            for region in op.regions:
+                for block in region.blocks:
+                    for a in block.arguments:
+                        types[id(a.type)] = a.type
     shapes = {(t.shape, shape_text(t)) for t in types.values() if isinstance(t, T.TileType) and t.shape}
     return [text for _, text in sorted(shapes, key=lambda s: (len(s[0]), s[0], s[1]))]
 

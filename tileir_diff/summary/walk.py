@@ -6,7 +6,7 @@ and the printed modules of a report all point at the same ops.
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..dialect.ops import op_def
 from ..dialect import traits
@@ -66,7 +66,9 @@ class FunctionIndex:
     function: Function
     function_index: int
     ops: List[Tuple[str, Operation, int]] = field(default_factory=list)  # (op id, op, loop depth)
-    defs: Dict[int, Definition] = field(default_factory=dict)
+    #: vid -> its Definition, or for an op's result the tuple (op, op id, result index) that
+    #: ``definition`` makes one of (a record per value cost more than the rest of the walk)
+    defs: Dict[int, Any] = field(default_factory=dict)
     op_ids: Dict[int, str] = field(default_factory=dict)  # id(op) -> op id
     names: Dict[int, str] = field(default_factory=dict)  # vid -> fixed symbolic name
     loop_ordinal: Dict[int, int] = field(default_factory=dict)  # id(loop op) -> 0, 1, ...
@@ -75,10 +77,16 @@ class FunctionIndex:
         return self.op_ids[id(op)]
 
     def definition(self, v: Value) -> Optional[Definition]:
-        return self.defs.get(v.vid)
+        d = self.defs.get(v.vid)
+        if type(d) is tuple:
+            op, op_id, index = d
+            return Definition("result", op, op_id, index)
+        return d
 
     def producer(self, v: Value) -> Optional[Operation]:
         d = self.defs.get(v.vid)
+        if type(d) is tuple:
+            return d[0]
         return d.op if d and d.kind == "result" else None
 
     def strip_transparent(self, v: Value) -> Value:
@@ -97,7 +105,7 @@ class FunctionIndex:
         """``bid.x``, ``loopIdx``, ``arg3``, ``(bid.x + 1)``, ``2``: what a value means."""
         if v.vid in self.names:
             return self.names[v.vid]
-        d = self.defs.get(v.vid)
+        d = self.definition(v)
         if d is None:
             return f"%v{v.vid}"
         if d.kind != "result":
@@ -186,8 +194,12 @@ def _index_block(idx: FunctionIndex, ops, prefix: str, depth: int) -> None:
         op_id = f"{prefix}/o{j}"
         op_list.append((op_id, op, depth))
         op_ids[id(op)] = op_id
-        for k, r in enumerate(op.results):
-            defs[r.vid] = Definition("result", op, op_id, k)
+        results = op.results
+        if len(results) == 1:  # (most ops: no loop)
+            defs[results[0].vid] = (op, op_id, 0)  # a Definition("result", ...) when asked (FunctionIndex.definition)
+        else:
+            for k, r in enumerate(results):
+                defs[r.vid] = (op, op_id, k)
         if op.name in _NAMED_RESULT_OPS:
             _name_results(idx, op)
         if not op.regions:

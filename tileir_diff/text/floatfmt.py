@@ -45,24 +45,31 @@ def bit_width(name: str) -> int:
     return e + m + (1 if signed else 0)
 
 
+#: Per float format, what ``classify`` reads off it: (exponent bits, mantissa bits, has sign
+#: bit, convention, mask of the format's bits, all-ones exponent field, mantissa mask, bias).
+_CLASSIFY = {name: (e, m, signed, conv, (1 << (e + m + (1 if signed else 0))) - 1, (1 << e) - 1, (1 << m) - 1,
+                    _bias(e))
+             for name, (e, m, signed, conv) in FORMATS.items()}
+
+
 def classify(bits: int, name: str) -> Tuple[str, bool, int, int]:
     """-> (category, negative, significand, exponent) with value = significand * 2**exponent.
     category: zero, normal, inf, nan."""
-    ebits, mbits, signed, conv = _fmt(name)
-    width = ebits + mbits + (1 if signed else 0)
-    bits &= (1 << width) - 1
+    try:
+        ebits, mbits, signed, conv, width_mask, emax_field, mmask, bias = _CLASSIFY[name]
+    except KeyError:
+        raise ValueError(f"not a float type: {name}") from None
+    bits &= width_mask
     neg = bool(signed and bits >> (ebits + mbits) & 1)
-    e = bits >> mbits & ((1 << ebits) - 1)
-    m = bits & ((1 << mbits) - 1)
-    emax_field = (1 << ebits) - 1
-    bias = _bias(ebits)
+    e = bits >> mbits & emax_field
+    m = bits & mmask
     if conv == "e8m0":
         if e == 0xFF:
             return "nan", False, 0, 0
         return "normal", False, 1, e - 127
     if conv == "ieee" and e == emax_field:
         return ("inf" if m == 0 else "nan"), neg, 0, 0
-    if conv in ("fn", "fnu") and e == emax_field and m == (1 << mbits) - 1:
+    if conv in ("fn", "fnu") and e == emax_field and m == mmask:
         return "nan", neg, 0, 0
     if e == 0:
         if m == 0:

@@ -6,15 +6,20 @@ op table's templates (``template.py``) or, for the region-holding ops, from ``cu
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+import threading
+from collections import deque
+from collections.abc import Mapping
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..gc_pause import gc_paused
 from ..dialect.ops import OPS_BY_NAME
 from ..dialect.traits import NAMES_RESULTS, ops_with
 from ..ir import types as T
+from ..ir.attributes import DenseElements
 from ..ir.type_text import type_text
 from ..ir.core import Block, Function, Module, Operation, Region, Value
 from . import custom
+from .floatfmt import FORMATS, classify
 from .template import PrintContext, dense_elements, print_with_template
 
 INDENT = "  "
@@ -107,6 +112,10 @@ class _Scope:
         return False
 
 
+#: Bytes per element of the element types ``dense_elements`` steps through by whole bytes.
+_ELEMENT_BYTES: Dict[str, int] = {name: spec[0] // 8 for name, spec in T.SCALAR_TYPES.items() if spec[0] >= 8}
+
+
 #: constant_name by (element type, data) for short data (splats: one element), bounded.
 _CONSTANT_NAMES: Dict[Tuple[str, bytes], str] = {}
 
@@ -131,7 +140,11 @@ def constant_name(op: Operation) -> str:
 
 def _constant_name(d) -> str:
     name = d.element.name
-    elems = dense_elements(d)
+    data = d.data
+    if len(data) == _ELEMENT_BYTES.get(name):  # one element stored (a splat): dense_elements' list
+        elems = [int.from_bytes(data, "little")]
+    else:
+        elems = dense_elements(d)
     if name == "i1":
         if all(elems):
             return "true"
@@ -149,7 +162,6 @@ def _constant_name(d) -> str:
                 v -= 1 << width
             s += f"_{v}"
         else:
-            from .floatfmt import classify
             cat, neg, sig, exp = classify(bits, name)
             if cat == "nan":
                 s += "_NaN"
@@ -203,6 +215,13 @@ _UNHINTED = frozenset(name for name, hints in _RESULT_HINTS.items()
                       if not hints and name != "constant" and name != "assume")  # result_hints' own cases
 
 
+#: Ops that, with one result, are named by the two fast paths of ``Namer._number_op``: ``constant``
+#: and the ops that suggest no name, of at most one declared result (or variadic results), so
+#: that one result never gets a phantom one (``_with_phantoms``).
+_ONE_RESULT_KINDS = frozenset(name for name in _UNHINTED | {"constant"}
+                              if _FIXED_RESULT_COUNT.get(name) is None or _FIXED_RESULT_COUNT[name] <= 1)
+
+
 def region_arg_hints(op: Operation, region: Region) -> List[Optional[str]]:
     args = region.blocks[0].arguments if region.blocks else ()
     if op.name == "for":
@@ -220,20 +239,37 @@ def region_arg_hints(op: Operation, region: Region) -> List[Optional[str]]:
 
 class Namer:
     """MLIR SSANameState for one function: every value's reference text (``%x``, ``%1#2``) and
-    every op's result-group text for its left-hand side."""
+    every op's result-group text for its left-hand side (``lhs``: None for an op without
+    results). ``OnDemandNamer`` gives the same names, numbering only as far as asked."""
 
     def __init__(self, func: Function):
-        self.ref: Dict[int, str] = {}
-        self.lhs: Dict[int, str] = {}  # id(op) -> "%a, %b" / "%1:2"
-        self.producer: Dict[int, Tuple[Operation, int]] = {}
-        self._views: Dict[int, Operation] = {}
+        self._init_tables()
+        deque(self._steps(func), 0)
+        self.ref: Mapping[int, str] = self._ref
+        self.lhs: Mapping[int, Optional[str]] = self._lhs  # id(op) -> "%a, %b" / "%1:2" / None
+        self.producer: Mapping[int, Tuple[Operation, int]] = self._producer
+        self._views: Mapping[int, Operation] = self._view_of
+
+    def _init_tables(self) -> None:
+        # the numbering writes these; ``ref``/``lhs``/``producer``/``_views`` are what readers see
+        self._ref: Dict[int, str] = {}
+        self._lhs: Dict[int, Optional[str]] = {}
+        self._producer: Dict[int, Tuple[Operation, int]] = {}
+        self._view_of: Dict[int, Operation] = {}
         self._phantom = 0
-        self._number(func)
+        #: (table, key): ``_steps`` pauses once ``key in table`` (never, for ``Namer``)
+        self._wanted: Tuple[Dict, object] = ({}, None)
 
     def producer_of(self, v: Value):
-        return self.producer.get(v.vid)
+        return self._producer.get(v.vid)
 
-    def _number(self, func: Function) -> None:
+    def _steps(self, func: Function) -> Iterator[None]:
+        """Number the function in MLIR's order: a block's arguments, its ops, then the regions
+        of its ops, each nested block starting from the counters its parent block ended with.
+        Pauses (yields) whenever ``self._wanted``'s key has been numbered."""
+        ref = self._ref
+        number_op = self._number_op
+        table, key = self._wanted
         # (block, owner op or None for the function, counters, parent scope)
         stack = [(func.body, None, None, (0, 0, 0), None)]
         while stack:
@@ -244,14 +280,20 @@ class Namer:
             hints = region_arg_hints(owner, region) if owner is not None else [None] * len(block.arguments)
             for arg, hint in zip(block.arguments, hints):
                 if hint:
-                    self.ref[arg.vid] = "%" + self._unique(hint)
+                    ref[arg.vid] = "%" + self._unique(hint)
             for arg in block.arguments:
-                if arg.vid not in self.ref:
+                if arg.vid not in ref:
                     name = f"arg{self.next_arg}"
                     self.next_arg += 1
-                    self.ref[arg.vid] = "%" + self._unique(name)
+                    ref[arg.vid] = "%" + self._unique(name)
+            while key in table:
+                yield
+                table, key = self._wanted
             for op in block.operations:
-                self._number_op(op)
+                number_op(op)
+                while key in table:
+                    yield
+                    table, key = self._wanted
             saved = (self.next_value, self.next_arg, self.next_conflict)
             for op in block.operations:
                 for r in op.regions:
@@ -259,16 +301,21 @@ class Namer:
                         stack.append((b, op, r, saved, scope))
 
     def _unique(self, name: str) -> str:
-        name = _sanitize(name)
+        text = _SANITIZED.get(name)  # (_sanitize's memo, inline)
+        name = _sanitize(name) if text is None else text
         scope = self.scope
-        if name in scope.names or (scope.parent is not None and name in scope.parent):
+        names = scope.names
+        parent = scope.parent
+        if name in names or (parent is not None and name in parent):
+            k = self.next_conflict
             while True:
-                probe = f"{name}_{self.next_conflict}"
-                self.next_conflict += 1
-                if probe not in self.scope:
-                    name = probe
+                probe = f"{name}_{k}"
+                k += 1
+                if probe not in names and (parent is None or probe not in parent):
                     break
-        self.scope.names.add(name)
+            self.next_conflict = k
+            name = probe
+        names.add(name)
         return name
 
     def view(self, op: Operation) -> Operation:
@@ -287,31 +334,34 @@ class Namer:
             self._phantom -= 1
             extra.append(Value(self._phantom, T.TokenType()))
         new = op.replace(results=op.results + tuple(extra))
-        self._views[id(op)] = new
+        self._view_of[id(op)] = new
         return new
 
     def _number_op(self, op: Operation) -> None:
         results = op.results
         name = op.name
+        if len(results) == 1 and name in _ONE_RESULT_KINDS:  # (no phantom result: see _ONE_RESULT_KINDS)
+            vid = results[0].vid
+            self._producer[vid] = (op, 0)
+            if name == "constant":  # result_hints' {0: constant_name(op)}, as the general path takes it
+                ref = "%" + self._unique(constant_name(op))
+            else:  # no suggested name (most ops): the next number, as the general path gives it
+                ref = f"%{self.next_value}"
+                self.next_value += 1
+            self._ref[vid] = self._lhs[id(op)] = ref
+            return
         declared = _FIXED_RESULT_COUNT.get(name)
         if declared is not None and len(results) < declared:
             key = id(op)
             op = self._with_phantoms(op)
             results = op.results
         elif not results:
+            self._lhs[id(op)] = None  # numbered, nothing to name (OnDemandNamer reads this)
             return
         else:
             key = id(op)
-        if name in _UNHINTED and len(results) == 1:
-            # no suggested name (most ops): the next number, as the general path below gives it
-            r = results[0]
-            self.producer[r.vid] = (op, 0)
-            ref = f"%{self.next_value}"
-            self.next_value += 1
-            self.ref[r.vid] = self.lhs[key] = ref
-            return
         n = len(results)
-        producer = self.producer
+        producer = self._producer
         for i, r in enumerate(results):
             producer[r.vid] = (op, i)
         hints = result_hints(op, self.producer_of)
@@ -321,8 +371,8 @@ class Namer:
             else:
                 ref = f"%{self.next_value}"
                 self.next_value += 1
-            self.ref[results[0].vid] = ref
-            self.lhs[key] = ref
+            self._ref[results[0].vid] = ref
+            self._lhs[key] = ref
             return
         names: Dict[int, str] = {}
         groups = [0]
@@ -342,10 +392,136 @@ class Namer:
             parts.append(f"%{head}" + (f":{size}" if size > 1 else ""))
             for k in range(start, end):
                 if n == 1 or size == 1:
-                    self.ref[op.results[k].vid] = f"%{head}"
+                    self._ref[op.results[k].vid] = f"%{head}"
                 else:
-                    self.ref[op.results[k].vid] = f"%{head}#{k - start}"
-        self.lhs[key] = ", ".join(parts)
+                    self._ref[op.results[k].vid] = f"%{head}#{k - start}"
+        self._lhs[key] = ", ".join(parts)
+
+
+class OnDemandNamer(Namer):
+    """The same names as ``Namer``, numbered only as far as the ones asked for: a report names a
+    few values of a function, and numbering all of it was most of what naming cost. MLIR's
+    numbering is sequential, so asking for a value numbers every value before it (in
+    ``Namer._steps``' order); a value not in the function numbers all of it.
+
+    A name, once given, is the one ``Namer`` gives, because a value is named once (``vid`` is
+    unique in a function) and numbering cannot fail part-way: a function where either might not
+    hold (``_numbering_is_safe``) is numbered whole here, as ``Namer`` does (raising where it
+    raises). The tables are read without a lock; numbering further takes one."""
+
+    def __init__(self, func: Function):
+        self._init_tables()
+        self._pending: Optional[Iterator[None]] = self._steps(func)
+        self._lock = threading.Lock()
+        if not _numbering_is_safe(func):
+            self.number_all()
+        self.ref = _NumberedOnDemand(self._ref, self, self._ref)
+        self.lhs = _NumberedOnDemand(self._lhs, self, self._lhs)
+        self.producer = _NumberedOnDemand(self._producer, self, self._producer)
+        # an op's view is made when the op is numbered, and every numbered op has an lhs entry
+        self._views = _NumberedOnDemand(self._view_of, self, self._lhs)
+
+    def number_until(self, table: Dict, key) -> None:
+        """Number further until ``key in table`` (or to the end)."""
+        with self._lock:
+            if self._pending is None or key in table:
+                return
+            self._wanted = (table, key)
+            for _ in self._pending:
+                return
+            self._pending = None
+
+    def number_all(self) -> None:
+        with self._lock:
+            if self._pending is not None:
+                self._wanted = ({}, None)
+                deque(self._pending, 0)
+                self._pending = None
+
+
+class _NumberedOnDemand(Mapping):
+    """One of an ``OnDemandNamer``'s tables: a key not there yet numbers further (until it is in
+    ``until``: the table itself, or for an op's view, the table every numbered op is in)."""
+    __slots__ = ("_table", "_namer", "_until")
+
+    def __init__(self, table: Dict, namer: OnDemandNamer, until: Dict):
+        self._table = table
+        self._namer = namer
+        self._until = until
+
+    def __getitem__(self, key):
+        try:
+            return self._table[key]
+        except KeyError:
+            pass
+        if self._namer._pending is not None:
+            self._namer.number_until(self._until, key)
+        return self._table[key]
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key) -> bool:
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self):
+        self._namer.number_all()
+        return iter(self._table)
+
+    def __len__(self) -> int:
+        self._namer.number_all()
+        return len(self._table)
+
+
+#: Element types whose constants ``constant_name`` spells without raising (the integers and the
+#: floats ``classify`` knows, of a size ``dense_elements`` can step through).
+_NAMEABLE_ELEMENTS = frozenset(
+    name for name, spec in T.SCALAR_TYPES.items()
+    if (name in ("i1", "i4", "f4E2M1FN") or spec[0] >= 8) and (name[0] == "i" or name in FORMATS))
+
+def _numbering_is_safe(func: Function) -> bool:
+    """Whether numbering ``func`` names each value once and cannot raise: its value ids are
+    unique, results are tuples (``_with_phantoms`` adds to them), and every constant's value is
+    a dense attribute of bytes whose element type ``constant_name`` spells (the only hints that
+    depend on the module; the other hints are the op table's)."""
+    try:
+        vids: List[int] = []
+        values = []
+        stack = [func.body]
+        while stack:
+            block = stack.pop()
+            vids += [a.vid for a in block.arguments]
+            for op in block.operations:
+                results = op.results
+                if type(results) is not tuple:
+                    return False
+                if len(results) == 1:
+                    vids.append(results[0].vid)
+                elif results:
+                    vids += [r.vid for r in results]
+                if op.name == "constant":
+                    values.append(op.attributes.get("value"))
+                if op.regions:
+                    for r in op.regions:
+                        stack += r.blocks
+        if len(set(vids)) != len(vids):
+            return False
+        types = {}  # a module shares its type objects: each is looked at once
+        for d in values:
+            if d is not None:
+                if type(d) is not DenseElements or type(d.data) is not bytes:
+                    return False
+                types[id(d.type)] = d.type
+        return all(t.element.name in _NAMEABLE_ELEMENTS for t in types.values())
+    except Exception:
+        return False
 
 
 # --- printing ------------------------------------------------------------------------------

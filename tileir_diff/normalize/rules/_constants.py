@@ -3,13 +3,27 @@ from __future__ import annotations
 
 from typing import Dict, Optional
 
-from ...ir import DenseElements, Operation
+from ...ir import SCALAR_TYPES, DenseElements, Operation, ScalarType
 from ..util import ops_of, preorder
 
 #: Bit patterns of 1.0 and -0.0 per float type (bf16 and tf32 have no NumPy dtype).
 FLOAT_ONE = {"f16": 0x3C00, "bf16": 0x3F80, "f32": 0x3F800000, "tf32": 0x3F800000, "f64": 0x3FF0000000000000}
 FLOAT_NEG_ZERO = {"f16": 0x8000, "bf16": 0x8000, "f32": 0x80000000, "tf32": 0x80000000, "f64": 1 << 63}
 INT_WIDTH = {"i1": 1, "i4": 4, "i8": 8, "i16": 16, "i32": 32, "i64": 64}
+
+
+#: Bytes a dense constant stores per element, per scalar type (``ir.attributes._elem_bytes``).
+_ELEMENT_BYTES = {name: 1 if name == "i1" else max(1, width // 8) for name, (width, _) in SCALAR_TYPES.items()}
+
+
+def stored_element_bytes(value) -> Optional[int]:
+    """What ``DenseElements`` methods compute as the bytes per stored element of ``value``, read
+    off a table when ``value`` is a DenseElements of a scalar element type; else None (the
+    caller takes the methods' path)."""
+    if type(value) is not DenseElements:
+        return None
+    element = getattr(value.type, "element", None)
+    return _ELEMENT_BYTES.get(element.name) if type(element) is ScalarType else None
 
 
 def uniform_bits(op: Optional[Operation]) -> Optional[int]:
@@ -21,7 +35,11 @@ def uniform_bits(op: Optional[Operation]) -> Optional[int]:
     if not isinstance(value, DenseElements):
         return None
     try:
-        if value.stores_one_element():
+        size = stored_element_bytes(value)
+        if size is not None and size in (1, 2, 4, 8):  # stores_one_element() and first_bits(), without their calls
+            if len(value.data) == size:
+                return int.from_bytes(value.data, "little")
+        elif value.stores_one_element():
             return value.first_bits()  # most constants are splats: no numpy array
         bits = value.bits()
     except Exception:  # an element type without a fixed width: not for these rules

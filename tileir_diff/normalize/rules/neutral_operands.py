@@ -16,9 +16,8 @@ def _plain_float(op) -> bool:
     return rounding in (None, "nearest_even") and not op.attributes.get("flush_to_zero")
 
 
-def _neutral(op, el: str):
-    """{operand position: bit pattern that makes the op return its other operand}."""
-    name = op.name
+def _neutral_positions(name: str, el: str, plain: bool):
+    """{operand position: bit pattern that makes the op return its other operand}, or None."""
     if el in INT_WIDTH:
         w = INT_WIDTH[el]
         if name in ("addi", "ori", "xori"):
@@ -34,7 +33,7 @@ def _neutral(op, el: str):
         if name == "divi":
             return {1: 1}
         return None
-    if el in FLOAT_ONE and _plain_float(op):
+    if el in FLOAT_ONE and plain:
         if name == "mulf":
             return {0: FLOAT_ONE[el], 1: FLOAT_ONE[el]}
         if name == "divf":
@@ -43,6 +42,16 @@ def _neutral(op, el: str):
             return {0: FLOAT_NEG_ZERO[el], 1: FLOAT_NEG_ZERO[el]}
         if name == "subf":
             return {1: 0}
+    return None
+
+
+def _neutral(op, el: str):
+    """{operand position: bit pattern that makes the op return its other operand} (a table's
+    entry, read only)."""
+    if el in INT_WIDTH:
+        return _NEUTRAL.get((op.name, el, False))
+    if el in FLOAT_ONE and _plain_float(op):
+        return _NEUTRAL.get((op.name, el, True))
     return None
 
 
@@ -97,3 +106,9 @@ class NeutralOperands(Rule):
 
         return map_functions(module, per_function)
 
+
+#: _neutral_positions of every op this rule acts on, per element type (for floats: with default
+#: rounding and no flush-to-zero; otherwise no float op has a neutral operand).
+_NEUTRAL = {(name, el, plain): found for name in NeutralOperands.acts_on
+            for el, plain in [(el, False) for el in INT_WIDTH] + [(el, True) for el in FLOAT_ONE]
+            for found in [_neutral_positions(name, el, plain)] if found}

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ...ir import DenseElements, TileType
 from ..rule import Rule, register
 from ..util import rewrite_ops
-from ._constants import producers, uniform_bits
+from ._constants import producers, stored_element_bytes, uniform_bits
 
 
 def _single_element_constant(prod, v, chain):
@@ -59,6 +59,9 @@ class SplatConstants(Rule):
                                        regions=())]
                 if op.name == "constant":
                     value = op.attributes.get("value")
+                    size = stored_element_bytes(value)
+                    if size is not None and size == len(value.data):
+                        return None  # one element stored: a splat or a one-element constant (below: no rewrite)
                     # is_splat first: most constants are splats, and it answers for them alone
                     if isinstance(value, DenseElements) and not value.is_splat and value.type.num_elements > 1 \
                             and uniform_bits(op) is not None:
