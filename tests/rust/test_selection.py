@@ -182,8 +182,11 @@ def test_softmax_selection(lib):
 def test_rms_norm_selection(lib):
     launcher = _launcher("rms_norm")
     seen = set()
-    columns = (8, 128, 129, 1000, 1024, 1025, 1032, 2048, 4096, 4097, 4104, 8192, 8200, 16384)
-    for dtype, m, n, pad in itertools.product(DTYPES, ROW_COUNTS, columns, (0, 3, 8)):
+    # 1020, 2044, 4092, 8188: 8-byte rows that are not 16-byte ones in 16-bit (the `_a4` contract
+    # only); 1022, 8190: the f32 `_a2` contract only; pads 2 and 4 make such row strides.
+    columns = (8, 128, 129, 1000, 1020, 1022, 1024, 1025, 1032, 2044, 2048, 4092, 4096, 4097, 4104, 8188, 8190, 8192,
+               8200, 16384)
+    for dtype, m, n, pad in itertools.product(DTYPES, ROW_COUNTS, columns, (0, 2, 3, 4, 8)):
         stride = n + pad  # an (m, n) view into rows of n + pad elements
         expected = launcher.select_variant(dtype, m, n, (stride, n))
         args = (t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [n]), t(3, dtype, [m, n]), t(4, "float32", [m]))
