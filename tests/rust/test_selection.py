@@ -192,9 +192,10 @@ def test_rms_norm_selection(lib):
         args = (t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [n]), t(3, dtype, [m, n]), t(4, "float32", [m]))
         seen.add(_agree(lib, expected, "cutile_rms_norm", *args, ctypes.c_float(1e-6),
                         case=f"{dtype} ({m}, {n}) row stride {stride}"))
-    # Every forward variant but the f32 plain ones the tuned f32 variants cover (run only when forced).
-    tuned = {"fwd_f16_a8_o4_m8_n1024", "fwd_bf16_a8_o4_m8_n1024", "fwd_f16_a8_o4_m1_n8192", "fwd_bf16_a8_o4_m1_n8192",
-             "fwd_looped_f16_a8_o4_n2048", "fwd_looped_bf16_a8_o4_n2048", "fwd_f32_o4_m4_n1024", "fwd_f32_o2_m1_n8192"}
+    # The `_fast` one-row tiles take every 8-byte aligned row of up to 8192 columns, so the 16-bit `_a8`
+    # single-tile variants run only when forced, as do the f32 plain ones the tuned f32 variants cover.
+    fast = {f"fwd_{prefix}_fast_m1_n{tile}" for prefix in ("f16_a4", "bf16_a4", "f32_a2") for tile in (1024, 2048, 4096, 8192)}
+    tuned = fast | {"fwd_looped_f16_a8_o4_n2048", "fwd_looped_bf16_a8_o4_n2048", "fwd_f32_o4_m4_n1024", "fwd_f32_o2_m1_n8192"}
     untuned = {"fwd_f16_m4_n1024", "fwd_bf16_m4_n1024", "fwd_f16_m1_n8192", "fwd_bf16_m1_n8192", "fwd_looped_f16_n2048",
                "fwd_looped_bf16_n2048", "fwd_f32_m4_n1024", "fwd_looped_f32_n2048"}
     assert seen == tuned | untuned, sorted(seen ^ (tuned | untuned))
