@@ -1180,12 +1180,7 @@ class _Verifier:
                                  *map(_id, map(_type_of, results)))
                 if signature in self.typed_ok:
                     # structure, types and type relations as a verified op of this signature had
-                    if op.attributes or plan.required_attrs:
-                        self.attributes(op, od, plan)
-                    if plan.terminator:
-                        if not is_last:
-                            raise VerifyError("a terminator must be the last op of its block")
-                        self.terminator_parent = _terminator_parent(self, op, od)
+                    self.attributes_and_place(op, od, plan, is_last)
                     if plan.flat_checks:
                         self.flat_relations(op, plan, operands, results, plan.flat_checks)
                     return
@@ -1196,12 +1191,7 @@ class _Verifier:
                 signature = None
                 groups = self.structure(op, od, plan)
                 self.check_groups(op, plan, groups)
-            if op.attributes or plan.required_attrs:
-                self.attributes(op, od, plan)
-            if plan.terminator:
-                if not is_last:
-                    raise VerifyError("a terminator must be the last op of its block")
-                self.terminator_parent = _terminator_parent(self, op, od)
+            self.attributes_and_place(op, od, plan, is_last)
             if groups is None:
                 if plan.flat_relations:
                     self.flat_relations(op, plan, operands, results, plan.flat_relations)
@@ -1316,6 +1306,16 @@ class _Verifier:
                 continue
             raise VerifyError(f"region {ri} has {nb} blocks (a Tile IR region has one)")
         return groups
+
+    def attributes_and_place(self, op: Operation, od: OpDef, plan: _Plan, is_last: bool) -> None:
+        """The checks every op gets, whether or not its signature was verified before: its
+        attributes, and a terminator's place (last in its block, under an op that takes it)."""
+        if op.attributes or plan.required_attrs:
+            self.attributes(op, od, plan)
+        if plan.terminator:
+            if not is_last:
+                raise VerifyError("a terminator must be the last op of its block")
+            self.terminator_parent = _terminator_parent(self, op, od)
 
     def attributes(self, op: Operation, od: OpDef, plan: _Plan) -> None:
         attrs = op.attributes
