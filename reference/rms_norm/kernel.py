@@ -80,12 +80,67 @@ rms_norm_fwd_looped_o4 = ct.kernel(_rms_norm_fwd_looped, occupancy=4)
 rms_norm_bwd_o2 = ct.kernel(_rms_norm_bwd, occupancy=2)
 
 
+# ---- rms_norm_fwd_fast: one row per block, 1/n through MUFU.RCP -------------------------------
+# The forward with both loads issued before any conversion and mean(x^2) as the sum of squares
+# times rcp.approx(n) (flush-to-zero: within one f32 ulp of 1/n, so rstd stays within a few f32
+# ulps; the f32 tolerances are 1e-4), which drops the IEEE division's refinement and slow path.
+# rsqrt stays precise (one per row). The `_fast` variants pair it with an 8-byte row contract
+# (`_a4` 16-bit, `_a2` f32: n and the row strides multiples of 4 or 2 elements): rows that are
+# not provably 16-byte multiples cannot go through TMA, so tileiras moves them with 64-bit
+# LDG/STG instead of TMA + shared memory (docs/results/tuning.md, "rms_norm forward").
+def approx_div(num, den):
+    """num / den as num * rcp.approx(den), subnormals flushed (MUFU.RCP + one multiply)."""
+    return ct.truediv(num, den, rounding_mode=ct.RoundingMode.APPROX, flush_to_zero=True)
+
+
+def _rms_norm_fwd_fast(x, w, out, rstd, eps, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
+    block = ct.bid(0)
+    n = x.shape[1]
+    x_raw = ct.load(x, index=(block, 0), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO)
+    w_raw = ct.load(w, index=(0,), shape=(TILE_N,), padding_mode=ct.PaddingMode.ZERO)
+    t = ct.astype(x_raw, ct.float32)
+    inv_n = approx_div(1.0, ct.astype(n, ct.float32))
+    r = ct.rsqrt(ct.sum(t * t, axis=1, keepdims=True) * inv_n + eps)
+    g = ct.reshape(ct.astype(w_raw, ct.float32), (1, TILE_N))
+    ct.store(out, index=(block, 0), tile=ct.astype(t * r * g, out.dtype))
+    ct.store(rstd, index=(block,), tile=ct.reshape(r, (TILE_M,)))
+
+
+# One row per block, many blocks per SM: occupancy 16 for 1024-column rows, 8 for 2048, 4 for
+# 4096 and 8192 (registers capped to fit without spilling: 31-32 registers, 64 for both long
+# rows, whose x loads tileiras issues back to back; at occupancy 2 the 8192-column tile takes 128).
+rms_norm_fwd_fast_o16 = ct.kernel(_rms_norm_fwd_fast, occupancy=16)
+rms_norm_fwd_fast_o8 = ct.kernel(_rms_norm_fwd_fast, occupancy=8)
+rms_norm_fwd_fast_o4 = ct.kernel(_rms_norm_fwd_fast, occupancy=4)
+
+
 _PREFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
 
 
 # Up to this many rows the forward launch is latency-bound (a wave or two of blocks) and one row
 # per block wins; measured in docs/results/selection.json.
 FEW_ROWS = 256
+
+
+# The `_fast` row tiles (one row per block) and the element multiple of their 8-byte contract.
+FAST_TILES = (1024, 2048, 4096, 8192)
+FAST_MULTIPLE = {"f16": 4, "bf16": 4, "f32": 2}
+
+
+def _aligned(m: int, n: int, row_strides, multiple: int) -> bool:
+    """n and every row stride multiples of `multiple` elements; one row has no stride that matters."""
+    return n % multiple == 0 and (m <= 1 or all(s % multiple == 0 for s in row_strides))
+
+
+def _select_fast(prefix: str, m: int, n: int, row_strides) -> str | None:
+    """The `_fast` variant for rows of 8-byte multiples (n and the row strides multiples of 4
+    elements for 16-bit, 2 for f32): the smallest one-row tile that holds the row; None for rows
+    it does not take (other layouts, n > 8192)."""
+    multiple = FAST_MULTIPLE[prefix]
+    if n > FAST_TILES[-1] or not _aligned(m, n, row_strides, multiple):
+        return None
+    tile = next(t for t in FAST_TILES if n <= t)
+    return f"fwd_{prefix}_a{multiple}_fast_m1_n{tile}"
 
 
 def select_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
@@ -103,6 +158,9 @@ def select_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
     prefix = _PREFIX.get(dtype)
     if prefix is None:
         return None
+    fast = _select_fast(prefix, m, n, row_strides)
+    if fast is not None:
+        return fast
     if dtype == "float32":
         if n <= 1024:
             return "fwd_f32_m4_n1024" if m <= FEW_ROWS else "fwd_f32_o4_m4_n1024"

@@ -27,6 +27,7 @@ import importlib.util
 import itertools
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,11 +70,15 @@ def _dtype_of(variant) -> str:
         or variant.dtypes.get("q")
 
 
+_ROW_MULTIPLE = re.compile(r"_a(\d+)_")
+
+
 def _row_applicable(variant, n: int) -> bool:
     """A row kernel (TILE_M rows of TILE_N columns per tile) takes rows of up to TILE_N columns; an
-    online/looped kernel any n; `_a8` variants only n a multiple of 8, `_a4_` ones (f32) of 4
-    (contiguous rows here)."""
-    if ("_a8" in variant.name and n % 8) or ("_a4_" in variant.name and n % 4):
+    online/looped kernel any n; an `_a<k>_` variant only n a multiple of k (`_a8_`, `_a4_`, `_a2_`;
+    contiguous rows here)."""
+    multiple = _ROW_MULTIPLE.search(variant.name)
+    if multiple and n % int(multiple.group(1)):
         return False
     looped = "online" in variant.name or "looped" in variant.name
     return looped or n <= variant.constants.get("TILE_N", 0)
@@ -97,6 +102,25 @@ def _softmax_cases():
 
 def _softmax_applicable(variant, case) -> bool:
     return _dtype_of(variant) == case["dtype"] and _row_applicable(variant, case["n"])
+
+
+def _cross_entropy_cases():
+    """select_variant(dtype, m, v, row stride), contiguous rows: vocabularies of 1000 (one tile),
+    4096, 32000 (Llama 2) and 128256 (Llama 3, the bench shape's), all multiples of 8 (where the
+    aligned `_fast` variants and the untuned one compete); 64 rows (latency), 256 and 1024 (one and
+    a few waves of 132 SMs) and 128 Mi logits (bandwidth: 256 MiB of 16-bit, 512 MiB of f32)."""
+    for dtype in ("float16", "bfloat16", "float32"):
+        for v in (1000, 4096, 32000, 128256):
+            for m in sorted({64, 256, 1024, max(64, (1 << 27) // v)}):
+                yield {"args": [dtype, m, v, v], "shape": {"M": m, "V": v}, "dtype": dtype, "n": v}
+
+
+def _cross_entropy_applicable(variant, case) -> bool:
+    """logits dtype; `_a8` variants need v % 8 == 0, `_a4_` ones v % 4 == 0 (contiguous rows here);
+    every kernel streams the row in tiles, so any v."""
+    n = case["n"]
+    return (variant.dtypes["logits"] == case["dtype"]
+            and not ("_a8" in variant.name and n % 8) and not ("_a4_" in variant.name and n % 4))
 
 
 def _rms_norm_cases():
@@ -363,6 +387,7 @@ def _splitk_applicable(variant, case) -> bool:
 GRIDS: dict[str, tuple[Grid, ...]] = {
     "embedding": (Grid("select_variant", _embedding_cases, _embedding_applicable),),
     "softmax": (Grid("select_variant", _softmax_cases, _softmax_applicable),),
+    "cross_entropy": (Grid("select_variant", _cross_entropy_cases, _cross_entropy_applicable),),
     "layer_norm": (Grid("select_variant", _layer_norm_cases, _layer_norm_applicable),),
     "rms_norm": (Grid("select_variant", _rms_norm_cases, _rms_norm_applicable),
                  Grid("select_bwd_variant", _rms_norm_bwd_cases, _rms_norm_bwd_applicable)),

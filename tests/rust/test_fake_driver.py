@@ -150,13 +150,13 @@ def test_scalar_arguments_are_f32_bits(fake_driver, library_with_fake_cubins, tm
     assert codes == [0, 0]
     rms, fp8 = launches(log)
     bits = struct.unpack("<I", struct.pack("<f", 1e-6))[0]
-    assert params(rms)[-1] == bits and "grid=4,1,1" in rms  # 13 rows, 4 per block
+    assert params(rms)[-1] == bits and "grid=13,1,1" in rms  # 13 rows, one per block
     assert params(fp8)[-2:] == [struct.unpack("<I", struct.pack("<f", v))[0] for v in (0.5, 0.25)]
     assert "grid=6,1,1" in fp8  # ceil(256/128) * ceil(384/128): fp8 runs on 128x128 tiles
-    # The launcher's picks here: f32 rms_norm_fwd without the occupancy hint (N <= 1024, few rows:
-    # M <= FEW_ROWS) and matmul_fp8_w8.
-    assert "function rms_norm_fwd_entry" in log and "function matmul_fp8_w8_entry" in log
-    assert "function rms_norm_fwd_o4_entry" not in log
+    # The launcher's picks here: f32 rows of an even length one per block (`_a2_fast_m1_n1024`, the
+    # occupancy-16 `_fast` kernel) and matmul_fp8_w8.
+    assert "function rms_norm_fwd_fast_o16_entry" in log and "function matmul_fp8_w8_entry" in log
+    assert "function rms_norm_fwd_entry" not in log
 
 
 def test_forced_variant_launches_that_cubin(fake_driver, library_with_fake_cubins, tmp_path):

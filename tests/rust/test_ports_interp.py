@@ -86,7 +86,7 @@ INPUTS = {"argmax": _inputs_argmax, "cross_entropy": _inputs_cross_entropy, "cum
 def _shape(op, v):
     """Small and ragged: 2-3 row blocks, a partial last column tile; 3 column tiles where the
     kernel loops over them (argmax, cross_entropy, cumsum_looped), one where it takes whole rows."""
-    aligned = "_a8" in v.name
+    aligned = "_a8" in v.name or "_a4_" in v.name
     if op == "embedding":  # 13 tokens (a ragged gather block), 3 hidden tiles, the last one partial
         return (13, 37, 2 * v.constants["TILE_H"] + 8)
     if op == "cumsum" and v.kernel == "cumsum_row":

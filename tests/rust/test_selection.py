@@ -182,16 +182,20 @@ def test_softmax_selection(lib):
 def test_rms_norm_selection(lib):
     launcher = _launcher("rms_norm")
     seen = set()
-    columns = (8, 128, 129, 1000, 1024, 1025, 1032, 2048, 4096, 4097, 4104, 8192, 8200, 16384)
-    for dtype, m, n, pad in itertools.product(DTYPES, ROW_COUNTS, columns, (0, 3, 8)):
+    # 1020, 2044, 4092, 8188: 8-byte rows that are not 16-byte ones in 16-bit (the `_a4` contract
+    # only); 1022, 8190: the f32 `_a2` contract only; pads 2 and 4 make such row strides.
+    columns = (8, 128, 129, 1000, 1020, 1022, 1024, 1025, 1032, 2044, 2048, 4092, 4096, 4097, 4104, 8188, 8190, 8192,
+               8200, 16384)
+    for dtype, m, n, pad in itertools.product(DTYPES, ROW_COUNTS, columns, (0, 2, 3, 4, 8)):
         stride = n + pad  # an (m, n) view into rows of n + pad elements
         expected = launcher.select_variant(dtype, m, n, (stride, n))
         args = (t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [n]), t(3, dtype, [m, n]), t(4, "float32", [m]))
         seen.add(_agree(lib, expected, "cutile_rms_norm", *args, ctypes.c_float(1e-6),
                         case=f"{dtype} ({m}, {n}) row stride {stride}"))
-    # Every forward variant but the f32 plain ones the tuned f32 variants cover (run only when forced).
-    tuned = {"fwd_f16_a8_o4_m8_n1024", "fwd_bf16_a8_o4_m8_n1024", "fwd_f16_a8_o4_m1_n8192", "fwd_bf16_a8_o4_m1_n8192",
-             "fwd_looped_f16_a8_o4_n2048", "fwd_looped_bf16_a8_o4_n2048", "fwd_f32_o4_m4_n1024", "fwd_f32_o2_m1_n8192"}
+    # The `_fast` one-row tiles take every 8-byte aligned row of up to 8192 columns, so the 16-bit `_a8`
+    # single-tile variants run only when forced, as do the f32 plain ones the tuned f32 variants cover.
+    fast = {f"fwd_{prefix}_fast_m1_n{tile}" for prefix in ("f16_a4", "bf16_a4", "f32_a2") for tile in (1024, 2048, 4096, 8192)}
+    tuned = fast | {"fwd_looped_f16_a8_o4_n2048", "fwd_looped_bf16_a8_o4_n2048", "fwd_f32_o4_m4_n1024", "fwd_f32_o2_m1_n8192"}
     untuned = {"fwd_f16_m4_n1024", "fwd_bf16_m4_n1024", "fwd_f16_m1_n8192", "fwd_bf16_m1_n8192", "fwd_looped_f16_n2048",
                "fwd_looped_bf16_n2048", "fwd_f32_m4_n1024", "fwd_looped_f32_n2048"}
     assert seen == tuned | untuned, sorted(seen ^ (tuned | untuned))
@@ -439,3 +443,21 @@ def test_layer_norm_forward_selection(lib):
                        for kind in ("a8_fast_m1_n1024", "a8_m4_n1024", "a8_m1_n8192")} | {None})
     assert seen == expected_all, sorted(map(str, seen ^ expected_all))
 
+
+
+def test_cross_entropy_selection(lib):
+    launcher = _launcher("cross_entropy")
+    seen = set()
+    columns = (1, 8, 100, 1000, 1001, 2048, 2052, 4096, 8192, 8196, 32000, 50257, 50264, 128256)
+    for dtype, m, v, pad in itertools.product(DTYPES + ("int32",), (1, 3, 64, 256, 1024, 5000), columns, (0, 3, 8)):
+        stride = v + pad  # logits is an (m, v) view into rows of v + pad elements
+        expected = launcher.select_variant(dtype, m, v, stride)
+        logits = t(1, dtype, [m, v], [stride, 1])
+        target, loss, lse = t(2, "int64", [m]), t(3, "float32", [m]), t(4, "float32", [m])
+        seen.add(_agree(lib, expected, "cutile_cross_entropy", logits, target, loss, lse,
+                        case=f"{dtype} ({m}, {v}) row stride {stride}"))
+    # Every variant but bf16_a8_v2048 (forced only): the `_fast` ones of aligned rows, the untuned
+    # ones of the rest; int32 logits have none.
+    fast = {f"{p}_fast_v{w}" for p in ("f16_a8", "bf16_a8") for w in (2048, 4096, 8192)}
+    fast |= {f"f32_a4_fast_v{w}" for w in (1024, 2048, 4096)}
+    assert seen == fast | {"f16_v2048", "bf16_v2048", "f32_v2048", None}, sorted(map(str, seen))

@@ -1,6 +1,6 @@
 //! C ABI: `cutile_cross_entropy(logits, target, loss, lse, device, stream)`.
 
-use super::{IGNORE_INDEX, OP, candidates};
+use super::{ENTRIES, IGNORE_INDEX, OP, candidates};
 use crate::descriptor::{TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Error, Status, fail, guard};
@@ -10,10 +10,11 @@ use crate::variant::{check_disjoint, check_rank, pick, select};
 /// target[r] == -100 (ignored). logits: (M, V) f16, bf16 or f32, unit column stride, any
 /// non-negative row stride; target: (M,) int64; loss, lse: (M,) float32; all unit-stride
 /// (logits: columns) and 16-byte aligned; V >= 1 when M >= 1. loss and lse must not overlap
-/// each other or the inputs. Targets are not range-checked, as in the reference kernel (torch
-/// would raise): one outside [0, V) other than -100 gets loss +inf when it falls in the -inf
-/// padding of the last TILE_V tile, else matches no column (loss = lse[r]). No memory is read
-/// with it.
+/// each other or the inputs. Targets are not range-checked, as in the reference kernels (torch
+/// would raise): one outside [0, V) other than -100 gets, from the untuned variants, loss +inf
+/// when it falls in the -inf padding of the last TILE_V tile, else matches no column (loss =
+/// lse[r]), and no memory is read with it; from the `_fast` variants loss +inf (they read the
+/// row's column 0 instead).
 ///
 /// # Safety
 /// Each descriptor pointer is null or points to a readable descriptor; `stream` is a CUstream
@@ -56,15 +57,15 @@ pub unsafe extern "C" fn cutile_cross_entropy(
         }
         check_disjoint(&loss, &lse)?;
         let tensors = [&logits, &target, &loss, &lse];
-        let variant = pick(OP, &["cross_entropy_fwd"], &tensors, || {
-            let c = candidates(logits.dtype);
+        let variant = pick(OP, &ENTRIES, &tensors, || {
+            let c = candidates(logits.dtype, m, v);
             if c.is_empty() {
                 return Err(Error::new(
                     Status::UnsupportedDtype,
                     format!("logits: no cross_entropy variant for {}", logits.dtype.torch_name()),
                 ));
             }
-            select(c, &tensors)
+            select(&c, &tensors)
         })?;
         debug_assert_eq!(variant.constant("IGNORE_INDEX"), IGNORE_INDEX);
         // The column indices of the last tile are computed in i32: they must not wrap.

@@ -55,7 +55,7 @@ pub unsafe extern "C" fn cutile_rms_norm(
         }
         let tensors = [&x, &w, &out, &rstd];
         let entries = [&FWD_ENTRIES[..], &LOOPED_ENTRIES[..]].concat();
-        let v = pick(OP, &entries, &tensors, || select(candidates(x.dtype, m, n), &tensors))?;
+        let v = pick(OP, &entries, &tensors, || select(&candidates(x.dtype, m, n), &tensors))?;
         let looped = LOOPED_ENTRIES.contains(&v.entry);
         // rms_norm_fwd holds a whole row in one tile: a longer row would be silently truncated.
         if !looped && n > v.constant("TILE_N") {

@@ -3,6 +3,10 @@
 //! `rms_norm_fwd` holds TILE_M whole rows in one tile, `rms_norm_fwd_looped` streams one row
 //! in TILE_N tiles, `rms_norm_bwd` computes dx and per-block dw partial sums. `eps` is a
 //! runtime f32 on both sides (in Python too).
+//!
+//! `rms_norm_fwd_fast_o{16,8,4}` (reference `rms_norm_fwd_fast`, the `_fast` forward variants):
+//! one row per block, both loads before any conversion, mean(x^2) as the sum of squares times an
+//! approximate, flushing 1/n, under the occupancy hints of Python's `ct.kernel(..., occupancy=K)`.
 
 #[cutile::module]
 pub mod rms_norm_kernel {
@@ -141,6 +145,46 @@ pub mod rms_norm_kernel {
         unsafe { dw_tiles.store_unchecked(dw.reshape(shape![1, TILE_N]), [block, 0i32]) };
     }
 
+    /// The body of the `rms_norm_fwd_fast` entries: x and w loaded before any conversion, 1/n as
+    /// rcp.approx (flush-to-zero), rsqrt precise.
+    fn rms_norm_fwd_fast_body<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        eps: f32,
+    ) {
+        let block: i32 = get_tile_block_id().0;
+        let n: i32 = get_shape_dim(x.shape(), 1i32);
+        // Zero padding: padded columns add nothing to the sum of squares.
+        let x_raw: Tile<E, { [TILE_M, TILE_N] }> = x.partition(shape![TILE_M, TILE_N]).load([block, 0i32]);
+        let w_raw: Tile<E, { [TILE_N] }> = w.partition(shape![TILE_N]).load([0i32]);
+        let t: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(x_raw);
+        // 1 / n as rcp.approx, flush-to-zero (Python's `approx_div(1.0, n)`).
+        let n_f: Tile<f32, { [] }> = scalar_to_tile(convert_scalar::<f32>(n));
+        let one: Tile<f32, { [] }> = constant(1.0f32, shape![]);
+        let inv_n: Tile<f32, { [] }> = divf(one, n_f, rounding::Approx, ftz::Enabled);
+        let sum_sq: Tile<f32, { [TILE_M] }> = reduce_sum(t * t, 1);
+        // mean_sq + eps with mean_sq = sum_sq * (1 / n): one fma, as Python contracts them.
+        let mean_sq_eps: Tile<f32, { [TILE_M, 1] }> = fma(
+            inv_n.reshape(shape![TILE_M, 1]),
+            sum_sq.reshape(shape![TILE_M, 1]),
+            broadcast_scalar(eps, shape![TILE_M, 1]),
+            rounding::NearestEven,
+            ftz::Disabled,
+        );
+        let r: Tile<f32, { [TILE_M, 1] }> = rsqrt(mean_sq_eps, ftz::Disabled);
+        let g: Tile<f32, { [TILE_N] }> = convert_tile(w_raw);
+        let y: Tile<f32, { [TILE_M, TILE_N] }> =
+            t * r.broadcast(shape![TILE_M, TILE_N]) * g.reshape(shape![1, TILE_N]).broadcast(shape![TILE_M, TILE_N]);
+        let y_out: Tile<E, { [TILE_M, TILE_N] }> = convert_tile(y);
+        let mut out_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> =
+            unsafe { out.partition_full_mut(shape![TILE_M, TILE_N]) };
+        unsafe { out_tiles.store_unchecked(y_out, [block, 0i32]) };
+        let mut rstd_tiles: PartitionMut<f32, { [TILE_M] }> = unsafe { rstd.partition_full_mut(shape![TILE_M]) };
+        unsafe { rstd_tiles.store_unchecked(r.reshape(shape![TILE_M]), [block]) };
+    }
+
     #[cutile::entry(unchecked_accesses = true)]
     unsafe fn rms_norm_fwd<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
         x: &Tensor<E, { [-1, -1] }>,
@@ -218,5 +262,38 @@ pub mod rms_norm_kernel {
         dw_partial: &Tensor<f32, { [-1, -1] }>,
     ) {
         rms_norm_bwd_body::<E, TILE_M, TILE_N, ROW_TILES>(dy, x, w, rstd, dx, dw_partial);
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 16,),))]
+    unsafe fn rms_norm_fwd_fast_o16<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        eps: f32,
+    ) {
+        rms_norm_fwd_fast_body::<E, TILE_M, TILE_N>(x, w, out, rstd, eps);
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 8,),))]
+    unsafe fn rms_norm_fwd_fast_o8<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        eps: f32,
+    ) {
+        rms_norm_fwd_fast_body::<E, TILE_M, TILE_N>(x, w, out, rstd, eps);
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 4,),))]
+    unsafe fn rms_norm_fwd_fast_o4<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        eps: f32,
+    ) {
+        rms_norm_fwd_fast_body::<E, TILE_M, TILE_N>(x, w, out, rstd, eps);
     }
 }

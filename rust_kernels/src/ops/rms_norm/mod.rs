@@ -32,8 +32,32 @@ const fn params_a8(dtype: DType) -> [ParamSpec; 5] {
     ]
 }
 
+/// The `_fast` contract (`_a4` 16-bit, `_a2` f32): N and the row strides of x and out multiples
+/// of `multiple` elements (8-byte rows), w's length too. Rows not provably 16-byte multiples
+/// keep tileiras from TMA: 64-bit loads and stores (docs/results/tuning.md, "rms_norm forward").
+const fn params_fast(dtype: DType, multiple: i64) -> [ParamSpec; 5] {
+    [
+        ParamSpec::Tensor(
+            TensorSpec::input("x", dtype, 2).unit_last().align(16).stride_div(multiple, 1).shape_div(1, multiple),
+        ),
+        ParamSpec::Tensor(TensorSpec::input("w", dtype, 1).unit_last().align(16).shape_div(0, multiple)),
+        ParamSpec::Tensor(
+            TensorSpec::output("out", dtype, 2).unit_last().align(16).stride_div(multiple, 1).shape_div(1, multiple),
+        ),
+        ParamSpec::Tensor(TensorSpec::output("rstd", DType::F32, 1).unit_last().align(16)),
+        ParamSpec::F32("eps"),
+    ]
+}
+
 /// The forward kernels `cutile_rms_norm` launches; the looped ones hold one row per block.
-pub const FWD_ENTRIES: [&str; 3] = ["rms_norm_fwd", "rms_norm_fwd_o4", "rms_norm_fwd_o2"];
+pub const FWD_ENTRIES: [&str; 6] = [
+    "rms_norm_fwd",
+    "rms_norm_fwd_o4",
+    "rms_norm_fwd_o2",
+    "rms_norm_fwd_fast_o16",
+    "rms_norm_fwd_fast_o8",
+    "rms_norm_fwd_fast_o4",
+];
 pub const LOOPED_ENTRIES: [&str; 2] = ["rms_norm_fwd_looped", "rms_norm_fwd_looped_o4"];
 pub const BWD_ENTRIES: [&str; 2] = ["rms_norm_bwd", "rms_norm_bwd_o2"];
 
@@ -159,6 +183,49 @@ pub static BWD_F16_A8_O2_M4_N1024: Variant =
 pub static BWD_BF16_A8_O2_M4_N1024: Variant =
     bwd_entry("rms_norm_bwd_o2", "bwd_bf16_a8_o2_m4_n1024", &["bf16", "4", "1024", "16"], &bwd_params_a8(DType::BF16));
 
+// The `_fast` kernels (one row per block, 1/n approximate, occupancy 16 / 8 / 4 / 4 for 1024- /
+// 2048- / 4096- / 8192-column rows): 16-bit `_a4`, f32 `_a2` (docs/results/tuning.md).
+pub static FWD_F16_A4_FAST_M1_N1024: Variant =
+    fwd_entry("rms_norm_fwd_fast_o16", "fwd_f16_a4_fast_m1_n1024", &["f16", "1", "1024"], &params_fast(DType::F16, 4));
+pub static FWD_F16_A4_FAST_M1_N2048: Variant =
+    fwd_entry("rms_norm_fwd_fast_o8", "fwd_f16_a4_fast_m1_n2048", &["f16", "1", "2048"], &params_fast(DType::F16, 4));
+pub static FWD_F16_A4_FAST_M1_N4096: Variant =
+    fwd_entry("rms_norm_fwd_fast_o4", "fwd_f16_a4_fast_m1_n4096", &["f16", "1", "4096"], &params_fast(DType::F16, 4));
+pub static FWD_F16_A4_FAST_M1_N8192: Variant =
+    fwd_entry("rms_norm_fwd_fast_o4", "fwd_f16_a4_fast_m1_n8192", &["f16", "1", "8192"], &params_fast(DType::F16, 4));
+pub static FWD_BF16_A4_FAST_M1_N1024: Variant = fwd_entry(
+    "rms_norm_fwd_fast_o16",
+    "fwd_bf16_a4_fast_m1_n1024",
+    &["bf16", "1", "1024"],
+    &params_fast(DType::BF16, 4),
+);
+pub static FWD_BF16_A4_FAST_M1_N2048: Variant = fwd_entry(
+    "rms_norm_fwd_fast_o8",
+    "fwd_bf16_a4_fast_m1_n2048",
+    &["bf16", "1", "2048"],
+    &params_fast(DType::BF16, 4),
+);
+pub static FWD_BF16_A4_FAST_M1_N4096: Variant = fwd_entry(
+    "rms_norm_fwd_fast_o4",
+    "fwd_bf16_a4_fast_m1_n4096",
+    &["bf16", "1", "4096"],
+    &params_fast(DType::BF16, 4),
+);
+pub static FWD_BF16_A4_FAST_M1_N8192: Variant = fwd_entry(
+    "rms_norm_fwd_fast_o4",
+    "fwd_bf16_a4_fast_m1_n8192",
+    &["bf16", "1", "8192"],
+    &params_fast(DType::BF16, 4),
+);
+pub static FWD_F32_A2_FAST_M1_N1024: Variant =
+    fwd_entry("rms_norm_fwd_fast_o16", "fwd_f32_a2_fast_m1_n1024", &["f32", "1", "1024"], &params_fast(DType::F32, 2));
+pub static FWD_F32_A2_FAST_M1_N2048: Variant =
+    fwd_entry("rms_norm_fwd_fast_o8", "fwd_f32_a2_fast_m1_n2048", &["f32", "1", "2048"], &params_fast(DType::F32, 2));
+pub static FWD_F32_A2_FAST_M1_N4096: Variant =
+    fwd_entry("rms_norm_fwd_fast_o4", "fwd_f32_a2_fast_m1_n4096", &["f32", "1", "4096"], &params_fast(DType::F32, 2));
+pub static FWD_F32_A2_FAST_M1_N8192: Variant =
+    fwd_entry("rms_norm_fwd_fast_o4", "fwd_f32_a2_fast_m1_n8192", &["f32", "1", "8192"], &params_fast(DType::F32, 2));
+
 /// Rows of x each backward block covers (TILE_M * ROW_TILES of every bwd variant): dw_partial
 /// has ceil(M / BWD_ROWS_PER_BLOCK) rows.
 pub const BWD_ROWS_PER_BLOCK: i64 = 64;
@@ -200,6 +267,18 @@ pub static VARIANTS: &[&Variant] = &[
     &FWD_LOOPED_BF16_A8_O4_N2048,
     &BWD_F16_A8_O2_M4_N1024,
     &BWD_BF16_A8_O2_M4_N1024,
+    &FWD_F16_A4_FAST_M1_N1024,
+    &FWD_F16_A4_FAST_M1_N2048,
+    &FWD_F16_A4_FAST_M1_N4096,
+    &FWD_F16_A4_FAST_M1_N8192,
+    &FWD_BF16_A4_FAST_M1_N1024,
+    &FWD_BF16_A4_FAST_M1_N2048,
+    &FWD_BF16_A4_FAST_M1_N4096,
+    &FWD_BF16_A4_FAST_M1_N8192,
+    &FWD_F32_A2_FAST_M1_N1024,
+    &FWD_F32_A2_FAST_M1_N2048,
+    &FWD_F32_A2_FAST_M1_N4096,
+    &FWD_F32_A2_FAST_M1_N8192,
 ];
 
 /// Up to this many rows the forward launch is latency-bound (a wave or two of blocks) and one
@@ -216,7 +295,35 @@ pub const FEW_ROWS: i64 = 256;
 /// block, without the occupancy hint for few rows and with it beyond; one row in one tile up to
 /// 8192; the looped kernel beyond. The f32 tuned variants take every layout the plain ones take,
 /// so the plain one of a shape the launcher tunes runs only when forced.
-pub fn candidates(dtype: DType, m: i64, n: i64) -> &'static [&'static Variant] {
+pub fn candidates(dtype: DType, m: i64, n: i64) -> Vec<&'static Variant> {
+    fast_choice(dtype, m, n).into_iter().chain(untuned_choice(dtype, m, n).iter().copied()).collect()
+}
+
+/// The `_fast` variant (reference/rms_norm/kernel.py `_select_fast`): for rows of up to 8192
+/// columns the smallest one-row tile that holds the row; it takes rows of 8-byte multiples only
+/// (n and the row strides multiples of 4 elements for 16-bit, 2 for f32). None: no `_fast`
+/// variant for this dtype or row length.
+fn fast_choice(dtype: DType, _m: i64, n: i64) -> Option<&'static Variant> {
+    let tiles: [&'static Variant; 4] = match dtype {
+        DType::F16 => {
+            [&FWD_F16_A4_FAST_M1_N1024, &FWD_F16_A4_FAST_M1_N2048, &FWD_F16_A4_FAST_M1_N4096, &FWD_F16_A4_FAST_M1_N8192]
+        }
+        DType::BF16 => [
+            &FWD_BF16_A4_FAST_M1_N1024,
+            &FWD_BF16_A4_FAST_M1_N2048,
+            &FWD_BF16_A4_FAST_M1_N4096,
+            &FWD_BF16_A4_FAST_M1_N8192,
+        ],
+        DType::F32 => {
+            [&FWD_F32_A2_FAST_M1_N1024, &FWD_F32_A2_FAST_M1_N2048, &FWD_F32_A2_FAST_M1_N4096, &FWD_F32_A2_FAST_M1_N8192]
+        }
+        _ => return None,
+    };
+    tiles.into_iter().find(|v| n <= v.constant("TILE_N"))
+}
+
+/// The choice for rows the `_fast` variants do not take (any layout).
+fn untuned_choice(dtype: DType, m: i64, n: i64) -> &'static [&'static Variant] {
     static F16_ROWS: [&Variant; 2] = [&FWD_F16_A8_O4_M8_N1024, &FWD_F16_M4_N1024];
     static F16_ROW: [&Variant; 2] = [&FWD_F16_A8_O4_M1_N8192, &FWD_F16_M1_N8192];
     static F16_LOOPED: [&Variant; 2] = [&FWD_LOOPED_F16_A8_O4_N2048, &FWD_LOOPED_F16_N2048];
