@@ -54,7 +54,9 @@ bmm_w8 = ct.kernel(_bmm, num_worker_warps=8)
 
 
 # Matrices at most this large in M and N count as small: 128x128 tiles (more blocks per batch).
-SMALL_MN = 256
+# H200, 2026-12-06: at 128^2 the 128x128 tiles win (128x256: 1.11x slower), at 256^2 they lose
+# (1.16x slower than 128x256).
+SMALL_MN = 128
 
 
 def select_variant(dtype: str, m: int, n: int, trans_b: bool, aligned: bool) -> str | None:
@@ -64,7 +66,7 @@ def select_variant(dtype: str, m: int, n: int, trans_b: bool, aligned: bool) -> 
     f32 with b stored (B, N, K), another dtype, an unaligned layout). Measured
     (scripts/gpu/bench_selection.py, docs/results/selection.json, held within 1.10x of the fastest
     by tests/suite/test_selection_results.py): f16 NN takes w8 128x256x64, small f16 matrices
-    (m, n <= 256) w8 128x128x64; bf16 NN w8 128x256x64 at every size (128x128x64 is 1.19x slower
+    (m, n <= 128) w8 128x128x64; bf16 NN w8 128x256x64 at every size (128x128x64 is 1.19x slower
     at 256^3 and no faster at 128^3); bf16 NT has 128x128x64 only, f32 tf32 128x128x32. The Rust
     library's cutile_bmm chooses the same (tests/rust/test_selection.py)."""
     if not aligned:

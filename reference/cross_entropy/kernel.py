@@ -88,10 +88,19 @@ def _aligned(m: int, v: int, row_stride: int, multiple: int) -> bool:
 
 
 def _select_fast(prefix: str, m: int, v: int) -> str:
-    """Aligned rows (`prefix` "f16_a8", "bf16_a8" or "f32_a4"): the tile width by row length."""
+    """Aligned rows (`prefix` "f16_a8", "bf16_a8" or "f32_a4"): the tile width by row length and,
+    for 16-bit rows, by row count (bench_selection.py, H200, 2026-12-06: every pick within 1.10x
+    of the fastest in both passes). One row is one block: with few rows (m <= 512, under four
+    blocks per SM) a wider tile keeps more bytes in flight per block; with many rows the narrower
+    tile's occupancy wins."""
     if prefix == "f32_a4":
-        return "f32_a4_fast_v1024" if v <= 2048 else "f32_a4_fast_v2048" if v <= 8192 else "f32_a4_fast_v4096"
-    return f"{prefix}_fast_v2048" if v <= 2048 else f"{prefix}_fast_v4096" if v <= 8192 else f"{prefix}_fast_v8192"
+        return "f32_a4_fast_v1024" if v <= 1024 else "f32_a4_fast_v2048" if v <= 4096 else "f32_a4_fast_v4096"
+    if v <= 2048:
+        return f"{prefix}_fast_v2048"
+    few_rows = m <= 512
+    if v <= 4096:
+        return f"{prefix}_fast_v4096" if few_rows else f"{prefix}_fast_v2048"
+    return f"{prefix}_fast_v8192" if few_rows else f"{prefix}_fast_v4096"
 
 
 def select_variant(dtype: str, m: int, v: int, row_stride: int) -> str | None:

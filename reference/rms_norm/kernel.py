@@ -121,6 +121,12 @@ _PREFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
 # per block wins; measured in docs/results/selection.json.
 FEW_ROWS = 256
 
+# Beyond this many rows of up to 1024 columns, several rows per block (16-bit: the `_a8_o4_m8`
+# kernel; f32 rows of up to F32_SHORT_ROW columns: `_o4_m4`) beat one row per block: measured at
+# 1024 rows (one row per block wins) and at 32768-262144 (several rows win by 1.2-1.5x); the
+# threshold lies in that gap (H200, 2026-12-06).
+MANY_ROWS = 4096
+F32_SHORT_ROW = 768
 
 # The `_fast` row tiles (one row per block) and the element multiple of their 8-byte contract.
 FAST_TILES = (1024, 2048, 4096, 8192)
@@ -132,15 +138,44 @@ def _aligned(m: int, n: int, row_strides, multiple: int) -> bool:
     return n % multiple == 0 and (m <= 1 or all(s % multiple == 0 for s in row_strides))
 
 
-def _select_fast(prefix: str, m: int, n: int, row_strides) -> str | None:
-    """The `_fast` variant for rows of 8-byte multiples (n and the row strides multiples of 4
-    elements for 16-bit, 2 for f32): the smallest one-row tile that holds the row; None for rows
-    it does not take (other layouts, n > 8192)."""
-    multiple = FAST_MULTIPLE[prefix]
-    if n > FAST_TILES[-1] or not _aligned(m, n, row_strides, multiple):
+def _fast_tile(prefix: str, m: int, n: int) -> int | None:
+    """The `_fast` one-row tile for m rows of n columns (None beyond 8192 columns). f32: the
+    smallest tile that holds the row. 16-bit rows of up to 2048 columns take a wider tile than they
+    need at some row counts (its occupancy hint is lower): measured, every choice within 1.10x of
+    the fastest in both passes of bench_selection.py (H200, 2026-12-06)."""
+    if n > FAST_TILES[-1]:
         return None
-    tile = next(t for t in FAST_TILES if n <= t)
-    return f"fwd_{prefix}_a{multiple}_fast_m1_n{tile}"
+    if prefix != "f32":
+        if n <= 1024:
+            return 1024 if FEW_ROWS // 2 < m <= 2 * FEW_ROWS else 2048
+        if n <= 2048:
+            return 4096 if m <= 1024 else 2048
+    return next(t for t in FAST_TILES if n <= t)
+
+
+def _candidates(prefix: str, m: int, n: int) -> list[tuple[str, int]]:
+    """The forward variants for m rows of n columns, most preferred first, each with the element
+    multiple its contract needs of n and the row strides (1: any layout); the launcher takes the
+    first whose contract the tensors meet. The Rust library's `candidates` lists the same."""
+    multiple = FAST_MULTIPLE[prefix]
+    tile = _fast_tile(prefix, m, n)
+    fast = [(f"fwd_{prefix}_a{multiple}_fast_m1_n{tile}", multiple)] if tile else []
+    if prefix == "f32":
+        if m > MANY_ROWS and n <= F32_SHORT_ROW:
+            return [("fwd_f32_o4_m4_n1024", 1)]
+        if n <= 1024:
+            return fast + [("fwd_f32_m4_n1024" if m <= FEW_ROWS else "fwd_f32_o4_m4_n1024", 1)]
+        return fast + [("fwd_f32_o2_m1_n8192" if n <= 8192 else "fwd_looped_f32_n2048", 1)]
+    rows = [(f"fwd_{prefix}_a8_o4_m8_n1024", 8), (f"fwd_{prefix}_m4_n1024", 1)]
+    row = [(f"fwd_{prefix}_a8_o4_m1_n8192", 8), (f"fwd_{prefix}_m1_n8192", 1)]
+    looped = [(f"fwd_looped_{prefix}_a8_o4_n2048", 8), (f"fwd_looped_{prefix}_n2048", 1)]
+    if n <= 1024 and m > MANY_ROWS:
+        return rows[:1] + fast + rows[1:]
+    if 4096 < n <= 8192:
+        return row[:1] + fast + row[1:]
+    if n <= 1024 and m > FEW_ROWS:
+        return fast + rows
+    return fast + looped
 
 
 def select_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
@@ -149,29 +184,21 @@ def select_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
     dtype no variant takes. Measured, not guessed: every applicable variant timed over a grid of m
     and n (scripts/gpu/bench_selection.py, docs/results/selection.json), and this choice is held
     within 1.10x of the fastest at every measured point (tests/suite/test_selection_results.py).
-    Up to 1024 columns: few rows one row per block (16-bit: the looped kernel; f32: 4 rows per
-    block without the occupancy hint), many rows several rows per block with the occupancy hint;
-    16-bit rows of 1025-4096 columns and beyond 8192 the looped kernel, 4097-8192 one row in one
-    tile; f32 one row in one tile up to 8192. The 16-bit `_a8` variants need n and the row
-    strides multiples of 8 and fall back to the untuned kernel of the same shape otherwise. The
-    Rust library's cutile_rms_norm chooses the same (tests/rust/test_selection.py)."""
+    Rows of 8-byte multiples (`_fast` contract) of up to 8192 columns take one row per block
+    (`_fast_tile`), except many rows of up to 1024 columns (16-bit `_a8`: 8 rows per block; f32
+    rows of up to 768: 4 rows per block) and 16-bit `_a8` rows of 4097-8192 columns (the
+    `_a8_o4_m1_n8192` kernel). Other layouts: as before the `_fast` kernels (16-bit: several rows
+    per block for more than FEW_ROWS rows of up to 1024 columns, one row for 4097-8192, the looped
+    kernel otherwise; f32: 4 rows per block up to 1024 columns, one row up to 8192, looped beyond),
+    the `_a8` variants where n and the row strides are multiples of 8. The Rust library's
+    cutile_rms_norm chooses the same (tests/rust/test_selection.py)."""
     prefix = _PREFIX.get(dtype)
     if prefix is None:
         return None
-    fast = _select_fast(prefix, m, n, row_strides)
-    if fast is not None:
-        return fast
-    if dtype == "float32":
-        if n <= 1024:
-            return "fwd_f32_m4_n1024" if m <= FEW_ROWS else "fwd_f32_o4_m4_n1024"
-        return "fwd_f32_o2_m1_n8192" if n <= 8192 else "fwd_looped_f32_n2048"
-    a8 = n % 8 == 0 and (m <= 1 or all(s % 8 == 0 for s in row_strides))
-    looped = f"fwd_looped_{prefix}_a8_o4_n2048" if a8 else f"fwd_looped_{prefix}_n2048"
-    if n <= 1024 and m > FEW_ROWS:
-        return f"fwd_{prefix}_a8_o4_m8_n1024" if a8 else f"fwd_{prefix}_m4_n1024"
-    if 4096 < n <= 8192:
-        return f"fwd_{prefix}_a8_o4_m1_n8192" if a8 else f"fwd_{prefix}_m1_n8192"
-    return looped
+    for name, multiple in _candidates(prefix, m, n):
+        if _aligned(m, n, row_strides, multiple):
+            return name
+    raise AssertionError(f"rms_norm: no forward variant for {dtype} ({m}, {n})")  # the last takes any layout
 
 
 def select_bwd_variant(dtype: str, m: int, n: int, row_strides) -> str | None:

@@ -186,16 +186,20 @@ def test_rms_norm_selection(lib):
     # only); 1022, 8190: the f32 `_a2` contract only; pads 2 and 4 make such row strides.
     columns = (8, 128, 129, 1000, 1020, 1022, 1024, 1025, 1032, 2044, 2048, 4092, 4096, 4097, 4104, 8188, 8190, 8192,
                8200, 16384)
-    for dtype, m, n, pad in itertools.product(DTYPES, ROW_COUNTS, columns, (0, 2, 3, 4, 8)):
+    # each side of the launchers' row thresholds (FEW_ROWS / 2, FEW_ROWS, 2 FEW_ROWS, 1024, MANY_ROWS)
+    row_counts = (1, 3, 37, 64, 128, 129, 256, 257, 512, 513, 1024, 1025, 4096, 4097, 5000)
+    for dtype, m, n, pad in itertools.product(DTYPES, row_counts, columns, (0, 2, 3, 4, 8)):
         stride = n + pad  # an (m, n) view into rows of n + pad elements
         expected = launcher.select_variant(dtype, m, n, (stride, n))
         args = (t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [n]), t(3, dtype, [m, n]), t(4, "float32", [m]))
         seen.add(_agree(lib, expected, "cutile_rms_norm", *args, ctypes.c_float(1e-6),
                         case=f"{dtype} ({m}, {n}) row stride {stride}"))
-    # The `_fast` one-row tiles take every 8-byte aligned row of up to 8192 columns, so the 16-bit `_a8`
-    # single-tile variants run only when forced, as do the f32 plain ones the tuned f32 variants cover.
+    # The `_fast` one-row tiles take most 8-byte aligned rows of up to 8192 columns; the 16-bit `_a8`
+    # kernels of many short rows (8 rows per block) and of 4097-8192 columns (one row) come before them.
     fast = {f"fwd_{prefix}_fast_m1_n{tile}" for prefix in ("f16_a4", "bf16_a4", "f32_a2") for tile in (1024, 2048, 4096, 8192)}
-    tuned = fast | {"fwd_looped_f16_a8_o4_n2048", "fwd_looped_bf16_a8_o4_n2048", "fwd_f32_o4_m4_n1024", "fwd_f32_o2_m1_n8192"}
+    a8 = {f"fwd_{prefix}_a8_o4_{shape}" for prefix in ("f16", "bf16") for shape in ("m8_n1024", "m1_n8192")}
+    tuned = fast | a8 | {"fwd_looped_f16_a8_o4_n2048", "fwd_looped_bf16_a8_o4_n2048", "fwd_f32_o4_m4_n1024",
+                         "fwd_f32_o2_m1_n8192"}
     untuned = {"fwd_f16_m4_n1024", "fwd_bf16_m4_n1024", "fwd_f16_m1_n8192", "fwd_bf16_m1_n8192", "fwd_looped_f16_n2048",
                "fwd_looped_bf16_n2048", "fwd_f32_m4_n1024", "fwd_looped_f32_n2048"}
     assert seen == tuned | untuned, sorted(seen ^ (tuned | untuned))
@@ -304,8 +308,8 @@ def test_attention_sink_selection(lib):
 def test_bmm_selection(lib):
     launcher = _launcher("bmm")
     seen = set()
-    # small (M, N <= SMALL_MN = 256) and large matrices, each side of the bound
-    shapes = ((4, 100, 72, 200), (2, 128, 128, 64), (2, 256, 256, 64), (3, 257, 128, 64), (2, 256, 264, 64),
+    # small (M, N <= SMALL_MN = 128) and large matrices, each side of the bound
+    shapes = ((4, 100, 72, 200), (2, 128, 128, 64), (2, 100, 129, 64), (2, 256, 256, 64), (3, 257, 128, 64), (2, 256, 264, 64),
               (2, 1000, 520, 136), (1, 129, 136, 264), (2, 2048, 2048, 64))
     size = {"float16": 2, "bfloat16": 2, "float32": 4}
     for dtype, (batch, m, n, k), tb, pad, offset in itertools.product(DTYPES, shapes, (0, 1), (0, 4, 8), (0, 8)):
@@ -449,7 +453,9 @@ def test_cross_entropy_selection(lib):
     launcher = _launcher("cross_entropy")
     seen = set()
     columns = (1, 8, 100, 1000, 1001, 2048, 2052, 4096, 8192, 8196, 32000, 50257, 50264, 128256)
-    for dtype, m, v, pad in itertools.product(DTYPES + ("int32",), (1, 3, 64, 256, 1024, 5000), columns, (0, 3, 8)):
+    # rows each side of the launchers' few-rows bound (512)
+    for dtype, m, v, pad in itertools.product(DTYPES + ("int32",), (1, 3, 64, 256, 512, 513, 1024, 5000), columns,
+                                              (0, 3, 8)):
         stride = v + pad  # logits is an (m, v) view into rows of v + pad elements
         expected = launcher.select_variant(dtype, m, v, stride)
         logits = t(1, dtype, [m, v], [stride, 1])

@@ -69,11 +69,11 @@ pub static VARIANTS: &[&Variant] = &[
 
 /// Matrices at most this large in M and N count as small: the launcher gives f16 ones 128x128
 /// tiles (more blocks per batch) instead of 128x256.
-pub const SMALL_MN: i64 = 256;
+pub const SMALL_MN: i64 = 128;
 
 /// The candidate for (dtype, trans_b, M, N), the rule of `select_variant` in
 /// reference/bmm/kernel.py, measured on the GPU (scripts/gpu/bench_selection.py,
-/// docs/results/selection.json): f16 NN takes w8 128x256x64, small f16 matrices (M, N <= 256)
+/// docs/results/selection.json): f16 NN takes w8 128x256x64, small f16 matrices (M, N <= 128)
 /// w8 128x128x64; bf16 NN w8 128x256x64 at every size (128x128x64 is 1.19x slower at 256^3 and
 /// no faster at 128^3); bf16 NT has 128x128x64 only, f32 NN tf32 128x128x32. Other
 /// combinations (f16 or f32 NT) have no variant.

@@ -97,19 +97,31 @@ pub static VARIANTS: &[&Variant] = &[
 
 /// The `_fast` variant for m rows of v columns (reference/cross_entropy/kernel.py `_select_fast`),
 /// which takes aligned rows only (16-bit: v and the row stride multiples of 8; f32: of 4).
-fn fast_choice(dtype: DType, _m: i64, v: i64) -> Option<&'static Variant> {
+fn fast_choice(dtype: DType, m: i64, v: i64) -> Option<&'static Variant> {
+    if dtype == DType::F32 {
+        return Some(if v <= 1024 {
+            &F32_A4_FAST_V1024
+        } else if v <= 4096 {
+            &F32_A4_FAST_V2048
+        } else {
+            &F32_A4_FAST_V4096
+        });
+    }
     let (v2048, v4096, v8192) = match dtype {
         DType::F16 => (&F16_A8_FAST_V2048, &F16_A8_FAST_V4096, &F16_A8_FAST_V8192),
         DType::BF16 => (&BF16_A8_FAST_V2048, &BF16_A8_FAST_V4096, &BF16_A8_FAST_V8192),
-        DType::F32 => (&F32_A4_FAST_V1024, &F32_A4_FAST_V2048, &F32_A4_FAST_V4096),
         _ => return None,
     };
+    // One row is one block: few rows (under four blocks per SM) take the wider tile.
+    let few_rows = m <= 512;
     Some(if v <= 2048 {
         v2048
-    } else if v <= 8192 {
-        v4096
-    } else {
+    } else if v <= 4096 {
+        if few_rows { v4096 } else { v2048 }
+    } else if few_rows {
         v8192
+    } else {
+        v4096
     })
 }
 

@@ -285,25 +285,41 @@ pub static VARIANTS: &[&Variant] = &[
 /// row per block wins: reference/rms_norm/kernel.py `FEW_ROWS` (docs/results/selection.json).
 pub const FEW_ROWS: i64 = 256;
 
+/// Beyond this many rows of up to 1024 columns, several rows per block beat one row per block
+/// (reference/rms_norm/kernel.py `MANY_ROWS`); f32 only for rows of up to `F32_SHORT_ROW` columns.
+pub const MANY_ROWS: i64 = 4096;
+pub const F32_SHORT_ROW: i64 = 768;
+
 /// The reference launcher's forward choice for m rows of n columns (reference/rms_norm/kernel.py
-/// `select_variant`, analysis.json `selects_when`), measured on the GPU
-/// (scripts/gpu/bench_selection.py, docs/results/selection.json). 16-bit: several rows per
-/// block (with the occupancy hint) for more than FEW_ROWS rows of up to 1024 columns, one row in
-/// one tile for 4097-8192 columns, the looped kernel otherwise (few rows of up to 1024 columns,
-/// 1025-4096 columns, beyond 8192); in each, the tuned `_a8` variant (N and the row strides
-/// multiples of 8) before the plain one of the same shape. f32: up to 1024 columns 4 rows per
-/// block, without the occupancy hint for few rows and with it beyond; one row in one tile up to
-/// 8192; the looped kernel beyond. The f32 tuned variants take every layout the plain ones take,
-/// so the plain one of a shape the launcher tunes runs only when forced.
+/// `select_variant` and `_candidates`), measured on the GPU (scripts/gpu/bench_selection.py,
+/// docs/results/selection.json), most preferred first; the launcher takes the first whose
+/// contract the tensors meet. Rows of 8-byte multiples of up to 8192 columns: one row per block
+/// (`fast_choice`), except many rows of up to 1024 columns (16-bit `_a8`: 8 rows per block; f32
+/// rows of up to 768 columns: 4 rows per block) and 16-bit `_a8` rows of 4097-8192 columns.
+/// Other layouts as `untuned_choice`.
 pub fn candidates(dtype: DType, m: i64, n: i64) -> Vec<&'static Variant> {
-    fast_choice(dtype, m, n).into_iter().chain(untuned_choice(dtype, m, n).iter().copied()).collect()
+    let fast = fast_choice(dtype, m, n);
+    let untuned = untuned_choice(dtype, m, n);
+    if dtype == DType::F32 {
+        if m > MANY_ROWS && n <= F32_SHORT_ROW {
+            return vec![&FWD_F32_O4_M4_N1024];
+        }
+        return fast.into_iter().chain(untuned.iter().copied()).collect();
+    }
+    // The `_a8` several-rows (many short rows) and one-row 8192 kernels come before the `_fast`
+    // tile; the plain kernel of the same shape after it.
+    if (n <= 1024 && m > MANY_ROWS) || (4096 < n && n <= 8192) {
+        return untuned[..1].iter().copied().chain(fast).chain(untuned[1..].iter().copied()).collect();
+    }
+    fast.into_iter().chain(untuned.iter().copied()).collect()
 }
 
-/// The `_fast` variant (reference/rms_norm/kernel.py `_select_fast`): for rows of up to 8192
-/// columns the smallest one-row tile that holds the row; it takes rows of 8-byte multiples only
-/// (n and the row strides multiples of 4 elements for 16-bit, 2 for f32). None: no `_fast`
-/// variant for this dtype or row length.
-fn fast_choice(dtype: DType, _m: i64, n: i64) -> Option<&'static Variant> {
+/// The `_fast` variant (reference/rms_norm/kernel.py `_fast_tile`) for rows of up to 8192
+/// columns: f32 the smallest one-row tile that holds the row; 16-bit rows of up to 2048 columns
+/// a wider tile at some row counts (measured). It takes rows of 8-byte multiples only (n and the
+/// row strides multiples of 4 elements for 16-bit, 2 for f32). None: no `_fast` variant for this
+/// dtype or row length.
+fn fast_choice(dtype: DType, m: i64, n: i64) -> Option<&'static Variant> {
     let tiles: [&'static Variant; 4] = match dtype {
         DType::F16 => {
             [&FWD_F16_A4_FAST_M1_N1024, &FWD_F16_A4_FAST_M1_N2048, &FWD_F16_A4_FAST_M1_N4096, &FWD_F16_A4_FAST_M1_N8192]
@@ -319,7 +335,16 @@ fn fast_choice(dtype: DType, _m: i64, n: i64) -> Option<&'static Variant> {
         }
         _ => return None,
     };
-    tiles.into_iter().find(|v| n <= v.constant("TILE_N"))
+    let width = if dtype == DType::F32 {
+        n
+    } else if n <= 1024 {
+        if FEW_ROWS / 2 < m && m <= 2 * FEW_ROWS { 1024 } else { 2048 }
+    } else if n <= 2048 {
+        if m <= 1024 { 4096 } else { 2048 }
+    } else {
+        n
+    };
+    tiles.into_iter().find(|v| width <= v.constant("TILE_N"))
 }
 
 /// The choice for rows the `_fast` variants do not take (any layout).
