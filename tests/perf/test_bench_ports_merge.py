@@ -34,3 +34,15 @@ def test_merge_keeps_every_configuration_once_and_recomputes_the_summary():
     # rope was measured by the second run: its budget error from the first is gone; cumsum's stays
     assert [e["op"] for e in doc["errors"]] == ["cumsum"]
     assert doc["summary"]["overall"]["configs"] == 3 and doc["summary"]["ops"]["gelu"]["configs"] == 2
+
+
+def test_second_pass_takes_configurations_outside_the_band_on_either_side():
+    """The second pass re-measures a port that looks slower and one that looks faster alike, and a
+    configuration whose A-vs-A control says the measurement was noisy; nothing inside the band."""
+    bench = _bench()
+    inside, slower, faster = _rec("gelu", "a", 1, 1.04), _rec("gelu", "a", 2, 1.06), _rec("gelu", "a", 3, 0.94)
+    noisy = {**_rec("gelu", "a", 4, 1.0), "control_ratio": 0.9}
+    assert [bench._outside(r, 0.05) for r in (inside, slower, faster, noisy)] == [False, True, True, True]
+    assert not bench._outside(slower, 0.0)  # band 0: no second pass
+    summary = bench.summarize([{**slower, "rechecked": True}, inside])
+    assert summary["overall"]["rechecked"] == 1
