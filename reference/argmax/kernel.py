@@ -56,7 +56,6 @@ def _argmax_fast(x, out, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
 
 argmax_fast_o16 = ct.kernel(_argmax_fast, occupancy=16)
 argmax_fast_o8 = ct.kernel(_argmax_fast, occupancy=8)
-argmax_fast_o4 = ct.kernel(_argmax_fast, occupancy=4)
 
 
 _PREFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}

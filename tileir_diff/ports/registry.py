@@ -82,7 +82,7 @@ FUNCTIONS: tuple[PortFunction, ...] = (
     PortFunction("gelu", "cutile_gelu", "gelu", ("gelu", "gelu_fast"), _t("x", "out") + (Arg("approximate", "flag", "APPROX"),)),
     PortFunction("dropout", "cutile_dropout", "dropout", ("dropout", "dropout_fast"),
                  _t("x", "out") + (Arg("seed", "i32"), Arg("p", "f32"))),
-    PortFunction("argmax", "cutile_argmax", "argmax", ("argmax_rows", "argmax_fast_o16", "argmax_fast_o8", "argmax_fast_o4"),
+    PortFunction("argmax", "cutile_argmax", "argmax", ("argmax_rows", "argmax_fast_o16", "argmax_fast_o8"),
                  _t("x", "out")),
     PortFunction("cross_entropy", "cutile_cross_entropy", "cross_entropy",
                  ("cross_entropy_fwd", "cross_entropy_fast_o8", "cross_entropy_fast_o4", "cross_entropy_fast_o2"),

@@ -3,7 +3,7 @@
 //! per tile the maximum and the smallest column holding it, merged into the running result
 //! only when strictly greater, so ties resolve to the first index (as torch does).
 //!
-//! `argmax_fast_o{16,8,4}` (reference `_argmax_fast`, the `_fast` variants): per column position
+//! `argmax_fast_o16` / `argmax_fast_o8` (reference `_argmax_fast`, the `_fast` variants): per column position
 //! of the tile a running maximum in x's dtype and the tile it came from, updated without a block
 //! reduction; one max and one min reduction per row after the loop. Same result as
 //! `argmax_rows`. The suffix is Python's `ct.kernel(..., occupancy=K)`.
@@ -108,14 +108,6 @@ pub mod argmax_kernel {
 
     #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 8,),))]
     unsafe fn argmax_fast_o8<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
-        x: &Tensor<E, { [-1, -1] }>,
-        out: &Tensor<i64, { [-1] }>,
-    ) {
-        argmax_fast_body::<E, TILE_M, TILE_N>(x, out);
-    }
-
-    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 4,),))]
-    unsafe fn argmax_fast_o4<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
         x: &Tensor<E, { [-1, -1] }>,
         out: &Tensor<i64, { [-1] }>,
     ) {

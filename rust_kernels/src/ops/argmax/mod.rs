@@ -37,7 +37,7 @@ const fn params_aligned(dtype: DType, multiple: i64) -> [ParamSpec; 2] {
 }
 
 /// The kernels `cutile_argmax` launches.
-pub const ENTRIES: [&str; 4] = ["argmax_rows", "argmax_fast_o16", "argmax_fast_o8", "argmax_fast_o4"];
+pub const ENTRIES: [&str; 3] = ["argmax_rows", "argmax_fast_o16", "argmax_fast_o8"];
 
 const fn variant(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
     entry_variant("argmax_rows", name, generics, params)
