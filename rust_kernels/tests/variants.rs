@@ -801,7 +801,7 @@ fn tileiras_compiles_every_variant_for_sm90_and_sm100() {
 
 #[test]
 fn argmax_structure() {
-    assert_eq!(ops::argmax::VARIANTS.len(), 5);
+    assert_eq!(ops::argmax::VARIANTS.len(), 14);
     for v in ops::argmax::VARIANTS {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
@@ -811,19 +811,46 @@ fn argmax_structure() {
         assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}: row tile load", v.name);
         assert_eq!(padded_views(text, "neg_inf"), 1, "{}: -inf padding never wins the max", v.name);
         assert_eq!(count(text, "= iota "), 1, "{}: column indices", v.name);
-        // The tile max, the first matching column (min over matches, else NO_INDEX), and the
+        // A max, the first matching column (min over matches, else NO_INDEX), and a
         // strictly-greater merge that keeps the first index on ties across tiles.
         assert_eq!(count(text, "cmpf equal ordered"), 1, "{}", v.name);
         assert_eq!(count(text, "cmpf greater_than ordered"), 1, "{}", v.name);
         assert_eq!(count(text, "mini "), 1, "{}", v.name);
         assert!(text.contains(&format!("<i32: 2147483647> : tile<{tm}x{tn}xi32>")), "{}: NO_INDEX", v.name);
-        assert_eq!(count(text, "= select "), 3, "{}", v.name);
         // The int32 index widened to int64 on store.
         assert_eq!(count(text, "= exti "), 1, "{}: the int32 index widened once", v.name);
         assert_eq!(stores(text), 1, "{}", v.name);
         assert!(text.contains(&format!("tile<{tm}xi64>, partition_view<tile=({tm})")), "{}: int64 store", v.name);
-        assert!(text.contains("occupancy = 8"), "{}: occupancy hint as @ct.kernel(occupancy=8)", v.name);
+        let body = loop_body(text);
+        if argmax_fast(v) {
+            // Per position: compare and max in x's own dtype (no conversion), the tile index
+            // selected; no reduction inside the loop; after it one max and one min reduction.
+            assert_eq!(count(text, "= reduce "), 2, "{}: the row max, then the first column", v.name);
+            assert_eq!(count(body, "= reduce "), 0, "{}: no block reduction per tile", v.name);
+            assert_eq!(count(body, "= ftof "), 0, "{}: compared in x's dtype", v.name);
+            let cmp = format!(": tile<{tm}x{tn}x{e}> -> tile<{tm}x{tn}xi1>");
+            assert!(body.lines().any(|l| l.contains("cmpf greater_than ordered") && l.contains(&cmp)), "{}", v.name);
+            assert!(body.lines().any(|l| l.contains("= maxf ") && l.contains(&format!(": tile<{tm}x{tn}x{e}>"))), "{}", v.name);
+            assert_eq!(count(text, "propagate_nan"), 0, "{}: NaN never replaces a value", v.name);
+            assert_eq!(count(text, "= select "), 2, "{}", v.name);
+            assert_eq!(tm, 1, "{}: one row per block", v.name);
+        } else {
+            assert_eq!(count(text, "= select "), 3, "{}", v.name);
+            assert!(text.contains("occupancy = 8"), "{}: occupancy hint as @ct.kernel(occupancy=8)", v.name);
+        }
     }
+}
+
+/// argmax's `_fast` kernels (reference/argmax/kernel.py `_argmax_fast`).
+fn argmax_fast(v: &Variant) -> bool {
+    v.op == "argmax" && v.entry.starts_with("argmax_fast")
+}
+
+/// The text between the first `for ` and its closing `continue` line (a single-loop kernel's body).
+fn loop_body(text: &str) -> &str {
+    let start = text.find("for ").unwrap_or(0);
+    let end = text[start..].find("continue ").map_or(text.len(), |i| start + i);
+    &text[start..end]
 }
 
 #[test]

@@ -123,6 +123,24 @@ def _cross_entropy_applicable(variant, case) -> bool:
             and not ("_a8" in variant.name and n % 8) and not ("_a4_" in variant.name and n % 4))
 
 
+def _argmax_cases():
+    """select_variant(dtype, m, n, row stride), contiguous rows: rows of 1000 (unaligned for 16-bit
+    and f32: the unaligned `_fast` kernel against the `_m4` ones), 1024 and 2048 (where the aligned
+    1024- and 2048-column tiles meet), 32768 (the bench shape's) and 50264 (a vocabulary); 64 rows
+    (latency), 256 and 1024 (one and a few waves of 132 SMs) and 32 MiB worth of rows (bandwidth)."""
+    for dtype in ("float16", "bfloat16", "float32"):
+        for n in (1000, 1024, 2048, 32768, 50264):
+            for m in sorted({64, 256, 1024, max(64, (1 << 25) // n)}):
+                yield {"args": [dtype, m, n, n], "shape": {"M": m, "N": n}, "dtype": dtype, "n": n}
+
+
+def _argmax_applicable(variant, case) -> bool:
+    """x's dtype; an `_a<k>_` variant only n a multiple of k (contiguous rows here); every kernel
+    streams the row in tiles, so any n."""
+    multiple = _ROW_MULTIPLE.search(variant.name)
+    return variant.dtypes["x"] == case["dtype"] and not (multiple and case["n"] % int(multiple.group(1)))
+
+
 def _rms_norm_cases():
     return _row_cases((128, 520, 1000, 1024, 2048, 4096, 8192, 16384))
 
@@ -388,6 +406,7 @@ GRIDS: dict[str, tuple[Grid, ...]] = {
     "embedding": (Grid("select_variant", _embedding_cases, _embedding_applicable),),
     "softmax": (Grid("select_variant", _softmax_cases, _softmax_applicable),),
     "cross_entropy": (Grid("select_variant", _cross_entropy_cases, _cross_entropy_applicable),),
+    "argmax": (Grid("select_variant", _argmax_cases, _argmax_applicable),),
     "layer_norm": (Grid("select_variant", _layer_norm_cases, _layer_norm_applicable),),
     "rms_norm": (Grid("select_variant", _rms_norm_cases, _rms_norm_applicable),
                  Grid("select_bwd_variant", _rms_norm_bwd_cases, _rms_norm_bwd_applicable)),

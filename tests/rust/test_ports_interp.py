@@ -113,3 +113,52 @@ def test_port_matches_numpy_reference(op, spec, variant, path):
         got = np.asarray(result.arrays[name], dtype=np.float64)
         tol = variant.tolerances[variant.dtypes[name]]
         np.testing.assert_allclose(got, want, rtol=tol["rtol"], atol=tol["atol"], err_msg=f"{op}/{variant.name} {name}")
+
+
+def _argmax_edge_rows(n, dtype):
+    """Rows that pin down argmax's comparisons: NaNs (skipped: an ordered compare and maxf without
+    propagate_nan never take one), rows of NaN or -inf only (index 0), ties of -0.0 and +0.0,
+    +inf twice, and maxima tied across column tiles (the first index wins)."""
+    rng = np.random.default_rng(7)
+    x = _values(rng, (9, n), dtype)
+    x[0, ::7] = np.nan
+    x[0, [5, n // 2, n - 1]] = 50.0
+    x[1, :] = np.nan
+    x[2, :] = -np.inf
+    x[3, :] = -np.inf
+    x[3, ::3] = np.nan
+    x[4, :] = -1.0
+    x[4, [n - 9, 3, n // 2]] = [0.0, -0.0, 0.0]
+    x[5, n - 1] = 20.0
+    x[6, [n // 3, 2 * n // 3]] = np.inf
+    x[8, 0] = np.nan
+    x[8, n - 2] = 9.0
+    return x
+
+
+def _argmax_model(x):
+    """The kernels' rule: the first index of the largest non-NaN value; 0 when that is -inf or
+    every value is NaN (no value is strictly greater than the initial -inf)."""
+    out = []
+    for row in x.astype(np.float64):
+        top = np.nanmax(np.where(np.isnan(row), -np.inf, row))
+        out.append(0 if top == -np.inf else int(np.flatnonzero(row == top)[0]))
+    return np.array(out, dtype=np.int64)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_argmax_variants_agree_on_nan_inf_and_ties(dtype):
+    """Every argmax port of `dtype` (the `_m4` kernels and the `_fast` ones, which keep a running
+    max per column position instead of reducing each tile) gives the same index on rows of NaN,
+    infinities and signed-zero ties, and that index is the model's."""
+    spec = load_op(ROOT / "reference" / "argmax")
+    variants = [v for v in spec.variants if v.dtypes["x"] == dtype and (SNAPSHOTS / f"argmax.{v.name}.tileirbc").is_file()]
+    assert any("_fast" in v.name for v in variants) and any("_m4_" in v.name for v in variants)
+    n = 2 * 2048 + 104  # a multiple of 8: every variant takes it; 5 tiles of 1024, 3 of 2048 (last partial)
+    x = _argmax_edge_rows(n, dtype)
+    want = _argmax_model(x)
+    assert want.tolist()[:7] == [5, 0, 0, 0, 3, n - 1, n // 3]
+    for v in variants:
+        arrays = {"x": HostArray(x, dtype), "out": np.full(x.shape[0], -7, dtype=np.int64)}
+        got = run_variant(v, tileir_diff.load(str(SNAPSHOTS / f"argmax.{v.name}.tileirbc")), arrays).arrays["out"]
+        np.testing.assert_array_equal(np.asarray(got, dtype=np.int64), want, err_msg=f"argmax/{v.name}")

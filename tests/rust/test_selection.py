@@ -467,3 +467,20 @@ def test_cross_entropy_selection(lib):
     fast = {f"{p}_fast_v{w}" for p in ("f16_a8", "bf16_a8") for w in (2048, 4096, 8192)}
     fast |= {f"f32_a4_fast_v{w}" for w in (1024, 2048, 4096)}
     assert seen == fast | {"f16_v2048", "bf16_v2048", "f32_v2048", None}, sorted(map(str, seen))
+
+
+def test_argmax_selection(lib):
+    launcher = _launcher("argmax")
+    seen = set()
+    # 1020, 1028: multiples of 4 (f32's 16-byte rows), not of 8; 1032, 50264: of 8; pads 4 and 8
+    # keep or break those row strides.
+    columns = (1, 5, 8, 1000, 1020, 1024, 1025, 1028, 1032, 2048, 4100, 32768, 50257, 50264)
+    for dtype, m, n, pad in itertools.product(DTYPES + ("int32",), (1, 3, 64, 4096), columns, (0, 3, 4, 8)):
+        stride = n + pad  # x is an (m, n) view into rows of n + pad elements
+        expected = launcher.select_variant(dtype, m, n, stride)
+        x, out = t(1, dtype, [m, n], [stride, 1]), t(2, "int64", [m])
+        seen.add(_agree(lib, expected, "cutile_argmax", x, out, case=f"{dtype} ({m}, {n}) row stride {stride}"))
+    # Every `_fast` variant; the `_m4` ones run only when forced; int32 has none.
+    fast = {f"{p}_fast_m1_n{w}" for p in ("f16_a8", "bf16_a8", "f32_a4") for w in (1024, 2048)}
+    fast |= {f"{p}_fast_m1_n1024" for p in ("f16", "bf16", "f32")}
+    assert seen == fast | {None}, sorted(map(str, seen))

@@ -1,6 +1,6 @@
 //! C ABI: `cutile_argmax(x, out, device, stream)`.
 
-use super::{OP, candidates};
+use super::{ENTRIES, OP, candidates};
 use crate::descriptor::{TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Error, Status, fail, guard};
@@ -39,8 +39,8 @@ pub unsafe extern "C" fn cutile_argmax(
         }
         check_disjoint(&out, &x)?;
         let tensors = [&x, &out];
-        let v = pick(OP, &["argmax_rows"], &tensors, || {
-            let c = candidates(x.dtype);
+        let v = pick(OP, &ENTRIES, &tensors, || {
+            let c = candidates(x.dtype, n);
             if c.is_empty() {
                 return Err(Error::new(
                     Status::UnsupportedDtype,
