@@ -459,6 +459,9 @@ fn tuned_entries_carry_their_optimization_hint() {
     let tuned = |entry: &str| -> Option<(String, String)> {
         if let Some((base, n)) = entry.rsplit_once("_o").filter(|(_, n)| n.parse::<u32>().is_ok()) {
             Some((base.to_string(), format!("occupancy = {n}")))
+        } else if let Some(base) = entry.strip_suffix("_c2") {
+            // matmul_fp8_w8_c2: two-CTA clusters on top of its twin's two consumer warpgroups
+            Some((base.to_string(), "num_cta_in_cga = 2".to_string()))
         } else {
             entry.strip_suffix("_w8").map(|base| (base.to_string(), "num_worker_warps_per_cta = 8".to_string()))
         }
@@ -469,8 +472,11 @@ fn tuned_entries_carry_their_optimization_hint() {
     let mut checked = 0;
     for v in &all {
         let text = ir(v);
-        if let Some((_, hint)) = tuned(v.entry) {
+        if let Some((base, hint)) = tuned(v.entry) {
             assert_eq!(count(text, &hint), 1, "{}/{}: {hint}", v.op, v.name);
+            if let Some((_, twin_hint)) = tuned(&base) {
+                assert_eq!(count(text, &twin_hint), 1, "{}/{}: {twin_hint} (its twin's)", v.op, v.name);
+            }
             checked += 1;
         } else if twinned.contains(&(v.op, v.entry.to_string())) {
             assert_eq!(count(text, "occupancy") + count(text, "num_worker_warps"), 0, "{}/{}", v.op, v.name);

@@ -72,7 +72,7 @@ FUNCTIONS: tuple[PortFunction, ...] = (
                  _t("dy", "x", "w", "rstd", "dx", "dw_partial")),
     PortFunction("matmul", "cutile_matmul", "matmul", ("matmul", "matmul_w8"),
                  _t("a", "b", "c") + (Arg("trans_a", "flag"), Arg("trans_b", "flag"))),
-    PortFunction("matmul", "cutile_matmul_fp8", "matmul_fp8", ("matmul_fp8", "matmul_fp8_w8"),
+    PortFunction("matmul", "cutile_matmul_fp8", "matmul_fp8", ("matmul_fp8", "matmul_fp8_w8", "matmul_fp8_w8_c2"),
                  _t("a", "b", "c") + (Arg("scale_a", "f32"), Arg("scale_b", "f32"), Arg("trans_a", "flag"),
                                       Arg("trans_b", "flag"))),
     PortFunction("silu_and_mul", "cutile_silu_and_mul", "silu_and_mul", ("silu_and_mul", "silu_and_mul_fast"),

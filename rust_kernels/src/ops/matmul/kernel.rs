@@ -212,4 +212,30 @@ pub mod matmul_kernel {
     ) {
         matmul_fp8_body::<EIn, EOut, BM, BN, BK, GROUP_M, TRANS_A, TRANS_B>(a, b, c, scale_a, scale_b);
     }
+
+    /// `ct.kernel(num_worker_warps=8, num_ctas=2)`: the block is a two-CTA cluster that splits the
+    /// tile and multicasts the shared operand (Python writes
+    /// `optimization_hints=<default = {num_cta_in_cga = 2, num_worker_warps_per_cta = 8}>`).
+    #[cutile::entry(
+        unchecked_accesses = true,
+        optimization_hints = (default = (num_cta_in_cga = 2, num_worker_warps_per_cta = 8,),)
+    )]
+    unsafe fn matmul_fp8_w8_c2<
+        EIn: ElementType,
+        EOut: ElementType,
+        const BM: i32,
+        const BN: i32,
+        const BK: i32,
+        const GROUP_M: i32,
+        const TRANS_A: i32,
+        const TRANS_B: i32,
+    >(
+        a: &Tensor<EIn, { [-1, -1] }>,
+        b: &Tensor<EIn, { [-1, -1] }>,
+        c: &Tensor<EOut, { [-1, -1] }>,
+        scale_a: f32,
+        scale_b: f32,
+    ) {
+        matmul_fp8_body::<EIn, EOut, BM, BN, BK, GROUP_M, TRANS_A, TRANS_B>(a, b, c, scale_a, scale_b);
+    }
 }
