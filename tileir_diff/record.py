@@ -36,15 +36,53 @@ from __future__ import annotations
 
 import abc
 import builtins
-import dataclasses
 import reprlib
 import sys
-from dataclasses import Field, FrozenInstanceError, dataclass, fields
 from operator import attrgetter
-from types import CodeType, FunctionType, MemberDescriptorType
+from types import CodeType, FunctionType, MemberDescriptorType, ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
 from .record_inits import PRECOMPILED
+
+
+class _InspectOnDemand(ModuleType):
+    """What ``dataclasses`` holds as its ``inspect`` until that is first read: the module then.
+
+    ``dataclasses`` imports ``inspect`` at its top, which imports ``ast``, ``dis``, ``tokenize``
+    and ``linecache`` (about 25 M instructions, the largest part of the standard library a diff
+    imports), but reads it only in ``dataclass()`` on a class without a docstring
+    (``inspect.signature``), which the diff never runs. Any attribute read imports ``inspect``
+    and binds it in ``dataclasses`` in place of this object: the same module from then on."""
+
+    def __getattr__(self, name: str):
+        if name[:2] == "__":  # (the import system's questions: not inspect's attributes)
+            raise AttributeError(name)
+        import inspect
+        dataclasses_module = sys.modules.get("dataclasses")
+        if dataclasses_module is not None and dataclasses_module.__dict__.get("inspect") is self:
+            dataclasses_module.inspect = inspect  # type: ignore[attr-defined]
+        return getattr(inspect, name)
+
+
+def _import_dataclasses():
+    """``import dataclasses``; when neither it nor ``inspect`` is imported yet, with
+    ``_InspectOnDemand`` standing in for ``inspect`` during that import only (nothing but
+    ``dataclasses`` can see it: it is out of ``sys.modules`` again before this returns)."""
+    if "dataclasses" in sys.modules or "inspect" in sys.modules:
+        import dataclasses
+        return dataclasses
+    stand_in = _InspectOnDemand("inspect")
+    sys.modules["inspect"] = stand_in
+    try:
+        import dataclasses
+    finally:
+        if sys.modules.get("inspect") is stand_in:
+            del sys.modules["inspect"]
+    return dataclasses
+
+
+dataclasses = _import_dataclasses()
+from dataclasses import Field, FrozenInstanceError, dataclass, fields  # noqa: E402
 
 if TYPE_CHECKING:
     from typing_extensions import dataclass_transform

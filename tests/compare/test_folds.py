@@ -50,6 +50,22 @@ def test_registry_finds_the_fold_of_every_module_of_the_package():
     assert len({type(f) for f in FOLDS}) == len(FOLDS)
 
 
+def test_module_names_are_the_names_pkgutil_lists(tmp_path):
+    """``module_names`` (the discovery without pkgutil, which imports inspect) lists what
+    ``pkgutil.iter_modules`` lists: on the folds package, and on a folder with a package, a
+    folder that is none, a compiled module, a name with a dot and other files."""
+    import pkgutil
+    for name in ("a.py", "b.cpython-311-x86_64-linux-gnu.so", "c.pyc", "d.txt", "e.f.py", "__init__.py", "g.abi3.so"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "notpkg").mkdir()
+    (tmp_path / "notpkg" / "x.py").write_text("")
+    (tmp_path / "__pycache__").mkdir()
+    for folders in (folds.__path__, [str(tmp_path)]):
+        assert folds.module_names(folders) == sorted(i.name for i in pkgutil.iter_modules(folders))
+
+
 # --- access-replaced -------------------------------------------------------------------------
 def _scatter(base: str, value: str = "%a") -> str:
     """An unmasked pointer scatter of ``value`` at base + bx * 128 + iota."""

@@ -364,3 +364,28 @@ def test_precompiled_inits_are_current_and_what_exec_compiles():
         for attr in ("co_code", "co_consts", "co_names", "co_varnames", "co_flags", "co_argcount", "co_name",
                      "co_nlocals", "co_stacksize", "co_exceptiontable"):
             assert getattr(code, attr, None) == getattr(compiled, attr, None), (key, attr)
+
+
+def test_a_diff_does_not_import_inspect_and_dataclasses_still_reads_it():
+    """``record`` imports ``dataclasses`` with ``inspect`` imported on demand (``_InspectOnDemand``):
+    a whole diff (the CLI's run, a pair whose proofs need z3 none) leaves ``inspect`` unimported;
+    ``dataclass()`` on a class without a docstring still gets its signature from it, and then
+    ``dataclasses.inspect`` is the module itself."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    left = sorted((root / "tests/corpus/third_party_style").glob("*.left.tir"))[0]
+    pair = [str(left), str(left).replace(".left.", ".right.")]
+    code = ("import sys, contextlib, io\n"
+            "from tileir_diff import cli\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    cli.main(['diff', sys.argv[1], sys.argv[2]])\n"
+            "print('inspect' in sys.modules)\n"
+            "import dataclasses\n"
+            "@dataclasses.dataclass\n"
+            "class A:\n"
+            "    x: int\n"
+            "print(A.__doc__, dataclasses.inspect is sys.modules['inspect'])\n")
+    done = subprocess.run([sys.executable, "-c", code, *pair], capture_output=True, text=True, cwd=root, check=True)
+    assert done.stdout.split("\n")[:2] == ["False", "A(x: int) True"], done.stdout + done.stderr

@@ -287,7 +287,7 @@ class FunctionCheck:
         return f"m:{left_id}{'' if suffix is None else '/r' + suffix}#{res}"
 
     def _prove(self) -> None:
-        if not smt.available():
+        if not smt.installed():  # (z3 itself is imported when a query first needs it)
             self.proof_skipped = smt.skipped_reason()
             return
         if self.proof is None or any(v.kind == "unverifiable" for v in self.violations):

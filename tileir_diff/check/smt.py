@@ -41,6 +41,7 @@ one: encoders in different threads share nothing, and the same queries give the 
 """
 from __future__ import annotations
 
+import struct
 import threading
 from dataclasses import field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -1171,7 +1172,10 @@ class ConeEncoder:
         #: this encoder's own z3 context: every term, sort and solver of its queries lives in it
         #: (never z3's global one), so encoders in different threads share no solver state, and
         #: the same queries in the same order give the same models in any process
-        self.ctx = new_context()
+        #: (made on first use: a query the quick probe decides needs none, see ``prove``)
+        self._ctx: Any = None
+        #: the queries the quick probe decided that z3 has not yet been asked (``_replay``)
+        self._unplayed: List[Tuple[Any, ...]] = []
         self._vars: Dict[Tuple[str, Any, str], Any] = {}
         self._facts: List[Tuple[str, object]] = []
         self._positions: Dict[int, Dict[int, Any]] = {}
@@ -1179,6 +1183,14 @@ class ConeEncoder:
         #: differ only in a flag, each reported as a specialization of its own (never proven)
         self.unflagged: Tuple[frozenset, frozenset] = (frozenset(), frozenset())
         self.search = _CounterexampleSearch(self)
+
+    @property
+    def ctx(self):
+        """This encoder's own z3 context (``new_context``), made on first use."""
+        ctx = self._ctx
+        if ctx is None:
+            ctx = self._ctx = new_context()
+        return ctx
 
     def _fact(self, name: str, fact) -> None:
         if not any(n == name for n, _ in self._facts):
@@ -1321,12 +1333,44 @@ class ConeEncoder:
 
         The budget is work (``rlimit``, z3's resource count), never time: the same answer on any
         machine under any load. Past the wall-clock safety net (``timeout_s``) the outcome is
-        ``undecided`` with ``time_limit`` set, which no verdict may rest on."""
+        ``undecided`` with ``time_limit`` set, which no verdict may rest on.
+
+        A float query whose cone the quick probe evaluates exactly (``_quick_probe``) gets the
+        outcome the first attempt's probe would give, without z3; the z3 calls it stands for
+        are made, in order, before this encoder next asks z3 anything (``_replay``), so every
+        later query sees its context as it would have been."""
+        if premise is None and not self.launch and _quick_allowed():
+            t0 = _now()
+            quick = _quick_probe(self, vl, vr)
+            if quick is not None:
+                quick.seconds = _now() - t0
+                self._unplayed.append((vl, vr, zero_sign_free, self.unflagged, self.rlimit, self.timeout_s))
+                return quick
+        self._replay()
         self._premise, self._zero_sign_free = premise, zero_sign_free
         try:
             return self._prove(vl, vr)
         finally:
             self._premise, self._zero_sign_free = None, False
+
+    def _replay(self) -> None:
+        """Ask z3 the queries the quick probe decided, as ``prove`` would have asked them (the
+        same encoder settings, in the same order), discarding the outcomes: z3's answers, models
+        and work counts depend on what its context saw before, so a query after them must find
+        the context as the z3 path would have left it."""
+        pending, self._unplayed = self._unplayed, []
+        if not pending:
+            return
+        saved = (self.unflagged, self.rlimit, self.timeout_s)
+        try:
+            for vl, vr, zero_sign_free, self.unflagged, self.rlimit, self.timeout_s in pending:
+                self._premise, self._zero_sign_free = None, zero_sign_free
+                try:
+                    self._prove(vl, vr)
+                finally:
+                    self._premise, self._zero_sign_free = None, False
+        finally:
+            self.unflagged, self.rlimit, self.timeout_s = saved
 
     def _premise_term(self, L: "_Side"):
         """The premise as a z3 bool over the left side (None: no premise)."""
@@ -1334,7 +1378,7 @@ class ConeEncoder:
 
     def _prove(self, vl: Value, vr: Value) -> Outcome:
         t0 = _now()
-        if z3 is None:
+        if not available():
             return Outcome("unsupported", note=skipped_reason())
         if vl.type != vr.type:
             return Outcome("unsupported", note="the two values have different types")
@@ -1865,6 +1909,151 @@ def launch_fact(text: str, origin: Optional[str] = None) -> Tuple[str, Callable]
         return cmp()
 
     return f"{text} (launch fact {origin or 'stated by the caller'})", make
+
+
+# --- the quick probe: the first probes of a small float cone, without z3 --------------------
+#: Element types the quick probe evaluates: ``struct``'s format for each (IEEE binary16, 32, 64,
+#: packed round-to-nearest-even; Python's floats are binary64). Rounding a binary64 result of
+#: +, -, *, / or negation of two values of one of these formats to that format gives the
+#: correctly rounded result (binary64 has more than twice their precision plus two bits), so
+#: every step equals the IEEE operation z3's simplifier computes on numerals.
+_QUICK_FORMATS = {"f16": ("<e", 2.0 ** -14), "f32": ("<f", 2.0 ** -126), "f64": ("<d", 2.0 ** -1022)}
+#: The semantics the quick probe evaluates (the op table's ``semantics``; ENCODERS' encoders).
+_QUICK_SEMANTICS = frozenset({"constant", "float.add", "float.sub", "float.mul", "float.div", "float.neg"})
+
+
+class _NotQuick(Exception):
+    """The quick probe does not decide this query: z3 is asked, as without it."""
+
+
+def _quick_allowed() -> bool:
+    """Whether z3 would be asked (installed, not hidden), without importing it."""
+    return z3 is not None and (z3 is not _NOT_IMPORTED or installed())
+
+
+def _quick_probe(enc: "ConeEncoder", vl: Value, vr: Value) -> Optional[Outcome]:
+    """The outcome ``prove(vl, vr)`` gives when its first attempt's probe (``PROBES`` inputs,
+    ``_CounterexampleSearch.probe``) shows the two values different, found without z3; None
+    whenever that is not certain (then z3 is asked, as it always was).
+
+    It decides only a cone it can evaluate exactly, as the encoding builds it (``_Side``): every
+    value of the root's own tile type (one element position, no broadcasts), every op a leaf
+    (no encoder, or no ``semantics``) or one of ``_QUICK_SEMANTICS`` at the default rounding
+    without ``flush_to_zero``, a constant a splat; at most one leaf variable in all, which is
+    not an input a reader sets (an entry argument, a block id: their facts are z3 terms) nor a
+    loop's induction variable; no premise and no launch facts (``prove`` checks those). Every
+    number on the way must be a finite, normal, nonzero value of its format (no NaN, infinity,
+    signed zero or subnormal, where IEEE's special cases live); any other value stops it. Then
+    the probe's query (the sides defined and not the same, bit for bit) holds exactly where the
+    two numbers differ, and the counterexample is the two numbers, as ``_py`` reads them."""
+    t = vl.type
+    if t != vr.type or not isinstance(t, TileType) or not isinstance(t.element, ScalarType):
+        return None
+    fmt = _QUICK_FORMATS.get(t.element.name)
+    if fmt is None:
+        return None
+    try:
+        left = _QuickSide(enc.left, enc.shared_left, "left", t, fmt)
+        right = _QuickSide(enc.right, enc.shared_right, "right", t, fmt)
+        a, b = left.root(vl), right.root(vr)
+        leaves = left.leaves | right.leaves
+        if len(leaves) > 1:
+            return None  # (the probe's order of several variables is z3's term order)
+        for k in range(PROBES):
+            x = PROBE_FLOATS[(0 + k) % len(PROBE_FLOATS)]  # the first variable's k-th probe value
+            xl, xr = left.evaluate(a, x), right.evaluate(b, x)
+            if xl != xr:
+                return Outcome("different", counterexample={"left": xl, "right": xr},
+                               cone_left=set(left.cone), cone_right=set(right.cone))
+    except _NotQuick:
+        return None
+    return None  # every probe agrees: z3 searches
+
+
+class _QuickSide:
+    """One side of a quick probe: the cone as ``_Side`` expands it (the same ops in its cone,
+    the same leaves by the same names), as a tree of ``(semantics, operands)`` / ``("leaf",)`` /
+    ``("number", x)`` nodes; ``evaluate`` computes it at a value of the leaf."""
+
+    def __init__(self, index, shared: Callable[[str, int], Optional[str]], name: str, t: TileType,
+                 fmt: Tuple[str, float]):
+        self.index, self.shared, self.name, self.t = index, shared, name, t
+        self.pack, self.tiny = fmt
+        self.cone: set = set()
+        self.leaves: set = set()
+        self.nodes: Dict[int, Tuple[Any, ...]] = {}
+        self.root_vid: Optional[int] = None
+
+    def root(self, v: Value) -> Tuple[Any, ...]:
+        self.root_vid = v.vid
+        return self.value(v)
+
+    def value(self, v: Value) -> Tuple[Any, ...]:
+        node = self.nodes.get(v.vid)
+        if node is None:
+            node = self.nodes[v.vid] = self._value(v)
+        return node
+
+    def _value(self, v: Value) -> Tuple[Any, ...]:
+        if v.type != self.t:
+            raise _NotQuick()
+        nid, res = self.index.producer[v.vid]
+        op = self.index.ops.get(nid)
+        sem = OPS_BY_NAME[op.name].semantics if op is not None and op.name in OPS_BY_NAME else None
+        if op is not None and sem is not None:
+            if len(self.cone) >= MAX_CONE_OPS - 1:
+                raise _NotQuick()
+            if sem in ENCODERS:
+                node = self._op(op, sem)
+                self.cone.add(nid)
+                return node
+        # a leaf (``_Side._leaf``)
+        if v.vid == self.root_vid:
+            raise _NotQuick()
+        name = self.shared(nid, res) or f"{self.name}:{nid}#{res}"
+        if _input_name(name) or nid.rpartition("/r0/a")[1]:
+            raise _NotQuick()  # facts of their own (entry arguments, loop bounds)
+        self.leaves.add(name)
+        return ("leaf",)
+
+    def _op(self, op: Operation, sem: str) -> Tuple[Any, ...]:
+        if sem not in _QUICK_SEMANTICS or op.attributes.get("flush_to_zero"):
+            raise _NotQuick()
+        if sem == "constant":
+            value = op.attributes.get("value")
+            if not isinstance(value, DenseElements) or not (value.is_splat or _num(value.type) == 1):
+                raise _NotQuick()
+            (x,) = struct.unpack(self.pack, value.first_bits().to_bytes(struct.calcsize(self.pack), "little"))
+            return ("number", self._normal(x))
+        if sem != "float.neg" and _enum(op, "RoundingMode", "nearest_even") != "nearest_even":
+            raise _NotQuick()
+        if len(op.operands) != (1 if sem == "float.neg" else 2):
+            raise _NotQuick()
+        return (sem, [self.value(x) for x in op.operands])
+
+    def _normal(self, x: float) -> float:
+        """``x`` if it is a finite, normal, nonzero value (else not quick)."""
+        if not (self.tiny <= abs(x) < float("inf")):
+            raise _NotQuick()
+        return x
+
+    def evaluate(self, node: Tuple[Any, ...], x: float) -> float:
+        kind = node[0]
+        if kind == "number":
+            return node[1]
+        if kind == "leaf":
+            return x
+        args = [self.evaluate(n, x) for n in node[1]]
+        if kind == "float.neg":
+            return -args[0]
+        a, b = args
+        exact = a + b if kind == "float.add" else a - b if kind == "float.sub" else a * b if kind == "float.mul" \
+            else a / b
+        try:
+            (r,) = struct.unpack(self.pack, struct.pack(self.pack, exact))
+        except OverflowError:
+            raise _NotQuick() from None
+        return self._normal(r)
 
 
 def _probe_value(sort, k: int, ctx):
