@@ -155,7 +155,7 @@ def select_fp8_variant(out_dtype: str, trans_a: bool, trans_b: bool) -> str | No
 # EIATTR_BLOCKS_ARE_CLUSTERS: the launch grid is read as clusters, so the launch stays as it is; the
 # first GPU run checks this). The two CTAs split the BM x BN tile and tileiras multicasts the operand
 # tile they share (UTMALDG.2D.MULTICAST): 256x128 gives each CTA matmul_fp8_w8's 128x128x128 tile with
-# B loaded once per pair. Not measured yet (docs/results/incoming/kfp8): select_fp8_variant skips it.
+# B loaded once per pair. Slower than w8 on the H100 (docs/results/tuning.md): select_fp8_variant skips it.
 @ct.kernel(num_worker_warps=8, num_ctas=2)
 def matmul_fp8_w8_c2(a, b, c, scale_a, scale_b,
                      BM: ConstInt, BN: ConstInt, BK: ConstInt, GROUP_M: ConstInt,

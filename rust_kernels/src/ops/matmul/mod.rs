@@ -193,7 +193,7 @@ pub static FP8E4M3_BF16_NT_W8_128X128X128: Variant = variant_fp8_of(
 );
 
 // matmul_fp8_w8_c2 (num_worker_warps=8, num_ctas=2): two-CTA clusters that split the tile and multicast
-// the shared operand. Not measured yet (docs/results/incoming/kfp8): fp8_candidates leaves them out.
+// the shared operand. Slower than w8 on the H100 (docs/results/tuning.md): fp8_candidates leaves them out.
 pub static FP8E4M3_F16_NT_W8C2_256X128X128: Variant = variant_fp8_of(
     "matmul_fp8_w8_c2",
     "fp8e4m3_f16_nt_w8c2_256x128x128",
