@@ -124,8 +124,18 @@ def merge_profiles(run: Path, res: Path, ops: set) -> str:
     for key in ("failed", "dropped_metrics"):
         extra = [x for x in new.get(key, []) if x not in old.get(key, [])]
         old[key] = old.get(key, []) + extra
+    # The committed profiles are those of the committed evidence's unexplained rows, in its order
+    # (tests/perf/test_profile_misses.py): a row that has a SASS bound now, or meets its goal in
+    # the newer run, loses its profile; one that became a target without a profile is named.
+    targets = [f"{op}/{v}" for op, v in _load_script("profile_misses").targets(
+        json.loads((res / "sass_evidence.json").read_text()))]
+    have = {p["variant"]: p for p in old["profiles"]}
+    dropped = sorted(set(have) - set(targets))
+    old["profiles"] = [have[t] for t in targets if t in have]
+    missing = [t for t in targets if t not in have and t not in {n["variant"] for n in old["not_profiled"]}]
     _write(res / "profile_misses.json", old)
-    return f"profile_misses: {len(got)} profiles merged, {len(old['not_profiled'])} still not profiled"
+    return (f"profile_misses: {len(got)} profiles merged, {len(dropped)} dropped (no longer targets: {dropped}), "
+            f"{len(old['not_profiled'])} named not profiled, {len(missing)} targets without a profile: {missing}")
 
 
 PARTS = {"ref": merge_reference, "ports": merge_ports_bench, "sel": merge_selection,
