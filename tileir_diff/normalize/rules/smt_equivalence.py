@@ -54,6 +54,24 @@ class SmtEquivalence(Rule):
     history, the same models and unsat cores, as without them (`scripts/smt_work.py`: 425 pairs'
     reports byte-identical).
 
+    **The quick probe** (`smt._quick_probe`, session 16): some probes need no z3 at all. When a
+    float pair's cone, as the encoding builds it, holds only values of the root's tile type,
+    splat constants, `addf subf mulf divf negf` at the default rounding without flush-to-zero, and
+    leaves (ops without an encoder, such as `maxf` or a load that is not a memory read) of at most
+    one variable that is not an input (not an entry argument, a block id or a loop's induction
+    variable), with no premise and no launch facts, the first probes are computed in Python: each
+    step in binary64, then rounded to the format with `struct` (f16, f32, f64; binary64 has more
+    than twice their precision plus two bits, so the result is the correctly rounded one, the
+    value z3's simplifier computes). Every number on the way must be finite, normal and nonzero,
+    else z3 is asked as before. Where a probe shows the two values different, that is the
+    outcome the z3 probe gives (the same counterexample, the same cones). The z3 calls it stands
+    for are made, in order and with the same settings, before the encoder next asks z3 anything
+    (`ConeEncoder._replay`), so later queries see z3's context as before. A diff whose queries the
+    quick probe all decides (the 3,015-op bench pair's two) never imports z3.
+    tests/check/test_quick_probe.py holds it to z3: each step against z3's simplifier on random
+    operands, random chains diffed with and without it, a z3 query after a quick decision (the
+    same outcome and work count).
+
     **A pair whose values differ is not yet a difference.** Where a pair's query is ``sat`` (an
     inner step of a rewritten expression: ``b*T - off`` against ``b*T`` when the other side
     subtracts ``off`` after the broadcast; ``max(k + 1, 0)`` against ``max(k, 0)`` under ``k
