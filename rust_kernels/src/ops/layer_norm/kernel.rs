@@ -240,14 +240,15 @@ pub mod layer_norm_kernel {
         let t: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(x_raw);
         // Python's `approx_div(1.0, n)`: one approximate, flushing division.
         let n_f: Tile<f32, { [] }> = scalar_to_tile(convert_scalar::<f32>(n));
-        let inv_n: Tile<f32, { [] }> = divf(constant(1.0f32, shape![]), n_f, rounding::Approx, ftz::Enabled);
+        let one: Tile<f32, { [] }> = constant(1.0f32, shape![]);
+        let inv_n: Tile<f32, { [] }> = divf(one, n_f, rounding::Approx, ftz::Enabled);
         let inv_n: Tile<f32, { [TILE_M, 1] }> = inv_n.reshape(shape![TILE_M, 1]);
         let row_sum: Tile<f32, { [TILE_M] }> = reduce_sum(t, 1);
         let mu: Tile<f32, { [TILE_M, 1] }> = row_sum.reshape(shape![TILE_M, 1]) * inv_n;
         // The variance masked to the row's n columns (padding would add mu^2 per column).
         let cols: Tile<i32, { [TILE_N] }> = iota(shape![TILE_N]);
-        let in_row: Tile<bool, { [1, TILE_N] }> =
-            lt_tile(cols.reshape(shape![1, TILE_N]), broadcast_scalar(n, shape![1, TILE_N]));
+        let cols: Tile<i32, { [1, TILE_N] }> = cols.reshape(shape![1, TILE_N]);
+        let in_row: Tile<bool, { [1, TILE_N] }> = lt_tile(cols, broadcast_scalar(n, shape![1, TILE_N]));
         let centered: Tile<f32, { [TILE_M, TILE_N] }> = select(
             in_row.broadcast(shape![TILE_M, TILE_N]),
             t - mu.broadcast(shape![TILE_M, TILE_N]),
@@ -255,16 +256,14 @@ pub mod layer_norm_kernel {
         );
         let sq_sum: Tile<f32, { [TILE_M] }> = reduce_sum(centered * centered, 1);
         // sq_sum * (1 / n) + eps contracts to one fma in Python; the same here.
-        let r: Tile<f32, { [TILE_M, 1] }> = rsqrt(
-            fma(
-                inv_n,
-                sq_sum.reshape(shape![TILE_M, 1]),
-                broadcast_scalar(eps, shape![TILE_M, 1]),
-                rounding::NearestEven,
-                ftz::Disabled,
-            ),
+        let var_eps: Tile<f32, { [TILE_M, 1] }> = fma(
+            inv_n,
+            sq_sum.reshape(shape![TILE_M, 1]),
+            broadcast_scalar(eps, shape![TILE_M, 1]),
+            rounding::NearestEven,
             ftz::Disabled,
         );
+        let r: Tile<f32, { [TILE_M, 1] }> = rsqrt(var_eps, ftz::Disabled);
         let wv: Tile<f32, { [TILE_N] }> = convert_tile(w_raw);
         let bv: Tile<f32, { [TILE_N] }> = convert_tile(b_raw);
         // (centered * r) * w + b: the multiply by w and the add of b contract to one fma.
