@@ -8,6 +8,8 @@ dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); per block, one f32 row each o
 partial sums over its TILE_M * ROW_TILES rows (reduced on the host).
 layer_norm_fwd_fast (the 16-bit `_fast` forward variants): the forward with one-row tiles, the three
 loads issued before any conversion, and 1/n as an approximate reciprocal (docs/results/tuning.md).
+layer_norm_fwd_fast2_o{16,8,4}: the same body under occupancy 16 / 8 / 4 for one-row tiles of 1024
+to 8192 columns, the 8-byte row `_fast` variants (`_a4` 16-bit, `_a2` f32), forced-only until measured.
 """
 
 import cuda.tile as ct
@@ -91,6 +93,40 @@ def layer_norm_fwd_fast(x, w, b, out, mean, rstd, eps, TILE_M: ct.Constant[int],
     ct.store(out, index=(block, 0), tile=ct.astype(centered * r * wv + bv, out.dtype))
     ct.store(mean, index=(block,), tile=ct.reshape(mu, (TILE_M,)))
     ct.store(rstd, index=(block,), tile=ct.reshape(r, (TILE_M,)))
+
+
+# ---- layer_norm_fwd_fast2: the `_fast` forward under the 8-byte row contract ------------------
+# The body of layer_norm_fwd_fast (three loads before any conversion, mean and variance as sums
+# times rcp.approx(n), rsqrt precise) for rows of 1024-8192 columns and f32 too. The variants'
+# 8-byte contract (`_a4` 16-bit, `_a2` f32: n and the row strides multiples of 4 or 2 elements)
+# leaves the rows not provably 16-byte multiples, so tileiras cannot move them by TMA (which the
+# two reductions otherwise force) and issues 64-bit LDG/STG instead, as rms_norm's `_fast`
+# kernels (docs/results/tuning.md, "layer_norm forward: 8-byte `_fast` kernels").
+def _layer_norm_fwd_fast2(x, w, b, out, mean, rstd, eps, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
+    block = ct.bid(0)
+    n = x.shape[1]
+    x_raw = ct.load(x, index=(block, 0), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO)
+    w_raw = ct.load(w, index=(0,), shape=(TILE_N,), padding_mode=ct.PaddingMode.ZERO)
+    b_raw = ct.load(b, index=(0,), shape=(TILE_N,), padding_mode=ct.PaddingMode.ZERO)
+    t = ct.astype(x_raw, ct.float32)
+    inv_n = approx_div(1.0, ct.astype(n, ct.float32))
+    mu = ct.sum(t, axis=1, keepdims=True) * inv_n
+    # Padded columns must not add (0 - mu)^2 to the variance: mask them.
+    cols = ct.reshape(ct.arange(TILE_N, dtype=ct.int32), (1, TILE_N))
+    centered = ct.where(cols < n, t - mu, 0.0)
+    r = ct.rsqrt(ct.sum(centered * centered, axis=1, keepdims=True) * inv_n + eps)
+    wv = ct.reshape(ct.astype(w_raw, ct.float32), (1, TILE_N))
+    bv = ct.reshape(ct.astype(b_raw, ct.float32), (1, TILE_N))
+    ct.store(out, index=(block, 0), tile=ct.astype(centered * r * wv + bv, out.dtype))
+    ct.store(mean, index=(block,), tile=ct.reshape(mu, (TILE_M,)))
+    ct.store(rstd, index=(block,), tile=ct.reshape(r, (TILE_M,)))
+
+
+# One row per block, many blocks per SM: occupancy 16 for 1024-column rows, 8 for 2048, 4 for
+# 4096 and 8192 (the hints of rms_norm's `_fast` kernels; registers and spills: tuning.md).
+layer_norm_fwd_fast2_o16 = ct.kernel(_layer_norm_fwd_fast2, occupancy=16)
+layer_norm_fwd_fast2_o8 = ct.kernel(_layer_norm_fwd_fast2, occupancy=8)
+layer_norm_fwd_fast2_o4 = ct.kernel(_layer_norm_fwd_fast2, occupancy=4)
 
 
 _PREFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}

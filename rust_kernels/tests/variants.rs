@@ -138,11 +138,13 @@ fn derived_views(v: &Variant) -> usize {
 /// flush_to_zero=True)`, `ct.exp2(..., flush_to_zero=True)`), for 16-bit outputs: gelu_fast,
 /// swiglu_fwd_fast, swiglu_bwd_fast, silu_and_mul_fast, layer_norm_fwd_fast (1/n) and softmax's
 /// `softmax_row_fast_o*` / `softmax_online_fast_o*` (exp2 and 1/sum, for every dtype; their `_structure`
-/// tests count those ops), and rms_norm's `rms_norm_fwd_fast_o*` (1/n, every dtype).
+/// tests count those ops), rms_norm's `rms_norm_fwd_fast_o*` and layer_norm's `layer_norm_fwd_fast2_o*`
+/// (1/n, every dtype).
 fn approximate_math(v: &Variant) -> bool {
     softmax_fast(v)
         || cross_entropy_fast(v)
         || rms_norm_fast(v)
+        || layer_norm_fast2(v)
         || matches!(
         (v.op, v.entry),
         ("gelu", "gelu_fast")
@@ -156,6 +158,11 @@ fn approximate_math(v: &Variant) -> bool {
 /// cross_entropy's `_fast` kernels (reference/cross_entropy/kernel.py `_cross_entropy_fast`).
 fn cross_entropy_fast(v: &Variant) -> bool {
     v.op == "cross_entropy" && v.entry.starts_with("cross_entropy_fast")
+}
+
+/// layer_norm's 8-byte `_fast` forward kernels (reference/layer_norm/kernel.py `_layer_norm_fwd_fast2`).
+fn layer_norm_fast2(v: &Variant) -> bool {
+    v.op == "layer_norm" && v.entry.starts_with("layer_norm_fwd_fast2_o")
 }
 
 /// rms_norm's `_fast` forward kernels (reference/rms_norm/kernel.py `_rms_norm_fwd_fast`).
@@ -1057,7 +1064,7 @@ fn fp8_quantize_structure() {
 
 #[test]
 fn layer_norm_structure() {
-    assert_eq!(ops::layer_norm::VARIANTS.len(), 17);
+    assert_eq!(ops::layer_norm::VARIANTS.len(), 29);
     for v in ops::layer_norm::VARIANTS {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
@@ -1077,6 +1084,29 @@ fn layer_norm_structure() {
             assert_eq!(count(text, "flush_to_zero"), 1, "{}", v.name);
             assert_eq!(count(text, "= fma "), 2, "{}: var + eps and centered * r * w + b", v.name);
             assert!(text.contains("occupancy = 16"), "{}", v.name);
+            continue;
+        }
+        if layer_norm_fast2(v) {
+            // The same body as layer_norm_fwd_fast, one row per block of 1024-8192 columns; the
+            // occupancy hint 16 / 8 / 4 / 4 by tile width is in the entry's name.
+            let occupancy = match tn {
+                1024 => 16,
+                2048 => 8,
+                _ => 4,
+            };
+            assert_eq!(tm, 1, "{}: one row per block", v.name);
+            assert_eq!(v.entry, format!("layer_norm_fwd_fast2_o{occupancy}"), "{}", v.name);
+            assert_eq!((loads(text), stores(text), for_loops(text)), (3, 3, 0), "{}", v.name);
+            assert_eq!(count(text, "= rsqrt "), 1, "{}", v.name);
+            assert_eq!(count(text, "= divf "), 1, "{}: 1 / n", v.name);
+            assert_eq!(count(text, "rounding<approx> flush_to_zero"), 1, "{}", v.name);
+            assert_eq!(count(text, "flush_to_zero"), 1, "{}", v.name);
+            assert_eq!(count(text, "= fma "), 2, "{}: var + eps and centered * r * w + b", v.name);
+            assert!(text.contains(&format!("occupancy = {occupancy}")), "{}", v.name);
+            // The 8-byte contract: N and the row strides of x and out multiples of 4 (16-bit) or
+            // 2 (f32) elements, never 8 (which would let tileiras use TMA for the rows).
+            let multiple = if e == "f32" { 2 } else { 4 };
+            assert!(v.name.contains(&format!("_a{multiple}_fast_")), "{}", v.name);
             continue;
         }
         assert_eq!(count(text, "rounding<approx>") + count(text, "flush_to_zero"), 0, "{}", v.name);

@@ -727,6 +727,30 @@ def test_layer_norm_selects_by_row_length_and_launches_one_block_per_64_backward
     assert "function layer_norm_fwd_entry" in log and "function layer_norm_bwd_entry" in log
 
 
+def test_layer_norm_forced_fast2_variants_launch_their_kernels(fake_driver, library_with_fake_cubins, tmp_path):
+    """The 8-byte `_fast` variants (`layer_norm_fwd_fast2_o*`) are in no candidate list yet; forced,
+    cutile_layer_norm launches them (one row per block, their occupancy's kernel), and their row
+    contract still applies: an f32 row stride of 1001 elements (not a multiple of 2) is refused."""
+    A = [X + (i << 32) for i in range(10)]
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        A = {A}
+        def fwd(m, n, dtype, stride=None):
+            call("cutile_layer_norm", T(A[0], [m, n], dtype, stride), T(A[1], [n], dtype), T(A[2], [n], dtype),
+                 T(A[3], [m, n], dtype, stride), T(A[4], [m], "float32"), T(A[5], [m], "float32"), ctypes.c_float(1e-5),
+                 0, 0, nparams=23)
+        lib.tileir_kernels_force_variant(b"layer_norm", b"fwd_f32_a2_fast_m1_n8192")
+        fwd(13, 8190, "float32")
+        fwd(13, 1000, "float32", [1001, 1])
+        lib.tileir_kernels_force_variant(b"layer_norm", b"fwd_bf16_a4_fast_m1_n1024")
+        fwd(7, 1020, "bfloat16")
+    """, tmp_path)
+    assert codes[0] == 0 and codes[1] != 0 and codes[2] == 0
+    assert images(log) == ["fwd_f32_a2_fast_m1_n8192", "fwd_bf16_a4_fast_m1_n1024"]
+    f32, bf16 = launches(log)
+    assert "grid=13,1,1" in f32 and "grid=7,1,1" in bf16  # one row per block
+    assert "function layer_norm_fwd_fast2_o4_entry" in log and "function layer_norm_fwd_fast2_o16_entry" in log
+
+
 def test_bmm_launches_the_batch_on_grid_y(fake_driver, library_with_fake_cubins, tmp_path):
     codes, log = run(fake_driver, library_with_fake_cubins, f"""
         # 3 batches of 1000 x 520 x 64 f16: w8 128x256x64; a batch-interleaved a (batch stride K).

@@ -1,7 +1,7 @@
 //! C ABI: `cutile_layer_norm(x, w, b, out, mean, rstd, eps, device, stream)` and
 //! `cutile_layer_norm_bwd(dy, x, w, mean, rstd, dx, dw_partial, db_partial, device, stream)`.
 
-use super::{BWD_ROWS_PER_BLOCK, OP, bwd_candidates, fwd_candidates};
+use super::{BWD_ROWS_PER_BLOCK, FWD_ENTRIES, OP, bwd_candidates, fwd_candidates};
 use crate::descriptor::{DType, Tensor, TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Error, Result, Status, fail, guard};
@@ -109,7 +109,7 @@ pub unsafe extern "C" fn cutile_layer_norm(
         }
         check_disjoint(&rstd, &mean)?;
         let tensors = [&x, &w, &b, &out, &mean, &rstd];
-        let v = pick_row_variant(&["layer_norm_fwd", "layer_norm_fwd_fast"], &tensors, fwd_candidates(x.dtype, m, n), &x)?;
+        let v = pick_row_variant(&FWD_ENTRIES, &tensors, fwd_candidates(x.dtype, m, n), &x)?;
         let grid = (blocks(m, v.constant("TILE_M"))?, 1, 1);
         let values = [
             Value::Tensor(&x),

@@ -8,6 +8,10 @@
 //! `layer_norm_fwd_fast` (reference `layer_norm_fwd_fast`, the 16-bit `_fast` forward variants):
 //! the forward of one row per block with 1/n as an approximate, flushing reciprocal (mean and
 //! variance are sums times it), under occupancy 16 as Python's `@ct.kernel(occupancy=16)`.
+//!
+//! `layer_norm_fwd_fast2_o{16,8,4}` (reference `layer_norm_fwd_fast2_o*`, the 8-byte row `_fast`
+//! variants `_a4` 16-bit and `_a2` f32): one body, `layer_norm_fwd_fast2_body`, with the numerics
+//! of `layer_norm_fwd_fast`, under occupancy 16 / 8 / 4 for one-row tiles of 1024 to 8192 columns.
 
 #[cutile::module]
 pub mod layer_norm_kernel {
@@ -215,5 +219,107 @@ pub mod layer_norm_kernel {
         unsafe { mean_tiles.store_unchecked(mu.reshape(shape![TILE_M]), [block]) };
         let mut rstd_tiles: PartitionMut<f32, { [TILE_M] }> = unsafe { rstd.partition_full_mut(shape![TILE_M]) };
         unsafe { rstd_tiles.store_unchecked(r.reshape(shape![TILE_M]), [block]) };
+    }
+
+    /// The body of the `layer_norm_fwd_fast2` entries: x, w and b loaded before any conversion;
+    /// mean and variance as sums times rcp.approx(n) (flush-to-zero); rsqrt precise.
+    fn layer_norm_fwd_fast2_body<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        b: &Tensor<E, { [-1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+        mean: &Tensor<f32, { [-1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        eps: f32,
+    ) {
+        let block: i32 = get_tile_block_id().0;
+        let n: i32 = get_shape_dim(x.shape(), 1i32);
+        let x_raw: Tile<E, { [TILE_M, TILE_N] }> = x.partition(shape![TILE_M, TILE_N]).load([block, 0i32]);
+        let w_raw: Tile<E, { [TILE_N] }> = w.partition(shape![TILE_N]).load([0i32]);
+        let b_raw: Tile<E, { [TILE_N] }> = b.partition(shape![TILE_N]).load([0i32]);
+        let t: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(x_raw);
+        // Python's `approx_div(1.0, n)`: one approximate, flushing division.
+        let n_f: Tile<f32, { [] }> = scalar_to_tile(convert_scalar::<f32>(n));
+        let one: Tile<f32, { [] }> = constant(1.0f32, shape![]);
+        let inv_n: Tile<f32, { [] }> = divf(one, n_f, rounding::Approx, ftz::Enabled);
+        let inv_n: Tile<f32, { [TILE_M, 1] }> = inv_n.reshape(shape![TILE_M, 1]);
+        let row_sum: Tile<f32, { [TILE_M] }> = reduce_sum(t, 1);
+        let mu: Tile<f32, { [TILE_M, 1] }> = row_sum.reshape(shape![TILE_M, 1]) * inv_n;
+        // The variance masked to the row's n columns (padding would add mu^2 per column).
+        let cols: Tile<i32, { [TILE_N] }> = iota(shape![TILE_N]);
+        let cols: Tile<i32, { [1, TILE_N] }> = cols.reshape(shape![1, TILE_N]);
+        let in_row: Tile<bool, { [1, TILE_N] }> = lt_tile(cols, broadcast_scalar(n, shape![1, TILE_N]));
+        let centered: Tile<f32, { [TILE_M, TILE_N] }> = select(
+            in_row.broadcast(shape![TILE_M, TILE_N]),
+            t - mu.broadcast(shape![TILE_M, TILE_N]),
+            broadcast_scalar(0.0f32, shape![TILE_M, TILE_N]),
+        );
+        let sq_sum: Tile<f32, { [TILE_M] }> = reduce_sum(centered * centered, 1);
+        // sq_sum * (1 / n) + eps contracts to one fma in Python; the same here.
+        let var_eps: Tile<f32, { [TILE_M, 1] }> = fma(
+            inv_n,
+            sq_sum.reshape(shape![TILE_M, 1]),
+            broadcast_scalar(eps, shape![TILE_M, 1]),
+            rounding::NearestEven,
+            ftz::Disabled,
+        );
+        let r: Tile<f32, { [TILE_M, 1] }> = rsqrt(var_eps, ftz::Disabled);
+        let wv: Tile<f32, { [TILE_N] }> = convert_tile(w_raw);
+        let bv: Tile<f32, { [TILE_N] }> = convert_tile(b_raw);
+        // (centered * r) * w + b: the multiply by w and the add of b contract to one fma.
+        let y: Tile<f32, { [TILE_M, TILE_N] }> = fma(
+            centered * r.broadcast(shape![TILE_M, TILE_N]),
+            wv.reshape(shape![1, TILE_N]).broadcast(shape![TILE_M, TILE_N]),
+            bv.reshape(shape![1, TILE_N]).broadcast(shape![TILE_M, TILE_N]),
+            rounding::NearestEven,
+            ftz::Disabled,
+        );
+        let y_out: Tile<E, { [TILE_M, TILE_N] }> = convert_tile(y);
+        let mut out_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> =
+            unsafe { out.partition_full_mut(shape![TILE_M, TILE_N]) };
+        unsafe { out_tiles.store_unchecked(y_out, [block, 0i32]) };
+        let mut mean_tiles: PartitionMut<f32, { [TILE_M] }> = unsafe { mean.partition_full_mut(shape![TILE_M]) };
+        unsafe { mean_tiles.store_unchecked(mu.reshape(shape![TILE_M]), [block]) };
+        let mut rstd_tiles: PartitionMut<f32, { [TILE_M] }> = unsafe { rstd.partition_full_mut(shape![TILE_M]) };
+        unsafe { rstd_tiles.store_unchecked(r.reshape(shape![TILE_M]), [block]) };
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 16,),))]
+    unsafe fn layer_norm_fwd_fast2_o16<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        b: &Tensor<E, { [-1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+        mean: &Tensor<f32, { [-1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        eps: f32,
+    ) {
+        layer_norm_fwd_fast2_body::<E, TILE_M, TILE_N>(x, w, b, out, mean, rstd, eps);
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 8,),))]
+    unsafe fn layer_norm_fwd_fast2_o8<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        b: &Tensor<E, { [-1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+        mean: &Tensor<f32, { [-1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        eps: f32,
+    ) {
+        layer_norm_fwd_fast2_body::<E, TILE_M, TILE_N>(x, w, b, out, mean, rstd, eps);
+    }
+
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 4,),))]
+    unsafe fn layer_norm_fwd_fast2_o4<E: ElementType, const TILE_M: i32, const TILE_N: i32>(
+        x: &Tensor<E, { [-1, -1] }>,
+        w: &Tensor<E, { [-1] }>,
+        b: &Tensor<E, { [-1] }>,
+        out: &Tensor<E, { [-1, -1] }>,
+        mean: &Tensor<f32, { [-1] }>,
+        rstd: &Tensor<f32, { [-1] }>,
+        eps: f32,
+    ) {
+        layer_norm_fwd_fast2_body::<E, TILE_M, TILE_N>(x, w, b, out, mean, rstd, eps);
     }
 }

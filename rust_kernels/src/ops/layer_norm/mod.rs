@@ -79,6 +79,44 @@ const fn fwd_fast(name: &'static str, generics: &'static [&'static str], params:
     Variant { entry: "layer_norm_fwd_fast", ..fwd(name, generics, params) }
 }
 
+/// x, w, b, out, mean, rstd, eps of the 8-byte `_fast` variants (`_a4` 16-bit, `_a2` f32): N and
+/// the row strides of x and out multiples of `multiple` elements, w's and b's length too. Rows not
+/// provably 16-byte multiples keep tileiras from TMA: 64-bit loads and stores (docs/results/
+/// tuning.md, "layer_norm forward: 8-byte `_fast` kernels").
+const fn fwd_fast2_params(dtype: DType, multiple: i64) -> [ParamSpec; 7] {
+    const fn rows8(spec: TensorSpec, multiple: i64) -> ParamSpec {
+        ParamSpec::Tensor(spec.unit_last().align(16).stride_div(multiple, 1).shape_div(1, multiple))
+    }
+    [
+        rows8(TensorSpec::input("x", dtype, 2), multiple),
+        vector(TensorSpec::input("w", dtype, 1).shape_div(0, multiple)),
+        vector(TensorSpec::input("b", dtype, 1).shape_div(0, multiple)),
+        rows8(TensorSpec::output("out", dtype, 2), multiple),
+        vector(TensorSpec::output("mean", DType::F32, 1)),
+        vector(TensorSpec::output("rstd", DType::F32, 1)),
+        ParamSpec::F32("eps"),
+    ]
+}
+
+/// A `layer_norm_fwd_fast2_o*` variant (one body, the occupancy hint in the entry's name).
+const fn fwd_fast2(
+    entry: &'static str,
+    name: &'static str,
+    generics: &'static [&'static str],
+    params: &'static [ParamSpec],
+) -> Variant {
+    Variant { entry, ..fwd(name, generics, params) }
+}
+
+/// The forward entries `cutile_layer_norm` may launch (a forced variant included).
+pub const FWD_ENTRIES: [&str; 5] = [
+    "layer_norm_fwd",
+    "layer_norm_fwd_fast",
+    "layer_norm_fwd_fast2_o16",
+    "layer_norm_fwd_fast2_o8",
+    "layer_norm_fwd_fast2_o4",
+];
+
 const fn bwd(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
     Variant {
         op: OP,
@@ -113,6 +151,81 @@ pub static FWD_F16_A8_FAST_M1_N1024: Variant =
 pub static FWD_BF16_A8_FAST_M1_N1024: Variant =
     fwd_fast("fwd_bf16_a8_fast_m1_n1024", &["bf16", "1", "1024"], &fwd_fast_params(DType::BF16));
 
+// The 8-byte `_fast` kernels (one row per block, occupancy 16 / 8 / 4 / 4 for 1024- / 2048- /
+// 4096- / 8192-column tiles): forced-only until measured, in no candidate list.
+pub static FWD_F16_A4_FAST_M1_N1024: Variant = fwd_fast2(
+    "layer_norm_fwd_fast2_o16",
+    "fwd_f16_a4_fast_m1_n1024",
+    &["f16", "1", "1024"],
+    &fwd_fast2_params(DType::F16, 4),
+);
+pub static FWD_F16_A4_FAST_M1_N2048: Variant = fwd_fast2(
+    "layer_norm_fwd_fast2_o8",
+    "fwd_f16_a4_fast_m1_n2048",
+    &["f16", "1", "2048"],
+    &fwd_fast2_params(DType::F16, 4),
+);
+pub static FWD_F16_A4_FAST_M1_N4096: Variant = fwd_fast2(
+    "layer_norm_fwd_fast2_o4",
+    "fwd_f16_a4_fast_m1_n4096",
+    &["f16", "1", "4096"],
+    &fwd_fast2_params(DType::F16, 4),
+);
+pub static FWD_F16_A4_FAST_M1_N8192: Variant = fwd_fast2(
+    "layer_norm_fwd_fast2_o4",
+    "fwd_f16_a4_fast_m1_n8192",
+    &["f16", "1", "8192"],
+    &fwd_fast2_params(DType::F16, 4),
+);
+pub static FWD_BF16_A4_FAST_M1_N1024: Variant = fwd_fast2(
+    "layer_norm_fwd_fast2_o16",
+    "fwd_bf16_a4_fast_m1_n1024",
+    &["bf16", "1", "1024"],
+    &fwd_fast2_params(DType::BF16, 4),
+);
+pub static FWD_BF16_A4_FAST_M1_N2048: Variant = fwd_fast2(
+    "layer_norm_fwd_fast2_o8",
+    "fwd_bf16_a4_fast_m1_n2048",
+    &["bf16", "1", "2048"],
+    &fwd_fast2_params(DType::BF16, 4),
+);
+pub static FWD_BF16_A4_FAST_M1_N4096: Variant = fwd_fast2(
+    "layer_norm_fwd_fast2_o4",
+    "fwd_bf16_a4_fast_m1_n4096",
+    &["bf16", "1", "4096"],
+    &fwd_fast2_params(DType::BF16, 4),
+);
+pub static FWD_BF16_A4_FAST_M1_N8192: Variant = fwd_fast2(
+    "layer_norm_fwd_fast2_o4",
+    "fwd_bf16_a4_fast_m1_n8192",
+    &["bf16", "1", "8192"],
+    &fwd_fast2_params(DType::BF16, 4),
+);
+pub static FWD_F32_A2_FAST_M1_N1024: Variant = fwd_fast2(
+    "layer_norm_fwd_fast2_o16",
+    "fwd_f32_a2_fast_m1_n1024",
+    &["f32", "1", "1024"],
+    &fwd_fast2_params(DType::F32, 2),
+);
+pub static FWD_F32_A2_FAST_M1_N2048: Variant = fwd_fast2(
+    "layer_norm_fwd_fast2_o8",
+    "fwd_f32_a2_fast_m1_n2048",
+    &["f32", "1", "2048"],
+    &fwd_fast2_params(DType::F32, 2),
+);
+pub static FWD_F32_A2_FAST_M1_N4096: Variant = fwd_fast2(
+    "layer_norm_fwd_fast2_o4",
+    "fwd_f32_a2_fast_m1_n4096",
+    &["f32", "1", "4096"],
+    &fwd_fast2_params(DType::F32, 2),
+);
+pub static FWD_F32_A2_FAST_M1_N8192: Variant = fwd_fast2(
+    "layer_norm_fwd_fast2_o4",
+    "fwd_f32_a2_fast_m1_n8192",
+    &["f32", "1", "8192"],
+    &fwd_fast2_params(DType::F32, 2),
+);
+
 // Backward generics: <E, TILE_M, TILE_N, ROW_TILES>.
 pub static BWD_F16_M4_N1024: Variant =
     bwd("bwd_f16_m4_n1024", &["f16", "4", "1024", "16"], &bwd_params(DType::F16, false));
@@ -143,6 +256,18 @@ pub static VARIANTS: &[&Variant] = &[
     &BWD_BF16_A8_M4_N1024,
     &FWD_F16_A8_FAST_M1_N1024,
     &FWD_BF16_A8_FAST_M1_N1024,
+    &FWD_F16_A4_FAST_M1_N1024,
+    &FWD_F16_A4_FAST_M1_N2048,
+    &FWD_F16_A4_FAST_M1_N4096,
+    &FWD_F16_A4_FAST_M1_N8192,
+    &FWD_BF16_A4_FAST_M1_N1024,
+    &FWD_BF16_A4_FAST_M1_N2048,
+    &FWD_BF16_A4_FAST_M1_N4096,
+    &FWD_BF16_A4_FAST_M1_N8192,
+    &FWD_F32_A2_FAST_M1_N1024,
+    &FWD_F32_A2_FAST_M1_N2048,
+    &FWD_F32_A2_FAST_M1_N4096,
+    &FWD_F32_A2_FAST_M1_N8192,
 ];
 
 /// Rows of dw_partial and db_partial: one per block of TILE_M * ROW_TILES rows (every backward
