@@ -908,12 +908,20 @@ fn cross_entropy_structure() {
 
 #[test]
 fn cumsum_structure() {
-    assert_eq!(ops::cumsum::VARIANTS.len(), 12);
+    assert_eq!(ops::cumsum::VARIANTS.len(), 21);
     for v in ops::cumsum::VARIANTS {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
         let (tm, tn) = (v.constant("TILE_M"), v.constant("TILE_N"));
-        let looped = v.entry == "cumsum_looped";
+        let looped = v.entry.starts_with("cumsum_looped");
+        // The `_fast` entries: the same bodies under Python's `ct.kernel(..., occupancy=K)`.
+        match v.entry.rsplit_once("_fast_o") {
+            Some((_, k)) => {
+                assert!(text.contains(&format!("occupancy = {k}")), "{}: occupancy hint {k}", v.name);
+                assert!(v.name.contains("_fast_"), "{}", v.name);
+            }
+            None => assert_eq!(count(text, "occupancy"), 0, "{}: no hint", v.name),
+        }
         assert_eq!(count(text, "for "), usize::from(looped), "{}: loops", v.name);
         assert_eq!(loads(text), 1, "{}", v.name);
         assert_eq!(stores(text), 1, "{}", v.name);

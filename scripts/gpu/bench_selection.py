@@ -141,6 +141,23 @@ def _argmax_applicable(variant, case) -> bool:
     return variant.dtypes["x"] == case["dtype"] and not (multiple and case["n"] % int(multiple.group(1)))
 
 
+def _cumsum_cases():
+    """select_variant(dtype, m, n, row stride), contiguous rows: rows of 1004 (a multiple of 4, not
+    of 8: the f32 `_a4_` `_fast` variants against the unaligned ones), 1024 (the bench shape's row
+    kernel; one tile), 2048 (where the looped kernels start), 8192 (the bench shape's looped
+    kernel) and 32768; 64 rows (latency), 256 and 1024 (one and a few waves of 132 SMs) and 32 Mi
+    elements (bandwidth)."""
+    for case in _row_cases((1004, 1024, 2048, 8192, 32768)):
+        dtype, m, n, _ = case["args"]
+        yield dict(case, args=[dtype, m, n, n])
+
+
+def _cumsum_applicable(variant, case) -> bool:
+    """x's dtype; a row kernel only rows of up to its TILE_N, a looped one any n; an `_a<k>_`
+    variant only n a multiple of k."""
+    return _dtype_of(variant) == case["dtype"] and _row_applicable(variant, case["n"])
+
+
 def _rms_norm_cases():
     return _row_cases((128, 520, 1000, 1024, 2048, 4096, 8192, 16384))
 
@@ -407,6 +424,7 @@ GRIDS: dict[str, tuple[Grid, ...]] = {
     "softmax": (Grid("select_variant", _softmax_cases, _softmax_applicable),),
     "cross_entropy": (Grid("select_variant", _cross_entropy_cases, _cross_entropy_applicable),),
     "argmax": (Grid("select_variant", _argmax_cases, _argmax_applicable),),
+    "cumsum": (Grid("select_variant", _cumsum_cases, _cumsum_applicable),),
     "layer_norm": (Grid("select_variant", _layer_norm_cases, _layer_norm_applicable),),
     "rms_norm": (Grid("select_variant", _rms_norm_cases, _rms_norm_applicable),
                  Grid("select_bwd_variant", _rms_norm_bwd_cases, _rms_norm_bwd_applicable)),

@@ -195,6 +195,30 @@ def test_softmax_fast_launches(fake_driver, library_with_fake_cubins, tmp_path):
     assert params(two_rows) == [X, 3000, 1024, 1024, 1, Y, 3000, 1024, 1024, 1]
 
 
+def test_cumsum_fast_variants_launch_when_forced(fake_driver, library_with_fake_cubins, tmp_path):
+    """The cumsum `_fast` variants (forced only): the entry each names, one row per block for the
+    `_m1` ones, cdiv(M, 4) for the `_m4` one; a row longer than the row kernel's tile is refused."""
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        lib.tileir_kernels_force_variant(b"cumsum", b"row_f16_a8_fast_m1_n1024")
+        call("cutile_cumsum", T({X}, [13, 1000], "float16"), T({Y}, [13, 1000], "float16"), 0, 0, nparams=10)
+        call("cutile_cumsum", T({X}, [13, 1032], "float16"), T({Y}, [13, 1032], "float16"), 0, 0, nparams=10)
+        lib.tileir_kernels_force_variant(b"cumsum", b"looped_bf16_a8_fast_m1_n1024")
+        call("cutile_cumsum", T({X}, [6, 3008], "bfloat16"), T({Y}, [6, 3008], "bfloat16"), 0, 0, nparams=10)
+        lib.tileir_kernels_force_variant(b"cumsum", b"looped_f32_a4_fast_m4_n1024")
+        call("cutile_cumsum", T({X}, [13, 5004], "float32"), T({Y}, [13, 5004], "float32"), 0, 0, nparams=10)
+        lib.tileir_kernels_force_variant(b"cumsum", None)
+    """, tmp_path)
+    assert codes[0] == 0 and codes[2:] == [0, 0]
+    assert codes[1] != 0  # 1032 columns do not fit the (1, 1024) row tile
+    assert images(log) == ["row_f16_a8_fast_m1_n1024", "looped_bf16_a8_fast_m1_n1024", "looped_f32_a4_fast_m4_n1024"]
+    for entry in ("cumsum_row_fast_o16", "cumsum_looped_fast_o8", "cumsum_looped_fast_o4"):
+        assert log.count(f"function {entry}_entry") == 1, entry
+    row, looped_m1, looped_m4 = launches(log)
+    assert "grid=13,1,1" in row and "grid=6,1,1" in looped_m1  # one row per block
+    assert "grid=4,1,1" in looped_m4  # cdiv(13, 4)
+    assert params(looped_m1) == [X, 6, 3008, 3008, 1, Y, 6, 3008, 3008, 1]
+
+
 def f32_bits(v):
     return struct.unpack("<I", struct.pack("<f", v))[0]
 

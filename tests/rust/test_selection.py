@@ -484,3 +484,20 @@ def test_argmax_selection(lib):
     fast = {f"{p}_fast_m1_n{w}" for p in ("f16_a8", "bf16_a8", "f32_a4") for w in (1024, 2048)}
     fast |= {f"{p}_fast_m1_n1024" for p in ("f16", "bf16", "f32")}
     assert seen == fast | {None}, sorted(map(str, seen))
+
+
+def test_cumsum_selection(lib):
+    launcher = _launcher("cumsum")
+    seen = set()
+    # 1020: a multiple of 4, not of 8; 1000, 1024, 8192: of 8; 1025, 5001: neither; pads 4 and 8
+    # keep or break those row strides. Rows of up to 1024 columns take the row kernel.
+    columns = (1, 8, 1000, 1020, 1024, 1025, 5001, 8192)
+    for dtype, m, n, pad in itertools.product(DTYPES + ("int32",), (1, 3, 64, 4096), columns, (0, 3, 4, 8)):
+        stride = n + pad  # x and out are (m, n) views into rows of n + pad elements
+        expected = launcher.select_variant(dtype, m, n, stride)
+        x, out = t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [m, n], [stride, 1])
+        seen.add(_agree(lib, expected, "cutile_cumsum", x, out, case=f"{dtype} ({m}, {n}) row stride {stride}"))
+    # The committed rule: every `_m4` variant; the `_fast` ones run only when forced; int32 has none.
+    committed = {f"{kind}_{p}{a}_m4_n1024" for kind in ("row", "looped") for p in ("f16", "bf16", "f32")
+                 for a in ("", "_a8")}
+    assert seen == committed | {None}, sorted(map(str, seen))

@@ -1,6 +1,6 @@
 //! C ABI: `cutile_cumsum(x, out, device, stream)`.
 
-use super::{OP, candidates, whole_row};
+use super::{ENTRIES, OP, candidates, whole_row};
 use crate::descriptor::{TileirTensor, read};
 use crate::launch::{Value, blocks, check_device_id, run};
 use crate::status::{Error, Status, fail, guard};
@@ -30,7 +30,7 @@ pub unsafe extern "C" fn cutile_cumsum(
         check_in_place(&out, &x)?;
         let n = x.shape[1];
         let tensors = [&x, &out];
-        let v = pick(OP, &["cumsum_row", "cumsum_looped"], &tensors, || {
+        let v = pick(OP, &ENTRIES, &tensors, || {
             let c = candidates(x.dtype, n);
             if c.is_empty() {
                 return Err(Error::new(

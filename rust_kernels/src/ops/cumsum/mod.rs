@@ -12,10 +12,19 @@ pub const OP: &str = "cumsum";
 /// Rows strided, columns contiguous, 16-byte aligned bases. `aligned`: the last dim and the
 /// row strides are multiples of 8 elements.
 const fn params(dtype: DType, aligned: bool) -> [ParamSpec; 2] {
+    params_multiple(dtype, if aligned { 8 } else { 1 })
+}
+
+/// As `params`, the last dim and the row strides multiples of `multiple` elements (1: any).
+/// The `_fast` variants take 16-byte rows: 8 elements for f16/bf16, 4 for f32.
+const fn params_multiple(dtype: DType, multiple: i64) -> [ParamSpec; 2] {
     let x = TensorSpec::input("x", dtype, 2).unit_last().align(16);
     let out = TensorSpec::output("out", dtype, 2).unit_last().align(16);
-    if aligned {
-        [ParamSpec::Tensor(x.stride_div(8, 1).shape_div(1, 8)), ParamSpec::Tensor(out.stride_div(8, 1).shape_div(1, 8))]
+    if multiple > 1 {
+        [
+            ParamSpec::Tensor(x.stride_div(multiple, 1).shape_div(1, multiple)),
+            ParamSpec::Tensor(out.stride_div(multiple, 1).shape_div(1, multiple)),
+        ]
     } else {
         [ParamSpec::Tensor(x), ParamSpec::Tensor(out)]
     }
@@ -40,6 +49,12 @@ const fn variant(
 
 const ROW: &str = "cumsum_row";
 const LOOPED: &str = "cumsum_looped";
+const ROW_FAST_O16: &str = "cumsum_row_fast_o16";
+const LOOPED_FAST_O8: &str = "cumsum_looped_fast_o8";
+const LOOPED_FAST_O4: &str = "cumsum_looped_fast_o4";
+
+/// The kernels `cutile_cumsum` launches.
+pub const ENTRIES: [&str; 5] = [ROW, LOOPED, ROW_FAST_O16, LOOPED_FAST_O8, LOOPED_FAST_O4];
 
 // Generics of both kernels: <E, TILE_M, TILE_N>.
 pub static ROW_F16: Variant = variant("row_f16_m4_n1024", ROW, &["f16", "4", "1024"], &params(DType::F16, false));
@@ -62,6 +77,27 @@ pub static LOOPED_BF16_A8: Variant =
 pub static LOOPED_F32_A8: Variant =
     variant("looped_f32_a8_m4_n1024", LOOPED, &["f32", "4", "1024"], &params(DType::F32, true));
 
+// The `_fast` variants (the same scans, one row per block or the committed four, under an
+// occupancy hint; 16-byte rows): forced only until measured (docs/results/tuning.md).
+pub static ROW_F16_A8_FAST: Variant =
+    variant("row_f16_a8_fast_m1_n1024", ROW_FAST_O16, &["f16", "1", "1024"], &params_multiple(DType::F16, 8));
+pub static ROW_BF16_A8_FAST: Variant =
+    variant("row_bf16_a8_fast_m1_n1024", ROW_FAST_O16, &["bf16", "1", "1024"], &params_multiple(DType::BF16, 8));
+pub static ROW_F32_A4_FAST: Variant =
+    variant("row_f32_a4_fast_m1_n1024", ROW_FAST_O16, &["f32", "1", "1024"], &params_multiple(DType::F32, 4));
+pub static LOOPED_F16_A8_FAST_M1: Variant =
+    variant("looped_f16_a8_fast_m1_n1024", LOOPED_FAST_O8, &["f16", "1", "1024"], &params_multiple(DType::F16, 8));
+pub static LOOPED_BF16_A8_FAST_M1: Variant =
+    variant("looped_bf16_a8_fast_m1_n1024", LOOPED_FAST_O8, &["bf16", "1", "1024"], &params_multiple(DType::BF16, 8));
+pub static LOOPED_F32_A4_FAST_M1: Variant =
+    variant("looped_f32_a4_fast_m1_n1024", LOOPED_FAST_O8, &["f32", "1", "1024"], &params_multiple(DType::F32, 4));
+pub static LOOPED_F16_A8_FAST_M4: Variant =
+    variant("looped_f16_a8_fast_m4_n1024", LOOPED_FAST_O4, &["f16", "4", "1024"], &params_multiple(DType::F16, 8));
+pub static LOOPED_BF16_A8_FAST_M4: Variant =
+    variant("looped_bf16_a8_fast_m4_n1024", LOOPED_FAST_O4, &["bf16", "4", "1024"], &params_multiple(DType::BF16, 8));
+pub static LOOPED_F32_A4_FAST_M4: Variant =
+    variant("looped_f32_a4_fast_m4_n1024", LOOPED_FAST_O4, &["f32", "4", "1024"], &params_multiple(DType::F32, 4));
+
 pub static VARIANTS: &[&Variant] = &[
     &ROW_F16,
     &ROW_BF16,
@@ -75,16 +111,27 @@ pub static VARIANTS: &[&Variant] = &[
     &LOOPED_F16_A8,
     &LOOPED_BF16_A8,
     &LOOPED_F32_A8,
+    &ROW_F16_A8_FAST,
+    &ROW_BF16_A8_FAST,
+    &ROW_F32_A4_FAST,
+    &LOOPED_F16_A8_FAST_M1,
+    &LOOPED_BF16_A8_FAST_M1,
+    &LOOPED_F32_A4_FAST_M1,
+    &LOOPED_F16_A8_FAST_M4,
+    &LOOPED_BF16_A8_FAST_M4,
+    &LOOPED_F32_A4_FAST_M4,
 ];
 
 /// Whether `v` scans whole rows in one tile (so N must fit its TILE_N).
 pub fn whole_row(v: &Variant) -> bool {
-    v.entry == ROW
+    v.entry == ROW || v.entry == ROW_FAST_O16
 }
 
 /// Candidates for a dtype and row length, most specific first (analysis.json `selects_when`):
 /// one tile per row up to 1024 columns, the looped kernel beyond; the aligned variant when the
-/// last dim and row strides are multiples of 8.
+/// last dim and row strides are multiples of 8. The `_fast` variants are not candidates (forced
+/// only, pending their GPU measurement); reference/cumsum/kernel.py `select_variant` chooses the
+/// same (tests/rust/test_selection.py).
 pub fn candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
     static ROW_F16S: [&Variant; 2] = [&ROW_F16_A8, &ROW_F16];
     static ROW_BF16S: [&Variant; 2] = [&ROW_BF16_A8, &ROW_BF16];
