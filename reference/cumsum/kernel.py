@@ -71,16 +71,41 @@ def _aligned(m: int, n: int, row_stride: int, multiple: int) -> bool:
     return n % multiple == 0 and (m <= 1 or row_stride % multiple == 0)
 
 
+# Up to this many rows the block count is under two waves: the f32 kernels that keep 4 rows a
+# block win there for long rows, the one-row ones beyond (bench_selection.py, H100, 2026-12-06).
+FEW_ROWS = 256
+
+
+def _candidates(prefix: str, m: int, n: int) -> list[tuple[str, int]]:
+    """The variants for m rows of n columns, most preferred first, each with the element multiple
+    its contract needs of n and the row stride (1: any layout); the launcher takes the first whose
+    contract x meets. Measured (scripts/gpu/bench_selection.py, 57 cases, two passes, H100,
+    2026-12-06): 16-byte rows take the one-row `_fast` kernels (the row one up to 1024 columns,
+    the looped one beyond), except f32 rows that are multiples of 8: 4 rows a block for 257-4096
+    rows of up to 1024 columns and for up to FEW_ROWS rows longer than 2048 columns. Other rows:
+    the untuned kernels, f16 rows of up to 1024 columns the looped one up to 1024 rows (the row
+    kernel 1.2-1.5x slower there). The Rust library's `candidates` lists the same."""
+    fast_multiple = FAST_MULTIPLE[prefix]
+    row = n <= 1024
+    fast = (f"row_{prefix}_a{fast_multiple}_fast_m1_n1024" if row
+            else f"looped_{prefix}_a{fast_multiple}_fast_m1_n1024", fast_multiple)
+    kind = "row" if row else "looped"
+    if prefix == "f16" and row and m <= 1024:
+        kind = "looped"
+    untuned = [(f"{kind}_{prefix}_a8_m4_n1024", MULTIPLE), (f"{kind}_{prefix}_m4_n1024", 1)]
+    if prefix == "f32" and ((row and FEW_ROWS < m <= 4096) or (not row and n > 2048 and m <= FEW_ROWS)):
+        return [untuned[0], fast, untuned[1]]
+    return [fast] + untuned
+
+
 def select_variant(dtype: str, m: int, n: int, row_stride: int) -> str | None:
     """The launcher's choice for x of `dtype` (a torch dtype name) with m rows of n columns and the
-    given row stride (elements); None for a dtype no variant takes. Rows of up to 1024 columns take
-    the one-tile row kernel, longer rows the looped one; the `_a8` variant where n and the row
-    stride are multiples of 8 elements. This is the committed rule (analysis.json `selects_when`,
-    the Rust library's `candidates`); the `_fast` variants run only when forced, pending their
-    GPU measurement on the selection grid (scripts/gpu/bench_selection.py)."""
+    given row stride (elements); None for a dtype no variant takes: the first of `_candidates`
+    whose contract x meets."""
     prefix = _PREFIX.get(dtype)
     if prefix is None:
         return None
-    kind = "row" if n <= 1024 else "looped"
-    aligned = "_a8" if _aligned(m, n, row_stride, MULTIPLE) else ""
-    return f"{kind}_{prefix}{aligned}_m4_n1024"
+    for name, multiple in _candidates(prefix, m, n):
+        if _aligned(m, n, row_stride, multiple):
+            return name
+    raise AssertionError(f"cumsum: no variant for {dtype} ({m}, {n})")  # the last takes any layout

@@ -112,7 +112,8 @@ def goal_rows(bench: list[dict]) -> list[dict]:
 def goal_table(doc: dict) -> str:
     rows = goal_rows(doc["bench"])
     env = doc["environment"]
-    lines = [f"Run: {runs_label(doc)}; copy bandwidth {env.get('copy_bandwidth_gbps', 0):.0f} GB/s "
+    lines = [f"Runs: {runs_label(doc)}; each op's share is of its own run's copy bandwidth (the last run's: "
+             f"{env.get('copy_bandwidth_gbps', 0):.0f} GB/s) "
              f"(`scripts/gpu/plot_reference.py --table`). {sum(r['met'] for r in rows)} of {len(rows)} met.", "",
              "| op | dtype class | best variant | figure | goal | met |", "|---|---|---|---|---|---|"]
     lines += [f"| {r['op']} | {r['class']} | {r['variant']} | {r['figure']} | {r['goal']} | {'yes' if r['met'] else 'no'} |"

@@ -28,7 +28,9 @@ from tests.conftest import fresh_reference_bytecode
 ROOT = repo_root()
 MANIFEST = json.loads((FIXTURES / "manifest.json").read_text())
 REGENERATE = "/work/torch-venv/bin/python scripts/make_interp_fixtures.py --ops {op}  (any Python with torch)"
-TOTAL_BYTES_LIMIT = 8 * 1024 * 1024
+# the repository's share for them: 302 variants at <= 80 KiB each (make_interp_fixtures.py's cap)
+# average ~29 KiB; raised from 8 MiB when session 16's 21 layer_norm and cumsum variants passed it
+TOTAL_BYTES_LIMIT = 9 * 1024 * 1024
 
 
 def _generator():

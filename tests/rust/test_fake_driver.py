@@ -627,19 +627,19 @@ def test_reductions_and_gathers_launch(fake_driver, library_with_fake_cubins, tm
              0, 0, nparams=13)
     """, tmp_path)
     assert codes == [0] * 6
-    assert images(log) == ["f16_a8_fast_m1_n1024", "f32_v2048", "looped_bf16_m4_n1024", "row_f32_a8_m4_n1024",
+    assert images(log) == ["f16_a8_fast_m1_n1024", "f32_v2048", "looped_bf16_m4_n1024", "row_f32_a4_fast_m1_n1024",
                            "bf16_i64_rows_h1024", "f32_i32_rows_h1024"]
     argmax, ce, looped, row, decode, prefill = launches(log)
     assert "grid=13,1,1" in argmax and params(argmax) == [X, 13, 1000, 1008, 1, Z, 13, 1]  # one row per block
     assert "grid=37,1,1" in ce  # one row per block
     assert params(ce) == [X, 37, 50257, 50257, 1, Y, 37, 1, Z, 37, 1, Z + (1 << 32), 37, 1]
     assert "grid=2,1,1" in looped and params(looped) == [X, 6, 3001, 3001, 1, Z, 6, 3001, 3001, 1]
-    assert "grid=8,1,1" in row and params(row)[:5] == params(row)[5:]  # in place: out is x
+    assert "grid=30,1,1" in row and params(row)[:5] == params(row)[5:]  # one row per block; in place: out is x
     # One token: out's row stride never moves the address (passed as 0, divisible by 8).
     assert "grid=1,1,1" in decode and params(decode) == [X, 1, 1, Y, 50, 72, 72, 1, Z, 1, 72, 0, 1]
     assert "grid=300,1,1" in prefill  # one token per block at every T
     assert params(prefill) == [X, 300, 1, Y, 37, 2056, 2056, 1, Z, 300, 2056, 2056, 1]
-    for entry in ("argmax_fast_o16", "cross_entropy_fwd", "cumsum_looped", "cumsum_row", "embedding_rows"):
+    for entry in ("argmax_fast_o16", "cross_entropy_fwd", "cumsum_looped", "cumsum_row_fast_o16", "embedding_rows"):
         assert f"function {entry}_entry" in log, entry
 def test_embedding_idx64_passes_the_table_extents_and_strides_as_i64(fake_driver, library_with_fake_cubins, tmp_path):
     """The analysis.json huge-table shape (V * H >= 2^31 elements, 4.3 GB): int64 ids on an f16

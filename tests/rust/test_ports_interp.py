@@ -89,7 +89,7 @@ def _shape(op, v):
     aligned = "_a8" in v.name or "_a4_" in v.name
     if op == "embedding":  # 13 tokens (a ragged gather block), 3 hidden tiles, the last one partial
         return (13, 37, 2 * v.constants["TILE_H"] + 8)
-    if op == "cumsum" and v.kernel == "cumsum_row":
+    if op == "cumsum" and v.kernel.startswith("cumsum_row"):  # cumsum_row, cumsum_row_fast_o16: whole rows
         return (7, 1000 if aligned else 999)
     tile = v.constants.get("TILE_N") or v.constants.get("TILE_V")
     return (7 if op != "cross_entropy" else 4, 2 * tile + (104 if aligned else 101))

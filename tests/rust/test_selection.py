@@ -489,15 +489,19 @@ def test_argmax_selection(lib):
 def test_cumsum_selection(lib):
     launcher = _launcher("cumsum")
     seen = set()
-    # 1020: a multiple of 4, not of 8; 1000, 1024, 8192: of 8; 1025, 5001: neither; pads 4 and 8
-    # keep or break those row strides. Rows of up to 1024 columns take the row kernel.
-    columns = (1, 8, 1000, 1020, 1024, 1025, 5001, 8192)
-    for dtype, m, n, pad in itertools.product(DTYPES + ("int32",), (1, 3, 64, 4096), columns, (0, 3, 4, 8)):
+    # 1020: a multiple of 4, not of 8; 1000, 1024, 2048, 8192: of 8; 1025, 5001: neither; pads 4 and 8
+    # keep or break those row strides. Rows each side of the launchers' bounds (FEW_ROWS = 256, 1024,
+    # 4096 rows; 1024 and 2048 columns).
+    columns = (1, 8, 1000, 1020, 1024, 1025, 2048, 2056, 5001, 8192)
+    for dtype, m, n, pad in itertools.product(DTYPES + ("int32",), (1, 3, 64, 256, 257, 1024, 1025, 4096, 4097),
+                                              columns, (0, 3, 4, 8)):
         stride = n + pad  # x and out are (m, n) views into rows of n + pad elements
         expected = launcher.select_variant(dtype, m, n, stride)
         x, out = t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [m, n], [stride, 1])
         seen.add(_agree(lib, expected, "cutile_cumsum", x, out, case=f"{dtype} ({m}, {n}) row stride {stride}"))
-    # The committed rule: every `_m4` variant; the `_fast` ones run only when forced; int32 has none.
-    committed = {f"{kind}_{p}{a}_m4_n1024" for kind in ("row", "looped") for p in ("f16", "bf16", "f32")
-                 for a in ("", "_a8")}
-    assert seen == committed | {None}, sorted(map(str, seen))
+    # The measured rule: the one-row `_fast` kernels of 16-byte rows, f32's 4-rows-a-block `_a8`
+    # kernels at some row counts, the untuned ones of other rows; the `_fast_m4` ones and the 16-bit
+    # `_a8_m4` ones (the `_fast` kernels take the same rows) only when forced.
+    fast = {f"{kind}_{p}_fast_m1_n1024" for kind in ("row", "looped") for p in ("f16_a8", "bf16_a8", "f32_a4")}
+    untuned = {f"{kind}_{p}_m4_n1024" for kind in ("row", "looped") for p in ("f16", "bf16", "f32", "f32_a8")}
+    assert seen == fast | untuned | {None}, sorted(map(str, seen ^ (fast | untuned | {None})))

@@ -28,17 +28,17 @@ pub unsafe extern "C" fn cutile_cumsum(
         check_same_dtype(&[&x, &out])?;
         // Each block reads only the rows it writes, each tile before writing it.
         check_in_place(&out, &x)?;
-        let n = x.shape[1];
+        let (m, n) = (x.shape[0], x.shape[1]);
         let tensors = [&x, &out];
         let v = pick(OP, &ENTRIES, &tensors, || {
-            let c = candidates(x.dtype, n);
+            let c = candidates(x.dtype, m, n);
             if c.is_empty() {
                 return Err(Error::new(
                     Status::UnsupportedDtype,
                     format!("x: no cumsum variant for {}", x.dtype.torch_name()),
                 ));
             }
-            select(c, &tensors)
+            select(&c, &tensors)
         })?;
         // cumsum_row scans a whole row in one tile: a longer row would be silently truncated.
         if whole_row(v) && n > v.constant("TILE_N") {

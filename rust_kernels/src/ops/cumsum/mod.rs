@@ -127,26 +127,27 @@ pub fn whole_row(v: &Variant) -> bool {
     v.entry == ROW || v.entry == ROW_FAST_O16
 }
 
-/// Candidates for a dtype and row length, most specific first (analysis.json `selects_when`):
-/// one tile per row up to 1024 columns, the looped kernel beyond; the aligned variant when the
-/// last dim and row strides are multiples of 8. The `_fast` variants are not candidates (forced
-/// only, pending their GPU measurement); reference/cumsum/kernel.py `select_variant` chooses the
-/// same (tests/rust/test_selection.py).
-pub fn candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
-    static ROW_F16S: [&Variant; 2] = [&ROW_F16_A8, &ROW_F16];
-    static ROW_BF16S: [&Variant; 2] = [&ROW_BF16_A8, &ROW_BF16];
-    static ROW_F32S: [&Variant; 2] = [&ROW_F32_A8, &ROW_F32];
-    static LOOPED_F16S: [&Variant; 2] = [&LOOPED_F16_A8, &LOOPED_F16];
-    static LOOPED_BF16S: [&Variant; 2] = [&LOOPED_BF16_A8, &LOOPED_BF16];
-    static LOOPED_F32S: [&Variant; 2] = [&LOOPED_F32_A8, &LOOPED_F32];
+/// Up to this many rows the f32 kernels that keep 4 rows a block win for long rows
+/// (reference/cumsum/kernel.py `FEW_ROWS`).
+pub const FEW_ROWS: i64 = 256;
+
+/// Candidates for m rows of n columns, most preferred first (reference/cumsum/kernel.py
+/// `_candidates`, measured on the selection grid): 16-byte rows the one-row `_fast` kernels (row
+/// up to 1024 columns, looped beyond), except f32 rows of multiples of 8 with 257-4096 rows of
+/// up to 1024 columns or up to FEW_ROWS rows longer than 2048 columns (4 rows a block); other
+/// rows the untuned kernels, f16 rows of up to 1024 columns the looped one up to 1024 rows.
+pub fn candidates(dtype: DType, m: i64, n: i64) -> Vec<&'static Variant> {
     let row = n <= ROW_F16.constant("TILE_N");
-    match (dtype, row) {
-        (DType::F16, true) => &ROW_F16S,
-        (DType::BF16, true) => &ROW_BF16S,
-        (DType::F32, true) => &ROW_F32S,
-        (DType::F16, false) => &LOOPED_F16S,
-        (DType::BF16, false) => &LOOPED_BF16S,
-        (DType::F32, false) => &LOOPED_F32S,
-        _ => &[],
-    }
+    let (fast, a8, plain): (&'static Variant, &'static Variant, &'static Variant) = match (dtype, row) {
+        (DType::F16, true) if m <= 1024 => (&ROW_F16_A8_FAST, &LOOPED_F16_A8, &LOOPED_F16),
+        (DType::F16, true) => (&ROW_F16_A8_FAST, &ROW_F16_A8, &ROW_F16),
+        (DType::BF16, true) => (&ROW_BF16_A8_FAST, &ROW_BF16_A8, &ROW_BF16),
+        (DType::F32, true) => (&ROW_F32_A4_FAST, &ROW_F32_A8, &ROW_F32),
+        (DType::F16, false) => (&LOOPED_F16_A8_FAST_M1, &LOOPED_F16_A8, &LOOPED_F16),
+        (DType::BF16, false) => (&LOOPED_BF16_A8_FAST_M1, &LOOPED_BF16_A8, &LOOPED_BF16),
+        (DType::F32, false) => (&LOOPED_F32_A4_FAST_M1, &LOOPED_F32_A8, &LOOPED_F32),
+        _ => return Vec::new(),
+    };
+    let four_rows = dtype == DType::F32 && ((row && FEW_ROWS < m && m <= 4096) || (!row && n > 2048 && m <= FEW_ROWS));
+    if four_rows { vec![a8, fast, plain] } else { vec![fast, a8, plain] }
 }
