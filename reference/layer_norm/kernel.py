@@ -6,10 +6,12 @@ layer_norm_fwd: TILE_M whole rows per block (TILE_N >= N), writes out, mean and 
 layer_norm_bwd: with xhat = (x - mean) * rstd and g = dy * w:
 dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); per block, one f32 row each of dw and db
 partial sums over its TILE_M * ROW_TILES rows (reduced on the host).
-layer_norm_fwd_fast (the 16-bit `_fast` forward variants): the forward with one-row tiles, the three
-loads issued before any conversion, and 1/n as an approximate reciprocal (docs/results/tuning.md).
+layer_norm_fwd_fast (the 16-byte `_a8_fast` forward variants, forced only): the forward with one-row
+tiles, the three loads issued before any conversion, and 1/n as an approximate reciprocal
+(docs/results/tuning.md).
 layer_norm_fwd_fast2_o{16,8,4}: the same body under occupancy 16 / 8 / 4 for one-row tiles of 1024
-to 8192 columns, the 8-byte row `_fast` variants (`_a4` 16-bit, `_a2` f32), forced-only until measured.
+to 8192 columns, the 8-byte row `_fast` variants (`_a4` 16-bit, `_a2` f32); select_variant says
+where the launcher takes them.
 """
 
 import cuda.tile as ct
@@ -130,31 +132,64 @@ layer_norm_fwd_fast2_o4 = ct.kernel(_layer_norm_fwd_fast2, occupancy=4)
 
 
 _PREFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
-# Where the one-row `_fast` blocks win over four rows per block (measured, docs/results/
-# selection.json, H100): up to FAST_MAX_ROWS_ANY_N rows at any width, and full 1024-column rows.
-# Many shorter rows waste most of each (1, 1024) tile: 262144 x 128 f16 583 us vs 347 us.
-FAST_MAX_ROWS_ANY_N = 256
+# Row contracts, in elements of n and of the row strides of x and out: `_a8` 16-byte rows (16-bit),
+# the 8-byte `_fast` kernels `_a4` (16-bit) and `_a2` (f32); the general variants take any layout.
+A8 = 8
+FAST_MULTIPLE = {"f16": 4, "bf16": 4, "f32": 2}
+# Measured (scripts/gpu/bench_selection.py, 84 cases, two passes, H100, docs/results/selection.json;
+# docs/results/tuning.md): rows of up to 1024 columns one to a block (the 8-byte `_fast` tile)
+# while the array holds at most FAST_MAX_ELEMENTS elements, or for full 1024-column rows
+# (FAST_MIN_N); beyond, four rows to a block (f16 1024 x 1000: one-row 1.11x, `_a8_m4` 1.05x;
+# f16 262144 x 128: 1.40x vs 1.00x).
+FAST_MAX_ELEMENTS = {"f16": 1 << 19, "bf16": 1 << 19, "f32": 1 << 22}
 FAST_MIN_N = 1024
+# 16-bit rows of 1025-2048 columns: the 4096 tile up to FEW_ROWS rows (1.00x; the 2048 tile 1.12-
+# 1.21x at 64 and 256 rows), the 2048 tile beyond (1.00x; the 4096 tile 1.45-1.57x at 1024 rows).
+FEW_ROWS = 512
+# bf16 rows of at most this many columns in arrays past FAST_MAX_ELEMENTS: the general four-row
+# kernel (262144 x 128 on the H100: 1.00x; `_a8_m4` 1.13x, the one-row `_fast` 1.18x).
+BF16_GENERAL_MAX_N = 256
+
+
+def _candidates(prefix: str, m: int, n: int) -> list[tuple[str, int]]:
+    """The forward variants for m rows of n columns (n <= 8192), most preferred first, each with the
+    element multiple its contract needs of n and the row strides (1: any layout); the launcher
+    takes the first whose contract x and out meet. The Rust library's `fwd_candidates` lists the
+    same."""
+    fast = FAST_MULTIPLE[prefix]
+    if n <= 1024:
+        one_row = (f"fwd_{prefix}_a{fast}_fast_m1_n1024", fast)
+        general = (f"fwd_{prefix}_m4_n1024", 1)
+        if n >= FAST_MIN_N or m * n <= FAST_MAX_ELEMENTS[prefix]:
+            return [one_row, general]
+        if prefix == "f32" or (prefix == "bf16" and n <= BF16_GENERAL_MAX_N):
+            return [general]
+        return [(f"fwd_{prefix}_a8_m4_n1024", A8), one_row, general]
+    general = (f"fwd_{prefix}_m1_n8192", 1)
+    if prefix != "f32" and n > 4096:
+        return [(f"fwd_{prefix}_a8_m1_n8192", A8), (f"fwd_{prefix}_a{fast}_fast_m1_n8192", fast), general]
+    tile = 2048 if n <= 2048 else 4096 if n <= 4096 else 8192
+    if prefix != "f32" and tile == 2048 and m <= FEW_ROWS:
+        tile = 4096
+    return [(f"fwd_{prefix}_a{fast}_fast_m1_n{tile}", fast), general]
 
 
 def select_variant(dtype: str, m: int, n: int, row_strides) -> str | None:
     """The launcher's forward choice for x, out of `dtype` (a torch dtype name) with m rows of n
     columns and the given row strides (x, out; elements; a single row has none that matters); None
-    for a dtype no variant takes or rows longer than 8192. Rows up to 1024 columns: 16-bit aligned
-    rows (n and the row strides multiples of 8) one to a block (`_fast`) up to FAST_MAX_ROWS_ANY_N
-    rows or from FAST_MIN_N columns, otherwise four to a block (`_a8`); unaligned and f32 rows four
-    to a block; up to 8192 columns one row to a block, `_a8` where aligned. Measured over a grid
+    for a dtype no variant takes or rows longer than 8192: the first of `_candidates` whose
+    contract n and the row strides meet. Rows of up to 1024 columns one to a block (the 8-byte
+    `_fast` kernel) in small arrays (FAST_MAX_ELEMENTS) and for full 1024-column rows, else four to
+    a block (`_a8` where 16-byte rows; f32 and short bf16 rows the general kernel); longer rows one
+    to a block, the 8-byte `_fast` tile of 2048 or 4096 columns (4096 for few 16-bit rows of up to
+    2048), f32 the 8192 one too, 16-bit rows beyond 4096 `_a8_m1_n8192`. Measured over a grid
     (scripts/gpu/bench_selection.py, docs/results/selection.json; tests/suite/
     test_selection_results.py). The Rust library's cutile_layer_norm chooses the same
     (tests/rust/test_selection.py)."""
     prefix = _PREFIX.get(dtype)
     if prefix is None or n > 8192:
         return None
-    a8 = dtype != "float32" and n % 8 == 0 and (m <= 1 or all(s % 8 == 0 for s in row_strides))
-    if n <= 1024:
-        if not a8:
-            return f"fwd_{prefix}_m4_n1024"
-        if m <= FAST_MAX_ROWS_ANY_N or n >= FAST_MIN_N:
-            return f"fwd_{prefix}_a8_fast_m1_n1024"
-        return f"fwd_{prefix}_a8_m4_n1024"
-    return f"fwd_{prefix}_a8_m1_n8192" if a8 else f"fwd_{prefix}_m1_n8192"
+    for name, multiple in _candidates(prefix, m, n):
+        if n % multiple == 0 and (m <= 1 or all(s % multiple == 0 for s in row_strides)):
+            return name
+    raise AssertionError(f"layer_norm: no variant for {dtype} ({m}, {n})")  # the last takes any layout

@@ -718,8 +718,9 @@ def test_fp8_quantize_selects_by_dtype_row_length_and_alignment(fake_driver, lib
 
 def test_layer_norm_selects_by_row_length_and_launches_one_block_per_64_backward_rows(fake_driver,
                                                                                    library_with_fake_cubins, tmp_path):
-    """Aligned 16-bit rows up to 1024 columns: few rows one per block (`_fast`), many shorter rows four
-    per block (`_a8_m4`); longer rows one per block; the backward one block per 64 rows."""
+    """Rows up to 1024 columns: small arrays one row per block (the 8-byte `_fast` kernel), many
+    aligned 16-bit rows four per block (`_a8_m4`), other layouts the general kernel; longer rows one
+    per block, the `_fast` tile by row length and row count; the backward one block per 64 rows."""
     A = [X + (i << 32) for i in range(10)]
     codes, log = run(fake_driver, library_with_fake_cubins, f"""
         A = {A}
@@ -728,32 +729,36 @@ def test_layer_norm_selects_by_row_length_and_launches_one_block_per_64_backward
                  T(A[3], [m, n], dtype, stride), T(A[4], [m], "float32"), T(A[5], [m], "float32"), ctypes.c_float(1e-5),
                  0, 0, nparams=23)
         fwd(13, 1000, "float16")
-        fwd(300, 1000, "float16")
+        fwd(600, 1000, "float16")
         fwd(33, 333, "float16", [397, 1])
         fwd(13, 8168, "bfloat16")
-        fwd(128, 8192, "float32")
+        fwd(128, 8191, "float32")
+        fwd(100, 2000, "bfloat16")
+        fwd(700, 2000, "float32")
         p = (130 + 63) // 64
         call("cutile_layer_norm_bwd", T(A[0], [130, 304], "bfloat16", [368, 1]), T(A[1], [130, 304], "bfloat16"),
              T(A[2], [304], "bfloat16"), T(A[3], [130], "float32"), T(A[4], [130], "float32"),
              T(A[5], [130, 304], "bfloat16"), T(A[6], [p, 304], "float32"), T(A[7], [p, 304], "float32"), 0, 0, nparams=34)
     """, tmp_path)
-    assert codes == [0] * 6
-    assert images(log) == ["fwd_f16_a8_fast_m1_n1024", "fwd_f16_a8_m4_n1024", "fwd_f16_m4_n1024",
-                           "fwd_bf16_a8_m1_n8192", "fwd_f32_m1_n8192", "bwd_bf16_a8_m4_n1024"]
-    fast, a8, ragged, long_bf16, long_f32, bwd = launches(log)
+    assert codes == [0] * 8
+    assert images(log) == ["fwd_f16_a4_fast_m1_n1024", "fwd_f16_a8_m4_n1024", "fwd_f16_m4_n1024",
+                           "fwd_bf16_a8_m1_n8192", "fwd_f32_m1_n8192", "fwd_bf16_a4_fast_m1_n4096",
+                           "fwd_f32_a2_fast_m1_n2048", "bwd_bf16_a8_m4_n1024"]
+    fast, a8, ragged, long_bf16, long_f32, few_bf16, many_f32, bwd = launches(log)
     assert "grid=13,1,1" in fast  # one row per block
-    assert "grid=75,1,1" in a8 and "grid=9,1,1" in ragged  # cdiv(300, 4), cdiv(33, 4)
+    assert "grid=150,1,1" in a8 and "grid=9,1,1" in ragged  # cdiv(600, 4), cdiv(33, 4)
     assert "grid=13,1,1" in long_bf16 and "grid=128,1,1" in long_f32  # one row per block
+    assert "grid=100,1,1" in few_bf16 and "grid=700,1,1" in many_f32
     assert params(ragged)[:5] == [A[0], 33, 333, 397, 1] and params(ragged)[-1] == f32_bits(1e-5)
     assert "grid=3,1,1" in bwd  # cdiv(130, 64)
     assert params(bwd)[-10:] == [A[6], 3, 304, 304, 1, A[7], 3, 304, 304, 1]
-    assert "function layer_norm_fwd_fast_entry" in log
-    assert "function layer_norm_fwd_entry" in log and "function layer_norm_bwd_entry" in log
+    for entry in ("layer_norm_fwd", "layer_norm_fwd_fast2_o16", "layer_norm_fwd_fast2_o8", "layer_norm_fwd_fast2_o4",
+                  "layer_norm_bwd"):
+        assert f"function {entry}_entry" in log, entry
 
 
 def test_layer_norm_forced_fast2_variants_launch_their_kernels(fake_driver, library_with_fake_cubins, tmp_path):
-    """The 8-byte `_fast` variants (`layer_norm_fwd_fast2_o*`) are in no candidate list yet; forced,
-    cutile_layer_norm launches them (one row per block, their occupancy's kernel), and their row
+    """The 8-byte `_fast` variants (`layer_norm_fwd_fast2_o*`), forced: cutile_layer_norm launches them (one row per block, their occupancy's kernel), and their row
     contract still applies: an f32 row stride of 1001 elements (not a multiple of 2) is refused."""
     A = [X + (i << 32) for i in range(10)]
     codes, log = run(fake_driver, library_with_fake_cubins, f"""

@@ -430,8 +430,11 @@ def test_embedding_selection(lib):
 def test_layer_norm_forward_selection(lib):
     launcher = _launcher("layer_norm")
     seen = set()
-    columns = (1, 8, 64, 520, 1000, 1001, 1016, 1024, 1025, 4096, 8192, 8200)
-    for dtype, m, n, pad in itertools.product(DTYPES + ("int32",), (1, 3, 256, 257, 2048, 70000), columns, (0, 3, 8)):
+    # rows each side of the launcher's bounds: FEW_ROWS (512), FAST_MAX_ELEMENTS (2^19 16-bit,
+    # 2^22 f32: 4097 x 1000 is under, 70000 rows of 64 or more over), BF16_GENERAL_MAX_N (256)
+    columns = (1, 8, 64, 256, 264, 520, 1000, 1001, 1016, 1024, 1025, 2048, 2052, 4096, 8188, 8192, 8200)
+    for dtype, m, n, pad in itertools.product(DTYPES + ("int32",), (1, 3, 256, 257, 512, 513, 2048, 4097, 70000),
+                                              columns, (0, 3, 4, 8)):
         stride = n + pad  # x is an (m, n) view into rows of n + pad elements
         expected = launcher.select_variant(dtype, m, n, (stride, n))
         x, out = t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [m, n])
@@ -439,14 +442,47 @@ def test_layer_norm_forward_selection(lib):
         mean, rstd = t(5, "float32", [m]), t(6, "float32", [m])
         seen.add(_agree(lib, expected, "cutile_layer_norm", x, w, b, out, mean, rstd, ctypes.c_float(1e-5),
                         case=f"{dtype} ({m}, {n}) row stride {stride}"))
-    # Every forward variant: `_fast` (few rows or full 1024-column rows), `_a8` four rows to a tile
-    # for many shorter rows, one row to a tile up to 8192 columns, the general ones unaligned.
+    # Every forward variant but the 16-byte `_a8_fast` ones (forced only): the 8-byte `_fast` ones
+    # (one row to a tile of 1024-8192 columns), `_a8` four rows to a tile for many shorter 16-bit
+    # rows and one row up to 8192, the general ones for other layouts (and many short f32 and bf16 rows).
     prefixes = ("f16", "bf16", "f32")
-    expected_all = ({f"fwd_{p}_m4_n1024" for p in prefixes} | {f"fwd_{p}_m1_n8192" for p in prefixes}
-                    | {f"fwd_{p}_{kind}" for p in ("f16", "bf16")
-                       for kind in ("a8_fast_m1_n1024", "a8_m4_n1024", "a8_m1_n8192")} | {None})
+    fast = {f"fwd_{p}_{a}_fast_m1_n{w}" for p, a in (("f16", "a4"), ("bf16", "a4"), ("f32", "a2"))
+            for w in (1024, 2048, 4096, 8192)}
+    expected_all = ({f"fwd_{p}_m4_n1024" for p in prefixes} | {f"fwd_{p}_m1_n8192" for p in prefixes} | fast
+                    | {f"fwd_{p}_{kind}" for p in ("f16", "bf16") for kind in ("a8_m4_n1024", "a8_m1_n8192")}
+                    | {None})
     assert seen == expected_all, sorted(map(str, seen ^ expected_all))
 
+
+def test_layer_norm_forward_rule():
+    """The launcher's forward rule at the measured grid's shapes (docs/results/tuning.md, layer_norm):
+    the 8-byte `_fast` tile by row length, one row per block for small arrays and full 1024-column
+    rows, four per block for many shorter rows."""
+    select = _launcher("layer_norm").select_variant
+
+    def pick(dtype, m, n, pad=0):
+        return select(dtype, m, n, (n + pad, n + pad))
+    assert pick("float16", 256, 1000) == "fwd_f16_a4_fast_m1_n1024"
+    assert pick("bfloat16", 1024, 128) == "fwd_bf16_a4_fast_m1_n1024"  # 2^17 elements
+    assert pick("float16", 1024, 1000) == "fwd_f16_a8_m4_n1024"  # past 2^19 elements
+    assert pick("float16", 1024, 1002) == "fwd_f16_m4_n1024"  # no 8-byte rows
+    assert pick("float16", 1024, 1004) == "fwd_f16_a4_fast_m1_n1024"  # 8-byte, not 16-byte rows
+    assert pick("float16", 262144, 128) == "fwd_f16_a8_m4_n1024"
+    assert pick("bfloat16", 262144, 128) == "fwd_bf16_m4_n1024"  # short bf16 rows: the general kernel
+    assert pick("bfloat16", 32768, 1024) == "fwd_bf16_a4_fast_m1_n1024"  # full rows: one per block
+    assert pick("float32", 4096, 1000) == "fwd_f32_a2_fast_m1_n1024"  # under 2^22 elements
+    assert pick("float32", 33554, 1000) == "fwd_f32_m4_n1024"
+    assert pick("float32", 1024, 1001) == "fwd_f32_m4_n1024"
+    assert [pick("float16", m, 2048) for m in (512, 513)] == ["fwd_f16_a4_fast_m1_n4096", "fwd_f16_a4_fast_m1_n2048"]
+    assert pick("float32", 64, 2048) == "fwd_f32_a2_fast_m1_n2048"
+    assert pick("bfloat16", 8192, 4096) == "fwd_bf16_a4_fast_m1_n4096"
+    assert pick("bfloat16", 4096, 8192) == "fwd_bf16_a8_m1_n8192"
+    assert pick("bfloat16", 4096, 8192, pad=4) == "fwd_bf16_a4_fast_m1_n8192"
+    assert pick("float32", 4096, 8192) == "fwd_f32_a2_fast_m1_n8192"
+    assert pick("float32", 4096, 8192, pad=1) == "fwd_f32_m1_n8192"
+    assert pick("float16", 1, 1002) == "fwd_f16_m4_n1024" and select("float16", 1, 1004, (3, 3)) \
+        == "fwd_f16_a4_fast_m1_n1024"  # one row: its stride does not matter
+    assert pick("float16", 4, 8200) is None and pick("int32", 4, 64) is None
 
 
 def test_cross_entropy_selection(lib):

@@ -77,3 +77,13 @@ def test_launcher_picks_within_tolerance_of_fastest(results, launchers):
                         f"{row['fastest']} ({times[row['fastest']]} us)")
     assert not unmeasured, "picks the grid did not measure:\n" + "\n".join(unmeasured)
     assert not slow, f"{len(slow)} of {len(results['rows'])} picks above {tolerance}x:\n" + "\n".join(slow)
+
+
+def test_selection_worst_script_reports_the_same_picks(capsys):
+    """scripts/selection_worst.py (the worst pick per file, printed) agrees with the test above."""
+    pytest.importorskip("cuda.tile")
+    from ..launchers import load_path
+    script = load_path("_selection_worst", ROOT / "scripts" / "selection_worst.py")
+    assert script.main(["--op", "layer_norm"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("layer_norm rows, worst pick") == len([p for p in RUNS if p.is_file()]), out

@@ -152,7 +152,7 @@ pub static FWD_BF16_A8_FAST_M1_N1024: Variant =
     fwd_fast("fwd_bf16_a8_fast_m1_n1024", &["bf16", "1", "1024"], &fwd_fast_params(DType::BF16));
 
 // The 8-byte `_fast` kernels (one row per block, occupancy 16 / 8 / 4 / 4 for 1024- / 2048- /
-// 4096- / 8192-column tiles): forced-only until measured, in no candidate list.
+// 4096- / 8192-column tiles; `fwd_candidates` says where they are taken).
 pub static FWD_F16_A4_FAST_M1_N1024: Variant = fwd_fast2(
     "layer_norm_fwd_fast2_o16",
     "fwd_f16_a4_fast_m1_n1024",
@@ -274,37 +274,78 @@ pub static VARIANTS: &[&Variant] = &[
 /// variant has 4 * 16).
 pub const BWD_ROWS_PER_BLOCK: i64 = 64;
 
-/// Where the one-row `_fast` blocks win over four rows per block (measured): up to this many rows
-/// at any width (`FAST_MAX_ROWS_ANY_N` in reference/layer_norm/kernel.py) ...
-pub const FAST_MAX_ROWS_ANY_N: i64 = 256;
-/// ... and for rows of this many columns (`FAST_MIN_N`).
+/// Rows of up to 1024 columns go one to a block (the 8-byte `_fast` kernel) while the array holds at
+/// most this many elements (`FAST_MAX_ELEMENTS` in reference/layer_norm/kernel.py: 2^19 16-bit,
+/// 2^22 f32) ...
+pub const fn fast_max_elements(dtype: DType) -> i64 {
+    if matches!(dtype, DType::F32) { 1 << 22 } else { 1 << 19 }
+}
+/// ... or when they are this long (`FAST_MIN_N`).
 pub const FAST_MIN_N: i64 = 1024;
+/// 16-bit rows of 1025-2048 columns take the 4096-column tile up to this many rows (`FEW_ROWS`).
+pub const FEW_ROWS: i64 = 512;
+/// bf16 rows of at most this many columns past `fast_max_elements`: the general four-row kernel
+/// (`BF16_GENERAL_MAX_N`).
+pub const BF16_GENERAL_MAX_N: i64 = 256;
 
-/// Forward candidates for a dtype and (m, n) shape, most specific first (`select_variant` in
-/// reference/layer_norm/kernel.py): rows up to 1024 columns one to a block (`_fast`, 16-bit,
-/// aligned) up to FAST_MAX_ROWS_ANY_N rows or from FAST_MIN_N columns, else four to a tile; up to
-/// 8192 one to a tile; the aligned variant first where N and the row strides are multiples of 8.
+/// Forward candidates for a dtype and (m, n) shape, most preferred first; `select` takes the first
+/// whose contract the tensors meet (`_candidates` in reference/layer_norm/kernel.py, measured:
+/// docs/results/tuning.md). Rows of up to 1024 columns one to a block (`_a4`/`_a2` `_fast`) in small
+/// arrays and for full 1024-column rows, else four to a block (`_a8` where 16-byte rows; f32 and
+/// short bf16 rows the general kernel); longer rows one to a block, the `_fast` tile of 2048 or
+/// 4096 columns (4096 for few 16-bit rows of up to 2048), f32 the 8192 one too, 16-bit rows
+/// beyond 4096 `_a8_m1_n8192`; the general variant last (any layout).
 pub fn fwd_candidates(dtype: DType, m: i64, n: i64) -> &'static [&'static Variant] {
-    static F16_FAST: [&Variant; 2] = [&FWD_F16_A8_FAST_M1_N1024, &FWD_F16_M4_N1024];
-    static F16_SHORT: [&Variant; 2] = [&FWD_F16_A8_M4_N1024, &FWD_F16_M4_N1024];
-    static F16_LONG: [&Variant; 2] = [&FWD_F16_A8_M1_N8192, &FWD_F16_M1_N8192];
-    static BF16_FAST: [&Variant; 2] = [&FWD_BF16_A8_FAST_M1_N1024, &FWD_BF16_M4_N1024];
-    static BF16_SHORT: [&Variant; 2] = [&FWD_BF16_A8_M4_N1024, &FWD_BF16_M4_N1024];
-    static BF16_LONG: [&Variant; 2] = [&FWD_BF16_A8_M1_N8192, &FWD_BF16_M1_N8192];
-    static F32_SHORT: [&Variant; 1] = [&FWD_F32_M4_N1024];
-    static F32_LONG: [&Variant; 1] = [&FWD_F32_M1_N8192];
-    let use_fast = m <= FAST_MAX_ROWS_ANY_N || n >= FAST_MIN_N;
-    match (dtype, n) {
-        (_, n) if n > 8192 => &[],
-        (DType::F16, n) if n <= 1024 && use_fast => &F16_FAST,
-        (DType::F16, n) if n <= 1024 => &F16_SHORT,
-        (DType::F16, _) => &F16_LONG,
-        (DType::BF16, n) if n <= 1024 && use_fast => &BF16_FAST,
-        (DType::BF16, n) if n <= 1024 => &BF16_SHORT,
-        (DType::BF16, _) => &BF16_LONG,
-        (DType::F32, n) if n <= 1024 => &F32_SHORT,
-        (DType::F32, _) => &F32_LONG,
-        _ => &[],
+    static F16_ONE_ROW: [&Variant; 2] = [&FWD_F16_A4_FAST_M1_N1024, &FWD_F16_M4_N1024];
+    static F16_FOUR_ROWS: [&Variant; 3] = [&FWD_F16_A8_M4_N1024, &FWD_F16_A4_FAST_M1_N1024, &FWD_F16_M4_N1024];
+    static F16_N2048: [&Variant; 2] = [&FWD_F16_A4_FAST_M1_N2048, &FWD_F16_M1_N8192];
+    static F16_N4096: [&Variant; 2] = [&FWD_F16_A4_FAST_M1_N4096, &FWD_F16_M1_N8192];
+    static F16_N8192: [&Variant; 3] = [&FWD_F16_A8_M1_N8192, &FWD_F16_A4_FAST_M1_N8192, &FWD_F16_M1_N8192];
+    static BF16_ONE_ROW: [&Variant; 2] = [&FWD_BF16_A4_FAST_M1_N1024, &FWD_BF16_M4_N1024];
+    static BF16_FOUR_ROWS: [&Variant; 3] = [&FWD_BF16_A8_M4_N1024, &FWD_BF16_A4_FAST_M1_N1024, &FWD_BF16_M4_N1024];
+    static BF16_GENERAL: [&Variant; 1] = [&FWD_BF16_M4_N1024];
+    static BF16_N2048: [&Variant; 2] = [&FWD_BF16_A4_FAST_M1_N2048, &FWD_BF16_M1_N8192];
+    static BF16_N4096: [&Variant; 2] = [&FWD_BF16_A4_FAST_M1_N4096, &FWD_BF16_M1_N8192];
+    static BF16_N8192: [&Variant; 3] = [&FWD_BF16_A8_M1_N8192, &FWD_BF16_A4_FAST_M1_N8192, &FWD_BF16_M1_N8192];
+    static F32_ONE_ROW: [&Variant; 2] = [&FWD_F32_A2_FAST_M1_N1024, &FWD_F32_M4_N1024];
+    static F32_GENERAL: [&Variant; 1] = [&FWD_F32_M4_N1024];
+    static F32_N2048: [&Variant; 2] = [&FWD_F32_A2_FAST_M1_N2048, &FWD_F32_M1_N8192];
+    static F32_N4096: [&Variant; 2] = [&FWD_F32_A2_FAST_M1_N4096, &FWD_F32_M1_N8192];
+    static F32_N8192: [&Variant; 2] = [&FWD_F32_A2_FAST_M1_N8192, &FWD_F32_M1_N8192];
+    if !matches!(dtype, DType::F16 | DType::BF16 | DType::F32) || n > 8192 {
+        return &[];
+    }
+    if n <= 1024 {
+        let one_row = n >= FAST_MIN_N || m.saturating_mul(n) <= fast_max_elements(dtype);
+        return match (dtype, one_row) {
+            (DType::F16, true) => &F16_ONE_ROW,
+            (DType::F16, false) => &F16_FOUR_ROWS,
+            (DType::BF16, true) => &BF16_ONE_ROW,
+            (DType::BF16, false) if n <= BF16_GENERAL_MAX_N => &BF16_GENERAL,
+            (DType::BF16, false) => &BF16_FOUR_ROWS,
+            (_, true) => &F32_ONE_ROW,
+            (_, false) => &F32_GENERAL,
+        };
+    }
+    // The tile: the smallest of 2048 / 4096 / 8192 columns that holds the row, 16-bit 4096 for
+    // few rows of up to 2048 columns.
+    let tile = if n > 4096 {
+        8192
+    } else if n > 2048 || (dtype != DType::F32 && m <= FEW_ROWS) {
+        4096
+    } else {
+        2048
+    };
+    match (dtype, tile) {
+        (DType::F16, 2048) => &F16_N2048,
+        (DType::F16, 4096) => &F16_N4096,
+        (DType::F16, _) => &F16_N8192,
+        (DType::BF16, 2048) => &BF16_N2048,
+        (DType::BF16, 4096) => &BF16_N4096,
+        (DType::BF16, _) => &BF16_N8192,
+        (_, 2048) => &F32_N2048,
+        (_, 4096) => &F32_N4096,
+        _ => &F32_N8192,
     }
 }
 
