@@ -46,7 +46,8 @@ def embedding_gather(ids, weight, out, BT: ConstInt, TILE_H: ConstInt):
         ct.store(out, index=(block, h), tile=slab)
 
 
-# Host-side choice: one token per block (the rows kernel) at every T where the dtypes have one.
+# Host-side choice: one token per block (the rows kernel) at every T where the dtypes have one,
+# 16-bit tables in its `_a8` form (H a multiple of 8: 16-byte accesses) where H allows.
 # The gather kernels (8 tokens per block) are slower at every size measured on the H200: at
 # T=16384, H=4096 bf16 gather 119.0 us vs rows 79.2 us, f32 166.7 vs 138.2
 # (docs/results/reference_results.json, 2026-12-01), and 1.2-5.2x slower from 64 tokens up in an
@@ -74,4 +75,9 @@ def select_variant(weight_dtype: str, ids_dtype: str, tokens: int, rows: int, hi
         return None
     rows_variants = {("float16", "int32"): "f16_i32_rows_h1024", ("bfloat16", "int32"): "bf16_i32_rows_h1024",
                      ("float32", "int32"): "f32_i32_rows_h1024", ("bfloat16", "int64"): "bf16_i64_rows_h1024"}
-    return rows_variants.get((weight_dtype, ids_dtype))
+    name = rows_variants.get((weight_dtype, ids_dtype))
+    if name is not None and row_div == 8 and hidden % 8 == 0:
+        # 16-bit rows of a multiple of 8 elements: the `_a8` form moves them 16 bytes at a time
+        # (LDG/STG.E.128; the plain form, which also takes a ragged H, one element at a time)
+        name = name.replace("_rows_", "_rows_a8_")
+    return name

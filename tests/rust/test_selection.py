@@ -423,6 +423,8 @@ def test_embedding_selection(lib):
                         case=f"{dtype} {ids_dtype} T={tokens} V={rows} H={hidden} row={row}"))
     assert {"f16_i64_gather_bt8_h256_idx64", "bf16_i32_rows_h1024", "f32_i32_rows_h1024", "bf16_i64_rows_h1024",
             None} <= seen
+    # 16-bit rows of a multiple of 8 elements take the `_a8` form (16-byte accesses), others the plain one
+    assert {"f16_i32_rows_a8_h1024", "bf16_i32_rows_a8_h1024", "bf16_i64_rows_a8_h1024", "f16_i32_rows_h1024"} <= seen
     # the gather kernels (slower at every measured size) are never picked, only forced
     assert not {"bf16_i32_gather_bt8_h256", "f32_i32_gather_bt8_h256"} & seen
 

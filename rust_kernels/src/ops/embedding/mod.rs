@@ -23,6 +23,18 @@ const fn table(dtype: DType, row_div: i64) -> TensorSpec {
     TensorSpec::input("weight", dtype, 2).unit_last().align(16).stride_div(row_div, 1)
 }
 
+/// `params` with H a multiple of 8 (the `_a8` rows variants): every row, and so every
+/// (1, TILE_H) tile and its ragged last part, starts and ends on a 16-byte boundary, and
+/// tileiras moves the rows in 16-byte accesses (LDG/STG.E.128) instead of one element at a time.
+const fn params_a8(dtype: DType, ids: DType) -> [ParamSpec; 3] {
+    let [ids, _, _] = params(dtype, ids, 8);
+    [
+        ids,
+        ParamSpec::Tensor(table(dtype, 8).shape_div(1, 8)),
+        ParamSpec::Tensor(TensorSpec::output("out", dtype, 2).unit_last().align(16).stride_div(8, 1).shape_div(1, 8)),
+    ]
+}
+
 /// `params` with the table indexed in i64 (the `_idx64` variant: `embedding_gather_idx64`).
 const fn params_idx64(dtype: DType, ids: DType, row_div: i64) -> [ParamSpec; 3] {
     let [ids, _, out] = params(dtype, ids, row_div);
@@ -66,6 +78,12 @@ pub static F32_I32_ROWS: Variant =
     rows("f32_i32_rows_h1024", &["f32", "i32", "0", "1024"], &params(DType::F32, DType::I32, 4));
 pub static BF16_I64_ROWS: Variant =
     rows("bf16_i64_rows_h1024", &["bf16", "i64", "1", "1024"], &params(DType::BF16, DType::I64, 8));
+pub static F16_I32_ROWS_A8: Variant =
+    rows("f16_i32_rows_a8_h1024", &["f16", "i32", "0", "1024"], &params_a8(DType::F16, DType::I32));
+pub static BF16_I32_ROWS_A8: Variant =
+    rows("bf16_i32_rows_a8_h1024", &["bf16", "i32", "0", "1024"], &params_a8(DType::BF16, DType::I32));
+pub static BF16_I64_ROWS_A8: Variant =
+    rows("bf16_i64_rows_a8_h1024", &["bf16", "i64", "1", "1024"], &params_a8(DType::BF16, DType::I64));
 pub static BF16_I32_GATHER: Variant =
     gather("bf16_i32_gather_bt8_h256", &["bf16", "i32", "0", "8", "256"], &params(DType::BF16, DType::I32, 8));
 pub static F32_I32_GATHER: Variant =
@@ -78,21 +96,25 @@ pub static VARIANTS: &[&Variant] = &[
     &BF16_I32_ROWS,
     &F32_I32_ROWS,
     &BF16_I64_ROWS,
+    &F16_I32_ROWS_A8,
+    &BF16_I32_ROWS_A8,
+    &BF16_I64_ROWS_A8,
     &BF16_I32_GATHER,
     &F32_I32_GATHER,
     &F16_I64_GATHER_IDX64,
 ];
 
 /// Candidates for the table and id dtypes, in order of preference: the rows kernel (one token
-/// per block) at every T where the dtypes have one, as reference/embedding/kernel.py chooses. The
+/// per block) at every T where the dtypes have one, 16-bit tables in its `_a8` form where H is
+/// a multiple of 8 (the first candidate whose specs accept the tensors is taken), as reference/embedding/kernel.py chooses. The
 /// gather kernels are slower at every size measured on the H200 (T=16384, H=4096: bf16 119.0 us
 /// vs 79.2 us, f32 166.7 vs 138.2; docs/results/reference_results.json) and run only when forced;
 /// f16 tables with int64 ids have only the i64-indexed gather kernel, at every T.
 pub fn candidates(dtype: DType, ids: DType) -> &'static [&'static Variant] {
-    static F16_I32: [&Variant; 1] = [&F16_I32_ROWS];
-    static BF16_I32: [&Variant; 1] = [&BF16_I32_ROWS];
+    static F16_I32: [&Variant; 2] = [&F16_I32_ROWS_A8, &F16_I32_ROWS];
+    static BF16_I32: [&Variant; 2] = [&BF16_I32_ROWS_A8, &BF16_I32_ROWS];
     static F32_I32: [&Variant; 1] = [&F32_I32_ROWS];
-    static BF16_I64: [&Variant; 1] = [&BF16_I64_ROWS];
+    static BF16_I64: [&Variant; 2] = [&BF16_I64_ROWS_A8, &BF16_I64_ROWS];
     static F16_I64: [&Variant; 1] = [&F16_I64_GATHER_IDX64];
     match (dtype, ids) {
         (DType::F16, DType::I32) => &F16_I32,
