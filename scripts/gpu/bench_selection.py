@@ -190,18 +190,21 @@ def _layer_norm_applicable(variant, case) -> bool:
 
 def _embedding_cases():
     """select_variant(weight dtype, ids dtype, tokens, rows, hidden, weight row, out row): the
-    weight/ids dtypes that have a rows and a gather variant (f16 with int32 ids and bf16 with int64
-    have one variant each), 1 to 16384 tokens around the gather/rows switch, a 32000-row table."""
-    for weight, ids in (("bfloat16", "int32"), ("float32", "int32")):
+    weight/ids dtypes that have a rows and a gather variant, and those with a plain and an `_a8`
+    rows variant (16-bit tables), 1 to 16384 tokens around the gather/rows switch, a 32000-row
+    table."""
+    for weight, ids in (("bfloat16", "int32"), ("float32", "int32"), ("float16", "int32"), ("bfloat16", "int64")):
         for hidden in (1024, 4096):
             for tokens in (1, 8, 32, 64, 128, 512, 2048, 16384):
                 vocab = 32000
                 yield {"args": [weight, ids, tokens, vocab, hidden, hidden, hidden],
-                       "shape": {"T": tokens, "V": vocab, "H": hidden}, "dtypes": (weight, ids)}
+                       "shape": {"T": tokens, "V": vocab, "H": hidden}, "dtypes": (weight, ids), "n": hidden}
 
 
 def _embedding_applicable(variant, case) -> bool:
-    return (variant.dtypes["weight"], variant.dtypes["ids"]) == case["dtypes"]
+    multiple = _ROW_MULTIPLE.search(variant.name)  # `_a8_`: H a multiple of 8
+    return (variant.dtypes["weight"], variant.dtypes["ids"]) == case["dtypes"] and \
+        not (multiple and case["n"] % int(multiple.group(1)))
 
 
 def _vector_add_cases():
