@@ -47,13 +47,14 @@ def embedding_gather(ids, weight, out, BT: ConstInt, TILE_H: ConstInt):
 
 
 # Host-side choice: one token per block (the rows kernel) at every T where the dtypes have one,
-# 16-bit tables in its `_a8` form (H a multiple of 8: 16-byte accesses) where H allows.
+# 16-bit tables of rows longer than one tile in its `_a8` form (H a multiple of 8: 16-byte accesses).
 # The gather kernels (8 tokens per block) are slower at every size measured on the H200: at
 # T=16384, H=4096 bf16 gather 119.0 us vs rows 79.2 us, f32 166.7 vs 138.2
 # (docs/results/reference_results.json, 2026-12-01), and 1.2-5.2x slower from 64 tokens up in an
 # independent harness (issue 30). They stay verified and can be forced (force_variant); only the
 # f16 table with int64 ids has no rows kernel, and its i64-indexed gather takes any table size.
 INT32_MAX = 2**31 - 1
+A8_ABOVE_H = 1024  # rows longer than this many elements (several tiles) take the `_a8` rows form
 
 
 def select_variant(weight_dtype: str, ids_dtype: str, tokens: int, rows: int, hidden: int,
@@ -76,8 +77,11 @@ def select_variant(weight_dtype: str, ids_dtype: str, tokens: int, rows: int, hi
     rows_variants = {("float16", "int32"): "f16_i32_rows_h1024", ("bfloat16", "int32"): "bf16_i32_rows_h1024",
                      ("float32", "int32"): "f32_i32_rows_h1024", ("bfloat16", "int64"): "bf16_i64_rows_h1024"}
     name = rows_variants.get((weight_dtype, ids_dtype))
-    if name is not None and row_div == 8 and hidden % 8 == 0:
-        # 16-bit rows of a multiple of 8 elements: the `_a8` form moves them 16 bytes at a time
-        # (LDG/STG.E.128; the plain form, which also takes a ragged H, one element at a time)
+    if name is not None and row_div == 8 and hidden % 8 == 0 and hidden > A8_ABOVE_H:
+        # 16-bit rows of a multiple of 8 elements, longer than one (1, 1024) tile: the `_a8` form
+        # moves them 16 bytes at a time (LDG/STG.E.128; the plain form, which also takes a ragged
+        # H, one element at a time): 0.75-0.96x the plain form's time at H = 4096, every T, on the
+        # H100 grid; at H = 1024 it is 1.12-1.14x the plain form at 16384 tokens (0.92-1.06x
+        # below), so one-tile rows keep the plain form (docs/results/selection.json).
         name = name.replace("_rows_", "_rows_a8_")
     return name

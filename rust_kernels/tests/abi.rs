@@ -708,12 +708,23 @@ fn embedding_validation() {
     let rows_pairs =
         [(DType::BF16, DType::I32), (DType::F32, DType::I32), (DType::F16, DType::I32), (DType::BF16, DType::I64)];
     for (dtype, ids) in rows_pairs {
-        assert_eq!(tileir_kernels::ops::embedding::candidates(dtype, ids)[0].entry, "embedding_rows");
+        for hidden in [72, 1024, 4096] {
+            assert_eq!(tileir_kernels::ops::embedding::candidates(dtype, ids, hidden)[0].entry, "embedding_rows");
+        }
     }
+    // 16-bit rows longer than one (1, 1024) tile: the `_a8` rows form first, then the plain one.
+    assert_eq!(
+        tileir_kernels::ops::embedding::candidates(DType::BF16, DType::I32, 4096)
+            .iter()
+            .map(|v| v.name)
+            .collect::<Vec<_>>(),
+        ["bf16_i32_rows_a8_h1024", "bf16_i32_rows_h1024"]
+    );
+    assert_eq!(tileir_kernels::ops::embedding::candidates(DType::F16, DType::I32, 1024)[0].name, "f16_i32_rows_h1024");
     // f16 with int64 ids: the int64-indexed gather at every T; it alone takes a table past 2^31
     // elements (4.3 GB here, out 8 GiB past it) and a row stride past INT32_MAX.
     assert_eq!(
-        tileir_kernels::ops::embedding::candidates(DType::F16, DType::I64)[0].name,
+        tileir_kernels::ops::embedding::candidates(DType::F16, DType::I64, 4096)[0].name,
         "f16_i64_gather_bt8_h256_idx64"
     );
     let huge = f16(2, &[131072, 16400]);

@@ -628,7 +628,7 @@ def test_reductions_and_gathers_launch(fake_driver, library_with_fake_cubins, tm
     """, tmp_path)
     assert codes == [0] * 6
     assert images(log) == ["f16_a8_fast_m1_n1024", "f32_v2048", "looped_bf16_m4_n1024", "row_f32_a4_fast_m1_n1024",
-                           "bf16_i64_rows_a8_h1024", "f32_i32_rows_h1024"]  # 16-bit H % 8 == 0: the `_a8` rows
+                           "bf16_i64_rows_h1024", "f32_i32_rows_h1024"]  # one-tile rows (H <= 1024): the plain rows
     argmax, ce, looped, row, decode, prefill = launches(log)
     assert "grid=13,1,1" in argmax and params(argmax) == [X, 13, 1000, 1008, 1, Z, 13, 1]  # one row per block
     assert "grid=37,1,1" in ce  # one row per block

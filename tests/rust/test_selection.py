@@ -412,7 +412,7 @@ def test_moe_align_block_size_selection(lib):
 def test_embedding_selection(lib):
     launcher = _launcher("embedding")
     seen = set()
-    shapes = [(1000, 72), (1000, 1000), (37, 1004), (131072, 16400)]
+    shapes = [(1000, 72), (1000, 1000), (37, 1004), (1000, 4096), (37, 4100), (131072, 16400)]
     for dtype, ids_dtype, tokens, (rows, hidden), pad in itertools.product(
             DTYPES, ("int32", "int64"), (1, 63, 64, 300), shapes, (0, 4, 64)):
         row = hidden + pad

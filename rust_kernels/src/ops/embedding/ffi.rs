@@ -74,7 +74,7 @@ pub unsafe extern "C" fn cutile_embedding(
         check_disjoint(&out, &weight)?;
         let tensors = [&ids, &weight, &out];
         let variant = pick(OP, &[ROWS, GATHER], &tensors, || {
-            let c = candidates(weight.dtype, ids.dtype);
+            let c = candidates(weight.dtype, ids.dtype, h);
             if c.is_empty() {
                 return Err(Error::new(
                     Status::NoVariant,

@@ -104,23 +104,32 @@ pub static VARIANTS: &[&Variant] = &[
     &F16_I64_GATHER_IDX64,
 ];
 
-/// Candidates for the table and id dtypes, in order of preference: the rows kernel (one token
-/// per block) at every T where the dtypes have one, 16-bit tables in its `_a8` form where H is
-/// a multiple of 8 (the first candidate whose specs accept the tensors is taken), as reference/embedding/kernel.py chooses. The
-/// gather kernels are slower at every size measured on the H200 (T=16384, H=4096: bf16 119.0 us
-/// vs 79.2 us, f32 166.7 vs 138.2; docs/results/reference_results.json) and run only when forced;
-/// f16 tables with int64 ids have only the i64-indexed gather kernel, at every T.
-pub fn candidates(dtype: DType, ids: DType) -> &'static [&'static Variant] {
+/// Rows longer than this many elements (several (1, 1024) tiles per row) take the `_a8` rows form.
+pub const A8_ABOVE_H: i64 = 1024;
+
+/// Candidates for the table and id dtypes and row length `hidden`, in order of preference (the
+/// first whose specs accept the tensors is taken), as reference/embedding/kernel.py chooses: the
+/// rows kernel (one token per block) at every T where the dtypes have one; for 16-bit tables of
+/// rows longer than one tile (`hidden` > A8_ABOVE_H) its `_a8` form first, which takes H a
+/// multiple of 8 (16-byte accesses: 0.75-0.96x the plain form's time at H = 4096 on the H100
+/// grid, every T; at H = 1024 1.12-1.14x it at 16384 tokens, so one-tile rows keep the plain
+/// form; docs/results/selection.json). The gather kernels are slower at every size measured on
+/// the H200 (T=16384, H=4096: bf16 119.0 us vs 79.2 us, f32 166.7 vs 138.2;
+/// docs/results/reference_results.json) and run only when forced; f16 tables with int64 ids have
+/// only the i64-indexed gather kernel, at every T.
+pub fn candidates(dtype: DType, ids: DType, hidden: i64) -> &'static [&'static Variant] {
     static F16_I32: [&Variant; 2] = [&F16_I32_ROWS_A8, &F16_I32_ROWS];
     static BF16_I32: [&Variant; 2] = [&BF16_I32_ROWS_A8, &BF16_I32_ROWS];
     static F32_I32: [&Variant; 1] = [&F32_I32_ROWS];
     static BF16_I64: [&Variant; 2] = [&BF16_I64_ROWS_A8, &BF16_I64_ROWS];
     static F16_I64: [&Variant; 1] = [&F16_I64_GATHER_IDX64];
+    let long_rows = hidden > A8_ABOVE_H;
+    let rows = |both: &'static [&'static Variant]| if long_rows { both } else { &both[1..] };
     match (dtype, ids) {
-        (DType::F16, DType::I32) => &F16_I32,
-        (DType::BF16, DType::I32) => &BF16_I32,
+        (DType::F16, DType::I32) => rows(&F16_I32),
+        (DType::BF16, DType::I32) => rows(&BF16_I32),
         (DType::F32, DType::I32) => &F32_I32,
-        (DType::BF16, DType::I64) => &BF16_I64,
+        (DType::BF16, DType::I64) => rows(&BF16_I64),
         // The one f16 kernel for int64 ids, at every T: it gathers tables of any size.
         (DType::F16, DType::I64) => &F16_I64,
         _ => &[],
