@@ -135,7 +135,7 @@ fn derived_views(v: &Variant) -> usize {
 }
 
 /// Kernels whose Python reference asks for approximate math (`ct.truediv(..., rounding_mode=APPROX,
-/// flush_to_zero=True)`, `ct.exp2(..., flush_to_zero=True)`), for 16-bit outputs: gelu_fast,
+/// flush_to_zero=True)`, `ct.exp2(..., flush_to_zero=True)`), for 16-bit outputs: gelu_fast (also f32),
 /// swiglu_fwd_fast, swiglu_bwd_fast, silu_and_mul_fast, layer_norm_fwd_fast (1/n) and softmax's
 /// `softmax_row_fast_o*` / `softmax_online_fast_o*` (exp2 and 1/sum, for every dtype; their `_structure`
 /// tests count those ops), rms_norm's `rms_norm_fwd_fast_o*` and layer_norm's `layer_norm_fwd_fast2_o*`
@@ -626,7 +626,7 @@ fn swiglu_structure() {
 
 #[test]
 fn gelu_structure() {
-    assert_eq!(ops::gelu::VARIANTS.len(), 16);
+    assert_eq!(ops::gelu::VARIANTS.len(), 20);
     for v in ops::gelu::VARIANTS {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
@@ -636,6 +636,11 @@ fn gelu_structure() {
         assert_eq!(stores(text), 1, "{}", v.name);
         assert!(indexed_by_2d_block(text), "{}: every access at (block x, block y)", v.name);
         if v.entry == "gelu_fast" {
+            // 16-byte rows: 8 elements for 16-bit, 4 for f32 (the `_a4_fast` variants).
+            let row = if e == "f32" { 4 } else { 8 };
+            for t in v.tensor_specs() {
+                assert_eq!((t.shape_div[1], t.stride_div[0]), (row, row), "{}: rows of {row}-element multiples", v.name);
+            }
             // Approximate math only: one approximate flush-to-zero division, one exp2, no exp/tanh.
             assert_eq!(count(text, "divf"), 1, "{}", v.name);
             assert_eq!(count(text, "rounding<approx> flush_to_zero"), 1, "{}", v.name);

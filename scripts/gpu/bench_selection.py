@@ -239,22 +239,22 @@ def _dropout_applicable(variant, case) -> bool:
 
 def _gelu_cases():
     """select_variant(approximate, dtype, m, n, (x, out row strides)), contiguous rows: both forms,
-    the three dtypes (f32 has one aligned and one general variant, 16-bit also the `_fast` one),
-    rows of 64 (where a (1, 1024) tile is mostly masked) to 4096 columns, 64 rows (latency) and
-    32 MiB of input (bandwidth)."""
+    the three dtypes (each with its general, `_a8` and `_fast` variants: f32's `_a4_fast` ones,
+    (1, 1024) and (1, 2048), 16-bit's `_a8_fast`), rows of 64 (where a (1, 1024) tile is mostly
+    masked) to 4096 columns, 64 rows (latency) and 32 MiB of input (bandwidth)."""
     for approximate in ("none", "tanh"):
         for dtype in ("float16", "bfloat16", "float32"):
-            columns = (64, 256, 512, 1024, 4096) if dtype != "float32" else (256, 4096)
-            for n in columns:
+            for n in (64, 256, 512, 1024, 4096):
                 for m in sorted({64, max(64, (1 << 25) // (n * (4 if dtype == "float32" else 2)))}):
                     yield {"args": [approximate, dtype, m, n, [n, n]], "shape": {"M": m, "N": n},
                            "dtype": dtype, "approx": int(approximate == "tanh"), "n": n}
 
 
 def _gelu_applicable(variant, case) -> bool:
-    """Same dtype and form; the `_a8` variants (the `_fast` ones included) need n % 8 == 0."""
+    """Same dtype and form; the `_a8` variants (the 16-bit `_fast` ones included) need n % 8 == 0,
+    the f32 `_a4_fast` ones n % 4 == 0."""
     return (_dtype_of(variant) == case["dtype"] and variant.constants["APPROX"] == case["approx"]
-            and not ("_a8" in variant.name and case["n"] % 8))
+            and not ("_a8" in variant.name and case["n"] % 8) and not ("_a4" in variant.name and case["n"] % 4))
 
 
 

@@ -271,6 +271,27 @@ def test_swiglu_and_gelu_launch_on_a_2d_grid(fake_driver, library_with_fake_cubi
     assert "function gelu_entry" in log
 
 
+def test_gelu_f32_fast_variants_launch_when_forced(fake_driver, library_with_fake_cubins, tmp_path):
+    """The f32 `_a4_fast` gelu variants (forced only): the `gelu_fast` entry, one row segment per
+    block; rows of 4-element multiples (not 8) with a padded row stride pass, a row of 1002 does not."""
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        lib.tileir_kernels_force_variant(b"gelu", b"erf_f32_a4_fast_m1_n1024")
+        call("cutile_gelu", T({X}, [37, 1004], "float32"), T({Z}, [37, 1004], "float32"), 0, 0, 0, nparams=10)
+        call("cutile_gelu", T({X}, [37, 1002], "float32"), T({Z}, [37, 1002], "float32"), 0, 0, 0, nparams=10)
+        lib.tileir_kernels_force_variant(b"gelu", b"tanh_f32_a4_fast_m1_n2048")
+        call("cutile_gelu", T({X}, [5, 4100], "float32", [4104, 1]), T({Z}, [5, 4100], "float32"), 1, 0, 0, nparams=10)
+        lib.tileir_kernels_force_variant(b"gelu", None)
+    """, tmp_path)
+    assert codes[0] == 0 and codes[2] == 0
+    assert codes[1] != 0  # 1002 columns are not a multiple of 4
+    assert images(log) == ["erf_f32_a4_fast_m1_n1024", "tanh_f32_a4_fast_m1_n2048"]
+    assert log.count("function gelu_fast_entry") == 2
+    n1024, n2048 = launches(log)
+    assert "grid=37,1,1" in n1024  # cdiv(37, 1), cdiv(1004, 1024)
+    assert "grid=5,3,1" in n2048  # cdiv(5, 1), cdiv(4100, 2048)
+    assert params(n2048) == [X, 5, 4100, 4104, 1, Z, 5, 4100, 4100, 1]
+
+
 def test_dropout_passes_seed_bits_and_p(fake_driver, library_with_fake_cubins, tmp_path):
     codes, log = run(fake_driver, library_with_fake_cubins, f"""
         call("cutile_dropout", T({X}, [4097], "float32", [2]), T({Z}, [4097], "float32"), -5, ctypes.c_float(0.3), 0, 0,

@@ -3,7 +3,7 @@
 //! picks the formula at compile time: 0 = exact, with erf as the Abramowitz-Stegun 7.1.26
 //! rational approximation (cuTile has no erf), 1 = the tanh form. The compiler folds the `if`.
 //!
-//! `gelu_fast` (reference `gelu_fast`, the 16-bit `_fast` variants) computes the same formulas
+//! `gelu_fast` (reference `gelu_fast`, the 16-bit and f32 `_fast` variants) computes the same formulas
 //! with the approximate reciprocal and exp2 (flush-to-zero), the tanh form as x / (1 + exp(-2u)).
 //!
 //! The Python literals are f32 `const`s. Every `a * b + c` that cuTile Python contracts into

@@ -25,11 +25,21 @@ const fn params_a8(dtype: DType) -> [ParamSpec; 2] {
     ]
 }
 
+/// The f32 16-byte row contract of the `_a4_fast` variants: the last dim and the row stride are
+/// multiples of 4 elements.
+const fn params_a4(dtype: DType) -> [ParamSpec; 2] {
+    [
+        ParamSpec::Tensor(TensorSpec::input("x", dtype, 2).unit_last().align(16).stride_div(4, 1).shape_div(1, 4)),
+        ParamSpec::Tensor(TensorSpec::output("out", dtype, 2).unit_last().align(16).stride_div(4, 1).shape_div(1, 4)),
+    ]
+}
+
 const fn variant(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
     entry_variant("gelu", name, generics, params)
 }
 
-/// The approximate-math kernel (`gelu_fast`), 16-bit dtypes, aligned only.
+/// The approximate-math kernel (`gelu_fast`): 16-bit dtypes with 8-element rows, f32 with
+/// 4-element (16-byte) rows.
 const fn fast(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
     entry_variant("gelu_fast", name, generics, params)
 }
@@ -71,6 +81,15 @@ pub static TANH_F16_A8_FAST: Variant =
     fast("tanh_f16_a8_fast_m1_n1024", &["f16", "1", "1", "1024"], &params_a8(DType::F16));
 pub static TANH_BF16_A8_FAST: Variant =
     fast("tanh_bf16_a8_fast_m1_n1024", &["bf16", "1", "1", "1024"], &params_a8(DType::BF16));
+/// f32, 16-byte rows: (1, 1024) tiles (two 16-byte loads a thread) and (1, 2048) tiles (four);
+/// forced only until their GPU measurement.
+pub static ERF_F32_A4_FAST: Variant = fast("erf_f32_a4_fast_m1_n1024", &["f32", "0", "1", "1024"], &params_a4(DType::F32));
+pub static TANH_F32_A4_FAST: Variant =
+    fast("tanh_f32_a4_fast_m1_n1024", &["f32", "1", "1", "1024"], &params_a4(DType::F32));
+pub static ERF_F32_A4_FAST_N2048: Variant =
+    fast("erf_f32_a4_fast_m1_n2048", &["f32", "0", "1", "2048"], &params_a4(DType::F32));
+pub static TANH_F32_A4_FAST_N2048: Variant =
+    fast("tanh_f32_a4_fast_m1_n2048", &["f32", "1", "1", "2048"], &params_a4(DType::F32));
 
 pub static VARIANTS: &[&Variant] = &[
     &ERF_F16,
@@ -89,6 +108,10 @@ pub static VARIANTS: &[&Variant] = &[
     &ERF_BF16_A8_FAST,
     &TANH_F16_A8_FAST,
     &TANH_BF16_A8_FAST,
+    &ERF_F32_A4_FAST,
+    &TANH_F32_A4_FAST,
+    &ERF_F32_A4_FAST_N2048,
+    &TANH_F32_A4_FAST_N2048,
 ];
 
 /// Where the (1, 1024) tiles of the `_fast` variants win (measured): rows of at least
@@ -102,7 +125,7 @@ pub const FAST_MAX_ROWS_ANY_N: i64 = 2048;
 /// reference/gelu/kernel.py): for 16-bit rows of at least FAST_MIN_N columns, or at most
 /// FAST_MAX_ROWS_ANY_N rows, the `_fast` kernel,
 /// then the aligned variant when the last dim and row strides are multiples of 8, else the
-/// general one.
+/// general one. The f32 `_a4_fast` variants are forced only until their GPU measurement.
 pub fn candidates(approx: bool, dtype: DType, m: i64, n: i64) -> &'static [&'static Variant] {
     static ERF_F16S: [&Variant; 2] = [&ERF_F16_A8, &ERF_F16];
     static ERF_BF16S: [&Variant; 2] = [&ERF_BF16_A8, &ERF_BF16];
