@@ -42,3 +42,58 @@ def fp8_quant_rows_looped(x, q, scales, TILE_M: ConstInt, TILE_N: ConstInt):
         quant = ct.minimum(ct.maximum(t / scale, -FP8_E4M3_MAX), FP8_E4M3_MAX)
         ct.store(q, index=(tile_m, j), tile=ct.astype(quant, q.dtype))
     ct.store(scales, index=(tile_m,), tile=ct.reshape(scale, (TILE_M,)))
+
+
+def _quantize_fast(t, TILE_M):
+    """(quant, scale) of an f32 (TILE_M, n) tile: one division per row (448 / absmax), then a
+    multiply per element where the other kernels divide by the scale (an IEEE division per element
+    made them ALU-bound: docs/results/tuning.md). x * (448 / a) and x / (a / 448) differ by at most
+    a rounding or two of f32, which reaches q only where x / scale lies on an e4m3 rounding boundary:
+    within the suite's one-e4m3-ulp tolerance. The scale written is the other kernels' exactly."""
+    absmax = ct.maximum(ct.max(ct.abs(t), axis=1, keepdims=True), MIN_ABSMAX)
+    inv = FP8_E4M3_MAX / absmax
+    quant = ct.minimum(ct.maximum(t * inv, -FP8_E4M3_MAX), FP8_E4M3_MAX)
+    return quant, absmax / FP8_E4M3_MAX
+
+
+@ct.kernel(occupancy=4)
+def fp8_quant_rows_fast(x, q, scales, TILE_M: ConstInt, TILE_N: ConstInt):
+    """fp8_quant_rows with a multiply per element (``_quantize_fast``); grid (cdiv(M, TILE_M),)."""
+    tile_m = ct.bid(0)
+    t = ct.astype(ct.load(x, index=(tile_m, 0), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO),
+                  ct.float32)
+    quant, scale = _quantize_fast(t, TILE_M)
+    ct.store(q, index=(tile_m, 0), tile=ct.astype(quant, q.dtype))
+    ct.store(scales, index=(tile_m,), tile=ct.reshape(scale, (TILE_M,)))
+
+
+# Host-side choice. Each dtype's candidates in order, the first whose layout contract holds:
+# (name, N multiple, x row-stride multiple, q row-stride multiple). The `_a16_fast` kernels do the
+# `_a8` kernels' work with one division per row instead of one per element (half the instructions
+# in the sm_90 SASS) and store q 16 bytes at a time; rows longer than one tile: bf16 looped.
+_ROWS = {
+    "bfloat16": (4096, (("bf16_rows_a16_fast_m4_n4096", 16, 8, 16), ("bf16_rows_a8_m4_n4096", 8, 8, 8),
+                        ("bf16_rows_m4_n4096", 1, 8, 16))),
+    "float16": (1024, (("f16_rows_a16_fast_m8_n1024", 16, 8, 16), ("f16_rows_a8_m8_n1024", 8, 8, 8),
+                       ("f16_rows_m8_n1024", 1, 8, 16))),
+}
+
+
+def select_variant(dtype: str, m: int, n: int, x_row_stride: int, q_row_stride: int) -> str | None:
+    """The launcher's choice for x (m, n) of `dtype` (a torch dtype name) and q (m, n) with the
+    given row strides (elements; unit column strides, 16-byte aligned bases): None where no
+    variant takes it (another dtype, f16 rows past 1024 columns, x rows not 16-byte multiples or q
+    rows not a multiple of 16 bytes, or 8 with N a multiple of 8). A single row's strides do not
+    matter. The Rust library's cutile_fp8_quantize chooses the same (tests/rust/test_selection.py)."""
+    if dtype not in _ROWS:
+        return None
+    xs, qs = (0, 0) if m <= 1 else (x_row_stride, q_row_stride)
+    tile_n, order = _ROWS[dtype]
+    if n > tile_n:
+        if dtype == "bfloat16" and xs % 8 == 0 and qs % 16 == 0:
+            return "bf16_looped_m1_n2048"
+        return None
+    for name, n_div, x_div, q_div in order:
+        if n % n_div == 0 and xs % x_div == 0 and qs % q_div == 0:
+            return name
+    return None

@@ -207,6 +207,20 @@ def _embedding_applicable(variant, case) -> bool:
         not (multiple and case["n"] % int(multiple.group(1)))
 
 
+def _fp8_quantize_cases():
+    """select_variant(dtype, m, n, x row, q row), contiguous rows: 16-bit rows up to the tiles'
+    widths (4000: a multiple of 16 but not of the tile; 1000 and 4008: of 8 only, where `_a16`
+    does not apply; 1001: neither) and past them (bf16 6144: looped only), at _row_cases' row counts."""
+    for dtype, columns in (("bfloat16", (1024, 4000, 4008, 4096, 6144)), ("float16", (512, 1000, 1001, 1024))):
+        for case in _row_cases(columns, dtypes=(dtype,)):
+            m, n = case["args"][1], case["args"][2]
+            yield {**case, "args": [dtype, m, n, n, n]}
+
+
+def _fp8_quantize_applicable(variant, case) -> bool:
+    return _dtype_of(variant) == case["dtype"] and _row_applicable(variant, case["n"])
+
+
 def _vector_add_cases():
     """select_variant(dtype, n, strides), contiguous: 4 Ki elements (one wave, latency), 1 Mi and
     32 Mi (384 MiB of f32 traffic: bandwidth). n = 1000003 leaves the 16-bit `_a8` variants out,
@@ -424,6 +438,7 @@ def _splitk_applicable(variant, case) -> bool:
 # op -> one grid per select function that has a choice to measure (rows carry its name in "select")
 GRIDS: dict[str, tuple[Grid, ...]] = {
     "embedding": (Grid("select_variant", _embedding_cases, _embedding_applicable),),
+    "fp8_quantize": (Grid("select_variant", _fp8_quantize_cases, _fp8_quantize_applicable),),
     "softmax": (Grid("select_variant", _softmax_cases, _softmax_applicable),),
     "cross_entropy": (Grid("select_variant", _cross_entropy_cases, _cross_entropy_applicable),),
     "argmax": (Grid("select_variant", _argmax_cases, _argmax_applicable),),

@@ -726,15 +726,20 @@ def test_fp8_quantize_selects_by_dtype_row_length_and_alignment(fake_driver, lib
              T({S}, [77], "float32"), 0, 0, nparams=13)
         call("cutile_fp8_quantize", T({X}, [9, 512], "float16"), T({Z}, [9, 512], "float8_e4m3fn"),
              T({S}, [9], "float32"), 0, 0, nparams=13)
+        call("cutile_fp8_quantize", T({X}, [5, 4008], "bfloat16"), T({Z}, [5, 4008], "float8_e4m3fn"),
+             T({S}, [5], "float32"), 0, 0, nparams=13)
     """, tmp_path)
-    assert codes == [0] * 4
-    assert images(log) == ["bf16_rows_a8_m4_n4096", "bf16_looped_m1_n2048", "f16_rows_m8_n1024", "f16_rows_a8_m8_n1024"]
-    rows, looped, ragged, a8 = launches(log)
+    assert codes == [0] * 5
+    # N a multiple of 16: the `_a16_fast` kernels; of 8 only: `_a8`; ragged: the general kernel
+    assert images(log) == ["bf16_rows_a16_fast_m4_n4096", "bf16_looped_m1_n2048", "f16_rows_m8_n1024",
+                           "f16_rows_a16_fast_m8_n1024", "bf16_rows_a8_m4_n4096"]
+    rows, looped, ragged, a8, _ = launches(log)
     assert "grid=84,1,1" in rows  # cdiv(333, 4)
     assert "grid=33,1,1" in looped  # one row per block
     assert "grid=10,1,1" in ragged and "grid=2,1,1" in a8
     assert params(ragged) == [X, 77, 1001, 1008, 1, Z, 77, 1001, 1008, 1, S, 77, 1]
     assert "function fp8_quant_rows_entry" in log and "function fp8_quant_rows_looped_entry" in log
+    assert "function fp8_quant_rows_fast_entry" in log
 
 
 def test_layer_norm_selects_by_row_length_and_launches_one_block_per_64_backward_rows(fake_driver,

@@ -24,6 +24,16 @@ const fn params(dtype: DType, a8: bool) -> [ParamSpec; 3] {
     ]
 }
 
+/// `params` for the `_a16_fast` variants: N a multiple of 16 and q's rows 16-byte multiples, so
+/// q (one byte an element) is written 16 bytes at a time; x's rows 16-byte multiples as in `a8`.
+const fn params_a16(dtype: DType) -> [ParamSpec; 3] {
+    [
+        ParamSpec::Tensor(TensorSpec::input("x", dtype, 2).unit_last().align(16).stride_div(8, 1).shape_div(1, 16)),
+        ParamSpec::Tensor(TensorSpec::output("q", DType::F8E4M3FN, 2).unit_last().align(16).stride_div(16, 1).shape_div(1, 16)),
+        ParamSpec::Tensor(TensorSpec::output("scales", DType::F32, 1).unit_last().align(16)),
+    ]
+}
+
 const fn variant(name: &'static str, entry: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
     Variant { op: OP, name, module: "fp8_quantize_kernel", entry, generic_names: &["E", "TILE_M", "TILE_N"], generics, params }
 }
@@ -39,6 +49,10 @@ pub static BF16_ROWS_A8_M4_N4096: Variant =
     variant("bf16_rows_a8_m4_n4096", "fp8_quant_rows", &["bf16", "4", "4096"], &params(DType::BF16, true));
 pub static F16_ROWS_A8_M8_N1024: Variant =
     variant("f16_rows_a8_m8_n1024", "fp8_quant_rows", &["f16", "8", "1024"], &params(DType::F16, true));
+pub static BF16_ROWS_A16_FAST_M4_N4096: Variant =
+    variant("bf16_rows_a16_fast_m4_n4096", "fp8_quant_rows_fast", &["bf16", "4", "4096"], &params_a16(DType::BF16));
+pub static F16_ROWS_A16_FAST_M8_N1024: Variant =
+    variant("f16_rows_a16_fast_m8_n1024", "fp8_quant_rows_fast", &["f16", "8", "1024"], &params_a16(DType::F16));
 
 pub static VARIANTS: &[&Variant] = &[
     &BF16_ROWS_M4_N4096,
@@ -46,19 +60,23 @@ pub static VARIANTS: &[&Variant] = &[
     &BF16_LOOPED_M1_N2048,
     &BF16_ROWS_A8_M4_N4096,
     &F16_ROWS_A8_M8_N1024,
+    &BF16_ROWS_A16_FAST_M4_N4096,
+    &F16_ROWS_A16_FAST_M8_N1024,
 ];
 
 /// The kernels `cutile_fp8_quantize` launches.
-pub const ENTRIES: &[&str] = &["fp8_quant_rows", "fp8_quant_rows_looped"];
+pub const ENTRIES: &[&str] = &["fp8_quant_rows", "fp8_quant_rows_looped", "fp8_quant_rows_fast"];
 
-/// Candidates for a dtype and row length, most specific first (analysis.json `selects_when`):
-/// bf16 rows up to 4096 columns in one tile, longer ones looped; f16 rows up to 1024 in one
-/// tile (no f16 variant takes longer rows); the aligned variant first where N and the row
-/// strides are multiples of 8.
+/// Candidates for a dtype and row length, most specific first (the first whose specs accept the
+/// tensors is taken; reference/fp8_quantize/kernel.py `select_variant` chooses the same): bf16
+/// rows up to 4096 columns in one tile, longer ones looped; f16 rows up to 1024 in one tile (no f16
+/// variant takes longer rows); the `_a16_fast` variant first where N is a multiple of 16 and q's
+/// rows 16-byte multiples (one division per row, not per element), then the aligned variant where
+/// N and the row strides are multiples of 8.
 pub fn candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
-    static BF16_SHORT: [&Variant; 2] = [&BF16_ROWS_A8_M4_N4096, &BF16_ROWS_M4_N4096];
+    static BF16_SHORT: [&Variant; 3] = [&BF16_ROWS_A16_FAST_M4_N4096, &BF16_ROWS_A8_M4_N4096, &BF16_ROWS_M4_N4096];
     static BF16_LONG: [&Variant; 1] = [&BF16_LOOPED_M1_N2048];
-    static F16_SHORT: [&Variant; 2] = [&F16_ROWS_A8_M8_N1024, &F16_ROWS_M8_N1024];
+    static F16_SHORT: [&Variant; 3] = [&F16_ROWS_A16_FAST_M8_N1024, &F16_ROWS_A8_M8_N1024, &F16_ROWS_M8_N1024];
     match dtype {
         DType::BF16 if n <= 4096 => &BF16_SHORT,
         DType::BF16 => &BF16_LONG,
