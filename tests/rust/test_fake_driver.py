@@ -726,13 +726,13 @@ def test_fp8_quantize_selects_by_dtype_row_length_and_alignment(fake_driver, lib
              T({S}, [77], "float32"), 0, 0, nparams=13)
         call("cutile_fp8_quantize", T({X}, [9, 512], "float16"), T({Z}, [9, 512], "float8_e4m3fn"),
              T({S}, [9], "float32"), 0, 0, nparams=13)
-        call("cutile_fp8_quantize", T({X}, [5, 4008], "bfloat16"), T({Z}, [5, 4008], "float8_e4m3fn"),
+        call("cutile_fp8_quantize", T({X}, [5, 1000], "float16"), T({Z}, [5, 1000], "float8_e4m3fn"),
              T({S}, [5], "float32"), 0, 0, nparams=13)
     """, tmp_path)
     assert codes == [0] * 5
-    # N a multiple of 16: the `_a16_fast` kernels; of 8 only: `_a8`; ragged: the general kernel
-    assert images(log) == ["bf16_rows_a16_fast_m4_n4096", "bf16_looped_m1_n2048", "f16_rows_m8_n1024",
-                           "f16_rows_a16_fast_m8_n1024", "bf16_rows_a8_m4_n4096"]
+    # f16 N a multiple of 16: `_a16_fast`; bf16 (and f16 N of 8s only): `_a8_fast`; ragged: the general kernel
+    assert images(log) == ["bf16_rows_a8_fast_m4_n4096", "bf16_looped_m1_n2048", "f16_rows_m8_n1024",
+                           "f16_rows_a16_fast_m8_n1024", "f16_rows_a8_fast_m8_n1024"]
     rows, looped, ragged, a8, _ = launches(log)
     assert "grid=84,1,1" in rows  # cdiv(333, 4)
     assert "grid=33,1,1" in looped  # one row per block
