@@ -36,9 +36,8 @@ def rotate_heads(src, dst, tile_t, cos, sin, BT, TH, D, IS_NEOX):
         ct.store(dst, index=(tile_t, h, 0), tile=ct.astype(y, dst.dtype))
 
 
-@ct.kernel
-def rope(positions, q, k, cos_table, sin_table, q_out, k_out,
-         BT: ConstInt, TH: ConstInt, D: ConstInt, IS_NEOX: ConstBool):
+def _rope(positions, q, k, cos_table, sin_table, q_out, k_out,
+          BT: ConstInt, TH: ConstInt, D: ConstInt, IS_NEOX: ConstBool):
     """q_out/k_out[t, h] = RoPE(q/k[t, h], angle table row positions[t])."""
     tile_t = ct.bid(0)
     # tokens past T read position 0 (padding); their results are not stored
@@ -51,6 +50,9 @@ def rope(positions, q, k, cos_table, sin_table, q_out, k_out,
     rotate_heads(k, k_out, tile_t, cos, sin, BT, TH, D, IS_NEOX)
 
 
+rope = ct.kernel(_rope)
+
+
 def rotate_halves(src, dst, tile_t, cos, sin, BT, TH, half):
     """rotate_heads for rotate-half pairs, each half of D its own tile: tile index 0 / 1 on
     the last axis is elements [0, D/2) / [D/2, D)."""
@@ -61,10 +63,8 @@ def rotate_halves(src, dst, tile_t, cos, sin, BT, TH, half):
         ct.store(dst, index=(tile_t, h, 1), tile=ct.astype(x2 * cos + x1 * sin, dst.dtype))
 
 
-# 4 blocks per SM: registers capped at 128 (with TH=4 the tiles fit without spills)
-@ct.kernel(occupancy=4)
-def rope_neox_split(positions, q, k, cos_table, sin_table, q_out, k_out,
-                    BT: ConstInt, TH: ConstInt, D: ConstInt):
+def _rope_neox_split(positions, q, k, cos_table, sin_table, q_out, k_out,
+                     BT: ConstInt, TH: ConstInt, D: ConstInt):
     """rope with IS_NEOX=True, tuned for the H200 (docs/results/tuning.md): the two halves of D
     are tiles of their own (rotate_halves), so no extract/cat moves the rotation through shared
     memory; its variants declare the last extent D a multiple of 8 (16-byte accesses)."""
@@ -77,6 +77,17 @@ def rope_neox_split(positions, q, k, cos_table, sin_table, q_out, k_out,
     sin = ct.reshape(ct.astype(sin, ct.float32), (BT, 1, half))
     rotate_halves(q, q_out, tile_t, cos, sin, BT, TH, half)
     rotate_halves(k, k_out, tile_t, cos, sin, BT, TH, half)
+
+
+# 4 blocks per SM: registers capped at 128 (with TH=4 the tiles fit without spills)
+rope_neox_split = ct.kernel(_rope_neox_split, occupancy=4)
+
+# The same bodies under occupancy=8: 8 blocks of 4 warps per SM (32 warps, twice the tuned
+# variants' 16), registers capped at 64; their variants take tiles of 1024-2048 elements (one or
+# two 16-byte loads per thread) to fit that cap without spills (docs/results/tuning.md, "rope at
+# occupancy 8").
+rope_o8 = ct.kernel(_rope, occupancy=8)
+rope_neox_split_o8 = ct.kernel(_rope_neox_split, occupancy=8)
 
 
 def select_variant(dtype: str, head_dim: int, is_neox: bool) -> str | None:

@@ -39,8 +39,8 @@ def _rotate(x, cos, sin, neox):
 
 
 def _is_neox(variant):
-    """The pairing: rope's IS_NEOX constant; rope_neox_split computes rotate-half pairs only."""
-    return variant["kernel"] == "rope_neox_split" or bool(variant["constants"]["IS_NEOX"])
+    """The pairing: rope's IS_NEOX constant; rope_neox_split (and _o8) computes rotate-half pairs only."""
+    return variant["kernel"].startswith("rope_neox_split") or bool(variant["constants"]["IS_NEOX"])
 
 
 def reference(variant, inputs):

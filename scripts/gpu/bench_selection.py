@@ -423,7 +423,7 @@ def _rope_cases():
 
 def _rope_applicable(variant, case) -> bool:
     """(dtype, D, pairing); the split kernel is rotate-half (neox) by construction."""
-    neox = variant.constants.get("IS_NEOX", variant.kernel == "rope_neox_split")
+    neox = variant.constants.get("IS_NEOX", variant.kernel.startswith("rope_neox_split"))
     return (variant.dtypes["q"], variant.constants["D"], neox) == case["key"]
 
 

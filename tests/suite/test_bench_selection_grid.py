@@ -131,13 +131,14 @@ def test_list_needs_neither_a_gpu_nor_torch(tmp_path):
             f"sys.argv = [{str(script)!r}, '--list', '--op', 'rope', '--build-root', {str(build)!r}]; "
             f"runpy.run_path({str(script)!r}, run_name='__main__')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1, done.stderr  # four of the six rope cubins are missing
+    assert done.returncode == 1, done.stderr  # ten of the twelve rope cubins are missing
     out = done.stdout
     assert 'rope.select_variant ["bfloat16", 128, true] {"T": 16384, "Hq": 32, "Hkv": 8, "P": 32768}: ' \
-           "bf16_neox_d128 bf16_neox_d128_split" in out
+           "bf16_neox_d128 bf16_neox_d128_split bf16_neox_d128_split_bt4_o8 bf16_neox_d128_split_bt2_th8_o8" in out
     missing = out.split("missing cubins")[1]
-    assert "rope/f16_neox_d64_split.sm_90.cubin" in missing and "rope/bf16_neox_d128_split" not in missing
-    assert "rope                       9       468" in out
+    assert "rope/f16_neox_d64_split.sm_90.cubin" in missing and "rope/bf16_neox_d128_split.sm_90" not in missing
+    assert "rope/bf16_neox_d128_split_bt4_o8.sm_90.cubin" in missing
+    assert "rope                       9       936" in out
 
 
 def test_cubins_of_every_candidate_are_built():

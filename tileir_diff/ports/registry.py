@@ -103,9 +103,9 @@ FUNCTIONS: tuple[PortFunction, ...] = (
                  _t("x", "w", "b", "out", "mean", "rstd") + (Arg("eps", "f32"),)),
     PortFunction("layer_norm", "cutile_layer_norm_bwd", "layer_norm_bwd", ("layer_norm_bwd",),
                  _t("dy", "x", "w", "mean", "rstd", "dx", "dw_partial", "db_partial")),
-    PortFunction("rope", "cutile_rope", "rope", ("rope", "rope_neox_split"),
+    PortFunction("rope", "cutile_rope", "rope", ("rope", "rope_neox_split", "rope_o8", "rope_neox_split_o8"),
                  _t("positions", "q", "k", "cos_table", "sin_table", "q_out", "k_out")
-                 + (Arg("is_neox", "flag", implied=(("rope_neox_split", 1),)),)),
+                 + (Arg("is_neox", "flag", implied=(("rope_neox_split", 1), ("rope_neox_split_o8", 1))),)),
     PortFunction("flash_attention", "cutile_flash_attention", "flash_attention",
                  ("flash_attention", "flash_attention_w8", "flash_attention_o2"),
                  _t("q", "k", "v", "o") + (Arg("sm_scale", "f32"), Arg("causal", "flag"))),

@@ -109,7 +109,7 @@ pub unsafe extern "C" fn cutile_rope(
         check_disjoint(&q_out, &k)?;
         check_disjoint(&k_out, &q)?;
         let tensors = [&positions, &q, &k, &cos_table, &sin_table, &q_out, &k_out];
-        let v = pick(OP, &["rope", "rope_neox_split"], &tensors, || {
+        let v = pick(OP, &["rope", "rope_neox_split", "rope_o8", "rope_neox_split_o8"], &tensors, || {
             choose(q.dtype, d, is_neox == 1).ok_or_else(|| {
                 Error::new(
                     Status::NoVariant,

@@ -8,6 +8,8 @@
 //! (the variant table sets both; tests/rust/test_variant_table.py checks HALF_D = D / 2).
 //! `rope_neox_split` is Python's tuned rotate-half kernel: each half of D is loaded, rotated and
 //! stored as a (BT, TH, D/2) tile of its own (no extract/cat), under `occupancy = 4`.
+//! `rope_o8` and `rope_neox_split_o8` are the same bodies under `occupancy = 8` (Python's
+//! `ct.kernel(_rope, occupancy=8)` twins).
 
 #[cutile::module]
 pub mod rope_kernel {
@@ -212,8 +214,50 @@ pub mod rope_kernel {
         rotate_heads::<E, BT, TH, D, HALF_D, IS_NEOX>(k, k_out, tile_t, cos, sin);
     }
 
+    /// `rope` under `ct.kernel(occupancy=8)` (kernel.py `rope_o8`): 8 blocks per SM, registers
+    /// capped at 64.
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 8,),))]
+    unsafe fn rope_o8<
+        E: ElementType,
+        const BT: i32,
+        const TH: i32,
+        const D: i32,
+        const HALF_D: i32,
+        const IS_NEOX: i32,
+    >(
+        positions: &Tensor<i32, { [-1] }>,
+        q: &Tensor<E, { [-1, -1, -1] }>,
+        k: &Tensor<E, { [-1, -1, -1] }>,
+        cos_table: &Tensor<f32, { [-1, -1] }>,
+        sin_table: &Tensor<f32, { [-1, -1] }>,
+        q_out: &Tensor<E, { [-1, -1, -1] }>,
+        k_out: &Tensor<E, { [-1, -1, -1] }>,
+    ) {
+        let tile_t: i32 = get_tile_block_id().0;
+        let (cos, sin) = angles::<BT, TH, HALF_D>(positions, cos_table, sin_table, tile_t);
+        rotate_heads::<E, BT, TH, D, HALF_D, IS_NEOX>(q, q_out, tile_t, cos, sin);
+        rotate_heads::<E, BT, TH, D, HALF_D, IS_NEOX>(k, k_out, tile_t, cos, sin);
+    }
+
     #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 4,),))]
     unsafe fn rope_neox_split<E: ElementType, const BT: i32, const TH: i32, const D: i32, const HALF_D: i32>(
+        positions: &Tensor<i32, { [-1] }>,
+        q: &Tensor<E, { [-1, -1, -1] }>,
+        k: &Tensor<E, { [-1, -1, -1] }>,
+        cos_table: &Tensor<f32, { [-1, -1] }>,
+        sin_table: &Tensor<f32, { [-1, -1] }>,
+        q_out: &Tensor<E, { [-1, -1, -1] }>,
+        k_out: &Tensor<E, { [-1, -1, -1] }>,
+    ) {
+        let tile_t: i32 = get_tile_block_id().0;
+        let (cos, sin) = angles::<BT, TH, HALF_D>(positions, cos_table, sin_table, tile_t);
+        rotate_halves::<E, BT, TH, HALF_D>(q, q_out, tile_t, cos, sin);
+        rotate_halves::<E, BT, TH, HALF_D>(k, k_out, tile_t, cos, sin);
+    }
+
+    /// `rope_neox_split` under `ct.kernel(occupancy=8)` (kernel.py `rope_neox_split_o8`).
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 8,),))]
+    unsafe fn rope_neox_split_o8<E: ElementType, const BT: i32, const TH: i32, const D: i32, const HALF_D: i32>(
         positions: &Tensor<i32, { [-1] }>,
         q: &Tensor<E, { [-1, -1, -1] }>,
         k: &Tensor<E, { [-1, -1, -1] }>,

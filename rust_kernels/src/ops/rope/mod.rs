@@ -70,6 +70,39 @@ pub static BF16_NEOX_D128_SPLIT: Variant =
 pub static F16_NEOX_D64_SPLIT: Variant =
     split_variant("f16_neox_d64_split", &["f16", "16", "4", "64", "32"], &params(DType::F16, 8));
 
+/// `rope` under occupancy 8 (kernel.py `rope_o8`).
+const fn o8_variant(
+    name: &'static str,
+    generics: &'static [&'static str],
+    params: &'static [ParamSpec],
+) -> Variant {
+    Variant { entry: "rope_o8", ..variant(name, generics, params) }
+}
+
+/// `rope_neox_split` under occupancy 8 (kernel.py `rope_neox_split_o8`).
+const fn split_o8_variant(
+    name: &'static str,
+    generics: &'static [&'static str],
+    params: &'static [ParamSpec],
+) -> Variant {
+    Variant { entry: "rope_neox_split_o8", ..split_variant(name, generics, params) }
+}
+
+// Occupancy 8 (docs/results/tuning.md, "rope at occupancy 8"): 8 blocks of 4 warps per SM, 64
+// registers, tiles of 1024-2048 elements; forced only until the GPU run times them.
+pub static BF16_GPTJ_D128_A8_BT4_TH2_O8: Variant =
+    o8_variant("bf16_gptj_d128_a8_bt4_th2_o8", &["bf16", "4", "2", "128", "64", "0"], &params(DType::BF16, 8));
+pub static BF16_GPTJ_D128_A8_TH2_O8: Variant =
+    o8_variant("bf16_gptj_d128_a8_th2_o8", &["bf16", "8", "2", "128", "64", "0"], &params(DType::BF16, 8));
+pub static BF16_NEOX_D128_SPLIT_BT4_O8: Variant =
+    split_o8_variant("bf16_neox_d128_split_bt4_o8", &["bf16", "4", "4", "128", "64"], &params(DType::BF16, 8));
+pub static BF16_NEOX_D128_SPLIT_BT2_TH8_O8: Variant =
+    split_o8_variant("bf16_neox_d128_split_bt2_th8_o8", &["bf16", "2", "8", "128", "64"], &params(DType::BF16, 8));
+pub static F16_NEOX_D64_SPLIT_BT8_O8: Variant =
+    split_o8_variant("f16_neox_d64_split_bt8_o8", &["f16", "8", "4", "64", "32"], &params(DType::F16, 8));
+pub static F16_NEOX_D64_SPLIT_BT4_TH8_O8: Variant =
+    split_o8_variant("f16_neox_d64_split_bt4_th8_o8", &["f16", "4", "8", "64", "32"], &params(DType::F16, 8));
+
 pub static VARIANTS: &[&Variant] = &[
     &BF16_NEOX_D128,
     &F16_NEOX_D64,
@@ -77,6 +110,12 @@ pub static VARIANTS: &[&Variant] = &[
     &BF16_NEOX_D128_SPLIT,
     &F16_NEOX_D64_SPLIT,
     &BF16_GPTJ_D128_A8_TH2,
+    &BF16_GPTJ_D128_A8_BT4_TH2_O8,
+    &BF16_GPTJ_D128_A8_TH2_O8,
+    &BF16_NEOX_D128_SPLIT_BT4_O8,
+    &BF16_NEOX_D128_SPLIT_BT2_TH8_O8,
+    &F16_NEOX_D64_SPLIT_BT8_O8,
+    &F16_NEOX_D64_SPLIT_BT4_TH8_O8,
 ];
 
 /// What the launcher chooses from: the tuned variants, 8-13x faster on the H200 than the untuned
@@ -84,9 +123,9 @@ pub static VARIANTS: &[&Variant] = &[
 /// only when forced.
 static LAUNCHER_CHOICES: &[&Variant] = &[&BF16_NEOX_D128_SPLIT, &F16_NEOX_D64_SPLIT, &BF16_GPTJ_D128_A8_TH2];
 
-/// 1 for rotate-half pairs, 0 for interleaved: the `IS_NEOX` generic, or 1 for the split kernel.
+/// 1 for rotate-half pairs, 0 for interleaved: the `IS_NEOX` generic, or 1 for the split kernels.
 pub fn is_neox_of(v: &Variant) -> i64 {
-    if v.entry == "rope_neox_split" { 1 } else { v.constant("IS_NEOX") }
+    if v.entry.starts_with("rope_neox_split") { 1 } else { v.constant("IS_NEOX") }
 }
 
 /// The reference launcher's choice (reference/rope/kernel.py `select_variant`): the one
