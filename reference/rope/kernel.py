@@ -97,6 +97,9 @@ def select_variant(dtype: str, head_dim: int, is_neox: bool) -> str | None:
     H200 (2026-12-01, T=16384, Hq=32, Hkv=8) bf16_neox_d128_split takes 148 us against
     bf16_neox_d128's 1483, f16_neox_d64_split 77 against 1193, bf16_gptj_d128_a8_th2 111 against
     1487 (docs/results/tuning.md, "rope"); they accept every input the untuned ones do."""
-    built = {("bfloat16", 128, True): "bf16_neox_d128_split", ("float16", 64, True): "f16_neox_d64_split",
-             ("bfloat16", 128, False): "bf16_gptj_d128_a8_th2"}
+    # Occupancy 8 (32 warps per SM instead of 16; tuning.md "rope at occupancy 8"): on the H100 grid
+    # (T = 1, 512, 16384; two passes) each pick is within 1.02x of the fastest variant for its
+    # (dtype, D, pairing), the previous picks 1.08-2.64x.
+    built = {("bfloat16", 128, True): "bf16_neox_d128_split_bt2_th8_o8", ("float16", 64, True): "f16_neox_d64_split_bt4_th8_o8",
+             ("bfloat16", 128, False): "bf16_gptj_d128_a8_bt4_th2_o8"}
     return built.get((dtype, head_dim, bool(is_neox)))

@@ -324,14 +324,15 @@ def test_rope_launch(fake_driver, library_with_fake_cubins, tmp_path):
                  T(A[4], [{p}, 64], "float32"), heads(5, {hq}), heads(6, {hkv}), neox, 0, 0, nparams=41)
     """, tmp_path)
     assert codes == [0, 0]
-    assert images(log) == ["bf16_neox_d128_split", "bf16_gptj_d128_a8_th2"]  # the launcher's tuned choices
+    # the launcher's tuned choices (occupancy 8)
+    assert images(log) == ["bf16_neox_d128_split_bt2_th8_o8", "bf16_gptj_d128_a8_bt4_th2_o8"]
     neox, gptj = launches(log)
-    assert "grid=3,1,1" in neox  # cdiv(20 tokens, BT = 8)
+    assert "grid=10,1,1" in neox and "grid=5,1,1" in gptj  # cdiv(20 tokens, BT = 2 and 4)
     q = lambda i, h: [a[i], t, h, 128, h * 128, 128, 1]  # noqa: E731
     table = lambda i: [a[i], p, 64, 64, 1]  # noqa: E731
     assert params(neox) == [a[0], t, 1] + q(1, hq) + q(2, hkv) + table(3) + table(4) + q(5, hq) + q(6, hkv)
     assert params(gptj) == params(neox)
-    assert "function rope_entry" in log
+    assert "function rope_o8_entry" in log and "function rope_neox_split_o8_entry" in log
 
 
 def test_flash_attention_and_attention_sink_launches(fake_driver, library_with_fake_cubins, tmp_path):

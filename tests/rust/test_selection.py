@@ -277,7 +277,8 @@ def test_rope_selection(lib):
                   t(7, dtype, [tokens, heads, d])]
         expected = launcher.select_variant(dtype, d, bool(neox))
         seen.add(_agree(lib, expected, "cutile_rope", *arrays, neox, case=f"{dtype} D={d} is_neox={neox}"))
-    assert {"bf16_neox_d128_split", "f16_neox_d64_split", "bf16_gptj_d128_a8_th2", None} == seen
+    assert {"bf16_neox_d128_split_bt2_th8_o8", "f16_neox_d64_split_bt4_th8_o8", "bf16_gptj_d128_a8_bt4_th2_o8",
+            None} == seen
 
 
 def test_flash_attention_selection(lib):

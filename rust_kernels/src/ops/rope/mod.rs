@@ -118,10 +118,11 @@ pub static VARIANTS: &[&Variant] = &[
     &F16_NEOX_D64_SPLIT_BT4_TH8_O8,
 ];
 
-/// What the launcher chooses from: the tuned variants, 8-13x faster on the H200 than the untuned
-/// ones for the same inputs (reference/rope/kernel.py `select_variant`); the untuned three run
-/// only when forced.
-static LAUNCHER_CHOICES: &[&Variant] = &[&BF16_NEOX_D128_SPLIT, &F16_NEOX_D64_SPLIT, &BF16_GPTJ_D128_A8_TH2];
+/// What the launcher chooses from (reference/rope/kernel.py `select_variant`): the occupancy-8
+/// variants, within 1.02x of the fastest for their (dtype, D, pairing) on the H100 grid (the
+/// occupancy-4 tuned variants 1.08-2.64x, the untuned ones 5-18x); the others run only when forced.
+static LAUNCHER_CHOICES: &[&Variant] =
+    &[&BF16_NEOX_D128_SPLIT_BT2_TH8_O8, &F16_NEOX_D64_SPLIT_BT4_TH8_O8, &BF16_GPTJ_D128_A8_BT4_TH2_O8];
 
 /// 1 for rotate-half pairs, 0 for interleaved: the `IS_NEOX` generic, or 1 for the split kernels.
 pub fn is_neox_of(v: &Variant) -> i64 {
