@@ -96,26 +96,35 @@ def gelu_fast(x, out, APPROX: ct.Constant[int], TILE_M: ct.Constant[int], TILE_N
 # FAST_MAX_ROWS_ANY_N rows: 16 blocks of 28-32 registers per SM on 132 SMs = 2112 blocks), where
 # latency, not the masked tile width, bounds it (measured at 64 rows: 1.4-1.8x faster than `_a8`
 # at 64 and 256 columns). Many short rows (32 MiB at 64 and 256 columns) take the (16, 256) tiles
-# of `_a8`: 1.2-2.1x faster there. The f32 `_a4_fast` variants are not selected yet: forced
-# only, pending their GPU measurement (bench_selection.py --op gelu times them on its f32 cases).
+# of `_a8`: 1.2-2.1x faster there. The f32 `_a4_fast_m1_n1024` variants (26 registers, 16 blocks
+# per SM as well) take the same rule, the 16-bit measurement carried over (to be confirmed by the f32
+# cases of `bench_selection.py --op gelu`). Their (1, 2048) siblings run only when forced.
 FAST_MIN_N = 512
 FAST_MAX_ROWS_ANY_N = 2048
+
+
+def _aligned(m: int, n: int, row_strides, k: int) -> bool:
+    """n and the row strides multiples of k elements (a single row has no stride that matters)."""
+    return n % k == 0 and (m <= 1 or all(s % k == 0 for s in row_strides))
 
 
 def select_variant(approximate: str, dtype: str, m: int, n: int, row_strides) -> str | None:
     """The launcher's choice for gelu(x) -> out of `dtype` (a torch dtype name), m rows of n
     columns, `row_strides` (x, out; elements); None for a dtype or form no variant takes.
-    `approximate` is torch's "none" (erf) or "tanh". Aligned arrays (n and the row strides
-    multiples of 8; a single row has no stride that matters) take the `_a8` variants, 16-bit
-    ones the `_fast` kernel from FAST_MIN_N columns or up to FAST_MAX_ROWS_ANY_N rows; otherwise
-    the general variant. The Rust library's cutile_gelu chooses the same
-    (tests/rust/test_selection.py)."""
+    `approximate` is torch's "none" (erf) or "tanh". The `_fast` kernel takes rows of at least
+    FAST_MIN_N columns or launches of up to FAST_MAX_ROWS_ANY_N rows when the rows are 16-byte
+    multiples: n and the row strides multiples of 8 elements for 16-bit (`_a8_fast`), of 4 for
+    f32 (`_a4_fast`). Otherwise rows of 8-element multiples take the `_a8` variants and the rest
+    the general one. The Rust library's cutile_gelu chooses the same (tests/rust/test_selection.py)."""
     form = {"none": "erf", "tanh": "tanh"}.get(approximate)
     prefix = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}.get(dtype)
     if form is None or prefix is None:
         return None
-    if n % 8 or (m > 1 and any(s % 8 for s in row_strides)):
+    use_fast = n >= FAST_MIN_N or m <= FAST_MAX_ROWS_ANY_N
+    if dtype == "float32" and use_fast and _aligned(m, n, row_strides, 4):
+        return f"{form}_f32_a4_fast_m1_n1024"
+    if not _aligned(m, n, row_strides, 8):
         return f"{form}_{prefix}"
-    if dtype != "float32" and (n >= FAST_MIN_N or m <= FAST_MAX_ROWS_ANY_N):
+    if dtype != "float32" and use_fast:
         return f"{form}_{prefix}_a8_fast_m1_n1024"
     return f"{form}_{prefix}_a8"

@@ -99,11 +99,12 @@ def test_gelu_selection(lib):
         x, out = t(1, dtype, [m, n], [stride, 1]), t(2, dtype, [m, n])
         seen.add(_agree(lib, expected, "cutile_gelu", x, out, flag,
                         case=f"{approximate} {dtype} ({m}, {n}) row stride {stride}"))
-    # Every variant: the `_fast` ones (long rows or few rows), `_a8` for many short rows, the general ones
-    # unaligned; the f32 `_a4_fast` ones are only forced until their GPU measurement.
+    # Every variant: the `_fast` ones (long rows or few rows; f32 from 16-byte rows), `_a8` for many short
+    # rows, the general ones unaligned; the (1, 2048) f32 `_fast` tiles are only ever forced.
     forms = [(form, prefix) for form in ("erf", "tanh") for prefix in ("f16", "bf16", "f32")]
     expected_all = ({f"{form}_{prefix}" for form, prefix in forms} | {f"{form}_{prefix}_a8" for form, prefix in forms}
-                    | {f"{form}_{prefix}_a8_fast_m1_n1024" for form, prefix in forms if prefix != "f32"} | {None})
+                    | {f"{form}_{prefix}_a8_fast_m1_n1024" for form, prefix in forms if prefix != "f32"}
+                    | {f"{form}_f32_a4_fast_m1_n1024" for form in ("erf", "tanh")} | {None})
     assert seen == expected_all, sorted(map(str, seen ^ expected_all))
 
 

@@ -81,8 +81,8 @@ pub static TANH_F16_A8_FAST: Variant =
     fast("tanh_f16_a8_fast_m1_n1024", &["f16", "1", "1", "1024"], &params_a8(DType::F16));
 pub static TANH_BF16_A8_FAST: Variant =
     fast("tanh_bf16_a8_fast_m1_n1024", &["bf16", "1", "1", "1024"], &params_a8(DType::BF16));
-/// f32, 16-byte rows: (1, 1024) tiles (two 16-byte loads a thread) and (1, 2048) tiles (four);
-/// forced only until their GPU measurement.
+/// f32, 16-byte rows: (1, 1024) tiles (two 16-byte loads a thread; selected) and (1, 2048) tiles
+/// (four; forced only).
 pub static ERF_F32_A4_FAST: Variant = fast("erf_f32_a4_fast_m1_n1024", &["f32", "0", "1", "1024"], &params_a4(DType::F32));
 pub static TANH_F32_A4_FAST: Variant =
     fast("tanh_f32_a4_fast_m1_n1024", &["f32", "1", "1", "1024"], &params_a4(DType::F32));
@@ -125,7 +125,8 @@ pub const FAST_MAX_ROWS_ANY_N: i64 = 2048;
 /// reference/gelu/kernel.py): for 16-bit rows of at least FAST_MIN_N columns, or at most
 /// FAST_MAX_ROWS_ANY_N rows, the `_fast` kernel,
 /// then the aligned variant when the last dim and row strides are multiples of 8, else the
-/// general one. The f32 `_a4_fast` variants are forced only until their GPU measurement.
+/// general one. For f32 the `_fast` kernel takes rows of 4-element multiples under the same rule
+/// (`ERF_F32_A4_FAST` / `TANH_F32_A4_FAST`; the (1, 2048) ones only when forced).
 pub fn candidates(approx: bool, dtype: DType, m: i64, n: i64) -> &'static [&'static Variant] {
     static ERF_F16S: [&Variant; 2] = [&ERF_F16_A8, &ERF_F16];
     static ERF_BF16S: [&Variant; 2] = [&ERF_BF16_A8, &ERF_BF16];
@@ -137,12 +138,16 @@ pub fn candidates(approx: bool, dtype: DType, m: i64, n: i64) -> &'static [&'sta
     static ERF_BF16S_FAST: [&Variant; 3] = [&ERF_BF16_A8_FAST, &ERF_BF16_A8, &ERF_BF16];
     static TANH_F16S_FAST: [&Variant; 3] = [&TANH_F16_A8_FAST, &TANH_F16_A8, &TANH_F16];
     static TANH_BF16S_FAST: [&Variant; 3] = [&TANH_BF16_A8_FAST, &TANH_BF16_A8, &TANH_BF16];
+    static ERF_F32S_FAST: [&Variant; 3] = [&ERF_F32_A4_FAST, &ERF_F32_A8, &ERF_F32];
+    static TANH_F32S_FAST: [&Variant; 3] = [&TANH_F32_A4_FAST, &TANH_F32_A8, &TANH_F32];
     let use_fast = n >= FAST_MIN_N || m <= FAST_MAX_ROWS_ANY_N;
     match (approx, dtype) {
         (false, DType::F16) if use_fast => &ERF_F16S_FAST,
         (false, DType::BF16) if use_fast => &ERF_BF16S_FAST,
         (true, DType::F16) if use_fast => &TANH_F16S_FAST,
         (true, DType::BF16) if use_fast => &TANH_BF16S_FAST,
+        (false, DType::F32) if use_fast => &ERF_F32S_FAST,
+        (true, DType::F32) if use_fast => &TANH_F32S_FAST,
         (false, DType::F16) => &ERF_F16S,
         (false, DType::BF16) => &ERF_BF16S,
         (false, DType::F32) => &ERF_F32S,
