@@ -939,9 +939,9 @@ fn rope_validation() {
     };
     let valid = [&positions, &q, &k, &cos, &sin, &q_out, &k_out];
     assert!(passed_validation(call(valid, 1)), "{}", last_error());
-    assert_eq!(selected(), "bf16_neox_d128_split");
+    assert_eq!(selected(), "bf16_neox_d128_split_bt2_th8_o8");
     assert!(passed_validation(call(valid, 0)), "{}", last_error());
-    assert_eq!(selected(), "bf16_gptj_d128_a8_th2");
+    assert_eq!(selected(), "bf16_gptj_d128_a8_bt4_th2_o8");
     // Exactly in place is allowed; a shifted output over its input is not.
     assert!(passed_validation(call([&positions, &q, &k, &cos, &sin, &q, &k], 1)), "{}", last_error());
     let shifted = TileirTensor { data: addr(2) + 256, ..q_out };

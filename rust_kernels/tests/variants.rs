@@ -963,7 +963,7 @@ fn cumsum_structure() {
 
 #[test]
 fn embedding_structure() {
-    assert_eq!(ops::embedding::VARIANTS.len(), 7);
+    assert_eq!(ops::embedding::VARIANTS.len(), 10);
     for v in ops::embedding::VARIANTS {
         let text = ir(v);
         let specs: Vec<_> = v.tensor_specs().collect();
@@ -990,6 +990,9 @@ fn embedding_structure() {
             assert!(text.contains("= select %"), "{}: zero padding", v.name);
         }
         assert_eq!(count(text, "trunci "), usize::from(idx == "i64"), "{}: int64 ids narrowed", v.name);
+        // The `_a8` rows: the same kernel, H a multiple of 8 for the table and out (16-byte accesses).
+        let h_div = if v.name.contains("_rows_a8_") { 8 } else { 1 };
+        assert_eq!((specs[1].shape_div[1], specs[2].shape_div[1]), (h_div, h_div), "{}: H contract", v.name);
         for op in ["addf", "mulf", "ftof"] {
             assert_eq!(count(text, op), 0, "{}: {op} in a row copy", v.name);
         }
@@ -1067,7 +1070,7 @@ fn for_loops(text: &str) -> usize {
 
 #[test]
 fn fp8_quantize_structure() {
-    assert_eq!(ops::fp8_quantize::VARIANTS.len(), 5);
+    assert_eq!(ops::fp8_quantize::VARIANTS.len(), 9);
     for v in ops::fp8_quantize::VARIANTS {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
@@ -1078,9 +1081,13 @@ fn fp8_quantize_structure() {
         let f8 = tile_elem(DType::F8E4M3FN);
         assert!(text.contains(&format!("tile<{tm}x{tn}xf32> -> tile<{tm}x{tn}x{f8}>")), "{}: e4m3 cast", v.name);
         assert_eq!(count(text, "= absf "), 1, "{}", v.name);
-        assert_eq!(count(text, "= divf "), 2, "{}: scale = m / 448, then x / scale", v.name);
+        let fast = v.entry == "fp8_quant_rows_fast";
+        // scale = m / 448 and x / scale, or (`_fast`) 448 / m once per row, then x * that, and the scale
+        assert_eq!(count(text, "= divf "), 2, "{}: two divisions", v.name);
+        assert_eq!(count(text, "= mulf "), usize::from(fast), "{}: a multiply per element in `_fast`", v.name);
+        assert_eq!(fast, v.name.contains("_fast_"), "{}", v.name);
         let hinted = text.contains("occupancy = 4");
-        if v.entry == "fp8_quant_rows" {
+        if v.entry == "fp8_quant_rows" || fast {
             assert_eq!((loads(text), stores(text), for_loops(text)), (1, 2, 0), "{}", v.name);
             assert!(hinted, "{}: occupancy=4 as in Python", v.name);
         } else {
