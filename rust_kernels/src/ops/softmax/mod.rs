@@ -108,6 +108,8 @@ pub static F16_A8_FAST_M1_N1024: Variant =
     row_entry("softmax_row_fast_o16", "f16_a8_fast_m1_n1024", &["f16", "1", "1024"], &params_a8(DType::F16));
 pub static F16_A8_FAST_M2_N1024: Variant =
     row_entry("softmax_row_fast_o8", "f16_a8_fast_m2_n1024", &["f16", "2", "1024"], &params_a8(DType::F16));
+pub static F16_A8_FAST_M4_N1024: Variant =
+    row_entry("softmax_row_fast_o8", "f16_a8_fast_m4_n1024", &["f16", "4", "1024"], &params_a8(DType::F16));
 pub static F16_A8_FAST_M1_N4096: Variant =
     row_entry("softmax_row_fast_o4", "f16_a8_fast_m1_n4096", &["f16", "1", "4096"], &params_a8(DType::F16));
 pub static F16_A8_ONLINE_FAST_N2048: Variant =
@@ -118,6 +120,8 @@ pub static BF16_A8_FAST_M1_N1024: Variant =
     row_entry("softmax_row_fast_o16", "bf16_a8_fast_m1_n1024", &["bf16", "1", "1024"], &params_a8(DType::BF16));
 pub static BF16_A8_FAST_M2_N1024: Variant =
     row_entry("softmax_row_fast_o8", "bf16_a8_fast_m2_n1024", &["bf16", "2", "1024"], &params_a8(DType::BF16));
+pub static BF16_A8_FAST_M4_N1024: Variant =
+    row_entry("softmax_row_fast_o8", "bf16_a8_fast_m4_n1024", &["bf16", "4", "1024"], &params_a8(DType::BF16));
 pub static BF16_A8_FAST_M1_N4096: Variant =
     row_entry("softmax_row_fast_o4", "bf16_a8_fast_m1_n4096", &["bf16", "1", "4096"], &params_a8(DType::BF16));
 pub static BF16_A8_ONLINE_FAST_N2048: Variant =
@@ -162,11 +166,13 @@ pub static VARIANTS: &[&Variant] = &[
     &F16_ONLINE_A8_O4_N1024,
     &F16_A8_FAST_M1_N1024,
     &F16_A8_FAST_M2_N1024,
+    &F16_A8_FAST_M4_N1024,
     &F16_A8_FAST_M1_N4096,
     &F16_A8_ONLINE_FAST_N2048,
     &F16_A8_ONLINE_FAST_N8192,
     &BF16_A8_FAST_M1_N1024,
     &BF16_A8_FAST_M2_N1024,
+    &BF16_A8_FAST_M4_N1024,
     &BF16_A8_FAST_M1_N4096,
     &BF16_A8_ONLINE_FAST_N2048,
     &BF16_A8_ONLINE_FAST_N8192,
