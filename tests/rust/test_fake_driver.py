@@ -175,7 +175,7 @@ def images(lines):
 
 def test_softmax_fast_launches(fake_driver, library_with_fake_cubins, tmp_path):
     codes, log = run(fake_driver, library_with_fake_cubins, f"""
-        # bf16, 3000 rows of 1024 (multiples of 8, many rows): two rows per (2, 1024) block.
+        # bf16, 3000 rows of 1024 (multiples of 8, many rows): four rows per (4, 1024) block.
         call("cutile_softmax", T({X}, [3000, 1024], "bfloat16"), T({Y}, [3000, 1024], "bfloat16"), 0, 0, nparams=10)
         # f32, few rows of 1000 (a multiple of 4): the online `_fast` kernel, one row per block.
         call("cutile_softmax", T({X}, [13, 1000], "float32"), T({Y}, [13, 1000], "float32"), 0, 0, nparams=10)
@@ -186,13 +186,13 @@ def test_softmax_fast_launches(fake_driver, library_with_fake_cubins, tmp_path):
              nparams=10)
     """, tmp_path)
     assert codes == [0, 0, 0, 0]
-    assert images(log) == ["bf16_a8_fast_m2_n1024", "f32_a4_online_fast_n1024", "f32_fast_m1_n1024", "f16_online_n1024"]
+    assert images(log) == ["bf16_a8_fast_m4_n1024", "f32_a4_online_fast_n1024", "f32_fast_m1_n1024", "f16_online_n1024"]
     for entry in ("softmax_row_fast_o8", "softmax_online_fast_o8", "softmax_row_fast_o16", "softmax_online"):
         assert log.count(f"function {entry}_entry") == 1, entry
-    two_rows, online, row, untuned = launches(log)
-    assert "grid=1500,1,1" in two_rows  # cdiv(3000, 2)
+    four_rows, online, row, untuned = launches(log)
+    assert "grid=750,1,1" in four_rows  # cdiv(3000, 4)
     assert "grid=13,1,1" in online and "grid=13,1,1" in row and "grid=13,1,1" in untuned
-    assert params(two_rows) == [X, 3000, 1024, 1024, 1, Y, 3000, 1024, 1024, 1]
+    assert params(four_rows) == [X, 3000, 1024, 1024, 1, Y, 3000, 1024, 1024, 1]
 
 
 def test_cumsum_fast_variants_launch_when_forced(fake_driver, library_with_fake_cubins, tmp_path):

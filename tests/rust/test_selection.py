@@ -173,7 +173,7 @@ def test_softmax_selection(lib):
     # and the untuned fallbacks of odd strides; the 16-bit `_a8` o4/o8 variants and f32_row_m4 run
     # only when forced.
     fast = {f"{p}_{v}" for p in ("f16_a8", "bf16_a8")
-            for v in ("fast_m1_n1024", "fast_m2_n1024", "fast_m1_n4096", "online_fast_n2048", "online_fast_n8192")}
+            for v in ("fast_m1_n1024", "fast_m4_n1024", "fast_m1_n4096", "online_fast_n2048", "online_fast_n8192")}
     fast |= {"f32_fast_m1_n1024"} | {f"f32_a4_{v}" for v in (
         "fast_m1_n1024", "fast_m2_n1024", "fast_m1_n2048", "fast_m1_n4096", "online_fast_n1024", "online_fast_n2048",
         "online_fast_n4096", "online_fast_n8192")}
