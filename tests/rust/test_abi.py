@@ -512,8 +512,9 @@ def test_rope_rejections(lib):
         return rope(lib, *arrays, **kw)
 
     assert call() in PAST_VALIDATION, message(lib)
-    assert lib.tileir_kernels_selected_variant().decode() == "bf16_neox_d128_split"
-    assert call(is_neox=0) in PAST_VALIDATION and lib.tileir_kernels_selected_variant().decode() == "bf16_gptj_d128_a8_th2"
+    assert lib.tileir_kernels_selected_variant().decode() == "bf16_neox_d128_split_bt2_th8_o8"
+    assert call(is_neox=0) in PAST_VALIDATION and \
+        lib.tileir_kernels_selected_variant().decode() == "bf16_gptj_d128_a8_bt4_th2_o8"
     # q and k as views of a fused (T, Hq + 2 Hkv, D) QKV buffer (the GPU test's noncontiguous case),
     # q_out exactly q (in place) with separate q, k buffers.
     fused = [(Hq + 2 * Hkv) * D, D, 1]
@@ -585,9 +586,9 @@ def test_forced_rope_variant_must_compute_the_pairing_asked_for(lib):
         lib.tileir_kernels_force_variant(b"rope", None)
     # unforced, the launcher takes the tuned variant (reference/rope/kernel.py select_variant)
     assert rope(lib, *arrays, is_neox=1) in PAST_VALIDATION
-    assert lib.tileir_kernels_selected_variant().decode() == "bf16_neox_d128_split"
+    assert lib.tileir_kernels_selected_variant().decode() == "bf16_neox_d128_split_bt2_th8_o8"
     assert rope(lib, *arrays, is_neox=0) in PAST_VALIDATION
-    assert lib.tileir_kernels_selected_variant().decode() == "bf16_gptj_d128_a8_th2"
+    assert lib.tileir_kernels_selected_variant().decode() == "bf16_gptj_d128_a8_bt4_th2_o8"
 
 
 class FakeTensor:
