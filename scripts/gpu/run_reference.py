@@ -38,7 +38,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from tileir_diff.launch.abi import host_dtype_name  # noqa: E402
-from tileir_diff.suite.catalog import CatalogError, default_reference_root, load_catalog, load_op  # noqa: E402
+from tileir_diff.suite.catalog import (CatalogError, MEMORY_BOUND_FAMILIES, default_reference_root,  # noqa: E402
+                                      load_catalog, load_op)
 
 SEED = 1234
 EXIT_CONTEXT_LOST = 3
@@ -200,6 +201,26 @@ def copy_bandwidth_gbps(torch, timer) -> float:
     return 2 * n / (us * 1e-6) / 1e9
 
 
+#: bytes -> median µs of a device-to-device copy moving that many bytes (read + written), per worker
+_SAME_SIZE_COPY_US: dict = {}
+
+
+def same_size_copy_us(torch, timer, nbytes: int):
+    """A ``copy_`` that reads nbytes/2 and writes nbytes/2, timed as the kernels are (events around
+    one launch after an L2 flush): what a plain copy of the variant's traffic costs at its size,
+    launch and tail included. The 1 GiB copy bandwidth hides those fixed costs; a kernel of tens
+    of microseconds pays them in full (the evidence for the % copy BW goal at small bench shapes)."""
+    half = int(nbytes) // 2
+    if half <= 0:
+        return None
+    if half not in _SAME_SIZE_COPY_US:
+        src = torch.empty(half, dtype=torch.uint8, device="cuda")
+        dst = torch.empty_like(src)
+        _SAME_SIZE_COPY_US[half] = timer.median_us(lambda: dst.copy_(src))
+        del src, dst
+    return _SAME_SIZE_COPY_US[half]
+
+
 def bench_variant(torch, op, variant, ref, cubin, launch_variant, timer, copy_gbps):
     shape = variant.bench_shape
     inputs = ref.make_inputs(variant.raw, shape, seed=SEED, device="cuda")
@@ -213,6 +234,11 @@ def bench_variant(torch, op, variant, ref, cubin, launch_variant, timer, copy_gb
     row["bytes"] = nbytes
     row["gbps"] = nbytes / (kernel_us * 1e-6) / 1e9
     row["pct_copy_bw"] = 100.0 * row["gbps"] / copy_gbps if copy_gbps else None
+    if nbytes and op.family in MEMORY_BOUND_FAMILIES:
+        copy_us = same_size_copy_us(torch, timer, nbytes)
+        if copy_us:
+            row["same_size_copy_us"] = copy_us
+            row["pct_same_size_copy"] = 100.0 * copy_us / kernel_us
     row["tflops"] = flops / (kernel_us * 1e-6) / 1e12 if flops else None
     baseline = getattr(ref, "torch_baseline", None)
     if baseline is not None:

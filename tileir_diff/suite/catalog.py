@@ -32,6 +32,10 @@ __all__ = [
 
 FAMILIES = ("elementwise", "normalization", "reduction", "gemm", "attention", "moe",
             "quantization", "layout", "positional")
+#: The families whose kernels move memory rather than compute: their goal is a share of the copy
+#: bandwidth (issue 30), measured against a copy of the same bytes as well (run_reference.py).
+MEMORY_BOUND_FAMILIES = frozenset({"elementwise", "normalization", "reduction", "layout", "quantization",
+                                   "positional"})
 ROLES = ("input", "output", "inout")
 # A shape is "ragged" when some symbol is not a multiple of this: every tile size in the suite is a
 # power of two >= 16 or splits a dimension one element per block, so such a shape leaves a partial tile.
