@@ -8,6 +8,9 @@
 //! `_cumsum_looped_fast`, the `_fast` variants): the same two bodies, run with one row per block
 //! (TILE_M = 1) or the committed four, under an occupancy hint. The suffix is Python's
 //! `ct.kernel(..., occupancy=K)`.
+//!
+//! The column loops iterate a `Dim`, not `0i32..n`, so that no `assume` is put on the loop index
+//! (see the rope kernel's module doc for why that matters to tileiras).
 
 #[cutile::module]
 pub mod cumsum_kernel {
@@ -50,12 +53,12 @@ pub mod cumsum_kernel {
         // Counted on an unpadded view, as ct.num_tiles(x, axis=1, shape=...) does.
         let x_grid: Partition<E, { [TILE_M, TILE_N] }> =
             unsafe { make_partition_view(x, shape![TILE_M, TILE_N], padding::None, dim_map::Identity, x.token()) };
-        let num_col_tiles: i32 = num_tiles(&x_grid, 1);
+        let num_col_tiles: Dim = num_tiles(&x_grid, 1).into_dim();
         let mut carry: Tile<f32, { [TILE_M, 1] }> = constant(0.0f32, shape![TILE_M, 1]);
         let x_tiles: Partition<E, { [TILE_M, TILE_N] }> = x.partition(shape![TILE_M, TILE_N]);
         let mut out_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> =
             unsafe { out.partition_full_mut(shape![TILE_M, TILE_N]) };
-        for j in 0i32..num_col_tiles {
+        for j in num_col_tiles {
             let raw: Tile<E, { [TILE_M, TILE_N] }> = x_tiles.load([block.0, j]);
             let t: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(raw);
             let scanned: Tile<f32, { [TILE_M, TILE_N] }> = scan_rows(t) + carry.broadcast(shape![TILE_M, TILE_N]);
@@ -90,12 +93,12 @@ pub mod cumsum_kernel {
         // Counted on an unpadded view, as ct.num_tiles(x, axis=1, shape=...) does.
         let x_grid: Partition<E, { [TILE_M, TILE_N] }> =
             unsafe { make_partition_view(x, shape![TILE_M, TILE_N], padding::None, dim_map::Identity, x.token()) };
-        let num_col_tiles: i32 = num_tiles(&x_grid, 1);
+        let num_col_tiles: Dim = num_tiles(&x_grid, 1).into_dim();
         let mut carry: Tile<f32, { [TILE_M, 1] }> = constant(0.0f32, shape![TILE_M, 1]);
         let x_tiles: Partition<E, { [TILE_M, TILE_N] }> = x.partition(shape![TILE_M, TILE_N]);
         let mut out_tiles: PartitionMut<E, { [TILE_M, TILE_N] }> =
             unsafe { out.partition_full_mut(shape![TILE_M, TILE_N]) };
-        for j in 0i32..num_col_tiles {
+        for j in num_col_tiles {
             let raw: Tile<E, { [TILE_M, TILE_N] }> = x_tiles.load([block.0, j]);
             let t: Tile<f32, { [TILE_M, TILE_N] }> = convert_tile(raw);
             let scanned: Tile<f32, { [TILE_M, TILE_N] }> = scan_rows(t) + carry.broadcast(shape![TILE_M, TILE_N]);

@@ -11,6 +11,9 @@
 //! tile-space index is i32); `WIDE_IDS` = 1 selects that narrowing for i64 ids, 0 keeps i32
 //! ids as they are (a `bitcast` of i32 to i32, the identity: rustc needs one expression of
 //! type i32 for both id types). The `if` on it is folded by the compiler.
+//!
+//! The hidden-tile loops iterate a `Dim`, not `0i32..n`, so that no `assume` is put on the loop
+//! index (see the rope kernel's module doc for why that matters to tileiras).
 
 #[cutile::module]
 pub mod embedding_kernel {
@@ -39,11 +42,11 @@ pub mod embedding_kernel {
         };
         let row: i32 = tile_to_scalar(row);
         let h: i32 = get_shape_dim(out.shape(), 1i32);
-        let num_h_tiles: i32 = ceil_div(h, TILE_H);
+        let num_h_tiles: Dim = ceil_div(h, TILE_H).into_dim();
         // Zero padding on the ragged last hidden tile; the store masks it.
         let weight_tiles: Partition<E, { [1, TILE_H] }> = weight.partition(shape![1, TILE_H]);
         let mut out_tiles: PartitionMut<E, { [1, TILE_H] }> = unsafe { out.partition_full_mut(shape![1, TILE_H]) };
-        for j in 0i32..num_h_tiles {
+        for j in num_h_tiles {
             let tile: Tile<E, { [1, TILE_H] }> = weight_tiles.load([row, j]);
             unsafe { out_tiles.store_unchecked(tile, [token, j]) };
         }
@@ -81,11 +84,11 @@ pub mod embedding_kernel {
         let block: (i32, i32, i32) = get_tile_block_id();
         let rows: Tile<i32, { [BT] }> = block_rows::<EIdx, WIDE_IDS, BT>(ids, block.0);
         let h: i32 = get_shape_dim(out.shape(), 1i32);
-        let num_h_tiles: i32 = ceil_div(h, TILE_H);
+        let num_h_tiles: Dim = ceil_div(h, TILE_H).into_dim();
         let slabs: GatherScatterView<E, { [BT, TILE_H] }, 0> =
             unsafe { make_gather_scatter_view(weight, shape![BT, TILE_H], padding::Zero) };
         let mut out_tiles: PartitionMut<E, { [BT, TILE_H] }> = unsafe { out.partition_full_mut(shape![BT, TILE_H]) };
-        for j in 0i32..num_h_tiles {
+        for j in num_h_tiles {
             // The raw load: the gather helper takes no weak ordering, Python's load is weak. The
             // tma and scope arguments are those of a plain partition load (weak ignores the scope).
             let (slab, _done): (Tile<E, { [BT, TILE_H] }>, Token) = unsafe {
@@ -142,7 +145,7 @@ pub mod embedding_kernel {
         let block: (i32, i32, i32) = get_tile_block_id();
         let rows: Tile<i32, { [BT] }> = block_rows::<EIdx, WIDE_IDS, BT>(ids, block.0);
         let h: i32 = get_shape_dim(out.shape(), 1i32);
-        let num_h_tiles: i32 = ceil_div(h, TILE_H);
+        let num_h_tiles: Dim = ceil_div(h, TILE_H).into_dim();
         let rows: Tile<u64, { [BT] }> = exti(rows);
         let rows: Tile<u64, { [BT, 1] }> = rows.reshape(shape![BT, 1]);
         let v: Tile<u64, { [BT, 1] }> = wide_extent::<BT, 1>(weight_shape0);
@@ -160,7 +163,7 @@ pub mod embedding_kernel {
         // in expression position), so masked lanes are zeroed by a select.
         let zeros: Tile<E, { [BT, TILE_H] }> = constant(E::ZERO, shape![BT, TILE_H]);
         let mut out_tiles: PartitionMut<E, { [BT, TILE_H] }> = unsafe { out.partition_full_mut(shape![BT, TILE_H]) };
-        for j in 0i32..num_h_tiles {
+        for j in num_h_tiles {
             let start: Tile<i32, { [TILE_H] }> = broadcast_scalar(j * TILE_H, shape![TILE_H]);
             let cols: Tile<i32, { [TILE_H] }> = start + lanes;
             let cols: Tile<u64, { [TILE_H] }> = exti(cols);

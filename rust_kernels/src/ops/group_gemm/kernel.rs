@@ -16,6 +16,9 @@
 //! it. A tensor's dynamic strides are read with a `return_type_meta_field` compiler op of
 //! this module (`dynamic_strides`): cuTile Rust 0.5.0 exposes shape, base and token of a
 //! `Tensor`, not its strides.
+//!
+//! The loops iterate a `Dim`, not `0i32..n`, so that no `assume` is put on the loop index (see
+//! the rope kernel's module doc for why that matters to tileiras).
 
 #[cutile::module]
 pub mod group_gemm_kernel {
@@ -88,14 +91,14 @@ pub mod group_gemm_kernel {
     /// (group, first_row, end_row) of row tile `row_tile` when the groups' row tiles are
     /// numbered in group order; group = -1 when the tile is past the last group's.
     fn find_group_tile<const BM: i32>(offsets: &Tensor<i32, { [-1] }>, row_tile: i32) -> (i32, i32, i32) {
-        let num_groups: i32 = get_shape_dim(offsets.shape(), 0i32) - 1i32;
+        let num_groups: Dim = (get_shape_dim(offsets.shape(), 0i32) - 1i32).into_dim();
         let bounds: Partition<i32, { [1] }> =
             unsafe { make_partition_view(offsets, shape![1], padding::None, dim_map::Identity, offsets.token()) };
         let mut tiles_before: i32 = 0i32;
         let mut group: i32 = -1i32;
         let mut first_row: i32 = 0i32;
         let mut end_row: i32 = 0i32;
-        for g in 0i32..num_groups {
+        for g in num_groups {
             let start: Tile<i32, { [1] }> = bounds.load([g]);
             let start: i32 = tile_to_scalar(start.reshape(shape![]));
             let end: Tile<i32, { [1] }> = bounds.load([g + 1i32]);
@@ -134,11 +137,11 @@ pub mod group_gemm_kernel {
         tile_n: i32,
     ) -> Tile<f32, { [BM, BN] }> {
         let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, shape![BM, BN]);
-        let k_tiles: i32 = ceil_div(get_shape_dim(a.shape(), 1i32), BK);
+        let k_tiles: Dim = ceil_div(get_shape_dim(a.shape(), 1i32), BK).into_dim();
         let a_rows: GatherScatterView<E, { [BM, BK] }, 0> =
             unsafe { make_gather_scatter_view(a, shape![BM, BK], padding::Zero) };
         let w_tiles: Partition<E, { [1, BK, BN] }> = weight_tiles::<E, BK, BN, TRANS_W>(w);
-        for kk in 0i32..k_tiles {
+        for kk in k_tiles {
             // The raw load: the gather helper takes no weak ordering (as in the embedding port).
             let (ta, _read): (Tile<E, { [BM, BK] }>, Token) = unsafe {
                 load_view_raw(
@@ -205,10 +208,10 @@ pub mod group_gemm_kernel {
             let a_rows: Tensor<E, { [-1, -1] }> = unsafe { row_range(a, first_row, end_row) };
             let c_rows: Tensor<E, { [-1, -1] }> = unsafe { row_range(c, first_row, end_row) };
             let mut acc: Tile<f32, { [BM, BN] }> = constant(0.0f32, shape![BM, BN]);
-            let k_tiles: i32 = ceil_div(get_shape_dim(a.shape(), 1i32), BK);
+            let k_tiles: Dim = ceil_div(get_shape_dim(a.shape(), 1i32), BK).into_dim();
             let a_tiles: Partition<E, { [BM, BK] }> = a_rows.partition(shape![BM, BK]);
             let w_tiles: Partition<E, { [1, BK, BN] }> = weight_tiles::<E, BK, BN, TRANS_W>(w);
-            for kk in 0i32..k_tiles {
+            for kk in k_tiles {
                 let ta: Tile<E, { [BM, BK] }> = a_tiles.load([0i32, kk]);
                 let tw: Tile<E, { [1, BK, BN] }> = w_tiles.load([group, kk, tile_n]);
                 acc = mma(ta, tw.reshape(shape![BK, BN]), acc);
