@@ -159,49 +159,76 @@ def _frozen_methods(cls, names: Tuple[str, ...]) -> dict:
 # Parameters a<i> and attribute names n<i> are renamed to the field names; _SET, _FACTORY, _d<i>
 # and _f<i> are read from the function's globals (one dict per class).
 #
+# How a field is stored (``store``, the third part of a shape's key): "attr" for a mutable record
+# (``self.n = v``, as dataclass writes it); for a frozen one "set" (``_SET(self, "n", v)``, i.e.
+# ``object.__setattr__``, as dataclass writes it), or "dict" (``_dict["n"] = v`` into the
+# instance's ``__dict__``) where that is what ``object.__setattr__`` would do: the instances
+# have a ``__dict__`` and no field's name is a data descriptor of the class (a slot, a property).
+# The same attributes in the same order, at about half the cost a field (a dict store instead of
+# a call): ~720 op-table rows are built at import, and the diff builds frozen records throughout.
+#
 # Compiling a template costs ~0.8 M instructions (an ``exec``: parser and compiler), some thirty
 # shapes at a diff's start-up. The shapes the package's records use are compiled ahead, in
 # ``record_inits.py`` (written by ``python3 scripts/record_inits.py`` from template_source; its
 # bytecode comes from the import cache like any module's); any other shape is compiled here.
 # tests/ir/test_record.py checks that the file is current and that its code is what exec makes.
-_SHAPES: Dict[Tuple[str, bool, bool], CodeType] = {}
-_OWN_NAMES = frozenset({"self", "_SET", "_FACTORY", "__builtins__"})
+_SHAPES: Dict[Tuple[str, bool, str], CodeType] = {}
+_OWN_NAMES = frozenset({"self", "_SET", "_FACTORY", "__builtins__", "_dict"})
+_STORES = {"attr": "    self.n{i} = {value}", "set": "    _SET(self, 'n{i}', {value})",
+           "dict": "    _dict['n{i}'] = {value}"}
 
 
-def template_source(shape: str, post_init: bool, mutable: bool) -> str:
+def template_source(shape: str, post_init: bool, store: str) -> str:
     """The source of the ``__init__`` template of one shape (see above)."""
     lines = [f"def __init__(self{''.join(f', a{i}' for i, kind in enumerate(shape) if kind in 'pP')}):"]
     values = {"p": "a{i}", "P": "_f{i}() if a{i} is _FACTORY else a{i}", "d": "_d{i}", "f": "_f{i}()"}
+    if store == "dict" and any(kind in values for kind in shape):
+        lines.append("    _dict = self.__dict__")
     for i, kind in enumerate(shape):
         if kind in values:
-            value = values[kind].format(i=i)
-            lines.append(f"    self.n{i} = {value}" if mutable else f"    _SET(self, 'n{i}', {value})")
+            lines.append(_STORES[store].format(i=i, value=values[kind].format(i=i)))
     lines.append("    self.__post_init__()" if post_init else "    pass")
     return "\n".join(lines)
 
 
-def _template(shape: str, post_init: bool, mutable: bool) -> CodeType:
-    key = (shape, post_init, mutable)
+def _template(shape: str, post_init: bool, store: str) -> CodeType:
+    key = (shape, post_init, store)
     code = _SHAPES.get(key)
     if code is None:
         code = PRECOMPILED.get(key)
         if code is None:
-            code = compile_template(shape, post_init, mutable)
+            code = compile_template(shape, post_init, store)
         _SHAPES[key] = code  # (a racing thread stores the same code)
     return code
 
 
-def compile_template(shape: str, post_init: bool, mutable: bool) -> CodeType:
+def compile_template(shape: str, post_init: bool, store: str) -> CodeType:
     """The template of one shape, compiled now (what record_inits.py holds compiled ahead)."""
     scope: dict = {}
-    exec(template_source(shape, post_init, mutable), {}, scope)  # noqa: S102 - fixed source, no input in it
+    exec(template_source(shape, post_init, store), {}, scope)  # noqa: S102 - fixed source, no input in it
     return scope["__init__"].__code__
+
+
+def _store(cls, names, mutable: bool) -> str:
+    """How the ``__init__`` of ``cls`` stores its fields (see above)."""
+    if mutable:
+        return "attr"
+    if not cls.__dictoffset__:
+        return "set"
+    for name in names:
+        for klass in cls.__mro__:
+            if name in klass.__dict__:
+                kind = type(klass.__dict__[name])
+                if hasattr(kind, "__set__") or hasattr(kind, "__delete__"):
+                    return "set"
+                break
+    return "dict"
 
 
 def _init(cls, fs: Tuple[Field, ...], mutable: bool):
     shape, defaults, scope = _signature(fs)
     names = [f.name for f in fs]
-    template = _template(shape, hasattr(cls, "__post_init__"), mutable)
+    template = _template(shape, hasattr(cls, "__post_init__"), _store(cls, names, mutable))
     placeholders = {f"n{i}": name for i, name in enumerate(names)}
     renamed = {f"a{i}": name for i, name in enumerate(names)}
     changes: Dict[str, Any] = {
