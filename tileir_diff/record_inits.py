@@ -35,7 +35,7 @@ PRECOMPILED[('PPPPPPPPP', False, 'attr')] = __init__.__code__
 
 
 def __init__(self, a0):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     pass
 
@@ -99,7 +99,7 @@ PRECOMPILED[('pp', False, 'attr')] = __init__.__code__
 
 
 def __init__(self, a0, a1):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     pass
@@ -118,7 +118,7 @@ PRECOMPILED[('pp', False, 'set')] = __init__.__code__
 
 
 def __init__(self, a0, a1):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     self.__post_init__()
@@ -128,7 +128,7 @@ PRECOMPILED[('pp----', True, 'dict')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = _f2() if a2 is _FACTORY else a2
@@ -180,7 +180,7 @@ PRECOMPILED[('ppp', False, 'attr')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = a2
@@ -191,7 +191,7 @@ PRECOMPILED[('ppp', False, 'dict')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = a2
@@ -216,7 +216,7 @@ PRECOMPILED[('pppp', False, 'attr')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = a2
@@ -262,7 +262,7 @@ PRECOMPILED[('ppppPppp', False, 'set')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = a2
@@ -275,7 +275,7 @@ PRECOMPILED[('ppppp', False, 'dict')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = a2
@@ -310,7 +310,7 @@ PRECOMPILED[('pppppPPpPPppPp', True, 'attr')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = a2
@@ -324,7 +324,7 @@ PRECOMPILED[('pppppp', False, 'dict')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = a2
@@ -339,7 +339,7 @@ PRECOMPILED[('ppppppp', False, 'dict')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = a2
@@ -371,7 +371,7 @@ PRECOMPILED[('ppppppppp', False, 'attr')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = a2
@@ -388,7 +388,7 @@ PRECOMPILED[('ppppppppp', False, 'dict')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = a2
@@ -407,7 +407,7 @@ PRECOMPILED[('pppppppppPp', True, 'dict')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = a2
@@ -425,7 +425,7 @@ PRECOMPILED[('pppppppppp', False, 'dict')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = a2
@@ -450,7 +450,7 @@ PRECOMPILED[('ppppppppppPPPpPpP', True, 'dict')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = a2
@@ -469,7 +469,7 @@ PRECOMPILED[('ppppppppppp', False, 'dict')] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15):
-    _dict = self.__dict__
+    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
     _dict['n0'] = a0
     _dict['n1'] = a1
     _dict['n2'] = a2
