@@ -31,13 +31,13 @@ from __future__ import annotations
 from types import CodeType
 from typing import Dict, Tuple
 
-#: (shape, has __post_init__, store) -> the template's code
-PRECOMPILED: Dict[Tuple[str, bool, str], CodeType] = {}
+#: (shape, has __post_init__, mutable) -> the template's code
+PRECOMPILED: Dict[Tuple[str, bool, bool], CodeType] = {}
 '''
 
 
 def used_shapes():
-    """Every (shape, post_init, store) ``record`` asks for while the package is imported."""
+    """Every (shape, post_init, mutable) ``record`` asks for while the package is imported."""
     sys.path.insert(0, str(ROOT))
     import tileir_diff
     from tileir_diff import record

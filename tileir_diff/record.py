@@ -159,100 +159,49 @@ def _frozen_methods(cls, names: Tuple[str, ...]) -> dict:
 # Parameters a<i> and attribute names n<i> are renamed to the field names; _SET, _FACTORY, _d<i>
 # and _f<i> are read from the function's globals (one dict per class).
 #
-# How a field is stored (``store``, the third part of a shape's key): "attr" for a mutable record
-# (``self.n = v``, as dataclass writes it); "set" for a frozen one with slots (``_SET(self, "n",
-# v)``, i.e. ``object.__setattr__``, as dataclass writes it); "dict" for any other frozen one:
-# ``_dict["n"] = v`` where ``_dict`` is the instance's ``__dict__`` when that is what
-# ``object.__setattr__`` would store into, i.e. no field's name is a data descriptor of the
-# instance's class (a property: report/result.py puts some over DiffResult's fields after the
-# class is made). ``_STORE`` checks that once per class, on its first instance (the class then
-# joins ``_PLAIN``), and otherwise answers an object that stores through ``object.__setattr__``.
-# The same attributes in the same order, at about half the cost a field (a dict store instead of
-# a call): ~720 op-table rows are built at import, and the diff builds frozen records throughout.
-# (A data descriptor given to a class after its first instance is not seen: give it before.)
-#
 # Compiling a template costs ~0.8 M instructions (an ``exec``: parser and compiler), some thirty
 # shapes at a diff's start-up. The shapes the package's records use are compiled ahead, in
 # ``record_inits.py`` (written by ``python3 scripts/record_inits.py`` from template_source; its
 # bytecode comes from the import cache like any module's); any other shape is compiled here.
 # tests/ir/test_record.py checks that the file is current and that its code is what exec makes.
-_SHAPES: Dict[Tuple[str, bool, str], CodeType] = {}
-_OWN_NAMES = frozenset({"self", "_SET", "_FACTORY", "__builtins__", "_dict", "_PLAIN", "_STORE"})
-_STORES = {"attr": "    self.n{i} = {value}", "set": "    _SET(self, 'n{i}', {value})",
-           "dict": "    _dict['n{i}'] = {value}"}
+_SHAPES: Dict[Tuple[str, bool, bool], CodeType] = {}
+_OWN_NAMES = frozenset({"self", "_SET", "_FACTORY", "__builtins__"})
 
 
-def template_source(shape: str, post_init: bool, store: str) -> str:
+def template_source(shape: str, post_init: bool, mutable: bool) -> str:
     """The source of the ``__init__`` template of one shape (see above)."""
     lines = [f"def __init__(self{''.join(f', a{i}' for i, kind in enumerate(shape) if kind in 'pP')}):"]
     values = {"p": "a{i}", "P": "_f{i}() if a{i} is _FACTORY else a{i}", "d": "_d{i}", "f": "_f{i}()"}
-    if store == "dict" and any(kind in values for kind in shape):
-        lines.append("    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)")
     for i, kind in enumerate(shape):
         if kind in values:
-            lines.append(_STORES[store].format(i=i, value=values[kind].format(i=i)))
+            value = values[kind].format(i=i)
+            lines.append(f"    self.n{i} = {value}" if mutable else f"    _SET(self, 'n{i}', {value})")
     lines.append("    self.__post_init__()" if post_init else "    pass")
     return "\n".join(lines)
 
 
-def _template(shape: str, post_init: bool, store: str) -> CodeType:
-    key = (shape, post_init, store)
+def _template(shape: str, post_init: bool, mutable: bool) -> CodeType:
+    key = (shape, post_init, mutable)
     code = _SHAPES.get(key)
     if code is None:
         code = PRECOMPILED.get(key)
         if code is None:
-            code = compile_template(shape, post_init, store)
+            code = compile_template(shape, post_init, mutable)
         _SHAPES[key] = code  # (a racing thread stores the same code)
     return code
 
 
-def compile_template(shape: str, post_init: bool, store: str) -> CodeType:
+def compile_template(shape: str, post_init: bool, mutable: bool) -> CodeType:
     """The template of one shape, compiled now (what record_inits.py holds compiled ahead)."""
     scope: dict = {}
-    exec(template_source(shape, post_init, store), {}, scope)  # noqa: S102 - fixed source, no input in it
+    exec(template_source(shape, post_init, mutable), {}, scope)  # noqa: S102 - fixed source, no input in it
     return scope["__init__"].__code__
-
-
-def _store(cls, mutable: bool) -> str:
-    """How the ``__init__`` of ``cls`` stores its fields (see above)."""
-    return "attr" if mutable else "dict" if cls.__dictoffset__ else "set"
-
-
-def _plain_store(names: Tuple[str, ...]):
-    """The ``_PLAIN`` set and ``_STORE`` function of one class's "dict" ``__init__`` (see above)."""
-    plain: set = set()
-
-    def store(instance):
-        cls = instance.__class__
-        for name in names:
-            for klass in cls.__mro__:
-                if name in klass.__dict__:
-                    kind = type(klass.__dict__[name])
-                    if hasattr(kind, "__set__") or hasattr(kind, "__delete__"):
-                        return _SetThrough(instance)
-                    break
-        plain.add(cls)  # (a racing thread adds the same class)
-        return instance.__dict__
-    return plain, store
-
-
-class _SetThrough:
-    """``obj[name] = value`` as ``object.__setattr__(obj, name, value)``: a "dict" ``__init__``'s
-    stores on an instance whose class has a data descriptor named like a field."""
-    __slots__ = ("instance",)
-
-    def __init__(self, instance):
-        self.instance = instance
-
-    def __setitem__(self, name: str, value) -> None:
-        object.__setattr__(self.instance, name, value)
 
 
 def _init(cls, fs: Tuple[Field, ...], mutable: bool):
     shape, defaults, scope = _signature(fs)
     names = [f.name for f in fs]
-    store = _store(cls, mutable)
-    template = _template(shape, hasattr(cls, "__post_init__"), store)
+    template = _template(shape, hasattr(cls, "__post_init__"), mutable)
     placeholders = {f"n{i}": name for i, name in enumerate(names)}
     renamed = {f"a{i}": name for i, name in enumerate(names)}
     changes: Dict[str, Any] = {
@@ -263,8 +212,6 @@ def _init(cls, fs: Tuple[Field, ...], mutable: bool):
     if hasattr(template, "co_qualname"):
         changes["co_qualname"] = f"{cls.__qualname__}.__init__"
     scope.update({"__builtins__": builtins, "_SET": object.__setattr__, "_FACTORY": _HAS_DEFAULT_FACTORY})
-    if store == "dict":
-        scope["_PLAIN"], scope["_STORE"] = _plain_store(tuple(names))
     init = FunctionType(template.replace(**changes), scope, "__init__", defaults or None)
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__

@@ -7,15 +7,15 @@ from __future__ import annotations
 from types import CodeType
 from typing import Dict, Tuple
 
-#: (shape, has __post_init__, store) -> the template's code
-PRECOMPILED: Dict[Tuple[str, bool, str], CodeType] = {}
+#: (shape, has __post_init__, mutable) -> the template's code
+PRECOMPILED: Dict[Tuple[str, bool, bool], CodeType] = {}
 
 
 def __init__(self):
     pass
 
 
-PRECOMPILED[('', False, 'dict')] = __init__.__code__
+PRECOMPILED[('', False, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8):
@@ -31,16 +31,15 @@ def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8):
     pass
 
 
-PRECOMPILED[('PPPPPPPPP', False, 'attr')] = __init__.__code__
+PRECOMPILED[('PPPPPPPPP', False, True)] = __init__.__code__
 
 
 def __init__(self, a0):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
+    _SET(self, 'n0', a0)
     pass
 
 
-PRECOMPILED[('p', False, 'dict')] = __init__.__code__
+PRECOMPILED[('p', False, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2):
@@ -50,7 +49,7 @@ def __init__(self, a0, a1, a2):
     pass
 
 
-PRECOMPILED[('pPP', False, 'attr')] = __init__.__code__
+PRECOMPILED[('pPP', False, True)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):
@@ -69,7 +68,7 @@ def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):
     pass
 
 
-PRECOMPILED[('pPPPPPPPPPPP', False, 'attr')] = __init__.__code__
+PRECOMPILED[('pPPPPPPPPPPP', False, True)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
@@ -86,26 +85,7 @@ def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
     pass
 
 
-PRECOMPILED[('pPPPPpppPP', False, 'attr')] = __init__.__code__
-
-
-def __init__(self, a0, a1):
-    self.n0 = a0
-    self.n1 = a1
-    pass
-
-
-PRECOMPILED[('pp', False, 'attr')] = __init__.__code__
-
-
-def __init__(self, a0, a1):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    pass
-
-
-PRECOMPILED[('pp', False, 'dict')] = __init__.__code__
+PRECOMPILED[('pPPPPpppPP', False, True)] = __init__.__code__
 
 
 def __init__(self, a0, a1):
@@ -114,28 +94,35 @@ def __init__(self, a0, a1):
     pass
 
 
-PRECOMPILED[('pp', False, 'set')] = __init__.__code__
+PRECOMPILED[('pp', False, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    self.__post_init__()
-
-
-PRECOMPILED[('pp----', True, 'dict')] = __init__.__code__
-
-
-def __init__(self, a0, a1, a2):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = _f2() if a2 is _FACTORY else a2
+    self.n0 = a0
+    self.n1 = a1
     pass
 
 
-PRECOMPILED[('ppP', False, 'dict')] = __init__.__code__
+PRECOMPILED[('pp', False, True)] = __init__.__code__
+
+
+def __init__(self, a0, a1):
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    self.__post_init__()
+
+
+PRECOMPILED[('pp----', True, False)] = __init__.__code__
+
+
+def __init__(self, a0, a1, a2):
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', _f2() if a2 is _FACTORY else a2)
+    pass
+
+
+PRECOMPILED[('ppP', False, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6):
@@ -149,7 +136,7 @@ def __init__(self, a0, a1, a2, a3, a4, a5, a6):
     pass
 
 
-PRECOMPILED[('ppPPPPP', False, 'attr')] = __init__.__code__
+PRECOMPILED[('ppPPPPP', False, True)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
@@ -166,7 +153,17 @@ def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
     pass
 
 
-PRECOMPILED[('ppPPppPPPP', False, 'attr')] = __init__.__code__
+PRECOMPILED[('ppPPppPPPP', False, True)] = __init__.__code__
+
+
+def __init__(self, a0, a1, a2):
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', a2)
+    pass
+
+
+PRECOMPILED[('ppp', False, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2):
@@ -176,32 +173,31 @@ def __init__(self, a0, a1, a2):
     pass
 
 
-PRECOMPILED[('ppp', False, 'attr')] = __init__.__code__
-
-
-def __init__(self, a0, a1, a2):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = a2
-    pass
-
-
-PRECOMPILED[('ppp', False, 'dict')] = __init__.__code__
+PRECOMPILED[('ppp', False, True)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = a2
-    _dict['n3'] = _f3() if a3 is _FACTORY else a3
-    _dict['n4'] = a4
-    _dict['n5'] = a5
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', a2)
+    _SET(self, 'n3', _f3() if a3 is _FACTORY else a3)
+    _SET(self, 'n4', a4)
+    _SET(self, 'n5', a5)
     pass
 
 
-PRECOMPILED[('pppPpp', False, 'dict')] = __init__.__code__
+PRECOMPILED[('pppPpp', False, False)] = __init__.__code__
+
+
+def __init__(self, a0, a1, a2, a3):
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', a2)
+    _SET(self, 'n3', a3)
+    pass
+
+
+PRECOMPILED[('pppp', False, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3):
@@ -212,19 +208,7 @@ def __init__(self, a0, a1, a2, a3):
     pass
 
 
-PRECOMPILED[('pppp', False, 'attr')] = __init__.__code__
-
-
-def __init__(self, a0, a1, a2, a3):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = a2
-    _dict['n3'] = a3
-    pass
-
-
-PRECOMPILED[('pppp', False, 'dict')] = __init__.__code__
+PRECOMPILED[('pppp', False, True)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):
@@ -243,7 +227,7 @@ def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):
     pass
 
 
-PRECOMPILED[('ppppPPppPPPP', False, 'attr')] = __init__.__code__
+PRECOMPILED[('ppppPPppPPPP', False, True)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7):
@@ -258,34 +242,32 @@ def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7):
     pass
 
 
-PRECOMPILED[('ppppPppp', False, 'set')] = __init__.__code__
+PRECOMPILED[('ppppPppp', False, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = a2
-    _dict['n3'] = a3
-    _dict['n4'] = a4
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', a2)
+    _SET(self, 'n3', a3)
+    _SET(self, 'n4', a4)
     pass
 
 
-PRECOMPILED[('ppppp', False, 'dict')] = __init__.__code__
+PRECOMPILED[('ppppp', False, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = a2
-    _dict['n3'] = a3
-    _dict['n4'] = a4
-    _dict['n5'] = _f5() if a5 is _FACTORY else a5
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', a2)
+    _SET(self, 'n3', a3)
+    _SET(self, 'n4', a4)
+    _SET(self, 'n5', _f5() if a5 is _FACTORY else a5)
     pass
 
 
-PRECOMPILED[('pppppP', False, 'dict')] = __init__.__code__
+PRECOMPILED[('pppppP', False, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13):
@@ -306,52 +288,65 @@ def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13):
     self.__post_init__()
 
 
-PRECOMPILED[('pppppPPpPPppPp', True, 'attr')] = __init__.__code__
+PRECOMPILED[('pppppPPpPPppPp', True, True)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = a2
-    _dict['n3'] = a3
-    _dict['n4'] = a4
-    _dict['n5'] = a5
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', a2)
+    _SET(self, 'n3', a3)
+    _SET(self, 'n4', a4)
+    _SET(self, 'n5', a5)
     pass
 
 
-PRECOMPILED[('pppppp', False, 'dict')] = __init__.__code__
+PRECOMPILED[('pppppp', False, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = a2
-    _dict['n3'] = a3
-    _dict['n4'] = a4
-    _dict['n5'] = a5
-    _dict['n6'] = a6
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', a2)
+    _SET(self, 'n3', a3)
+    _SET(self, 'n4', a4)
+    _SET(self, 'n5', a5)
+    _SET(self, 'n6', a6)
     pass
 
 
-PRECOMPILED[('ppppppp', False, 'dict')] = __init__.__code__
+PRECOMPILED[('ppppppp', False, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = a2
-    _dict['n3'] = a3
-    _dict['n4'] = a4
-    _dict['n5'] = a5
-    _dict['n6'] = a6
-    _dict['n7'] = a7
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', a2)
+    _SET(self, 'n3', a3)
+    _SET(self, 'n4', a4)
+    _SET(self, 'n5', a5)
+    _SET(self, 'n6', a6)
+    _SET(self, 'n7', a7)
     pass
 
 
-PRECOMPILED[('pppppppp', False, 'dict')] = __init__.__code__
+PRECOMPILED[('pppppppp', False, False)] = __init__.__code__
+
+
+def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8):
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', a2)
+    _SET(self, 'n3', a3)
+    _SET(self, 'n4', a4)
+    _SET(self, 'n5', a5)
+    _SET(self, 'n6', a6)
+    _SET(self, 'n7', a7)
+    _SET(self, 'n8', a8)
+    pass
+
+
+PRECOMPILED[('ppppppppp', False, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8):
@@ -367,129 +362,107 @@ def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8):
     pass
 
 
-PRECOMPILED[('ppppppppp', False, 'attr')] = __init__.__code__
-
-
-def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = a2
-    _dict['n3'] = a3
-    _dict['n4'] = a4
-    _dict['n5'] = a5
-    _dict['n6'] = a6
-    _dict['n7'] = a7
-    _dict['n8'] = a8
-    pass
-
-
-PRECOMPILED[('ppppppppp', False, 'dict')] = __init__.__code__
+PRECOMPILED[('ppppppppp', False, True)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = a2
-    _dict['n3'] = a3
-    _dict['n4'] = a4
-    _dict['n5'] = a5
-    _dict['n6'] = a6
-    _dict['n7'] = a7
-    _dict['n8'] = a8
-    _dict['n9'] = _f9() if a9 is _FACTORY else a9
-    _dict['n10'] = a10
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', a2)
+    _SET(self, 'n3', a3)
+    _SET(self, 'n4', a4)
+    _SET(self, 'n5', a5)
+    _SET(self, 'n6', a6)
+    _SET(self, 'n7', a7)
+    _SET(self, 'n8', a8)
+    _SET(self, 'n9', _f9() if a9 is _FACTORY else a9)
+    _SET(self, 'n10', a10)
     self.__post_init__()
 
 
-PRECOMPILED[('pppppppppPp', True, 'dict')] = __init__.__code__
+PRECOMPILED[('pppppppppPp', True, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = a2
-    _dict['n3'] = a3
-    _dict['n4'] = a4
-    _dict['n5'] = a5
-    _dict['n6'] = a6
-    _dict['n7'] = a7
-    _dict['n8'] = a8
-    _dict['n9'] = a9
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', a2)
+    _SET(self, 'n3', a3)
+    _SET(self, 'n4', a4)
+    _SET(self, 'n5', a5)
+    _SET(self, 'n6', a6)
+    _SET(self, 'n7', a7)
+    _SET(self, 'n8', a8)
+    _SET(self, 'n9', a9)
     pass
 
 
-PRECOMPILED[('pppppppppp', False, 'dict')] = __init__.__code__
+PRECOMPILED[('pppppppppp', False, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = a2
-    _dict['n3'] = a3
-    _dict['n4'] = a4
-    _dict['n5'] = a5
-    _dict['n6'] = a6
-    _dict['n7'] = a7
-    _dict['n8'] = a8
-    _dict['n9'] = a9
-    _dict['n10'] = _f10() if a10 is _FACTORY else a10
-    _dict['n11'] = _f11() if a11 is _FACTORY else a11
-    _dict['n12'] = _f12() if a12 is _FACTORY else a12
-    _dict['n13'] = a13
-    _dict['n14'] = _f14() if a14 is _FACTORY else a14
-    _dict['n15'] = a15
-    _dict['n16'] = _f16() if a16 is _FACTORY else a16
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', a2)
+    _SET(self, 'n3', a3)
+    _SET(self, 'n4', a4)
+    _SET(self, 'n5', a5)
+    _SET(self, 'n6', a6)
+    _SET(self, 'n7', a7)
+    _SET(self, 'n8', a8)
+    _SET(self, 'n9', a9)
+    _SET(self, 'n10', _f10() if a10 is _FACTORY else a10)
+    _SET(self, 'n11', _f11() if a11 is _FACTORY else a11)
+    _SET(self, 'n12', _f12() if a12 is _FACTORY else a12)
+    _SET(self, 'n13', a13)
+    _SET(self, 'n14', _f14() if a14 is _FACTORY else a14)
+    _SET(self, 'n15', a15)
+    _SET(self, 'n16', _f16() if a16 is _FACTORY else a16)
     self.__post_init__()
 
 
-PRECOMPILED[('ppppppppppPPPpPpP', True, 'dict')] = __init__.__code__
+PRECOMPILED[('ppppppppppPPPpPpP', True, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = a2
-    _dict['n3'] = a3
-    _dict['n4'] = a4
-    _dict['n5'] = a5
-    _dict['n6'] = a6
-    _dict['n7'] = a7
-    _dict['n8'] = a8
-    _dict['n9'] = a9
-    _dict['n10'] = a10
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', a2)
+    _SET(self, 'n3', a3)
+    _SET(self, 'n4', a4)
+    _SET(self, 'n5', a5)
+    _SET(self, 'n6', a6)
+    _SET(self, 'n7', a7)
+    _SET(self, 'n8', a8)
+    _SET(self, 'n9', a9)
+    _SET(self, 'n10', a10)
     pass
 
 
-PRECOMPILED[('ppppppppppp', False, 'dict')] = __init__.__code__
+PRECOMPILED[('ppppppppppp', False, False)] = __init__.__code__
 
 
 def __init__(self, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15):
-    _dict = self.__dict__ if self.__class__ in _PLAIN else _STORE(self)
-    _dict['n0'] = a0
-    _dict['n1'] = a1
-    _dict['n2'] = a2
-    _dict['n3'] = a3
-    _dict['n4'] = a4
-    _dict['n5'] = a5
-    _dict['n6'] = a6
-    _dict['n7'] = a7
-    _dict['n8'] = a8
-    _dict['n9'] = a9
-    _dict['n10'] = a10
-    _dict['n11'] = a11
-    _dict['n12'] = a12
-    _dict['n13'] = a13
-    _dict['n14'] = a14
-    _dict['n15'] = a15
+    _SET(self, 'n0', a0)
+    _SET(self, 'n1', a1)
+    _SET(self, 'n2', a2)
+    _SET(self, 'n3', a3)
+    _SET(self, 'n4', a4)
+    _SET(self, 'n5', a5)
+    _SET(self, 'n6', a6)
+    _SET(self, 'n7', a7)
+    _SET(self, 'n8', a8)
+    _SET(self, 'n9', a9)
+    _SET(self, 'n10', a10)
+    _SET(self, 'n11', a11)
+    _SET(self, 'n12', a12)
+    _SET(self, 'n13', a13)
+    _SET(self, 'n14', a14)
+    _SET(self, 'n15', a15)
     self.__post_init__()
 
 
-PRECOMPILED[('pppppppppppppppp', True, 'dict')] = __init__.__code__
+PRECOMPILED[('pppppppppppppppp', True, False)] = __init__.__code__
 
 
 del __init__
