@@ -47,7 +47,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from ..dialect import OPS_BY_NAME
 from ..dialect.traits import COMPARE, LOOP, ops_with
 from ..ir import Block, Function, Module, Operation, TokenType
-from . import smt
+from . import smt_common  # (not smt.py: a diff that poses no query never imports the encoder)
 from .index import COMBINER_OPS, FunctionIndex, has_token_group, traits_of
 from .proof_step import ProofStep
 from .records import Proof, ProofOptions, Violation
@@ -287,8 +287,8 @@ class FunctionCheck:
         return f"m:{left_id}{'' if suffix is None else '/r' + suffix}#{res}"
 
     def _prove(self) -> None:
-        if not smt.installed():  # (z3 itself is imported when a query first needs it)
-            self.proof_skipped = smt.skipped_reason()
+        if not smt_common.installed():  # (z3 itself is imported when a query first needs it)
+            self.proof_skipped = smt_common.skipped_reason()
             return
         if self.proof is None or any(v.kind == "unverifiable" for v in self.violations):
             return

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Set, Tuple
 from ..dialect import OPS_BY_NAME
 from ..dialect.access import POINTER_ACCESS
 from ..ir import Operation, Value
-from . import smt
 from .index import FunctionIndex, encodable, traits_of
 from .records import Proof, Proven, Violation
 
 if TYPE_CHECKING:
+    from . import smt
     from .proof_step import ProofStep, Query
 
 #: How far up (mapped user pairs) a refuted pair's query is lifted, and how many lifted queries
@@ -147,6 +147,7 @@ class Lift:
 def _same_zero_sign_blind(a: Operation, b: Operation) -> bool:
     """Two ops of one kind that gives the same result for -0.0 and +0.0, with the same
     attributes and one operand each (``smt.zero_sign_blind``)."""
+    from . import smt  # (imported where a query is posed, not with the checker: smt_common.py)
     return a.name == b.name and smt.zero_sign_blind(a) and a.attributes == b.attributes \
         and len(a.operands) == len(b.operands) == 1 and len(a.results) == len(b.results) == 1
 

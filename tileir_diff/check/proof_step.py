@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Set, Tuple
 from ..dialect import OPS_BY_NAME
 from ..errors import TimeLimitExceeded
 from ..ir import Operation, Value
-from . import smt
 from .index import FunctionIndex, encodable, traits_of
 from .lifted import Lift, MaskedIndex
 from .records import Proof, ProofOptions, Proven, Violation
 
 if TYPE_CHECKING:
+    from . import smt
     from .checker import FunctionCheck
 
 #: A query of a mapped pair: (operand slot, or None for its results; left value; right value).
@@ -95,6 +95,7 @@ class ProofStep:
     def _encoder(self) -> "smt.ConeEncoder":
         """The proof step's encoder for this function pair (with its own z3 context: see
         smt.new_context), sharing leaves by the mapping (``FunctionCheck.shared``)."""
+        from . import smt  # (imported with the first query, not with the checker: smt_common.py)
         L, R, opts = self.L, self.R, self.opts
         facts = tuple(f if f is not None else g for f, g in zip(opts.entry_facts, (L.f, R.f)))
         right_of = {L.arg_index[l]: R.arg_index[r] for l, r in self.l2r.items()

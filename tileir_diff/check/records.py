@@ -8,11 +8,14 @@ step (``proof_step.py``, ``lifted.py``) share these records without importing ea
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Any, Callable, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Optional, Set, Tuple
 
 from ..ir import Function
 from ..ir.record import record
-from . import smt
+from . import smt_common
+
+if TYPE_CHECKING:  # (smt.py, the encoder, is imported where a query is posed: smt_common.py)
+    from . import smt
 
 
 @record
@@ -40,10 +43,10 @@ class ProofOptions:
     undecided). ``entry_facts``: the (left, right) functions whose top-level ``assume``s on entry
     arguments are facts (default: the functions checked). ``launch``: caller-stated facts,
     (name, encoder -> z3 bool)."""
-    timeout_s: float = smt.DEFAULT_TIMEOUT_S
+    timeout_s: float = smt_common.DEFAULT_TIMEOUT_S
     entry_facts: Tuple[Optional[Function], Optional[Function]] = (None, None)
     launch: Tuple[Tuple[str, Callable[..., Any]], ...] = ()
-    rlimit: int = smt.DEFAULT_RLIMIT
+    rlimit: int = smt_common.DEFAULT_RLIMIT
 
 
 @record(frozen=False)

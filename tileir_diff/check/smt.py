@@ -54,6 +54,7 @@ from ..ir.types import GatherScatterViewType, PartitionViewType, PointerType, Te
 from ..ir.attributes import Bounded, DenseElements, DivBy, IntegerAttr
 from ..ir.types import ScalarType
 from ..ir.record import record
+from .smt_common import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_S, index_space_extent, skipped_reason  # noqa: F401
 
 #: The z3 module, imported by ``available()`` (every path to a query calls it first): importing
 #: it costs more than diffing a small kernel, and most diffs never reach the proof step. None
@@ -61,14 +62,7 @@ from ..ir.record import record
 _NOT_IMPORTED = object()
 z3: Any = _NOT_IMPORTED
 
-#: The work budget of one proof (``ConeEncoder.prove``: every query it poses for one pair of
-#: values, in both encodings), in z3's resource count (``rlimit``): deterministic, the same on a
-#: loaded machine as on an idle one. ``Limits.smt_rlimit`` overrides it. Calibration
-#: (docs/robustness.md, "Work budgets"; ``scripts/smt_work.py``): the largest decided query of
-#: the port table and the corpus spends 0.27 M units, the largest of the tests 0.40 M; the
-#: first (bit-vector) attempt gets half of this, over 10 times either, and about 2 s of z3 on
-#: this project's machines (1-7 M units a second), as the old time budget gave.
-DEFAULT_RLIMIT = 10_000_000
+#: DEFAULT_RLIMIT: the work budget of one proof (smt_common.py).
 #: The most of a proof's work budget its integer-encoding attempt may spend. That encoding
 #: decides fast or not at all: its largest decided query over the port table and the corpora
 #: (``scripts/smt_work.py``, tests/corpus/{rust,independent,third_party_style}) spent 27 k
@@ -76,11 +70,7 @@ DEFAULT_RLIMIT = 10_000_000
 #: a second) ran to 7.5 M units and 27 s on one independent matmul pair. 1 M is 37 times the
 #: largest decided one; what it leaves goes to the bit-vector attempt.
 INTEGER_RLIMIT = 1_000_000
-#: The wall-clock safety net of one proof (seconds), thirty times the old time budget: a proof
-#: whose work budget is not spent by then stops with ``Outcome.time_limit`` set, which the
-#: checker turns into an ``unknown`` verdict ("time limit (machine too slow/overloaded)"),
-#: never a verdict of its own. ``Limits.smt_timeout_s`` overrides it.
-DEFAULT_TIMEOUT_S = 60.0
+#: DEFAULT_TIMEOUT_S: the wall-clock safety net of one proof (smt_common.py).
 #: Ops expanded per side and query before the cone is given up as too large (undecided).
 MAX_CONE_OPS = 400
 #: A counterexample's inputs are made small (``_CounterexampleSearch.small_model``): bounds tried in turn
@@ -135,10 +125,6 @@ def new_context():
     ctx = z3.Context()
     z3.Z3_enable_concurrent_dec_ref(ctx.ref())
     return ctx
-
-
-def skipped_reason() -> str:
-    return "the SMT proof step was skipped: z3-solver is not installed (pip install z3-solver)"
 
 
 class Unsupported(Exception):
@@ -1108,34 +1094,6 @@ ENCODERS: Dict[str, Encoder] = {
     "int.ext": _integer(_bits_ext, _ints_ext),
     "int.trunc": _integer(_bits_trunc, _ints_trunc),
 }
-
-
-def index_space_extent(index, op: Operation, res: int):
-    """(extent, tile) of result ``res`` of a ``get_index_space_shape`` whose view is a
-    ``make_partition_view`` of a ``make_tensor_view`` of the same function: the extent of the
-    tensor dim the view maps that dim to (an int for a static dim, else its dynamic shape
-    operand, a Value) and the tile size along it. None for any other view."""
-    src = index.producer.get(op.operands[0].vid)
-    pv = index.ops.get(src[0]) if src else None
-    # the view's type as its producer made it (an operand's own copy of the type must agree)
-    pt = pv.results[src[1]].type if pv is not None and src[1] < len(pv.results) else None
-    if pt != op.operands[0].type:
-        return None
-    if pv is None or pv.name != "make_partition_view" or not isinstance(pt, PartitionViewType) \
-            or res >= len(pt.tile_shape) or len(pt.dim_map) != len(pt.tile_shape):
-        return None
-    src = index.producer.get(pv.operands[0].vid)
-    tv = index.ops.get(src[0]) if src else None
-    tt = pv.operands[0].type
-    if tv is None or tv.name != "make_tensor_view" or not isinstance(tt, TensorViewType) or tv.results[0].type != tt:
-        return None
-    dim, tile = pt.dim_map[res], pt.tile_shape[res]
-    if tile <= 0 or dim >= len(tt.shape):
-        return None
-    if tt.shape[dim] is not None:
-        return tt.shape[dim], tile
-    k = sum(1 for d in tt.shape[:dim] if d is None)  # the dynamic shape operands follow the base
-    return tv.operands[1 + k], tile
 
 
 class _Leaf(Exception):

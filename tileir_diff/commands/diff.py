@@ -242,11 +242,9 @@ def _rules_listing(width: int = 0) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
-_RST_ROLE = re.compile(r":[a-z]+:`([^`]*)`")
-_RST_MARK = re.compile(r"``([^`]*)``|`([^`]*)`|\*\*([^*]*)\*\*")
-
-
 def plain_text(rst: str) -> str:
-    """``x``, `x`, :role:`x` and **x** as x: docstrings are RST, a terminal shows plain text."""
-    text = _RST_ROLE.sub(r"\1", rst)
-    return _RST_MARK.sub(lambda m: next(g for g in m.groups() if g is not None), text)
+    """``x``, `x`, :role:`x` and **x** as x: docstrings are RST, a terminal shows plain text.
+    (The patterns are compiled by ``re``'s cache on first use: only ``--list-rules`` needs them.)"""
+    text = re.sub(r":[a-z]+:`([^`]*)`", r"\1", rst)
+    return re.sub(r"``([^`]*)``|`([^`]*)`|\*\*([^*]*)\*\*", lambda m: next(g for g in m.groups() if g is not None),
+                  text)

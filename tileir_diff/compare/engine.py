@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..gc_pause import gc_paused
-from ..check import smt
+from ..check import smt_common  # (smt.py itself only where a query or a launch fact needs it)
 from ..ir import Module
 from ..errors import TimeLimitExceeded
 from ..match import LimitExceeded, Limits, MatchBudget, match_functions
@@ -94,7 +94,7 @@ def _run(left: Module, right: Module, ltexts, rtexts, rules: Optional[Sequence[s
         figures.append(function_stats(pair))
     diffs.extend(module_level_pass(nl, nr, pairs, only_l, only_r, diffs))
     stats = MatchStats(normalize_s=round(norm.seconds, 4), functions=tuple(figures),
-                       smt=smt.skipped_reason() if setting.proving and not smt.installed() else None,
+                       smt=smt_common.skipped_reason() if setting.proving and not smt_common.installed() else None,
                        smt_queries=len(proofs) if proofs else None,
                        smt_s=round(sum(p["seconds"] for p in proofs), 4) if proofs else None)
     run = _Run(diffs, functions, mapping, stats, counts, limits_hit, found_pins if pinned is None else pinned,
@@ -132,7 +132,10 @@ def compute_diff(left: Module, right: Module, *, rules: Optional[Sequence[str]] 
     launch both kernels run under, for the proof step (``smt.launch_fact``: e.g.
     ``"grid.x == cdiv(arg11, 128) * cdiv(arg12, 128)"``, or ``(text, origin)``: where it is declared
     and checked, as the proof reports it); each one a proof uses is reported."""
-    facts = tuple(smt.launch_fact(t) if isinstance(t, str) else smt.launch_fact(*t) for t in launch)
+    facts: tuple = ()
+    if launch:
+        from ..check import smt
+        facts = tuple(smt.launch_fact(t) if isinstance(t, str) else smt.launch_fact(*t) for t in launch)
     if not isinstance(left, Module) or not isinstance(right, Module):
         raise TypeError("compute_diff takes two tileir_diff.ir.Module objects (use tileir_diff.diff() for paths/bytes)")
     # The pipeline builds many long-lived objects and no garbage cycles: see gc_pause.

@@ -14,7 +14,7 @@ from typing import Callable, Dict, Optional
 
 from ..dialect import OPS_BY_NAME
 from ..ir.attributes import DenseElements, IntegerAttr
-from ..check.smt import index_space_extent
+from ..check.smt_common import index_space_extent
 from ..normalize.canon import attr_text
 from ..normalize.util import enum_name
 

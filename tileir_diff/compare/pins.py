@@ -20,12 +20,11 @@ from ..normalize.util import has_trait, max_vid, rewrite_block
 _THROUGH = ("reshape", "broadcast")
 
 
-class Pin(NamedTuple):
+# (NamedTuple's functional form, the types as objects: no compile() of string annotations, see
+# match/arguments.py's Tie)
+class Pin(NamedTuple("Pin", [("side", str), ("function", int), ("argument", int), ("value", DenseElements)])):
     """Entry argument ``argument`` of function ``function`` on ``side`` equals ``value``."""
-    side: str
-    function: int
-    argument: int
-    value: DenseElements
+    __slots__ = ()
 
 
 def _uses(g, nid: str) -> List[Tuple[str, int]]:

@@ -193,17 +193,17 @@ def _mask_bounds(g: FunctionGraph, mask: Optional[str]) -> List[str]:
     return [a] if a is not None and g.nodes[a].kind == "arg" else []
 
 
-class Tie(NamedTuple):
+# (NamedTuple's functional form, the types given as objects: the class form reads this module's
+# annotations as strings and compiles each (typing.ForwardRef); the first compile() of a process
+# builds the AST types, ~9 M instructions of a whole-process diff. tests/test_imports.py)
+class Tie(NamedTuple("Tie", [("side", str), ("kept", Optional[str]), ("tied", str), ("via", str),
+                             ("slot", Tuple[str, str, int])])):
     """Two entry arguments of one side (``side``) that the other side passes as one scalar
     (``via``): that side computes the same only when the caller passes them equal.
     ``kept`` is paired with ``via``; ``tied`` fills ``slot`` (kind, array, dim) of its side.
     With ``kept`` None, the other side fixes that extent or stride in its view type instead, to
     the value ``via`` (static vs dynamic shape)."""
-    side: str
-    kept: Optional[str]
-    tied: str
-    via: str
-    slot: Tuple[str, str, int]
+    __slots__ = ()
 
 
 def loose(role: tuple) -> tuple:

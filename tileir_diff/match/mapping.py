@@ -5,7 +5,7 @@ import time
 from dataclasses import field
 from typing import TYPE_CHECKING, Dict, List, Optional, Union
 
-from ..check import smt
+from ..check import smt_common  # (the limits only: smt.py, the encoder, is imported where a query is posed)
 from ..errors import TimeLimitExceeded
 from ..graph import FunctionGraph
 from ..ir.record import record
@@ -31,8 +31,8 @@ class Limits:
     vf2_max_steps: int = 200_000      # VF2 node comparisons of one function, all components together
     max_candidates: int = 64          # candidates scored per node in bottom-up matching
     consistency_budget: int = 20_000  # nodes one exact-subgraph consistency check may visit
-    smt_rlimit: int = smt.DEFAULT_RLIMIT        # z3's work per proof (smt-equivalence); past it: undecided
-    smt_timeout_s: float = smt.DEFAULT_TIMEOUT_S  # safety net: wall clock of one proof
+    smt_rlimit: int = smt_common.DEFAULT_RLIMIT  # z3's work per proof (smt-equivalence); past it: undecided
+    smt_timeout_s: float = smt_common.DEFAULT_TIMEOUT_S  # safety net: wall clock of one proof
 
     @classmethod
     def coerce(cls, value) -> "Limits":

@@ -5,9 +5,10 @@ Colour is added after rendering, to text that ``errors.printable`` already made 
 escape sequence from a file can never reach the terminal through here."""
 from __future__ import annotations
 
+import functools
 import os
 import re
-from typing import IO, List, Optional, Tuple
+from typing import IO, List, Optional, Pattern, Tuple
 
 COLOR_MODES = ("auto", "always", "never")
 
@@ -38,9 +39,13 @@ def paint(text: str, style: str) -> str:
     return f"{_STYLE[style]}{text}{_RESET}"
 
 
-_HEADLINE = re.compile(r"^(IDENTICAL|EQUIVALENT|SPECIALIZED|DIFFERENT|UNKNOWN)(:)")
-_ROOT = re.compile(r"^(\[\d+\] )([a-z_]+)(:)")
-_SIDE = re.compile(r"^(    )([-+]) ")
+@functools.lru_cache(maxsize=None)
+def _patterns() -> Tuple[Pattern[str], Pattern[str], Pattern[str]]:
+    """The verdict line, a root difference's first line, one of its sides: compiled on the first
+    coloured report, not at import (the diff imports this module for ``use_color``; output that
+    is not a terminal is never coloured)."""
+    return (re.compile(r"^(IDENTICAL|EQUIVALENT|SPECIALIZED|DIFFERENT|UNKNOWN)(:)"),
+            re.compile(r"^(\[\d+\] )([a-z_]+)(:)"), re.compile(r"^(    )([-+]) "))
 
 
 _LOCATION = "    @ "  # text.py's separator before a side's source location
@@ -69,6 +74,7 @@ def colorize_report(text: str) -> str:
     """The text report (report/text.py) with the verdict, the categories and the two sides of each
     difference coloured the way diff tools do (- red, + green), and in a ``-``/``+`` pair the
     tokens that differ marked (reverse video)."""
+    headline, root, side = _patterns()
     out: List[str] = []
     lines = text.split("\n")
     skip = False
@@ -76,18 +82,18 @@ def colorize_report(text: str) -> str:
         if skip:
             skip = False
             continue
-        m = _SIDE.match(line)
-        after = _SIDE.match(lines[i + 1]) if i + 1 < len(lines) else None
+        m = side.match(line)
+        after = side.match(lines[i + 1]) if i + 1 < len(lines) else None
         if m and m.group(2) == "-" and after and after.group(2) == "+" and "(absent on this side)" not in \
                 line + lines[i + 1]:
             out.extend(_word_diff(line, lines[i + 1]))
             skip = True
             continue
-        if m := _HEADLINE.match(line):
+        if m := headline.match(line):
             line = paint(m.group(1), VERDICT_STYLE[m.group(1)]) + line[m.end(1):]
-        elif m := _ROOT.match(line):
+        elif m := root.match(line):
             line = m.group(1) + paint(m.group(2), "bold") + line[m.end(2):]
-        elif m := _SIDE.match(line):
+        elif m := side.match(line):
             line = paint(line, "red" if m.group(2) == "-" else "green")
         elif line.startswith(("rules applied:", "rules disabled:", "  verdict means:")):
             line = paint(line, "dim")

@@ -19,7 +19,9 @@ Stages, in classification order:
 ``FOLDS`` is the fixed order (by stage, then ``order``); a fold runs once, at its stage, in that
 order. It is found, not listed: every ``Fold`` subclass with a ``name`` defined in a module of
 this package is registered (one instance each), so the registry cannot forget a fold nor list
-one twice.
+one twice. It is found on first use (``registered``), not at import: a diff without a root
+difference (the common port pair) never needs a fold, and importing the nine fold modules cost
+~7 M instructions of its whole process.
 
 Adding a fold touches three files:
 
@@ -37,7 +39,8 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Iterable, List, Sequence, Tuple
+import threading
+from typing import Iterable, List, Optional, Sequence, Tuple
 
 from ..roots import Root
 from .base import STAGES, Fold, FoldContext
@@ -87,20 +90,41 @@ def module_names(folders: Iterable[str]) -> List[str]:
     return sorted(found)
 
 
-#: every fold, in the order it runs (within its stage)
-FOLDS: Tuple[Fold, ...] = _discover()
+_FOLDS: Optional[Tuple[Fold, ...]] = None
+_DISCOVERING = threading.Lock()
 
 
-def apply_folds(stage: str, ctx: FoldContext, roots: List[Root], folds: Sequence[Fold] = FOLDS) -> List[Root]:
-    """``roots`` after every fold of ``stage`` (in ``folds`` order)."""
-    for fold in folds:
+def registered() -> Tuple[Fold, ...]:
+    """Every fold, in the order it runs (within its stage): ``FOLDS``, found on the first call
+    (one discovery, whichever thread asks first)."""
+    global _FOLDS
+    if _FOLDS is None:
+        with _DISCOVERING:
+            if _FOLDS is None:
+                _FOLDS = _discover()
+    return _FOLDS
+
+
+def __getattr__(name: str):
+    """``FOLDS``: the registry (see ``registered``)."""
+    if name == "FOLDS":
+        return registered()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def apply_folds(stage: str, ctx: FoldContext, roots: List[Root], folds: Optional[Sequence[Fold]] = None) -> List[Root]:
+    """``roots`` after every fold of ``stage`` (in ``folds`` order; by default every fold). A
+    fold only moves roots under others, so no roots stay none: the folds are then not looked up."""
+    if not roots and folds is None:
+        return roots
+    for fold in registered() if folds is None else folds:
         if fold.stage == stage:
             roots = fold.apply(ctx, roots)
     return roots
 
 
 def fold_names() -> List[str]:
-    return [f.name for f in FOLDS]
+    return [f.name for f in registered()]
 
 
 __all__ = ["FOLDS", "Fold", "FoldContext", "apply_folds", "fold_names"]

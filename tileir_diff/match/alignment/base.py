@@ -33,14 +33,13 @@ class Signatures:
         return self.lr, self.rr
 
 
-class Alignment(NamedTuple):
+# (NamedTuple's functional form, the types as objects: no compile() of string annotations, see Tie)
+class Alignment(NamedTuple("Alignment", [("pairs", List[Tuple[str, str]]), ("ties", List[Tie]), ("by", str),
+                                         ("signatures", Signatures)])):
     """The aligned entry arguments of one pair of graphs: (left, right) node-id pairs in left
     order, the ties the pairing needs (``Tie``), the aligner that found them (``by``), and the
     signatures it read (their roles are reused by later passes: compare/pins.py)."""
-    pairs: List[Tuple[str, str]]
-    ties: List[Tie]
-    by: str
-    signatures: Signatures
+    __slots__ = ()
 
     def is_for(self, L: FunctionGraph, R: FunctionGraph) -> bool:
         """Whether this alignment was computed on these very graphs."""
