@@ -390,6 +390,56 @@ def environment(torch, args) -> dict:
     return env
 
 
+#: Module instances per side in the module check, and the limit of issue 30 it applies to.
+MODULE_INSTANCES = 4
+PORT_LIMIT = 1.05
+
+
+def module_check(torch, timer, op, variant, ref, shape, cubin: Path, stream: int, k: int = MODULE_INSTANCES) -> dict:
+    """The reference cubin and the port's cubin file, each loaded k times (k modules), both through
+    tileir_diff.launch on the same arguments, timed in pairs (reference i, port i): the medians
+    over the instances and their ratio. A kernel of one or a few blocks runs for microseconds,
+    and after the L2 flush its instructions come from DRAM: its time moves by up to ~10 % with the
+    module instance it runs from (scripts/gpu/launch_path_check.py), which one C ABI launch
+    (one module for the process) cannot average out. The port's outputs must be bit-equal to
+    the reference's. Only for functions of one kernel whose port entry takes the reference's
+    parameter layout (the ports keep it; a mismatch raises, and the check is left out)."""
+    from tileir_diff.launch import CubinKernel, prepare_launch
+
+    port_cubin = REPO / "build" / "rust" / op.op / f"{variant.name}.sm_90.cubin"
+    rust_symbol = rust_symbol_of(op.op, variant.name)
+    ref_inputs, port_inputs = twin_inputs(torch, ref.make_inputs, variant, shape)
+    refs = [prepare_launch(variant, CubinKernel(cubin, variant.symbol), ref_inputs, stream=stream) for _ in range(k)]
+    ports_ = [prepare_launch(variant, CubinKernel(port_cubin, rust_symbol), port_inputs, stream=stream)
+              for _ in range(k)]
+    refs[0](), ports_[0]()
+    torch.cuda.synchronize()
+    equal = all(bitwise_equal(torch, ref_inputs[p.name], port_inputs[p.name]) for p in variant.outputs)
+    ref_us, port_us = [], []
+    for a, b in zip(refs, ports_):
+        got = timer.pair(a, b, {variant.symbol, rust_symbol})
+        ref_us.append(got["a"]["cupti_median_us"])
+        port_us.append(got["b"]["cupti_median_us"])
+    ref_mid, port_mid = statistics.median(ref_us), statistics.median(port_us)
+    return {"instances": k, "reference_us": ref_us, "port_us": port_us, "ratio": port_mid / ref_mid,
+            "reference_spread": [min(ref_us) / ref_mid, max(ref_us) / ref_mid], "bitwise_equal": equal}
+
+
+def above_limit(results) -> list:
+    """The configurations whose ratio is above PORT_LIMIT, each with what its module check says
+    (`explained`: the port's cubin, measured over module instances, is within the limit and
+    bit-equal; the raw ratio stays the table's figure)."""
+    out = []
+    for r in results:
+        if r["ratio"] <= PORT_LIMIT:
+            continue
+        mc = r.get("module_check")
+        explained = bool(mc and "ratio" in mc and mc["ratio"] <= PORT_LIMIT and mc["bitwise_equal"])
+        out.append({"config": f"{r['op']}/{r['variant']} {r['shape_key']}", "ratio": r["ratio"],
+                    "module_ratio": mc.get("ratio") if mc else None, "explained": explained})
+    return out
+
+
 def _outside(rec: dict, band: float) -> bool:
     """The ratio or the A-vs-A control outside [1 - band, 1 + band]: measure it again."""
     return band > 0 and any(abs(rec[k] - 1.0) > band for k in ("ratio", "control_ratio"))
@@ -410,6 +460,7 @@ def run(args) -> dict:
     deadline = time.monotonic() + args.budget_s
     # what a second pass needs to measure a configuration again
     again: list[tuple[int, tuple]] = []
+    configs_done: list = []  # what each entry of results measured (for the module check)
 
     def measure(timer_, op, variant, function, call, cubin, control_kernel, digests, shape, kind) -> dict:
         if call is not None:
@@ -442,6 +493,7 @@ def run(args) -> dict:
             try:
                 rec = measure(timer, *what)
                 results.append(rec)
+                configs_done.append(what)
                 report(rec)
                 if _outside(rec, args.recheck_band):
                     again.append((len(results) - 1, what))
@@ -475,6 +527,27 @@ def run(args) -> dict:
             results[index] = rec
             report(rec, f" (first: ratio {first['ratio']:.3f} ctl {first['control_ratio']:.3f})")
             torch.cuda.empty_cache()
+    # Third pass: a configuration still above the limit is measured over module instances (see
+    # module_check); its ratio stays what the C ABI launch measured, the check is recorded beside it.
+    for index, what in enumerate(configs_done):
+        rec = results[index] if index < len(results) else None
+        if rec is None or rec["ratio"] <= PORT_LIMIT or what is None:
+            continue
+        op, variant, function, call, cubin, _control, _digests, shape, _kind = what
+        if call is not None:
+            rec["module_check"] = {"skipped": "a function of several kernels"}
+            continue
+        try:
+            rec["module_check"] = module_check(torch, Timer(torch, args.recheck_reps, args.warmup), op, variant,
+                                               ref_of[op.op], shape, cubin, stream)
+        except Exception as exc:
+            rec["module_check"] = {"error": f"{type(exc).__name__}: {exc}"}
+        mc = rec["module_check"]
+        print(f"module check {op.op}/{variant.name} {rec['shape_key']}: "
+              + (f"ratio over {mc['instances']} modules {mc['ratio']:.3f} (reference spread "
+                 f"{mc['reference_spread'][0]:.3f}-{mc['reference_spread'][1]:.3f}), bits "
+                 f"{'equal' if mc['bitwise_equal'] else 'DIFFER'}" if "ratio" in mc else str(mc)), flush=True)
+        torch.cuda.empty_cache()
     return {"schema_version": 1, "environment": env, "results": results, "errors": errors,
             "summary": summarize(results)}
 
@@ -507,7 +580,8 @@ def summarize(results) -> dict:
 
     return {"overall": block(results), "ops": {op: block(rows) for op, rows in sorted(by_op.items())},
             "outside_band": [f"{r['op']}/{r['variant']} {r['shape_key']}" for r in results
-                             if not 0.97 <= r["ratio"] <= 1.03]}
+                             if not 0.97 <= r["ratio"] <= 1.03],
+            "above_limit": above_limit(results)}
 
 
 def merge_runs(docs: list) -> dict:
@@ -572,6 +646,7 @@ def render_markdown(doc: dict, plots: list[str]) -> str:
                      f"{_f(c.get('min'))}–{_f(c.get('max'))} | {_f(b.get('placement_ratio', {}).get('geomean'), 4)} | "
                      f"{b['bitwise_equal']}/{b['configs']} |")
     lines += outside_band_section(doc)
+    lines += above_limit_section(doc)
     lines += ["", "## Per configuration", "",
               "| op | variant | kind | shape | Python µs (median / best) | Rust µs (median / best) | ratio | "
               "best-of | events | control | placement | bits |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -583,6 +658,30 @@ def render_markdown(doc: dict, plots: list[str]) -> str:
                      f"{r['control_ratio']:.3f} | {_f(r.get('placement_ratio'))} | "
                      f"{'equal' if r['bitwise_equal'] else '**differ**'} |")
     return "\n".join(lines) + "\n"
+
+
+def _instances(values) -> str:
+    return ", ".join(f"{x:.2f}" for x in values)
+
+
+def above_limit_section(doc: dict) -> list[str]:
+    """The configurations above issue 30's 1.05, each with its module check (see module_check)."""
+    rows = above_limit(doc["results"])
+    out = ["", f"## Configurations above {PORT_LIMIT}", ""]
+    if not rows:
+        return out + ["None."]
+    by_config = {f"{r['op']}/{r['variant']} {r['shape_key']}": r for r in doc["results"]}
+    out += [f"{len(rows)}, {sum(r['explained'] for r in rows)} of them within {PORT_LIMIT} when the reference's and "
+            f"the port's cubins are each timed over {MODULE_INSTANCES} module instances (module_check: a kernel of a "
+            "few blocks moves by up to ~10 % with the module it runs from). The table's ratio stays the C ABI's.", "",
+            "| configuration | ratio (C ABI) | over module instances | reference instances (µs) | port instances (µs) | "
+            "bits | explained |", "|---|---|---|---|---|---|---|"]
+    for a in rows:
+        mc = by_config[a["config"]].get("module_check") or {}
+        out.append(f"| `{a['config']}` | {a['ratio']:.3f} | {_f(mc.get('ratio'))} | {_instances(mc.get('reference_us', []))} "
+                   f"| {_instances(mc.get('port_us', []))} | {'equal' if mc.get('bitwise_equal') else '–'} | "
+                   f"{'yes' if a['explained'] else 'no'} |")
+    return out
 
 
 def outside_band_section(doc: dict) -> list[str]:

@@ -46,3 +46,27 @@ def test_second_pass_takes_configurations_outside_the_band_on_either_side():
     assert not bench._outside(slower, 0.0)  # band 0: no second pass
     summary = bench.summarize([{**slower, "rechecked": True}, inside])
     assert summary["overall"]["rechecked"] == 1
+
+
+def test_above_limit_is_explained_only_by_a_bit_equal_module_check_within_the_limit():
+    bench = _bench()
+    ok = _rec("rope", "a", 1, 1.08)
+    ok["module_check"] = {"instances": 4, "ratio": 1.01, "bitwise_equal": True, "reference_us": [9.0] * 4,
+                          "port_us": [9.1] * 4}
+    still_slow = _rec("rope", "b", 1, 1.08)
+    still_slow["module_check"] = {"instances": 4, "ratio": 1.06, "bitwise_equal": True}
+    bits_differ = _rec("rope", "c", 1, 1.08)
+    bits_differ["module_check"] = {"instances": 4, "ratio": 1.0, "bitwise_equal": False}
+    unchecked = _rec("rope", "d", 1, 1.08)
+    failed = _rec("rope", "e", 1, 1.08)
+    failed["module_check"] = {"error": "LaunchError: parameter layout"}
+    at_limit = _rec("rope", "f", 1, bench.PORT_LIMIT)
+    rows = bench.above_limit([ok, still_slow, bits_differ, unchecked, failed, at_limit])
+    assert [(r["config"].split()[0], r["explained"]) for r in rows] == [
+        ("rope/a", True), ("rope/b", False), ("rope/c", False), ("rope/d", False), ("rope/e", False)]
+    assert rows[0]["module_ratio"] == 1.01 and rows[3]["module_ratio"] is None
+    doc = {"results": [ok, unchecked, at_limit]}
+    section = "\n".join(bench.above_limit_section(doc))
+    assert "2, 1 of them within 1.05" in section and "| 9.00, 9.00, 9.00, 9.00 |" in section
+    assert "None." in bench.above_limit_section({"results": [at_limit]})
+    assert bench.summarize([ok, unchecked])["above_limit"] == rows[:1] + rows[3:4]
