@@ -54,4 +54,4 @@ def gc_paused():
 
 #: Net allocations in a block above which its objects are promoted on exit (a 300-op kernel
 #: allocates about this many).
-_PROMOTE_ABOVE = 20_000
+_PROMOTE_ABOVE = 2_000

@@ -1,7 +1,7 @@
 """Func/Global/Producer sections -> ir.Module, interpreting the op table (no per-op code)."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from ..dialect.enums import ENUMS
 from ..dialect.ops import ops_for_version, OPS_BY_OPCODE
@@ -15,6 +15,7 @@ from ..ir.core import (TWINS, Block, Function, Global, Module, Operation, Operat
                        make_operation, make_value)
 from ..gc_pause import gc_paused
 from .container import DebugInfo, Tables, read_header, read_sections
+from .op_readers import compile_reader
 from .stream import Stream
 
 #: Regions and attributes nest at most this deep (ir/limits.py, shared with the text parser);
@@ -158,6 +159,9 @@ def _one_byte_enum(a: AttrDef) -> Optional[Tuple[EnumValue, ...]]:
 
 
 _PLANS: Dict[Version, Dict[int, _OpPlan]] = {}
+#: version -> opcode -> the op's compiled reader (_compile_reader), beside _PLANS: what the decode
+#: loops call directly for an opcode of one byte
+_READERS: Dict[Version, Dict[int, Callable]] = {}
 
 
 def _plans_for_version(version: Version) -> Dict[int, _OpPlan]:
@@ -165,7 +169,12 @@ def _plans_for_version(version: Version) -> Dict[int, _OpPlan]:
     return _PLANS.setdefault(version, {})
 
 
-_MISSING = object()
+#: what op_readers.compile_reader folds into the readers it compiles
+_READER_MARKERS = {"_UNIT": _UNIT, "_OPTIONAL": _OPTIONAL, "_DENSE": _DENSE, "_MISSING": object(),
+                   "_next": next, "MAX_REGION_DEPTH": MAX_REGION_DEPTH}
+
+
+_MISSING = _READER_MARKERS["_MISSING"]
 _next = next
 _new_value = make_value
 new_operation = make_operation
@@ -179,6 +188,8 @@ class _FunctionReader:
         self.version: Version = tables.version
         self.opdefs: Dict[int, OpDef] = ops_for_version(self.version)
         self.plans: Dict[int, _OpPlan] = _plans_for_version(self.version)
+        #: opcode (of one byte) -> its compiled reader, filled beside ``plans``
+        self.readers: Dict[int, Callable] = _READERS.setdefault(self.version, {})
         self.path = tables.path
         self.type_cache = tables.type_cache  # index -> type, read by the decode loop before Tables.type
         self.dbg_cache = debug.cache  # attribute id -> location, likewise before DebugInfo.location
@@ -254,8 +265,14 @@ class _FunctionReader:
         values: List[Value] = list(args)
         ops = []
         read_op, body_end = self.read_op, body.end
-        while body.pos < body_end:
-            ops.append(read_op(body, values))
+        readers, data = self.readers, body.data
+        while True:
+            pos = body.pos
+            if pos >= body_end:
+                break
+            # read_op's first step inline: an opcode of one byte with a compiled reader
+            reader = readers.get(data[pos])
+            ops.append(read_op(body, values) if reader is None else reader(self, body, values, pos, pos + 1))
         floc = self.debug.location(dbg_ids[0], at) if dbg_ids else None
         func = Function(name=name, arguments=args, result_types=ftype.results, is_entry=is_entry,
                         body=Block(args, tuple(ops)), hints=hints, arg_attrs=arg_attrs, location=floc)
@@ -291,7 +308,11 @@ class _FunctionReader:
             raise self.err(f"unknown opcode 0x{opcode:X}", at)
         if od.syntax is None and od.has("top_level"):
             raise self.err(f"op {od.name} cannot appear inside a function body", at)
-        plan = self.plans[opcode] = _OpPlan.of(od, self.version)
+        plan = _OpPlan.of(od, self.version)
+        reader = compile_reader(plan, _READER_MARKERS) if opcode < 0x80 else None
+        self.plans[opcode] = plan
+        if reader is not None:
+            self.readers[opcode] = reader
         return plan
 
     def read_op(self, s: Stream, values: List[Value]) -> Operation:
@@ -304,6 +325,9 @@ class _FunctionReader:
         if pos < end and data[pos] < 0x80:
             opcode = data[pos]
             pos += 1
+            reader = self.readers.get(opcode)
+            if reader is not None:
+                return reader(self, s, values, at, pos)
         else:
             opcode = s.varint("opcode")
             pos = s.pos
