@@ -261,6 +261,7 @@ class _FunctionReader:
         dbg_ids = self.debug.per_function[loc_index - 1] if 0 < loc_index <= len(self.debug.per_function) else []
         # entry 0 is the function's own location, then one per op in pre-order (read_op takes them)
         self.dbg_ids = iter(dbg_ids[1:])
+        self.has_dbg = len(dbg_ids) > 1  # whether any op has an entry (the compiled readers skip them else)
         args = tuple(self.mint(ty) for ty in ftype.inputs)
         values: List[Value] = list(args)
         ops = []

@@ -1,0 +1,101 @@
+"""The compiled op readers (bytecode/op_readers.py) read what ``read_op`` reads: every corpus
+kernel to the same module, every damaged kernel to the same error (message and offset) or the
+same module; and the shipped shapes (op_reader_shapes.py) are what the generator writes now."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tileir_diff import TileIRFormatError
+from tileir_diff.bytecode import op_readers, reader
+from tileir_diff.bytecode.op_reader_shapes import SHAPES
+from tileir_diff.bytecode.reader import read_bytecode
+from tileir_diff.ir.compare import module_mismatches
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = sorted((ROOT / "corpus" / "data").glob("*.tileirbc")) + sorted((ROOT / "corpus" / "rust").glob("*.tileirbc"))
+
+
+@pytest.fixture
+def interpreted(monkeypatch):
+    """A function that decodes with read_op alone (no compiled reader is made or used)."""
+    def read(data: bytes, verify: bool = True):
+        with monkeypatch.context() as m:
+            m.setattr(reader, "_PLANS", {})
+            m.setattr(reader, "_READERS", {})
+            m.setattr(reader, "compile_reader", lambda plan, markers: None)
+            return read_bytecode(data, "k.tileirbc", verify=verify)
+    return read
+
+
+def _outcome(read, data: bytes, verify: bool = True):
+    try:
+        return read(data, verify)
+    except TileIRFormatError as e:
+        return (str(e), e.offset)
+
+
+def test_shipped_shapes_are_what_the_generator_writes():
+    text = op_readers.generate_shapes(op_readers.table_plans())
+    shipped = Path(op_readers.__file__).with_name("op_reader_shapes.py").read_text()
+    assert text == shipped, "run: python3 scripts/gen_op_readers.py"
+    assert len(SHAPES) == text.count("\ndef _read")
+
+
+def test_every_op_of_the_table_has_a_shipped_shape():
+    for plan, markers in op_readers.table_plans():
+        assert op_readers.shape_of(plan, markers) in SHAPES, plan.od.name
+
+
+def test_an_unshipped_shape_is_compiled(monkeypatch):
+    monkeypatch.setattr(op_readers, "_CODE", {})
+    monkeypatch.setattr(op_readers, "_shipped", lambda: {})
+    plan, markers = op_readers.table_plans()[0]
+    fn = op_readers.compile_reader(plan, markers)
+    assert fn.__code__.co_filename == "<op reader>"
+
+
+def test_corpus_kernels_read_as_read_op_reads_them(interpreted):
+    assert len(FILES) > 100
+    for path in FILES:
+        data = path.read_bytes()
+        compiled = _outcome(lambda d, v: read_bytecode(d, "k.tileirbc", verify=v), data)
+        plain = _outcome(interpreted, data)
+        if isinstance(plain, tuple):
+            assert compiled == plain, path.name
+        else:
+            assert module_mismatches(plain, compiled) == [], path.name
+
+
+def test_damaged_kernels_fail_as_read_op_fails(interpreted):
+    """Bytes of the Func section changed (a random byte, an index past the values, a long
+    varint) or the file cut: the same error at the same offset, or the same module."""
+    rng = random.Random(28)
+    compared = refused = 0
+    for path in FILES[::5]:
+        data = path.read_bytes()
+        for _ in range(12):
+            damaged = bytearray(data)
+            kind = rng.randrange(4)
+            at = rng.randrange(12, len(data))
+            if kind == 0:
+                damaged[at] = rng.randrange(256)
+            elif kind == 1:
+                damaged[at] = 0x7F
+            elif kind == 2:
+                damaged[at] |= 0x80
+            else:
+                del damaged[at:]
+            damaged = bytes(damaged)
+            for verify in (True, False):
+                compiled = _outcome(lambda d, v: read_bytecode(d, "k.tileirbc", verify=v), damaged, verify)
+                plain = _outcome(interpreted, damaged, verify)
+                if isinstance(plain, tuple) or isinstance(compiled, tuple):
+                    assert compiled == plain, (path.name, kind, at)
+                    refused += 1
+                else:
+                    assert module_mismatches(plain, compiled) == [], (path.name, kind, at)
+                compared += 1
+    assert compared > 500 and refused > 200, (compared, refused)
