@@ -99,3 +99,30 @@ def test_damaged_kernels_fail_as_read_op_fails(interpreted):
                     assert module_mismatches(plain, compiled) == [], (path.name, kind, at)
                 compared += 1
     assert compared > 500 and refused > 200, (compared, refused)
+
+
+def test_every_op_is_located_at_its_opcode():
+    """The verifier's locator pairs the offsets recorded in reading order with the ops: each op's
+    offset holds its opcode, and the offsets grow in the order the ops are written (pre-order)."""
+    from tileir_diff.bytecode.container import DebugInfo, Tables, read_header, read_sections
+    from tileir_diff.bytecode.stream import Stream
+    from tileir_diff.dialect.ops import OPS_BY_NAME
+
+    nested = 0
+    for path in FILES[::3]:
+        data = path.read_bytes()
+        s = Stream(data, 0, len(data), "k")
+        header = read_header(s)
+        tables = Tables(data, "k", header.version, read_sections(s))
+        r = reader._FunctionReader(tables, DebugInfo(tables))
+        funcs = r.read_all()
+        for f in funcs:
+            last = -1
+            for op in f.walk():
+                at = r.locate(op)
+                assert at is not None and at > last, (path.name, op.name)
+                assert data[at] == OPS_BY_NAME[op.name].opcode, (path.name, op.name, at)
+                last = at
+                nested += bool(op.regions)
+            assert r.locate(f) is not None
+    assert nested > 50

@@ -30,10 +30,16 @@ def _read0(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -51,7 +57,7 @@ def _read0(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read1(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None):
@@ -112,7 +118,7 @@ def _read1(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read2(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None):
@@ -162,10 +168,16 @@ def _read2(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -189,7 +201,7 @@ def _read2(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read3(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None):
@@ -239,10 +251,16 @@ def _read3(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -256,10 +274,16 @@ def _read3(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o1 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 3
     if o1 is None:
         s.pos = pos
         o1 = self.value(s, values)
@@ -283,7 +307,7 @@ def _read3(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read4(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None):
@@ -333,10 +357,16 @@ def _read4(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -350,10 +380,16 @@ def _read4(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o1 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 3
     if o1 is None:
         s.pos = pos
         o1 = self.value(s, values)
@@ -367,10 +403,16 @@ def _read4(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o2 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o2 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o2 = values[idx]
+                    pos += 3
     if o2 is None:
         s.pos = pos
         o2 = self.value(s, values)
@@ -394,7 +436,7 @@ def _read4(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read5(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None):
@@ -437,10 +479,16 @@ def _read5(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -464,7 +512,7 @@ def _read5(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read6(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None):
@@ -507,10 +555,16 @@ def _read6(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -524,10 +578,16 @@ def _read6(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o1 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 3
     if o1 is None:
         s.pos = pos
         o1 = self.value(s, values)
@@ -551,7 +611,7 @@ def _read6(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read7(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None):
@@ -599,7 +659,7 @@ def _read7(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read8(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None):
@@ -638,10 +698,16 @@ def _read8(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -665,7 +731,7 @@ def _read8(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read9(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None):
@@ -704,10 +770,16 @@ def _read9(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -721,10 +793,16 @@ def _read9(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o1 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 3
     if o1 is None:
         s.pos = pos
         o1 = self.value(s, values)
@@ -748,7 +826,7 @@ def _read9(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read10(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None):
@@ -793,7 +871,7 @@ def _read10(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read11(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None):
@@ -829,10 +907,16 @@ def _read11(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -856,7 +940,7 @@ def _read11(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read12(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None):
@@ -892,10 +976,16 @@ def _read12(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -909,10 +999,16 @@ def _read12(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o1 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 3
     if o1 is None:
         s.pos = pos
         o1 = self.value(s, values)
@@ -936,7 +1032,7 @@ def _read12(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read13(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None):
@@ -972,10 +1068,16 @@ def _read13(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -989,10 +1091,16 @@ def _read13(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o1 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 3
     if o1 is None:
         s.pos = pos
         o1 = self.value(s, values)
@@ -1006,10 +1114,16 @@ def _read13(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o2 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o2 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o2 = values[idx]
+                    pos += 3
     if o2 is None:
         s.pos = pos
         o2 = self.value(s, values)
@@ -1033,7 +1147,7 @@ def _read13(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read14(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None):
@@ -1069,10 +1183,16 @@ def _read14(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -1086,10 +1206,16 @@ def _read14(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o1 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 3
     if o1 is None:
         s.pos = pos
         o1 = self.value(s, values)
@@ -1103,10 +1229,16 @@ def _read14(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o2 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o2 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o2 = values[idx]
+                    pos += 3
     if o2 is None:
         s.pos = pos
         o2 = self.value(s, values)
@@ -1120,10 +1252,16 @@ def _read14(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o3 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o3 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o3 = values[idx]
+                    pos += 3
     if o3 is None:
         s.pos = pos
         o3 = self.value(s, values)
@@ -1137,10 +1275,16 @@ def _read14(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o4 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o4 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o4 = values[idx]
+                    pos += 3
     if o4 is None:
         s.pos = pos
         o4 = self.value(s, values)
@@ -1164,7 +1308,7 @@ def _read14(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read15(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None, A2=None, K2=None, E2=None, N2=None):
@@ -1241,7 +1385,7 @@ def _read15(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read16(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None):
@@ -1294,10 +1438,16 @@ def _read16(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -1321,7 +1471,7 @@ def _read16(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read17(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None):
@@ -1374,10 +1524,16 @@ def _read17(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -1391,10 +1547,16 @@ def _read17(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o1 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 3
     if o1 is None:
         s.pos = pos
         o1 = self.value(s, values)
@@ -1418,7 +1580,7 @@ def _read17(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read18(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None):
@@ -1471,10 +1633,16 @@ def _read18(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -1488,10 +1656,16 @@ def _read18(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o1 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 3
     if o1 is None:
         s.pos = pos
         o1 = self.value(s, values)
@@ -1505,10 +1679,16 @@ def _read18(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o2 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o2 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o2 = values[idx]
+                    pos += 3
     if o2 is None:
         s.pos = pos
         o2 = self.value(s, values)
@@ -1532,7 +1712,7 @@ def _read18(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read19(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None, A2=None, K2=None, E2=None, N2=None):
@@ -1594,10 +1774,16 @@ def _read19(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -1621,7 +1807,7 @@ def _read19(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read20(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None, A2=None, K2=None, E2=None, N2=None):
@@ -1684,7 +1870,7 @@ def _read20(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read21(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None):
@@ -1732,10 +1918,16 @@ def _read21(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -1749,10 +1941,16 @@ def _read21(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o1 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 3
     if o1 is None:
         s.pos = pos
         o1 = self.value(s, values)
@@ -1776,7 +1974,7 @@ def _read21(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read22(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None):
@@ -1822,10 +2020,16 @@ def _read22(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -1849,7 +2053,7 @@ def _read22(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read23(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None):
@@ -1895,10 +2099,16 @@ def _read23(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -1912,10 +2122,16 @@ def _read23(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o1 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o1 = values[idx]
+                    pos += 3
     if o1 is None:
         s.pos = pos
         o1 = self.value(s, values)
@@ -1929,10 +2145,16 @@ def _read23(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o2 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o2 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o2 = values[idx]
+                    pos += 3
     if o2 is None:
         s.pos = pos
         o2 = self.value(s, values)
@@ -1956,7 +2178,7 @@ def _read23(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read24(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None):
@@ -2010,7 +2232,7 @@ def _read24(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read25(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None):
@@ -2084,7 +2306,7 @@ def _read25(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read26(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None, A2=None, K2=None, E2=None, N2=None):
@@ -2165,7 +2387,7 @@ def _read26(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read27(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None, A2=None, K2=None, E2=None, N2=None):
@@ -2248,7 +2470,7 @@ def _read27(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read28(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None):
@@ -2309,7 +2531,7 @@ def _read28(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read29(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None):
@@ -2360,7 +2582,7 @@ def _read29(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read30(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None):
@@ -2407,7 +2629,7 @@ def _read30(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read31(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None):
@@ -2454,7 +2676,7 @@ def _read31(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read32(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None, A2=None, K2=None, E2=None, N2=None):
@@ -2530,7 +2752,7 @@ def _read32(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read33(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None, A2=None, K2=None, E2=None, N2=None, A3=None, K3=None, E3=None, N3=None):
@@ -2609,7 +2831,7 @@ def _read33(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read34(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None, A2=None, K2=None, E2=None, N2=None):
@@ -2685,7 +2907,7 @@ def _read34(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read35(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None, A2=None, K2=None, E2=None, N2=None):
@@ -2763,7 +2985,7 @@ def _read35(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read36(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None, A2=None, K2=None, E2=None, N2=None, A3=None, K3=None, E3=None, N3=None):
@@ -2845,7 +3067,7 @@ def _read36(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read37(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None):
@@ -2903,7 +3125,7 @@ def _read37(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read38(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None):
@@ -2963,7 +3185,7 @@ def _read38(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read39(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None, A2=None, K2=None, E2=None, N2=None):
@@ -3026,7 +3248,7 @@ def _read39(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read40(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None):
@@ -3080,7 +3302,7 @@ def _read40(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read41(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None):
@@ -3110,10 +3332,16 @@ def _read41(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -3142,7 +3370,7 @@ def _read41(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read42(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None):
@@ -3172,10 +3400,16 @@ def _read42(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
                 pos += 1
         else:
             high = data[pos + 1]
-            idx = (idx & 0x7F) | (high << 7)
-            if high < 0x80 and idx < nvalues:
-                o0 = values[idx]
-                pos += 2
+            if high < 0x80:
+                idx = (idx & 0x7F) | (high << 7)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 2
+            elif pos + 2 < end and data[pos + 2] < 0x80:
+                idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)
+                if idx < nvalues:
+                    o0 = values[idx]
+                    pos += 3
     if o0 is None:
         s.pos = pos
         o0 = self.value(s, values)
@@ -3213,7 +3447,7 @@ def _read42(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read43(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None):
@@ -3277,7 +3511,7 @@ def _read43(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read44(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None, A2=None, K2=None, E2=None, N2=None, A3=None, K3=None, E3=None, N3=None):
@@ -3361,7 +3595,7 @@ def _read44(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read45(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None, A2=None, K2=None, E2=None, N2=None):
@@ -3439,7 +3673,7 @@ def _read45(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 def _read46(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, SEGS=None, A0=None, K0=None, E0=None, N0=None, A1=None, K1=None, E1=None, N1=None, A2=None, K2=None, E2=None, N2=None, A3=None, K3=None, E3=None, N3=None):
@@ -3521,7 +3755,7 @@ def _read46(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.location = loc
     op.origin = None
     op.__class__ = Operation
-    self.offsets[id(op)] = at
+    self.add_offset(at)
     return op
 
 SHAPES = {

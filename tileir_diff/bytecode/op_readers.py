@@ -3,26 +3,30 @@ for one op table row in one version with the row's layout folded in.
 
 ``read_op`` interprets an ``_OpPlan`` for every op it reads: it loops over the plan's result
 slots, attribute entries (unpacking each and testing its mode) and operand slots, and tests the
-plan's flags on the way. Here the same steps are written out once per plan *shape* (how many
-results and whether they are counted, each attribute's mode and fast read, how many single
-operands or the general operand reader, regions, implied results) as straight-line source,
-compiled once per shape and bound to each plan's constants (op name, attribute definitions, enum
-members, segments) through that function's own globals. The statements are ``read_op``'s, in
-its order, with its messages and offsets and the same fallbacks to the Stream and Tables methods
-for anything longer, uncached or wrong: a file reads to the same IR and fails with the same
-error (tests/bytecode/test_op_readers.py reads every corpus kernel and thousands of damaged
-ones both ways).
+plan's flags on the way. Here the same steps are written out once per plan *shape* (``shape_of``:
+how many results and whether they are counted, each attribute's mode, flag bit and fast read,
+how many single operands or the general operand reader, regions, implied results) as
+straight-line source (``reader_source``), and each row's constants (op name, attribute
+definitions, enum members, segments) are the function's defaults, so that one code object serves
+every row of its shape with local reads. The statements are ``read_op``'s, in its order, with its
+messages and offsets and the same fallbacks to the Stream and Tables methods for anything longer,
+uncached or wrong (the compiled readers also read a value index of three bytes inline): a file
+reads to the same IR and fails with the same error. tests/bytecode/test_op_readers.py reads every
+corpus kernel and hundreds of damaged ones both ways.
 
-Shapes are compiled on first use, each once per process (a bench kernel has about ten; the op
-table about fifty): the cache maps the source text to its code object, and a racing thread
-compiles the same source. Readers exist only where ``ir/core.TWINS`` holds (they build values
-and operations as twins, as ``read_op`` does).
+The readers of every shape of the op table are generated into ``op_reader_shapes.py``
+(``scripts/gen_op_readers.py``; a test checks it is current) and so come compiled with the
+package: compiling them at run time costs about 4 M instructions a shape, more than a 3,000-op
+kernel's first load saves. A shape that file lacks is compiled on first use, once per process.
+Caches are filled build-then-publish (a racing thread makes the same code object or function).
+Readers exist only where ``ir/core.TWINS`` holds (they build values and operations as twins, as
+``read_op`` does).
 """
 from __future__ import annotations
 
 import builtins
 from types import FunctionType
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 from ..ir import types as T
 from ..ir.core import TWINS, Operation, OperationFields, Value, ValueFields, make_value
@@ -85,8 +89,9 @@ def plan_defaults(plan, markers) -> tuple:
     return tuple(values)
 
 
-#: the globals every reader runs with (one dict: the readers' global caches stay valid)
-_GLOBALS: Dict[str, object] = {}
+#: the globals every reader runs with (one dict: the readers' global caches stay valid), made
+#: on first use
+_GLOBALS: List[dict] = []
 
 
 def _reader_globals(markers) -> dict:
@@ -94,8 +99,8 @@ def _reader_globals(markers) -> dict:
         env = dict(markers)
         env.update(__builtins__=builtins, T=T, ValueFields=ValueFields, Value=Value, OperationFields=OperationFields,
                    Operation=Operation, _new_value=make_value)
-        _GLOBALS.update(env)  # (a racing thread stores the same values)
-    return _GLOBALS
+        _GLOBALS.append(env)  # published whole (a racing thread's copy holds the same values)
+    return _GLOBALS[0]
 
 
 def reader_source(shape: tuple, name: str = "read") -> str:
@@ -138,7 +143,7 @@ def reader_source(shape: tuple, name: str = "read") -> str:
     else:
         src("flags = 0")
     # 4. attributes, declaration order: read into locals, the dict built after them
-    entries = []  # (name constant, value expression, condition or None)
+    entries: List[Tuple[str, str, Optional[str]]] = []  # (name constant, value expression, condition or None)
     for i, (mode, bit, fast) in enumerate(attr_shape):
         if mode == "unit":
             entries.append((f"K{i}", "True", f"flags >> {bit} & 1"))
@@ -192,18 +197,18 @@ def reader_source(shape: tuple, name: str = "read") -> str:
     while lead < len(entries) and entries[lead][2] is None:
         lead += 1
     src("attrs = {" + ", ".join(f"{k}: {v}" for k, v, _ in entries[:lead]) + "}")
-    for k, v, cond in entries[lead:]:
+    for key, value, cond in entries[lead:]:
         if cond is None:
-            src(f"attrs[{k}] = {v}")
+            src(f"attrs[{key}] = {value}")
         else:
             src(f"if {cond}:",
-                f"    attrs[{k}] = {v}")
+                f"    attrs[{key}] = {value}")
     # 5. operands
     if all_single:
         if nops:
             src("nvalues = len(values)")
         for j in range(nops):
-            # a value index of one or two bytes (a kernel of up to 16,384 values in scope)
+            # a value index of one, two or three bytes (up to 2,097,152 values in scope)
             src(f"o{j} = None",
                 "if pos + 1 < end:",
                 "    idx = data[pos]",
@@ -213,10 +218,16 @@ def reader_source(shape: tuple, name: str = "read") -> str:
                 "            pos += 1",
                 "    else:",
                 "        high = data[pos + 1]",
-                "        idx = (idx & 0x7F) | (high << 7)",
-                "        if high < 0x80 and idx < nvalues:",
-                f"            o{j} = values[idx]",
-                "            pos += 2",
+                "        if high < 0x80:",
+                "            idx = (idx & 0x7F) | (high << 7)",
+                "            if idx < nvalues:",
+                f"                o{j} = values[idx]",
+                "                pos += 2",
+                "        elif pos + 2 < end and data[pos + 2] < 0x80:",
+                "            idx = (idx & 0x7F) | ((high & 0x7F) << 7) | (data[pos + 2] << 14)",
+                "            if idx < nvalues:",
+                f"                o{j} = values[idx]",
+                "                pos += 3",
                 f"if o{j} is None:",
                 "    s.pos = pos",
                 f"    o{j} = self.value(s, values)",
@@ -284,7 +295,7 @@ def reader_source(shape: tuple, name: str = "read") -> str:
         "op.location = loc",
         "op.origin = None",
         "op.__class__ = Operation",
-        "self.offsets[id(op)] = at",
+        "self.add_offset(at)",
         "return op")
     params = ", ".join(f"{p}=None" for p in _parameters(len(attr_shape)))
     return f"def {name}(self, s, values, at, pos, {params}):\n" + "\n".join(src.lines) + "\n"
@@ -320,7 +331,7 @@ def compile_reader(plan, markers) -> Optional[Callable]:
     if not TWINS:  # pragma: no cover - an interpreter without twins: read_op
         return None
     code = shape_code(shape_of(plan, markers))
-    return FunctionType(code, _reader_globals(markers), "read_" + plan.od.name,  # type: ignore[arg-type]
+    return FunctionType(code, _reader_globals(markers), "read_" + plan.od.name,  # type: ignore[arg-type,unused-ignore]
                         plan_defaults(plan, markers))
 
 

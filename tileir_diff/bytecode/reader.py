@@ -42,13 +42,34 @@ def _read_bytecode(data: bytes, path: str, verify: bool = True) -> Module:
     producer = _read_producer(tables)
     offsets: Dict[int, int] = {}
     glbls = _read_globals(tables, offsets)
-    funcs = _FunctionReader(tables, debug, offsets).read_all()
+    reader = _FunctionReader(tables, debug, offsets)
+    funcs = reader.read_all()
     module = Module(version=header.version, functions=tuple(funcs), globals=tuple(glbls), producer=producer,
                     preview=bool(header.tag & 1), source=path)
     if verify:
         from ..ir.verify import verify_module
-        verify_module(module, path, lambda obj: offsets.get(id(obj)))
+        verify_module(module, path, reader.locate)
     return module
+
+
+def _ops_in_reading_order(funcs: List[Function]):
+    """Every op of ``funcs`` in the order the reader finished them: an op after the ops of its
+    regions (it is made once they are read), functions and blocks in order."""
+    for f in funcs:
+        stack = [iter(f.body.operations)]
+        pending: List[Operation] = []  # the op whose regions are being walked, per level below the body
+        while stack:
+            op = next(stack[-1], None)
+            if op is None:
+                stack.pop()
+                if pending and len(pending) == len(stack):
+                    yield pending.pop()
+                continue
+            if op.regions:
+                pending.append(op)
+                stack.append(iter([o for r in op.regions for b in r.blocks for o in b.operations]))
+            else:
+                yield op
 
 
 def _read_producer(tables: Tables) -> Optional[str]:
@@ -182,7 +203,12 @@ new_operation = make_operation
 
 class _FunctionReader:
     def __init__(self, tables: Tables, debug: DebugInfo, offsets: Optional[Dict[int, int]] = None):
-        self.offsets = {} if offsets is None else offsets  # id(op or function) -> byte offset
+        self.offsets = {} if offsets is None else offsets  # id(function or global) -> byte offset
+        #: the byte offset of every op, in the order the ops are finished (locate() pairs them
+        #: with the ops when an error needs one: a list append per op, not a dict entry)
+        self.op_offsets: List[int] = []
+        self.add_offset = self.op_offsets.append
+        self.functions: List[Function] = []
         self.t = tables
         self.debug = debug
         self.version: Version = tables.version
@@ -197,10 +223,21 @@ class _FunctionReader:
     def err(self, msg: str, at: int) -> TileIRFormatError:
         return TileIRFormatError(msg, path=self.path, offset=at)
 
+    def locate(self, obj) -> Optional[int]:
+        """The byte offset of an op, function or global read here (None for anything else): the
+        verifier's locator. The ops' entries are made on the first question (an error's)."""
+        offsets = self.offsets
+        if self.op_offsets:
+            done = self.op_offsets
+            self.op_offsets = []
+            for op, at in zip(_ops_in_reading_order(self.functions), done):
+                offsets[id(op)] = at
+        return offsets.get(id(obj))
+
     def read_all(self) -> List[Function]:
         s = self.t.stream(0x02)
         n = s.count("function count", 4)
-        funcs = []
+        funcs = self.functions
         for i in range(n):
             funcs.append(self.read_function(s, i))
         # cuTile Rust pads the Func section itself up to the next alignment with 0xCB bytes.
@@ -486,7 +523,7 @@ class _FunctionReader:
             if plan.implied_results:
                 results += tuple(self.mint(T.TokenType()) for _ in range(plan.implied_results))
             op = new_operation(od.name, tuple(operands), segments, results, attrs, regions, loc)
-        self.offsets[id(op)] = at
+        self.add_offset(at)
         return op  # type: ignore[return-value]
 
     def read_operands(self, s: Stream, values: List[Value], plan: "_OpPlan", flags: int):
