@@ -126,3 +126,37 @@ def test_every_op_is_located_at_its_opcode():
                 nested += bool(op.regions)
             assert r.locate(f) is not None
     assert nested > 50
+
+
+def _long_kernel(n: int) -> str:
+    """A kernel of ``n`` chained f32 ops whose operands reach back to the first values: with more
+    than 16,384 values in scope their indices take three bytes."""
+    lines = ["entry @k(%arg0: tile<f32>) {"]
+    for k in range(n):
+        src = f"%x{k - 1}" if k else "%arg0"
+        far = "%arg0" if k % 3 else f"%x{k // 2}" if k > 1 else "%arg0"
+        lines.append(f"  %x{k} = addf {src}, {far} : tile<f32>")
+    lines += ["  return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_three_byte_value_indices_read_as_read_op_reads_them(interpreted):
+    from tileir_diff.bytecode.writer import write_bytecode
+    from tileir_diff.text.parser import parse_text
+
+    data = write_bytecode(parse_text(_long_kernel(17_000), version=(13, 3)), (13, 3))
+    compiled = read_bytecode(data, "k.tileirbc")
+    assert module_mismatches(interpreted(data), compiled) == []
+    ops = compiled.functions[0].body.operations
+    assert ops[-2].operands[0] is ops[-3].results[0]  # value 16,999: an index of three bytes
+    assert ops[-3].operands[1] is ops[8_499].results[0]
+    # damaged operand bytes near the end (three-byte indices): the same error or module
+    rng = random.Random(3)
+    for _ in range(40):
+        damaged = bytearray(data)
+        at = rng.randrange(len(data) * 3 // 4, len(data) - 40)
+        damaged[at] = rng.choice((0x80, 0xFF, 0x7F, damaged[at] ^ 0x40))
+        damaged = bytes(damaged)
+        a = _outcome(lambda d, v: read_bytecode(d, "k.tileirbc", verify=v), damaged)
+        b = _outcome(interpreted, damaged)
+        assert (a == b) if isinstance(b, tuple) or isinstance(a, tuple) else module_mismatches(b, a) == [], at
