@@ -1,7 +1,7 @@
 """Func/Global/Producer sections -> ir.Module, interpreting the op table (no per-op code)."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from ..dialect.enums import ENUMS
 from ..dialect.ops import ops_for_version, OPS_BY_OPCODE
@@ -15,6 +15,7 @@ from ..ir.core import (TWINS, Block, Function, Global, Module, Operation, Operat
                        make_operation, make_value)
 from ..gc_pause import gc_paused
 from .container import DebugInfo, Tables, read_header, read_sections
+from .op_readers import compile_reader
 from .stream import Stream
 
 #: Regions and attributes nest at most this deep (ir/limits.py, shared with the text parser);
@@ -41,13 +42,34 @@ def _read_bytecode(data: bytes, path: str, verify: bool = True) -> Module:
     producer = _read_producer(tables)
     offsets: Dict[int, int] = {}
     glbls = _read_globals(tables, offsets)
-    funcs = _FunctionReader(tables, debug, offsets).read_all()
+    reader = _FunctionReader(tables, debug, offsets)
+    funcs = reader.read_all()
     module = Module(version=header.version, functions=tuple(funcs), globals=tuple(glbls), producer=producer,
                     preview=bool(header.tag & 1), source=path)
     if verify:
         from ..ir.verify import verify_module
-        verify_module(module, path, lambda obj: offsets.get(id(obj)))
+        verify_module(module, path, reader.locate)
     return module
+
+
+def _ops_in_reading_order(funcs: List[Function]):
+    """Every op of ``funcs`` in the order the reader finished them: an op after the ops of its
+    regions (it is made once they are read), functions and blocks in order."""
+    for f in funcs:
+        stack = [iter(f.body.operations)]
+        pending: List[Operation] = []  # the op whose regions are being walked, per level below the body
+        while stack:
+            op = next(stack[-1], None)
+            if op is None:
+                stack.pop()
+                if pending and len(pending) == len(stack):
+                    yield pending.pop()
+                continue
+            if op.regions:
+                pending.append(op)
+                stack.append(iter([o for r in op.regions for b in r.blocks for o in b.operations]))
+            else:
+                yield op
 
 
 def _read_producer(tables: Tables) -> Optional[str]:
@@ -158,6 +180,9 @@ def _one_byte_enum(a: AttrDef) -> Optional[Tuple[EnumValue, ...]]:
 
 
 _PLANS: Dict[Version, Dict[int, _OpPlan]] = {}
+#: version -> opcode -> the op's compiled reader (_compile_reader), beside _PLANS: what the decode
+#: loops call directly for an opcode of one byte
+_READERS: Dict[Version, Dict[int, Callable]] = {}
 
 
 def _plans_for_version(version: Version) -> Dict[int, _OpPlan]:
@@ -165,7 +190,12 @@ def _plans_for_version(version: Version) -> Dict[int, _OpPlan]:
     return _PLANS.setdefault(version, {})
 
 
-_MISSING = object()
+#: what op_readers.compile_reader folds into the readers it compiles
+_READER_MARKERS = {"_UNIT": _UNIT, "_OPTIONAL": _OPTIONAL, "_DENSE": _DENSE, "_MISSING": object(),
+                   "_next": next, "MAX_REGION_DEPTH": MAX_REGION_DEPTH}
+
+
+_MISSING = _READER_MARKERS["_MISSING"]
 _next = next
 _new_value = make_value
 new_operation = make_operation
@@ -173,12 +203,19 @@ new_operation = make_operation
 
 class _FunctionReader:
     def __init__(self, tables: Tables, debug: DebugInfo, offsets: Optional[Dict[int, int]] = None):
-        self.offsets = {} if offsets is None else offsets  # id(op or function) -> byte offset
+        self.offsets = {} if offsets is None else offsets  # id(function or global) -> byte offset
+        #: the byte offset of every op, in the order the ops are finished (locate() pairs them
+        #: with the ops when an error needs one: a list append per op, not a dict entry)
+        self.op_offsets: List[int] = []
+        self.add_offset = self.op_offsets.append
+        self.functions: List[Function] = []
         self.t = tables
         self.debug = debug
         self.version: Version = tables.version
         self.opdefs: Dict[int, OpDef] = ops_for_version(self.version)
         self.plans: Dict[int, _OpPlan] = _plans_for_version(self.version)
+        #: opcode (of one byte) -> its compiled reader, filled beside ``plans``
+        self.readers: Dict[int, Callable] = _READERS.setdefault(self.version, {})
         self.path = tables.path
         self.type_cache = tables.type_cache  # index -> type, read by the decode loop before Tables.type
         self.dbg_cache = debug.cache  # attribute id -> location, likewise before DebugInfo.location
@@ -186,10 +223,21 @@ class _FunctionReader:
     def err(self, msg: str, at: int) -> TileIRFormatError:
         return TileIRFormatError(msg, path=self.path, offset=at)
 
+    def locate(self, obj) -> Optional[int]:
+        """The byte offset of an op, function or global read here (None for anything else): the
+        verifier's locator. The ops' entries are made on the first question (an error's)."""
+        offsets = self.offsets
+        if self.op_offsets:
+            done = self.op_offsets
+            self.op_offsets = []
+            for op, at in zip(_ops_in_reading_order(self.functions), done):
+                offsets[id(op)] = at
+        return offsets.get(id(obj))
+
     def read_all(self) -> List[Function]:
         s = self.t.stream(0x02)
         n = s.count("function count", 4)
-        funcs = []
+        funcs = self.functions
         for i in range(n):
             funcs.append(self.read_function(s, i))
         # cuTile Rust pads the Func section itself up to the next alignment with 0xCB bytes.
@@ -250,12 +298,19 @@ class _FunctionReader:
         dbg_ids = self.debug.per_function[loc_index - 1] if 0 < loc_index <= len(self.debug.per_function) else []
         # entry 0 is the function's own location, then one per op in pre-order (read_op takes them)
         self.dbg_ids = iter(dbg_ids[1:])
+        self.has_dbg = len(dbg_ids) > 1  # whether any op has an entry (the compiled readers skip them else)
         args = tuple(self.mint(ty) for ty in ftype.inputs)
         values: List[Value] = list(args)
         ops = []
         read_op, body_end = self.read_op, body.end
-        while body.pos < body_end:
-            ops.append(read_op(body, values))
+        readers, data = self.readers, body.data
+        while True:
+            pos = body.pos
+            if pos >= body_end:
+                break
+            # read_op's first step inline: an opcode of one byte with a compiled reader
+            reader = readers.get(data[pos])
+            ops.append(read_op(body, values) if reader is None else reader(self, body, values, pos, pos + 1))
         floc = self.debug.location(dbg_ids[0], at) if dbg_ids else None
         func = Function(name=name, arguments=args, result_types=ftype.results, is_entry=is_entry,
                         body=Block(args, tuple(ops)), hints=hints, arg_attrs=arg_attrs, location=floc)
@@ -291,7 +346,11 @@ class _FunctionReader:
             raise self.err(f"unknown opcode 0x{opcode:X}", at)
         if od.syntax is None and od.has("top_level"):
             raise self.err(f"op {od.name} cannot appear inside a function body", at)
-        plan = self.plans[opcode] = _OpPlan.of(od, self.version)
+        plan = _OpPlan.of(od, self.version)
+        reader = compile_reader(plan, _READER_MARKERS) if opcode < 0x80 else None
+        self.plans[opcode] = plan
+        if reader is not None:
+            self.readers[opcode] = reader
         return plan
 
     def read_op(self, s: Stream, values: List[Value]) -> Operation:
@@ -304,6 +363,9 @@ class _FunctionReader:
         if pos < end and data[pos] < 0x80:
             opcode = data[pos]
             pos += 1
+            reader = self.readers.get(opcode)
+            if reader is not None:
+                return reader(self, s, values, at, pos)
         else:
             opcode = s.varint("opcode")
             pos = s.pos
@@ -461,7 +523,7 @@ class _FunctionReader:
             if plan.implied_results:
                 results += tuple(self.mint(T.TokenType()) for _ in range(plan.implied_results))
             op = new_operation(od.name, tuple(operands), segments, results, attrs, regions, loc)
-        self.offsets[id(op)] = at
+        self.add_offset(at)
         return op  # type: ignore[return-value]
 
     def read_operands(self, s: Stream, values: List[Value], plan: "_OpPlan", flags: int):

@@ -133,7 +133,8 @@ class _Plan:
     __slots__ = ("od", "operand_names", "result_names", "operand_checks", "result_checks", "relations",
                  "attr_defs", "fixed_results", "variadic_results", "later_results", "terminator",
                  "single_segments", "required_attrs", "top_level", "flat", "operand_checks_at", "result_checks_at",
-                 "attr_quick", "flat_relations", "flat_checks")
+                 "attr_quick", "flat_relations", "flat_checks", "attrs_in_signature", "dense_attr",
+                 "checks_value_type")
 
     def __init__(self, od: OpDef):
         self.od = od
@@ -188,6 +189,19 @@ class _Plan:
         #: flat_relations less the type relations (_RELATIONS: they read only the groups' types),
         #: what an op whose types a verified op had still needs (see _Verifier.typed_ok)
         self.flat_checks = tuple(r for r in self.flat_relations if r[0] not in _TYPE_RELATIONS)
+        #: whether a flat op's signature holds its attributes too (names, then the values' ids):
+        #: for rows without a dense attribute, whose values readers share (enum members, units),
+        #: so that an op whose attributes a verified op had skips the attribute checks as well
+        self.attrs_in_signature = self.flat and bool(od.attrs) and all(a.kind != "dense" for a in od.attrs)
+        #: the name of the row's one attribute when that is a required dense constant (``constant``):
+        #: verify_op checks a plainly right value inline (attributes() gives the messages)
+        self.dense_attr = od.attrs[0].name if (len(od.attrs) == 1 and od.attrs[0].kind == "dense"
+                                               and not od.attrs[0].optional) else None
+        #: whether flat_checks is only check:constant of the one result (its quick test, that
+        #: the value's type object is the result's, is then made inline)
+        self.checks_value_type = (self.dense_attr == "value" and len(self.flat_checks) == 1
+                                  and self.flat_checks[0][0] is _check_constant
+                                  and self._positions(self.flat_checks[0][1]) == ((True, 0),))
 
     def _positions(self, names) -> Tuple[Tuple[bool, int], ...]:
         """Where each named group's one value is in a flat op: (is a result, index); a name of
@@ -1167,7 +1181,21 @@ class _Verifier:
             groups: Optional[Dict[str, Tuple[Value, ...]]] = None
             signature = None
             if plan.flat and not op.regions:
-                if len(results) == 1 and len(operands) <= 2:  # most ops: spelled out, cheaper than the maps
+                if plan.attrs_in_signature:
+                    # (the attribute names, then their values' ids: the lengths tell them apart)
+                    attrs = op.attributes
+                    if len(results) == 1 and len(operands) == 2 and len(attrs) <= 1:  # most: spelled out
+                        if attrs:
+                            (key, value), = attrs.items()
+                            signature = (plan, op.segments, _id(operands[0].type), _id(operands[1].type),
+                                         _id(results[0].type), key, _id(value))
+                        else:
+                            signature = (plan, op.segments, _id(operands[0].type), _id(operands[1].type),
+                                         _id(results[0].type))
+                    else:
+                        signature = (plan, op.segments, *map(_id, map(_type_of, operands)), None,
+                                     *map(_id, map(_type_of, results)), None, *attrs, *map(_id, attrs.values()))
+                elif len(results) == 1 and len(operands) <= 2:  # most ops: spelled out, cheaper than the maps
                     if not operands:
                         signature = (plan, op.segments, _id(results[0].type))
                     elif len(operands) == 1:
@@ -1179,8 +1207,25 @@ class _Verifier:
                     signature = (plan, op.segments, *map(_id, map(_type_of, operands)), None,
                                  *map(_id, map(_type_of, results)))
                 if signature in self.typed_ok:
-                    # structure, types and type relations as a verified op of this signature had
-                    self.attributes_and_place(op, od, plan, is_last)
+                    # structure, types and type relations as a verified op of this signature had,
+                    # and its attributes too where the signature holds them
+                    if plan.attrs_in_signature:
+                        if plan.terminator:
+                            self.attributes_and_place(op, od, plan, is_last)
+                    elif plan.dense_attr is not None:
+                        attrs = op.attributes
+                        value = attrs.get(plan.dense_attr)
+                        sizes = None
+                        if len(attrs) == 1 and type(value) is DenseElements:
+                            t = value.type
+                            sizes = self.dense_sizes.get(_id(t))  # attributes()' own test, inline
+                        if sizes is None or sizes[0] is not t or type(value.data) is not bytes \
+                                or len(value.data) not in sizes[1] or plan.terminator:
+                            self.attributes_and_place(op, od, plan, is_last)
+                        elif plan.checks_value_type and t is results[0].type:
+                            return  # check:constant's quick test, inline
+                    else:
+                        self.attributes_and_place(op, od, plan, is_last)
                     if plan.flat_checks:
                         self.flat_relations(op, plan, operands, results, plan.flat_checks)
                     return
