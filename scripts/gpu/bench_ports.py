@@ -542,16 +542,17 @@ def run(args) -> dict:
             torch.cuda.empty_cache()
     # Third pass: a configuration still above the limit is measured over module instances (see
     # module_check); its ratio stays what the C ABI launch measured, the check is recorded beside it.
-    for index, what in enumerate(configs_done):
-        rec = results[index] if index < len(results) else None
-        if rec is None or rec["ratio"] <= args.module_check_above or what is None:
+    module_timer = None  # (its flush buffer only where a check runs)
+    for rec, what in zip(results, configs_done):
+        if rec["ratio"] <= args.module_check_above:
             continue
         op, variant, function, call, cubin, _control, _digests, shape, _kind = what
         if call is not None:
             rec["module_check"] = {"skipped": "a function of several kernels"}
             continue
+        module_timer = module_timer or Timer(torch, args.recheck_reps, args.warmup)
         try:
-            rec["module_check"] = module_check(torch, Timer(torch, args.recheck_reps, args.warmup), op, variant,
+            rec["module_check"] = module_check(torch, module_timer, op, variant,
                                                ref_of[op.op], shape, cubin, stream)
         except Exception as exc:
             rec["module_check"] = {"error": f"{type(exc).__name__}: {exc}"}
