@@ -56,6 +56,7 @@ def _read0(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -117,6 +118,7 @@ def _read1(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -200,6 +202,7 @@ def _read2(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -306,6 +309,7 @@ def _read3(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -435,6 +439,7 @@ def _read4(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -511,6 +516,7 @@ def _read5(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -610,6 +616,7 @@ def _read6(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -658,6 +665,7 @@ def _read7(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -730,6 +738,7 @@ def _read8(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -825,6 +834,7 @@ def _read9(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None, 
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -870,6 +880,7 @@ def _read10(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -939,6 +950,7 @@ def _read11(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -1031,6 +1043,7 @@ def _read12(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -1146,6 +1159,7 @@ def _read13(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -1307,6 +1321,7 @@ def _read14(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -1384,6 +1399,7 @@ def _read15(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -1470,6 +1486,7 @@ def _read16(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -1579,6 +1596,7 @@ def _read17(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -1711,6 +1729,7 @@ def _read18(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -1806,6 +1825,7 @@ def _read19(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -1869,6 +1889,7 @@ def _read20(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -1973,6 +1994,7 @@ def _read21(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -2052,6 +2074,7 @@ def _read22(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -2177,6 +2200,7 @@ def _read23(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -2231,6 +2255,7 @@ def _read24(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -2305,6 +2330,7 @@ def _read25(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -2386,6 +2412,7 @@ def _read26(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -2469,6 +2496,7 @@ def _read27(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -2530,6 +2558,7 @@ def _read28(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -2581,6 +2610,7 @@ def _read29(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -2628,6 +2658,7 @@ def _read30(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -2675,6 +2706,7 @@ def _read31(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -2751,6 +2783,7 @@ def _read32(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -2830,6 +2863,7 @@ def _read33(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -2906,6 +2940,7 @@ def _read34(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -2984,6 +3019,7 @@ def _read35(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -3066,6 +3102,7 @@ def _read36(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -3124,6 +3161,7 @@ def _read37(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -3184,6 +3222,7 @@ def _read38(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = regions
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -3247,6 +3286,7 @@ def _read39(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = regions
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -3301,6 +3341,7 @@ def _read40(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = regions
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -3369,6 +3410,7 @@ def _read41(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -3446,6 +3488,7 @@ def _read42(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = regions
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -3510,6 +3553,7 @@ def _read43(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = regions
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -3594,6 +3638,7 @@ def _read44(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -3672,6 +3717,7 @@ def _read45(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op
@@ -3754,6 +3800,7 @@ def _read46(self, s, values, at, pos, NAME=None, OD=None, PLAN=None, NBITS=None,
     op.regions = ()
     op.location = loc
     op.origin = None
+    op._label = None
     op.__class__ = Operation
     self.add_offset(at)
     return op

@@ -294,6 +294,7 @@ def reader_source(shape: tuple, name: str = "read") -> str:
         f"op.regions = {regions}",
         "op.location = loc",
         "op.origin = None",
+        "op._label = None",  # (set: a memo read that finds no label raises and catches nothing)
         "op.__class__ = Operation",
         "self.add_offset(at)",
         "return op")

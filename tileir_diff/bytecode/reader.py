@@ -515,6 +515,7 @@ class _FunctionReader:
             op.regions = regions
             op.location = loc
             op.origin = None
+            op._label = None  # (as make_operation sets it)
             op.__class__ = Operation
         else:  # pragma: no cover - an interpreter without twins
             results = tuple([_new_value(vid + i, rt) for i, rt in enumerate(rtypes)])

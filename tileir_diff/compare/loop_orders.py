@@ -11,7 +11,7 @@ its own (never a silent same verdict).
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Set
 
 from ..normalize.rules.disjoint_loop_stores import MARK
 from ..normalize.util import group_span
@@ -27,9 +27,18 @@ def order_roots(cl) -> List[Root]:
     is otherwise the same op as its partner (same attributes apart from the mark, same operand
     groups, operands from paired producers, paired enclosing ops): the mark is then the only
     thing the checker could find at that pair, so the root covers nothing else."""
-    out = []
-    L, R = cl.L, cl.R
-    for l, r in sorted(cl.m.l2r.items()):
+    out: List[Root] = []
+    L, R, l2r = cl.L, cl.R, cl.m.l2r
+    # Only a pair with a marked node on some side can give a root: find the marked nodes first
+    # (one test per node), not every pair in sorted order (most kernels have no mark at all).
+    marked_l, marked_r = _marked(L), _marked(R)
+    if not marked_l and not marked_r:
+        return out
+    candidates = {l for l in marked_l if l in l2r}
+    if marked_r:
+        candidates.update(l for l, r in l2r.items() if r in marked_r)
+    for l in sorted(candidates):  # (the pairs' order, as when every pair was looked at)
+        r = l2r[l]
         a, b = L.nodes[l], R.nodes[r]
         if a.kind != "op" or b.kind != "op" or a.name != b.name:
             continue
@@ -39,6 +48,11 @@ def order_roots(cl) -> List[Root]:
         ordered = "left" if ml else "right"  # the marked side had the order
         out.append(_root(cl, l, r, ordered))
     return out
+
+
+def _marked(g) -> Set[str]:
+    """The ids of ``g``'s op nodes whose op carries the mark."""
+    return {n.nid for n in g.node_list if n.kind == "op" and MARK in n.op.attributes}
 
 
 def _same_apart_from_mark(cl, l: str, r: str) -> bool:

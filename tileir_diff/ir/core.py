@@ -283,6 +283,7 @@ def make_operation(name, operands, segments, results, attributes, regions, locat
         op.regions = regions
         op.location = location
         op.origin = origin
+        op._label = None  # set, not absent: reading an absent slot raises (~15x a read that finds None)
         op.__class__ = Operation  # type: ignore[assignment]
         return op  # type: ignore[return-value]
     made = _object_new(Operation)  # pragma: no cover - without twins
@@ -294,4 +295,5 @@ def make_operation(name, operands, segments, results, attributes, regions, locat
     _set_regions(made, regions)
     _set_location(made, location)
     _set_origin(made, origin)
+    _set_label(made, None)
     return made

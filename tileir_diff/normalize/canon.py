@@ -126,6 +126,10 @@ def attr_key(v: Any) -> str:
 
 
 def _dense_key(v: DenseElements) -> str:
+    t, data = v.type, v.data
+    if len(data) == _SPLAT_SIZES.get(t.element.name, -1):
+        # one element stored (most constants): what _dense_splat_bits finds, without its slicing
+        return f"dense<{fmt_type(t)}|splat:0x{int.from_bytes(data, 'little'):x}>"
     splat = _dense_splat_bits(v)
     body = f"splat:0x{splat:x}" if splat is not None else v.data.hex()
     return f"dense<{fmt_type(v.type)}|{body}>"

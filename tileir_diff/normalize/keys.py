@@ -11,7 +11,7 @@ from typing import Dict, Optional, Tuple
 
 from ..dialect import OPS_BY_NAME
 from ..dialect.traits import COMPARE, ops_with
-from ..ir import Block, Function, Operation
+from ..ir import Block, DenseElements, Function, Operation
 from .canon import attr_key, fmt_type
 
 try:  # hashlib's own blake2b (it takes it from _blake2), without hashlib's OpenSSL start-up (~11 M instructions)
@@ -71,19 +71,48 @@ _LABEL_SLOT = Operation._label  # type: ignore[attr-defined]  # the memo slot (s
 _set_memo = _LABEL_SLOT.__set__
 
 
+#: (name, id(segments), id(result type), attribute name, id(attribute value)) -> (segments, result
+#: type, value, label), for ops with one result and at most one attribute (most ops): the decoder
+#: shares segments tuples, type objects and enum values among the ops of a module, so most labels
+#: are found by identity instead of formatted again. An entry keeps its objects alive (an id is
+#: never reused while its entry stands) and is checked by identity; bounded like the tables of
+#: canon.py. A constant's value is its own object: it is formatted, never kept here.
+_LABEL_BY_IDS: dict = {}
+
+
 def op_label(op: Operation) -> str:
     """Canonical label: name, attributes (sorted, canonical values), result types, operand segments.
     Memoized on the op: ops never change, and most pass through the rules unchanged, so the
     label one rule's keys computed serves the next rules and the graph."""
     label = getattr(op, "_label", None)  # (a default is cheaper than a caught AttributeError)
+    if label is not None:
+        return label
+    results, segments, attributes = op.results, op.segments, op.attributes
+    key = None
+    value = None
+    if len(results) == 1 and type(segments) is tuple and len(attributes) <= 1:
+        # (_LABEL_BY_IDS, inline: a call per op costs as much as the lookup)
+        name = None
+        for name, value in attributes.items():
+            pass
+        if type(value) is not DenseElements:
+            rtype = results[0].type
+            key = (op.name, id(segments), id(rtype), name, id(value))
+            hit = _LABEL_BY_IDS.get(key)
+            if hit is not None and hit[0] is segments and hit[1] is rtype and hit[2] is value:
+                label = hit[3]
     if label is None:
-        label = _op_label(op)
-        if type(op) is Operation:
-            _set_memo(op, label)
+        label = _label_text(op)
+        if key is not None:
+            if len(_LABEL_BY_IDS) > 4096:
+                _LABEL_BY_IDS.clear()
+            _LABEL_BY_IDS[key] = (segments, rtype, value, label)
+    if type(op) is Operation:
+        _set_memo(op, label)
     return label
 
 
-def _op_label(op: Operation) -> str:
+def _label_text(op: Operation) -> str:
     attributes = op.attributes
     if not attributes:
         attrs = ""
