@@ -45,6 +45,7 @@ class _OperationBase:
     needs 3.11) and ``_label``, where tileir_diff.normalize.keys memoizes the op's canonical
     label (a pure function of fields that never change, as str memoizes its hash)."""
     __slots__ = ("__weakref__", "_label")
+    _label: Optional[str]
 
 
 # Value and Operation are slotted: kernels hold hundreds of thousands of them, and a slotted

@@ -127,7 +127,7 @@ def attr_key(v: Any) -> str:
 
 def _dense_key(v: DenseElements) -> str:
     t, data = v.type, v.data
-    if len(data) == _SPLAT_SIZES.get(t.element.name, -1):
+    if len(data) == _SPLAT_SIZES.get(t.element.name, -1):  # type: ignore[attr-defined]  # (a dense constant's type is a tile)
         # one element stored (most constants): what _dense_splat_bits finds, without its slicing
         return f"dense<{fmt_type(t)}|splat:0x{int.from_bytes(data, 'little'):x}>"
     splat = _dense_splat_bits(v)

@@ -7,7 +7,7 @@ identical across runs, processes and library versions (unlike networkx's WL hash
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from ..dialect import OPS_BY_NAME
 from ..dialect.traits import COMPARE, ops_with
@@ -67,7 +67,7 @@ def _attrs_text(attributes) -> str:
     return ",".join([f"{k}={attr_key(v)}" for k, v in sorted(attributes.items()) if k[:1] != "_"])
 
 
-_LABEL_SLOT = Operation._label  # type: ignore[attr-defined]  # the memo slot (see ir.core._OperationBase)
+_LABEL_SLOT: Any = Operation._label  # the memo slot's descriptor (see ir.core._OperationBase)
 _set_memo = _LABEL_SLOT.__set__
 
 
@@ -93,7 +93,7 @@ def op_label(op: Operation) -> str:
     if len(results) == 1 and type(segments) is tuple and len(attributes) <= 1:
         # (_LABEL_BY_IDS, inline: a call per op costs as much as the lookup)
         name = None
-        for name, value in attributes.items():
+        for name, value in attributes.items():  # noqa: B007 - (the one entry, if any: cheaper than next(iter()))
             pass
         if type(value) is not DenseElements:
             rtype = results[0].type
