@@ -7,7 +7,7 @@ identical across runs, processes and library versions (unlike networkx's WL hash
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..dialect import OPS_BY_NAME
 from ..dialect.traits import COMPARE, ops_with
@@ -156,10 +156,15 @@ class KeyBuilder:
     key includes its position (True for sorting operands deterministically; the graph uses False
     so that an inserted argument does not change every key downstream; anchors pin arguments)."""
 
-    def __init__(self, arg_positions: bool = True):
+    def __init__(self, arg_positions: bool = True, record_swaps: bool = False):
         self.arg_positions = arg_positions
         self.value: Dict[int, str] = {}
         self.op: Dict[Operation, str] = {}  # op -> key (ops hash by identity)
+        #: with ``record_swaps``: the ops whose commutative operands (``commutative_positions``)
+        #: are out of key order, which the key put in order (what commutative-operands swaps),
+        #: and the ids of the blocks that hold one, directly or in a nested region
+        self.swapped: Optional[List[Operation]] = [] if record_swaps else None
+        self.swapped_blocks: Set[int] = set()
 
     def function(self, f: Function) -> "KeyBuilder":
         for i, a in enumerate(f.arguments):
@@ -173,7 +178,8 @@ class KeyBuilder:
             value[a.vid] = digest("barg", str(depth), str(i), fmt_type(a.type))
         # ``operation`` inlined for ops without regions and with at most one result (most ops):
         # the same text hashed, [label, operand keys..., "|"] joined by \x1f
-        get, op_keys, order_free = value.get, self.op, _ORDER_FREE
+        get, op_keys, order_free, swapped = value.get, self.op, _ORDER_FREE, self.swapped
+        swaps_before = len(swapped) if swapped is not None else 0
         keys = []
         for op in b.operations:
             results = op.results
@@ -190,15 +196,19 @@ class KeyBuilder:
                 text = label + "\x1f" + get(operands[0].vid, "?") + "\x1f|"
             elif len(operands) == 2:  # _order_operands inlined: two operands are commutative at (0, 1) or not at all
                 first, second = get(operands[0].vid, "?"), get(operands[1].vid, "?")
-                if second < first and op.name in order_free and (op.name in SET_OPERAND_OPS
-                                                                 or commutative_positions(op)):
-                    first, second = second, first
-                text = label + "\x1f" + first + "\x1f" + second + "\x1f|"
+                if second < first and op.name in order_free:
+                    if op.name in SET_OPERAND_OPS:
+                        first, second = second, first
+                    elif commutative_positions(op):
+                        first, second = second, first
+                        if swapped is not None:
+                            swapped.append(op)
+                text = f"{label}\x1f{first}\x1f{second}\x1f|"
             else:
                 parts = [label]
                 parts += [get(v.vid, "?") for v in operands]
-                if op.name in order_free:  # commutative pairs and sets in one order
-                    _order_operands(op, parts)
+                if op.name in order_free and _order_operands(op, parts) and swapped is not None:
+                    swapped.append(op)
                 parts.append("|")
                 text = "\x1f".join(parts)
             k = _blake2b(text.encode(), digest_size=12).hexdigest()
@@ -206,6 +216,8 @@ class KeyBuilder:
             if results:
                 value[results[0].vid] = k
             keys.append(k)
+        if swapped is not None and len(swapped) > swaps_before:
+            self.swapped_blocks.add(id(b))
         return digest("block", *(fmt_type(a.type) for a in b.arguments), *sorted(keys))
 
     def operation(self, op: Operation, depth: int) -> str:
@@ -216,8 +228,9 @@ class KeyBuilder:
         if operands:
             get = value.get
             parts += [get(v.vid, "?") for v in operands]
-            if len(operands) > 1 and op.name in _ORDER_FREE:  # commutative pairs and sets in one order
-                _order_operands(op, parts)
+            if len(operands) > 1 and op.name in _ORDER_FREE and _order_operands(op, parts) \
+                    and self.swapped is not None:  # (commutative pairs and sets in one order)
+                self.swapped.append(op)
         parts.append("|")
         if op.regions:
             parts += [self.block(b, depth + 1) for r in op.regions for b in r.blocks]
@@ -336,13 +349,17 @@ ORDER_FREE_OPS = frozenset(_COMMUTATIVE_TRAITS) | _COMPARES | SET_OPERAND_OPS
 _ORDER_FREE = ORDER_FREE_OPS
 
 
-def _order_operands(op: Operation, parts: list) -> None:
-    """Sort the operand keys in ``parts`` (after the label at 0) where their order carries no meaning."""
+def _order_operands(op: Operation, parts: list) -> bool:
+    """Sort the operand keys in ``parts`` (after the label at 0) where their order carries no
+    meaning. True when the two keys at the op's commutative positions were swapped (a set's
+    sorting is not a swap: commutative-operands leaves sets as they are)."""
     if op.name in SET_OPERAND_OPS:
         parts[1:] = sorted(parts[1:])
-        return
+        return False
     pos = commutative_positions(op)
     if pos is not None:
         i, j = pos[0] + 1, pos[1] + 1
         if parts[j] < parts[i]:
             parts[i], parts[j] = parts[j], parts[i]
+            return True
+    return False

@@ -1,9 +1,13 @@
 """commutative-operands: operands of commutative ops in one structural order."""
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Dict, Set
+
+from ...ir import Block, Operation, Region
 from ..keys import ORDER_FREE_OPS, KeyBuilder, commutative_positions
 from ..rule import Rule, register
-from ..util import map_functions, ops_of, rewrite_function
+from ..util import map_functions, ops_of, with_fields
 
 
 @register
@@ -33,23 +37,32 @@ class CommutativeOperands(Rule):
         def per_function(f):
             if not any(op.name in ORDER_FREE_OPS for op in ops_of(f.body)):
                 return f, 0  # nothing to sort: no keys to compute
-            keys = KeyBuilder(arg_positions=True).function(f).value
-            count = 0
-
-            def fn(op, subst):
-                nonlocal count
-                pos = commutative_positions(op)
-                if pos is None:
-                    return None
-                i, j = pos
-                a, b = op.operands[i], op.operands[j]
-                if keys.get(b.vid, "") < keys.get(a.vid, ""):
-                    ops = list(op.operands)
-                    ops[i], ops[j] = b, a
-                    count += 1
-                    return [op.replace(operands=tuple(ops))]
-                return None
-
-            nf = rewrite_function(f, fn, only=ORDER_FREE_OPS)  # only these have commutative positions
-            return nf, count
+            # The keys' own walk finds the ops to swap: a commutative op's key takes its two
+            # operands in key order, so the ops it had to swap are this rule's rewrites (every
+            # operand is keyed before its users: SSA dominance, which the verifier checks and
+            # the rules keep). Only the blocks that hold one are rebuilt.
+            keys = KeyBuilder(arg_positions=True, record_swaps=True).function(f)
+            if not keys.swapped:
+                return f, 0
+            swapped = {}
+            for op in keys.swapped:
+                i, j = commutative_positions(op)  # (recorded: it has them)
+                operands = list(op.operands)
+                operands[i], operands[j] = operands[j], operands[i]
+                swapped[id(op)] = with_fields(op, operands=tuple(operands))
+            body = _rebuilt(f.body, swapped, keys.swapped_blocks)
+            return replace(f, body=body), len(swapped)
         return map_functions(module, per_function)
+
+
+def _rebuilt(block: Block, swapped: Dict[int, Operation], dirty: Set[int]) -> Block:
+    """``block`` with the ops of ``swapped`` (by id) replaced, in the blocks of ``dirty`` (by id:
+    the blocks that hold one, directly or in a nested region) and the ops that hold those."""
+    ops = []
+    for op in block.operations:
+        new = swapped.get(id(op), op)
+        if op.regions and any(id(b) in dirty for r in op.regions for b in r.blocks):
+            new = with_fields(new, regions=tuple(Region(tuple(_rebuilt(b, swapped, dirty) if id(b) in dirty else b
+                                                               for b in r.blocks)) for r in op.regions))
+        ops.append(new)
+    return Block(block.arguments, tuple(ops))
