@@ -111,6 +111,8 @@ def _fold_floor_modulo(diffs: List[Difference], check: FunctionCheck) -> List[Di
     ``divi`` pair) and, at another op, floor modulo by that same ``g`` (the left's sign fix-up
     ``select`` of a ``remi``) against a plain ``remi`` by its counterpart: both follow from one
     fact, that ``g`` may be negative; the second is listed under the first."""
+    if "divi" not in {op.name for op in check.L.ops.values()}:
+        return diffs  # no division on the left: no floor division to fold into (nothing to index)
     by_left = {input_op_id(nid): nid for nid in check.L.ops}
     by_right = {input_op_id(nid): nid for nid in check.R.ops}
     divisions = _floor_divisions(diffs, check, by_left, by_right)
