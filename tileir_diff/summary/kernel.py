@@ -69,17 +69,12 @@ def _signature(fn: Function) -> Dict[str, Any]:
 def _tile_shapes(idx: FunctionIndex) -> List[str]:
     """Distinct non-scalar tile shapes any op produces or takes (``128x64xf16``)."""
     # Distinct type objects first (by identity: a kernel shares a few dozen), then their text.
-    types: Dict[int, Any] = {}
-    for _, op, _ in idx.ops:
-        for v in op.results:
-            types[id(v.type)] = v.type
-        for v in op.operands:
-            types[id(v.type)] = v.type
-        if op.regions:
-            for region in op.regions:
-                for block in region.blocks:
-                    for a in block.arguments:
-                        types[id(a.type)] = a.type
+    # (comprehensions: a loop statement per value cost twice as much)
+    ops = [op for _, op, _ in idx.ops]
+    types: Dict[int, Any] = {id(v.type): v.type for op in ops for v in op.results}
+    types.update({id(v.type): v.type for op in ops for v in op.operands})
+    types.update({id(a.type): a.type for op in ops if op.regions for region in op.regions
+                  for block in region.blocks for a in block.arguments})
     shapes = {(t.shape, shape_text(t)) for t in types.values() if isinstance(t, T.TileType) and t.shape}
     return [text for _, text in sorted(shapes, key=lambda s: (len(s[0]), s[0], s[1]))]
 
@@ -125,10 +120,8 @@ def _memory(idx: FunctionIndex) -> List[Dict[str, Any]]:
     """Memory ops grouped by the view (or pointer base) they touch, in program order."""
     groups: Dict[tuple, Dict[str, Any]] = {}
     order = 0
-    for op_id, op, depth in idx.ops:
-        how = MEMORY_ACCESS.get(op.name)
-        if how is None:
-            continue
+    for op_id, op, depth in [entry for entry in idx.ops if entry[1].name in MEMORY_ACCESS]:
+        how = MEMORY_ACCESS[op.name]
         if how.through == "view":
             view = operand_named(op, how.address)
             if not view:
