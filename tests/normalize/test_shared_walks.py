@@ -91,3 +91,39 @@ def test_fresh_vids_start_above_the_largest_id():
         with pytest.raises(IndexError):
             fresh[1]
 
+
+
+def _printed(module, f) -> str:
+    return print_module(replace(module, functions=(f,)))
+
+
+def test_dead_code_work_list_is_its_sweeps():
+    from tileir_diff.normalize.rules.dead_code import _by_sweeps, _remove_dead
+    removed = 0
+    for path, module, f in _functions():
+        got, n = _remove_dead(f)
+        want, m = _by_sweeps(f, use_counts(f))
+        assert (n, _printed(module, got)) == (m, _printed(module, want)), path
+        assert (got is f) == (n == 0), path
+        removed += n
+    assert removed > 5  # some kernels had dead ops
+
+
+@pytest.mark.parametrize("rule", ["constant-dedup", "cse-pure-ops"])
+def test_dedup_without_a_repeated_key_leaves_the_function(rule, monkeypatch):
+    """scoped_dedup's first pass (no two ops with one key or prekey: the function as it is)
+    against the scoped walk it skips, forced by a prekey every op shares."""
+    from tileir_diff.normalize import REGISTRY
+    from tileir_diff.normalize.rules import _scoped
+    merged = 0
+    real = _scoped.scoped_dedup
+    for path, module, f in _functions():
+        one = replace(module, functions=(f,))
+        got, n = REGISTRY[rule].apply(one)
+        monkeypatch.setattr(_scoped, "scoped_dedup", lambda f, key, only=None, prekey=None: real(
+            f, key, only, lambda op: 0))
+        want, m = REGISTRY[rule].apply(one)
+        monkeypatch.setattr(_scoped, "scoped_dedup", real)
+        assert (n, print_module(got)) == (m, print_module(want)), path
+        merged += n
+    assert merged > 5
