@@ -120,8 +120,8 @@ def test_dedup_without_a_repeated_key_leaves_the_function(rule, monkeypatch):
     for path, module, f in _functions():
         one = replace(module, functions=(f,))
         got, n = REGISTRY[rule].apply(one)
-        monkeypatch.setattr(_scoped, "scoped_dedup", lambda f, key, only=None, prekey=None: real(
-            f, key, only, lambda op: 0))
+        monkeypatch.setattr(_scoped, "scoped_dedup", lambda f, key, only=None, prekeys=None: real(
+            f, key, only, lambda ops: [0] * len(ops)))
         want, m = REGISTRY[rule].apply(one)
         monkeypatch.setattr(_scoped, "scoped_dedup", real)
         assert (n, print_module(got)) == (m, print_module(want)), path

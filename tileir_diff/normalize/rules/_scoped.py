@@ -70,11 +70,12 @@ def scoped_rewrite(f: Function, visit: ScopedVisit, only: Optional[AbstractSet[s
 
 def scoped_dedup(f: Function, key: Callable[[Operation], Optional[Hashable]],
                  only: Optional[AbstractSet[str]] = None,
-                 prekey: Optional[Callable[[Operation], Optional[Hashable]]] = None) -> Tuple[Function, int]:
+                 prekeys: Optional[Callable[[List[Operation]], List[Hashable]]] = None) -> Tuple[Function, int]:
     """Drop each op whose ``key`` equals that of an earlier dominating op; its results are
     replaced by the earlier op's. ``only``: the op names that can have a key (see scoped_rewrite).
-    ``prekey``: a coarser key, cheaper to compute (two ops with equal keys have equal prekeys,
-    neither None); when given, the function is first searched for two ops with one prekey."""
+    ``prekeys``: ops -> a coarser key of each op that can have a key, cheaper to compute (two
+    ops with equal keys have equal prekeys): the function is first searched for two ops with one
+    prekey instead of one key."""
     removed = 0
     known: Dict[int, Optional[Hashable]] = {}  # id(op) -> key(op), for ops of ``f`` as written
     if only is not None:
@@ -82,11 +83,11 @@ def scoped_dedup(f: Function, key: Callable[[Operation], Optional[Hashable]],
         # two of them; a substitution comes only after a merge): then ``f`` stays as it is, and a
         # function of distinct ops (most, on one side of a diff) costs one pass over the ops.
         candidates = [op for ops in op_lists(f.body) for op in ops if op.name in only]
-        if prekey is None:
+        if prekeys is None:
             known = {id(op): key(op) for op in candidates}  # (f keeps the ops, and so their ids, alive)
             keys = [k for k in known.values() if k is not None]
         else:
-            keys = [k for k in map(prekey, candidates) if k is not None]
+            keys = prekeys(candidates)
         if len(set(keys)) == len(keys):
             return f, 0
 
@@ -112,7 +113,7 @@ def hoist_invariant(f: Function, movable: Callable[[Operation], bool]) -> Tuple[
     region it sits in to just before the region's op, repeatedly outward (loop-invariant code
     motion). Where a pure op is written, inside or before a loop, then no longer matters, and
     dedup can merge it with an equal op written at the outer level."""
-    if not any(op.regions for op in f.body.operations):
+    if not [op for op in f.body.operations if op.regions]:
         return f, 0  # no region, nothing to move out of one
     moved = 0
 
@@ -165,7 +166,7 @@ def hoist_invariant(f: Function, movable: Callable[[Operation], bool]) -> Tuple[
 
 
 def hoist_then_dedup(f: Function, movable, key, only: Optional[AbstractSet[str]] = None,
-                     prekey=None) -> Tuple[Function, int]:
+                     prekeys=None) -> Tuple[Function, int]:
     f, moved = hoist_invariant(f, movable)
-    f, removed = scoped_dedup(f, key, only, prekey)
+    f, removed = scoped_dedup(f, key, only, prekeys)
     return f, moved + removed

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..rule import Rule, register
-from ..util import enum_name, map_functions, rewrite_function
-from ._constants import (FLOAT_NEG_ZERO, FLOAT_ONE, INT_WIDTH, constants, element_name, stored_element_bytes,
+from ..util import enum_name, map_functions, op_lists, rewrite_function
+from ._constants import (FLOAT_NEG_ZERO, FLOAT_ONE, INT_WIDTH, element_name, stored_element_bytes,
                          uniform_bits)
 
 
@@ -91,7 +91,8 @@ class NeutralOperands(Rule):
         def per_function(f):
             # A neutral operand is a constant whose elements all hold one of the neutral bit
             # patterns: the others are not looked up (and without any, nothing is rewritten).
-            prod = {vid: c for vid, c in constants(f).items() if _may_be_neutral(c)}
+            prod = {r.vid: c for ops in op_lists(f.body) for c in ops if c.name == "constant" and _may_be_neutral(c)
+                    for r in c.results}  # (``constants(f)``, filtered)
             if not prod:
                 return f, 0
             count = 0
