@@ -214,10 +214,11 @@ def producers_of(function: Function) -> Dict[int, Operation]:
     return out
 
 
-def use_counts(function: Function) -> Counter:
-    """vid -> number of operand uses anywhere in the function (regions included)."""
+def use_counts(function: Function, lists: Optional[List[Sequence[Operation]]] = None) -> Counter:
+    """vid -> number of operand uses anywhere in the function (regions included). ``lists``:
+    ``op_lists(function.body)`` when the caller has it."""
     vids: List[int] = []
-    for ops in op_lists(function.body):
+    for ops in op_lists(function.body) if lists is None else lists:
         vids.extend([v.vid for op in ops for v in op.operands])
     return Counter(vids)  # counted in C
 
@@ -279,33 +280,34 @@ def _drop_unused(function: Function, droppable: Callable[[Operation], bool],
     return without_ops(function, dropped)
 
 
-def without_ops(function: Function, gone: AbstractSet[int]) -> Function:
-    """``function`` without the ops whose ids are in ``gone``, none of which has regions (an op
-    holding a block that lost ops is copied with the new block); ``function`` itself when none
-    is there. What ``rewrite_function`` does with a rewrite that drops those ops, in one
-    comprehension per block."""
+def without_ops(function: Function, gone: AbstractSet[Operation]) -> Function:
+    """``function`` without the ops in ``gone``, none of which has regions (an op holding a
+    block that lost ops is copied with the new block); ``function`` itself when none is there.
+    What ``rewrite_function`` does with a rewrite that drops those ops, in one comprehension
+    per block. (An Operation hashes by identity: a set of ops is a set of ids without a call of
+    ``id`` per look-up.)"""
     body = _without_ops(function.body, gone)
     return function if body is function.body else replace(function, body=body)
 
 
-def _without_ops(block: Block, gone: AbstractSet[int]) -> Block:
+def _without_ops(block: Block, gone: AbstractSet[Operation]) -> Block:
     ops = block.operations
-    kept = [op for op in ops if id(op) not in gone]
+    kept = [op for op in ops if op not in gone]
     changed = len(kept) != len(ops)
-    for i in [i for i, op in enumerate(kept) if op.regions]:
-        op = kept[i]
+    holders = [op for op in kept if op.regions]
+    for op in holders:
         regions = tuple(Region(tuple(_without_ops(b, gone) for b in r.blocks)) for r in op.regions)
         if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
-            kept[i] = with_fields(op, regions=regions)
+            kept[kept.index(op)] = with_fields(op, regions=regions)  # (index: by identity, ops never compare equal)
             changed = True
     return Block(block.arguments, tuple(kept)) if changed else block
 
 
-def unused_cascade(candidates: List[Operation], uses: Dict[int, int]) -> set:
-    """The ids of the ``candidates`` none of whose results is used once the others among them
-    that are unused are gone (transitively), by a work list: removing an op can only leave its
-    own operands' producers unused. ``uses`` (value id -> use count) is decremented for every
-    use by a removed op, so it ends as the counts of what remains."""
+def unused_cascade(candidates: List[Operation], uses: Dict[int, int]) -> AbstractSet[Operation]:
+    """The ``candidates`` none of whose results is used once the others among them that are
+    unused are gone (transitively), by a work list: removing an op can only leave its own
+    operands' producers unused. ``uses`` (value id -> use count) is decremented for every use
+    by a removed op, so it ends as the counts of what remains."""
     # (the first result is looked at before the generator: most ops have one, and most are used)
     work = [op for op in candidates
             if not (op.results and uses[op.results[0].vid]) and all(uses[r.vid] == 0 for r in op.results)]
@@ -313,16 +315,16 @@ def unused_cascade(candidates: List[Operation], uses: Dict[int, int]) -> set:
     producer: Optional[Dict[int, Operation]] = None  # made when a use count first drops to 0
     while work:
         op = work.pop()
-        if id(op) in gone:
+        if op in gone:
             continue
-        gone.add(id(op))
+        gone.add(op)
         for v in op.operands:
             uses[v.vid] -= 1
             if uses[v.vid] == 0:
                 if producer is None:
                     producer = {r.vid: c for c in candidates for r in c.results}
                 p = producer.get(v.vid)
-                if p is not None and id(p) not in gone and all(uses[r.vid] == 0 for r in p.results):
+                if p is not None and p not in gone and all(uses[r.vid] == 0 for r in p.results):
                     work.append(p)
     return gone
 

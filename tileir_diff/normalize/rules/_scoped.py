@@ -77,23 +77,18 @@ def scoped_dedup(f: Function, key: Callable[[Operation], Optional[Hashable]],
     ops with equal keys have equal prekeys): the function is first searched for two ops with one
     prekey instead of one key."""
     removed = 0
-    known: Dict[int, Optional[Hashable]] = {}  # id(op) -> key(op), for ops of ``f`` as written
     if only is not None:
         # Nothing merges unless two ops of ``f`` as written have one key (the first merge compares
         # two of them; a substitution comes only after a merge): then ``f`` stays as it is, and a
         # function of distinct ops (most, on one side of a diff) costs one pass over the ops.
         candidates = [op for ops in op_lists(f.body) for op in ops if op.name in only]
-        if prekeys is None:
-            known = {id(op): key(op) for op in candidates}  # (f keeps the ops, and so their ids, alive)
-            keys = [k for k in known.values() if k is not None]
-        else:
-            keys = prekeys(candidates)
+        keys = [k for k in map(key, candidates) if k is not None] if prekeys is None else prekeys(candidates)
         if len(set(keys)) == len(keys):
             return f, 0
 
     def visit(op: Operation, table, subst):
         nonlocal removed
-        k = known[id(op)] if id(op) in known else key(op)
+        k = key(op)
         if k is None:
             return None
         first = table.get(k)

@@ -91,9 +91,10 @@ class DeadCode(Rule):
 
 
 def _remove_dead(f):
-    counts = use_counts(f)
-    candidates = [op for ops in op_lists(f.body) for op in ops if op.results and op.name in _REMOVABLE_OPS]
-    if any([op for op in candidates if op.regions]):
+    lists = op_lists(f.body)
+    counts = use_counts(f, lists)
+    candidates = [op for ops in lists for op in ops if op.results and op.name in _REMOVABLE_OPS]
+    if len(lists) > 1 and [op for op in candidates if op.regions]:  # (one list: no op has regions)
         return _by_sweeps(f, counts)
     # Without a removable op with regions, the sweeps remove the ops a work list finds (removing
     # an op can only leave its operands' producers unused), counted one each: the work list
