@@ -17,6 +17,7 @@ from tileir_diff.text.printer import print_module
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 FILES = sorted(CORPUS.rglob("*.tir"))[::3] + sorted(CORPUS.rglob("*.tileirbc"))[::12]
+ALL_FILES = sorted(CORPUS.rglob("*.tir")) + sorted(CORPUS.rglob("*.tileirbc"))
 
 
 def _functions():
@@ -127,3 +128,39 @@ def test_dedup_without_a_repeated_key_leaves_the_function(rule, monkeypatch):
         assert (n, print_module(got)) == (m, print_module(want)), path
         merged += n
     assert merged > 5
+
+
+#: rule -> (module, name, stand-in) that turns the rule's precheck off: every function then takes
+#: the walk the precheck skips.
+_PRECHECKS = {
+    "neutral-operands": ("tileir_diff.normalize.rules.neutral_operands", "_may_be_neutral", lambda c: True),
+    "splat-constants": ("tileir_diff.normalize.rules.splat_constants", "_one_element_stored", lambda op: False),
+    "zero-minus-under-exp": ("tileir_diff.normalize.rules.zero_minus_under_exp", "names_in",
+                             lambda f: {"exp", "exp2"}),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(_PRECHECKS))
+def test_a_precheck_only_skips_work(rule, monkeypatch):
+    """A rule's cheap first look (no candidate: the function as it is) says what its full walk
+    says, over the corpus, normalized up to the rule as the pipeline does."""
+    import importlib
+    from tileir_diff.normalize import REGISTRY, normalize
+    names = list(REGISTRY)
+    before = names[:names.index(rule)]
+    module_name, attr, stand_in = _PRECHECKS[rule]
+    target = importlib.import_module(module_name)
+    rewritten = 0
+    for path in ALL_FILES:
+        try:
+            module = load(str(path))
+        except Exception:  # a corpus file that is meant not to load
+            continue
+        module, _ = normalize(module, rules=before)
+        got, n = REGISTRY[rule].apply(module)
+        with monkeypatch.context() as patch:
+            patch.setattr(target, attr, stand_in)
+            want, m = REGISTRY[rule].apply(module)
+        assert (n, print_module(got)) == (m, print_module(want)), path
+        rewritten += n
+    assert rewritten > 0, rule  # the corpus has something for the full walk to do
