@@ -524,6 +524,32 @@ def _rewrite_each(block: Block, fn: OpRewrite, subst: Dict[int, Value]) -> Block
     return Block(block.arguments, tuple(out))
 
 
+def replace_ops(function: Function, fn: Callable[[Operation], Optional[Operation]],
+                only: AbstractSet[str]) -> Function:
+    """``rewrite_function`` for a rewrite that puts one op in the place of one op and adds no
+    substitution: ``fn(op)`` -> the op to put in its place, or None to keep it; it is called on
+    the ops named in ``only`` (after their regions were rewritten), in no given order. Each block
+    is one comprehension, without the bookkeeping a rewrite that adds or drops ops needs."""
+    body = _replace_ops(function.body, fn, only)
+    return function if body is function.body else replace(function, body=body)
+
+
+def _replace_ops(block: Block, fn: Callable[[Operation], Optional[Operation]], only: AbstractSet[str]) -> Block:
+    ops = block.operations
+    if [op for op in ops if op.regions]:
+        ops = tuple([_with_replaced_regions(op, fn, only) if op.regions else op for op in ops])
+    new = tuple([op if op.name not in only or (n := fn(op)) is None else n for op in ops])
+    return block if new == block.operations else Block(block.arguments, new)  # (ops compare by identity)
+
+
+def _with_replaced_regions(op: Operation, fn: Callable[[Operation], Optional[Operation]],
+                           only: AbstractSet[str]) -> Operation:
+    regions = tuple(Region(tuple(_replace_ops(b, fn, only) for b in r.blocks)) for r in op.regions)
+    if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
+        return with_fields(op, regions=regions)
+    return op
+
+
 def first_to_visit(ops: Sequence[Operation], only: AbstractSet[str]) -> int:
     """The index of the first op with regions or named in ``only`` (``len(ops)`` if none)."""
     for i, op in enumerate(ops):
@@ -591,5 +617,5 @@ def enum_name(value) -> object:
 
 
 __all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
-           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "use_counts_and", "count_ops", "op_names", "names_and_origins", "ops_of", "op_lists", "names_in", "producers_of", "drop_unused", "drop_unused_ids", "without_ops", "max_vid", "FreshVids", "substitute", "substitute_run", "first_to_visit", "rewrite_block",
+           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "use_counts_and", "count_ops", "op_names", "names_and_origins", "ops_of", "op_lists", "names_in", "producers_of", "drop_unused", "drop_unused_ids", "without_ops", "max_vid", "FreshVids", "substitute", "substitute_run", "first_to_visit", "rewrite_block", "replace_ops",
            "rewrite_function", "map_functions", "rewrite_ops", "forward_operand", "enum_name", "op_def"]

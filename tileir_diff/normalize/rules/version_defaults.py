@@ -8,7 +8,7 @@ from dataclasses import replace
 from ...dialect import OPS_BY_NAME, V13_1, V13_3
 from ...ir import OptimizationHints
 from ..rule import Rule, register
-from ..util import map_functions, new_operation, rewrite_function
+from ..util import map_functions, new_operation, replace_ops
 
 _SM_KEY = re.compile(r"^sm_\d+[a-z]?$")
 
@@ -89,7 +89,7 @@ class VersionDefaults(Rule):
         def per_function(f):
             count = 0
 
-            def fn(op, subst):
+            def fn(op):
                 nonlocal count
                 given = op.attributes
                 if not given:
@@ -117,10 +117,10 @@ class VersionDefaults(Rule):
                 if new_hints is not hints:
                     attrs["optimization_hints"] = new_hints
                     count += 1
-                return [new_operation(op.name, op.operands, op.segments, op.results, attrs, op.regions,
-                                      op.location, op.origin)]  # (with_fields(op, attributes=attrs))
+                return new_operation(op.name, op.operands, op.segments, op.results, attrs, op.regions,
+                                     op.location, op.origin)  # (with_fields(op, attributes=attrs))
 
-            nf = rewrite_function(f, fn, only=_MAY_CHANGE)
+            nf = replace_ops(f, fn, _MAY_CHANGE)
             new_hints = rename_sm_key(nf.hints, version)
             if new_hints is not nf.hints:
                 nf = replace(nf, hints=new_hints)
