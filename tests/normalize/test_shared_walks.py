@@ -17,6 +17,7 @@ from tileir_diff.text.printer import print_module
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 FILES = sorted(CORPUS.rglob("*.tir"))[::3] + sorted(CORPUS.rglob("*.tileirbc"))[::12]
+ALL_FILES = sorted(CORPUS.rglob("*.tir")) + sorted(CORPUS.rglob("*.tileirbc"))
 
 
 def _functions():
@@ -91,3 +92,75 @@ def test_fresh_vids_start_above_the_largest_id():
         with pytest.raises(IndexError):
             fresh[1]
 
+
+
+def _printed(module, f) -> str:
+    return print_module(replace(module, functions=(f,)))
+
+
+def test_dead_code_work_list_is_its_sweeps():
+    from tileir_diff.normalize.rules.dead_code import _by_sweeps, _remove_dead
+    removed = 0
+    for path, module, f in _functions():
+        got, n = _remove_dead(f)
+        want, m = _by_sweeps(f, use_counts(f))
+        assert (n, _printed(module, got)) == (m, _printed(module, want)), path
+        assert (got is f) == (n == 0), path
+        removed += n
+    assert removed > 5  # some kernels had dead ops
+
+
+@pytest.mark.parametrize("rule", ["constant-dedup", "cse-pure-ops"])
+def test_dedup_without_a_repeated_key_leaves_the_function(rule, monkeypatch):
+    """scoped_dedup's first pass (no two ops with one key or prekey: the function as it is)
+    against the scoped walk it skips, forced by a prekey every op shares."""
+    from tileir_diff.normalize import REGISTRY
+    from tileir_diff.normalize.rules import _scoped
+    merged = 0
+    real = _scoped.scoped_dedup
+    for path, module, f in _functions():
+        one = replace(module, functions=(f,))
+        got, n = REGISTRY[rule].apply(one)
+        monkeypatch.setattr(_scoped, "scoped_dedup", lambda f, key, only=None, prekeys=None: real(
+            f, key, only, lambda ops: [0] * len(ops)))
+        want, m = REGISTRY[rule].apply(one)
+        monkeypatch.setattr(_scoped, "scoped_dedup", real)
+        assert (n, print_module(got)) == (m, print_module(want)), path
+        merged += n
+    assert merged > 5
+
+
+#: rule -> (module, name, stand-in) that turns the rule's precheck off: every function then takes
+#: the walk the precheck skips.
+_PRECHECKS = {
+    "neutral-operands": ("tileir_diff.normalize.rules.neutral_operands", "_may_be_neutral", lambda c: True),
+    "splat-constants": ("tileir_diff.normalize.rules.splat_constants", "_one_element_stored", lambda op: False),
+    "zero-minus-under-exp": ("tileir_diff.normalize.rules.zero_minus_under_exp", "names_in",
+                             lambda f: {"exp", "exp2"}),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(_PRECHECKS))
+def test_a_precheck_only_skips_work(rule, monkeypatch):
+    """A rule's cheap first look (no candidate: the function as it is) says what its full walk
+    says, over the corpus, normalized up to the rule as the pipeline does."""
+    import importlib
+    from tileir_diff.normalize import REGISTRY, normalize
+    names = list(REGISTRY)
+    before = names[:names.index(rule)]
+    module_name, attr, stand_in = _PRECHECKS[rule]
+    target = importlib.import_module(module_name)
+    rewritten = 0
+    for path in ALL_FILES:
+        try:
+            module = load(str(path))
+        except Exception:  # a corpus file that is meant not to load
+            continue
+        module, _ = normalize(module, rules=before)
+        got, n = REGISTRY[rule].apply(module)
+        with monkeypatch.context() as patch:
+            patch.setattr(target, attr, stand_in)
+            want, m = REGISTRY[rule].apply(module)
+        assert (n, print_module(got)) == (m, print_module(want)), path
+        rewritten += n
+    assert rewritten > 0, rule  # the corpus has something for the full walk to do

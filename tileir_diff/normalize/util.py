@@ -184,25 +184,55 @@ def preorder(function: Function) -> Iterator[Operation]:
             stack.pop()
 
 
-def use_counts(function: Function) -> Counter:
-    """vid -> number of operand uses anywhere in the function (regions included)."""
+def op_lists(*bodies: Block) -> List[Sequence[Operation]]:
+    """The op tuples of the given blocks and of every block nested in their ops' regions, in the
+    order ``ops_of`` reaches them (concatenated, they are ``ops_of(*bodies)``). A walk that runs
+    one comprehension per block costs a fraction of one that resumes a generator per op."""
+    out: List[Sequence[Operation]] = []
+    stack = [b.operations for b in bodies]
+    while stack:
+        ops = stack.pop()
+        out.append(ops)
+        stack.extend([b.operations for op in ops if op.regions for r in op.regions for b in r.blocks])
+    return out
+
+
+def names_in(function: Function) -> set:
+    """The op names used in ``function``, regions included."""
+    names: set = set()
+    for ops in op_lists(function.body):
+        names.update({op.name for op in ops})
+    return names
+
+
+def producers_of(function: Function) -> Dict[int, Operation]:
+    """value id -> the op defining it, for every op result in ``function`` (value ids are unique
+    in a function, so the order of the walk does not matter)."""
+    out: Dict[int, Operation] = {}
+    for ops in op_lists(function.body):
+        out.update({r.vid: op for op in ops for r in op.results})
+    return out
+
+
+def use_counts(function: Function, lists: Optional[List[Sequence[Operation]]] = None) -> Counter:
+    """vid -> number of operand uses anywhere in the function (regions included). ``lists``:
+    ``op_lists(function.body)`` when the caller has it."""
     vids: List[int] = []
-    extend = vids.extend
-    for op in ops_of(function.body):
-        if op.operands:
-            extend([v.vid for v in op.operands])
+    for ops in op_lists(function.body) if lists is None else lists:
+        vids.extend([v.vid for op in ops for v in op.operands])
     return Counter(vids)  # counted in C
 
 
-def use_counts_and(function: Function, pick: Callable[[Operation], bool]) -> Tuple[Counter, List[Operation]]:
-    """``use_counts(function)`` and the ops ``pick`` accepts (pre-order by blocks), in one walk."""
+def use_counts_and(function: Function, pick: Callable[[Operation], bool],
+                   select: Optional[Callable[[Sequence[Operation]], List[Operation]]] = None
+                   ) -> Tuple[Counter, List[Operation]]:
+    """``use_counts(function)`` and the ops ``pick`` accepts (pre-order by blocks), in one walk.
+    ``select``: a block's ops -> those ``pick`` accepts, when it can say so without a call per op."""
     vids: List[int] = []
     picked: List[Operation] = []
-    for op in ops_of(function.body):
-        if op.operands:
-            vids.extend([v.vid for v in op.operands])
-        if pick(op):
-            picked.append(op)
+    for ops in op_lists(function.body):
+        vids.extend([v.vid for op in ops for v in op.operands])
+        picked.extend(select(ops) if select is not None else filter(pick, ops))
     return Counter(vids), picked
 
 
@@ -222,45 +252,79 @@ def op_names(module: Module) -> set:
     return names_and_origins(module)[0]
 
 
-def drop_unused(function: Function, droppable: Callable[[Operation], bool]) -> Function:
+def drop_unused(function: Function, droppable: Callable[[Operation], bool],
+                names: Optional[AbstractSet[str]] = None) -> Function:
     """Remove ``droppable`` ops none of whose results is used, until none is left (removing one
     can leave its operands' producers unused): the clean-up a rule does after itself, so that it
     does not depend on dead-code being enabled. One count of the uses and one rebuild: removing
     an op can only leave its own operands' producers unused, so a work list finds the same ops
-    as sweeping again until nothing changes."""
-    uses, candidates = use_counts_and(function, droppable)
+    as sweeping again until nothing changes. ``names``: when given, ``droppable`` accepts only
+    ops with these names (the others are not asked)."""
+    select = None if names is None else (lambda ops: [op for op in ops if op.name in names and droppable(op)])
+    return _drop_unused(function, droppable, select)
+
+
+def drop_unused_ids(function: Function, ids: AbstractSet[int]) -> Function:
+    """``drop_unused(function, lambda op: id(op) in ids)``, the ops picked without a call each."""
+    return _drop_unused(function, lambda op: id(op) in ids, lambda ops: [op for op in ops if id(op) in ids])
+
+
+def _drop_unused(function: Function, droppable: Callable[[Operation], bool],
+                 select: Optional[Callable[[Sequence[Operation]], List[Operation]]]) -> Function:
+    uses, candidates = use_counts_and(function, droppable, select)
     if any(op.regions for op in candidates):  # a region op: its copies differ from it after a sweep
         return _drop_unused_sweeps(function, droppable, uses)  # (id-based predicates)
     dropped = unused_cascade(candidates, uses)
     if not dropped:
         return function
-    names = {op.name for op in candidates if id(op) in dropped}  # (fn is called on these ops only)
-    return rewrite_function(function, lambda op, subst: [] if id(op) in dropped else None, only=names)
+    return without_ops(function, dropped)
 
 
-def unused_cascade(candidates: List[Operation], uses: Dict[int, int]) -> set:
-    """The ids of the ``candidates`` none of whose results is used once the others among them
-    that are unused are gone (transitively), by a work list: removing an op can only leave its
-    own operands' producers unused. ``uses`` (value id -> use count) is decremented for every
-    use by a removed op, so it ends as the counts of what remains."""
-    producer: Dict[int, Operation] = {}
-    work: List[Operation] = []
-    for op in candidates:
-        for r in op.results:
-            producer[r.vid] = op
-        if all(uses[r.vid] == 0 for r in op.results):
-            work.append(op)
+def without_ops(function: Function, gone: AbstractSet[Operation]) -> Function:
+    """``function`` without the ops in ``gone``, none of which has regions (an op holding a
+    block that lost ops is copied with the new block); ``function`` itself when none is there.
+    What ``rewrite_function`` does with a rewrite that drops those ops, in one comprehension
+    per block. (An Operation hashes by identity: a set of ops is a set of ids without a call of
+    ``id`` per look-up.)"""
+    body = _without_ops(function.body, gone)
+    return function if body is function.body else replace(function, body=body)
+
+
+def _without_ops(block: Block, gone: AbstractSet[Operation]) -> Block:
+    ops = block.operations
+    kept = [op for op in ops if op not in gone]
+    changed = len(kept) != len(ops)
+    holders = [op for op in kept if op.regions]
+    for op in holders:
+        regions = tuple(Region(tuple(_without_ops(b, gone) for b in r.blocks)) for r in op.regions)
+        if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
+            kept[kept.index(op)] = with_fields(op, regions=regions)  # (index: by identity, ops never compare equal)
+            changed = True
+    return Block(block.arguments, tuple(kept)) if changed else block
+
+
+def unused_cascade(candidates: List[Operation], uses: Dict[int, int]) -> AbstractSet[Operation]:
+    """The ``candidates`` none of whose results is used once the others among them that are
+    unused are gone (transitively), by a work list: removing an op can only leave its own
+    operands' producers unused. ``uses`` (value id -> use count) is decremented for every use
+    by a removed op, so it ends as the counts of what remains."""
+    # (the first result is looked at before the generator: most ops have one, and most are used)
+    work = [op for op in candidates
+            if not (op.results and uses[op.results[0].vid]) and all(uses[r.vid] == 0 for r in op.results)]
     gone: set = set()
+    producer: Optional[Dict[int, Operation]] = None  # made when a use count first drops to 0
     while work:
         op = work.pop()
-        if id(op) in gone:
+        if op in gone:
             continue
-        gone.add(id(op))
+        gone.add(op)
         for v in op.operands:
             uses[v.vid] -= 1
             if uses[v.vid] == 0:
+                if producer is None:
+                    producer = {r.vid: c for c in candidates for r in c.results}
                 p = producer.get(v.vid)
-                if p is not None and id(p) not in gone and all(uses[r.vid] == 0 for r in p.results):
+                if p is not None and p not in gone and all(uses[r.vid] == 0 for r in p.results):
                     work.append(p)
     return gone
 
@@ -345,16 +409,34 @@ def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value],
     are (operands substituted, regions rewritten). The block itself is returned when nothing in
     it changed (most rules change nothing in most blocks: the new op list starts at the first
     change)."""
+    if only is None:
+        return _rewrite_each(block, fn, subst)
     ops = block.operations
+    # The ops to visit: those ``fn`` may rewrite and those with regions. The runs of ops between
+    # them are only substituted: copied as a slice while no substitution is pending (none can
+    # start between two visits: only ``fn`` adds one).
+    visit = [i for i, op in enumerate(ops) if op.regions or op.name in only]
+    if not visit and not subst:
+        return block
     out: Optional[List[Operation]] = None  # the new ops, from the first change on
-    start = 0
-    if only is not None and not subst:
-        # Fast path: the ops before the first one ``fn`` may rewrite or with regions stay as
-        # they are (no substitution is pending, and none can start before ``fn`` is called).
-        start = first_to_visit(ops, only)
-        if start == len(ops):
-            return block
-    for i, original in enumerate(ops[start:] if start else ops, start):
+    done = 0  # ops[:done] are handled (and in ``out`` once it exists)
+    for i in visit:
+        if i > done:
+            if subst:  # substitute_run(), inlined (runs are often one op long)
+                for k in range(done, i):
+                    op = ops[k]
+                    for v in op.operands:
+                        if v.vid in subst:
+                            op = with_fields(op, operands=tuple([subst.get(w.vid, w) for w in op.operands]))
+                            if out is None:
+                                out = list(ops[:k])
+                            break
+                    if out is not None:
+                        out.append(op)
+            elif out is not None:
+                out.extend(ops[done:i])
+        done = i + 1
+        original = ops[i]
         op = original
         if subst:  # substitute(), inlined
             for v in op.operands:
@@ -365,7 +447,64 @@ def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value],
             regions = tuple(Region(tuple(rewrite_block(b, fn, subst, only) for b in r.blocks)) for r in op.regions)
             if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
                 op = with_fields(op, regions=regions)
-        new = fn(op, subst) if only is None or op.name in only else None
+        new = fn(op, subst) if op.name in only else None
+        if new is None:
+            if out is not None:
+                out.append(op)
+            elif op is not original:
+                out = list(ops[:i])
+                out.append(op)
+            continue
+        if not isinstance(new, (list, tuple)):
+            new = list(new)
+        if out is None:
+            if len(new) == 1 and new[0] is original:
+                continue
+            out = list(ops[:i])
+        out.extend(new)
+    if done < len(ops):
+        if subst:
+            out = substitute_run(ops, done, len(ops), subst, out)
+        elif out is not None:
+            out.extend(ops[done:])
+    if out is None:
+        return block
+    return Block(block.arguments, tuple(out))
+
+
+def substitute_run(ops: Sequence[Operation], start: int, stop: int, subst: Dict[int, Value],
+                    out: Optional[List[Operation]]) -> Optional[List[Operation]]:
+    """``out`` (None: nothing changed before ``start``) with ``ops[start:stop]`` appended, their
+    operands substituted (ops without regions that ``fn`` is not called on)."""
+    for i in range(start, stop):
+        op = ops[i]
+        for v in op.operands:
+            if v.vid in subst:
+                op = with_fields(op, operands=tuple([subst.get(w.vid, w) for w in op.operands]))
+                if out is None:
+                    out = list(ops[:i])
+                break
+        if out is not None:
+            out.append(op)
+    return out
+
+
+def _rewrite_each(block: Block, fn: OpRewrite, subst: Dict[int, Value]) -> Block:
+    """``rewrite_block`` with ``fn`` called on every op."""
+    ops = block.operations
+    out: Optional[List[Operation]] = None  # the new ops, from the first change on
+    for i, original in enumerate(ops):
+        op = original
+        if subst:  # substitute(), inlined
+            for v in op.operands:
+                if v.vid in subst:
+                    op = with_fields(op, operands=tuple([subst.get(w.vid, w) for w in op.operands]))
+                    break
+        if op.regions:
+            regions = tuple(Region(tuple(rewrite_block(b, fn, subst) for b in r.blocks)) for r in op.regions)
+            if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
+                op = with_fields(op, regions=regions)
+        new = fn(op, subst)
         if new is None:
             if out is not None:
                 out.append(op)
@@ -383,6 +522,32 @@ def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value],
     if out is None:
         return block
     return Block(block.arguments, tuple(out))
+
+
+def replace_ops(function: Function, fn: Callable[[Operation], Optional[Operation]],
+                only: AbstractSet[str]) -> Function:
+    """``rewrite_function`` for a rewrite that puts one op in the place of one op and adds no
+    substitution: ``fn(op)`` -> the op to put in its place, or None to keep it; it is called on
+    the ops named in ``only`` (after their regions were rewritten), in no given order. Each block
+    is one comprehension, without the bookkeeping a rewrite that adds or drops ops needs."""
+    body = _replace_ops(function.body, fn, only)
+    return function if body is function.body else replace(function, body=body)
+
+
+def _replace_ops(block: Block, fn: Callable[[Operation], Optional[Operation]], only: AbstractSet[str]) -> Block:
+    ops = block.operations
+    if [op for op in ops if op.regions]:
+        ops = tuple([_with_replaced_regions(op, fn, only) if op.regions else op for op in ops])
+    new = tuple([op if op.name not in only or (n := fn(op)) is None else n for op in ops])
+    return block if new == block.operations else Block(block.arguments, new)  # (ops compare by identity)
+
+
+def _with_replaced_regions(op: Operation, fn: Callable[[Operation], Optional[Operation]],
+                           only: AbstractSet[str]) -> Operation:
+    regions = tuple(Region(tuple(_replace_ops(b, fn, only) for b in r.blocks)) for r in op.regions)
+    if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
+        return with_fields(op, regions=regions)
+    return op
 
 
 def first_to_visit(ops: Sequence[Operation], only: AbstractSet[str]) -> int:
@@ -435,7 +600,7 @@ def rewrite_ops(module: Module, rewrite_for: Callable[[Function, set], Optional[
 
         nf = rewrite_function(f, counted, only)
         if drop_bypassed and count and bypassed:  # (nothing bypassed: nothing to drop)
-            nf = drop_unused(nf, lambda op: id(op) in bypassed)
+            nf = drop_unused_ids(nf, bypassed)
         return nf, count
     return map_functions(module, per_function)
 
@@ -452,5 +617,5 @@ def enum_name(value) -> object:
 
 
 __all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
-           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "use_counts_and", "count_ops", "op_names", "names_and_origins", "ops_of", "drop_unused", "max_vid", "FreshVids", "substitute", "first_to_visit", "rewrite_block",
+           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "use_counts_and", "count_ops", "op_names", "names_and_origins", "ops_of", "op_lists", "names_in", "producers_of", "drop_unused", "drop_unused_ids", "without_ops", "max_vid", "FreshVids", "substitute", "substitute_run", "first_to_visit", "rewrite_block", "replace_ops",
            "rewrite_function", "map_functions", "rewrite_ops", "forward_operand", "enum_name", "op_def"]

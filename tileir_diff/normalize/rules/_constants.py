@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Dict, Optional
 
 from ...ir import SCALAR_TYPES, DenseElements, Operation, ScalarType
-from ..util import ops_of, preorder
+from ..util import op_lists, producers_of
 
 #: Bit patterns of 1.0 and -0.0 per float type (bf16 and tf32 have no NumPy dtype).
 FLOAT_ONE = {"f16": 0x3C00, "bf16": 0x3F80, "f32": 0x3F800000, "tf32": 0x3F800000, "f64": 0x3FF0000000000000}
@@ -58,15 +58,15 @@ def element_name(op: Operation) -> Optional[str]:
 
 
 def producers(function) -> Dict[int, Operation]:
-    out: Dict[int, Operation] = {}
-    for op in preorder(function):
-        for r in op.results:
-            out[r.vid] = op
-    return out
+    """value id -> the op defining it (``util.producers_of``)."""
+    return producers_of(function)
 
 
 def constants(function) -> Dict[int, Operation]:
     """value id -> the ``constant`` op defining it: ``producers`` for rules that only look for
     constants (value ids are unique in a function: readers number values, the text parser
     refuses a redefinition, rules take new ids above the largest)."""
-    return {r.vid: op for op in ops_of(function.body) if op.name == "constant" for r in op.results}
+    out: Dict[int, Operation] = {}
+    for ops in op_lists(function.body):
+        out.update({r.vid: op for op in ops if op.name == "constant" for r in op.results})
+    return out

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import AbstractSet, Callable, Dict, Hashable, List, Optional, Tuple
+from typing import AbstractSet, Callable, Dict, Hashable, Iterable, List, Optional, Tuple
 
 from ...ir import Block, Function, Operation, Region, Value
-from ..util import first_to_visit, substitute
+from ..util import op_lists, substitute, substitute_run
 
 
 #: Visitor of scoped_rewrite: (op, scope table, substitution) -> None to keep the op, or the ops
@@ -25,13 +25,22 @@ def scoped_rewrite(f: Function, visit: ScopedVisit, only: Optional[AbstractSet[s
     def block(b: Block, table: Dict[Hashable, object]) -> Block:
         table = dict(table)  # a nested scope sees the enclosing entries written before it
         ops = b.operations
-        out: Optional[List[Operation]] = None  # the new ops, from the first change on
-        start = 0
-        if only is not None and not subst:  # ops before the first one to visit stay as they are
-            start = first_to_visit(ops, only)
-            if start == len(ops):
+        if only is None:
+            to_visit: Iterable[int] = range(len(ops))
+        else:  # the ops ``visit`` may act on and those with regions; the others are only substituted
+            to_visit = [i for i, op in enumerate(ops) if op.regions or op.name in only]
+            if not to_visit and not subst:
                 return b
-        for i, op in enumerate(ops[start:] if start else ops, start):
+        out: Optional[List[Operation]] = None  # the new ops, from the first change on
+        done = 0  # ops[:done] are handled (and in ``out`` once it exists)
+        for i in to_visit:
+            if i > done:
+                if subst:
+                    out = substitute_run(ops, done, i, subst, out)
+                elif out is not None:
+                    out.extend(ops[done:i])  # (no substitution can start between two visits)
+            done = i + 1
+            op = ops[i]
             new = substitute(op, subst) if subst else op
             if new.regions:
                 regions = tuple(Region(tuple(block(x, table) for x in r.blocks)) for r in new.regions)
@@ -48,6 +57,11 @@ def scoped_rewrite(f: Function, visit: ScopedVisit, only: Optional[AbstractSet[s
                 if out is None:
                     out = list(ops[:i])
                 out.extend(replacement)
+        if done < len(ops):
+            if subst:
+                out = substitute_run(ops, done, len(ops), subst, out)
+            elif out is not None:
+                out.extend(ops[done:])
         return b if out is None else Block(b.arguments, tuple(out))
 
     body = block(f.body, {})
@@ -55,10 +69,22 @@ def scoped_rewrite(f: Function, visit: ScopedVisit, only: Optional[AbstractSet[s
 
 
 def scoped_dedup(f: Function, key: Callable[[Operation], Optional[Hashable]],
-                 only: Optional[AbstractSet[str]] = None) -> Tuple[Function, int]:
+                 only: Optional[AbstractSet[str]] = None,
+                 prekeys: Optional[Callable[[List[Operation]], List[Hashable]]] = None) -> Tuple[Function, int]:
     """Drop each op whose ``key`` equals that of an earlier dominating op; its results are
-    replaced by the earlier op's. ``only``: the op names that can have a key (see scoped_rewrite)."""
+    replaced by the earlier op's. ``only``: the op names that can have a key (see scoped_rewrite).
+    ``prekeys``: ops -> a coarser key of each op that can have a key, cheaper to compute (two
+    ops with equal keys have equal prekeys): the function is first searched for two ops with one
+    prekey instead of one key."""
     removed = 0
+    if only is not None:
+        # Nothing merges unless two ops of ``f`` as written have one key (the first merge compares
+        # two of them; a substitution comes only after a merge): then ``f`` stays as it is, and a
+        # function of distinct ops (most, on one side of a diff) costs one pass over the ops.
+        candidates = [op for ops in op_lists(f.body) for op in ops if op.name in only]
+        keys = [k for k in map(key, candidates) if k is not None] if prekeys is None else prekeys(candidates)
+        if len(set(keys)) == len(keys):
+            return f, 0
 
     def visit(op: Operation, table, subst):
         nonlocal removed
@@ -82,7 +108,7 @@ def hoist_invariant(f: Function, movable: Callable[[Operation], bool]) -> Tuple[
     region it sits in to just before the region's op, repeatedly outward (loop-invariant code
     motion). Where a pure op is written, inside or before a loop, then no longer matters, and
     dedup can merge it with an equal op written at the outer level."""
-    if not any(op.regions for op in f.body.operations):
+    if not [op for op in f.body.operations if op.regions]:
         return f, 0  # no region, nothing to move out of one
     moved = 0
 
@@ -134,7 +160,8 @@ def hoist_invariant(f: Function, movable: Callable[[Operation], bool]) -> Tuple[
     return (f if body is f.body else replace(f, body=body)), moved
 
 
-def hoist_then_dedup(f: Function, movable, key, only: Optional[AbstractSet[str]] = None) -> Tuple[Function, int]:
+def hoist_then_dedup(f: Function, movable, key, only: Optional[AbstractSet[str]] = None,
+                     prekeys=None) -> Tuple[Function, int]:
     f, moved = hoist_invariant(f, movable)
-    f, removed = scoped_dedup(f, key, only)
+    f, removed = scoped_dedup(f, key, only, prekeys)
     return f, moved + removed

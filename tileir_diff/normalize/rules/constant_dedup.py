@@ -31,4 +31,10 @@ class ConstantDedup(Rule):
                 return None
             return (attr_key(op.attributes.get("value")), fmt_type(op.results[0].type))
         return map_functions(module, lambda f: hoist_then_dedup(f, lambda op: op.name == "constant", key,
-                                                                self.acts_on))
+                                                                self.acts_on, _values))
+
+
+def _values(constants):
+    """The value part of the key of each constant that has one (``key`` above): constants with
+    distinct values are never merged, and the type's text is not needed to tell them apart."""
+    return [attr_key(op.attributes.get("value")) for op in constants if len(op.results) == 1]

@@ -46,11 +46,17 @@ class CsePureOps(Rule):
             return (op.name, attrs, tuple([v.vid for v in op.operands]), op.segments, types)
         # an assume is a fact where it stands: one inside a branch says nothing on the other path
         return map_functions(module, lambda f: hoist_then_dedup(
-            f, lambda op: op.name != "assume" and _mergeable(op), key, _PURE_OPS))
+            f, lambda op: op.name != "assume" and _mergeable(op), key, _PURE_OPS, _names_and_operands))
 
 
 #: The pure ops of the op table other than ``constant``: the only ones with a key.
 _PURE_OPS = frozenset(d.name for d in OPS_BY_NAME.values() if "pure" in d.traits and d.name != "constant")
+
+
+def _names_and_operands(ops):
+    """What two ops with one key share (``key`` above), per op that can have one, at no cost of
+    text of types or attributes: ops of distinct ones are never merged."""
+    return [(op.name, tuple([v.vid for v in op.operands])) for op in ops if not op.regions]
 
 
 def _mergeable(op) -> bool:

@@ -6,7 +6,7 @@ from dataclasses import replace
 from ...dialect import OPS_BY_NAME
 from ...ir import Block, Region
 from ..rule import Rule, register
-from ..util import map_functions, use_counts
+from ..util import map_functions, op_lists, unused_cascade, use_counts, without_ops
 
 
 class _Uses:
@@ -87,14 +87,34 @@ class DeadCode(Rule):
     mutant = "an unused load_view_tko (or a store) on one side only stays a difference"
 
     def apply(self, module):
-        def per_function(f):
-            total = 0
-            while True:  # until a sweep leaves no kept op unused (the counts carry over)
-                uses = _Uses(use_counts(f))
-                body, n = _sweep(f.body, uses)
-                if n:
-                    f = replace(f, body=body)
-                    total += n
-                if not uses.again:
-                    return f, total
-        return map_functions(module, per_function)
+        return map_functions(module, _remove_dead)
+
+
+def _remove_dead(f):
+    lists = op_lists(f.body)
+    counts = use_counts(f, lists)
+    candidates = [op for ops in lists for op in ops if op.results and op.name in _REMOVABLE_OPS]
+    if len(lists) > 1 and [op for op in candidates if op.regions]:  # (one list: no op has regions)
+        return _by_sweeps(f, counts)
+    # Without a removable op with regions, the sweeps remove the ops a work list finds (removing
+    # an op can only leave its operands' producers unused), counted one each: the work list
+    # finds them without a pass per sweep over every op (and most functions have none).
+    gone = unused_cascade(candidates, counts)
+    if not gone:
+        return f, 0
+    return without_ops(f, gone), len(gone)
+
+
+def _by_sweeps(f, counts):
+    """Reverse sweeps until one leaves no kept op unused (``counts``: ``use_counts(f)``; the
+    counts carry over from one sweep to the next): (function, ops removed)."""
+    total = 0
+    while True:
+        uses = _Uses(counts)
+        body, n = _sweep(f.body, uses)
+        if n:
+            f = replace(f, body=body)
+            total += n
+        if not uses.again:
+            return f, total
+        counts = use_counts(f)

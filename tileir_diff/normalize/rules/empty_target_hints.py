@@ -6,7 +6,7 @@ from dataclasses import replace
 from ...dialect import OPS_BY_NAME
 from ...ir import OptimizationHints
 from ..rule import Rule, register
-from ..util import map_functions, rewrite_function
+from ..util import map_functions, replace_ops
 
 #: The ops the op table gives ``optimization_hints`` (the verifier rejects it on any other op).
 _HINTED_OPS = frozenset(d.name for d in OPS_BY_NAME.values() if any(a.name == "optimization_hints" for a in d.attrs))
@@ -35,16 +35,16 @@ class EmptyTargetHints(Rule):
         def per_function(f):
             count = 0
 
-            def fn(op, subst):
+            def fn(op):
                 nonlocal count
                 if _empty(op.attributes.get("optimization_hints")):
                     count += 1
                     attrs = dict(op.attributes)
                     del attrs["optimization_hints"]
-                    return [op.replace(attributes=attrs)]
+                    return op.replace(attributes=attrs)
                 return None
 
-            nf = rewrite_function(f, fn, only=_HINTED_OPS)
+            nf = replace_ops(f, fn, _HINTED_OPS)
             if _empty(nf.hints):
                 nf = replace(nf, hints=None)
                 count += 1

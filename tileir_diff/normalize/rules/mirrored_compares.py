@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ...ir import EnumValue
 from ..rule import Rule, register
-from ..util import enum_name, map_functions, rewrite_function
+from ..util import enum_name, map_functions, replace_ops
 
 #: predicate -> its mirror (the predicate with the operands swapped)
 MIRROR = {"greater_than": "less_than", "greater_than_or_equal": "less_than_or_equal"}
@@ -33,7 +33,7 @@ class MirroredCompares(Rule):
         def per_function(f):
             count = 0
 
-            def fn(op, subst):
+            def fn(op):
                 nonlocal count
                 if op.name not in ("cmpi", "cmpf") or len(op.operands) != 2:
                     return None
@@ -45,8 +45,8 @@ class MirroredCompares(Rule):
                 attrs["comparison_predicate"] = (EnumValue(pred.kind, mirrored) if isinstance(pred, EnumValue)
                                                  else mirrored)
                 count += 1
-                return [op.replace(operands=(op.operands[1], op.operands[0]), attributes=attrs)]
+                return op.replace(operands=(op.operands[1], op.operands[0]), attributes=attrs)
 
-            return rewrite_function(f, fn, only=self.acts_on), count
+            return replace_ops(f, fn, self.acts_on), count
 
         return map_functions(module, per_function)

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from ..rule import Rule, register
-from ..util import enum_name, map_functions, rewrite_function
-from ._constants import FLOAT_NEG_ZERO, FLOAT_ONE, INT_WIDTH, constants, element_name, uniform_bits
+from ..util import enum_name, map_functions, op_lists, rewrite_function
+from ._constants import (FLOAT_NEG_ZERO, FLOAT_ONE, INT_WIDTH, element_name, stored_element_bytes,
+                         uniform_bits)
 
 
 def _all_ones(width: int) -> int:
@@ -55,6 +56,17 @@ def _neutral(op, el: str):
     return None
 
 
+def _may_be_neutral(constant) -> bool:
+    """False when ``constant`` stores one element and its bits are no op's neutral element;
+    else True (a constant storing several elements is left to ``uniform_bits`` where an op reads
+    it: its bits cost a pass over the data)."""
+    value = constant.attributes.get("value")
+    size = stored_element_bytes(value)
+    if size is not None and size == len(value.data) and size in (1, 2, 4, 8):
+        return int.from_bytes(value.data, "little") in _NEUTRAL_BITS  # (uniform_bits, for one element)
+    return True
+
+
 @register
 class NeutralOperands(Rule):
     """Absorbs: binary ops whose one operand is the op's neutral element everywhere: integer
@@ -77,12 +89,19 @@ class NeutralOperands(Rule):
 
     def apply(self, module):
         def per_function(f):
-            prod = constants(f)  # (a neutral operand is a constant)
+            # A neutral operand is a constant whose elements all hold one of the neutral bit
+            # patterns: the others are not looked up (and without any, nothing is rewritten).
+            prod = {r.vid: c for ops in op_lists(f.body) for c in ops if c.name == "constant" and _may_be_neutral(c)
+                    for r in c.results}  # (``constants(f)``, filtered)
+            if not prod:
+                return f, 0
             count = 0
 
             def fn(op, subst):
                 nonlocal count
-                if len(op.operands) != 2 or len(op.results) != 1:  # (only acts_on ops come here)
+                operands = op.operands
+                if len(operands) != 2 or operands[0].vid not in prod and operands[1].vid not in prod \
+                        or len(op.results) != 1:  # (only acts_on ops come here)
                     return None
                 el = element_name(op)
                 neutral = _neutral(op, el) if el else None
@@ -112,3 +131,6 @@ class NeutralOperands(Rule):
 _NEUTRAL = {(name, el, plain): found for name in NeutralOperands.acts_on
             for el, plain in [(el, False) for el in INT_WIDTH] + [(el, True) for el in FLOAT_ONE]
             for found in [_neutral_positions(name, el, plain)] if found}
+
+#: Every bit pattern that is a neutral operand of some op and element type.
+_NEUTRAL_BITS = frozenset(bits for found in _NEUTRAL.values() for bits in found.values())

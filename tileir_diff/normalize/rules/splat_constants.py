@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ...ir import DenseElements, TileType
 from ..rule import Rule, register
-from ..util import rewrite_ops
+from ..util import op_lists, rewrite_ops
 from ._constants import producers, stored_element_bytes, uniform_bits
 
 
@@ -20,6 +20,17 @@ def _single_element_constant(prod, v, chain):
     if not isinstance(value, DenseElements) or value.type.num_elements != 1:
         return None
     return op
+
+
+_SHAPE_OPS = frozenset({"broadcast", "reshape"})
+
+
+def _one_element_stored(op) -> bool:
+    """A constant whose value stores one element (the test ``fn`` below returns None on first):
+    a splat or a one-element constant, which this rule leaves as it is."""
+    value = op.attributes.get("value")
+    size = stored_element_bytes(value)
+    return size is not None and size == len(value.data)
 
 
 @register
@@ -43,6 +54,9 @@ class SplatConstants(Rule):
 
     def apply(self, module):
         def rewrite_for(f, bypassed):
+            if not any([op for ops in op_lists(f.body) for op in ops if op.name in _SHAPE_OPS
+                        or op.name == "constant" and not _one_element_stored(op)]):
+                return None  # no broadcast or reshape, every constant stores one element: no rewrite
             prod = producers(f)
 
             def fn(op, subst):

@@ -7,14 +7,20 @@ from ...ir import Function, Operation, TokenType, Value
 from ...ir.types import TokenType as _TokenType
 from ..rule import Rule, register
 from ...dialect import OPS_BY_NAME
-from ..util import (drop_unused, enum_name, group_names, group_span, has_trait, map_functions, FreshVids, origin, preorder,
-                    rewrite_function)
+from ..util import (drop_unused, enum_name, group_names, group_span, has_trait, map_functions, FreshVids, op_lists,
+                    origin, preorder, rewrite_function)
 
 _FENCING_ORDERS = frozenset({"acquire", "release", "acq_rel"})
+
+#: The token-only ops the rewrite can leave unused (its clean-up drops them).
+_TOKEN_OPS = frozenset({"make_token", "join_tokens"})
 
 #: Ops with a ``token`` operand group in some version (the op table's rows): only these can be
 #: tracked, so the others are never looked up by version.
 _TOKEN_GROUP_OPS = frozenset(d.name for d in OPS_BY_NAME.values() if any(o.name == "token" for o in d.operands))
+
+#: The ops whose results the token graph looks up: tracked ones and the token-only ops.
+_TOKEN_PRODUCERS = _TOKEN_GROUP_OPS | _TOKEN_OPS
 
 
 def _is_token(v: Value) -> bool:
@@ -41,27 +47,30 @@ class _FunctionTokens:
         """Collect tracked ops; False when tokens cross region boundaries (not handled)."""
         if any(_is_token(a) for a in self.f.arguments):
             return False
-        producer, tracked, version = self.producer, self.tracked, self.version
-        for op in preorder(self.f):
-            if tables:
-                for r in op.results:
-                    producer[r.vid] = op
-            if op.regions:
-                for reg in op.regions:
+        version = self.version
+        lists = op_lists(self.f.body)
+        for ops in lists:
+            for holder in [op for op in ops if op.regions]:
+                for reg in holder.regions:
                     for b in reg.blocks:
                         if any(_is_token(a) for a in b.arguments):
                             return False
-                if any(_is_token(r) for r in op.results):
+                if any(_is_token(r) for r in holder.results):
                     return False
-            span = group_span(op, "token", version) if op.name in _TOKEN_GROUP_OPS else None
-            if span is not None:
-                if tables:
-                    self.index[id(op)] = len(tracked)
-                    tracked.append(op)
-            elif op.name != "join_tokens":
-                for v in op.operands:
-                    if isinstance(v.type, _TokenType):
-                        return False  # a token reaches a terminator or an op we do not model
+            # an op reading a token that is neither join_tokens nor tracked: a token reaches a
+            # terminator or an op we do not model (an op is listed once per token it reads)
+            for reader in [op for op in ops for v in op.operands if isinstance(v.type, _TokenType)]:
+                if reader.name != "join_tokens" and self.token_span(reader) is None:
+                    return False
+        if tables:
+            # (the producers the graph reads: tracked ops, make_token and join_tokens; any other
+            # producer of a token answers as no producer does, a token with nothing before it)
+            self.producer = {r.vid: op for ops in lists for op in ops if op.name in _TOKEN_PRODUCERS for r in op.results}
+            # (pre-order: the order rewrite_function calls ``fn`` on them in apply)
+            ops = lists[0] if len(lists) == 1 else list(preorder(self.f))
+            self.tracked = [op for op in ops if op.name in _TOKEN_GROUP_OPS and group_span(op, "token", version)
+                            is not None]
+            self.index = {id(op): m for m, op in enumerate(self.tracked)}
         return True
 
     def token_operand(self, op: Operation) -> Optional[Value]:
@@ -243,4 +252,4 @@ def _token_required(op: Operation) -> bool:
 def _drop_dead_tokens(f: Function) -> Function:
     """Remove make_token/join_tokens left unused by the rewrite (this rule cleans up after itself
     so that it does not depend on dead-code being enabled)."""
-    return drop_unused(f, lambda op: op.name in ("make_token", "join_tokens"))
+    return drop_unused(f, lambda op: op.name in _TOKEN_OPS, _TOKEN_OPS)

@@ -2,49 +2,44 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, Optional, Tuple
+from typing import Tuple
 from dataclasses import replace
 
 from ...dialect import OPS_BY_NAME, V13_1, V13_3
 from ...ir import OptimizationHints
 from ..rule import Rule, register
-from ..util import enum_name, map_functions, rewrite_function, with_fields
+from ..util import map_functions, new_operation, replace_ops
 
 _SM_KEY = re.compile(r"^sm_\d+[a-z]?$")
 
 
-def _is_default(adef, value) -> bool:
-    if adef.kind == "bool_array":
-        return all(v is False or v == 0 for v in value)  # inbounds all-false == absent
-    if adef.kind == "unit":
-        return value is False
-    if adef.default is None:
-        return False
-    return enum_name(value) == adef.default
+def _defaultable(d) -> Tuple:
+    """The attributes of the op table's row ``d`` that can be found at their default (the others
+    need no look at the op's value)."""
+    return tuple(a for a in d.attrs if a.kind in ("bool_array", "unit") or a.default is not None)
 
 
-#: op name -> the op table's attributes that ``_is_default`` can find at their default (None
-#: for a name the table lacks): the others need no look at the op's value.
-_DEFAULTABLE: Dict[str, Optional[Tuple]] = {}
+#: How an attribute is found at its default, per kind (``fn`` below): ``bool_array`` when every
+#: entry is false (``inbounds`` all-false == absent), ``unit`` when false, any other kind (with
+#: a default) when its value, or the name of its enum value, is the default.
+_BOOL_ARRAY, _UNIT, _NAMED = 0, 1, 2
 
 
-def _defaultable(name: str) -> Optional[Tuple]:
-    try:
-        return _DEFAULTABLE[name]
-    except KeyError:
-        d = OPS_BY_NAME.get(name)
-        found = None if d is None else tuple(a for a in d.attrs if a.kind in ("bool_array", "unit")
-                                             or a.default is not None)
-        if len(_DEFAULTABLE) < 4096:  # bounded: names outside the table come from input files
-            _DEFAULTABLE[name] = found
-        return found
+def _checks(adefs: Tuple) -> Tuple:
+    """The test and the count of each attribute of ``adefs`` as data: (name, test, default,
+    counted), so that ``fn`` below tests an op without a call per attribute."""
+    return tuple((a.name, _BOOL_ARRAY if a.kind == "bool_array" else _UNIT if a.kind == "unit" else _NAMED,
+                  a.default, a.since > V13_1) for a in adefs)
 
 
 #: The ops ``fn`` below may rewrite: an attribute that can be at its default, or optimization
 #: hints (an op outside the table, or an attribute the table does not list for the op, is never
 #: rewritten: the verifier rejects such an attribute).
 _MAY_CHANGE = frozenset(d.name for d in OPS_BY_NAME.values()
-                        if _defaultable(d.name) or any(a.name == "optimization_hints" for a in d.attrs))
+                        if _defaultable(d) or any(a.name == "optimization_hints" for a in d.attrs))
+
+#: name -> ``_checks`` of its defaultable attributes, for every op ``fn`` below is called on.
+_CHECKS = {name: _checks(_defaultable(OPS_BY_NAME[name])) for name in _MAY_CHANGE}
 
 
 def rename_sm_key(hints, version):
@@ -94,29 +89,38 @@ class VersionDefaults(Rule):
         def per_function(f):
             count = 0
 
-            def fn(op, subst):
+            def fn(op):
                 nonlocal count
                 given = op.attributes
                 if not given:
                     return None
-                defaultable = _defaultable(op.name)
-                if defaultable is None:
-                    return None
-                defaults = [adef for adef in defaultable if adef.name in given and _is_default(adef, given[adef.name])]
+                defaults = None  # (name, counted) of the attributes at their default
+                for name, test, default, counted in _CHECKS[op.name]:  # (only _MAY_CHANGE ops come here)
+                    if name in given:
+                        value = given[name]
+                        if (getattr(value, "name", value) == default if test == _NAMED  # (enum_name)
+                                else value is False if test == _UNIT
+                                else all(v is False or v == 0 for v in value)):
+                            if defaults is None:
+                                defaults = [(name, counted)]
+                            else:
+                                defaults.append((name, counted))
                 hints = given.get("optimization_hints")
                 new_hints = rename_sm_key(hints, version) if hints is not None else None
-                if not defaults and new_hints is hints:
+                if defaults is None and new_hints is hints:
                     return None  # (the common case: no copy of the attributes)
                 attrs = dict(given)
-                for adef in defaults:
-                    del attrs[adef.name]
-                    count += adef.since > V13_1
+                if defaults is not None:
+                    for name, counted in defaults:
+                        del attrs[name]
+                        count += counted
                 if new_hints is not hints:
                     attrs["optimization_hints"] = new_hints
                     count += 1
-                return [with_fields(op, attributes=attrs)]
+                return new_operation(op.name, op.operands, op.segments, op.results, attrs, op.regions,
+                                     op.location, op.origin)  # (with_fields(op, attributes=attrs))
 
-            nf = rewrite_function(f, fn, only=_MAY_CHANGE)
+            nf = replace_ops(f, fn, _MAY_CHANGE)
             new_hints = rename_sm_key(nf.hints, version)
             if new_hints is not nf.hints:
                 nf = replace(nf, hints=new_hints)

@@ -6,7 +6,7 @@ from typing import Dict, List
 
 from ...ir import Operation
 from ..rule import Rule, register
-from ..util import ops_of, rewrite_ops
+from ..util import names_in, ops_of, rewrite_ops
 from ._constants import constants, uniform_bits
 
 #: ops that map +0.0 and -0.0 to the same value (exp(±0) = exp2(±0) = 1)
@@ -49,6 +49,8 @@ class ZeroMinusUnderExp(Rule):
 
     def apply(self, module):
         def rewrite_for(f, bypassed):
+            if names_in(f).isdisjoint(_ZERO_SIGN_BLIND):
+                return None  # no exponential: no subtraction is read by exponentials only
             prod = constants(f)  # (_from_zero asks for a constant operand)
             if not any(_from_zero(op, prod) for op in ops_of(f.body) if op.name == "subf"):
                 return None  # no subtraction from +0.0: nothing to rewrite, no users to index
