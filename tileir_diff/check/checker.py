@@ -48,7 +48,7 @@ from ..dialect import OPS_BY_NAME
 from ..dialect.traits import COMPARE, LOOP, ops_with
 from ..ir import Block, Function, Module, Operation, TokenType
 from . import smt_common  # (not smt.py: a diff that poses no query never imports the encoder)
-from .index import COMBINER_OPS, FunctionIndex, has_token_group, traits_of
+from .index import COMBINER_OPS, TOKEN_GROUP_OPS, FunctionIndex, has_token_group, traits_of
 from .proof_step import ProofStep
 from .records import Proof, ProofOptions, Violation
 
@@ -207,6 +207,7 @@ class FunctionCheck:
         self.discharged_right: set = set()
         self.proof_skipped: Optional[str] = None
         self._order_cache: Dict[str, Any] = {}
+        self._token_orders: Optional[Tuple[_TokenOrder, _TokenOrder]] = None
         self._type_equal: Dict[Tuple[int, int], bool] = {}
 
     def _same_type(self, x, y) -> bool:
@@ -230,29 +231,28 @@ class FunctionCheck:
         if self.violations:
             return self.violations
         self._signature()
-        r2l: Dict[str, str] = {}
-        for l, r in l2r.items():
-            if r in r2l:
-                self._v("unverifiable", l, r, f"mapping not one to one: {r} paired twice")
-            r2l[r] = l
+        r2l = {r: l for l, r in l2r.items()}  # (the last left id wins where a right id repeats)
+        if len(r2l) != len(l2r):
+            seen: set = set()
+            for l, r in l2r.items():
+                if r in seen:
+                    self._v("unverifiable", l, r, f"mapping not one to one: {r} paired twice")
+                seen.add(r)
         self.r2l = r2l
+        lops, rops = L.ops, R.ops
         violating = set()
+        pairs: List[Tuple[str, str]] = []  # the mapped (left, right) ids, in the left's order
         for l in L.order:
             partner = l2r.get(l)
-            if partner is None or partner not in R.ops:
-                self._v("unmapped", l, None, f"{L.ops[l].name} {l} has no counterpart on the right", cascade=True)
+            if partner is None or partner not in rops:
+                self._v("unmapped", l, None, f"{lops[l].name} {l} has no counterpart on the right", cascade=True)
                 violating.add(l)
+            else:
+                pairs.append((l, partner))
         for r in R.order:
-            if r2l.get(r) not in L.ops:
-                self._v("unmapped", None, r, f"{R.ops[r].name} {r} has no counterpart on the left", cascade=True)
-        for l in L.order:
-            partner = l2r.get(l)
-            if partner is None or partner not in R.ops:
-                continue
-            r = partner
-            if self._pair(l, r):
-                violating.add(l)
-        self._types(violating)
+            if r2l.get(r) not in lops:
+                self._v("unmapped", None, r, f"{rops[r].name} {r} has no counterpart on the left", cascade=True)
+        self._pairs(pairs, violating)
         self._order()
         if self.raw[0] is not None and self.raw[1] is not None:
             self._memory_order()
@@ -362,37 +362,70 @@ class FunctionCheck:
                 return False
         return True
 
-    def _types(self, violating: set) -> None:
-        """A result type that differs is explained when an input of the op already differs."""
-        L, R = self.L, self.R
-        l2r, lops, rops, same_type = self.l2r, L.ops, R.ops, self._same_type
-        for l in L.order:
-            r = l2r.get(l)
-            if r is None or r not in rops:
-                continue
+    def _pairs(self, pairs: List[Tuple[str, str]], violating: set) -> None:
+        """Checks 2-5 at each mapped pair (``_pair``), then check 3's result types: a result type
+        that differs is explained when an input of the op already differs (``violating``: the
+        unmapped ops and the ops with a violation of their own, filled in the left's order).
+
+        One walk over the pairs. Most pairs agree in everything, which the walk tests inline
+        (same name, attribute dicts, operand groups, no regions, the same block at the top
+        level, every operand from the mapped producer: exactly the case where ``_pair`` finds
+        nothing); any other pair goes to ``_pair``. A differing result type is only noted in the
+        walk and reported after it, as a pass of its own would: its message follows every
+        violation of checks 2-5, and ``violating`` then holds them all."""
+        L, R, l2r = self.L, self.R, self.l2r
+        lops, rops, lwhere, rwhere = L.ops, R.ops, L.where, R.where
+        lp, rp, same_type = L.producer, R.producer, self._same_type
+        mistyped: List[Tuple[str, str, Operation, str]] = []
+        for l, r in pairs:
             a, b = lops[l], rops[r]
-            if a.name != b.name:
+            same_name = a.name == b.name
+            clean = same_name and not a.regions and not b.regions
+            if clean:
+                xa, xb = a.attributes, b.attributes
+                clean = type(xa) is dict and type(xb) is dict and xa == xb and a.segments == b.segments \
+                    and len(a.operands) == len(b.operands)
+            if clean:
+                wl = lwhere[l]
+                clean = wl[0] is None and wl == rwhere[r]
+            if clean:
+                for v, w in zip(a.operands, b.operands):
+                    lnid, lres = lp[v.vid]
+                    rnid, rres = rp[w.vid]
+                    if lres != rres or l2r.get(lnid) != rnid:
+                        clean = False
+                        break
+            if not clean and self._pair(l, r):
+                violating.add(l)
+            if not same_name:
                 continue
             ar, br = a.results, b.results
             if len(ar) == 1 and len(br) == 1 and same_type(ar[0].type, br[0].type):
                 continue  # (most ops: one result of the same type, as _type_problem would find)
             msg = _type_problem(a, b, same_type)
-            if msg is None:
-                continue
-            upstream = any(L.producer[v.vid][0] in violating for v in a.operands)
+            if msg is not None:
+                mistyped.append((l, r, a, msg))
+        for l, r, a, msg in mistyped:
+            upstream = any(lp[v.vid][0] in violating for v in a.operands)
             self._v("label", l, r, msg, cascade=upstream)
             violating.add(l)
 
     # --- 6. unordered effects keep their order -------------------------------------------
     def _order(self) -> None:
         L, R = self.L, self.R
+        lops, rops, pure = L.ops, R.ops, _PURE_OR_TERMINATOR
         for (parent, region, blk), ids in L.blocks.items():
             rparent = None if parent is None else self.l2r.get(parent)
             if parent is not None and rparent is None:
                 continue  # an unmapped region op is a violation of its own
             right_ids = R.blocks.get((rparent, region, blk), [])
-            left_seq = [self.l2r[x] for x in ids if x in self.l2r and _unordered_effect(L.ops[x])]
-            right_seq = [x for x in right_ids if x in self.r2l and _unordered_effect(R.ops[x])]
+            # (the name test first, inline: most ops are pure, and most blocks hold no effect)
+            left_seq = [self.l2r[x] for x in ids if lops[x].name not in pure
+                        and x in self.l2r and _unordered_effect(lops[x])]
+            right_seq = [x for x in right_ids if rops[x].name not in pure
+                         and x in self.r2l and _unordered_effect(rops[x])]
+            if not left_seq or not right_seq:
+                continue  # (no effect on one side: none in both to compare)
             both = set(left_seq) & set(right_seq)
             left_seq = [x for x in left_seq if x in both]
             right_seq = [x for x in right_seq if x in both]
@@ -414,10 +447,12 @@ class FunctionCheck:
         raw_left, raw_right = self.raw
         if raw_left is None or raw_right is None:
             return None
-        key = tuple(sorted(l2r.items()))
-        if self._order_cache.get("key") == key:
+        # (the last mapping asked, compared as a dict: equal items, whatever their order)
+        if self._order_cache.get("l2r") == l2r:
             return self._order_cache["problems"]
-        left, right = _TokenOrder(raw_left), _TokenOrder(raw_right)
+        if self._token_orders is None:  # (of the functions as read, which never change: built once)
+            self._token_orders = (_TokenOrder(raw_left), _TokenOrder(raw_right))
+        left, right = self._token_orders
         if not (left.ok and right.ok):
             return None  # tokens cross regions: token-order leaves these as written and check 5 holds them
         out: List[Tuple[str, str, str]] = []
@@ -460,7 +495,7 @@ class FunctionCheck:
                     parts.append("right orders it after the counterparts of " +
                                  ", ".join(left.ids[i] for i in only_r[:3]))
                 out.append((lpos, nid, f"{left.ops[li].name} {lpos}: " + "; ".join(parts)))
-        self._order_cache = {"key": key, "problems": out}
+        self._order_cache = {"l2r": dict(l2r), "problems": out}
         return out
 
 
@@ -494,24 +529,35 @@ class _TokenOrder:
             return
         producer = self._producer
         for op in _walk(f):
-            for r in op.results:
-                producer[r.vid] = op
-            if op.regions and op.name not in COMBINER_OPS:
+            name = op.name
+            if op.regions and name not in COMBINER_OPS:
                 if any(isinstance(r.type, TokenType) for r in op.results) or any(
                         isinstance(a.type, TokenType) for reg in op.regions for b in reg.blocks for a in b.arguments):
                     self.ok = False
-            if has_token_group(op):
-                self._tracked[id(op)] = len(self.ops)
-                self.pos[op.origin or f"?{len(self.ops)}"] = len(self.ops)
-                self.ids.append(op.origin or f"?{len(self.ops)}")
-                self.ops.append(op)
-                t = traits_of(op)
-                order = getattr(op.attributes.get("memory_ordering_semantics"), "name",
-                                op.attributes.get("memory_ordering_semantics"))
-                self.kinds.append("barrier" if "memory" not in t or order in _FENCING else
-                                  "write" if "writes" in t else "read")
-            elif op.name != "join_tokens" and op.operands and _takes_token(op):
-                self.ok = False  # a token reaches a terminator or an op we do not model
+            if name not in TOKEN_GROUP_OPS:
+                if name == "join_tokens":
+                    for r in op.results:
+                        producer[r.vid] = op
+                    continue
+                # an untracked op: its results need no producer entry (``before`` follows a
+                # token only through join_tokens and tracked ops; any other producer carries
+                # nothing, as a missing one does), and it must take no token
+                for v in op.operands:
+                    if isinstance(v.type, TokenType):
+                        self.ok = False  # a token reaches a terminator or an op we do not model
+                        break
+                continue
+            for r in op.results:
+                producer[r.vid] = op
+            self._tracked[id(op)] = len(self.ops)
+            self.pos[op.origin or f"?{len(self.ops)}"] = len(self.ops)
+            self.ids.append(op.origin or f"?{len(self.ops)}")
+            self.ops.append(op)
+            t = traits_of(op)
+            order = getattr(op.attributes.get("memory_ordering_semantics"), "name",
+                            op.attributes.get("memory_ordering_semantics"))
+            self.kinds.append("barrier" if "memory" not in t or order in _FENCING else
+                              "write" if "writes" in t else "read")
 
     def _token_operand(self, op: Operation):
         d = OPS_BY_NAME[op.name]
@@ -573,13 +619,6 @@ class _TokenOrder:
             if k == "read":
                 m |= 1 << index[i]
         return m
-
-
-def _takes_token(op: Operation) -> bool:
-    for v in op.operands:
-        if isinstance(v.type, TokenType):
-            return True
-    return False
 
 
 def _walk(f: Function):
