@@ -51,7 +51,6 @@ class FunctionIndex:
                     k += 1
                 nid = f"{nid}~{k}"
             ops[nid] = op
-            where[nid] = place
             ids.append(nid)
             for v in op.operands:
                 if v.vid not in producer:
@@ -69,6 +68,7 @@ class FunctionIndex:
                     for i, a in enumerate(b.arguments):
                         producer[a.vid] = (f"{nid}/r{k}/a{i}", 0)
                     self._block(b, f"{nid}/r{k}", nid, k, b_i)
+        where.update(dict.fromkeys(ids, place))  # (``where`` is only looked up: its order means nothing)
 
     def users(self) -> Dict[str, List[Tuple[str, int]]]:
         """node id -> [(user node id, operand index)], over the whole function. Built once (the
