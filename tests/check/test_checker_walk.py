@@ -132,3 +132,30 @@ def test_dense_constants_compare_as_their_dicts_do():
     for x, y in cases:
         for a, b in ((x, y), (y, x)):
             assert _same_attribute_dicts(a, b, lambda p, q: p == q) == (a == b), (a, b)
+
+
+@pytest.mark.parametrize("build", [K.branches, K.guarded_store, K.load_after_store])
+def test_the_index_order_places_and_users_are_the_walks(build):
+    """``FunctionIndex``: ``order`` is the pre-order walk, ``where`` each op's block, ``users``
+    every (user, operand index) in walk order, as a plain recursive walk finds them."""
+    from tileir_diff.check.index import COMBINER_OPS, FunctionIndex
+    _, norm = _prepared(build())
+    f = norm.functions[0]
+    ix = FunctionIndex(f, 0)
+    order, where = [], {}
+
+    def walk(ops, parent, region, blk):
+        for op in ops:
+            order.append(op.origin)
+            where[op.origin] = (parent, region, blk)
+            if op.name not in COMBINER_OPS:
+                for k, reg in enumerate(op.regions):
+                    for b_i, b in enumerate(reg.blocks):
+                        walk(b.operations, op.origin, k, b_i)
+    walk(f.body.operations, None, 0, 0)
+    assert ix.order == order and ix.where == where
+    users = {}
+    for nid in order:
+        for k, v in enumerate(ix.ops[nid].operands):
+            users.setdefault(ix.producer[v.vid][0], []).append((nid, k))
+    assert ix.users() == users and list(ix.users()) == list(users)

@@ -84,13 +84,17 @@ class FunctionIndex:
         users: Dict[str, List[Tuple[str, int]]] = {}
         producer_of, users_of = self.producer.get, users.get
         for nid, op in self.ops.items():
+            operands = op.operands
+            if not operands:
+                continue  # (a constant, most often: nothing to look up)
             k = 0
-            for v in op.operands:
+            for v in operands:
                 src = producer_of(v.vid)
                 if src is not None:
-                    listed = users_of(src[0])
+                    node = src[0]
+                    listed = users_of(node)
                     if listed is None:
-                        users[src[0]] = [(nid, k)]
+                        users[node] = [(nid, k)]
                     else:
                         listed.append((nid, k))
                 k += 1
