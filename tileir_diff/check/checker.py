@@ -42,13 +42,14 @@ matcher, key or classifier code.
 """
 from __future__ import annotations
 
+from dataclasses import fields as dataclass_fields
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..dialect import OPS_BY_NAME
 from ..dialect.traits import COMPARE, LOOP, ops_with
-from ..ir import Block, Function, Module, Operation, TokenType
+from ..ir import Block, DenseElements, Function, Module, Operation, TokenType
 from . import smt_common  # (not smt.py: a diff that poses no query never imports the encoder)
-from .index import COMBINER_OPS, FunctionIndex, has_token_group, traits_of
+from .index import COMBINER_OPS, TOKEN_GROUP_OPS, FunctionIndex, has_token_group, traits_of
 from .proof_step import ProofStep
 from .records import Proof, ProofOptions, Violation
 
@@ -146,6 +147,24 @@ def _same_attributes(x: Mapping[str, Any], y: Mapping[str, Any]) -> bool:
     return dict(x) == dict(y)
 
 
+def _same_attribute_dicts(x: Mapping[str, Any], y: Mapping[str, Any], same_type: Any) -> bool:
+    """``x == y`` for two ops' attribute dicts, where a constant's one attribute, its dense
+    value, is compared field by field as its ``__eq__`` would (``_DENSE_FIELDS``), its tile type
+    through ``same_type`` (remembered per pair of type objects): comparing that type record by
+    record is most of the cost of comparing two constants, half the ops of a large kernel."""
+    if len(x) == 1 and len(y) == 1 and _DENSE_FIELDS:
+        u, w = x.get("value"), y.get("value")
+        if type(u) is DenseElements and type(w) is DenseElements:
+            return u.data == w.data and same_type(u.type, w.type)
+    return x == y
+
+
+#: Whether ``DenseElements`` compares exactly the fields ``type`` and ``data`` (its record
+#: equality), as ``_same_attribute_dicts`` does; were that to change, the dicts would be compared
+#: with ``==`` alone. (tests/check/test_checker_walk.py holds the two comparisons equal.)
+_DENSE_FIELDS = tuple(f.name for f in dataclass_fields(DenseElements) if f.compare) == ("type", "data")
+
+
 def _type_problem(a: Operation, b: Operation, same_type: Any) -> Optional[str]:
     if len(a.results) != len(b.results):
         return f"{a.name} result count {len(a.results)} -> {len(b.results)}"
@@ -207,6 +226,7 @@ class FunctionCheck:
         self.discharged_right: set = set()
         self.proof_skipped: Optional[str] = None
         self._order_cache: Dict[str, Any] = {}
+        self._token_orders: Optional[Tuple[_TokenOrder, _TokenOrder]] = None
         self._type_equal: Dict[Tuple[int, int], bool] = {}
 
     def _same_type(self, x, y) -> bool:
@@ -230,29 +250,36 @@ class FunctionCheck:
         if self.violations:
             return self.violations
         self._signature()
-        r2l: Dict[str, str] = {}
-        for l, r in l2r.items():
-            if r in r2l:
-                self._v("unverifiable", l, r, f"mapping not one to one: {r} paired twice")
-            r2l[r] = l
+        r2l = {r: l for l, r in l2r.items()}  # (the last left id wins where a right id repeats)
+        if len(r2l) != len(l2r):
+            seen: set = set()
+            for l, r in l2r.items():
+                if r in seen:
+                    self._v("unverifiable", l, r, f"mapping not one to one: {r} paired twice")
+                seen.add(r)
         self.r2l = r2l
-        violating = set()
-        for l in L.order:
-            partner = l2r.get(l)
-            if partner is None or partner not in R.ops:
-                self._v("unmapped", l, None, f"{L.ops[l].name} {l} has no counterpart on the right", cascade=True)
-                violating.add(l)
-        for r in R.order:
-            if r2l.get(r) not in L.ops:
-                self._v("unmapped", None, r, f"{R.ops[r].name} {r} has no counterpart on the left", cascade=True)
-        for l in L.order:
-            partner = l2r.get(l)
-            if partner is None or partner not in R.ops:
-                continue
-            r = partner
+        lops, rops = L.ops, R.ops
+        unmapped, unclean, mistyped = self._walk_pairs()
+        violating = set(unmapped)
+        for l in unmapped:
+            self._v("unmapped", l, None, f"{lops[l].name} {l} has no counterpart on the right", cascade=True)
+        # Every right op is paired with a left op when the mapping is one to one and its pairs
+        # (distinct right ids, then) number the right's ops; only otherwise is one left to find.
+        if len(r2l) != len(l2r) or len(lops) - len(unmapped) != len(rops):
+            for r in R.order:
+                if r2l.get(r) not in lops:
+                    self._v("unmapped", None, r, f"{rops[r].name} {r} has no counterpart on the left",
+                            cascade=True)
+        for l, r in unclean:
             if self._pair(l, r):
                 violating.add(l)
-        self._types(violating)
+        # check 3's result types: a type that differs is explained when an input of the op
+        # already differs (``violating``: the unmapped ops, the ops with a violation of their own)
+        lp = L.producer
+        for l, r, a, msg in mistyped:
+            upstream = any(lp[v.vid][0] in violating for v in a.operands)
+            self._v("label", l, r, msg, cascade=upstream)
+            violating.add(l)
         self._order()
         if self.raw[0] is not None and self.raw[1] is not None:
             self._memory_order()
@@ -362,37 +389,81 @@ class FunctionCheck:
                 return False
         return True
 
-    def _types(self, violating: set) -> None:
-        """A result type that differs is explained when an input of the op already differs."""
-        L, R = self.L, self.R
-        l2r, lops, rops, same_type = self.l2r, L.ops, R.ops, self._same_type
-        for l in L.order:
+    def _walk_pairs(self) -> Tuple[List[str], List[Tuple[str, str]], List[Tuple[str, str, Operation, str]]]:
+        """One walk over the left's ops, in order, for checks 2-5 and check 3's result types.
+        Returns the left ops without a partner among the right's ops; the mapped pairs ``_pair``
+        must look at; and the mapped pairs of one name whose result types differ, with
+        ``_type_problem``'s message (``run`` reports them in that order, as passes of their own
+        would).
+
+        Most pairs agree in everything, which the walk tests inline: the same name, attribute
+        dicts (``_same_attribute_dicts``), operand groups, no regions, the same block at the top
+        level, every operand from the mapped producer. That is exactly the case where ``_pair``
+        finds nothing; any other pair goes to it."""
+        L, R, l2r = self.L, self.R, self.l2r
+        rops, lwhere, rwhere = R.ops, L.where, R.where
+        lp, rp, same_type, type_equal = L.producer, R.producer, self._same_type, self._type_equal
+        # (with one block a side, every op sits at the top level of the body: nothing to compare)
+        flat = len(L.blocks) == 1 and len(R.blocks) == 1
+        unmapped: List[str] = []
+        unclean: List[Tuple[str, str]] = []
+        mistyped: List[Tuple[str, str, Operation, str]] = []
+        for l, a in L.ops.items():
             r = l2r.get(l)
-            if r is None or r not in rops:
+            b = None if r is None else rops.get(r)  # (None too for an id that is no op's)
+            if r is None or b is None:
+                unmapped.append(l)
                 continue
-            a, b = lops[l], rops[r]
             if a.name != b.name:
+                unclean.append((l, r))  # (a label violation; result types not compared)
                 continue
+            xa, xb, operands = a.attributes, b.attributes, a.operands
+            clean = type(xa) is dict and type(xb) is dict and not a.regions and not b.regions \
+                and a.segments == b.segments and len(operands) == len(b.operands)
+            if clean:
+                value = xa.get("value")
+                clean = xa == xb if type(value) is not DenseElements else _same_attribute_dicts(xa, xb, same_type)
+            if clean and not flat:
+                wl = lwhere[l]
+                clean = wl[0] is None and wl == rwhere[r]
+            if clean and operands:
+                for v, w in zip(operands, b.operands):
+                    lnid, lres = lp[v.vid]
+                    rnid, rres = rp[w.vid]
+                    if lres != rres or l2r.get(lnid) != rnid:
+                        clean = False
+                        break
+            if not clean:
+                unclean.append((l, r))
             ar, br = a.results, b.results
-            if len(ar) == 1 and len(br) == 1 and same_type(ar[0].type, br[0].type):
-                continue  # (most ops: one result of the same type, as _type_problem would find)
+            if len(ar) == 1 and len(br) == 1:
+                # (most ops: one result of the same type, as _type_problem would find; the
+                # remembered answer read inline, ``_same_type`` asked only for a new pair)
+                tx, ty = ar[0].type, br[0].type
+                equal = type_equal.get((id(tx), id(ty)))
+                if equal or (equal is None and same_type(tx, ty)):
+                    continue
             msg = _type_problem(a, b, same_type)
-            if msg is None:
-                continue
-            upstream = any(L.producer[v.vid][0] in violating for v in a.operands)
-            self._v("label", l, r, msg, cascade=upstream)
-            violating.add(l)
+            if msg is not None:
+                mistyped.append((l, r, a, msg))
+        return unmapped, unclean, mistyped
 
     # --- 6. unordered effects keep their order -------------------------------------------
     def _order(self) -> None:
         L, R = self.L, self.R
+        lops, rops, pure = L.ops, R.ops, _PURE_OR_TERMINATOR
         for (parent, region, blk), ids in L.blocks.items():
             rparent = None if parent is None else self.l2r.get(parent)
             if parent is not None and rparent is None:
                 continue  # an unmapped region op is a violation of its own
             right_ids = R.blocks.get((rparent, region, blk), [])
-            left_seq = [self.l2r[x] for x in ids if x in self.l2r and _unordered_effect(L.ops[x])]
-            right_seq = [x for x in right_ids if x in self.r2l and _unordered_effect(R.ops[x])]
+            # (the name test first, inline: most ops are pure, and most blocks hold no effect)
+            left_seq = [self.l2r[x] for x in ids if lops[x].name not in pure
+                        and x in self.l2r and _unordered_effect(lops[x])]
+            right_seq = [x for x in right_ids if rops[x].name not in pure
+                         and x in self.r2l and _unordered_effect(rops[x])]
+            if not left_seq or not right_seq:
+                continue  # (no effect on one side: none in both to compare)
             both = set(left_seq) & set(right_seq)
             left_seq = [x for x in left_seq if x in both]
             right_seq = [x for x in right_seq if x in both]
@@ -414,10 +485,12 @@ class FunctionCheck:
         raw_left, raw_right = self.raw
         if raw_left is None or raw_right is None:
             return None
-        key = tuple(sorted(l2r.items()))
-        if self._order_cache.get("key") == key:
+        # (the last mapping asked, compared as a dict: equal items, whatever their order)
+        if self._order_cache.get("l2r") == l2r:
             return self._order_cache["problems"]
-        left, right = _TokenOrder(raw_left), _TokenOrder(raw_right)
+        if self._token_orders is None:  # (of the functions as read, which never change: built once)
+            self._token_orders = (_TokenOrder(raw_left), _TokenOrder(raw_right))
+        left, right = self._token_orders
         if not (left.ok and right.ok):
             return None  # tokens cross regions: token-order leaves these as written and check 5 holds them
         out: List[Tuple[str, str, str]] = []
@@ -460,7 +533,7 @@ class FunctionCheck:
                     parts.append("right orders it after the counterparts of " +
                                  ", ".join(left.ids[i] for i in only_r[:3]))
                 out.append((lpos, nid, f"{left.ops[li].name} {lpos}: " + "; ".join(parts)))
-        self._order_cache = {"key": key, "problems": out}
+        self._order_cache = {"l2r": dict(l2r), "problems": out}
         return out
 
 
@@ -492,16 +565,19 @@ class _TokenOrder:
         if any(isinstance(a.type, TokenType) for a in f.arguments):
             self.ok = False
             return
-        producer = self._producer
-        for op in _walk(f):
-            for r in op.results:
-                producer[r.vid] = op
-            if op.regions and op.name not in COMBINER_OPS:
-                if any(isinstance(r.type, TokenType) for r in op.results) or any(
-                        isinstance(a.type, TokenType) for reg in op.regions for b in reg.blocks for a in b.arguments):
-                    self.ok = False
-            if has_token_group(op):
-                self._tracked[id(op)] = len(self.ops)
+        self.ok = self._scan(f.body.operations)
+
+    def _scan(self, operations: Sequence[Operation]) -> bool:
+        """Tracks the ops of one block and, after each region op, those of its bodies (the
+        function's pre-order). False, and no further op looked at, where a token escapes what
+        this models: ``memory_order_problems`` then reads nothing of this order."""
+        producer, tracked = self._producer, self._tracked
+        for op in operations:
+            name = op.name
+            if name in TOKEN_GROUP_OPS:
+                for r in op.results:
+                    producer[r.vid] = op
+                tracked[id(op)] = len(self.ops)
                 self.pos[op.origin or f"?{len(self.ops)}"] = len(self.ops)
                 self.ids.append(op.origin or f"?{len(self.ops)}")
                 self.ops.append(op)
@@ -510,8 +586,25 @@ class _TokenOrder:
                                 op.attributes.get("memory_ordering_semantics"))
                 self.kinds.append("barrier" if "memory" not in t or order in _FENCING else
                                   "write" if "writes" in t else "read")
-            elif op.name != "join_tokens" and op.operands and _takes_token(op):
-                self.ok = False  # a token reaches a terminator or an op we do not model
+            elif name == "join_tokens":
+                for r in op.results:
+                    producer[r.vid] = op
+            else:
+                # an untracked op: its results need no producer entry (``before`` follows a
+                # token only through join_tokens and tracked ops; any other producer carries
+                # nothing, as a missing one does), and it must take no token
+                for v in op.operands:
+                    if isinstance(v.type, TokenType):
+                        return False  # a token reaches a terminator or an op we do not model
+            if op.regions and name not in COMBINER_OPS:
+                if any(isinstance(r.type, TokenType) for r in op.results) or any(
+                        isinstance(a.type, TokenType) for reg in op.regions for b in reg.blocks for a in b.arguments):
+                    return False  # tokens cross regions
+                for reg in op.regions:
+                    for b in reg.blocks:
+                        if not self._scan(b.operations):
+                            return False
+        return True
 
     def _token_operand(self, op: Operation):
         d = OPS_BY_NAME[op.name]
@@ -573,27 +666,6 @@ class _TokenOrder:
             if k == "read":
                 m |= 1 << index[i]
         return m
-
-
-def _takes_token(op: Operation) -> bool:
-    for v in op.operands:
-        if isinstance(v.type, TokenType):
-            return True
-    return False
-
-
-def _walk(f: Function):
-    stack = [iter(f.body.operations)]
-    while stack:
-        op = next(stack[-1], None)
-        if op is None:
-            stack.pop()
-            continue
-        yield op
-        if op.regions and op.name not in COMBINER_OPS:
-            for reg in reversed(op.regions):
-                for b in reversed(reg.blocks):
-                    stack.append(iter(b.operations))
 
 
 def check_module_level(left: Module, right: Module, pairs: Sequence[Tuple[int, int]]) -> List[Violation]:

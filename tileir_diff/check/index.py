@@ -25,7 +25,6 @@ class FunctionIndex:
         self.f = f
         self.prefix = f"f{index}"
         self.ops: Dict[str, Operation] = {}
-        self.order: List[str] = []
         self.where: Dict[str, Tuple[Optional[str], int, int]] = {}   # id -> (parent id, region, block)
         self.blocks: Dict[Tuple[Optional[str], int, int], List[str]] = {}
         self.producer: Dict[int, Tuple[str, int]] = {}               # vid -> (node id, result index)
@@ -36,11 +35,14 @@ class FunctionIndex:
             self.producer[a.vid] = (f"{self.prefix}/a{k}", 0)
             self.arg_index[f"{self.prefix}/a{k}"] = k
         self._block(f.body, self.prefix, None, 0, 0)
+        #: the node ids in the walk's order (pre-order): ``ops``'s own order, which the walk
+        #: inserts each op into once (a duplicated id gets its own ``~k`` key)
+        self.order: List[str] = list(self.ops)
 
     def _block(self, block: Block, prefix: str, parent: Optional[str], region: int, blk: int) -> None:
-        ids = self.blocks.setdefault((parent, region, blk), [])
-        ops, order, where, producer = self.ops, self.order, self.where, self.producer
         place = (parent, region, blk)  # (one tuple shared by the block's ops: it is never changed)
+        ids = self.blocks.setdefault(place, [])
+        ops, where, producer = self.ops, self.where, self.producer
         for j, op in enumerate(block.operations):
             nid = op.origin or f"{prefix}/o{j}"
             if nid in ops:  # the graph's convention for a duplicated origin tag
@@ -49,8 +51,6 @@ class FunctionIndex:
                     k += 1
                 nid = f"{nid}~{k}"
             ops[nid] = op
-            order.append(nid)
-            where[nid] = place
             ids.append(nid)
             for v in op.operands:
                 if v.vid not in producer:
@@ -61,13 +61,14 @@ class FunctionIndex:
             else:
                 for i, r in enumerate(results):
                     producer[r.vid] = (nid, i)
-            if op.name in COMBINER_OPS:
+            if not op.regions or op.name in COMBINER_OPS:
                 continue
             for k, reg in enumerate(op.regions):
                 for b_i, b in enumerate(reg.blocks):
                     for i, a in enumerate(b.arguments):
-                        self.producer[a.vid] = (f"{nid}/r{k}/a{i}", 0)
+                        producer[a.vid] = (f"{nid}/r{k}/a{i}", 0)
                     self._block(b, f"{nid}/r{k}", nid, k, b_i)
+        where.update(dict.fromkeys(ids, place))  # (``where`` is only looked up: its order means nothing)
 
     def users(self) -> Dict[str, List[Tuple[str, int]]]:
         """node id -> [(user node id, operand index)], over the whole function. Built once (the
@@ -78,12 +79,25 @@ class FunctionIndex:
         return self._users
 
     def _build_users(self) -> Dict[str, List[Tuple[str, int]]]:
+        # (one pass over ``ops`` in its order, with the lookups bound to locals: the lists are
+        # appended in the walk's order, as the callers read them)
         users: Dict[str, List[Tuple[str, int]]] = {}
-        for nid in self.order:
-            for k, v in enumerate(self.ops[nid].operands):
-                src = self.producer.get(v.vid)
+        producer_of, users_of = self.producer.get, users.get
+        for nid, op in self.ops.items():
+            operands = op.operands
+            if not operands:
+                continue  # (a constant, most often: nothing to look up)
+            k = 0
+            for v in operands:
+                src = producer_of(v.vid)
                 if src is not None:
-                    users.setdefault(src[0], []).append((nid, k))
+                    node = src[0]
+                    listed = users_of(node)
+                    if listed is None:
+                        users[node] = [(nid, k)]
+                    else:
+                        listed.append((nid, k))
+                k += 1
         return users
 
 
@@ -95,12 +109,12 @@ def traits_of(op: Operation) -> frozenset:
 
 def has_token_group(op: Operation) -> bool:
     """Whether the op's row has an operand group ``token`` (the token graph orders it)."""
-    return op.name in _TOKEN_GROUP_OPS
+    return op.name in TOKEN_GROUP_OPS
 
 
 #: The ops whose row has an operand group ``token``, read from the op table once (as
 #: ``dialect.traits.ops_with`` does): the checker asks this of every op, twice.
-_TOKEN_GROUP_OPS = frozenset(n for n, d in OPS_BY_NAME.items() if any(o.name == "token" for o in d.operands))
+TOKEN_GROUP_OPS = frozenset(n for n, d in OPS_BY_NAME.items() if any(o.name == "token" for o in d.operands))
 
 
 def encodable(op: Operation) -> bool:
