@@ -51,6 +51,8 @@ class Lift:
         self.L, self.R = step.L, step.R
 
     def run(self, refuted: List[Tuple[str, str]]) -> None:
+        if not refuted:
+            return  # nothing to lift (and no users map to build)
         enc, proven = self.enc, self.proven
         users_l, users_r = self.L.users(), self.R.users()
         tried = set(proven.pairs) | set(refuted)
@@ -166,18 +168,17 @@ class MaskedIndex:
 
     def run(self) -> None:
         L, R, l2r = self.L, self.R, self.step.l2r
-        users_l, users_r = L.users(), R.users()
         for ol in L.order:
             orr = l2r.get(ol)
             a = L.ops[ol]
             if a.name != "offset" or orr is None or orr not in R.ops or R.ops[orr].name != "offset" \
                     or len(a.operands) != 2 or len(R.ops[orr].operands) != 2:
                 continue
-            mask = self._mask_of(ol, orr, users_l, users_r)
+            mask = self._mask_of(ol, orr)
             if mask is not None:
                 self._prove_under(ol, orr, mask)
 
-    def _mask_of(self, ol: str, orr: str, users_l: Users, users_r: Users) -> Optional[Value]:
+    def _mask_of(self, ol: str, orr: str) -> Optional[Value]:
         """The one mask under which the offset pair (ol, orr) is asked, when its index differs
         and nothing else does; None otherwise."""
         L, R, step = self.L, self.R, self.step
@@ -193,7 +194,8 @@ class MaskedIndex:
             return None
         if step.check.mapped(L.producer[a.operands[0].vid]) != R.producer.get(b.operands[0].vid):
             return None  # the base pointers are not the mapped pair
-        return self._one_mask(users_l.get(ol, ()), users_r.get(orr, ()))
+        # (the users maps are built on first use: most offset pairs are left before this point)
+        return self._one_mask(L.users().get(ol, ()), R.users().get(orr, ()))
 
     def _prove_under(self, ol: str, orr: str, mask: Value) -> None:
         step, proven = self.step, self.proven

@@ -98,8 +98,9 @@ class ProofStep:
         from . import smt  # (imported with the first query, not with the checker: smt_common.py)
         L, R, opts = self.L, self.R, self.opts
         facts = tuple(f if f is not None else g for f, g in zip(opts.entry_facts, (L.f, R.f)))
-        right_of = {L.arg_index[l]: R.arg_index[r] for l, r in self.l2r.items()
-                    if l in L.arg_index and r in R.arg_index}
+        l2r = self.l2r
+        right_of = {i: R.arg_index[r] for l, i in L.arg_index.items()  # (the arguments, not the whole mapping)
+                    if (r := l2r.get(l)) is not None and r in R.arg_index}
         return smt.ConeEncoder(L, R, lambda nid, res: self.check.shared(nid, res, True),
                                lambda nid, res: self.check.shared(nid, res, False),
                                entry_facts=facts, launch=opts.launch, timeout_s=opts.timeout_s, rlimit=opts.rlimit,
