@@ -14,9 +14,10 @@ MultiDiGraph on demand (VF2 on leftovers, users who want networkx).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..dialect.traits import COMBINER, TERMINATOR, ops_with
+from ..gc_pause import gc_paused
 from ..ir import Block, Function, Operation, TokenType, Value
 from ..normalize.canon import fmt_type
 from ..normalize.keys import GraphKeyBuilder, op_label
@@ -45,7 +46,9 @@ class Node:
         self.depth = 0
         self.operands: List[Tuple[Optional[str], int, str]] = []  # per operand: (producer, result idx, kind)
         self.users: List[Tuple[str, int, int]] = []                # (user, operand idx, result idx)
-        self.children: List[str] = []  # region body nodes (block args first), in order
+        # region body nodes (block args first), in order; () for nodes without regions (most
+        # nodes: one list less each), a list of its own for a region op
+        self.children: Sequence[str] = ()
         self.size = 1
         self.height = 1
         self.arg_index = -1
@@ -98,19 +101,24 @@ class FunctionGraph:
         self._producer: Dict[int, Tuple[Node, int]] = {}  # vid -> (producing node, result index)
         self._nx = None
         self._position_of: Optional[Dict[str, int]] = None
-        keys = GraphKeyBuilder(text_ids)
-        self._keys = keys
-        keys.function(function)
-        prefix = f"f{index}"
-        for i, a in enumerate(function.arguments):
-            n = self._add(f"{prefix}/a{i}", "arg", "arg")
-            n.value, n.position, n.arg_index = a, i, i
-            n.compare_key = f"arg:{fmt_type(a.type)}"
-            n.merkle_key = keys.value[a.vid]
-            self._producer[a.vid] = (n, 0)
-        self._region_ops: List[Node] = []
-        self._block(function.body, prefix, None, 0)
-        self._measure_regions()
+        # A graph is several objects per op (node, operand and user lists, edge tuples), all
+        # kept while the diff runs and none in a reference cycle: the cycle collector would
+        # traverse the whole heap again and again while they are made (in process, about half
+        # of building a 30,000-op pair's graphs), and gc_paused files them with the old objects.
+        with gc_paused():
+            keys = GraphKeyBuilder(text_ids)
+            self._keys = keys
+            keys.function(function)
+            prefix = f"f{index}"
+            for i, a in enumerate(function.arguments):
+                n = self._add(f"{prefix}/a{i}", "arg", "arg")
+                n.value, n.position, n.arg_index = a, i, i
+                n.compare_key = f"arg:{fmt_type(a.type)}"
+                n.merkle_key = keys.value[a.vid]
+                self._producer[a.vid] = (n, 0)
+            self._region_ops: List[Node] = []
+            self._block(function.body, prefix, None, 0)
+            self._measure_regions()
         # construction tables: the nodes hold what later stages need (less live memory while matching)
         self._keys = self._producer = self._region_ops = None  # type: ignore[assignment]
 
@@ -159,7 +167,7 @@ class FunctionGraph:
                 n = _new_node(Node)
                 n.nid, n.kind, n.name, n.op, n.value, n.parent, n.region, n.position, n.depth = \
                     nid, "op", op.name, op, None, parent, region, j, depth
-                n.operands, n.users, n.children, n.arg_index, n.seq = [], [], [], -1, len(order)
+                n.operands, n.users, n.children, n.arg_index, n.seq = [], [], (), -1, len(order)
                 nodes[nid] = n
                 order.append(nid)
                 node_list.append(n)
@@ -200,6 +208,7 @@ class FunctionGraph:
             n.compare_key = label
             if op.regions:
                 self._region_ops.append(n)  # in pre-order: outer before inner
+                n.children = children = []
                 sig = []
                 for k, op_region in enumerate(op.regions):
                     for b in op_region.blocks:
@@ -211,10 +220,10 @@ class FunctionGraph:
                             an.compare_key = f"barg:{k}:{i}:{fmt_type(a.type)}"
                             an.merkle_key = self._keys.value[a.vid]
                             self._producer[a.vid] = (an, 0)
-                            n.children.append(an.nid)
+                            children.append(an.nid)
                         before = len(self.order)
                         self._block(b, f"{n.nid}/r{k}", n.nid, depth + 1, k)
-                        n.children.extend(x for x in self.order[before:] if self.nodes[x].parent == n.nid)
+                        children.extend(x for x in self.order[before:] if self.nodes[x].parent == n.nid)
                 n.compare_key += "{" + "|".join(sig) + "}"
 
     def _measure_regions(self) -> None:
