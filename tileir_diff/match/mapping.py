@@ -174,7 +174,9 @@ class MatchContext:
         if left in m.l2r or right in m.r2l:
             return False
         a, b = self.left.nodes[left], self.right.nodes[right]
-        if not self._same_region_path(a, b):
+        # (two top-level nodes without regions, most pairs, are on the same path: no call)
+        if (a.parent is not None or b.parent is not None or a.children or b.children or a.region != b.region) \
+                and not self._same_region_path(a, b):
             return False
         m.l2r[left] = right
         m.r2l[right] = left

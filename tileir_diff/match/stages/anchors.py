@@ -48,7 +48,7 @@ def _anchor_candidates(g: FunctionGraph) -> Tuple[List[str], Optional[str]]:
     """Memory ops (program order) and the last top-level op (the entry's terminator when the
     function is well formed): the last op node without a parent, found from the end of the
     pre-order (only the body of the last region op lies after it)."""
-    memory = [n.nid for n in g.node_list if n.name in MEMORY_OPS and n.kind == "op"]
+    memory = [n.nid for n in g.ops_named(MEMORY_OPS)]
     for n in reversed(g.node_list):
         if n.parent is None and n.kind == "op":
             return memory, n.nid

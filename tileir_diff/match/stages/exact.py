@@ -76,7 +76,7 @@ def _pair_cone(ctx: MatchContext, cone: List[tuple], tag: str) -> None:
     """Add the pairs of a consistent cone (``_cone``) in program order of the left side."""
     td_open = ctx.td_open
     cone.sort()
-    for _, a, b, na in cone:
+    for _, _, a, b, na in cone:
         if ctx.add(a, b, tag):
             if not na.children:
                 # every operand is in the cone (or was paired before): top-down has nothing to add
@@ -114,9 +114,11 @@ def _nearest_pairs(lefts: List[str], rights: List[str], lorder, rorder, cap: int
 
 
 def _cone(ctx: MatchContext, l: str, r: str, budget: int) -> Optional[List[tuple]]:
-    """The new pairs of pairing l<->r and their operand cones in lock step, as (left position in
-    program order, left id, right id, left node); None when that contradicts an existing pair
-    or visits more than ``budget`` pairs (pairs already made count as visited, not as new)."""
+    """The new pairs of pairing l<->r and their operand cones in lock step, as (left position,
+    right position (program order), left id, right id, left node); None when that contradicts an
+    existing pair or visits more than ``budget`` pairs (pairs already made count as visited, not
+    as new). Sorted, the left node's first pair is the one with the earlier right node (where
+    a set of visited pairs left that to the process's string hashes)."""
     l2r, r2l = ctx.mapping.l2r, ctx.mapping.r2l
     lnodes, rnodes = ctx.left.nodes, ctx.right.nodes
     stack = [(l, r)]
@@ -146,7 +148,7 @@ def _cone(ctx: MatchContext, l: str, r: str, budget: int) -> Optional[List[tuple
         na, nb = lnodes[a], rnodes[b]
         if na.kind != nb.kind or na.merkle_key != nb.merkle_key or len(na.operands) != len(nb.operands):
             return None
-        new.append((na.seq, a, b, na))
+        new.append((na.seq, nb.seq, a, b, na))
         for (sa, ra, _), (sb, rb, _) in zip(na.operands, nb.operands):
             if (sa is None) != (sb is None) or ra != rb:
                 return None
