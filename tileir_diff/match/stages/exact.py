@@ -140,16 +140,16 @@ def _cone(ctx: MatchContext, l: str, r: str, budget: int) -> Optional[List[tuple
         budget -= 1
         if budget < 0:
             return None
-        ma, mb = l2r.get(a), r2l.get(b)
-        if ma is not None or mb is not None:
-            if ma != b or mb != a:
+        if a in l2r or b in r2l:  # consistent only when paired with each other
+            if l2r.get(a) != b or r2l.get(b) != a:
                 return None
             continue
         na, nb = lnodes[a], rnodes[b]
-        if na.kind != nb.kind or na.merkle_key != nb.merkle_key or len(na.operands) != len(nb.operands):
+        aops, bops = na.operands, nb.operands
+        if na.kind != nb.kind or na.merkle_key != nb.merkle_key or len(aops) != len(bops):
             return None
         new.append((na.seq, nb.seq, a, b, na))
-        for (sa, ra, _), (sb, rb, _) in zip(na.operands, nb.operands):
+        for (sa, ra, _), (sb, rb, _) in zip(aops, bops):
             if (sa is None) != (sb is None) or ra != rb:
                 return None
             if sa is not None:
