@@ -109,8 +109,9 @@ class FunctionGraph:
         self._position_of: Optional[Dict[str, int]] = None
         # A graph is several objects per op (node, operand and user lists, edge tuples), all
         # kept while the diff runs and none in a reference cycle: the cycle collector would
-        # traverse the whole heap again and again while they are made (in process, about half
-        # of building a 30,000-op pair's graphs), and gc_paused files them with the old objects.
+        # traverse the whole heap again and again while they are made (in process, a 30,000-op
+        # pair's graphs took 1.3-2x as long with it on; the CLI pauses it already), and
+        # gc_paused files them with the old objects.
         with gc_paused():
             keys = GraphKeyBuilder(text_ids)
             self._keys = keys
