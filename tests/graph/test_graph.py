@@ -74,3 +74,16 @@ def test_loop_body_is_a_nested_subgraph():
     assert {k.name for k in kids if k.kind == "op"} >= {"load_view_tko", "store_view_tko"}
     assert all(k.parent == loop.nid for k in kids)
     assert any(d["kind"] == "region" for _, _, d in g.nx.edges(data=True))
+
+
+def test_ops_by_name_and_entry_arguments_are_the_walks_over_every_node():
+    g = graph(kernel(load("a") + load("b", view="%py") + f"  %s = subf %a, %b : {F}\n" + store("%s")))
+    ops = [n for n in g.node_list if n.kind == "op"]
+    assert g.arg_nodes == [n for n in g.node_list if n.kind == "arg"] and len(g.arg_nodes) == 3
+    assert {name: [n for n in ops if n.name == name] for name in g.by_name} == g.by_name
+    assert sum(map(len, g.by_name.values())) == len(ops)
+    loads_and_stores = g.ops_named({"store_view_tko", "load_view_tko", "no_such_op"})
+    assert loads_and_stores == [n for n in ops if n.name in ("load_view_tko", "store_view_tko")]
+    assert [n.name for n in loads_and_stores] == ["load_view_tko", "load_view_tko", "store_view_tko"]
+    assert g.ops_named(["no_such_op"]) == []
+    assert all(n.children == () for n in g.node_list)  # no regions here: no list of children

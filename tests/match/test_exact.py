@@ -45,3 +45,13 @@ def test_a_cone_that_contradicts_an_existing_pair_is_refused():
     added = {l for l, _, _ in p.run(Exact())}
     assert not added & {"%a", "%b", "%e", "%f", "%s", "%st"}  # every cone through a or b is refused
     assert {"%px", "%bx", "%arg0"} <= added
+
+
+def test_a_value_one_side_computes_once_and_the_other_twice_pairs_the_earlier_copy():
+    # the cone of the store reaches the left load twice, once with each right load: it pairs
+    # with the first in program order, in every process (not as string hashes order a set)
+    left = kernel(load("a") + f"  %s = addf %a, %a : {T}\n" + store("st", "%s"))
+    right = kernel(load("a") + load("b") + f"  %s = addf %a, %b : {T}\n" + store("st", "%s"))
+    added = Pair(left, right).run(Exact())
+    assert ("%a", "%a", "exact") in added and ("%s", "%s", "exact") in added
+    assert not any(r == "%b" for _, r, _ in added)

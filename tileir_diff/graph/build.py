@@ -14,9 +14,11 @@ MultiDiGraph on demand (VF2 on leftovers, users who want networkx).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Tuple
+from operator import attrgetter
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..dialect.traits import COMBINER, TERMINATOR, ops_with
+from ..gc_pause import gc_paused
 from ..ir import Block, Function, Operation, TokenType, Value
 from ..normalize.canon import fmt_type
 from ..normalize.keys import GraphKeyBuilder, op_label
@@ -45,7 +47,9 @@ class Node:
         self.depth = 0
         self.operands: List[Tuple[Optional[str], int, str]] = []  # per operand: (producer, result idx, kind)
         self.users: List[Tuple[str, int, int]] = []                # (user, operand idx, result idx)
-        self.children: List[str] = []  # region body nodes (block args first), in order
+        # region body nodes (block args first), in order; () for nodes without regions (most
+        # nodes: one list less each), a list of its own for a region op
+        self.children: Sequence[str] = ()
         self.size = 1
         self.height = 1
         self.arg_index = -1
@@ -56,6 +60,7 @@ class Node:
 
 
 _new_node = object.__new__
+_seq = attrgetter("seq")
 
 
 def input_op_id(nid: str) -> str:
@@ -95,22 +100,33 @@ class FunctionGraph:
         # op node ids per Merkle hash, in program order (filled while building, when each node
         # is at hand, so that exact matching needs no pass of its own)
         self.by_hash: Dict[int, List[str]] = {}
+        # op nodes per op name, in program order, and the entry arguments' nodes (first in
+        # ``order``): what the passes look for by name find it without a walk over every node
+        self.by_name: Dict[str, List[Node]] = {}
+        self.arg_nodes: List[Node] = []
         self._producer: Dict[int, Tuple[Node, int]] = {}  # vid -> (producing node, result index)
         self._nx = None
         self._position_of: Optional[Dict[str, int]] = None
-        keys = GraphKeyBuilder(text_ids)
-        self._keys = keys
-        keys.function(function)
-        prefix = f"f{index}"
-        for i, a in enumerate(function.arguments):
-            n = self._add(f"{prefix}/a{i}", "arg", "arg")
-            n.value, n.position, n.arg_index = a, i, i
-            n.compare_key = f"arg:{fmt_type(a.type)}"
-            n.merkle_key = keys.value[a.vid]
-            self._producer[a.vid] = (n, 0)
-        self._region_ops: List[Node] = []
-        self._block(function.body, prefix, None, 0)
-        self._measure_regions()
+        # A graph is several objects per op (node, operand and user lists, edge tuples), all
+        # kept while the diff runs and none in a reference cycle: the cycle collector would
+        # traverse the whole heap again and again while they are made (in process, a 30,000-op
+        # pair's graphs took 1.3-2x as long with it on; the CLI pauses it already), and
+        # gc_paused files them with the old objects.
+        with gc_paused():
+            keys = GraphKeyBuilder(text_ids)
+            self._keys = keys
+            keys.function(function)
+            prefix = f"f{index}"
+            for i, a in enumerate(function.arguments):
+                n = self._add(f"{prefix}/a{i}", "arg", "arg")
+                n.value, n.position, n.arg_index = a, i, i
+                n.compare_key = f"arg:{fmt_type(a.type)}"
+                n.merkle_key = keys.value[a.vid]
+                self._producer[a.vid] = (n, 0)
+                self.arg_nodes.append(n)
+            self._region_ops: List[Node] = []
+            self._block(function.body, prefix, None, 0)
+            self._measure_regions()
         # construction tables: the nodes hold what later stages need (less live memory while matching)
         self._keys = self._producer = self._region_ops = None  # type: ignore[assignment]
 
@@ -149,21 +165,27 @@ class FunctionGraph:
 
     def _block(self, block: Block, prefix: str, parent: Optional[str], depth: int, region: int = 0) -> None:
         producer, nodes, op_keys, by_hash = self._producer, self.nodes, self._keys.op, self.by_hash
-        order, node_list = self.order, self.node_list
+        order, node_list, by_name = self.order, self.node_list, self.by_name
         for j, op in enumerate(block.operations):
             nid = op.origin or f"{prefix}/o{j}"
+            name = op.name
             if nid in nodes:
-                n = self._add(nid, "op", op.name)  # a duplicate id: _add makes it unique
+                n = self._add(nid, "op", name)  # a duplicate id: _add makes it unique
                 n.op, n.parent, n.position, n.depth, n.region = op, parent, j, depth, region
             else:  # _add and Node.__init__ inlined: each slot set once (compare_key, size and height below)
                 n = _new_node(Node)
                 n.nid, n.kind, n.name, n.op, n.value, n.parent, n.region, n.position, n.depth = \
-                    nid, "op", op.name, op, None, parent, region, j, depth
-                n.operands, n.users, n.children, n.arg_index, n.seq = [], [], [], -1, len(order)
+                    nid, "op", name, op, None, parent, region, j, depth
+                n.operands, n.users, n.children, n.arg_index, n.seq = [], [], (), -1, len(order)
                 nodes[nid] = n
                 order.append(nid)
                 node_list.append(n)
             nid = n.nid
+            named = by_name.get(name)
+            if named is None:
+                by_name[name] = [n]
+            else:
+                named.append(n)
             n.merkle_key = h = op_keys[op]
             same = by_hash.get(h)
             if same is None:
@@ -173,18 +195,19 @@ class FunctionGraph:
             operands = n.operands
             # operand-tree size (capped) and height: producers come first in pre-order
             size, height = 1, 1
-            for k, v in enumerate(op.operands):
-                src = producer.get(v.vid)
-                kind = "token" if isinstance(v.type, TokenType) else "data"
-                if src is None:
-                    operands.append((None, 0, kind))
-                    continue
-                s, res = src
-                operands.append((s.nid, res, kind))
-                s.users.append((nid, k, res))
-                size += s.size
-                if s.height >= height:
-                    height = s.height + 1
+            if op.operands:  # (no enumerate object for an op without operands: a constant)
+                for k, v in enumerate(op.operands):
+                    src = producer.get(v.vid)
+                    kind = "token" if isinstance(v.type, TokenType) else "data"
+                    if src is None:
+                        operands.append((None, 0, kind))
+                        continue
+                    s, res = src
+                    operands.append((s.nid, res, kind))
+                    s.users.append((nid, k, res))
+                    size += s.size
+                    if s.height >= height:
+                        height = s.height + 1
             n.size, n.height = (size if size < _SIZE_CAP else _SIZE_CAP), height
             results = op.results
             if len(results) == 1:
@@ -193,13 +216,14 @@ class FunctionGraph:
                 for i, r in enumerate(results):
                     producer[r.vid] = (n, i)
             label = getattr(op, "_label", None) or op_label(op)  # (op_label's memo, set while keying)
-            if op.name in FOLDED_REGION_OPS:
+            if name in FOLDED_REGION_OPS:
                 exprs = [combiner_expression(b) for r in op.regions for b in r.blocks]
                 n.compare_key = label + "{" + ";".join(exprs) + "}"
                 continue
             n.compare_key = label
             if op.regions:
                 self._region_ops.append(n)  # in pre-order: outer before inner
+                n.children = children = []
                 sig = []
                 for k, op_region in enumerate(op.regions):
                     for b in op_region.blocks:
@@ -211,10 +235,10 @@ class FunctionGraph:
                             an.compare_key = f"barg:{k}:{i}:{fmt_type(a.type)}"
                             an.merkle_key = self._keys.value[a.vid]
                             self._producer[a.vid] = (an, 0)
-                            n.children.append(an.nid)
+                            children.append(an.nid)
                         before = len(self.order)
                         self._block(b, f"{n.nid}/r{k}", n.nid, depth + 1, k)
-                        n.children.extend(x for x in self.order[before:] if self.nodes[x].parent == n.nid)
+                        children.extend(x for x in self.order[before:] if self.nodes[x].parent == n.nid)
                 n.compare_key += "{" + "|".join(sig) + "}"
 
     def _measure_regions(self) -> None:
@@ -239,6 +263,13 @@ class FunctionGraph:
 
     def op_nodes(self) -> List[Node]:
         return [n for n in self.node_list if n.kind == "op"]
+
+    def ops_named(self, names: Iterable[str]) -> List[Node]:
+        """The op nodes named one of ``names``, in program order."""
+        groups = [group for group in map(self.by_name.get, names) if group]
+        if len(groups) == 1:
+            return list(groups[0])
+        return sorted([n for group in groups for n in group], key=_seq)
 
     def producer(self, nid: str, k: int) -> Optional[str]:
         return self.nodes[nid].operands[k][0]

@@ -64,18 +64,17 @@ def _view_base(g: FunctionGraph, view: str) -> Optional[str]:
 
 def argument_roles(g: FunctionGraph) -> Dict[str, tuple]:
     """Role key per entry-argument node id (see the module docstring)."""
-    args = [n.nid for n in g.node_list if n.kind == "arg"]
+    args = [n.nid for n in g.arg_nodes]
     access: Dict[str, List[str]] = {a: [] for a in args}
     tiles: Dict[str, set] = {a: set() for a in args}
-    for n in g.node_list:
-        if n.kind == "op" and n.name in MEMORY_OPS:
-            root = address_root(g, n.nid)
-            if root in access:
-                access[root].append(n.name)
-                k = 0 if n.name != "store_view_tko" else 1
-                src = n.operands[k][0] if k < len(n.operands) else None
-                if src is not None:
-                    tiles[root].add(fmt_type(_op(g.nodes[src]).results[0].type) if g.nodes[src].kind == "op" else "")
+    for n in g.ops_named(MEMORY_OPS):
+        root = address_root(g, n.nid)
+        if root in access:
+            access[root].append(n.name)
+            k = 0 if n.name != "store_view_tko" else 1
+            src = n.operands[k][0] if k < len(n.operands) else None
+            if src is not None:
+                tiles[root].add(fmt_type(_op(g.nodes[src]).results[0].type) if g.nodes[src].kind == "op" else "")
     roles: Dict[str, tuple] = {}
     slot_of = {a: slots[0] for a, slots in argument_slots(g).items()}  # the first slot names the role
     for a in args:
@@ -95,8 +94,8 @@ def static_dims(g: FunctionGraph) -> Dict[Tuple[str, Optional[str], int], int]:
     """(``shape``|``stride``, array argument, dim) -> the value a tensor view's type fixes (keyed
     as looked up: by an array's partner, None when it has none)."""
     out: Dict[Tuple[str, Optional[str], int], int] = {}
-    for n in g.node_list:
-        if n.kind == "op" and n.name == "make_tensor_view" and _op(n).results:
+    for n in g.ops_named(("make_tensor_view",)):
+        if _op(n).results:
             base = _view_base(g, n.nid)
             vt = _op(n).results[0].type
             for kind, dims in (("shape", getattr(vt, "shape", ())), ("stride", getattr(vt, "strides", ()))):
@@ -116,9 +115,7 @@ def argument_slots(g: FunctionGraph) -> Dict[str, List[Tuple[str, str, int]]]:
     """Every (``shape``|``stride``, array argument, dim) an entry argument feeds, through assumes,
     in program order: a port that passes one extent for several arrays fills several slots."""
     slot_of: Dict[str, List[Tuple[str, str, int]]] = {}
-    for n in g.node_list:
-        if n.kind != "op" or n.name != "make_tensor_view":
-            continue
+    for n in g.ops_named(("make_tensor_view",)):
         base = _view_base(g, n.nid)
         if base is None:
             continue
@@ -162,8 +159,8 @@ def _mask_bound_slots(g: FunctionGraph) -> List[Tuple[str, Tuple[str, str, int]]
     store of that array. Like a view's shape operand, it
     names which array the extent belongs to (a proposal: the checker decides what follows)."""
     out: List[Tuple[str, Tuple[str, str, int]]] = []
-    for n in g.node_list:
-        if n.kind != "op" or n.op is None or n.name not in ("load_ptr_tko", "store_ptr_tko") or not n.op.operands:
+    for n in g.ops_named(("load_ptr_tko", "store_ptr_tko")):
+        if n.op is None or not n.op.operands:
             continue
         names = [o.name for o in OPS_BY_NAME[n.name].operands]
         segs = n.op.segments
@@ -238,8 +235,8 @@ def data_context(g: FunctionGraph, arg: str) -> Counter:
     indices, users of a load's result, up to ``_CONTEXT_DEPTH`` edges away (tokens and the
     address chain left out). Two arrays of one role tell apart by it (out = 2x, aux = x)."""
     names: Counter = Counter()
-    for n in g.node_list:
-        if n.kind != "op" or n.name not in MEMORY_OPS or address_root(g, n.nid) != arg:
+    for n in g.ops_named(MEMORY_OPS):
+        if address_root(g, n.nid) != arg:
             continue
         names[n.name] += 1
         users_ward = n.name in _LOADS

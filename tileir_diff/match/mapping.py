@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import field
 from typing import TYPE_CHECKING, Dict, List, Optional, Union
 
@@ -143,10 +144,12 @@ class MatchContext:
     def __post_init__(self):
         if not isinstance(self.budget, MatchBudget):
             self.budget = MatchBudget(self.limits, time_end=self.budget)
+        # (the matcher starts from an empty mapping: every node is unpaired)
+        l2r, r2l = self.mapping.l2r, self.mapping.r2l
         if self.lfree is None:
-            self.lfree = dict.fromkeys([n for n in self.left.order if n not in self.mapping.l2r])
+            self.lfree = dict.fromkeys([n for n in self.left.order if n not in l2r] if l2r else self.left.order)
         if self.rfree is None:
-            self.rfree = dict.fromkeys([n for n in self.right.order if n not in self.mapping.r2l])
+            self.rfree = dict.fromkeys([n for n in self.right.order if n not in r2l] if r2l else self.right.order)
 
     def positions(self):
         """Each node's relative position in program order (0..1) on the left and on the right:
@@ -171,7 +174,9 @@ class MatchContext:
         if left in m.l2r or right in m.r2l:
             return False
         a, b = self.left.nodes[left], self.right.nodes[right]
-        if not self._same_region_path(a, b):
+        # (two top-level nodes without regions, most pairs, are on the same path: no call)
+        if (a.parent is not None or b.parent is not None or a.children or b.children or a.region != b.region) \
+                and not self._same_region_path(a, b):
             return False
         m.l2r[left] = right
         m.r2l[right] = left
@@ -207,10 +212,8 @@ class MatchContext:
 
     def count_stages(self) -> None:
         """stats["pairs_by_stage"]: pairs per stage, stages in the order they first paired."""
-        per: Dict[str, int] = {}
-        for stage in self.mapping.stage.values():
-            per[stage] = per.get(stage, 0) + 1
-        self.stats["pairs_by_stage"] = per
+        # (Counter counts in C and keeps the order in which each stage first appears)
+        self.stats["pairs_by_stage"] = dict(Counter(self.mapping.stage.values()))
 
     def compatible(self, ln: str, rn: str) -> Optional[bool]:
         """Whether two nodes may pair by kind and name (args with args, same op name)."""

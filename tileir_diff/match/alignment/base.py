@@ -22,8 +22,8 @@ class Signatures:
     rr: Dict[str, tuple] = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "largs", [n.nid for n in self.L.node_list if n.kind == "arg"])
-        object.__setattr__(self, "rargs", [n.nid for n in self.R.node_list if n.kind == "arg"])
+        object.__setattr__(self, "largs", [n.nid for n in self.L.arg_nodes])
+        object.__setattr__(self, "rargs", [n.nid for n in self.R.arg_nodes])
         object.__setattr__(self, "lr", argument_roles(self.L))
         object.__setattr__(self, "rr", argument_roles(self.R))
 

@@ -45,14 +45,11 @@ def _by_root(g: FunctionGraph, memory_ops: List[str], to_left) -> Dict[Tuple[str
 
 
 def _anchor_candidates(g: FunctionGraph) -> Tuple[List[str], Optional[str]]:
-    """In one pass over the graph: memory ops (program order) and the last top-level op (the
-    entry's terminator when the function is well formed)."""
-    memory: List[str] = []
-    last = None
-    for n in g.node_list:
-        if n.kind == "op":
-            if n.name in MEMORY_OPS:
-                memory.append(n.nid)
-            if n.parent is None:
-                last = n.nid
-    return memory, last
+    """Memory ops (program order) and the last top-level op (the entry's terminator when the
+    function is well formed): the last op node without a parent, found from the end of the
+    pre-order (only the body of the last region op lies after it)."""
+    memory = [n.nid for n in g.ops_named(MEMORY_OPS)]
+    for n in reversed(g.node_list):
+        if n.parent is None and n.kind == "op":
+            return memory, n.nid
+    return memory, None

@@ -22,7 +22,6 @@ class BottomUp(TieAwareStage):
         at the same slot (same op name). Returns pairs added."""
         L, R, m = ctx.left, ctx.right, ctx.mapping
         strict, tag = self.strict, self.name
-        lpos, rpos = ctx.positions()
         work = list(seeds) if seeds is not None else ctx.bottom_up_candidates()
         added = 0
         steps = 0
@@ -50,8 +49,10 @@ class BottomUp(TieAwareStage):
                     for y in rcands[: ctx.limits.max_candidates]:
                         if ctx.compatible(x, y):
                             scored.append((similarity(ctx, x, y), x, y))
-                # best first; among equal scores the nearest relative position in program order
-                scored.sort(key=lambda t: (-t[0], abs(lpos[t[1]] - rpos[t[2]])))
+                if len(scored) > 1:  # (the relative positions are made on first use)
+                    lpos, rpos = ctx.positions()
+                    # best first; among equal scores the nearest relative position in program order
+                    scored.sort(key=lambda t: (-t[0], abs(lpos[t[1]] - rpos[t[2]])))
                 best_l: Dict[str, List[float]] = defaultdict(list)
                 best_r: Dict[str, List[float]] = defaultdict(list)
                 for sc, x, y in scored:

@@ -4,7 +4,7 @@ accepted only if pairing the two operand cones in lock step contradicts no exist
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..mapping import MatchContext
 from ..scoring import neighbour_agreement
@@ -35,9 +35,9 @@ class Exact(Stage):
                 n = lnodes[lg[0]]
                 groups.append((-n.size, -n.height, n.seq, lg, rg))
         groups.sort()
-        lorder, rorder = ctx.positions()
         cap = ctx.limits.max_candidates
         budget = ctx.limits.consistency_budget
+        tag = self.name
         for step, (_, _, _, lg, rg) in enumerate(groups):
             if step % 128 == 0:
                 ctx.charge(128, "exact matching")  # groups
@@ -45,14 +45,16 @@ class Exact(Stage):
                 l, r = lg[0], rg[0]
                 if l in l2r or r in r2l:
                     continue
-                seen: set = set()
-                if _consistent(ctx, l, r, budget, seen):
-                    self._pair_cone(ctx, sorted(seen, key=lambda p: lorder[p[0]]))
+                cone = _cone(ctx, l, r, budget)
+                if cone is not None:
+                    _pair_cone(ctx, cone, tag)
                 continue
             lefts = [x for x in lg if x not in l2r]
             rights = [x for x in rg if x not in r2l]
             if not lefts or not rights:
                 continue
+            # (relative positions: made on first use, most diffs have no group of several copies)
+            lorder, rorder = ctx.positions()
             if len(lefts) * len(rights) > cap * cap:  # huge groups: the cap nearest positions only
                 pairs = _nearest_pairs(lefts, rights, lorder, rorder, cap)
             else:
@@ -64,27 +66,29 @@ class Exact(Stage):
                     ctx.charge(4096, "exact matching")  # scored candidate pairs
                 if l in l2r or r in r2l:
                     continue
-                seen = set()
-                if _consistent(ctx, l, r, budget, seen):
-                    self._pair_cone(ctx, sorted(seen, key=lambda p: lorder[p[0]]))
+                cone = _cone(ctx, l, r, budget)
+                if cone is not None:
+                    _pair_cone(ctx, cone, tag)
         return len(l2r) - before
 
-    def _pair_cone(self, ctx: MatchContext, pairs) -> None:
-        td_open = ctx.td_open
-        tag = self.name
-        for a, b in pairs:
-            if ctx.add(a, b, tag):
-                na, nb = ctx.left.nodes[a], ctx.right.nodes[b]
-                if not na.children:
-                    # every operand is in the cone (or was paired before): top-down has nothing to add
-                    del td_open[a]
-                    continue
-                # block arguments of equal region ops pair by position
-                la = [c for c in na.children if ctx.left.nodes[c].kind == "barg"]
-                ra = [c for c in nb.children if ctx.right.nodes[c].kind == "barg"]
-                if len(la) == len(ra):
-                    for x, y in zip(la, ra):
-                        ctx.add(x, y, tag)
+
+def _pair_cone(ctx: MatchContext, cone: List[tuple], tag: str) -> None:
+    """Add the pairs of a consistent cone (``_cone``) in program order of the left side."""
+    td_open = ctx.td_open
+    cone.sort()
+    for _, _, a, b, na in cone:
+        if ctx.add(a, b, tag):
+            if not na.children:
+                # every operand is in the cone (or was paired before): top-down has nothing to add
+                del td_open[a]
+                continue
+            # block arguments of equal region ops pair by position
+            nb = ctx.right.nodes[b]
+            la = [c for c in na.children if ctx.left.nodes[c].kind == "barg"]
+            ra = [c for c in nb.children if ctx.right.nodes[c].kind == "barg"]
+            if len(la) == len(ra):
+                for x, y in zip(la, ra):
+                    ctx.add(x, y, tag)
 
 
 def _nearest_pairs(lefts: List[str], rights: List[str], lorder, rorder, cap: int) -> List[Tuple[str, str]]:
@@ -109,33 +113,45 @@ def _nearest_pairs(lefts: List[str], rights: List[str], lorder, rorder, cap: int
     return pairs
 
 
-def _consistent(ctx: MatchContext, l: str, r: str, budget: int, seen: set) -> bool:
-    """Whether pairing l<->r and their operand cones in lock step contradicts no existing pair
-    (visiting at most ``budget`` pairs). ``seen`` receives the pairs visited."""
+def _cone(ctx: MatchContext, l: str, r: str, budget: int) -> Optional[List[tuple]]:
+    """The new pairs of pairing l<->r and their operand cones in lock step, as (left position,
+    right position (program order), left id, right id, left node); None when that contradicts an
+    existing pair or visits more than ``budget`` pairs (pairs already made count as visited, not
+    as new). Sorted, the left node's first pair is the one with the earlier right node (where
+    a set of visited pairs left that to the process's string hashes)."""
     l2r, r2l = ctx.mapping.l2r, ctx.mapping.r2l
     lnodes, rnodes = ctx.left.nodes, ctx.right.nodes
     stack = [(l, r)]
+    # pairs visited: the right node of each left one, and a set for a left node the cone reaches
+    # again with another right node (two equal operands one side computes once, the other twice)
+    partner: Dict[str, str] = {}
+    others: set = set()
+    new: List[tuple] = []
     while stack:
         pair = stack.pop()
-        before = len(seen)
-        seen.add(pair)
-        if len(seen) == before:
+        a, b = pair
+        known = partner.get(a)
+        if known is None:
+            partner[a] = b
+        elif known == b or pair in others:
             continue
+        else:
+            others.add(pair)
         budget -= 1
         if budget < 0:
-            return False
-        a, b = pair
-        ma, mb = l2r.get(a), r2l.get(b)
-        if ma is not None or mb is not None:
-            if ma != b or mb != a:
-                return False
+            return None
+        if a in l2r or b in r2l:  # consistent only when paired with each other
+            if l2r.get(a) != b or r2l.get(b) != a:
+                return None
             continue
         na, nb = lnodes[a], rnodes[b]
-        if na.kind != nb.kind or na.merkle_key != nb.merkle_key or len(na.operands) != len(nb.operands):
-            return False
-        for (sa, ra, _), (sb, rb, _) in zip(na.operands, nb.operands):
+        aops, bops = na.operands, nb.operands
+        if na.kind != nb.kind or na.merkle_key != nb.merkle_key or len(aops) != len(bops):
+            return None
+        new.append((na.seq, nb.seq, a, b, na))
+        for (sa, ra, _), (sb, rb, _) in zip(aops, bops):
             if (sa is None) != (sb is None) or ra != rb:
-                return False
+                return None
             if sa is not None:
                 stack.append((sa, sb))  # type: ignore[arg-type]  # sb is not None: checked above
-    return True
+    return new

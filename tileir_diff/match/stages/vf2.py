@@ -85,7 +85,7 @@ def _components(g: FunctionGraph, nodes: set) -> List[List[str]]:
             x = stack.pop()
             comp.append(x)
             n = g.nodes[x]
-            for y in [s_ for s_, _, _ in n.operands if s_] + [u for u, _, _ in n.users] + n.children + \
+            for y in [s_ for s_, _, _ in n.operands if s_] + [u for u, _, _ in n.users] + list(n.children) + \
                     ([n.parent] if n.parent else []):
                 if y in nodes and y not in seen:
                     seen.add(y)
