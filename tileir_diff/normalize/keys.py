@@ -169,10 +169,10 @@ class KeyBuilder:
     def function(self, f: Function) -> "KeyBuilder":
         for i, a in enumerate(f.arguments):
             self.value[a.vid] = digest("arg", str(i) if self.arg_positions else "", fmt_type(a.type))
-        self.block(f.body, depth=0)
+        self.block(f.body, depth=0, keyed=False)  # (the body's own key: nothing reads it)
         return self
 
-    def block(self, b: Block, depth: int) -> str:
+    def block(self, b: Block, depth: int, keyed: bool = True) -> str:
         value = self.value
         for i, a in enumerate(b.arguments):
             value[a.vid] = digest("barg", str(depth), str(i), fmt_type(a.type))
@@ -218,6 +218,8 @@ class KeyBuilder:
             keys.append(k)
         if swapped is not None and len(swapped) > swaps_before:
             self.swapped_blocks.add(id(b))
+        if not keyed:
+            return ""
         return digest("block", *(fmt_type(a.type) for a in b.arguments), *sorted(keys))
 
     def operation(self, op: Operation, depth: int) -> str:
@@ -273,10 +275,10 @@ class GraphKeyBuilder:
     def function(self, f: Function) -> "GraphKeyBuilder":
         for a in f.arguments:
             self.value[a.vid] = hash((_ARG_KEY, self.text_id(fmt_type(a.type))))
-        self.block(f.body, depth=0)
+        self.block(f.body, depth=0, keyed=False)  # (the body's own key: nothing reads it)
         return self
 
-    def block(self, b: Block, depth: int) -> int:
+    def block(self, b: Block, depth: int, keyed: bool = True) -> int:
         value = self.value
         arg_types = tuple([self.text_id(fmt_type(a.type)) for a in b.arguments])
         for i, a in enumerate(b.arguments):
@@ -316,6 +318,8 @@ class GraphKeyBuilder:
             if results:
                 value[results[0].vid] = k
             keys.append(k)
+        if not keyed:
+            return 0
         keys.sort()
         return hash((_BLOCK_KEY, arg_types, tuple(keys)))
 
