@@ -426,14 +426,20 @@ def module_check(torch, timer, op, variant, ref, shape, cubin: Path, stream: int
     launches[1][0][1]()
     torch.cuda.synchronize()
     equal = all(bitwise_equal(torch, buffers[0][p.name], buffers[1][p.name]) for p in variant.outputs)
+    return _timed_instances(timer, launches, {variant.symbol, rust_symbol}, equal)
+
+
+def _timed_instances(timer, launches, names: set, equal: bool) -> dict:
+    """Time each (reference, port) launch pair of ``launches`` (per buffer set, per module
+    instance) on the kernels named ``names``: the module check's record."""
     ref_us, port_us = [], []
     for per_buffers in launches:
         for a, b in per_buffers:
-            got = timer.pair(a, b, {variant.symbol, rust_symbol})
+            got = timer.pair(a, b, names)
             ref_us.append(got["a"]["cupti_median_us"])
             port_us.append(got["b"]["cupti_median_us"])
     ref_mid, port_mid = statistics.median(ref_us), statistics.median(port_us)
-    return {"instances": k, "buffer_sets": len(buffers), "reference_us": ref_us, "port_us": port_us,
+    return {"instances": len(launches[0]), "buffer_sets": len(launches), "reference_us": ref_us, "port_us": port_us,
             "ratio": port_mid / ref_mid, "reference_spread": [min(ref_us) / ref_mid, max(ref_us) / ref_mid],
             "bitwise_equal": equal}
 
@@ -479,16 +485,7 @@ def call_module_check(torch, timer, op, variant, call, sequence: list, shape, st
     torch.cuda.synchronize()
     equal = all(bitwise_equal(torch, value, buffers[1][name]) for name, value in buffers[0].items()
                 if torch.is_tensor(value))
-    ref_us, port_us = [], []
-    for per_buffers in launches:
-        for a, b in per_buffers:
-            got = timer.pair(a, b, {variant.symbol, rust_symbol})
-            ref_us.append(got["a"]["cupti_median_us"])
-            port_us.append(got["b"]["cupti_median_us"])
-    ref_mid, port_mid = statistics.median(ref_us), statistics.median(port_us)
-    return {"instances": k, "buffer_sets": len(buffers), "kernels": list(sequence), "reference_us": ref_us,
-            "port_us": port_us, "ratio": port_mid / ref_mid,
-            "reference_spread": [min(ref_us) / ref_mid, max(ref_us) / ref_mid], "bitwise_equal": equal}
+    return {**_timed_instances(timer, launches, {variant.symbol, rust_symbol}, equal), "kernels": list(sequence)}
 
 
 def above_limit(results) -> list:

@@ -409,15 +409,16 @@ def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value],
     are (operands substituted, regions rewritten). The block itself is returned when nothing in
     it changed (most rules change nothing in most blocks: the new op list starts at the first
     change)."""
-    if only is None:
-        return _rewrite_each(block, fn, subst)
     ops = block.operations
-    # The ops to visit: those ``fn`` may rewrite and those with regions. The runs of ops between
-    # them are only substituted: copied as a slice while no substitution is pending (none can
-    # start between two visits: only ``fn`` adds one).
-    visit = [i for i, op in enumerate(ops) if op.regions or op.name in only]
-    if not visit and not subst:
-        return block
+    # The ops to visit: those ``fn`` may rewrite and those with regions (every op without
+    # ``only``). The runs of ops between them are only substituted: copied as a slice while no
+    # substitution is pending (none can start between two visits: only ``fn`` adds one).
+    if only is None:
+        visit: Sequence[int] = range(len(ops))
+    else:
+        visit = [i for i, op in enumerate(ops) if op.regions or op.name in only]
+        if not visit and not subst:
+            return block
     out: Optional[List[Operation]] = None  # the new ops, from the first change on
     done = 0  # ops[:done] are handled (and in ``out`` once it exists)
     for i in visit:
@@ -447,7 +448,7 @@ def rewrite_block(block: Block, fn: OpRewrite, subst: Dict[int, Value],
             regions = tuple(Region(tuple(rewrite_block(b, fn, subst, only) for b in r.blocks)) for r in op.regions)
             if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
                 op = with_fields(op, regions=regions)
-        new = fn(op, subst) if op.name in only else None
+        new = fn(op, subst) if only is None or op.name in only else None
         if new is None:
             if out is not None:
                 out.append(op)
@@ -487,41 +488,6 @@ def substitute_run(ops: Sequence[Operation], start: int, stop: int, subst: Dict[
         if out is not None:
             out.append(op)
     return out
-
-
-def _rewrite_each(block: Block, fn: OpRewrite, subst: Dict[int, Value]) -> Block:
-    """``rewrite_block`` with ``fn`` called on every op."""
-    ops = block.operations
-    out: Optional[List[Operation]] = None  # the new ops, from the first change on
-    for i, original in enumerate(ops):
-        op = original
-        if subst:  # substitute(), inlined
-            for v in op.operands:
-                if v.vid in subst:
-                    op = with_fields(op, operands=tuple([subst.get(w.vid, w) for w in op.operands]))
-                    break
-        if op.regions:
-            regions = tuple(Region(tuple(rewrite_block(b, fn, subst) for b in r.blocks)) for r in op.regions)
-            if any(nb is not ob for nr, orr in zip(regions, op.regions) for nb, ob in zip(nr.blocks, orr.blocks)):
-                op = with_fields(op, regions=regions)
-        new = fn(op, subst)
-        if new is None:
-            if out is not None:
-                out.append(op)
-            elif op is not original:
-                out = list(ops[:i])
-                out.append(op)
-            continue
-        if not isinstance(new, (list, tuple)):
-            new = list(new)
-        if out is None:
-            if len(new) == 1 and new[0] is original:
-                continue
-            out = list(ops[:i])
-        out.extend(new)
-    if out is None:
-        return block
-    return Block(block.arguments, tuple(out))
 
 
 def replace_ops(function: Function, fn: Callable[[Operation], Optional[Operation]],
