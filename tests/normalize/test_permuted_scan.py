@@ -154,6 +154,29 @@ def test_mutant_scan_result_read_without_the_inverse_permute():
     assert r.rules_applied.get(RULE, 0) == 0
 
 
+@pytest.mark.parametrize("dead", ["negf %s", "negf %p"])
+def test_an_unused_reader_does_not_keep_the_permuted_scan(dead):
+    """An op on the scan result (or on the inner permute) that nothing uses, on one side only, is
+    dead code: the rule rewrites as without it, the old scan stays for the dead reader until
+    dead-code removes both (found by the invariance engine on rust/cumsum: a dead negf of the
+    scan made the pair `different`)."""
+    shape = (4, 16)
+    inner = [shape[1], shape[0]]
+    a = _kernel(shape, _scan("y", "x", shape, 1), "%y")
+    b = _kernel(shape, _permuted_scan(shape, (1, 0), 0) + f"  %d = {dead} : {_t(inner)}\n", "%y")
+    assert_absorbed(a, b, RULE)
+    assert verdict(a, b).rules_applied.get("dead-code", 0) >= 1
+
+
+def test_mutant_a_used_second_reader_still_keeps_the_scan_as_written():
+    """The same extra op, now stored: a live reader of the permuted scan, so the rule leaves it."""
+    shape = (8, 8)
+    a = _kernel(shape, _scan("y", "x", shape, 1), "%y", out2="%y")
+    b = _kernel(shape, _permuted_scan(shape, (1, 0), 0) + f"  %d = negf %s : {_t(shape)}\n", "%y", out2="%d")
+    r = assert_not_absorbed(a, b)
+    assert r.rules_applied.get(RULE, 0) == 0
+
+
 def test_same_scan_on_both_sides_is_identical_without_the_rule():
     shape = (4, 16)
     a = _kernel(shape, _permuted_scan(shape, (1, 0), 0), "%y")

@@ -933,6 +933,15 @@ def test_zero_minus_under_exp_mutant_another_reader():
     assert_not_absorbed(kernel(load("a") + _NEGF + body), kernel(load("a") + _ZSUB + body))
 
 
+def test_zero_minus_under_exp_an_unused_reader_does_not_count():
+    """A mulf of the difference that nothing reads (dead code on one side) does not keep 0 - x
+    as written: the exp alone reads it once dead-code has run."""
+    dead = f"  %unused = mulf %n, %a : {F}\n"
+    b = kernel(load("a") + _ZSUB + dead + f"  %e = exp %n : {F}\n" + store("%e"))
+    assert_absorbed(kernel(_exp_of(_NEGF)), b, "zero-minus-under-exp")
+    assert verdict(kernel(_exp_of(_NEGF)), b).rules_applied.get("dead-code", 0) >= 1
+
+
 def test_zero_minus_under_exp_mutant_negative_zero_or_ftz():
     neg_zero = f"  %z = constant <f32: -0.0> : {F}\n  %n = subf %z, %a : {F}\n"
     r = assert_not_absorbed(kernel(_exp_of(f"  %z = constant <f32: 1.0> : {F}\n  %n = subf %z, %a : {F}\n")),

@@ -236,6 +236,31 @@ def use_counts_and(function: Function, pick: Callable[[Operation], bool],
     return Counter(vids), picked
 
 
+#: What dead-code may remove when none of its results is used: the pure ops of the op table but
+#: ``assume`` (a fact, compared even when unused), when they have results.
+REMOVABLE_WHEN_UNUSED = frozenset(d.name for d in OPS_BY_NAME.values() if "pure" in d.traits and d.name != "assume")
+
+
+def live_users(function: Function) -> Dict[int, List[Operation]]:
+    """value id -> the ops that read it, leaving out the readers dead-code will remove (pure ops
+    none of whose results is used, transitively). A rule that asks "is every reader of this value
+    an X" asks it of these: an unused op on a value must not decide whether the value is rewritten,
+    or adding dead code to one side of a pair would change what the rules make of it. A rule
+    that replaces the value keeps it defined for the dead readers (dead-code removes both)."""
+    lists = op_lists(function.body)
+    counts = use_counts(function, lists)
+    candidates = [op for ops in lists for op in ops if op.results and op.name in REMOVABLE_WHEN_UNUSED]
+    dead = unused_cascade(candidates, counts) if candidates else set()
+    out: Dict[int, List[Operation]] = {}
+    for ops in lists:
+        for op in ops:
+            if op in dead:
+                continue
+            for v in op.operands:
+                out.setdefault(v.vid, []).append(op)
+    return out
+
+
 def count_ops(module: Module) -> int:
     """Number of ops in ``module``, regions included (a block's ops counted at once)."""
     count = 0
@@ -583,5 +608,5 @@ def enum_name(value) -> object:
 
 
 __all__ = ["is_private", "public_attributes", "origin", "tag_origins", "op_ids", "group_names",
-           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "use_counts_and", "count_ops", "op_names", "names_and_origins", "ops_of", "op_lists", "names_in", "producers_of", "drop_unused", "drop_unused_ids", "without_ops", "max_vid", "FreshVids", "substitute", "substitute_run", "first_to_visit", "rewrite_block", "replace_ops",
+           "group_span", "operand_role", "has_trait", "preorder", "use_counts", "use_counts_and", "live_users", "REMOVABLE_WHEN_UNUSED", "count_ops", "op_names", "names_and_origins", "ops_of", "op_lists", "names_in", "producers_of", "drop_unused", "drop_unused_ids", "without_ops", "max_vid", "FreshVids", "substitute", "substitute_run", "first_to_visit", "rewrite_block", "replace_ops",
            "rewrite_function", "map_functions", "rewrite_ops", "forward_operand", "enum_name", "op_def"]

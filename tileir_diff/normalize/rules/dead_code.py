@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...dialect import OPS_BY_NAME
 from ...ir import Block, Region
 from ..rule import Rule, register
-from ..util import map_functions, op_lists, unused_cascade, use_counts, without_ops
+from ..util import REMOVABLE_WHEN_UNUSED, map_functions, op_lists, unused_cascade, use_counts, without_ops
 
 
 class _Uses:
@@ -29,9 +28,8 @@ class _Uses:
                     self.again = True
 
 
-#: What the sweep may remove when its results are unused: the pure ops of the op table but
-#: ``assume`` (a fact, compared even when unused), when they have results.
-_REMOVABLE_OPS = frozenset(d.name for d in OPS_BY_NAME.values() if "pure" in d.traits and d.name != "assume")
+#: What the sweep may remove when its results are unused (one definition, in util: live_users asks it too).
+_REMOVABLE_OPS = REMOVABLE_WHEN_UNUSED
 
 
 def _sweep(block: Block, uses: _Uses) -> tuple:

@@ -1,11 +1,11 @@
 """permuted-scan: a scan written between a permute and its inverse is a scan along the mapped dimension."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 from ...ir import Operation, TileType, Value
 from ..rule import Rule, register
-from ..util import FreshVids, ops_of, rewrite_ops
+from ..util import FreshVids, live_users, rewrite_ops, use_counts
 from ._constants import producers
 
 
@@ -28,14 +28,6 @@ def inverse(perm: Sequence[int]) -> Tuple[int, ...]:
     for k, p in enumerate(perm):
         q[p] = k
     return tuple(q)
-
-
-def _users(function) -> Dict[int, List[Operation]]:
-    out: Dict[int, List[Operation]] = {}
-    for op in ops_of(function.body):
-        for v in op.operands:
-            out.setdefault(v.vid, []).append(op)
-    return out
 
 
 @register
@@ -61,7 +53,7 @@ class PermutedScan(Rule):
     Never touches: permutations that are not mutual inverses (``[1, 2, 0]`` before and after a
     3-D scan), operands permuted by different permutations or not permuted at all, a scan
     result read by anything other than the inverse permute (the permuted scan stays, as
-    written), and whatever the scan states itself: its dimension, ``reverse`` flag, identities
+    written; a reader that nothing uses, which dead-code removes, does not count), and whatever the scan states itself: its dimension, ``reverse`` flag, identities
     and combiner are carried over, so a scan of the wrong dimension or direction stays a
     difference. An inner permute that something else reads stays for that reader.
     """
@@ -75,7 +67,8 @@ class PermutedScan(Rule):
 
         def rewrite_for(f, bypassed):
             prod = producers(f)
-            users = _users(f)
+            users = live_users(f)  # an unused reader of the scan does not keep it as written
+            uses = use_counts(f)
             fresh = FreshVids(f)  # the largest id found on the first new value
             moved: Dict[int, Value] = {}  # old scan result vid -> the new scan's result
 
@@ -93,7 +86,9 @@ class PermutedScan(Rule):
                 for v in op.operands:
                     bypassed.add(id(prod[v.vid]))
                 scans[0] += 1
-                return [new]
+                # unused readers too: the old scan stays for them (dead-code removes it with them)
+                dead_readers = any(uses[r.vid] != len(users.get(r.vid, ())) for r in op.results)
+                return [op, new] if dead_readers else [new]
             return fn
 
         module, _ = rewrite_ops(module, rewrite_for, drop_bypassed=True)

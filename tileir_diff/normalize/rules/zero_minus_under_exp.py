@@ -1,24 +1,15 @@
 """zero-minus-under-exp: ``0.0 - x`` read only by exponentials is ``-x``."""
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Dict, List
+from typing import Dict
 
 from ...ir import Operation
 from ..rule import Rule, register
-from ..util import names_in, ops_of, rewrite_ops
+from ..util import live_users, names_in, ops_of, rewrite_ops
 from ._constants import constants, uniform_bits
 
 #: ops that map +0.0 and -0.0 to the same value (exp(±0) = exp2(±0) = 1)
 _ZERO_SIGN_BLIND = frozenset({"exp", "exp2"})
-
-
-def _users(f) -> Dict[int, List[Operation]]:
-    out: Dict[int, List[Operation]] = defaultdict(list)
-    for op in ops_of(f.body):
-        for v in op.operands:
-            out[v.vid].append(op)
-    return out
 
 
 def _from_zero(op: Operation, prod: Dict[int, Operation]) -> bool:
@@ -41,7 +32,7 @@ class ZeroMinusUnderExp(Rule):
 
     Never touches: a subtraction from -0.0 or any other constant, one with flush_to_zero (a
     subnormal x becomes 0 there), and one whose result has any other reader (``mulf`` by it
-    keeps the sign of the zero).
+    keeps the sign of the zero; a reader whose result nothing uses, which dead-code removes, does not count).
     """
     name = "zero-minus-under-exp"
     mutant = "0.0 - x read by a mulf (or by exp and a mulf) stays a difference from -x"
@@ -54,7 +45,7 @@ class ZeroMinusUnderExp(Rule):
             prod = constants(f)  # (_from_zero asks for a constant operand)
             if not any(_from_zero(op, prod) for op in ops_of(f.body) if op.name == "subf"):
                 return None  # no subtraction from +0.0: nothing to rewrite, no users to index
-            users = _users(f)
+            users = live_users(f)  # (a reader nothing uses does not count: dead-code removes it)
 
             def fn(op, subst):
                 if not _from_zero(op, prod):
