@@ -303,6 +303,18 @@ int32_t cutile_moe_align_block_size(const tileir_tensor_t *topk_ids, const tilei
                                     const tileir_tensor_t *sorted_token_ids, int32_t block_m, int32_t device,
                                     uint64_t stream);
 
+/* The same alignment by the parallel pair, one block per 256 ids: moe_align_count writes each
+   tile's per-expert counts into the caller's scratch tile_counts (int32, (ceil(N / 256), E) or
+   more rows with contiguous rows of E, or 1-D contiguous of at least ceil(N / 256) * E elements;
+   overlapping no other array), then moe_align_place writes
+   every output above; both launched in order on `stream`. Arrays, ids and variants as for
+   cutile_moe_align_block_size. */
+int32_t cutile_moe_align_block_size_tiled(const tileir_tensor_t *topk_ids, const tileir_tensor_t *expert_counts,
+                                          const tileir_tensor_t *expert_offsets, const tileir_tensor_t *expert_ids,
+                                          const tileir_tensor_t *num_tokens_post_padded,
+                                          const tileir_tensor_t *sorted_token_ids, const tileir_tensor_t *tile_counts,
+                                          int32_t block_m, int32_t device, uint64_t stream);
+
 /* Grouped GEMM: c[o[g]:o[g+1]] = a[o[g]:o[g+1]] @ op(w[g]) for g < G, with offsets o (G + 1,)
    int32 on the device (not read by the library: offsets[0] = 0 <= ... <= offsets[G] <= T is the
    caller's contract; the selected sliced kernels trust it, and out-of-range offsets read and

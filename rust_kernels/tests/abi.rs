@@ -1285,4 +1285,18 @@ fn moe_align_block_size_validation() {
     assert_eq!(call([&ids64, &counts, &offsets, &blocks, &total, &sorted], 64), Status::UnsupportedDtype.code());
     let over = TileirTensor { data: addr(1), ..sorted };
     assert_eq!(call([&ids, &counts, &offsets, &blocks, &total, &over], 64), Status::InvalidArgument.code());
+    // The parallel pair: the same checks, and a scratch of ceil(N / 256) * E int32.
+    use tileir_kernels::ops::moe_align_block_size::ffi::cutile_moe_align_block_size_tiled;
+    let tiled = |a: [&TileirTensor; 7], block_m: i32| unsafe {
+        cutile_moe_align_block_size_tiled(a[0], a[1], a[2], a[3], a[4], a[5], a[6], block_m, 0, 0)
+    };
+    let need = (n + 255) / 256 * e;
+    let scratch = tensor(addr(7), DType::I32, &[need]);
+    assert!(passed_validation(tiled([&ids, &counts, &offsets, &blocks, &total, &sorted, &scratch], 64)), "{}", last_error());
+    assert_eq!(selected(), "count_t256_e128_s64,place_bm64_e128_s64");
+    let small = tensor(addr(7), DType::I32, &[need - 1]);
+    assert_eq!(tiled([&ids, &counts, &offsets, &blocks, &total, &sorted, &small], 64), Status::ShapeMismatch.code());
+    assert_eq!(tiled([&ids, &counts, &offsets, &blocks, &total, &short, &scratch], 64), Status::ShapeMismatch.code());
+    let inside = TileirTensor { data: addr(6), ..scratch };
+    assert_eq!(tiled([&ids, &counts, &offsets, &blocks, &total, &sorted, &inside], 64), Status::InvalidArgument.code());
 }

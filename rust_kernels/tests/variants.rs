@@ -1375,24 +1375,58 @@ fn flash_decode_structure() {
 
 #[test]
 fn moe_align_block_size_structure() {
+    use ops::moe_align_block_size::{COUNT_SUB, HISTOGRAM, PLACE_SUB, SORT};
+    let scatters = |text: &str| count(text, "store_ptr_tko weak");
+    let unsigned_compares = |text: &str| text.lines().filter(|l| l.contains("= cmpi ") && l.contains(" unsigned")).count();
     for v in ops::moe_align_block_size::VARIANTS {
         let text = ir(v);
-        let (tile, e_pad) = (v.constant("TILE"), v.constant("E_PAD"));
-        assert!(text.contains(&format!("tile<{tile}x{e_pad}xi32>")), "{}: the one-hot tile", v.name);
-        assert_eq!(count(text, "for "), 2, "{}: over the id tiles, then the blocks / padding slots", v.name);
-        if v.entry == ops::moe_align_block_size::HISTOGRAM {
-            assert_eq!(count(text, "= scan "), 1, "{}: cumsum of the padded counts", v.name);
-            assert_eq!(stores(text), 4, "{}: counts, offsets, total, expert_ids", v.name);
-            assert_eq!(count(text, "store_ptr_tko"), 0, "{}", v.name);
-            assert!(text.contains(&format!("constant <i32: {}>", v.constant("BLOCK_M"))), "{}", v.name);
-        } else {
-            assert_eq!(count(text, "= scan "), 1, "{}: in-tile ranks", v.name);
-            assert_eq!(stores(text), 0, "{}", v.name);
-            // Two masked scatters, bound-checked unsigned against the length, ordered by one token.
-            assert_eq!(count(text, "store_ptr_tko weak"), 2, "{}", v.name);
-            let unsigned_compares = text.lines().filter(|l| l.contains("= cmpi ") && l.contains(" unsigned")).count();
-            assert_eq!(unsigned_compares, 2, "{}: the scatters' bound checks", v.name);
-            assert!(text.contains("-> (tile<") && text.contains(", token)"), "{}: a loop-carried token", v.name);
+        let e_pad = v.constant("E_PAD");
+        match v.entry {
+            HISTOGRAM | SORT => {
+                let tile = v.constant("TILE");
+                assert!(text.contains(&format!("tile<{tile}x{e_pad}xi32>")), "{}: the one-hot tile", v.name);
+                assert_eq!(count(text, "for "), 2, "{}: over the id tiles, then the blocks / padding slots", v.name);
+            }
+            _ => {}
+        }
+        match v.entry {
+            HISTOGRAM => {
+                assert_eq!(count(text, "= scan "), 1, "{}: cumsum of the padded counts", v.name);
+                assert_eq!(stores(text), 4, "{}: counts, offsets, total, expert_ids", v.name);
+                assert_eq!(scatters(text), 0, "{}", v.name);
+                assert!(text.contains(&format!("constant <i32: {}>", v.constant("BLOCK_M"))), "{}", v.name);
+            }
+            SORT => {
+                assert_eq!(count(text, "= scan "), 1, "{}: in-tile ranks", v.name);
+                assert_eq!(stores(text), 0, "{}", v.name);
+                // Two masked scatters, bound-checked unsigned against the length, ordered by one token.
+                assert_eq!(scatters(text), 2, "{}", v.name);
+                assert_eq!(unsigned_compares(text), 2, "{}: the scatters' bound checks", v.name);
+                assert!(text.contains("-> (tile<") && text.contains(", token)"), "{}: a loop-carried token", v.name);
+            }
+            COUNT_SUB => {
+                // One row of per-tile counts stored through a (1, E_PAD) view after a loop of SUB-id
+                // one-hots (no (TILE, E_PAD) tile: it spilled); no scan, no scatter.
+                let (tile, sub) = (v.constant("TILE"), v.constant("SUB"));
+                assert!(text.contains(&format!("tile<{sub}x{e_pad}xi32>")), "{}: the one-hot tile", v.name);
+                assert!(!text.contains(&format!("tile<{tile}x{e_pad}xi32>")), "{}: no whole-tile one-hot", v.name);
+                assert!(text.contains(&format!("tile<1x{e_pad}xi32>")), "{}: the stored row", v.name);
+                assert_eq!((stores(text), scatters(text), count(text, "= scan ")), (1, 0, 0), "{}", v.name);
+                assert_eq!(count(text, "for "), 1, "{}: the SUB-id steps", v.name);
+            }
+            PLACE_SUB => {
+                // The only scan is the cumsum of the padded counts (ranks come from compares); every
+                // write is a bound-checked masked scatter: counts, offsets, total, the ids, expert_ids,
+                // the padding inside the segments and past the total. Loops: the count rows, the
+                // SUB-id steps, expert_ids, the tail.
+                assert_eq!(count(text, "= scan "), 1, "{}", v.name);
+                assert_eq!(stores(text), 0, "{}", v.name);
+                assert_eq!(scatters(text), 7, "{}", v.name);
+                assert_eq!(unsigned_compares(text), 7, "{}: the scatters' bound checks", v.name);
+                assert_eq!(count(text, "for "), 4, "{}", v.name);
+                assert!(text.contains("get_num_tile_blocks"), "{}: grid-stride loops", v.name);
+            }
+            other => panic!("{}: unknown kernel {other}", v.name),
         }
     }
 }

@@ -253,13 +253,17 @@ def test_forced_moe_variant_runs_with_its_partner(lib, ports_library):
 
 
 def _moe_reference_args(variant, shape):
-    """The C arguments reference/moe_align_block_size/port_call.call_inputs gives (no torch)."""
+    """The C function and arguments reference/moe_align_block_size/port_call.call_inputs gives (no torch)."""
     n, e = shape["N"], shape["E"]
+    if variant["kernel"] in ("moe_align_count_sub", "moe_align_place_sub"):
+        block_m = variant["constants"].get("BLOCK_M", 64 if variant["constants"]["E_PAD"] == 128 else 16)
+        scratch = t(7, "int32", [-(-n // 256) * e])
+        return "cutile_moe_align_block_size_tiled", _moe_arrays(n, e, block_m) + [scratch, block_m]
     if variant["kernel"] == "moe_align_histogram":
         block_m = variant["constants"]["BLOCK_M"]
-        return _moe_arrays(n, e, block_m, nb=shape.get("NB")) + [block_m]
+        return "cutile_moe_align_block_size", _moe_arrays(n, e, block_m, nb=shape.get("NB")) + [block_m]
     block_m = int(shape["block_m"])
-    return _moe_arrays(n, e, block_m, em=shape.get("EM")) + [block_m]
+    return "cutile_moe_align_block_size", _moe_arrays(n, e, block_m, em=shape.get("EM")) + [block_m]
 
 
 def test_every_moe_align_test_shape_fits_its_forced_variant(lib, ports_library):
@@ -267,7 +271,8 @@ def test_every_moe_align_test_shape_fits_its_forced_variant(lib, ports_library):
     for v in analysis["variants"]:
         for shape in v["test_shapes"]:
             with ports.force_variant("moe_align_block_size", v["name"], library=ports_library):
-                code = call(lib, "cutile_moe_align_block_size", *_moe_reference_args(v, shape))
+                function, args = _moe_reference_args(v, shape)
+                code = call(lib, function, *args)
                 selected = _selected(lib).split(",")
             assert code in PAST_VALIDATION, f"{v['name']} {shape}: {code.name}: {message(lib)}"
             assert v["name"] in selected
@@ -291,3 +296,21 @@ def test_moe_wrapper_raises_the_exception_of_the_code(ports_library, wrapper, er
     with pytest.raises(error) as info:
         wrapper(ports_library)
     assert isinstance(info.value, also) and info.value.status == error.status and str(info.value)
+
+
+def test_tiled_moe_scratch_must_hold_every_tile_and_stay_apart(lib):
+    """tile_counts: int32, (ceil(N / 256), E) or more rows, contiguous, or 1-D of at least
+    ceil(N / 256) * E elements; overlapping nothing."""
+    tiled = lambda *a: call(lib, "cutile_moe_align_block_size_tiled", *_moe_arrays(), *a, 64)  # noqa: E731
+    need = -(-N // 256) * E
+    assert tiled(t(7, "int32", [need])) in PAST_VALIDATION, message(lib)
+    assert _selected(lib) == "count_t256_e128_s64,place_bm64_e128_s64"
+    assert tiled(t(7, "int32", [need - 1])) == Status.SHAPE_MISMATCH and "tile_counts" in message(lib)
+    assert tiled(t(7, "int64", [need])) == Status.UNSUPPORTED_DTYPE and "int32" in message(lib)
+    rows = -(-N // 256)
+    assert tiled(t(7, "int32", [rows + 2, E])) in PAST_VALIDATION, message(lib)  # more rows than needed
+    assert tiled(t(7, "int32", [rows - 1, E])) == Status.SHAPE_MISMATCH
+    assert tiled(t(7, "int32", [need, 1])) == Status.SHAPE_MISMATCH  # not E columns
+    assert tiled(t(7, "int32", [rows, E], strides=[E + 1, 1])) == Status.INVALID_ARGUMENT  # padded rows
+    assert tiled(t(7, "int32", [rows, E, 1])) == Status.BAD_RANK
+    assert tiled(t(6, "int32", [need])) == Status.INVALID_ARGUMENT and "overlaps" in message(lib)  # sorted_token_ids

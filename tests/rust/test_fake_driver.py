@@ -496,9 +496,13 @@ VALID_CALLS = {
                            'T(A[6], [2, 4, 128], "bfloat16"), ctypes.c_float(0.1)',
     "cutile_moe_align_block_size": 'T({x}, [10], "int32"), T(A[1], [4], "int32"), T(A[2], [5], "int32"), '
                                    'T(A[3], [5], "int32"), T(A[4], [1], "int32"), T(A[5], [262], "int32"), 64',
+    "cutile_moe_align_block_size_tiled": 'T({x}, [10], "int32"), T(A[1], [4], "int32"), T(A[2], [5], "int32"), '
+                                         'T(A[3], [5], "int32"), T(A[4], [1], "int32"), T(A[5], [262], "int32"), '
+                                         'T(A[6], [4], "int32"), 64',
 }
 # Kernels one valid call launches in order (1 where not listed); a failed launch stops the call.
-KERNELS_PER_CALL = {"cutile_splitk_matmul": 2, "cutile_flash_decode": 2, "cutile_moe_align_block_size": 2}
+KERNELS_PER_CALL = {"cutile_splitk_matmul": 2, "cutile_flash_decode": 2, "cutile_moe_align_block_size": 2,
+                    "cutile_moe_align_block_size_tiled": 2}
 
 
 def test_valid_calls_cover_every_function():
@@ -923,3 +927,33 @@ def test_moe_align_launches_histogram_then_sort_as_one_block_each(fake_driver, l
     arrays = lambda *pairs: [w for i, extent in pairs for w in (a[i], extent, 1)]  # noqa: E731
     assert params(histogram) == arrays((0, n), (1, e), (2, e + 1), (3, nb))
     assert params(sort) == arrays((0, n), (1, e), (2, e + 1), (5, em))
+
+
+def test_moe_align_tiled_launches_count_then_place_one_block_per_256_ids(fake_driver, library_with_fake_cubins, tmp_path):
+    """The parallel pair: both kernels on a grid of ceil(N / 256) blocks, tile_counts passed as its
+    first ceil(N / 256) rows of E (a (T, E) view with row stride E) whatever the scratch's length."""
+    n, e, block_m = 600, 20, 16
+    em = n + e * (block_m - 1)
+    nb = -(-em // block_m)
+    tiles = -(-n // 256)
+    a = [X + (i << 32) for i in range(7)]
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        A = {a}
+        call("cutile_moe_align_block_size_tiled", T(A[0], [{n}], "int32"), T(A[1], [{e}], "int32"),
+             T(A[2], [{e + 1}], "int32"), T(A[3], [{nb}], "int32"), T(A[4], [1], "int32"), T(A[5], [{em}], "int32"),
+             T(A[6], [{tiles * e + 7}], "int32"), {block_m}, 0, {STREAM}, nparams=8)
+        # one element short of ceil(N / 256) * E: refused before any launch
+        call("cutile_moe_align_block_size_tiled", T(A[0], [{n}], "int32"), T(A[1], [{e}], "int32"),
+             T(A[2], [{e + 1}], "int32"), T(A[3], [{nb}], "int32"), T(A[4], [1], "int32"), T(A[5], [{em}], "int32"),
+             T(A[6], [{tiles * e - 1}], "int32"), {block_m}, 0, {STREAM}, nparams=8)
+    """, tmp_path)
+    assert codes == [0, Status.SHAPE_MISMATCH]
+    assert images(log) == ["count_t256_e256_s32", "place_bm16_e256_s32"]
+    count, place = launches(log)  # (the images load in launch order: count's first)
+    assert "function moe_align_count_sub_entry" in log and "function moe_align_place_sub_entry" in log
+    for line in (count, place):
+        assert f"grid={tiles},1,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in line
+    arrays = lambda *pairs: [w for i, extent in pairs for w in (a[i], extent, 1)]  # noqa: E731
+    rows = [a[6], tiles, e, e, 1]
+    # (the first 8 words of each: count's whole parameter list, place's topk_ids and tile_counts)
+    assert params(count) == params(place) == arrays((0, n)) + rows

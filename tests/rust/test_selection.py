@@ -413,6 +413,22 @@ def test_moe_align_block_size_selection(lib):
     assert {"hist_bm64_e128,sort_bm64_e128", "hist_bm16_e256,sort_bm16_e256", None} <= seen
 
 
+def test_moe_align_block_size_tiled_selection(lib):
+    """With a tile_counts scratch: the parallel (count, place) pair, as select_variant(..., tile_counts=True)."""
+    launcher = _launcher("moe_align_block_size")
+    seen = set()
+    for block_m, experts in itertools.product((8, 16, 32, 64, 128), (1, 8, 64, 127, 128, 200, 255, 256)):
+        n = 700
+        em = n + experts * (block_m - 1)
+        arrays = [t(1, "int32", [n]), t(2, "int32", [experts]), t(3, "int32", [experts + 1]),
+                  t(4, "int32", [-(-em // block_m)]), t(5, "int32", [1]), t(6, "int32", [em]),
+                  t(7, "int32", [-(-n // 256) * experts])]
+        expected = launcher.select_variant(block_m, experts, tile_counts=True)
+        seen.add(_agree(lib, expected, "cutile_moe_align_block_size_tiled", *arrays, block_m,
+                        case=f"block_m={block_m} E={experts}"))
+    assert {"count_t256_e128_s64,place_bm64_e128_s64", "count_t256_e256_s32,place_bm16_e256_s32", None} <= seen
+
+
 def test_embedding_selection(lib):
     launcher = _launcher("embedding")
     seen = set()

@@ -74,6 +74,6 @@ __all__ += ["bmm", "splitk_matmul"]
 from tileir_diff.ports.torch_ops import fused_moe, group_gemm  # noqa: E402
 
 __all__ += ["group_gemm", "fused_moe"]
-from tileir_diff.ports.torch_ops import flash_decode, moe_align_block_size  # noqa: E402
+from tileir_diff.ports.torch_ops import flash_decode, moe_align_block_size, moe_align_block_size_tiled  # noqa: E402
 
-__all__ += ["flash_decode", "moe_align_block_size"]
+__all__ += ["flash_decode", "moe_align_block_size", "moe_align_block_size_tiled"]

@@ -126,6 +126,10 @@ FUNCTIONS: tuple[PortFunction, ...] = (
                  ("moe_align_histogram", "moe_align_sort"),
                  _t("topk_ids", "expert_counts", "expert_offsets", "expert_ids", "num_tokens_post_padded",
                     "sorted_token_ids") + (Arg("block_m", "i32"),), call_module="port_call"),
+    PortFunction("moe_align_block_size", "cutile_moe_align_block_size_tiled", "moe_align_block_size_tiled",
+                 ("moe_align_count_sub", "moe_align_place_sub"),
+                 _t("topk_ids", "expert_counts", "expert_offsets", "expert_ids", "num_tokens_post_padded",
+                    "sorted_token_ids", "tile_counts") + (Arg("block_m", "i32"),), call_module="port_call"),
 )
 
 #: Every ported op, in table order.

@@ -21,7 +21,7 @@ __all__ = ["vector_add", "softmax", "rms_norm", "rms_norm_bwd", "matmul", "matmu
            "swiglu_bwd", "gelu", "dropout", "RMS_NORM_BWD_ROWS_PER_BLOCK", "argmax",
            "cross_entropy", "cumsum", "embedding", "transpose", "fp8_quantize", "layer_norm", "layer_norm_bwd",
            "LAYER_NORM_BWD_ROWS_PER_BLOCK", "rope", "flash_attention", "attention_sink", "bmm", "splitk_matmul",
-           "group_gemm", "fused_moe", "flash_decode", "moe_align_block_size"]
+           "group_gemm", "fused_moe", "flash_decode", "moe_align_block_size", "moe_align_block_size_tiled"]
 
 # dw_partial of rms_norm_bwd has ceil(M / RMS_NORM_BWD_ROWS_PER_BLOCK) rows.
 RMS_NORM_BWD_ROWS_PER_BLOCK = 64
@@ -398,8 +398,22 @@ def moe_align_block_size(topk_ids, expert_counts, expert_offsets, expert_ids, nu
     """vLLM's moe_align_block_size on int32 arrays: from the flat top-k expert ids topk_ids (N,), each in
     [0, E), the histogram kernel writes expert_counts (E,), expert_offsets (E + 1,), expert_ids (NB,) and
     num_tokens_post_padded (1,), then the sort kernel sorted_token_ids (EM,) (segments padded to block_m with
-    the sentinel N); EM >= N + E * (block_m - 1), NB >= ceil(that / block_m). Returns sorted_token_ids."""
+    the sentinel N); EM >= N + E * (block_m - 1), NB >= ceil(that / block_m). Both are single-block kernels:
+    moe_align_block_size_tiled is the fast path. Returns sorted_token_ids."""
     _call("cutile_moe_align_block_size",
           (topk_ids, expert_counts, expert_offsets, expert_ids, num_tokens_post_padded, sorted_token_ids),
           int(block_m), stream=stream, library=library)
+    return sorted_token_ids
+
+
+def moe_align_block_size_tiled(topk_ids, expert_counts, expert_offsets, expert_ids, num_tokens_post_padded,
+                               sorted_token_ids, tile_counts, block_m: int, *, stream: Optional[Any] = None,
+                               library=None):
+    """moe_align_block_size's outputs by the parallel pair (one block per 256 ids): the count kernel writes
+    each tile's per-expert counts into tile_counts, an int32 contiguous scratch of (ceil(N / 256), E) (or
+    more rows; or 1-D of at least ceil(N / 256) * E elements), then the place kernel every output. Returns
+    sorted_token_ids."""
+    _call("cutile_moe_align_block_size_tiled",
+          (topk_ids, expert_counts, expert_offsets, expert_ids, num_tokens_post_padded, sorted_token_ids,
+           tile_counts), int(block_m), stream=stream, library=library)
     return sorted_token_ids
