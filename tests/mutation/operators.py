@@ -585,28 +585,63 @@ def enumerate_cmp_predicate(module: Module) -> Iterator[Mutation]:
                            f"{op.name} at {op_id(s.path)}: {cur} -> {v} ({how})", build)
 
 
+def _shape(value) -> Optional[tuple]:
+    return tuple(value.type.shape) if isinstance(value.type, TileType) else None
+
+
+def keeps_result_type(op, name: str, v) -> bool:
+    """Whether ``op`` with attribute ``name`` set to ``v`` still yields its result types. A mutant
+    that does not is invalid IR, which the validity oracle (tileirdisasm) discards anyway: most
+    reduce dims change the result shape, so a sample of such mutants can be all discarded."""
+    srcs = [_shape(v_) for v_ in op.operands]
+    out = _shape(op.results[0]) if op.results else None
+    if out is None or any(x is None for x in srcs):
+        return False
+    if op.name == "reduce" and name == "dim":  # the operand's shape without dimension v
+        return all(s[:v] + s[v + 1:] == out for s in srcs[:len(op.results)])
+    if op.name == "cat" and name == "dim":  # the operands stacked along dimension v
+        return all(len(s) == len(out) for s in srcs) and all(
+            sum(s[k] for s in srcs) == out[k] if k == v else all(s[k] == out[k] for s in srcs)
+            for k in range(len(out)))
+    if op.name == "permute" and name == "permutation":
+        return tuple(srcs[0][k] for k in v) == out
+    return True  # scan dim and reverse keep the shape
+
+
+def int_attr_candidates(op) -> List[Tuple[str, object]]:
+    """Every (attribute, value) the int-attr kind could set on ``op``, type-valid or not."""
+    variants: List[Tuple[str, object]] = []
+    if op.name in ("reduce", "scan", "cat") and "dim" in op.attributes:
+        rank = len(op.operands[0].type.shape) if isinstance(op.operands[0].type, TileType) else 0
+        variants += [("dim", d) for d in range(rank) if d != op.attributes["dim"]]
+    if op.name == "scan" and "reverse" in op.attributes:
+        variants.append(("reverse", not op.attributes["reverse"]))
+    if op.name == "permute":
+        p = tuple(op.attributes["permutation"])
+        for i in range(len(p) - 1):
+            q = list(p)
+            q[i], q[i + 1] = q[i + 1], q[i]
+            variants.append(("permutation", tuple(q)))
+    return variants
+
+
+def int_attr_mutant(module: Module, path, name: str, v) -> Callable[[], Module]:
+    def build():
+        o = op_at(module, path)
+        return with_op(module, path, [o.replace(attributes={**o.attributes, name: v})])
+    return build
+
+
 def enumerate_int_attr(module: Module) -> Iterator[Mutation]:
-    """reduce/scan dim, scan reverse, cat dim, permute permutation."""
+    """reduce/scan dim, scan reverse, cat dim, permute permutation; only those that keep the op's
+    result types (keeps_result_type: the others are invalid IR)."""
     for s in walk_sites(module):
         op = s.op
-        variants = []
-        if op.name in ("reduce", "scan", "cat") and "dim" in op.attributes:
-            rank = len(op.operands[0].type.shape) if isinstance(op.operands[0].type, TileType) else 0
-            variants += [("dim", d) for d in range(rank) if d != op.attributes["dim"]]
-        if op.name == "scan" and "reverse" in op.attributes:
-            variants.append(("reverse", not op.attributes["reverse"]))
-        if op.name == "permute":
-            p = tuple(op.attributes["permutation"])
-            for i in range(len(p) - 1):
-                q = list(p)
-                q[i], q[i + 1] = q[i + 1], q[i]
-                variants.append(("permutation", tuple(q)))
-        for name, v in variants:
-            def build(path=s.path, name=name, v=v):
-                o = op_at(module, path)
-                return with_op(module, path, [o.replace(attributes={**o.attributes, name: v})])
-            yield Mutation("int-attr", op_id(s.path), f"{name}={v}", f"{op.name}.{name}",
-                           f"{op.name} at {op_id(s.path)}: {name} {op.attributes.get(name)} -> {v}", build)
+        for name, v in int_attr_candidates(op):
+            if keeps_result_type(op, name, v):
+                yield Mutation("int-attr", op_id(s.path), f"{name}={v}", f"{op.name}.{name}",
+                               f"{op.name} at {op_id(s.path)}: {name} {op.attributes.get(name)} -> {v}",
+                               int_attr_mutant(module, s.path, name, v))
 
 
 def enumerate_constant(module: Module) -> Iterator[Mutation]:
