@@ -5,7 +5,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 from ...ir import Operation, TileType, Value
 from ..rule import Rule, register
-from ..util import FreshVids, live_users, rewrite_ops, use_counts
+from ..util import FreshVids, live_users, names_in, rewrite_ops, use_counts
 from ._constants import producers
 
 
@@ -66,18 +66,26 @@ class PermutedScan(Rule):
         scans = [0]  # counted per scan (its outer permutes go with it)
 
         def rewrite_for(f, bypassed):
+            if "scan" not in names_in(f):
+                return None  # (most functions: no scan, no walks)
             prod = producers(f)
-            users = live_users(f)  # an unused reader of the scan does not keep it as written
-            uses = use_counts(f)
+            readers: list = []  # [live readers, use counts], made at the first scan of permutes
             fresh = FreshVids(f)  # the largest id found on the first new value
             moved: Dict[int, Value] = {}  # old scan result vid -> the new scan's result
+
+            def users_and_uses():
+                if not readers:
+                    # an unused reader of the scan does not keep it as written
+                    readers.extend([live_users(f), use_counts(f)])
+                return readers
 
             def fn(op, subst):
                 if op.name == "permute" and op.operands and op.operands[0].vid in moved:
                     subst[op.results[0].vid] = moved[op.operands[0].vid]
                     return []
-                if op.name != "scan":
+                if op.name != "scan" or _permutation(prod.get(op.operands[0].vid) if op.operands else None) is None:
                     return None
+                users, uses = users_and_uses()
                 new = self._unpermuted(op, prod, users, fresh, subst)
                 if new is None:
                     return None
