@@ -28,10 +28,6 @@ class _Uses:
                     self.again = True
 
 
-#: What the sweep may remove when its results are unused (one definition, in util: live_users asks it too).
-_REMOVABLE_OPS = REMOVABLE_WHEN_UNUSED
-
-
 def _sweep(block: Block, uses: _Uses) -> tuple:
     removed = 0
     out = []
@@ -51,7 +47,7 @@ def _sweep(block: Block, uses: _Uses) -> tuple:
                 op = op.replace(regions=tuple(regions))
                 changed = True
         results = op.results
-        if results and op.name in _REMOVABLE_OPS:
+        if results and op.name in REMOVABLE_WHEN_UNUSED:
             if len(results) == 1:
                 unused = counts[results[0].vid] == 0
             else:
@@ -91,7 +87,7 @@ class DeadCode(Rule):
 def _remove_dead(f):
     lists = op_lists(f.body)
     counts = use_counts(f, lists)
-    candidates = [op for ops in lists for op in ops if op.results and op.name in _REMOVABLE_OPS]
+    candidates = [op for ops in lists for op in ops if op.results and op.name in REMOVABLE_WHEN_UNUSED]
     if len(lists) > 1 and [op for op in candidates if op.regions]:  # (one list: no op has regions)
         return _by_sweeps(f, counts)
     # Without a removable op with regions, the sweeps remove the ops a work list finds (removing

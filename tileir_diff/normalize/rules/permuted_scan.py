@@ -53,8 +53,8 @@ class PermutedScan(Rule):
     Never touches: permutations that are not mutual inverses (``[1, 2, 0]`` before and after a
     3-D scan), operands permuted by different permutations or not permuted at all, a scan
     result read by anything other than the inverse permute (the permuted scan stays, as
-    written; a reader that nothing uses, which dead-code removes, does not count), and whatever the scan states itself: its dimension, ``reverse`` flag, identities
-    and combiner are carried over, so a scan of the wrong dimension or direction stays a
+    written; a reader that nothing uses, which dead-code removes, does not count), and whatever
+    the scan states itself: its dimension, ``reverse`` flag, identities and combiner are carried over, so a scan of the wrong dimension or direction stays a
     difference. An inner permute that something else reads stays for that reader.
     """
     name = "permuted-scan"

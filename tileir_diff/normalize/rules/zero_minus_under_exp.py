@@ -32,7 +32,8 @@ class ZeroMinusUnderExp(Rule):
 
     Never touches: a subtraction from -0.0 or any other constant, one with flush_to_zero (a
     subnormal x becomes 0 there), and one whose result has any other reader (``mulf`` by it
-    keeps the sign of the zero; a reader whose result nothing uses, which dead-code removes, does not count).
+    keeps the sign of the zero; a reader whose result nothing uses, which dead-code removes,
+    does not count).
     """
     name = "zero-minus-under-exp"
     mutant = "0.0 - x read by a mulf (or by exp and a mulf) stays a difference from -x"
