@@ -2,7 +2,7 @@
 # Builds everything the Rust ports ship, from a fresh checkout, without a GPU:
 #   1. emit-ir (the compile-only cuTile Rust path)
 #   2. build/rust/<op>/<variant>.tileirbc (+ .json sidecar) for every variant, and
-#      .sm_90.cubin / .sm_100.cubin compiled by tileiras
+#      .sm_90.cubin / .sm_100.cubin compiled by tileiras (one process per core: emit-ir --jobs)
 #   3. the C ABI library with the sm_90 cubins embedded, built without the compiler
 #      (--no-default-features), copied to build/rust/lib/libtileir_kernels.so
 # Usage: rust_kernels/build_ports.sh   (takes ~7 min cold on 2 cores, ~1.5 min warm; prints

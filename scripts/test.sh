@@ -45,8 +45,8 @@ export TILEIR_CUBIN_DIR="$repo/build/rust"
 phase clippy cargo clippy --locked --manifest-path rust_kernels/Cargo.toml --no-default-features --lib \
     --target-dir rust_kernels/target/clippy -- -D warnings
 # The reference suite exported and compiled once (bytecode 13.3, sm_90 and sm_100 cubins; outputs
-# newer than their kernels are kept), beside the Rust build: emit-ir runs tileiras one variant at a
-# time and cargo's last crates build alone, so the export takes the idle core. tests/suite/test_export.py
+# newer than their kernels are kept), beside the Rust build: cargo's last crates build alone, so the
+# export takes the idle core; emit-ir, after it, runs one tileiras per core (--jobs). tests/suite/test_export.py
 # (marked slow) checks these instead of compiling every variant again, and no test writes into build/.
 export_log="$times_dir/export.log"
 phase export bash -c 'exec python3 -m tileir_diff.cli suite export --no-progress > "$1" 2>&1' _ "$export_log" &
