@@ -61,6 +61,96 @@ def flash_decode_partial(q, k, v, seq_lens, partial_o, partial_lse, sm_scale,
 
 
 @ct.kernel
+def flash_decode_partial_tp(q, k, v, seq_lens, partial_o, partial_lse, sm_scale,
+                            BN: ConstInt, D: ConstInt, QUERY_GROUP: ConstInt, QUERY_PAD: ConstInt):
+    """flash_decode_partial with both products transposed, so that the key tile is a tensor-core
+    product's M side: scores^T (BN, G) = K (BN, D) @ q^T (D, G) and o^T (D, G) += V^T (D, BN) @
+    p^T (BN, G). flash_decode_partial's M side is the QUERY_GROUP query heads (1-8 rows): too few
+    for a wgmma, so tileiras expands those products into FMAs (255 registers, 520-1464 B of
+    spills). G = QUERY_PAD = 2 * QUERY_GROUP columns: the query heads, then as many zero columns
+    whose results are dropped (a wgmma needs N >= 8: QUERY_GROUP 4 -> 8). The online softmax runs
+    down the columns."""
+    split = ct.bid(0)
+    num_splits = partial_lse.shape[2]
+    num_kv_heads = k.shape[1]
+    batch = ct.bid(1) // num_kv_heads
+    kv_head = ct.bid(1) % num_kv_heads
+    seq_len = ct.load(seq_lens, index=(batch,), shape=())
+    tiles = ct.cdiv(seq_len, BN)
+    per_split = ct.cdiv(tiles, num_splits)
+    t_begin = min(split * per_split, tiles)
+    t_end = min(t_begin + per_split, tiles)
+    qk_scale = sm_scale * LOG2E
+
+    q_t = ct.transpose(ct.reshape(ct.load(q, index=(batch, kv_head, 0), shape=(1, QUERY_GROUP, D)), (QUERY_GROUP, D)))
+    q_t = ct.cat((q_t, ct.zeros((D, QUERY_GROUP), dtype=q_t.dtype)), 1)
+    m_i = ct.full((1, QUERY_PAD), -float("inf"), dtype=ct.float32)
+    l_i = ct.zeros((1, QUERY_PAD), dtype=ct.float32)
+    acc = ct.zeros((D, QUERY_PAD), dtype=ct.float32)
+    for j in range(t_begin, t_end):
+        kt = ct.load(k, index=(batch, kv_head, j, 0), shape=(1, 1, BN, D), padding_mode=ct.PaddingMode.ZERO)
+        scores = ct.mma(ct.reshape(kt, (BN, D)), q_t, ct.zeros((BN, QUERY_PAD), dtype=ct.float32)) * qk_scale
+        # keys at or past seq_len are stale cache entries (or padding): mask them
+        row_ids = j * BN + ct.arange(BN, dtype=ct.int32)
+        scores = ct.where(ct.expand_dims(row_ids < seq_len, 1), scores, -float("inf"))
+        m_new = ct.maximum(m_i, ct.max(scores, axis=0, keepdims=True))
+        p = ct.exp2(scores - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=0, keepdims=True)
+        # V read transposed: a (D, BN) tile
+        vt = ct.load(v, index=(batch, kv_head, 0, j), shape=(1, 1, D, BN), order=(0, 1, 3, 2),
+                     padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(ct.reshape(vt, (D, BN)), ct.astype(p, v.dtype), acc * alpha)
+        m_i = m_new
+    o = ct.extract(ct.transpose(acc / ct.maximum(l_i, 1e-30)), (0, 0), (QUERY_GROUP, D))
+    lse = ct.extract(m_i + ct.log2(l_i), (0, 0), (1, QUERY_GROUP))
+    ct.store(partial_o, index=(batch, kv_head, split, 0), tile=ct.reshape(o, (1, QUERY_GROUP, 1, D)))
+    ct.store(partial_lse, index=(batch, kv_head, split), tile=ct.reshape(lse, (1, QUERY_GROUP, 1)))
+
+
+@ct.kernel
+def flash_decode_partial_v(q, k, v, seq_lens, partial_o, partial_lse, sm_scale,
+                           BN: ConstInt, D: ConstInt, QUERY_GROUP: ConstInt):
+    """flash_decode_partial for one query head per kv head (MHA) without a tensor-core product:
+    scores = the row sums of K * q, o += the column sums of p * V, in f32 (a wgmma cannot take
+    one query row, and tileiras's FMA expansion of flash_decode_partial spills)."""
+    ct.static_assert(QUERY_GROUP == 1, "flash_decode_partial_v takes one query head per kv head")
+    split = ct.bid(0)
+    num_splits = partial_lse.shape[2]
+    num_kv_heads = k.shape[1]
+    batch = ct.bid(1) // num_kv_heads
+    kv_head = ct.bid(1) % num_kv_heads
+    seq_len = ct.load(seq_lens, index=(batch,), shape=())
+    tiles = ct.cdiv(seq_len, BN)
+    per_split = ct.cdiv(tiles, num_splits)
+    t_begin = min(split * per_split, tiles)
+    t_end = min(t_begin + per_split, tiles)
+    qk_scale = sm_scale * LOG2E
+    q_row = ct.astype(ct.reshape(ct.load(q, index=(batch, kv_head, 0), shape=(1, QUERY_GROUP, D)), (1, D)), ct.float32)
+    m_i = ct.full((1, 1), -float("inf"), dtype=ct.float32)
+    l_i = ct.zeros((1, 1), dtype=ct.float32)
+    acc = ct.zeros((1, D), dtype=ct.float32)
+    for j in range(t_begin, t_end):
+        kt = ct.load(k, index=(batch, kv_head, j, 0), shape=(1, 1, BN, D), padding_mode=ct.PaddingMode.ZERO)
+        kt = ct.astype(ct.reshape(kt, (BN, D)), ct.float32)
+        scores = ct.sum(kt * q_row, axis=1, keepdims=True) * qk_scale
+        row_ids = j * BN + ct.arange(BN, dtype=ct.int32)
+        scores = ct.where(ct.expand_dims(row_ids < seq_len, 1), scores, -float("inf"))
+        m_new = ct.maximum(m_i, ct.max(scores, axis=0, keepdims=True))
+        p = ct.exp2(scores - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=0, keepdims=True)
+        vt = ct.load(v, index=(batch, kv_head, j, 0), shape=(1, 1, BN, D), padding_mode=ct.PaddingMode.ZERO)
+        vt = ct.astype(ct.reshape(vt, (BN, D)), ct.float32)
+        acc = acc * alpha + ct.sum(p * vt, axis=0, keepdims=True)
+        m_i = m_new
+    o = acc / ct.maximum(l_i, 1e-30)
+    lse = m_i + ct.log2(l_i)
+    ct.store(partial_o, index=(batch, kv_head, split, 0), tile=ct.reshape(o, (1, 1, 1, D)))
+    ct.store(partial_lse, index=(batch, kv_head, split), tile=ct.reshape(lse, (1, 1, 1)))
+
+
+@ct.kernel
 def flash_decode_combine(partial_o, partial_lse, o, MAX_SPLITS: ConstInt, D: ConstInt):
     """o[b, h] = sum_s w_s * partial_o[b, h, s] / sum_s w_s, w_s = exp2(lse_s - max_s lse_s); S <= MAX_SPLITS."""
     num_heads = o.shape[1]

@@ -17,7 +17,11 @@ ref = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ref)
 
 _BUILT_PARTIALS = {("bfloat16", 128): (1, 4), ("float16", 64): (8,)}  # QUERY_GROUP of kernel.py's partial variants
-_BN = 128  # every partial variant's key tile
+# The key tile BN of the partial kernel the launcher picks for (dtype, D, QUERY_GROUP) when the
+# call forces a combine: the split boundaries (and so the partials) depend on it.
+# tests/suite/test_flash_decode_launch.py holds it to kernel.select_variant and analysis.json.
+LAUNCHED_BN = {("bfloat16", 128, 1): 128, ("bfloat16", 128, 4): 128, ("float16", 64, 8): 128}
+_BN = 128  # the key tile of the partials laid out for a forced combine (Smax = 2 * BN * S)
 
 
 def call_inputs(variant, shape, *, seed, device):
@@ -28,7 +32,7 @@ def call_inputs(variant, shape, *, seed, device):
     plus o. Where no built QUERY_GROUP divides Hq (float16 D=64 is built for 8 only), Hq is rounded
     up to a multiple of the group: the one call cannot merge partials no partial kernel writes."""
     c = variant["constants"]
-    if variant["kernel"] == "flash_decode_partial":
+    if variant["kernel"].startswith("flash_decode_partial"):
         inputs = ref.make_inputs(variant, shape, seed=seed, device=device)
         q = inputs["q"]
         inputs["o"] = torch.full(q.shape, float("nan"), dtype=q.dtype, device=device)
@@ -37,8 +41,8 @@ def call_inputs(variant, shape, *, seed, device):
     built = _BUILT_PARTIALS[(dtype, D)]
     group = max([g for g in built if Hq % g == 0] or [min(built)])
     Hq = -(-Hq // group) * group
-    partial = {"kernel": "flash_decode_partial", "constants": {"BN": _BN, "D": D, "QUERY_GROUP": group},
-               "dtypes": {"q": dtype}}
+    partial = {"kernel": "flash_decode_partial", "constants": {"BN": LAUNCHED_BN[(dtype, D, group)], "D": D,
+                                                               "QUERY_GROUP": group}, "dtypes": {"q": dtype}}
     inputs = ref.make_inputs(partial, {"B": B, "Hq": Hq, "Hkv": Hq // group, "Smax": 2 * _BN * S, "S": S,
                                        "lens": "full"}, seed=seed, device=device)
     if shape.get("empty_splits"):
@@ -49,11 +53,16 @@ def call_inputs(variant, shape, *, seed, device):
 
 def call_reference(variant, inputs):
     """What the one call writes, from its inputs after the call: partial_o and partial_lse as the
-    partial kernel's reference computes them from q, k, v; o as the combine of the partials the
-    call wrote (so o is checked given the partials, and the partials against q, k, v)."""
+    partial kernel's reference computes them from q, k, v (with the key tile of the partial that
+    ran: the forced one, else the launcher's pick); o as the combine of the partials the call
+    wrote (so o is checked given the partials, and the partials against q, k, v)."""
     q, k = inputs["q"], inputs["k"]
-    partial = {"kernel": "flash_decode_partial",
-               "constants": {"BN": _BN, "D": q.shape[2], "QUERY_GROUP": q.shape[1] // k.shape[1]}}
+    d, group = q.shape[2], q.shape[1] // k.shape[1]
+    if variant["kernel"].startswith("flash_decode_partial"):
+        bn = variant["constants"]["BN"]
+    else:
+        bn = LAUNCHED_BN[(str(q.dtype).removeprefix("torch."), d, group)]
+    partial = {"kernel": "flash_decode_partial", "constants": {"BN": bn, "D": d, "QUERY_GROUP": group}}
     expected = ref.reference(partial, inputs)
     expected.update(ref.reference({"kernel": "flash_decode_combine"}, inputs))
     return expected

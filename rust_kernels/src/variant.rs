@@ -215,16 +215,17 @@ pub fn pick(
 
 /// One stage of a C function that launches several kernels in order (flash_decode partial +
 /// combine, moe_align histogram + sort): the forced variant of `op` when it is a kernel of this
-/// stage (`entry`), else `choose()`; either way checked against the stage's `tensors`. Record the
-/// stages' variants with `record_selected` once all are picked.
+/// stage (one of its `entries`: the kernels that can run that stage), else `choose()`; either way
+/// checked against the stage's `tensors`. Record the stages' variants with `record_selected` once
+/// all are picked.
 pub fn pick_stage(
     op: &str,
-    entry: &str,
+    entries: &[&str],
     tensors: &[&Tensor],
     choose: impl FnOnce() -> Result<&'static Variant>,
 ) -> Result<&'static Variant> {
     let v = match forced(op) {
-        Some(v) if v.entry == entry => v,
+        Some(v) if entries.contains(&v.entry) => v,
         _ => choose()?,
     };
     v.accepts(tensors)?;

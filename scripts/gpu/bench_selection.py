@@ -58,11 +58,12 @@ class Grid:
     """One select function of an op: its name in kernel.py, the case generator, the predicate
     `applicable(variant, case)`, and for launchers that run several kernels per call the kernel
     names in launch order (a candidate is then one applicable variant of each, named "a,b" as the
-    select function names its pick)."""
+    select function names its pick); a stage that more than one kernel can run is a tuple of
+    their names."""
     select: str
     cases: Callable[[], Iterable[dict]]
     applicable: Callable[[Any, dict], bool]
-    kernels: tuple[str, ...] = ()
+    kernels: tuple[str | tuple[str, ...], ...] = ()
 
 
 def _dtype_of(variant) -> str:
@@ -439,6 +440,26 @@ def _splitk_applicable(variant, case) -> bool:
     return (variant.dtypes.get("a") or variant.dtypes["c"]) == case["dtype"]
 
 
+def _flash_decode_cases():
+    """select_variant(dtype, D, query_group, S) -> "partial,combine": the three built (dtype, D,
+    group) combinations (Hq 32, 32, 64) at the bench shapes' cache length (Smax 8192, S 8), a short
+    cache (Smax 1024, S 4) and a long one (Smax 32768, S 16); every sequence full; B up to 32, as
+    many as keep k and v within 512 MiB."""
+    for dtype, d, group, hq in (("bfloat16", 128, 1, 32), ("bfloat16", 128, 4, 32), ("float16", 64, 8, 64)):
+        for smax, s in ((8192, 8), (1024, 4), (32768, 16)):
+            b = max(1, min(32, (512 << 20) // (4 * (hq // group) * smax * d)))
+            yield {"args": [dtype, d, group, s], "key": (dtype, d, group),
+                   "shape": {"B": b, "Hq": hq, "Hkv": hq // group, "Smax": smax, "S": s, "lens": "full"}}
+
+
+def _flash_decode_applicable(variant, case) -> bool:
+    """A partial built for (dtype, D, group); the combine for (dtype, D)."""
+    dtype, d, group = case["key"]
+    if variant.kernel == "flash_decode_combine":
+        return (variant.dtypes["o"], variant.constants["D"]) == (dtype, d)
+    return (variant.dtypes["q"], variant.constants["D"], variant.constants["QUERY_GROUP"]) == (dtype, d, group)
+
+
 # op -> one grid per select function that has a choice to measure (rows carry its name in "select")
 GRIDS: dict[str, tuple[Grid, ...]] = {
     "embedding": (Grid("select_variant", _embedding_cases, _embedding_applicable),),
@@ -464,6 +485,9 @@ GRIDS: dict[str, tuple[Grid, ...]] = {
     "rope": (Grid("select_variant", _rope_cases, _rope_applicable),),
     "splitk_matmul": (Grid("select_variant", _splitk_cases, _splitk_applicable,
                            kernels=("splitk_partial", "splitk_reduce")),),
+    "flash_decode": (Grid("select_variant", _flash_decode_cases, _flash_decode_applicable,
+                          kernels=(("flash_decode_partial", "flash_decode_partial_tp", "flash_decode_partial_v"),
+                                   "flash_decode_combine")),),
 }
 
 
@@ -487,9 +511,6 @@ EXCLUDED = {
     ("fused_moe", "select_variant"):
         ("one variant per (dtype, BM, topk, routed-weight scale)",
          _key(("hidden", "dtype"), ("BM", "c"), ("TOPK", "c"), ("MUL_ROUTED_WEIGHT", "c"))),
-    ("flash_decode", "select_variant"):
-        ("one partial per (dtype, D, query group) and one combine per (dtype, D)",
-         _key(("q", "dtype"), ("o", "dtype"), ("D", "c"), ("QUERY_GROUP", "c"))),
     ("moe_align_block_size", "select_variant"):
         ("one (histogram, sort) pair per BLOCK_M / E_PAD", _key(("BLOCK_M", "c"), ("E_PAD", "c"))),
 }
@@ -501,7 +522,8 @@ def candidates(grid: Grid, op, case) -> dict[str, tuple]:
     variants = [v for v in op.variants if grid.applicable(v, case)]
     if not grid.kernels:
         return {v.name: (v,) for v in variants}
-    per_kernel = [[v for v in variants if v.kernel == k] for k in grid.kernels]
+    per_kernel = [[v for v in variants if (v.kernel == k if isinstance(k, str) else v.kernel in k)]
+                  for k in grid.kernels]
     return {",".join(v.name for v in combo): combo for combo in itertools.product(*per_kernel)}
 
 

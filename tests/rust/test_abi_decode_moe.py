@@ -124,7 +124,7 @@ def _decode_reference_args(variant, shape):
     'noncontiguous' shape are (B, Smax, Hkv, D) caches viewed as (B, Hkv, Smax, D)."""
     c, dt = variant["constants"], variant["dtypes"]
     dtype = dt.get("q", dt.get("o"))
-    if variant["kernel"] == "flash_decode_partial":
+    if variant["kernel"].startswith("flash_decode_partial"):
         b, hq, hkv, smax, s = shape["B"], shape["Hq"], shape["Hkv"], shape["Smax"], shape["S"]
     else:
         b, hq, s = shape["B"], shape["Hq"], shape["S"]

@@ -97,8 +97,8 @@ def test_the_pairs_are_what_the_launchers_launch():
                                  for bm in (64, 16) for tiled in (False, True)},
     }
     assert {op: set(pairs) for op, (_, pairs) in plot.STEPS.items()} == launched
-    # and every kernel of those ops' variants is in some pair: none can stand alone
+    # every pair names variants of the catalog (a variant in no pair is one no launcher call runs
+    # unforced: its row leaves the table with the op's single-kernel rows)
     for op, (_, pairs) in plot.STEPS.items():
         names = {v["name"] for v in json.loads((ROOT / "reference" / op / "analysis.json").read_text())["variants"]}
-        paired = {name for pair in pairs for name in pair}
-        assert paired <= names and names - paired <= {"reduce_f16_64x128", "reduce_bf16_64x128"}
+        assert {name for pair in pairs for name in pair} <= names

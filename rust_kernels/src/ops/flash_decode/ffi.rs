@@ -1,6 +1,6 @@
 //! C ABI: `cutile_flash_decode(q, k, v, seq_lens, partial_o, partial_lse, o, sm_scale, device, stream)`.
 
-use super::{COMBINE, OP, PARTIAL, choose_combine, choose_partial};
+use super::{COMBINE, OP, PARTIAL_ENTRIES, choose_combine, choose_partial};
 use crate::descriptor::{DType, TileirTensor, read};
 use crate::launch::{Value, blocks, blocks_yz, check_device_id, run};
 use crate::status::{Error, Status, fail, guard};
@@ -126,7 +126,7 @@ pub unsafe extern "C" fn cutile_flash_decode(
         check_disjoint(&o, &partial_lse)?;
         let group = hq / hkv;
         let partial_tensors = [&q, &k, &v, &seq_lens, &partial_o, &partial_lse];
-        let partial = pick_stage(OP, PARTIAL, &partial_tensors, || {
+        let partial = pick_stage(OP, &PARTIAL_ENTRIES, &partial_tensors, || {
             choose_partial(q.dtype, d, group).ok_or_else(|| {
                 Error::new(
                     Status::NoVariant,
@@ -138,7 +138,7 @@ pub unsafe extern "C" fn cutile_flash_decode(
             })
         })?;
         let combine_tensors = [&partial_o, &partial_lse, &o];
-        let combine = pick_stage(OP, COMBINE, &combine_tensors, || {
+        let combine = pick_stage(OP, &[COMBINE], &combine_tensors, || {
             choose_combine(q.dtype, d, s).ok_or_else(|| {
                 Error::new(
                     Status::NoVariant,

@@ -11,6 +11,10 @@ use crate::variant::{ParamSpec, Variant};
 pub const OP: &str = "flash_decode";
 pub const PARTIAL: &str = "flash_decode_partial";
 pub const COMBINE: &str = "flash_decode_combine";
+pub const PARTIAL_TP: &str = "flash_decode_partial_tp";
+pub const PARTIAL_V: &str = "flash_decode_partial_v";
+/// The kernels that can run the partial stage (a forced variant of any of them replaces the pick).
+pub const PARTIAL_ENTRIES: [&str; 3] = [PARTIAL, PARTIAL_TP, PARTIAL_V];
 
 /// 16-bit q (B, Hq, D), k, v (B, Hkv, Smax, D): unit last stride, the others multiples of 8
 /// elements, 16-byte aligned.
@@ -60,6 +64,30 @@ const fn partial(name: &'static str, generics: &'static [&'static str], params: 
     }
 }
 
+const fn partial_tp(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant {
+        op: OP,
+        name,
+        module: "flash_decode_kernel",
+        entry: PARTIAL_TP,
+        generic_names: &["E", "BN", "D", "QUERY_GROUP", "QUERY_PAD"],
+        generics,
+        params,
+    }
+}
+
+const fn partial_v(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    Variant {
+        op: OP,
+        name,
+        module: "flash_decode_kernel",
+        entry: PARTIAL_V,
+        generic_names: &["E", "BN", "D", "QUERY_GROUP"],
+        generics,
+        params,
+    }
+}
+
 const fn combine(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
     Variant {
         op: OP,
@@ -79,12 +107,36 @@ pub static PARTIAL_BF16_D128_G4: Variant =
     partial("partial_bf16_d128_g4", &["bf16", "128", "128", "4"], &partial_params(DType::BF16));
 pub static PARTIAL_F16_D64_G8: Variant =
     partial("partial_f16_d64_g8", &["f16", "128", "64", "8"], &partial_params(DType::F16));
+// flash_decode_partial_tp: <E, BN, D, QUERY_GROUP, QUERY_PAD>; flash_decode_partial_v: <E, BN, D, QUERY_GROUP>.
+pub static TP_BF16_D128_G4_BN64: Variant =
+    partial_tp("tp_bf16_d128_g4_bn64", &["bf16", "64", "128", "4", "8"], &partial_params(DType::BF16));
+pub static TP_BF16_D128_G4_BN128: Variant =
+    partial_tp("tp_bf16_d128_g4_bn128", &["bf16", "128", "128", "4", "8"], &partial_params(DType::BF16));
+pub static TP_F16_D64_G8_BN64: Variant =
+    partial_tp("tp_f16_d64_g8_bn64", &["f16", "64", "64", "8", "16"], &partial_params(DType::F16));
+pub static TP_F16_D64_G8_BN128: Variant =
+    partial_tp("tp_f16_d64_g8_bn128", &["f16", "128", "64", "8", "16"], &partial_params(DType::F16));
+pub static V_BF16_D128_G1_BN32: Variant =
+    partial_v("v_bf16_d128_g1_bn32", &["bf16", "32", "128", "1"], &partial_params(DType::BF16));
+pub static V_BF16_D128_G1_BN64: Variant =
+    partial_v("v_bf16_d128_g1_bn64", &["bf16", "64", "128", "1"], &partial_params(DType::BF16));
 pub static COMBINE_BF16_D128: Variant =
     combine("combine_bf16_d128", &["bf16", "16", "128"], &combine_params(DType::BF16));
 pub static COMBINE_F16_D64: Variant = combine("combine_f16_d64", &["f16", "16", "64"], &combine_params(DType::F16));
 
-pub static VARIANTS: &[&Variant] =
-    &[&PARTIAL_BF16_D128_G1, &PARTIAL_BF16_D128_G4, &PARTIAL_F16_D64_G8, &COMBINE_BF16_D128, &COMBINE_F16_D64];
+pub static VARIANTS: &[&Variant] = &[
+    &PARTIAL_BF16_D128_G1,
+    &PARTIAL_BF16_D128_G4,
+    &PARTIAL_F16_D64_G8,
+    &TP_BF16_D128_G4_BN64,
+    &TP_BF16_D128_G4_BN128,
+    &TP_F16_D64_G8_BN64,
+    &TP_F16_D64_G8_BN128,
+    &V_BF16_D128_G1_BN32,
+    &V_BF16_D128_G1_BN64,
+    &COMBINE_BF16_D128,
+    &COMBINE_F16_D64,
+];
 
 /// The q/k/v (partial) or o (combine) dtype of a variant: its type generic.
 fn dtype_of(v: &Variant) -> &'static str {

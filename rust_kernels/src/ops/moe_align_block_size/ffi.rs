@@ -64,9 +64,9 @@ pub unsafe extern "C" fn cutile_moe_align_block_size(
         let histogram_tensors = [&topk_ids, &counts, &offsets, &expert_ids, &total];
         let (bm, e) = (block_m as i64, counts.shape[0]);
         let histogram =
-            pick_stage(OP, HISTOGRAM, &histogram_tensors, || choose(bm, e).map(|p| p.0).ok_or_else(no_variant))?;
+            pick_stage(OP, &[HISTOGRAM], &histogram_tensors, || choose(bm, e).map(|p| p.0).ok_or_else(no_variant))?;
         let sort_tensors = [&topk_ids, &counts, &offsets, &sorted];
-        let sort = pick_stage(OP, SORT, &sort_tensors, || choose(bm, e).map(|p| p.1).ok_or_else(no_variant))?;
+        let sort = pick_stage(OP, &[SORT], &sort_tensors, || choose(bm, e).map(|p| p.1).ok_or_else(no_variant))?;
         // A forced variant must compute what was asked: its block size and expert lanes.
         if histogram.constant("BLOCK_M") != bm || e >= histogram.constant("E_PAD") || e >= sort.constant("E_PAD") {
             return fail(
@@ -227,10 +227,10 @@ pub unsafe extern "C" fn cutile_moe_align_block_size_tiled(
         };
         let count_tensors = [&topk_ids, &rows];
         let count =
-            pick_stage(OP, COUNT_SUB, &count_tensors, || choose_tiled(bm, e).map(|p| p.0).ok_or_else(no_variant))?;
+            pick_stage(OP, &[COUNT_SUB], &count_tensors, || choose_tiled(bm, e).map(|p| p.0).ok_or_else(no_variant))?;
         let place_tensors = [&topk_ids, &rows, &counts, &offsets, &expert_ids, &total, &sorted];
         let place =
-            pick_stage(OP, PLACE_SUB, &place_tensors, || choose_tiled(bm, e).map(|p| p.1).ok_or_else(no_variant))?;
+            pick_stage(OP, &[PLACE_SUB], &place_tensors, || choose_tiled(bm, e).map(|p| p.1).ok_or_else(no_variant))?;
         // A forced variant must compute what was asked: its block size, expert lanes and tile.
         let tile_ok = count.constant("TILE") == TILE_IDS && place.constant("TILE") == TILE_IDS;
         if place.constant("BLOCK_M") != bm || e >= count.constant("E_PAD") || e >= place.constant("E_PAD") || !tile_ok {

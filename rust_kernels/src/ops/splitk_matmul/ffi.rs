@@ -68,8 +68,8 @@ pub unsafe extern "C" fn cutile_splitk_matmul(
             );
         }
         let (partial_choice, reduce_choice) = chosen(a.dtype)?;
-        let p = pick_stage(OP, PARTIAL_ENTRY, &[&a, &b, &partial], || Ok(partial_choice))?;
-        let r = pick_stage(OP, REDUCE_ENTRY, &[&partial, &c], || Ok(reduce_choice))?;
+        let p = pick_stage(OP, &[PARTIAL_ENTRY], &[&a, &b, &partial], || Ok(partial_choice))?;
+        let r = pick_stage(OP, &[REDUCE_ENTRY], &[&partial, &c], || Ok(reduce_choice))?;
         record_selected(&[p, r]);
         if m == 0 || n == 0 {
             return Ok(());
