@@ -1,9 +1,9 @@
 //! C ABI: `cutile_flash_decode(q, k, v, seq_lens, partial_o, partial_lse, o, sm_scale, device, stream)`.
 
-use super::{COMBINE, OP, PARTIAL_ENTRIES, choose_combine, choose_partial};
-use crate::descriptor::{DType, TileirTensor, read};
-use crate::launch::{Value, blocks, blocks_yz, check_device_id, run};
-use crate::status::{Error, Status, fail, guard};
+use super::{choose_combine, choose_partial, COMBINE, OP, PARTIAL_ENTRIES};
+use crate::descriptor::{read, DType, TileirTensor};
+use crate::launch::{blocks, blocks_yz, check_device_id, run, Value};
+use crate::status::{fail, guard, Error, Status};
 use crate::variant::{check_disjoint, check_rank, check_same_dtype, pick_stage, record_selected};
 
 /// Decode attention o[b, h] = softmax(q[b, h] · k[b, h / G, :len_b]ᵀ · sm_scale) · v[b, h / G, :len_b]

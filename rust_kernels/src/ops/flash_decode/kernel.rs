@@ -281,13 +281,8 @@ pub mod flash_decode_kernel {
             let vt: Tile<E, { [BN, D] }> = vt.reshape(shape![BN, D]);
             let vt: Tile<f32, { [BN, D] }> = convert_tile(vt);
             let pv: Tile<f32, { [D] }> = reduce_sum(p.broadcast(shape![BN, D]) * vt, 0);
-            acc = fma(
-                acc,
-                alpha.broadcast(shape![1, D]),
-                pv.reshape(shape![1, D]),
-                rounding::NearestEven,
-                ftz::Disabled,
-            );
+            acc =
+                fma(acc, alpha.broadcast(shape![1, D]), pv.reshape(shape![1, D]), rounding::NearestEven, ftz::Disabled);
             m_i = m_new;
         }
         let floor: Tile<f32, { [1, 1] }> = constant(MIN_DENOM, shape![1, 1]);
@@ -295,9 +290,11 @@ pub mod flash_decode_kernel {
         // IEEE division like Python's `/`.
         let o: Tile<f32, { [1, D] }> = divf(acc, denom.broadcast(shape![1, D]), rounding::NearestEven, ftz::Disabled);
         let lse: Tile<f32, { [1, 1] }> = m_i + log2(l_i);
-        let mut o_tiles: PartitionMut<f32, { [1, 1, 1, D] }> = unsafe { partial_o.partition_full_mut(shape![1, 1, 1, D]) };
+        let mut o_tiles: PartitionMut<f32, { [1, 1, 1, D] }> =
+            unsafe { partial_o.partition_full_mut(shape![1, 1, 1, D]) };
         unsafe { o_tiles.store_unchecked(o.reshape(shape![1, 1, 1, D]), [batch, kv_head, split, 0i32]) };
-        let mut lse_tiles: PartitionMut<f32, { [1, 1, 1] }> = unsafe { partial_lse.partition_full_mut(shape![1, 1, 1]) };
+        let mut lse_tiles: PartitionMut<f32, { [1, 1, 1] }> =
+            unsafe { partial_lse.partition_full_mut(shape![1, 1, 1]) };
         unsafe { lse_tiles.store_unchecked(lse.reshape(shape![1, 1, 1]), [batch, kv_head, split]) };
     }
 

@@ -3,10 +3,10 @@
 //! kernels) and `cutile_moe_align_block_size_tiled(..., tile_counts, block_m, device, stream)`
 //! (the parallel pair, through the caller's scratch).
 
-use super::{COUNT_SUB, HISTOGRAM, OP, PLACE_SUB, SORT, choose, choose_tiled};
-use crate::descriptor::{DType, MAX_RANK, Tensor, TileirTensor, read};
-use crate::launch::{Value, check_device_id, run};
-use crate::status::{Error, Result, Status, fail, guard};
+use super::{choose, choose_tiled, COUNT_SUB, HISTOGRAM, OP, PLACE_SUB, SORT};
+use crate::descriptor::{read, DType, Tensor, TileirTensor, MAX_RANK};
+use crate::launch::{check_device_id, run, Value};
+use crate::status::{fail, guard, Error, Result, Status};
 use crate::variant::{check_disjoint, check_rank, pick_stage, record_selected};
 
 /// vLLM's moe_align_block_size for a grouped expert GEMM with `block_m`-row tiles, in two
@@ -58,7 +58,10 @@ pub unsafe extern "C" fn cutile_moe_align_block_size(
         let no_variant = || {
             Error::new(
                 Status::NoVariant,
-                format!("no prebuilt moe_align_block_size for block_m = {block_m} with E = {} experts", counts.shape[0]),
+                format!(
+                    "no prebuilt moe_align_block_size for block_m = {block_m} with E = {} experts",
+                    counts.shape[0]
+                ),
             )
         };
         let histogram_tensors = [&topk_ids, &counts, &offsets, &expert_ids, &total];
@@ -102,8 +105,7 @@ fn check_arrays(all: &[&Tensor; 6], block_m: i32) -> Result<()> {
     if block_m < 1 {
         return fail(Status::InvalidArgument, format!("block_m = {block_m} must be >= 1"));
     }
-    let (n, e, nb, em, bm) =
-        (topk_ids.shape[0], counts.shape[0], expert_ids.shape[0], sorted.shape[0], block_m as i64);
+    let (n, e, nb, em, bm) = (topk_ids.shape[0], counts.shape[0], expert_ids.shape[0], sorted.shape[0], block_m as i64);
     if e == 0 {
         return fail(Status::UnsupportedShape, "expert_counts is empty: with no expert no id is valid");
     }
@@ -133,7 +135,7 @@ fn check_arrays(all: &[&Tensor; 6], block_m: i32) -> Result<()> {
         }
     }
     Ok(())
-    }
+}
 
 /// The (T, E) rows the count and place kernels read from the caller's scratch: a 1-D contiguous
 /// int32 array of at least T * E elements (its first T * E), or a 2-D (T', E) one with T' >= T
@@ -159,7 +161,9 @@ fn scratch_rows(scratch: &Tensor, tiles: i64, e: i64) -> Result<Tensor> {
     match scratch.rank {
         1 if scratch.shape[0] < need => wrong(Status::ShapeMismatch, "too short".into()),
         1 if !contiguous(0, 1) => wrong(Status::InvalidArgument, "not contiguous".into()),
-        2 if scratch.shape[1] != e || scratch.shape[0] < tiles => wrong(Status::ShapeMismatch, "too few rows or not E columns".into()),
+        2 if scratch.shape[1] != e || scratch.shape[0] < tiles => {
+            wrong(Status::ShapeMismatch, "too few rows or not E columns".into())
+        }
         2 if !(contiguous(1, 1) && contiguous(0, e)) => wrong(Status::InvalidArgument, "rows not contiguous".into()),
         1 | 2 => {
             let mut shape = [0i64; MAX_RANK];
@@ -223,7 +227,10 @@ pub unsafe extern "C" fn cutile_moe_align_block_size_tiled(
             check_disjoint(&rows, a)?;
         }
         let no_variant = || {
-            Error::new(Status::NoVariant, format!("no prebuilt moe_align_block_size for block_m = {block_m} with E = {e} experts"))
+            Error::new(
+                Status::NoVariant,
+                format!("no prebuilt moe_align_block_size for block_m = {block_m} with E = {e} experts"),
+            )
         };
         let count_tensors = [&topk_ids, &rows];
         let count =
@@ -249,7 +256,10 @@ pub unsafe extern "C" fn cutile_moe_align_block_size_tiled(
         }
         record_selected(&[count, place]);
         let grid = u32::try_from(tiles.max(1)).map_err(|_| {
-            Error::new(Status::UnsupportedShape, format!("topk_ids: N = {n} needs {tiles} blocks, more than a grid holds"))
+            Error::new(
+                Status::UnsupportedShape,
+                format!("topk_ids: N = {n} needs {tiles} blocks, more than a grid holds"),
+            )
         })?;
         if tiles > 0 {
             run(count, &count_tensors.map(Value::Tensor), (grid, 1, 1), device, stream)?;

@@ -1,10 +1,10 @@
 //! C ABI: `cutile_splitk_matmul(a, b, partial, c, device, stream)`, both kernels in one call.
 
-use super::{OP, PARTIAL_ENTRY, REDUCE_ENTRY, candidates};
-use crate::descriptor::{DType, TileirTensor, read};
-use crate::launch::{Value, blocks, blocks_yz, check_device_id, run};
-use crate::status::{Error, Result, Status, fail, guard};
-use crate::variant::{Variant, check_disjoint, check_rank, check_same_dtype, pick_stage, record_selected};
+use super::{candidates, OP, PARTIAL_ENTRY, REDUCE_ENTRY};
+use crate::descriptor::{read, DType, TileirTensor};
+use crate::launch::{blocks, blocks_yz, check_device_id, run, Value};
+use crate::status::{fail, guard, Error, Result, Status};
+use crate::variant::{check_disjoint, check_rank, check_same_dtype, pick_stage, record_selected, Variant};
 
 /// The dtype's (partial, reduce) pair; `NoVariant` for a dtype split-K has no kernels for.
 fn chosen(dtype: DType) -> Result<(&'static Variant, &'static Variant)> {
