@@ -170,10 +170,15 @@ def select_variant(dtype: str, head_dim: int, query_group: int, splits: int) -> 
     """The launcher's choice for one decode step, q/k/v of `dtype` (a torch dtype name), head_dim
     D, query_group = Hq // Hkv query heads per kv head, `splits` = S KV splits: the pair
     "<partial>,<combine>" it launches in that order (the partial built for (dtype, D, group),
-    the combine for (dtype, D) when S <= MAX_SPLITS = 16), None for any other combination. The
-    Rust library's cutile_flash_decode chooses the same (tests/rust/test_selection.py)."""
-    partial = {("bfloat16", 128, 1): "partial_bf16_d128_g1", ("bfloat16", 128, 4): "partial_bf16_d128_g4",
-               ("float16", 64, 8): "partial_f16_d64_g8"}.get((dtype, head_dim, query_group))
+    the combine for (dtype, D) when S <= MAX_SPLITS = 16), None for any other combination.
+    Measured (scripts/gpu/bench_selection.py, docs/results/selection.json, H100, 2026-12-06; held
+    within 1.10x of the fastest by tests/suite/test_selection_results.py): one query head per kv
+    head takes flash_decode_partial_v at BN 64 (flash_decode_partial 1.32-1.49x slower, BN 32
+    1.18-1.24x), four and eight take flash_decode_partial_tp at BN 128 (flash_decode_partial
+    1.79-1.91x and 2.09-3.22x slower, BN 64 1.02-1.07x and 1.02-1.28x). The Rust library's
+    cutile_flash_decode chooses the same (tests/rust/test_selection.py)."""
+    partial = {("bfloat16", 128, 1): "v_bf16_d128_g1_bn64", ("bfloat16", 128, 4): "tp_bf16_d128_g4_bn128",
+               ("float16", 64, 8): "tp_f16_d64_g8_bn128"}.get((dtype, head_dim, query_group))
     combine = {("bfloat16", 128): "combine_bf16_d128", ("float16", 64): "combine_f16_d64"}.get((dtype, head_dim))
     if partial is None or combine is None or not 1 <= splits <= 16:
         return None

@@ -49,14 +49,14 @@ def dtype_class(variant: str) -> str:
 # Ops whose one call is two kernel launches: what a user pays is the pair, so the pair's time is
 # set against the whole call's baseline and its kernels never stand alone in the table or the plot
 # (splitk's partial alone was "1.03x cuBLAS" while partial + reduce is 0.80x; flash_decode's combine
-# alone "0.998x SDPA" while the decode step is 0.24-0.71x). The pairs are the ones the launchers
+# alone "0.998x SDPA" while the decode step was 0.24-0.71x). The pairs are the ones the launchers
 # launch (tests/suite/test_plot_reference.py holds them to each op's select_variant). Baseline
 # "first": the first kernel's ref.torch_baseline is the whole call (SDPA, torch.matmul); "sum":
 # each kernel's baseline is one stage of the call (moe_align: the histogram, the placement).
 STEPS = {
-    "flash_decode": ("first", (("partial_bf16_d128_g1", "combine_bf16_d128"),
-                               ("partial_bf16_d128_g4", "combine_bf16_d128"),
-                               ("partial_f16_d64_g8", "combine_f16_d64"))),
+    "flash_decode": ("first", (("v_bf16_d128_g1_bn64", "combine_bf16_d128"),
+                               ("tp_bf16_d128_g4_bn128", "combine_bf16_d128"),
+                               ("tp_f16_d64_g8_bn128", "combine_f16_d64"))),
     "splitk_matmul": ("first", (("partial_f16_64x128x64", "reduce_f16_4x256"),
                                 ("partial_bf16_64x128x64", "reduce_bf16_4x256"))),
     "moe_align_block_size": ("sum", (("hist_bm64_e128", "sort_bm64_e128"), ("hist_bm16_e256", "sort_bm16_e256"),

@@ -28,9 +28,10 @@ from tests.conftest import fresh_reference_bytecode
 ROOT = repo_root()
 MANIFEST = json.loads((FIXTURES / "manifest.json").read_text())
 REGENERATE = "/work/torch-venv/bin/python scripts/make_interp_fixtures.py --ops {op}  (any Python with torch)"
-# the repository's share for them: 302 variants at <= 80 KiB each (make_interp_fixtures.py's cap)
-# average ~29 KiB; raised from 8 MiB when session 16's 21 layer_norm and cumsum variants passed it
-TOTAL_BYTES_LIMIT = 9 * 1024 * 1024
+# the repository's share for them: 331 variants at <= 80 KiB each (make_interp_fixtures.py's cap)
+# average ~29 KiB; raised from 8 MiB when session 16's 21 layer_norm and cumsum variants passed it,
+# from 9 MiB when session 21's six flash_decode kernels did (9.17 MiB)
+TOTAL_BYTES_LIMIT = 10 * 1024 * 1024
 
 
 def _generator():
