@@ -1363,6 +1363,35 @@ fn flash_decode_structure() {
             assert_eq!(stores(text), 2, "{}: partial_o and partial_lse", v.name);
             assert_eq!(count(text, "= exp2 "), 2, "{}", v.name);
             assert_eq!(count(text, "= fma "), 1, "{}: l * alpha + sum(p)", v.name);
+        } else if v.entry == ops::flash_decode::PARTIAL_TP {
+            let (bn, g, p) = (v.constant("BN"), v.constant("QUERY_GROUP"), v.constant("QUERY_PAD"));
+            let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
+            // The products transposed: the key tile and the head dim are the M sides, the query
+            // group padded with zero columns to QUERY_PAD, whose results are dropped at the end.
+            assert_eq!(p, 2 * g, "{}", v.name);
+            assert_eq!(count(text, "for "), 1, "{}", v.name);
+            assert_eq!(count(text, "= mmaf "), 2, "{}", v.name);
+            assert!(text.contains(&format!("tile<{bn}x{d}x{e}>, tile<{d}x{p}x{e}>, tile<{bn}x{p}xf32>")), "{}", v.name);
+            assert!(text.contains(&format!("tile<{d}x{bn}x{e}>, tile<{bn}x{p}x{e}>, tile<{d}x{p}xf32>")), "{}", v.name);
+            assert!(text.contains(&format!("tile<{d}x{g}x{e}>, tile<{d}x{g}x{e}> -> tile<{d}x{p}x{e}>")), "{}: zero columns", v.name);
+            assert!(text.contains(&format!("tile<{p}x{d}xf32> -> tile<{g}x{d}xf32>")), "{}: padded rows dropped", v.name);
+            assert!(text.contains("dim_map=[0,1,3,2]"), "{}: V read transposed", v.name);
+            assert_eq!(padded_views(text, "zero"), 2, "{}: K and V tiles zero-padded", v.name);
+            assert_eq!((loads(text), stores(text)), (4, 2), "{}", v.name);
+            assert_eq!(count(text, "= exp2 "), 2, "{}", v.name);
+            assert_eq!(count(text, "= fma "), 1, "{}: l * alpha + sum(p)", v.name);
+        } else if v.entry == ops::flash_decode::PARTIAL_V {
+            let bn = v.constant("BN");
+            // One query head: no product, row sums of K * q and column sums of p * V in f32.
+            assert_eq!(v.constant("QUERY_GROUP"), 1, "{}", v.name);
+            assert_eq!(count(text, "for "), 1, "{}", v.name);
+            assert_eq!(count(text, "= mmaf "), 0, "{}", v.name);
+            assert!(text.contains(&format!("tile<{bn}x{d}xf32> -> tile<{bn}xf32>")), "{}: scores", v.name);
+            assert!(text.contains(&format!("tile<{bn}x{d}xf32> -> tile<{d}xf32>")), "{}: p V", v.name);
+            assert_eq!(padded_views(text, "zero"), 2, "{}: K and V tiles zero-padded", v.name);
+            assert_eq!((loads(text), stores(text)), (4, 2), "{}", v.name);
+            assert_eq!(count(text, "= exp2 "), 2, "{}", v.name);
+            assert_eq!(count(text, "= fma "), 2, "{}: l and acc rescaled and summed", v.name);
         } else {
             let m = v.constant("MAX_SPLITS");
             assert_eq!(count(text, "for "), 0, "{}", v.name);
