@@ -54,8 +54,8 @@ class PermutedScan(Rule):
     3-D scan), operands permuted by different permutations or not permuted at all, a scan
     result read by anything other than the inverse permute (the permuted scan stays, as
     written; a reader that nothing uses, which dead-code removes, does not count), and whatever
-    the scan states itself: its dimension, ``reverse`` flag, identities and combiner are carried over, so a scan of the wrong dimension or direction stays a
-    difference. An inner permute that something else reads stays for that reader.
+    the scan states itself: its dimension, ``reverse`` flag, identities and combiner are carried
+    over, so a scan of the wrong dimension or direction stays a difference. An inner permute that something else reads stays for that reader.
     """
     name = "permuted-scan"
     mutant = ("scan dim=1 vs permute [1, 0], scan dim=1, permute [1, 0] (the wrong dimension), or the outer "
