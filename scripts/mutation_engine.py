@@ -60,6 +60,11 @@ def parse_args(argv):
     ap.add_argument("--jobs", type=int, default=1,
                     help="evaluate in N worker processes (fork); the plan, the outcomes and their order are those "
                          "of --jobs 1 (a counterexample in a detail may be another model)")
+    ap.add_argument("--worker-mem-mb", type=float, default=8000,
+                    help="with --jobs: stop a worker whose resident memory passes this (its item becomes a crash "
+                         "naming it; a fresh worker goes on); 0: no limit")
+    ap.add_argument("--item-timeout-s", type=float, default=900,
+                    help="with --jobs: stop a worker whose item runs longer (a crash, as above); 0: no limit")
     ap.add_argument("--checkpoint", type=int, default=500, help="rewrite --json/--dump every N evaluations")
     ap.add_argument("--repro", nargs=2, metavar=("KERNEL", "KEY"), help="evaluate one mutant/transformation verbosely")
     ap.add_argument("--quiet", action="store_true")
@@ -197,25 +202,132 @@ def markdown(tables, elapsed, mut_out, inv_out, jobs: int = 1, cpus=None) -> str
 # to a worker and an Outcome comes back, so nothing about a kernel is pickled.
 _PASS: tuple = ()
 
+#: statuses whose mutant text and bytecode a dump writes; other outcomes travel without them
+_DUMPED = ("false-same", "false-same-unverified", "maybe-equivalent", "crash", "false-alarm")
 
-def _evaluate_index(i: int):
+
+def _worker(conn) -> None:
     plans, evaluate = _PASS
-    return evaluate(plans[i])
+    while True:
+        i = conn.recv()
+        if i is None:
+            return
+        o = evaluate(plans[i])
+        if o.status not in _DUMPED:
+            o.text, o.data = "", b""
+        conn.send((i, o))
 
 
-def evaluate_all(plans, evaluate, jobs: int, cb) -> None:
-    """``cb(i, n, outcome)`` for every plan in order, evaluated here or in ``jobs`` forked workers."""
-    global _PASS
-    if jobs <= 1 or len(plans) < 2:
-        for i, p in enumerate(plans):
-            cb(i, len(plans), evaluate(p))
-        return
-    _PASS = (plans, evaluate)
+def _rss_mb(pid: int) -> float:
     try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            for i, o in enumerate(pool.imap(_evaluate_index, range(len(plans)), chunksize=4)):
-                cb(i, len(plans), o)
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def lost_outcome(plan, why: str, status: str) -> engine.Outcome:
+    """The outcome of an item whose worker died or was stopped: ``status`` (a mutant's "crash",
+    an invariance's "false-alarm") with verdict "crash" and the reason."""
+    it = plan.item
+    return engine.Outcome(plan.kernel.name, plan.kernel.family, it.kind, it.klass, it.key, it.desc, status,
+                          verdict="crash", detail=why[:200])
+
+
+class _Slot:
+    """One worker process and the item it is evaluating."""
+
+    def __init__(self, ctx):
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker, args=(child,), daemon=True)
+        self.proc.start()
+        child.close()
+        self.item, self.since, self.start_mb, self.peak = None, 0.0, 0.0, 0.0
+
+    def give(self, i: int) -> None:
+        self.item, self.since = i, time.monotonic()
+        self.start_mb = self.peak = _rss_mb(self.proc.pid)
+        self.conn.send(i)
+
+    def stop(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+
+
+def evaluate_all(plans, evaluate, jobs: int, cb, mem_limit_mb: float = 0, time_limit_s: float = 0,
+                 lost_status: str = "crash") -> None:
+    """``cb(i, n, outcome)`` for every plan in order, evaluated here or in ``jobs`` forked workers.
+
+    A worker is watched: one whose resident memory passes ``mem_limit_mb`` or whose item runs past
+    ``time_limit_s`` (0: no limit) is killed and its item's outcome is ``lost_status`` with verdict
+    "crash" and the reason (the limit, the memory before and during the item); a worker that dies
+    by itself (the kernel's OOM killer) gives the same with its exit status. A fresh worker takes
+    its place and the run goes on. (In one process, --jobs 1, nothing is watched.)"""
+    global _PASS
+    n = len(plans)
+    if jobs <= 1 or n < 2:
+        for i, p in enumerate(plans):
+            cb(i, n, evaluate(p))
+        return
+    from multiprocessing.connection import wait
+    ctx = multiprocessing.get_context("fork")
+    _PASS = (plans, evaluate)
+    done: dict = {}
+    next_item, delivered = 0, 0
+    slots = []
+    try:
+        slots = [_Slot(ctx) for _ in range(min(jobs, n))]
+        for s in slots:
+            s.give(next_item)
+            next_item += 1
+        while delivered < n:
+            busy = [s for s in slots if s.item is not None]
+            ready = wait([s.conn for s in busy] + [s.proc.sentinel for s in busy], timeout=0.5)
+            for k, s in enumerate(slots):
+                if s.item is None:
+                    continue
+                why = None
+                if s.conn in ready:
+                    try:
+                        i, o = s.conn.recv()
+                    except (EOFError, OSError):
+                        why = "worker died"
+                    else:
+                        done[i] = o
+                        s.item = None
+                if why is None and s.item is not None:
+                    s.peak = max(s.peak, _rss_mb(s.proc.pid))
+                    if not s.proc.is_alive():
+                        why = "worker died"
+                    elif mem_limit_mb and s.peak > mem_limit_mb:
+                        why = (f"worker stopped: resident memory {s.start_mb:.0f} -> {s.peak:.0f} MB during the item, "
+                               f"over the {mem_limit_mb:.0f} MB limit")
+                    elif time_limit_s and time.monotonic() - s.since > time_limit_s:
+                        why = f"worker stopped: past the {time_limit_s:.0f} s limit"
+                if why is not None:
+                    i, secs = s.item, time.monotonic() - s.since
+                    s.stop()
+                    code = s.proc.exitcode
+                    if why == "worker died":
+                        why += (f" (exit status {code}; the OOM killer sends -9) after {secs:.0f} s, resident memory "
+                                f"{s.start_mb:.0f} -> {s.peak:.0f} MB")
+                    print(f"[mutation engine] item {i} ({plans[i].kernel.name} {plans[i].item.key}): {why}",
+                          file=sys.stderr, flush=True)
+                    done[i] = lost_outcome(plans[i], why, lost_status)
+                    s = slots[k] = _Slot(ctx)
+                if s.item is None and next_item < n:
+                    s.give(next_item)
+                    next_item += 1
+            while delivered in done:
+                cb(delivered, n, done.pop(delivered))
+                delivered += 1
+        for s in slots:
+            s.conn.send(None)
     finally:
+        for s in slots:
+            s.stop()
         _PASS = ()
 
 
@@ -262,13 +374,14 @@ def main(argv=None) -> int:
         print(f"mutations: {sum(n for _, n in site_counts.values())} enumerated at "
               f"{sum(s for s, _ in site_counts.values())} sites; {len(plans)} planned", flush=True)
         evaluate_all(plans, lambda p: engine.evaluate_mutation(p.kernel, p.item, args.execute_caught),
-                     args.jobs, progress("mutations", mut_out))
+                     args.jobs, progress("mutations", mut_out), args.worker_mem_mb, args.item_timeout_s)
     if inv_out is not None:
         plans = runner.plan_invariances(kernels, inv_kinds, None if args.exhaustive else args.inv_per_kernel_kind,
                                         args.inv_budget, args.seed)
         print(f"invariances: {len(plans)} planned", flush=True)
         evaluate_all(plans, lambda p: engine.evaluate_invariance(p.kernel, p.item),
-                     args.jobs, progress("invariances", inv_out))
+                     args.jobs, progress("invariances", inv_out), args.worker_mem_mb, args.item_timeout_s,
+                     "false-alarm")
     elapsed = time.time() - t0
     tables = write_outputs(args, kernels, mut_out, inv_out, site_counts, elapsed, True)
     print_tables(tables, mut_out, inv_out, elapsed)

@@ -50,3 +50,57 @@ def test_jobs_give_the_outcomes_of_one_process(tmp_path, capsys):
     assert doc1["jobs"] == 1 and doc2["jobs"] == 2
     assert doc1["tables"] == doc2["tables"]
     assert any(m["detail"] for m in mut1)
+
+
+class _Item:
+    def __init__(self, n):
+        self.kind, self.klass, self.key, self.desc = "fake", "fake", f"fake|{n}", f"item {n}"
+
+
+class _Plan:
+    def __init__(self, n):
+        self.kernel = engine.Kernel(f"fake/{n}", "fake", Path("."))
+        self.item = _Item(n)
+
+
+def _fake_evaluate(plan):
+    import os
+    import time
+    n = int(plan.item.key.split("|")[1])
+    if n == 3:
+        os._exit(9)  # dies as the OOM killer's victim would: no result, no exception
+    if n == 5:
+        ballast = bytearray(400 << 20)  # resident: written page by page
+        for k in range(0, len(ballast), 4096):
+            ballast[k] = 1
+        time.sleep(5)
+    if n == 7:
+        time.sleep(30)
+    return engine.Outcome(plan.kernel.name, "fake", "fake", "fake", plan.item.key, "", "caught", verdict="different")
+
+
+def test_a_lost_worker_is_a_named_crash_and_the_run_goes_on(capsys):
+    """A worker that dies (item 3), passes the memory limit (item 5) or the time limit (item 7)
+    costs its item alone: that item's outcome is a crash naming why, every other item is
+    evaluated, and the outcomes come back in plan order."""
+    script = _script()
+    plans = [_Plan(n) for n in range(10)]
+    got = []
+    script.evaluate_all(plans, _fake_evaluate, 2, lambda i, n, o: got.append((i, o)),
+                        mem_limit_mb=300, time_limit_s=3)
+    assert [i for i, _ in got] == list(range(10))
+    status = {o.key: (o.status, o.detail) for _, o in got}
+    assert status["fake|3"][0] == "crash" and "worker died (exit status 9" in status["fake|3"][1]
+    assert status["fake|5"][0] == "crash" and "over the 300 MB limit" in status["fake|5"][1]
+    assert status["fake|7"][0] == "crash" and "past the 3 s limit" in status["fake|7"][1]
+    assert all(s == ("caught", "") for k, s in status.items() if k not in ("fake|3", "fake|5", "fake|7"))
+    err = capsys.readouterr().err
+    assert "item 3 (fake/3 fake|3)" in err and "item 5 (fake/5 fake|5)" in err
+
+
+def test_invariances_lose_items_as_false_alarms():
+    script = _script()
+    got = []
+    script.evaluate_all([_Plan(2), _Plan(3)], _fake_evaluate, 2, lambda i, n, o: got.append(o),
+                        lost_status="false-alarm")
+    assert [(o.status, o.verdict) for o in got] == [("caught", "different"), ("false-alarm", "crash")]

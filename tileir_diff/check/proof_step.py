@@ -46,6 +46,12 @@ class ProofStep:
         if not by_pair:
             return
         enc = self._encoder()
+        try:
+            self._run(enc, by_pair)
+        finally:
+            enc.close()  # its z3 context's memory now, not at the cycle collector's next full pass
+
+    def _run(self, enc: "smt.ConeEncoder", by_pair: Dict[Tuple[str, str], List[Violation]]) -> None:
         L, R = self.L, self.R
         blocked = {(v.left, v.right) for v in self.check.violations
                    if v.kind not in ("label", "operand", "unmapped")}

@@ -1150,6 +1150,21 @@ class ConeEncoder:
             ctx = self._ctx = new_context()
         return ctx
 
+    def close(self) -> None:
+        """Drop every z3 object this encoder holds, its context last, so that the context's
+        native memory (tens of MB after a hard query) is freed now rather than by Python's
+        cycle collector: the encoder and its counterexample search refer to each other, and the
+        collector's full passes are rare in a process holding many objects (the mutation
+        engine's workers piled up dozens of finished contexts, 6 GB each). The encoder cannot
+        pose queries afterwards (ProofStep.run closes it when its proofs are done)."""
+        self._vars.clear()
+        self._facts.clear()
+        self._positions.clear()
+        self._unplayed.clear()
+        self._premise = None
+        self.search = None
+        self._ctx = None
+
     def _fact(self, name: str, fact) -> None:
         if not any(n == name for n, _ in self._facts):
             self._facts.append((name, fact))
