@@ -277,6 +277,7 @@ def evaluate_all(plans, evaluate, jobs: int, cb, mem_limit_mb: float = 0, time_l
     done: dict = {}
     next_item, delivered = 0, 0
     slots = []
+    peak, lost = 0.0, 0
     try:
         slots = [_Slot(ctx) for _ in range(min(jobs, n))]
         for s in slots:
@@ -306,7 +307,9 @@ def evaluate_all(plans, evaluate, jobs: int, cb, mem_limit_mb: float = 0, time_l
                                f"over the {mem_limit_mb:.0f} MB limit")
                     elif time_limit_s and time.monotonic() - s.since > time_limit_s:
                         why = f"worker stopped: past the {time_limit_s:.0f} s limit"
+                peak = max(peak, s.peak)
                 if why is not None:
+                    lost += 1
                     i, secs = s.item, time.monotonic() - s.since
                     s.stop()
                     code = s.proc.exitcode
@@ -325,6 +328,8 @@ def evaluate_all(plans, evaluate, jobs: int, cb, mem_limit_mb: float = 0, time_l
                 delivered += 1
         for s in slots:
             s.conn.send(None)
+        print(f"[mutation engine] {n} items in {len(slots)} workers: highest resident memory seen {peak:.0f} MB, "
+              f"{lost} worker(s) lost", file=sys.stderr, flush=True)
     finally:
         for s in slots:
             s.stop()
