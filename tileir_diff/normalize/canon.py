@@ -97,8 +97,25 @@ _KEY_CACHE: dict = {}
 
 #: id(value) -> (value, key) in front of _KEY_CACHE: rules pass attribute values on by reference,
 #: so the same objects come back; hashing a value (a constant's type and bytes) costs more than
-#: this lookup. Entries keep their value alive (bounded like _KEY_CACHE).
+#: this lookup. Entries keep their value alive.
 _KEY_BY_ID: dict = {}
+
+#: Both memo tables are bounded in entries and in bytes (the keys' characters plus the constants'
+#: data they keep alive): a dense constant's key spells its data, so 200,000 entries of large
+#: tables would hold gigabytes in a process that diffs many kernels (a server). Past either
+#: bound a table is emptied and refilled. (Approximate under threads: a count another thread
+#: updates at the same time may drift until the next emptying, which resets it.)
+_MEMO_ENTRIES = 200_000
+_MEMO_BYTES = 64 << 20
+_memo_bytes = {"by_value": 0, "by_id": 0}
+
+
+def _memo_put(table: dict, name: str, key, entry, size: int) -> None:
+    if len(table) >= _MEMO_ENTRIES or _memo_bytes[name] + size > _MEMO_BYTES:
+        table.clear()
+        _memo_bytes[name] = 0
+    table[key] = entry
+    _memo_bytes[name] += size
 
 
 def attr_key(v: Any) -> str:
@@ -109,19 +126,17 @@ def attr_key(v: Any) -> str:
         return hit[1]
     if type(v) is DenseElements:  # hashing one (its type record, its bytes) costs more than its key
         k = _dense_key(v)
+        size = len(k) + len(v.data)
     else:
         try:
             k = _KEY_CACHE[(type(v), v)]
         except KeyError:
             k = _attr_key(v)
-            if len(_KEY_CACHE) > 200_000:
-                _KEY_CACHE.clear()
-            _KEY_CACHE[(type(v), v)] = k
+            _memo_put(_KEY_CACHE, "by_value", (type(v), v), k, 2 * len(k))
         except TypeError:  # unhashable (should not happen with the IR model): compute every time
             return _attr_key(v)
-    if len(_KEY_BY_ID) > 200_000:
-        _KEY_BY_ID.clear()
-    _KEY_BY_ID[id(v)] = (v, k)
+        size = len(k)
+    _memo_put(_KEY_BY_ID, "by_id", id(v), (v, k), size)
     return k
 
 
