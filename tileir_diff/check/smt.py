@@ -1162,7 +1162,6 @@ class ConeEncoder:
         self._positions.clear()
         self._unplayed.clear()
         self._premise = None
-        self.search = None
         self._ctx = None
 
     def _fact(self, name: str, fact) -> None:
