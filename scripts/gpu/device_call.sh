@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# One device call of the whole-suite run (docs/results' "one run per claim"), in two parts that each fit
+# the device tool's 10 minutes, over a carry staged by scripts/gpu/stage.sh:
+#
+#   part a: run_reference.py (numerics + time against torch/cuBLAS/SDPA) and bench_selection.py (pass 1)
+#   part b: the ports' numerics through the C ABI (tests/rust/test_gpu_ports.py -m gpu), bench_ports.py,
+#           bench_selection.py (pass 2, selection_repeat.json)
+#
+#   bash scripts/gpu/device_call.sh .carry/NAME a|b [OP ...]
+#
+# Everything lands in ONE archive, $OUT/results.tgz (the device tool returns at most 8 files of $OUT),
+# laid out as scripts/gpu/merge_results.py reads a RUN folder (ref/, sel1/, sel2/, ports/, pytest/),
+# with each step's log beside it. Here afterwards:
+#   mkdir -p RUN && tar xzf <files_at>/results.tgz -C RUN && python3 scripts/gpu/merge_results.py RUN --op ...
+# Each step has its own timeout (environment: REF_TIMEOUT, SEL_TIMEOUT, PYTEST_TIMEOUT, PORTS_TIMEOUT), so a
+# slow step costs its own results only; phase times are printed.
+set -uo pipefail
+carry=${1:?carry folder}; part=${2:?part a or b}; shift 2
+t0=$(date +%s); ph(){ echo "== $1 at +$(( $(date +%s) - t0 ))s"; }
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader
+mkdir -p build && cp -r "$carry/build/." build/
+pip install -q --no-index --find-links "$carry/whl" pytest pytest-xdist hypothesis 2>&1 | tail -1
+# outside $OUT: only the archive goes back (the tool returns at most 8 files of $OUT)
+R=$(mktemp -d)/run; mkdir -p "$R" "${OUT:?}"
+ops=(); for o in "$@"; do ops+=(--op "$o"); done
+k=""; [ $# -gt 0 ] && k=$(IFS='|'; echo "$*" | sed 's/|/ or /g')
+case $part in
+  a) ph reference
+     timeout "${REF_TIMEOUT:-330}" python3 scripts/gpu/run_reference.py "${ops[@]}" --out "$R/ref" > "$R/ref.log" 2>&1
+     echo "rc=$?"; tail -3 "$R/ref.log"
+     ph selection
+     timeout "${SEL_TIMEOUT:-200}" python3 scripts/gpu/bench_selection.py "${ops[@]}" --out "$R/sel1" > "$R/sel1.log" 2>&1
+     echo "rc=$?"; tail -3 "$R/sel1.log" | cut -c1-300 ;;
+  b) [ -d build/rust/lib ] || { echo "no build/rust in $carry: stage part b"; exit 2; }
+     ph pytest; mkdir -p "$R/pytest"
+     TILEIR_PORTS_RESULTS="$R/pytest/ports_results.json" timeout "${PYTEST_TIMEOUT:-150}" \
+       python3 -m pytest -q -p no:cacheprovider tests/rust/test_gpu_ports.py -m gpu ${k:+-k "$k"} > "$R/pytest.log" 2>&1
+     echo "rc=$?"; tail -2 "$R/pytest.log"
+     ph ports
+     timeout "${PORTS_TIMEOUT:-270}" python3 scripts/gpu/bench_ports.py "${ops[@]}" --out "$R/ports" > "$R/ports.log" 2>&1
+     echo "rc=$?"; tail -3 "$R/ports.log"
+     ph selection
+     timeout "${SEL_TIMEOUT:-150}" python3 scripts/gpu/bench_selection.py "${ops[@]}" --out "$R/sel2" > "$R/sel2.log" 2>&1
+     echo "rc=$?"; tail -2 "$R/sel2.log" | cut -c1-300 ;;
+  *) echo "part: a or b" >&2; exit 2 ;;
+esac
+ph done
+tar czf "$OUT/results.tgz" -C "$R" . && ls -la "$OUT"
