@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Candidate variants in a scratch reference root, to be timed on the device before any is adopted.
+
+    python3 scripts/gpu/scratch_candidates.py OUT [--only OP ...] [--no-export]
+
+For each op of ``CANDIDATES``: copies reference/<op> to OUT/reference/<op>, keeps the variants
+named as baselines (what the launcher picks today), adds each candidate as a copy of a base
+variant with other constants and/or other compiler hints (a kernel made with cuda.tile's
+``kernel.replace_hints``, appended to the scratch kernel.py), exports them to bytecode and sm_90
+cubins with tileiras, and prints each cubin's registers, shared memory, spills and wgmma count
+(cuobjdump). Nothing under reference/ changes. On the device (carry OUT), every candidate is timed
+against its baseline and torch in the same run:
+
+    python3 scripts/gpu/run_reference.py --reference-root OUT/reference \\
+        --build-root OUT/build/reference --op OP ... --out "$OUT"
+
+A winner is then made a real variant (kernel.py, analysis.json, the Rust port, the selection
+tables) and verified like every other.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+#: op -> (baselines kept, candidates: (name, base variant, constants changed, hints)).
+#: Session 22 (issue 30; see docs/results/tuning.md, "Candidates staged, not timed"):
+CANDIDATES = {
+    # flash_decode G8/G4: the tp partial at BN 128 holds 204-228 KB of shared memory (one block per
+    # SM, 15.5 waves of 2,048 blocks of 8 key tiles each); occupancy hints cap it. G1: v at BN 128.
+    "flash_decode": (
+        ["v_bf16_d128_g1_bn64", "tp_bf16_d128_g4_bn128", "tp_f16_d64_g8_bn128", "combine_bf16_d128",
+         "combine_f16_d64"],
+        [("x_g8_bn128_o2", "tp_f16_d64_g8_bn128", {}, {"occupancy": 2}),
+         ("x_g8_bn64_o2", "tp_f16_d64_g8_bn64", {}, {"occupancy": 2}),
+         ("x_g8_bn64_o3", "tp_f16_d64_g8_bn64", {}, {"occupancy": 3}),
+         ("x_g8_bn64_o4", "tp_f16_d64_g8_bn64", {}, {"occupancy": 4}),
+         ("x_g8_bn256", "tp_f16_d64_g8_bn128", {"BN": 256}, {}),
+         ("x_g8_bn256_o2", "tp_f16_d64_g8_bn128", {"BN": 256}, {"occupancy": 2}),
+         ("x_g4_bn128_o2", "tp_bf16_d128_g4_bn128", {}, {"occupancy": 2}),
+         ("x_g4_bn64_o2", "tp_bf16_d128_g4_bn64", {}, {"occupancy": 2}),
+         ("x_g4_bn64_o3", "tp_bf16_d128_g4_bn64", {}, {"occupancy": 3}),
+         ("x_g1_bn128", "v_bf16_d128_g1_bn64", {"BN": 128}, {}),
+         ("x_g1_bn64_o2", "v_bf16_d128_g1_bn64", {}, {"occupancy": 2}),
+         ("x_g1_bn64_o4", "v_bf16_d128_g1_bn64", {}, {"occupancy": 4}),
+         ("x_g1_bn32_o4", "v_bf16_d128_g1_bn32", {}, {"occupancy": 4})]),
+    # softmax 16-bit rows of 1024 at 79.5 / 81.9 / 83.9 % of copy bandwidth for 1 / 2 / 4 rows a block
+    "softmax": (
+        ["f16_a8_fast_m4_n1024", "bf16_a8_fast_m4_n1024"],
+        [(f"x_{dt}_{name}", f"{dt}_a8_fast_m4_n1024", consts, hints)
+         for dt in ("f16", "bf16")
+         for name, consts, hints in (("m8_o4", {"TILE_M": 8}, {"occupancy": 4}),
+                                     ("m8_o2", {"TILE_M": 8}, {"occupancy": 2}),
+                                     ("m16_o2", {"TILE_M": 16}, {"occupancy": 2}),
+                                     ("m16_o1", {"TILE_M": 16}, {"occupancy": 1}),
+                                     ("m4_o4", {}, {"occupancy": 4}))]),
+    # layer_norm forward 16-bit rows of 8192 at 83.4 / 81.3 % of copy bandwidth (occupancy 4)
+    "layer_norm": (
+        ["fwd_f16_a8_m1_n8192", "fwd_bf16_a8_m1_n8192"],
+        [(f"x_{dt}_{name}", base.format(dt=dt), consts, hints)
+         for dt in ("f16", "bf16")
+         for name, base, consts, hints in (("n8192_o2", "fwd_{dt}_a8_m1_n8192", {}, {"occupancy": 2}),
+                                           ("n8192_o1", "fwd_{dt}_a8_m1_n8192", {}, {"occupancy": 1}),
+                                           ("m2_n8192_o2", "fwd_{dt}_a8_m1_n8192", {"TILE_M": 2}, {"occupancy": 2}),
+                                           ("m2_n8192_o1", "fwd_{dt}_a8_m1_n8192", {"TILE_M": 2}, {"occupancy": 1}),
+                                           ("fast2_n8192_o2", "fwd_{dt}_a4_fast_m1_n8192", {}, {"occupancy": 2}))]),
+    # bmm tf32 NN at 0.37x cuBLAS: B (K, N) is transposed through shared memory for the tf32 wgmma
+    "bmm": (
+        ["tf32_nn_128x128x32"],
+        [("x_tf32_w8_128x256x32", "tf32_nn_128x128x32", {"BN": 256}, {"num_worker_warps": 8}),
+         ("x_tf32_w8_128x128x32", "tf32_nn_128x128x32", {}, {"num_worker_warps": 8}),
+         ("x_tf32_w8_256x128x32", "tf32_nn_128x128x32", {"BM": 256}, {"num_worker_warps": 8}),
+         ("x_tf32_128x64x32", "tf32_nn_128x128x32", {"BN": 64}, {}),
+         ("x_tf32_64x128x32", "tf32_nn_128x128x32", {"BM": 64}, {}),
+         ("x_tf32_128x128x16", "tf32_nn_128x128x32", {"BK": 16}, {}),
+         ("x_tf32_128x128x64", "tf32_nn_128x128x32", {"BK": 64}, {}),
+         ("x_tf32_o2_128x128x32", "tf32_nn_128x128x32", {}, {"occupancy": 2})]),
+}
+
+
+def _kernel_forms(source: str):
+    """(source with every ``@ct.kernel``-decorated function turned into the assignment form, and
+    kernel name -> (function name, {option: source text})): ``@ct.kernel(o=1) def k(...)``
+    becomes ``def _scratch_k(...)`` plus ``k = ct.kernel(_scratch_k, o=1)`` at the end, the one
+    form a hinted twin can be written in (``twin = ct.kernel(function, **options)``)."""
+    import ast
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    forms, tail, drop = {}, [], set()
+
+    def is_kernel(f):
+        f = f.func if isinstance(f, ast.Call) else f
+        return isinstance(f, ast.Attribute) and f.attr == "kernel"
+
+    def options(call):
+        return {k.arg: ast.get_source_segment(source, k.value) for k in call.keywords} if isinstance(call, ast.Call) else {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and any(is_kernel(d) for d in node.decorator_list):
+            d = next(d for d in node.decorator_list if is_kernel(d))
+            drop.update(range(d.lineno - 1, d.end_lineno))
+            i = node.lineno - 1
+            lines[i] = lines[i].replace(f"def {node.name}(", f"def _scratch_{node.name}(", 1)
+            forms[node.name] = (f"_scratch_{node.name}", options(d))
+            opts = "".join(f", {k}={v}" for k, v in forms[node.name][1].items())
+            tail.append(f"{node.name} = ct.kernel(_scratch_{node.name}{opts})")
+        elif (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and is_kernel(node.value.func)
+              and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.value.args
+              and isinstance(node.value.args[0], ast.Name)):
+            forms[node.targets[0].id] = (node.value.args[0].id, options(node.value))
+    text = "".join(line for i, line in enumerate(lines) if i not in drop)
+    return text + ("\n\n# the decorated kernels in assignment form (scratch)\n" + "\n".join(tail) + "\n" if tail else ""), forms
+
+
+def stage_op(op: str, out: Path) -> int:
+    baselines, candidates = CANDIDATES[op]
+    src, dst = REPO / "reference" / op, out / "reference" / op
+    if dst.exists():
+        shutil.rmtree(dst)
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    analysis = json.loads((dst / "analysis.json").read_text())
+    by_name = {v["name"]: v for v in analysis["variants"]}
+    variants = [by_name[n] for n in baselines]
+    source, forms = _kernel_forms((dst / "kernel.py").read_text())
+    twins = []
+    for name, base, constants, hints in candidates:
+        v = copy.deepcopy(by_name[base])
+        v["name"], v["selects_when"] = name, "scratch candidate (scripts/gpu/scratch_candidates.py)"
+        v["constants"].update(constants)
+        if hints:
+            function, opts = forms[v["kernel"]]
+            merged = {**opts, **{k: repr(val) for k, val in hints.items()}}
+            twin = f"{v['kernel']}__{name}"
+            twins.append(f"{twin} = ct.kernel({function}" + "".join(f", {k}={x}" for k, x in merged.items()) + ")")
+            analysis["kernels"][twin] = f"{v['kernel']} with {hints} (scratch)"
+            v["kernel"] = twin
+        variants.append(v)
+    analysis["variants"] = variants
+    (dst / "analysis.json").write_text(json.dumps(analysis, indent=2) + "\n")
+    if twins:
+        source += "\n\n# scratch candidates (scripts/gpu/scratch_candidates.py)\n" + "\n".join(twins) + "\n"
+    (dst / "kernel.py").write_text(source)
+    return len(candidates)
+
+
+def resources(cubin: Path) -> str:
+    from tileir_diff.tools import find_tool
+    tool = find_tool("cuobjdump")
+    if tool is None:
+        return "(no cuobjdump)"
+    res = subprocess.run([tool, "-res-usage", str(cubin)], capture_output=True, text=True).stdout
+    m = re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+)", res)
+    sass = subprocess.run([tool, "-sass", str(cubin)], capture_output=True, text=True).stdout
+    spills = sum(int(x) for x in re.findall(r"(\d+) bytes spill", res))
+    return (f"regs {m.group(1)}, stack {m.group(2)} B, shared {int(m.group(3)):,} B, spill {spills} B, "
+            f"HGMMA {sass.count('HGMMA')}" if m else "(no resource line)")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--only", action="append", choices=sorted(CANDIDATES), help="these ops only (repeatable)")
+    ap.add_argument("--no-export", action="store_true", help="stage the sources only")
+    args = ap.parse_args(argv)
+    ops = args.only or sorted(CANDIDATES)
+    for op in ops:
+        print(f"{op}: {stage_op(op, args.out)} candidates")
+    if args.no_export:
+        return 0
+    build = args.out / "build" / "reference"
+    cmd = [sys.executable, "-m", "tileir_diff.suite.command", "export", "--reference-root", str(args.out / "reference"),
+           "--build-root", str(build), "--arch", "sm_90", "--force"] + [a for op in ops for a in ("--op", op)]
+    done = subprocess.run(cmd, cwd=REPO)
+    if done.returncode:
+        return done.returncode
+    for op in ops:
+        for cubin in sorted((build / op).glob("*.sm_90.cubin")):
+            print(f"{op:13s} {cubin.name[:-len('.sm_90.cubin')]:28s} {resources(cubin)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
