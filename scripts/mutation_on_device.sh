@@ -43,8 +43,11 @@ case "$cmd" in
     python3 -c 'import z3, networkx, numpy; print("z3", z3.get_version_string(), "networkx", networkx.__version__, "numpy", numpy.__version__)'
     echo "cores: $(nproc)"
     set +e
+    # each worker's memory limit: three quarters of the machine's memory shared by the workers (the
+    # default 8,000 MB times 16 cores would be all of a 128 GB machine's)
+    mem_mb=$(awk -v n="$(nproc)" '/MemTotal/ {print int($2 / 1024 * 3 / 4 / n)}' /proc/meminfo)
     python3 scripts/mutation_engine.py --budget 14000 --inv-budget 5600 --jobs "$(nproc)" --checkpoint 2000 \
-        --json "$out/full.json" "$@" > "$out/log.txt" 2>&1
+        --worker-mem-mb "$mem_mb" --json "$out/full.json" "$@" > "$out/log.txt" 2>&1
     rc=$?
     set -e
     gzip -9f "$out/full.json" || true
