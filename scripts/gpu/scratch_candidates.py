@@ -8,7 +8,8 @@ named as baselines (what the launcher picks today), adds each candidate as a cop
 variant with other constants and/or other compiler hints (a kernel made with cuda.tile's
 ``kernel.replace_hints``, appended to the scratch kernel.py), exports them to bytecode and sm_90
 cubins with tileiras, and prints each cubin's registers, shared memory, spills and wgmma count
-(cuobjdump). Nothing under reference/ changes. On the device (carry OUT), every candidate is timed
+(cuobjdump). Nothing under reference/ changes. On the device (OUT inside the checkout, e.g.
+.carry/candidates, ~3 MB, named in the device tool's carry), every candidate is timed
 against its baseline and torch in the same run:
 
     python3 scripts/gpu/run_reference.py --reference-root OUT/reference \\
