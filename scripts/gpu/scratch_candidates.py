@@ -95,11 +95,8 @@ def _kernel_forms(source: str):
     import ast
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
+    from tileir_diff.suite.catalog import _is_kernel_decorator as is_kernel  # (the catalog's own test)
     forms, tail, drop = {}, [], set()
-
-    def is_kernel(f):
-        f = f.func if isinstance(f, ast.Call) else f
-        return isinstance(f, ast.Attribute) and f.attr == "kernel"
 
     def options(call):
         return {k.arg: ast.get_source_segment(source, k.value) for k in call.keywords} if isinstance(call, ast.Call) else {}

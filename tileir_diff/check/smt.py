@@ -1155,7 +1155,7 @@ class ConeEncoder:
         native memory (tens of MB after a hard query) is freed now rather than by Python's
         cycle collector: the encoder and its counterexample search refer to each other, and the
         collector's full passes are rare in a process holding many objects (the mutation
-        engine's workers piled up dozens of finished contexts, 6 GB each). The encoder cannot
+        engine's workers piled up dozens of finished contexts and reached 6-12 GB). The encoder cannot
         pose queries afterwards (ProofStep.run closes it when its proofs are done)."""
         self._vars.clear()
         self._facts.clear()
