@@ -73,6 +73,41 @@ CANDIDATES = {
                                            ("m2_n8192_o2", "fwd_{dt}_a8_m1_n8192", {"TILE_M": 2}, {"occupancy": 2}),
                                            ("m2_n8192_o1", "fwd_{dt}_a8_m1_n8192", {"TILE_M": 2}, {"occupancy": 1}),
                                            ("fast2_n8192_o2", "fwd_{dt}_a4_fast_m1_n8192", {}, {"occupancy": 2}))]),
+    # gelu at 0.961x (16-bit, tanh bf16 (1, 1024)) / 0.965x (f32, (1, 2048)) eager PyTorch, whose own
+    # gelu runs at 97 % of copy bandwidth: more bytes in flight a block, or more blocks an SM
+    "gelu": (
+        ["tanh_bf16_a8_fast_m1_n1024", "erf_f16_a8_fast_m1_n1024", "erf_f32_a4_fast_m1_n2048",
+         "tanh_f32_a4_fast_m1_n2048"],
+        [(f"x_{base.split('_fast')[0]}_{name}", base, consts, hints)
+         for base in ("tanh_bf16_a8_fast_m1_n1024", "erf_f16_a8_fast_m1_n1024")
+         for name, consts, hints in (("n2048", {"TILE_N": 2048}, {}),
+                                     ("n4096", {"TILE_N": 4096}, {}),
+                                     ("m2_n1024", {"TILE_M": 2}, {}),
+                                     ("n1024_o8", {}, {"occupancy": 8}),
+                                     ("n2048_o4", {"TILE_N": 2048}, {"occupancy": 4}))]
+        + [(f"x_{base.split('_fast')[0]}_{name}", base, consts, hints)
+           for base in ("erf_f32_a4_fast_m1_n2048", "tanh_f32_a4_fast_m1_n2048")
+           for name, consts, hints in (("n4096", {"TILE_N": 4096}, {}),
+                                       ("m2_n2048", {"TILE_M": 2}, {}),
+                                       ("n2048_o4", {}, {"occupancy": 4}))]),
+    # matmul at 0.914x (bf16 tn w8 128x256x64), 0.885x (tf32 nt 128x128x32), 0.797x (fp8 nt w8 128x128x128)
+    # cuBLAS: other tile shapes and groupings on two consumer warpgroups
+    "matmul": (
+        ["bf16_tn_w8_128x256x64", "bf16_nn_w8_128x256x64", "tf32_nt_128x128x32",
+         "fp8e4m3_f16_nt_w8_128x128x128"],
+        [("x_bf16_tn_w8_256x128x64", "bf16_tn_w8_128x256x64", {"BM": 256, "BN": 128}, {}),
+         ("x_bf16_tn_w8_128x256x64_g16", "bf16_tn_w8_128x256x64", {"GROUP_M": 16}, {}),
+         ("x_bf16_tn_w8_128x256x64_g4", "bf16_tn_w8_128x256x64", {"GROUP_M": 4}, {}),
+         ("x_bf16_nn_w8_256x128x64", "bf16_nn_w8_128x256x64", {"BM": 256, "BN": 128}, {}),
+         ("x_bf16_nn_w8_128x256x64_g16", "bf16_nn_w8_128x256x64", {"GROUP_M": 16}, {}),
+         ("x_tf32_nt_w8_128x256x32", "tf32_nt_128x128x32", {"BN": 256}, {"num_worker_warps": 8}),
+         ("x_tf32_nt_w8_128x128x32", "tf32_nt_128x128x32", {}, {"num_worker_warps": 8}),
+         ("x_tf32_nt_w8_256x128x32", "tf32_nt_128x128x32", {"BM": 256}, {"num_worker_warps": 8}),
+         ("x_tf32_nt_128x128x64", "tf32_nt_128x128x32", {"BK": 64}, {}),
+         ("x_fp8_f16_nt_w8_128x256x128", "fp8e4m3_f16_nt_w8_128x128x128", {"BN": 256}, {}),
+         ("x_fp8_f16_nt_w8_256x128x128", "fp8e4m3_f16_nt_w8_128x128x128", {"BM": 256}, {}),
+         ("x_fp8_f16_nt_w8_128x256x64", "fp8e4m3_f16_nt_w8_128x128x128", {"BN": 256, "BK": 64}, {}),
+         ("x_fp8_f16_nt_w8_128x128x128_g16", "fp8e4m3_f16_nt_w8_128x128x128", {"GROUP_M": 16}, {})]),
     # bmm tf32 NN at 0.37x cuBLAS: B (K, N) is transposed through shared memory for the tf32 wgmma
     "bmm": (
         ["tf32_nn_128x128x32"],
@@ -83,7 +118,12 @@ CANDIDATES = {
          ("x_tf32_64x128x32", "tf32_nn_128x128x32", {"BM": 64}, {}),
          ("x_tf32_128x128x16", "tf32_nn_128x128x32", {"BK": 16}, {}),
          ("x_tf32_128x128x64", "tf32_nn_128x128x32", {"BK": 64}, {}),
-         ("x_tf32_o2_128x128x32", "tf32_nn_128x128x32", {}, {"occupancy": 2})]),
+         ("x_tf32_o2_128x128x32", "tf32_nn_128x128x32", {}, {"occupancy": 2}),
+         # b stored (batch, N, K): what an NN product would run after a transpose pass
+         ("x_tf32_nt_128x128x32", "tf32_nn_128x128x32", {"TRANS_B": True}, {}),
+         ("x_tf32_nt_w8_128x256x32", "tf32_nn_128x128x32", {"TRANS_B": True, "BN": 256},
+          {"num_worker_warps": 8}),
+         ("x_tf32_nt_w8_128x128x32", "tf32_nn_128x128x32", {"TRANS_B": True}, {"num_worker_warps": 8})]),
 }
 
 
@@ -158,7 +198,8 @@ def resources(cubin: Path) -> str:
     sass = subprocess.run([tool, "-sass", str(cubin)], capture_output=True, text=True).stdout
     spills = sum(int(x) for x in re.findall(r"(\d+) bytes spill", res))
     return (f"regs {m.group(1)}, stack {m.group(2)} B, shared {int(m.group(3)):,} B, spill {spills} B, "
-            f"HGMMA {sass.count('HGMMA')}" if m else "(no resource line)")
+            # wgmma in SASS: HGMMA (16-bit, tf32), QGMMA (fp8), IGMMA (int8)
+            f"GMMA {len(re.findall(r'[HQI]GMMA', sass))}" if m else "(no resource line)")
 
 
 def main(argv=None) -> int:
