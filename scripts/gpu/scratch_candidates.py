@@ -32,7 +32,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-#: op -> (baselines kept, candidates: (name, base variant, constants changed, hints)).
+#: op -> (baselines kept, candidates: (name, base variant, constants changed, hints[, variant
+#: fields laid over the base's, e.g. {"bench_shape": {"S": 8}}])).
 #: Session 22 (issue 30; see docs/results/tuning.md, "Candidates staged, not timed"):
 CANDIDATES = {
     # flash_decode G8/G4: the tp partial at BN 128 holds 204-228 KB of shared memory (one block per
@@ -108,9 +109,25 @@ CANDIDATES = {
          ("x_fp8_f16_nt_w8_256x128x128", "fp8e4m3_f16_nt_w8_128x128x128", {"BM": 256}, {}),
          ("x_fp8_f16_nt_w8_128x256x64", "fp8e4m3_f16_nt_w8_128x128x128", {"BN": 256, "BK": 64}, {}),
          ("x_fp8_f16_nt_w8_128x128x128_g16", "fp8e4m3_f16_nt_w8_128x128x128", {"GROUP_M": 16}, {})]),
+    # split-K at 0.80x cuBLAS (62 + 18 us vs 64 us at M 64, N 4096, K 16384, S 16): B's 128 MB bound it
+    # at ~43 us; the 16 MB of f32 slabs cost the rest. Fewer splits (8 MB), other partial tiles, and
+    # reduce tiles that put more loads in flight
+    "splitk_matmul": (
+        ["partial_bf16_64x128x64", "reduce_bf16_4x256"],
+        [("x_partial_bf16_64x128x64_s8", "partial_bf16_64x128x64", {}, {}, {"bench_shape": {"S": 8}}),
+         ("x_partial_bf16_64x64x64_s8", "partial_bf16_64x128x64", {"BN": 64}, {}, {"bench_shape": {"S": 8}}),
+         ("x_partial_bf16_64x128x128", "partial_bf16_64x128x64", {"BK": 128}, {}),
+         ("x_partial_bf16_64x256x64_s8", "partial_bf16_64x128x64", {"BN": 256}, {}, {"bench_shape": {"S": 8}}),
+         ("x_partial_bf16_64x128x64_s4", "partial_bf16_64x128x64", {}, {}, {"bench_shape": {"S": 4}}),
+         ("x_reduce_bf16_4x256_s8", "reduce_bf16_4x256", {}, {}, {"bench_shape": {"S": 8}}),
+         ("x_reduce_bf16_4x256_s4", "reduce_bf16_4x256", {}, {}, {"bench_shape": {"S": 4}}),
+         ("x_reduce_bf16_8x256", "reduce_bf16_4x256", {"TM": 8}, {}),
+         ("x_reduce_bf16_2x512", "reduce_bf16_4x256", {"TM": 2, "TN": 512}, {}),
+         ("x_reduce_bf16_4x512", "reduce_bf16_4x256", {"TN": 512}, {}),
+         ("x_reduce_bf16_8x256_s8", "reduce_bf16_4x256", {"TM": 8}, {}, {"bench_shape": {"S": 8}})]),
     # bmm tf32 NN at 0.37x cuBLAS: B (K, N) is transposed through shared memory for the tf32 wgmma
     "bmm": (
-        ["tf32_nn_128x128x32"],
+        ["tf32_nn_128x128x32", "bf16_nt_128x128x64", "bf16_nn_w8_128x256x64"],
         [("x_tf32_w8_128x256x32", "tf32_nn_128x128x32", {"BN": 256}, {"num_worker_warps": 8}),
          ("x_tf32_w8_128x128x32", "tf32_nn_128x128x32", {}, {"num_worker_warps": 8}),
          ("x_tf32_w8_256x128x32", "tf32_nn_128x128x32", {"BM": 256}, {"num_worker_warps": 8}),
@@ -123,7 +140,9 @@ CANDIDATES = {
          ("x_tf32_nt_128x128x32", "tf32_nn_128x128x32", {"TRANS_B": True}, {}),
          ("x_tf32_nt_w8_128x256x32", "tf32_nn_128x128x32", {"TRANS_B": True, "BN": 256},
           {"num_worker_warps": 8}),
-         ("x_tf32_nt_w8_128x128x32", "tf32_nn_128x128x32", {"TRANS_B": True}, {"num_worker_warps": 8})]),
+         ("x_tf32_nt_w8_128x128x32", "tf32_nn_128x128x32", {"TRANS_B": True}, {"num_worker_warps": 8}),
+         # bf16 NT has 128x128x64 only; NN is 1.1-1.2x faster on two warpgroups at 128x256
+         ("x_bf16_nt_w8_128x256x64", "bf16_nt_128x128x64", {"BN": 256}, {"num_worker_warps": 8})]),
 }
 
 
@@ -168,10 +187,12 @@ def stage_op(op: str, out: Path) -> int:
     variants = [by_name[n] for n in baselines]
     source, forms = _kernel_forms((dst / "kernel.py").read_text())
     twins = []
-    for name, base, constants, hints in candidates:
+    for name, base, constants, hints, *fields in candidates:
         v = copy.deepcopy(by_name[base])
         v["name"], v["selects_when"] = name, "scratch candidate (scripts/gpu/scratch_candidates.py)"
         v["constants"].update(constants)
+        for key, value in (fields[0] if fields else {}).items():  # e.g. another bench_shape
+            v[key] = {**v[key], **value} if isinstance(value, dict) else value
         if hints:
             function, opts = forms[v["kernel"]]
             merged = {**opts, **{k: repr(val) for k, val in hints.items()}}
