@@ -219,3 +219,13 @@ def test_merge_keeps_the_ops_not_compared_now():
                                                                   ("c", "identical")]
     assert doc["summary"] == {"different": 1, "identical": 2}
     assert doc["runs"] == [{"date": "d1", "ops": ["a"]}, {"date": "d2", "ops": ["b", "c"]}]
+
+
+def test_merge_puts_a_recompared_op_where_its_records_were():
+    previous = {"date": "d1", "results": [{"op": "a", "variant": "x", "verdict": "identical"},
+                                          {"op": "b", "variant": "y", "verdict": "identical"}]}
+    now = {"date": "d2", "summary": {}, "results": [{"op": "a", "variant": "x", "verdict": "different"},
+                                                    {"op": "a", "variant": "w", "verdict": "identical"}]}
+    doc = sass.merge_documents(previous, now)
+    assert [(r["op"], r["variant"], r["verdict"]) for r in doc["results"]] == [
+        ("a", "x", "different"), ("a", "w", "identical"), ("b", "y", "identical")]

@@ -366,14 +366,21 @@ def results_document(rows: Sequence[SassComparison], root: Path) -> Dict[str, An
 
 def merge_documents(previous: Dict[str, Any], doc: Dict[str, Any]) -> Dict[str, Any]:
     """`doc` plus the records of `previous` for ops that `doc` did not compare (``--merge``);
-    ``runs`` says which date each op's records come from."""
+    ``runs`` says which date each op's records come from. A re-compared op's records take the
+    place of its old ones (ops new to the file go last), so a merge changes only what it re-ran."""
     compared = {r["op"] for r in doc["results"]}
-    kept = [r for r in previous.get("results", []) if r["op"] not in compared]
+    by_op: Dict[str, List[Dict[str, Any]]] = {}
+    for r in previous.get("results", []):
+        by_op.setdefault(r["op"], []).append(r)
+    for op in compared:
+        by_op[op] = []
+    for r in doc["results"]:
+        by_op.setdefault(r["op"], []).append(r)
     runs = [run for run in previous.get("runs", [{"date": previous.get("date"),
                                                    "ops": sorted({r["op"] for r in previous.get("results", [])})}])]
     runs = [dict(run, ops=[op for op in run["ops"] if op not in compared]) for run in runs]
     runs = [run for run in runs if run["ops"]] + [{"date": doc["date"], "ops": sorted(compared)}]
-    results = kept + doc["results"]
+    results = [r for records in by_op.values() for r in records]
     counts: Dict[str, int] = {}
     for r in results:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
