@@ -43,6 +43,22 @@ def splitk_reduce(partial, c, TM: ConstInt, TN: ConstInt):
     ct.store(c, index=(tile_m, tile_n), tile=ct.astype(ct.reshape(acc, (TM, TN)), c.dtype))
 
 
+# The partial kernels' output tile (BM, BN) and K tile: every partial variant's.
+PARTIAL_TILE = (64, 128, 64)
+
+
+def splits_for(m: int, n: int, k: int, sms: int) -> int:
+    """The split count S (partial.shape[0], the caller's choice) for c (m, n) = a (m, k) @ b:
+    about one wave of partial blocks, S = round(sms / output tiles), at least 1 and at most 16
+    and the K tile count. One wave, not two: the partial kernel streams b, so more splits buy no
+    bandwidth and cost slab traffic (S x m x n x 4 bytes written, then read by the reduce). H100,
+    2026-12-07, M=64, N=4096, K=16384 (32 tiles, 132 SMs): partial + reduce 60.0 + 8.1 us at
+    S=4 (this rule), 62.3 + 11.2 at S=8, 64.8 + 18.3 at S=16 (the earlier two-wave rule)."""
+    bm, bn, bk = PARTIAL_TILE
+    tiles = -(-m // bm) * -(-n // bn)
+    return max(1, min(16, -(-k // bk), round(sms / tiles)))
+
+
 def select_variant(dtype: str, aligned: bool) -> tuple[str, str] | None:
     """The launcher's (partial, reduce) pair for a, b, c of `dtype` (a torch dtype name) and any
     M, N, K and split count S (the caller's choice, partial.shape[0]); `aligned`: every base
@@ -50,7 +66,7 @@ def select_variant(dtype: str, aligned: bool) -> tuple[str, str] | None:
     or an unaligned layout. The dtype's one partial kernel and the 4x256 reduce at every shape:
     16.2 vs 108.8 us (f16) and 15.8 vs 108.8 us (bf16) for 64x128 at M=64, N=4096, S=16 on the
     H200 (docs/results/reference_results.md), where 64x128's 32 blocks leave most of 132 SMs
-    idle; split-K is for small M * N. The 64x128 reduce runs only when forced. The Rust library's
+    idle; split-K is for small M * N. S: see splits_for. The 64x128 reduce runs only when forced. The Rust library's
     cutile_splitk_matmul chooses the same (tests/rust/test_selection.py)."""
     prefix = {"float16": "f16", "bfloat16": "bf16"}.get(dtype)
     if prefix is None or not aligned:

@@ -359,7 +359,8 @@ def bmm(a, b, c, *, trans_b: bool = False, stream: Optional[Any] = None, library
 def splitk_matmul(a, b, partial, c, *, stream: Optional[Any] = None, library=None):
     """c = a @ b for a (M, K), b (K, N), c (M, N) float16/bfloat16 through S = partial.shape[0]
     float32 slabs: partial (S, M, N) is the caller's scratch, written with the K slices' products
-    and then summed into c, both launches on the stream. Returns c."""
+    and then summed into c, both launches on the stream (S: about one wave of 64x128 partial
+    tiles, reference/splitk_matmul/kernel.py's splits_for). Returns c."""
     _call("cutile_splitk_matmul", (a, b, partial, c), stream=stream, library=library)
     return c
 
