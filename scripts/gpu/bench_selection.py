@@ -486,7 +486,8 @@ GRIDS: dict[str, tuple[Grid, ...]] = {
     "splitk_matmul": (Grid("select_variant", _splitk_cases, _splitk_applicable,
                            kernels=("splitk_partial", "splitk_reduce")),),
     "flash_decode": (Grid("select_variant", _flash_decode_cases, _flash_decode_applicable,
-                          kernels=(("flash_decode_partial", "flash_decode_partial_tp", "flash_decode_partial_v"),
+                          kernels=(("flash_decode_partial", "flash_decode_partial_tp", "flash_decode_partial_tp_o4",
+                                    "flash_decode_partial_v"),
                                    "flash_decode_combine")),),
 }
 

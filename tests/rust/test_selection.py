@@ -395,7 +395,7 @@ def test_flash_decode_selection(lib):
         seen.add(_agree(lib, expected, "cutile_flash_decode", *arrays, ctypes.c_float(0.1),
                         case=f"{dtype} D={d} group={group} S={splits}"))
     assert {"v_bf16_d128_g1_bn64,combine_bf16_d128", "tp_bf16_d128_g4_bn128,combine_bf16_d128",
-            "tp_f16_d64_g8_bn128,combine_f16_d64", None} <= seen
+            "tp_f16_d64_g8_bn64_o4,combine_f16_d64", None} <= seen
 
 
 def test_moe_align_block_size_selection(lib):
