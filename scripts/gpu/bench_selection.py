@@ -360,8 +360,8 @@ def _matmul_fp8_applicable(variant, case) -> bool:
 
 
 def _bmm_cases():
-    """select_variant(dtype, m, n, trans_b, aligned) for f16 and bf16 NN (bf16 NT and tf32 have
-    one variant each): attention-like 64x(128^3), the select rule's small bound (256^3, B=256),
+    """select_variant(dtype, m, n, trans_b, aligned) for f16 and bf16 NN (NT and tf32 have one
+    variant each): attention-like 64x(128^3), the select rule's small bound (256^3, B=256),
     512^3 (B=32), and 16x2048^3 (384 MiB, compute-bound)."""
     for dtype in ("float16", "bfloat16"):
         for batch, m, n, k in ((64, 128, 128, 128), (256, 256, 256, 256), (32, 512, 512, 512),
