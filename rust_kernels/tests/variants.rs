@@ -1228,7 +1228,7 @@ fn first_index_is_block(text: &str, axis: usize) -> bool {
 
 #[test]
 fn bmm_structure() {
-    assert_eq!(ops::bmm::VARIANTS.len(), 8);
+    assert_eq!(ops::bmm::VARIANTS.len(), 12);
     for v in ops::bmm::VARIANTS {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);

@@ -124,7 +124,10 @@ CANDIDATES = {
          ("x_reduce_bf16_8x256", "reduce_bf16_4x256", {"TM": 8}, {}),
          ("x_reduce_bf16_2x512", "reduce_bf16_4x256", {"TM": 2, "TN": 512}, {}),
          ("x_reduce_bf16_4x512", "reduce_bf16_4x256", {"TN": 512}, {}),
-         ("x_reduce_bf16_8x256_s8", "reduce_bf16_4x256", {"TM": 8}, {}, {"bench_shape": {"S": 8}})]),
+         ("x_reduce_bf16_8x256_s8", "reduce_bf16_4x256", {"TM": 8}, {}, {"bench_shape": {"S": 8}})]
+        # session 23: S = 4 (one wave, splits_for) measured best of 4 / 8 / 16; its neighbours
+        + [(f"x_{kind}_s{s}", f"{kind}_bf16_{tile}", {}, {}, {"bench_shape": {"S": s}})
+           for s in (2, 3, 5, 6) for kind, tile in (("partial", "64x128x64"), ("reduce", "4x256"))]),
     # bmm tf32 NN at 0.37x cuBLAS: B (K, N) is transposed through shared memory for the tf32 wgmma
     "bmm": (
         ["tf32_nn_128x128x32", "bf16_nt_128x128x64", "bf16_nn_w8_128x256x64"],
