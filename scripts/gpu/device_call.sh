@@ -6,7 +6,7 @@
 #   part b: the ports' numerics through the C ABI (tests/rust/test_gpu_ports.py -m gpu), bench_ports.py,
 #           bench_selection.py (pass 2, selection_repeat.json)
 #
-#   bash scripts/gpu/device_call.sh .carry/NAME a|b [OP ...]
+#   bash scripts/gpu/device_call.sh .carry/NAME a|b|ab [OP ...]     (ab: both parts, for a few ops)
 #
 # Everything lands in ONE archive, $OUT/results.tgz (the device tool returns at most 8 files of $OUT),
 # laid out as scripts/gpu/merge_results.py reads a RUN folder (ref/, sel1/, sel2/, ports/, pytest/),
@@ -15,7 +15,7 @@
 # Each step has its own timeout (environment: REF_TIMEOUT, SEL_TIMEOUT, PYTEST_TIMEOUT, PORTS_TIMEOUT), so a
 # slow step costs its own results only; phase times are printed.
 set -uo pipefail
-carry=${1:?carry folder}; part=${2:?part a or b}; shift 2
+carry=${1:?carry folder}; part=${2:?part a, b or ab}; shift 2
 t0=$(date +%s); ph(){ echo "== $1 at +$(( $(date +%s) - t0 ))s"; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader
 mkdir -p build && cp -r "$carry/build/." build/
@@ -24,25 +24,33 @@ pip install -q --no-index --find-links "$carry/whl" pytest pytest-xdist hypothes
 R=$(mktemp -d)/run; mkdir -p "$R" "${OUT:?}"
 ops=(); for o in "$@"; do ops+=(--op "$o"); done
 k=""; [ $# -gt 0 ] && k=$(IFS='|'; echo "$*" | sed 's/|/ or /g')
+part_a(){
+  ph reference
+  timeout "${REF_TIMEOUT:-330}" python3 scripts/gpu/run_reference.py "${ops[@]}" --out "$R/ref" > "$R/ref.log" 2>&1
+  echo "rc=$?"; tail -3 "$R/ref.log"
+  ph selection
+  timeout "${SEL_TIMEOUT:-200}" python3 scripts/gpu/bench_selection.py "${ops[@]}" --out "$R/sel1" > "$R/sel1.log" 2>&1
+  echo "rc=$?"; tail -3 "$R/sel1.log" | cut -c1-300
+}
+part_b(){
+  [ -d build/rust/lib ] || { echo "no build/rust in $carry: stage part b"; exit 2; }
+  ph pytest; mkdir -p "$R/pytest"
+  TILEIR_PORTS_RESULTS="$R/pytest/ports_results.json" timeout "${PYTEST_TIMEOUT:-150}" \
+    python3 -m pytest -q -p no:cacheprovider tests/rust/test_gpu_ports.py -m gpu ${k:+-k "$k"} > "$R/pytest.log" 2>&1
+  echo "rc=$?"; tail -2 "$R/pytest.log"
+  ph ports
+  timeout "${PORTS_TIMEOUT:-270}" python3 scripts/gpu/bench_ports.py "${ops[@]}" --out "$R/ports" > "$R/ports.log" 2>&1
+  echo "rc=$?"; tail -3 "$R/ports.log"
+  ph selection
+  timeout "${SEL_TIMEOUT:-150}" python3 scripts/gpu/bench_selection.py "${ops[@]}" --out "$R/sel2" > "$R/sel2.log" 2>&1
+  echo "rc=$?"; tail -2 "$R/sel2.log" | cut -c1-300
+}
 case $part in
-  a) ph reference
-     timeout "${REF_TIMEOUT:-330}" python3 scripts/gpu/run_reference.py "${ops[@]}" --out "$R/ref" > "$R/ref.log" 2>&1
-     echo "rc=$?"; tail -3 "$R/ref.log"
-     ph selection
-     timeout "${SEL_TIMEOUT:-200}" python3 scripts/gpu/bench_selection.py "${ops[@]}" --out "$R/sel1" > "$R/sel1.log" 2>&1
-     echo "rc=$?"; tail -3 "$R/sel1.log" | cut -c1-300 ;;
-  b) [ -d build/rust/lib ] || { echo "no build/rust in $carry: stage part b"; exit 2; }
-     ph pytest; mkdir -p "$R/pytest"
-     TILEIR_PORTS_RESULTS="$R/pytest/ports_results.json" timeout "${PYTEST_TIMEOUT:-150}" \
-       python3 -m pytest -q -p no:cacheprovider tests/rust/test_gpu_ports.py -m gpu ${k:+-k "$k"} > "$R/pytest.log" 2>&1
-     echo "rc=$?"; tail -2 "$R/pytest.log"
-     ph ports
-     timeout "${PORTS_TIMEOUT:-270}" python3 scripts/gpu/bench_ports.py "${ops[@]}" --out "$R/ports" > "$R/ports.log" 2>&1
-     echo "rc=$?"; tail -3 "$R/ports.log"
-     ph selection
-     timeout "${SEL_TIMEOUT:-150}" python3 scripts/gpu/bench_selection.py "${ops[@]}" --out "$R/sel2" > "$R/sel2.log" 2>&1
-     echo "rc=$?"; tail -2 "$R/sel2.log" | cut -c1-300 ;;
-  *) echo "part: a or b" >&2; exit 2 ;;
+  a) part_a ;;
+  b) part_b ;;
+  # both in one call: for a few ops (a whole-suite part a and b take ~10 min each)
+  ab) part_a; part_b ;;
+  *) echo "part: a, b or ab" >&2; exit 2 ;;
 esac
 ph done
 tar czf "$OUT/results.tgz" -C "$R" . && ls -la "$OUT"
