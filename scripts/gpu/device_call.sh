@@ -24,26 +24,23 @@ pip install -q --no-index --find-links "$carry/whl" pytest pytest-xdist hypothes
 R=$(mktemp -d)/run; mkdir -p "$R" "${OUT:?}"
 ops=(); for o in "$@"; do ops+=(--op "$o"); done
 k=""; [ $# -gt 0 ] && k=$(IFS='|'; echo "$*" | sed 's/|/ or /g')
+# step NAME SECONDS CMD...: one timed step, its output in $R/NAME.log, its status and log tail printed
+step(){
+  local name=$1 limit=$2; shift 2
+  ph "$name"; timeout "$limit" "$@" > "$R/$name.log" 2>&1
+  echo "rc=$?"; tail -3 "$R/$name.log" | cut -c1-300
+}
 part_a(){
-  ph reference
-  timeout "${REF_TIMEOUT:-330}" python3 scripts/gpu/run_reference.py "${ops[@]}" --out "$R/ref" > "$R/ref.log" 2>&1
-  echo "rc=$?"; tail -3 "$R/ref.log"
-  ph selection
-  timeout "${SEL_TIMEOUT:-200}" python3 scripts/gpu/bench_selection.py "${ops[@]}" --out "$R/sel1" > "$R/sel1.log" 2>&1
-  echo "rc=$?"; tail -3 "$R/sel1.log" | cut -c1-300
+  step ref "${REF_TIMEOUT:-330}" python3 scripts/gpu/run_reference.py "${ops[@]}" --out "$R/ref"
+  step sel1 "${SEL_TIMEOUT:-200}" python3 scripts/gpu/bench_selection.py "${ops[@]}" --out "$R/sel1"
 }
 part_b(){
   [ -d build/rust/lib ] || { echo "no build/rust in $carry: stage part b"; exit 2; }
-  ph pytest; mkdir -p "$R/pytest"
-  TILEIR_PORTS_RESULTS="$R/pytest/ports_results.json" timeout "${PYTEST_TIMEOUT:-150}" \
-    python3 -m pytest -q -p no:cacheprovider tests/rust/test_gpu_ports.py -m gpu ${k:+-k "$k"} > "$R/pytest.log" 2>&1
-  echo "rc=$?"; tail -2 "$R/pytest.log"
-  ph ports
-  timeout "${PORTS_TIMEOUT:-270}" python3 scripts/gpu/bench_ports.py "${ops[@]}" --out "$R/ports" > "$R/ports.log" 2>&1
-  echo "rc=$?"; tail -3 "$R/ports.log"
-  ph selection
-  timeout "${SEL_TIMEOUT:-150}" python3 scripts/gpu/bench_selection.py "${ops[@]}" --out "$R/sel2" > "$R/sel2.log" 2>&1
-  echo "rc=$?"; tail -2 "$R/sel2.log" | cut -c1-300
+  mkdir -p "$R/pytest"
+  step pytest "${PYTEST_TIMEOUT:-150}" env TILEIR_PORTS_RESULTS="$R/pytest/ports_results.json" \
+    python3 -m pytest -q -p no:cacheprovider tests/rust/test_gpu_ports.py -m gpu ${k:+-k "$k"}
+  step ports "${PORTS_TIMEOUT:-270}" python3 scripts/gpu/bench_ports.py "${ops[@]}" --out "$R/ports"
+  step sel2 "${SEL_TIMEOUT:-150}" python3 scripts/gpu/bench_selection.py "${ops[@]}" --out "$R/sel2"
 }
 case $part in
   a) part_a ;;
