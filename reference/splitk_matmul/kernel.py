@@ -66,8 +66,8 @@ def select_variant(dtype: str, aligned: bool) -> tuple[str, str] | None:
     or an unaligned layout. The dtype's one partial kernel and the 4x256 reduce at every shape:
     16.2 vs 108.8 us (f16) and 15.8 vs 108.8 us (bf16) for 64x128 at M=64, N=4096, S=16 on the
     H200 (docs/results/reference_results.md), where 64x128's 32 blocks leave most of 132 SMs
-    idle; split-K is for small M * N. S: see splits_for. The 64x128 reduce runs only when forced. The Rust library's
-    cutile_splitk_matmul chooses the same (tests/rust/test_selection.py)."""
+    idle; split-K is for small M * N. S: see splits_for. The 64x128 reduce runs only when forced.
+    The Rust library's cutile_splitk_matmul chooses the same (tests/rust/test_selection.py)."""
     prefix = {"float16": "f16", "bfloat16": "bf16"}.get(dtype)
     if prefix is None or not aligned:
         return None
