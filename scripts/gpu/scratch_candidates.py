@@ -5,8 +5,9 @@
 
 For each op of ``CANDIDATES``: copies reference/<op> to OUT/reference/<op>, keeps the variants
 named as baselines (what the launcher picks today), adds each candidate as a copy of a base
-variant with other constants and/or other compiler hints (a kernel made with cuda.tile's
-``kernel.replace_hints``, appended to the scratch kernel.py), exports them to bytecode and sm_90
+variant with other constants and/or other compiler hints (a twin ``ct.kernel(function, **options)``
+of the base kernel with the hints laid over its options, appended to the scratch kernel.py) and/or
+other variant fields (e.g. bench_shape), exports them to bytecode and sm_90
 cubins with tileiras, and prints each cubin's registers, shared memory, spills and wgmma count
 (cuobjdump). Nothing under reference/ changes. On the device (OUT inside the checkout, e.g.
 .carry/candidates, ~3 MB, named in the device tool's carry), every candidate is timed
@@ -34,7 +35,8 @@ sys.path.insert(0, str(REPO))
 
 #: op -> (baselines kept, candidates: (name, base variant, constants changed, hints[, variant
 #: fields laid over the base's, e.g. {"bench_shape": {"S": 8}}])).
-#: Session 22 (issue 30; see docs/results/tuning.md, "Candidates staged, not timed"):
+#: Sessions 22-23 (issue 30; docs/results/tuning.md, "Candidates staged, not timed" and "The
+#: candidates measured (session 23)": every one below was timed once, H100, 2026-12-07):
 CANDIDATES = {
     # flash_decode G8/G4: the tp partial at BN 128 holds 204-228 KB of shared memory (one block per
     # SM, 15.5 waves of 2,048 blocks of 8 key tiles each); occupancy hints cap it. G1: v at BN 128.
