@@ -62,22 +62,28 @@ SMALL_MN = 128
 def select_variant(dtype: str, m: int, n: int, trans_b: bool, aligned: bool) -> str | None:
     """The launcher's choice for c (B, m, n) = a @ op(b) with a, b, c of `dtype` (a torch dtype
     name); `aligned`: every base 16-byte aligned and every batch and row stride a multiple of 16
-    bytes (the only layouts the variants take). None when no variant takes the combination (f16 or
-    f32 with b stored (B, N, K), another dtype, an unaligned layout). Measured
+    bytes (the only layouts the variants take). None when no variant takes the combination
+    (another dtype, an unaligned layout). Measured
     (scripts/gpu/bench_selection.py, docs/results/selection.json, held within 1.10x of the fastest
     by tests/suite/test_selection_results.py): f16 NN takes w8 128x256x64, small f16 matrices
     (m, n <= 128) w8 128x128x64; bf16 NN w8 128x256x64 at every size (128x128x64 is 1.19x slower
-    at 256^3 and no faster at 128^3); bf16 NT has 128x128x64 only, f32 tf32 128x128x32. The Rust
+    at 256^3 and no faster at 128^3); f16 and bf16 NT w8 128x256x64 (bf16: 423 vs 518 us for
+    128x128x64 at B=16, 2048^3, H100; the grid, H100 2026-12-07: 419 vs 489 us at 2048^3, 1.02x
+    slower at 128^3). f32 runs as tf32: NN on w8 256x128x32 (1525 vs 2138 us for 128x128x32 there;
+    the grid: 753 vs 1109 us at B=8), small matrices 128x128x32 (the w8 tile 1.17x slower at 128^3); NT (b stored (B, N, K), K-major: no
+    shared-memory transpose of b) w8 128x256x32 (1392 vs 1841 us for 128x128x32). The Rust
     library's cutile_bmm chooses the same (tests/rust/test_selection.py)."""
     if not aligned:
         return None
     small = m <= SMALL_MN and n <= SMALL_MN
-    if dtype == "float16" and not trans_b:
+    if dtype == "float16":
+        if trans_b:
+            return "f16_nt_w8_128x256x64"
         return "f16_nn_w8_128x128x64" if small else "f16_nn_w8_128x256x64"
     if dtype == "bfloat16":
+        return "bf16_nt_w8_128x256x64" if trans_b else "bf16_nn_w8_128x256x64"
+    if dtype == "float32":
         if trans_b:
-            return "bf16_nt_128x128x64"
-        return "bf16_nn_w8_128x256x64"
-    if dtype == "float32" and not trans_b:
-        return "tf32_nn_128x128x32"
+            return "tf32_nt_w8_128x256x32"
+        return "tf32_nn_128x128x32" if small else "tf32_nn_w8_256x128x32"
     return None

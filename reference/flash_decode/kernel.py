@@ -60,9 +60,8 @@ def flash_decode_partial(q, k, v, seq_lens, partial_o, partial_lse, sm_scale,
     ct.store(partial_lse, index=(batch, kv_head, split), tile=ct.reshape(lse, (1, QUERY_GROUP, 1)))
 
 
-@ct.kernel
-def flash_decode_partial_tp(q, k, v, seq_lens, partial_o, partial_lse, sm_scale,
-                            BN: ConstInt, D: ConstInt, QUERY_GROUP: ConstInt, QUERY_PAD: ConstInt):
+def _flash_decode_partial_tp(q, k, v, seq_lens, partial_o, partial_lse, sm_scale,
+                             BN: ConstInt, D: ConstInt, QUERY_GROUP: ConstInt, QUERY_PAD: ConstInt):
     """flash_decode_partial with both products transposed, so that the key tile is a tensor-core
     product's M side: scores^T (BN, G) = K (BN, D) @ q^T (D, G) and o^T (D, G) += V^T (D, BN) @
     p^T (BN, G). flash_decode_partial's M side is the QUERY_GROUP query heads (1-8 rows): too few
@@ -106,6 +105,14 @@ def flash_decode_partial_tp(q, k, v, seq_lens, partial_o, partial_lse, sm_scale,
     lse = ct.extract(m_i + ct.log2(l_i), (0, 0), (1, QUERY_GROUP))
     ct.store(partial_o, index=(batch, kv_head, split, 0), tile=ct.reshape(o, (1, QUERY_GROUP, 1, D)))
     ct.store(partial_lse, index=(batch, kv_head, split), tile=ct.reshape(lse, (1, QUERY_GROUP, 1)))
+
+
+# One body, two compiler-option sets.
+flash_decode_partial_tp = ct.kernel(_flash_decode_partial_tp)
+# occupancy=4: at BN 64 the partial fits four blocks an SM (the unhinted BN 128 kernel holds 228 KB
+# of shared memory, one block an SM, 15.5 waves of 2,048 blocks at the G8 bench shape): 194 vs 238
+# us there (H100, 2026-12-07, docs/results/tuning.md "The candidates measured").
+flash_decode_partial_tp_o4 = ct.kernel(_flash_decode_partial_tp, occupancy=4)
 
 
 @ct.kernel
@@ -174,11 +181,12 @@ def select_variant(dtype: str, head_dim: int, query_group: int, splits: int) -> 
     Measured (scripts/gpu/bench_selection.py, docs/results/selection.json, H100, 2026-12-06; held
     within 1.10x of the fastest by tests/suite/test_selection_results.py): one query head per kv
     head takes flash_decode_partial_v at BN 64 (flash_decode_partial 1.32-1.49x slower, BN 32
-    1.18-1.24x), four and eight take flash_decode_partial_tp at BN 128 (flash_decode_partial
-    1.79-1.91x and 2.09-3.22x slower, BN 64 1.02-1.07x and 1.02-1.28x). The Rust library's
+    1.18-1.24x), four take flash_decode_partial_tp at BN 128 (flash_decode_partial 1.79-1.91x
+    slower, BN 64 1.02-1.07x), eight flash_decode_partial_tp_o4 at BN 64 (BN 128 unhinted 1.23x
+    slower at the bench shape, H100 2026-12-07; flash_decode_partial 2.09-3.22x). The Rust library's
     cutile_flash_decode chooses the same (tests/rust/test_selection.py)."""
     partial = {("bfloat16", 128, 1): "v_bf16_d128_g1_bn64", ("bfloat16", 128, 4): "tp_bf16_d128_g4_bn128",
-               ("float16", 64, 8): "tp_f16_d64_g8_bn128"}.get((dtype, head_dim, query_group))
+               ("float16", 64, 8): "tp_f16_d64_g8_bn64_o4"}.get((dtype, head_dim, query_group))
     combine = {("bfloat16", 128): "combine_bf16_d128", ("float16", 64): "combine_f16_d64"}.get((dtype, head_dim))
     if partial is None or combine is None or not 1 <= splits <= 16:
         return None

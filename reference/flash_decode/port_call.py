@@ -20,7 +20,7 @@ _BUILT_PARTIALS = {("bfloat16", 128): (1, 4), ("float16", 64): (8,)}  # QUERY_GR
 # The key tile BN of the partial kernel the launcher picks for (dtype, D, QUERY_GROUP) when the
 # call forces a combine: the split boundaries (and so the partials) depend on it.
 # tests/suite/test_flash_decode_launch.py holds it to kernel.select_variant and analysis.json.
-LAUNCHED_BN = {("bfloat16", 128, 1): 64, ("bfloat16", 128, 4): 128, ("float16", 64, 8): 128}
+LAUNCHED_BN = {("bfloat16", 128, 1): 64, ("bfloat16", 128, 4): 128, ("float16", 64, 8): 64}
 _BN = 128  # the key tile of the partials laid out for a forced combine (Smax = 2 * BN * S)
 
 

@@ -47,7 +47,7 @@ def make_inputs(variant, shape, *, seed, device):
                 "partial_o": torch.full((B, Hq, S, D), float("nan"), device=device),
                 "partial_lse": torch.full((B, Hq, S), float("nan"), device=device),
                 "sm_scale": 1.0 / math.sqrt(D)}
-    if variant["kernel"] == "flash_decode_combine":
+    if variant["kernel"].startswith("flash_decode_combine"):  # (and its scratch candidates' twins)
         B, Hq, S, D = shape["B"], shape["Hq"], shape["S"], c["D"]
         if S > c["MAX_SPLITS"]:
             raise ValueError(f"S={S} exceeds MAX_SPLITS={c['MAX_SPLITS']}")

@@ -1047,9 +1047,24 @@ fn bmm_validation() {
     let bf = |t: &TileirTensor| TileirTensor { dtype: DType::BF16 as i32, ..*t };
     let b_t = tensor(addr(2), DType::BF16, &[batch, n, k]);
     assert!(passed_validation(call(&bf(&a), &b_t, &bf(&c), 1)), "{}", last_error());
-    assert_eq!(selected(), "bf16_nt_128x128x64");
-    // f16 NT has no variant; a flag other than 0/1 is invalid.
-    assert_eq!(call(&a, &tensor(addr(2), DType::F16, &[batch, n, k]), &c, 1), Status::NoVariant.code());
+    assert_eq!(selected(), "bf16_nt_w8_128x256x64");
+    // f16 and f32 (tf32) with b stored (B, N, K); a flag other than 0/1 is invalid.
+    let b_t16 = tensor(addr(2), DType::F16, &[batch, n, k]);
+    assert!(passed_validation(call(&a, &b_t16, &c, 1)), "{}", last_error());
+    assert_eq!(selected(), "f16_nt_w8_128x256x64");
+    let f32s = |t: &TileirTensor| TileirTensor { dtype: DType::F32 as i32, ..*t };
+    let b_t32 = tensor(addr(2), DType::F32, &[batch, n, k]);
+    assert!(passed_validation(call(&f32s(&a), &b_t32, &f32s(&c), 1)), "{}", last_error());
+    assert_eq!(selected(), "tf32_nt_w8_128x256x32");
+    assert!(passed_validation(call(&f32s(&a), &f32s(&b), &f32s(&c), 0)), "{}", last_error());
+    assert_eq!(selected(), "tf32_nn_128x128x32", "small f32 matrices");
+    let big32 = [tensor(addr(1), DType::F32, &[2, 512, 64]), tensor(addr(2), DType::F32, &[2, 64, 512])];
+    assert!(
+        passed_validation(call(&big32[0], &big32[1], &tensor(addr(3), DType::F32, &[2, 512, 512]), 0)),
+        "{}",
+        last_error()
+    );
+    assert_eq!(selected(), "tf32_nn_w8_256x128x32");
     assert_eq!(call(&a, &b, &c, 2), Status::InvalidArgument.code());
     // Shapes: batch, K and the output must agree; ranks are 3.
     assert_eq!(call(&a, &tensor(addr(2), DType::F16, &[batch + 1, k, n]), &c, 0), Status::ShapeMismatch.code());

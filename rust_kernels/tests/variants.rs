@@ -1228,7 +1228,7 @@ fn first_index_is_block(text: &str, axis: usize) -> bool {
 
 #[test]
 fn bmm_structure() {
-    assert_eq!(ops::bmm::VARIANTS.len(), 8);
+    assert_eq!(ops::bmm::VARIANTS.len(), 12);
     for v in ops::bmm::VARIANTS {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
@@ -1363,7 +1363,7 @@ fn flash_decode_structure() {
             assert_eq!(stores(text), 2, "{}: partial_o and partial_lse", v.name);
             assert_eq!(count(text, "= exp2 "), 2, "{}", v.name);
             assert_eq!(count(text, "= fma "), 1, "{}: l * alpha + sum(p)", v.name);
-        } else if v.entry == ops::flash_decode::PARTIAL_TP {
+        } else if v.entry == ops::flash_decode::PARTIAL_TP || v.entry == ops::flash_decode::PARTIAL_TP_O4 {
             let (bn, g, p) = (v.constant("BN"), v.constant("QUERY_GROUP"), v.constant("QUERY_PAD"));
             let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
             // The products transposed: the key tile and the head dim are the M sides, the query

@@ -360,14 +360,15 @@ def _matmul_fp8_applicable(variant, case) -> bool:
 
 
 def _bmm_cases():
-    """select_variant(dtype, m, n, trans_b, aligned) for f16 and bf16 NN (bf16 NT and tf32 have
-    one variant each): attention-like 64x(128^3), the select rule's small bound (256^3, B=256),
-    512^3 (B=32), and 16x2048^3 (384 MiB, compute-bound)."""
-    for dtype in ("float16", "bfloat16"):
+    """select_variant(dtype, m, n, trans_b, aligned) where a case has several variants: f16 and
+    bf16 NN, bf16 NT, f32 (tf32) NN (f16 and f32 NT have one variant each): attention-like
+    64x(128^3), the select rule's small bound (256^3, B=256), 512^3 (B=32), and 2048^3 (B=16 at
+    16 bits, 8 at f32: 384 MiB; compute-bound)."""
+    for dtype, trans_b in (("float16", False), ("bfloat16", False), ("bfloat16", True), ("float32", False)):
         for batch, m, n, k in ((64, 128, 128, 128), (256, 256, 256, 256), (32, 512, 512, 512),
-                               (16, 2048, 2048, 2048)):
-            yield {"args": [dtype, m, n, False, True], "shape": {"B": batch, "M": m, "N": n, "K": k},
-                   "dtype": dtype, "trans_b": False}
+                               (16 if dtype != "float32" else 8, 2048, 2048, 2048)):
+            yield {"args": [dtype, m, n, trans_b, True], "shape": {"B": batch, "M": m, "N": n, "K": k},
+                   "dtype": dtype, "trans_b": trans_b}
 
 
 def _bmm_applicable(variant, case) -> bool:
@@ -486,7 +487,8 @@ GRIDS: dict[str, tuple[Grid, ...]] = {
     "splitk_matmul": (Grid("select_variant", _splitk_cases, _splitk_applicable,
                            kernels=("splitk_partial", "splitk_reduce")),),
     "flash_decode": (Grid("select_variant", _flash_decode_cases, _flash_decode_applicable,
-                          kernels=(("flash_decode_partial", "flash_decode_partial_tp", "flash_decode_partial_v"),
+                          kernels=(("flash_decode_partial", "flash_decode_partial_tp", "flash_decode_partial_tp_o4",
+                                    "flash_decode_partial_v"),
                                    "flash_decode_combine")),),
 }
 

@@ -10,7 +10,7 @@
 #
 # Everything lands in ONE archive, $OUT/results.tgz (the device tool returns at most 8 files of $OUT),
 # laid out as scripts/gpu/merge_results.py reads a RUN folder (ref/, sel1/, sel2/, ports/, pytest/),
-# with each step's log beside it. Here afterwards:
+# with each step's log beside it, rewritten after each step. Here afterwards:
 #   mkdir -p RUN && tar xzf <files_at>/results.tgz -C RUN && python3 scripts/gpu/merge_results.py RUN --op ...
 # Each step has its own timeout (environment: REF_TIMEOUT, SEL_TIMEOUT, PYTEST_TIMEOUT, PORTS_TIMEOUT), so a
 # slow step costs its own results only; phase times are printed.
@@ -29,6 +29,8 @@ step(){
   local name=$1 limit=$2; shift 2
   ph "$name"; timeout "$limit" "$@" > "$R/$name.log" 2>&1
   echo "rc=$?"; tail -3 "$R/$name.log" | cut -c1-300
+  # the archive after every step: a call the tool kills at its limit still returns the steps that finished
+  tar czf "$OUT/results.tgz" -C "$R" .
 }
 part_a(){
   step ref "${REF_TIMEOUT:-330}" python3 scripts/gpu/run_reference.py "${ops[@]}" --out "$R/ref"

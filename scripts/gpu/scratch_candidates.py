@@ -7,7 +7,8 @@ For each op of ``CANDIDATES``: copies reference/<op> to OUT/reference/<op>, keep
 named as baselines (what the launcher picks today), adds each candidate as a copy of a base
 variant with other constants and/or other compiler hints (a twin ``ct.kernel(function, **options)``
 of the base kernel with the hints laid over its options, appended to the scratch kernel.py) and/or
-other variant fields (e.g. bench_shape), exports them to bytecode and sm_90
+other variant fields (e.g. bench_shape, or a kernel of scripts/gpu/candidate_kernels/<op>.py, whose
+source is appended to the scratch kernel.py: a candidate with a new body), exports them to bytecode and sm_90
 cubins with tileiras, and prints each cubin's registers, shared memory, spills and wgmma count
 (cuobjdump). Nothing under reference/ changes. On the device (OUT inside the checkout, e.g.
 .carry/candidates, ~3 MB, named in the device tool's carry), every candidate is timed
@@ -38,24 +39,17 @@ sys.path.insert(0, str(REPO))
 #: Sessions 22-23 (issue 30; docs/results/tuning.md, "Candidates staged, not timed" and "The
 #: candidates measured (session 23)": every one below was timed once, H100, 2026-12-07):
 CANDIDATES = {
-    # flash_decode G8/G4: the tp partial at BN 128 holds 204-228 KB of shared memory (one block per
-    # SM, 15.5 waves of 2,048 blocks of 8 key tiles each); occupancy hints cap it. G1: v at BN 128.
+    # flash_decode (the partials' hints and tiles were timed in session 23): the combine, 26.8 us for
+    # 4.5 MB at the f16 D64 bench shape, 2,048 blocks of one 4 KB tile each at 255 registers (no
+    # occupancy hint: two blocks an SM), latency-bound: more blocks an SM (occupancy hints: 26-32
+    # registers), and/or several heads a block (candidate_kernels/flash_decode.py)
     "flash_decode": (
-        ["v_bf16_d128_g1_bn64", "tp_bf16_d128_g4_bn128", "tp_f16_d64_g8_bn128", "combine_bf16_d128",
-         "combine_f16_d64"],
-        [("x_g8_bn128_o2", "tp_f16_d64_g8_bn128", {}, {"occupancy": 2}),
-         ("x_g8_bn64_o2", "tp_f16_d64_g8_bn64", {}, {"occupancy": 2}),
-         ("x_g8_bn64_o3", "tp_f16_d64_g8_bn64", {}, {"occupancy": 3}),
-         ("x_g8_bn64_o4", "tp_f16_d64_g8_bn64", {}, {"occupancy": 4}),
-         ("x_g8_bn256", "tp_f16_d64_g8_bn128", {"BN": 256}, {}),
-         ("x_g8_bn256_o2", "tp_f16_d64_g8_bn128", {"BN": 256}, {"occupancy": 2}),
-         ("x_g4_bn128_o2", "tp_bf16_d128_g4_bn128", {}, {"occupancy": 2}),
-         ("x_g4_bn64_o2", "tp_bf16_d128_g4_bn64", {}, {"occupancy": 2}),
-         ("x_g4_bn64_o3", "tp_bf16_d128_g4_bn64", {}, {"occupancy": 3}),
-         ("x_g1_bn128", "v_bf16_d128_g1_bn64", {"BN": 128}, {}),
-         ("x_g1_bn64_o2", "v_bf16_d128_g1_bn64", {}, {"occupancy": 2}),
-         ("x_g1_bn64_o4", "v_bf16_d128_g1_bn64", {}, {"occupancy": 4}),
-         ("x_g1_bn32_o4", "v_bf16_d128_g1_bn32", {}, {"occupancy": 4})]),
+        ["combine_bf16_d128", "combine_f16_d64"],
+        [(f"x_combine_{dt}_h{h}" + (f"_o{o}" if o else ""), f"combine_{dt}", {"HEADS": h}, {"occupancy": o} if o else {},
+          {"kernel": "flash_decode_combine_heads", "grid": ["B * cdiv(Hq, HEADS)", 1, 1]})
+         for dt in ("f16_d64", "bf16_d128") for h, o in ((2, 0), (4, 0), (8, 0), (2, 8), (4, 8), (4, 4), (8, 4))]
+        + [(f"x_combine_{dt}_o{o}", f"combine_{dt}", {}, {"occupancy": o})
+           for dt in ("f16_d64", "bf16_d128") for o in (4, 8, 16, 32)]),
     # softmax 16-bit rows of 1024 at 79.5 / 81.9 / 83.9 % of copy bandwidth for 1 / 2 / 4 rows a block
     "softmax": (
         ["f16_a8_fast_m4_n1024", "bf16_a8_fast_m4_n1024"],
@@ -126,7 +120,10 @@ CANDIDATES = {
          ("x_reduce_bf16_8x256", "reduce_bf16_4x256", {"TM": 8}, {}),
          ("x_reduce_bf16_2x512", "reduce_bf16_4x256", {"TM": 2, "TN": 512}, {}),
          ("x_reduce_bf16_4x512", "reduce_bf16_4x256", {"TN": 512}, {}),
-         ("x_reduce_bf16_8x256_s8", "reduce_bf16_4x256", {"TM": 8}, {}, {"bench_shape": {"S": 8}})]),
+         ("x_reduce_bf16_8x256_s8", "reduce_bf16_4x256", {"TM": 8}, {}, {"bench_shape": {"S": 8}})]
+        # session 23: S = 4 (one wave, splits_for) measured best of 4 / 8 / 16; its neighbours
+        + [(f"x_{kind}_s{s}", f"{kind}_bf16_{tile}", {}, {}, {"bench_shape": {"S": s}})
+           for s in (2, 3, 5, 6) for kind, tile in (("partial", "64x128x64"), ("reduce", "4x256"))]),
     # bmm tf32 NN at 0.37x cuBLAS: B (K, N) is transposed through shared memory for the tf32 wgmma
     "bmm": (
         ["tf32_nn_128x128x32", "bf16_nt_128x128x64", "bf16_nn_w8_128x256x64"],
@@ -178,6 +175,14 @@ def _kernel_forms(source: str):
     return text + ("\n\n# the decorated kernels in assignment form (scratch)\n" + "\n".join(tail) + "\n" if tail else ""), forms
 
 
+def _kernel_docs(source: str) -> dict[str, str]:
+    """kernel name -> docstring of each ``@ct.kernel`` function in source."""
+    import ast
+    from tileir_diff.suite.catalog import _is_kernel_decorator as is_kernel
+    return {n.name: ast.get_docstring(n) or n.name for n in ast.parse(source).body
+            if isinstance(n, ast.FunctionDef) and any(is_kernel(d) for d in n.decorator_list)}
+
+
 def stage_op(op: str, out: Path) -> int:
     baselines, candidates = CANDIDATES[op]
     src, dst = REPO / "reference" / op, out / "reference" / op
@@ -187,12 +192,21 @@ def stage_op(op: str, out: Path) -> int:
     analysis = json.loads((dst / "analysis.json").read_text())
     by_name = {v["name"]: v for v in analysis["variants"]}
     variants = [by_name[n] for n in baselines]
-    source, forms = _kernel_forms((dst / "kernel.py").read_text())
+    extra = REPO / "scripts" / "gpu" / "candidate_kernels" / f"{op}.py"
+    source = (dst / "kernel.py").read_text()
+    if extra.is_file():  # candidate bodies: their kernels are described by their docstrings
+        source += "\n\n# candidate kernels (scripts/gpu/candidate_kernels)\n" + extra.read_text()
+        for name, doc in _kernel_docs(extra.read_text()).items():
+            analysis["kernels"][name] = f"{doc.split(chr(10))[0]} (scratch)"
+    source, forms = _kernel_forms(source)
     twins = []
     for name, base, constants, hints, *fields in candidates:
         v = copy.deepcopy(by_name[base])
         v["name"], v["selects_when"] = name, "scratch candidate (scripts/gpu/scratch_candidates.py)"
         v["constants"].update(constants)
+        declared = {p["name"] for p in v["params"]}
+        v["params"] += [{"name": k, "kind": "constant"}  # a candidate body's own
+                        for k, x in constants.items() if k not in declared]
         for key, value in (fields[0] if fields else {}).items():  # e.g. another bench_shape
             v[key] = {**v[key], **value} if isinstance(value, dict) else value
         if hints:

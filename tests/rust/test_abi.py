@@ -1178,7 +1178,9 @@ def test_bmm_rejections(lib):
     assert bmm(a, t(2, "float16", [batch, k + 8, n]), c) == Status.SHAPE_MISMATCH
     assert bmm(a, b, t(3, "float16", [batch + 1, m, n])) == Status.SHAPE_MISMATCH
     assert bmm(a, b, c, 2) == Status.INVALID_ARGUMENT
-    assert bmm(a, t(2, "float16", [batch, n, k]), c, 1) == Status.NO_VARIANT  # f16 NT: no variant
+    assert bmm(a, t(2, "float16", [batch, n, k]), c, 1) in PAST_VALIDATION, message(lib)  # f16 NT
+    assert bmm(*(t(i, "float32", d) for i, d in ((1, [batch, m, k]), (2, [batch, n, k]), (3, [batch, m, n]))), 1) \
+        in PAST_VALIDATION, message(lib)  # f32 (tf32) NT
     assert bmm(a, b, t(3, "bfloat16", [batch, m, n])) == Status.UNSUPPORTED_DTYPE
     assert bmm(*(t(i, "float64", d) for i, d in ((1, [batch, m, k]), (2, [batch, k, n]), (3, [batch, m, n])))) \
         == Status.UNSUPPORTED_DTYPE
@@ -1250,8 +1252,8 @@ def test_forced_splitk_matmul_variant_runs_with_its_partner(lib, ports_library):
 @pytest.mark.parametrize("call, error, also", [
     (lambda L: ports.bmm(FakeTensor(1, "torch.float16", [2, 64, 64]), FakeTensor(2, "torch.float16", [2, 64, 64]),
                          FakeTensor(3, "torch.float16", [3, 64, 64]), library=L), ports.ShapeMismatchError, ValueError),
-    (lambda L: ports.bmm(*(FakeTensor(i, "torch.float32", [2, 64, 64]) for i in (1, 2, 3)), trans_b=True, library=L),
-     ports.NoVariantError, ValueError),
+    (lambda L: ports.bmm(*(FakeTensor(i, "torch.float64", [2, 64, 64]) for i in (1, 2, 3)), trans_b=True, library=L),
+     ports.UnsupportedDtypeError, TypeError),
     (lambda L: ports.splitk_matmul(FakeTensor(1, "torch.float16", [64, 256]), FakeTensor(2, "torch.float16", [256, 64]),
                                    FakeTensor(3, "torch.float16", [4, 64, 64]), FakeTensor(4, "torch.float16", [64, 64]),
                                    library=L), ports.UnsupportedDtypeError, TypeError),
@@ -1259,7 +1261,7 @@ def test_forced_splitk_matmul_variant_runs_with_its_partner(lib, ports_library):
                                    FakeTensor(3, "torch.float32", [4, 64, 64], offset=4),
                                    FakeTensor(4, "torch.bfloat16", [64, 64]), library=L), ports.MisalignedError,
      ValueError),
-], ids=["bmm_shape", "bmm_f32_nt", "splitk_matmul_f16_slabs", "splitk_matmul_misaligned_slabs"])
+], ids=["bmm_shape", "bmm_f64", "splitk_matmul_f16_slabs", "splitk_matmul_misaligned_slabs"])
 def test_gemm_family_wrappers_raise_the_exception_of_the_code(ports_library, call, error, also):
     test_wrapper_raises_the_exception_of_the_code(ports_library, call, error, also)
 

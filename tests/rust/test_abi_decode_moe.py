@@ -48,7 +48,7 @@ def test_flash_decode_selects_both_kernels(lib):
     assert decode(lib, *_decode_arrays(hkv=HQ)) in PAST_VALIDATION, message(lib)
     assert _selected(lib) == "v_bf16_d128_g1_bn64,combine_bf16_d128"
     assert decode(lib, *_decode_arrays("float16", hkv=1, d=64)) in PAST_VALIDATION, message(lib)
-    assert _selected(lib) == "tp_f16_d64_g8_bn128,combine_f16_d64"
+    assert _selected(lib) == "tp_f16_d64_g8_bn64_o4,combine_f16_d64"
 
 
 def test_flash_decode_rejections(lib):
@@ -110,7 +110,7 @@ def test_flash_decode_rejections(lib):
 def test_forced_flash_decode_variant_runs_with_its_partner(lib, ports_library):
     with ports.force_variant("flash_decode", "combine_f16_d64", library=ports_library):
         assert decode(lib, *_decode_arrays("float16", hkv=1, d=64)) in PAST_VALIDATION, message(lib)
-        assert _selected(lib) == "tp_f16_d64_g8_bn128,combine_f16_d64"
+        assert _selected(lib) == "tp_f16_d64_g8_bn64_o4,combine_f16_d64"
         assert decode(lib, *_decode_arrays()) == Status.UNSUPPORTED_DTYPE  # still validated against it
     with ports.force_variant("flash_decode", "partial_bf16_d128_g1", library=ports_library):
         assert decode(lib, *_decode_arrays(hkv=HQ)) in PAST_VALIDATION, message(lib)

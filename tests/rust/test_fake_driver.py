@@ -816,18 +816,22 @@ def test_bmm_launches_the_batch_on_grid_y(fake_driver, library_with_fake_cubins,
         # 3 batches of 1000 x 520 x 64 f16: w8 128x256x64; a batch-interleaved a (batch stride K).
         call("cutile_bmm", T({X}, [3, 1000, 64], "float16", [64, 192, 1]), T({Y}, [3, 64, 520], "float16"),
              T({Z}, [3, 1000, 520], "float16"), 0, 0, {STREAM}, nparams=21)
-        # bf16 with b stored (B, N, K), small: 128x128x64.
+        # bf16 with b stored (B, N, K): w8 128x256x64 at every size.
         call("cutile_bmm", T({X}, [2, 100, 200], "bfloat16"), T({Y}, [2, 72, 200], "bfloat16"),
              T({Z}, [2, 100, 72], "bfloat16"), 1, 0, 0, nparams=21)
+        # small f32 matrices (tf32): one warpgroup, 128x128x32.
+        call("cutile_bmm", T({X}, [2, 100, 200], "float32"), T({Y}, [2, 200, 72], "float32"),
+             T({Z}, [2, 100, 72], "float32"), 0, 0, 0, nparams=21)
     """, tmp_path)
-    assert codes == [0, 0]
-    assert images(log) == ["f16_nn_w8_128x256x64", "bf16_nt_128x128x64"]
-    wide, nt = launches(log)
+    assert codes == [0, 0, 0]
+    assert images(log) == ["f16_nn_w8_128x256x64", "bf16_nt_w8_128x256x64", "tf32_nn_128x128x32"]
+    wide, nt, small = launches(log)
     assert f"grid=24,3,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in wide  # cdiv(1000, 128) * cdiv(520, 256), B
     assert params(wide) == [X, 3, 1000, 64, 64, 192, 1, Y, 3, 64, 520, 64 * 520, 520, 1,
                             Z, 3, 1000, 520, 1000 * 520, 520, 1]
     assert "grid=1,2,1" in nt
     assert params(nt)[7:14] == [Y, 2, 72, 200, 72 * 200, 200, 1]
+    assert "grid=1,2,1" in small and params(small)[7:14] == [Y, 2, 200, 72, 200 * 72, 72, 1]
     assert "function bmm_w8_entry" in log and "function bmm_entry" in log
 
 

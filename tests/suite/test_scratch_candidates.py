@@ -1,7 +1,7 @@
 """scripts/gpu/scratch_candidates.py stages candidate variants in a scratch reference root: the
 catalog must accept what it writes (every candidate a variant of a kernel the catalog finds), the
-launched variants stay as they are, and a candidate's compiler hints are its base kernel's options
-with the hints laid over them. Nothing is exported here (no tileiras needed)."""
+launched variants stay as they are, a candidate's compiler hints are its base kernel's options
+with the hints laid over them, and a candidate body (scripts/gpu/candidate_kernels) is appended. Nothing is exported here (no tileiras needed)."""
 from __future__ import annotations
 
 import ast
@@ -46,14 +46,15 @@ def test_the_catalog_takes_the_staged_candidates(op, tmp_path):
     for name in baselines:  # the launched variants as they are
         assert staged[name].kernel == original[name].kernel and staged[name].constants == original[name].constants
     options = _kernel_options(tmp_path / "reference" / op / "kernel.py")
-    for name, base, constants, hints, *_ in candidates:
+    for name, base, constants, hints, *fields in candidates:
         v = staged[name]
         assert v.constants == {**original[base].constants, **constants}
+        # a candidate body (scripts/gpu/candidate_kernels/<op>.py) named by the fields, else the base's kernel
+        kernel = (fields[0] if fields else {}).get("kernel", original[base].kernel)
         if hints:
-            base_options = options.get(original[base].kernel, {})
-            assert options[v.kernel] == {**base_options, **hints}
+            assert options[v.kernel] == {**options.get(kernel, {}), **hints}
         else:
-            assert v.kernel == original[base].kernel
+            assert v.kernel == kernel
 
 
 def test_a_decorated_kernel_becomes_an_assignment_with_its_options():
@@ -63,3 +64,16 @@ def test_a_decorated_kernel_becomes_an_assignment_with_its_options():
     assert "@ct.kernel" not in text and "def _scratch_k(x, y):" in text
     assert "k = ct.kernel(_scratch_k, occupancy=4)" in text
     assert kernels == {"k": ("_scratch_k", {"occupancy": "4"}), "b2": ("_b", {"num_worker_warps": "8"})}
+
+
+def test_a_candidate_body_is_appended_and_described(tmp_path):
+    script = _script()
+    bodies = sorted(p.stem for p in (SCRIPT.parent / "candidate_kernels").glob("*.py"))
+    assert bodies, "no candidate bodies to check"
+    op = bodies[0]
+    assert script.main([str(tmp_path), "--only", op, "--no-export"]) == 0
+    new = script._kernel_docs((SCRIPT.parent / "candidate_kernels" / f"{op}.py").read_text())
+    spec, = load_catalog(tmp_path / "reference", ops=[op])
+    assert new and set(new) <= set(spec.kernels)  # each body a kernel the catalog finds
+    for name, doc in new.items():
+        assert spec.kernels[name].startswith(doc.split("\n")[0])

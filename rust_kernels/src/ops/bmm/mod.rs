@@ -49,6 +49,14 @@ pub static F16_NN_64X64X64: Variant =
     variant("bmm", "f16_nn_64x64x64", &["f16", "64", "64", "64", "8", "0", "0"], &aligned(DType::F16, 8));
 pub static TF32_NN_128X128X32: Variant =
     variant("bmm", "tf32_nn_128x128x32", &["f32", "128", "128", "32", "8", "0", "1"], &aligned(DType::F32, 4));
+pub static BF16_NT_W8_128X256X64: Variant =
+    variant("bmm_w8", "bf16_nt_w8_128x256x64", &["bf16", "128", "256", "64", "8", "1", "0"], &aligned(DType::BF16, 8));
+pub static F16_NT_W8_128X256X64: Variant =
+    variant("bmm_w8", "f16_nt_w8_128x256x64", &["f16", "128", "256", "64", "8", "1", "0"], &aligned(DType::F16, 8));
+pub static TF32_NN_W8_256X128X32: Variant =
+    variant("bmm_w8", "tf32_nn_w8_256x128x32", &["f32", "256", "128", "32", "8", "0", "1"], &aligned(DType::F32, 4));
+pub static TF32_NT_W8_128X256X32: Variant =
+    variant("bmm_w8", "tf32_nt_w8_128x256x32", &["f32", "128", "256", "32", "8", "1", "1"], &aligned(DType::F32, 4));
 pub static BF16_NN_W8_128X256X64: Variant =
     variant("bmm_w8", "bf16_nn_w8_128x256x64", &["bf16", "128", "256", "64", "8", "0", "0"], &aligned(DType::BF16, 8));
 pub static F16_NN_W8_128X256X64: Variant =
@@ -62,29 +70,35 @@ pub static VARIANTS: &[&Variant] = &[
     &BF16_NT_128X128X64,
     &F16_NN_64X64X64,
     &TF32_NN_128X128X32,
+    &BF16_NT_W8_128X256X64,
+    &F16_NT_W8_128X256X64,
+    &TF32_NN_W8_256X128X32,
+    &TF32_NT_W8_128X256X32,
     &BF16_NN_W8_128X256X64,
     &F16_NN_W8_128X256X64,
     &F16_NN_W8_128X128X64,
 ];
 
-/// Matrices at most this large in M and N count as small: the launcher gives f16 ones 128x128
-/// tiles (more blocks per batch) instead of 128x256.
+/// Matrices at most this large in M and N count as small: the launcher gives f16 and f32 ones 128x128
+/// tiles (more blocks per batch) instead of the two-warpgroup 128x256 / 256x128 ones.
 pub const SMALL_MN: i64 = 128;
 
 /// The candidate for (dtype, trans_b, M, N), the rule of `select_variant` in
 /// reference/bmm/kernel.py, measured on the GPU (scripts/gpu/bench_selection.py,
 /// docs/results/selection.json): f16 NN takes w8 128x256x64, small f16 matrices (M, N <= 128)
-/// w8 128x128x64; bf16 NN w8 128x256x64 at every size (128x128x64 is 1.19x slower at 256^3 and
-/// no faster at 128^3); bf16 NT has 128x128x64 only, f32 NN tf32 128x128x32. Other
-/// combinations (f16 or f32 NT) have no variant.
+/// w8 128x128x64; bf16 NN w8 128x256x64 at every size; f16 and bf16 NT w8 128x256x64; f32
+/// (tf32) NN w8 256x128x32, small matrices 128x128x32, NT w8 128x256x32.
 pub fn candidate(dtype: DType, trans_b: bool, m: i64, n: i64) -> Option<&'static Variant> {
     let small = m <= SMALL_MN && n <= SMALL_MN;
     match (dtype, trans_b) {
         (DType::F16, false) if small => Some(&F16_NN_W8_128X128X64),
         (DType::F16, false) => Some(&F16_NN_W8_128X256X64),
+        (DType::F16, true) => Some(&F16_NT_W8_128X256X64),
         (DType::BF16, false) => Some(&BF16_NN_W8_128X256X64),
-        (DType::BF16, true) => Some(&BF16_NT_128X128X64),
-        (DType::F32, false) => Some(&TF32_NN_128X128X32),
+        (DType::BF16, true) => Some(&BF16_NT_W8_128X256X64),
+        (DType::F32, false) if small => Some(&TF32_NN_128X128X32),
+        (DType::F32, false) => Some(&TF32_NN_W8_256X128X32),
+        (DType::F32, true) => Some(&TF32_NT_W8_128X256X32),
         _ => None,
     }
 }

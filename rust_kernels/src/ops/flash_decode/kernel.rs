@@ -114,8 +114,8 @@ pub mod flash_decode_kernel {
     /// o^T (D, G) += V^T (D, BN) @ p^T (BN, G), with G = QUERY_PAD = 2 * QUERY_GROUP query
     /// columns: the QUERY_GROUP query heads, then as many zero columns, whose results are dropped
     /// (a wgmma needs N >= 8: QUERY_GROUP 4 -> 8). The softmax runs down the columns.
-    #[cutile::entry(unchecked_accesses = true)]
-    unsafe fn flash_decode_partial_tp<
+    /// The body of flash_decode_partial_tp and its occupancy twin.
+    fn flash_decode_partial_tp_body<
         E: ElementType,
         const BN: i32,
         const D: i32,
@@ -210,6 +210,63 @@ pub mod flash_decode_kernel {
         let mut lse_tiles: PartitionMut<f32, { [1, QUERY_GROUP, 1] }> =
             unsafe { partial_lse.partition_full_mut(shape![1, QUERY_GROUP, 1]) };
         unsafe { lse_tiles.store_unchecked(lse.reshape(shape![1, QUERY_GROUP, 1]), [batch, kv_head, split]) };
+    }
+
+    /// flash_decode_partial_tp_body as an entry without hints.
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn flash_decode_partial_tp<
+        E: ElementType,
+        const BN: i32,
+        const D: i32,
+        const QUERY_GROUP: i32,
+        const QUERY_PAD: i32,
+    >(
+        q: &Tensor<E, { [-1, -1, -1] }>,
+        k: &Tensor<E, { [-1, -1, -1, -1] }>,
+        v: &Tensor<E, { [-1, -1, -1, -1] }>,
+        seq_lens: &Tensor<i32, { [-1] }>,
+        partial_o: &Tensor<f32, { [-1, -1, -1, -1] }>,
+        partial_lse: &Tensor<f32, { [-1, -1, -1] }>,
+        sm_scale: f32,
+    ) {
+        flash_decode_partial_tp_body::<E, BN, D, QUERY_GROUP, QUERY_PAD>(
+            q,
+            k,
+            v,
+            seq_lens,
+            partial_o,
+            partial_lse,
+            sm_scale,
+        );
+    }
+
+    /// `ct.kernel(occupancy=4)`: four blocks an SM at BN 64 (the unhinted BN 128 kernel holds 228 KB
+    /// of shared memory, one block an SM).
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 4,),))]
+    unsafe fn flash_decode_partial_tp_o4<
+        E: ElementType,
+        const BN: i32,
+        const D: i32,
+        const QUERY_GROUP: i32,
+        const QUERY_PAD: i32,
+    >(
+        q: &Tensor<E, { [-1, -1, -1] }>,
+        k: &Tensor<E, { [-1, -1, -1, -1] }>,
+        v: &Tensor<E, { [-1, -1, -1, -1] }>,
+        seq_lens: &Tensor<i32, { [-1] }>,
+        partial_o: &Tensor<f32, { [-1, -1, -1, -1] }>,
+        partial_lse: &Tensor<f32, { [-1, -1, -1] }>,
+        sm_scale: f32,
+    ) {
+        flash_decode_partial_tp_body::<E, BN, D, QUERY_GROUP, QUERY_PAD>(
+            q,
+            k,
+            v,
+            seq_lens,
+            partial_o,
+            partial_lse,
+            sm_scale,
+        );
     }
 
     /// flash_decode_partial for one query head per kv head (QUERY_GROUP = 1) without a tensor-core

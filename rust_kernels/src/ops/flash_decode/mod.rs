@@ -12,9 +12,10 @@ pub const OP: &str = "flash_decode";
 pub const PARTIAL: &str = "flash_decode_partial";
 pub const COMBINE: &str = "flash_decode_combine";
 pub const PARTIAL_TP: &str = "flash_decode_partial_tp";
+pub const PARTIAL_TP_O4: &str = "flash_decode_partial_tp_o4";
 pub const PARTIAL_V: &str = "flash_decode_partial_v";
 /// The kernels that can run the partial stage (a forced variant of any of them replaces the pick).
-pub const PARTIAL_ENTRIES: [&str; 3] = [PARTIAL, PARTIAL_TP, PARTIAL_V];
+pub const PARTIAL_ENTRIES: [&str; 4] = [PARTIAL, PARTIAL_TP, PARTIAL_TP_O4, PARTIAL_V];
 
 /// 16-bit q (B, Hq, D), k, v (B, Hkv, Smax, D): unit last stride, the others multiples of 8
 /// elements, 16-byte aligned.
@@ -65,11 +66,21 @@ const fn partial(name: &'static str, generics: &'static [&'static str], params: 
 }
 
 const fn partial_tp(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
+    partial_tp_entry(PARTIAL_TP, name, generics, params)
+}
+
+/// A variant of flash_decode_partial_tp or its occupancy twin `entry` (one body).
+const fn partial_tp_entry(
+    entry: &'static str,
+    name: &'static str,
+    generics: &'static [&'static str],
+    params: &'static [ParamSpec],
+) -> Variant {
     Variant {
         op: OP,
         name,
         module: "flash_decode_kernel",
-        entry: PARTIAL_TP,
+        entry,
         generic_names: &["E", "BN", "D", "QUERY_GROUP", "QUERY_PAD"],
         generics,
         params,
@@ -116,6 +127,12 @@ pub static TP_F16_D64_G8_BN64: Variant =
     partial_tp("tp_f16_d64_g8_bn64", &["f16", "64", "64", "8", "16"], &partial_params(DType::F16));
 pub static TP_F16_D64_G8_BN128: Variant =
     partial_tp("tp_f16_d64_g8_bn128", &["f16", "128", "64", "8", "16"], &partial_params(DType::F16));
+pub static TP_F16_D64_G8_BN64_O4: Variant = partial_tp_entry(
+    PARTIAL_TP_O4,
+    "tp_f16_d64_g8_bn64_o4",
+    &["f16", "64", "64", "8", "16"],
+    &partial_params(DType::F16),
+);
 pub static V_BF16_D128_G1_BN32: Variant =
     partial_v("v_bf16_d128_g1_bn32", &["bf16", "32", "128", "1"], &partial_params(DType::BF16));
 pub static V_BF16_D128_G1_BN64: Variant =
@@ -132,6 +149,7 @@ pub static VARIANTS: &[&Variant] = &[
     &TP_BF16_D128_G4_BN128,
     &TP_F16_D64_G8_BN64,
     &TP_F16_D64_G8_BN128,
+    &TP_F16_D64_G8_BN64_O4,
     &V_BF16_D128_G1_BN32,
     &V_BF16_D128_G1_BN64,
     &COMBINE_BF16_D128,
@@ -145,8 +163,9 @@ fn dtype_of(v: &Variant) -> &'static str {
 
 /// The partials the launcher picks, one per (dtype, head dim, query group): measured fastest
 /// (docs/results/selection.json): the vector form for one query head per kv head, the transposed
-/// tensor-core form at BN 128 for four and eight. The others run only when forced.
-static LAUNCHED_PARTIALS: [&Variant; 3] = [&V_BF16_D128_G1_BN64, &TP_BF16_D128_G4_BN128, &TP_F16_D64_G8_BN128];
+/// tensor-core form at BN 128 for four, at BN 64 with occupancy 4 for eight. The others run only
+/// when forced.
+static LAUNCHED_PARTIALS: [&Variant; 3] = [&V_BF16_D128_G1_BN64, &TP_BF16_D128_G4_BN128, &TP_F16_D64_G8_BN64_O4];
 
 /// The reference launcher's choice (reference/flash_decode/kernel.py `select_variant`): the
 /// partial kernel for (dtype, head dim, Hq / Hkv); None for any other combination.
