@@ -891,7 +891,7 @@ def test_flash_decode_launches_partial_then_combine_on_the_callers_stream(fake_d
     """
     codes, log = run(fake_driver, library_with_fake_cubins, body.format(nparams=23), tmp_path)
     assert codes == [0]
-    assert images(log) == ["tp_bf16_d128_g4_bn128", "combine_bf16_d128"]
+    assert images(log) == ["tp_bf16_d128_g4_bn128", "combine_bf16_d128_o8"]
     partial, combine = launches(log)
     assert log.index(partial) < log.index(combine)
     assert f"grid={s},{b * hkv},1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in partial

@@ -395,8 +395,8 @@ def test_flash_decode_selection(lib):
         expected = launcher.select_variant(dtype, d, group, splits)
         seen.add(_agree(lib, expected, "cutile_flash_decode", *arrays, ctypes.c_float(0.1),
                         case=f"{dtype} D={d} group={group} S={splits}"))
-    assert {"v_bf16_d128_g1_bn64,combine_bf16_d128", "tp_bf16_d128_g4_bn128,combine_bf16_d128",
-            "tp_f16_d64_g8_bn64_o4,combine_f16_d64", None} <= seen
+    assert {"v_bf16_d128_g1_bn64,combine_bf16_d128_o8", "tp_bf16_d128_g4_bn128,combine_bf16_d128_o8",
+            "tp_f16_d64_g8_bn64_o4,combine_f16_d64_o8", None} <= seen
 
 
 def test_moe_align_block_size_selection(lib):
