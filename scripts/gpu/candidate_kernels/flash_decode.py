@@ -1,6 +1,10 @@
 # Candidate kernels for reference/flash_decode, appended to the scratch kernel.py by
-# scripts/gpu/scratch_candidates.py (the names `ct` and `ConstInt` are the kernel module's).
-# Not a reference kernel until a device run shows it faster and it is adopted and ported.
+# scripts/gpu/scratch_candidates.py (the imports repeat the kernel module's, so that this file
+# stands alone for linters). Not a reference kernel until a device run shows it faster and it is
+# adopted and ported.
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
 
 
 @ct.kernel
