@@ -56,7 +56,7 @@ def dtype_class(variant: str) -> str:
 STEPS = {
     "flash_decode": ("first", (("v_bf16_d128_g1_bn64", "combine_bf16_d128"),
                                ("tp_bf16_d128_g4_bn128", "combine_bf16_d128"),
-                               ("tp_f16_d64_g8_bn128", "combine_f16_d64"))),
+                               ("tp_f16_d64_g8_bn64_o4", "combine_f16_d64"))),
     "splitk_matmul": ("first", (("partial_f16_64x128x64", "reduce_f16_4x256"),
                                 ("partial_bf16_64x128x64", "reduce_bf16_4x256"))),
     "moe_align_block_size": ("sum", (("hist_bm64_e128", "sort_bm64_e128"), ("hist_bm16_e256", "sort_bm16_e256"),
