@@ -30,3 +30,30 @@ def gelu_fast_persistent(x, out, APPROX: ConstInt, TILE_M: ConstInt, TILE_N: Con
             h = poly_half * ct.exp2(s * ERF_EXP2, flush_to_zero=True)
             y = v * ct.where(v < 0.0, h, 1.0 - h)
         ct.store(out, index=(bm, bn), tile=ct.astype(y, out.dtype))
+
+
+@ct.kernel
+def gelu_fast_prefetch(x, out, APPROX: ConstInt, TILE_M: ConstInt, TILE_N: ConstInt, NUM_BLOCKS: ConstInt):
+    """gelu_fast_persistent with the next tile's load issued before this tile's math and store
+    (two tiles in flight a block; the load past the last tile reads only padding)."""
+    tiles_n = ct.num_tiles(x, axis=1, shape=(TILE_M, TILE_N))
+    total = ct.num_tiles(x, axis=0, shape=(TILE_M, TILE_N)) * tiles_n
+    step = ct.num_blocks(0)
+    first = ct.bid(0)
+    nxt = ct.load(x, index=(first // tiles_n, first % tiles_n), shape=(TILE_M, TILE_N),
+                  padding_mode=ct.PaddingMode.ZERO)
+    for t in range(first, total, step):
+        cur = nxt
+        n = t + step
+        nxt = ct.load(x, index=(n // tiles_n, n % tiles_n), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO)
+        v = ct.astype(cur, ct.float32)
+        s = v * v
+        if APPROX == 1:
+            e = ct.exp2(v * (TANH_K0 + TANH_K1 * s), flush_to_zero=True)
+            y = approx_div(v, 1.0 + e)
+        else:
+            t2 = approx_div(1.0, 1.0 + ERF_T * ct.abs(v))
+            poly_half = ((((HALF_A5 * t2 + HALF_A4) * t2 + HALF_A3) * t2 + HALF_A2) * t2 + HALF_A1) * t2
+            h = poly_half * ct.exp2(s * ERF_EXP2, flush_to_zero=True)
+            y = v * ct.where(v < 0.0, h, 1.0 - h)
+        ct.store(out, index=(t // tiles_n, t % tiles_n), tile=ct.astype(y, out.dtype))
