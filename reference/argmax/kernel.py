@@ -70,18 +70,28 @@ def _aligned(m: int, n: int, row_stride: int, multiple: int) -> bool:
     return n % multiple == 0 and (m <= 1 or row_stride % multiple == 0)
 
 
+# float32 launches of at least this many rows of <= 1024 columns take four rows a block (the
+# grid's 1,024-row cases are a tie, its 33,554-row ones 1.08-1.10x in favour of f32_m4_n1024).
+MANY_ROWS = 4096
+
+
 def select_variant(dtype: str, m: int, n: int, row_stride: int) -> str | None:
     """The launcher's choice for x of `dtype` (a torch dtype name) with m rows of n columns and the
     given row stride (elements); None for a dtype no variant takes. Every row takes the `_fast`
     kernel (one row per block): rows of 16-byte multiples (n and the row stride multiples of 8
     elements for 16-bit, 4 for f32) the aligned variant, 1024-column tiles up to n = 1024 and
     2048-column tiles (two 128-bit loads a thread per step) beyond; other rows the unaligned one.
-    The `_m4` variants run only when forced. The Rust library's cutile_argmax chooses the same
-    (tests/rust/test_selection.py). This rule is provisional: written from the SASS
-    (docs/results/tuning.md, "argmax 16-bit"), not yet measured on the selection grid."""
+    The exception: float32 rows of at most 1024 columns, MANY_ROWS or more of them, take
+    f32_m4_n1024 (four rows a block; any layout): on the H200 the one-row `_fast` kernel is
+    1.08-1.10x slower there (46.6 vs 42.2 us at 33,554 x 1000, two passes; the same on the H100).
+    The other `_m4` variants run only when forced. Measured (bench_selection.py,
+    docs/results/selection.json, H200 2026-12-07). The Rust library's cutile_argmax chooses the
+    same (tests/rust/test_selection.py)."""
     prefix = _PREFIX.get(dtype)
     if prefix is None:
         return None
+    if prefix == "f32" and n <= 1024 and m >= MANY_ROWS:
+        return "f32_m4_n1024"
     multiple = FAST_MULTIPLE[prefix]
     if _aligned(m, n, row_stride, multiple):
         return f"{prefix}_a{multiple}_fast_m1_n{1024 if n <= 1024 else 2048}"

@@ -157,8 +157,7 @@ def flash_decode_partial_v(q, k, v, seq_lens, partial_o, partial_lse, sm_scale,
     ct.store(partial_lse, index=(batch, kv_head, split), tile=ct.reshape(lse, (1, 1, 1)))
 
 
-@ct.kernel
-def flash_decode_combine(partial_o, partial_lse, o, MAX_SPLITS: ConstInt, D: ConstInt):
+def _flash_decode_combine(partial_o, partial_lse, o, MAX_SPLITS: ConstInt, D: ConstInt):
     """o[b, h] = sum_s w_s * partial_o[b, h, s] / sum_s w_s, w_s = exp2(lse_s - max_s lse_s); S <= MAX_SPLITS."""
     num_heads = o.shape[1]
     batch = ct.bid(0) // num_heads
@@ -173,6 +172,13 @@ def flash_decode_combine(partial_o, partial_lse, o, MAX_SPLITS: ConstInt, D: Con
     ct.store(o, index=(batch, head, 0), tile=ct.reshape(ct.astype(out, o.dtype), (1, 1, D)))
 
 
+flash_decode_combine = ct.kernel(_flash_decode_combine)
+# Occupancy 8: unhinted, the combine's blocks (one (MAX_SPLITS, D) f32 tile each) hold 255 registers,
+# two blocks an SM, and wait on memory (26 us for 4.5 MB at the f16 bench shape); at 26 registers eight
+# or more blocks an SM keep more loads in flight (9.5 us; session 24, H100, docs/results/tuning.md).
+flash_decode_combine_o8 = ct.kernel(_flash_decode_combine, occupancy=8)
+
+
 def select_variant(dtype: str, head_dim: int, query_group: int, splits: int) -> str | None:
     """The launcher's choice for one decode step, q/k/v of `dtype` (a torch dtype name), head_dim
     D, query_group = Hq // Hkv query heads per kv head, `splits` = S KV splits: the pair
@@ -183,11 +189,13 @@ def select_variant(dtype: str, head_dim: int, query_group: int, splits: int) -> 
     head takes flash_decode_partial_v at BN 64 (flash_decode_partial 1.32-1.49x slower, BN 32
     1.18-1.24x), four take flash_decode_partial_tp at BN 128 (flash_decode_partial 1.79-1.91x
     slower, BN 64 1.02-1.07x), eight flash_decode_partial_tp_o4 at BN 64 (BN 128 unhinted 1.23x
-    slower at the bench shape, H100 2026-12-07; flash_decode_partial 2.09-3.22x). The Rust library's
+    slower at the bench shape, H100 2026-12-07; flash_decode_partial 2.09-3.22x). The combine is
+    flash_decode_combine_o8 (the unhinted combine 2.0-2.8x slower: 26.2 vs 9.5 us f16 D64, 16.2 vs
+    8.2 bf16 D128 at the bench shapes, H100 2026-12-07; several heads a block no faster). The Rust library's
     cutile_flash_decode chooses the same (tests/rust/test_selection.py)."""
     partial = {("bfloat16", 128, 1): "v_bf16_d128_g1_bn64", ("bfloat16", 128, 4): "tp_bf16_d128_g4_bn128",
                ("float16", 64, 8): "tp_f16_d64_g8_bn64_o4"}.get((dtype, head_dim, query_group))
-    combine = {("bfloat16", 128): "combine_bf16_d128", ("float16", 64): "combine_f16_d64"}.get((dtype, head_dim))
+    combine = {("bfloat16", 128): "combine_bf16_d128_o8", ("float16", 64): "combine_f16_d64_o8"}.get((dtype, head_dim))
     if partial is None or combine is None or not 1 <= splits <= 16:
         return None
     return f"{partial},{combine}"

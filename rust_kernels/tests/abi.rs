@@ -1263,7 +1263,7 @@ fn flash_decode_validation() {
         cutile_flash_decode(a[0], a[1], a[2], a[3], a[4], a[5], a[6], scale, 0, 0)
     };
     assert!(passed_validation(call([&q, &k, &v, &lens, &po, &plse, &o], 0.1)), "{}", last_error());
-    assert_eq!(selected(), "tp_bf16_d128_g4_bn128,combine_bf16_d128");
+    assert_eq!(selected(), "tp_bf16_d128_g4_bn128,combine_bf16_d128_o8");
     assert_eq!(call([&q, &k, &v, &lens, &po, &plse, &o], f32::NAN), Status::InvalidArgument.code());
     let k3 = tensor(addr(2), DType::BF16, &[b, 3, smax, d]);
     assert_eq!(call([&q, &k3, &k3, &lens, &po, &plse, &o], 0.1), Status::ShapeMismatch.code());

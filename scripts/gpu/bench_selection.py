@@ -456,7 +456,7 @@ def _flash_decode_cases():
 def _flash_decode_applicable(variant, case) -> bool:
     """A partial built for (dtype, D, group); the combine for (dtype, D)."""
     dtype, d, group = case["key"]
-    if variant.kernel == "flash_decode_combine":
+    if variant.kernel.startswith("flash_decode_combine"):
         return (variant.dtypes["o"], variant.constants["D"]) == (dtype, d)
     return (variant.dtypes["q"], variant.constants["D"], variant.constants["QUERY_GROUP"]) == (dtype, d, group)
 
@@ -489,7 +489,7 @@ GRIDS: dict[str, tuple[Grid, ...]] = {
     "flash_decode": (Grid("select_variant", _flash_decode_cases, _flash_decode_applicable,
                           kernels=(("flash_decode_partial", "flash_decode_partial_tp", "flash_decode_partial_tp_o4",
                                     "flash_decode_partial_v"),
-                                   "flash_decode_combine")),),
+                                   ("flash_decode_combine", "flash_decode_combine_o8"))),),
 }
 
 

@@ -54,9 +54,9 @@ def dtype_class(variant: str) -> str:
 # "first": the first kernel's ref.torch_baseline is the whole call (SDPA, torch.matmul); "sum":
 # each kernel's baseline is one stage of the call (moe_align: the histogram, the placement).
 STEPS = {
-    "flash_decode": ("first", (("v_bf16_d128_g1_bn64", "combine_bf16_d128"),
-                               ("tp_bf16_d128_g4_bn128", "combine_bf16_d128"),
-                               ("tp_f16_d64_g8_bn64_o4", "combine_f16_d64"))),
+    "flash_decode": ("first", (("v_bf16_d128_g1_bn64", "combine_bf16_d128_o8"),
+                               ("tp_bf16_d128_g4_bn128", "combine_bf16_d128_o8"),
+                               ("tp_f16_d64_g8_bn64_o4", "combine_f16_d64_o8"))),
     "splitk_matmul": ("first", (("partial_f16_64x128x64", "reduce_f16_4x256"),
                                 ("partial_bf16_64x128x64", "reduce_bf16_4x256"))),
     "moe_align_block_size": ("sum", (("hist_bm64_e128", "sort_bm64_e128"), ("hist_bm16_e256", "sort_bm16_e256"),

@@ -51,15 +51,14 @@ CANDIDATES = {
         + [(f"x_combine_{dt}_o{o}", f"combine_{dt}", {}, {"occupancy": o})
            for dt in ("f16_d64", "bf16_d128") for o in (4, 8, 16, 32)]),
     # softmax 16-bit rows of 1024 at 79.5 / 81.9 / 83.9 % of copy bandwidth for 1 / 2 / 4 rows a block
+    # (session 23: every rows / occupancy mix timed, none faster). Session 24: a persistent grid of
+    # k blocks an SM whose blocks load the next row tile before reducing this one
+    # (candidate_kernels/softmax.py), at the launched occupancy 8 and at 4
     "softmax": (
         ["f16_a8_fast_m4_n1024", "bf16_a8_fast_m4_n1024"],
-        [(f"x_{dt}_{name}", f"{dt}_a8_fast_m4_n1024", consts, hints)
-         for dt in ("f16", "bf16")
-         for name, consts, hints in (("m8_o4", {"TILE_M": 8}, {"occupancy": 4}),
-                                     ("m8_o2", {"TILE_M": 8}, {"occupancy": 2}),
-                                     ("m16_o2", {"TILE_M": 16}, {"occupancy": 2}),
-                                     ("m16_o1", {"TILE_M": 16}, {"occupancy": 1}),
-                                     ("m4_o4", {}, {"occupancy": 4}))]),
+        [(f"x_{dt}_prefetch_m4_p{k}_o{o}", f"{dt}_a8_fast_m4_n1024", {"NUM_BLOCKS": 132 * k}, {"occupancy": o},
+          {"kernel": "softmax_row_fast_prefetch", "grid": ["min(NUM_BLOCKS, cdiv(M, TILE_M))", 1, 1]})
+         for dt in ("f16", "bf16") for k, o in ((4, 4), (8, 4), (8, 8))]),
     # layer_norm forward 16-bit rows of 8192 at 83.4 / 81.3 % of copy bandwidth (occupancy 4)
     "layer_norm": (
         ["fwd_f16_a8_m1_n8192", "fwd_bf16_a8_m1_n8192"],
@@ -70,23 +69,17 @@ CANDIDATES = {
                                            ("m2_n8192_o2", "fwd_{dt}_a8_m1_n8192", {"TILE_M": 2}, {"occupancy": 2}),
                                            ("m2_n8192_o1", "fwd_{dt}_a8_m1_n8192", {"TILE_M": 2}, {"occupancy": 1}),
                                            ("fast2_n8192_o2", "fwd_{dt}_a4_fast_m1_n8192", {}, {"occupancy": 2}))]),
-    # gelu at 0.961x (16-bit, tanh bf16 (1, 1024)) / 0.965x (f32, (1, 2048)) eager PyTorch, whose own
-    # gelu runs at 97 % of copy bandwidth: more bytes in flight a block, or more blocks an SM
+    # gelu at 0.961x (16-bit, tanh bf16 (1, 1024)) / 0.975x (f32, (1, 2048)) eager PyTorch, whose own
+    # gelu runs at a same-size copy's speed. Session 23 timed tile lengths, rows and occupancy (no
+    # gain); session 24: a persistent grid of k blocks an SM of 132, each looping over the tiles
+    # (candidate_kernels/gelu.py), with and without the next tile's load issued first
     "gelu": (
-        ["tanh_bf16_a8_fast_m1_n1024", "erf_f16_a8_fast_m1_n1024", "erf_f32_a4_fast_m1_n2048",
-         "tanh_f32_a4_fast_m1_n2048"],
-        [(f"x_{base.split('_fast')[0]}_{name}", base, consts, hints)
-         for base in ("tanh_bf16_a8_fast_m1_n1024", "erf_f16_a8_fast_m1_n1024")
-         for name, consts, hints in (("n2048", {"TILE_N": 2048}, {}),
-                                     ("n4096", {"TILE_N": 4096}, {}),
-                                     ("m2_n1024", {"TILE_M": 2}, {}),
-                                     ("n1024_o8", {}, {"occupancy": 8}),
-                                     ("n2048_o4", {"TILE_N": 2048}, {"occupancy": 4}))]
-        + [(f"x_{base.split('_fast')[0]}_{name}", base, consts, hints)
-           for base in ("erf_f32_a4_fast_m1_n2048", "tanh_f32_a4_fast_m1_n2048")
-           for name, consts, hints in (("n4096", {"TILE_N": 4096}, {}),
-                                       ("m2_n2048", {"TILE_M": 2}, {}),
-                                       ("n2048_o4", {}, {"occupancy": 4}))]),
+        ["tanh_bf16_a8_fast_m1_n1024", "erf_f16_a8_fast_m1_n1024", "erf_f32_a4_fast_m1_n2048"],
+        [(f"x_{base.split('_fast')[0]}_{form.split('_')[-1][:4]}{k}", base, {"NUM_BLOCKS": 132 * k}, {},
+          {"kernel": form, "grid": ["min(NUM_BLOCKS, cdiv(M, TILE_M) * cdiv(N, TILE_N))", 1, 1]})
+         for base in ("tanh_bf16_a8_fast_m1_n1024", "erf_f16_a8_fast_m1_n1024", "erf_f32_a4_fast_m1_n2048")
+         for form, ks in (("gelu_fast_persistent", (8, 16)), ("gelu_fast_prefetch", (4, 8, 16)))
+         for k in ks]),
     # matmul at 0.914x (bf16 tn w8 128x256x64), 0.885x (tf32 nt 128x128x32), 0.797x (fp8 nt w8 128x128x128)
     # cuBLAS: other tile shapes and groupings on two consumer warpgroups
     "matmul": (

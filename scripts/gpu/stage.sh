@@ -23,7 +23,9 @@ case $part in
        mkdir -p "$d/build/reference/$op"; cp "$f" "$d/build/reference/$op/"; n=$((n + 1))
      done
      [ "$n" -gt 0 ] || { echo "no sm_90 cubins under build/reference (export the suite first)" >&2; exit 1; }
-     [ -d .whl ] && [ -n "$(ls .whl/*.whl 2>/dev/null)" ] || pip download -q -d .whl pytest pytest-xdist hypothesis networkx tqdm
+     # always resolved (a cache made for an older pytest lacked pygments, which pytest 9 needs, and
+     # the device's install failed); what .whl holds already is not fetched again
+     pip download -q -d .whl pytest pytest-xdist hypothesis networkx tqdm
      cp .whl/*.whl "$d/whl/" ;;
   b) [ -d "$d/build/reference" ] || { echo "stage part a into $d first" >&2; exit 1; }
      [ -f build/rust/lib/libtileir_kernels.so ] || { echo "no build/rust/lib/libtileir_kernels.so (build the ABI library)" >&2; exit 1; }

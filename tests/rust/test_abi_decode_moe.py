@@ -44,11 +44,11 @@ def decode(lib, *arrays, sm_scale=0.088, **kw):
 
 def test_flash_decode_selects_both_kernels(lib):
     assert decode(lib, *_decode_arrays()) in PAST_VALIDATION, message(lib)
-    assert _selected(lib) == "tp_bf16_d128_g4_bn128,combine_bf16_d128"
+    assert _selected(lib) == "tp_bf16_d128_g4_bn128,combine_bf16_d128_o8"
     assert decode(lib, *_decode_arrays(hkv=HQ)) in PAST_VALIDATION, message(lib)
-    assert _selected(lib) == "v_bf16_d128_g1_bn64,combine_bf16_d128"
+    assert _selected(lib) == "v_bf16_d128_g1_bn64,combine_bf16_d128_o8"
     assert decode(lib, *_decode_arrays("float16", hkv=1, d=64)) in PAST_VALIDATION, message(lib)
-    assert _selected(lib) == "tp_f16_d64_g8_bn64_o4,combine_f16_d64"
+    assert _selected(lib) == "tp_f16_d64_g8_bn64_o4,combine_f16_d64_o8"
 
 
 def test_flash_decode_rejections(lib):
@@ -114,13 +114,13 @@ def test_forced_flash_decode_variant_runs_with_its_partner(lib, ports_library):
         assert decode(lib, *_decode_arrays()) == Status.UNSUPPORTED_DTYPE  # still validated against it
     with ports.force_variant("flash_decode", "partial_bf16_d128_g1", library=ports_library):
         assert decode(lib, *_decode_arrays(hkv=HQ)) in PAST_VALIDATION, message(lib)
-        assert _selected(lib) == "partial_bf16_d128_g1,combine_bf16_d128"
+        assert _selected(lib) == "partial_bf16_d128_g1,combine_bf16_d128_o8"
         # A forced partial must compute the grouping asked for (its heads would be misread).
         assert decode(lib, *_decode_arrays()) == Status.INVALID_ARGUMENT and "query heads per kv head" in message(lib)
     # a forced variant of another kernel of the partial stage replaces the launcher's pick too
     with ports.force_variant("flash_decode", "tp_bf16_d128_g4_bn64", library=ports_library):
         assert decode(lib, *_decode_arrays()) in PAST_VALIDATION, message(lib)
-        assert _selected(lib) == "tp_bf16_d128_g4_bn64,combine_bf16_d128"
+        assert _selected(lib) == "tp_bf16_d128_g4_bn64,combine_bf16_d128_o8"
 
 
 def _decode_reference_args(variant, shape):

@@ -891,12 +891,12 @@ def test_flash_decode_launches_partial_then_combine_on_the_callers_stream(fake_d
     """
     codes, log = run(fake_driver, library_with_fake_cubins, body.format(nparams=23), tmp_path)
     assert codes == [0]
-    assert images(log) == ["tp_bf16_d128_g4_bn128", "combine_bf16_d128"]
+    assert images(log) == ["tp_bf16_d128_g4_bn128", "combine_bf16_d128_o8"]
     partial, combine = launches(log)
     assert log.index(partial) < log.index(combine)
     assert f"grid={s},{b * hkv},1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in partial
     assert f"grid={b * hq},1,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in combine
-    assert "function flash_decode_partial_tp_entry" in log and "function flash_decode_combine_entry" in log
+    assert "function flash_decode_partial_tp_entry" in log and "function flash_decode_combine_o8_entry" in log
     q = [a[0], b, hq, d, hq * d, d, 1]
     kv = lambda i: [a[i], b, hkv, smax, d, hkv * smax * d, smax * d, d, 1]  # noqa: E731
     partial_o = [a[4], b, hq, s, d, hq * s * d, s * d, d, 1]

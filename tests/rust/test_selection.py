@@ -69,7 +69,7 @@ def test_vector_add_selection(lib):
         expected = launcher.select_variant(dtype, n, strides)
         args = [t(i + 1, dtype, [n], [s]) for i, s in enumerate(strides)]
         seen.add(_agree(lib, expected, "cutile_vector_add", *args, case=f"{dtype} n={n} strides={strides}"))
-    assert {"f16_a8_t1024", "bf16_t1024", "f32_strided_t1024", None} <= seen
+    assert {"f16_a8_t1024", "bf16_t1024", "f32_t1024", "f32_strided_t1024", None} <= seen
 
 
 def test_dropout_selection(lib):
@@ -395,8 +395,8 @@ def test_flash_decode_selection(lib):
         expected = launcher.select_variant(dtype, d, group, splits)
         seen.add(_agree(lib, expected, "cutile_flash_decode", *arrays, ctypes.c_float(0.1),
                         case=f"{dtype} D={d} group={group} S={splits}"))
-    assert {"v_bf16_d128_g1_bn64,combine_bf16_d128", "tp_bf16_d128_g4_bn128,combine_bf16_d128",
-            "tp_f16_d64_g8_bn64_o4,combine_f16_d64", None} <= seen
+    assert {"v_bf16_d128_g1_bn64,combine_bf16_d128_o8", "tp_bf16_d128_g4_bn128,combine_bf16_d128_o8",
+            "tp_f16_d64_g8_bn64_o4,combine_f16_d64_o8", None} <= seen
 
 
 def test_moe_align_block_size_selection(lib):
@@ -553,10 +553,11 @@ def test_argmax_selection(lib):
         expected = launcher.select_variant(dtype, m, n, stride)
         x, out = t(1, dtype, [m, n], [stride, 1]), t(2, "int64", [m])
         seen.add(_agree(lib, expected, "cutile_argmax", x, out, case=f"{dtype} ({m}, {n}) row stride {stride}"))
-    # Every `_fast` variant; the `_m4` ones run only when forced; int32 has none.
+    # Every `_fast` variant and f32_m4_n1024 (4096 rows of <= 1024 columns); the other `_m4`
+    # variants run only when forced; int32 has none.
     fast = {f"{p}_fast_m1_n{w}" for p in ("f16_a8", "bf16_a8", "f32_a4") for w in (1024, 2048)}
     fast |= {f"{p}_fast_m1_n1024" for p in ("f16", "bf16", "f32")}
-    assert seen == fast | {None}, sorted(map(str, seen))
+    assert seen == fast | {"f32_m4_n1024", None}, sorted(map(str, seen))
 
 
 def test_cumsum_selection(lib):

@@ -79,9 +79,9 @@ def test_a_pair_of_stages_is_set_against_the_sum_of_the_stages_baselines():
 
 
 def test_half_a_pair_gives_no_row_and_pairs_timed_at_different_shapes_are_refused():
-    assert plot.goal_rows([_timed("flash_decode", "combine_bf16_d128", 16.0, 16.2, family="attention", B=32)]) == []
+    assert plot.goal_rows([_timed("flash_decode", "combine_bf16_d128_o8", 16.0, 16.2, family="attention", B=32)]) == []
     bench = [_timed("flash_decode", "v_bf16_d128_g1_bn64", 1389.0, 1401.0, family="attention", B=32, S=8),
-             _timed("flash_decode", "combine_bf16_d128", 16.0, 16.2, family="attention", B=16, S=8)]
+             _timed("flash_decode", "combine_bf16_d128_o8", 16.0, 16.2, family="attention", B=16, S=8)]
     with pytest.raises(ValueError, match=r"different shapes \(\['B'\]\)"):
         plot.goal_rows(bench)
 

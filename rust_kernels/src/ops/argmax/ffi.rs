@@ -40,7 +40,7 @@ pub unsafe extern "C" fn cutile_argmax(
         check_disjoint(&out, &x)?;
         let tensors = [&x, &out];
         let v = pick(OP, &ENTRIES, &tensors, || {
-            let c = candidates(x.dtype, n);
+            let c = candidates(x.dtype, m, n);
             if c.is_empty() {
                 return Err(Error::new(
                     Status::UnsupportedDtype,

@@ -105,20 +105,26 @@ pub static VARIANTS: &[&Variant] = &[
     &F32_FAST_M1_N1024,
 ];
 
-/// Candidates for x's dtype and row length, most specific first (reference/argmax/kernel.py
+/// float32 launches of at least this many rows of <= 1024 columns take four rows a block.
+pub const MANY_ROWS: i64 = 4096;
+
+/// Candidates for x's dtype and shape, most specific first (reference/argmax/kernel.py
 /// `select_variant`): the aligned `_fast` variant (16-byte rows: n and the row stride multiples
 /// of 8 elements for 16-bit, 4 for f32; 1024-column tiles up to n = 1024, 2048 beyond), then the
-/// unaligned `_fast` one, which takes every layout. The `_m4` variants run only when forced. The
-/// rule is provisional: written from the SASS, not yet measured on the selection grid.
-pub fn candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
+/// unaligned `_fast` one, which takes every layout; float32 rows of <= 1024 columns, MANY_ROWS
+/// or more, f32_m4_n1024 (any layout; the one-row kernel is 1.08-1.10x slower there on the
+/// H200). The other `_m4` variants run only when forced. Measured on the selection grid.
+pub fn candidates(dtype: DType, m: i64, n: i64) -> &'static [&'static Variant] {
     static F16_SHORT: [&Variant; 2] = [&F16_A8_FAST_M1_N1024, &F16_FAST_M1_N1024];
     static F16_LONG: [&Variant; 2] = [&F16_A8_FAST_M1_N2048, &F16_FAST_M1_N1024];
     static BF16_SHORT: [&Variant; 2] = [&BF16_A8_FAST_M1_N1024, &BF16_FAST_M1_N1024];
     static BF16_LONG: [&Variant; 2] = [&BF16_A8_FAST_M1_N2048, &BF16_FAST_M1_N1024];
     static F32_SHORT: [&Variant; 2] = [&F32_A4_FAST_M1_N1024, &F32_FAST_M1_N1024];
     static F32_LONG: [&Variant; 2] = [&F32_A4_FAST_M1_N2048, &F32_FAST_M1_N1024];
+    static F32_MANY: [&Variant; 1] = [&F32_M4_N1024];
     let short = n <= 1024;
     match dtype {
+        DType::F32 if short && m >= MANY_ROWS => &F32_MANY,
         DType::F16 if short => &F16_SHORT,
         DType::F16 => &F16_LONG,
         DType::BF16 if short => &BF16_SHORT,

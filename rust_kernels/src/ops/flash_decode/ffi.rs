@@ -1,6 +1,6 @@
 //! C ABI: `cutile_flash_decode(q, k, v, seq_lens, partial_o, partial_lse, o, sm_scale, device, stream)`.
 
-use super::{choose_combine, choose_partial, COMBINE, OP, PARTIAL_ENTRIES};
+use super::{choose_combine, choose_partial, COMBINE_ENTRIES, OP, PARTIAL_ENTRIES};
 use crate::descriptor::{read, DType, TileirTensor};
 use crate::launch::{blocks, blocks_yz, check_device_id, run, Value};
 use crate::status::{fail, guard, Error, Status};
@@ -138,7 +138,7 @@ pub unsafe extern "C" fn cutile_flash_decode(
             })
         })?;
         let combine_tensors = [&partial_o, &partial_lse, &o];
-        let combine = pick_stage(OP, &[COMBINE], &combine_tensors, || {
+        let combine = pick_stage(OP, &COMBINE_ENTRIES, &combine_tensors, || {
             choose_combine(q.dtype, d, s).ok_or_else(|| {
                 Error::new(
                     Status::NoVariant,

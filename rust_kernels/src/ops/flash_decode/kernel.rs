@@ -355,8 +355,8 @@ pub mod flash_decode_kernel {
         unsafe { lse_tiles.store_unchecked(lse.reshape(shape![1, 1, 1]), [batch, kv_head, split]) };
     }
 
-    #[cutile::entry(unchecked_accesses = true)]
-    unsafe fn flash_decode_combine<EOut: ElementType, const MAX_SPLITS: i32, const D: i32>(
+    /// The body of flash_decode_combine and its occupancy twin.
+    fn flash_decode_combine_body<EOut: ElementType, const MAX_SPLITS: i32, const D: i32>(
         partial_o: &Tensor<f32, { [-1, -1, -1, -1] }>,
         partial_lse: &Tensor<f32, { [-1, -1, -1] }>,
         o: &Tensor<EOut, { [-1, -1, -1] }>,
@@ -395,5 +395,25 @@ pub mod flash_decode_kernel {
         let out: Tile<EOut, { [1, D] }> = convert_tile(out);
         let mut o_tiles: PartitionMut<EOut, { [1, 1, D] }> = unsafe { o.partition_full_mut(shape![1, 1, D]) };
         unsafe { o_tiles.store_unchecked(out.reshape(shape![1, 1, D]), [batch, head, 0i32]) };
+    }
+
+    #[cutile::entry(unchecked_accesses = true)]
+    unsafe fn flash_decode_combine<EOut: ElementType, const MAX_SPLITS: i32, const D: i32>(
+        partial_o: &Tensor<f32, { [-1, -1, -1, -1] }>,
+        partial_lse: &Tensor<f32, { [-1, -1, -1] }>,
+        o: &Tensor<EOut, { [-1, -1, -1] }>,
+    ) {
+        flash_decode_combine_body::<EOut, MAX_SPLITS, D>(partial_o, partial_lse, o);
+    }
+
+    /// `ct.kernel(occupancy=8)`: eight or more blocks an SM (unhinted, a block holds 255 registers,
+    /// two blocks an SM, and waits on its one tile's loads).
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (occupancy = 8,),))]
+    unsafe fn flash_decode_combine_o8<EOut: ElementType, const MAX_SPLITS: i32, const D: i32>(
+        partial_o: &Tensor<f32, { [-1, -1, -1, -1] }>,
+        partial_lse: &Tensor<f32, { [-1, -1, -1] }>,
+        o: &Tensor<EOut, { [-1, -1, -1] }>,
+    ) {
+        flash_decode_combine_body::<EOut, MAX_SPLITS, D>(partial_o, partial_lse, o);
     }
 }
