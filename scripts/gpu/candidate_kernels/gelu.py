@@ -7,6 +7,18 @@ import cuda.tile as ct
 ConstInt = ct.Constant[int]
 
 
+def _gelu_f32(v, APPROX):
+    """gelu_fast's math on an f32 tile (the tanh form for APPROX 1, the erf polynomial otherwise)."""
+    s = v * v
+    if APPROX == 1:
+        e = ct.exp2(v * (TANH_K0 + TANH_K1 * s), flush_to_zero=True)
+        return approx_div(v, 1.0 + e)
+    t = approx_div(1.0, 1.0 + ERF_T * ct.abs(v))
+    poly_half = ((((HALF_A5 * t + HALF_A4) * t + HALF_A3) * t + HALF_A2) * t + HALF_A1) * t
+    h = poly_half * ct.exp2(s * ERF_EXP2, flush_to_zero=True)
+    return v * ct.where(v < 0.0, h, 1.0 - h)
+
+
 @ct.kernel
 def gelu_fast_persistent(x, out, APPROX: ConstInt, TILE_M: ConstInt, TILE_N: ConstInt, NUM_BLOCKS: ConstInt):
     """gelu_fast over a grid of at most NUM_BLOCKS blocks, each looping over the tiles t = bid,
@@ -20,16 +32,7 @@ def gelu_fast_persistent(x, out, APPROX: ConstInt, TILE_M: ConstInt, TILE_N: Con
         bn = t % tiles_n
         v = ct.astype(ct.load(x, index=(bm, bn), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO),
                       ct.float32)
-        s = v * v
-        if APPROX == 1:
-            e = ct.exp2(v * (TANH_K0 + TANH_K1 * s), flush_to_zero=True)
-            y = approx_div(v, 1.0 + e)
-        else:
-            t2 = approx_div(1.0, 1.0 + ERF_T * ct.abs(v))
-            poly_half = ((((HALF_A5 * t2 + HALF_A4) * t2 + HALF_A3) * t2 + HALF_A2) * t2 + HALF_A1) * t2
-            h = poly_half * ct.exp2(s * ERF_EXP2, flush_to_zero=True)
-            y = v * ct.where(v < 0.0, h, 1.0 - h)
-        ct.store(out, index=(bm, bn), tile=ct.astype(y, out.dtype))
+        ct.store(out, index=(bm, bn), tile=ct.astype(_gelu_f32(v, APPROX), out.dtype))
 
 
 @ct.kernel
@@ -46,14 +49,5 @@ def gelu_fast_prefetch(x, out, APPROX: ConstInt, TILE_M: ConstInt, TILE_N: Const
         cur = nxt
         n = t + step
         nxt = ct.load(x, index=(n // tiles_n, n % tiles_n), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO)
-        v = ct.astype(cur, ct.float32)
-        s = v * v
-        if APPROX == 1:
-            e = ct.exp2(v * (TANH_K0 + TANH_K1 * s), flush_to_zero=True)
-            y = approx_div(v, 1.0 + e)
-        else:
-            t2 = approx_div(1.0, 1.0 + ERF_T * ct.abs(v))
-            poly_half = ((((HALF_A5 * t2 + HALF_A4) * t2 + HALF_A3) * t2 + HALF_A2) * t2 + HALF_A1) * t2
-            h = poly_half * ct.exp2(s * ERF_EXP2, flush_to_zero=True)
-            y = v * ct.where(v < 0.0, h, 1.0 - h)
-        ct.store(out, index=(t // tiles_n, t % tiles_n), tile=ct.astype(y, out.dtype))
+        ct.store(out, index=(t // tiles_n, t % tiles_n), tile=ct.astype(_gelu_f32(ct.astype(cur, ct.float32), APPROX),
+                                                                       out.dtype))
