@@ -36,8 +36,9 @@ sys.path.insert(0, str(REPO))
 
 #: op -> (baselines kept, candidates: (name, base variant, constants changed, hints[, variant
 #: fields laid over the base's, e.g. {"bench_shape": {"S": 8}}])).
-#: Sessions 22-23 (issue 30; docs/results/tuning.md, "Candidates staged, not timed" and "The
-#: candidates measured (session 23)": every one below was timed once, H100, 2026-12-07):
+#: Sessions 22-24 (issue 30; docs/results/tuning.md, "The candidates measured (session 23)", "The
+#: combine: 255 registers" and "Persistent and prefetching grids" (session 24): every one below
+#: was timed once, on the H100 (session 23, the flash_decode combines) or the H200 (gelu, softmax)):
 CANDIDATES = {
     # flash_decode (the partials' hints and tiles were timed in session 23): the combine, 26.8 us for
     # 4.5 MB at the f16 D64 bench shape, 2,048 blocks of one 4 KB tile each at 255 registers (no
