@@ -38,7 +38,8 @@ sys.path.insert(0, str(REPO))
 #: fields laid over the base's, e.g. {"bench_shape": {"S": 8}}])).
 #: Sessions 22-24 (issue 30; docs/results/tuning.md, "The candidates measured (session 23)", "The
 #: combine: 255 registers" and "Persistent and prefetching grids" (session 24): every one below
-#: was timed once, on the H100 (session 23, the flash_decode combines) or the H200 (gelu, softmax)):
+#: was timed once: matmul, bmm, layer_norm, split-K on the H100 (session 23), the flash_decode
+#: combines on the H100 and gelu and softmax on the H200 (session 24)):
 CANDIDATES = {
     # flash_decode (the partials' hints and tiles were timed in session 23): the combine, 26.8 us for
     # 4.5 MB at the f16 D64 bench shape, 2,048 blocks of one 4 KB tile each at 255 registers (no
