@@ -83,7 +83,8 @@ def select_variant(dtype: str, m: int, n: int, row_stride: int) -> str | None:
     2048-column tiles (two 128-bit loads a thread per step) beyond; other rows the unaligned one.
     The exception: float32 rows of at most 1024 columns, MANY_ROWS or more of them, take
     f32_m4_n1024 (four rows a block; any layout): on the H200 the one-row `_fast` kernel is
-    1.08-1.10x slower there (46.6 vs 42.2 us at 33,554 x 1000, two passes; the same on the H100).
+    1.08-1.10x slower there (46.6 vs 42.2 us at 33,554 x 1000, two passes; on the H100 the two
+    were within 1 %).
     The other `_m4` variants run only when forced. Measured (bench_selection.py,
     docs/results/selection.json, H200 2026-12-07). The Rust library's cutile_argmax chooses the
     same (tests/rust/test_selection.py)."""
