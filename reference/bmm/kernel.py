@@ -70,8 +70,9 @@ def select_variant(dtype: str, m: int, n: int, trans_b: bool, aligned: bool) -> 
     at 256^3 and no faster at 128^3); f16 and bf16 NT w8 128x256x64 (bf16: 423 vs 518 us for
     128x128x64 at B=16, 2048^3, H100; the grid, H100 2026-12-07: 419 vs 489 us at 2048^3, 1.02x
     slower at 128^3). f32 runs as tf32: NN on w8 256x128x32 (1525 vs 2138 us for 128x128x32 there;
-    the grid: 753 vs 1109 us at B=8), small matrices 128x128x32 (the w8 tile 1.17x slower at 128^3); NT (b stored (B, N, K), K-major: no
-    shared-memory transpose of b) w8 128x256x32 (1392 vs 1841 us for 128x128x32). The Rust
+    the grid: 753 vs 1109 us at B=8), small matrices 128x128x32 (the w8 tile 1.17x slower at
+    128^3); NT (b stored (B, N, K), K-major: no shared-memory transpose of b) w8 128x256x32 (1392
+    vs 1841 us for 128x128x32). The Rust
     library's cutile_bmm chooses the same (tests/rust/test_selection.py)."""
     if not aligned:
         return None

@@ -171,11 +171,10 @@ def _kernel_forms(source: str):
 
 
 def _kernel_docs(source: str) -> dict[str, str]:
-    """kernel name -> docstring of each ``@ct.kernel`` function in source."""
+    """kernel name -> docstring of each kernel in source (the catalog's own kernel discovery)."""
     import ast
-    from tileir_diff.suite.catalog import _is_kernel_decorator as is_kernel
-    return {n.name: ast.get_docstring(n) or n.name for n in ast.parse(source).body
-            if isinstance(n, ast.FunctionDef) and any(is_kernel(d) for d in n.decorator_list)}
+    from tileir_diff.suite.catalog import kernel_functions
+    return {name: ast.get_docstring(node) or name for name, node in kernel_functions(ast.parse(source)).items()}
 
 
 def stage_op(op: str, out: Path) -> int:
@@ -190,8 +189,9 @@ def stage_op(op: str, out: Path) -> int:
     extra = REPO / "scripts" / "gpu" / "candidate_kernels" / f"{op}.py"
     source = (dst / "kernel.py").read_text()
     if extra.is_file():  # candidate bodies: their kernels are described by their docstrings
-        source += "\n\n# candidate kernels (scripts/gpu/candidate_kernels)\n" + extra.read_text()
-        for name, doc in _kernel_docs(extra.read_text()).items():
+        bodies = extra.read_text()
+        source += "\n\n# candidate kernels (scripts/gpu/candidate_kernels)\n" + bodies
+        for name, doc in _kernel_docs(bodies).items():
             analysis["kernels"][name] = f"{doc.split(chr(10))[0]} (scratch)"
     source, forms = _kernel_forms(source)
     twins = []
@@ -201,7 +201,7 @@ def stage_op(op: str, out: Path) -> int:
         v["constants"].update(constants)
         declared = {p["name"] for p in v["params"]}
         v["params"] += [{"name": k, "kind": "constant"}  # a candidate body's own
-                        for k, x in constants.items() if k not in declared]
+                        for k in constants if k not in declared]
         for key, value in (fields[0] if fields else {}).items():  # e.g. another bench_shape
             v[key] = {**v[key], **value} if isinstance(value, dict) else value
         if hints:

@@ -69,6 +69,11 @@ def _picks(rows, launchers):
         yield f"{row['op']} {row['args']}", pick, row["times_us"]
 
 
+def _case_key(row):
+    """A grid case across passes: operator, select function, arguments."""
+    return row["op"], row.get("select") or "select_variant", json.dumps(row["args"])
+
+
 def _slow(picks, tolerance):
     slow, unmeasured = [], []
     for case, pick, times in picks:
@@ -92,11 +97,10 @@ def test_launcher_picks_within_tolerance_of_fastest(launchers):
     if len(passes) < 2:
         pytest.skip("needs both selection.json and selection_repeat.json")
     tolerance = passes[0]["tolerance"]
-    key = lambda row: (row["op"], row.get("select") or "select_variant", json.dumps(row["args"]))  # noqa: E731
-    repeat = {key(row): row for row in passes[1]["rows"]}
+    repeat = {_case_key(row): row for row in passes[1]["rows"]}
     rows = []
     for row in passes[0]["rows"]:
-        other = repeat.get(key(row))
+        other = repeat.get(_case_key(row))
         assert other is not None, f"{row['op']} {row['args']}: measured in one pass only"
         shared = set(row["times_us"]) & set(other["times_us"])
         rows.append({**row, "times_us": {v: (row["times_us"][v] + other["times_us"][v]) / 2 for v in shared}})
