@@ -119,6 +119,13 @@ CANDIDATES = {
         # session 23: S = 4 (one wave, splits_for) measured best of 4 / 8 / 16; its neighbours
         + [(f"x_{kind}_s{s}", f"{kind}_bf16_{tile}", {}, {}, {"bench_shape": {"S": s}})
            for s in (2, 3, 5, 6) for kind, tile in (("partial", "64x128x64"), ("reduce", "4x256"))]),
+    # fp8_quantize bf16 rows of 4096 at 84.6 % of copy bandwidth (92.3 % of a same-size copy; H200,
+    # session 24): 4 rows a block at occupancy 4 (34 KB of loads in flight a block). Session 25:
+    # other rows a block under other occupancy hints (the bytes in flight per SM held or raised)
+    "fp8_quantize": (
+        ["bf16_rows_a8_fast_m4_n4096"],
+        [(f"x_bf16_rows_a8_fast_m{m}_n4096_o{o}", "bf16_rows_a8_fast_m4_n4096", {"TILE_M": m}, {"occupancy": o})
+         for m, o in ((1, 8), (1, 16), (2, 4), (2, 8), (4, 2), (4, 8), (8, 2))]),
     # bmm tf32 NN at 0.37x cuBLAS: B (K, N) is transposed through shared memory for the tf32 wgmma
     "bmm": (
         ["tf32_nn_128x128x32", "bf16_nt_128x128x64", "bf16_nn_w8_128x256x64"],
