@@ -74,8 +74,8 @@ def _aligned(m: int, n: int, row_stride: int, multiple: int) -> bool:
     return n % multiple == 0 and (m <= 1 or row_stride % multiple == 0)
 
 
-# Up to this many rows the block count is under two waves: the f32 kernels that keep 4 rows a
-# block win there for long rows, the one-row ones beyond (bench_selection.py, H100, 2026-12-06).
+# f32 rows of up to 1024 columns: past this many rows (up to 4096) the kernel that keeps 4 rows a
+# block wins (bench_selection.py, H100, 2026-12-06; H100 and H200, 2026-12-07).
 FEW_ROWS = 256
 
 
@@ -83,9 +83,11 @@ def _candidates(prefix: str, m: int, n: int) -> list[tuple[str, int]]:
     """The variants for m rows of n columns, most preferred first, each with the element multiple
     its contract needs of n and the row stride (1: any layout); the launcher takes the first whose
     contract x meets. Measured (scripts/gpu/bench_selection.py, 57 cases, two passes, H100,
-    2026-12-06): 16-byte rows take the one-row `_fast` kernels (the row one up to 1024 columns,
-    the looped one beyond), except f32 rows that are multiples of 8: 4 rows a block for 257-4096
-    rows of up to 1024 columns and for up to FEW_ROWS rows longer than 2048 columns. Other rows:
+    2026-12-06 and 2026-12-07): 16-byte rows take the one-row `_fast` kernels (the row one up to
+    1024 columns, the looped one beyond), except f32 rows that are multiples of 8: 4 rows a block
+    for 257-4096 rows of up to 1024 columns. (Until the looped `_fast` body scanned its rows as
+    columns, f32 rows longer than 2048 columns took 4 rows a block up to FEW_ROWS rows too; the
+    one-row kernel is now 1.19-1.67x faster there.) Other rows:
     the untuned kernels, f16 rows of up to 1024 columns the looped one up to 1024 rows (the row
     kernel 1.2-1.5x slower there). The Rust library's `candidates` lists the same."""
     fast_multiple = FAST_MULTIPLE[prefix]
@@ -96,7 +98,7 @@ def _candidates(prefix: str, m: int, n: int) -> list[tuple[str, int]]:
     if prefix == "f16" and row and m <= 1024:
         kind = "looped"
     untuned = [(f"{kind}_{prefix}_a8_m4_n1024", MULTIPLE), (f"{kind}_{prefix}_m4_n1024", 1)]
-    if prefix == "f32" and ((row and FEW_ROWS < m <= 4096) or (not row and n > 2048 and m <= FEW_ROWS)):
+    if prefix == "f32" and row and FEW_ROWS < m <= 4096:
         return [untuned[0], fast, untuned[1]]
     return [fast] + untuned
 

@@ -18,7 +18,8 @@ set -uo pipefail
 carry=${1:?carry folder}; part=${2:?part a, b or ab}; shift 2
 t0=$(date +%s); ph(){ echo "== $1 at +$(( $(date +%s) - t0 ))s"; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader
-mkdir -p build && cp -r "$carry/build/." build/
+# stage.sh packs each part (a.txz: the reference cubins; b.txz: the Rust library, records and cubins)
+mkdir -p build && for t in "$carry"/[ab].txz; do [ -f "$t" ] && tar xJf "$t"; done
 pip install -q --no-index --find-links "$carry/whl" pytest pytest-xdist hypothesis networkx tqdm 2>&1 | tail -1
 # outside $OUT: only the archive goes back (the tool returns at most 8 files of $OUT)
 R=$(mktemp -d)/run; mkdir -p "$R" "${OUT:?}"

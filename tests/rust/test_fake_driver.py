@@ -736,10 +736,10 @@ def test_fp8_quantize_selects_by_dtype_row_length_and_alignment(fake_driver, lib
     """, tmp_path)
     assert codes == [0] * 5
     # f16 N a multiple of 16: `_a16_fast`; bf16 (and f16 N of 8s only): `_a8_fast`; ragged: the general kernel
-    assert images(log) == ["bf16_rows_a8_fast_m4_n4096", "bf16_looped_m1_n2048", "f16_rows_m8_n1024",
+    assert images(log) == ["bf16_rows_a8_fast_m2_n4096", "bf16_looped_m1_n2048", "f16_rows_m8_n1024",
                            "f16_rows_a16_fast_m8_n1024", "f16_rows_a8_fast_m8_n1024"]
     rows, looped, ragged, a8, _ = launches(log)
-    assert "grid=84,1,1" in rows  # cdiv(333, 4)
+    assert "grid=167,1,1" in rows  # cdiv(333, 2)
     assert "grid=33,1,1" in looped  # one row per block
     assert "grid=10,1,1" in ragged and "grid=2,1,1" in a8
     assert params(ragged) == [X, 77, 1001, 1008, 1, Z, 77, 1001, 1008, 1, S, 77, 1]

@@ -127,15 +127,15 @@ pub fn whole_row(v: &Variant) -> bool {
     v.entry == ROW || v.entry == ROW_FAST_O16
 }
 
-/// Up to this many rows the f32 kernels that keep 4 rows a block win for long rows
-/// (reference/cumsum/kernel.py `FEW_ROWS`).
+/// f32 rows of up to 1024 columns: past this many rows (up to 4096) the kernel that keeps 4 rows
+/// a block wins (reference/cumsum/kernel.py `FEW_ROWS`).
 pub const FEW_ROWS: i64 = 256;
 
 /// Candidates for m rows of n columns, most preferred first (reference/cumsum/kernel.py
 /// `_candidates`, measured on the selection grid): 16-byte rows the one-row `_fast` kernels (row
 /// up to 1024 columns, looped beyond), except f32 rows of multiples of 8 with 257-4096 rows of
-/// up to 1024 columns or up to FEW_ROWS rows longer than 2048 columns (4 rows a block); other
-/// rows the untuned kernels, f16 rows of up to 1024 columns the looped one up to 1024 rows.
+/// up to 1024 columns (4 rows a block); other rows the untuned kernels, f16 rows of up to 1024
+/// columns the looped one up to 1024 rows.
 pub fn candidates(dtype: DType, m: i64, n: i64) -> Vec<&'static Variant> {
     let row = n <= ROW_F16.constant("TILE_N");
     let (fast, a8, plain): (&'static Variant, &'static Variant, &'static Variant) = match (dtype, row) {
@@ -148,6 +148,6 @@ pub fn candidates(dtype: DType, m: i64, n: i64) -> Vec<&'static Variant> {
         (DType::F32, false) => (&LOOPED_F32_A4_FAST_M1, &LOOPED_F32_A8, &LOOPED_F32),
         _ => return Vec::new(),
     };
-    let four_rows = dtype == DType::F32 && ((row && FEW_ROWS < m && m <= 4096) || (!row && n > 2048 && m <= FEW_ROWS));
+    let four_rows = dtype == DType::F32 && row && FEW_ROWS < m && m <= 4096;
     if four_rows { vec![a8, fast, plain] } else { vec![fast, a8, plain] }
 }

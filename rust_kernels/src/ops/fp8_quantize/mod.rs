@@ -57,6 +57,8 @@ pub static BF16_ROWS_A8_FAST_M4_N4096: Variant =
     variant("bf16_rows_a8_fast_m4_n4096", "fp8_quant_rows_fast", &["bf16", "4", "4096"], &params(DType::BF16, true));
 pub static F16_ROWS_A8_FAST_M8_N1024: Variant =
     variant("f16_rows_a8_fast_m8_n1024", "fp8_quant_rows_fast", &["f16", "8", "1024"], &params(DType::F16, true));
+pub static BF16_ROWS_A8_FAST_M2_N4096: Variant =
+    variant("bf16_rows_a8_fast_m2_n4096", "fp8_quant_rows_fast", &["bf16", "2", "4096"], &params(DType::BF16, true));
 
 pub static VARIANTS: &[&Variant] = &[
     &BF16_ROWS_M4_N4096,
@@ -68,6 +70,7 @@ pub static VARIANTS: &[&Variant] = &[
     &F16_ROWS_A16_FAST_M8_N1024,
     &BF16_ROWS_A8_FAST_M4_N4096,
     &F16_ROWS_A8_FAST_M8_N1024,
+    &BF16_ROWS_A8_FAST_M2_N4096,
 ];
 
 /// The kernels `cutile_fp8_quantize` launches.
@@ -79,9 +82,10 @@ pub const ENTRIES: &[&str] = &["fp8_quant_rows", "fp8_quant_rows_looped", "fp8_q
 /// variant takes longer rows). The `_fast` kernels (one division per row, not per element) first:
 /// f16 `_a16_fast` where N is a multiple of 16 and q's rows 16-byte multiples, then `_a8_fast` and
 /// `_a8` where N and the row strides are multiples of 8 (bf16's `_a16_fast` tile spills and is
-/// forced only), then the general kernel.
+/// forced only; bf16 `_a8_fast` takes 2 rows a block, its 4-row twin is forced only), then the
+/// general kernel.
 pub fn candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
-    static BF16_SHORT: [&Variant; 3] = [&BF16_ROWS_A8_FAST_M4_N4096, &BF16_ROWS_A8_M4_N4096, &BF16_ROWS_M4_N4096];
+    static BF16_SHORT: [&Variant; 3] = [&BF16_ROWS_A8_FAST_M2_N4096, &BF16_ROWS_A8_M4_N4096, &BF16_ROWS_M4_N4096];
     static BF16_LONG: [&Variant; 1] = [&BF16_LOOPED_M1_N2048];
     static F16_SHORT: [&Variant; 4] =
         [&F16_ROWS_A16_FAST_M8_N1024, &F16_ROWS_A8_FAST_M8_N1024, &F16_ROWS_A8_M8_N1024, &F16_ROWS_M8_N1024];
