@@ -75,13 +75,22 @@ def fp8_quant_rows_fast(x, q, scales, TILE_M: ConstInt, TILE_N: ConstInt):
 # 1.11x the `_a8` kernel's time on the H100 (bench shape): forced only; its `_a8_fast` form stores q
 # 8 bytes at a time without staging and does not spill. Its (2, 4096) tile (bf16_rows_a8_fast_m2_n4096)
 # is taken before the (4, 4096) one: half the registers (32 KB less shared memory a block) at the same
-# occupancy hint, 91.2 vs 89.3 % of copy bandwidth at the bench shape (H100, 2026-12-07).
+# occupancy hint, 91.2 vs 89.3 % of copy bandwidth at the bench shape (H100, 2026-12-07), and
+# 1.02-1.21x faster over the selection grid, except for many short rows (see MANY_SHORT_ROWS).
 _ROWS = {
     "bfloat16": (4096, (("bf16_rows_a8_fast_m2_n4096", 8, 8, 8), ("bf16_rows_a8_m4_n4096", 8, 8, 8),
                         ("bf16_rows_m4_n4096", 1, 8, 16))),
     "float16": (1024, (("f16_rows_a16_fast_m8_n1024", 16, 8, 16), ("f16_rows_a8_fast_m8_n1024", 8, 8, 8),
                        ("f16_rows_a8_m8_n1024", 8, 8, 8), ("f16_rows_m8_n1024", 1, 8, 16))),
 }
+
+
+# bf16 rows of up to SHORT_ROW columns fill at most half of a (·, 4096) tile: past MANY_SHORT_ROWS
+# rows such rows take the 4-row `_a8_fast` tile (32768 x 1024: 1.16x faster than 2 rows a block),
+# up to it the 2-row one (64-1024 rows of 1024: 1.04-1.14x faster); selection grid, two passes,
+# H100, 2026-12-07. The bound is the last row count measured where 2 rows won.
+SHORT_ROW = 2048
+MANY_SHORT_ROWS = 1024
 
 
 def select_variant(dtype: str, m: int, n: int, x_row_stride: int, q_row_stride: int) -> str | None:
@@ -100,5 +109,7 @@ def select_variant(dtype: str, m: int, n: int, x_row_stride: int, q_row_stride: 
         return None
     for name, n_div, x_div, q_div in order:
         if n % n_div == 0 and xs % x_div == 0 and qs % q_div == 0:
+            if name == "bf16_rows_a8_fast_m2_n4096" and n <= SHORT_ROW and m > MANY_SHORT_ROWS:
+                return "bf16_rows_a8_fast_m4_n4096"  # the same contract, 4 rows a block
             return name
     return None

@@ -51,7 +51,7 @@ pub unsafe extern "C" fn cutile_fp8_quantize(
         check_disjoint(&scales, &x)?;
         check_disjoint(&scales, &q)?;
         let tensors = [&x, &q, &scales];
-        let v = pick(OP, ENTRIES, &tensors, || match (x.dtype, candidates(x.dtype, n)) {
+        let v = pick(OP, ENTRIES, &tensors, || match (x.dtype, candidates(x.dtype, m, n)) {
             (DType::F16, []) => Err(Error::new(
                 Status::UnsupportedShape,
                 format!("x: f16 rows of {n} columns exceed the f16 variants' tile of 1024 (no looped f16 variant)"),

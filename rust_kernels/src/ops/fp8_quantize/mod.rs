@@ -76,20 +76,30 @@ pub static VARIANTS: &[&Variant] = &[
 /// The kernels `cutile_fp8_quantize` launches.
 pub const ENTRIES: &[&str] = &["fp8_quant_rows", "fp8_quant_rows_looped", "fp8_quant_rows_fast"];
 
+/// bf16 rows of up to this many columns fill at most half of a (·, 4096) tile
+/// (reference/fp8_quantize/kernel.py `SHORT_ROW`).
+pub const SHORT_ROW: i64 = 2048;
+/// Past this many such rows the 4-row `_a8_fast` tile is faster than the 2-row one
+/// (reference/fp8_quantize/kernel.py `MANY_SHORT_ROWS`).
+pub const MANY_SHORT_ROWS: i64 = 1024;
+
 /// Candidates for a dtype and row length, most specific first (the first whose specs accept the
 /// tensors is taken; reference/fp8_quantize/kernel.py `select_variant` chooses the same): bf16
 /// rows up to 4096 columns in one tile, longer ones looped; f16 rows up to 1024 in one tile (no f16
 /// variant takes longer rows). The `_fast` kernels (one division per row, not per element) first:
 /// f16 `_a16_fast` where N is a multiple of 16 and q's rows 16-byte multiples, then `_a8_fast` and
 /// `_a8` where N and the row strides are multiples of 8 (bf16's `_a16_fast` tile spills and is
-/// forced only; bf16 `_a8_fast` takes 2 rows a block, its 4-row twin is forced only), then the
-/// general kernel.
-pub fn candidates(dtype: DType, n: i64) -> &'static [&'static Variant] {
+/// forced only; bf16 `_a8_fast` takes 2 rows a block, 4 for more than MANY_SHORT_ROWS rows of up
+/// to SHORT_ROW columns), then the general kernel.
+pub fn candidates(dtype: DType, m: i64, n: i64) -> &'static [&'static Variant] {
     static BF16_SHORT: [&Variant; 3] = [&BF16_ROWS_A8_FAST_M2_N4096, &BF16_ROWS_A8_M4_N4096, &BF16_ROWS_M4_N4096];
+    static BF16_MANY_SHORT: [&Variant; 3] =
+        [&BF16_ROWS_A8_FAST_M4_N4096, &BF16_ROWS_A8_M4_N4096, &BF16_ROWS_M4_N4096];
     static BF16_LONG: [&Variant; 1] = [&BF16_LOOPED_M1_N2048];
     static F16_SHORT: [&Variant; 4] =
         [&F16_ROWS_A16_FAST_M8_N1024, &F16_ROWS_A8_FAST_M8_N1024, &F16_ROWS_A8_M8_N1024, &F16_ROWS_M8_N1024];
     match dtype {
+        DType::BF16 if n <= SHORT_ROW && m > MANY_SHORT_ROWS => &BF16_MANY_SHORT,
         DType::BF16 if n <= 4096 => &BF16_SHORT,
         DType::BF16 => &BF16_LONG,
         DType::F16 if n <= 1024 => &F16_SHORT,
