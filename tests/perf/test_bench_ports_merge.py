@@ -25,7 +25,7 @@ def test_merge_keeps_every_configuration_once_and_recomputes_the_summary():
     bench = _bench()
     first = {"environment": {"date": "d1", "gpu": "H200"}, "results": [_rec("gelu", "a", 1, 1.0), _rec("gelu", "a", 2, 1.2)],
              "errors": [{"op": "rope", "variant": "r", "shape": {}, "error": "time budget spent"}]}
-    second = {"environment": {"date": "d2"}, "results": [_rec("gelu", "a", 2, 0.8), _rec("rope", "r", 1, 1.0)],
+    second = {"environment": {"date": "d2", "gpu": "H200"}, "results": [_rec("gelu", "a", 2, 0.8), _rec("rope", "r", 1, 1.0)],
               "errors": [{"op": "cumsum", "variant": "c", "shape": {}, "error": "boom"}]}
     doc = bench.merge_runs([first, second])
     assert doc["environment"]["runs"] == ["d1", "d2"] and doc["environment"]["gpu"] == "H200"
@@ -34,6 +34,26 @@ def test_merge_keeps_every_configuration_once_and_recomputes_the_summary():
     # rope was measured by the second run: its budget error from the first is gone; cumsum's stays
     assert [e["op"] for e in doc["errors"]] == ["cumsum"]
     assert doc["summary"]["overall"]["configs"] == 3 and doc["summary"]["ops"]["gelu"]["configs"] == 2
+
+
+def test_merge_header_is_the_card_most_rows_come_from_and_other_rows_name_theirs():
+    """A later run on another card that replaces most rows makes the header its own; the rows left
+    from the earlier card say which card they came from, and a run whose rows were all replaced
+    leaves the header's run list."""
+    bench = _bench()
+    h200 = {"environment": {"date": "d1", "gpu": "H200"}, "results": [_rec("gelu", "a", n, 1.0) for n in (1, 2, 3)]}
+    h100 = {"environment": {"date": "d2", "gpu": "H100"}, "results": [_rec("gelu", "a", n, 0.9) for n in (2, 3)]}
+    doc = bench.merge_runs([h200, h100])
+    assert doc["environment"]["gpu"] == "H100" and doc["environment"]["runs"] == ["d1", "d2"]
+    cards = {r["shape_key"]: r.get("gpu") for r in doc["results"]}
+    assert cards == {'{"N": 1}': "H200", '{"N": 2}': None, '{"N": 3}': None}
+    # merged again with a run on the H200 that replaces the rest: the tags follow the new header
+    again = bench.merge_runs([doc, {"environment": {"date": "d3", "gpu": "H200"},
+                                    "results": [_rec("gelu", "a", n, 1.1) for n in (2, 3)]}])
+    assert again["environment"]["gpu"] == "H200" and again["environment"]["runs"] == ["d1", "d2", "d3"]
+    assert all("gpu" not in r for r in again["results"])  # N 1 (the first H200 run's) too
+    # a run whose rows were all replaced is not listed
+    assert bench.merge_runs([h100, h200])["environment"]["runs"] == ["d1"]
 
 
 def test_second_pass_takes_configurations_outside_the_band_on_either_side():
