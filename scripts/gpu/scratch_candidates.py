@@ -109,7 +109,12 @@ CANDIDATES = {
          ("x_fp8_f16_nt_w8_128x256x128", "fp8e4m3_f16_nt_w8_128x128x128", {"BN": 256}, {}),
          ("x_fp8_f16_nt_w8_256x128x128", "fp8e4m3_f16_nt_w8_128x128x128", {"BM": 256}, {}),
          ("x_fp8_f16_nt_w8_128x256x64", "fp8e4m3_f16_nt_w8_128x128x128", {"BN": 256, "BK": 64}, {}),
-         ("x_fp8_f16_nt_w8_128x128x128_g16", "fp8e4m3_f16_nt_w8_128x128x128", {"GROUP_M": 16}, {})]),
+         ("x_fp8_f16_nt_w8_128x128x128_g16", "fp8e4m3_f16_nt_w8_128x128x128", {"GROUP_M": 16}, {})]
+        # session 25: two-CTA clusters for the 16-bit two-warpgroup kernel (session 16 timed them for
+        # fp8 only): a 256-row tile split between the cluster's CTAs (each the launched 128x256, the
+        # B tile multicast), and the launched tile split in two
+        + [(f"x_bf16_{lay}_w8c2_{bm}x{bn}x64", f"bf16_{lay}_w8_128x256x64", {"BM": bm, "BN": bn}, {"num_ctas": 2})
+           for lay in ("tn", "nn") for bm, bn in ((256, 256), (256, 128), (128, 256))]),
     # split-K at 0.80x cuBLAS (62 + 18 us vs 64 us at M 64, N 4096, K 16384, S 16): B's 128 MB bound it
     # at ~43 us; the 16 MB of f32 slabs cost the rest. Fewer splits (8 MB), other partial tiles, and
     # reduce tiles that put more loads in flight
@@ -153,7 +158,10 @@ CANDIDATES = {
           {"num_worker_warps": 8}),
          ("x_tf32_nt_w8_128x128x32", "tf32_nn_128x128x32", {"TRANS_B": True}, {"num_worker_warps": 8}),
          # bf16 NT has 128x128x64 only; NN is 1.1-1.2x faster on two warpgroups at 128x256
-         ("x_bf16_nt_w8_128x256x64", "bf16_nt_128x128x64", {"BN": 256}, {"num_worker_warps": 8})]),
+         ("x_bf16_nt_w8_128x256x64", "bf16_nt_128x128x64", {"BN": 256}, {"num_worker_warps": 8})]
+        # session 25: two-CTA clusters (as for matmul above)
+        + [(f"x_bf16_nn_w8c2_{bm}x{bn}x64", "bf16_nn_w8_128x256x64", {"BM": bm, "BN": bn}, {"num_ctas": 2})
+           for bm, bn in ((256, 256), (256, 128))]),
 }
 
 
