@@ -1070,7 +1070,7 @@ fn for_loops(text: &str) -> usize {
 
 #[test]
 fn fp8_quantize_structure() {
-    assert_eq!(ops::fp8_quantize::VARIANTS.len(), 9);
+    assert_eq!(ops::fp8_quantize::VARIANTS.len(), 10);
     for v in ops::fp8_quantize::VARIANTS {
         let text = ir(v);
         let e = tile_elem(v.tensor_specs().next().unwrap().dtype);
