@@ -86,11 +86,12 @@ _ROWS = {
 
 
 # bf16 rows of up to SHORT_ROW columns fill at most half of a (·, 4096) tile: past MANY_SHORT_ROWS
-# rows such rows take the 4-row `_a8_fast` tile (32768 x 1024: 1.16x faster than 2 rows a block),
-# up to it the 2-row one (64-1024 rows of 1024: 1.04-1.14x faster); selection grid, two passes,
-# H100, 2026-12-07. The bound is the last row count measured where 2 rows won.
+# rows such rows take the 4-row `_a8_fast` tile (8192 rows of 1024 / 2048: 1.05 / 1.02x faster
+# than 2 rows a block, 32768 x 1024: 1.16x), up to it the 2-row one (64-4096 rows: up to 1.13x
+# faster; 1024 x 2048 a tie); selection grid, two passes, H100, 2026-12-07. The bound is the last
+# row count measured where 2 rows won.
 SHORT_ROW = 2048
-MANY_SHORT_ROWS = 1024
+MANY_SHORT_ROWS = 4096
 
 
 def select_variant(dtype: str, m: int, n: int, x_row_stride: int, q_row_stride: int) -> str | None:

@@ -212,11 +212,16 @@ def _embedding_applicable(variant, case) -> bool:
 def _fp8_quantize_cases():
     """select_variant(dtype, m, n, x row, q row), contiguous rows: 16-bit rows up to the tiles'
     widths (4000: a multiple of 16 but not of the tile; 1000 and 4008: of 8 only, where `_a16`
-    does not apply), at _row_cases' row counts (longer bf16 rows have one candidate, the looped kernel)."""
-    for dtype, columns in (("bfloat16", (1024, 4000, 4008, 4096)), ("float16", (512, 1000, 1024))):
+    does not apply), at _row_cases' row counts (longer bf16 rows have one candidate, the looped kernel).
+    bf16 rows of 1024 and 2048 columns (up to SHORT_ROW) also at 4096 and 8192 rows: between
+    MANY_SHORT_ROWS and 32 MiB worth of rows, where the 2- and 4-row `_a8_fast` tiles cross."""
+    for dtype, columns in (("bfloat16", (1024, 2048, 4000, 4008, 4096)), ("float16", (512, 1000, 1024))):
         for case in _row_cases(columns, dtypes=(dtype,)):
             m, n = case["args"][1], case["args"][2]
             yield {**case, "args": [dtype, m, n, n, n]}
+    for n in (1024, 2048):
+        for m in (4096, 8192):
+            yield {"args": ["bfloat16", m, n, n, n], "shape": {"M": m, "N": n}, "dtype": "bfloat16", "n": n}
 
 
 def _fp8_quantize_applicable(variant, case) -> bool:

@@ -81,7 +81,7 @@ pub const ENTRIES: &[&str] = &["fp8_quant_rows", "fp8_quant_rows_looped", "fp8_q
 pub const SHORT_ROW: i64 = 2048;
 /// Past this many such rows the 4-row `_a8_fast` tile is faster than the 2-row one
 /// (reference/fp8_quantize/kernel.py `MANY_SHORT_ROWS`).
-pub const MANY_SHORT_ROWS: i64 = 1024;
+pub const MANY_SHORT_ROWS: i64 = 4096;
 
 /// Candidates for a dtype and row length, most specific first (the first whose specs accept the
 /// tensors is taken; reference/fp8_quantize/kernel.py `select_variant` chooses the same): bf16
