@@ -92,6 +92,8 @@ _ROWS = {
 # row count measured where 2 rows won.
 SHORT_ROW = 2048
 MANY_SHORT_ROWS = 4096
+# Their candidates: _ROWS["bfloat16"]'s with the 4-row `_a8_fast` tile first (the same contract).
+_BF16_MANY_SHORT = (("bf16_rows_a8_fast_m4_n4096", 8, 8, 8),) + _ROWS["bfloat16"][1][1:]
 
 
 def select_variant(dtype: str, m: int, n: int, x_row_stride: int, q_row_stride: int) -> str | None:
@@ -104,13 +106,13 @@ def select_variant(dtype: str, m: int, n: int, x_row_stride: int, q_row_stride: 
         return None
     xs, qs = (0, 0) if m <= 1 else (x_row_stride, q_row_stride)
     tile_n, order = _ROWS[dtype]
+    if dtype == "bfloat16" and n <= SHORT_ROW and m > MANY_SHORT_ROWS:
+        order = _BF16_MANY_SHORT
     if n > tile_n:
         if dtype == "bfloat16" and xs % 8 == 0 and qs % 16 == 0:
             return "bf16_looped_m1_n2048"
         return None
     for name, n_div, x_div, q_div in order:
         if n % n_div == 0 and xs % x_div == 0 and qs % q_div == 0:
-            if name == "bf16_rows_a8_fast_m2_n4096" and n <= SHORT_ROW and m > MANY_SHORT_ROWS:
-                return "bf16_rows_a8_fast_m4_n4096"  # the same contract, 4 rows a block
             return name
     return None

@@ -44,6 +44,7 @@ import subprocess
 import sys
 import time
 import traceback
+from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -659,7 +660,7 @@ def merge_runs(docs: list) -> dict:
     for i, doc in enumerate(docs):
         for r in doc["results"]:
             owner[(r["op"], r["variant"], r["shape_key"])] = (i, r)
-    counts = [sum(1 for i, _ in owner.values() if i == k) for k in range(len(docs))]
+    counts = Counter(i for i, _ in owner.values())
     head = max(range(len(docs)), key=lambda k: (counts[k], k))
     head_gpu = docs[head]["environment"].get("gpu")
     results = {}
