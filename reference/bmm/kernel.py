@@ -35,13 +35,14 @@ def _bmm(a, b, c,
         ta = ct.load(a, index=(z, tile_m, kk), shape=(1, BM, BK), padding_mode=ct.PaddingMode.ZERO)
         tb = ct.load(b, index=(z, kk, tile_n), shape=(1, BK, BN), order=b_order,
                      padding_mode=ct.PaddingMode.ZERO)
-        ta = ct.reshape(ta, (BM, BK))
-        tb = ct.reshape(tb, (BK, BN))
         if a.dtype == ct.float32:
-            # f32 operands run on tensor cores as tf32
+            # f32 operands run on tensor cores as tf32. Rounded as loaded, before the reshape: with
+            # the reshape between the load and the cast, tileiras rounds the tiles in registers
+            # (F2FP.TF32, STS back to shared memory) instead of the wgmma reading them as tf32,
+            # 1.4x slower on the H100 (docs/results/tuning.md, session 26)
             ta = ct.astype(ta, ct.tfloat32)
             tb = ct.astype(tb, ct.tfloat32)
-        acc = ct.mma(ta, tb, acc)
+        acc = ct.mma(ct.reshape(ta, (BM, BK)), ct.reshape(tb, (BK, BN)), acc)
     out = ct.reshape(ct.astype(acc, c.dtype), (1, BM, BN))
     ct.store(c, index=(z, tile_m, tile_n), tile=out)
 
@@ -57,6 +58,9 @@ bmm_w8 = ct.kernel(_bmm, num_worker_warps=8)
 # H200, 2026-12-06: at 128^2 the 128x128 tiles win (128x256: 1.11x slower), at 256^2 they lose
 # (1.16x slower than 128x256).
 SMALL_MN = 128
+# tf32 NT products of at most this many outputs a batch take the two-warpgroup 128x256 tile
+# (H100, 2026-12-07: 1.02-1.08x faster than 128x128 from 128^2 to 512^2, 1.03x slower at 2048^2).
+TF32_NT_WIDE_MAX_MN = 512 * 512
 
 
 def select_variant(dtype: str, m: int, n: int, trans_b: bool, aligned: bool) -> str | None:
@@ -69,11 +73,14 @@ def select_variant(dtype: str, m: int, n: int, trans_b: bool, aligned: bool) -> 
     (m, n <= 128) w8 128x128x64; bf16 NN w8 128x256x64 at every size (128x128x64 is 1.19x slower
     at 256^3 and no faster at 128^3); f16 and bf16 NT w8 128x256x64 (bf16: 423 vs 518 us for
     128x128x64 at B=16, 2048^3, H100; the grid, H100 2026-12-07: 419 vs 489 us at 2048^3, 1.02x
-    slower at 128^3). f32 runs as tf32: NN on w8 256x128x32 (1525 vs 2138 us for 128x128x32 there;
-    the grid: 753 vs 1109 us at B=8), small matrices 128x128x32 (the w8 tile 1.17x slower at
-    128^3); NT (b stored (B, N, K), K-major: no shared-memory transpose of b) w8 128x256x32 (1392
-    vs 1841 us for 128x128x32). The Rust
-    library's cutile_bmm chooses the same (tests/rust/test_selection.py)."""
+    slower at 128^3). f32 runs as tf32; until session 25: NN on w8 256x128x32 (1525 vs 2138 us for
+    128x128x32 there; the grid: 753 vs 1109 us at B=8), small matrices 128x128x32 (the w8 tile
+    1.17x slower at 128^3); NT (b stored (B, N, K), K-major: no shared-memory transpose of b) w8 128x256x32 (1392
+    vs 1841 us for 128x128x32). Session 26 (H100) rounds f32 to tf32 as loaded: NN 128x128x32 at every
+    size (the grid: 582 vs 866 us for w8 256x128x32 at B=8, 2048^3; 1.08-1.49x faster from 128^3
+    up), NT 128x128x32 above TF32_NT_WIDE_MAX_MN outputs (455 vs 468 us at 2048^3), w8 128x256x32 up
+    to it (56 vs 58 us at 512^3). The Rust library's cutile_bmm chooses the same
+    (tests/rust/test_selection.py)."""
     if not aligned:
         return None
     small = m <= SMALL_MN and n <= SMALL_MN
@@ -85,6 +92,6 @@ def select_variant(dtype: str, m: int, n: int, trans_b: bool, aligned: bool) -> 
         return "bf16_nt_w8_128x256x64" if trans_b else "bf16_nn_w8_128x256x64"
     if dtype == "float32":
         if trans_b:
-            return "tf32_nt_w8_128x256x32"
-        return "tf32_nn_128x128x32" if small else "tf32_nn_w8_256x128x32"
+            return "tf32_nt_w8_128x256x32" if m * n <= TF32_NT_WIDE_MAX_MN else "tf32_nt_128x128x32"
+        return "tf32_nn_128x128x32"
     return None

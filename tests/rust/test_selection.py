@@ -312,9 +312,10 @@ def test_attention_sink_selection(lib):
 def test_bmm_selection(lib):
     launcher = _launcher("bmm")
     seen = set()
-    # small (M, N <= SMALL_MN = 128) and large matrices, each side of the bound
+    # small (M, N <= SMALL_MN = 128) and large matrices, each side of the bound; M*N at and just past
+    # TF32_NT_WIDE_MAX_MN (512^2)
     shapes = ((4, 100, 72, 200), (2, 128, 128, 64), (2, 100, 129, 64), (2, 256, 256, 64), (3, 257, 128, 64), (2, 256, 264, 64),
-              (2, 1000, 520, 136), (1, 129, 136, 264), (2, 2048, 2048, 64))
+              (2, 1000, 520, 136), (1, 129, 136, 264), (2, 2048, 2048, 64), (1, 512, 512, 64), (1, 512, 516, 64))
     size = {"float16": 2, "bfloat16": 2, "float32": 4}
     for dtype, (batch, m, n, k), tb, pad, offset in itertools.product(DTYPES, shapes, (0, 1), (0, 4, 8), (0, 8)):
         b_dims = [batch, n, k] if tb else [batch, k, n]
@@ -326,9 +327,10 @@ def test_bmm_selection(lib):
         expected = launcher.select_variant(dtype, m, n, bool(tb), aligned)
         case = f"{dtype} {batch}x{m}x{n}x{k} trans_b={tb} pad={pad} offset={offset}"
         seen.add(_agree(lib, expected, "cutile_bmm", a, b, c, tb, case=case))
-    # bf16 NN takes w8 128x256x64 at every size: 128x128x64 only when forced.
+    # bf16 NN takes w8 128x256x64 at every size: 128x128x64 only when forced; tf32 NN 128x128x32 at
+    # every size (w8 256x128x32 forced only).
     assert seen == {"f16_nn_w8_128x128x64", "f16_nn_w8_128x256x64", "bf16_nn_w8_128x256x64", "bf16_nt_w8_128x256x64",
-                    "f16_nt_w8_128x256x64", "tf32_nn_128x128x32", "tf32_nn_w8_256x128x32", "tf32_nt_w8_128x256x32",
+                    "f16_nt_w8_128x256x64", "tf32_nn_128x128x32", "tf32_nt_w8_128x256x32", "tf32_nt_128x128x32",
                     None}, sorted(map(str, seen))
 
 

@@ -46,14 +46,14 @@ pub mod bmm_kernel {
         for kk in 0i32..k_tiles {
             let ta: Tile<E, { [1, BM, BK] }> = a_tiles.load([z, tile_m, kk]);
             let tb: Tile<E, { [1, BK, BN] }> = b_tiles.load([z, kk, tile_n]);
-            let ta: Tile<E, { [BM, BK] }> = ta.reshape(shape![BM, BK]);
-            let tb: Tile<E, { [BK, BN] }> = tb.reshape(shape![BK, BN]);
             if CAST_TF32 == 1i32 {
-                let ta32: Tile<tf32, { [BM, BK] }> = convert_tile(ta);
-                let tb32: Tile<tf32, { [BK, BN] }> = convert_tile(tb);
-                acc = mma(ta32, tb32, acc);
+                // rounded as loaded, before the reshape (as the reference: the wgmma then reads
+                // the tiles as tf32 instead of tileiras rounding them in registers)
+                let ta32: Tile<tf32, { [1, BM, BK] }> = convert_tile(ta);
+                let tb32: Tile<tf32, { [1, BK, BN] }> = convert_tile(tb);
+                acc = mma(ta32.reshape(shape![BM, BK]), tb32.reshape(shape![BK, BN]), acc);
             } else {
-                acc = mma(ta, tb, acc);
+                acc = mma(ta.reshape(shape![BM, BK]), tb.reshape(shape![BK, BN]), acc);
             }
         }
         let out: Tile<E, { [BM, BN] }> = convert_tile(acc);

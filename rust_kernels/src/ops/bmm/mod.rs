@@ -57,6 +57,8 @@ pub static TF32_NN_W8_256X128X32: Variant =
     variant("bmm_w8", "tf32_nn_w8_256x128x32", &["f32", "256", "128", "32", "8", "0", "1"], &aligned(DType::F32, 4));
 pub static TF32_NT_W8_128X256X32: Variant =
     variant("bmm_w8", "tf32_nt_w8_128x256x32", &["f32", "128", "256", "32", "8", "1", "1"], &aligned(DType::F32, 4));
+pub static TF32_NT_128X128X32: Variant =
+    variant("bmm", "tf32_nt_128x128x32", &["f32", "128", "128", "32", "8", "1", "1"], &aligned(DType::F32, 4));
 pub static BF16_NN_W8_128X256X64: Variant =
     variant("bmm_w8", "bf16_nn_w8_128x256x64", &["bf16", "128", "256", "64", "8", "0", "0"], &aligned(DType::BF16, 8));
 pub static F16_NN_W8_128X256X64: Variant =
@@ -74,20 +76,24 @@ pub static VARIANTS: &[&Variant] = &[
     &F16_NT_W8_128X256X64,
     &TF32_NN_W8_256X128X32,
     &TF32_NT_W8_128X256X32,
+    &TF32_NT_128X128X32,
     &BF16_NN_W8_128X256X64,
     &F16_NN_W8_128X256X64,
     &F16_NN_W8_128X128X64,
 ];
 
-/// Matrices at most this large in M and N count as small: the launcher gives f16 and f32 ones 128x128
+/// Matrices at most this large in M and N count as small: the launcher gives f16 ones 128x128
 /// tiles (more blocks per batch) instead of the two-warpgroup 128x256 / 256x128 ones.
 pub const SMALL_MN: i64 = 128;
+/// tf32 NT products of at most this many outputs a batch take the two-warpgroup 128x256 tile
+/// (Python's `TF32_NT_WIDE_MAX_MN`).
+pub const TF32_NT_WIDE_MAX_MN: i64 = 512 * 512;
 
 /// The candidate for (dtype, trans_b, M, N), the rule of `select_variant` in
 /// reference/bmm/kernel.py, measured on the GPU (scripts/gpu/bench_selection.py,
 /// docs/results/selection.json): f16 NN takes w8 128x256x64, small f16 matrices (M, N <= 128)
 /// w8 128x128x64; bf16 NN w8 128x256x64 at every size; f16 and bf16 NT w8 128x256x64; f32
-/// (tf32) NN w8 256x128x32, small matrices 128x128x32, NT w8 128x256x32.
+/// (tf32) NN 128x128x32, NT w8 128x256x32 up to `TF32_NT_WIDE_MAX_MN` outputs, 128x128x32 above.
 pub fn candidate(dtype: DType, trans_b: bool, m: i64, n: i64) -> Option<&'static Variant> {
     let small = m <= SMALL_MN && n <= SMALL_MN;
     match (dtype, trans_b) {
@@ -96,9 +102,9 @@ pub fn candidate(dtype: DType, trans_b: bool, m: i64, n: i64) -> Option<&'static
         (DType::F16, true) => Some(&F16_NT_W8_128X256X64),
         (DType::BF16, false) => Some(&BF16_NN_W8_128X256X64),
         (DType::BF16, true) => Some(&BF16_NT_W8_128X256X64),
-        (DType::F32, false) if small => Some(&TF32_NN_128X128X32),
-        (DType::F32, false) => Some(&TF32_NN_W8_256X128X32),
-        (DType::F32, true) => Some(&TF32_NT_W8_128X256X32),
+        (DType::F32, false) => Some(&TF32_NN_128X128X32),
+        (DType::F32, true) if m * n <= TF32_NT_WIDE_MAX_MN => Some(&TF32_NT_W8_128X256X32),
+        (DType::F32, true) => Some(&TF32_NT_128X128X32),
         _ => None,
     }
 }
