@@ -113,20 +113,20 @@ def merge_port_numerics(run: Path, res: Path, ops: set) -> str:
 
 def merge_profiles(run: Path, res: Path, ops: set) -> str:
     new = _read(run / "prof" / "profile_misses.json")
-    if new is None:
-        return "profile_misses: no output in this run"
     old = json.loads((res / "profile_misses.json").read_text())
-    got = {p["variant"]: p for p in new["profiles"] if p["variant"].split("/")[0] in ops}
+    got = {} if new is None else {p["variant"]: p for p in new["profiles"] if p["variant"].split("/")[0] in ops}
     old["profiles"] = [p for p in old["profiles"] if p["variant"] not in got] + list(got.values())
     old["not_profiled"] = [n for n in old.get("not_profiled", []) if n["variant"] not in got]
-    old.setdefault("merged", []).append({"date": new["date"], "gpu": new.get("gpu", ""),
-                                         "ops": sorted(ops), "seconds": new.get("seconds")})
-    for key in ("failed", "dropped_metrics"):
-        extra = [x for x in new.get(key, []) if x not in old.get(key, [])]
-        old[key] = old.get(key, []) + extra
+    if new is not None:
+        old.setdefault("merged", []).append({"date": new["date"], "gpu": new.get("gpu", ""),
+                                             "ops": sorted(ops), "seconds": new.get("seconds")})
+        for key in ("failed", "dropped_metrics"):
+            extra = [x for x in new.get(key, []) if x not in old.get(key, [])]
+            old[key] = old.get(key, []) + extra
     # The committed profiles are those of the committed evidence's unexplained rows, in its order
     # (tests/perf/test_profile_misses.py): a row that has a SASS bound now, or meets its goal in
-    # the newer run, loses its profile; one that became a target without a profile is named.
+    # the newer run, loses its profile; one that became a target without a profile is named. Done
+    # with no profiles in the run too: a reference merge moves and changes the evidence's rows.
     targets = [f"{op}/{v}" for op, v in _load_script("profile_misses").targets(
         json.loads((res / "sass_evidence.json").read_text()))]
     have = {p["variant"]: p for p in old["profiles"]}
@@ -134,7 +134,7 @@ def merge_profiles(run: Path, res: Path, ops: set) -> str:
     old["profiles"] = [have[t] for t in targets if t in have]
     missing = [t for t in targets if t not in have and t not in {n["variant"] for n in old["not_profiled"]}]
     _write(res / "profile_misses.json", old)
-    return (f"profile_misses: {len(got)} profiles merged, {len(dropped)} dropped (no longer targets: {dropped}), "
+    return (f"profile_misses: {'no output in this run; ' if new is None else ''}{len(got)} profiles merged, {len(dropped)} dropped (no longer targets: {dropped}), "
             f"{len(old['not_profiled'])} named not profiled, {len(missing)} targets without a profile: {missing}")
 
 

@@ -115,6 +115,7 @@ CANDIDATES = {
         # B tile multicast), and the launched tile split in two
         + [(f"x_bf16_{lay}_w8c2_{bm}x{bn}x64", f"bf16_{lay}_w8_128x256x64", {"BM": bm, "BN": bn}, {"num_ctas": 2})
            for lay in ("tn", "nn") for bm, bn in ((256, 256), (256, 128), (128, 256))]),
+    # (the session-26 epilogue candidates of matmul are added below the dict: EPILOGUE_CANDIDATES)
     # split-K at 0.80x cuBLAS (62 + 18 us vs 64 us at M 64, N 4096, K 16384, S 16): B's 128 MB bound it
     # at ~43 us; the 16 MB of f32 slabs cost the rest. Fewer splits (8 MB), other partial tiles, and
     # reduce tiles that put more loads in flight
@@ -143,7 +144,8 @@ CANDIDATES = {
          for m, o in ((1, 8), (1, 16), (2, 4), (2, 8), (4, 2), (4, 8), (8, 2), (2, 2), (2, 3), (2, 6))]),
     # bmm tf32 NN at 0.37x cuBLAS: B (K, N) is transposed through shared memory for the tf32 wgmma
     "bmm": (
-        ["tf32_nn_128x128x32", "bf16_nt_128x128x64", "bf16_nn_w8_128x256x64"],
+        ["tf32_nn_128x128x32", "bf16_nt_128x128x64", "bf16_nn_w8_128x256x64", "tf32_nt_w8_128x256x32",
+         "tf32_nn_w8_256x128x32", "tf32_nt_128x128x32"],
         [("x_tf32_w8_128x256x32", "tf32_nn_128x128x32", {"BN": 256}, {"num_worker_warps": 8}),
          ("x_tf32_w8_128x128x32", "tf32_nn_128x128x32", {}, {"num_worker_warps": 8}),
          ("x_tf32_w8_256x128x32", "tf32_nn_128x128x32", {"BM": 256}, {"num_worker_warps": 8}),
@@ -161,8 +163,43 @@ CANDIDATES = {
          ("x_bf16_nt_w8_128x256x64", "bf16_nt_128x128x64", {"BN": 256}, {"num_worker_warps": 8})]
         # session 25: two-CTA clusters (as for matmul above)
         + [(f"x_bf16_nn_w8c2_{bm}x{bn}x64", "bf16_nn_w8_128x256x64", {"BM": bm, "BN": bn}, {"num_ctas": 2})
-           for bm, bn in ((256, 256), (256, 128))]),
+           for bm, bn in ((256, 256), (256, 128))]
+        # session 26: bmm tf32 NT ran at 0.515x cuBLAS where matmul's tf32 NT runs at 0.963x: bmm's
+        # SASS rounded the f32 tiles to tf32 in registers (48 F2FP.TF32 + 64 STS.64 in w8
+        # 128x256x32), matmul's not (the wgmma reads them as tf32). The cast before the reshape,
+        # timed as a candidate body on the H100, is now the reference's; around it, the tiles and
+        # groupings of the tf32 products
+        + [(f"x26_tf32_{lay}_{name}", f"tf32_{lay}_{base}", consts, hints)
+           for lay, base in (("nn", "128x128x32"), ("nt", "128x128x32"))
+           for name, consts, hints in (("w8_128x128x32", {}, {"num_worker_warps": 8}),
+                                       ("128x64x32", {"BN": 64}, {}),
+                                       ("128x128x64", {"BK": 64}, {}),
+                                       ("128x128x32_g16", {"GROUP_M": 16}, {}),
+                                       ("128x128x32_g4", {"GROUP_M": 4}, {}))]
+        + [("x26_tf32_nt_w8_256x128x32", "tf32_nt_w8_128x256x32", {"BM": 256, "BN": 128}, {})]),
 }
+
+
+# Session 26: the GEMMs' epilogue. Without a shape contract on c, tileiras stores a 16-bit 128x256 tile
+# as 128 two-byte STG per thread (through shared memory: 64 STS + 16 LDS.128 first); with c's last
+# dimension declared a multiple of 8 (`shape_divisible_by`, a launch contract the Rust ports can
+# state too) it writes the tile with stmatrix (16 STSM) and 4 TMA stores (UTMASTG.2D), as cuBLAS's
+# epilogues do. The launched GEMMs with that contract on c:
+def _epilogue_candidates(op: str, bases: list[str], ndim: int) -> list:
+    div = [1] * (ndim - 1) + [8]
+    return [(f"x26_{base}_n8", base, {}, {}, {"param_overrides": {"c": {"shape_divisible_by": div}}})
+            for base in bases]
+
+
+EPILOGUE = {
+    "matmul": (["bf16_tn_w8_128x256x64", "bf16_nn_w8_128x256x64", "f16_nn_w8_128x256x64", "bf16_tn_128x128x64",
+                "tf32_nt_128x128x32", "fp8e4m3_f16_nt_w8_128x128x128", "fp8e4m3_bf16_nt_w8_128x128x128"], 2),
+    "bmm": (["f16_nn_w8_128x256x64", "bf16_nn_w8_128x256x64", "bf16_nt_w8_128x256x64", "tf32_nt_128x128x32",
+             "tf32_nn_128x128x32"], 3),
+}
+for _op, (_bases, _ndim) in EPILOGUE.items():
+    _kept, _cands = CANDIDATES[_op]
+    CANDIDATES[_op] = (_kept + [b for b in _bases if b not in _kept], _cands + _epilogue_candidates(_op, _bases, _ndim))
 
 
 def _kernel_forms(source: str):
@@ -202,8 +239,10 @@ def _kernel_docs(source: str) -> dict[str, str]:
     return {name: ast.get_docstring(node) or name for name, node in kernel_functions(ast.parse(source)).items()}
 
 
-def stage_op(op: str, out: Path) -> int:
+def stage_op(op: str, out: Path, match: str | None = None) -> int:
     baselines, candidates = CANDIDATES[op]
+    if match:  # a subset of the op's candidates (by name), e.g. one session's new ones
+        candidates = [c for c in candidates if re.search(match, c[0])]
     src, dst = REPO / "reference" / op, out / "reference" / op
     if dst.exists():
         shutil.rmtree(dst)
@@ -228,6 +267,10 @@ def stage_op(op: str, out: Path) -> int:
         v["params"] += [{"name": k, "kind": "constant"}  # a candidate body's own
                         for k in constants if k not in declared]
         for key, value in (fields[0] if fields else {}).items():  # e.g. another bench_shape
+            if key == "param_overrides":  # {param name: {field: value}}, e.g. a shape contract
+                for param in v["params"]:
+                    param.update(value.get(param["name"], {}))
+                continue
             v[key] = {**v[key], **value} if isinstance(value, dict) else value
         if hints:
             function, opts = forms[v["kernel"]]
@@ -264,10 +307,11 @@ def main(argv=None) -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("--only", action="append", choices=sorted(CANDIDATES), help="these ops only (repeatable)")
     ap.add_argument("--no-export", action="store_true", help="stage the sources only")
+    ap.add_argument("--match", metavar="REGEX", help="only the candidates whose name matches (the baselines stay)")
     args = ap.parse_args(argv)
     ops = args.only or sorted(CANDIDATES)
     for op in ops:
-        print(f"{op}: {stage_op(op, args.out)} candidates")
+        print(f"{op}: {stage_op(op, args.out, args.match)} candidates")
     if args.no_export:
         return 0
     build = args.out / "build" / "reference"

@@ -55,6 +55,14 @@ def test_the_catalog_takes_the_staged_candidates(op, tmp_path):
             assert options[v.kernel] == {**options.get(kernel, {}), **hints}
         else:
             assert v.kernel == kernel
+        # a contract laid over a parameter (e.g. c's shape_divisible_by), the others as the base's
+        overrides = (fields[0] if fields else {}).get("param_overrides", {})
+        base_params = {p["name"]: p for p in original[base].raw["params"]}
+        for param in v.raw["params"]:
+            if param["name"] not in base_params:  # a candidate body's own constant
+                assert param == {"name": param["name"], "kind": "constant"}, (name, param)
+                continue
+            assert param == {**base_params[param["name"]], **overrides.get(param["name"], {})}, (name, param["name"])
 
 
 def test_a_decorated_kernel_becomes_an_assignment_with_its_options():

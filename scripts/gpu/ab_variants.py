@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Two variants of one op timed interleaved on the same inputs: is a candidate faster than its base?
+
+    python3 scripts/gpu/ab_variants.py --reference-root ROOT --build-root BUILD --op OP \\
+        --pair BASE:CANDIDATE [--pair ...] [--cubin-root OTHER_BUILD] [--rounds 5] [--reps 30] [--out DIR]
+
+run_reference.py times each variant on its own, one after another. For GEMMs that is not enough to
+tell a few per cent: the SM clock drops under sustained tensor-core load, so whichever variant runs
+later in the sequence pays for what ran before it (session 26: the same kernel read 0.82x and 0.92x
+cuBLAS at two places in one run). Here the two sides of a pair alternate in groups (bench_ports'
+Timer: L2 flushed before every launch, CUPTI device times), inside ``--rounds`` rounds whose order
+of sides flips each round, so both see the same clocks. Both launch on the base variant's bench-shape
+inputs (a candidate differs in constants, hints or contract, not in its parameters).
+``--cubin-root`` takes the base's cubin from another build (e.g. the committed reference build
+against a scratch root's candidate).
+
+Prints, per pair, the median device time of each side, the ratio candidate / base per round and over
+all rounds, and writes DIR/ab_variants.json.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import importlib.util
+import json
+import statistics
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from tileir_diff.suite.catalog import load_op  # noqa: E402
+
+SEED = 20261201
+
+
+def _bench_ports():
+    spec = importlib.util.spec_from_file_location("bench_ports", REPO / "scripts" / "gpu" / "bench_ports.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _load_ref(folder: Path):
+    spec = importlib.util.spec_from_file_location(f"ref_{folder.name}", folder / "ref.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(args) -> dict:
+    import torch
+
+    from tileir_diff.launch import CubinKernel, prepare_launch
+
+    folder = Path(args.reference_root) / args.op
+    op = load_op(folder)
+    ref = _load_ref(folder)
+    variants = {v.name: v for v in op.variants}
+    timer = _bench_ports().Timer(torch, args.reps, args.warmup)
+    rows = []
+    for pair in args.pair:
+        base_name, cand_name = pair.split(":")
+        base, cand = variants[base_name], variants[cand_name]
+        cubin = {name: Path(root) / args.op / f"{name}.{args.arch}.cubin"
+                 for name, root in ((base_name, args.cubin_root or args.build_root), (cand_name, args.build_root))}
+        inputs = ref.make_inputs(base.raw, base.bench_shape, seed=SEED, device="cuda")
+        launch = {v.name: prepare_launch(v, CubinKernel(cubin[v.name], v.symbol), inputs) for v in (base, cand)}
+        names = {base.symbol, cand.symbol}
+        rounds = []
+        for i in range(args.rounds):
+            first, second = (base_name, cand_name) if i % 2 == 0 else (cand_name, base_name)
+            got = timer.pair(launch[first], launch[second], names)
+            us = {first: got["a"]["cupti_median_us"], second: got["b"]["cupti_median_us"]}
+            rounds.append({"base_us": us[base_name], "candidate_us": us[cand_name],
+                           "ratio": us[cand_name] / us[base_name], "first": first})
+        ratio = statistics.median(r["ratio"] for r in rounds)
+        row = {"base": base_name, "candidate": cand_name, "shape": base.bench_shape,
+               "base_us": statistics.median(r["base_us"] for r in rounds),
+               "candidate_us": statistics.median(r["candidate_us"] for r in rounds),
+               "ratio": ratio, "ratios": [r["ratio"] for r in rounds], "rounds": rounds}
+        rows.append(row)
+        print(f"{args.op} {cand_name} / {base_name}: {row['candidate_us']:.1f} / {row['base_us']:.1f} us, "
+              f"ratio {ratio:.3f} (rounds {', '.join(f'{r:.3f}' for r in row['ratios'])})", flush=True)
+    return {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "gpu": torch.cuda.get_device_name(0), "op": args.op, "rounds": args.rounds, "reps": args.reps,
+            "rows": rows}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reference-root", required=True)
+    ap.add_argument("--build-root", required=True)
+    ap.add_argument("--cubin-root", help="the base variants' cubins from this build instead")
+    ap.add_argument("--op", required=True)
+    ap.add_argument("--pair", action="append", required=True, metavar="BASE:CANDIDATE")
+    ap.add_argument("--arch", default="sm_90")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=30, help="launches per side per round")
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args(argv)
+    doc = run(args)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "ab_variants.json").write_text(json.dumps(doc, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
