@@ -58,16 +58,14 @@ bmm_w8 = ct.kernel(_bmm, num_worker_warps=8)
 # H200, 2026-12-06: at 128^2 the 128x128 tiles win (128x256: 1.11x slower), at 256^2 they lose
 # (1.16x slower than 128x256).
 SMALL_MN = 128
-# tf32 NT products of at most this many outputs a batch take the two-warpgroup 128x256 tile
-# (H100, 2026-12-07: 1.02-1.08x faster than 128x128 from 128^2 to 512^2, 1.03x slower at 2048^2).
-TF32_NT_WIDE_MAX_MN = 512 * 512
 
 
 def select_variant(dtype: str, m: int, n: int, trans_b: bool, aligned: bool) -> str | None:
     """The launcher's choice for c (B, m, n) = a @ op(b) with a, b, c of `dtype` (a torch dtype
-    name); `aligned`: every base 16-byte aligned and every batch and row stride a multiple of 16
-    bytes (the only layouts the variants take). None when no variant takes the combination
-    (another dtype, an unaligned layout). Measured
+    name); `aligned`: every base 16-byte aligned, every batch and row stride a multiple of 16
+    bytes, and c's rows (n elements) a multiple of 16 bytes (matmul's contract: TMA stores); the
+    only layouts the variants take. None when no variant takes the combination (another dtype,
+    an unaligned layout). Measured
     (scripts/gpu/bench_selection.py, docs/results/selection.json, held within 1.10x of the fastest
     by tests/suite/test_selection_results.py): f16 NN takes w8 128x256x64, small f16 matrices
     (m, n <= 128) w8 128x128x64; bf16 NN w8 128x256x64 at every size (128x128x64 is 1.19x slower
@@ -78,9 +76,9 @@ def select_variant(dtype: str, m: int, n: int, trans_b: bool, aligned: bool) -> 
     1.17x slower at 128^3); NT (b stored (B, N, K), K-major: no shared-memory transpose of b) w8 128x256x32 (1392
     vs 1841 us for 128x128x32). Session 26 (H100) rounds f32 to tf32 as loaded: NN 128x128x32 at every
     size (the grid: 582 vs 866 us for w8 256x128x32 at B=8, 2048^3; 1.08-1.49x faster from 128^3
-    up), NT 128x128x32 above TF32_NT_WIDE_MAX_MN outputs (455 vs 468 us at 2048^3), w8 128x256x32 up
-    to it (56 vs 58 us at 512^3). The Rust library's cutile_bmm chooses the same
-    (tests/rust/test_selection.py)."""
+    up); NT w8 128x256x32 at every size since c's rows are a multiple of 16 bytes (TMA stores: 386
+    vs 445-451 us for 128x128x32 at 2048^3, 1.00-1.05x faster below). The Rust library's cutile_bmm
+    chooses the same (tests/rust/test_selection.py)."""
     if not aligned:
         return None
     small = m <= SMALL_MN and n <= SMALL_MN
@@ -92,6 +90,6 @@ def select_variant(dtype: str, m: int, n: int, trans_b: bool, aligned: bool) -> 
         return "bf16_nt_w8_128x256x64" if trans_b else "bf16_nn_w8_128x256x64"
     if dtype == "float32":
         if trans_b:
-            return "tf32_nt_w8_128x256x32" if m * n <= TF32_NT_WIDE_MAX_MN else "tf32_nt_128x128x32"
+            return "tf32_nt_w8_128x256x32"
         return "tf32_nn_128x128x32"
     return None

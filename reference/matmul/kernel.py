@@ -119,8 +119,10 @@ WIDE_TILE_MIN_MN = 2048 * 2048
 
 def select_variant(dtype: str, m: int, n: int, trans_a: bool, trans_b: bool, aligned: bool) -> str | None:
     """The launcher's choice for c (m, n) = op(a) @ op(b) with a, b, c of `dtype` (a torch dtype
-    name); `aligned`: every base address 16-byte aligned and every row stride a multiple of 16
-    bytes. None when no variant takes the combination (an f16 TT product, an unaligned bf16 or
+    name); `aligned`: every base address 16-byte aligned, every row stride a multiple of 16
+    bytes, and c's rows (n elements) a multiple of 16 bytes (with that contract, `shape_divisible_by`
+    on c, tileiras writes the output tile with stmatrix and TMA stores instead of one 2-byte STG
+    per element: 1-3.5 % faster on the H100, docs/results/tuning.md session 26). None when no variant takes the combination (an f16 TT product, an unaligned bf16 or
     f32 one). Measured (scripts/gpu/bench_selection.py, docs/results/selection.json, held within
     1.10x of the fastest by tests/suite/test_selection_results.py): NN, TN and NT take w8
     128x256x64 from WIDE_TILE_MIN_MN outputs on, 128x128x64 below (the one-warpgroup 128x256x64
@@ -142,7 +144,8 @@ def select_variant(dtype: str, m: int, n: int, trans_a: bool, trans_b: bool, ali
 
 
 def select_fp8_variant(out_dtype: str, trans_a: bool, trans_b: bool) -> str | None:
-    """The fp8 launcher's choice: e4m3 a (M, K) and b stored (N, K) only, on 128x128x128 with
+    """The fp8 launcher's choice (its variants take row strides of 16 bytes and a c of N a multiple
+    of 8; the caller checks the layout): e4m3 a (M, K) and b stored (N, K) only, on 128x128x128 with
     two consumer warpgroups (1048 us vs 1286 us on one and 22497 us at 128x256x128, whose
     accumulator spills, f16 out at 8192^3 on the H200)."""
     prefix = {"float16": "f16", "bfloat16": "bf16"}.get(out_dtype)

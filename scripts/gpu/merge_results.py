@@ -118,8 +118,9 @@ def merge_profiles(run: Path, res: Path, ops: set) -> str:
     old["profiles"] = [p for p in old["profiles"] if p["variant"] not in got] + list(got.values())
     old["not_profiled"] = [n for n in old.get("not_profiled", []) if n["variant"] not in got]
     if new is not None:
-        old.setdefault("merged", []).append({"date": new["date"], "gpu": new.get("gpu", ""),
-                                             "ops": sorted(ops), "seconds": new.get("seconds")})
+        record = {"date": new["date"], "gpu": new.get("gpu", ""), "ops": sorted(ops), "seconds": new.get("seconds")}
+        if record not in old.setdefault("merged", []):  # merging the same run again changes nothing
+            old["merged"].append(record)
         for key in ("failed", "dropped_metrics"):
             extra = [x for x in new.get(key, []) if x not in old.get(key, [])]
             old[key] = old.get(key, []) + extra

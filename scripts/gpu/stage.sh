@@ -34,6 +34,19 @@ case $part in
      tar cJf "$d/a.txz" -C "$d" build && rm -rf "$d/build" ;;
   b) [ -f "$d/a.txz" ] || { echo "stage part a into $d first" >&2; exit 1; }
      [ -f build/rust/lib/libtileir_kernels.so ] || { echo "no build/rust/lib/libtileir_kernels.so (build the ABI library)" >&2; exit 1; }
+     # the library embeds the sm_90 cubins when it is built (rust_kernels/build.rs): one built before
+     # the last emit-ir launches the old kernels through the C ABI while the module check times the
+     # new cubin files (session 26: matmul's ports read 1.04-1.23x for that)
+     python3 - "$ops" <<'PY' || exit 1
+import glob, sys
+want = sys.argv[1].split()
+lib = open("build/rust/lib/libtileir_kernels.so", "rb").read()
+stale = [f for f in sorted(glob.glob("build/rust/*/*.sm_90.cubin"))
+         if (not want or f.split("/")[2] in want) and open(f, "rb").read() not in lib]
+if stale:
+    sys.exit(f"build/rust/lib/libtileir_kernels.so does not embed {len(stale)} cubin(s) of build/rust "
+             f"(e.g. {stale[0]}): rebuild the ABI library after emit-ir")
+PY
      rm -rf "$d/build"; mkdir -p "$d/build/rust/lib"
      cp build/rust/lib/libtileir_kernels.so "$d/build/rust/lib/"
      for f in build/rust/*/*.json build/rust/*/*.sm_90.cubin; do

@@ -45,4 +45,6 @@ def test_a_merge_with_profiles_replaces_the_ops_rows(tmp_path):
     doc = json.loads((res / "profile_misses.json").read_text())
     # only the merged op's profile is taken from the run
     assert [(p["variant"], p["us"]) for p in doc["profiles"]] == [("a/x", 2.0), ("b/y", 1.0)]
-    assert doc["merged"][0]["ops"] == ["a"]
+    assert [m["ops"] for m in doc["merged"]] == [["a"]]
+    mr.merge_profiles(tmp_path / "run", res, {"a"})  # the same run merged again: the same file
+    assert json.loads((res / "profile_misses.json").read_text()) == doc

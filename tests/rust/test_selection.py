@@ -231,22 +231,32 @@ def _gemm_operands(dtype, out_dtype, m, n, k, trans_a, trans_b, pad, offset):
     return a, b, c
 
 
+_SIZE = {0: 4, 1: 2, 2: 2, 5: 1}
+
+
 def _aligned(arrays, offset):
     """Every base 16-byte aligned and every row stride (of an array with more than one row) a
     multiple of 16 bytes: the launcher's `aligned`."""
-    size = {0: 4, 1: 2, 2: 2, 5: 1}
-    return offset % 16 == 0 and all(x.shape[0] <= 1 or x.strides[0] * size[x.dtype] % 16 == 0 for x in arrays)
+    return offset % 16 == 0 and all(x.shape[0] <= 1 or x.strides[0] * _SIZE[x.dtype] % 16 == 0 for x in arrays)
+
+
+def _gemm_aligned(arrays, offset):
+    """matmul's and bmm's `aligned`: `_aligned`, and c's rows (its last dimension) a multiple of 16
+    bytes (the contract that gives their epilogue TMA stores)."""
+    c = arrays[2]
+    return _aligned(arrays, offset) and c.shape[c.ndim - 1] * _SIZE[c.dtype] % 16 == 0
 
 
 def test_matmul_selection(lib):
     launcher = _launcher("matmul")
     seen = set()
-    # M*N below, at and above WIDE_TILE_MIN_MN = 2048 * 2048 (2048x2047 is one column short)
+    # M*N below, at and above WIDE_TILE_MIN_MN = 2048 * 2048 (2048x2047 is one column short); N 196
+    # padded by 4: 16-byte row strides whose 16-bit rows are not a multiple of 16 bytes
     shapes = ((333, 200, 328), (127, 129, 131), (512, 512, 64), (2048, 2047, 64), (2048, 2048, 64),
-              (1024, 4096, 72), (4096, 4096, 64), (8192, 2048, 72), (4095, 4097, 64))
-    for dtype, (m, n, k), ta, tb, pad, offset in itertools.product(DTYPES, shapes, (0, 1), (0, 1), (0, 8), (0, 2)):
+              (1024, 4096, 72), (4096, 4096, 64), (8192, 2048, 72), (4095, 4097, 64), (300, 196, 64))
+    for dtype, (m, n, k), ta, tb, pad, offset in itertools.product(DTYPES, shapes, (0, 1), (0, 1), (0, 4, 8), (0, 2)):
         arrays = _gemm_operands(dtype, dtype, m, n, k, ta, tb, pad, offset)
-        expected = launcher.select_variant(dtype, m, n, bool(ta), bool(tb), _aligned(arrays, offset))
+        expected = launcher.select_variant(dtype, m, n, bool(ta), bool(tb), _gemm_aligned(arrays, offset))
         case = f"{dtype} {m}x{n}x{k} trans=({ta},{tb}) pad={pad} offset={offset}"
         seen.add(_agree(lib, expected, "cutile_matmul", *arrays, ta, tb, case=case))
     # Every variant the launcher picks: w8 128x256x64 for large NN, TN and NT outputs, 128x128x64
@@ -312,8 +322,8 @@ def test_attention_sink_selection(lib):
 def test_bmm_selection(lib):
     launcher = _launcher("bmm")
     seen = set()
-    # small (M, N <= SMALL_MN = 128) and large matrices, each side of the bound; M*N at and just past
-    # TF32_NT_WIDE_MAX_MN (512^2)
+    # small (M, N <= SMALL_MN = 128) and large matrices, each side of the bound; N 516 (padded by 4:
+    # 16-byte row strides, 16-bit rows not a multiple of 16 bytes)
     shapes = ((4, 100, 72, 200), (2, 128, 128, 64), (2, 100, 129, 64), (2, 256, 256, 64), (3, 257, 128, 64), (2, 256, 264, 64),
               (2, 1000, 520, 136), (1, 129, 136, 264), (2, 2048, 2048, 64), (1, 512, 512, 64), (1, 512, 516, 64))
     size = {"float16": 2, "bfloat16": 2, "float32": 4}
@@ -323,15 +333,15 @@ def test_bmm_selection(lib):
         a = t(1, dtype, [batch, m, k], [m * (k + pad), k + pad, 1], offset=offset)
         b = t(2, dtype, b_dims, [b_dims[1] * (b_dims[2] + pad), b_dims[2] + pad, 1])
         c = t(3, dtype, [batch, m, n], [m * (n + pad), n + pad, 1])
-        aligned = offset % 16 == 0 and all(x.strides[i] * size[dtype] % 16 == 0 for x in (a, b, c) for i in (0, 1))
+        aligned = offset % 16 == 0 and all(x.strides[i] * size[dtype] % 16 == 0 for x in (a, b, c) for i in (0, 1)) \
+            and n * size[dtype] % 16 == 0
         expected = launcher.select_variant(dtype, m, n, bool(tb), aligned)
         case = f"{dtype} {batch}x{m}x{n}x{k} trans_b={tb} pad={pad} offset={offset}"
         seen.add(_agree(lib, expected, "cutile_bmm", a, b, c, tb, case=case))
-    # bf16 NN takes w8 128x256x64 at every size: 128x128x64 only when forced; tf32 NN 128x128x32 at
-    # every size (w8 256x128x32 forced only).
+    # bf16 NN takes w8 128x256x64 at every size: 128x128x64 only when forced; tf32 NN 128x128x32 and
+    # NT w8 128x256x32 at every size (w8 256x128x32 and NT 128x128x32 forced only).
     assert seen == {"f16_nn_w8_128x128x64", "f16_nn_w8_128x256x64", "bf16_nn_w8_128x256x64", "bf16_nt_w8_128x256x64",
-                    "f16_nt_w8_128x256x64", "tf32_nn_128x128x32", "tf32_nt_w8_128x256x32", "tf32_nt_128x128x32",
-                    None}, sorted(map(str, seen))
+                    "f16_nt_w8_128x256x64", "tf32_nn_128x128x32", "tf32_nt_w8_128x256x32", None}, sorted(map(str, seen))
 
 
 def test_splitk_matmul_selection(lib):

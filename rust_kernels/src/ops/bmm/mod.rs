@@ -12,7 +12,7 @@ use crate::variant::{ParamSpec, Variant};
 pub const OP: &str = "bmm";
 
 /// a, b, c (B, ., .): matmul's aligned operands, rank 3 (batch and row strides multiples of 16
-/// bytes).
+/// bytes, c's rows too).
 const fn aligned(dtype: DType, stride_div: i64) -> [ParamSpec; 3] {
     aligned_operands(dtype, 3, stride_div)
 }
@@ -85,15 +85,12 @@ pub static VARIANTS: &[&Variant] = &[
 /// Matrices at most this large in M and N count as small: the launcher gives f16 ones 128x128
 /// tiles (more blocks per batch) instead of the two-warpgroup 128x256 / 256x128 ones.
 pub const SMALL_MN: i64 = 128;
-/// tf32 NT products of at most this many outputs a batch take the two-warpgroup 128x256 tile
-/// (Python's `TF32_NT_WIDE_MAX_MN`).
-pub const TF32_NT_WIDE_MAX_MN: i64 = 512 * 512;
 
 /// The candidate for (dtype, trans_b, M, N), the rule of `select_variant` in
 /// reference/bmm/kernel.py, measured on the GPU (scripts/gpu/bench_selection.py,
 /// docs/results/selection.json): f16 NN takes w8 128x256x64, small f16 matrices (M, N <= 128)
 /// w8 128x128x64; bf16 NN w8 128x256x64 at every size; f16 and bf16 NT w8 128x256x64; f32
-/// (tf32) NN 128x128x32, NT w8 128x256x32 up to `TF32_NT_WIDE_MAX_MN` outputs, 128x128x32 above.
+/// (tf32) NN 128x128x32, NT w8 128x256x32.
 pub fn candidate(dtype: DType, trans_b: bool, m: i64, n: i64) -> Option<&'static Variant> {
     let small = m <= SMALL_MN && n <= SMALL_MN;
     match (dtype, trans_b) {
@@ -103,8 +100,7 @@ pub fn candidate(dtype: DType, trans_b: bool, m: i64, n: i64) -> Option<&'static
         (DType::BF16, false) => Some(&BF16_NN_W8_128X256X64),
         (DType::BF16, true) => Some(&BF16_NT_W8_128X256X64),
         (DType::F32, false) => Some(&TF32_NN_128X128X32),
-        (DType::F32, true) if m * n <= TF32_NT_WIDE_MAX_MN => Some(&TF32_NT_W8_128X256X32),
-        (DType::F32, true) => Some(&TF32_NT_128X128X32),
+        (DType::F32, true) => Some(&TF32_NT_W8_128X256X32),
         _ => None,
     }
 }
