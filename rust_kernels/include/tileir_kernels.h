@@ -106,9 +106,9 @@ int32_t cutile_rms_norm(const tileir_tensor_t *x, const tileir_tensor_t *w,
 
 /* c = op(a) @ op(b), f32 accumulation; f32 operands are rounded to tf32. Descriptors are the
    stored arrays: a (M, K), or (K, M) with trans_a = 1; b (K, N), or (N, K) with trans_b = 1;
-   c (M, N). Row-major, unit last stride; f16/bf16 row strides a multiple of 8 elements and
-   16-byte aligned bases (f16 without transposes falls back to an unaligned kernel); f32 row
-   strides a multiple of 4. c must not overlap a or b. trans_a, trans_b: 0 or 1. */
+   c (M, N). Row-major, unit last stride; f16/bf16 row strides and N a multiple of 8 elements
+   and 16-byte aligned bases (f16 without transposes falls back to an unaligned kernel); f32 row
+   strides and N a multiple of 4. c must not overlap a or b. trans_a, trans_b: 0 or 1. */
 int32_t cutile_matmul(const tileir_tensor_t *a, const tileir_tensor_t *b,
                       const tileir_tensor_t *c, int32_t trans_a, int32_t trans_b,
                       int32_t device, uint64_t stream);
@@ -125,7 +125,7 @@ int32_t cutile_rms_norm_bwd(const tileir_tensor_t *dy, const tileir_tensor_t *x,
 /* c = (scale_a * scale_b) * (op(a) @ op(b)) with float8_e4m3fn a, b and a float16 or bfloat16
    c, f32 accumulation. Layouts as for cutile_matmul; the prebuilt variants take a (M, K) and b
    stored (N, K) (trans_a = 0, trans_b = 1), row strides of a and b a multiple of 16 elements,
-   of c a multiple of 8. Scales must be finite. */
+   of c and N a multiple of 8. Scales must be finite. */
 int32_t cutile_matmul_fp8(const tileir_tensor_t *a, const tileir_tensor_t *b,
                           const tileir_tensor_t *c, float scale_a, float scale_b, int32_t trans_a,
                           int32_t trans_b, int32_t device, uint64_t stream);
@@ -260,8 +260,8 @@ int32_t cutile_attention_sink(const tileir_tensor_t *q, const tileir_tensor_t *k
                               int32_t window, int32_t device, uint64_t stream);
 /* c[z] = a[z] @ op(b[z]) for every batch z, f32 accumulation; f32 operands are rounded to tf32.
    a (B, M, K); b (B, K, N), or stored (B, N, K) with trans_b = 1; c (B, M, N); one dtype. Unit
-   last strides, batch and row strides multiples of 16 bytes, 16-byte aligned bases; c must not
-   overlap a or b. trans_b: 0 or 1. Variants: f16 and bf16 without trans_b, bf16 with it, f32
+   last strides, batch and row strides multiples of 16 bytes, 16-byte aligned bases, c's rows
+   too (N a multiple of 8 at 16 bits, of 4 at f32); c must not overlap a or b. trans_b: 0 or 1. Variants: f16 and bf16 without trans_b, bf16 with it, f32
    without it; B <= 65535 (grid y). */
 int32_t cutile_bmm(const tileir_tensor_t *a, const tileir_tensor_t *b, const tileir_tensor_t *c,
                    int32_t trans_b, int32_t device, uint64_t stream);

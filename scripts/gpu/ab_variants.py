@@ -11,8 +11,8 @@ cuBLAS at two places in one run). Here the two sides of a pair alternate in grou
 Timer: L2 flushed before every launch, CUPTI device times), inside ``--rounds`` rounds whose order
 of sides flips each round, so both see the same clocks. Both launch on the base variant's bench-shape
 inputs (a candidate differs in constants, hints or contract, not in its parameters).
-``--cubin-root`` takes the base's cubin from another build (e.g. the committed reference build
-against a scratch root's candidate).
+``--cubin-root`` takes the base's cubin from another build: a scratch root's candidate against the
+committed build, or ``--pair V:V`` for one variant's cubin before and after a change.
 
 Prints, per pair, the median device time of each side, the ratio candidate / base per round and over
 all rounds, and writes DIR/ab_variants.json.
@@ -63,18 +63,19 @@ def run(args) -> dict:
     for pair in args.pair:
         base_name, cand_name = pair.split(":")
         base, cand = variants[base_name], variants[cand_name]
-        cubin = {name: Path(root) / args.op / f"{name}.{args.arch}.cubin"
-                 for name, root in ((base_name, args.cubin_root or args.build_root), (cand_name, args.build_root))}
+        # by side, not by name: BASE:BASE with --cubin-root times one variant's old cubin against its new one
+        sides = {"base": (base, Path(args.cubin_root or args.build_root)), "candidate": (cand, Path(args.build_root))}
         inputs = ref.make_inputs(base.raw, base.bench_shape, seed=SEED, device="cuda")
-        launch = {v.name: prepare_launch(v, CubinKernel(cubin[v.name], v.symbol), inputs) for v in (base, cand)}
+        launch = {side: prepare_launch(v, CubinKernel(root / args.op / f"{v.name}.{args.arch}.cubin", v.symbol), inputs)
+                  for side, (v, root) in sides.items()}
         names = {base.symbol, cand.symbol}
         rounds = []
         for i in range(args.rounds):
-            first, second = (base_name, cand_name) if i % 2 == 0 else (cand_name, base_name)
+            first, second = ("base", "candidate") if i % 2 == 0 else ("candidate", "base")
             got = timer.pair(launch[first], launch[second], names)
             us = {first: got["a"]["cupti_median_us"], second: got["b"]["cupti_median_us"]}
-            rounds.append({"base_us": us[base_name], "candidate_us": us[cand_name],
-                           "ratio": us[cand_name] / us[base_name], "first": first})
+            rounds.append({"base_us": us["base"], "candidate_us": us["candidate"],
+                           "ratio": us["candidate"] / us["base"], "first": first})
         ratio = statistics.median(r["ratio"] for r in rounds)
         row = {"base": base_name, "candidate": cand_name, "shape": base.bench_shape,
                "base_us": statistics.median(r["base_us"] for r in rounds),

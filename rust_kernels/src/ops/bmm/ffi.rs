@@ -9,8 +9,9 @@ use crate::variant::{check_disjoint, check_rank, check_same_dtype};
 
 /// c[z] = a[z] @ op(b[z]) for every batch z, f32 accumulation (f32 operands rounded to tf32).
 /// a is (B, M, K); b is (B, K, N), or stored (B, N, K) with trans_b = 1; c is (B, M, N). Unit
-/// last strides, batch and row strides multiples of 16 bytes, 16-byte aligned bases; c must not
-/// overlap a or b. trans_b: 0 or 1.
+/// last strides, batch and row strides multiples of 16 bytes, 16-byte aligned bases, c's rows a
+/// multiple of 16 bytes (N a multiple of 8 at 16 bits, of 4 at f32); c must not overlap a or b.
+/// trans_b: 0 or 1.
 ///
 /// # Safety
 /// Each descriptor pointer is null or points to a readable descriptor; `stream` is a CUstream

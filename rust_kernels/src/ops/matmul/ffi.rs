@@ -67,7 +67,9 @@ pub(crate) fn gemm_grid(v: &Variant, m: i64, n: i64, k: i64) -> Result<Option<(u
 /// c = op(a) @ op(b), f32 accumulation (f32 operands rounded to tf32). The descriptors are the
 /// stored arrays, as the reference kernel takes them: a is (M, K), or (K, M) with
 /// trans_a = 1; b is (K, N), or (N, K) with trans_b = 1; c is (M, N). All row-major with unit
-/// last stride; c must not overlap a or b. trans_a, trans_b: 0 or 1.
+/// last stride; c must not overlap a or b. trans_a, trans_b: 0 or 1. The tiled variants take
+/// 16-byte aligned bases, row strides and c rows (N a multiple of 8 at 16 bits, of 4 at f32);
+/// an f16 NN product outside that runs on the unaligned 64x64x32 variant.
 ///
 /// # Safety
 /// Each descriptor pointer is null or points to a readable descriptor; `stream` is a CUstream
@@ -109,7 +111,7 @@ pub unsafe extern "C" fn cutile_matmul(
 /// c = (scale_a * scale_b) * (op(a) @ op(b)) with float8_e4m3fn a, b and a float16 or
 /// bfloat16 c; f32 accumulation. Layouts as for cutile_matmul; the prebuilt variants take
 /// a (M, K) and b stored (N, K) (trans_a = 0, trans_b = 1), row strides a multiple of 16
-/// elements. Scales: finite.
+/// elements, N a multiple of 8. Scales: finite.
 ///
 /// # Safety
 /// As for cutile_matmul.
