@@ -73,9 +73,9 @@ def select_variant(dtype: str, m: int, n: int, trans_b: bool, aligned: bool) -> 
     128x128x64 at B=16, 2048^3, H100; the grid, H100 2026-12-07: 419 vs 489 us at 2048^3, 1.02x
     slower at 128^3). f32 runs as tf32; until session 25: NN on w8 256x128x32 (1525 vs 2138 us for
     128x128x32 there; the grid: 753 vs 1109 us at B=8), small matrices 128x128x32 (the w8 tile
-    1.17x slower at 128^3); NT (b stored (B, N, K), K-major: no shared-memory transpose of b) w8 128x256x32 (1392
-    vs 1841 us for 128x128x32). Session 26 (H100) rounds f32 to tf32 as loaded: NN 128x128x32 at every
-    size (the grid: 582 vs 866 us for w8 256x128x32 at B=8, 2048^3; 1.08-1.49x faster from 128^3
+    1.17x slower at 128^3); NT (b stored (B, N, K), K-major: no shared-memory transpose of b) w8
+    128x256x32 (1392 vs 1841 us for 128x128x32). Session 26 (H100) rounds f32 to tf32 as loaded:
+    NN 128x128x32 at every size (the grid: 582 vs 866 us for w8 256x128x32 at B=8, 2048^3; 1.08-1.49x faster from 128^3
     up); NT w8 128x256x32 at every size since c's rows are a multiple of 16 bytes (TMA stores: 386
     vs 445-451 us for 128x128x32 at 2048^3, 1.00-1.05x faster below). The Rust library's cutile_bmm
     chooses the same (tests/rust/test_selection.py)."""

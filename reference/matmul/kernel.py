@@ -120,10 +120,11 @@ WIDE_TILE_MIN_MN = 2048 * 2048
 def select_variant(dtype: str, m: int, n: int, trans_a: bool, trans_b: bool, aligned: bool) -> str | None:
     """The launcher's choice for c (m, n) = op(a) @ op(b) with a, b, c of `dtype` (a torch dtype
     name); `aligned`: every base address 16-byte aligned, every row stride a multiple of 16
-    bytes, and c's rows (n elements) a multiple of 16 bytes (with that contract, `shape_divisible_by`
-    on c, tileiras writes the output tile with stmatrix and TMA stores instead of one 2-byte STG
-    per element: 1-3.5 % faster on the H100, docs/results/tuning.md session 26). None when no variant takes the combination (an f16 TT product, an unaligned bf16 or
-    f32 one). Measured (scripts/gpu/bench_selection.py, docs/results/selection.json, held within
+    bytes, and c's rows (n elements) a multiple of 16 bytes (with that contract,
+    `shape_divisible_by` on c, tileiras writes the output tile with stmatrix and TMA stores
+    instead of one 2-byte STG per element: 1-3.5 % faster on the H100, docs/results/tuning.md
+    session 26). None when no variant takes the combination (an f16 TT product, an unaligned
+    bf16 or f32 one). Measured (scripts/gpu/bench_selection.py, docs/results/selection.json, held within
     1.10x of the fastest by tests/suite/test_selection_results.py): NN, TN and NT take w8
     128x256x64 from WIDE_TILE_MIN_MN outputs on, 128x128x64 below (the one-warpgroup 128x256x64
     spills its accumulator: never picked); bf16 TT has 128x128x64 only; odd strides take the f16

@@ -261,8 +261,8 @@ int32_t cutile_attention_sink(const tileir_tensor_t *q, const tileir_tensor_t *k
 /* c[z] = a[z] @ op(b[z]) for every batch z, f32 accumulation; f32 operands are rounded to tf32.
    a (B, M, K); b (B, K, N), or stored (B, N, K) with trans_b = 1; c (B, M, N); one dtype. Unit
    last strides, batch and row strides multiples of 16 bytes, 16-byte aligned bases, c's rows
-   too (N a multiple of 8 at 16 bits, of 4 at f32); c must not overlap a or b. trans_b: 0 or 1. Variants: f16 and bf16 without trans_b, bf16 with it, f32
-   without it; B <= 65535 (grid y). */
+   too (N a multiple of 8 at 16 bits, of 4 at f32); c must not overlap a or b. trans_b: 0 or 1.
+   Variants: f16, bf16 and f32 (tf32), with and without trans_b; B <= 65535 (grid y). */
 int32_t cutile_bmm(const tileir_tensor_t *a, const tileir_tensor_t *b, const tileir_tensor_t *c,
                    int32_t trans_b, int32_t device, uint64_t stream);
 

@@ -135,7 +135,8 @@ def merge_profiles(run: Path, res: Path, ops: set) -> str:
     old["profiles"] = [have[t] for t in targets if t in have]
     missing = [t for t in targets if t not in have and t not in {n["variant"] for n in old["not_profiled"]}]
     _write(res / "profile_misses.json", old)
-    return (f"profile_misses: {'no output in this run; ' if new is None else ''}{len(got)} profiles merged, {len(dropped)} dropped (no longer targets: {dropped}), "
+    said = "no output in this run; " if new is None else ""
+    return (f"profile_misses: {said}{len(got)} profiles merged, {len(dropped)} dropped (no longer targets: {dropped}), "
             f"{len(old['not_profiled'])} named not profiled, {len(missing)} targets without a profile: {missing}")
 
 

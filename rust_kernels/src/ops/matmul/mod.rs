@@ -20,7 +20,11 @@ pub(crate) const fn aligned_operands(dtype: DType, ndim: usize, stride_div: i64)
         ParamSpec::Tensor(TensorSpec::input("a", dtype, ndim).unit_last().align(16).stride_div(stride_div, 1)),
         ParamSpec::Tensor(TensorSpec::input("b", dtype, ndim).unit_last().align(16).stride_div(stride_div, 1)),
         ParamSpec::Tensor(
-            TensorSpec::output("c", dtype, ndim).unit_last().align(16).stride_div(stride_div, 1).shape_div(ndim - 1, stride_div),
+            TensorSpec::output("c", dtype, ndim)
+                .unit_last()
+                .align(16)
+                .stride_div(stride_div, 1)
+                .shape_div(ndim - 1, stride_div),
         ),
     ]
 }
