@@ -49,6 +49,23 @@ def _load_ref(folder: Path):
     return module
 
 
+def interleaved(pair, launch: dict, names: set, rounds: int) -> dict:
+    """Time launch["base"] against launch["candidate"] over `rounds` rounds of ``pair(first,
+    second, names)`` (bench_ports.Timer.pair: {"a": stats, "b": stats} of the first and second
+    launcher), the base first in even rounds and second in odd ones: medians of each side, the
+    candidate / base ratio per round and its median."""
+    out = []
+    for i in range(rounds):
+        first, second = ("base", "candidate") if i % 2 == 0 else ("candidate", "base")
+        got = pair(launch[first], launch[second], names)
+        us = {first: got["a"]["cupti_median_us"], second: got["b"]["cupti_median_us"]}
+        out.append({"base_us": us["base"], "candidate_us": us["candidate"],
+                    "ratio": us["candidate"] / us["base"], "first": first})
+    return {"base_us": statistics.median(r["base_us"] for r in out),
+            "candidate_us": statistics.median(r["candidate_us"] for r in out),
+            "ratio": statistics.median(r["ratio"] for r in out), "ratios": [r["ratio"] for r in out], "rounds": out}
+
+
 def run(args) -> dict:
     import torch
 
@@ -68,22 +85,11 @@ def run(args) -> dict:
         inputs = ref.make_inputs(base.raw, base.bench_shape, seed=SEED, device="cuda")
         launch = {side: prepare_launch(v, CubinKernel(root / args.op / f"{v.name}.{args.arch}.cubin", v.symbol), inputs)
                   for side, (v, root) in sides.items()}
-        names = {base.symbol, cand.symbol}
-        rounds = []
-        for i in range(args.rounds):
-            first, second = ("base", "candidate") if i % 2 == 0 else ("candidate", "base")
-            got = timer.pair(launch[first], launch[second], names)
-            us = {first: got["a"]["cupti_median_us"], second: got["b"]["cupti_median_us"]}
-            rounds.append({"base_us": us["base"], "candidate_us": us["candidate"],
-                           "ratio": us["candidate"] / us["base"], "first": first})
-        ratio = statistics.median(r["ratio"] for r in rounds)
         row = {"base": base_name, "candidate": cand_name, "shape": base.bench_shape,
-               "base_us": statistics.median(r["base_us"] for r in rounds),
-               "candidate_us": statistics.median(r["candidate_us"] for r in rounds),
-               "ratio": ratio, "ratios": [r["ratio"] for r in rounds], "rounds": rounds}
+               **interleaved(timer.pair, launch, {base.symbol, cand.symbol}, args.rounds)}
         rows.append(row)
         print(f"{args.op} {cand_name} / {base_name}: {row['candidate_us']:.1f} / {row['base_us']:.1f} us, "
-              f"ratio {ratio:.3f} (rounds {', '.join(f'{r:.3f}' for r in row['ratios'])})", flush=True)
+              f"ratio {row['ratio']:.3f} (rounds {', '.join(f'{r:.3f}' for r in row['ratios'])})", flush=True)
     return {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "gpu": torch.cuda.get_device_name(0), "op": args.op, "rounds": args.rounds, "reps": args.reps,
             "rows": rows}

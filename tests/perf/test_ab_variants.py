@@ -1,0 +1,29 @@
+"""scripts/gpu/ab_variants.py without a GPU: the two sides alternate which runs first, and every
+round's times land on the right side whatever the order (a swap would invert the verdict)."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("ab_variants", ROOT / "scripts" / "gpu" / "ab_variants.py")
+ab = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ab)
+
+
+def test_sides_alternate_and_keep_their_times():
+    calls = []
+    # the base takes 100 us, the candidate 90 us; whichever runs first is slowed by 5 % (a clock
+    # drop), so only the alternation cancels the position
+    speed = {"base": 100.0, "candidate": 90.0}
+
+    def pair(first, second, names):
+        calls.append((first, second, names))
+        return {"a": {"cupti_median_us": speed[first] * 1.05}, "b": {"cupti_median_us": speed[second]}}
+
+    got = ab.interleaved(pair, {"base": "base", "candidate": "candidate"}, {"k"}, rounds=4)
+    assert [c[:2] for c in calls] == [("base", "candidate"), ("candidate", "base")] * 2
+    assert [r["first"] for r in got["rounds"]] == ["base", "candidate", "base", "candidate"]
+    assert [round(r, 4) for r in got["ratios"]] == [round(90 / 105, 4), round(94.5 / 100, 4)] * 2
+    assert got["base_us"] == 102.5 and got["candidate_us"] == 92.25  # medians of each side
+    assert 0.85 < got["ratio"] < 0.95 and all(c[2] == {"k"} for c in calls)
