@@ -84,6 +84,10 @@ SPILL_ACCESSES = 16  # LDL+STL instructions
 LOW_WARPS = 8  # warps per SM (of 64) at or under which a memory-bound kernel cannot cover DRAM latency
 ALU_SHARE = 0.7  # share of the SM's issue slots (or MUFU rate) the goal needs above which it is ALU-bound
 SYNC_BARRIERS = 32  # BAR instructions in the listing
+# STG instructions of at most 32 bits (and no TMA store) at or over which an MMA kernel's epilogue is
+# narrow: matmul's 128x256 tile wrote 128 two-byte STG per thread until c's rows were declared a
+# multiple of 16 bytes (stmatrix + 4 TMA stores since; 1-3.5 % faster, tuning.md session 26)
+NARROW_EPILOGUE = 16
 
 
 # ------------------------------------------------------------------------------------------
@@ -281,7 +285,8 @@ def alu_demand(per_element: Dict[str, float], element_bits: int, copy_bw_gbps: f
 def bound(kind: str, stats: CubinStats, element_bits: int, demand: Optional[Dict[str, float]]) -> List[str]:
     """The bounds the SASS shows. Rules: spills (>= SPILL_ACCESSES LDL/STL); occupancy (<= LOW_WARPS
     warps per SM for memory-bound and attention kernels, no block fits for any); narrow access (any
-    8/16-bit LDG or STG of a 16-bit kernel); ALU (memory-bound: the goal needs >= ALU_SHARE of the
+    8/16-bit LDG or STG of a 16-bit kernel); narrow wgmma and narrow epilogue (MMA kernels: N < 256,
+    >= NARROW_EPILOGUE stores of <= 32 bits and no TMA store); ALU (memory-bound: the goal needs >= ALU_SHARE of the
     SM's issue slots or MUFU rate, alu_demand); sync (>= SYNC_BARRIERS barriers). collect() adds grid
     (fewer blocks than SMs at the bench shape)."""
     out = []
@@ -299,6 +304,9 @@ def bound(kind: str, stats: CubinStats, element_bits: int, demand: Optional[Dict
         widest = max(int(k.split("x")[1]) for k in stats.hgmma if k.count("x") >= 2)
         if widest < 256:
             out.append(f"narrow wgmma (N ≤ {widest}: the B tile is re-read from shared memory per 64 rows)")
+        small_stores = sum(n for bits, n in stats.stg.items() if bits <= 32)
+        if small_stores >= NARROW_EPILOGUE and not stats.tma_stores:
+            out.append(f"narrow epilogue ({small_stores} STG of ≤ 32 bits, no TMA store)")
     if kind == "% copy BW" and demand is not None:
         if demand["issue"] >= ALU_SHARE or demand["mufu"] >= ALU_SHARE:
             out.append(f"ALU (the goal needs {demand['issue']:.0%} of the issue slots, {demand['mufu']:.0%} of MUFU)")

@@ -162,10 +162,16 @@ def test_bound_rules():
     one_block = _stats(threads=128, registers=255, shared=140288, occupancy=ev.blocks_per_sm(128, 255, 140288))
     assert ev.bound("% copy BW", one_block, 16, None) == ["occupancy (1 block(s) x 4 warps per SM, by shared)"]
     # a GEMM at one block of 12 warps is not an occupancy bound, nor are its 16-bit epilogue
-    # stores a narrow-access one; a wgmma narrower than 256 columns is reported
+    # stores a narrow-access one: they are a narrow epilogue unless a TMA store writes the tile (or
+    # they are few); a wgmma narrower than 256 columns is reported
     gemm = _stats(threads=384, registers=168, occupancy=ev.blocks_per_sm(384, 168, 197632),
                   stg={16: 64}, hgmma={"64x256x16": 8})
-    assert ev.bound("x cuBLAS", gemm, 16, None) == []
+    assert ev.bound("x cuBLAS", gemm, 16, None) == ["narrow epilogue (64 STG of ≤ 32 bits, no TMA store)"]
+    assert ev.bound("x cuBLAS", _stats(stg={32: 16}, hgmma={"64x256x8": 4}), 32, None) == [
+        "narrow epilogue (16 STG of ≤ 32 bits, no TMA store)"]
+    assert ev.bound("x cuBLAS", _stats(stg={16: 64}, tma_stores=4, hgmma={"64x256x16": 8}), 16, None) == []
+    assert ev.bound("x cuBLAS", _stats(stg={16: 15, 128: 64}, hgmma={"64x256x16": 8}), 16, None) == []
+    assert ev.bound("% copy BW", _stats(stg={32: 64}), 32, None) == []  # not an MMA kernel
     assert ev.bound("x cuBLAS", _stats(hgmma={"64x128x16": 16, "64x64x16": 4}), 16, None) == [
         "narrow wgmma (N ≤ 128: the B tile is re-read from shared memory per 64 rows)"]
     assert ev.bound("x cuBLAS", _stats(hgmma={"64x128x32 fp8": 4}), 8, None)[0].startswith("narrow wgmma (N ≤ 128")
