@@ -650,12 +650,24 @@ def summarize(results) -> dict:
             "above_limit": above_limit(results)}
 
 
+def _row_run(row: dict, env: dict):
+    """The date of the run a row was measured in: its own tag (a merged document's rows carry one),
+    else its document's, when that document is one run; None when unknown (a row of a document
+    merged before rows were tagged)."""
+    if "run" in row:
+        return row["run"]
+    if "date" in row:  # another card's row, tagged by an earlier merge
+        return row["date"]
+    runs = env.get("runs", [env.get("date")])
+    return runs[0] if len(runs) == 1 else None
+
+
 def merge_runs(docs: list) -> dict:
     """One document from several runs of the same build: results keyed by (op, variant, shape),
-    the last run winning; errors of a configuration some run measured are dropped. The header is
-    the environment of the run most of the kept rows come from (a later run that replaced every
-    row makes the header its own), with the dates of the runs that kept rows; a row from a run on
-    another GPU than the header's names it."""
+    the last run winning; errors of a configuration some run measured are dropped. Every kept row
+    says which run measured it (``run``, its date). The header is the environment of the run most
+    of the kept rows come from (a later run that replaced every row makes the header its own),
+    listing the runs that kept rows; a row from a run on another GPU than the header's names it."""
     owner = {}
     for i, doc in enumerate(docs):
         for r in doc["results"]:
@@ -663,18 +675,24 @@ def merge_runs(docs: list) -> dict:
     counts = Counter(i for i, _ in owner.values())
     head = max(range(len(docs)), key=lambda k: (counts[k], k))
     head_gpu = docs[head]["environment"].get("gpu")
-    results = {}
+    results, runs = {}, []
     for key, (i, r) in owner.items():
         run = docs[i]["environment"]
         # the row's card: its own tag (from an earlier merge), else its run's
         gpu, date = (r["gpu"], r.get("date")) if "gpu" in r else (run.get("gpu"), run.get("date"))
-        r = {k: v for k, v in r.items() if k not in ("gpu", "date")}
+        when = _row_run(r, run)
+        # a row whose run is unknown keeps its document's whole list
+        runs += [when] if when else run.get("runs", [run.get("date")])
+        r = {k: v for k, v in r.items() if k not in ("gpu", "date", "run")}
+        if when:
+            r["run"] = when
         results[key] = r if gpu == head_gpu else {**r, "gpu": gpu, "date": date}  # another card: say which
     measured = {(op, v) for op, v, _ in results}
     errors = [e for doc in docs for e in doc.get("errors", []) if (e["op"], e["variant"]) not in measured]
     env = dict(docs[head]["environment"])
-    env["runs"] = [date for k, d in enumerate(docs) if counts[k]
-                   for date in d["environment"].get("runs", [d["environment"]["date"]])]
+    # the runs that kept rows, in the order of the documents (each once)
+    order = [date for d in docs for date in d["environment"].get("runs", [d["environment"]["date"]])]
+    env["runs"] = sorted(set(runs), key=lambda d: order.index(d) if d in order else len(order))
     rows = list(results.values())
     return {"schema_version": docs[0].get("schema_version", 1), "environment": env, "results": rows,
             "errors": errors, "summary": summarize(rows)}

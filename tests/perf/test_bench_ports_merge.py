@@ -47,11 +47,20 @@ def test_merge_header_is_the_card_most_rows_come_from_and_other_rows_name_theirs
     assert doc["environment"]["gpu"] == "H100" and doc["environment"]["runs"] == ["d1", "d2"]
     cards = {r["shape_key"]: r.get("gpu") for r in doc["results"]}
     assert cards == {'{"N": 1}': "H200", '{"N": 2}': None, '{"N": 3}': None}
-    # merged again with a run on the H200 that replaces the rest: the tags follow the new header
+    assert {r["shape_key"]: r["run"] for r in doc["results"]} == {'{"N": 1}': "d1", '{"N": 2}': "d2", '{"N": 3}': "d2"}
+    # merged again with a run on the H200 that replaces the rest: the tags follow the new header,
+    # and d2, whose rows inside the merged document were all replaced, is no longer listed
     again = bench.merge_runs([doc, {"environment": {"date": "d3", "gpu": "H200"},
                                     "results": [_rec("gelu", "a", n, 1.1) for n in (2, 3)]}])
-    assert again["environment"]["gpu"] == "H200" and again["environment"]["runs"] == ["d1", "d2", "d3"]
+    assert again["environment"]["gpu"] == "H200" and again["environment"]["runs"] == ["d1", "d3"]
     assert all("gpu" not in r for r in again["results"])  # N 1 (the first H200 run's) too
+    assert {r["shape_key"]: r["run"] for r in again["results"]} == {'{"N": 1}': "d1", '{"N": 2}': "d3",
+                                                                   '{"N": 3}': "d3"}
+    # a document merged before rows carried their run: its untagged rows keep its whole run list
+    legacy = {"environment": {"date": "d2", "gpu": "H200", "runs": ["d0", "d2"]},
+              "results": [_rec("gelu", "a", 1, 1.0)]}
+    assert bench.merge_runs([legacy, h200])["environment"]["runs"] == ["d1"]
+    assert bench.merge_runs([h200, legacy])["environment"]["runs"] == ["d1", "d0", "d2"]
     # a run whose rows were all replaced is not listed
     assert bench.merge_runs([h100, h200])["environment"]["runs"] == ["d1"]
 
