@@ -42,13 +42,6 @@ def _bench_ports():
     return module
 
 
-def _load_ref(folder: Path):
-    spec = importlib.util.spec_from_file_location(f"ref_{folder.name}", folder / "ref.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def interleaved(pair, launch: dict, names: set, rounds: int) -> dict:
     """Time launch["base"] against launch["candidate"] over `rounds` rounds of ``pair(first,
     second, names)`` (bench_ports.Timer.pair: {"a": stats, "b": stats} of the first and second
@@ -71,11 +64,11 @@ def run(args) -> dict:
 
     from tileir_diff.launch import CubinKernel, prepare_launch
 
-    folder = Path(args.reference_root) / args.op
-    op = load_op(folder)
-    ref = _load_ref(folder)
+    op = load_op(Path(args.reference_root) / args.op)
+    bench_ports = _bench_ports()  # its Timer and ref.py loader
+    ref = bench_ports._load_ref(op)
     variants = {v.name: v for v in op.variants}
-    timer = _bench_ports().Timer(torch, args.reps, args.warmup)
+    timer = bench_ports.Timer(torch, args.reps, args.warmup)
     rows = []
     for pair in args.pair:
         base_name, cand_name = pair.split(":")

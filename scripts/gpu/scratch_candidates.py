@@ -115,7 +115,7 @@ CANDIDATES = {
         # B tile multicast), and the launched tile split in two
         + [(f"x_bf16_{lay}_w8c2_{bm}x{bn}x64", f"bf16_{lay}_w8_128x256x64", {"BM": bm, "BN": bn}, {"num_ctas": 2})
            for lay in ("tn", "nn") for bm, bn in ((256, 256), (256, 128), (128, 256))]),
-    # (the session-26 epilogue candidates of matmul are added below the dict: EPILOGUE_CANDIDATES)
+    # (session 26's epilogue candidates of matmul and bmm are added below the dict: EPILOGUE)
     # split-K at 0.80x cuBLAS (62 + 18 us vs 64 us at M 64, N 4096, K 16384, S 16): B's 128 MB bound it
     # at ~43 us; the 16 MB of f32 slabs cost the rest. Fewer splits (8 MB), other partial tiles, and
     # reduce tiles that put more loads in flight
@@ -185,7 +185,7 @@ CANDIDATES = {
 # dimension declared a multiple of 8 (`shape_divisible_by`, a launch contract the Rust ports can
 # state too) it writes the tile with stmatrix (16 STSM) and 4 TMA stores (UTMASTG.2D), as cuBLAS's
 # epilogues do. The launched GEMMs with that contract on c:
-def _epilogue_candidates(op: str, bases: list[str], ndim: int) -> list:
+def _epilogue_candidates(bases: list[str], ndim: int) -> list:
     div = [1] * (ndim - 1) + [8]
     return [(f"x26_{base}_n8", base, {}, {}, {"param_overrides": {"c": {"shape_divisible_by": div}}})
             for base in bases]
@@ -199,7 +199,7 @@ EPILOGUE = {
 }
 for _op, (_bases, _ndim) in EPILOGUE.items():
     _kept, _cands = CANDIDATES[_op]
-    CANDIDATES[_op] = (_kept + [b for b in _bases if b not in _kept], _cands + _epilogue_candidates(_op, _bases, _ndim))
+    CANDIDATES[_op] = (_kept + [b for b in _bases if b not in _kept], _cands + _epilogue_candidates(_bases, _ndim))
 
 
 def _kernel_forms(source: str):
