@@ -85,8 +85,11 @@ group_gemm_sliced_w8 = ct.kernel(_group_gemm_sliced, num_worker_warps=8)
 
 def select_variant(dtype: str, trans_w: bool, aligned: bool) -> str | None:
     """The launcher's choice for a grouped GEMM of `dtype` (a torch dtype name) with weights stored
-    (G, N, K) when `trans_w`, else (G, K, N); `aligned`: every base 16-byte aligned and every
-    leading stride a multiple of 8 elements. None when no variant takes it (f16 with (G, K, N)
+    (G, N, K) when `trans_w`, else (G, K, N); `aligned`: every base 16-byte aligned, every
+    leading stride a multiple of 8 elements, and for bf16 c's rows (N) a multiple of 8 elements
+    (with that contract, `shape_divisible_by` on c, tileiras stores the tile with stmatrix and TMA:
+    1.4-1.9 % faster on the H100; f16's 64x128 kernel ran 2.4 % slower with it and does not
+    declare it; docs/results/tuning.md, session 27). None when no variant takes it (f16 with (G, K, N)
     weights, other dtypes, unaligned operands). Measured (scripts/gpu/bench_selection.py,
     docs/results/selection.json, held within 1.10x of the fastest by
     tests/suite/test_selection_results.py): the sliced kernels (plain tiled loads of the group's

@@ -320,8 +320,9 @@ int32_t cutile_moe_align_block_size_tiled(const tileir_tensor_t *topk_ids, const
    caller's contract; the selected sliced kernels trust it, and out-of-range offsets read and
    write outside a and c). a (T, K), c (T, N); w (G, K, N), or (G, N, K) with trans_w = 1
    (nn.Linear / MoE expert layout). One dtype: bf16, or f16 with trans_w = 1. Unit last strides,
-   leading strides multiples of 8 elements, 16-byte aligned bases; c must not overlap a, w or
-   offsets. Rows of c in no group are not written. At most 65535 row tiles (cdiv(T, BM) + G). */
+   leading strides multiples of 8 elements, 16-byte aligned bases, bf16 c's rows too (N a
+   multiple of 8); c must not overlap a, w or offsets. Rows of c in no group are not written. At
+   most 65535 row tiles (cdiv(T, BM) + G). */
 int32_t cutile_group_gemm(const tileir_tensor_t *a, const tileir_tensor_t *w, const tileir_tensor_t *offsets,
                           const tileir_tensor_t *c, int32_t trans_w, int32_t device, uint64_t stream);
 

@@ -348,8 +348,10 @@ def test_splitk_matmul_selection(lib):
     """The library's two launches are the launcher's (partial, reduce) pair, named in launch order."""
     launcher = _launcher("splitk_matmul")
     seen = set()
-    grid = itertools.product(DTYPES + ("float8_e4m3fn",), ((64, 512, 4096, 8), (33, 264, 1000, 5), (100, 136, 200, 1)),
-                             (0, 4, 8), (0, 4))
+    # N 516 padded by 4: 16-byte row and slab strides whose rows are not a multiple of 16 bytes
+    # (split-K takes them: its kernels declare no contract on N)
+    grid = itertools.product(DTYPES + ("float8_e4m3fn",), ((64, 512, 4096, 8), (33, 264, 1000, 5), (100, 136, 200, 1),
+                                                           (64, 516, 512, 4)), (0, 4, 8), (0, 4))
     size = {"float16": 2, "bfloat16": 2, "float32": 4, "float8_e4m3fn": 1}
     for dtype, (m, n, k, s), pad, offset in grid:
         a = t(1, dtype, [m, k], [k + pad, 1], offset=offset)
@@ -368,14 +370,20 @@ def test_splitk_matmul_selection(lib):
 def test_group_gemm_selection(lib):
     launcher = _launcher("group_gemm")
     seen = set()
+    # N 100 (trans_w, c padded by 4): 16-byte strides whose rows of c are not a multiple of 16 bytes
+    # (bf16 declares c's rows a multiple of 16 bytes, f16 does not)
     for (T, G, K, N), dtype, trans_w, pad, offset in itertools.product(
-            ((300, 6, 136, 72), (8192, 8, 4096, 4096), (1, 1, 8, 8)), DTYPES, (0, 1), (0, 4, 8), (0, 8)):
+            ((300, 6, 136, 72), (8192, 8, 4096, 4096), (1, 1, 8, 8), (300, 6, 136, 100)), DTYPES, (0, 1), (0, 4, 8),
+            (0, 8)):
         w_shape = [G, N, K] if trans_w else [G, K, N]
         arrays = [t(1, dtype, [T, K], [K + pad, 1], offset=offset), t(2, dtype, w_shape), t(3, "int32", [G + 1]),
-                  t(4, dtype, [T, N])]
-        expected = launcher.select_variant(dtype, bool(trans_w), _aligned(arrays[:1], offset))
+                  t(4, dtype, [T, N], [N + pad, 1])]
+        # the launcher's aligned: a's and c's rows as stored, w's (contiguous) rows, bf16 c's N
+        aligned = _aligned([arrays[0], arrays[3]], offset) and w_shape[2] % 8 == 0 \
+            and (N % 8 == 0 or dtype == "float16")
+        expected = launcher.select_variant(dtype, bool(trans_w), aligned)
         seen.add(_agree(lib, expected, "cutile_group_gemm", *arrays, trans_w,
-                        case=f"{dtype} T={T} G={G} K={K} N={N} trans_w={trans_w} a row stride {K + pad} offset {offset}"))
+                        case=f"{dtype} T={T} G={G} K={K} N={N} trans_w={trans_w} row strides +{pad} offset {offset}"))
     # The sliced kernels at every size and both layouts; the gather kernels only when forced.
     assert seen == {"bf16_kn_sliced_w8_128x256x64", "bf16_nk_sliced_w8_128x256x64", "f16_nk_sliced_64x128x64", None}, \
         sorted(map(str, seen))
@@ -384,15 +392,18 @@ def test_group_gemm_selection(lib):
 def test_fused_moe_selection(lib):
     launcher = _launcher("fused_moe")
     seen = set()
-    T, E, K, N = 33, 8, 200, 136
-    for dtype, block_m, topk, mul, pad in itertools.product(DTYPES, (16, 64), (2, 8), (0, 1), (0, 4)):
+    T, E, K = 33, 8, 200
+    # N 100 with out padded by 4: 16-byte row strides whose rows of out are not a multiple of 16
+    # bytes (fused_moe declares no contract on N)
+    for dtype, block_m, topk, mul, pad, N in itertools.product(DTYPES, (16, 64), (2, 8), (0, 1), (0, 4), (136, 100)):
         em = T * topk + E * (block_m - 1)
         arrays = [t(1, dtype, [T, K], [K + pad, 1]), t(2, dtype, [E, N, K]), t(3, "int32", [em]),
                   t(4, "int32", [-(-em // block_m)]), t(5, "int32", [1]), t(6, "float32", [T * topk]),
-                  t(7, dtype, [T * topk, N])]
-        expected = launcher.select_variant(dtype, block_m, topk, bool(mul), _aligned(arrays[:1], 0))
+                  t(7, dtype, [T * topk, N], [N + pad, 1])]
+        aligned = _aligned([arrays[0], arrays[6]], 0)
+        expected = launcher.select_variant(dtype, block_m, topk, bool(mul), aligned)
         seen.add(_agree(lib, expected, "cutile_fused_moe", *arrays, mul, block_m,
-                        case=f"{dtype} block_m={block_m} topk={topk} mul={mul} hidden row stride {K + pad}"))
+                        case=f"{dtype} block_m={block_m} topk={topk} mul={mul} N={N} row strides +{pad}"))
     assert {"bf16_top2_bm64_mul", "bf16_top2_bm64_nomul", "f16_top8_bm16_mul", None} <= seen
 def test_flash_decode_selection(lib):
     """One call launches two kernels: the library names both (partial, combine) as the launcher does."""

@@ -20,12 +20,16 @@ pub const fn heads(spec: TensorSpec) -> ParamSpec {
     ParamSpec::Tensor(spec.unit_last().align(16).stride_div(8, 1))
 }
 
-const fn params(dtype: DType) -> [ParamSpec; 5] {
+/// `o_rows_div`: o's rows (D) declared a multiple of it. bf16 (D = 128 in every variant) declares
+/// 8, the reference's `shape_divisible_by`: tileiras then stores the output tile with stmatrix and
+/// TMA, 2.1-2.8 % faster for the launched w8 kernels on the H100; the f16 D = 64 occupancy-2
+/// kernels ran 0.5-0.7 % slower with it (docs/results/tuning.md, session 27).
+const fn params(dtype: DType, o_rows_div: i64) -> [ParamSpec; 5] {
     [
         heads(TensorSpec::input("q", dtype, 4)),
         heads(TensorSpec::input("k", dtype, 4)),
         heads(TensorSpec::input("v", dtype, 4)),
-        heads(TensorSpec::output("o", dtype, 4)),
+        heads(TensorSpec::output("o", dtype, 4).shape_div(3, o_rows_div)),
         ParamSpec::F32("sm_scale"),
     ]
 }
@@ -47,8 +51,8 @@ const fn variant(
     }
 }
 
-static F16: [ParamSpec; 5] = params(DType::F16);
-static BF16: [ParamSpec; 5] = params(DType::BF16);
+static F16: [ParamSpec; 5] = params(DType::F16, 1);
+static BF16: [ParamSpec; 5] = params(DType::BF16, 8);
 
 // Generics: <E, BM, BN, D, QUERY_GROUP, CAUSAL>.
 pub static F16_D64_NONCAUSAL: Variant =

@@ -9,7 +9,8 @@ use crate::variant::{check_constant, check_disjoint, check_rank, check_same_dtyp
 /// c[o[g]:o[g+1]] = a[o[g]:o[g+1]] @ op(w[g]) for g < G, op(w[g]) = w[g] (w (G, K, N)) or
 /// w[g].T (trans_w = 1, w (G, N, K)). a (T, K), c (T, N), one dtype (bf16; f16 only with
 /// trans_w); offsets (G + 1,) int32, contiguous. Unit last strides, leading strides multiples of
-/// 8 elements, 16-byte aligned bases; c must not overlap a, w or offsets.
+/// 8 elements, 16-byte aligned bases, bf16 c's rows too (N a multiple of 8); c must not overlap a,
+/// w or offsets.
 ///
 /// The offsets live on the device and are not read here (the library reads no device memory):
 /// offsets[0] = 0 <= offsets[g] <= offsets[g + 1] <= offsets[G] <= T is the caller's contract.
