@@ -114,7 +114,12 @@ CANDIDATES = {
         # fp8 only): a 256-row tile split between the cluster's CTAs (each the launched 128x256, the
         # B tile multicast), and the launched tile split in two
         + [(f"x_bf16_{lay}_w8c2_{bm}x{bn}x64", f"bf16_{lay}_w8_128x256x64", {"BM": bm, "BN": bn}, {"num_ctas": 2})
-           for lay in ("tn", "nn") for bm, bn in ((256, 256), (256, 128), (128, 256))]),
+           for lay in ("tn", "nn") for bm, bn in ((256, 256), (256, 128), (128, 256))]
+        # session 27: tf32 NT at 0.835x (H100). bmm's tf32 NT reached 1.000x on w8 128x256x32 once its
+        # tiles were cast as loaded and its epilogue stored by TMA; matmul's w8 tiles were last timed
+        # (session 23) before the epilogue contract
+        + [(f"x27_tf32_nt_w8_{bm}x{bn}x32", "tf32_nt_128x128x32", {"BM": bm, "BN": bn}, {"num_worker_warps": 8})
+           for bm, bn in ((128, 256), (256, 128), (128, 128))]),
     # (session 26's epilogue candidates of matmul and bmm are added below the dict: EPILOGUE)
     # split-K at 0.80x cuBLAS (62 + 18 us vs 64 us at M 64, N 4096, K 16384, S 16): B's 128 MB bound it
     # at ~43 us; the 16 MB of f32 slabs cost the rest. Fewer splits (8 MB), other partial tiles, and
