@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test on a fresh machine: installs what is needed, runs ruff, mypy and clippy, builds the
+# Runs every test on a fresh machine: installs what is needed, runs ruff, mypy, rustfmt and clippy, builds the
 # cuTile Rust ports (emit-ir bytecode, tileiras cubins, the C ABI library) while the reference suite
 # is exported (bytecode and cubins) beside it, then cargo test and pytest (pytest-xdist, one worker
 # per core). Everything is built once: cargo test, the pytest fixtures and the tests read these
@@ -39,6 +39,8 @@ eval "$(scripts/setup_rust.sh)"
 # build.rs embeds the cubins of $TILEIR_CUBIN_DIR and reruns when its value changes: one value for
 # build_ports.sh, cargo test and the pytest fixtures, so that none of them rebuilds the crate.
 export TILEIR_CUBIN_DIR="$repo/build/rust"
+# rustfmt over the whole crate (rust_kernels/rustfmt.toml; under a second): a diff fails the run
+phase rustfmt cargo fmt --manifest-path rust_kernels/Cargo.toml --check
 # clippy on the host side of the crate (C ABI, driver, launch: no cuTile dependency, ~15 s cold);
 # `cargo clippy --release --all-targets -- -D warnings` (the kernels too, ~5 min cold) is clean as well.
 # Its own target dir: check metadata is not a build's artifact, so nothing could be shared.

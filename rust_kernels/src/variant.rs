@@ -50,11 +50,7 @@ impl Variant {
     /// only take as a raw pointer plus i64 extents and strides (a `&Tensor` parameter has i32
     /// ones), so the one Python kernel is a second Rust function.
     pub fn rust_entry(&self) -> String {
-        if self.tensor_specs().any(|t| t.index64) {
-            format!("{}_idx64", self.entry)
-        } else {
-            self.entry.to_string()
-        }
+        if self.tensor_specs().any(|t| t.index64) { format!("{}_idx64", self.entry) } else { self.entry.to_string() }
     }
 
     pub fn tensor_specs(&self) -> impl Iterator<Item = &TensorSpec> {

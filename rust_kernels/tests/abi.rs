@@ -767,9 +767,15 @@ fn transpose_validation() {
     assert_eq!(call(&x3, &tensor(addr(2), DType::BF16, &[2, n, m])), Status::ShapeMismatch.code());
     assert_eq!(call(&x, &tensor(addr(2), DType::BF16, &[n, m])), Status::UnsupportedDtype.code());
     // f16 has no batched variant, f64 none at all.
-    assert_eq!(call(&tensor(addr(1), DType::F16, &[3, m, n]), &tensor(addr(2), DType::F16, &[3, n, m])), Status::UnsupportedDtype.code());
+    assert_eq!(
+        call(&tensor(addr(1), DType::F16, &[3, m, n]), &tensor(addr(2), DType::F16, &[3, n, m])),
+        Status::UnsupportedDtype.code()
+    );
     assert!(last_error().contains("3-D"), "{}", last_error());
-    assert_eq!(call(&tensor(addr(1), DType::F64, &[m, n]), &tensor(addr(2), DType::F64, &[n, m])), Status::UnsupportedDtype.code());
+    assert_eq!(
+        call(&tensor(addr(1), DType::F64, &[m, n]), &tensor(addr(2), DType::F64, &[n, m])),
+        Status::UnsupportedDtype.code()
+    );
     // A column-major x is not read as row-major; a row stride off 16 bytes is not assumed.
     assert_eq!(call(&strided(addr(1), DType::F16, &[m, n], &[1, m]), &y), Status::BadStride.code());
     assert_eq!(call(&strided(addr(1), DType::F16, &[m, n], &[n + 4, 1]), &y), Status::BadStride.code());
@@ -790,7 +796,10 @@ fn transpose_validation() {
     assert_eq!(call(&ragged[0], &ragged[1]), Status::UnsupportedShape.code());
     // A forced batched variant on 2-D tensors is a rank error.
     assert_eq!(force(c"transpose", Some(c"bf16_batched_64x64")), 0);
-    assert_eq!(call(&tensor(addr(1), DType::BF16, &[m, n]), &tensor(addr(2), DType::BF16, &[n, m])), Status::BadRank.code());
+    assert_eq!(
+        call(&tensor(addr(1), DType::BF16, &[m, n]), &tensor(addr(2), DType::BF16, &[n, m])),
+        Status::BadRank.code()
+    );
     assert_eq!(force(c"transpose", None), 0);
 }
 
@@ -812,7 +821,10 @@ fn fp8_quantize_validation() {
     assert_eq!(call(&x, &q, &tensor(addr(3), DType::F32, &[m, 1])), Status::BadRank.code());
     assert_eq!(call(&x, &tensor(addr(2), DType::F8E4M3FN, &[m, n + 8]), &s), Status::ShapeMismatch.code());
     assert_eq!(call(&x, &q, &tensor(addr(3), DType::F32, &[m + 1])), Status::ShapeMismatch.code());
-    assert_eq!(call(&tensor(addr(1), DType::F16, &[m, 0]), &tensor(addr(2), DType::F8E4M3FN, &[m, 0]), &s), Status::UnsupportedShape.code());
+    assert_eq!(
+        call(&tensor(addr(1), DType::F16, &[m, 0]), &tensor(addr(2), DType::F8E4M3FN, &[m, 0]), &s),
+        Status::UnsupportedShape.code()
+    );
     // q must be e4m3 (not e5m2, not x's dtype), scales f32, x f16 or bf16.
     assert_eq!(call(&x, &tensor(addr(2), DType::F8E5M2, &[m, n]), &s), Status::UnsupportedDtype.code());
     assert_eq!(call(&x, &tensor(addr(2), DType::F16, &[m, n]), &s), Status::UnsupportedDtype.code());
@@ -839,7 +851,11 @@ fn fp8_quantize_validation() {
     assert_eq!(call(&x, &q, &TileirTensor { data: addr(2) + 1024, ..s }), Status::InvalidArgument.code());
     assert_eq!(unsafe { cutile_fp8_quantize(&x, &q, &s, -1, 0) }, Status::InvalidDevice.code());
     // A forced single-tile variant never truncates a longer row; the looped one takes it.
-    let bf = [tensor(addr(1), DType::BF16, &[8, 4112]), tensor(addr(2), DType::F8E4M3FN, &[8, 4112]), tensor(addr(3), DType::F32, &[8])];
+    let bf = [
+        tensor(addr(1), DType::BF16, &[8, 4112]),
+        tensor(addr(2), DType::F8E4M3FN, &[8, 4112]),
+        tensor(addr(3), DType::F32, &[8]),
+    ];
     assert_eq!(force(c"fp8_quantize", Some(c"bf16_rows_m4_n4096")), 0);
     assert_eq!(call(&bf[0], &bf[1], &bf[2]), Status::UnsupportedShape.code());
     assert_eq!(force(c"fp8_quantize", Some(c"bf16_looped_m1_n2048")), 0);
@@ -861,8 +877,15 @@ fn layer_norm_validation() {
         cutile_layer_norm(x, w, &b, out, mean, &rstd, eps, 0, 0)
     };
     assert!(passed_validation(fwd(&x, &w, &out, &mean, 1e-5)), "{}", last_error());
-    assert!(passed_validation(fwd(&x, &w, &TileirTensor { data: addr(1), ..out }, &mean, 1e-5)), "in place: {}", last_error());
-    assert_eq!(unsafe { cutile_layer_norm(&x, &w, std::ptr::null(), &out, &mean, &rstd, 1e-5, 0, 0) }, Status::NullPointer.code());
+    assert!(
+        passed_validation(fwd(&x, &w, &TileirTensor { data: addr(1), ..out }, &mean, 1e-5)),
+        "in place: {}",
+        last_error()
+    );
+    assert_eq!(
+        unsafe { cutile_layer_norm(&x, &w, std::ptr::null(), &out, &mean, &rstd, 1e-5, 0, 0) },
+        Status::NullPointer.code()
+    );
     assert_eq!(fwd(&x, &tensor(addr(2), DType::BF16, &[1, n]), &out, &mean, 1e-5), Status::BadRank.code());
     assert_eq!(fwd(&x, &tensor(addr(2), DType::BF16, &[n + 1]), &out, &mean, 1e-5), Status::ShapeMismatch.code());
     assert_eq!(fwd(&x, &w, &out, &tensor(addr(5), DType::F32, &[m + 1]), 1e-5), Status::ShapeMismatch.code());
@@ -875,19 +898,36 @@ fn layer_norm_validation() {
     assert_eq!(fwd(&x, &w, &out, &strided(addr(5), DType::F32, &[m], &[2]), 1e-5), Status::BadStride.code());
     assert_eq!(fwd(&TileirTensor { data: addr(1) + 2, ..x }, &w, &out, &mean, 1e-5), Status::Misaligned.code());
     // out partly on x, on w; mean on rstd.
-    assert_eq!(fwd(&x, &w, &TileirTensor { data: addr(1) + 2 * n as u64, ..out }, &mean, 1e-5), Status::InvalidArgument.code());
+    assert_eq!(
+        fwd(&x, &w, &TileirTensor { data: addr(1) + 2 * n as u64, ..out }, &mean, 1e-5),
+        Status::InvalidArgument.code()
+    );
     assert_eq!(fwd(&x, &w, &TileirTensor { data: addr(2), ..out }, &mean, 1e-5), Status::InvalidArgument.code());
     assert_eq!(fwd(&x, &w, &out, &TileirTensor { data: addr(6), ..mean }, 1e-5), Status::InvalidArgument.code());
     assert_eq!(unsafe { cutile_layer_norm(&x, &w, &b, &out, &mean, &rstd, 1e-5, -1, 0) }, Status::InvalidDevice.code());
     // Rows past 8192 fit no variant; a forced 4-row variant never truncates a row past 1024.
     let long = [tensor(addr(1), DType::BF16, &[m, 8200]), tensor(addr(2), DType::BF16, &[8200])];
     let long_out = tensor(addr(4), DType::BF16, &[m, 8200]);
-    assert_eq!(unsafe { cutile_layer_norm(&long[0], &long[1], &long[1], &long_out, &mean, &rstd, 1e-5, 0, 0) }, Status::UnsupportedShape.code());
-    let mid = [tensor(addr(1), DType::BF16, &[m, 2048]), tensor(addr(2), DType::BF16, &[2048]), tensor(addr(3), DType::BF16, &[2048])];
+    assert_eq!(
+        unsafe { cutile_layer_norm(&long[0], &long[1], &long[1], &long_out, &mean, &rstd, 1e-5, 0, 0) },
+        Status::UnsupportedShape.code()
+    );
+    let mid = [
+        tensor(addr(1), DType::BF16, &[m, 2048]),
+        tensor(addr(2), DType::BF16, &[2048]),
+        tensor(addr(3), DType::BF16, &[2048]),
+    ];
     let mid_out = tensor(addr(4), DType::BF16, &[m, 2048]);
-    assert!(passed_validation(unsafe { cutile_layer_norm(&mid[0], &mid[1], &mid[2], &mid_out, &mean, &rstd, 1e-5, 0, 0) }), "{}", last_error());
+    assert!(
+        passed_validation(unsafe { cutile_layer_norm(&mid[0], &mid[1], &mid[2], &mid_out, &mean, &rstd, 1e-5, 0, 0) }),
+        "{}",
+        last_error()
+    );
     assert_eq!(force(c"layer_norm", Some(c"fwd_bf16_m4_n1024")), 0);
-    assert_eq!(unsafe { cutile_layer_norm(&mid[0], &mid[1], &mid[2], &mid_out, &mean, &rstd, 1e-5, 0, 0) }, Status::UnsupportedShape.code());
+    assert_eq!(
+        unsafe { cutile_layer_norm(&mid[0], &mid[1], &mid[2], &mid_out, &mean, &rstd, 1e-5, 0, 0) },
+        Status::UnsupportedShape.code()
+    );
     // A forced forward variant is not a backward one.
     let (dy, dx) = (tensor(addr(7), DType::BF16, &[m, n]), tensor(addr(8), DType::BF16, &[m, n]));
     let (dw, db) = (tensor(addr(9), DType::F32, &[1, n]), tensor(addr(10), DType::F32, &[1, n]));
@@ -897,7 +937,10 @@ fn layer_norm_validation() {
     assert_eq!(bwd(&dy, &dx, &dw, &db), Status::InvalidArgument.code());
     assert_eq!(force(c"layer_norm", None), 0);
     assert!(passed_validation(bwd(&dy, &dx, &dw, &db)), "{}", last_error());
-    assert_eq!(unsafe { cutile_layer_norm_bwd(&dy, &x, &w, &mean, &rstd, &dx, &dw, std::ptr::null(), 0, 0) }, Status::NullPointer.code());
+    assert_eq!(
+        unsafe { cutile_layer_norm_bwd(&dy, &x, &w, &mean, &rstd, &dx, &dw, std::ptr::null(), 0, 0) },
+        Status::NullPointer.code()
+    );
     assert_eq!(bwd(&dy, &dx, &tensor(addr(9), DType::F32, &[n]), &db), Status::BadRank.code());
     assert_eq!(bwd(&dy, &dx, &dw, &tensor(addr(10), DType::F32, &[2, n])), Status::ShapeMismatch.code());
     assert_eq!(bwd(&tensor(addr(7), DType::BF16, &[m, n + 1]), &dx, &dw, &db), Status::ShapeMismatch.code());
@@ -910,12 +953,36 @@ fn layer_norm_validation() {
     assert_eq!(bwd(&dy, &TileirTensor { data: addr(7), ..dx }, &dw, &db), Status::InvalidArgument.code());
     assert_eq!(bwd(&dy, &dx, &TileirTensor { data: addr(1), ..dw }, &db), Status::InvalidArgument.code());
     assert_eq!(bwd(&dy, &dx, &dw, &TileirTensor { data: addr(9), ..db }), Status::InvalidArgument.code());
-    assert_eq!(unsafe { cutile_layer_norm_bwd(&dy, &x, &w, &mean, &rstd, &dx, &dw, &db, -1, 0) }, Status::InvalidDevice.code());
-    // The backward holds one row per tile: rows past 1024 are unsupported.
-    let wide = [tensor(addr(7), DType::BF16, &[m, 1032]), tensor(addr(1), DType::BF16, &[m, 1032]), tensor(addr(2), DType::BF16, &[1032])];
-    let wide_out = [tensor(addr(8), DType::BF16, &[m, 1032]), tensor(addr(9), DType::F32, &[1, 1032]), tensor(addr(10), DType::F32, &[1, 1032])];
     assert_eq!(
-        unsafe { cutile_layer_norm_bwd(&wide[0], &wide[1], &wide[2], &mean, &rstd, &wide_out[0], &wide_out[1], &wide_out[2], 0, 0) },
+        unsafe { cutile_layer_norm_bwd(&dy, &x, &w, &mean, &rstd, &dx, &dw, &db, -1, 0) },
+        Status::InvalidDevice.code()
+    );
+    // The backward holds one row per tile: rows past 1024 are unsupported.
+    let wide = [
+        tensor(addr(7), DType::BF16, &[m, 1032]),
+        tensor(addr(1), DType::BF16, &[m, 1032]),
+        tensor(addr(2), DType::BF16, &[1032]),
+    ];
+    let wide_out = [
+        tensor(addr(8), DType::BF16, &[m, 1032]),
+        tensor(addr(9), DType::F32, &[1, 1032]),
+        tensor(addr(10), DType::F32, &[1, 1032]),
+    ];
+    assert_eq!(
+        unsafe {
+            cutile_layer_norm_bwd(
+                &wide[0],
+                &wide[1],
+                &wide[2],
+                &mean,
+                &rstd,
+                &wide_out[0],
+                &wide_out[1],
+                &wide_out[2],
+                0,
+                0,
+            )
+        },
         Status::UnsupportedShape.code()
     );
 }
@@ -1041,7 +1108,11 @@ fn bmm_validation() {
     assert!(passed_validation(call(&a, &b, &c, 0)), "{}", last_error());
     assert_eq!(selected(), "f16_nn_w8_128x128x64", "small f16 matrices");
     let big = [tensor(addr(1), DType::F16, &[2, 512, 64]), tensor(addr(2), DType::F16, &[2, 64, 512])];
-    assert!(passed_validation(call(&big[0], &big[1], &tensor(addr(3), DType::F16, &[2, 512, 512]), 0)), "{}", last_error());
+    assert!(
+        passed_validation(call(&big[0], &big[1], &tensor(addr(3), DType::F16, &[2, 512, 512]), 0)),
+        "{}",
+        last_error()
+    );
     assert_eq!(selected(), "f16_nn_w8_128x256x64");
     // bf16 with b stored (B, N, K).
     let bf = |t: &TileirTensor| TileirTensor { dtype: DType::BF16 as i32, ..*t };
@@ -1096,7 +1167,10 @@ fn bmm_validation() {
     let e = [tensor(0, DType::F16, &[0, m, k]), tensor(0, DType::F16, &[0, k, n]), tensor(0, DType::F16, &[0, m, n])];
     assert_eq!(call(&e[0], &e[1], &e[2], 0), Status::Ok.code());
     let huge = [tensor(addr(1), DType::F16, &[65536, 8, 8]), tensor(addr(2), DType::F16, &[65536, 8, 8])];
-    assert_eq!(call(&huge[0], &huge[1], &tensor(addr(3), DType::F16, &[65536, 8, 8]), 0), Status::UnsupportedShape.code());
+    assert_eq!(
+        call(&huge[0], &huge[1], &tensor(addr(3), DType::F16, &[65536, 8, 8]), 0),
+        Status::UnsupportedShape.code()
+    );
     assert_eq!(unsafe { cutile_bmm(&a, &b, &c, 0, -1, 0) }, Status::InvalidDevice.code());
     assert_eq!(unsafe { cutile_bmm(&a, std::ptr::null(), &c, 0, 0, 0) }, Status::NullPointer.code());
     // A forced variant keeps its own flag and tile; the w8 and one-warpgroup kernels are one op.
@@ -1307,7 +1381,11 @@ fn moe_align_block_size_validation() {
     };
     let need = (n + 255) / 256 * e;
     let scratch = tensor(addr(7), DType::I32, &[need]);
-    assert!(passed_validation(tiled([&ids, &counts, &offsets, &blocks, &total, &sorted, &scratch], 64)), "{}", last_error());
+    assert!(
+        passed_validation(tiled([&ids, &counts, &offsets, &blocks, &total, &sorted, &scratch], 64)),
+        "{}",
+        last_error()
+    );
     assert_eq!(selected(), "count_t256_e128_s64,place_bm64_e128_s64");
     let small = tensor(addr(7), DType::I32, &[need - 1]);
     assert_eq!(tiled([&ids, &counts, &offsets, &blocks, &total, &sorted, &small], 64), Status::ShapeMismatch.code());

@@ -146,12 +146,12 @@ fn approximate_math(v: &Variant) -> bool {
         || rms_norm_fast(v)
         || layer_norm_fast2(v)
         || matches!(
-        (v.op, v.entry),
-        ("gelu", "gelu_fast")
-            | ("swiglu", "swiglu_fwd_fast")
-            | ("swiglu", "swiglu_bwd_fast")
-            | ("silu_and_mul", "silu_and_mul_fast")
-            | ("layer_norm", "layer_norm_fwd_fast")
+            (v.op, v.entry),
+            ("gelu", "gelu_fast")
+                | ("swiglu", "swiglu_fwd_fast")
+                | ("swiglu", "swiglu_bwd_fast")
+                | ("silu_and_mul", "silu_and_mul_fast")
+                | ("layer_norm", "layer_norm_fwd_fast")
         )
 }
 
@@ -209,8 +209,8 @@ fn specialization_assumptions_are_in_the_ir() {
             assert_eq!(made, *n, "{}/{}: expected {n} views of type {view}", v.op, v.name);
         }
         for align in [2u64, 4, 8, 16] {
-            let want = specs.iter().filter(|t| t.base_align == align).count()
-                + if align == 16 { derived_views(v) } else { 0 };
+            let want =
+                specs.iter().filter(|t| t.base_align == align).count() + if align == 16 { derived_views(v) } else { 0 };
             let got = text
                 .lines()
                 .filter(|l| l.contains(&format!("assume div_by<{align}>")) && l.contains("tile<ptr<"))
@@ -656,7 +656,12 @@ fn gelu_structure() {
             // 16-byte rows: 8 elements for 16-bit, 4 for f32 (the `_a4_fast` variants).
             let row = if e == "f32" { 4 } else { 8 };
             for t in v.tensor_specs() {
-                assert_eq!((t.shape_div[1], t.stride_div[0]), (row, row), "{}: rows of {row}-element multiples", v.name);
+                assert_eq!(
+                    (t.shape_div[1], t.stride_div[0]),
+                    (row, row),
+                    "{}: rows of {row}-element multiples",
+                    v.name
+                );
             }
             // Approximate math only: one approximate flush-to-zero division, one exp2, no exp/tanh.
             assert_eq!(count(text, "divf"), 1, "{}", v.name);
@@ -865,7 +870,11 @@ fn argmax_structure() {
             assert_eq!(count(body, "= ftof "), 0, "{}: compared in x's dtype", v.name);
             let cmp = format!(": tile<{tm}x{tn}x{e}> -> tile<{tm}x{tn}xi1>");
             assert!(body.lines().any(|l| l.contains("cmpf greater_than ordered") && l.contains(&cmp)), "{}", v.name);
-            assert!(body.lines().any(|l| l.contains("= maxf ") && l.contains(&format!(": tile<{tm}x{tn}x{e}>"))), "{}", v.name);
+            assert!(
+                body.lines().any(|l| l.contains("= maxf ") && l.contains(&format!(": tile<{tm}x{tn}x{e}>"))),
+                "{}",
+                v.name
+            );
             assert_eq!(count(text, "propagate_nan"), 0, "{}: NaN never replaces a value", v.name);
             assert_eq!(count(text, "= select "), 2, "{}", v.name);
             assert_eq!(tm, 1, "{}: one row per block", v.name);
@@ -1043,20 +1052,43 @@ fn transpose_structure() {
                 // load (TM, TN) at (bid x, bid y), permute [1, 0], store (TN, TM) at (bid y, bid x).
                 assert!(text.contains(&format!("-> tile<{tm}x{tn}x{e}>, token")), "{}", v.name);
                 assert_eq!(count(text, "= permute "), 1, "{}", v.name);
-                assert!(permute_line().ends_with(&format!(" [1, 0] : tile<{tm}x{tn}x{e}> -> tile<{tn}x{tm}x{e}>")), "{}", v.name);
-                assert_eq!((access("= load_view_tko"), access("= store_view_tko")), (vec![0, 1], vec![1, 0]), "{}", v.name);
+                assert!(
+                    permute_line().ends_with(&format!(" [1, 0] : tile<{tm}x{tn}x{e}> -> tile<{tn}x{tm}x{e}>")),
+                    "{}",
+                    v.name
+                );
+                assert_eq!(
+                    (access("= load_view_tko"), access("= store_view_tko")),
+                    (vec![0, 1], vec![1, 0]),
+                    "{}",
+                    v.name
+                );
             }
             "transpose_2d_order" => {
                 // The transposed load (dim_map [1, 0]) at (bid y, bid x), no permute.
                 assert_eq!(count(text, "dim_map=[1,0]"), 2, "{}: view and load types", v.name);
                 assert_eq!(count(text, "permute"), 0, "{}", v.name);
-                assert_eq!((access("= load_view_tko"), access("= store_view_tko")), (vec![1, 0], vec![1, 0]), "{}", v.name);
+                assert_eq!(
+                    (access("= load_view_tko"), access("= store_view_tko")),
+                    (vec![1, 0], vec![1, 0]),
+                    "{}",
+                    v.name
+                );
             }
             "transpose_batched" => {
                 assert!(text.contains(&format!("-> tile<1x{tm}x{tn}x{e}>, token")), "{}", v.name);
                 assert_eq!(count(text, "= permute "), 1, "{}", v.name);
-                assert!(permute_line().ends_with(&format!(" [0, 2, 1] : tile<1x{tm}x{tn}x{e}> -> tile<1x{tn}x{tm}x{e}>")), "{}", v.name);
-                assert_eq!((access("= load_view_tko"), access("= store_view_tko")), (vec![2, 0, 1], vec![2, 1, 0]), "{}", v.name);
+                assert!(
+                    permute_line().ends_with(&format!(" [0, 2, 1] : tile<1x{tm}x{tn}x{e}> -> tile<1x{tn}x{tm}x{e}>")),
+                    "{}",
+                    v.name
+                );
+                assert_eq!(
+                    (access("= load_view_tko"), access("= store_view_tko")),
+                    (vec![2, 0, 1], vec![2, 1, 0]),
+                    "{}",
+                    v.name
+                );
             }
             other => panic!("unknown entry {other}"),
         }
@@ -1377,8 +1409,16 @@ fn flash_decode_structure() {
             assert_eq!(count(text, "= mmaf "), 2, "{}", v.name);
             assert!(text.contains(&format!("tile<{bn}x{d}x{e}>, tile<{d}x{p}x{e}>, tile<{bn}x{p}xf32>")), "{}", v.name);
             assert!(text.contains(&format!("tile<{d}x{bn}x{e}>, tile<{bn}x{p}x{e}>, tile<{d}x{p}xf32>")), "{}", v.name);
-            assert!(text.contains(&format!("tile<{d}x{g}x{e}>, tile<{d}x{g}x{e}> -> tile<{d}x{p}x{e}>")), "{}: zero columns", v.name);
-            assert!(text.contains(&format!("tile<{p}x{d}xf32> -> tile<{g}x{d}xf32>")), "{}: padded rows dropped", v.name);
+            assert!(
+                text.contains(&format!("tile<{d}x{g}x{e}>, tile<{d}x{g}x{e}> -> tile<{d}x{p}x{e}>")),
+                "{}: zero columns",
+                v.name
+            );
+            assert!(
+                text.contains(&format!("tile<{p}x{d}xf32> -> tile<{g}x{d}xf32>")),
+                "{}: padded rows dropped",
+                v.name
+            );
             assert!(text.contains("dim_map=[0,1,3,2]"), "{}: V read transposed", v.name);
             assert_eq!(padded_views(text, "zero"), 2, "{}: K and V tiles zero-padded", v.name);
             assert_eq!((loads(text), stores(text)), (4, 2), "{}", v.name);
@@ -1410,7 +1450,8 @@ fn flash_decode_structure() {
 fn moe_align_block_size_structure() {
     use ops::moe_align_block_size::{COUNT_SUB, HISTOGRAM, PLACE_SUB, SORT};
     let scatters = |text: &str| count(text, "store_ptr_tko weak");
-    let unsigned_compares = |text: &str| text.lines().filter(|l| l.contains("= cmpi ") && l.contains(" unsigned")).count();
+    let unsigned_compares =
+        |text: &str| text.lines().filter(|l| l.contains("= cmpi ") && l.contains(" unsigned")).count();
     for v in ops::moe_align_block_size::VARIANTS {
         let text = ir(v);
         let e_pad = v.constant("E_PAD");

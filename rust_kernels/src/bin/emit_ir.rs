@@ -21,8 +21,7 @@ use tileir_kernels::independent;
 use tileir_kernels::ops;
 use tileir_kernels::variant::{ParamSpec, Variant};
 
-const USAGE: &str =
-    "usage: emit-ir (--all | --op OP [--variant NAME] | --list [--json] | --corpus independent) [--out DIR] \
+const USAGE: &str = "usage: emit-ir (--all | --op OP [--variant NAME] | --list [--json] | --corpus independent) [--out DIR] \
 [--target sm_90] [--bytecode-version 13.3] [--cubin ARCH]... [--jobs N]";
 
 struct Args {
@@ -289,11 +288,13 @@ fn cubins(emitted: &[Emitted], arches: &[String], jobs: usize) -> Vec<Vec<Result
         work.iter().map(|_| std::sync::Mutex::new(None)).collect();
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1).min(work.len().max(1)) {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&(i, a)) = work.get(k) else { break };
-                let got = cubin(&emitted[i], &arches[a]);
-                *slots[k].lock().unwrap() = Some(got);
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&(i, a)) = work.get(k) else { break };
+                    let got = cubin(&emitted[i], &arches[a]);
+                    *slots[k].lock().unwrap() = Some(got);
+                }
             });
         }
     });
@@ -400,9 +401,5 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let failed = emit_all(variants, &args);
-    if failed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }
 }
