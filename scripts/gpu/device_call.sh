@@ -6,9 +6,15 @@
 #   part b: the ports' numerics through the C ABI (tests/rust/test_gpu_ports.py -m gpu), bench_ports.py,
 #           bench_selection.py (pass 2, selection_repeat.json)
 #
-#   bash scripts/gpu/device_call.sh .carry/NAME a|b|ab [OP ...]     (ab: both parts, for a few ops)
+#   bash scripts/gpu/device_call.sh .carry/NAME a|b|ab|prof [OP ...]  (ab: both parts, for a few ops;
+#                                                                    prof: profile_misses.py, any card)
 #
-# Everything lands in ONE archive, $OUT/results.tgz (the device tool returns at most 8 files of $OUT),
+# REQUIRE_CARD=H200: run nothing (exit 0, saying so) unless nvidia-smi names that card: a claim is one
+# card's run, and the device tool may lend an H100 for an H200 request. TAG=x: the archive is
+# results$TAG.tgz, so two invocations in one device call (e.g. a prof on any card, then the claims under
+# REQUIRE_CARD) keep both.
+#
+# Everything lands in ONE archive, $OUT/results$TAG.tgz (the device tool returns at most 8 files of $OUT),
 # laid out as scripts/gpu/merge_results.py reads a RUN folder (ref/, sel1/, sel2/, ports/, pytest/),
 # with each step's log beside it, rewritten after each step. Here afterwards:
 #   mkdir -p RUN && tar xzf <files_at>/results.tgz -C RUN && python3 scripts/gpu/merge_results.py RUN --op ...
@@ -18,6 +24,10 @@ set -uo pipefail
 carry=${1:?carry folder}; part=${2:?part a, b or ab}; shift 2
 t0=$(date +%s); ph(){ echo "== $1 at +$(( $(date +%s) - t0 ))s"; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader
+if [ -n "${REQUIRE_CARD:-}" ] && ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q "$REQUIRE_CARD"; then
+  echo "not an $REQUIRE_CARD (REQUIRE_CARD): nothing run"; exit 0
+fi
+archive="${OUT:?}/results${TAG:-}.tgz"
 # stage.sh packs each part (a.txz: the reference cubins; b.txz: the Rust library, records and cubins)
 mkdir -p build && for t in "$carry"/[ab].txz; do [ -f "$t" ] && tar xJf "$t"; done
 pip install -q --no-index --find-links "$carry/whl" pytest pytest-xdist hypothesis networkx tqdm 2>&1 | tail -1
@@ -31,7 +41,7 @@ step(){
   ph "$name"; timeout "$limit" "$@" > "$R/$name.log" 2>&1
   echo "rc=$?"; tail -3 "$R/$name.log" | cut -c1-300
   # the archive after every step: a call the tool kills at its limit still returns the steps that finished
-  tar czf "$OUT/results.tgz" -C "$R" .
+  tar czf "$archive" -C "$R" .
 }
 part_a(){
   step ref "${REF_TIMEOUT:-330}" python3 scripts/gpu/run_reference.py "${ops[@]}" --out "$R/ref"
@@ -50,7 +60,9 @@ case $part in
   b) part_b ;;
   # both in one call: for a few ops (a whole-suite part a and b take ~10 min each)
   ab) part_a; part_b ;;
-  *) echo "part: a, b or ab" >&2; exit 2 ;;
+  # Nsight Compute profiles of the ops' misses the SASS does not explain (merge_results --part prof)
+  prof) step prof "${PROF_TIMEOUT:-150}" python3 scripts/gpu/profile_misses.py "${ops[@]}" --out "$R/prof" ;;
+  *) echo "part: a, b, ab or prof" >&2; exit 2 ;;
 esac
 ph done
-tar czf "$OUT/results.tgz" -C "$R" . && ls -la "$OUT"
+tar czf "$archive" -C "$R" . && ls -la "$OUT"
