@@ -333,11 +333,12 @@ _GEMM_LAYOUTS = {"nn": (False, False), "tn": (True, False), "nt": (False, True),
 
 
 def _matmul_cases():
-    """select_variant(dtype, m, n, trans_a, trans_b, aligned) for f16/bf16 NN, TN, NT (the layouts
-    with several variants; TT and tf32 have one each): 512^3 (latency: 16 tiles), 2048^3, and
-    8192x8192x4096 (compute-bound, far above WIDE_TILE_MIN_MN; 384 MiB)."""
-    for dtype in ("float16", "bfloat16"):
-        for layout in ("nn", "tn", "nt"):
+    """select_variant(dtype, m, n, trans_a, trans_b, aligned) for f16/bf16 NN, TN, NT and f32 (tf32)
+    NT (the layouts with several variants; TT and tf32 NN have one each): 512^3 (latency: 16
+    tiles), 2048^3, and 8192x8192x4096 (compute-bound, far above WIDE_TILE_MIN_MN; 384 MiB, 512 MiB
+    in f32)."""
+    for dtype, layouts in (("float16", ("nn", "tn", "nt")), ("bfloat16", ("nn", "tn", "nt")), ("float32", ("nt",))):
+        for layout in layouts:
             ta, tb = _GEMM_LAYOUTS[layout]
             for m, n, k in ((512, 512, 512), (2048, 2048, 2048), (8192, 8192, 4096)):
                 yield {"args": [dtype, m, n, ta, tb, True], "shape": {"M": m, "N": n, "K": k},

@@ -133,6 +133,13 @@ pub static BF16_NT_W8_128X256X64: Variant = variant_of(
     &["bf16", "128", "256", "64", "8", "0", "1", "0"],
     &aligned(DType::BF16, 8),
 );
+// tf32 NT on two consumer warpgroups (forced only: `candidates` keeps 128x128x32 until measured).
+pub static TF32_NT_W8_128X256X32: Variant = variant_of(
+    "matmul_w8",
+    "tf32_nt_w8_128x256x32",
+    &["f32", "128", "256", "32", "8", "0", "1", "1"],
+    &aligned(DType::F32, 4),
+);
 
 /// fp8: a (M, K) and b stored (N, K) (trans_b), row strides a multiple of 16 elements; c 16-bit, its
 /// rows a multiple of 16 bytes (N a multiple of 8, as `aligned_operands`).
@@ -260,6 +267,7 @@ pub static VARIANTS: &[&Variant] = &[
     &F16_NT_W8_128X256X64,
     &BF16_TN_W8_128X256X64,
     &BF16_NT_W8_128X256X64,
+    &TF32_NT_W8_128X256X32,
     &FP8E4M3_F16_NT_128X128X128,
     &FP8E4M3_BF16_NT_128X128X128,
     &FP8E4M3_F16_NT_W8_128X128X128,
