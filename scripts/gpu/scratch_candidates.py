@@ -96,7 +96,8 @@ CANDIDATES = {
     # cuBLAS: other tile shapes and groupings on two consumer warpgroups
     "matmul": (
         ["bf16_tn_w8_128x256x64", "bf16_nn_w8_128x256x64", "tf32_nt_128x128x32",
-         "fp8e4m3_f16_nt_w8_128x128x128"],
+         "fp8e4m3_f16_nt_w8_128x128x128", "f16_tn_w8_128x256x64", "fp8e4m3_bf16_nt_w8_128x128x128",
+         "tf32_nt_w8_128x256x32"],
         [("x_bf16_tn_w8_256x128x64", "bf16_tn_w8_128x256x64", {"BM": 256, "BN": 128}, {}),
          ("x_bf16_tn_w8_128x256x64_g16", "bf16_tn_w8_128x256x64", {"GROUP_M": 16}, {}),
          ("x_bf16_tn_w8_128x256x64_g4", "bf16_tn_w8_128x256x64", {"GROUP_M": 4}, {}),
@@ -119,7 +120,16 @@ CANDIDATES = {
         # tiles were cast as loaded and its epilogue stored by TMA; matmul's w8 tiles were last timed
         # (session 23) before the epilogue contract
         + [(f"x27_tf32_nt_w8_{bm}x{bn}x32", "tf32_nt_128x128x32", {"BM": bm, "BN": bn}, {"num_worker_warps": 8})
-           for bm, bn in ((128, 256), (256, 128), (128, 128))]),
+           for bm, bn in ((128, 256), (256, 128), (128, 128))]
+        # session 28: persistent grids (candidate_kernels/matmul.py), k blocks an SM over 132 SMs, for
+        # the launched two-warpgroup kernels (16-bit 0.944x, fp8 0.870x on the H100) and tf32 NT w8
+        + [(f"x28_{base}_p{k}", base, {"NUM_BLOCKS": 132 * k}, {},
+            {"kernel": kernel, "grid": ["min(NUM_BLOCKS, cdiv(M, BM) * cdiv(N, BN))", 1, 1]})
+           for base, kernel in (("f16_tn_w8_128x256x64", "matmul_w8_persistent"),
+                                ("bf16_tn_w8_128x256x64", "matmul_w8_persistent"),
+                                ("tf32_nt_w8_128x256x32", "matmul_w8_persistent"),
+                                ("fp8e4m3_bf16_nt_w8_128x128x128", "matmul_fp8_w8_persistent"))
+           for k in (1,)]),
     # (session 26's epilogue candidates of matmul and bmm are added below the dict: EPILOGUE)
     # split-K at 0.80x cuBLAS (62 + 18 us vs 64 us at M 64, N 4096, K 16384, S 16): B's 128 MB bound it
     # at ~43 us; the 16 MB of f32 slabs cost the rest. Fewer splits (8 MB), other partial tiles, and
