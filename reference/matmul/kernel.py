@@ -29,6 +29,22 @@ def grouped_tile_coords(M, N, BM, BN, GROUP_M):
     return tile_m, tile_n
 
 
+def tile_coords_of(t, tiles_m, tiles_n, GROUP_M):
+    """Output tile number t (0 .. tiles_m * tiles_n - 1) as (tile_m, tile_n) in the GROUP_M order
+    of grouped_tile_coords (the block id there, each tile a persistent block visits here).
+    rows_in_group is at least 1 for every such t; the max(1, ...) states it where an interval
+    reading of the IR can see it, so the IR comparison proves this floor division and modulo
+    equal to the Rust port's truncating ones (rule nonnegative-division) without knowing that
+    t < tiles_m * tiles_n."""
+    blocks_per_group = GROUP_M * tiles_n
+    group = t // blocks_per_group
+    first_m = group * GROUP_M
+    rows_in_group = max(1, min(tiles_m - first_m, GROUP_M))
+    tile_m = first_m + (t % rows_in_group)
+    tile_n = (t % blocks_per_group) // rows_in_group
+    return tile_m, tile_n
+
+
 def gemm_mainloop(a, b, tile_m, tile_n, BM, BN, BK, TRANS_A, TRANS_B):
     """f32 (BM, BN) accumulator of op(A)[tile_m] @ op(B)[:, tile_n] over all of K.
 
@@ -111,6 +127,41 @@ def matmul_fp8_w8(a, b, c, scale_a, scale_b,
     ct.store(c, index=(tile_m, tile_n), tile=ct.astype(acc, c.dtype))
 
 
+# Persistent forms of matmul_w8 and matmul_fp8_w8: a grid of at most NUM_BLOCKS blocks (132, one an SM
+# of the H100 and H200: these tiles take 160-225 KB of shared memory), each looping over the output tiles
+# t = bid, bid + grid, ... in GROUP_M order, as cuBLAS's Hopper kernels do: a block's next tile's loads
+# start while its last tile's TMA store drains, and no block starts after the first wave. Measured on the
+# H100 (scripts/gpu/ab_variants.py, interleaved, docs/results/tuning.md, session 28): 2.3-2.5 % faster for
+# the 16-bit 128x256x64 tiles and 1.7 % for tf32 at 4096^3, 9.1 % for fp8 at 8192^3; with at most NUM_BLOCKS
+# tiles every block takes one, as the one-tile kernels do. NUM_BLOCKS is read by the grid only (the
+# kernel steps by ct.num_blocks), so a launch with any grid covers every tile.
+@ct.kernel(num_worker_warps=8)
+def matmul_w8_persistent(a, b, c,
+                         BM: ConstInt, BN: ConstInt, BK: ConstInt, GROUP_M: ConstInt,
+                         TRANS_A: ConstBool, TRANS_B: ConstBool, NUM_BLOCKS: ConstInt):
+    """matmul_w8 on a persistent grid: each block computes tiles bid, bid + grid, ..."""
+    tiles_m = ct.cdiv(c.shape[0], BM)
+    tiles_n = ct.cdiv(c.shape[1], BN)
+    for t in range(ct.bid(0), tiles_m * tiles_n, ct.num_blocks(0)):
+        tile_m, tile_n = tile_coords_of(t, tiles_m, tiles_n, GROUP_M)
+        acc = gemm_mainloop(a, b, tile_m, tile_n, BM, BN, BK, TRANS_A, TRANS_B)
+        ct.store(c, index=(tile_m, tile_n), tile=ct.astype(acc, c.dtype))
+
+
+@ct.kernel(num_worker_warps=8)
+def matmul_fp8_w8_persistent(a, b, c, scale_a, scale_b,
+                             BM: ConstInt, BN: ConstInt, BK: ConstInt, GROUP_M: ConstInt,
+                             TRANS_A: ConstBool, TRANS_B: ConstBool, NUM_BLOCKS: ConstInt):
+    """matmul_fp8_w8 on the persistent grid of matmul_w8_persistent."""
+    tiles_m = ct.cdiv(c.shape[0], BM)
+    tiles_n = ct.cdiv(c.shape[1], BN)
+    for t in range(ct.bid(0), tiles_m * tiles_n, ct.num_blocks(0)):
+        tile_m, tile_n = tile_coords_of(t, tiles_m, tiles_n, GROUP_M)
+        acc = gemm_mainloop(a, b, tile_m, tile_n, BM, BN, BK, TRANS_A, TRANS_B)
+        acc = acc * (scale_a * scale_b)
+        ct.store(c, index=(tile_m, tile_n), tile=ct.astype(acc, c.dtype))
+
+
 # Outputs at least this large (M*N, about one wave of 128x256 tiles on 132 SMs) take the 128x256
 # tile on two consumer warpgroups (docs/results/selection.json: 11-18 % faster from 2048^2 on,
 # slower at 512^2).
@@ -126,21 +177,25 @@ def select_variant(dtype: str, m: int, n: int, trans_a: bool, trans_b: bool, ali
     session 26). None when no variant takes the combination (an f16 TT product, an unaligned
     bf16 or f32 one). Measured (scripts/gpu/bench_selection.py, docs/results/selection.json, held within
     1.10x of the fastest by tests/suite/test_selection_results.py): NN, TN and NT take w8
-    128x256x64 from WIDE_TILE_MIN_MN outputs on, 128x128x64 below (the one-warpgroup 128x256x64
-    spills its accumulator: never picked); bf16 TT has 128x128x64 only; odd strides take the f16
-    64x64x32 fallback. The Rust library's cutile_matmul chooses the same
+    128x256x64 on its persistent grid (w8p) from WIDE_TILE_MIN_MN outputs on, 128x128x64 below (the
+    one-warpgroup 128x256x64 spills its accumulator: never picked); bf16 TT has 128x128x64 only;
+    odd strides take the f16 64x64x32 fallback; f32 (tf32) NT takes w8p 128x256x32 from
+    WIDE_TILE_MIN_MN outputs on (1.19x faster than 128x128x32 at 4096^3 on the H100, interleaved;
+    persistent another 1.7 %), NN and smaller NT 128x128x32. The Rust library's cutile_matmul chooses the same
     (tests/rust/test_selection.py; docs/rust_ports.md, "GEMM variant selection")."""
     layout = ("t" if trans_a else "n") + ("t" if trans_b else "n")
     wide = m * n >= WIDE_TILE_MIN_MN
     if dtype == "float32":
-        return f"tf32_{layout}_128x128x32" if aligned and layout in ("nn", "nt") else None
+        if not aligned or layout not in ("nn", "nt"):
+            return None
+        return "tf32_nt_w8p_128x256x32" if layout == "nt" and wide else f"tf32_{layout}_128x128x32"
     prefix = {"float16": "f16", "bfloat16": "bf16"}.get(dtype)
     if prefix is None or (layout == "tt" and dtype != "bfloat16"):
         return None
     if not aligned:
         return "f16_nn_unaligned_64x64x32" if dtype == "float16" and layout == "nn" else None
     if layout != "tt" and wide:
-        return f"{prefix}_{layout}_w8_128x256x64"
+        return f"{prefix}_{layout}_w8p_128x256x64"
     return f"{prefix}_{layout}_128x128x64"
 
 
@@ -148,11 +203,12 @@ def select_fp8_variant(out_dtype: str, trans_a: bool, trans_b: bool) -> str | No
     """The fp8 launcher's choice (its variants take row strides of 16 bytes and a c of N a multiple
     of 8; the caller checks the layout): e4m3 a (M, K) and b stored (N, K) only, on 128x128x128 with
     two consumer warpgroups (1048 us vs 1286 us on one and 22497 us at 128x256x128, whose
-    accumulator spills, f16 out at 8192^3 on the H200)."""
+    accumulator spills, f16 out at 8192^3 on the H200), on its persistent grid (w8p: 9.1 % faster
+    than w8 at 8192^3 on the H100, interleaved; the same kernel where the output has at most 132 tiles)."""
     prefix = {"float16": "f16", "bfloat16": "bf16"}.get(out_dtype)
     if prefix is None or trans_a or not trans_b:
         return None
-    return f"fp8e4m3_{prefix}_nt_w8_128x128x128"
+    return f"fp8e4m3_{prefix}_nt_w8p_128x128x128"
 
 
 # matmul_fp8_w8 with num_ctas=2: the block is a two-CTA cluster (the cubin's

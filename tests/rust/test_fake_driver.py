@@ -146,16 +146,20 @@ def test_scalar_arguments_are_f32_bits(fake_driver, library_with_fake_cubins, tm
              T({Z} + (1 << 32), [{m}], "float32"), ctypes.c_float(1e-6), 0, 0, nparams=17)
         call("cutile_matmul_fp8", T({X}, [256, 512], "float8_e4m3fn"), T({Y}, [384, 512], "float8_e4m3fn"),
              T({Z}, [256, 384], "bfloat16"), ctypes.c_float(0.5), ctypes.c_float(0.25), 0, 1, 0, 0, nparams=17)
+        call("cutile_matmul_fp8", T({X}, [2048, 512], "float8_e4m3fn"), T({Y}, [2048, 512], "float8_e4m3fn"),
+             T({Z}, [2048, 2048], "bfloat16"), ctypes.c_float(0.5), ctypes.c_float(0.25), 0, 1, 0, 0, nparams=17)
     """, tmp_path)
-    assert codes == [0, 0]
-    rms, fp8 = launches(log)
+    assert codes == [0, 0, 0]
+    rms, fp8, big = launches(log)
     bits = struct.unpack("<I", struct.pack("<f", 1e-6))[0]
     assert params(rms)[-1] == bits and "grid=13,1,1" in rms  # 13 rows, one per block
     assert params(fp8)[-2:] == [struct.unpack("<I", struct.pack("<f", v))[0] for v in (0.5, 0.25)]
     assert "grid=6,1,1" in fp8  # ceil(256/128) * ceil(384/128): fp8 runs on 128x128 tiles
+    # 16 x 16 tiles: the persistent kernel's grid stops at NUM_BLOCKS = 132 blocks (each loops)
+    assert "grid=132,1,1" in big
     # The launcher's picks here: f32 rows of an even length one per block (`_a2_fast_m1_n1024`, the
-    # occupancy-16 `_fast` kernel) and matmul_fp8_w8.
-    assert "function rms_norm_fwd_fast_o16_entry" in log and "function matmul_fp8_w8_entry" in log
+    # occupancy-16 `_fast` kernel) and matmul_fp8_w8 on its persistent grid.
+    assert "function rms_norm_fwd_fast_o16_entry" in log and "function matmul_fp8_w8_persistent_entry" in log
     assert "function rms_norm_fwd_entry" not in log
 
 

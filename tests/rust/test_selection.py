@@ -259,11 +259,13 @@ def test_matmul_selection(lib):
         expected = launcher.select_variant(dtype, m, n, bool(ta), bool(tb), _gemm_aligned(arrays, offset))
         case = f"{dtype} {m}x{n}x{k} trans=({ta},{tb}) pad={pad} offset={offset}"
         seen.add(_agree(lib, expected, "cutile_matmul", *arrays, ta, tb, case=case))
-    # Every variant the launcher picks: w8 128x256x64 for large NN, TN and NT outputs, 128x128x64
-    # below; never the one-warpgroup 128x256x64 (it spills its accumulator).
+    # Every variant the launcher picks: w8 128x256x64 on its persistent grid (w8p) for large NN, TN
+    # and NT outputs, 128x128x64 below; never the one-warpgroup 128x256x64 (it spills its
+    # accumulator) nor the one-tile w8 kernels; tf32 NT w8p 128x256x32 for large outputs.
     picked = {f"{p}_{layout}_{tile}" for p in ("f16", "bf16") for layout in ("nn", "tn", "nt")
-              for tile in ("128x128x64", "w8_128x256x64")}
-    picked |= {"bf16_tt_128x128x64", "f16_nn_unaligned_64x64x32", "tf32_nn_128x128x32", "tf32_nt_128x128x32", None}
+              for tile in ("128x128x64", "w8p_128x256x64")}
+    picked |= {"bf16_tt_128x128x64", "f16_nn_unaligned_64x64x32", "tf32_nn_128x128x32", "tf32_nt_128x128x32",
+               "tf32_nt_w8p_128x256x32", None}
     assert seen == picked, sorted(map(str, seen ^ picked))
 
 
@@ -275,7 +277,7 @@ def test_matmul_fp8_selection(lib):
         expected = launcher.select_fp8_variant(out_dtype, bool(ta), bool(tb))
         seen.add(_agree(lib, expected, "cutile_matmul_fp8", *arrays, ctypes.c_float(1.0), ctypes.c_float(1.0), ta, tb,
                         case=f"{out_dtype} trans=({ta},{tb})"))
-    assert {"fp8e4m3_f16_nt_w8_128x128x128", "fp8e4m3_bf16_nt_w8_128x128x128", None} <= seen
+    assert {"fp8e4m3_f16_nt_w8p_128x128x128", "fp8e4m3_bf16_nt_w8p_128x128x128", None} <= seen
 
 
 def test_rope_selection(lib):

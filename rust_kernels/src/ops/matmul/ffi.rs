@@ -48,8 +48,10 @@ pub(crate) fn pick_gemm(
     pick(op, entries, tensors, || select(&options, tensors))
 }
 
-/// One block per BMxBN tile of c. An empty c needs no launch; K = 0 is rejected: the K loop
-/// would not run and the kernel is not the place to define an empty product.
+/// One block per BMxBN tile of c, or for a persistent variant (a NUM_BLOCKS generic) at most
+/// NUM_BLOCKS blocks that loop over the tiles (the reference's grid `min(NUM_BLOCKS, tiles)`).
+/// An empty c needs no launch; K = 0 is rejected: the K loop would not run and the kernel is not
+/// the place to define an empty product.
 pub(crate) fn gemm_grid(v: &Variant, m: i64, n: i64, k: i64) -> Result<Option<(u32, u32, u32)>> {
     if m == 0 || n == 0 {
         return Ok(None);
@@ -57,7 +59,10 @@ pub(crate) fn gemm_grid(v: &Variant, m: i64, n: i64, k: i64) -> Result<Option<(u
     if k == 0 {
         return fail(Status::UnsupportedShape, "K = 0: empty inner dimension");
     }
-    let tiles = blocks(m, v.constant("BM"))? as u64 * blocks(n, v.constant("BN"))? as u64;
+    let mut tiles = blocks(m, v.constant("BM"))? as u64 * blocks(n, v.constant("BN"))? as u64;
+    if v.generic_names.contains(&"NUM_BLOCKS") {
+        tiles = tiles.min(v.constant("NUM_BLOCKS") as u64);
+    }
     match u32::try_from(tiles) {
         Ok(x) => Ok(Some((x, 1, 1))),
         Err(_) => fail(Status::UnsupportedShape, format!("{tiles} output tiles exceed the grid limit")),

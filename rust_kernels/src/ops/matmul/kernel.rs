@@ -31,6 +31,38 @@ pub mod matmul_kernel {
         (tile_m, tile_n)
     }
 
+    /// Output tile number t as (tile_m, tile_n) in the GROUP_M order of `grouped_tile_coords`
+    /// (the block id there, each tile a persistent block visits in `matmul_w8_persistent`), with
+    /// the reference's max(1, ...) on rows_in_group (at least 1 for every tile; stated so an
+    /// interval reading of the IR sees it).
+    pub fn tile_coords_of<const GROUP_M: i32>(t: i32, tiles_m: i32, tiles_n: i32) -> (i32, i32) {
+        let blocks_per_group: i32 = GROUP_M * tiles_n;
+        let group: i32 = t / blocks_per_group;
+        let first_m: i32 = group * GROUP_M;
+        let rows_in_group: i32 = max(1i32, min(tiles_m - first_m, GROUP_M));
+        let tile_m: i32 = first_m + t % rows_in_group;
+        let tile_n: i32 = (t % blocks_per_group) / rows_in_group;
+        (tile_m, tile_n)
+    }
+
+    /// Stores `tile` at `index` of `view` after the memory effects `after` stands for and returns
+    /// the store's token: the persistent kernels thread it from one output tile's store to the
+    /// next, as cuTile Python orders the stores of a loop (its token is carried through the
+    /// loop). `store_unchecked` would order each store only after the view's creation.
+    ///
+    /// # Safety
+    /// `index` must lie inside the partition grid on both axes (as for `store_unchecked`).
+    unsafe fn store_tile_after<E: ElementType, const BM: i32, const BN: i32>(
+        view: &PartitionMut<E, { [BM, BN] }>,
+        tile: Tile<E, { [BM, BN] }>,
+        index: [i32; 2],
+        after: Token,
+    ) -> Token {
+        unsafe {
+            store_view_raw(view, tile, index, Some(after), ordering::Weak, scope::TileBlock, tma::Enabled, None, [false, false])
+        }
+    }
+
     /// f32 (BM, BN) accumulator of op(A)[tile_m] @ op(B)[:, tile_n] over all of K. Zero padding:
     /// a ragged last K tile adds nothing.
     fn gemm_mainloop<
@@ -211,6 +243,72 @@ pub mod matmul_kernel {
         scale_b: f32,
     ) {
         matmul_fp8_body::<EIn, EOut, BM, BN, BK, GROUP_M, TRANS_A, TRANS_B>(a, b, c, scale_a, scale_b);
+    }
+
+    /// `matmul_w8` on a persistent grid (Python's `matmul_w8_persistent`): each block computes the
+    /// output tiles bid, bid + grid, ... in GROUP_M order. NUM_BLOCKS is read by the launch grid
+    /// only (min(NUM_BLOCKS, tiles)); the loop steps by the grid the kernel was launched with.
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (num_worker_warps_per_cta = 8,),))]
+    unsafe fn matmul_w8_persistent<
+        E: ElementType,
+        const BM: i32,
+        const BN: i32,
+        const BK: i32,
+        const GROUP_M: i32,
+        const TRANS_A: i32,
+        const TRANS_B: i32,
+        const CAST_TF32: i32,
+        const NUM_BLOCKS: i32,
+    >(
+        a: &Tensor<E, { [-1, -1] }>,
+        b: &Tensor<E, { [-1, -1] }>,
+        c: &Tensor<E, { [-1, -1] }>,
+    ) {
+        let tiles_m: i32 = ceil_div(get_shape_dim(c.shape(), 0i32), BM);
+        let tiles_n: i32 = ceil_div(get_shape_dim(c.shape(), 1i32), BN);
+        let mut stored: Token = c.token();
+        for t in (get_tile_block_id().0..tiles_m * tiles_n).step_by(get_num_tile_blocks().0 as usize) {
+            let (tile_m, tile_n): (i32, i32) = tile_coords_of::<GROUP_M>(t, tiles_m, tiles_n);
+            let acc: Tile<f32, { [BM, BN] }> =
+                gemm_mainloop::<E, BM, BN, BK, TRANS_A, TRANS_B, CAST_TF32>(a, b, tile_m, tile_n);
+            let c_tile: Tile<E, { [BM, BN] }> = convert_tile(acc);
+            let c_tiles: PartitionMut<E, { [BM, BN] }> = unsafe { c.partition_full_mut(shape![BM, BN]) };
+            stored = unsafe { store_tile_after(&c_tiles, c_tile, [tile_m, tile_n], stored) };
+        }
+    }
+
+    /// `matmul_fp8_w8` on the persistent grid of `matmul_w8_persistent`.
+    #[cutile::entry(unchecked_accesses = true, optimization_hints = (default = (num_worker_warps_per_cta = 8,),))]
+    unsafe fn matmul_fp8_w8_persistent<
+        EIn: ElementType,
+        EOut: ElementType,
+        const BM: i32,
+        const BN: i32,
+        const BK: i32,
+        const GROUP_M: i32,
+        const TRANS_A: i32,
+        const TRANS_B: i32,
+        const NUM_BLOCKS: i32,
+    >(
+        a: &Tensor<EIn, { [-1, -1] }>,
+        b: &Tensor<EIn, { [-1, -1] }>,
+        c: &Tensor<EOut, { [-1, -1] }>,
+        scale_a: f32,
+        scale_b: f32,
+    ) {
+        let tiles_m: i32 = ceil_div(get_shape_dim(c.shape(), 0i32), BM);
+        let tiles_n: i32 = ceil_div(get_shape_dim(c.shape(), 1i32), BN);
+        let mut stored: Token = c.token();
+        for t in (get_tile_block_id().0..tiles_m * tiles_n).step_by(get_num_tile_blocks().0 as usize) {
+            let (tile_m, tile_n): (i32, i32) = tile_coords_of::<GROUP_M>(t, tiles_m, tiles_n);
+            let acc: Tile<f32, { [BM, BN] }> =
+                gemm_mainloop::<EIn, BM, BN, BK, TRANS_A, TRANS_B, 0>(a, b, tile_m, tile_n);
+            let scale: f32 = scale_a * scale_b;
+            let acc: Tile<f32, { [BM, BN] }> = acc * broadcast_scalar(scale, shape![BM, BN]);
+            let c_tile: Tile<EOut, { [BM, BN] }> = convert_tile(acc);
+            let c_tiles: PartitionMut<EOut, { [BM, BN] }> = unsafe { c.partition_full_mut(shape![BM, BN]) };
+            stored = unsafe { store_tile_after(&c_tiles, c_tile, [tile_m, tile_n], stored) };
+        }
     }
 
     /// `ct.kernel(num_worker_warps=8, num_ctas=2)`: the block is a two-CTA cluster that splits the

@@ -66,9 +66,26 @@ const fn variant(name: &'static str, generics: &'static [&'static str], params: 
     variant_of("matmul", name, generics, params)
 }
 
+/// `matmul_w8_persistent`: `matmul_w8`'s generics and NUM_BLOCKS (the grid's bound: one block an SM).
+const fn variant_persistent(
+    name: &'static str,
+    generics: &'static [&'static str],
+    params: &'static [ParamSpec],
+) -> Variant {
+    Variant {
+        op: OP,
+        name,
+        module: "matmul_kernel",
+        entry: "matmul_w8_persistent",
+        generic_names: &["E", "BM", "BN", "BK", "GROUP_M", "TRANS_A", "TRANS_B", "CAST_TF32", "NUM_BLOCKS"],
+        generics,
+        params,
+    }
+}
+
 /// The kernels `cutile_matmul` and `cutile_matmul_fp8` launch.
-pub const MATMUL_ENTRIES: [&str; 2] = ["matmul", "matmul_w8"];
-pub const FP8_ENTRIES: [&str; 3] = ["matmul_fp8", "matmul_fp8_w8", "matmul_fp8_w8_c2"];
+pub const MATMUL_ENTRIES: [&str; 3] = ["matmul", "matmul_w8", "matmul_w8_persistent"];
+pub const FP8_ENTRIES: [&str; 4] = ["matmul_fp8", "matmul_fp8_w8", "matmul_fp8_w8_persistent", "matmul_fp8_w8_c2"];
 
 // Generics: <E, BM, BN, BK, GROUP_M, TRANS_A, TRANS_B, CAST_TF32>.
 pub static F16_NN_128X128X64: Variant =
@@ -133,11 +150,50 @@ pub static BF16_NT_W8_128X256X64: Variant = variant_of(
     &["bf16", "128", "256", "64", "8", "0", "1", "0"],
     &aligned(DType::BF16, 8),
 );
-// tf32 NT on two consumer warpgroups (forced only: `candidates` keeps 128x128x32 until measured).
+// tf32 NT on two consumer warpgroups (forced only: `candidates` takes its persistent form).
 pub static TF32_NT_W8_128X256X32: Variant = variant_of(
     "matmul_w8",
     "tf32_nt_w8_128x256x32",
     &["f32", "128", "256", "32", "8", "0", "1", "1"],
+    &aligned(DType::F32, 4),
+);
+
+// matmul_w8_persistent (session 28): the w8 tiles on a grid of at most 132 blocks, each looping over
+// the output tiles; `candidates` takes these where it took the w8 ones. Generics: <E, BM, BN, BK,
+// GROUP_M, TRANS_A, TRANS_B, CAST_TF32, NUM_BLOCKS>.
+pub static F16_NN_W8P_128X256X64: Variant = variant_persistent(
+    "f16_nn_w8p_128x256x64",
+    &["f16", "128", "256", "64", "8", "0", "0", "0", "132"],
+    &aligned(DType::F16, 8),
+);
+pub static BF16_NN_W8P_128X256X64: Variant = variant_persistent(
+    "bf16_nn_w8p_128x256x64",
+    &["bf16", "128", "256", "64", "8", "0", "0", "0", "132"],
+    &aligned(DType::BF16, 8),
+);
+pub static F16_TN_W8P_128X256X64: Variant = variant_persistent(
+    "f16_tn_w8p_128x256x64",
+    &["f16", "128", "256", "64", "8", "1", "0", "0", "132"],
+    &aligned(DType::F16, 8),
+);
+pub static F16_NT_W8P_128X256X64: Variant = variant_persistent(
+    "f16_nt_w8p_128x256x64",
+    &["f16", "128", "256", "64", "8", "0", "1", "0", "132"],
+    &aligned(DType::F16, 8),
+);
+pub static BF16_TN_W8P_128X256X64: Variant = variant_persistent(
+    "bf16_tn_w8p_128x256x64",
+    &["bf16", "128", "256", "64", "8", "1", "0", "0", "132"],
+    &aligned(DType::BF16, 8),
+);
+pub static BF16_NT_W8P_128X256X64: Variant = variant_persistent(
+    "bf16_nt_w8p_128x256x64",
+    &["bf16", "128", "256", "64", "8", "0", "1", "0", "132"],
+    &aligned(DType::BF16, 8),
+);
+pub static TF32_NT_W8P_128X256X32: Variant = variant_persistent(
+    "tf32_nt_w8p_128x256x32",
+    &["f32", "128", "256", "32", "8", "0", "1", "1", "132"],
     &aligned(DType::F32, 4),
 );
 
@@ -208,6 +264,34 @@ pub static FP8E4M3_BF16_NT_W8_128X128X128: Variant = variant_fp8_of(
     &fp8(DType::BF16),
 );
 
+// matmul_fp8_w8_persistent: matmul_fp8_w8 on the persistent grid (`fp8_candidates` takes these).
+// Generics: <EIn, EOut, BM, BN, BK, GROUP_M, TRANS_A, TRANS_B, NUM_BLOCKS>.
+const fn variant_fp8_persistent(
+    name: &'static str,
+    generics: &'static [&'static str],
+    params: &'static [ParamSpec],
+) -> Variant {
+    Variant {
+        op: OP,
+        name,
+        module: "matmul_kernel",
+        entry: "matmul_fp8_w8_persistent",
+        generic_names: &["EIn", "EOut", "BM", "BN", "BK", "GROUP_M", "TRANS_A", "TRANS_B", "NUM_BLOCKS"],
+        generics,
+        params,
+    }
+}
+pub static FP8E4M3_F16_NT_W8P_128X128X128: Variant = variant_fp8_persistent(
+    "fp8e4m3_f16_nt_w8p_128x128x128",
+    &["f8e4m3fn", "f16", "128", "128", "128", "8", "0", "1", "132"],
+    &fp8(DType::F16),
+);
+pub static FP8E4M3_BF16_NT_W8P_128X128X128: Variant = variant_fp8_persistent(
+    "fp8e4m3_bf16_nt_w8p_128x128x128",
+    &["f8e4m3fn", "bf16", "128", "128", "128", "8", "0", "1", "132"],
+    &fp8(DType::BF16),
+);
+
 // matmul_fp8_w8_c2 (num_worker_warps=8, num_ctas=2): two-CTA clusters that split the tile and multicast
 // the shared operand. Slower than w8 on the H100 (docs/results/tuning.md): fp8_candidates leaves them out.
 pub static FP8E4M3_F16_NT_W8C2_256X128X128: Variant = variant_fp8_of(
@@ -237,11 +321,12 @@ pub static FP8E4M3_BF16_NT_W8C2_128X256X128: Variant = variant_fp8_of(
 
 /// fp8 candidates: only the (M, K) x (N, K) layout Hopper's fp8 MMA wants, on the
 /// 128x128x128 tile with two consumer warpgroups (measured fastest at 8192^3: 1048 us vs
-/// 1286 us on one warpgroup and 22497 us at 128x256x128, whose accumulator spills; f16 out).
+/// 1286 us on one warpgroup and 22497 us at 128x256x128, whose accumulator spills; f16 out),
+/// on its persistent grid (9.1 % faster than one tile a block at 8192^3, bf16 out, H100).
 pub fn fp8_candidates(out: DType, trans_a: bool, trans_b: bool) -> Vec<&'static Variant> {
     match (out, trans_a, trans_b) {
-        (DType::F16, false, true) => vec![&FP8E4M3_F16_NT_W8_128X128X128],
-        (DType::BF16, false, true) => vec![&FP8E4M3_BF16_NT_W8_128X128X128],
+        (DType::F16, false, true) => vec![&FP8E4M3_F16_NT_W8P_128X128X128],
+        (DType::BF16, false, true) => vec![&FP8E4M3_BF16_NT_W8P_128X128X128],
         _ => vec![],
     }
 }
@@ -272,6 +357,15 @@ pub static VARIANTS: &[&Variant] = &[
     &FP8E4M3_BF16_NT_128X128X128,
     &FP8E4M3_F16_NT_W8_128X128X128,
     &FP8E4M3_BF16_NT_W8_128X128X128,
+    &F16_NN_W8P_128X256X64,
+    &BF16_NN_W8P_128X256X64,
+    &F16_TN_W8P_128X256X64,
+    &F16_NT_W8P_128X256X64,
+    &BF16_TN_W8P_128X256X64,
+    &BF16_NT_W8P_128X256X64,
+    &TF32_NT_W8P_128X256X32,
+    &FP8E4M3_F16_NT_W8P_128X128X128,
+    &FP8E4M3_BF16_NT_W8P_128X128X128,
     &FP8E4M3_F16_NT_W8C2_256X128X128,
     &FP8E4M3_BF16_NT_W8C2_256X128X128,
     &FP8E4M3_F16_NT_W8C2_128X256X128,
@@ -286,27 +380,29 @@ pub const WIDE_TILE_MIN_MN: i64 = 2048 * 2048;
 /// kernel is the fallback when an aligned one rejects the layout. The rule is the reference
 /// launcher's (reference/matmul/kernel.py `select_variant`), measured on the GPU
 /// (scripts/gpu/bench_selection.py, docs/results/selection.json; docs/rust_ports.md, "GEMM
-/// variant selection"): NN, TN and NT take w8 128x256x64 from WIDE_TILE_MIN_MN outputs on
-/// (1.10-1.18x faster from 2048^2 on, 1.2-1.3x slower at 512^2), 128x128x64 below; the one-warpgroup
-/// 128x256x64 spills its accumulator and is never picked; bf16 TT has 128x128x64 only;
-/// f32 takes tf32 128x128x32 (NN, NT) at every size.
+/// variant selection"): NN, TN and NT take w8 128x256x64 on its persistent grid (w8p) from
+/// WIDE_TILE_MIN_MN outputs on (1.10-1.18x faster from 2048^2 on, 1.2-1.3x slower at 512^2),
+/// 128x128x64 below; the one-warpgroup 128x256x64 spills its accumulator and is never picked;
+/// bf16 TT has 128x128x64 only; f32 (tf32) NT takes w8p 128x256x32 from WIDE_TILE_MIN_MN on,
+/// NN and smaller NT 128x128x32.
 pub fn candidates(dtype: DType, trans_a: bool, trans_b: bool, mn: i64) -> Vec<&'static Variant> {
     let wide = mn >= WIDE_TILE_MIN_MN;
     match (dtype, trans_a, trans_b) {
-        (DType::F16, false, false) if wide => vec![&F16_NN_W8_128X256X64, &F16_NN_UNALIGNED_64X64X32],
+        (DType::F16, false, false) if wide => vec![&F16_NN_W8P_128X256X64, &F16_NN_UNALIGNED_64X64X32],
         (DType::F16, false, false) => vec![&F16_NN_128X128X64, &F16_NN_UNALIGNED_64X64X32],
-        (DType::F16, true, false) if wide => vec![&F16_TN_W8_128X256X64],
+        (DType::F16, true, false) if wide => vec![&F16_TN_W8P_128X256X64],
         (DType::F16, true, false) => vec![&F16_TN_128X128X64],
-        (DType::F16, false, true) if wide => vec![&F16_NT_W8_128X256X64],
+        (DType::F16, false, true) if wide => vec![&F16_NT_W8P_128X256X64],
         (DType::F16, false, true) => vec![&F16_NT_128X128X64],
-        (DType::BF16, false, false) if wide => vec![&BF16_NN_W8_128X256X64],
+        (DType::BF16, false, false) if wide => vec![&BF16_NN_W8P_128X256X64],
         (DType::BF16, false, false) => vec![&BF16_NN_128X128X64],
-        (DType::BF16, true, false) if wide => vec![&BF16_TN_W8_128X256X64],
+        (DType::BF16, true, false) if wide => vec![&BF16_TN_W8P_128X256X64],
         (DType::BF16, true, false) => vec![&BF16_TN_128X128X64],
-        (DType::BF16, false, true) if wide => vec![&BF16_NT_W8_128X256X64],
+        (DType::BF16, false, true) if wide => vec![&BF16_NT_W8P_128X256X64],
         (DType::BF16, false, true) => vec![&BF16_NT_128X128X64],
         (DType::BF16, true, true) => vec![&BF16_TT_128X128X64],
         (DType::F32, false, false) => vec![&TF32_NN_128X128X32],
+        (DType::F32, false, true) if wide => vec![&TF32_NT_W8P_128X256X32],
         (DType::F32, false, true) => vec![&TF32_NT_128X128X32],
         _ => vec![],
     }
