@@ -166,6 +166,11 @@ def matmul_fp8_w8_persistent(a, b, c, scale_a, scale_b,
 # tile on two consumer warpgroups (docs/results/selection.json: 11-18 % faster from 2048^2 on,
 # slower at 512^2).
 WIDE_TILE_MIN_MN = 2048 * 2048
+# The persistent kernels' grid cap (their NUM_BLOCKS): with at most this many 128x256 output tiles every
+# block of a persistent grid takes one tile, as the one-tile w8 kernel does, and the loop only costs
+# (docs/results/selection.json, H100: 2048^2 f16 NN w8 29.3 us, w8p 30.1 us; 8192x8192x4096 w8p 744 vs
+# w8 769 us), so the launcher takes w8p only for outputs of more tiles.
+PERSISTENT_GRID = 132
 
 
 def select_variant(dtype: str, m: int, n: int, trans_a: bool, trans_b: bool, aligned: bool) -> str | None:
@@ -177,25 +182,27 @@ def select_variant(dtype: str, m: int, n: int, trans_a: bool, trans_b: bool, ali
     session 26). None when no variant takes the combination (an f16 TT product, an unaligned
     bf16 or f32 one). Measured (scripts/gpu/bench_selection.py, docs/results/selection.json, held within
     1.10x of the fastest by tests/suite/test_selection_results.py): NN, TN and NT take w8
-    128x256x64 on its persistent grid (w8p) from WIDE_TILE_MIN_MN outputs on, 128x128x64 below (the
-    one-warpgroup 128x256x64 spills its accumulator: never picked); bf16 TT has 128x128x64 only;
-    odd strides take the f16 64x64x32 fallback; f32 (tf32) NT takes w8p 128x256x32 from
-    WIDE_TILE_MIN_MN outputs on (1.19x faster than 128x128x32 at 4096^3 on the H100, interleaved;
-    persistent another 1.7 %), NN and smaller NT 128x128x32. The Rust library's cutile_matmul chooses the same
+    128x256x64 from WIDE_TILE_MIN_MN outputs on, on its persistent grid (w8p) once the output has
+    more than PERSISTENT_GRID tiles, 128x128x64 below (the one-warpgroup 128x256x64 spills its
+    accumulator: never picked); bf16 TT has 128x128x64 only; odd strides take the f16 64x64x32
+    fallback; f32 (tf32) NT takes w8 / w8p 128x256x32 likewise from WIDE_TILE_MIN_MN outputs on
+    (1.19x faster than 128x128x32 at 4096^3 on the H100, interleaved; persistent another 1.7 %),
+    NN and smaller NT 128x128x32. The Rust library's cutile_matmul chooses the same
     (tests/rust/test_selection.py; docs/rust_ports.md, "GEMM variant selection")."""
     layout = ("t" if trans_a else "n") + ("t" if trans_b else "n")
     wide = m * n >= WIDE_TILE_MIN_MN
+    w8 = "w8p" if -(-m // 128) * -(-n // 256) > PERSISTENT_GRID else "w8"
     if dtype == "float32":
         if not aligned or layout not in ("nn", "nt"):
             return None
-        return "tf32_nt_w8p_128x256x32" if layout == "nt" and wide else f"tf32_{layout}_128x128x32"
+        return f"tf32_nt_{w8}_128x256x32" if layout == "nt" and wide else f"tf32_{layout}_128x128x32"
     prefix = {"float16": "f16", "bfloat16": "bf16"}.get(dtype)
     if prefix is None or (layout == "tt" and dtype != "bfloat16"):
         return None
     if not aligned:
         return "f16_nn_unaligned_64x64x32" if dtype == "float16" and layout == "nn" else None
     if layout != "tt" and wide:
-        return f"{prefix}_{layout}_w8p_128x256x64"
+        return f"{prefix}_{layout}_{w8}_128x256x64"
     return f"{prefix}_{layout}_128x128x64"
 
 

@@ -259,13 +259,13 @@ def test_matmul_selection(lib):
         expected = launcher.select_variant(dtype, m, n, bool(ta), bool(tb), _gemm_aligned(arrays, offset))
         case = f"{dtype} {m}x{n}x{k} trans=({ta},{tb}) pad={pad} offset={offset}"
         seen.add(_agree(lib, expected, "cutile_matmul", *arrays, ta, tb, case=case))
-    # Every variant the launcher picks: w8 128x256x64 on its persistent grid (w8p) for large NN, TN
-    # and NT outputs, 128x128x64 below; never the one-warpgroup 128x256x64 (it spills its
-    # accumulator) nor the one-tile w8 kernels; tf32 NT w8p 128x256x32 for large outputs.
+    # Every variant the launcher picks: w8 128x256x64 for large NN, TN and NT outputs (w8p, its
+    # persistent form, past 132 tiles: 4096^2), 128x128x64 below; never the one-warpgroup
+    # 128x256x64 (it spills its accumulator); tf32 NT w8 / w8p 128x256x32 for large outputs.
     picked = {f"{p}_{layout}_{tile}" for p in ("f16", "bf16") for layout in ("nn", "tn", "nt")
-              for tile in ("128x128x64", "w8p_128x256x64")}
+              for tile in ("128x128x64", "w8_128x256x64", "w8p_128x256x64")}
     picked |= {"bf16_tt_128x128x64", "f16_nn_unaligned_64x64x32", "tf32_nn_128x128x32", "tf32_nt_128x128x32",
-               "tf32_nt_w8p_128x256x32", None}
+               "tf32_nt_w8_128x256x32", "tf32_nt_w8p_128x256x32", None}
     assert seen == picked, sorted(map(str, seen ^ picked))
 
 

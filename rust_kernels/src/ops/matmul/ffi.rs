@@ -104,7 +104,7 @@ pub unsafe extern "C" fn cutile_matmul(
                 ),
             );
         }
-        let options = candidates(a.dtype, trans_a == 1, trans_b == 1, m * n);
+        let options = candidates(a.dtype, trans_a == 1, trans_b == 1, m, n);
         let tensors = [&a, &b, &c];
         let flags = [("TRANS_A", trans_a), ("TRANS_B", trans_b)];
         let v = pick_gemm(OP, &MATMUL_ENTRIES, &tensors, options, &flags, format!("{} matmul", a.dtype.torch_name()))?;

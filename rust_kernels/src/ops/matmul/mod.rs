@@ -376,18 +376,31 @@ pub static VARIANTS: &[&Variant] = &[
 /// 128x256 tile on two consumer warpgroups (reference/matmul/kernel.py `WIDE_TILE_MIN_MN`).
 pub const WIDE_TILE_MIN_MN: i64 = 2048 * 2048;
 
+/// The persistent kernels' grid cap (NUM_BLOCKS): outputs of at most this many 128x256 tiles take
+/// the one-tile w8 kernel, larger ones its persistent form (reference/matmul/kernel.py
+/// `PERSISTENT_GRID`).
+pub const PERSISTENT_GRID: i64 = 132;
+
 /// Candidates for (dtype, flags, problem size), most specific first; the unaligned f16
 /// kernel is the fallback when an aligned one rejects the layout. The rule is the reference
 /// launcher's (reference/matmul/kernel.py `select_variant`), measured on the GPU
 /// (scripts/gpu/bench_selection.py, docs/results/selection.json; docs/rust_ports.md, "GEMM
-/// variant selection"): NN, TN and NT take w8 128x256x64 on its persistent grid (w8p) from
-/// WIDE_TILE_MIN_MN outputs on (1.10-1.18x faster from 2048^2 on, 1.2-1.3x slower at 512^2),
-/// 128x128x64 below; the one-warpgroup 128x256x64 spills its accumulator and is never picked;
-/// bf16 TT has 128x128x64 only; f32 (tf32) NT takes w8p 128x256x32 from WIDE_TILE_MIN_MN on,
-/// NN and smaller NT 128x128x32.
-pub fn candidates(dtype: DType, trans_a: bool, trans_b: bool, mn: i64) -> Vec<&'static Variant> {
-    let wide = mn >= WIDE_TILE_MIN_MN;
+/// variant selection"): NN, TN and NT take w8 128x256x64 from WIDE_TILE_MIN_MN outputs on
+/// (1.10-1.18x faster from 2048^2 on, 1.2-1.3x slower at 512^2), on its persistent grid (w8p) once
+/// the output has more than PERSISTENT_GRID tiles, 128x128x64 below; the one-warpgroup 128x256x64
+/// spills its accumulator and is never picked; bf16 TT has 128x128x64 only; f32 (tf32) NT takes
+/// w8 / w8p 128x256x32 likewise from WIDE_TILE_MIN_MN on, NN and smaller NT 128x128x32.
+pub fn candidates(dtype: DType, trans_a: bool, trans_b: bool, m: i64, n: i64) -> Vec<&'static Variant> {
+    let wide = m * n >= WIDE_TILE_MIN_MN;
+    let persistent = (m + 127) / 128 * ((n + 255) / 256) > PERSISTENT_GRID;
     match (dtype, trans_a, trans_b) {
+        (DType::F16, false, false) if wide && !persistent => vec![&F16_NN_W8_128X256X64, &F16_NN_UNALIGNED_64X64X32],
+        (DType::F16, true, false) if wide && !persistent => vec![&F16_TN_W8_128X256X64],
+        (DType::F16, false, true) if wide && !persistent => vec![&F16_NT_W8_128X256X64],
+        (DType::BF16, false, false) if wide && !persistent => vec![&BF16_NN_W8_128X256X64],
+        (DType::BF16, true, false) if wide && !persistent => vec![&BF16_TN_W8_128X256X64],
+        (DType::BF16, false, true) if wide && !persistent => vec![&BF16_NT_W8_128X256X64],
+        (DType::F32, false, true) if wide && !persistent => vec![&TF32_NT_W8_128X256X32],
         (DType::F16, false, false) if wide => vec![&F16_NN_W8P_128X256X64, &F16_NN_UNALIGNED_64X64X32],
         (DType::F16, false, false) => vec![&F16_NN_128X128X64, &F16_NN_UNALIGNED_64X64X32],
         (DType::F16, true, false) if wide => vec![&F16_TN_W8P_128X256X64],
