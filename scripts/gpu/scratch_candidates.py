@@ -121,8 +121,10 @@ CANDIDATES = {
         # (session 23) before the epilogue contract
         + [(f"x27_tf32_nt_w8_{bm}x{bn}x32", "tf32_nt_128x128x32", {"BM": bm, "BN": bn}, {"num_worker_warps": 8})
            for bm, bn in ((128, 256), (256, 128), (128, 128))]
-        # session 28: persistent grids (candidate_kernels/matmul.py), k blocks an SM over 132 SMs, for
-        # the launched two-warpgroup kernels (16-bit 0.944x, fp8 0.870x on the H100) and tf32 NT w8
+        # session 28: persistent grids, k blocks an SM over 132 SMs, for the launched two-warpgroup
+        # kernels (16-bit 0.944x, fp8 0.870x on the H100) and tf32 NT w8; timed on the H100 and adopted
+        # (the kernels are reference/matmul's matmul_w8_persistent and matmul_fp8_w8_persistent now;
+        # the variants *_w8p_*: tuning.md, session 28)
         + [(f"x28_{base}_p{k}", base, {"NUM_BLOCKS": 132 * k}, {},
             {"kernel": kernel, "grid": ["min(NUM_BLOCKS, cdiv(M, BM) * cdiv(N, BN))", 1, 1]})
            for base, kernel in (("f16_tn_w8_128x256x64", "matmul_w8_persistent"),
