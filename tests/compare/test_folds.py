@@ -298,3 +298,39 @@ def test_mutant_an_extra_output_taken_first_keeps_its_signature_root():
     r = _diff(kernel(load("a") + store("%a")), _with_copy(first=True))
     assert r.verdict == "different"
     assert any(d.category == "signature" and "another order" in d.message for d in r.differences), r.brief()
+
+
+# --- carried-store-order -----------------------------------------------------------------------
+def _carried(carried: bool, load_token: str = "%0"):
+    from ..normalize.test_disjoint_loop_stores import _loop
+    # a runtime step: rule disjoint-loop-stores cannot drop the order, so the diff shows it
+    return kernel(_loop(carried, load_token=load_token, step="%arg2"))
+
+
+def test_a_store_order_carried_on_one_side_is_one_root():
+    r = _diff(_carried(True), _carried(False))
+    assert r.verdict == "different"
+    assert len(r.differences) == 1, r.brief()
+    (d,) = r.differences
+    assert d.category == "control_flow" and "the loop carries a store's token on the left only" in d.message
+    assert "continue" in d.message and "store_view_tko" in d.message  # the sites it stands for
+    back = _diff(_carried(False), _carried(True))
+    assert len(back.differences) == 1 and "on the right only" in back.differences[0].message, back.brief()
+
+
+def test_mutant_a_load_ordered_by_the_carried_token_stays_its_own_root():
+    r = _diff(_carried(True, load_token="%t"), _carried(False))
+    assert r.verdict == "different"
+    assert any(d.message.startswith("load_view_tko") for d in r.differences), r.brief()
+
+
+def test_mutant_an_accumulator_carried_on_one_side_is_not_a_store_order():
+    from ..normalize.test_disjoint_loop_stores import _loop
+    plain = _loop(False, step="%arg2")
+    acc = (plain.replace("  for %iv in", "  %sum = for %iv in")
+           .replace("step %arg2) : tile<i32> {", "step %arg2) : tile<i32> iter_values(%acc = %lb) -> (tile<i32>) {")
+           .replace("    continue\n", "    %acc2 = addi %acc, %iv : tile<i32>\n    continue %acc2 : tile<i32>\n"))
+    assert acc != plain
+    r = _diff(kernel(acc), kernel(plain))
+    assert r.verdict == "different"
+    assert not any("carries a store's token" in d.message for d in r.differences), r.brief()
