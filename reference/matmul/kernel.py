@@ -129,8 +129,8 @@ def matmul_fp8_w8(a, b, c, scale_a, scale_b,
 
 # Persistent forms of matmul_w8 and matmul_fp8_w8: a grid of at most NUM_BLOCKS blocks (132, one an SM
 # of the H100 and H200: these tiles take 160-225 KB of shared memory), each looping over the output tiles
-# t = bid, bid + grid, ... in GROUP_M order, as cuBLAS's Hopper kernels do: a block's next tile's loads
-# start while its last tile's TMA store drains, and no block starts after the first wave. Measured on the
+# t = bid, bid + grid, ... in GROUP_M order, as cuBLAS's Hopper kernels do: no block starts after the first
+# wave, and a block's next tile may begin while its last TMA store drains (not profiled). Measured on the
 # H100 (scripts/gpu/ab_variants.py, interleaved, docs/results/tuning.md, session 28): 2.3-2.5 % faster for
 # the 16-bit 128x256x64 tiles and 1.7 % for tf32 at 4096^3, 9.1 % for fp8 at 8192^3; with at most NUM_BLOCKS
 # tiles every block takes one, as the one-tile kernels do. NUM_BLOCKS is read by the grid only (the
@@ -211,7 +211,7 @@ def select_fp8_variant(out_dtype: str, trans_a: bool, trans_b: bool) -> str | No
     of 8; the caller checks the layout): e4m3 a (M, K) and b stored (N, K) only, on 128x128x128 with
     two consumer warpgroups (1048 us vs 1286 us on one and 22497 us at 128x256x128, whose
     accumulator spills, f16 out at 8192^3 on the H200), on its persistent grid (w8p: 9.1 % faster
-    than w8 at 8192^3 on the H100, interleaved; the same kernel where the output has at most 132 tiles)."""
+    than w8 at 8192^3 on the H100, interleaved; 1.08x slower at 1024^3, 64 tiles: it takes no sizes)."""
     prefix = {"float16": "f16", "bfloat16": "bf16"}.get(out_dtype)
     if prefix is None or trans_a or not trans_b:
         return None
