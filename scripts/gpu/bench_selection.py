@@ -367,15 +367,16 @@ def _matmul_fp8_applicable(variant, case) -> bool:
 
 
 def _bmm_cases():
-    """select_variant(dtype, m, n, trans_b, aligned) where a case has several variants: f16 and
-    bf16 NN, bf16 NT, f32 (tf32) NN and NT (f16 NT has one variant): attention-like 64x(128^3),
-    the select rule's small bound (256^3, B=256), 512^3 (B=32), and 2048^3 (B=16 at 16 bits, 8
-    at f32: 384 MiB; compute-bound)."""
-    for dtype, trans_b in (("float16", False), ("bfloat16", False), ("bfloat16", True), ("float32", False),
-                           ("float32", True)):
-        for batch, m, n, k in ((64, 128, 128, 128), (256, 256, 256, 256), (32, 512, 512, 512),
+    """select_variant(dtype, batch, m, n, trans_b, aligned) where a case has several variants: f16 and
+    bf16 NN and NT, f32 (tf32) NN and NT: attention-like 64x(128^3), the select rule's small bound
+    (256^3, B=256), 512^3 (B=32), one 2048^3 matrix (128 tiles of 128x256: one block each on the
+    one-tile or the persistent grid), and 2048^3 (B=16 at 16 bits, 8 at f32: 384 MiB;
+    compute-bound)."""
+    for dtype, trans_b in (("float16", False), ("float16", True), ("bfloat16", False), ("bfloat16", True),
+                           ("float32", False), ("float32", True)):
+        for batch, m, n, k in ((64, 128, 128, 128), (256, 256, 256, 256), (32, 512, 512, 512), (1, 2048, 2048, 2048),
                                (16 if dtype != "float32" else 8, 2048, 2048, 2048)):
-            yield {"args": [dtype, m, n, trans_b, True], "shape": {"B": batch, "M": m, "N": n, "K": k},
+            yield {"args": [dtype, batch, m, n, trans_b, True], "shape": {"B": batch, "M": m, "N": n, "K": k},
                    "dtype": dtype, "trans_b": trans_b}
 
 

@@ -798,6 +798,46 @@ def _modulo(x: str, d: str, floor: bool):
     return kernel(load("a", index=idx) + store("%a", index=idx), prologue=pro)
 
 
+def _floor_mod_lines(name: str, x: str, d: str) -> str:
+    """cuTile Python's floor modulo %name = x % d: remi and its sign fix-up select."""
+    return (f"  %{name}r = remi {x}, {d} signed : {I32}\n"
+            f"  %{name}rn = cmpi less_than %{name}r, %z, signed : {I32} -> tile<i1>\n"
+            f"  %{name}dn = cmpi less_than {d}, %z, signed : {I32} -> tile<i1>\n"
+            f"  %{name}sg = xori %{name}rn, %{name}dn : tile<i1>\n"
+            f"  %{name}nz = cmpi not_equal %{name}r, %z, signed : {I32} -> tile<i1>\n"
+            f"  %{name}fix = andi %{name}sg, %{name}nz : tile<i1>\n"
+            f"  %{name}ad = addi %{name}r, {d} : {I32}\n"
+            f"  %{name} = select %{name}fix, %{name}ad, %{name}r : tile<i1>, {I32}\n")
+
+
+def _modulo_of_modulo(divisor: str, floor: bool):
+    """Index = (bid % D) % 8 with D = max(1, n) (%dm; n: %arg2 >= 0 by assume bounded) or 1 - n
+    (%ds): floor modulos (cuTile Python) or plain remi (cuTile Rust)."""
+    pro = PROLOGUE + (f"  %an = assume bounded<0, ?>, %arg2 : {I32}\n  %c1 = constant <i32: 1> : {I32}\n"
+                      f"  %c8 = constant <i32: 8> : {I32}\n  %z = constant <i32: 0> : {I32}\n"
+                      f"  %dm = maxi %c1, %an signed : {I32}\n  %ds = subi %c1, %an : {I32}\n")
+    if floor:
+        pro += _floor_mod_lines("m", "%bx", divisor) + _floor_mod_lines("k", "%m", "%c8")
+    else:
+        pro += f"  %m = remi %bx, {divisor} signed : {I32}\n  %k = remi %m, %c8 signed : {I32}\n"
+    return kernel(load("a", index="%k") + store("%a", index="%k"), prologue=pro)
+
+
+def test_nonnegative_division_floor_mod_of_a_floor_mod():
+    # the inner fix-up's r + D may pass i32's bound (D up to 2^31 - 1), so its select is known
+    # non-negative only as the operand its decided condition picks (the ranges' select rule);
+    # tile_coords_of(t % tiles) in reference/bmm's persistent kernel is this shape
+    a, b = _modulo_of_modulo("%dm", True), _modulo_of_modulo("%dm", False)
+    assert_absorbed(a, b, "nonnegative-division")
+    assert normalize(a)[1]["nonnegative-division"] == 2
+
+
+def test_nonnegative_division_mutant_floor_mod_of_a_floor_mod_by_a_value_of_unknown_sign():
+    # D = 1 - n, negative for n > 1: the inner fix-up fires (5 % -3 is -1 floored, 2 truncated, and
+    # -1 % 8 = 7 against 2 % 8 = 2)
+    assert_not_absorbed(_modulo_of_modulo("%ds", True), _modulo_of_modulo("%ds", False))
+
+
 def test_nonnegative_division_floor_div_of_block_id():
     assert_absorbed(_divide("%bx", "%c8", True), _divide("%bx", "%c8", False), "nonnegative-division")
 

@@ -839,6 +839,30 @@ def test_bmm_launches_the_batch_on_grid_y(fake_driver, library_with_fake_cubins,
     assert "function bmm_w8_entry" in log and "function bmm_entry" in log
 
 
+def test_bmm_persistent_runs_at_most_132_blocks_on_grid_x(fake_driver, library_with_fake_cubins, tmp_path):
+    """A batch of more than 132 output tiles of 128x256 takes the persistent kernel on a 1-D grid of
+    min(132, B * tiles) blocks (each loops over batch x tiles); at 132 tiles, the one-tile kernel."""
+    codes, log = run(fake_driver, library_with_fake_cubins, f"""
+        # 4 batches of 2048 x 2048 bf16 NN (128 tiles each, 512 in all): persistent, 132 blocks.
+        call("cutile_bmm", T({X}, [4, 2048, 64], "bfloat16"), T({Y}, [4, 64, 2048], "bfloat16"),
+             T({Z}, [4, 2048, 2048], "bfloat16"), 0, 0, 0, nparams=21)
+        # 133 one-tile f16 NT matrices: 133 blocks of work on a grid of 132.
+        call("cutile_bmm", T({X}, [133, 128, 64], "float16"), T({Y}, [133, 256, 64], "float16"),
+             T({Z}, [133, 128, 256], "float16"), 1, 0, 0, nparams=21)
+        # 132 of them: the one-tile kernel, one block row per matrix.
+        call("cutile_bmm", T({X}, [132, 128, 64], "float16"), T({Y}, [132, 256, 64], "float16"),
+             T({Z}, [132, 128, 256], "float16"), 1, 0, 0, nparams=21)
+    """, tmp_path)
+    assert codes == [0, 0, 0]
+    assert images(log) == ["bf16_nn_w8p_128x256x64", "f16_nt_w8p_128x256x64", "f16_nt_w8_128x256x64"]
+    wide, just_over, one_wave = launches(log)
+    assert "grid=132,1,1" in wide and "grid=132,1,1" in just_over
+    assert params(wide) == [X, 4, 2048, 64, 2048 * 64, 64, 1, Y, 4, 64, 2048, 64 * 2048, 2048, 1,
+                            Z, 4, 2048, 2048, 2048 * 2048, 2048, 1]
+    assert "grid=1,132,1" in one_wave
+    assert "function bmm_w8_persistent_entry" in log and "function bmm_w8_entry" in log
+
+
 def test_splitk_matmul_launches_partial_then_reduce_on_the_callers_stream(fake_driver, library_with_fake_cubins, tmp_path):
     """One call, two launches in order on the stream: the partial kernel over (tiles, S), then the
     reduce over c's 4x256 tiles, both on the caller's slabs; a forced reduce keeps the partial."""

@@ -325,9 +325,11 @@ def test_bmm_selection(lib):
     launcher = _launcher("bmm")
     seen = set()
     # small (M, N <= SMALL_MN = 128) and large matrices, each side of the bound; N 516 (padded by 4:
-    # 16-byte row strides, 16-bit rows not a multiple of 16 bytes)
+    # 16-byte row strides, 16-bit rows not a multiple of 16 bytes); batches of 128x256 tiles on each
+    # side of PERSISTENT_GRID = 132 (2048^2: 128 tiles a matrix; 132 and 133 one-tile matrices)
     shapes = ((4, 100, 72, 200), (2, 128, 128, 64), (2, 100, 129, 64), (2, 256, 256, 64), (3, 257, 128, 64), (2, 256, 264, 64),
-              (2, 1000, 520, 136), (1, 129, 136, 264), (2, 2048, 2048, 64), (1, 512, 512, 64), (1, 512, 516, 64))
+              (2, 1000, 520, 136), (1, 129, 136, 264), (2, 2048, 2048, 64), (1, 2048, 2048, 64), (1, 512, 512, 64),
+              (1, 512, 516, 64), (132, 128, 256, 64), (133, 128, 256, 64), (133, 64, 64, 64))
     size = {"float16": 2, "bfloat16": 2, "float32": 4}
     for dtype, (batch, m, n, k), tb, pad, offset in itertools.product(DTYPES, shapes, (0, 1), (0, 4, 8), (0, 8)):
         b_dims = [batch, n, k] if tb else [batch, k, n]
@@ -337,13 +339,16 @@ def test_bmm_selection(lib):
         c = t(3, dtype, [batch, m, n], [m * (n + pad), n + pad, 1])
         aligned = offset % 16 == 0 and all(x.strides[i] * size[dtype] % 16 == 0 for x in (a, b, c) for i in (0, 1)) \
             and n * size[dtype] % 16 == 0
-        expected = launcher.select_variant(dtype, m, n, bool(tb), aligned)
+        expected = launcher.select_variant(dtype, batch, m, n, bool(tb), aligned)
         case = f"{dtype} {batch}x{m}x{n}x{k} trans_b={tb} pad={pad} offset={offset}"
         seen.add(_agree(lib, expected, "cutile_bmm", a, b, c, tb, case=case))
     # bf16 NN takes w8 128x256x64 at every size: 128x128x64 only when forced; tf32 NN 128x128x32 and
     # NT w8 128x256x32 at every size (w8 256x128x32 and NT 128x128x32 forced only).
+    # The 128x256 choices on their persistent grid (w8p) once the batch has more than 132 such tiles.
     assert seen == {"f16_nn_w8_128x128x64", "f16_nn_w8_128x256x64", "bf16_nn_w8_128x256x64", "bf16_nt_w8_128x256x64",
-                    "f16_nt_w8_128x256x64", "tf32_nn_128x128x32", "tf32_nt_w8_128x256x32", None}, sorted(map(str, seen))
+                    "f16_nt_w8_128x256x64", "tf32_nn_128x128x32", "tf32_nt_w8_128x256x32", "f16_nn_w8p_128x256x64",
+                    "bf16_nn_w8p_128x256x64", "bf16_nt_w8p_128x256x64", "f16_nt_w8p_128x256x64", "tf32_nt_w8p_128x256x32",
+                    None}, sorted(map(str, seen))
 
 
 def test_splitk_matmul_selection(lib):

@@ -63,13 +63,15 @@ def test_the_python_launcher_launches_the_declared_grid(op):
     checked = 0
     for v in spec.variants:
         for e in spec.launch_facts:
+            if not lf.applies(e, v):
+                continue
             text = lf.resolve(e["fact"], v)
             assert "shape" not in text and "BM" not in text, text
             for shape in SHAPES:
                 words, grid = python_launch(op, v, shape)
                 assert lf.holds(text, words, grid), (v.name, shape, text, grid)
                 checked += 1
-    assert checked >= len(spec.variants) * len(SHAPES)
+    assert checked >= sum(lf.applies(e, v) for v in spec.variants for e in spec.launch_facts) * len(SHAPES) > 0
 
 
 def test_resolution_follows_the_calling_convention():
@@ -116,11 +118,38 @@ def test_a_bad_launch_fact_is_a_one_line_catalog_error(tmp_path, bad, message):
     assert message in text and "analysis.json" in text and "\n" not in text
 
 
-def test_every_declared_fact_resolves_for_every_variant():
+def test_every_declared_fact_resolves_for_every_variant_it_is_stated_for():
     for spec in load_catalog():
         for v in spec.variants:
             for e in spec.launch_facts:
-                lf.check_against([e], v)
+                if lf.applies(e, v):
+                    lf.check_against([e], v)
+
+
+def test_a_fact_scoped_to_kernels_holds_for_those_only():
+    # bmm's fact bounds the one-tile kernels' grid by one batch's tiles; the persistent kernel's
+    # 1-D grid over batch x tiles breaks it, so the fact is not stated for that kernel
+    spec = load_op("reference/bmm")
+    (fact,) = spec.launch_facts
+    persistent = next(v for v in spec.variants if v.kernel == "bmm_w8_persistent")
+    one_tile = next(v for v in spec.variants if v.kernel == "bmm_w8")
+    assert lf.applies(fact, one_tile) and not lf.applies(fact, persistent)
+    words, grid = python_launch("bmm", persistent, (1025, 520, 64, 3))  # 9 x 3 tiles x 3 batches: grid 81
+    assert grid[:2] == (81, 1) and not lf.holds(lf.resolve(fact["fact"], persistent), words, grid)
+    assert lf.facts_for(spec, persistent, "x") == [] and len(lf.facts_for(spec, one_tile, "x")) == 1
+
+
+@pytest.mark.parametrize("kernels, message", [
+    ([], "non-empty list"), (["bmm_w9"], "'bmm_w9' is not a kernel of the operator"), ("bmm", "non-empty list")])
+def test_a_fact_scoped_to_an_unknown_kernel_is_a_catalog_error(tmp_path, kernels, message):
+    src = tmp_path / "reference" / "bmm"
+    shutil.copytree("reference/bmm", src)
+    data = json.loads((src / "analysis.json").read_text())
+    data["launch_facts"][0]["kernels"] = kernels
+    (src / "analysis.json").write_text(json.dumps(data))
+    with pytest.raises(CatalogError) as err:
+        load_op(src)
+    assert message in str(err.value) and "launch_facts[0]" in str(err.value)
 
 
 def test_diff_accept_states_the_files_launch_facts(tmp_path):

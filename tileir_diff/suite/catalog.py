@@ -591,10 +591,12 @@ def load_op(directory: Path | str) -> OpSpec:
     facts = ck.get(data, "launch_facts", "", list, required=False, default=[])
     from . import launch_facts as lf
     for i, e in enumerate(facts):
-        problem = lf.entry_problem(e)
+        problem = lf.entry_problem(e, sorted(kernels))
         if problem:
             ck.fail(f"launch_facts[{i}]", problem)
         for v in variants:
+            if not lf.applies(e, v):
+                continue
             try:
                 lf.check_against([e], v)
             except lf.LaunchFactError as exc:

@@ -1,8 +1,9 @@
 """Launch facts of an operator (``analysis.json`` ``launch_facts``): what both launchers
 guarantee about the grid a kernel runs on, which the IR cannot see.
 
-An entry is ``{"fact": "grid.x == cdiv(c.shape[0], BM) * cdiv(c.shape[1], BN)", "why": ...}``:
-one comparison over ``grid.x``/``grid.y``/``grid.z``, array extents ``<param>.shape[d]``, the
+An entry is ``{"fact": "grid.x == cdiv(c.shape[0], BM) * cdiv(c.shape[1], BN)", "why": ...}``,
+optionally with ``"kernels": [...]``, the kernels of the operator it is stated for (every kernel
+when absent: a persistent kernel's grid is not its one-tile sibling's): one comparison over ``grid.x``/``grid.y``/``grid.z``, array extents ``<param>.shape[d]``, the
 variant's integer constants, integers, ``+ - * // %``, ``cdiv``, ``min``, ``max``. For one
 variant it resolves to the kernel's own entry arguments (``arg11`` is ``c.shape[0]`` in the
 Python kernel's calling convention, ``tileir_diff.launch.abi.argument_words``: per array its
@@ -59,13 +60,20 @@ def resolve(fact: str, variant) -> str:
     return _NAME.sub(name, text)
 
 
+def applies(entry: Mapping[str, Any], variant) -> bool:
+    """Whether the fact ``entry`` is stated for ``variant``'s kernel (its ``kernels``, else every kernel)."""
+    kernels = entry.get("kernels")
+    return kernels is None or variant.kernel in kernels
+
+
 def facts_for(spec, variant, source: str) -> List[Tuple[str, str]]:
-    """``(resolved fact, origin)`` for the proof step (``compute_diff(..., launch=...)``); the
-    origin names the declaration and says it is an assumption the IR does not hold."""
+    """``(resolved fact, origin)`` for the proof step (``compute_diff(..., launch=...)``): the
+    facts stated for the variant's kernel; the origin names the declaration and says it is an
+    assumption the IR does not hold."""
     return [(resolve(e["fact"], variant),
              f"declared as {e['fact']} in {source} launch_facts, not in the IR; both launchers checked "
              f"against it: tests/suite/test_launch_facts.py, the Python reference launcher, and "
-             f"tests/rust/test_launch_facts_rust.py, the Rust C ABI") for e in spec.launch_facts]
+             f"tests/rust/test_launch_facts_rust.py, the Rust C ABI") for e in spec.launch_facts if applies(e, variant)]
 
 
 def holds(resolved: str, arguments: Sequence[int], grid: Sequence[int]) -> bool:
@@ -103,11 +111,19 @@ def holds(resolved: str, arguments: Sequence[int], grid: Sequence[int]) -> bool:
     return {ast.Eq: a == b, ast.Lt: a < b, ast.LtE: a <= b, ast.Gt: a > b, ast.GtE: a >= b}[type(tree.ops[0])]
 
 
-def entry_problem(entry: Any) -> Optional[str]:
-    """Why a ``launch_facts`` item is malformed (None when it is well formed)."""
-    if not isinstance(entry, dict) or set(entry) != {"fact", "why"} or not all(
+def entry_problem(entry: Any, kernels: Optional[Sequence[str]] = None) -> Optional[str]:
+    """Why a ``launch_facts`` item is malformed (None when it is well formed); ``kernels``: the
+    operator's kernel names, which an item's ``kernels`` must be among."""
+    if not isinstance(entry, dict) or not {"fact", "why"} <= set(entry) <= {"fact", "why", "kernels"} or not all(
             isinstance(entry[k], str) and entry[k] for k in ("fact", "why")):
-        return "expected an object with fact and why (non-empty strings)"
+        return "expected an object with fact and why (non-empty strings) and optionally kernels"
+    if "kernels" in entry:
+        named = entry["kernels"]
+        if not isinstance(named, list) or not named or not all(isinstance(k, str) and k for k in named):
+            return "kernels: expected a non-empty list of kernel names"
+        unknown = [k for k in named if kernels is not None and k not in kernels]
+        if unknown:
+            return f"kernels: {shown(unknown[0])} is not a kernel of the operator ({', '.join(kernels or ())})"
     return None
 
 

@@ -211,7 +211,15 @@ class Ranges:
         name = op.name
         if name == "select":
             t, f = self._known(op.operands[1]), self._known(op.operands[2]) if len(op.operands) > 2 else None
-            if t is not None and f is not None:
+            # a condition the intervals decide picks one operand: cuTile Python's floor-modulo fix-up
+            # select(r != 0 & (r < 0 ^ b < 0), r + b, r) is then r's range, not the union with r + b,
+            # whose bound may pass the type's (b a product of extents) and leave the result unknown
+            decided = known_bool(self, op.operands[0]) if f is not None else None
+            if decided is not None:
+                chosen = t if decided else f
+                if chosen is not None:
+                    self._set(out, *chosen)
+            elif t is not None and f is not None:
                 self._set(out, min(t[0], f[0]), max(t[1], f[1]))
             return
         if a is None or b is None:

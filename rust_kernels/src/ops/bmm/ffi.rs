@@ -2,10 +2,10 @@
 
 use super::{ENTRIES, OP, candidate};
 use crate::descriptor::{DType, TileirTensor, read};
-use crate::launch::{Value, blocks_yz, check_device_id, run};
+use crate::launch::{Value, blocks, blocks_yz, check_device_id, run};
 use crate::ops::matmul::ffi::{gemm_grid, pick_gemm};
-use crate::status::{Status, fail, guard};
-use crate::variant::{check_disjoint, check_rank, check_same_dtype};
+use crate::status::{Result, Status, fail, guard};
+use crate::variant::{Variant, check_disjoint, check_rank, check_same_dtype};
 
 /// c[z] = a[z] @ op(b[z]) for every batch z, f32 accumulation (f32 operands rounded to tf32).
 /// a is (B, M, K); b is (B, K, N), or stored (B, N, K) with trans_b = 1; c is (B, M, N). Unit
@@ -55,16 +55,31 @@ pub unsafe extern "C" fn cutile_bmm(
                 format!("a: bmm takes float16, bfloat16 or float32, got {}", a.dtype.torch_name()),
             );
         }
-        let options: Vec<_> = candidate(a.dtype, trans_b == 1, m, n).into_iter().collect();
+        let options: Vec<_> = candidate(a.dtype, trans_b == 1, batch, m, n).into_iter().collect();
         let tensors = [&a, &b, &c];
         let what = format!("{} bmm", a.dtype.torch_name());
         let v = pick_gemm(OP, &ENTRIES, &tensors, options, &[("TRANS_B", trans_b)], what)?;
         if batch == 0 {
             return Ok(());
         }
-        let Some((tiles, _, _)) = gemm_grid(v, m, n, k)? else { return Ok(()) };
-        // grid.y is the batch (one block row per matrix).
-        let grid = (tiles, blocks_yz(batch, 1)?, 1);
+        let Some(grid) = bmm_grid(v, batch, m, n, k)? else { return Ok(()) };
         run(v, &[Value::Tensor(&a), Value::Tensor(&b), Value::Tensor(&c)], grid, device, stream)
     })
+}
+
+/// The one-tile kernels: grid.x walks one batch's BMxBN tiles, grid.y is the batch (one block row
+/// per matrix). The persistent kernel (a NUM_BLOCKS generic): a 1-D grid of min(NUM_BLOCKS,
+/// B * tiles) blocks looping over batch x tiles (the reference's grid).
+fn bmm_grid(v: &Variant, batch: i64, m: i64, n: i64, k: i64) -> Result<Option<(u32, u32, u32)>> {
+    if !v.generic_names.contains(&"NUM_BLOCKS") {
+        let Some((tiles, _, _)) = gemm_grid(v, m, n, k)? else { return Ok(None) };
+        return Ok(Some((tiles, blocks_yz(batch, 1)?, 1)));
+    }
+    // gemm_grid's checks (empty M or N, K = 0) with the cap left to this product
+    if gemm_grid(v, m, n, k)?.is_none() {
+        return Ok(None);
+    }
+    let tiles = blocks(m, v.constant("BM"))? as u64 * blocks(n, v.constant("BN"))? as u64;
+    let grid = (batch as u64).saturating_mul(tiles).min(v.constant("NUM_BLOCKS") as u64);
+    Ok(Some((grid as u32, 1, 1)))
 }
