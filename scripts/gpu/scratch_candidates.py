@@ -181,11 +181,8 @@ CANDIDATES = {
         # session 25: two-CTA clusters (as for matmul above)
         + [(f"x_bf16_nn_w8c2_{bm}x{bn}x64", "bf16_nn_w8_128x256x64", {"BM": bm, "BN": bn}, {"num_ctas": 2})
            for bm, bn in ((256, 256), (256, 128))]
-        # session 28: matmul's persistent grid (2.3-3.6 % for its 16-bit tiles) for bmm's 16-bit w8
-        # kernels at 0.945x cuBLAS (candidate_kernels/bmm.py: the (batch, tile) pairs on one grid axis)
-        + [(f"x28_{base}_p1", base, {"NUM_BLOCKS": 132}, {},
-            {"kernel": "bmm_w8_persistent", "grid": ["min(NUM_BLOCKS, B * cdiv(M, BM) * cdiv(N, BN))", 1, 1]})
-           for base in ("f16_nn_w8_128x256x64", "bf16_nn_w8_128x256x64", "bf16_nt_w8_128x256x64")]
+        # session 28's persistent candidates (x28_*_p1: 0.923-0.936 of the one-tile time) are the
+        # reference's bmm_w8_persistent since session 29
         # session 26: bmm tf32 NT ran at 0.515x cuBLAS where matmul's tf32 NT runs at 0.963x: bmm's
         # SASS rounded the f32 tiles to tf32 in registers (48 F2FP.TF32 + 64 STS.64 in w8
         # 128x256x32), matmul's not (the wgmma reads them as tf32). The cast before the reshape,

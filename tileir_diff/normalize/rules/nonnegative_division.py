@@ -66,7 +66,9 @@ class NonnegativeDivision(Rule):
     fix-up ``select`` is replaced by the ``remi`` result, and its now unused condition ops and
     ``addi`` are removed. Non-negative is decided by signed integer intervals
     (normalize/rules/_ranges.py): constants, block ids, grid sizes, loop induction variables,
-    ``assume bounded<lb, ?>`` facts (the program asserts them), and no-wrap arithmetic.
+    ``assume bounded<lb, ?>`` facts (the program asserts them), no-wrap arithmetic, and a
+    ``select`` whose condition the intervals decide (the operand it picks: so a floor modulo of a
+    floor modulo, whose inner fix-up's ``r + b`` may pass the type's bound, is seen non-negative).
 
     Why meaning is kept: for a ≥ 0 and b > 0, floor(a / b) = trunc(a / b) and the truncating
     remainder is already ≥ 0, so the fix-up condition is false; b = 0 is undefined either way.

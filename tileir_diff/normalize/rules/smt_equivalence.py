@@ -122,8 +122,9 @@ class SmtEquivalence(Rule):
     narrowed id is proven, and the narrowing's flag stays the one stated assumption.
 
     **Launch facts are assumptions the IR cannot see.** The suite states each operator's
-    ``launch_facts`` from ``analysis.json`` (matmul, bmm: ``grid.x == cdiv(c.shape[0], BM) *
-    cdiv(c.shape[1], BN)``, resolved to the kernel's arguments, ``grid.x == cdiv(arg11, 128) *
+    ``launch_facts`` from ``analysis.json`` (matmul: ``grid.x <= cdiv(c.shape[0], BM) *
+    cdiv(c.shape[1], BN)``; bmm, stated for its one-tile kernels only: ``grid.x ==
+    cdiv(c.shape[1], BM) * cdiv(c.shape[2], BN)``), resolved to the kernel's arguments, ``grid.x == cdiv(arg11, 128) *
     cdiv(arg12, 128)``); the fact's name in ``proofs[].assumptions`` says "launch fact, declared
     ... in analysis.json launch_facts, not in the IR; both launchers checked against it"
     (tests/suite/test_launch_facts.py: the Python reference launcher; tests/rust/
