@@ -79,9 +79,9 @@ bmm_w8 = ct.kernel(_bmm, num_worker_warps=8)
 # bmm_w8 on a persistent grid (matmul_w8_persistent's form, reference/matmul/kernel.py): a 1-D grid of at
 # most NUM_BLOCKS blocks (132, one an SM of the H100 and H200), each looping over the (batch, tile) pairs
 # t = bid, bid + grid, ... of all B * tiles output tiles, batch-major and within a batch in GROUP_M order.
-# Measured on the H100 (scripts/gpu/ab_variants.py through scratch_candidates.py, interleaved, B=16,
-# 2048^3, docs/results/tuning.md session 28): f16 NN 0.936, bf16 NN 0.923, bf16 NT 0.927 of the one-tile
-# bmm_w8 kernels' time. NUM_BLOCKS is read by the grid only (the loop steps by ct.num_blocks), so a
+# Measured on the H100 (scripts/gpu/ab_variants.py, interleaved, B=16 at 16 bits and 8 at tf32, 2048^3,
+# docs/results/tuning.md session 29): f16 NN 0.933, bf16 NN 0.930, f16 NT 0.930, bf16 NT 0.927, tf32 NT
+# 0.960 of the one-tile bmm_w8 kernels' time. NUM_BLOCKS is read by the grid only (the loop steps by ct.num_blocks), so a
 # launch with any grid covers every tile; the store's token is carried from one tile's store to the next.
 @ct.kernel(num_worker_warps=8)
 def bmm_w8_persistent(a, b, c, BM: ConstInt, BN: ConstInt, BK: ConstInt, GROUP_M: ConstInt, TRANS_B: ConstBool,
@@ -133,7 +133,8 @@ def select_variant(dtype: str, batch: int, m: int, n: int, trans_b: bool, aligne
     vs 445-451 us for 128x128x32 at 2048^3, 1.00-1.05x faster below). The Rust library's cutile_bmm
     chooses the same (tests/rust/test_selection.py). Session 29: every 128x256 w8 choice runs on its
     persistent grid (w8p) once the batch has more than PERSISTENT_GRID output tiles in all (B=16,
-    2048^3 on the H100, interleaved: 6.4-7.7 % faster for f16 NN, bf16 NN and NT)."""
+    2048^3 on the H100, interleaved: 6.7-7.3 % faster at 16 bits, 4.0 % for tf32 NT; the grid: fastest
+    at every case past 132 tiles, 1.02-1.04x slower than w8 at 128 tiles, 1.06-1.09x at 64)."""
     if not aligned:
         return None
     small = m <= SMALL_MN and n <= SMALL_MN
