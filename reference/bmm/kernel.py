@@ -134,7 +134,9 @@ def select_variant(dtype: str, batch: int, m: int, n: int, trans_b: bool, aligne
     chooses the same (tests/rust/test_selection.py). Session 29: every 128x256 w8 choice runs on its
     persistent grid (w8p) once the batch has more than PERSISTENT_GRID output tiles in all (B=16,
     2048^3 on the H100, interleaved: 6.7-7.3 % faster at 16 bits, 4.0 % for tf32 NT; the grid: fastest
-    at every case past 132 tiles, 1.02-1.04x slower than w8 at 128 tiles, 1.06-1.09x at 64)."""
+    at every case past 132 tiles, 1.02-1.04x slower than w8 at 128 tiles, 1.06-1.09x at 64). Small bf16
+    matrices (m, n <= SMALL_MN) take the one-warpgroup 128x128x64 since session 29 (B=64 at 128^3, both
+    passes: 8.6-9.0 vs 9.5-9.8 us for w8 128x256x64, NN and NT)."""
     if not aligned:
         return None
     small = m <= SMALL_MN and n <= SMALL_MN
@@ -146,6 +148,8 @@ def select_variant(dtype: str, batch: int, m: int, n: int, trans_b: bool, aligne
             return f"f16_nt_{w8}_128x256x64"
         return "f16_nn_w8_128x128x64" if small else f"f16_nn_{w8}_128x256x64"
     if dtype == "bfloat16":
+        if small:  # one warpgroup's 128x128 tile (the grid, B=64 at 128^3: 1.09-1.10x faster than w8 128x256)
+            return "bf16_nt_128x128x64" if trans_b else "bf16_nn_128x128x64"
         return f"bf16_nt_{w8}_128x256x64" if trans_b else f"bf16_nn_{w8}_128x256x64"
     if dtype == "float32":
         if trans_b:

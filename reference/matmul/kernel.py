@@ -206,16 +206,19 @@ def select_variant(dtype: str, m: int, n: int, trans_a: bool, trans_b: bool, ali
     return f"{prefix}_{layout}_128x128x64"
 
 
-def select_fp8_variant(out_dtype: str, trans_a: bool, trans_b: bool) -> str | None:
-    """The fp8 launcher's choice (its variants take row strides of 16 bytes and a c of N a multiple
-    of 8; the caller checks the layout): e4m3 a (M, K) and b stored (N, K) only, on 128x128x128 with
-    two consumer warpgroups (1048 us vs 1286 us on one and 22497 us at 128x256x128, whose
-    accumulator spills, f16 out at 8192^3 on the H200), on its persistent grid (w8p: 9.1 % faster
-    than w8 at 8192^3 on the H100, interleaved; 1.08x slower at 1024^3, 64 tiles: it takes no sizes)."""
+def select_fp8_variant(out_dtype: str, m: int, n: int, trans_a: bool, trans_b: bool) -> str | None:
+    """The fp8 launcher's choice for c (m, n) (its variants take row strides of 16 bytes and a c of N
+    a multiple of 8; the caller checks the layout): e4m3 a (M, K) and b stored (N, K) only, on
+    128x128x128 with two consumer warpgroups (1048 us vs 1286 us on one and 22497 us at 128x256x128,
+    whose accumulator spills, f16 out at 8192^3 on the H200), on its persistent grid (w8p: 9.1 %
+    faster than w8 at 8192^3 on the H100, interleaved) once the output has more than PERSISTENT_GRID
+    128x128 tiles; the one-tile w8 below (the grid, H100: 10.9 vs 11.8 us f16 out and 9.7 vs 10.5 us
+    bf16 out at 1024^3, 64 tiles; since session 29: before, w8p at every size)."""
     prefix = {"float16": "f16", "bfloat16": "bf16"}.get(out_dtype)
     if prefix is None or trans_a or not trans_b:
         return None
-    return f"fp8e4m3_{prefix}_nt_w8p_128x128x128"
+    w8 = "w8p" if -(-m // 128) * -(-n // 128) > PERSISTENT_GRID else "w8"
+    return f"fp8e4m3_{prefix}_nt_{w8}_128x128x128"
 
 
 # matmul_fp8_w8 with num_ctas=2: the block is a two-CTA cluster (the cubin's

@@ -1281,7 +1281,12 @@ fn bmm_structure() {
         // One K loop; the persistent kernel (a NUM_BLOCKS generic) nests it in its loop over batch x
         // tiles, whose store's token that loop carries (as cuTile Python orders those stores).
         let persistent = v.generic_names.contains(&"NUM_BLOCKS");
-        assert_eq!((loads(text), stores(text), for_loops(text)), (2, 1, 1 + persistent as usize), "{}: one K loop", v.name);
+        assert_eq!(
+            (loads(text), stores(text), for_loops(text)),
+            (2, 1, 1 + persistent as usize),
+            "{}: one K loop",
+            v.name
+        );
         if persistent {
             let tile_loop = text.lines().find(|l| l.contains("for ")).unwrap_or_default();
             assert!(tile_loop.contains("token"), "{}: the tile loop carries the store's token: {tile_loop}", v.name);

@@ -354,11 +354,11 @@ def _matmul_applicable(variant, case) -> bool:
 
 
 def _matmul_fp8_cases():
-    """select_fp8_variant(out_dtype, trans_a, trans_b): e4m3 A (M, K), B (N, K) only; 1024^3,
-    4096^3 and 8192^3 (64 + 64 + 128 MiB at f16 out)."""
+    """select_fp8_variant(out_dtype, m, n, trans_a, trans_b): e4m3 A (M, K), B (N, K) only; 1024^3
+    (64 tiles of 128x128: the one-tile grid), 4096^3 and 8192^3 (64 + 64 + 128 MiB at f16 out)."""
     for out_dtype in ("float16", "bfloat16"):
         for size in (1024, 4096, 8192):
-            yield {"args": [out_dtype, False, True], "shape": {"M": size, "N": size, "K": size},
+            yield {"args": [out_dtype, size, size, False, True], "shape": {"M": size, "N": size, "K": size},
                    "dtype": out_dtype}
 
 

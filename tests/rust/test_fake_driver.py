@@ -158,8 +158,9 @@ def test_scalar_arguments_are_f32_bits(fake_driver, library_with_fake_cubins, tm
     # 16 x 16 tiles: the persistent kernel's grid stops at NUM_BLOCKS = 132 blocks (each loops)
     assert "grid=132,1,1" in big
     # The launcher's picks here: f32 rows of an even length one per block (`_a2_fast_m1_n1024`, the
-    # occupancy-16 `_fast` kernel) and matmul_fp8_w8 on its persistent grid.
+    # occupancy-16 `_fast` kernel), matmul_fp8_w8 for 6 tiles and on its persistent grid for 256.
     assert "function rms_norm_fwd_fast_o16_entry" in log and "function matmul_fp8_w8_persistent_entry" in log
+    assert "function matmul_fp8_w8_entry" in log
     assert "function rms_norm_fwd_entry" not in log
 
 
@@ -820,7 +821,7 @@ def test_bmm_launches_the_batch_on_grid_y(fake_driver, library_with_fake_cubins,
         # 3 batches of 1000 x 520 x 64 f16: w8 128x256x64; a batch-interleaved a (batch stride K).
         call("cutile_bmm", T({X}, [3, 1000, 64], "float16", [64, 192, 1]), T({Y}, [3, 64, 520], "float16"),
              T({Z}, [3, 1000, 520], "float16"), 0, 0, {STREAM}, nparams=21)
-        # bf16 with b stored (B, N, K): w8 128x256x64 at every size.
+        # bf16 with b stored (B, N, K), a small matrix (M, N <= 128): one warpgroup, 128x128x64.
         call("cutile_bmm", T({X}, [2, 100, 200], "bfloat16"), T({Y}, [2, 72, 200], "bfloat16"),
              T({Z}, [2, 100, 72], "bfloat16"), 1, 0, 0, nparams=21)
         # small f32 matrices (tf32): one warpgroup, 128x128x32.
@@ -828,7 +829,7 @@ def test_bmm_launches_the_batch_on_grid_y(fake_driver, library_with_fake_cubins,
              T({Z}, [2, 100, 72], "float32"), 0, 0, 0, nparams=21)
     """, tmp_path)
     assert codes == [0, 0, 0]
-    assert images(log) == ["f16_nn_w8_128x256x64", "bf16_nt_w8_128x256x64", "tf32_nn_128x128x32"]
+    assert images(log) == ["f16_nn_w8_128x256x64", "bf16_nt_128x128x64", "tf32_nn_128x128x32"]
     wide, nt, small = launches(log)
     assert f"grid=24,3,1 block=1,1,1 shared=0 stream=0x{STREAM:x}" in wide  # cdiv(1000, 128) * cdiv(520, 256), B
     assert params(wide) == [X, 3, 1000, 64, 64, 192, 1, Y, 3, 64, 520, 64 * 520, 520, 1,

@@ -272,12 +272,15 @@ def test_matmul_selection(lib):
 def test_matmul_fp8_selection(lib):
     launcher = _launcher("matmul")
     seen = set()
-    for out_dtype, ta, tb in itertools.product(("float16", "bfloat16", "float32"), (0, 1), (0, 1)):
-        arrays = _gemm_operands("float8_e4m3fn", out_dtype, 4096, 4096, 512, ta, tb, 0, 0)
-        expected = launcher.select_fp8_variant(out_dtype, bool(ta), bool(tb))
+    # outputs of 64, 132, 133 and 1,024 tiles of 128x128: the persistent grid past 132 (PERSISTENT_GRID)
+    for (m, n), out_dtype, ta, tb in itertools.product(((1024, 1024), (1408, 1536), (1408, 1544), (4096, 4096)),
+                                                       ("float16", "bfloat16", "float32"), (0, 1), (0, 1)):
+        arrays = _gemm_operands("float8_e4m3fn", out_dtype, m, n, 512, ta, tb, 0, 0)
+        expected = launcher.select_fp8_variant(out_dtype, m, n, bool(ta), bool(tb))
         seen.add(_agree(lib, expected, "cutile_matmul_fp8", *arrays, ctypes.c_float(1.0), ctypes.c_float(1.0), ta, tb,
-                        case=f"{out_dtype} trans=({ta},{tb})"))
-    assert {"fp8e4m3_f16_nt_w8p_128x128x128", "fp8e4m3_bf16_nt_w8p_128x128x128", None} <= seen
+                        case=f"{out_dtype} {m}x{n} trans=({ta},{tb})"))
+    assert seen == {"fp8e4m3_f16_nt_w8p_128x128x128", "fp8e4m3_bf16_nt_w8p_128x128x128", "fp8e4m3_f16_nt_w8_128x128x128",
+                    "fp8e4m3_bf16_nt_w8_128x128x128", None}, sorted(map(str, seen))
 
 
 def test_rope_selection(lib):
@@ -342,10 +345,11 @@ def test_bmm_selection(lib):
         expected = launcher.select_variant(dtype, batch, m, n, bool(tb), aligned)
         case = f"{dtype} {batch}x{m}x{n}x{k} trans_b={tb} pad={pad} offset={offset}"
         seen.add(_agree(lib, expected, "cutile_bmm", a, b, c, tb, case=case))
-    # bf16 NN takes w8 128x256x64 at every size: 128x128x64 only when forced; tf32 NN 128x128x32 and
+    # bf16 takes w8 128x256x64 above 128x128 matrices, 128x128x64 at or below; tf32 NN 128x128x32 and
     # NT w8 128x256x32 at every size (w8 256x128x32 and NT 128x128x32 forced only).
     # The 128x256 choices on their persistent grid (w8p) once the batch has more than 132 such tiles.
     assert seen == {"f16_nn_w8_128x128x64", "f16_nn_w8_128x256x64", "bf16_nn_w8_128x256x64", "bf16_nt_w8_128x256x64",
+                    "bf16_nn_128x128x64", "bf16_nt_128x128x64",
                     "f16_nt_w8_128x256x64", "tf32_nn_128x128x32", "tf32_nt_w8_128x256x32", "f16_nn_w8p_128x256x64",
                     "bf16_nn_w8p_128x256x64", "bf16_nt_w8p_128x256x64", "f16_nt_w8p_128x256x64", "tf32_nt_w8p_128x256x32",
                     None}, sorted(map(str, seen))

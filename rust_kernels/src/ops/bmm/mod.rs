@@ -146,7 +146,8 @@ pub const PERSISTENT_GRID: i64 = 132;
 /// The candidate for (dtype, trans_b, batch, M, N), the rule of `select_variant` in
 /// reference/bmm/kernel.py, measured on the GPU (scripts/gpu/bench_selection.py,
 /// docs/results/selection.json): f16 NN takes w8 128x256x64, small f16 matrices (M, N <= 128)
-/// w8 128x128x64; bf16 NN w8 128x256x64 at every size; f16 and bf16 NT w8 128x256x64; f32
+/// w8 128x128x64; bf16 NN and NT w8 128x256x64, small bf16 matrices the one-warpgroup
+/// 128x128x64; f16 NT w8 128x256x64; f32
 /// (tf32) NN 128x128x32, NT w8 128x256x32; each 128x256 choice on its persistent grid (w8p) once
 /// the batch has more than PERSISTENT_GRID of those tiles in all.
 pub fn candidate(dtype: DType, trans_b: bool, batch: i64, m: i64, n: i64) -> Option<&'static Variant> {
@@ -158,8 +159,10 @@ pub fn candidate(dtype: DType, trans_b: bool, batch: i64, m: i64, n: i64) -> Opt
         (DType::F16, false) => Some(&F16_NN_W8_128X256X64),
         (DType::F16, true) if persistent => Some(&F16_NT_W8P_128X256X64),
         (DType::F16, true) => Some(&F16_NT_W8_128X256X64),
+        (DType::BF16, false) if small => Some(&BF16_NN_128X128X64),
         (DType::BF16, false) if persistent => Some(&BF16_NN_W8P_128X256X64),
         (DType::BF16, false) => Some(&BF16_NN_W8_128X256X64),
+        (DType::BF16, true) if small => Some(&BF16_NT_128X128X64),
         (DType::BF16, true) if persistent => Some(&BF16_NT_W8P_128X256X64),
         (DType::BF16, true) => Some(&BF16_NT_W8_128X256X64),
         (DType::F32, false) => Some(&TF32_NN_128X128X32),

@@ -153,7 +153,7 @@ pub unsafe extern "C" fn cutile_matmul_fp8(
         if !scale_a.is_finite() || !scale_b.is_finite() {
             return fail(Status::InvalidArgument, format!("scale_a = {scale_a}, scale_b = {scale_b}: must be finite"));
         }
-        let options = fp8_candidates(c.dtype, trans_a == 1, trans_b == 1);
+        let options = fp8_candidates(c.dtype, trans_a == 1, trans_b == 1, m, n);
         let tensors = [&a, &b, &c];
         let what = format!("fp8 matmul to {}", c.dtype.torch_name());
         let v = pick_gemm(OP, &FP8_ENTRIES, &tensors, options, &[("TRANS_A", trans_a), ("TRANS_B", trans_b)], what)?;

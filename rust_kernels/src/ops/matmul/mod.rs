@@ -319,14 +319,19 @@ pub static FP8E4M3_BF16_NT_W8C2_128X256X128: Variant = variant_fp8_of(
     &fp8(DType::BF16),
 );
 
-/// fp8 candidates: only the (M, K) x (N, K) layout Hopper's fp8 MMA wants, on the
+/// fp8 candidates for c (M, N): only the (M, K) x (N, K) layout Hopper's fp8 MMA wants, on the
 /// 128x128x128 tile with two consumer warpgroups (measured fastest at 8192^3: 1048 us vs
 /// 1286 us on one warpgroup and 22497 us at 128x256x128, whose accumulator spills; f16 out),
-/// on its persistent grid (9.1 % faster than one tile a block at 8192^3, bf16 out, H100).
-pub fn fp8_candidates(out: DType, trans_a: bool, trans_b: bool) -> Vec<&'static Variant> {
+/// on its persistent grid (9.1 % faster than one tile a block at 8192^3, bf16 out, H100) once
+/// the output has more than PERSISTENT_GRID 128x128 tiles, the one-tile w8 below (1.08x faster
+/// at 1024^3): `select_fp8_variant` in reference/matmul/kernel.py.
+pub fn fp8_candidates(out: DType, trans_a: bool, trans_b: bool, m: i64, n: i64) -> Vec<&'static Variant> {
+    let persistent = (m + 127) / 128 * ((n + 127) / 128) > PERSISTENT_GRID;
     match (out, trans_a, trans_b) {
-        (DType::F16, false, true) => vec![&FP8E4M3_F16_NT_W8P_128X128X128],
-        (DType::BF16, false, true) => vec![&FP8E4M3_BF16_NT_W8P_128X128X128],
+        (DType::F16, false, true) if persistent => vec![&FP8E4M3_F16_NT_W8P_128X128X128],
+        (DType::F16, false, true) => vec![&FP8E4M3_F16_NT_W8_128X128X128],
+        (DType::BF16, false, true) if persistent => vec![&FP8E4M3_BF16_NT_W8P_128X128X128],
+        (DType::BF16, false, true) => vec![&FP8E4M3_BF16_NT_W8_128X128X128],
         _ => vec![],
     }
 }
