@@ -1118,7 +1118,15 @@ fn bmm_validation() {
     let bf = |t: &TileirTensor| TileirTensor { dtype: DType::BF16 as i32, ..*t };
     let b_t = tensor(addr(2), DType::BF16, &[batch, n, k]);
     assert!(passed_validation(call(&bf(&a), &b_t, &bf(&c), 1)), "{}", last_error());
-    assert_eq!(selected(), "bf16_nt_w8_128x256x64");
+    assert_eq!(selected(), "bf16_nt_128x128x64", "small bf16 matrices: one warpgroup");
+    // 40 batches of 512 x 512 (8 tiles of 128x256 each, 320 in all): the persistent grid
+    let many = [tensor(addr(1), DType::F16, &[40, 512, 64]), tensor(addr(2), DType::F16, &[40, 64, 512])];
+    assert!(
+        passed_validation(call(&many[0], &many[1], &tensor(addr(3), DType::F16, &[40, 512, 512]), 0)),
+        "{}",
+        last_error()
+    );
+    assert_eq!(selected(), "f16_nn_w8p_128x256x64");
     // f16 and f32 (tf32) with b stored (B, N, K); a flag other than 0/1 is invalid.
     let b_t16 = tensor(addr(2), DType::F16, &[batch, n, k]);
     assert!(passed_validation(call(&a, &b_t16, &c, 1)), "{}", last_error());
