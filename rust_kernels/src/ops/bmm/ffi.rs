@@ -2,7 +2,7 @@
 
 use super::{ENTRIES, OP, candidate};
 use crate::descriptor::{DType, TileirTensor, read};
-use crate::launch::{Value, blocks, blocks_yz, check_device_id, run};
+use crate::launch::{Value, blocks_yz, check_device_id, run};
 use crate::ops::matmul::ffi::{gemm_grid, pick_gemm};
 use crate::status::{Result, Status, fail, guard};
 use crate::variant::{Variant, check_disjoint, check_rank, check_same_dtype};
@@ -71,15 +71,9 @@ pub unsafe extern "C" fn cutile_bmm(
 /// per matrix). The persistent kernel (a NUM_BLOCKS generic): a 1-D grid of min(NUM_BLOCKS,
 /// B * tiles) blocks looping over batch x tiles (the reference's grid).
 fn bmm_grid(v: &Variant, batch: i64, m: i64, n: i64, k: i64) -> Result<Option<(u32, u32, u32)>> {
-    if !v.generic_names.contains(&"NUM_BLOCKS") {
-        let Some((tiles, _, _)) = gemm_grid(v, m, n, k)? else { return Ok(None) };
-        return Ok(Some((tiles, blocks_yz(batch, 1)?, 1)));
+    if v.generic_names.contains(&"NUM_BLOCKS") {
+        return gemm_grid(v, batch, m, n, k);
     }
-    // gemm_grid's checks (empty M or N, K = 0) with the cap left to this product
-    if gemm_grid(v, m, n, k)?.is_none() {
-        return Ok(None);
-    }
-    let tiles = blocks(m, v.constant("BM"))? as u64 * blocks(n, v.constant("BN"))? as u64;
-    let grid = (batch as u64).saturating_mul(tiles).min(v.constant("NUM_BLOCKS") as u64);
-    Ok(Some((grid as u32, 1, 1)))
+    let Some((tiles, _, _)) = gemm_grid(v, 1, m, n, k)? else { return Ok(None) };
+    Ok(Some((tiles, blocks_yz(batch, 1)?, 1)))
 }

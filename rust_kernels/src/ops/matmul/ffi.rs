@@ -48,18 +48,20 @@ pub(crate) fn pick_gemm(
     pick(op, entries, tensors, || select(&options, tensors))
 }
 
-/// One block per BMxBN tile of c, or for a persistent variant (a NUM_BLOCKS generic) at most
-/// NUM_BLOCKS blocks that loop over the tiles (the reference's grid `min(NUM_BLOCKS, tiles)`).
-/// An empty c needs no launch; K = 0 is rejected: the K loop would not run and the kernel is not
-/// the place to define an empty product.
-pub(crate) fn gemm_grid(v: &Variant, m: i64, n: i64, k: i64) -> Result<Option<(u32, u32, u32)>> {
+/// One block per BMxBN tile of `matrices` M x N outputs (1 for matmul; bmm's persistent kernel
+/// covers every batch), or for a persistent variant (a NUM_BLOCKS generic) at most NUM_BLOCKS
+/// blocks that loop over those tiles (the reference's grid `min(NUM_BLOCKS, tiles)`). An empty c
+/// needs no launch; K = 0 is rejected: the K loop would not run and the kernel is not the place
+/// to define an empty product.
+pub(crate) fn gemm_grid(v: &Variant, matrices: i64, m: i64, n: i64, k: i64) -> Result<Option<(u32, u32, u32)>> {
     if m == 0 || n == 0 {
         return Ok(None);
     }
     if k == 0 {
         return fail(Status::UnsupportedShape, "K = 0: empty inner dimension");
     }
-    let mut tiles = blocks(m, v.constant("BM"))? as u64 * blocks(n, v.constant("BN"))? as u64;
+    let mut tiles =
+        (matrices as u64).saturating_mul(blocks(m, v.constant("BM"))? as u64 * blocks(n, v.constant("BN"))? as u64);
     if v.generic_names.contains(&"NUM_BLOCKS") {
         tiles = tiles.min(v.constant("NUM_BLOCKS") as u64);
     }
@@ -108,7 +110,7 @@ pub unsafe extern "C" fn cutile_matmul(
         let tensors = [&a, &b, &c];
         let flags = [("TRANS_A", trans_a), ("TRANS_B", trans_b)];
         let v = pick_gemm(OP, &MATMUL_ENTRIES, &tensors, options, &flags, format!("{} matmul", a.dtype.torch_name()))?;
-        let Some(grid) = gemm_grid(v, m, n, k)? else { return Ok(()) };
+        let Some(grid) = gemm_grid(v, 1, m, n, k)? else { return Ok(()) };
         run(v, &[Value::Tensor(&a), Value::Tensor(&b), Value::Tensor(&c)], grid, device, stream)
     })
 }
@@ -157,7 +159,7 @@ pub unsafe extern "C" fn cutile_matmul_fp8(
         let tensors = [&a, &b, &c];
         let what = format!("fp8 matmul to {}", c.dtype.torch_name());
         let v = pick_gemm(OP, &FP8_ENTRIES, &tensors, options, &[("TRANS_A", trans_a), ("TRANS_B", trans_b)], what)?;
-        let Some(grid) = gemm_grid(v, m, n, k)? else { return Ok(()) };
+        let Some(grid) = gemm_grid(v, 1, m, n, k)? else { return Ok(()) };
         let values =
             [Value::Tensor(&a), Value::Tensor(&b), Value::Tensor(&c), Value::F32(scale_a), Value::F32(scale_b)];
         run(v, &values, grid, device, stream)
