@@ -206,6 +206,32 @@ CANDIDATES = {
 # epilogues do. The launched GEMMs with that contract on c (session 26, adopted), and (session 27) the
 # other kernels that write an MMA result: split-K's f32 partial slabs and its reduce (which reads them
 # and writes c), group_gemm's c, fused_moe's out and flash attention's o (last dimension D):
+# Session 30: load latency hints (Tile IR optimization_hints.latency, never tried before) on the
+# split-K partial's operand loads and flash attention's K/V loads, and ftz exp2 in flash attention
+# (candidate_kernels/<op>.py): split-K 0.901x cuBLAS (H200), flash attention 0.972x SDPA (H100)
+S30 = {
+    "splitk_matmul": (["partial_bf16_64x128x64", "reduce_bf16_4x256"],
+                      [(f"x30_partial_bf16_64x128x{bk}_l{la}_{lb}", "partial_bf16_64x128x64",
+                        {"BK": bk, "LAT_A": la, "LAT_B": lb}, {}, {"kernel": "splitk_partial_lat"})
+                       for bk, la, lb in ((64, 2, 2), (64, 4, 4), (64, 6, 6), (64, 8, 8), (64, 10, 10),
+                                          (64, 2, 8), (128, 4, 4), (128, 8, 8))]
+                      # the reduce with its S slabs' loads in flight together (SP slabs a load)
+                      + [(f"x30_reduce_bf16_c{sp}_{tm}x{tn}" + ("_tma" if tma else ""), "reduce_bf16_4x256",
+                          {"SP": sp, "TM": tm, "TN": tn, "TMA": tma}, {}, {"kernel": "splitk_reduce_chunked"})
+                         for sp, tm, tn, tma in ((4, 4, 256, False), (2, 4, 256, False), (4, 2, 256, False),
+                                                 (4, 8, 256, False), (4, 4, 128, False), (8, 4, 256, False),
+                                                 (4, 4, 256, True))]),
+    "flash_attention": (["bf16_d128_noncausal_gqa8_w8_bn128"],
+                        [(f"x30_bf16_gqa8_k{lk}_v{lv}" + ("_ftz" if ftz else ""), "bf16_d128_noncausal_gqa8_w8_bn128",
+                          {"LAT_K": lk, "LAT_V": lv, "FTZ": ftz}, {}, {"kernel": "flash_attention_hinted_w8"})
+                         for lk, lv, ftz in ((0, 0, True), (0, 0, False), (2, 2, False), (2, 4, False),
+                                             (4, 4, False), (8, 8, False), (2, 4, True), (4, 4, True))]),
+}
+for _op, (_bases, _cands) in S30.items():
+    _kept, _old = CANDIDATES.get(_op, ([], []))
+    CANDIDATES[_op] = (_kept + [b for b in _bases if b not in _kept], _old + _cands)
+
+
 def _epilogue_candidates(tag: str, bases: list[str], contract: dict[str, list[int]]) -> list:
     return [(f"{tag}_{base}_n8", base, {}, {}, {"param_overrides": {
         name: {"shape_divisible_by": div} for name, div in contract.items()}}) for base in bases]
