@@ -226,6 +226,11 @@ S30 = {
                           {"LAT_K": lk, "LAT_V": lv, "FTZ": ftz}, {}, {"kernel": "flash_attention_hinted_w8"})
                          for lk, lv, ftz in ((0, 0, True), (0, 0, False), (2, 2, False), (2, 4, False),
                                              (4, 4, False), (8, 8, False), (2, 4, True), (4, 4, True))]),
+    "flash_decode": (["tp_bf16_d128_g4_bn128"],
+                     [(f"x30_tp_bf16_d128_g4_bn128_l{lk}_{lv}" + ("_o2" if o2 else ""), "tp_bf16_d128_g4_bn128",
+                       {"LAT_K": lk, "LAT_V": lv}, {},
+                       {"kernel": "flash_decode_partial_tp_lat" + ("_o2" if o2 else "")})
+                      for lk, lv, o2 in ((2, 2, False), (4, 4, False), (8, 8, False), (2, 2, True), (4, 4, True))]),
 }
 for _op, (_bases, _cands) in S30.items():
     _kept, _old = CANDIDATES.get(_op, ([], []))
