@@ -14,6 +14,12 @@ inputs (a candidate differs in constants, hints or contract, not in its paramete
 ``--cubin-root`` takes the base's cubin from another build: a scratch root's candidate against the
 committed build, or ``--pair V:V`` for one variant's cubin before and after a change.
 
+``--pair BASE:torch`` times the variant against what a user would call instead (ref.torch_baseline:
+cuBLAS, SDPA, eager torch) in the same interleaved rounds: a goal figure for a compute-bound kernel
+whose sequential baseline moves with the clock (session 30: SDPA read 1,661 and 2,091 us in two rows
+of one committed run for the same call). The baseline may launch kernels of any name, so both sides
+of such a pair are timed by CUDA events around each launch (L2 flushed before each), not CUPTI.
+
 Prints, per pair, the median device time of each side, the ratio candidate / base per round and over
 all rounds, and writes DIR/ab_variants.json.
 """
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import functools
 import importlib.util
 import json
 import statistics
@@ -59,6 +66,34 @@ def interleaved(pair, launch: dict, names: set, rounds: int) -> dict:
             "ratio": statistics.median(r["ratio"] for r in out), "ratios": [r["ratio"] for r in out], "rounds": out}
 
 
+def events_pair(torch, timer, side_a, side_b) -> dict:
+    """Timer.pair's cycles (GROUP launches a side, L2 flushed before each) timed by CUDA events
+    only: {"a": stats, "b": stats} with the events' median as "cupti_median_us" (the key
+    `interleaved` reads), for launchers whose kernels are not ours to name."""
+    import math
+    group = _bench_ports().GROUP
+    for _ in range(timer.warmup):
+        side_a()
+        side_b()
+    torch.cuda.synchronize()
+    fns, events = {"a": side_a, "b": side_b}, []
+    for _ in range(math.ceil(timer.reps / group)):
+        for label in ["a"] * group + ["b"] * group:
+            timer.flush.zero_()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fns[label]()
+            end.record()
+            events.append((label, start, end))
+    torch.cuda.synchronize()
+    out = {}
+    for side in ("a", "b"):
+        ev = [s.elapsed_time(e) * 1000.0 for label, s, e in events if label == side]
+        out[side] = {"cupti_median_us": statistics.median(ev), "events_median_us": statistics.median(ev),
+                     "events_best_us": min(ev), "reps": len(ev)}
+    return out
+
+
 def run(args) -> dict:
     import torch
 
@@ -72,14 +107,23 @@ def run(args) -> dict:
     rows = []
     for pair in args.pair:
         base_name, cand_name = pair.split(":")
-        base, cand = variants[base_name], variants[cand_name]
-        # by side, not by name: BASE:BASE with --cubin-root times one variant's old cubin against its new one
-        sides = {"base": (base, Path(args.cubin_root or args.build_root)), "candidate": (cand, Path(args.build_root))}
+        base = variants[base_name]
         inputs = ref.make_inputs(base.raw, base.bench_shape, seed=SEED, device="cuda")
-        launch = {side: prepare_launch(v, CubinKernel(root / args.op / f"{v.name}.{args.arch}.cubin", v.symbol), inputs)
-                  for side, (v, root) in sides.items()}
-        row = {"base": base_name, "candidate": cand_name, "shape": base.bench_shape,
-               **interleaved(timer.pair, launch, {base.symbol, cand.symbol}, args.rounds)}
+        if cand_name == "torch":  # the user's alternative, timed by events in the same rounds
+            launch = {"base": prepare_launch(base, CubinKernel(Path(args.cubin_root or args.build_root) / args.op
+                                                               / f"{base.name}.{args.arch}.cubin", base.symbol), inputs),
+                      "candidate": functools.partial(ref.torch_baseline, base.raw, inputs)}
+            row = {"base": base_name, "candidate": cand_name, "shape": base.bench_shape, "timing": "cuda events",
+                   **interleaved(lambda a, b, _names: events_pair(torch, timer, a, b), launch, set(), args.rounds)}
+        else:
+            cand = variants[cand_name]
+            # by side, not by name: BASE:BASE with --cubin-root times one variant's old cubin against its new one
+            sides = {"base": (base, Path(args.cubin_root or args.build_root)), "candidate": (cand, Path(args.build_root))}
+            launch = {side: prepare_launch(v, CubinKernel(root / args.op / f"{v.name}.{args.arch}.cubin", v.symbol),
+                                           inputs)
+                      for side, (v, root) in sides.items()}
+            row = {"base": base_name, "candidate": cand_name, "shape": base.bench_shape,
+                   **interleaved(timer.pair, launch, {base.symbol, cand.symbol}, args.rounds)}
         rows.append(row)
         print(f"{args.op} {cand_name} / {base_name}: {row['candidate_us']:.1f} / {row['base_us']:.1f} us, "
               f"ratio {row['ratio']:.3f} (rounds {', '.join(f'{r:.3f}' for r in row['ratios'])})", flush=True)
@@ -94,7 +138,8 @@ def main(argv=None) -> int:
     ap.add_argument("--build-root", required=True)
     ap.add_argument("--cubin-root", help="the base variants' cubins from this build instead")
     ap.add_argument("--op", required=True)
-    ap.add_argument("--pair", action="append", required=True, metavar="BASE:CANDIDATE")
+    ap.add_argument("--pair", action="append", required=True, metavar="BASE:CANDIDATE",
+                    help="CANDIDATE 'torch': the op's torch baseline (ref.torch_baseline), events-timed")
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--reps", type=int, default=30, help="launches per side per round")
