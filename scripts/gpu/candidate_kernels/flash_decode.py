@@ -41,7 +41,7 @@ def _flash_decode_partial_tp_lat(q, k, v, seq_lens, partial_o, partial_lse, sm_s
     per_split = ct.cdiv(tiles, num_splits)
     t_begin = min(split * per_split, tiles)
     t_end = min(t_begin + per_split, tiles)
-    qk_scale = sm_scale * LOG2E
+    qk_scale = sm_scale * LOG2E  # noqa: F821 (the kernel module's)
     q_t = ct.transpose(ct.reshape(ct.load(q, index=(batch, kv_head, 0), shape=(1, QUERY_GROUP, D)), (QUERY_GROUP, D)))
     q_t = ct.cat((q_t, ct.zeros((D, QUERY_GROUP), dtype=q_t.dtype)), 1)
     m_i = ct.full((1, QUERY_PAD), -float("inf"), dtype=ct.float32)
