@@ -43,23 +43,6 @@ def splitk_reduce(partial, c, TM: ConstInt, TN: ConstInt):
     ct.store(c, index=(tile_m, tile_n), tile=ct.astype(ct.reshape(acc, (TM, TN)), c.dtype))
 
 
-@ct.kernel
-def splitk_reduce_chunked(partial, c, TM: ConstInt, TN: ConstInt, SP: ConstInt):
-    """c = sum_s partial[s], SP slabs a load: one (SP, TM, TN) tile, zero past the last slab, summed
-    along axis 0; grid (cdiv(M, TM), cdiv(N, TN)). At S <= SP one load a block has all its slabs in
-    flight, where splitk_reduce's dynamic loop issues one slab's load per iteration. Plain vector
-    loads (allow_tma=False): a TMA load of the 3-D tile is staged through ~200 KB of shared memory,
-    one block an SM."""
-    tile_m = ct.bid(0)
-    tile_n = ct.bid(1)
-    acc = ct.zeros((TM, TN), dtype=ct.float32)
-    for s in range(ct.cdiv(partial.shape[0], SP)):
-        slabs = ct.load(partial, index=(s, tile_m, tile_n), shape=(SP, TM, TN), padding_mode=ct.PaddingMode.ZERO,
-                        allow_tma=False)
-        acc = acc + ct.sum(slabs, axis=0)
-    ct.store(c, index=(tile_m, tile_n), tile=ct.astype(acc, c.dtype))
-
-
 # The partial kernels' output tile (BM, BN) and K tile: every partial variant's.
 PARTIAL_TILE = (64, 128, 64)
 

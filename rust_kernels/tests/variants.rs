@@ -1313,7 +1313,7 @@ fn bmm_structure() {
 
 #[test]
 fn splitk_matmul_structure() {
-    assert_eq!(ops::splitk_matmul::VARIANTS.len(), 8);
+    assert_eq!(ops::splitk_matmul::VARIANTS.len(), 6);
     for v in ops::splitk_matmul::VARIANTS {
         let text = ir(v);
         let specs: Vec<_> = v.tensor_specs().collect();
@@ -1336,19 +1336,6 @@ fn splitk_matmul_structure() {
             let for_line = text.lines().find(|l| l.contains(" = for ")).unwrap();
             let start = for_line.split(" in (").nth(1).unwrap().split(" to ").next().unwrap();
             assert!(!i32_scalar_constants(text).contains_key(start), "{}: loop from {start}", v.name);
-        } else if v.entry == "splitk_reduce_chunked" {
-            let e = tile_elem(specs[1].dtype);
-            let (tm, tn, sp) = (v.constant("TM"), v.constant("TN"), v.constant("SP"));
-            // One zero-padded (SP, TM, TN) load of SP slabs per iteration, without TMA (Python's
-            // allow_tma=False), reduced along the slab axis, added in f32, one cast, one store.
-            assert_eq!((loads(text), stores(text), for_loops(text)), (1, 1, 1), "{}", v.name);
-            assert_eq!(padded_views(text, "zero"), 1, "{}: slabs past S read as 0", v.name);
-            assert!(text.contains(&format!("-> tile<{sp}x{tm}x{tn}xf32>, token")), "{}", v.name);
-            assert_eq!(count(text, "allow_tma = false"), 1, "{}", v.name);
-            assert_eq!(count(text, "= reduce "), 1, "{}: one sum over the slab axis", v.name);
-            assert!(text.contains(&format!("tile<{tm}x{tn}xf32> -> tile<{tm}x{tn}x{e}>")), "{}: one cast", v.name);
-            assert!(text.contains(&format!("tile<{tm}x{tn}x{e}>, partition_view<tile=({tm}x{tn})")), "{}", v.name);
-            assert_eq!(count(text, "mmaf"), 0, "{}", v.name);
         } else {
             let e = tile_elem(specs[1].dtype);
             let (tm, tn) = (v.constant("TM"), v.constant("TN"));

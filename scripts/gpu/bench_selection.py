@@ -494,7 +494,7 @@ GRIDS: dict[str, tuple[Grid, ...]] = {
     "flash_attention": (Grid("select_variant", _flash_attention_cases, _flash_attention_applicable),),
     "rope": (Grid("select_variant", _rope_cases, _rope_applicable),),
     "splitk_matmul": (Grid("select_variant", _splitk_cases, _splitk_applicable,
-                           kernels=("splitk_partial", ("splitk_reduce", "splitk_reduce_chunked"))),),
+                           kernels=("splitk_partial", "splitk_reduce")),),
     "flash_decode": (Grid("select_variant", _flash_decode_cases, _flash_decode_applicable,
                           kernels=(("flash_decode_partial", "flash_decode_partial_tp", "flash_decode_partial_tp_o4",
                                     "flash_decode_partial_v"),

@@ -210,18 +210,17 @@ CANDIDATES = {
 # split-K partial's operand loads and flash attention's K/V loads, and ftz exp2 in flash attention
 # (candidate_kernels/<op>.py): split-K 0.901x cuBLAS (H200), flash attention 0.972x SDPA (H100)
 S30 = {
-    "splitk_matmul": (["partial_bf16_64x128x64", "reduce_bf16_4x256", "reduce_bf16_4x256_s4"],
+    "splitk_matmul": (["partial_bf16_64x128x64", "reduce_bf16_4x256"],
                       [(f"x30_partial_bf16_64x128x{bk}_l{la}_{lb}", "partial_bf16_64x128x64",
                         {"BK": bk, "LAT_A": la, "LAT_B": lb}, {}, {"kernel": "splitk_partial_lat"})
                        for bk, la, lb in ((64, 2, 2), (64, 4, 4), (64, 6, 6), (64, 8, 8), (64, 10, 10),
                                           (64, 2, 8), (128, 4, 4), (128, 8, 8))]
                       # the reduce with its S slabs' loads in flight together (SP slabs a load)
-                      # the reference's chunked reduce (reduce_*_4x256_s4, SP = 4) at other slab counts a
-                      # load and tiles (with TMA instead, tileiras stages the 3-D tile through 216 KB of
-                      # shared memory at 255 registers: one block an SM; built, not timed)
-                      + [(f"x30_reduce_bf16_c{sp}_{tm}x{tn}", "reduce_bf16_4x256_s4", {"SP": sp, "TM": tm, "TN": tn}, {})
-                         for sp, tm, tn in ((4, 4, 256), (2, 4, 256), (4, 2, 256), (4, 8, 256), (4, 4, 128),
-                                            (8, 4, 256))]),
+                      + [(f"x30_reduce_bf16_c{sp}_{tm}x{tn}" + ("_tma" if tma else ""), "reduce_bf16_4x256",
+                          {"SP": sp, "TM": tm, "TN": tn, "TMA": tma}, {}, {"kernel": "splitk_reduce_chunked"})
+                         for sp, tm, tn, tma in ((4, 4, 256, False), (2, 4, 256, False), (4, 2, 256, False),
+                                                 (4, 8, 256, False), (4, 4, 128, False), (8, 4, 256, False),
+                                                 (4, 4, 256, True))]),
     "flash_attention": (["bf16_d128_noncausal_gqa8_w8_bn128"],
                         [(f"x30_bf16_gqa8_k{lk}_v{lv}" + ("_ftz" if ftz else ""), "bf16_d128_noncausal_gqa8_w8_bn128",
                           {"LAT_K": lk, "LAT_V": lv, "FTZ": ftz}, {}, {"kernel": "flash_attention_hinted_w8"})

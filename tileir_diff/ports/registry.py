@@ -113,7 +113,7 @@ FUNCTIONS: tuple[PortFunction, ...] = (
     PortFunction("attention_sink", "cutile_attention_sink", "attention_sink", ("attention_sink",),
                  _t("q", "k", "v", "sinks", "o") + (Arg("sm_scale", "f32"), Arg("window", "int"))),
     PortFunction("bmm", "cutile_bmm", "bmm", ("bmm", "bmm_w8", "bmm_w8_persistent"), _t("a", "b", "c") + (Arg("trans_b", "flag"),)),
-    PortFunction("splitk_matmul", "cutile_splitk_matmul", "splitk_matmul", ("splitk_partial", "splitk_reduce", "splitk_reduce_chunked"),
+    PortFunction("splitk_matmul", "cutile_splitk_matmul", "splitk_matmul", ("splitk_partial", "splitk_reduce"),
                  _t("a", "b", "partial", "c"), call_module="port_call"),
     PortFunction("group_gemm", "cutile_group_gemm", "group_gemm", ("group_gemm", "group_gemm_sliced", "group_gemm_sliced_w8"),
                  _t("a", "w", "offsets", "c") + (Arg("trans_w", "flag"),)),

@@ -27,3 +27,19 @@ def splitk_partial_lat(a, b, partial, BM: ConstInt, BN: ConstInt, BK: ConstInt, 
         acc = ct.mma(ta, tb, acc)
     ct.store(partial, index=(split, tile_m, tile_n), tile=ct.reshape(acc, (1, BM, BN)))
 
+
+@ct.kernel
+def splitk_reduce_chunked(partial, c, TM: ConstInt, TN: ConstInt, SP: ConstInt, TMA: ct.Constant[bool]):
+    """splitk_reduce loading SP slabs at once (one (SP, TM, TN) tile, zero-padded past S) and summing
+    them along axis 0: the S loads of a block in flight together instead of one per iteration of a
+    dynamic loop. Session 30: the reduce is 7.6 us of split-K's 51.7 (H200), the partial alone
+    (44.0 us) is faster than cuBLAS's whole product (46.6 us). TMA False: plain vector loads (a TMA
+    load of the 3-D tile stages it through ~200 KB of shared memory, one block an SM)."""
+    tile_m = ct.bid(0)
+    tile_n = ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for s in range(ct.cdiv(partial.shape[0], SP)):
+        slabs = ct.load(partial, index=(s, tile_m, tile_n), shape=(SP, TM, TN), padding_mode=ct.PaddingMode.ZERO,
+                        allow_tma=TMA)
+        acc = acc + ct.sum(slabs, axis=0)
+    ct.store(c, index=(tile_m, tile_n), tile=ct.astype(acc, c.dtype))

@@ -1,6 +1,6 @@
 //! C ABI: `cutile_splitk_matmul(a, b, partial, c, device, stream)`, both kernels in one call.
 
-use super::{candidates, OP, PARTIAL_ENTRY, REDUCE_ENTRIES};
+use super::{candidates, OP, PARTIAL_ENTRY, REDUCE_ENTRY};
 use crate::descriptor::{read, DType, TileirTensor};
 use crate::launch::{blocks, blocks_yz, check_device_id, run, Value};
 use crate::status::{fail, guard, Error, Result, Status};
@@ -69,7 +69,7 @@ pub unsafe extern "C" fn cutile_splitk_matmul(
         }
         let (partial_choice, reduce_choice) = chosen(a.dtype)?;
         let p = pick_stage(OP, &[PARTIAL_ENTRY], &[&a, &b, &partial], || Ok(partial_choice))?;
-        let r = pick_stage(OP, REDUCE_ENTRIES, &[&partial, &c], || Ok(reduce_choice))?;
+        let r = pick_stage(OP, &[REDUCE_ENTRY], &[&partial, &c], || Ok(reduce_choice))?;
         record_selected(&[p, r]);
         if m == 0 || n == 0 {
             return Ok(());

@@ -66,30 +66,4 @@ pub mod splitk_matmul_kernel {
         let mut c_tiles: PartitionMut<EOut, { [TM, TN] }> = unsafe { c.partition_full_mut(shape![TM, TN]) };
         unsafe { c_tiles.store_unchecked(out, [tile_m, tile_n]) };
     }
-
-    /// `splitk_reduce_chunked`: SP slabs a load, one (SP, TM, TN) tile zero-padded past the last
-    /// slab and summed along axis 0, over plain vector loads (`tma::Disabled`, Python's
-    /// `allow_tma=False`).
-    #[cutile::entry(unchecked_accesses = true)]
-    unsafe fn splitk_reduce_chunked<EOut: ElementType, const TM: i32, const TN: i32, const SP: i32>(
-        partial: &Tensor<f32, { [-1, -1, -1] }>,
-        c: &Tensor<EOut, { [-1, -1] }>,
-    ) {
-        let tile_m: i32 = get_tile_block_id().0;
-        let tile_n: i32 = get_tile_block_id().1;
-        let mut acc: Tile<f32, { [TM, TN] }> = constant(0.0f32, shape![TM, TN]);
-        let chunks: Partition<f32, { [SP, TM, TN] }> = unsafe {
-            make_partition_view(partial, shape![SP, TM, TN], padding::Zero, dim_map::Identity, partial.token())
-        };
-        let num_chunks: i32 = ceil_div(get_shape_dim(partial.shape(), 0i32), SP);
-        for s in 0i32..num_chunks {
-            let slabs: Tile<f32, { [SP, TM, TN] }> =
-                load_view_tko(&chunks, [s, tile_m, tile_n], ordering::Weak, scope::TileBlock, None, tma::Disabled);
-            let sum: Tile<f32, { [TM, TN] }> = reduce_sum(slabs, 0i32);
-            acc = acc + sum;
-        }
-        let out: Tile<EOut, { [TM, TN] }> = convert_tile(acc);
-        let mut c_tiles: PartitionMut<EOut, { [TM, TN] }> = unsafe { c.partition_full_mut(shape![TM, TN]) };
-        unsafe { c_tiles.store_unchecked(out, [tile_m, tile_n]) };
-    }
 }

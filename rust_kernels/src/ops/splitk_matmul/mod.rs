@@ -61,11 +61,9 @@ const fn reduce(name: &'static str, generics: &'static [&'static str], params: &
 
 /// The kernels `cutile_splitk_matmul` launches, in launch order.
 pub const PARTIAL_ENTRY: &str = "splitk_partial";
-/// The reduce's entries: `splitk_reduce` (one slab a load) and `splitk_reduce_chunked` (four).
-pub const REDUCE_ENTRIES: &[&str] = &["splitk_reduce", "splitk_reduce_chunked"];
+pub const REDUCE_ENTRY: &str = "splitk_reduce";
 
-// splitk_partial generics: <E, BM, BN, BK>; splitk_reduce: <EOut, TM, TN>; splitk_reduce_chunked:
-// <EOut, TM, TN, SP>.
+// splitk_partial generics: <E, BM, BN, BK>; splitk_reduce: <EOut, TM, TN>.
 pub static PARTIAL_F16_64X128X64: Variant =
     partial("partial_f16_64x128x64", &["f16", "64", "128", "64"], &partial_params(DType::F16));
 pub static REDUCE_F16_64X128: Variant = reduce("reduce_f16_64x128", &["f16", "64", "128"], &reduce_params(DType::F16));
@@ -76,24 +74,6 @@ pub static REDUCE_BF16_64X128: Variant =
 pub static REDUCE_F16_4X256: Variant = reduce("reduce_f16_4x256", &["f16", "4", "256"], &reduce_params(DType::F16));
 pub static REDUCE_BF16_4X256: Variant = reduce("reduce_bf16_4x256", &["bf16", "4", "256"], &reduce_params(DType::BF16));
 
-/// `splitk_reduce_chunked` (four slabs a load): generics <EOut, TM, TN, SP>.
-const fn reduce_chunked(name: &'static str, generics: &'static [&'static str], params: &'static [ParamSpec]) -> Variant {
-    Variant {
-        op: OP,
-        name,
-        module: "splitk_matmul_kernel",
-        entry: "splitk_reduce_chunked",
-        generic_names: &["EOut", "TM", "TN", "SP"],
-        generics,
-        params,
-    }
-}
-
-pub static REDUCE_F16_4X256_S4: Variant =
-    reduce_chunked("reduce_f16_4x256_s4", &["f16", "4", "256", "4"], &reduce_params(DType::F16));
-pub static REDUCE_BF16_4X256_S4: Variant =
-    reduce_chunked("reduce_bf16_4x256_s4", &["bf16", "4", "256", "4"], &reduce_params(DType::BF16));
-
 pub static VARIANTS: &[&Variant] = &[
     &PARTIAL_F16_64X128X64,
     &REDUCE_F16_64X128,
@@ -101,8 +81,6 @@ pub static VARIANTS: &[&Variant] = &[
     &REDUCE_BF16_64X128,
     &REDUCE_F16_4X256,
     &REDUCE_BF16_4X256,
-    &REDUCE_F16_4X256_S4,
-    &REDUCE_BF16_4X256_S4,
 ];
 
 /// The (partial, reduce) pair for the operands' dtype, the rule of `select_variant` in
