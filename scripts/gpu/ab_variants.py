@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import functools
+import math
 import importlib.util
 import json
 import statistics
@@ -66,12 +67,10 @@ def interleaved(pair, launch: dict, names: set, rounds: int) -> dict:
             "ratio": statistics.median(r["ratio"] for r in out), "ratios": [r["ratio"] for r in out], "rounds": out}
 
 
-def events_pair(torch, timer, side_a, side_b) -> dict:
+def events_pair(torch, timer, side_a, side_b, group: int) -> dict:
     """Timer.pair's cycles (GROUP launches a side, L2 flushed before each) timed by CUDA events
     only: {"a": stats, "b": stats} with the events' median as "cupti_median_us" (the key
-    `interleaved` reads), for launchers whose kernels are not ours to name."""
-    import math
-    group = _bench_ports().GROUP
+    `interleaved` reads), for launchers whose kernels are not ours to name; `group`: bench_ports.GROUP."""
     for _ in range(timer.warmup):
         side_a()
         side_b()
@@ -114,7 +113,7 @@ def run(args) -> dict:
                                                                / f"{base.name}.{args.arch}.cubin", base.symbol), inputs),
                       "candidate": functools.partial(ref.torch_baseline, base.raw, inputs)}
             row = {"base": base_name, "candidate": cand_name, "shape": base.bench_shape, "timing": "cuda events",
-                   **interleaved(lambda a, b, _names: events_pair(torch, timer, a, b), launch, set(), args.rounds)}
+                   **interleaved(lambda a, b, _names: events_pair(torch, timer, a, b, bench_ports.GROUP), launch, set(), args.rounds)}
         else:
             cand = variants[cand_name]
             # by side, not by name: BASE:BASE with --cubin-root times one variant's old cubin against its new one

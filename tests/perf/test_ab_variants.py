@@ -68,8 +68,8 @@ class _FakeClock:
 def test_events_pair_times_each_side_by_its_own_events():
     clock, log = _FakeClock(), []
     timer = type("T", (), {"warmup": 2, "reps": 6, "flush": clock.flush})()
-    got = ab.events_pair(clock, timer, clock.launcher(50.0, log, "a"), clock.launcher(80.0, log, "b"))
     group = ab._bench_ports().GROUP
+    got = ab.events_pair(clock, timer, clock.launcher(50.0, log, "a"), clock.launcher(80.0, log, "b"), group)
     # warm-up alternates, then cycles of GROUP launches a side
     assert log[:4] == ["a", "b", "a", "b"]
     assert log[4:4 + 2 * group] == ["a"] * group + ["b"] * group
