@@ -206,6 +206,35 @@ CANDIDATES = {
 # epilogues do. The launched GEMMs with that contract on c (session 26, adopted), and (session 27) the
 # other kernels that write an MMA result: split-K's f32 partial slabs and its reduce (which reads them
 # and writes c), group_gemm's c, fused_moe's out and flash attention's o (last dimension D):
+def _epilogue_candidates(tag: str, bases: list[str], contract: dict[str, list[int]]) -> list:
+    return [(f"{tag}_{base}_n8", base, {}, {}, {"param_overrides": {
+        name: {"shape_divisible_by": div} for name, div in contract.items()}}) for base in bases]
+
+
+#: (op, tag, launched variants, {param: shape_divisible_by}); 16 bytes of the last dimension each
+#: (an op with two kernels, split-K, has a row per kernel's contract).
+#: Session 27 (H100, interleaved): adopted for bf16 group_gemm and bf16 flash attention (1.4-2.8 %
+#: faster); f16 kernels, fused_moe and split-K no gain or slower (tuning.md, session 27)
+EPILOGUE = [
+    ("matmul", "x26", ["bf16_tn_w8_128x256x64", "bf16_nn_w8_128x256x64", "f16_nn_w8_128x256x64", "bf16_tn_128x128x64",
+                       "tf32_nt_128x128x32", "fp8e4m3_f16_nt_w8_128x128x128", "fp8e4m3_bf16_nt_w8_128x128x128"],
+     {"c": [1, 8]}),
+    ("bmm", "x26", ["f16_nn_w8_128x256x64", "bf16_nn_w8_128x256x64", "bf16_nt_w8_128x256x64", "tf32_nt_128x128x32",
+                    "tf32_nn_128x128x32"], {"c": [1, 1, 8]}),
+    ("splitk_matmul", "x27", ["partial_bf16_64x128x64", "partial_f16_64x128x64"], {"partial": [1, 1, 4]}),
+    ("splitk_matmul", "x27", ["reduce_bf16_4x256", "reduce_f16_4x256"], {"partial": [1, 1, 4], "c": [1, 8]}),
+    ("group_gemm", "x27", ["bf16_kn_sliced_w8_128x256x64", "bf16_nk_sliced_w8_128x256x64", "f16_nk_sliced_64x128x64"],
+     {"c": [1, 8]}),
+    ("fused_moe", "x27", ["bf16_top2_bm64_mul", "bf16_top2_bm64_nomul", "f16_top8_bm16_mul"], {"out": [1, 8]}),
+    ("flash_attention", "x27", ["f16_d64_noncausal", "f16_d64_causal", "bf16_d128_causal_w8_bn128",
+                                "bf16_d128_causal_gqa4_w8_bn128", "bf16_d128_noncausal_gqa8_w8_bn128",
+                                "f16_d64_noncausal_o2", "f16_d64_causal_o2"], {"o": [1, 1, 1, 8]}),
+]
+for _op, _tag, _bases, _contract in EPILOGUE:
+    _kept, _cands = CANDIDATES.get(_op, ([], []))
+    CANDIDATES[_op] = (_kept + [b for b in _bases if b not in _kept],
+                       _cands + _epilogue_candidates(_tag, _bases, _contract))
+
 # Session 30: load latency hints (Tile IR optimization_hints.latency, never tried before) on the
 # split-K partial's operand loads and flash attention's K/V loads, and ftz exp2 in flash attention
 # (candidate_kernels/<op>.py): split-K 0.901x cuBLAS (H200), flash attention 0.972x SDPA (H100)
@@ -235,36 +264,6 @@ S30 = {
 for _op, (_bases, _cands) in S30.items():
     _kept, _old = CANDIDATES.get(_op, ([], []))
     CANDIDATES[_op] = (_kept + [b for b in _bases if b not in _kept], _old + _cands)
-
-
-def _epilogue_candidates(tag: str, bases: list[str], contract: dict[str, list[int]]) -> list:
-    return [(f"{tag}_{base}_n8", base, {}, {}, {"param_overrides": {
-        name: {"shape_divisible_by": div} for name, div in contract.items()}}) for base in bases]
-
-
-#: (op, tag, launched variants, {param: shape_divisible_by}); 16 bytes of the last dimension each
-#: (an op with two kernels, split-K, has a row per kernel's contract).
-#: Session 27 (H100, interleaved): adopted for bf16 group_gemm and bf16 flash attention (1.4-2.8 %
-#: faster); f16 kernels, fused_moe and split-K no gain or slower (tuning.md, session 27)
-EPILOGUE = [
-    ("matmul", "x26", ["bf16_tn_w8_128x256x64", "bf16_nn_w8_128x256x64", "f16_nn_w8_128x256x64", "bf16_tn_128x128x64",
-                       "tf32_nt_128x128x32", "fp8e4m3_f16_nt_w8_128x128x128", "fp8e4m3_bf16_nt_w8_128x128x128"],
-     {"c": [1, 8]}),
-    ("bmm", "x26", ["f16_nn_w8_128x256x64", "bf16_nn_w8_128x256x64", "bf16_nt_w8_128x256x64", "tf32_nt_128x128x32",
-                    "tf32_nn_128x128x32"], {"c": [1, 1, 8]}),
-    ("splitk_matmul", "x27", ["partial_bf16_64x128x64", "partial_f16_64x128x64"], {"partial": [1, 1, 4]}),
-    ("splitk_matmul", "x27", ["reduce_bf16_4x256", "reduce_f16_4x256"], {"partial": [1, 1, 4], "c": [1, 8]}),
-    ("group_gemm", "x27", ["bf16_kn_sliced_w8_128x256x64", "bf16_nk_sliced_w8_128x256x64", "f16_nk_sliced_64x128x64"],
-     {"c": [1, 8]}),
-    ("fused_moe", "x27", ["bf16_top2_bm64_mul", "bf16_top2_bm64_nomul", "f16_top8_bm16_mul"], {"out": [1, 8]}),
-    ("flash_attention", "x27", ["f16_d64_noncausal", "f16_d64_causal", "bf16_d128_causal_w8_bn128",
-                                "bf16_d128_causal_gqa4_w8_bn128", "bf16_d128_noncausal_gqa8_w8_bn128",
-                                "f16_d64_noncausal_o2", "f16_d64_causal_o2"], {"o": [1, 1, 1, 8]}),
-]
-for _op, _tag, _bases, _contract in EPILOGUE:
-    _kept, _cands = CANDIDATES.get(_op, ([], []))
-    CANDIDATES[_op] = (_kept + [b for b in _bases if b not in _kept],
-                       _cands + _epilogue_candidates(_tag, _bases, _contract))
 
 
 def _kernel_forms(source: str):
